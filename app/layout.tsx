@@ -1,0 +1,28 @@
+import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import { Providers } from "@/components/providers/trpc-provider";
+import { Nav } from "@/components/ui/nav";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: "Switchyard",
+  description: "Operations console for LLM inference clusters serving coding agents",
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body>
+        <Providers>
+          <header className="shell-header">
+            <a className="brand" href="/">
+              Switchyard
+            </a>
+            <Nav />
+          </header>
+          <main>{children}</main>
+        </Providers>
+      </body>
+    </html>
+  );
+}

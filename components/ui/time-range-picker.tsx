@@ -1,0 +1,59 @@
+"use client";
+import { useState } from "react";
+import { PRESETS, type Preset, type RangeSpec } from "@/server/analysis/time-range";
+
+const toLocalInput = (ms: number) => {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
+};
+
+/** Preset buttons (5 m … 7 d) and a custom from/to range. */
+export function TimeRangePicker({ value, onChange }: { value: RangeSpec; onChange: (next: RangeSpec) => void }) {
+  const [custom, setCustom] = useState(false);
+  const now = Date.now();
+  const [from, setFrom] = useState(toLocalInput("from" in value ? value.from : now - 3_600_000));
+  const [to, setTo] = useState(toLocalInput("to" in value ? value.to : now));
+  const [error, setError] = useState<string | null>(null);
+
+  const apply = () => {
+    const f = new Date(from).getTime();
+    const t = new Date(to).getTime();
+    if (!Number.isFinite(f) || !Number.isFinite(t)) return setError("Enter both dates.");
+    if (t <= f) return setError("“To” must be after “from”.");
+    setError(null);
+    onChange({ from: f, to: t });
+  };
+
+  return (
+    <div className="range-picker" role="group" aria-label="Time range">
+      {(Object.keys(PRESETS) as Preset[]).map((p) => (
+        <button key={p} type="button" aria-pressed={"preset" in value && value.preset === p} onClick={() => onChange({ preset: p })}>
+          {p}
+        </button>
+      ))}
+      <button type="button" aria-pressed={!("preset" in value)} aria-expanded={custom} onClick={() => setCustom((c) => !c)}>
+        Custom
+      </button>
+      {custom && (
+        <>
+          <label>
+            <span className="sub">From </span>
+            <input type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
+          </label>
+          <label>
+            <span className="sub">To </span>
+            <input type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
+          </label>
+          <button type="button" onClick={apply}>
+            Apply
+          </button>
+          {error && (
+            <span role="alert" className="sub">
+              {error}
+            </span>
+          )}
+        </>
+      )}
+    </div>
+  );
+}

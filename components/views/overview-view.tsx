@@ -1,0 +1,76 @@
+"use client";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useTRPC } from "@/components/providers/trpc-provider";
+import { formatCount, formatMs, formatPercent, formatRate, formatRoles } from "@/components/charts/prepare/format";
+import { KpiCard } from "@/components/ui/kpi-card";
+import { TimeRangePicker } from "@/components/ui/time-range-picker";
+import { useRange } from "@/components/ui/use-range";
+import { GettingStarted } from "./getting-started";
+
+const REFRESH_MS = 2_000;
+
+export function OverviewView() {
+  const [range, setRange] = useRange();
+  const trpc = useTRPC();
+  const live = "preset" in range;
+  const q = useQuery({
+    ...trpc.overview.summary.queryOptions(range),
+    refetchInterval: live ? REFRESH_MS : false,
+    placeholderData: keepPreviousData,
+  });
+  const d = q.data;
+  const loading = q.isPending;
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Cluster overview</h1>
+          <div className="sub">
+            {live ? <span className="live">Live · refreshes every 2 s</span> : d && `${new Date(d.from).toLocaleString()} – ${new Date(d.to).toLocaleString()}`}
+          </div>
+        </div>
+        <TimeRangePicker value={range} onChange={setRange} />
+      </div>
+
+      {q.isError && !d && (
+        <div className="notice error" role="alert">
+          <h2>Could not load the overview</h2>
+          <p>{q.error.message}</p>
+          <button className="button" type="button" onClick={() => void q.refetch()}>
+            Retry
+          </button>
+        </div>
+      )}
+      {q.isError && d && (
+        <p role="status" className="sub">
+          Showing the last good figures; refreshing failed: {q.error.message}
+        </p>
+      )}
+      {d && !d.hasAnyData && <GettingStarted />}
+      {d && d.hasAnyData && d.requests === 0 && d.workersPresent === 0 && (
+        <p role="status" className="sub">
+          No telemetry in this time range. Pick a longer range, or check that your sources are still sending.
+        </p>
+      )}
+
+      {!(q.isError && !d) && (
+        <div className="kpis">
+          <KpiCard id="kpi-rps" label="Requests / s" value={formatRate(d ? d.requestsPerSecond : null)} note={d ? `${formatCount(d.requests)} requests` : undefined} loading={loading} />
+          <KpiCard id="kpi-ttft-p50" label="TTFT p50" value={formatMs(d?.ttftP50Ms ?? null)} loading={loading} />
+          <KpiCard id="kpi-ttft-p95" label="TTFT p95" value={formatMs(d?.ttftP95Ms ?? null)} loading={loading} />
+          <KpiCard
+            id="kpi-hit-rate"
+            label="Prefix hit rate"
+            value={formatPercent(d?.prefixHitRate ?? null)}
+            note={d ? `token-weighted, ${formatCount(d.prefixQueryTokens)} tokens queried` : undefined}
+            loading={loading}
+          />
+          <KpiCard id="kpi-kv" label="KV utilization" value={formatPercent(d?.kvUtilization ?? null)} note="latest sample per worker" loading={loading} />
+          <KpiCard id="kpi-sessions" label="Active sessions" value={formatCount(d ? d.activeSessions : null)} note="requests in the last 5 min" loading={loading} />
+          <KpiCard id="kpi-workers" label="Workers" value={formatCount(d ? d.workersPresent : null)} note={d ? formatRoles(d.workersByRole) : undefined} loading={loading} />
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,46 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import * as schema from "./schema";
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+export const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
+
+/** Open (creating its folder if missing) and migrate a database file; ":memory:" for tests. */
+export function openDb(file: string): Db {
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const sqlite = new Database(file);
+  sqlite.pragma("journal_mode = WAL");
+  // FULL: a commit is on disk before ingest replies (durability is part of the ingest contract).
+  sqlite.pragma("synchronous = FULL");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("foreign_keys = ON");
+  const db = drizzle(sqlite, { schema }) as Db;
+  migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  return db;
+}
+
+/** The applied schema version: the number of migrations and the latest one's tag. */
+export function schemaVersion(db: Db): { migrations: number; latest: string | null } {
+  const row = db.$client.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number };
+  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_FOLDER, "meta", "_journal.json"), "utf8")) as {
+    entries: { tag: string }[];
+  };
+  return { migrations: row.n, latest: journal.entries[row.n - 1]?.tag ?? null };
+}
+
+const key = Symbol.for("switchyard.db");
+type Holder = { [key]?: { file: string; db: Db } };
+
+/** The process-wide connection for a file (shared by the server entry and Next's route bundles). */
+export function sharedDb(file: string): Db {
+  const holder = globalThis as Holder;
+  const current = holder[key];
+  if (current && current.file === file) return current.db;
+  const db = openDb(file);
+  holder[key] = { file, db };
+  return db;
+}

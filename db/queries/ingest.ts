@@ -1,0 +1,261 @@
+import type Database from "better-sqlite3";
+import type { TelemetryEvent } from "../../server/ingest/events";
+import { counterDelta, minuteOf, type CounterSample } from "../../server/analysis/counters";
+import type { Db } from "../client";
+
+// The ingest hot path: plain prepared statements in one synchronous transaction per batch.
+
+type Row = (string | number | null)[];
+type Table = { sql: string; row: (e: never) => Row };
+
+const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
+
+function insert(table: string, columns: string[]): string {
+  return `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT(id) DO NOTHING`;
+}
+
+const kvCols = ["id", "ts", "op", "worker_id", "block_count", "block_hashes", "parent_hash", "local_hashes", "retention_class", "session_id", "reason", "source"];
+const workerEventCols = ["id", "ts", "kind", "worker_id", "role", "model", "kv_total_blocks", "block_size", "reason", "source"];
+
+/** Insert SQL and row mapping per event kind (column order matches). */
+export const tables: Record<TelemetryEvent["kind"], Table> = {
+  "worker.up": {
+    sql: insert("worker_events", workerEventCols),
+    row: (e: Extract<TelemetryEvent, { kind: "worker.up" }>) => [e.id, e.ts, e.kind, e.worker_id, e.role, e.model, e.kv_total_blocks, e.block_size, null, opt(e.source)],
+  },
+  "worker.down": {
+    sql: insert("worker_events", workerEventCols),
+    row: (e: Extract<TelemetryEvent, { kind: "worker.down" }>) => [e.id, e.ts, e.kind, e.worker_id, null, null, null, null, opt(e.reason), opt(e.source)],
+  },
+  "worker.stats": {
+    sql: insert("worker_stats", ["id", "ts", "worker_id", "kv_active_blocks", "kv_total_blocks", "requests_running", "requests_waiting", "prefix_query_tokens", "prefix_hit_tokens", "source"]),
+    row: (e: Extract<TelemetryEvent, { kind: "worker.stats" }>) => [
+      e.id, e.ts, e.worker_id, e.kv_active_blocks, e.kv_total_blocks, e.requests_running, e.requests_waiting, e.prefix_query_tokens, e.prefix_hit_tokens, opt(e.source),
+    ],
+  },
+  "kv.stored": {
+    sql: insert("kv_events", kvCols),
+    row: (e: Extract<TelemetryEvent, { kind: "kv.stored" }>) => [
+      e.id, e.ts, "stored", e.worker_id, e.block_hashes.length, json(e.block_hashes), e.parent_hash, json(e.local_hashes), opt(e.retention_class), opt(e.session_id), null, opt(e.source),
+    ],
+  },
+  "kv.removed": {
+    sql: insert("kv_events", kvCols),
+    row: (e: Extract<TelemetryEvent, { kind: "kv.removed" }>) => [
+      e.id, e.ts, "removed", e.worker_id, e.block_hashes.length, json(e.block_hashes), null, null, null, null, e.reason, opt(e.source),
+    ],
+  },
+  "kv.cleared": {
+    sql: insert("kv_events", kvCols),
+    row: (e: Extract<TelemetryEvent, { kind: "kv.cleared" }>) => [e.id, e.ts, "cleared", e.worker_id, 0, null, null, null, null, null, "cleared", opt(e.source)],
+  },
+  "route.decision": {
+    sql: insert("route_decisions", [
+      "id", "ts", "request_id", "session_id", "trajectory_id", "prompt_blocks", "chosen_worker_id", "chosen_overlap_blocks", "best_overlap_blocks",
+      "candidate_count", "candidates", "overlap_credit", "prefill_load_scale", "temperature", "source",
+    ]),
+    row: (e: Extract<TelemetryEvent, { kind: "route.decision" }>) => {
+      let best = 0;
+      let chosen = 0;
+      for (const c of e.candidates) {
+        if (c.overlap_blocks > best) best = c.overlap_blocks;
+        if (c.worker_id === e.chosen_worker_id) chosen = c.overlap_blocks;
+      }
+      return [
+        e.id, e.ts, e.request_id, opt(e.session_id), opt(e.trajectory_id), e.prompt_blocks, e.chosen_worker_id, chosen, best,
+        e.candidates.length, JSON.stringify(e.candidates), e.overlap_credit, e.prefill_load_scale, e.temperature, opt(e.source),
+      ];
+    },
+  },
+  request: {
+    sql: insert("requests", [
+      "id", "ts", "request_id", "session_id", "trajectory_id", "parent_trajectory_id", "session_type", "harness", "api", "model", "worker_id",
+      "arrived_at", "first_token_at", "finished_at", "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens", "finish_reason",
+      "status", "agent_hints", "block_size", "sequence_hashes", "local_hashes", "policy_versions", "source",
+    ]),
+    row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [
+      e.id, e.ts, e.request_id, opt(e.session_id), opt(e.trajectory_id), opt(e.parent_trajectory_id), opt(e.session_type), opt(e.harness), e.api, e.model,
+      opt(e.worker_id), e.arrived_at, opt(e.first_token_at), opt(e.finished_at), e.input_tokens, e.cached_tokens, e.output_tokens,
+      opt(e.reasoning_tokens), opt(e.finish_reason), e.status, json(e.agent_hints), opt(e.block_size), json(e.sequence_hashes), json(e.local_hashes),
+      json(e.policy_versions), opt(e.source),
+    ],
+  },
+  tool: {
+    sql: insert("tools", [
+      "id", "ts", "session_id", "trajectory_id", "request_id", "tool_call_id", "name", "dispatched_at", "started_at", "ended_at", "status",
+      "output_bytes", "output_tokens", "truncated", "budget_unit", "budget_limit", "source",
+    ]),
+    row: (e: Extract<TelemetryEvent, { kind: "tool" }>) => [
+      e.id, e.ts, e.session_id, opt(e.trajectory_id), opt(e.request_id), e.tool_call_id, e.name, opt(e.dispatched_at), e.started_at, opt(e.ended_at),
+      e.status, opt(e.output_bytes), opt(e.output_tokens), e.truncated === undefined ? null : e.truncated ? 1 : 0, e.budget?.unit ?? null,
+      e.budget?.limit ?? null, opt(e.source),
+    ],
+  },
+  reasoning: {
+    sql: insert("reasoning_spans", ["id", "ts", "request_id", "tool_call_id", "tokens", "started_at", "ended_at", "source"]),
+    row: (e: Extract<TelemetryEvent, { kind: "reasoning" }>) => [e.id, e.ts, e.request_id, opt(e.tool_call_id), e.tokens, e.started_at, e.ended_at, opt(e.source)],
+  },
+  "planner.decision": {
+    sql: insert("planner_decisions", [
+      "id", "ts", "role", "metric", "observed", "scale_up_threshold", "scale_down_threshold", "action", "replicas_before", "replicas_after", "reason", "source",
+    ]),
+    row: (e: Extract<TelemetryEvent, { kind: "planner.decision" }>) => [
+      e.id, e.ts, e.role, e.metric, e.observed, e.scale_up_threshold, e.scale_down_threshold, e.action, e.replicas_before, e.replicas_after, e.reason, opt(e.source),
+    ],
+  },
+  "policy.ack": {
+    sql: insert("policy_acks", ["id", "ts", "target", "policy_kind", "version", "status", "message", "source"]),
+    row: (e: Extract<TelemetryEvent, { kind: "policy.ack" }>) => [e.id, e.ts, e.target, e.policy_kind, e.version, e.status, opt(e.message), opt(e.source)],
+  },
+};
+
+/** The row an event is stored as, in its table's column order. */
+export function rowOf(e: TelemetryEvent): Row {
+  return (tables[e.kind].row as (x: TelemetryEvent) => Row)(e);
+}
+
+type Rollup = {
+  samples: number;
+  kvActiveSum: number;
+  kvActiveMax: number;
+  kvTotalSum: number;
+  runningSum: number;
+  runningMax: number;
+  waitingSum: number;
+  waitingMax: number;
+  queryDelta: number;
+  hitDelta: number;
+  resets: number;
+  utilMax: number;
+};
+
+type Statements = {
+  inserts: Map<string, Database.Statement>;
+  rollup: Database.Statement;
+  counterGet: Database.Statement;
+  counterPut: Database.Statement;
+  workerSeen: Database.Statement;
+  workerUp: Database.Statement;
+  workerDown: Database.Statement;
+};
+
+const cache = new WeakMap<Database.Database, Statements>();
+
+function statements(sqlite: Database.Database): Statements {
+  let s = cache.get(sqlite);
+  if (s) return s;
+  s = {
+    inserts: new Map(Object.values(tables).map((t) => [t.sql, sqlite.prepare(t.sql)])),
+    rollup: sqlite.prepare(`INSERT INTO worker_stats_1m (worker_id, minute, samples, kv_active_sum, kv_active_max, kv_total_sum, running_sum, running_max,
+        waiting_sum, waiting_max, prefix_query_delta, prefix_hit_delta, counter_resets, utilization_max)
+      VALUES (@w, @m, @samples, @kvActiveSum, @kvActiveMax, @kvTotalSum, @runningSum, @runningMax, @waitingSum, @waitingMax, @queryDelta, @hitDelta, @resets, @utilMax)
+      ON CONFLICT(worker_id, minute) DO UPDATE SET samples = samples + excluded.samples, kv_active_sum = kv_active_sum + excluded.kv_active_sum,
+        kv_active_max = max(kv_active_max, excluded.kv_active_max), kv_total_sum = kv_total_sum + excluded.kv_total_sum,
+        running_sum = running_sum + excluded.running_sum, running_max = max(running_max, excluded.running_max),
+        waiting_sum = waiting_sum + excluded.waiting_sum, waiting_max = max(waiting_max, excluded.waiting_max),
+        prefix_query_delta = prefix_query_delta + excluded.prefix_query_delta, prefix_hit_delta = prefix_hit_delta + excluded.prefix_hit_delta,
+        counter_resets = counter_resets + excluded.counter_resets, utilization_max = max(utilization_max, excluded.utilization_max)`),
+    counterGet: sqlite.prepare("SELECT ts, prefix_query_tokens AS query, prefix_hit_tokens AS hit FROM worker_counters WHERE worker_id = ?"),
+    counterPut: sqlite.prepare(`INSERT INTO worker_counters (worker_id, ts, prefix_query_tokens, prefix_hit_tokens) VALUES (?, ?, ?, ?)
+      ON CONFLICT(worker_id) DO UPDATE SET ts = excluded.ts, prefix_query_tokens = excluded.prefix_query_tokens, prefix_hit_tokens = excluded.prefix_hit_tokens`),
+    workerSeen: sqlite.prepare(`INSERT INTO workers (worker_id, kv_total_blocks, first_seen, last_seen) VALUES (?, ?, ?, ?)
+      ON CONFLICT(worker_id) DO UPDATE SET kv_total_blocks = CASE WHEN excluded.last_seen >= last_seen THEN excluded.kv_total_blocks ELSE kv_total_blocks END,
+        first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`),
+    workerUp: sqlite.prepare(`INSERT INTO workers (worker_id, role, model, block_size, kv_total_blocks, first_seen, last_seen, up_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT(worker_id) DO UPDATE SET role = excluded.role, model = excluded.model, block_size = excluded.block_size,
+        kv_total_blocks = excluded.kv_total_blocks, first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen),
+        up_at = max(coalesce(up_at, 0), excluded.up_at)`),
+    workerDown: sqlite.prepare(`INSERT INTO workers (worker_id, first_seen, last_seen, down_at, down_reason) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT(worker_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen),
+        down_at = max(coalesce(down_at, 0), excluded.down_at), down_reason = excluded.down_reason`),
+  };
+  cache.set(sqlite, s);
+  return s;
+}
+
+export type StoreStatus = "accepted" | "duplicate";
+
+/**
+ * Store validated events in one transaction: raw rows, worker state and per-minute rollups.
+ * Returns per event whether it was new or its id was already stored (a duplicate changes nothing).
+ */
+export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreStatus[] {
+  const sqlite = db.$client;
+  const st = statements(sqlite);
+  return sqlite.transaction(() => {
+    const out: StoreStatus[] = new Array(events.length);
+    const rollups = new Map<string, Rollup & { w: string; m: number }>();
+    const counters = new Map<string, CounterSample | undefined>();
+    const seen = new Map<string, { first: number; last: number; kvTotal: number }>();
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      const t = tables[e.kind];
+      const info = st.inserts.get(t.sql)!.run(rowOf(e));
+      if (info.changes === 0) {
+        out[i] = "duplicate";
+        continue;
+      }
+      out[i] = "accepted";
+      if (e.kind === "worker.stats") {
+        noteSeen(seen, e.worker_id, e.ts, e.kv_total_blocks);
+        addSample(rollups, counters, st, e);
+      } else if (e.kind === "worker.up") {
+        st.workerUp.run(e.worker_id, e.role, e.model, e.block_size, e.kv_total_blocks, e.ts, e.ts, e.ts);
+      } else if (e.kind === "worker.down") {
+        st.workerDown.run(e.worker_id, e.ts, e.ts, e.ts, opt(e.reason));
+      }
+    }
+    for (const r of rollups.values()) st.rollup.run(r);
+    for (const [w, c] of counters) if (c) st.counterPut.run(w, c.ts, c.query, c.hit);
+    for (const [w, s] of seen) st.workerSeen.run(w, s.kvTotal, s.first, s.last);
+    return out;
+  })();
+}
+
+function noteSeen(seen: Map<string, { first: number; last: number; kvTotal: number }>, w: string, ts: number, kvTotal: number) {
+  const s = seen.get(w);
+  if (!s) seen.set(w, { first: ts, last: ts, kvTotal });
+  else {
+    if (ts < s.first) s.first = ts;
+    if (ts >= s.last) {
+      s.last = ts;
+      s.kvTotal = kvTotal;
+    }
+  }
+}
+
+function addSample(
+  rollups: Map<string, Rollup & { w: string; m: number }>,
+  counters: Map<string, CounterSample | undefined>,
+  st: Statements,
+  e: Extract<TelemetryEvent, { kind: "worker.stats" }>,
+) {
+  const w = e.worker_id;
+  if (!counters.has(w)) counters.set(w, st.counterGet.get(w) as CounterSample | undefined);
+  const prev = counters.get(w);
+  const next = { ts: e.ts, query: e.prefix_query_tokens, hit: e.prefix_hit_tokens };
+  const delta = counterDelta(prev, next);
+  if (!prev || e.ts > prev.ts) counters.set(w, next);
+  const m = minuteOf(e.ts);
+  const k = `${w}\u0000${m}`;
+  let r = rollups.get(k);
+  if (!r) {
+    r = { w, m, samples: 0, kvActiveSum: 0, kvActiveMax: 0, kvTotalSum: 0, runningSum: 0, runningMax: 0, waitingSum: 0, waitingMax: 0, queryDelta: 0, hitDelta: 0, resets: 0, utilMax: 0 };
+    rollups.set(k, r);
+  }
+  r.samples++;
+  r.kvActiveSum += e.kv_active_blocks;
+  r.kvActiveMax = Math.max(r.kvActiveMax, e.kv_active_blocks);
+  r.kvTotalSum += e.kv_total_blocks;
+  r.runningSum += e.requests_running;
+  r.runningMax = Math.max(r.runningMax, e.requests_running);
+  r.waitingSum += e.requests_waiting;
+  r.waitingMax = Math.max(r.waitingMax, e.requests_waiting);
+  r.utilMax = Math.max(r.utilMax, e.kv_total_blocks > 0 ? e.kv_active_blocks / e.kv_total_blocks : 0);
+  if (delta) {
+    r.queryDelta += delta.query;
+    r.hitDelta += delta.hit;
+    if (delta.reset) r.resets++;
+  }
+}

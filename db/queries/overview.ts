@@ -1,0 +1,50 @@
+import type { Db } from "../client";
+import { minuteOf } from "../../server/analysis/counters";
+import type { WorkerSample } from "../../server/analysis/overview";
+
+/** Time to first token (ms), ascending, of requests that arrived in [from, to). */
+export function ttftsInRange(db: Db, from: number, to: number): number[] {
+  return db.$client
+    .prepare("SELECT first_token_at - arrived_at FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND first_token_at IS NOT NULL ORDER BY 1")
+    .pluck()
+    .all(from, to) as number[];
+}
+
+/** Requests that arrived in [from, to). */
+export function requestCount(db: Db, from: number, to: number): number {
+  return db.$client.prepare("SELECT count(*) FROM requests WHERE arrived_at >= ? AND arrived_at < ?").pluck().get(from, to) as number;
+}
+
+/** Distinct sessions with a request in [from, to). */
+export function sessionCount(db: Db, from: number, to: number): number {
+  return db.$client
+    .prepare("SELECT count(DISTINCT session_id) FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND session_id IS NOT NULL")
+    .pluck()
+    .get(from, to) as number;
+}
+
+/** Prefix tokens queried and hit, from the per-minute rollups of the minutes overlapping [from, to). */
+export function prefixTokens(db: Db, from: number, to: number): { query: number; hit: number } {
+  const row = db.$client
+    .prepare("SELECT coalesce(sum(prefix_query_delta), 0) AS query, coalesce(sum(prefix_hit_delta), 0) AS hit FROM worker_stats_1m WHERE minute >= ? AND minute < ?")
+    .get(minuteOf(from), to) as { query: number; hit: number };
+  return row;
+}
+
+/** The latest sample per worker in [from, to], with the worker's role; workers that went down after it are left out. */
+export function latestWorkerSamples(db: Db, from: number, to: number): WorkerSample[] {
+  return db.$client
+    .prepare(
+      `SELECT s.worker_id AS workerId, w.role AS role, s.kv_active_blocks AS kvActiveBlocks, s.kv_total_blocks AS kvTotalBlocks
+       FROM (SELECT worker_id, kv_active_blocks, kv_total_blocks, max(ts) AS ts FROM worker_stats WHERE ts >= ? AND ts <= ? GROUP BY worker_id) s
+       LEFT JOIN workers w ON w.worker_id = s.worker_id
+       WHERE w.down_at IS NULL OR w.down_at < s.ts OR w.down_at > ?
+       ORDER BY s.worker_id`,
+    )
+    .all(from, to, to) as WorkerSample[];
+}
+
+/** True once anything at all has been ingested (tells "no data yet" from "nothing in this range"). */
+export function hasAnyTelemetry(db: Db): boolean {
+  return Boolean(db.$client.prepare("SELECT EXISTS (SELECT 1 FROM workers) OR EXISTS (SELECT 1 FROM requests)").pluck().get());
+}

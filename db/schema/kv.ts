@@ -1,0 +1,21 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** kv.stored / kv.removed / kv.cleared; hash lists are JSON arrays of decimal strings. Raw: ages out. */
+export const kvEvents = sqliteTable(
+  "kv_events",
+  {
+    id: text("id").primaryKey(),
+    ts: integer("ts").notNull(),
+    op: text("op", { enum: ["stored", "removed", "cleared"] }).notNull(),
+    workerId: text("worker_id").notNull(),
+    blockCount: integer("block_count").notNull(),
+    blockHashes: text("block_hashes"),
+    parentHash: text("parent_hash"),
+    localHashes: text("local_hashes"),
+    retentionClass: text("retention_class"),
+    sessionId: text("session_id"),
+    reason: text("reason"),
+    source: text("source"),
+  },
+  (t) => [index("kv_events_ts").on(t.ts), index("kv_events_worker_ts").on(t.workerId, t.ts), index("kv_events_session").on(t.sessionId)],
+);

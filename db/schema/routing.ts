@@ -1,0 +1,29 @@
+import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** route.decision events; candidates as JSON. best/chosen overlap are derived for routing loss. */
+export const routeDecisions = sqliteTable(
+  "route_decisions",
+  {
+    id: text("id").primaryKey(),
+    ts: integer("ts").notNull(),
+    requestId: text("request_id").notNull(),
+    sessionId: text("session_id"),
+    trajectoryId: text("trajectory_id"),
+    promptBlocks: integer("prompt_blocks").notNull(),
+    chosenWorkerId: text("chosen_worker_id").notNull(),
+    chosenOverlapBlocks: integer("chosen_overlap_blocks").notNull(),
+    bestOverlapBlocks: integer("best_overlap_blocks").notNull(),
+    candidateCount: integer("candidate_count").notNull(),
+    candidates: text("candidates").notNull(),
+    overlapCredit: real("overlap_credit").notNull(),
+    prefillLoadScale: real("prefill_load_scale").notNull(),
+    temperature: real("temperature").notNull(),
+    source: text("source"),
+  },
+  (t) => [
+    index("route_decisions_ts").on(t.ts),
+    index("route_decisions_request").on(t.requestId),
+    index("route_decisions_session").on(t.sessionId),
+    index("route_decisions_worker_ts").on(t.chosenWorkerId, t.ts),
+  ],
+);

@@ -1,0 +1,84 @@
+import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** One row per worker ever seen: identity and its latest known state. */
+export const workers = sqliteTable("workers", {
+  workerId: text("worker_id").primaryKey(),
+  role: text("role"),
+  model: text("model"),
+  blockSize: integer("block_size"),
+  kvTotalBlocks: integer("kv_total_blocks"),
+  firstSeen: integer("first_seen").notNull(),
+  lastSeen: integer("last_seen").notNull(),
+  upAt: integer("up_at"),
+  downAt: integer("down_at"),
+  downReason: text("down_reason"),
+});
+
+/** worker.up / worker.down events as received. */
+export const workerEvents = sqliteTable(
+  "worker_events",
+  {
+    id: text("id").primaryKey(),
+    ts: integer("ts").notNull(),
+    kind: text("kind", { enum: ["worker.up", "worker.down"] }).notNull(),
+    workerId: text("worker_id").notNull(),
+    role: text("role"),
+    model: text("model"),
+    kvTotalBlocks: integer("kv_total_blocks"),
+    blockSize: integer("block_size"),
+    reason: text("reason"),
+    source: text("source"),
+  },
+  (t) => [index("worker_events_worker_ts").on(t.workerId, t.ts), index("worker_events_ts").on(t.ts)],
+);
+
+/** Raw worker.stats samples; deleted after SWITCHYARD_RAW_RETENTION_HOURS. Counters are decimal strings. */
+export const workerStats = sqliteTable(
+  "worker_stats",
+  {
+    id: text("id").primaryKey(),
+    ts: integer("ts").notNull(),
+    workerId: text("worker_id").notNull(),
+    kvActiveBlocks: integer("kv_active_blocks").notNull(),
+    kvTotalBlocks: integer("kv_total_blocks").notNull(),
+    requestsRunning: integer("requests_running").notNull(),
+    requestsWaiting: integer("requests_waiting").notNull(),
+    prefixQueryTokens: text("prefix_query_tokens").notNull(),
+    prefixHitTokens: text("prefix_hit_tokens").notNull(),
+    source: text("source"),
+  },
+  (t) => [index("worker_stats_ts").on(t.ts), index("worker_stats_worker_ts").on(t.workerId, t.ts)],
+);
+
+/**
+ * Per-worker, per-minute rollup of worker.stats, kept after raw samples age out.
+ * Gauges as sums (divide by samples for the mean) and maxima; counters as deltas within the minute.
+ */
+export const workerStats1m = sqliteTable(
+  "worker_stats_1m",
+  {
+    workerId: text("worker_id").notNull(),
+    minute: integer("minute").notNull(),
+    samples: integer("samples").notNull(),
+    kvActiveSum: integer("kv_active_sum").notNull(),
+    kvActiveMax: integer("kv_active_max").notNull(),
+    kvTotalSum: integer("kv_total_sum").notNull(),
+    runningSum: integer("running_sum").notNull(),
+    runningMax: integer("running_max").notNull(),
+    waitingSum: integer("waiting_sum").notNull(),
+    waitingMax: integer("waiting_max").notNull(),
+    prefixQueryDelta: integer("prefix_query_delta").notNull(),
+    prefixHitDelta: integer("prefix_hit_delta").notNull(),
+    counterResets: integer("counter_resets").notNull(),
+    utilizationMax: real("utilization_max").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workerId, t.minute] }), index("worker_stats_1m_minute").on(t.minute)],
+);
+
+/** The last counter sample per worker, to turn cumulative counters into deltas across batches. */
+export const workerCounters = sqliteTable("worker_counters", {
+  workerId: text("worker_id").primaryKey(),
+  ts: integer("ts").notNull(),
+  prefixQueryTokens: text("prefix_query_tokens").notNull(),
+  prefixHitTokens: text("prefix_hit_tokens").notNull(),
+});

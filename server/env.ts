@@ -1,0 +1,39 @@
+import { z } from "zod";
+
+// The one reader of process.env: every setting, validated, with its default.
+const schema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().min(1).max(255).default("0.0.0.0"),
+  SWITCHYARD_DB: z.string().min(1).max(4096).default("./data/switchyard.db"),
+  SWITCHYARD_INGEST_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters")
+    .max(256)
+    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+    .optional(),
+  SWITCHYARD_RAW_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
+  SWITCHYARD_RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+});
+
+export type Env = z.infer<typeof schema>;
+
+export class EnvError extends Error {}
+
+/** Validate a raw environment; throws EnvError with one line naming the first bad setting. */
+export function parseEnv(raw: Record<string, string | undefined>): Env {
+  const cleaned = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined && v !== ""));
+  const result = schema.safeParse(cleaned);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const name = String(issue.path[0] ?? "environment");
+  throw new EnvError(`invalid setting ${name}=${JSON.stringify(raw[name] ?? "")}: ${issue.message}`);
+}
+
+let cached: Env | undefined;
+
+/** The validated settings of this process (read once). */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

@@ -1,0 +1,45 @@
+export type AppErrorCode =
+  | "BAD_REQUEST"
+  | "UNAUTHORIZED"
+  | "FORBIDDEN"
+  | "NOT_FOUND"
+  | "CONFLICT"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "UNPROCESSABLE"
+  | "TOO_MANY_REQUESTS"
+  | "INTERNAL";
+
+const httpStatus: Record<AppErrorCode, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE: 422,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL: 500,
+};
+
+/** The error server code throws; routers and route handlers map it to HTTP or tRPC. */
+export class AppError extends Error {
+  constructor(
+    readonly code: AppErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+
+  get status(): number {
+    return httpStatus[this.code];
+  }
+}
+
+/** HTTP status and a client-safe message for any thrown value (5xx details are masked). */
+export function toHttpError(err: unknown): { status: number; message: string } {
+  if (err instanceof AppError && err.status < 500) return { status: err.status, message: err.message };
+  return { status: 500, message: "internal error" };
+}

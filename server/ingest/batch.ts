@@ -1,0 +1,89 @@
+import { parseEvent, type TelemetryEvent } from "./events";
+import { AppError } from "../errors";
+
+export const MAX_EVENTS = 10_000;
+export const MAX_BYTES = 8 * 1024 * 1024;
+
+export type ItemResult = {
+  index: number;
+  line?: number;
+  id: string | null;
+  status: "accepted" | "duplicate" | "rejected";
+  error?: string;
+};
+
+export type BatchReply = { accepted: number; duplicate: number; rejected: number; items: ItemResult[] };
+
+type Decoded = { index: number; line?: number; value?: unknown; error?: string };
+
+/** The media type of a Content-Type header, lower-cased, without parameters. */
+export function mediaType(header: string | null): string {
+  return (header ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+const NDJSON = new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"]);
+
+/** True for the media types /api/ingest accepts. */
+export function isIngestMediaType(type: string): boolean {
+  return type === "application/json" || NDJSON.has(type);
+}
+
+/** Split a body into items: NDJSON per non-blank line (a bad line is its own error) or a JSON array. */
+export function decodeBody(text: string, contentType: string): Decoded[] {
+  if (NDJSON.has(contentType)) {
+    const out: Decoded[] = [];
+    const lines = text.split("\n");
+    for (let i = 0; i < lines.length; i++) {
+      const raw = lines[i]!.trim();
+      if (raw === "") continue;
+      if (out.length >= MAX_EVENTS) throw new AppError("PAYLOAD_TOO_LARGE", `too many events: at most ${MAX_EVENTS} per request`);
+      try {
+        out.push({ index: out.length, line: i + 1, value: JSON.parse(raw) });
+      } catch {
+        out.push({ index: out.length, line: i + 1, error: `line ${i + 1}: not valid JSON` });
+      }
+    }
+    return out;
+  }
+  if (contentType === "application/json") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new AppError("BAD_REQUEST", "body is not valid JSON (send a JSON array, or NDJSON as application/x-ndjson)");
+    }
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    if (list.length > MAX_EVENTS) throw new AppError("PAYLOAD_TOO_LARGE", `too many events: ${list.length} (at most ${MAX_EVENTS} per request)`);
+    return list.map((value, index) => ({ index, value }));
+  }
+  throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/x-ndjson or application/json");
+}
+
+/** Validate each decoded item on its own; returns the valid events and a result slot per item. */
+export function validateItems(items: Decoded[]): { events: TelemetryEvent[]; slots: number[]; results: ItemResult[] } {
+  const events: TelemetryEvent[] = [];
+  const slots: number[] = [];
+  const results: ItemResult[] = items.map((item) => {
+    const id = idOf(item.value);
+    const base = item.line === undefined ? { index: item.index, id } : { index: item.index, line: item.line, id };
+    if (item.error) return { ...base, status: "rejected", error: item.error };
+    const parsed = parseEvent(item.value);
+    if (!parsed.ok) return { ...base, status: "rejected", error: item.line === undefined ? parsed.error : `line ${item.line}: ${parsed.error}` };
+    events.push(parsed.event);
+    slots.push(item.index);
+    return { ...base, status: "accepted" };
+  });
+  return { events, slots, results };
+}
+
+function idOf(value: unknown): string | null {
+  const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
+  return typeof id === "string" ? id.slice(0, 128) : null;
+}
+
+/** Totals for a list of item results. */
+export function summarize(items: ItemResult[]): BatchReply {
+  const reply: BatchReply = { accepted: 0, duplicate: 0, rejected: 0, items };
+  for (const i of items) reply[i.status]++;
+  return reply;
+}

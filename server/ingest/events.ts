@@ -1,0 +1,242 @@
+import { z } from "zod";
+
+// switchyard.telemetry.v1: the normalized event model (DESIGN.md §3) with bounds on every field.
+
+export const TELEMETRY_FORMAT = "switchyard.telemetry.v1";
+
+/** Unix ms between 2000-01-01 and 2100-01-01. */
+export const MIN_TS = 946_684_800_000;
+export const MAX_TS = 4_102_444_800_000;
+export const MAX_ID = 128;
+export const MAX_HASHES = 16_384;
+export const MAX_CANDIDATES = 1_024;
+const U64_MAX = 18_446_744_073_709_551_615n;
+const I64_MAX = 9_223_372_036_854_775_807n;
+const MAX_TOKENS = 100_000_000;
+const MAX_BLOCKS = 1_000_000_000;
+
+const ts = z.number().int("must be an integer (Unix ms)").min(MIN_TS, "before 2000-01-01 (Unix ms expected)").max(MAX_TS, "after 2100-01-01");
+const id = z.string().min(1).max(MAX_ID);
+const name = z.string().min(1).max(256);
+const text = z.string().max(2_048);
+const tokens = z.number().int().min(0).max(MAX_TOKENS);
+const blocks = z.number().int().min(0).max(MAX_BLOCKS);
+const count = z.number().int().min(0).max(10_000_000);
+const ratio = z.number().min(0).max(1_000_000);
+
+/** A u64 block hash as a decimal string; JSON numbers lose precision, so they are refused. */
+export const blockHash = z
+  .string({ error: "must be a decimal string (a JSON number would lose 64-bit precision)" })
+  .regex(/^(0|[1-9]\d{0,19})$/, "must be a decimal string of an unsigned 64-bit value")
+  .refine((s) => BigInt(s) <= U64_MAX, "exceeds 2^64-1");
+
+/** A cumulative counter: a non-negative integer or its decimal string, normalized to a string. */
+export const counter = z
+  .union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().regex(/^(0|[1-9]\d{0,18})$/, "must be a non-negative integer")])
+  .transform((v) => String(v))
+  .refine((s) => BigInt(s) <= I64_MAX, "exceeds 2^63-1");
+
+const hashes = z.array(blockHash).max(MAX_HASHES);
+const base = { id, ts, source: z.string().max(MAX_ID).optional() };
+const session = { session_id: id.optional(), trajectory_id: id.optional() };
+
+export const workerRole = z.enum(["prefill", "decode", "aggregated"]);
+export const policyKind = z.enum(["retention", "autoscaling", "routing", "frontend"]);
+export const removalReason = z.enum(["capacity", "ttl", "agent_end", "session_end", "cleared", "unknown"]);
+
+const workerUp = z.object({
+  ...base,
+  kind: z.literal("worker.up"),
+  worker_id: id,
+  role: workerRole,
+  model: name,
+  kv_total_blocks: blocks,
+  block_size: z.number().int().min(1).max(1_048_576),
+});
+
+const workerDown = z.object({ ...base, kind: z.literal("worker.down"), worker_id: id, reason: text.optional() });
+
+const workerStats = z
+  .object({
+    ...base,
+    kind: z.literal("worker.stats"),
+    worker_id: id,
+    kv_active_blocks: blocks,
+    kv_total_blocks: blocks,
+    requests_running: count,
+    requests_waiting: count,
+    prefix_query_tokens: counter,
+    prefix_hit_tokens: counter,
+  })
+  .refine((e) => e.kv_active_blocks <= e.kv_total_blocks, { path: ["kv_active_blocks"], message: "exceeds kv_total_blocks" });
+
+const kvStored = z.object({
+  ...base,
+  kind: z.literal("kv.stored"),
+  worker_id: id,
+  block_hashes: hashes.min(1),
+  parent_hash: blockHash.nullable(),
+  local_hashes: hashes.optional(),
+  retention_class: z.string().min(1).max(64).optional(),
+  session_id: id.optional(),
+});
+
+const kvRemoved = z.object({ ...base, kind: z.literal("kv.removed"), worker_id: id, block_hashes: hashes.min(1), reason: removalReason });
+
+const kvCleared = z.object({ ...base, kind: z.literal("kv.cleared"), worker_id: id });
+
+const candidate = z.object({
+  worker_id: id,
+  overlap_blocks: blocks,
+  prefill_blocks: blocks,
+  decode_blocks: blocks,
+  cost: z.number().min(0).max(1e15),
+});
+
+const routeDecision = z
+  .object({
+    ...base,
+    ...session,
+    kind: z.literal("route.decision"),
+    request_id: id,
+    prompt_blocks: blocks,
+    chosen_worker_id: id,
+    candidates: z.array(candidate).min(1).max(MAX_CANDIDATES),
+    overlap_credit: ratio,
+    prefill_load_scale: ratio,
+    temperature: z.number().min(0).max(1_000),
+  })
+  .refine((e) => e.candidates.some((c) => c.worker_id === e.chosen_worker_id), {
+    path: ["chosen_worker_id"],
+    message: "is not one of the candidates",
+  });
+
+const policyVersions = z.object({
+  retention: z.number().int().min(0).max(1e9).optional(),
+  autoscaling: z.number().int().min(0).max(1e9).optional(),
+  routing: z.number().int().min(0).max(1e9).optional(),
+  frontend: z.number().int().min(0).max(1e9).optional(),
+});
+
+const request = z
+  .object({
+    ...base,
+    ...session,
+    kind: z.literal("request"),
+    request_id: id,
+    parent_trajectory_id: id.optional(),
+    session_type: z.string().min(1).max(64).optional(),
+    harness: z.string().min(1).max(64).optional(),
+    api: z.enum(["chat_completions", "responses", "messages"]),
+    model: name,
+    worker_id: id.optional(),
+    arrived_at: ts,
+    first_token_at: ts.optional(),
+    finished_at: ts.optional(),
+    input_tokens: tokens,
+    cached_tokens: tokens,
+    output_tokens: tokens,
+    reasoning_tokens: tokens.optional(),
+    finish_reason: z.string().min(1).max(64).optional(),
+    status: z.enum(["ok", "error", "cancelled"]),
+    agent_hints: z
+      .object({ priority: z.number().int().min(-1000).max(1000).optional(), osl: tokens.optional(), speculative_prefill: z.boolean().optional() })
+      .optional(),
+    block_size: z.number().int().min(1).max(1_048_576).optional(),
+    sequence_hashes: hashes.optional(),
+    local_hashes: hashes.optional(),
+    policy_versions: policyVersions.optional(),
+  })
+  .refine((e) => e.cached_tokens <= e.input_tokens, { path: ["cached_tokens"], message: "exceeds input_tokens" })
+  .refine((e) => e.first_token_at === undefined || e.first_token_at >= e.arrived_at, { path: ["first_token_at"], message: "is before arrived_at" })
+  .refine((e) => e.finished_at === undefined || e.finished_at >= e.arrived_at, { path: ["finished_at"], message: "is before arrived_at" });
+
+const tool = z
+  .object({
+    ...base,
+    kind: z.literal("tool"),
+    session_id: id,
+    trajectory_id: id.optional(),
+    request_id: id.optional(),
+    tool_call_id: id,
+    name,
+    dispatched_at: ts.optional(),
+    started_at: ts,
+    ended_at: ts.optional(),
+    status: z.enum(["running", "succeeded", "error", "cancelled"]),
+    output_bytes: z.number().int().min(0).max(1e12).optional(),
+    output_tokens: tokens.optional(),
+    truncated: z.boolean().optional(),
+    budget: z.object({ unit: z.enum(["bytes", "tokens"]), limit: z.number().int().min(1).max(1e12) }).optional(),
+  })
+  .refine((e) => e.ended_at === undefined || e.ended_at >= e.started_at, { path: ["ended_at"], message: "is before started_at" });
+
+const reasoning = z
+  .object({ ...base, kind: z.literal("reasoning"), request_id: id, tool_call_id: id.optional(), tokens, started_at: ts, ended_at: ts })
+  .refine((e) => e.ended_at >= e.started_at, { path: ["ended_at"], message: "is before started_at" });
+
+const plannerDecision = z.object({
+  ...base,
+  kind: z.literal("planner.decision"),
+  role: workerRole,
+  metric: z.enum(["prefill_queue", "decode_kv_utilization"]),
+  observed: z.number().min(0).max(1e9),
+  scale_up_threshold: z.number().min(0).max(1e9),
+  scale_down_threshold: z.number().min(0).max(1e9),
+  action: z.enum(["scale_up", "scale_down", "none"]),
+  replicas_before: z.number().int().min(0).max(100_000),
+  replicas_after: z.number().int().min(0).max(100_000),
+  reason: text,
+});
+
+const policyAck = z.object({
+  ...base,
+  kind: z.literal("policy.ack"),
+  target: name,
+  policy_kind: policyKind,
+  version: z.number().int().min(0).max(1e9),
+  status: z.enum(["applied", "rejected"]),
+  message: text.optional(),
+});
+
+const variants = {
+  "worker.up": workerUp,
+  "worker.down": workerDown,
+  "worker.stats": workerStats,
+  "kv.stored": kvStored,
+  "kv.removed": kvRemoved,
+  "kv.cleared": kvCleared,
+  "route.decision": routeDecision,
+  request,
+  tool,
+  reasoning,
+  "planner.decision": plannerDecision,
+  "policy.ack": policyAck,
+} as const;
+
+export type EventKind = keyof typeof variants;
+export const EVENT_KINDS = Object.keys(variants) as EventKind[];
+export type TelemetryEvent = { [K in EventKind]: z.output<(typeof variants)[K]> }[EventKind];
+/** An event as a sender writes it (counters may be numbers). */
+export type TelemetryEventInput = { [K in EventKind]: z.input<(typeof variants)[K]> }[EventKind];
+export type EventOf<K extends EventKind> = Extract<TelemetryEvent, { kind: K }>;
+
+export type ParseResult = { ok: true; event: TelemetryEvent } | { ok: false; error: string };
+
+/** Validate one decoded JSON value as a telemetry event; the error names the field paths at fault. */
+export function parseEvent(value: unknown): ParseResult {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, error: "event must be a JSON object" };
+  const kind = (value as { kind?: unknown }).kind;
+  if (typeof kind !== "string" || !(kind in variants)) {
+    return { ok: false, error: `kind: ${kind === undefined ? "is required" : `unknown kind ${JSON.stringify(String(kind).slice(0, 40))}`}` };
+  }
+  const result = variants[kind as EventKind].safeParse(value);
+  if (result.success) return { ok: true, event: result.data as TelemetryEvent };
+  return { ok: false, error: formatIssues(result.error.issues) };
+}
+
+function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const shown = issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join(".") : "event"}: ${i.message}`);
+  if (issues.length > 3) shown.push(`and ${issues.length - 3} more`);
+  return shown.join("; ");
+}

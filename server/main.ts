@@ -1,0 +1,56 @@
+// The dashboard process: validate settings, open and migrate the database, then serve the built Next app.
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import next from "next";
+import { env, EnvError, type Env } from "./env";
+import { ensureIngestToken } from "./ingest/token";
+import { startRetentionSweeper } from "./jobs/retention";
+import { serverDb } from "./runtime";
+
+function settingsOrExit(): Env {
+  try {
+    return env();
+  } catch (err) {
+    if (err instanceof EnvError) {
+      console.error(`switchyard: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+async function main() {
+  const settings = settingsOrExit();
+  if (!fs.existsSync(path.join(process.cwd(), ".next", "BUILD_ID"))) {
+    console.error("switchyard: no production build found; run `npm run build` first (or `npm start`, which builds when needed)");
+    process.exit(1);
+  }
+  const db = serverDb();
+  const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
+  if (token) console.log(`Ingest token generated (shown only this once; keep it): ${token}`);
+  const stopSweeper = startRetentionSweeper(db, settings.SWITCHYARD_RAW_RETENTION_HOURS, settings.SWITCHYARD_RETENTION_SWEEP_SECONDS);
+
+  const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = http.createServer((req, res) => void handle(req, res));
+  server.on("error", (err: NodeJS.ErrnoException) => {
+    console.error(`switchyard: cannot listen on port ${settings.PORT}: ${err.code ?? err.message}`);
+    process.exit(1);
+  });
+  server.listen(settings.PORT, settings.HOST, () => {
+    console.log(`Switchyard dashboard on http://localhost:${settings.PORT} (database ${settings.SWITCHYARD_DB})`);
+  });
+
+  const stop = () => {
+    stopSweeper();
+    server.close();
+    db.$client.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+void main();

@@ -1,0 +1,36 @@
+import "server-only";
+import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, requestCount, sessionCount, ttftsInRange } from "../../db/queries/overview";
+import { hitRate, kvUtilization, percentile, workersByRole } from "../analysis/overview";
+import { publicProcedure, router } from "../trpc/init";
+import { rangeInput, resolveInput } from "./range";
+
+/** Sessions count as active when they sent a request in the last five minutes of the range. */
+const ACTIVE_WINDOW_MS = 5 * 60_000;
+/** Workers count as present when they reported in the last minute of the range. */
+const PRESENT_WINDOW_MS = 60_000;
+
+export const overviewRouter = router({
+  summary: publicProcedure.input(rangeInput).query(({ ctx, input }) => {
+    const { from, to, live } = resolveInput(input, ctx.now());
+    const ttfts = ttftsInRange(ctx.db, from, to);
+    const requests = requestCount(ctx.db, from, to);
+    const prefix = prefixTokens(ctx.db, from, to);
+    const present = latestWorkerSamples(ctx.db, Math.max(from, to - PRESENT_WINDOW_MS), to);
+    return {
+      from,
+      to,
+      live,
+      hasAnyData: hasAnyTelemetry(ctx.db),
+      requests,
+      requestsPerSecond: requests / ((to - from) / 1000),
+      ttftP50Ms: percentile(ttfts, 0.5),
+      ttftP95Ms: percentile(ttfts, 0.95),
+      prefixHitRate: hitRate(prefix.hit, prefix.query),
+      prefixQueryTokens: prefix.query,
+      kvUtilization: kvUtilization(present),
+      activeSessions: sessionCount(ctx.db, Math.max(from, to - ACTIVE_WINDOW_MS), to),
+      workersByRole: workersByRole(present),
+      workersPresent: present.length,
+    };
+  }),
+});

@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { MAX_SPAN_MS, PRESETS, resolveRange, type Preset, type ResolvedRange } from "../analysis/time-range";
+
+/** A range as procedures take it: a preset resolved at query time (stable query keys), or fixed bounds. */
+export const rangeInput = z.union([
+  z.object({ preset: z.enum(Object.keys(PRESETS) as [Preset, ...Preset[]]) }),
+  z
+    .object({ from: z.number().int().min(0), to: z.number().int().min(0) })
+    .refine((r) => r.to > r.from, { message: "to must be after from", path: ["to"] })
+    .refine((r) => r.to - r.from <= MAX_SPAN_MS, { message: "range is longer than 31 days", path: ["from"] }),
+]);
+
+export type RangeInput = z.infer<typeof rangeInput>;
+
+export function resolveInput(input: RangeInput, now: number): ResolvedRange {
+  return resolveRange(input, now);
+}
