@@ -84,7 +84,6 @@ CREATE TABLE `kv_events` (
 --> statement-breakpoint
 CREATE INDEX `kv_events_ts` ON `kv_events` (`ts`);--> statement-breakpoint
 CREATE INDEX `kv_events_worker_ts` ON `kv_events` (`worker_id`,`ts`);--> statement-breakpoint
-CREATE INDEX `kv_events_session` ON `kv_events` (`session_id`);--> statement-breakpoint
 CREATE TABLE `route_decisions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`ts` integer NOT NULL,
@@ -104,7 +103,6 @@ CREATE TABLE `route_decisions` (
 );
 --> statement-breakpoint
 CREATE INDEX `route_decisions_ts` ON `route_decisions` (`ts`);--> statement-breakpoint
-CREATE INDEX `route_decisions_request` ON `route_decisions` (`request_id`);--> statement-breakpoint
 CREATE INDEX `route_decisions_session` ON `route_decisions` (`session_id`);--> statement-breakpoint
 CREATE INDEX `route_decisions_worker_ts` ON `route_decisions` (`chosen_worker_id`,`ts`);--> statement-breakpoint
 CREATE TABLE `requests` (
@@ -152,7 +150,6 @@ CREATE TABLE `reasoning_spans` (
 );
 --> statement-breakpoint
 CREATE INDEX `reasoning_request` ON `reasoning_spans` (`request_id`);--> statement-breakpoint
-CREATE INDEX `reasoning_started` ON `reasoning_spans` (`started_at`);--> statement-breakpoint
 CREATE TABLE `tools` (
 	`id` text PRIMARY KEY NOT NULL,
 	`ts` integer NOT NULL,
@@ -174,8 +171,6 @@ CREATE TABLE `tools` (
 );
 --> statement-breakpoint
 CREATE INDEX `tools_session` ON `tools` (`session_id`,`started_at`);--> statement-breakpoint
-CREATE INDEX `tools_started` ON `tools` (`started_at`);--> statement-breakpoint
-CREATE INDEX `tools_call` ON `tools` (`tool_call_id`);--> statement-breakpoint
 CREATE TABLE `planner_decisions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`ts` integer NOT NULL,

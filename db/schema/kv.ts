@@ -17,5 +17,5 @@ export const kvEvents = sqliteTable(
     reason: text("reason"),
     source: text("source"),
   },
-  (t) => [index("kv_events_ts").on(t.ts), index("kv_events_worker_ts").on(t.workerId, t.ts), index("kv_events_session").on(t.sessionId)],
+  (t) => [index("kv_events_ts").on(t.ts), index("kv_events_worker_ts").on(t.workerId, t.ts)],
 );

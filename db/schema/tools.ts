@@ -22,7 +22,7 @@ export const tools = sqliteTable(
     budgetLimit: integer("budget_limit"),
     source: text("source"),
   },
-  (t) => [index("tools_session").on(t.sessionId, t.startedAt), index("tools_started").on(t.startedAt), index("tools_call").on(t.toolCallId)],
+  (t) => [index("tools_session").on(t.sessionId, t.startedAt)],
 );
 
 /** Reasoning spans, each kept with the tool call it explains (never merged). */
@@ -38,5 +38,5 @@ export const reasoningSpans = sqliteTable(
     endedAt: integer("ended_at").notNull(),
     source: text("source"),
   },
-  (t) => [index("reasoning_request").on(t.requestId), index("reasoning_started").on(t.startedAt)],
+  (t) => [index("reasoning_request").on(t.requestId)],
 );

@@ -10,7 +10,6 @@ export const MAX_TS = 4_102_444_800_000;
 export const MAX_ID = 128;
 export const MAX_HASHES = 16_384;
 export const MAX_CANDIDATES = 1_024;
-const U64_MAX = 18_446_744_073_709_551_615n;
 const I64_MAX = 9_223_372_036_854_775_807n;
 const MAX_TOKENS = 100_000_000;
 const MAX_BLOCKS = 1_000_000_000;
@@ -24,11 +23,44 @@ const blocks = z.number().int().min(0).max(MAX_BLOCKS);
 const count = z.number().int().min(0).max(10_000_000);
 const ratio = z.number().min(0).max(1_000_000);
 
+const U64_MAX_TEXT = "18446744073709551615";
+
+/** Why a value is not a u64 decimal string, or null when it is one. Hand-written: it runs per block. */
+export function hashProblem(v: unknown): string | null {
+  if (typeof v !== "string") return "must be a decimal string (a JSON number would lose 64-bit precision)";
+  const n = v.length;
+  if (n === 0 || n > 20 || (n > 1 && v.charCodeAt(0) === 48)) return "must be a decimal string of an unsigned 64-bit value";
+  for (let i = 0; i < n; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 48 || c > 57) return "must be a decimal string of an unsigned 64-bit value";
+  }
+  if (n === 20 && v > U64_MAX_TEXT) return "exceeds 2^64-1";
+  return null;
+}
+
 /** A u64 block hash as a decimal string; JSON numbers lose precision, so they are refused. */
-export const blockHash = z
-  .string({ error: "must be a decimal string (a JSON number would lose 64-bit precision)" })
-  .regex(/^(0|[1-9]\d{0,19})$/, "must be a decimal string of an unsigned 64-bit value")
-  .refine((s) => BigInt(s) <= U64_MAX, "exceeds 2^64-1");
+export const blockHash = z.custom<string>((v) => hashProblem(v) === null, { error: (i) => hashProblem(i.input) ?? "invalid hash" });
+
+/** Up to MAX_HASHES block hashes, checked in one pass (the error names the first bad index). */
+const hashList = (min: number) =>
+  z.custom<string[]>().check((ctx) => {
+    const v = ctx.value as unknown;
+    if (!Array.isArray(v)) {
+      ctx.issues.push({ code: "custom", message: "must be an array of decimal strings", input: v });
+      return;
+    }
+    if (v.length < min || v.length > MAX_HASHES) {
+      ctx.issues.push({ code: "custom", message: `must hold ${min} to ${MAX_HASHES} hashes (got ${v.length})`, input: v });
+      return;
+    }
+    for (let i = 0; i < v.length; i++) {
+      const problem = hashProblem(v[i]);
+      if (problem) {
+        ctx.issues.push({ code: "custom", message: problem, input: v[i], path: [i] });
+        return;
+      }
+    }
+  });
 
 /** A cumulative counter: a non-negative integer or its decimal string, normalized to a string. */
 export const counter = z
@@ -36,7 +68,7 @@ export const counter = z
   .transform((v) => String(v))
   .refine((s) => BigInt(s) <= I64_MAX, "exceeds 2^63-1");
 
-const hashes = z.array(blockHash).max(MAX_HASHES);
+const hashes = hashList(0);
 const base = { id, ts, source: z.string().max(MAX_ID).optional() };
 const session = { session_id: id.optional(), trajectory_id: id.optional() };
 
@@ -74,14 +106,14 @@ const kvStored = z.object({
   ...base,
   kind: z.literal("kv.stored"),
   worker_id: id,
-  block_hashes: hashes.min(1),
+  block_hashes: hashList(1),
   parent_hash: blockHash.nullable(),
   local_hashes: hashes.optional(),
   retention_class: z.string().min(1).max(64).optional(),
   session_id: id.optional(),
 });
 
-const kvRemoved = z.object({ ...base, kind: z.literal("kv.removed"), worker_id: id, block_hashes: hashes.min(1), reason: removalReason });
+const kvRemoved = z.object({ ...base, kind: z.literal("kv.removed"), worker_id: id, block_hashes: hashList(1), reason: removalReason });
 
 const kvCleared = z.object({ ...base, kind: z.literal("kv.cleared"), worker_id: id });
 
