@@ -1,0 +1,37 @@
+import { expect, test } from "@playwright/test";
+import { postEvents, uniq } from "./fixtures/telemetry";
+
+test("events posted through /api/ingest change the overview KPIs live", async ({ page, request }) => {
+  await page.goto("/?range=5m");
+  await expect(page.getByRole("button", { name: "5m", exact: true })).toHaveAttribute("aria-pressed", "true");
+  const workersBefore = Number((await page.getByTestId("kpi-workers").textContent()) ?? "0") || 0;
+
+  const run = uniq("ov");
+  const now = Date.now();
+  const workers = [`${run}-w1`, `${run}-w2`];
+  const events: object[] = [];
+  workers.forEach((w, i) => {
+    events.push({ id: `${w}-up`, kind: "worker.up", ts: now - 30_000, worker_id: w, role: i === 0 ? "prefill" : "decode", model: "m", kv_total_blocks: 1000, block_size: 16 });
+    events.push({ id: `${w}-s1`, kind: "worker.stats", ts: now - 20_000, worker_id: w, kv_active_blocks: 100, kv_total_blocks: 1000, requests_running: 1, requests_waiting: 0, prefix_query_tokens: 1000, prefix_hit_tokens: "500" });
+    events.push({ id: `${w}-s2`, kind: "worker.stats", ts: now - 10_000, worker_id: w, kv_active_blocks: 500, kv_total_blocks: 1000, requests_running: 2, requests_waiting: 1, prefix_query_tokens: 2000, prefix_hit_tokens: "1400" });
+  });
+  for (let i = 0; i < 4; i++) {
+    events.push({ id: `${run}-r${i}`, kind: "request", ts: now - 5_000, request_id: `${run}-r${i}`, session_id: `${run}-sess`, api: "messages", model: "m", arrived_at: now - 5_000 - i * 100, first_token_at: now - 5_000 - i * 100 + 200 + i * 100, input_tokens: 1000, cached_tokens: 500, output_tokens: 10, status: "ok" });
+  }
+  await postEvents(request, events);
+
+  // New telemetry reaches the screen through the 2-second live refresh, without a reload.
+  await expect(page.getByTestId("kpi-workers")).toHaveText(String(workersBefore + 2));
+  await expect(page.getByText(/1 prefill/)).toBeVisible();
+  await expect(page.getByTestId("kpi-ttft-p50")).not.toHaveText("—");
+  await expect(page.getByTestId("kpi-sessions")).not.toHaveText("0");
+  await expect(page.getByRole("heading", { name: "No telemetry yet" })).toHaveCount(0);
+});
+
+test("the time range lives in the URL and survives a reload", async ({ page }) => {
+  await page.goto("/");
+  await page.getByRole("button", { name: "1h", exact: true }).click();
+  await expect(page).toHaveURL(/range=1h/);
+  await page.reload();
+  await expect(page.getByRole("button", { name: "1h", exact: true })).toHaveAttribute("aria-pressed", "true");
+});

@@ -1,0 +1,42 @@
+import os from "node:os";
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+
+// One dashboard on a fresh database per run; workers inherit these through the environment.
+process.env.SWITCHYARD_E2E_DB ??= path.join(os.tmpdir(), `switchyard-e2e-${process.pid}-${Date.now()}.db`);
+process.env.SWITCHYARD_E2E_PORT ??= "3210";
+process.env.SWITCHYARD_E2E_TOKEN ??= "e2e-ingest-token-0123456789abcdef";
+
+const port = Number(process.env.SWITCHYARD_E2E_PORT);
+
+export default defineConfig({
+  testDir: "e2e",
+  fullyParallel: false,
+  workers: 1,
+  retries: process.env.CI ? 1 : 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://localhost:${port}`,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"],
+    },
+  },
+  webServer: {
+    command: "npx tsx server/main.ts",
+    url: `http://localhost:${port}/api/health`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    env: {
+      PORT: String(port),
+      SWITCHYARD_DB: process.env.SWITCHYARD_E2E_DB,
+      SWITCHYARD_INGEST_TOKEN: process.env.SWITCHYARD_E2E_TOKEN,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});
