@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "./env";
+
+function envError(raw: Record<string, string | undefined>): EnvError {
+  try {
+    parseEnv(raw);
+  } catch (err) {
+    if (err instanceof EnvError) return err;
+    throw err;
+  }
+  throw new Error("expected parseEnv to throw");
+}
+
+describe("parseEnv", () => {
+  it("applies every default to an empty environment", () => {
+    expect(parseEnv({})).toEqual({
+      PORT: 3000,
+      HOST: "0.0.0.0",
+      SWITCHYARD_DB: "./data/switchyard.db",
+      SWITCHYARD_RAW_RETENTION_HOURS: 24,
+      SWITCHYARD_RETENTION_SWEEP_SECONDS: 300,
+      NODE_ENV: "production",
+    });
+  });
+
+  it("treats empty strings as unset", () => {
+    expect(parseEnv({ PORT: "", SWITCHYARD_INGEST_TOKEN: "", SWITCHYARD_DB: "" })).toMatchObject({ PORT: 3000, SWITCHYARD_DB: "./data/switchyard.db" });
+    expect(parseEnv({ SWITCHYARD_INGEST_TOKEN: "" }).SWITCHYARD_INGEST_TOKEN).toBeUndefined();
+  });
+
+  it.each<[string, Record<string, string>, Record<string, unknown>]>([
+    ["port", { PORT: "8080" }, { PORT: 8080 }],
+    ["fractional retention hours", { SWITCHYARD_RAW_RETENTION_HOURS: "0.5" }, { SWITCHYARD_RAW_RETENTION_HOURS: 0.5 }],
+    ["token", { SWITCHYARD_INGEST_TOKEN: "abcdefghijklmnopqrstuvwxyz012345" }, { SWITCHYARD_INGEST_TOKEN: "abcdefghijklmnopqrstuvwxyz012345" }],
+    ["db path", { SWITCHYARD_DB: "/tmp/x.db" }, { SWITCHYARD_DB: "/tmp/x.db" }],
+    ["node env", { NODE_ENV: "test" }, { NODE_ENV: "test" }],
+    ["unrelated variables are ignored", { PATH: "/usr/bin", HOME: "/root" }, { PORT: 3000 }],
+  ])("reads %s", (_name, raw, expected) => {
+    expect(parseEnv(raw)).toMatchObject(expected);
+  });
+
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "70000"],
+    ["PORT", "0"],
+    ["PORT", "80.5"],
+    ["SWITCHYARD_RAW_RETENTION_HOURS", "-1"],
+    ["SWITCHYARD_RAW_RETENTION_HOURS", "0"],
+    ["SWITCHYARD_RAW_RETENTION_HOURS", "soon"],
+    ["SWITCHYARD_RETENTION_SWEEP_SECONDS", "0"],
+    ["SWITCHYARD_INGEST_TOKEN", "tooshort"],
+    ["SWITCHYARD_INGEST_TOKEN", "has a space in the middle ok"],
+    ["NODE_ENV", "staging"],
+  ])("%s=%s throws an EnvError naming the setting in one line", (name, value) => {
+    const err = envError({ [name]: value });
+    expect(err.message).toContain(name);
+    expect(err.message).not.toMatch(/\n/);
+  });
+
+  it("names the token rule that failed", () => {
+    expect(envError({ SWITCHYARD_INGEST_TOKEN: "tooshort" }).message).toContain("at least 16 characters");
+  });
+
+  // DESIGN §8: secrets never in logs; the EnvError message is printed at startup.
+  it.each(["tooshort", "a token with spaces that is long"])("does not echo a rejected ingest token (%s) in the message", (token) => {
+    expect(envError({ SWITCHYARD_INGEST_TOKEN: token }).message).not.toContain(token);
+  });
+});
