@@ -27,7 +27,8 @@ export function parseEnv(raw: Record<string, string | undefined>): Env {
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const name = String(issue.path[0] ?? "environment");
-  throw new EnvError(`invalid setting ${name}=${JSON.stringify(raw[name] ?? "")}: ${issue.message}`);
+  const shown = /TOKEN|SECRET|PASSWORD/.test(name) ? "" : `=${JSON.stringify(raw[name] ?? "")}`;
+  throw new EnvError(`invalid setting ${name}${shown}: ${issue.message}`);
 }
 
 let cached: Env | undefined;

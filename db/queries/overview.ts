@@ -46,5 +46,6 @@ export function latestWorkerSamples(db: Db, from: number, to: number): WorkerSam
 
 /** True once anything at all has been ingested (tells "no data yet" from "nothing in this range"). */
 export function hasAnyTelemetry(db: Db): boolean {
-  return Boolean(db.$client.prepare("SELECT EXISTS (SELECT 1 FROM workers) OR EXISTS (SELECT 1 FROM requests)").pluck().get());
+  const tables = ["workers", "requests", "kv_events", "route_decisions", "tools", "reasoning_spans", "planner_decisions", "policy_acks"];
+  return Boolean(db.$client.prepare(`SELECT ${tables.map((t) => `EXISTS (SELECT 1 FROM ${t})`).join(" OR ")}`).pluck().get());
 }

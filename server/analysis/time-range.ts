@@ -11,10 +11,10 @@ export type ResolvedRange = { from: number; to: number; live: boolean };
 /** Read a range from URL search params; anything unreadable falls back to the default preset. */
 export function parseRange(params: { get(name: string): string | null }): RangeSpec {
   const preset = params.get("range");
-  if (preset && preset in PRESETS) return { preset: preset as Preset };
+  if (preset && Object.hasOwn(PRESETS, preset)) return { preset: preset as Preset };
   const from = Number(params.get("from"));
   const to = Number(params.get("to"));
-  if (params.get("from") && params.get("to") && Number.isInteger(from) && Number.isInteger(to) && to > from && to - from <= MAX_SPAN_MS) {
+  if (params.get("from") && params.get("to") && Number.isInteger(from) && Number.isInteger(to) && from >= 0 && to > from && to - from <= MAX_SPAN_MS) {
     return { from, to };
   }
   return { preset: DEFAULT_PRESET };

@@ -259,7 +259,7 @@ export type ParseResult = { ok: true; event: TelemetryEvent } | { ok: false; err
 export function parseEvent(value: unknown): ParseResult {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, error: "event must be a JSON object" };
   const kind = (value as { kind?: unknown }).kind;
-  if (typeof kind !== "string" || !(kind in variants)) {
+  if (typeof kind !== "string" || !Object.hasOwn(variants, kind)) {
     return { ok: false, error: `kind: ${kind === undefined ? "is required" : `unknown kind ${JSON.stringify(String(kind).slice(0, 40))}`}` };
   }
   const result = variants[kind as EventKind].safeParse(value);
