@@ -1,0 +1,75 @@
+// Fast deterministic 64-bit block hashes built from two 32-bit murmur3 lanes. Block content is
+// abstract: a content id (an integer below 2^53) stands for the tokens of one block.
+
+const C1 = 0xcc9e2d51;
+const C2 = 0x1b873593;
+const TWO32 = 4294967296;
+
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+function round(h: number, k: number): number {
+  k = Math.imul(k, C1);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, C2);
+  h ^= k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+/** murmur3-style 32-bit hash of four 32-bit words under a seed. */
+export function mix4(seed: number, a: number, b: number, c: number, d: number): number {
+  let h = seed | 0;
+  h = round(h, a);
+  h = round(h, b);
+  h = round(h, c);
+  h = round(h, d);
+  return fmix(h ^ 16);
+}
+
+/** A content id (integer below 2^53) from a namespace and two integers. */
+export function contentId(namespace: number, a: number, b = 0): number {
+  const hi = mix4(0x3c6ef372, namespace, a, b, 1) & 0x1fffff;
+  const lo = mix4(0xa54ff53a, namespace, a, b, 2);
+  return hi * TWO32 + lo;
+}
+
+/** Hash of a content id combined with a token offset: the id of a block built from several parts. */
+export function combineContent(acc: number, part: number, offset: number): number {
+  const hi = mix4(0x510e527f, Math.floor(acc / TWO32), acc >>> 0, Math.floor(part / TWO32) ^ offset, part >>> 0) & 0x1fffff;
+  const lo = mix4(0x9b05688c, Math.floor(acc / TWO32), acc >>> 0, Math.floor(part / TWO32), (part >>> 0) ^ offset);
+  return hi * TWO32 + lo;
+}
+
+/** A 64-bit hash as two unsigned 32-bit halves. */
+export type Hash64 = { hi: number; lo: number };
+
+/** Chained sequence hash: hash of the parent's hash and this block's content (parent 0,0 = root). */
+export function chainHash(parentHi: number, parentLo: number, content: number, out: Hash64): Hash64 {
+  const cHi = Math.floor(content / TWO32);
+  const cLo = content >>> 0;
+  out.hi = mix4(0x6a09e667, parentHi, parentLo, cHi, cLo);
+  out.lo = mix4(0xbb67ae85, parentLo, parentHi, cLo, cHi);
+  return out;
+}
+
+/** Content-only (local) hash of one block. */
+export function localHash(content: number, out: Hash64): Hash64 {
+  const cHi = Math.floor(content / TWO32);
+  const cLo = content >>> 0;
+  out.hi = mix4(0x1f83d9ab, cHi, cLo, 0x5be0cd19, 0);
+  out.lo = mix4(0x5be0cd19, cLo, cHi, 0x1f83d9ab, 0);
+  return out;
+}
+
+/** The u64 decimal string of a hash. */
+export function toDecimal(hi: number, lo: number): string {
+  if (hi < 0x200000) return String(hi * TWO32 + lo);
+  return ((BigInt(hi) << 32n) | BigInt(lo)).toString();
+}

@@ -1,0 +1,115 @@
+import { chainHash, combineContent, localHash, toDecimal, type Hash64 } from "./hashing";
+
+// A trajectory's prompt as abstract content: parts (content id + token count) packed into blocks of
+// blockSize tokens. Only full blocks are hashed, as in vLLM/Dynamo.
+
+export const SEGMENT_NAMES = ["system_prompt", "tool_definitions", "conversation", "subagent_state"] as const;
+export type Segment = (typeof SEGMENT_NAMES)[number];
+export const SEG_SYSTEM = 0;
+export const SEG_TOOLS = 1;
+export const SEG_CONVERSATION = 2;
+export const SEG_SUBAGENT = 3;
+
+export class TokenStream {
+  readonly contents: number[] = [];
+  /** Segment code of each full block (the segment of its first token). */
+  readonly segments: number[] = [];
+  tokens = 0;
+  private tailContent = 0;
+  private tailLen = 0;
+  private tailSegment = 0;
+
+  constructor(readonly blockSize: number) {}
+
+  /** Append a part of `count` tokens whose content is identified by `part`. */
+  append(part: number, count: number, segment: number): void {
+    const bs = this.blockSize;
+    let offset = 0;
+    let left = count;
+    while (left > 0) {
+      if (this.tailLen === 0) {
+        this.tailContent = 0;
+        this.tailSegment = segment;
+      }
+      const take = Math.min(bs - this.tailLen, left);
+      this.tailContent = combineContent(this.tailContent, part, offset);
+      offset += take;
+      left -= take;
+      this.tailLen += take;
+      if (this.tailLen === bs) {
+        this.contents.push(this.tailContent);
+        this.segments.push(this.tailSegment);
+        this.tailLen = 0;
+      }
+    }
+    this.tokens += count;
+  }
+
+  clone(): TokenStream {
+    const copy = new TokenStream(this.blockSize);
+    copy.contents.push(...this.contents);
+    copy.segments.push(...this.segments);
+    copy.tokens = this.tokens;
+    copy.tailContent = this.tailContent;
+    copy.tailLen = this.tailLen;
+    copy.tailSegment = this.tailSegment;
+    return copy;
+  }
+}
+
+const scratch: Hash64 = { hi: 0, lo: 0 };
+
+/**
+ * Sequence and local hashes of a stream's full blocks, computed incrementally. `firstBlock`, when
+ * set, replaces block 0's content (a per-session billing header the frontend did not strip).
+ */
+export class HashView {
+  readonly hi: number[] = [];
+  readonly lo: number[] = [];
+  readonly seq: string[] = [];
+  readonly local: string[] = [];
+
+  constructor(readonly firstBlock: number | null) {}
+
+  /** Hash blocks up to the stream's current length. */
+  extend(stream: TokenStream, shared?: HashView): void {
+    const contents = stream.contents;
+    for (let i = this.seq.length; i < contents.length; i++) {
+      const content = i === 0 && this.firstBlock !== null ? this.firstBlock : contents[i]!;
+      const pHi = i === 0 ? 0 : this.hi[i - 1]!;
+      const pLo = i === 0 ? 0 : this.lo[i - 1]!;
+      chainHash(pHi, pLo, content, scratch);
+      this.hi.push(scratch.hi);
+      this.lo.push(scratch.lo);
+      this.seq.push(toDecimal(scratch.hi, scratch.lo));
+      if (shared && i < shared.local.length && (i > 0 || this.firstBlock === null)) {
+        this.local.push(shared.local[i]!);
+      } else {
+        localHash(content, scratch);
+        this.local.push(toDecimal(scratch.hi, scratch.lo));
+      }
+    }
+  }
+
+  /** A copy sharing the hash strings (strings are immutable; arrays are not shared). */
+  clone(): HashView {
+    const copy = new HashView(this.firstBlock);
+    copy.hi.push(...this.hi);
+    copy.lo.push(...this.lo);
+    copy.seq.push(...this.seq);
+    copy.local.push(...this.local);
+    return copy;
+  }
+}
+
+/** A shared prompt prefix (system prompt + tool definitions) hashed once and copied per trajectory. */
+export type SharedPrefix = { stream: TokenStream; view: HashView };
+
+/** Build a shared prefix from its parts. */
+export function buildPrefix(blockSize: number, parts: readonly (readonly [part: number, tokens: number, segment: number])[]): SharedPrefix {
+  const stream = new TokenStream(blockSize);
+  for (const [part, tokens, segment] of parts) stream.append(part, tokens, segment);
+  const view = new HashView(null);
+  view.extend(stream);
+  return { stream, view };
+}
