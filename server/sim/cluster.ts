@@ -1,0 +1,281 @@
+import type { AutoscalingPolicy, RoutingPolicy } from "../control/policies";
+import { PrefixIndex } from "./block-pool";
+import { decide, type PlannerRole } from "./planner";
+import type { Rng } from "./prng";
+import { chooseWorker, type CandidateLoad } from "./router";
+import type { EventBody, SimRequest, WorkerRole, WorkerTiming } from "./types";
+import { Worker, type WorkerHost } from "./worker";
+
+// The workers, the router in front of them and the planner that resizes them. Workers join cold
+// (worker.up after a startup delay) and leave drained (kv.cleared + worker.down).
+
+export interface CoreHost {
+  readonly now: number;
+  at(t: number, run: () => void): void;
+  emit(event: EventBody): void;
+  routing(): RoutingPolicy;
+  autoscaling(): AutoscalingPolicy;
+  requestFinished(req: SimRequest): void;
+}
+
+export type ClusterConfig = {
+  model: string;
+  blockSize: number;
+  timing: WorkerTiming;
+  startupMs: number;
+  kvBlocks: Record<WorkerRole, number>;
+  initial: Partial<Record<WorkerRole, number>>;
+};
+
+export const MAX_WORKERS = 32;
+const MAX_HASHES_PER_EVENT = 16_384;
+
+export class Cluster implements WorkerHost {
+  readonly index = new PrefixIndex();
+  readonly workers: Worker[] = [];
+  readonly roles: PlannerRole[];
+  private freeSlots = Array.from({ length: MAX_WORKERS }, (_, i) => i);
+  private counter = 0;
+  private parked: SimRequest[] = [];
+  private parkedDecode: SimRequest[] = [];
+  private samples = new Map<PlannerRole, { sum: number; n: number }>();
+  private lastChange = new Map<PlannerRole, number>();
+  private overlap: number[] = new Array(MAX_WORKERS).fill(0);
+
+  constructor(
+    private host: CoreHost,
+    readonly config: ClusterConfig,
+    private rng: Rng,
+  ) {
+    this.roles = (["aggregated", "prefill", "decode"] as const).filter((r) => (config.initial[r] ?? 0) > 0);
+    if (this.roles.includes("prefill") !== this.roles.includes("decode")) throw new Error("disaggregated serving needs prefill and decode workers");
+  }
+
+  get now(): number {
+    return this.host.now;
+  }
+
+  at(t: number, run: () => void): void {
+    this.host.at(t, run);
+  }
+
+  /** Bring up the initial workers, ready at once. */
+  start(): void {
+    for (const role of this.roles) this.lastChange.set(role, this.now);
+    for (const role of this.roles) for (let i = 0; i < this.config.initial[role]!; i++) this.addWorker(role, true);
+  }
+
+  private get entryRole(): WorkerRole {
+    return this.roles.includes("aggregated") ? "aggregated" : "prefill";
+  }
+
+  private addWorker(role: WorkerRole, immediate: boolean): void {
+    const slot = this.freeSlots.shift();
+    if (slot === undefined) return;
+    const w = new Worker(`w${++this.counter}`, role, slot, this.config.kvBlocks[role], this.index, this.config.blockSize, this.config.timing, this);
+    this.workers.push(w);
+    if (immediate) this.ready(w);
+    else this.at(this.now + this.config.startupMs, () => this.ready(w));
+  }
+
+  private ready(w: Worker): void {
+    if (w.state !== "starting") return;
+    w.state = "ready";
+    this.host.emit({ kind: "worker.up", ts: ms(this.now), worker_id: w.id, role: w.role, model: this.config.model, kv_total_blocks: w.pool.capacity, block_size: this.config.blockSize });
+    const parked = w.role === "decode" ? this.parkedDecode.splice(0) : this.parked.splice(0);
+    for (const req of parked) (w.role === "decode" ? this.handoff(req) : this.route(req));
+  }
+
+  /** Route a request among the ready entry workers (all of them if every one is busy). */
+  route(req: SimRequest): void {
+    const ready = this.workers.filter((w) => w.state === "ready" && w.role === this.entryRole);
+    if (ready.length === 0) {
+      this.parked.push(req);
+      return;
+    }
+    let mask = 0;
+    for (const w of ready) mask |= w.bit;
+    this.index.overlaps(req.view.seq, req.nBlocks, mask, this.overlap);
+    const policy = this.host.routing();
+    const bs = this.config.blockSize;
+    const loads: CandidateLoad[] = ready.map((w) => ({
+      worker_id: w.id,
+      overlap_blocks: this.overlap[w.slot]!,
+      prefill_blocks: Math.ceil(w.pendingPrefillTokens / bs) + req.nBlocks,
+      decode_blocks: w.pool.active,
+      busy: isBusy(w, policy),
+    }));
+    const { chosen, candidates } = chooseWorker(loads, policy, this.rng);
+    const w = ready[chosen]!;
+    this.host.emit({
+      kind: "route.decision",
+      ts: ms(this.now),
+      request_id: req.id,
+      session_id: req.sessionId,
+      trajectory_id: req.trajectoryId,
+      prompt_blocks: req.nBlocks,
+      chosen_worker_id: w.id,
+      candidates,
+      overlap_credit: policy.overlap_credit,
+      prefill_load_scale: policy.prefill_load_scale,
+      temperature: policy.temperature,
+    });
+    w.enqueue(req, Math.max(0, req.inputTokens - loads[chosen]!.overlap_blocks * bs));
+  }
+
+  stored(w: Worker, req: SimRequest, created: number[]): void {
+    const { seq, local } = req.view;
+    let start = 0;
+    for (let k = 1; k <= created.length; k++) {
+      const i = created[k - 1]!;
+      const next = created[k];
+      const cls = req.classes[req.segments[i]!]!;
+      const breaks = next === undefined || next !== i + 1 || req.classes[req.segments[next]!] !== cls || k - start >= MAX_HASHES_PER_EVENT;
+      if (!breaks) continue;
+      const from = created[start]!;
+      this.host.emit({
+        kind: "kv.stored",
+        ts: ms(this.now),
+        worker_id: w.id,
+        block_hashes: seq.slice(from, i + 1),
+        parent_hash: from > 0 ? seq[from - 1]! : null,
+        local_hashes: local.slice(from, i + 1),
+        retention_class: cls.name,
+        session_id: req.sessionId,
+      });
+      start = k;
+    }
+  }
+
+  flushRemoved(w: Worker): void {
+    for (const [reason, hashes] of w.pool.drainRemoved()) {
+      for (let i = 0; i < hashes.length; i += MAX_HASHES_PER_EVENT) {
+        this.host.emit({ kind: "kv.removed", ts: ms(this.now), worker_id: w.id, block_hashes: hashes.slice(i, i + MAX_HASHES_PER_EVENT), reason });
+      }
+    }
+  }
+
+  /** Report removals of every worker (after lifecycle evictions). */
+  flushAll(): void {
+    for (const w of this.workers) this.flushRemoved(w);
+  }
+
+  handoff(req: SimRequest): void {
+    let best: Worker | null = null;
+    for (const w of this.workers) {
+      if (w.role !== "decode" || w.state !== "ready") continue;
+      if (!best || w.pool.active + w.waiting * 64 < best.pool.active + best.waiting * 64) best = w;
+    }
+    if (best) best.acceptDecode(req);
+    else this.parkedDecode.push(req);
+  }
+
+  finished(req: SimRequest): void {
+    this.host.requestFinished(req);
+  }
+
+  drained(w: Worker): void {
+    if (w.state !== "draining") return;
+    w.state = "down";
+    if (w.pool.clear() > 0) this.host.emit({ kind: "kv.cleared", ts: ms(this.now), worker_id: w.id });
+    this.host.emit({ kind: "worker.down", ts: ms(this.now), worker_id: w.id, reason: "scaled down by the planner" });
+    this.release(w);
+  }
+
+  private release(w: Worker): void {
+    this.workers.splice(this.workers.indexOf(w), 1);
+    this.freeSlots.push(w.slot);
+    this.freeSlots.sort((a, b) => a - b);
+  }
+
+  /** Once per simulated second: TTL expiry, worker.stats, planner samples. */
+  statsTick(): void {
+    const now = this.now;
+    for (const w of this.workers.slice()) {
+      if (!w.up) continue;
+      w.tick(now);
+      if (!w.up) continue;
+      this.host.emit({
+        kind: "worker.stats",
+        ts: ms(now),
+        worker_id: w.id,
+        kv_active_blocks: w.pool.active,
+        kv_total_blocks: w.pool.capacity,
+        requests_running: w.running,
+        requests_waiting: w.waiting,
+        prefix_query_tokens: String(w.queryTokens),
+        prefix_hit_tokens: String(w.hitTokens),
+      });
+    }
+    for (const role of this.roles) {
+      const ready = this.workers.filter((w) => w.role === role && w.state === "ready");
+      if (!ready.length) continue;
+      let value = 0;
+      if (role === "prefill") {
+        for (const w of ready) value += w.pendingPrefillTokens;
+        value = value / (ready.length * this.config.timing.prefillTokensPerSecond);
+      } else {
+        for (const w of ready) value += w.pool.active / w.pool.capacity;
+        value /= ready.length;
+      }
+      const s = this.samples.get(role) ?? { sum: 0, n: 0 };
+      s.sum += value;
+      s.n++;
+      this.samples.set(role, s);
+    }
+  }
+
+  /** One planner adjustment: a decision per role, emitted whether or not it acts. */
+  plannerTick(): void {
+    const policy = this.host.autoscaling();
+    for (const role of this.roles) {
+      const s = this.samples.get(role);
+      this.samples.delete(role);
+      const replicas = this.workers.filter((w) => w.role === role && (w.state === "ready" || w.state === "starting")).length;
+      const d = decide({
+        role,
+        observed: s && s.n ? s.sum / s.n : null,
+        replicas,
+        gpusInUse: this.workers.length,
+        policy,
+        now: this.now,
+        lastChangeAt: this.lastChange.get(role) ?? null,
+        maxWorkers: MAX_WORKERS,
+      });
+      this.host.emit({ kind: "planner.decision", ts: ms(this.now), ...d });
+      if (d.action === "none") continue;
+      this.lastChange.set(role, this.now);
+      if (d.action === "scale_up") this.addWorker(role, false);
+      else this.scaleDown(role);
+    }
+  }
+
+  private scaleDown(role: WorkerRole): void {
+    const starting = this.workers.filter((w) => w.role === role && w.state === "starting");
+    if (starting.length) {
+      const w = starting[starting.length - 1]!;
+      w.state = "down";
+      this.release(w);
+      return;
+    }
+    const ready = this.workers.filter((w) => w.role === role && w.state === "ready");
+    if (ready.length <= 1) return;
+    let victim = ready[0]!;
+    for (const w of ready) if (w.running + w.waiting <= victim.running + victim.waiting) victim = w;
+    victim.state = "draining";
+    victim.pump();
+  }
+}
+
+function isBusy(w: Worker, policy: RoutingPolicy): boolean {
+  const b = policy.busy;
+  if (b.active_decode_blocks_threshold !== null && w.pool.active / w.pool.capacity > b.active_decode_blocks_threshold) return true;
+  if (b.active_prefill_tokens_threshold !== null && w.pendingPrefillTokens > b.active_prefill_tokens_threshold) return true;
+  if (b.active_prefill_tokens_threshold_frac !== null && w.pendingPrefillTokens > b.active_prefill_tokens_threshold_frac * w.timing.maxBatchedTokens) return true;
+  return false;
+}
+
+/** Simulated time as integer Unix ms. */
+export function ms(t: number): number {
+  return Math.round(t);
+}

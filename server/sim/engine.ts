@@ -1,0 +1,263 @@
+import {
+  POLICY_KINDS,
+  validatePolicy,
+  type AutoscalingPolicy,
+  type FrontendPolicy,
+  type PolicyDocuments,
+  type PolicyError,
+  type PolicyKind,
+  type RoutingPolicy,
+} from "../control/policies";
+import type { TelemetryEventInput } from "../ingest/events";
+import type { AgentHost, Session, ToolCall, Trajectory, TurnPlan } from "./agent";
+import type { RetentionClass } from "./block-pool";
+import { Cluster, ms, type CoreHost } from "./cluster";
+import type { HarnessProfile } from "./harness";
+import { EventQueue } from "./heap";
+import { hashString, Rng } from "./prng";
+import { RetentionClasses } from "./retention";
+import type { Scenario } from "./scenarios";
+import { buildPrefix, SEG_SYSTEM, SEG_TOOLS, type SharedPrefix } from "./stream";
+import type { AgentRole, EventBody, PolicyVersions, SimRequest } from "./types";
+import { Workload } from "./workload";
+import { contentId } from "./hashing";
+import { reasoningEvents, requestEvent, toolEvent } from "./event-builders";
+
+// The deterministic discrete-event core: a seeded PRNG, a queue of timed callbacks and simulated
+// time passed in by the caller (runUntil). No I/O: events go to a sink, policies come in as calls.
+
+export type PolicyState = { version: number; document: unknown; applied_at: number };
+export type PolicyAck =
+  | { ok: true; kind: PolicyKind; version: number; status: "applied"; applied_at: number }
+  | { ok: false; kind: PolicyKind; version: number; status: "rejected"; errors: PolicyError[] };
+
+export type SimulationOptions = {
+  scenario: Scenario;
+  seed: number;
+  /** Unix ms of simulated time zero. */
+  startMs: number;
+};
+
+const ABBREV: Record<string, string> = {
+  "worker.up": "wu",
+  "worker.down": "wd",
+  "worker.stats": "ws",
+  "kv.stored": "ks",
+  "kv.removed": "kr",
+  "kv.cleared": "kc",
+  "route.decision": "rd",
+  request: "rq",
+  tool: "tl",
+  reasoning: "rs",
+  "planner.decision": "pd",
+  "policy.ack": "pa",
+};
+
+/** The run's id prefix, derived from seed and start so that a rerun re-sends the same ids. */
+export function runPrefix(seed: number, startMs: number): string {
+  return hashString(`${seed}:${startMs}`).toString(36).padStart(7, "0");
+}
+
+export class Simulation implements AgentHost, CoreHost {
+  now: number;
+  readonly salt: number;
+  readonly run: string;
+  readonly cluster: Cluster;
+  readonly workload: Workload;
+  readonly startMs: number;
+  versions: PolicyVersions;
+  private docs: PolicyDocuments;
+  private states: Record<PolicyKind, PolicyState>;
+  private retention: RetentionClasses;
+  private queue = new EventQueue();
+  private seq = 0;
+  private ids = 0;
+  private prefixes = new Map<string, SharedPrefix>();
+  private sink: (event: TelemetryEventInput) => void = () => {};
+  private started = false;
+
+  constructor(readonly options: SimulationOptions) {
+    const { scenario, seed, startMs } = options;
+    this.now = startMs;
+    this.startMs = startMs;
+    this.run = runPrefix(seed, startMs);
+    this.salt = hashString(`salt:${seed}`);
+    const root = new Rng(seed);
+    const initial = {} as PolicyDocuments;
+    for (const kind of POLICY_KINDS) {
+      const result = validatePolicy(kind, scenario.policies?.[kind] ?? {});
+      if (!result.ok) throw new Error(`scenario ${scenario.name}: invalid ${kind} policy: ${result.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+      (initial as Record<PolicyKind, unknown>)[kind] = result.document;
+    }
+    this.docs = initial;
+    this.states = Object.fromEntries(POLICY_KINDS.map((k) => [k, { version: 0, document: initial[k], applied_at: startMs }])) as Record<PolicyKind, PolicyState>;
+    this.versions = Object.freeze({ retention: 0, autoscaling: 0, routing: 0, frontend: 0 });
+    this.retention = new RetentionClasses(initial.retention);
+    this.cluster = new Cluster(
+      this,
+      {
+        model: scenario.model,
+        blockSize: scenario.blockSize,
+        timing: scenario.timing,
+        startupMs: scenario.startupSeconds * 1000,
+        kvBlocks: scenario.kvBlocks,
+        initial: scenario.workers,
+      },
+      root.derive("router"),
+    );
+    this.workload = new Workload(this, scenario.kinds, root.derive("workload"));
+  }
+
+  /** Where emitted events go (in simulated-time order). */
+  setSink(sink: (event: TelemetryEventInput) => void): void {
+    this.sink = sink;
+  }
+
+  /** Process every callback due at or before `t` (Unix ms), then stand at `t`. */
+  runUntil(t: number): void {
+    if (!this.started) this.begin();
+    const q = this.queue;
+    while (q.peekTime() <= t) {
+      const e = q.pop()!;
+      this.now = e.t;
+      e.run();
+    }
+    if (t > this.now) this.now = t;
+  }
+
+  private begin(): void {
+    this.started = true;
+    this.cluster.start();
+    this.every(1000, () => {
+      this.cluster.statsTick();
+      const elapsed = (this.now - this.startMs) / 1000;
+      this.workload.tick(this.options.scenario.sessions(elapsed), elapsed < 60);
+    });
+    const plan = () => {
+      this.cluster.plannerTick();
+      this.at(this.now + this.docs.autoscaling.adjustment_interval_seconds * 1000, plan);
+    };
+    this.at(this.startMs + this.docs.autoscaling.adjustment_interval_seconds * 1000, plan);
+    this.workload.tick(this.options.scenario.sessions(0), true);
+  }
+
+  private every(periodMs: number, run: () => void): void {
+    const loop = () => {
+      run();
+      this.at(this.now + periodMs, loop);
+    };
+    this.at(this.startMs + periodMs, loop);
+  }
+
+  at(t: number, run: () => void): void {
+    this.queue.push(t < this.now ? this.now : t, run);
+  }
+
+  emit(body: EventBody): void {
+    this.sink({ id: `${this.run}-${ABBREV[body.kind]}-${++this.seq}`, ...body } as TelemetryEventInput);
+  }
+
+  nextId(prefix: string): string {
+    return `${this.run}-${prefix}${++this.ids}`;
+  }
+
+  /** The policy state of every kind. */
+  policies(): Record<PolicyKind, PolicyState> {
+    return { ...this.states };
+  }
+
+  /** Replace a kind's start configuration (version 0) before the run begins. */
+  configure(kind: PolicyKind, document: unknown): { ok: true } | { ok: false; errors: PolicyError[] } {
+    if (this.started) throw new Error("configure() is for the start configuration");
+    const result = validatePolicy(kind, document);
+    if (!result.ok) return result;
+    (this.docs as Record<PolicyKind, unknown>)[kind] = result.document;
+    this.states[kind] = { version: 0, document: result.document, applied_at: this.startMs };
+    if (kind === "retention") this.retention = new RetentionClasses(this.docs.retention);
+    return { ok: true };
+  }
+
+  /** Validate and apply a policy version now; emits policy.ack either way. */
+  applyPolicy(kind: PolicyKind, version: number, document: unknown): PolicyAck {
+    const current = this.states[kind];
+    const result = validatePolicy(kind, document);
+    let errors: PolicyError[] = result.ok ? [] : result.errors;
+    if (!Number.isInteger(version) || version < 0 || version > 1e9) errors = [{ path: "version", message: "must be an integer between 0 and 1000000000" }, ...errors];
+    else if (version < current.version) errors = [{ path: "version", message: `is older than the applied version ${current.version}` }, ...errors];
+    else if (result.ok && version === current.version && JSON.stringify(result.document) !== JSON.stringify(current.document)) {
+      errors = [{ path: "version", message: `version ${version} is already applied with a different document` }];
+    }
+    const ts = ms(this.now);
+    if (errors.length || !result.ok) {
+      const message = errors.map((e) => `${e.path || "document"}: ${e.message}`).join("; ").slice(0, 2048);
+      this.emit({ kind: "policy.ack", ts, target: "sim", policy_kind: kind, version: Number.isInteger(version) && version >= 0 && version <= 1e9 ? version : 0, status: "rejected", message });
+      return { ok: false, kind, version, status: "rejected", errors };
+    }
+    (this.docs as Record<PolicyKind, unknown>)[kind] = result.document;
+    this.states[kind] = { version, document: result.document, applied_at: ts };
+    this.versions = Object.freeze({ ...this.versions, [kind]: version });
+    if (kind === "retention") this.retention = new RetentionClasses(this.docs.retention);
+    this.emit({ kind: "policy.ack", ts, target: "sim", policy_kind: kind, version, status: "applied" });
+    return { ok: true, kind, version, status: "applied", applied_at: ts };
+  }
+
+  routing(): RoutingPolicy {
+    return this.docs.routing;
+  }
+
+  autoscaling(): AutoscalingPolicy {
+    return this.docs.autoscaling;
+  }
+
+  frontend(): FrontendPolicy {
+    return this.docs.frontend;
+  }
+
+  classes(sessionType: string, role: AgentRole): readonly RetentionClass[] {
+    return this.retention.forAgent(sessionType, role);
+  }
+
+  prefix(profile: HarnessProfile, subagent: boolean): SharedPrefix {
+    const key = `${profile.harness}:${profile.promptNamespace}:${subagent}:${profile.systemTokens}:${profile.toolTokens}`;
+    let p = this.prefixes.get(key);
+    if (!p) {
+      const ns = profile.promptNamespace;
+      const system: [number, number, number] = subagent ? [contentId(ns, 2), profile.subagentSystemTokens, SEG_SYSTEM] : [contentId(ns, 1), profile.systemTokens, SEG_SYSTEM];
+      p = buildPrefix(this.options.scenario.blockSize, [system, [contentId(ns, 3), profile.toolTokens, SEG_TOOLS]]);
+      this.prefixes.set(key, p);
+    }
+    return p;
+  }
+
+  submit(req: SimRequest): void {
+    this.cluster.route(req);
+  }
+
+  requestFinished(req: SimRequest): void {
+    this.emit(requestEvent(req, this.options.scenario));
+    req.onDone(req);
+  }
+
+  emitTurnEvents(_traj: Trajectory, req: SimRequest, plan: TurnPlan): void {
+    for (const e of reasoningEvents(req, plan)) this.emit(e);
+  }
+
+  emitTool(traj: Trajectory, call: ToolCall): void {
+    this.emit(toolEvent(traj, call));
+  }
+
+  trajectoryEnded(traj: Trajectory): void {
+    let any = false;
+    for (const b of traj.stored) any = b.pool.evictOnEnd(b, "agent_end") || any;
+    if (any) this.cluster.flushAll();
+  }
+
+  sessionEnded(session: Session): void {
+    let any = false;
+    for (const traj of session.trajectories) {
+      for (const b of traj.stored) any = b.pool.evictOnEnd(b, "session_end") || any;
+    }
+    if (any) this.cluster.flushAll();
+    this.workload.ended();
+  }
+}

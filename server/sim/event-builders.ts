@@ -1,0 +1,86 @@
+import type { ToolCall, Trajectory, TurnPlan } from "./agent";
+import { ms } from "./cluster";
+import type { Scenario } from "./scenarios";
+import type { EventBody, SimRequest } from "./types";
+
+// Telemetry events (DESIGN.md §3) built from the core's objects; times are rounded to Unix ms.
+
+/** The request event of a finished model call. */
+export function requestEvent(req: SimRequest, scenario: Pick<Scenario, "model" | "blockSize">): EventBody {
+  const finished = req.finishedAt ?? req.arrivedAt;
+  const status = req.outcome;
+  return {
+    kind: "request",
+    ts: ms(finished),
+    request_id: req.id,
+    session_id: req.sessionId,
+    trajectory_id: req.trajectoryId,
+    ...(req.parentTrajectoryId ? { parent_trajectory_id: req.parentTrajectoryId } : {}),
+    session_type: req.sessionType,
+    harness: req.harness,
+    api: req.api,
+    model: scenario.model,
+    ...(req.workerId ? { worker_id: req.workerId } : {}),
+    arrived_at: ms(req.arrivedAt),
+    ...(req.firstTokenAt !== null && status !== "error" ? { first_token_at: ms(req.firstTokenAt) } : {}),
+    finished_at: ms(finished),
+    input_tokens: req.inputTokens,
+    cached_tokens: req.cachedTokens,
+    output_tokens: req.outputTokens,
+    ...(req.reasoningTokens > 0 ? { reasoning_tokens: req.reasoningTokens } : {}),
+    finish_reason: req.finishReason,
+    status,
+    agent_hints: req.hints,
+    block_size: scenario.blockSize,
+    sequence_hashes: req.view.seq.slice(0, req.nBlocks),
+    local_hashes: req.view.local.slice(0, req.nBlocks),
+    policy_versions: req.policyVersions,
+  };
+}
+
+/** Reasoning spans of a turn, each linked to the tool call it precedes. */
+export function reasoningEvents(req: SimRequest, plan: TurnPlan): EventBody[] {
+  if (req.reasoningTokens <= 0 || req.firstTokenAt === null || req.finishedAt === null || req.outcome === "error") return [];
+  const first = req.firstTokenAt;
+  const span = req.finishedAt - first;
+  const share = req.reasoningTokens / Math.max(1, req.outputTokens);
+  const calls = plan.tools;
+  const n = Math.max(1, calls.length);
+  const out: EventBody[] = [];
+  for (let k = 0; k < n; k++) {
+    const start = first + span * (k / n) * 0.95;
+    const end = start + ((span * 0.95) / n) * share;
+    const call = calls[k];
+    out.push({
+      kind: "reasoning",
+      ts: ms(req.finishedAt),
+      request_id: req.id,
+      ...(call ? { tool_call_id: call.id } : {}),
+      tokens: k === n - 1 ? req.reasoningTokens - Math.floor(req.reasoningTokens / n) * (n - 1) : Math.floor(req.reasoningTokens / n),
+      started_at: ms(start),
+      ended_at: ms(end),
+    });
+  }
+  return out;
+}
+
+/** A finished tool call. */
+export function toolEvent(traj: Trajectory, call: ToolCall): EventBody {
+  return {
+    kind: "tool",
+    ts: ms(call.endedAt),
+    session_id: traj.session.id,
+    trajectory_id: traj.id,
+    request_id: call.requestId,
+    tool_call_id: call.id,
+    name: call.spec.name,
+    dispatched_at: ms(call.dispatchedAt),
+    started_at: ms(call.startedAt),
+    ended_at: ms(call.endedAt),
+    status: call.failed ? "error" : "succeeded",
+    output_bytes: call.sentBytes,
+    output_tokens: call.tokens,
+    truncated: call.truncated,
+    ...(call.budget ? { budget: { unit: call.budget.unit, limit: call.budget.limit } } : {}),
+  };
+}
