@@ -1,0 +1,137 @@
+import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { pathToFileURL } from "node:url";
+import { isPolicyKind, POLICY_KINDS } from "../control/policies";
+import { parseArgs, USAGE, type CliOptions } from "./args";
+import { createControlServer } from "./control-api";
+import { SimController } from "./controller";
+import { Delivery } from "./delivery";
+import { Simulation } from "./engine";
+import { NdjsonFile } from "./ndjson-file";
+import { runSimulation } from "./runner";
+import { scenarioByName } from "./scenarios";
+
+// Entry point of the simulated cluster: `npm run sim -- --help`. The engine is pure; this file
+// owns the I/O: the NDJSON file, delivery to the dashboard, the control API and signals.
+
+export type CliIo = { log: (line: string) => void; env: Record<string, string | undefined>; handleSignals: boolean };
+
+/** Run the simulator with command-line arguments; resolves to the process exit code. */
+export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
+  const log = io.log ?? ((line: string) => console.error(line));
+  const parsed = parseArgs(argv, io.env ?? process.env);
+  if (!parsed.ok) {
+    log(`sim: ${parsed.error}\n\n${USAGE}`);
+    return 2;
+  }
+  const o = parsed.options;
+  if (o.help) {
+    log(USAGE);
+    return 0;
+  }
+  const startMs = o.startMs ?? Math.floor(Date.now() / 1000) * 1000;
+  const sim = new Simulation({ scenario: scenarioByName(o.scenario)!, seed: o.seed, startMs });
+  if (o.policies) {
+    const error = loadPolicies(sim, o.policies);
+    if (error) {
+      log(`sim: ${error}`);
+      return 1;
+    }
+  }
+
+  const file = o.out ? new NdjsonFile(o.out) : null;
+  const delivery = o.dashboard ? new Delivery({ url: `${o.dashboard}/api/ingest`, token: o.token!, log }) : null;
+  let events = 0;
+  sim.setSink((event) => {
+    const line = JSON.stringify(event);
+    events++;
+    file?.write(line);
+    delivery?.push(line);
+  });
+  delivery?.start();
+
+  const controller = new SimController(sim);
+  const wall0 = performance.now();
+  let server: Server | null = null;
+  if (o.controlPort !== null) {
+    server = createControlServer({
+      target: controller,
+      token: o.controlToken!,
+      status: () => ({ scenario: o.scenario, seed: o.seed, sim_time: Math.round(sim.now), events, delivery: delivery?.stats ?? null }),
+    });
+    const address = await listen(server, o.controlPort, o.controlHost);
+    log(`sim: control API on http://${o.controlHost}:${address.port}/control/policies`);
+  }
+
+  const abort = new AbortController();
+  const stop = () => abort.abort();
+  if (io.handleSignals ?? false) {
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  }
+  log(`sim: scenario ${o.scenario}, seed ${o.seed}, start ${startMs}, ${describePace(o)}`);
+  try {
+    const endMs = o.durationSeconds === null ? null : startMs + o.durationSeconds * 1000;
+    const reached = await runSimulation({
+      controller,
+      pace: o.fast ? { kind: "fast" } : { kind: "live", speed: o.speed },
+      endMs,
+      signal: abort.signal,
+      ...(delivery ? { backpressure: () => delivery.backpressure() } : {}),
+    });
+    file?.close();
+    const wall = (performance.now() - wall0) / 1000;
+    const simulated = (reached - startMs) / 1000;
+    log(`sim: simulated ${simulated.toFixed(0)} s in ${wall.toFixed(1)} s (${(simulated / wall).toFixed(1)} x real time), ${events} events (${Math.round(events / wall)} per wall second)`);
+    if (delivery) await delivery.close(abort.signal.aborted ? 5_000 : 60_000);
+    return 0;
+  } finally {
+    if (io.handleSignals ?? false) {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+    }
+    if (server) await new Promise((resolve) => server!.close(resolve));
+  }
+}
+
+/** Apply a --policies file as the start configuration; returns an error message or null. */
+export function loadPolicies(sim: Simulation, path: string): string | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    return `--policies ${path}: ${err instanceof SyntaxError ? "not valid JSON" : "cannot be read"}`;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return `--policies ${path}: must be an object { ${POLICY_KINDS.join("?, ")}? }`;
+  const docs = value as Record<string, unknown>;
+  for (const key of Object.keys(docs)) if (!isPolicyKind(key)) return `--policies ${path}: unknown policy kind ${JSON.stringify(key)}`;
+  for (const kind of POLICY_KINDS) {
+    if (!(kind in docs)) continue;
+    const result = sim.configure(kind, docs[kind]);
+    if (!result.ok) return `--policies ${path}: invalid ${kind} policy: ${result.errors.map((e) => `${e.path || "(document)"}: ${e.message}`).join("; ")}`;
+  }
+  return null;
+}
+
+function describePace(o: CliOptions): string {
+  const pace = o.fast ? "as fast as possible" : `${o.speed} x real time`;
+  return `${pace}${o.durationSeconds === null ? ", until stopped" : `, ${o.durationSeconds} simulated s`}`;
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve(server.address() as AddressInfo));
+  });
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2), { handleSignals: true }).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error("sim: failed:", err instanceof Error ? err.message : String(err));
+      process.exit(1);
+    },
+  );
+}

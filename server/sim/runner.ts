@@ -1,0 +1,60 @@
+import { Pacer, type Pace } from "./clock";
+import type { SimController } from "./controller";
+
+// Drives a simulation against a pace until the end time (or forever), yielding to the event loop
+// between steps so the control API and delivery keep running. Fast runs advance in fixed
+// simulated steps so the output does not depend on how fast the machine is.
+
+export type RunOptions = {
+  controller: SimController;
+  pace: Pace;
+  /** Unix ms to stop at, or null to run until stopped. */
+  endMs: number | null;
+  /** Awaited between fast steps: delivery backpressure. */
+  backpressure?: () => Promise<void>;
+  signal?: AbortSignal;
+  /** Simulated ms per fast step. */
+  stepMs?: number;
+  /** Wall ms between live steps. */
+  tickMs?: number;
+};
+
+/** Run to the end time or until aborted; returns the simulated time reached. */
+export async function runSimulation(opts: RunOptions): Promise<number> {
+  const { controller, pace, endMs } = opts;
+  const sim = controller.sim;
+  const pacer = new Pacer(pace, sim.now);
+  const end = endMs ?? Infinity;
+  const step = opts.stepMs ?? 10_000;
+  const tick = opts.tickMs ?? 100;
+  while (sim.now < end && !opts.signal?.aborted) {
+    if (pace.kind === "fast") {
+      controller.advance(Math.min(end, sim.now + step));
+      if (opts.backpressure) await opts.backpressure();
+      await yieldNow();
+    } else {
+      controller.advance(Math.min(end, Math.max(sim.now, pacer.target())));
+      await sleep(tick, controller, opts.signal);
+    }
+  }
+  controller.drain();
+  return sim.now;
+}
+
+function yieldNow(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function sleep(ms: number, controller: SimController, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      controller.onPending(null);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    controller.onPending(done);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
