@@ -1,0 +1,189 @@
+import type { Db } from "../client";
+import { minuteOf } from "../../server/analysis/counters";
+import type { CounterSample } from "../../server/analysis/counters";
+import { bucketDeltas, type DecisionRow, type LifecycleKind, type RawBucket, type SeriesRow } from "../../server/analysis/workers";
+
+// Reads for the worker views. Every query takes a time range [from, to) (Unix ms) and is bounded.
+
+export const MAX_WORKERS = 500;
+const MAX_LIFECYCLE = 5_000;
+
+export type WorkerInfo = {
+  workerId: string;
+  role: string | null;
+  model: string | null;
+  blockSize: number | null;
+  kvTotalBlocks: number | null;
+  firstSeen: number;
+  lastSeen: number;
+  downReason: string | null;
+};
+export type LifecycleRow = { workerId: string; kind: LifecycleKind; ts: number };
+export type LatestSample = { workerId: string; ts: number; kvActive: number; kvTotal: number; running: number; waiting: number };
+export type PrefixTotals = { workerId: string; query: number; hit: number };
+
+const infoCols = `worker_id AS workerId, role, model, block_size AS blockSize, kv_total_blocks AS kvTotalBlocks,
+  first_seen AS firstSeen, last_seen AS lastSeen, down_reason AS downReason`;
+
+/** Workers with any telemetry overlapping [from, to], by id, at most `limit`. */
+export function workersInRange(db: Db, from: number, to: number, limit = MAX_WORKERS): WorkerInfo[] {
+  return db.$client
+    .prepare(`SELECT ${infoCols} FROM workers WHERE first_seen <= ? AND last_seen >= ? ORDER BY worker_id LIMIT ?`)
+    .all(to, from, limit) as WorkerInfo[];
+}
+
+/** One worker's identity row, or undefined when it was never seen. */
+export function workerById(db: Db, workerId: string): WorkerInfo | undefined {
+  return db.$client.prepare(`SELECT ${infoCols} FROM workers WHERE worker_id = ?`).get(workerId) as WorkerInfo | undefined;
+}
+
+/** worker.up/down events with from ≤ ts ≤ to, oldest first (optionally of one worker). */
+export function lifecycleInRange(db: Db, from: number, to: number, workerId?: string): LifecycleRow[] {
+  const one = workerId === undefined ? "" : "AND worker_id = @workerId";
+  return db.$client
+    .prepare(`SELECT worker_id AS workerId, kind, ts FROM worker_events WHERE ts >= @from AND ts <= @to ${one} ORDER BY ts LIMIT ${MAX_LIFECYCLE}`)
+    .all({ from, to, workerId }) as LifecycleRow[];
+}
+
+/** Each worker's latest worker.up/down event before `from` (optionally of one worker). */
+export function lifecycleBefore(db: Db, from: number, workerId?: string): LifecycleRow[] {
+  const one = workerId === undefined ? "" : "AND worker_id = @workerId";
+  return db.$client
+    .prepare(`SELECT worker_id AS workerId, kind, max(ts) AS ts FROM worker_events WHERE ts < @from ${one} GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`)
+    .all({ from, workerId }) as LifecycleRow[];
+}
+
+/**
+ * Each worker's latest sample with from ≤ ts ≤ to. Where raw samples have aged out, the latest
+ * per-minute rollup in range stands in (its means, timestamped at its minute).
+ */
+export function latestSamples(db: Db, workerIds: readonly string[], from: number, to: number): LatestSample[] {
+  const raw = db.$client.prepare(
+    `SELECT ts, kv_active_blocks AS kvActive, kv_total_blocks AS kvTotal, requests_running AS running, requests_waiting AS waiting
+     FROM worker_stats WHERE worker_id = ? AND ts >= ? AND ts <= ? ORDER BY ts DESC LIMIT 1`,
+  );
+  const rollup = db.$client.prepare(
+    `SELECT minute AS ts, kv_active_sum * 1.0 / samples AS kvActive, kv_total_sum * 1.0 / samples AS kvTotal,
+       running_sum * 1.0 / samples AS running, waiting_sum * 1.0 / samples AS waiting
+     FROM worker_stats_1m WHERE worker_id = ? AND minute >= ? AND minute <= ? ORDER BY minute DESC LIMIT 1`,
+  );
+  const out: LatestSample[] = [];
+  for (const workerId of workerIds.slice(0, MAX_WORKERS)) {
+    const s = (raw.get(workerId, from, to) ?? rollup.get(workerId, minuteOf(from), to)) as Omit<LatestSample, "workerId"> | undefined;
+    if (s) out.push({ workerId, ...s });
+  }
+  return out;
+}
+
+/** Prefix tokens queried and hit per worker, from the rollups of the minutes overlapping [from, to). */
+export function prefixByWorker(db: Db, from: number, to: number, workerId?: string): PrefixTotals[] {
+  const one = workerId === undefined ? "" : "AND worker_id = @workerId";
+  return db.$client
+    .prepare(
+      `SELECT worker_id AS workerId, sum(prefix_query_delta) AS query, sum(prefix_hit_delta) AS hit
+       FROM worker_stats_1m ${workerId === undefined ? "INDEXED BY worker_stats_1m_minute" : ""}
+       WHERE minute >= @fromMinute AND minute < @to ${one} GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`,
+    )
+    .all({ fromMinute: minuteOf(from), to, workerId }) as PrefixTotals[];
+}
+
+/** route.decision rows in [from, to). */
+export function decisionCount(db: Db, from: number, to: number): number {
+  return db.$client.prepare("SELECT count(*) FROM route_decisions WHERE ts >= ? AND ts < ?").pluck().get(from, to) as number;
+}
+
+/** Decisions in [from, to) each worker won (was chosen for), keyed by worker id. */
+export function decisionsWon(db: Db, workerIds: readonly string[], from: number, to: number): Map<string, number> {
+  const stmt = db.$client.prepare("SELECT count(*) FROM route_decisions WHERE chosen_worker_id = ? AND ts >= ? AND ts < ?").pluck();
+  return new Map(workerIds.slice(0, MAX_WORKERS).map((w) => [w, stmt.get(w, from, to) as number]));
+}
+
+/** Requests in [from, to) that a worker served. */
+export function requestsServed(db: Db, workerId: string, from: number, to: number): number {
+  return db.$client.prepare("SELECT count(*) FROM requests WHERE worker_id = ? AND arrived_at >= ? AND arrived_at < ?").pluck().get(workerId, from, to) as number;
+}
+
+export type LostScan = { scanned: number; lost: number; truncated: boolean; recent: DecisionRow[] };
+
+/**
+ * Among the latest `scanLimit` decisions in [from, to): how many the worker lost (a candidate, not chosen),
+ * and the most recent `recentLimit` of those rows. `truncated` when the range held more decisions than scanned.
+ */
+export function decisionsLost(db: Db, workerId: string, from: number, to: number, scanLimit = 20_000, recentLimit = 20): LostScan {
+  const needle = `"worker_id":${JSON.stringify(workerId)}`;
+  const latest = `SELECT ts, request_id, chosen_worker_id, candidates FROM route_decisions WHERE ts >= @from AND ts < @to ORDER BY ts DESC LIMIT @scanLimit`;
+  const counts = db.$client
+    .prepare(`SELECT count(*) AS scanned, coalesce(sum(chosen_worker_id <> @workerId AND instr(candidates, @needle) > 0), 0) AS lost FROM (${latest})`)
+    .get({ from, to, scanLimit, workerId, needle }) as { scanned: number; lost: number };
+  const recent = db.$client
+    .prepare(
+      `SELECT ts, request_id AS requestId, chosen_worker_id AS chosenWorkerId, candidates FROM (${latest})
+       WHERE chosen_worker_id <> @workerId AND instr(candidates, @needle) > 0 ORDER BY ts DESC LIMIT @recentLimit`,
+    )
+    .all({ from, to, scanLimit, workerId, needle, recentLimit }) as DecisionRow[];
+  return { ...counts, truncated: counts.scanned === scanLimit && decisionCount(db, from, to) > scanLimit, recent };
+}
+
+/** Blocks and events removed from a worker's cache in [from, to) per reason (kv.cleared counts as "cleared"). */
+export function removalsByReason(db: Db, workerId: string, from: number, to: number): { reason: string; blocks: number; events: number }[] {
+  return db.$client
+    .prepare(
+      `SELECT coalesce(reason, 'unknown') AS reason, sum(block_count) AS blocks, count(*) AS events FROM kv_events
+       WHERE worker_id = ? AND ts >= ? AND ts < ? AND op IN ('removed', 'cleared') GROUP BY 1 ORDER BY 2 DESC, 3 DESC, 1 LIMIT 50`,
+    )
+    .all(workerId, from, to) as { reason: string; blocks: number; events: number }[];
+}
+
+/** Blocks a worker stored in [from, to) per bucket of `step` ms and retention class (null: not reported). */
+export function storedByClass(db: Db, workerId: string, from: number, to: number, step: number): { t: number; retentionClass: string | null; blocks: number }[] {
+  return db.$client
+    .prepare(
+      `SELECT (ts - ts % @step) AS t, retention_class AS retentionClass, sum(block_count) AS blocks FROM kv_events
+       WHERE worker_id = @workerId AND ts >= @from AND ts < @to AND op = 'stored' GROUP BY 1, 2 ORDER BY 1 LIMIT 5000`,
+    )
+    .all({ workerId, from, to, step }) as { t: number; retentionClass: string | null; blocks: number }[];
+}
+
+/**
+ * Raw samples in [from, to) bucketed by `step` ms (epoch-aligned): gauge sums and each bucket's last counter sample,
+ * ordered by worker and time, plus each worker's last sample before `from` as the baseline for the first delta.
+ */
+export function rawBuckets(db: Db, opts: { from: number; to: number; step: number; workerId?: string }): { rows: RawBucket[]; baselines: Map<string, CounterSample> } {
+  const { from, to, step, workerId } = opts;
+  // All workers: scanning the ts index reads rows in roughly insertion order, far cheaper than per-worker seeks.
+  const sql = `SELECT worker_id AS workerId, ts - ts % @step AS t, count(*) AS samples, sum(kv_active_blocks) AS kvActive, sum(kv_total_blocks) AS kvTotal,
+      max(ts) AS lastTs, prefix_query_tokens AS lastQuery, prefix_hit_tokens AS lastHit
+    FROM worker_stats ${workerId === undefined ? "INDEXED BY worker_stats_ts" : ""}
+    WHERE ts >= @from AND ts < @to ${workerId === undefined ? "" : "AND worker_id = @workerId"}
+    GROUP BY worker_id, t ORDER BY worker_id, t LIMIT ${MAX_WORKERS * 200}`;
+  const rows = db.$client.prepare(sql).all({ from, to, step, workerId }) as RawBucket[];
+  const before = db.$client.prepare("SELECT ts, prefix_query_tokens AS query, prefix_hit_tokens AS hit FROM worker_stats WHERE worker_id = ? AND ts < ? ORDER BY ts DESC LIMIT 1");
+  const baselines = new Map<string, CounterSample>();
+  for (const w of new Set(rows.map((r) => r.workerId))) {
+    const b = before.get(w, from) as CounterSample | undefined;
+    if (b) baselines.set(w, b);
+  }
+  return { rows, baselines };
+}
+
+/** Per-minute rollups in [from, to) summed per worker and bucket of `step` ms (a whole number of minutes). */
+export function rollupBuckets(db: Db, opts: { from: number; to: number; step: number; workerId?: string }): SeriesRow[] {
+  const { from, to, step, workerId } = opts;
+  // All workers: the minute index keeps the scan to the range (the primary key would be walked whole for the grouping).
+  const sql = `SELECT worker_id AS workerId, minute - minute % @step AS t, sum(samples) AS samples, sum(kv_active_sum) AS kvActive,
+      sum(kv_total_sum) AS kvTotal, sum(prefix_query_delta) AS query, sum(prefix_hit_delta) AS hit
+    FROM worker_stats_1m ${workerId === undefined ? "INDEXED BY worker_stats_1m_minute" : ""}
+    WHERE minute >= @fromMinute AND minute < @to ${workerId === undefined ? "" : "AND worker_id = @workerId"}
+    GROUP BY worker_id, t LIMIT ${MAX_WORKERS * 200}`;
+  return db.$client.prepare(sql).all({ fromMinute: minuteOf(from), to, step, workerId }) as SeriesRow[];
+}
+
+/**
+ * Bucket sums per worker over [from, to) in steps of `step` ms (epoch-aligned): "raw" from 1-second samples (counter
+ * deltas taken the way ingest takes them), "rollup" from per-minute rollups (step a whole number of minutes).
+ */
+export function seriesRows(db: Db, opts: { from: number; to: number; step: number; source: "raw" | "rollup"; workerId?: string }): SeriesRow[] {
+  if (opts.source === "rollup") return rollupBuckets(db, opts);
+  const { rows, baselines } = rawBuckets(db, opts);
+  return bucketDeltas(rows, baselines);
+}
