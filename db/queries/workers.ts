@@ -1,3 +1,4 @@
+import type { Statement } from "better-sqlite3";
 import type { Db } from "../client";
 import { minuteOf } from "../../server/analysis/counters";
 import type { CounterSample } from "../../server/analysis/counters";
@@ -77,14 +78,12 @@ export function latestSamples(db: Db, workerIds: readonly string[], from: number
 
 /** Prefix tokens queried and hit per worker, from the rollups of the minutes overlapping [from, to). */
 export function prefixByWorker(db: Db, from: number, to: number, workerId?: string): PrefixTotals[] {
-  const one = workerId === undefined ? "" : "AND worker_id = @workerId";
-  return db.$client
-    .prepare(
-      `SELECT worker_id AS workerId, sum(prefix_query_delta) AS query, sum(prefix_hit_delta) AS hit
-       FROM worker_stats_1m ${workerId === undefined ? "INDEXED BY worker_stats_1m_minute" : ""}
-       WHERE minute >= @fromMinute AND minute < @to ${one} GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`,
-    )
-    .all({ fromMinute: minuteOf(from), to, workerId }) as PrefixTotals[];
+  // All workers: the minute index keeps the scan to the range (grouping would otherwise walk the whole primary key).
+  const sql = `SELECT worker_id AS workerId, sum(prefix_query_delta) AS query, sum(prefix_hit_delta) AS hit
+    FROM worker_stats_1m ${workerId === undefined ? "INDEXED BY worker_stats_1m_minute" : ""}
+    WHERE minute >= @fromMinute AND minute < @to ${workerId === undefined ? "" : "AND worker_id = @workerId"}
+    GROUP BY worker_id ORDER BY worker_id LIMIT ${MAX_WORKERS * 4}`;
+  return db.$client.prepare(sql).all({ fromMinute: minuteOf(from), to, workerId }) as PrefixTotals[];
 }
 
 /** route.decision rows in [from, to). */
@@ -109,19 +108,25 @@ export type LostScan = { scanned: number; lost: number; truncated: boolean; rece
  * Among the latest `scanLimit` decisions in [from, to): how many the worker lost (a candidate, not chosen),
  * and the most recent `recentLimit` of those rows. `truncated` when the range held more decisions than scanned.
  */
-export function decisionsLost(db: Db, workerId: string, from: number, to: number, scanLimit = 20_000, recentLimit = 20): LostScan {
+export function decisionsLost(db: Db, workerId: string, from: number, to: number, scanLimit = 10_000, recentLimit = 20): LostScan {
   const needle = `"worker_id":${JSON.stringify(workerId)}`;
-  const latest = `SELECT ts, request_id, chosen_worker_id, candidates FROM route_decisions WHERE ts >= @from AND ts < @to ORDER BY ts DESC LIMIT @scanLimit`;
-  const counts = db.$client
-    .prepare(`SELECT count(*) AS scanned, coalesce(sum(chosen_worker_id <> @workerId AND instr(candidates, @needle) > 0), 0) AS lost FROM (${latest})`)
-    .get({ from, to, scanLimit, workerId, needle }) as { scanned: number; lost: number };
-  const recent = db.$client
+  const scanned = db.$client
+    .prepare("SELECT count(*) FROM (SELECT 1 FROM route_decisions WHERE ts >= ? AND ts < ? LIMIT ?)")
+    .pluck()
+    .get(from, to, scanLimit + 1) as number;
+  const rows = db.$client
     .prepare(
-      `SELECT ts, request_id AS requestId, chosen_worker_id AS chosenWorkerId, candidates FROM (${latest})
+      `SELECT ts, request_id AS requestId, chosen_worker_id AS chosenWorkerId, candidates, count(*) OVER () AS lost
+       FROM (SELECT ts, request_id, chosen_worker_id, candidates FROM route_decisions WHERE ts >= @from AND ts < @to ORDER BY ts DESC LIMIT @scanLimit)
        WHERE chosen_worker_id <> @workerId AND instr(candidates, @needle) > 0 ORDER BY ts DESC LIMIT @recentLimit`,
     )
-    .all({ from, to, scanLimit, workerId, needle, recentLimit }) as DecisionRow[];
-  return { ...counts, truncated: counts.scanned === scanLimit && decisionCount(db, from, to) > scanLimit, recent };
+    .all({ from, to, scanLimit, workerId, needle, recentLimit }) as (DecisionRow & { lost: number })[];
+  return {
+    scanned: Math.min(scanned, scanLimit),
+    lost: rows[0]?.lost ?? 0,
+    truncated: scanned > scanLimit,
+    recent: rows.map(({ lost: _, ...r }) => r),
+  };
 }
 
 /** Blocks and events removed from a worker's cache in [from, to) per reason (kv.cleared counts as "cleared"). */
@@ -144,19 +149,40 @@ export function storedByClass(db: Db, workerId: string, from: number, to: number
     .all({ workerId, from, to, step }) as { t: number; retentionClass: string | null; blocks: number }[];
 }
 
+/** Run a per-chunk statement for each chunk [a, b) of `step` ms covering [start, to) and tag its rows with the chunk start. */
+function perChunk<R>(stmt: Statement, start: number, to: number, step: number, params: Record<string, unknown>): (R & { t: number })[] {
+  const out: (R & { t: number })[] = [];
+  for (let t = start - (start % step); t < to; t += step) {
+    for (const r of stmt.all({ ...params, a: Math.max(t, start), b: Math.min(t + step, to) }) as R[]) out.push({ ...r, t });
+  }
+  return out;
+}
+
+// Across all workers, one grouped query per bucket is cheaper than one over the range: the time index keeps each scan to
+// its bucket and SQLite sorts many small groups faster than one large one. One worker: a single query on its index.
+const rawLast = `count(*) AS samples, sum(kv_active_blocks) AS kvActive, sum(kv_total_blocks) AS kvTotal,
+  max(ts) AS lastTs, prefix_query_tokens AS lastQuery, prefix_hit_tokens AS lastHit`;
+const rollupSums = `sum(samples) AS samples, sum(kv_active_sum) AS kvActive, sum(kv_total_sum) AS kvTotal,
+  sum(prefix_query_delta) AS query, sum(prefix_hit_delta) AS hit`;
+
 /**
  * Raw samples in [from, to) bucketed by `step` ms (epoch-aligned): gauge sums and each bucket's last counter sample,
  * ordered by worker and time, plus each worker's last sample before `from` as the baseline for the first delta.
  */
 export function rawBuckets(db: Db, opts: { from: number; to: number; step: number; workerId?: string }): { rows: RawBucket[]; baselines: Map<string, CounterSample> } {
   const { from, to, step, workerId } = opts;
-  // All workers: scanning the ts index reads rows in roughly insertion order, far cheaper than per-worker seeks.
-  const sql = `SELECT worker_id AS workerId, ts - ts % @step AS t, count(*) AS samples, sum(kv_active_blocks) AS kvActive, sum(kv_total_blocks) AS kvTotal,
-      max(ts) AS lastTs, prefix_query_tokens AS lastQuery, prefix_hit_tokens AS lastHit
-    FROM worker_stats ${workerId === undefined ? "INDEXED BY worker_stats_ts" : ""}
-    WHERE ts >= @from AND ts < @to ${workerId === undefined ? "" : "AND worker_id = @workerId"}
-    GROUP BY worker_id, t ORDER BY worker_id, t LIMIT ${MAX_WORKERS * 200}`;
-  const rows = db.$client.prepare(sql).all({ from, to, step, workerId }) as RawBucket[];
+  const rows =
+    workerId === undefined
+      ? perChunk<RawBucket>(
+          db.$client.prepare(`SELECT worker_id AS workerId, ${rawLast} FROM worker_stats INDEXED BY worker_stats_ts WHERE ts >= @a AND ts < @b GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`),
+          from,
+          to,
+          step,
+          {},
+        ).sort((x, y) => (x.workerId === y.workerId ? x.t - y.t : x.workerId < y.workerId ? -1 : 1))
+      : (db.$client
+          .prepare(`SELECT worker_id AS workerId, ts - ts % @step AS t, ${rawLast} FROM worker_stats WHERE worker_id = @workerId AND ts >= @from AND ts < @to GROUP BY t ORDER BY t`)
+          .all({ from, to, step, workerId }) as RawBucket[]);
   const before = db.$client.prepare("SELECT ts, prefix_query_tokens AS query, prefix_hit_tokens AS hit FROM worker_stats WHERE worker_id = ? AND ts < ? ORDER BY ts DESC LIMIT 1");
   const baselines = new Map<string, CounterSample>();
   for (const w of new Set(rows.map((r) => r.workerId))) {
@@ -166,16 +192,18 @@ export function rawBuckets(db: Db, opts: { from: number; to: number; step: numbe
   return { rows, baselines };
 }
 
-/** Per-minute rollups in [from, to) summed per worker and bucket of `step` ms (a whole number of minutes). */
+/** Per-minute rollups of the minutes overlapping [from, to), summed per worker and bucket of `step` ms (whole minutes). */
 export function rollupBuckets(db: Db, opts: { from: number; to: number; step: number; workerId?: string }): SeriesRow[] {
   const { from, to, step, workerId } = opts;
-  // All workers: the minute index keeps the scan to the range (the primary key would be walked whole for the grouping).
-  const sql = `SELECT worker_id AS workerId, minute - minute % @step AS t, sum(samples) AS samples, sum(kv_active_sum) AS kvActive,
-      sum(kv_total_sum) AS kvTotal, sum(prefix_query_delta) AS query, sum(prefix_hit_delta) AS hit
-    FROM worker_stats_1m ${workerId === undefined ? "INDEXED BY worker_stats_1m_minute" : ""}
-    WHERE minute >= @fromMinute AND minute < @to ${workerId === undefined ? "" : "AND worker_id = @workerId"}
-    GROUP BY worker_id, t LIMIT ${MAX_WORKERS * 200}`;
-  return db.$client.prepare(sql).all({ fromMinute: minuteOf(from), to, step, workerId }) as SeriesRow[];
+  if (workerId !== undefined) {
+    return db.$client
+      .prepare(`SELECT worker_id AS workerId, minute - minute % @step AS t, ${rollupSums} FROM worker_stats_1m WHERE worker_id = @workerId AND minute >= @fromMinute AND minute < @to GROUP BY t`)
+      .all({ fromMinute: minuteOf(from), to, step, workerId }) as SeriesRow[];
+  }
+  const stmt = db.$client.prepare(
+    `SELECT worker_id AS workerId, ${rollupSums} FROM worker_stats_1m INDEXED BY worker_stats_1m_minute WHERE minute >= @a AND minute < @b GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`,
+  );
+  return perChunk<Omit<SeriesRow, "t">>(stmt, minuteOf(from), to, step, {});
 }
 
 /**

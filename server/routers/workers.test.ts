@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../db/client";
 import { storeEvents } from "../../db/queries/ingest";
+import { decisionsLost } from "../../db/queries/workers";
 import { testCaller, testDb } from "../../test/db";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 
@@ -144,6 +145,14 @@ describe("workers procedures on seeded data", () => {
     ]);
   });
 
+  it("series for all workers buckets raw samples the same way as for one", async () => {
+    const all = await caller.workers.series({ range: { preset: "15m" } });
+    const one = await caller.workers.series({ range: { preset: "15m" }, workerId: "w1" });
+    expect(all.workers.map((w) => w.workerId)).toEqual(["w1", "w2", "w3", "w4"]);
+    expect(all.workers[0]).toEqual(one.workers[0]);
+    expect(all.workers[1]!.points.map((p) => p.hitRate)).toEqual([null, 0.1, null]);
+  });
+
   it("series over 24 hours reads rollups in 15 min buckets and agrees with the raw totals", async () => {
     const s = await caller.workers.series({ range: { preset: "24h" } });
     expect(s).toMatchObject({ step: 15 * MIN, source: "rollup" });
@@ -168,6 +177,11 @@ describe("workers procedures on seeded data", () => {
       { reason: "ttl", blocks: 3, events: 1 },
       { reason: "cleared", blocks: 0, events: 1 },
     ]);
+  });
+
+  it("lost decisions are counted among the latest decisions scanned, and say when the range held more", () => {
+    expect(decisionsLost(db, "w2", FROM, NOW, 5)).toMatchObject({ scanned: 5, lost: 1, truncated: true });
+    expect(decisionsLost(db, "w2", FROM, NOW, 10)).toMatchObject({ scanned: 10, lost: 6, truncated: false });
   });
 
   it("blocksByClass: blocks stored per bucket and retention class; unreported class is null", async () => {
