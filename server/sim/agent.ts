@@ -1,5 +1,5 @@
 import type { FrontendPolicy } from "../control/policies";
-import type { Block, RetentionClass } from "./block-pool";
+import { OwnedBlocks, type RetentionClass } from "./block-pool";
 import { TASK_TOOL, type HarnessProfile, type SessionKind, type ToolSpec } from "./harness";
 import { contentId } from "./hashing";
 import { clampInt, type Rng } from "./prng";
@@ -83,7 +83,7 @@ export class Trajectory {
   stream: TokenStream;
   turns = 0;
   parts = 0;
-  readonly stored: Block[] = [];
+  readonly stored = new OwnedBlocks();
   private stripped: HashView | null = null;
   private headed: HashView | null = null;
   pending = 0;

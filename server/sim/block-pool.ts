@@ -1,50 +1,95 @@
 // One worker's KV block pool: cached blocks keyed by sequence hash, reference counts for running
 // requests, eviction by retention priority then least recently used, TTL expiry, pins and
-// lifecycle triggers. A prefix index shared by all pools tells the router which workers hold a block.
+// lifecycle triggers. State lives in typed arrays indexed by block slot (no object per block),
+// and one prefix index for the whole cluster tells the router which workers hold a hash.
 
 export const EVICT_NEVER = 0;
 export const EVICT_AGENT_END = 1;
 export const EVICT_SESSION_END = 2;
+export const MAX_SLOTS = 32;
+/** Block indexes fit 22 bits (generation counters take the other bits of an owned-block ref). */
+export const MAX_POOL_BLOCKS = 1 << 22;
+const GEN_MOD = 2 ** 30;
 
 export type RetentionClass = { name: string; priority: number; ttlMs: number; pin: boolean; evictOn: number };
 export type RemovalReason = "capacity" | "ttl" | "agent_end" | "session_end";
 
-export class Block {
-  ref = 0;
-  lastUse = 0;
-  stamp = 0;
-  alive = true;
-  pinned = false;
-  prev: Block | null = null;
-  next: Block | null = null;
-  bucket = -1;
-  constructor(
-    readonly pool: BlockPool,
-    readonly hash: string,
-    public cls: RetentionClass,
-    readonly owner: string,
-  ) {}
-}
+/** Sequence hashes with a cache of their index entry ids (-1: unknown), checked before use. */
+export type HashList = { readonly seq: readonly string[]; readonly ids: number[] };
 
-/** For every cached hash, a bit mask of the worker slots holding it. */
+/** Every cached hash of the cluster: its worker-slot mask and, per slot, that worker's block index. */
 export class PrefixIndex {
-  readonly masks = new Map<string, number>();
+  private ids = new Map<string, number>();
+  mask = new Int32Array(1 << 16);
+  blockOf = new Int32Array((1 << 16) * MAX_SLOTS);
+  hashes: string[] = [];
+  private free: number[] = [];
 
-  add(hash: string, bit: number): void {
-    this.masks.set(hash, (this.masks.get(hash) ?? 0) | bit);
+  get size(): number {
+    return this.ids.size;
   }
 
-  remove(hash: string, bit: number): void {
-    const m = (this.masks.get(hash) ?? 0) & ~bit;
-    if (m === 0) this.masks.delete(hash);
-    else this.masks.set(hash, m);
+  /** Entry id of a hash, or -1. */
+  lookup(hash: string): number {
+    return this.ids.get(hash) ?? -1;
   }
 
-  /** Leading matched blocks per slot (out[slot]) for the slots in `candidates`, over hashes[0..n). */
-  overlaps(hashes: readonly string[], n: number, candidates: number, out: number[]): void {
+  /** Slot mask of a hash (0 when nobody holds it). */
+  maskOf(hash: string): number {
+    const id = this.ids.get(hash);
+    return id === undefined ? 0 : this.mask[id]!;
+  }
+
+  /** Entry id of list.seq[i], or -1, using and refreshing the list's id cache. */
+  idAt(list: HashList, i: number): number {
+    const hash = list.seq[i]!;
+    const cached = list.ids[i]!;
+    if (cached >= 0 && this.hashes[cached] === hash) return cached;
+    const id = this.ids.get(hash) ?? -1;
+    list.ids[i] = id;
+    return id;
+  }
+
+  /** Entry id of list.seq[i], created if needed. */
+  ensureAt(list: HashList, i: number): number {
+    let id = this.idAt(list, i);
+    if (id >= 0) return id;
+    const hash = list.seq[i]!;
+    id = this.free.length ? this.free.pop()! : this.hashes.length;
+    if (id >= this.mask.length) this.grow();
+    this.hashes[id] = hash;
+    this.mask[id] = 0;
+    this.ids.set(hash, id);
+    list.ids[i] = id;
+    return id;
+  }
+
+  /** Forget a slot's copy; the entry goes when no slot holds it. */
+  drop(id: number, bit: number): void {
+    const m = this.mask[id]! & ~bit;
+    this.mask[id] = m;
+    if (m === 0) {
+      this.ids.delete(this.hashes[id]!);
+      this.hashes[id] = "";
+      this.free.push(id);
+    }
+  }
+
+  private grow(): void {
+    const mask = new Int32Array(this.mask.length * 2);
+    mask.set(this.mask);
+    const blockOf = new Int32Array(this.blockOf.length * 2);
+    blockOf.set(this.blockOf);
+    this.mask = mask;
+    this.blockOf = blockOf;
+  }
+
+  /** Leading matched blocks per slot (out[slot]) for the slots in `candidates`, over list.seq[0..n). */
+  overlaps(list: HashList, n: number, candidates: number, out: number[]): void {
     let alive = candidates;
     for (let i = 0; i < n && alive !== 0; i++) {
-      const m = this.masks.get(hashes[i]!) ?? 0;
+      const id = this.idAt(list, i);
+      const m = id < 0 ? 0 : this.mask[id]!;
       let dropped = alive & ~m;
       while (dropped !== 0) {
         const low = dropped & -dropped;
@@ -61,31 +106,67 @@ export class PrefixIndex {
   }
 }
 
-type TtlEntry = { block: Block; stamp: number; at: number };
+/** Blocks a trajectory stored, for lifecycle eviction: pool and (block index, generation) pairs. */
+export class OwnedBlocks {
+  readonly pools: BlockPool[] = [];
+  readonly refs: number[] = [];
+}
+
+type TtlQueue = { blocks: number[]; stamps: number[]; at: number[]; head: number };
 const PRIORITIES = 101;
 
 export class BlockPool {
-  readonly blocks = new Map<string, Block>();
+  /** Cached blocks in this pool. */
+  cached = 0;
   /** Blocks reserved for prefill in progress and decode output (counted as used, not cached). */
   reserved = 0;
   /** Cached blocks with ref > 0. */
   referenced = 0;
   pinnedCount = 0;
-  private heads: (Block | null)[] = new Array(PRIORITIES).fill(null);
-  private tails: (Block | null)[] = new Array(PRIORITIES).fill(null);
+  readonly bit: number;
+  private entry: Int32Array;
+  private ref: Int32Array;
+  private stamp: Int32Array;
+  private gen: Int32Array;
+  private prev: Int32Array;
+  private next: Int32Array;
+  private bucket: Int16Array;
+  private pinned: Uint8Array;
+  private cls: RetentionClass[];
+  private unused: Int32Array;
+  private unusedTop: number;
+  private heads = new Int32Array(PRIORITIES).fill(-1);
+  /** No free-list bucket below this priority is non-empty. */
+  private lowHint = PRIORITIES;
+  private tails = new Int32Array(PRIORITIES).fill(-1);
   private evictable = 0;
-  private ttl = new Map<number, { items: TtlEntry[]; head: number }>();
+  private ttl = new Map<number, TtlQueue>();
   /** Removed hashes since the last drain, by reason. */
-  readonly removed: Record<RemovalReason, string[]> = { capacity: [], ttl: [], agent_end: [], session_end: [] };
+  private removed: Record<RemovalReason, string[]> = { capacity: [], ttl: [], agent_end: [], session_end: [] };
 
   constructor(
     readonly capacity: number,
     readonly index: PrefixIndex,
-    readonly bit: number,
-  ) {}
+    readonly slot: number,
+  ) {
+    if (capacity > MAX_POOL_BLOCKS) throw new Error(`at most ${MAX_POOL_BLOCKS} blocks per worker`);
+    this.bit = 1 << slot;
+    this.entry = new Int32Array(capacity).fill(-1);
+    this.ref = new Int32Array(capacity);
+    this.stamp = new Int32Array(capacity);
+    this.gen = new Int32Array(capacity);
+    this.prev = new Int32Array(capacity).fill(-1);
+    this.next = new Int32Array(capacity).fill(-1);
+    this.bucket = new Int16Array(capacity).fill(-1);
+    this.pinned = new Uint8Array(capacity);
+    this.cls = new Array<RetentionClass>(capacity);
+    this.unused = new Int32Array(capacity);
+    for (let i = 0; i < capacity; i++) this.unused[i] = capacity - 1 - i;
+    this.unusedTop = capacity;
+  }
 
   get used(): number {
-    return this.blocks.size + this.reserved;
+    return this.cached + this.reserved;
   }
 
   /** Blocks in use by requests (the kv_active_blocks of worker.stats). */
@@ -96,8 +177,15 @@ export class BlockPool {
   /** Leading blocks of hashes[0..n) present in this pool. */
   match(hashes: readonly string[], n: number): number {
     let i = 0;
-    while (i < n && this.blocks.has(hashes[i]!)) i++;
+    while (i < n && (this.index.maskOf(hashes[i]!) & this.bit) !== 0) i++;
     return i;
+  }
+
+  /** Retention class of a cached hash (for tests and reports), or null. */
+  classOf(hash: string): RetentionClass | null {
+    const id = this.index.lookup(hash);
+    if (id < 0 || (this.index.mask[id]! & this.bit) === 0) return null;
+    return this.cls[this.index.blockOf[id * MAX_SLOTS + this.slot]!]!;
   }
 
   /** Make room for `count` more blocks, evicting if needed; false if referenced/pinned blocks leave no room. */
@@ -105,96 +193,113 @@ export class BlockPool {
     if (count > this.capacity) return false;
     while (this.capacity - this.used < count) {
       const victim = this.lowest();
-      if (!victim) return false;
+      if (victim < 0) return false;
       this.remove(victim, "capacity");
     }
     return true;
   }
 
-  /** Take a reference on the cached blocks hashes[0..n) (all must be present); returns them. */
-  acquire(hashes: readonly string[], n: number, classes: readonly RetentionClass[], segments: readonly number[], now: number, out: Block[]): void {
-    for (let i = 0; i < n; i++) {
-      const b = this.blocks.get(hashes[i]!)!;
-      this.touch(b, classes[segments[i]!]!, now);
+  /** Reference the leading cached blocks of hashes[0..n) (block indexes into `out`); returns how many. */
+  acquirePrefix(list: HashList, n: number, classes: readonly RetentionClass[], segments: readonly number[], out: number[]): number {
+    const index = this.index;
+    let i = 0;
+    for (; i < n; i++) {
+      const id = index.idAt(list, i);
+      if (id < 0 || (index.mask[id]! & this.bit) === 0) break;
+      const b = index.blockOf[id * MAX_SLOTS + this.slot]!;
+      this.touch(b, classes[segments[i]!]!);
       out.push(b);
     }
+    return i;
   }
 
-  /** Cache blocks hashes[from..to) computed by a request, referenced by it; `created` gets the new ones' indexes. */
-  store(hashes: readonly string[], from: number, to: number, classes: readonly RetentionClass[], segments: readonly number[], owner: string, now: number, out: Block[], created: number[]): void {
+  /** Cache blocks hashes[from..to) computed by a request, referenced by it; `created` gets the new ones' positions. */
+  store(list: HashList, from: number, to: number, classes: readonly RetentionClass[], segments: readonly number[], out: number[], created: number[], owned: OwnedBlocks): void {
+    const index = this.index;
     for (let i = from; i < to; i++) {
-      const hash = hashes[i]!;
-      let b = this.blocks.get(hash);
-      if (b) {
-        this.touch(b, classes[segments[i]!]!, now);
+      const id = index.ensureAt(list, i);
+      const cls = classes[segments[i]!]!;
+      let b: number;
+      if ((index.mask[id]! & this.bit) !== 0) {
+        b = index.blockOf[id * MAX_SLOTS + this.slot]!;
+        this.touch(b, cls);
       } else {
-        b = new Block(this, hash, classes[segments[i]!]!, owner);
-        b.ref = 1;
-        b.lastUse = now;
+        b = this.unused[--this.unusedTop]!;
+        this.entry[b] = id;
+        this.ref[b] = 1;
+        this.gen[b] = (this.gen[b]! + 1) % GEN_MOD;
+        this.cls[b] = cls;
         this.referenced++;
-        this.blocks.set(hash, b);
-        this.index.add(hash, this.bit);
+        this.cached++;
+        index.mask[id] = index.mask[id]! | this.bit;
+        index.blockOf[id * MAX_SLOTS + this.slot] = b;
         this.applyPin(b);
         created.push(i);
+        owned.pools.push(this);
+        owned.refs.push(b * GEN_MOD + this.gen[b]!);
       }
       out.push(b);
     }
   }
 
   /** Drop a request's references, tail first so that a prefix outlives its continuation under LRU. */
-  release(blocks: readonly Block[], now: number): void {
+  release(blocks: readonly number[], now: number): void {
     for (let i = blocks.length - 1; i >= 0; i--) {
       const b = blocks[i]!;
-      if (!b.alive || b.pool !== this) continue;
-      b.lastUse = now;
-      if (--b.ref > 0) continue;
+      if (--this.ref[b]! > 0) continue;
       this.referenced--;
-      b.stamp++;
-      if (!b.pinned) this.link(b);
-      if (b.cls.ttlMs > 0) this.queueTtl(b, now + b.cls.ttlMs);
+      this.stamp[b] = (this.stamp[b]! + 1) | 0;
+      if (!this.pinned[b]) this.link(b);
+      const ttl = this.cls[b]!.ttlMs;
+      if (ttl > 0) this.queueTtl(b, ttl, now + ttl);
     }
   }
 
   /** Remove unreferenced blocks whose TTL ran out by `now`. */
   expire(now: number): void {
     for (const q of this.ttl.values()) {
-      while (q.head < q.items.length && q.items[q.head]!.at <= now) {
-        const { block, stamp } = q.items[q.head++]!;
-        if (block.alive && block.stamp === stamp && block.ref === 0) this.remove(block, "ttl");
+      while (q.head < q.at.length && q.at[q.head]! <= now) {
+        const b = q.blocks[q.head]!;
+        if (this.entry[b]! >= 0 && this.stamp[b] === q.stamps[q.head] && this.ref[b] === 0) this.remove(b, "ttl");
+        q.head++;
       }
-      if (q.head > 1024 && q.head * 2 > q.items.length) {
-        q.items = q.items.slice(q.head);
+      if (q.head > 1024 && q.head * 2 > q.at.length) {
+        q.blocks = q.blocks.slice(q.head);
+        q.stamps = q.stamps.slice(q.head);
+        q.at = q.at.slice(q.head);
         q.head = 0;
       }
     }
   }
 
-  /** Lifecycle trigger: evict an owned block if it is unreferenced and its class evicts on this event. */
-  evictOnEnd(b: Block, trigger: "agent_end" | "session_end"): boolean {
-    if (!b.alive || b.ref > 0) return false;
-    const fires = trigger === "agent_end" ? b.cls.evictOn === EVICT_AGENT_END : b.cls.evictOn !== EVICT_NEVER;
+  /** Lifecycle trigger on an owned-block ref: evict it if still the same block, unreferenced, and its class evicts on this event. */
+  evictOnEnd(ref: number, trigger: "agent_end" | "session_end"): boolean {
+    const b = Math.floor(ref / GEN_MOD);
+    if (this.entry[b]! < 0 || this.gen[b] !== ref % GEN_MOD || this.ref[b] !== 0) return false;
+    const evictOn = this.cls[b]!.evictOn;
+    const fires = trigger === "agent_end" ? evictOn === EVICT_AGENT_END : evictOn !== EVICT_NEVER;
     if (fires) this.remove(b, trigger);
     return fires;
   }
 
   /** Drop everything (the worker left); returns the number of cached blocks dropped. */
   clear(): number {
-    const n = this.blocks.size;
-    for (const b of this.blocks.values()) {
-      b.alive = false;
-      this.index.remove(b.hash, this.bit);
+    const n = this.cached;
+    for (let b = 0; b < this.capacity; b++) {
+      const id = this.entry[b]!;
+      if (id < 0) continue;
+      this.index.drop(id, this.bit);
+      this.entry[b] = -1;
     }
-    this.blocks.clear();
-    this.heads.fill(null);
-    this.tails.fill(null);
-    this.evictable = 0;
-    this.referenced = 0;
-    this.pinnedCount = 0;
+    this.cached = this.referenced = this.pinnedCount = this.evictable = 0;
+    this.heads.fill(-1);
+    this.tails.fill(-1);
+    this.lowHint = PRIORITIES;
     this.ttl.clear();
     return n;
   }
 
-  /** Take the removed hashes collected so far. */
+  /** Take the removed hashes collected so far, by reason. */
   drainRemoved(): [RemovalReason, string[]][] {
     const out: [RemovalReason, string[]][] = [];
     for (const reason of ["capacity", "ttl", "agent_end", "session_end"] as const) {
@@ -206,69 +311,77 @@ export class BlockPool {
     return out;
   }
 
-  private touch(b: Block, cls: RetentionClass, now: number): void {
-    if (b.ref === 0) {
+  private touch(b: number, cls: RetentionClass): void {
+    if (this.ref[b] === 0) {
       this.referenced++;
-      if (b.bucket >= 0) this.unlink(b);
+      if (this.bucket[b]! >= 0) this.unlink(b);
     }
-    b.ref++;
-    b.stamp++;
-    b.lastUse = now;
-    if (b.cls !== cls) {
-      if (b.pinned) this.pinnedCount--;
-      b.pinned = false;
-      b.cls = cls;
+    this.ref[b] = this.ref[b]! + 1;
+    this.stamp[b] = (this.stamp[b]! + 1) | 0;
+    if (this.cls[b] !== cls) {
+      if (this.pinned[b]) this.pinnedCount--;
+      this.pinned[b] = 0;
+      this.cls[b] = cls;
       this.applyPin(b);
     }
   }
 
-  private applyPin(b: Block): void {
-    if (b.cls.pin && this.pinnedCount < this.capacity / 2) {
-      b.pinned = true;
+  private applyPin(b: number): void {
+    if (this.cls[b]!.pin && this.pinnedCount < this.capacity / 2) {
+      this.pinned[b] = 1;
       this.pinnedCount++;
     }
   }
 
-  private remove(b: Block, reason: RemovalReason): void {
-    if (b.bucket >= 0) this.unlink(b);
-    if (b.pinned) this.pinnedCount--;
-    b.alive = false;
-    this.blocks.delete(b.hash);
-    this.index.remove(b.hash, this.bit);
-    this.removed[reason].push(b.hash);
+  private remove(b: number, reason: RemovalReason): void {
+    if (this.bucket[b]! >= 0) this.unlink(b);
+    if (this.pinned[b]) this.pinnedCount--;
+    this.pinned[b] = 0;
+    const id = this.entry[b]!;
+    this.removed[reason].push(this.index.hashes[id]!);
+    this.index.drop(id, this.bit);
+    this.entry[b] = -1;
+    this.cached--;
+    this.unused[this.unusedTop++] = b;
   }
 
-  private lowest(): Block | null {
-    if (this.evictable === 0) return null;
-    for (let p = 0; p < PRIORITIES; p++) if (this.heads[p]) return this.heads[p]!;
-    return null;
+  private lowest(): number {
+    if (this.evictable === 0) return -1;
+    while (this.lowHint < PRIORITIES && this.heads[this.lowHint]! < 0) this.lowHint++;
+    return this.lowHint < PRIORITIES ? this.heads[this.lowHint]! : -1;
   }
 
-  private link(b: Block): void {
-    const p = b.cls.priority;
-    b.bucket = p;
-    b.prev = this.tails[p]!;
-    b.next = null;
-    if (b.prev) b.prev.next = b;
+  private link(b: number): void {
+    const p = this.cls[b]!.priority;
+    const tail = this.tails[p]!;
+    this.bucket[b] = p;
+    this.prev[b] = tail;
+    this.next[b] = -1;
+    if (tail >= 0) this.next[tail] = b;
     else this.heads[p] = b;
     this.tails[p] = b;
     this.evictable++;
+    if (p < this.lowHint) this.lowHint = p;
   }
 
-  private unlink(b: Block): void {
-    const p = b.bucket;
-    if (b.prev) b.prev.next = b.next;
-    else this.heads[p] = b.next;
-    if (b.next) b.next.prev = b.prev;
-    else this.tails[p] = b.prev;
-    b.prev = b.next = null;
-    b.bucket = -1;
+  private unlink(b: number): void {
+    const p = this.bucket[b]!;
+    const prev = this.prev[b]!;
+    const next = this.next[b]!;
+    if (prev >= 0) this.next[prev] = next;
+    else this.heads[p] = next;
+    if (next >= 0) this.prev[next] = prev;
+    else this.tails[p] = prev;
+    this.prev[b] = this.next[b] = -1;
+    this.bucket[b] = -1;
     this.evictable--;
   }
 
-  private queueTtl(b: Block, at: number): void {
-    let q = this.ttl.get(b.cls.ttlMs);
-    if (!q) this.ttl.set(b.cls.ttlMs, (q = { items: [], head: 0 }));
-    q.items.push({ block: b, stamp: b.stamp, at });
+  private queueTtl(b: number, ttlMs: number, at: number): void {
+    let q = this.ttl.get(ttlMs);
+    if (!q) this.ttl.set(ttlMs, (q = { blocks: [], stamps: [], at: [], head: 0 }));
+    q.blocks.push(b);
+    q.stamps.push(this.stamp[b]!);
+    q.at.push(at);
   }
 }

@@ -41,6 +41,7 @@ export class Cluster implements WorkerHost {
   private samples = new Map<PlannerRole, { sum: number; n: number }>();
   private lastChange = new Map<PlannerRole, number>();
   private overlap: number[] = new Array(MAX_WORKERS).fill(0);
+  private lastPlan = 0;
 
   constructor(
     private host: CoreHost,
@@ -61,6 +62,7 @@ export class Cluster implements WorkerHost {
 
   /** Bring up the initial workers, ready at once. */
   start(): void {
+    this.lastPlan = this.now;
     for (const role of this.roles) this.lastChange.set(role, this.now);
     for (const role of this.roles) for (let i = 0; i < this.config.initial[role]!; i++) this.addWorker(role, true);
   }
@@ -81,6 +83,8 @@ export class Cluster implements WorkerHost {
   private ready(w: Worker): void {
     if (w.state !== "starting") return;
     w.state = "ready";
+    w.readySince = this.now;
+    w.takeMeanPrefillWork(this.now);
     this.host.emit({ kind: "worker.up", ts: ms(this.now), worker_id: w.id, role: w.role, model: this.config.model, kv_total_blocks: w.pool.capacity, block_size: this.config.blockSize });
     const parked = w.role === "decode" ? this.parkedDecode.splice(0) : this.parked.splice(0);
     for (const req of parked) (w.role === "decode" ? this.handoff(req) : this.route(req));
@@ -95,7 +99,7 @@ export class Cluster implements WorkerHost {
     }
     let mask = 0;
     for (const w of ready) mask |= w.bit;
-    this.index.overlaps(req.view.seq, req.nBlocks, mask, this.overlap);
+    this.index.overlaps(req.view, req.nBlocks, mask, this.overlap);
     const policy = this.host.routing();
     const bs = this.config.blockSize;
     const loads: CandidateLoad[] = ready.map((w) => ({
@@ -208,25 +212,35 @@ export class Cluster implements WorkerHost {
       });
     }
     for (const role of this.roles) {
+      if (role === "prefill") continue;
       const ready = this.workers.filter((w) => w.role === role && w.state === "ready");
       if (!ready.length) continue;
       let value = 0;
-      if (role === "prefill") {
-        for (const w of ready) value += w.pendingPrefillTokens;
-        value = value / (ready.length * this.config.timing.prefillTokensPerSecond);
-      } else {
-        for (const w of ready) value += w.pool.active / w.pool.capacity;
-        value /= ready.length;
-      }
-      const s = this.samples.get(role) ?? { sum: 0, n: 0 };
-      s.sum += value;
-      s.n++;
-      this.samples.set(role, s);
+      for (const w of ready) value += w.pool.active / w.pool.capacity;
+      this.addSample(role, value / ready.length);
     }
+  }
+
+  private addSample(role: PlannerRole, value: number): void {
+    const s = this.samples.get(role) ?? { sum: 0, n: 0 };
+    s.sum += value;
+    s.n++;
+    this.samples.set(role, s);
+  }
+
+  /** Prefill queue: time-averaged seconds of prefill work queued or running per ready prefill worker. */
+  private samplePrefill(): void {
+    const ready = this.workers.filter((w) => w.role === "prefill" && w.state === "ready");
+    if (!ready.length) return;
+    let tokens = 0;
+    for (const w of ready) tokens += w.takeMeanPrefillWork(this.lastPlan);
+    this.addSample("prefill", tokens / ready.length / this.config.timing.prefillTokensPerSecond);
   }
 
   /** One planner adjustment: a decision per role, emitted whether or not it acts. */
   plannerTick(): void {
+    if (this.roles.includes("prefill")) this.samplePrefill();
+    this.lastPlan = this.now;
     const policy = this.host.autoscaling();
     for (const role of this.roles) {
       const s = this.samples.get(role);

@@ -247,17 +247,23 @@ export class Simulation implements AgentHost, CoreHost {
   }
 
   trajectoryEnded(traj: Trajectory): void {
-    let any = false;
-    for (const b of traj.stored) any = b.pool.evictOnEnd(b, "agent_end") || any;
-    if (any) this.cluster.flushAll();
+    if (this.evictOwned(traj, "agent_end")) this.cluster.flushAll();
   }
 
   sessionEnded(session: Session): void {
     let any = false;
-    for (const traj of session.trajectories) {
-      for (const b of traj.stored) any = b.pool.evictOnEnd(b, "session_end") || any;
-    }
+    for (const traj of session.trajectories) any = this.evictOwned(traj, "session_end") || any;
     if (any) this.cluster.flushAll();
     this.workload.ended();
+  }
+
+  private evictOwned(traj: Trajectory, trigger: "agent_end" | "session_end"): boolean {
+    const { pools, refs } = traj.stored;
+    let any = false;
+    for (let i = 0; i < pools.length; i++) {
+      const pool = pools[i]!;
+      if (pool.cached > 0) any = pool.evictOnEnd(refs[i]!, trigger) || any;
+    }
+    return any;
   }
 }

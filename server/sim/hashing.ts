@@ -68,8 +68,14 @@ export function localHash(content: number, out: Hash64): Hash64 {
   return out;
 }
 
-/** The u64 decimal string of a hash. */
+/**
+ * The u64 decimal string of a hash, without BigInt: hi * 2^32 + lo = X * 10^4 + Y with
+ * X = hi * 429496 and Y = hi * 7296 + lo (2^32 = 429496 * 10^4 + 7296), all below 2^53.
+ */
 export function toDecimal(hi: number, lo: number): string {
   if (hi < 0x200000) return String(hi * TWO32 + lo);
-  return ((BigInt(hi) << 32n) | BigInt(lo)).toString();
+  const y = hi * 7296 + lo;
+  const top = hi * 429496 + Math.floor(y / 10_000);
+  const rest = y % 10_000;
+  return `${top}${rest < 10 ? "000" : rest < 100 ? "00" : rest < 1000 ? "0" : ""}${rest}`;
 }

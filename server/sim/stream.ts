@@ -68,6 +68,8 @@ export class HashView {
   readonly lo: number[] = [];
   readonly seq: string[] = [];
   readonly local: string[] = [];
+  /** Prefix-index entry ids cached per block (-1: not looked up or absent). */
+  readonly ids: number[] = [];
 
   constructor(readonly firstBlock: number | null) {}
 
@@ -82,6 +84,7 @@ export class HashView {
       this.hi.push(scratch.hi);
       this.lo.push(scratch.lo);
       this.seq.push(toDecimal(scratch.hi, scratch.lo));
+      this.ids.push(-1);
       if (shared && i < shared.local.length && (i > 0 || this.firstBlock === null)) {
         this.local.push(shared.local[i]!);
       } else {
@@ -97,6 +100,7 @@ export class HashView {
     copy.hi.push(...this.hi);
     copy.lo.push(...this.lo);
     copy.seq.push(...this.seq);
+    copy.ids.push(...this.ids);
     copy.local.push(...this.local);
     return copy;
   }

@@ -1,6 +1,6 @@
 import type { TelemetryEventInput } from "../ingest/events";
 import type { PolicyKind } from "../control/policies";
-import type { Block, RetentionClass } from "./block-pool";
+import type { OwnedBlocks, RetentionClass } from "./block-pool";
 import type { HashView } from "./stream";
 
 // Shared shapes of the simulation core.
@@ -55,7 +55,7 @@ export type SimRequest = {
   outputTokens: number;
   reasoningTokens: number;
   classes: readonly RetentionClass[];
-  owner: Block[];
+  owner: OwnedBlocks;
   hints: AgentHints;
   outcome: "ok" | "error" | "cancelled";
   finishReason: string;
@@ -67,7 +67,8 @@ export type SimRequest = {
   workerId: string | null;
   /** Uncached tokens the router expected, counted in the worker's pending prefill load. */
   expectedPrefill: number;
-  blocks: Block[];
+  /** Block indexes the request references in its worker's pool. */
+  blocks: number[];
   reservedOut: number;
   /** Called when the first token is out; finishedAt is already known then. */
   onFirstToken: ((req: SimRequest) => void) | null;

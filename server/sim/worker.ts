@@ -24,6 +24,8 @@ export type WorkerState = "starting" | "ready" | "draining" | "down";
 
 export class Worker {
   state: WorkerState = "starting";
+  /** When the worker became ready (ms). */
+  readySince = 0;
   readonly pool: BlockPool;
   private queue: SimRequest[] = [];
   private qHead = 0;
@@ -32,6 +34,8 @@ export class Worker {
   decoding = 0;
   /** Uncached prompt tokens queued or in prefill (the router's view of prefill load). */
   pendingPrefillTokens = 0;
+  private workArea = 0;
+  private workSince = 0;
   queryTokens = 0;
   hitTokens = 0;
 
@@ -45,7 +49,7 @@ export class Worker {
     readonly timing: WorkerTiming,
     private host: WorkerHost,
   ) {
-    this.pool = new BlockPool(capacity, index, 2 ** slot);
+    this.pool = new BlockPool(capacity, index, slot);
   }
 
   /** Announced and not yet gone (emits stats). */
@@ -54,7 +58,7 @@ export class Worker {
   }
 
   get bit(): number {
-    return 2 ** this.slot;
+    return this.pool.bit;
   }
 
   get waiting(): number {
@@ -78,7 +82,7 @@ export class Worker {
   enqueue(req: SimRequest, expectedPrefill: number): void {
     req.workerId = this.id;
     req.expectedPrefill = expectedPrefill;
-    this.pendingPrefillTokens += expectedPrefill;
+    this.addPrefillWork(expectedPrefill);
     this.queue.push(req);
     this.pump();
   }
@@ -106,16 +110,16 @@ export class Worker {
   private startPrefill(): void {
     const req = this.queue[this.qHead]!;
     const pool = this.pool;
-    const matched = pool.match(req.view.seq, req.nBlocks);
     const outBlocks = this.role === "aggregated" ? Math.ceil(req.outputTokens / this.blockSize) : 0;
-    const need = req.nBlocks - matched + outBlocks;
-    if (need > pool.capacity - pool.pinnedCount) {
+    if (req.nBlocks + outBlocks > pool.capacity - pool.pinnedCount) {
       this.dequeue(req);
+      this.addPrefillWork(-req.expectedPrefill);
       this.fail(req);
       return;
     }
     // Hold the matched prefix first so that making room cannot evict it.
-    pool.acquire(req.view.seq, matched, req.classes, req.segments, this.host.now, req.blocks);
+    const matched = pool.acquirePrefix(req.view, req.nBlocks, req.classes, req.segments, req.blocks);
+    const need = req.nBlocks - matched + outBlocks;
     if (!pool.makeRoom(need)) {
       pool.release(req.blocks, this.host.now);
       req.blocks.length = 0;
@@ -141,17 +145,33 @@ export class Worker {
       this.queue = this.queue.slice(this.qHead);
       this.qHead = 0;
     }
-    this.pendingPrefillTokens -= req.expectedPrefill;
+  }
+
+  private addPrefillWork(tokens: number): void {
+    const now = this.host.now;
+    this.workArea += this.pendingPrefillTokens * (now - this.workSince);
+    this.workSince = now;
+    this.pendingPrefillTokens += tokens;
+  }
+
+  /** Time-averaged prefill tokens queued or in prefill since the last call (tokens). */
+  takeMeanPrefillWork(since: number): number {
+    const now = this.host.now;
+    this.addPrefillWork(0);
+    const start = Math.max(since, this.readySince);
+    const mean = now > start ? this.workArea / (now - start) : this.pendingPrefillTokens;
+    this.workArea = 0;
+    return mean;
   }
 
   private prefillDone(req: SimRequest, matched: number): void {
     const now = this.host.now;
     const pool = this.pool;
     this.prefilling = null;
+    this.addPrefillWork(-req.expectedPrefill);
     pool.reserved -= req.nBlocks - matched;
     const created: number[] = [];
-    pool.store(req.view.seq, matched, req.nBlocks, req.classes, req.segments, req.trajectoryId, now, req.blocks, created);
-    for (const i of created) req.owner.push(req.blocks[i]!);
+    pool.store(req.view, matched, req.nBlocks, req.classes, req.segments, req.blocks, created, req.owner);
     if (created.length) this.host.stored(this, req, created);
     if (req.outcome === "error") {
       this.releaseAll(req, now);
