@@ -61,20 +61,22 @@ const preamble: Scenario = {
   kvBlocks: KV,
   workers: { aggregated: 4 },
   sessions: () => 40,
+  policies: { autoscaling: { aggregated: { min_replicas: 4 } } },
   kinds: [
     { profile: claudeCode, sessionType: "agent_team", weight: 1, interactive: false, speculative: 0, priority: 5, teamFanout: { min: 2, max: 4 }, subagentsShareMainPrompt: true, overrides: teamOverrides },
   ],
 };
 
-/** 10 minutes at 12 sessions, a 10-minute ramp to 90, 10 minutes there, a ramp back, then repeat. */
+/** A 40-minute cycle: 5 min at 10 sessions, a 7-minute ramp to 70, 8 min there, a ramp back, 13 min low. */
 function surgeSessions(t: number): number {
-  const low = 12;
-  const high = 90;
+  const low = 10;
+  const high = 70;
   const phase = t % 2_400;
-  if (phase < 600) return low;
-  if (phase < 1_200) return low + ((high - low) * (phase - 600)) / 600;
-  if (phase < 1_800) return high;
-  return high - ((high - low) * (phase - 1_800)) / 600;
+  if (phase < 300) return low;
+  if (phase < 720) return low + ((high - low) * (phase - 300)) / 420;
+  if (phase < 1_200) return high;
+  if (phase < 1_620) return high - ((high - low) * (phase - 1_200)) / 420;
+  return low;
 }
 
 const surge: Scenario = {
@@ -84,7 +86,7 @@ const surge: Scenario = {
   blockSize: 64,
   timing: DEFAULT_TIMING,
   startupSeconds: 20,
-  kvBlocks: { aggregated: 9_000, prefill: 6_000, decode: 6_000 },
+  kvBlocks: { aggregated: 12_000, prefill: 12_000, decode: 6_000 },
   workers: { prefill: 1, decode: 1 },
   sessions: surgeSessions,
   kinds: mixed,
@@ -105,7 +107,7 @@ const pressure: Scenario = {
     { profile: claudeCode, sessionType: "interactive", weight: 1, interactive: true, speculative: 0, priority: 10 },
     { profile: codex, sessionType: "interactive", weight: 1, interactive: true, speculative: 0, priority: 10 },
   ],
-  policies: { frontend: { strip_anthropic_preamble: true } },
+  policies: { frontend: { strip_anthropic_preamble: true }, autoscaling: { aggregated: { min_replicas: 2, max_replicas: 2 } } },
 };
 
 export const SCENARIOS: Record<string, Scenario> = { steady, preamble, surge, pressure };
