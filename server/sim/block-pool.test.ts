@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { BlockPool, EVICT_AGENT_END, EVICT_NEVER, EVICT_SESSION_END, OwnedBlocks, PrefixIndex, type RetentionClass } from "./block-pool";
+
+const cls = (name: string, priority: number, extra: Partial<RetentionClass> = {}): RetentionClass => ({ name, priority, ttlMs: 0, pin: false, evictOn: EVICT_NEVER, ...extra });
+const list = (prefix: string, n: number) => ({ seq: Array.from({ length: n }, (_, i) => `${prefix}${i}`), ids: [] as number[] });
+
+/** Store all blocks of a list as one request, then release them. */
+function cache(pool: BlockPool, l: ReturnType<typeof list>, c: RetentionClass, now = 0, owned = new OwnedBlocks()): number[] {
+  const blocks: number[] = [];
+  const matched = pool.acquirePrefix(l, l.seq.length, [c], new Array(l.seq.length).fill(0), blocks);
+  pool.makeRoom(l.seq.length - matched);
+  pool.store(l, matched, l.seq.length, [c], new Array(l.seq.length).fill(0), blocks, [], owned);
+  pool.release(blocks, now);
+  return blocks;
+}
+
+describe("BlockPool", () => {
+  it("matches leading blocks and reports them to the prefix index", () => {
+    const index = new PrefixIndex();
+    const a = new BlockPool(100, index, 0);
+    const b = new BlockPool(100, index, 3);
+    cache(a, list("x", 10), cls("c", 50));
+    cache(b, list("x", 4), cls("c", 50));
+    expect(a.match(list("x", 12).seq, 12)).toBe(10);
+    expect(b.match(list("x", 12).seq, 12)).toBe(4);
+    const out = new Array(32).fill(-1);
+    index.overlaps(list("x", 12), 12, a.bit | b.bit, out);
+    expect(out[0]).toBe(10);
+    expect(out[3]).toBe(4);
+    expect(a.cached).toBe(10);
+  });
+
+  it("evicts the lowest retention priority first, then the least recently used", () => {
+    const pool = new BlockPool(6, new PrefixIndex(), 0);
+    cache(pool, list("sys", 2), cls("keep-system-prompt", 90), 1);
+    cache(pool, list("old", 2), cls("conversation", 50), 2);
+    cache(pool, list("new", 2), cls("conversation", 50), 3);
+    expect(pool.makeRoom(3)).toBe(true);
+    const removed = pool.drainRemoved();
+    expect(removed).toEqual([["capacity", ["old1", "old0", "new1"]]]);
+    expect(pool.match(["sys0", "sys1"], 2)).toBe(2);
+  });
+
+  it("never evicts referenced blocks and refuses room it cannot make", () => {
+    const pool = new BlockPool(4, new PrefixIndex(), 0);
+    const l = list("a", 4);
+    const held: number[] = [];
+    pool.store(l, 0, 4, [cls("c", 0)], [0, 0, 0, 0], held, [], new OwnedBlocks());
+    expect(pool.active).toBe(4);
+    expect(pool.makeRoom(1)).toBe(false);
+    pool.release(held, 1);
+    expect(pool.active).toBe(0);
+    expect(pool.makeRoom(1)).toBe(true);
+  });
+
+  it("keeps pinned blocks under pressure", () => {
+    const pool = new BlockPool(4, new PrefixIndex(), 0);
+    cache(pool, list("pin", 2), cls("pinned", 0, { pin: true }), 1);
+    cache(pool, list("c", 2), cls("conversation", 50), 2);
+    expect(pool.makeRoom(2)).toBe(true);
+    expect(pool.match(["pin0", "pin1"], 2)).toBe(2);
+    expect(pool.makeRoom(3)).toBe(false);
+  });
+
+  it("expires unreferenced blocks after their TTL, counted from the last use", () => {
+    const pool = new BlockPool(10, new PrefixIndex(), 0);
+    const l = list("t", 2);
+    cache(pool, l, cls("short", 50, { ttlMs: 1_000 }), 0);
+    cache(pool, l, cls("short", 50, { ttlMs: 1_000 }), 800);
+    pool.expire(1_500);
+    expect(pool.cached).toBe(2);
+    pool.expire(1_800);
+    expect(pool.cached).toBe(0);
+    expect(pool.drainRemoved()).toEqual([["ttl", ["t1", "t0"]]]);
+  });
+
+  it("evicts on agent end or session end only blocks whose class says so", () => {
+    const pool = new BlockPool(10, new PrefixIndex(), 0);
+    const owned = new OwnedBlocks();
+    cache(pool, list("sub", 2), cls("subagent_state", 50, { evictOn: EVICT_AGENT_END }), 0, owned);
+    cache(pool, list("conv", 2), cls("conversation", 50, { evictOn: EVICT_SESSION_END }), 0, owned);
+    cache(pool, list("sys", 2), cls("system_prompt", 50), 0, owned);
+    for (const ref of owned.refs) pool.evictOnEnd(ref, "agent_end");
+    expect(pool.drainRemoved()).toEqual([["agent_end", ["sub0", "sub1"]]]);
+    for (const ref of owned.refs) pool.evictOnEnd(ref, "session_end");
+    expect(pool.drainRemoved()).toEqual([["session_end", ["conv0", "conv1"]]]);
+    expect(pool.cached).toBe(2);
+  });
+
+  it("does not evict a reused slot through a stale owned reference", () => {
+    const pool = new BlockPool(2, new PrefixIndex(), 0);
+    const owned = new OwnedBlocks();
+    cache(pool, list("a", 2), cls("c", 50, { evictOn: EVICT_AGENT_END }), 0, owned);
+    cache(pool, list("b", 2), cls("c", 50, { evictOn: EVICT_AGENT_END }), 1);
+    pool.drainRemoved();
+    for (const ref of owned.refs) expect(pool.evictOnEnd(ref, "agent_end")).toBe(false);
+    expect(pool.cached).toBe(2);
+  });
+
+  it("clears everything and leaves the index", () => {
+    const index = new PrefixIndex();
+    const pool = new BlockPool(10, index, 1);
+    cache(pool, list("z", 5), cls("c", 50));
+    expect(index.size).toBe(5);
+    expect(pool.clear()).toBe(5);
+    expect(index.size).toBe(0);
+    expect(pool.match(list("z", 5).seq, 5)).toBe(0);
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { chainHash, contentId, localHash, toDecimal } from "./hashing";
+
+const big = (hi: number, lo: number) => ((BigInt(hi) << 32n) | BigInt(lo)).toString();
+
+describe("toDecimal", () => {
+  it.each([
+    [0, 0],
+    [0, 1],
+    [0x1fffff, 0xffffffff],
+    [0x200000, 0],
+    [0xffffffff, 0xffffffff],
+    [0x80000000, 9999],
+    [123456789, 987654321],
+  ])("writes %i:%i as its u64 decimal", (hi, lo) => {
+    expect(toDecimal(hi, lo)).toBe(big(hi, lo));
+  });
+
+  it("agrees with BigInt on many values", () => {
+    let x = 12345;
+    for (let i = 0; i < 5_000; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      const hi = x;
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      expect(toDecimal(hi, x)).toBe(big(hi, x));
+    }
+  });
+});
+
+describe("block hashes", () => {
+  const out = { hi: 0, lo: 0 };
+  const seq = (parent: [number, number], content: number) => {
+    chainHash(parent[0], parent[1], content, out);
+    return [out.hi, out.lo] as [number, number];
+  };
+
+  it("chain the parent: the same content under another parent hashes differently", () => {
+    const a = seq([0, 0], 5);
+    expect(seq([0, 0], 5)).toEqual(a);
+    expect(seq([1, 0], 5)).not.toEqual(a);
+    expect(seq(a, 6)).not.toEqual(seq(seq([0, 0], 4), 6));
+  });
+
+  it("local hashes depend on content only", () => {
+    localHash(contentId(1, 2), out);
+    const first = toDecimal(out.hi, out.lo);
+    localHash(contentId(1, 2), out);
+    expect(toDecimal(out.hi, out.lo)).toBe(first);
+    localHash(contentId(1, 3), out);
+    expect(toDecimal(out.hi, out.lo)).not.toBe(first);
+  });
+
+  it("content ids stay below 2^53 and spread", () => {
+    const ids = new Set<number>();
+    for (let i = 0; i < 10_000; i++) {
+      const id = contentId(7, i);
+      expect(Number.isSafeInteger(id)).toBe(true);
+      ids.add(id);
+    }
+    expect(ids.size).toBe(10_000);
+  });
+});
