@@ -1,6 +1,7 @@
 // `npm run bench:ingest`: a realistic event mix posted through the real /api/ingest in batches of 1,000
 // from this (separate) process, against raw better-sqlite3 prepared inserts of the same rows, same run.
 import { spawn } from "node:child_process";
+import net from "node:net";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,10 +10,11 @@ import { rowOf, tables } from "../db/queries/ingest";
 import { parseEvent, type TelemetryEvent, type TelemetryEventInput } from "../server/ingest/events";
 import { buildIfNeeded } from "./build-if-needed";
 
+// Usage: bench-ingest [EVENTS] [FILE.ndjson] — with a file (e.g. a simulator --out stream), its first EVENTS lines are the mix.
 const TOTAL = Number(process.argv[2] ?? 200_000);
+const FILE = process.argv[3];
 const BATCH = 1_000;
 const CONCURRENCY = 2;
-const PORT = 3299;
 const TOKEN = "bench-ingest-token-0123456789abcdef";
 
 /** A deterministic mix shaped like a live cluster's: stats every second, KV churn, routed turns, tools. */
@@ -58,6 +60,36 @@ function makeEvents(n: number): TelemetryEventInput[] {
   return out;
 }
 
+/** NDJSON bodies of up to BATCH events each, split earlier where a body would pass the 8 MiB request limit. */
+function toBodies(events: TelemetryEventInput[]): string[] {
+  const limit = 8 * 1024 * 1024 - 1024;
+  const bodies: string[] = [];
+  let lines: string[] = [];
+  let size = 0;
+  for (const e of events) {
+    const line = JSON.stringify(e);
+    if (lines.length === BATCH || (lines.length > 0 && size + line.length + 1 > limit)) {
+      bodies.push(lines.join("\n"));
+      lines = [];
+      size = 0;
+    }
+    lines.push(line);
+    size += line.length + 1;
+  }
+  if (lines.length) bodies.push(lines.join("\n"));
+  return bodies;
+}
+
+/** The first n events of an NDJSON file. */
+function readEvents(file: string, n: number): TelemetryEventInput[] {
+  const out: TelemetryEventInput[] = [];
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    if (out.length >= n) break;
+    if (line.trim()) out.push(JSON.parse(line) as TelemetryEventInput);
+  }
+  return out;
+}
+
 async function waitForHealth(url: string, ms: number) {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -69,7 +101,19 @@ async function waitForHealth(url: string, ms: number) {
   throw new Error("dashboard did not become healthy");
 }
 
+/** A TCP port nothing listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
 async function benchHttp(bodies: string[]): Promise<number> {
+  const PORT = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-"));
   const server = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
     env: { ...process.env, PORT: String(PORT), SWITCHYARD_DB: path.join(dir, "http.db"), SWITCHYARD_INGEST_TOKEN: TOKEN, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
@@ -84,7 +128,7 @@ async function benchHttp(bodies: string[]): Promise<number> {
         body,
       });
       const reply = (await res.json()) as { accepted: number };
-      if (!res.ok || reply.accepted !== BATCH) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
+      if (!res.ok || reply.accepted !== body.split("\n").length) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
     };
     await post(bodies[0]!); // warm-up (compiles the route); not counted
     const queue = bodies.slice(1);
@@ -92,7 +136,8 @@ async function benchHttp(bodies: string[]): Promise<number> {
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
       for (let b = queue.shift(); b !== undefined; b = queue.shift()) await post(b);
     }));
-    return ((bodies.length - 1) * BATCH) / ((performance.now() - started) / 1000);
+    const events = bodies.slice(1).reduce((n, b) => n + b.split("\n").length, 0);
+    return events / ((performance.now() - started) / 1000);
   } finally {
     server.kill("SIGTERM");
     fs.rmSync(dir, { recursive: true, force: true });
@@ -116,19 +161,20 @@ function benchRaw(events: TelemetryEvent[]): number {
 
 async function main() {
   buildIfNeeded();
-  const inputs = makeEvents(TOTAL + BATCH);
-  const bodies: string[] = [];
-  for (let i = 0; i < inputs.length; i += BATCH) bodies.push(inputs.slice(i, i + BATCH).map((e) => JSON.stringify(e)).join("\n"));
-  const parsed = inputs.slice(BATCH).map((e) => {
+  const inputs = FILE ? readEvents(FILE, TOTAL + BATCH) : makeEvents(TOTAL + BATCH);
+  const bodies = toBodies(inputs);
+  if (bodies.length < 2) throw new Error(`need more than one batch of events, got ${inputs.length}`);
+  const warmup = bodies[0]!.split("\n").length;
+  const parsed = inputs.slice(warmup).map((e) => {
     const r = parseEvent(e);
     if (!r.ok) throw new Error(`bench generated an invalid event: ${r.error}`);
     return r.event;
   });
   const mb = bodies.reduce((a, b) => a + b.length, 0) / 1024 / 1024;
-  console.log(`events: ${TOTAL} in batches of ${BATCH} (${mb.toFixed(1)} MiB of NDJSON), concurrency ${CONCURRENCY}`);
+  console.log(`events: ${inputs.length - warmup} from ${FILE ?? "the built-in mix"} in ${bodies.length - 1} batches of up to ${BATCH} (${mb.toFixed(1)} MiB of NDJSON, ${Math.round((mb * 1048576) / inputs.length)} B/event), concurrency ${CONCURRENCY}`);
   const http = await benchHttp(bodies);
   const raw = benchRaw(parsed);
-  console.log(`http: ${Math.round(http)} events/s`);
+  console.log(`http: ${Math.round(http)} events/s (${((http * mb) / inputs.length).toFixed(1)} MiB/s)`);
   console.log(`raw: ${Math.round(raw)} events/s`);
   console.log(`ratio: ${(http / raw).toFixed(3)}`);
 }

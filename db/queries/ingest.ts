@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { TelemetryEvent } from "../../server/ingest/events";
+import { hashText, type TelemetryEvent } from "../../server/ingest/events";
 import { counterDelta, minuteOf, type CounterSample } from "../../server/analysis/counters";
 import type { Db } from "../client";
 
@@ -9,6 +9,7 @@ type Row = (string | number | null)[];
 type Table = { sql: string; row: (e: never) => Row };
 
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : hashText(v));
 const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
 
 function insert(table: string, columns: string[]): string {
@@ -37,13 +38,13 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
   "kv.stored": {
     sql: insert("kv_events", kvCols),
     row: (e: Extract<TelemetryEvent, { kind: "kv.stored" }>) => [
-      e.id, e.ts, "stored", e.worker_id, e.block_hashes.length, json(e.block_hashes), e.parent_hash, json(e.local_hashes), opt(e.retention_class), opt(e.session_id), null, opt(e.source),
+      e.id, e.ts, "stored", e.worker_id, e.block_hashes.length, hashText(e.block_hashes), e.parent_hash, hashesOrNull(e.local_hashes), opt(e.retention_class), opt(e.session_id), null, opt(e.source),
     ],
   },
   "kv.removed": {
     sql: insert("kv_events", kvCols),
     row: (e: Extract<TelemetryEvent, { kind: "kv.removed" }>) => [
-      e.id, e.ts, "removed", e.worker_id, e.block_hashes.length, json(e.block_hashes), null, null, null, null, e.reason, opt(e.source),
+      e.id, e.ts, "removed", e.worker_id, e.block_hashes.length, hashText(e.block_hashes), null, null, null, null, e.reason, opt(e.source),
     ],
   },
   "kv.cleared": {
@@ -77,7 +78,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
     row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [
       e.id, e.ts, e.request_id, opt(e.session_id), opt(e.trajectory_id), opt(e.parent_trajectory_id), opt(e.session_type), opt(e.harness), e.api, e.model,
       opt(e.worker_id), e.arrived_at, opt(e.first_token_at), opt(e.finished_at), e.input_tokens, e.cached_tokens, e.output_tokens,
-      opt(e.reasoning_tokens), opt(e.finish_reason), e.status, json(e.agent_hints), opt(e.block_size), json(e.sequence_hashes), json(e.local_hashes),
+      opt(e.reasoning_tokens), opt(e.finish_reason), e.status, json(e.agent_hints), opt(e.block_size), hashesOrNull(e.sequence_hashes), hashesOrNull(e.local_hashes),
       json(e.policy_versions), opt(e.source),
     ],
   },

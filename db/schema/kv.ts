@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-/** kv.stored / kv.removed / kv.cleared; hash lists are JSON arrays of decimal strings. Raw: ages out. */
+/** kv.stored / kv.removed / kv.cleared; hash lists are comma-separated decimal u64 strings. Raw: ages out. */
 export const kvEvents = sqliteTable(
   "kv_events",
   {

@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-/** One model call (a turn). Hash lists and policy versions as JSON. Kept: sessions are built from these. */
+/** One model call (a turn). Hash lists comma-separated decimal u64; hints and policy versions JSON. Kept: sessions are built from these. */
 export const requests = sqliteTable(
   "requests",
   {

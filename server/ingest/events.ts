@@ -41,7 +41,32 @@ export function hashProblem(v: unknown): string | null {
 /** A u64 block hash as a decimal string; JSON numbers lose precision, so they are refused. */
 export const blockHash = z.custom<string>((v) => hashProblem(v) === null, { error: (i) => hashProblem(i.input) ?? "invalid hash" });
 
-/** Up to MAX_HASHES block hashes, checked in one pass (the error names the first bad index). */
+const joinedText = new WeakMap<readonly string[], string>();
+const DIGITS_AND_COMMAS = /^[0-9,]*$/;
+
+/** A hash list as stored: decimal strings joined by commas (reuses the text built during validation). */
+export function hashText(list: readonly string[]): string {
+  return joinedText.get(list) ?? list.join(",");
+}
+
+/** The first problem in a list of hashes (index and message), or null. Fast path: cheap checks per element, one regex. */
+function hashListProblem(v: unknown[]): { index: number; message: string } | null {
+  for (let i = 0; i < v.length; i++) {
+    const s = v[i];
+    if (typeof s !== "string" || s.length === 0 || s.length > 20 || (s.length > 1 && s.charCodeAt(0) === 48) || s.includes(",") || (s.length === 20 && s > U64_MAX_TEXT)) {
+      return { index: i, message: hashProblem(s) ?? "must be a decimal string of an unsigned 64-bit value" };
+    }
+  }
+  const text = v.join(",");
+  if (!DIGITS_AND_COMMAS.test(text)) {
+    const index = v.findIndex((s) => hashProblem(s) !== null);
+    return { index, message: hashProblem(v[index]) ?? "must be a decimal string of an unsigned 64-bit value" };
+  }
+  joinedText.set(v as string[], text);
+  return null;
+}
+
+/** Between min and MAX_HASHES block hashes (the error names the first bad index). */
 const hashList = (min: number) =>
   z.custom<string[]>().check((ctx) => {
     const v = ctx.value as unknown;
@@ -53,13 +78,8 @@ const hashList = (min: number) =>
       ctx.issues.push({ code: "custom", message: `must hold ${min} to ${MAX_HASHES} hashes (got ${v.length})`, input: v });
       return;
     }
-    for (let i = 0; i < v.length; i++) {
-      const problem = hashProblem(v[i]);
-      if (problem) {
-        ctx.issues.push({ code: "custom", message: problem, input: v[i], path: [i] });
-        return;
-      }
-    }
+    const problem = hashListProblem(v);
+    if (problem) ctx.issues.push({ code: "custom", message: problem.message, input: v[problem.index], path: [problem.index] });
   });
 
 /** A cumulative counter: a non-negative integer or its decimal string, normalized to a string. */
