@@ -2,14 +2,17 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 
-const LINKS = [{ href: "/", label: "Overview" }];
+const LINKS = [
+  { href: "/", label: "Overview" },
+  { href: "/workers", label: "Workers" },
+];
 
 export function Nav() {
   const pathname = usePathname();
   return (
     <nav className="nav" aria-label="Main">
       {LINKS.map((l) => (
-        <Link key={l.href} href={l.href} aria-current={pathname === l.href ? "page" : undefined}>
+        <Link key={l.href} href={l.href} aria-current={pathname === l.href || (l.href !== "/" && pathname.startsWith(`${l.href}/`)) ? "page" : undefined}>
           {l.label}
         </Link>
       ))}

@@ -1,0 +1,20 @@
+import { Suspense } from "react";
+import { WorkerDetailView } from "@/components/views/worker-detail-view";
+
+/** Route params arrive percent-encoded; an undecodable one is shown as it came. */
+function decodeId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+export default async function WorkerPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  return (
+    <Suspense>
+      <WorkerDetailView id={decodeId(id)} />
+    </Suspense>
+  );
+}
