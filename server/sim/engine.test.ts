@@ -1,0 +1,209 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { parseEvent, type TelemetryEventInput } from "../ingest/events";
+import { SCENARIO_NAMES } from "./scenarios";
+import { makeSim, ofKind, runScenario, T0 } from "./test-support";
+
+let steady: TelemetryEventInput[];
+beforeAll(() => {
+  steady = runScenario({ scenario: "steady", seconds: 300 });
+});
+
+describe("emitted events", () => {
+  it("all pass the ingest schema after a JSON round trip", () => {
+    const bad = steady.map((e) => parseEvent(JSON.parse(JSON.stringify(e)))).filter((r) => !r.ok);
+    expect(bad.slice(0, 3)).toEqual([]);
+    expect(steady.length).toBeGreaterThan(5_000);
+  });
+
+  it.each(SCENARIO_NAMES.filter((n) => n !== "steady"))("all pass the ingest schema in the %s scenario", (scenario) => {
+    const events = runScenario({ scenario, seconds: 120, seed: 7 });
+    const bad = events.map((e) => parseEvent(JSON.parse(JSON.stringify(e)))).filter((r) => !r.ok);
+    expect(bad.slice(0, 3)).toEqual([]);
+    expect(ofKind(events, "request").length).toBeGreaterThan(20);
+  });
+
+  it("have unique ids with the run prefix and non-decreasing timestamps", () => {
+    const ids = new Set(steady.map((e) => e.id));
+    expect(ids.size).toBe(steady.length);
+    const prefix = steady[0]!.id.split("-")[0];
+    expect(steady.every((e) => e.id.startsWith(`${prefix}-`) && e.id.length <= 128)).toBe(true);
+    for (let i = 1; i < steady.length; i++) expect(steady[i]!.ts).toBeGreaterThanOrEqual(steady[i - 1]!.ts);
+  });
+
+  it("include every kind the steady cluster produces", () => {
+    const kinds = new Set(steady.map((e) => e.kind));
+    for (const k of ["worker.up", "worker.stats", "kv.stored", "kv.removed", "route.decision", "request", "tool", "reasoning", "planner.decision"]) expect(kinds).toContain(k);
+  });
+});
+
+describe("workers", () => {
+  it("report stats once per simulated second each, with cumulative prefix counters", () => {
+    const stats = ofKind(steady, "worker.stats");
+    const up = ofKind(steady, "worker.up").length;
+    expect(stats.length).toBe(up * 300);
+    const byWorker = new Map<string, bigint>();
+    for (const s of stats) {
+      const hits = BigInt(s.prefix_hit_tokens);
+      expect(hits).toBeGreaterThanOrEqual(byWorker.get(s.worker_id) ?? 0n);
+      expect(hits).toBeLessThanOrEqual(BigInt(s.prefix_query_tokens));
+      byWorker.set(s.worker_id, hits);
+    }
+    expect([...byWorker.values()].every((h) => h > 0n)).toBe(true);
+  });
+
+  it("only remove blocks they stored, with a removal reason", () => {
+    const held = new Map<string, Set<string>>();
+    let removed = 0;
+    let unknown = 0;
+    for (const e of steady) {
+      if (e.kind === "kv.stored") {
+        const set = held.get(e.worker_id) ?? new Set<string>();
+        for (const h of e.block_hashes) set.add(h);
+        held.set(e.worker_id, set);
+        expect(e.retention_class).toBeTruthy();
+        expect(e.local_hashes?.length).toBe(e.block_hashes.length);
+      } else if (e.kind === "kv.removed") {
+        const set = held.get(e.worker_id)!;
+        for (const h of e.block_hashes) if (!set.delete(h)) unknown++;
+        removed += e.block_hashes.length;
+      } else if (e.kind === "kv.cleared") held.delete(e.worker_id);
+    }
+    expect(removed).toBeGreaterThan(1_000);
+    expect(unknown).toBe(0);
+  });
+});
+
+describe("requests", () => {
+  const requests = () => ofKind(steady, "request");
+
+  it("carry hashes, block size, harness, API and the policy versions in force", () => {
+    for (const r of requests()) {
+      expect(r.block_size).toBe(64);
+      expect(r.sequence_hashes!.length).toBe(Math.floor(r.input_tokens / 64));
+      expect(r.local_hashes!.length).toBe(r.sequence_hashes!.length);
+      expect(r.cached_tokens % 64).toBe(0);
+      expect(r.policy_versions).toEqual({ retention: 0, autoscaling: 0, routing: 0, frontend: 0 });
+      expect(r.api).toBe(r.harness === "claude_code" ? "messages" : "responses");
+    }
+  });
+
+  it("each follow a route decision naming the worker that served them", () => {
+    const decisions = new Map(ofKind(steady, "route.decision").map((d) => [d.request_id, d]));
+    for (const r of requests()) {
+      const d = decisions.get(r.request_id)!;
+      expect(d.chosen_worker_id).toBe(r.worker_id);
+      expect(d.candidates.length).toBeGreaterThanOrEqual(1);
+      expect(d.prompt_blocks).toBe(r.sequence_hashes!.length);
+    }
+  });
+
+  it("share the harness prompt's local hashes across sessions while the billing header changes every sequence hash", () => {
+    const firsts = new Map<string, (typeof steady)[number] & { kind: "request" }>();
+    for (const r of requests()) if (r.harness === "claude_code" && !r.parent_trajectory_id && !firsts.has(r.session_id!)) firsts.set(r.session_id!, r);
+    const [a, b] = [...firsts.values()];
+    expect(a!.local_hashes!.slice(1, 300)).toEqual(b!.local_hashes!.slice(1, 300));
+    expect(a!.local_hashes![0]).not.toBe(b!.local_hashes![0]);
+    expect(a!.sequence_hashes![299]).not.toBe(b!.sequence_hashes![299]);
+  });
+
+  it("include speculative-prefill warmups of one output token", () => {
+    const warm = requests().filter((r) => r.agent_hints?.speculative_prefill && r.output_tokens === 1);
+    expect(warm.length).toBeGreaterThan(10);
+  });
+});
+
+describe("agents", () => {
+  it("dispatch tools early, link them to the turn that called them and truncate outputs to the budget", () => {
+    const requests = new Map(ofKind(steady, "request").map((r) => [r.request_id, r]));
+    const tools = ofKind(steady, "tool");
+    expect(tools.length).toBeGreaterThan(500);
+    let early = 0;
+    for (const t of tools) {
+      const turn = requests.get(t.request_id!);
+      expect(turn ?? t.ended_at! > T0 + 240_000).toBeTruthy();
+      if (!turn) continue;
+      expect(turn.session_id).toBe(t.session_id);
+      if (t.dispatched_at! < turn.finished_at!) early++;
+      expect(t.budget).toEqual({ unit: "tokens", limit: 10_000 });
+      expect(t.output_tokens!).toBeLessThanOrEqual(10_000);
+      if (t.truncated) expect(t.output_tokens).toBe(10_000);
+    }
+    expect(early / tools.length).toBeGreaterThan(0.3);
+    expect(tools.some((t) => t.truncated)).toBe(true);
+    const waits = tools.map((t) => t.ended_at! - t.started_at).sort((x, y) => x - y);
+    expect(waits[Math.floor(waits.length * 0.99)]!).toBeGreaterThan(20 * waits[Math.floor(waits.length / 2)]!);
+  });
+
+  it("link reasoning spans to the tool call they precede", () => {
+    const toolIds = new Set(ofKind(steady, "tool").map((t) => t.tool_call_id));
+    const spans = ofKind(steady, "reasoning").filter((s) => s.tool_call_id);
+    expect(spans.length).toBeGreaterThan(100);
+    const linked = spans.filter((s) => toolIds.has(s.tool_call_id!)).length;
+    expect(linked / spans.length).toBeGreaterThan(0.9);
+  });
+
+  it("run subagents as short trajectories with a parent that outlive them", () => {
+    const requests = ofKind(steady, "request");
+    const subs = requests.filter((r) => r.parent_trajectory_id);
+    expect(subs.length).toBeGreaterThan(10);
+    const lastOf = new Map<string, number>();
+    const arrivals = new Map<string, number[]>();
+    for (const r of requests) {
+      lastOf.set(r.trajectory_id!, Math.max(lastOf.get(r.trajectory_id!) ?? 0, r.finished_at!));
+      arrivals.set(r.trajectory_id!, [...(arrivals.get(r.trajectory_id!) ?? []), r.arrived_at]);
+    }
+    const ended = [...new Set(subs.filter((s) => lastOf.get(s.trajectory_id!)! < T0 + 150_000).map((s) => s.trajectory_id!))];
+    const parentOf = new Map(subs.map((s) => [s.trajectory_id!, s.parent_trajectory_id!]));
+    const resumed = ended.filter((sub) => arrivals.get(parentOf.get(sub)!)!.some((t) => t >= lastOf.get(sub)!));
+    expect(ended.length).toBeGreaterThan(3);
+    expect(resumed.length / ended.length).toBeGreaterThan(0.95);
+    const subInput = subs.reduce((s, r) => s + r.input_tokens, 0) / subs.length;
+    const mainInput = requests.filter((r) => r.harness === "claude_code" && !r.parent_trajectory_id).reduce((s, r, _, a) => s + r.input_tokens / a.length, 0);
+    expect(subInput).toBeLessThan(mainInput);
+  });
+});
+
+describe("determinism", () => {
+  it("repeats byte for byte for a seed and start, and differs for another seed", () => {
+    const a = JSON.stringify(runScenario({ scenario: "preamble", seconds: 90, seed: 3 }));
+    const b = JSON.stringify(runScenario({ scenario: "preamble", seconds: 90, seed: 3 }));
+    const c = JSON.stringify(runScenario({ scenario: "preamble", seconds: 90, seed: 4 }));
+    expect(a).toBe(b);
+    expect(a).not.toBe(c);
+  });
+});
+
+describe("policies in the engine", () => {
+  it("apply a new version at the current instant, acknowledge it and stamp later requests", () => {
+    const { sim, events } = makeSim({ scenario: "preamble" });
+    sim.runUntil(T0 + 30_000);
+    const ack = sim.applyPolicy("routing", 4, { overlap_credit: 2 });
+    expect(ack).toEqual({ ok: true, kind: "routing", version: 4, status: "applied", applied_at: T0 + 30_000 });
+    sim.runUntil(T0 + 60_000);
+    const later = ofKind(events, "request").filter((r) => r.arrived_at > T0 + 30_000);
+    expect(later.length).toBeGreaterThan(0);
+    expect(later.every((r) => r.policy_versions?.routing === 4)).toBe(true);
+    expect(ofKind(events, "route.decision").filter((d) => d.ts > T0 + 30_000).every((d) => d.overlap_credit === 2)).toBe(true);
+    expect(ofKind(events, "policy.ack")).toMatchObject([{ target: "sim", policy_kind: "routing", version: 4, status: "applied" }]);
+    expect(sim.policies().routing).toMatchObject({ version: 4, applied_at: T0 + 30_000 });
+  });
+
+  it("reject invalid documents, stale versions and changed documents under an applied version, keeping the previous", () => {
+    const { sim, events } = makeSim({ scenario: "preamble" });
+    sim.runUntil(T0 + 1_000);
+    expect(sim.applyPolicy("autoscaling", 1, { decode: { kv_scale_down: 0.95 } })).toMatchObject({
+      ok: false,
+      status: "rejected",
+      errors: [{ path: "decode.kv_scale_down", message: "must be below the scale-up threshold (0.9)" }],
+    });
+    expect(sim.applyPolicy("frontend", 2, { strip_anthropic_preamble: true }).ok).toBe(true);
+    expect(sim.applyPolicy("frontend", 2, { strip_anthropic_preamble: true }).ok).toBe(true);
+    expect(sim.applyPolicy("frontend", 1, {})).toMatchObject({ ok: false, errors: [{ path: "version" }] });
+    expect(sim.applyPolicy("frontend", 2, {})).toMatchObject({ ok: false, errors: [{ path: "version" }] });
+    expect(sim.policies().frontend.version).toBe(2);
+    expect(sim.policies().autoscaling.version).toBe(0);
+    const acks = ofKind(events, "policy.ack");
+    expect(acks.map((a) => a.status)).toEqual(["rejected", "applied", "applied", "rejected", "rejected"]);
+    expect(acks[0]!.message).toContain("decode.kv_scale_down");
+  });
+});
