@@ -37,6 +37,8 @@ export class Delivery {
   private downSince: number | null = null;
   private lastDropLog = -Infinity;
   private running = false;
+  /** The sender waits for a first line. */
+  private empty = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private drainedWaiters: (() => void)[] = [];
@@ -82,7 +84,7 @@ export class Delivery {
       this.lastDropLog = this.o.now();
       this.o.log(`delivery: buffer full (${this.size} events, ${mib(this.bytes)} MiB) while the dashboard is unreachable; dropped ${this.dropped} oldest events so far`);
     }
-    if (this.size >= this.o.maxBatchEvents) this.wake?.();
+    if (this.empty || this.size >= this.o.maxBatchEvents) this.wake?.();
   }
 
   /** Start sending in the background. */
@@ -117,10 +119,13 @@ export class Delivery {
   private async run(): Promise<void> {
     let backoff = this.o.initialBackoffMs;
     while (this.running) {
-      if (this.size === 0 || (this.size < this.o.maxBatchEvents && this.healthy)) {
-        await this.idle(this.size === 0 ? 1_000 : this.o.lingerMs);
-        if (this.size === 0) continue;
+      if (this.size === 0) {
+        this.empty = true;
+        await this.idle(1_000);
+        this.empty = false;
+        continue;
       }
+      if (this.size < this.o.maxBatchEvents && this.healthy) await this.idle(this.o.lingerMs);
       const start = this.removedTotal;
       const { count, body } = this.batch();
       const outcome = await this.post(body);
