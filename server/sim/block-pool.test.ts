@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BlockPool, EVICT_AGENT_END, EVICT_NEVER, EVICT_SESSION_END, OwnedBlocks, PrefixIndex, type RetentionClass } from "./block-pool";
+import { BlockPool, EVICT_AGENT_END, EVICT_NEVER, EVICT_SESSION_END, OwnedBlocks, type RetentionClass } from "./block-pool";
+import { PrefixIndex } from "./prefix-index";
 
 const cls = (name: string, priority: number, extra: Partial<RetentionClass> = {}): RetentionClass => ({ name, priority, ttlMs: 0, pin: false, evictOn: EVICT_NEVER, ...extra });
 const list = (prefix: string, n: number) => ({ seq: Array.from({ length: n }, (_, i) => `${prefix}${i}`), ids: [] as number[] });

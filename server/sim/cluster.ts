@@ -1,5 +1,5 @@
 import type { AutoscalingPolicy, RoutingPolicy } from "../control/policies";
-import { PrefixIndex } from "./block-pool";
+import { MAX_SLOTS, PrefixIndex } from "./prefix-index";
 import { decide, type PlannerRole } from "./planner";
 import type { Rng } from "./prng";
 import { chooseWorker, type CandidateLoad } from "./router";
@@ -27,7 +27,7 @@ export type ClusterConfig = {
   initial: Partial<Record<WorkerRole, number>>;
 };
 
-export const MAX_WORKERS = 32;
+export const MAX_WORKERS = MAX_SLOTS;
 const MAX_HASHES_PER_EVENT = 16_384;
 
 export class Cluster implements WorkerHost {

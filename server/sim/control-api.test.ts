@@ -42,7 +42,7 @@ async function put(ctx: Awaited<ReturnType<typeof setup>>, kind: string, body: u
 describe("control API", () => {
   it("refuses requests without the bearer token", async () => {
     const ctx = await setup();
-    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: TOKEN }]) {
+    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: TOKEN }] as Record<string, string>[]) {
       const res = await fetch(`${ctx.base}/control/policies`, { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe("Bearer");

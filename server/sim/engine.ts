@@ -9,7 +9,8 @@ import {
   type RoutingPolicy,
 } from "../control/policies";
 import type { TelemetryEventInput } from "../ingest/events";
-import type { AgentHost, Session, ToolCall, Trajectory, TurnPlan } from "./agent";
+import type { AgentHost } from "./agent";
+import type { Session, ToolCall, Trajectory, TurnPlan } from "./trajectory";
 import type { RetentionClass } from "./block-pool";
 import { Cluster, ms, type CoreHost } from "./cluster";
 import type { HarnessProfile } from "./harness";

@@ -1,4 +1,4 @@
-import type { ToolCall, Trajectory, TurnPlan } from "./agent";
+import type { ToolCall, Trajectory, TurnPlan } from "./trajectory";
 import { ms } from "./cluster";
 import type { Scenario } from "./scenarios";
 import type { EventBody, SimRequest } from "./types";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { OwnedBlocks, PrefixIndex, type RetentionClass } from "./block-pool";
+import { OwnedBlocks, type RetentionClass } from "./block-pool";
+import { PrefixIndex } from "./prefix-index";
 import { EventQueue } from "./heap";
 import { contentId } from "./hashing";
 import { HashView, TokenStream } from "./stream";

@@ -1,4 +1,5 @@
-import { BlockPool, type PrefixIndex } from "./block-pool";
+import { BlockPool } from "./block-pool";
+import type { PrefixIndex } from "./prefix-index";
 import type { SimRequest, WorkerRole, WorkerTiming } from "./types";
 
 // One worker: a FIFO prefill server over its block pool and a decode batch. TTFT = queue wait +
@@ -112,7 +113,7 @@ export class Worker {
     const pool = this.pool;
     const outBlocks = this.role === "aggregated" ? Math.ceil(req.outputTokens / this.blockSize) : 0;
     if (req.nBlocks + outBlocks > pool.capacity - pool.pinnedCount) {
-      this.dequeue(req);
+      this.dequeue();
       this.addPrefillWork(-req.expectedPrefill);
       this.fail(req);
       return;
@@ -127,7 +128,7 @@ export class Worker {
       return;
     }
     this.host.flushRemoved(this);
-    this.dequeue(req);
+    this.dequeue();
     pool.reserved += need;
     req.reservedOut = outBlocks;
     const now = this.host.now;
@@ -139,7 +140,7 @@ export class Worker {
     this.host.at(done, () => this.prefillDone(req, matched));
   }
 
-  private dequeue(req: SimRequest): void {
+  private dequeue(): void {
     this.qHead++;
     if (this.qHead > 256 && this.qHead * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.qHead);

@@ -1,4 +1,5 @@
-import { Session, startSession, type AgentHost } from "./agent";
+import { startSession, type AgentHost } from "./agent";
+import { Session } from "./trajectory";
 import type { SessionKind } from "./harness";
 import type { Rng } from "./prng";
 
