@@ -41,6 +41,7 @@ Same seed, scenario, policies, duration and start give a byte-identical --out fi
 export type ParseResult = { ok: true; options: CliOptions } | { ok: false; error: string };
 
 const FLAGS = new Set(["--fast", "--help", "-h"]);
+const VALUED = new Set(["--dashboard", "--token", "--control-port", "--control-host", "--control-token", "--seed", "--scenario", "--speed", "--duration", "--start", "--out", "--policies"]);
 
 /** Parse argv (without node and script) and the environment into options, or an error. */
 export function parseArgs(argv: readonly string[], env: Record<string, string | undefined> = {}): ParseResult {
@@ -66,6 +67,7 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
     const eq = raw.indexOf("=");
     const flag = raw.startsWith("--") && eq > 0 ? raw.slice(0, eq) : raw;
     let value: string | undefined;
+    if (!FLAGS.has(flag) && !VALUED.has(flag)) return { ok: false, error: `unknown option ${flag}` };
     if (!FLAGS.has(flag)) {
       value = raw.startsWith("--") && eq > 0 ? raw.slice(eq + 1) : argv[++i];
       if (value === undefined) return { ok: false, error: `${flag} needs a value` };

@@ -1,0 +1,131 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseArgs } from "./args";
+import { main } from "./cli";
+
+const dir = mkdtempSync(join(tmpdir(), "switchyard-sim-"));
+const START = "1764400000000";
+const quiet = { log: () => {}, env: {} };
+
+describe("parseArgs", () => {
+  it.each([
+    [["--out", "x"], { out: "x", scenario: "steady", seed: 1, speed: 1, fast: false, durationSeconds: null }],
+    [["--out=x", "--scenario=surge", "--seed", "9", "--fast", "--duration", "60", "--start", START], { scenario: "surge", seed: 9, fast: true, durationSeconds: 60, startMs: Number(START) }],
+    [["--dashboard", "http://localhost:3000/", "--token", "t", "--speed", "10"], { dashboard: "http://localhost:3000", token: "t", speed: 10 }],
+    [["--out", "x", "--control-port", "0", "--control-token", "c"], { controlPort: 0, controlToken: "c", controlHost: "127.0.0.1" }],
+  ])("accepts %j", (argv, expected) => {
+    const r = parseArgs(argv);
+    expect(r.ok && r.options).toMatchObject(expected);
+  });
+
+  it("takes tokens from the environment", () => {
+    const r = parseArgs(["--dashboard", "http://d", "--control-port", "1"], { SWITCHYARD_INGEST_TOKEN: "i", SWITCHYARD_CONTROL_TOKEN: "c" });
+    expect(r.ok && [r.options.token, r.options.controlToken]).toEqual(["i", "c"]);
+  });
+
+  it.each([
+    [[], "nothing to do"],
+    [["--out", "x", "--scenario", "chaos"], "unknown scenario"],
+    [["--out", "x", "--speed", "0"], "--speed must be a positive number"],
+    [["--out", "x", "--fast", "--speed", "2"], "not both"],
+    [["--out", "x", "--fast"], "--fast without --duration"],
+    [["--dashboard", "http://d"], "--dashboard needs --token"],
+    [["--out", "x", "--control-port", "80"], "--control-port needs --control-token"],
+    [["--out", "x", "--seed", "-1"], "--seed must be"],
+    [["--out", "x", "--start", "17644"], "--start must be Unix milliseconds"],
+    [["--out", "x", "--bogus"], "unknown option --bogus"],
+    [["--out"], "--out needs a value"],
+  ])("refuses %j", (argv, message) => {
+    const r = parseArgs(argv);
+    expect(r.ok ? "" : r.error).toContain(message);
+  });
+});
+
+describe("sim CLI", () => {
+  const run = (name: string, extra: string[] = []) => {
+    const out = join(dir, name);
+    return main(["--scenario", "preamble", "--seed", "5", "--fast", "--duration", "120", "--start", START, "--out", out, ...extra], quiet).then((code) => ({ code, text: readFileSync(out, "utf8") }));
+  };
+
+  it("writes a byte-identical NDJSON file for the same seed, scenario, policies, duration and start", async () => {
+    const a = await run("a.ndjson");
+    const b = await run("b.ndjson");
+    expect(a.code).toBe(0);
+    expect(a.text.length).toBeGreaterThan(100_000);
+    expect(b.text).toBe(a.text);
+    const lines = a.text.trimEnd().split("\n");
+    expect(lines.every((l) => JSON.parse(l).ts >= Number(START))).toBe(true);
+    expect(JSON.parse(lines.at(-1)!).ts).toBeLessThanOrEqual(Number(START) + 120_000);
+  });
+
+  it("applies a --policies file at start", async () => {
+    const file = join(dir, "policies.json");
+    writeFileSync(file, JSON.stringify({ routing: { temperature: 0.25 }, frontend: { strip_anthropic_preamble: true } }));
+    const { code, text } = await run("p.ndjson", ["--policies", file]);
+    expect(code).toBe(0);
+    const events = text.trimEnd().split("\n").map((l) => JSON.parse(l) as { kind: string; temperature?: number });
+    const decisions = events.filter((e) => e.kind === "route.decision");
+    expect(decisions.length).toBeGreaterThan(0);
+    expect(decisions.every((d) => d.temperature === 0.25)).toBe(true);
+  });
+
+  it("exits 1 with the error for an invalid --policies file", async () => {
+    const file = join(dir, "bad.json");
+    writeFileSync(file, JSON.stringify({ autoscaling: { decode: { kv_scale_down: 0.99 } } }));
+    const logs: string[] = [];
+    const code = await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], { log: (l) => logs.push(l), env: {} });
+    expect(code).toBe(1);
+    expect(logs.join("\n")).toContain("invalid autoscaling policy: decode.kv_scale_down: must be below the scale-up threshold (0.9)");
+    writeFileSync(file, JSON.stringify({ planner: {} }));
+    expect(await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], quiet)).toBe(1);
+  });
+
+  it("exits 2 with usage for bad arguments", async () => {
+    const logs: string[] = [];
+    expect(await main(["--speed", "fast"], { log: (l) => logs.push(l), env: {} })).toBe(2);
+    expect(logs[0]).toContain("usage: npm run sim");
+  });
+
+  it("posts the same events it writes to a dashboard", async () => {
+    const received: string[] = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+      req.on("end", () => {
+        if (req.headers.authorization === "Bearer ingest") received.push(...body.split("\n").filter(Boolean));
+        res.writeHead(req.headers.authorization === "Bearer ingest" ? 200 : 401, { "content-type": "application/json" });
+        res.end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { code, text } = await run("d.ndjson", ["--dashboard", url, "--token", "ingest"]);
+    server.close();
+    expect(code).toBe(0);
+    expect(received.join("\n") + "\n").toBe(text);
+  });
+
+  it("runs live at a speed factor and stops at the duration", async () => {
+    const out = join(dir, "live.ndjson");
+    const t0 = Date.now();
+    expect(await main(["--scenario", "pressure", "--speed", "200", "--duration", "30", "--start", START, "--out", out], quiet)).toBe(0);
+    const wall = Date.now() - t0;
+    expect(wall).toBeGreaterThanOrEqual(140);
+    expect(wall).toBeLessThan(5_000);
+    const stats = readFileSync(out, "utf8").trimEnd().split("\n").filter((l) => l.includes('"worker.stats"'));
+    expect(stats.length).toBe(2 * 30);
+  });
+
+  it("runs as a script through tsx", async () => {
+    const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(process.execPath, ["--import", "tsx", "server/sim/cli.ts", "--help"], (err, _stdout, stderr) => resolve({ code: err ? (err.code as number) : 0, stderr }));
+    });
+    expect(code).toBe(0);
+    expect(stderr).toContain("--control-port P");
+  });
+});
