@@ -38,11 +38,11 @@ export function workerById(db: Db, workerId: string): WorkerInfo | undefined {
   return db.$client.prepare(`SELECT ${infoCols} FROM workers WHERE worker_id = ?`).get(workerId) as WorkerInfo | undefined;
 }
 
-/** worker.up/down events with from ≤ ts ≤ to, oldest first (optionally of one worker). */
+/** worker.up/down events with from ≤ ts ≤ to, newest first, the latest MAX_LIFECYCLE (optionally of one worker). */
 export function lifecycleInRange(db: Db, from: number, to: number, workerId?: string): LifecycleRow[] {
   const one = workerId === undefined ? "" : "AND worker_id = @workerId";
   return db.$client
-    .prepare(`SELECT worker_id AS workerId, kind, ts FROM worker_events WHERE ts >= @from AND ts <= @to ${one} ORDER BY ts LIMIT ${MAX_LIFECYCLE}`)
+    .prepare(`SELECT worker_id AS workerId, kind, ts FROM worker_events WHERE ts >= @from AND ts <= @to ${one} ORDER BY ts DESC LIMIT ${MAX_LIFECYCLE}`)
     .all({ from, to, workerId }) as LifecycleRow[];
 }
 

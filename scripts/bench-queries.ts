@@ -1,0 +1,144 @@
+// `npm run bench:queries [file] [--reuse]`: 24 h of 1-second stats for 64 workers (plus 2 routed requests/s and KV
+// churn) in a fresh database file, then p50/p95 of 20 calls of each workers-page procedure through createCaller for
+// the 24h preset (and the 1h raw-sample series for comparison). A named file is kept; --reuse skips loading it again.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openDb, type Db } from "../db/client";
+import { storeEvents } from "../db/queries/ingest";
+import type { TelemetryEvent } from "../server/ingest/events";
+
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 64);
+const HOURS = Number(process.env.BENCH_HOURS ?? 24);
+const args = process.argv.slice(2);
+const REUSE = args.includes("--reuse");
+const FILE = args.find((a) => !a.startsWith("--")) ?? path.join(os.tmpdir(), `switchyard-bench-queries-${process.pid}.db`);
+const KEEP = args.some((a) => !a.startsWith("--"));
+const CALLS = 20;
+const BATCH_SECONDS = 600;
+const CLASSES = ["system_prompt", "tool_definitions", "conversation", "subagent_state"];
+const REASONS = ["capacity", "capacity", "capacity", "ttl", "agent_end", "session_end"] as const;
+
+type Ev<K extends TelemetryEvent["kind"]> = Extract<TelemetryEvent, { kind: K }>;
+
+let seed = 7;
+const rnd = () => (seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff) / 0x7fffffff;
+const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
+const hashes = (n: number) => Array.from({ length: n }, () => String(Math.floor(rnd() * 2 ** 31) * 4096 + Math.floor(rnd() * 4096)));
+
+/** Workers 0..n-5 run all day; the last four join after a quarter of the range and leave after three quarters. */
+function isUp(w: number, t: number, start: number, span: number): boolean {
+  return w < WORKERS - 4 || (t >= start + span / 4 && t < start + (3 * span) / 4);
+}
+
+function load(db: Db, start: number, end: number) {
+  const ids = Array.from({ length: WORKERS }, (_, w) => `worker-${String(w).padStart(2, "0")}`);
+  const counters = ids.map(() => ({ q: 0, h: 0 }));
+  const baseRate = ids.map((_, w) => 0.45 + 0.5 * ((w * 37) % 64) / 64);
+  const span = end - start;
+  let samples = 0;
+  for (let b = start; b < end; b += BATCH_SECONDS * 1000) {
+    const batch: TelemetryEvent[] = [];
+    for (let t = b; t < Math.min(end, b + BATCH_SECONDS * 1000); t += 1000) {
+      const upNow = ids.filter((_, w) => isUp(w, t, start, span));
+      ids.forEach((id, w) => {
+        const wasUp = isUp(w, t - 1000, start, span);
+        const nowUp = isUp(w, t, start, span);
+        if (nowUp && !wasUp) batch.push({ id: `${id}-up-${t}`, kind: "worker.up", ts: t, worker_id: id, role: w % 4 === 0 ? "prefill" : "decode", model: "bench", kv_total_blocks: 8192, block_size: 16 } satisfies Ev<"worker.up">);
+        if (!nowUp && wasUp && t > start) batch.push({ id: `${id}-down-${t}`, kind: "worker.down", ts: t, worker_id: id, reason: "scaled down" } satisfies Ev<"worker.down">);
+        if (!nowUp) return;
+        const c = counters[w]!;
+        const q = Math.floor(rnd() * 20_000);
+        c.q += q;
+        c.h += Math.floor(q * Math.min(1, baseRate[w]! + 0.1 * Math.sin((t / 3_600_000) * 2 + w)));
+        const util = 0.55 + 0.35 * Math.sin((t / 5_400_000) + w / 3) + 0.05 * rnd();
+        batch.push({
+          id: `${id}-s-${t}`, kind: "worker.stats", ts: t, worker_id: id, kv_active_blocks: Math.floor(8192 * Math.max(0, Math.min(1, util))), kv_total_blocks: 8192,
+          requests_running: Math.floor(rnd() * 24), requests_waiting: Math.floor(rnd() * 4), prefix_query_tokens: String(c.q), prefix_hit_tokens: String(c.h),
+        } satisfies Ev<"worker.stats">);
+        samples++;
+      });
+      for (let k = 0; k < 2; k++) {
+        const cands = Array.from({ length: 8 }, () => pick(upNow)).filter((x, i, a) => a.indexOf(x) === i);
+        const chosen = cands[0]!;
+        const rid = `r-${t}-${k}`;
+        batch.push({
+          id: `rd-${rid}`, kind: "route.decision", ts: t, request_id: rid, session_id: `s-${Math.floor(rnd() * 400)}`, prompt_blocks: 64, chosen_worker_id: chosen,
+          candidates: cands.map((worker_id) => ({ worker_id, overlap_blocks: Math.floor(rnd() * 64), prefill_blocks: 64, decode_blocks: Math.floor(rnd() * 500), cost: rnd() * 600 })),
+          overlap_credit: 1, prefill_load_scale: 1, temperature: 0,
+        } satisfies Ev<"route.decision">);
+        batch.push({
+          id: `rq-${rid}`, kind: "request", ts: t, request_id: rid, api: "messages", model: "bench", worker_id: chosen, arrived_at: t, first_token_at: t + 150,
+          finished_at: t + 900, input_tokens: 40_000, cached_tokens: 30_000, output_tokens: 300, status: "ok",
+        } satisfies Ev<"request">);
+      }
+      const w = pick(upNow);
+      batch.push({ id: `ks-${t}`, kind: "kv.stored", ts: t, worker_id: w, block_hashes: hashes(16), parent_hash: null, retention_class: pick(CLASSES) } satisfies Ev<"kv.stored">);
+      if (t % 2000 === 0) batch.push({ id: `kr-${t}`, kind: "kv.removed", ts: t, worker_id: pick(upNow), block_hashes: hashes(16), reason: pick(REASONS) } satisfies Ev<"kv.removed">);
+    }
+    storeEvents(db, batch);
+  }
+  return { samples, workers: ids };
+}
+
+function quantile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
+async function main() {
+  const { createCaller } = await import("../server/trpc/root");
+  const reuse = REUSE && fs.existsSync(FILE);
+  if (!reuse) for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`]) fs.rmSync(f, { force: true });
+  const db = openDb(FILE);
+  let end = Math.floor(Date.now() / 60_000) * 60_000;
+  let workers: string[];
+  if (reuse) {
+    end = (db.$client.prepare("SELECT max(ts) FROM worker_stats").pluck().get() as number) + 1_000;
+    workers = db.$client.prepare("SELECT worker_id FROM workers ORDER BY worker_id").pluck().all() as string[];
+    console.log(`reusing ${FILE}`);
+  } else {
+    db.$client.pragma("synchronous = OFF");
+    const t0 = performance.now();
+    const loaded = load(db, end - HOURS * 3_600_000, end);
+    workers = loaded.workers;
+    db.$client.pragma("wal_checkpoint(TRUNCATE)");
+    const mb = fs.statSync(FILE).size / 1e6;
+    const s = ((performance.now() - t0) / 1000).toFixed(1);
+    console.log(`loaded ${loaded.samples.toLocaleString("en-US")} samples for ${WORKERS} workers over ${HOURS} h in ${s} s (${mb.toFixed(0)} MB, ${FILE})`);
+  }
+
+  const caller = createCaller({ db, now: () => end });
+  const range = { preset: "24h" } as const;
+  const one = workers[1]!;
+  const hour = { preset: "1h" } as const;
+  const procedures: [string, () => Promise<unknown>][] = [
+    ["workers.list", () => caller.workers.list(range)],
+    ["workers.series", () => caller.workers.series({ range })],
+    ["workers.byId", () => caller.workers.byId({ id: one, range })],
+    ["workers.series (one worker)", () => caller.workers.series({ range, workerId: one })],
+    ["workers.blocksByClass", () => caller.workers.blocksByClass({ id: one, range })],
+    ["workers.series 1h (raw samples)", () => caller.workers.series({ range: hour })],
+    ["workers.series 1h (raw, one worker)", () => caller.workers.series({ range: hour, workerId: one })],
+  ];
+  for (const [name, call] of procedures) {
+    await call();
+    const ms: number[] = [];
+    for (let i = 0; i < CALLS; i++) {
+      const s = performance.now();
+      await call();
+      ms.push(performance.now() - s);
+    }
+    ms.sort((a, b) => a - b);
+    console.log(`${name}: p50 ${quantile(ms, 0.5).toFixed(1)} ms p95 ${quantile(ms, 0.95).toFixed(1)} ms`);
+  }
+  db.$client.close();
+  if (!KEEP) for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`]) fs.rmSync(f, { force: true });
+}
+
+// The routers import "server-only", which resolves to a no-op only under the react-server condition.
+if (process.execArgv.includes("--conditions=react-server")) void main();
+else {
+  const res = spawnSync(process.execPath, [...process.execArgv, "--conditions=react-server", ...process.argv.slice(1)], { stdio: "inherit" });
+  process.exit(res.status ?? 1);
+}
