@@ -1,10 +1,14 @@
 import "server-only";
 import { overviewRouter } from "../routers/overview";
+import { plannerRouter } from "../routers/planner";
+import { routingRouter } from "../routers/routing";
 import { workersRouter } from "../routers/workers";
 import { createCallerFactory, router } from "./init";
 
 export const appRouter = router({
   overview: overviewRouter,
+  routing: routingRouter,
+  planner: plannerRouter,
   workers: workersRouter,
 });
 

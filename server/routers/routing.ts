@@ -1,0 +1,43 @@
+import "server-only";
+import { z } from "zod";
+import { decisionBuckets, decisionsPage, MAX_PAGE, requestSizedBuckets, tokenBuckets, workerBlockSizes } from "../../db/queries/routing";
+import { describeDecision, lossBuckets, recomputedSeries, routingLossSeries } from "../analysis/routing";
+import { bucketStep } from "../analysis/workers";
+import { MAX_ID } from "../ingest/events";
+import { publicProcedure, router } from "../trpc/init";
+import { rangeInput, resolveInput } from "./range";
+
+const cursor = z.object({ ts: z.number().int().min(0), id: z.string().min(1).max(MAX_ID) });
+
+export const routingRouter = router({
+  /** Decisions in the range, newest first, one page at a time; each with ranked candidates and why the winner won. */
+  list: publicProcedure
+    .input(z.object({ range: rangeInput, cursor: cursor.nullish(), limit: z.number().int().min(1).max(MAX_PAGE).default(25), lossOnly: z.boolean().default(false) }))
+    .query(({ ctx, input }) => {
+      const { from, to, live } = resolveInput(input.range, ctx.now());
+      const rows = decisionsPage(ctx.db, { from, to, cursor: input.cursor ?? undefined, limit: input.limit, lossOnly: input.lossOnly });
+      const page = rows.slice(0, input.limit);
+      const last = page[page.length - 1];
+      const nextCursor = rows.length > input.limit && last ? { ts: last.ts, id: last.id } : null;
+      return { from, to, live, items: page.map((r) => describeDecision(r)), nextCursor };
+    }),
+
+  /** Per bucket: routing loss, the overall recomputed share, and decisions won per worker; totals over the range. */
+  series: publicProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
+    const { from, to, live } = resolveInput(input.range, ctx.now());
+    const step = bucketStep(to - from);
+    const rows = decisionBuckets(ctx.db, from, to, step);
+    const sizes = workerBlockSizes(ctx.db, [...new Set(rows.map((r) => r.workerId))]);
+    const unsized = [...new Set(rows.map((r) => r.workerId).filter((w) => !sizes.has(w)))];
+    const fallback = unsized.length ? requestSizedBuckets(ctx.db, from, to, step, unsized) : [];
+    return {
+      from,
+      to,
+      live,
+      step,
+      loss: routingLossSeries(lossBuckets(rows, sizes, fallback)),
+      recomputed: recomputedSeries(tokenBuckets(ctx.db, from, to, step)),
+      share: rows.map(({ t, workerId, decisions }) => ({ t, workerId, decisions })),
+    };
+  }),
+});
