@@ -49,3 +49,19 @@ export function hasAnyTelemetry(db: Db): boolean {
   const tables = ["workers", "requests", "kv_events", "route_decisions", "tools", "reasoning_spans", "planner_decisions", "policy_acks"];
   return Boolean(db.$client.prepare(`SELECT ${tables.map((t) => `EXISTS (SELECT 1 FROM ${t})`).join(" OR ")}`).pluck().get());
 }
+
+/**
+ * Per bucket of `step` ms over requests that arrived in [from, to): how many, and the nearest-rank median
+ * TTFT (ms) of those with a first token (null when none had one). Buckets without requests are absent.
+ */
+export function requestTrend(db: Db, from: number, to: number, step: number): { t: number; requests: number; ttftP50: number | null }[] {
+  return db.$client
+    .prepare(
+      `WITH x AS MATERIALIZED (
+         SELECT arrived_at - arrived_at % @step AS t, first_token_at - arrived_at AS v FROM requests WHERE arrived_at >= @from AND arrived_at < @to),
+       c AS (SELECT t, count(*) AS requests, count(v) AS timed FROM x GROUP BY t),
+       r AS (SELECT t, v, row_number() OVER (PARTITION BY t ORDER BY v) AS rn FROM x WHERE v IS NOT NULL)
+       SELECT c.t, c.requests, r.v AS ttftP50 FROM c LEFT JOIN r ON r.t = c.t AND r.rn = (c.timed + 1) / 2 ORDER BY c.t LIMIT 5000`,
+    )
+    .all({ from, to, step }) as { t: number; requests: number; ttftP50: number | null }[];
+}

@@ -1,6 +1,9 @@
 import "server-only";
-import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, requestCount, sessionCount, ttftsInRange } from "../../db/queries/overview";
+import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, requestCount, requestTrend, sessionCount, ttftsInRange } from "../../db/queries/overview";
+import { seriesRows } from "../../db/queries/workers";
 import { hitRate, kvUtilization, percentile, workersByRole } from "../analysis/overview";
+import { trendPoints } from "../analysis/trends";
+import { bucketStep, seriesSource } from "../analysis/workers";
 import { publicProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
@@ -32,5 +35,13 @@ export const overviewRouter = router({
       workersByRole: workersByRole(present),
       workersPresent: present.length,
     };
+  }),
+
+  /** The KPIs per time bucket (requests/s, TTFT p50, prefix hit rate, KV utilization) for sparklines. */
+  trends: publicProcedure.input(rangeInput).query(({ ctx, input }) => {
+    const { from, to, live } = resolveInput(input, ctx.now());
+    const step = bucketStep(to - from);
+    const workers = seriesRows(ctx.db, { from, to, step, source: seriesSource(to - from) });
+    return { from, to, live, step, points: trendPoints({ requests: requestTrend(ctx.db, from, to, step), workers, step, from, to }) };
   }),
 });

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { storeEvents } from "../../db/queries/ingest";
+import { testCaller, testDb } from "../../test/db";
+import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
+
+const MIN = 60_000;
+const NOW = T0 + 60 * MIN;
+const FROM = NOW - 15 * MIN;
+
+describe("overview.trends", () => {
+  it("buckets requests/s, TTFT p50, hit rate and KV utilization; buckets without data are left out", async () => {
+    const db = testDb();
+    const raws: Raw[] = [];
+    // Bucket FROM+1min (10 s): five requests with TTFTs 50..250 → median 150, 0.5 req/s.
+    [250, 50, 150, 100, 200].forEach((ttft, k) => {
+      const at = FROM + MIN + k * 1_000;
+      raws.push(minimal.request({ id: `q${k}`, request_id: `q${k}`, ts: at, arrived_at: at, first_token_at: at + ttft }));
+    });
+    // One worker reporting around FROM+3min: counters move by 1000 queried / 750 hit, KV at 25 %.
+    raws.push(stats("w1", FROM + 3 * MIN - 5_000, 0, 0, { kv_active_blocks: 250, kv_total_blocks: 1000 }));
+    raws.push(stats("w1", FROM + 3 * MIN + 1_000, 1000, 750, { kv_active_blocks: 250, kv_total_blocks: 1000 }));
+    storeEvents(db, raws.map(parsed));
+
+    const t = await testCaller(db, () => NOW).overview.trends({ preset: "15m" });
+    expect(t.step).toBe(10_000);
+    expect(t.points.map((p) => ({ ...p, t: p.t - FROM }))).toEqual([
+      { t: MIN, requestsPerSecond: 0.5, ttftP50Ms: 150, prefixHitRate: null, kvUtilization: null },
+      { t: 3 * MIN - 10_000, requestsPerSecond: 0, ttftP50Ms: null, prefixHitRate: null, kvUtilization: 0.25 },
+      { t: 3 * MIN, requestsPerSecond: 0, ttftP50Ms: null, prefixHitRate: 0.75, kvUtilization: 0.25 },
+    ]);
+  });
+
+  it("reads per-minute rollups for ranges over an hour", async () => {
+    const db = testDb();
+    storeEvents(db, [stats("w1", NOW - 3 * 3_600_000, 0, 0), stats("w1", NOW - 3 * 3_600_000 + 30_000, 400, 100)].map(parsed));
+    const t = await testCaller(db, () => NOW).overview.trends({ preset: "6h" });
+    expect(t.step).toBe(5 * MIN);
+    expect(t.points).toHaveLength(1);
+    expect(t.points[0]!.prefixHitRate).toBe(0.25);
+  });
+});
