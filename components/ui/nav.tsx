@@ -5,6 +5,8 @@ import { usePathname } from "next/navigation";
 const LINKS = [
   { href: "/", label: "Overview" },
   { href: "/workers", label: "Workers" },
+  { href: "/routing", label: "Routing" },
+  { href: "/planner", label: "Planner" },
 ];
 
 export function Nav() {
