@@ -1,4 +1,6 @@
-export function KpiCard({ id, label, value, note, loading }: { id: string; label: string; value: string; note?: string; loading?: boolean }) {
+import type { ReactNode } from "react";
+
+export function KpiCard({ id, label, value, note, loading, trend }: { id: string; label: string; value: string; note?: string; loading?: boolean; trend?: ReactNode }) {
   return (
     <section className="card" aria-labelledby={`${id}-label`} aria-busy={loading || undefined}>
       <div className="kpi-label" id={`${id}-label`}>
@@ -8,6 +10,7 @@ export function KpiCard({ id, label, value, note, loading }: { id: string; label
         {loading ? "0000" : value}
       </div>
       {note && <div className="kpi-note">{note}</div>}
+      {trend}
     </section>
   );
 }

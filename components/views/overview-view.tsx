@@ -3,9 +3,12 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatCount, formatMs, formatPercent, formatRate, formatRoles } from "@/components/charts/prepare/format";
 import { KpiCard } from "@/components/ui/kpi-card";
+import { PageLinks } from "@/components/ui/page-links";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
+import { rangeQuery } from "@/server/analysis/time-range";
 import { GettingStarted } from "./getting-started";
+import { useKpiTrends } from "./kpi-trends";
 
 const REFRESH_MS = 2_000;
 
@@ -18,6 +21,7 @@ export function OverviewView() {
     refetchInterval: live ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
   });
+  const trend = useKpiTrends(range, live ? REFRESH_MS : false);
   const d = q.data;
   const loading = q.isPending;
 
@@ -56,8 +60,8 @@ export function OverviewView() {
 
       {!(q.isError && !d) && (
         <div className="kpis">
-          <KpiCard id="kpi-rps" label="Requests / s" value={formatRate(d ? d.requestsPerSecond : null)} note={d ? `${formatCount(d.requests)} requests` : undefined} loading={loading} />
-          <KpiCard id="kpi-ttft-p50" label="TTFT p50" value={formatMs(d?.ttftP50Ms ?? null)} loading={loading} />
+          <KpiCard id="kpi-rps" label="Requests / s" value={formatRate(d ? d.requestsPerSecond : null)} note={d ? `${formatCount(d.requests)} requests` : undefined} loading={loading} trend={trend("requestsPerSecond")} />
+          <KpiCard id="kpi-ttft-p50" label="TTFT p50" value={formatMs(d?.ttftP50Ms ?? null)} loading={loading} trend={trend("ttftP50Ms")} />
           <KpiCard id="kpi-ttft-p95" label="TTFT p95" value={formatMs(d?.ttftP95Ms ?? null)} loading={loading} />
           <KpiCard
             id="kpi-hit-rate"
@@ -65,12 +69,14 @@ export function OverviewView() {
             value={formatPercent(d?.prefixHitRate ?? null)}
             note={d ? `token-weighted, ${formatCount(d.prefixQueryTokens)} tokens queried` : undefined}
             loading={loading}
+            trend={trend("prefixHitRate")}
           />
-          <KpiCard id="kpi-kv" label="KV utilization" value={formatPercent(d?.kvUtilization ?? null)} note="latest sample per worker" loading={loading} />
+          <KpiCard id="kpi-kv" label="KV utilization" value={formatPercent(d?.kvUtilization ?? null)} note="latest sample per worker" loading={loading} trend={trend("kvUtilization")} />
           <KpiCard id="kpi-sessions" label="Active sessions" value={formatCount(d ? d.activeSessions : null)} note="requests in the last 5 min" loading={loading} />
           <KpiCard id="kpi-workers" label="Workers" value={formatCount(d ? d.workersPresent : null)} note={d ? formatRoles(d.workersByRole) : undefined} loading={loading} />
         </div>
       )}
+      {d && d.hasAnyData && <PageLinks query={rangeQuery(range)} />}
     </>
   );
 }
