@@ -8,6 +8,7 @@ import { createControlServer } from "./control-api";
 import { SimController } from "./controller";
 import { Delivery } from "./delivery";
 import { Simulation } from "./engine";
+import { toJsonLine } from "./json-lines";
 import { NdjsonFile } from "./ndjson-file";
 import { runSimulation } from "./runner";
 import { scenarioByName } from "./scenarios";
@@ -44,7 +45,7 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
   const delivery = o.dashboard ? new Delivery({ url: `${o.dashboard}/api/ingest`, token: o.token!, log }) : null;
   let events = 0;
   sim.setSink((event) => {
-    const line = JSON.stringify(event);
+    const line = toJsonLine(event);
     events++;
     file?.write(line);
     delivery?.push(line);

@@ -1,5 +1,6 @@
 import type { AutoscalingPolicy, RoutingPolicy } from "../control/policies";
 import { MAX_SLOTS, PrefixIndex } from "./prefix-index";
+import { storedEvent } from "./event-builders";
 import { decide, type PlannerRole } from "./planner";
 import type { Rng } from "./prng";
 import { chooseWorker, type CandidateLoad } from "./router";
@@ -128,7 +129,6 @@ export class Cluster implements WorkerHost {
   }
 
   stored(w: Worker, req: SimRequest, created: number[]): void {
-    const { seq, local } = req.view;
     let start = 0;
     for (let k = 1; k <= created.length; k++) {
       const i = created[k - 1]!;
@@ -136,17 +136,7 @@ export class Cluster implements WorkerHost {
       const cls = req.classes[req.segments[i]!]!;
       const breaks = next === undefined || next !== i + 1 || req.classes[req.segments[next]!] !== cls || k - start >= MAX_HASHES_PER_EVENT;
       if (!breaks) continue;
-      const from = created[start]!;
-      this.host.emit({
-        kind: "kv.stored",
-        ts: ms(this.now),
-        worker_id: w.id,
-        block_hashes: seq.slice(from, i + 1),
-        parent_hash: from > 0 ? seq[from - 1]! : null,
-        local_hashes: local.slice(from, i + 1),
-        retention_class: cls.name,
-        session_id: req.sessionId,
-      });
+      this.host.emit(storedEvent(w.id, req, created[start]!, i + 1, cls.name, ms(this.now)));
       start = k;
     }
   }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseEvent, type TelemetryEventInput } from "../ingest/events";
+import { FAST_JSON, toJsonLine, type FastJson } from "./json-lines";
 import { SCENARIO_NAMES } from "./scenarios";
 import { makeSim, ofKind, runScenario, T0 } from "./test-support";
 
@@ -20,6 +21,12 @@ describe("emitted events", () => {
     const bad = events.map((e) => parseEvent(JSON.parse(JSON.stringify(e)))).filter((r) => !r.ok);
     expect(bad.slice(0, 3)).toEqual([]);
     expect(ofKind(events, "request").length).toBeGreaterThan(20);
+  });
+
+  it("serialise to NDJSON lines exactly as JSON.stringify would", () => {
+    const fast = steady.filter((e) => (e as FastJson)[FAST_JSON]);
+    expect(fast.length).toBeGreaterThan(1_000);
+    for (const e of steady) if (toJsonLine(e) !== JSON.stringify(e)) expect(toJsonLine(e)).toBe(JSON.stringify(e));
   });
 
   it("have unique ids with the run prefix and non-decreasing timestamps", () => {

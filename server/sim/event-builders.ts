@@ -1,16 +1,17 @@
 import type { ToolCall, Trajectory, TurnPlan } from "./trajectory";
 import { ms } from "./cluster";
 import type { Scenario } from "./scenarios";
+import { FAST_JSON, jsonWithArrays, type FastJson } from "./json-lines";
 import type { EventBody, SimRequest } from "./types";
 
 // Telemetry events (DESIGN.md §3) built from the core's objects; times are rounded to Unix ms.
 
-/** The request event of a finished model call. */
-export function requestEvent(req: SimRequest, scenario: Pick<Scenario, "model" | "blockSize">): EventBody {
+/** The request event of a finished model call (hash arrays last, with a fast NDJSON form). */
+export function requestEvent(req: SimRequest, scenario: Pick<Scenario, "model" | "blockSize">): EventBody & FastJson {
   const finished = req.finishedAt ?? req.arrivedAt;
   const status = req.outcome;
-  return {
-    kind: "request",
+  const head = {
+    kind: "request" as const,
     ts: ms(finished),
     request_id: req.id,
     session_id: req.sessionId,
@@ -31,10 +32,42 @@ export function requestEvent(req: SimRequest, scenario: Pick<Scenario, "model" |
     finish_reason: req.finishReason,
     status,
     agent_hints: req.hints,
-    block_size: scenario.blockSize,
-    sequence_hashes: req.view.seq.slice(0, req.nBlocks),
-    local_hashes: req.view.local.slice(0, req.nBlocks),
     policy_versions: req.policyVersions,
+    block_size: scenario.blockSize,
+  };
+  const { view, nBlocks } = req;
+  return {
+    ...head,
+    sequence_hashes: view.seq.slice(0, nBlocks),
+    local_hashes: view.local.slice(0, nBlocks),
+    [FAST_JSON]: (e) =>
+      jsonWithArrays({ id: e.id, ...head }, [
+        ["sequence_hashes", view.jsonItems("seq", 0, nBlocks)],
+        ["local_hashes", view.jsonItems("local", 0, nBlocks)],
+      ]),
+  };
+}
+
+/** A kv.stored event for blocks [from, to) of a request's prompt (hash arrays last, with a fast NDJSON form). */
+export function storedEvent(workerId: string, req: SimRequest, from: number, to: number, retentionClass: string, ts: number): EventBody & FastJson {
+  const { view } = req;
+  const head = {
+    kind: "kv.stored" as const,
+    ts,
+    worker_id: workerId,
+    parent_hash: from > 0 ? view.seq[from - 1]! : null,
+    retention_class: retentionClass,
+    session_id: req.sessionId,
+  };
+  return {
+    ...head,
+    block_hashes: view.seq.slice(from, to),
+    local_hashes: view.local.slice(from, to),
+    [FAST_JSON]: (e) =>
+      jsonWithArrays({ id: e.id, ...head }, [
+        ["block_hashes", view.jsonItems("seq", from, to)],
+        ["local_hashes", view.jsonItems("local", from, to)],
+      ]),
   };
 }
 

@@ -70,8 +70,20 @@ export class HashView {
   readonly local: string[] = [];
   /** Prefix-index entry ids cached per block (-1: not looked up or absent). */
   readonly ids: number[] = [];
+  /** The hashes as JSON array items ("h0","h1",...,) and the end offset of each item's comma + 1. */
+  private seqJson = "";
+  private localJson = "";
+  private readonly seqEnds: number[] = [];
+  private readonly localEnds: number[] = [];
 
   constructor(readonly firstBlock: number | null) {}
+
+  /** JSON array items (without brackets) of the sequence or local hashes of blocks [from, to). */
+  jsonItems(which: "seq" | "local", from: number, to: number): string {
+    if (to <= from) return "";
+    const [json, ends] = which === "seq" ? [this.seqJson, this.seqEnds] : [this.localJson, this.localEnds];
+    return json.slice(from === 0 ? 0 : ends[from - 1]!, ends[to - 1]! - 1);
+  }
 
   /** Hash blocks up to the stream's current length. */
   extend(stream: TokenStream, shared?: HashView): void {
@@ -83,14 +95,21 @@ export class HashView {
       chainHash(pHi, pLo, content, scratch);
       this.hi.push(scratch.hi);
       this.lo.push(scratch.lo);
-      this.seq.push(toDecimal(scratch.hi, scratch.lo));
+      const seq = toDecimal(scratch.hi, scratch.lo);
+      this.seq.push(seq);
       this.ids.push(-1);
+      this.seqJson += `"${seq}",`;
+      this.seqEnds.push(this.seqJson.length);
+      let local: string;
       if (shared && i < shared.local.length && (i > 0 || this.firstBlock === null)) {
-        this.local.push(shared.local[i]!);
+        local = shared.local[i]!;
       } else {
         localHash(content, scratch);
-        this.local.push(toDecimal(scratch.hi, scratch.lo));
+        local = toDecimal(scratch.hi, scratch.lo);
       }
+      this.local.push(local);
+      this.localJson += `"${local}",`;
+      this.localEnds.push(this.localJson.length);
     }
   }
 
@@ -102,6 +121,10 @@ export class HashView {
     copy.seq.push(...this.seq);
     copy.ids.push(...this.ids);
     copy.local.push(...this.local);
+    copy.seqJson = this.seqJson;
+    copy.localJson = this.localJson;
+    copy.seqEnds.push(...this.seqEnds);
+    copy.localEnds.push(...this.localEnds);
     return copy;
   }
 }
