@@ -1,0 +1,40 @@
+// `npm run bench:sim`: one simulated hour of the steady scenario as fast as possible, written as
+// NDJSON to a temporary file, through the same code path as `npm run sim -- --fast --out FILE`.
+// Usage: bench-sim [SIMULATED_SECONDS] (default 3600).
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { main } from "../server/sim/cli";
+
+async function bench(seconds: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-sim-"));
+  const out = join(dir, "steady.ndjson");
+  let summary = "";
+
+  const wall0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const code = await main(["--scenario", "steady", "--seed", "1", "--start", "1764400000000", "--fast", "--duration", String(seconds), "--out", out], {
+    env: {},
+    log: (line) => {
+      summary = line;
+    },
+  });
+  const wall = (performance.now() - wall0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  if (code !== 0) {
+    console.error(summary);
+    return code;
+  }
+  const events = Number(/(\d+) events/.exec(summary)?.[1] ?? 0);
+  const bytes = statSync(out).size;
+  rmSync(dir, { recursive: true, force: true });
+
+  console.log(`steady scenario, ${seconds} simulated s, seed 1`);
+  console.log(`wall: ${wall.toFixed(1)} s (cpu ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s)`);
+  console.log(`output: ${events} events, ${(bytes / 1024 / 1024).toFixed(0)} MiB NDJSON`);
+  console.log(`speed: ${(seconds / wall).toFixed(1)} x real time`);
+  console.log(`events: ${Math.round(events / wall)} per wall second`);
+  return 0;
+}
+
+bench(Number(process.argv[2] ?? 3_600)).then((code) => process.exit(code));
