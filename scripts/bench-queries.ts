@@ -23,7 +23,13 @@ const REASONS = ["capacity", "capacity", "capacity", "ttl", "agent_end", "sessio
 type Ev<K extends TelemetryEvent["kind"]> = Extract<TelemetryEvent, { kind: K }>;
 
 let seed = 7;
-const rnd = () => (seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff) / 0x7fffffff;
+/** mulberry32: consecutive draws are independent enough that picks do not correlate. */
+const rnd = () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+  return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
+};
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
 const hashes = (n: number) => Array.from({ length: n }, () => String(Math.floor(rnd() * 2 ** 31) * 4096 + Math.floor(rnd() * 4096)));
 
@@ -43,10 +49,10 @@ function load(db: Db, start: number, end: number) {
     for (let t = b; t < Math.min(end, b + BATCH_SECONDS * 1000); t += 1000) {
       const upNow = ids.filter((_, w) => isUp(w, t, start, span));
       ids.forEach((id, w) => {
-        const wasUp = isUp(w, t - 1000, start, span);
+        const wasUp = t > start && isUp(w, t - 1000, start, span);
         const nowUp = isUp(w, t, start, span);
         if (nowUp && !wasUp) batch.push({ id: `${id}-up-${t}`, kind: "worker.up", ts: t, worker_id: id, role: w % 4 === 0 ? "prefill" : "decode", model: "bench", kv_total_blocks: 8192, block_size: 16 } satisfies Ev<"worker.up">);
-        if (!nowUp && wasUp && t > start) batch.push({ id: `${id}-down-${t}`, kind: "worker.down", ts: t, worker_id: id, reason: "scaled down" } satisfies Ev<"worker.down">);
+        if (!nowUp && wasUp) batch.push({ id: `${id}-down-${t}`, kind: "worker.down", ts: t, worker_id: id, reason: "scaled down" } satisfies Ev<"worker.down">);
         if (!nowUp) return;
         const c = counters[w]!;
         const q = Math.floor(rnd() * 20_000);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   bucketDeltas,
   bucketStep,
+  candidacyWindow,
   lastHeard,
   lostDecisions,
   routingShare,
@@ -135,5 +136,17 @@ describe("bucketDeltas", () => {
     ["64-bit counters beyond 2^53 keep exact deltas", [b("w", 10, "18014398509481984", "9007199254740993")], [["w", base(1, "18014398509481000", "9007199254740000")]], [[984, 984]]],
   ])("%s", (_name, rows, baselines, expected) => {
     expect(bucketDeltas(rows, new Map(baselines)).map((r) => [r.query, r.hit])).toEqual(expected);
+  });
+});
+
+describe("candidacyWindow", () => {
+  it.each<[string, { firstSeen: number; lastSeen: number }, { from: number; to: number }]>([
+    ["around for the whole range", { firstSeen: FROM - 5, lastSeen: TO + 5 }, { from: FROM, to: TO }],
+    ["joined in the range", { firstSeen: FROM + 100, lastSeen: TO + 5 }, { from: FROM + 100, to: TO }],
+    ["left in the range: up to a minute after its last report", { firstSeen: FROM - 5, lastSeen: FROM + 1_000 }, { from: FROM, to: FROM + 61_000 }],
+    ["gone before the range: empty", { firstSeen: FROM - 500_000, lastSeen: FROM - 200_000 }, { from: FROM, to: FROM }],
+    ["first seen after the range: empty", { firstSeen: TO + 10, lastSeen: TO + 20 }, { from: TO + 10, to: TO + 10 }],
+  ])("%s", (_name, w, expected) => {
+    expect(candidacyWindow(w, FROM, TO)).toEqual(expected);
   });
 });

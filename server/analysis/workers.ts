@@ -105,6 +105,17 @@ export function seriesPoints(rows: readonly SeriesRow[]): WorkerSeries[] {
     .map(([workerId, points]) => ({ workerId, points: points.sort((a, b) => a.t - b.t) }));
 }
 
+/**
+ * The part of [from, to) in which a worker could have been a routing candidate: from its first report to a minute
+ * after its last. Bounded scans of decisions then cover its lifetime, not the latest decisions made without it.
+ * An empty window is returned as from = to.
+ */
+export function candidacyWindow(w: { firstSeen: number; lastSeen: number }, from: number, to: number): { from: number; to: number } {
+  const start = Math.max(from, w.firstSeen);
+  const end = Math.min(to, w.lastSeen + STALE_MS);
+  return end > start ? { from: start, to: end } : { from: start, to: start };
+}
+
 export type Candidate = { worker_id: string; overlap_blocks: number; prefill_blocks: number; decode_blocks: number; cost: number };
 export type DecisionRow = { ts: number; requestId: string; chosenWorkerId: string; candidates: string };
 export type LostDecision = {

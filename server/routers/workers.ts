@@ -17,7 +17,7 @@ import {
   type WorkerInfo,
 } from "../../db/queries/workers";
 import type { Db } from "../../db/client";
-import { bucketStep, lostDecisions, seriesPoints, seriesSource, workerRows } from "../analysis/workers";
+import { bucketStep, candidacyWindow, lostDecisions, seriesPoints, seriesSource, workerRows } from "../analysis/workers";
 import { AppError } from "../errors";
 import { MAX_ID } from "../ingest/events";
 import { publicProcedure, router } from "../trpc/init";
@@ -64,7 +64,8 @@ export const workersRouter = router({
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const info = workerById(ctx.db, input.id);
     if (!info) throw new AppError("NOT_FOUND", `no worker "${input.id}" has reported`);
-    const lost = decisionsLost(ctx.db, info.workerId, from, to);
+    const window = candidacyWindow(info, from, to);
+    const lost = decisionsLost(ctx.db, info.workerId, window.from, window.to);
     return {
       from,
       to,
