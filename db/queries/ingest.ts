@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { hashText, type TelemetryEvent } from "../../server/ingest/events";
-import { counterDelta, minuteOf, type CounterSample } from "../../server/analysis/counters";
+import type { CounterSample } from "../../server/analysis/counters";
+import { addSample, MinuteRollups, noteSeen, overlaps, type Rollup, type Statements } from "./ingest-rollups";
 import type { Db } from "../client";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
@@ -57,12 +58,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
       "candidate_count", "candidates", "overlap_credit", "prefill_load_scale", "temperature", "source",
     ]),
     row: (e: Extract<TelemetryEvent, { kind: "route.decision" }>) => {
-      let best = 0;
-      let chosen = 0;
-      for (const c of e.candidates) {
-        if (c.overlap_blocks > best) best = c.overlap_blocks;
-        if (c.worker_id === e.chosen_worker_id) chosen = c.overlap_blocks;
-      }
+      const { best, chosen } = overlaps(e);
       return [
         e.id, e.ts, e.request_id, opt(e.session_id), opt(e.trajectory_id), e.prompt_blocks, e.chosen_worker_id, chosen, best,
         e.candidates.length, JSON.stringify(e.candidates), e.overlap_credit, e.prefill_load_scale, e.temperature, opt(e.source),
@@ -116,30 +112,6 @@ export function rowOf(e: TelemetryEvent): Row {
   return (tables[e.kind].row as (x: TelemetryEvent) => Row)(e);
 }
 
-type Rollup = {
-  samples: number;
-  kvActiveSum: number;
-  kvActiveMax: number;
-  kvTotalSum: number;
-  runningSum: number;
-  runningMax: number;
-  waitingSum: number;
-  waitingMax: number;
-  queryDelta: number;
-  hitDelta: number;
-  resets: number;
-  utilMax: number;
-};
-
-type Statements = {
-  inserts: Map<string, Database.Statement>;
-  rollup: Database.Statement;
-  counterGet: Database.Statement;
-  counterPut: Database.Statement;
-  workerSeen: Database.Statement;
-  workerUp: Database.Statement;
-  workerDown: Database.Statement;
-};
 
 const cache = new WeakMap<Database.Database, Statements>();
 
@@ -170,6 +142,13 @@ function statements(sqlite: Database.Database): Statements {
     workerDown: sqlite.prepare(`INSERT INTO workers (worker_id, first_seen, last_seen, down_at, down_reason) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT(worker_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen),
         down_at = max(coalesce(down_at, 0), excluded.down_at), down_reason = excluded.down_reason`),
+    requests1m: sqlite.prepare(`INSERT INTO requests_1m (minute, requests, input_tokens, cached_tokens, output_tokens) VALUES (@m, @requests, @input, @cached, @output)
+      ON CONFLICT(minute) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
+        cached_tokens = cached_tokens + excluded.cached_tokens, output_tokens = output_tokens + excluded.output_tokens`),
+    ttft1m: sqlite.prepare(`INSERT INTO request_ttft_1m (minute, bucket, n) VALUES (?, ?, ?) ON CONFLICT(minute, bucket) DO UPDATE SET n = n + excluded.n`),
+    decisions1m: sqlite.prepare(`INSERT INTO route_decisions_1m (minute, chosen_worker_id, decisions, prompt_blocks, lost_blocks) VALUES (@m, @w, @decisions, @prompt, @lost)
+      ON CONFLICT(minute, chosen_worker_id) DO UPDATE SET decisions = decisions + excluded.decisions, prompt_blocks = prompt_blocks + excluded.prompt_blocks,
+        lost_blocks = lost_blocks + excluded.lost_blocks`),
   };
   cache.set(sqlite, s);
   return s;
@@ -189,6 +168,7 @@ export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreSta
     const rollups = new Map<string, Rollup & { w: string; m: number }>();
     const counters = new Map<string, CounterSample | undefined>();
     const seen = new Map<string, { first: number; last: number; kvTotal: number }>();
+    const minutes = new MinuteRollups();
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       const t = tables[e.kind];
@@ -205,8 +185,13 @@ export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreSta
         st.workerUp.run(e.worker_id, e.role, e.model, e.block_size, e.kv_total_blocks, e.ts, e.ts, e.ts);
       } else if (e.kind === "worker.down") {
         st.workerDown.run(e.worker_id, e.ts, e.ts, e.ts, opt(e.reason));
+      } else if (e.kind === "request") {
+        minutes.addRequest(e);
+      } else if (e.kind === "route.decision") {
+        minutes.addDecision(e);
       }
     }
+    minutes.flush(st);
     for (const r of rollups.values()) st.rollup.run(r);
     for (const [w, c] of counters) if (c) st.counterPut.run(w, c.ts, c.query, c.hit);
     for (const [w, s] of seen) st.workerSeen.run(w, s.kvTotal, s.first, s.last);
@@ -214,49 +199,3 @@ export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreSta
   })();
 }
 
-function noteSeen(seen: Map<string, { first: number; last: number; kvTotal: number }>, w: string, ts: number, kvTotal: number) {
-  const s = seen.get(w);
-  if (!s) seen.set(w, { first: ts, last: ts, kvTotal });
-  else {
-    if (ts < s.first) s.first = ts;
-    if (ts >= s.last) {
-      s.last = ts;
-      s.kvTotal = kvTotal;
-    }
-  }
-}
-
-function addSample(
-  rollups: Map<string, Rollup & { w: string; m: number }>,
-  counters: Map<string, CounterSample | undefined>,
-  st: Statements,
-  e: Extract<TelemetryEvent, { kind: "worker.stats" }>,
-) {
-  const w = e.worker_id;
-  if (!counters.has(w)) counters.set(w, st.counterGet.get(w) as CounterSample | undefined);
-  const prev = counters.get(w);
-  const next = { ts: e.ts, query: e.prefix_query_tokens, hit: e.prefix_hit_tokens };
-  const delta = counterDelta(prev, next);
-  if (!prev || e.ts > prev.ts) counters.set(w, next);
-  const m = minuteOf(e.ts);
-  const k = `${w}\u0000${m}`;
-  let r = rollups.get(k);
-  if (!r) {
-    r = { w, m, samples: 0, kvActiveSum: 0, kvActiveMax: 0, kvTotalSum: 0, runningSum: 0, runningMax: 0, waitingSum: 0, waitingMax: 0, queryDelta: 0, hitDelta: 0, resets: 0, utilMax: 0 };
-    rollups.set(k, r);
-  }
-  r.samples++;
-  r.kvActiveSum += e.kv_active_blocks;
-  r.kvActiveMax = Math.max(r.kvActiveMax, e.kv_active_blocks);
-  r.kvTotalSum += e.kv_total_blocks;
-  r.runningSum += e.requests_running;
-  r.runningMax = Math.max(r.runningMax, e.requests_running);
-  r.waitingSum += e.requests_waiting;
-  r.waitingMax = Math.max(r.waitingMax, e.requests_waiting);
-  r.utilMax = Math.max(r.utilMax, e.kv_total_blocks > 0 ? e.kv_active_blocks / e.kv_total_blocks : 0);
-  if (delta) {
-    r.queryDelta += delta.query;
-    r.hitDelta += delta.hit;
-    if (delta.reset) r.resets++;
-  }
-}

@@ -1,5 +1,6 @@
 import type { Db } from "../client";
 import type { DecisionBucket, RequestSizedBucket } from "../../server/analysis/routing";
+import { rolledDecisionBuckets, rolledTokenBuckets, useRollups } from "./rollups";
 
 // Reads for the routing view. Every query takes a time range [from, to) (Unix ms) and is bounded.
 
@@ -57,6 +58,7 @@ export function decisionsPage(db: Db, opts: { from: number; to: number; cursor?:
 
 /** Per bucket of `step` ms (epoch-aligned) and chosen worker over decisions in [from, to): decisions, lost (best − chosen) and prompt blocks. */
 export function decisionBuckets(db: Db, from: number, to: number, step: number): DecisionBucket[] {
+  if (useRollups(from, to, step)) return rolledDecisionBuckets(db, from, to, step);
   return db.$client
     .prepare(
       `SELECT ts - ts % @step AS t, chosen_worker_id AS workerId, count(*) AS decisions,
@@ -96,6 +98,7 @@ export function requestSizedBuckets(db: Db, from: number, to: number, step: numb
 
 /** Prompt and cached tokens of requests that arrived in [from, to), per bucket of `step` ms; empty buckets are absent. */
 export function tokenBuckets(db: Db, from: number, to: number, step: number): { t: number; requests: number; input: number; cached: number }[] {
+  if (useRollups(from, to, step)) return rolledTokenBuckets(db, from, to, step);
   return db.$client
     .prepare(
       `SELECT arrived_at - arrived_at % @step AS t, count(*) AS requests, sum(input_tokens) AS input, sum(cached_tokens) AS cached

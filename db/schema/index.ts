@@ -6,3 +6,4 @@ export * from "./tools";
 export * from "./planner";
 export * from "./policies";
 export * from "./settings";
+export * from "./rollups";

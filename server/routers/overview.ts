@@ -1,7 +1,7 @@
 import "server-only";
-import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, requestCount, requestTrend, sessionCount, ttftsInRange } from "../../db/queries/overview";
+import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, requestStats, requestTrend, sessionCount } from "../../db/queries/overview";
 import { seriesRows } from "../../db/queries/workers";
-import { hitRate, kvUtilization, percentile, workersByRole } from "../analysis/overview";
+import { hitRate, kvUtilization, workersByRole } from "../analysis/overview";
 import { trendPoints } from "../analysis/trends";
 import { bucketStep, seriesSource } from "../analysis/workers";
 import { publicProcedure, router } from "../trpc/init";
@@ -15,8 +15,7 @@ const PRESENT_WINDOW_MS = 60_000;
 export const overviewRouter = router({
   summary: publicProcedure.input(rangeInput).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
-    const ttfts = ttftsInRange(ctx.db, from, to);
-    const requests = requestCount(ctx.db, from, to);
+    const { requests, ttftP50Ms, ttftP95Ms } = requestStats(ctx.db, from, to);
     const prefix = prefixTokens(ctx.db, from, to);
     const present = latestWorkerSamples(ctx.db, Math.max(from, to - PRESENT_WINDOW_MS), to);
     return {
@@ -26,8 +25,8 @@ export const overviewRouter = router({
       hasAnyData: hasAnyTelemetry(ctx.db),
       requests,
       requestsPerSecond: requests / ((to - from) / 1000),
-      ttftP50Ms: percentile(ttfts, 0.5),
-      ttftP95Ms: percentile(ttfts, 0.95),
+      ttftP50Ms,
+      ttftP95Ms,
       prefixHitRate: hitRate(prefix.hit, prefix.query),
       prefixQueryTokens: prefix.query,
       kvUtilization: kvUtilization(present),

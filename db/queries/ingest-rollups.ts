@@ -1,0 +1,133 @@
+import type Database from "better-sqlite3";
+import type { TelemetryEvent } from "../../server/ingest/events";
+import { counterDelta, minuteOf, type CounterSample } from "../../server/analysis/counters";
+import { latencyBucket } from "../../server/analysis/histogram";
+
+// Per-batch accumulators for the rollup tables; storeEvents writes each key once per batch.
+
+export type Statements = {
+  inserts: Map<string, Database.Statement>;
+  rollup: Database.Statement;
+  counterGet: Database.Statement;
+  counterPut: Database.Statement;
+  workerSeen: Database.Statement;
+  workerUp: Database.Statement;
+  workerDown: Database.Statement;
+  requests1m: Database.Statement;
+  ttft1m: Database.Statement;
+  decisions1m: Database.Statement;
+};
+
+/** The best candidate's overlap and the chosen worker's (in blocks) of a routing decision. */
+export function overlaps(e: Extract<TelemetryEvent, { kind: "route.decision" }>): { best: number; chosen: number } {
+  let best = 0;
+  let chosen = 0;
+  for (const c of e.candidates) {
+    if (c.overlap_blocks > best) best = c.overlap_blocks;
+    if (c.worker_id === e.chosen_worker_id) chosen = c.overlap_blocks;
+  }
+  return { best, chosen };
+}
+
+
+export type Rollup = {
+  samples: number;
+  kvActiveSum: number;
+  kvActiveMax: number;
+  kvTotalSum: number;
+  runningSum: number;
+  runningMax: number;
+  waitingSum: number;
+  waitingMax: number;
+  queryDelta: number;
+  hitDelta: number;
+  resets: number;
+  utilMax: number;
+};
+
+/** Per-minute request and routing rollups of one batch, written with one upsert per key. */
+export class MinuteRollups {
+  private requests = new Map<number, { m: number; requests: number; input: number; cached: number; output: number }>();
+  private ttft = new Map<string, [number, number, number]>();
+  private decisions = new Map<string, { m: number; w: string; decisions: number; prompt: number; lost: number }>();
+
+  addRequest(e: Extract<TelemetryEvent, { kind: "request" }>) {
+    const m = minuteOf(e.arrived_at);
+    let r = this.requests.get(m);
+    if (!r) this.requests.set(m, (r = { m, requests: 0, input: 0, cached: 0, output: 0 }));
+    r.requests++;
+    r.input += e.input_tokens;
+    r.cached += e.cached_tokens;
+    r.output += e.output_tokens;
+    if (e.first_token_at === undefined) return;
+    const b = latencyBucket(e.first_token_at - e.arrived_at);
+    const k = `${m}:${b}`;
+    const h = this.ttft.get(k);
+    if (h) h[2]++;
+    else this.ttft.set(k, [m, b, 1]);
+  }
+
+  addDecision(e: Extract<TelemetryEvent, { kind: "route.decision" }>) {
+    const m = minuteOf(e.ts);
+    const k = `${e.chosen_worker_id}\u0000${m}`;
+    let d = this.decisions.get(k);
+    if (!d) this.decisions.set(k, (d = { m, w: e.chosen_worker_id, decisions: 0, prompt: 0, lost: 0 }));
+    const { best, chosen } = overlaps(e);
+    d.decisions++;
+    d.prompt += e.prompt_blocks;
+    d.lost += best - chosen;
+  }
+
+  flush(st: Statements) {
+    for (const r of this.requests.values()) st.requests1m.run(r);
+    for (const h of this.ttft.values()) st.ttft1m.run(h);
+    for (const d of this.decisions.values()) st.decisions1m.run(d);
+  }
+}
+
+export function noteSeen(seen: Map<string, { first: number; last: number; kvTotal: number }>, w: string, ts: number, kvTotal: number) {
+  const s = seen.get(w);
+  if (!s) seen.set(w, { first: ts, last: ts, kvTotal });
+  else {
+    if (ts < s.first) s.first = ts;
+    if (ts >= s.last) {
+      s.last = ts;
+      s.kvTotal = kvTotal;
+    }
+  }
+}
+
+export function addSample(
+  rollups: Map<string, Rollup & { w: string; m: number }>,
+  counters: Map<string, CounterSample | undefined>,
+  st: Statements,
+  e: Extract<TelemetryEvent, { kind: "worker.stats" }>,
+) {
+  const w = e.worker_id;
+  if (!counters.has(w)) counters.set(w, st.counterGet.get(w) as CounterSample | undefined);
+  const prev = counters.get(w);
+  const next = { ts: e.ts, query: e.prefix_query_tokens, hit: e.prefix_hit_tokens };
+  const delta = counterDelta(prev, next);
+  if (!prev || e.ts > prev.ts) counters.set(w, next);
+  const m = minuteOf(e.ts);
+  const k = `${w}\u0000${m}`;
+  let r = rollups.get(k);
+  if (!r) {
+    r = { w, m, samples: 0, kvActiveSum: 0, kvActiveMax: 0, kvTotalSum: 0, runningSum: 0, runningMax: 0, waitingSum: 0, waitingMax: 0, queryDelta: 0, hitDelta: 0, resets: 0, utilMax: 0 };
+    rollups.set(k, r);
+  }
+  r.samples++;
+  r.kvActiveSum += e.kv_active_blocks;
+  r.kvActiveMax = Math.max(r.kvActiveMax, e.kv_active_blocks);
+  r.kvTotalSum += e.kv_total_blocks;
+  r.runningSum += e.requests_running;
+  r.runningMax = Math.max(r.runningMax, e.requests_running);
+  r.waitingSum += e.requests_waiting;
+  r.waitingMax = Math.max(r.waitingMax, e.requests_waiting);
+  r.utilMax = Math.max(r.utilMax, e.kv_total_blocks > 0 ? e.kv_active_blocks / e.kv_total_blocks : 0);
+  if (delta) {
+    r.queryDelta += delta.query;
+    r.hitDelta += delta.hit;
+    if (delta.reset) r.resets++;
+  }
+}

@@ -1,0 +1,59 @@
+import type { Db } from "../client";
+import { minuteOf } from "../../server/analysis/counters";
+import { histogramQuantile, type HistogramEntry } from "../../server/analysis/histogram";
+import { seriesSource } from "../../server/analysis/workers";
+
+// Reads of the per-minute request and routing rollups. Ranges are widened to whole minutes at the start.
+
+const MAX_ROWS = 20_000;
+
+/** True when a query over [from, to) in buckets of `step` ms should read rollups rather than raw rows. */
+export function useRollups(from: number, to: number, step: number): boolean {
+  return seriesSource(to - from) === "rollup" && step % 60_000 === 0;
+}
+
+/** Requests that arrived in the minutes overlapping [from, to). */
+export function rolledRequestCount(db: Db, from: number, to: number): number {
+  return db.$client.prepare("SELECT coalesce(sum(requests), 0) FROM requests_1m WHERE minute >= ? AND minute < ?").pluck().get(minuteOf(from), to) as number;
+}
+
+/** The TTFT histogram of requests in the minutes overlapping [from, to). */
+export function rolledTtftHistogram(db: Db, from: number, to: number): HistogramEntry[] {
+  return db.$client
+    .prepare("SELECT bucket, sum(n) AS n FROM request_ttft_1m WHERE minute >= ? AND minute < ? GROUP BY bucket")
+    .all(minuteOf(from), to) as HistogramEntry[];
+}
+
+/** Requests and TTFT p50 per bucket of `step` ms (a multiple of a minute); buckets without requests are absent. */
+export function rolledRequestTrend(db: Db, from: number, to: number, step: number): { t: number; requests: number; ttftP50: number | null }[] {
+  const args = { from: minuteOf(from), to, step };
+  const counts = db.$client
+    .prepare(`SELECT minute - minute % @step AS t, sum(requests) AS requests FROM requests_1m WHERE minute >= @from AND minute < @to GROUP BY t ORDER BY t LIMIT ${MAX_ROWS}`)
+    .all(args) as { t: number; requests: number }[];
+  const hist = db.$client
+    .prepare(`SELECT minute - minute % @step AS t, bucket, sum(n) AS n FROM request_ttft_1m WHERE minute >= @from AND minute < @to GROUP BY t, bucket LIMIT ${MAX_ROWS * 10}`)
+    .all(args) as ({ t: number } & HistogramEntry)[];
+  const byT = new Map<number, HistogramEntry[]>();
+  for (const h of hist) (byT.get(h.t) ?? byT.set(h.t, []).get(h.t)!).push(h);
+  return counts.map((c) => ({ t: c.t, requests: c.requests, ttftP50: histogramQuantile(byT.get(c.t) ?? [], 0.5) }));
+}
+
+/** Prompt and cached tokens per bucket of `step` ms from the request rollups; empty buckets are absent. */
+export function rolledTokenBuckets(db: Db, from: number, to: number, step: number): { t: number; requests: number; input: number; cached: number }[] {
+  return db.$client
+    .prepare(
+      `SELECT minute - minute % @step AS t, sum(requests) AS requests, sum(input_tokens) AS input, sum(cached_tokens) AS cached
+       FROM requests_1m WHERE minute >= @from AND minute < @to GROUP BY t ORDER BY t LIMIT ${MAX_ROWS}`,
+    )
+    .all({ from: minuteOf(from), to, step }) as { t: number; requests: number; input: number; cached: number }[];
+}
+
+/** Decisions, lost and prompt blocks per bucket of `step` ms and chosen worker, from the routing rollups. */
+export function rolledDecisionBuckets(db: Db, from: number, to: number, step: number): { t: number; workerId: string; decisions: number; lostBlocks: number; promptBlocks: number }[] {
+  return db.$client
+    .prepare(
+      `SELECT minute - minute % @step AS t, chosen_worker_id AS workerId, sum(decisions) AS decisions, sum(lost_blocks) AS lostBlocks, sum(prompt_blocks) AS promptBlocks
+       FROM route_decisions_1m WHERE minute >= @from AND minute < @to GROUP BY t, chosen_worker_id ORDER BY t LIMIT ${MAX_ROWS}`,
+    )
+    .all({ from: minuteOf(from), to, step }) as { t: number; workerId: string; decisions: number; lostBlocks: number; promptBlocks: number }[];
+}

@@ -1,0 +1,34 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** Requests per arrival minute: counts and token sums, for views over hours and days. */
+export const requests1m = sqliteTable("requests_1m", {
+  minute: integer("minute").primaryKey(),
+  requests: integer("requests").notNull(),
+  inputTokens: integer("input_tokens").notNull(),
+  cachedTokens: integer("cached_tokens").notNull(),
+  outputTokens: integer("output_tokens").notNull(),
+});
+
+/** TTFT histogram per arrival minute (log buckets, see server/analysis/histogram.ts): mergeable percentiles. */
+export const requestTtft1m = sqliteTable(
+  "request_ttft_1m",
+  {
+    minute: integer("minute").notNull(),
+    bucket: integer("bucket").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.bucket] })],
+);
+
+/** Routing decisions per minute and chosen worker: count, prompt blocks and blocks lost to routing (best − chosen overlap). */
+export const routeDecisions1m = sqliteTable(
+  "route_decisions_1m",
+  {
+    minute: integer("minute").notNull(),
+    chosenWorkerId: text("chosen_worker_id").notNull(),
+    decisions: integer("decisions").notNull(),
+    promptBlocks: integer("prompt_blocks").notNull(),
+    lostBlocks: integer("lost_blocks").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.chosenWorkerId] }), index("route_decisions_1m_worker").on(t.chosenWorkerId, t.minute)],
+);
