@@ -4,6 +4,7 @@
 // the cluster-wide prefix index (prefix-index.ts) tells the router which workers hold a hash.
 
 import { MAX_SLOTS, type HashList, type PrefixIndex } from "./prefix-index";
+import { TtlHeap } from "./ttl-heap";
 
 export const EVICT_NEVER = 0;
 export const EVICT_AGENT_END = 1;
@@ -21,7 +22,6 @@ export class OwnedBlocks {
   readonly refs: number[] = [];
 }
 
-type TtlQueue = { blocks: number[]; stamps: number[]; at: number[]; head: number };
 const PRIORITIES = 101;
 
 export class BlockPool {
@@ -35,7 +35,6 @@ export class BlockPool {
   readonly bit: number;
   private entry: Int32Array;
   private ref: Int32Array;
-  private stamp: Int32Array;
   private gen: Int32Array;
   private prev: Int32Array;
   private next: Int32Array;
@@ -49,7 +48,10 @@ export class BlockPool {
   private lowHint = PRIORITIES;
   private tails = new Int32Array(PRIORITIES).fill(-1);
   private evictable = 0;
-  private ttl = new Map<number, TtlQueue>();
+  /** TTL deadlines: at most one entry per block, re-checked against the last release when due. */
+  private ttl: TtlHeap;
+  private releasedAt: Float64Array;
+  private ttlQueued: Uint8Array;
   /** Removed hashes since the last drain, by reason. */
   private removed: Record<RemovalReason, string[]> = { capacity: [], ttl: [], agent_end: [], session_end: [] };
 
@@ -62,7 +64,9 @@ export class BlockPool {
     this.bit = 1 << slot;
     this.entry = new Int32Array(capacity).fill(-1);
     this.ref = new Int32Array(capacity);
-    this.stamp = new Int32Array(capacity);
+    this.ttl = new TtlHeap(capacity);
+    this.releasedAt = new Float64Array(capacity);
+    this.ttlQueued = new Uint8Array(capacity);
     this.gen = new Int32Array(capacity);
     this.prev = new Int32Array(capacity).fill(-1);
     this.next = new Int32Array(capacity).fill(-1);
@@ -157,26 +161,30 @@ export class BlockPool {
       const b = blocks[i]!;
       if (--this.ref[b]! > 0) continue;
       this.referenced--;
-      this.stamp[b] = (this.stamp[b]! + 1) | 0;
+      this.releasedAt[b] = now;
       if (!this.pinned[b]) this.link(b);
       const ttl = this.cls[b]!.ttlMs;
-      if (ttl > 0) this.queueTtl(b, ttl, now + ttl);
+      if (ttl > 0 && !this.ttlQueued[b]) {
+        this.ttl.push(now + ttl, b);
+        this.ttlQueued[b] = 1;
+      }
     }
   }
 
-  /** Remove unreferenced blocks whose TTL ran out by `now`. */
+  /** Remove unreferenced blocks whose TTL (counted from their last release) ran out by `now`. */
   expire(now: number): void {
-    for (const q of this.ttl.values()) {
-      while (q.head < q.at.length && q.at[q.head]! <= now) {
-        const b = q.blocks[q.head]!;
-        if (this.entry[b]! >= 0 && this.stamp[b] === q.stamps[q.head] && this.ref[b] === 0) this.remove(b, "ttl");
-        q.head++;
-      }
-      if (q.head > 1024 && q.head * 2 > q.at.length) {
-        q.blocks = q.blocks.slice(q.head);
-        q.stamps = q.stamps.slice(q.head);
-        q.at = q.at.slice(q.head);
-        q.head = 0;
+    const heap = this.ttl;
+    while (heap.peekTime() <= now) {
+      const b = heap.pop();
+      this.ttlQueued[b] = 0;
+      if (this.entry[b]! < 0 || this.ref[b]! > 0) continue;
+      const ttl = this.cls[b]!.ttlMs;
+      if (ttl <= 0) continue;
+      const due = this.releasedAt[b]! + ttl;
+      if (due <= now) this.remove(b, "ttl");
+      else {
+        heap.push(due, b);
+        this.ttlQueued[b] = 1;
       }
     }
   }
@@ -205,6 +213,7 @@ export class BlockPool {
     this.tails.fill(-1);
     this.lowHint = PRIORITIES;
     this.ttl.clear();
+    this.ttlQueued.fill(0);
     return n;
   }
 
@@ -226,7 +235,6 @@ export class BlockPool {
       if (this.bucket[b]! >= 0) this.unlink(b);
     }
     this.ref[b] = this.ref[b]! + 1;
-    this.stamp[b] = (this.stamp[b]! + 1) | 0;
     if (this.cls[b] !== cls) {
       if (this.pinned[b]) this.pinnedCount--;
       this.pinned[b] = 0;
@@ -284,13 +292,5 @@ export class BlockPool {
     this.prev[b] = this.next[b] = -1;
     this.bucket[b] = -1;
     this.evictable--;
-  }
-
-  private queueTtl(b: number, ttlMs: number, at: number): void {
-    let q = this.ttl.get(ttlMs);
-    if (!q) this.ttl.set(ttlMs, (q = { blocks: [], stamps: [], at: [], head: 0 }));
-    q.blocks.push(b);
-    q.stamps.push(this.stamp[b]!);
-    q.at.push(at);
   }
 }
