@@ -195,6 +195,20 @@ describe("policies in the engine", () => {
     expect(sim.policies().routing).toMatchObject({ version: 4, applied_at: T0 + 30_000 });
   });
 
+  it("leave busy workers out of routing unless every worker is busy", () => {
+    const events = runScenario({ scenario: "steady", seconds: 180, policies: { routing: { busy: { active_decode_blocks_threshold: 0.3 } } } });
+    const total = ofKind(events, "worker.up")[0]!.kv_total_blocks;
+    const busy = (c: { decode_blocks: number }) => c.decode_blocks / total > 0.3;
+    let avoided = 0;
+    for (const d of ofKind(events, "route.decision")) {
+      const chosen = d.candidates.find((c) => c.worker_id === d.chosen_worker_id)!;
+      if (d.candidates.some((c) => !busy(c))) expect(busy(chosen)).toBe(false);
+      const cheapest = d.candidates.reduce((a, b) => (b.cost < a.cost ? b : a));
+      if (busy(cheapest) && cheapest !== chosen) avoided++;
+    }
+    expect(avoided).toBeGreaterThan(2);
+  });
+
   it("reject invalid documents, stale versions and changed documents under an applied version, keeping the previous", () => {
     const { sim, events } = makeSim({ scenario: "preamble" });
     sim.runUntil(T0 + 1_000);
