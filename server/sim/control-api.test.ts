@@ -94,6 +94,12 @@ describe("control API", () => {
     const envelope = await put(ctx, "routing", { version: -1, doc: {} });
     expect(envelope.status).toBe(422);
     expect((envelope.body.errors as { path: string }[]).map((e) => e.path)).toEqual(["version", "document", "doc"]);
+    expect(ofKind(ctx.events, "policy.ack")).toEqual([]);
+    const missing = await put(ctx, "routing", { version: 2 });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors).toEqual([{ path: "document", message: "is required" }]);
+    expect(ofKind(ctx.events, "policy.ack")).toMatchObject([{ policy_kind: "routing", version: 2, status: "rejected", message: "document: is required" }]);
+    expect(ctx.sim.policies().routing.version).toBe(0);
   });
 
   it("bounds the body size", async () => {

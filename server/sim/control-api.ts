@@ -71,26 +71,27 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Contro
     throw new HttpError(400, "body is not valid JSON");
   }
   const envelope = checkEnvelope(parsed);
-  if (!envelope.ok) {
+  if (!envelope.ok && envelope.version === null) {
     send(res, 422, { kind, status: "rejected", errors: envelope.errors });
     return;
   }
-  const ack = await options.target.apply(kind, envelope.version, envelope.document);
+  // A usable version is acknowledged (policy.ack) even when the rest of the envelope is refused.
+  const ack = await options.target.apply(kind, envelope.version!, envelope.ok ? envelope.document : undefined, envelope.ok ? [] : envelope.errors);
   if (ack.ok) send(res, 200, { kind, version: ack.version, status: "applied", applied_at: ack.applied_at });
   else send(res, 422, { kind, version: ack.version, status: "rejected", errors: ack.errors });
 }
 
-function checkEnvelope(value: unknown): { ok: true; version: number; document: unknown } | { ok: false; errors: { path: string; message: string }[] } {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, errors: [{ path: "", message: "body must be an object { version, document }" }] };
+type Envelope = { ok: true; version: number; document: unknown } | { ok: false; version: number | null; errors: { path: string; message: string }[] };
+
+function checkEnvelope(value: unknown): Envelope {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, version: null, errors: [{ path: "", message: "body must be an object { version, document }" }] };
   const body = value as Record<string, unknown>;
   const errors: { path: string; message: string }[] = [];
-  const version = body.version;
-  if (typeof version !== "number" || !Number.isInteger(version) || version < 0 || version > 1e9) {
-    errors.push({ path: "version", message: "must be an integer between 0 and 1000000000" });
-  }
+  const version = typeof body.version === "number" && Number.isInteger(body.version) && body.version >= 0 && body.version <= 1e9 ? body.version : null;
+  if (version === null) errors.push({ path: "version", message: "must be an integer between 0 and 1000000000" });
   if (!("document" in body)) errors.push({ path: "document", message: "is required" });
   for (const key of Object.keys(body)) if (key !== "version" && key !== "document") errors.push({ path: key, message: "unknown field" });
-  return errors.length ? { ok: false, errors } : { ok: true, version: version as number, document: body.document };
+  return errors.length || version === null ? { ok: false, version, errors } : { ok: true, version, document: body.document };
 }
 
 function allow(req: IncomingMessage, method: string): void {

@@ -1,4 +1,4 @@
-import type { PolicyKind } from "../control/policies";
+import type { PolicyError, PolicyKind } from "../control/policies";
 import type { PolicyAck, PolicyState, Simulation } from "./engine";
 
 // The boundary between the asynchronous control API and the synchronous simulation: policy
@@ -6,10 +6,11 @@ import type { PolicyAck, PolicyState, Simulation } from "./engine";
 
 export interface PolicyTarget {
   policies(): Record<PolicyKind, PolicyState>;
-  apply(kind: PolicyKind, version: number, document: unknown): Promise<PolicyAck>;
+  /** Apply a document as a version; `refused` lists errors found before the document (rejects it). */
+  apply(kind: PolicyKind, version: number, document: unknown, refused?: PolicyError[]): Promise<PolicyAck>;
 }
 
-type Pending = { kind: PolicyKind; version: number; document: unknown; resolve: (ack: PolicyAck) => void };
+type Pending = { kind: PolicyKind; version: number; document: unknown; refused: PolicyError[]; resolve: (ack: PolicyAck) => void };
 
 export class SimController implements PolicyTarget {
   private pending: Pending[] = [];
@@ -21,9 +22,9 @@ export class SimController implements PolicyTarget {
     return this.sim.policies();
   }
 
-  apply(kind: PolicyKind, version: number, document: unknown): Promise<PolicyAck> {
+  apply(kind: PolicyKind, version: number, document: unknown, refused: PolicyError[] = []): Promise<PolicyAck> {
     return new Promise((resolve) => {
-      this.pending.push({ kind, version, document, resolve });
+      this.pending.push({ kind, version, document, refused, resolve });
       this.wake?.();
     });
   }
@@ -40,7 +41,7 @@ export class SimController implements PolicyTarget {
 
   /** Apply queued changes, in arrival order, at the current simulated instant. */
   drain(): void {
-    for (const p of this.pending.splice(0)) p.resolve(this.sim.applyPolicy(p.kind, p.version, p.document));
+    for (const p of this.pending.splice(0)) p.resolve(this.sim.applyPolicy(p.kind, p.version, p.document, p.refused));
   }
 
   /** Apply queued changes, then run the simulation up to `t`. */

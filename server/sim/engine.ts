@@ -178,10 +178,10 @@ export class Simulation implements AgentHost, CoreHost {
     return { ok: true };
   }
 
-  /** Validate and apply a policy version now; emits policy.ack either way. */
-  applyPolicy(kind: PolicyKind, version: number, document: unknown): PolicyAck {
+  /** Validate and apply a policy version now; emits policy.ack either way. `refused`: errors found before the document. */
+  applyPolicy(kind: PolicyKind, version: number, document: unknown, refused: PolicyError[] = []): PolicyAck {
     const current = this.states[kind];
-    const result = validatePolicy(kind, document);
+    const result = refused.length ? { ok: false as const, errors: refused } : validatePolicy(kind, document);
     let errors: PolicyError[] = result.ok ? [] : result.errors;
     if (!Number.isInteger(version) || version < 0 || version > 1e9) errors = [{ path: "version", message: "must be an integer between 0 and 1000000000" }, ...errors];
     else if (version < current.version) errors = [{ path: "version", message: `is older than the applied version ${current.version}` }, ...errors];
