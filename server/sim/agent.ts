@@ -99,6 +99,7 @@ function startTurn(host: AgentHost, traj: Trajectory): void {
   traj.streaming = true;
   traj.calls = plan.tools;
   traj.pending = plan.tools.length;
+  traj.resumeDelayMs = plan.overheadMs;
   req.onFirstToken = (r) => dispatchTools(host, traj, r, plan);
   req.onDone = (r) => turnDone(host, traj, r, plan, speculative);
   host.submit(req);
@@ -138,7 +139,6 @@ function toolDone(host: AgentHost, traj: Trajectory, call: ToolCall, bytes: numb
   call.sentBytes = bytes;
   call.tokens = tokens;
   call.budget = budget;
-  call.done = true;
   host.emitTool(traj, call);
   traj.pending--;
   maybeResume(host, traj);
@@ -181,8 +181,7 @@ function maybeResume(host: AgentHost, traj: Trajectory): void {
   if (traj.streaming || traj.pending > 0 || traj.ended) return;
   for (const call of traj.calls) traj.append(host.salt, call.tokens + FRAMING_TOKENS);
   traj.calls = [];
-  const overhead = traj.rng.uniform(15, 80);
-  host.at(host.now + overhead, () => startTurn(host, traj));
+  host.at(host.now + traj.resumeDelayMs, () => startTurn(host, traj));
 }
 
 function endTrajectory(host: AgentHost, traj: Trajectory): void {

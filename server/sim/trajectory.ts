@@ -43,7 +43,6 @@ export type ToolCall = {
   truncated: boolean;
   budget: FrontendPolicy["tool_output_budget"] | null;
   subagent: { turns: number; taskTokens: number; resultTokens: number } | null;
-  done: boolean;
 };
 
 export type TurnPlan = {
@@ -56,6 +55,7 @@ export type TurnPlan = {
   endAtIdle: boolean;
   thinkMs: number;
   userTokens: number;
+  /** Harness time between the last tool result and the next request. */
   overheadMs: number;
   retryMs: number;
 };
@@ -69,6 +69,8 @@ export class Trajectory {
   private headed: HashView | null = null;
   pending = 0;
   streaming = false;
+  /** Harness delay before the next turn once the current tool results are in (ms). */
+  resumeDelayMs = 0;
   calls: ToolCall[] = [];
   ended = false;
 

@@ -18,7 +18,7 @@ export function planTurn(nextId: (prefix: string) => string, traj: Trajectory): 
   const sub = traj.role === "subagent";
   const interactive = session.kind.interactive && !sub;
   const r = rng.next();
-  let outcome: TurnPlan["outcome"] = r < p.errorRate ? "error" : interactive && r < p.errorRate + p.cancelRate ? "cancelled" : "ok";
+  const outcome: TurnPlan["outcome"] = r < p.errorRate ? "error" : interactive && r < p.errorRate + p.cancelRate ? "cancelled" : "ok";
   const last = traj.turns + 1 >= traj.maxTurns;
   const fanout = !sub && traj.turns === 0 ? session.kind.teamFanout : undefined;
   let nTools = 0;
@@ -31,6 +31,7 @@ export function planTurn(nextId: (prefix: string) => string, traj: Trajectory): 
   }
   let output = draw(rng, p.output, 1) + 40 * nTools;
   const reasoning = rng.chance(p.reasoning.p) ? Math.round(output * p.reasoning.share) : 0;
+  const osl = Math.max(1, Math.round(output * rng.lognormal(1, 0.35)));
   const cut = rng.uniform(0.1, 0.9);
   if (outcome === "cancelled") {
     output = Math.max(1, Math.round(output * cut));
@@ -41,7 +42,7 @@ export function planTurn(nextId: (prefix: string) => string, traj: Trajectory): 
     outcome,
     output,
     reasoning: Math.min(reasoning, output),
-    osl: Math.max(1, Math.round(output * rng.lognormal(1, 0.35))),
+    osl,
     tools,
     early: rng.chance(p.earlyDispatch),
     endAtIdle: last || !interactive || rng.chance(p.endAtIdle),
@@ -83,7 +84,6 @@ function planTool(nextId: (prefix: string) => string, rng: Rng, p: HarnessProfil
     truncated: false,
     budget: null,
     subagent,
-    done: false,
   };
 }
 
