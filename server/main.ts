@@ -5,6 +5,7 @@ import path from "node:path";
 import next from "next";
 import { env, EnvError, type Env } from "./env";
 import { ensureIngestToken } from "./ingest/token";
+import { startAttributionJob } from "./jobs/attribution";
 import { startRetentionSweeper } from "./jobs/retention";
 import { serverDb } from "./runtime";
 
@@ -30,6 +31,7 @@ async function main() {
   const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
   if (token) console.log(`Ingest token generated (shown only this once; keep it): ${token}`);
   const stopSweeper = startRetentionSweeper(db, settings.SWITCHYARD_RAW_RETENTION_HOURS, settings.SWITCHYARD_RETENTION_SWEEP_SECONDS);
+  const stopAttribution = startAttributionJob(db, settings.SWITCHYARD_RAW_RETENTION_HOURS);
 
   const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
@@ -45,6 +47,7 @@ async function main() {
 
   const stop = () => {
     stopSweeper();
+    stopAttribution();
     server.close();
     db.$client.close();
     process.exit(0);

@@ -7,3 +7,4 @@ export * from "./planner";
 export * from "./policies";
 export * from "./settings";
 export * from "./rollups";
+export * from "./sessions";

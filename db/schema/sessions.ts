@@ -1,0 +1,91 @@
+import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+// Maintained by the attribution job (server/jobs/attribution.ts), never by ingest. Hashes are u64 stored as signed i64.
+
+/** Per worker and block: when it was stored and (once) removed, with the reason. Open rows are resident now. */
+export const attrBlocks = sqliteTable(
+  "attr_blocks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: false }),
+    hash: integer("hash").notNull(),
+    workerId: text("worker_id").notNull(),
+    storedAt: integer("stored_at").notNull(),
+    removedAt: integer("removed_at"),
+    reason: text("reason"),
+  },
+  (t) => [index("attr_blocks_hash").on(t.hash, t.workerId)],
+);
+
+/** First time a sequence hash (a block with its whole prefix) was cacheable anywhere. */
+export const attrSeen = sqliteTable("attr_seen", { hash: integer("hash").primaryKey(), firstAt: integer("first_at").notNull() });
+
+/** First time a block's content (local hash) appeared in any prompt. */
+export const attrLocal = sqliteTable("attr_local", { hash: integer("hash").primaryKey(), firstAt: integer("first_at").notNull() });
+
+/** The job's cursors (rowids of the raw tables it has read). */
+export const attrState = sqliteTable("attr_state", { key: text("key").primaryKey(), value: integer("value").notNull() });
+
+/** Per request: its recomputed prompt tokens by cause, and the KV its agent held while waiting on tools before it. */
+export const requestCauses = sqliteTable(
+  "request_causes",
+  {
+    id: text("id").primaryKey(),
+    requestId: text("request_id").notNull(),
+    sessionId: text("session_id"),
+    arrivedAt: integer("arrived_at").notNull(),
+    recomputed: integer("recomputed").notNull(),
+    cold: integer("cold").notNull(),
+    diverged: integer("diverged").notNull(),
+    evicted: integer("evicted").notNull(),
+    routedAway: integer("routed_away").notNull(),
+    unknown: integer("unknown").notNull(),
+    evictedReason: text("evicted_reason"),
+    retentionVersion: integer("retention_version"),
+    heldTokens: integer("held_tokens"),
+    waitMs: integer("wait_ms"),
+    survivedTokens: integer("survived_tokens"),
+  },
+  (t) => [index("request_causes_session").on(t.sessionId), index("request_causes_arrived").on(t.arrivedAt)],
+);
+
+/** Recomputed tokens by cause per arrival minute (cluster-wide series). */
+export const causes1m = sqliteTable("causes_1m", {
+  minute: integer("minute").primaryKey(),
+  cold: integer("cold").notNull(),
+  diverged: integer("diverged").notNull(),
+  evicted: integer("evicted").notNull(),
+  routedAway: integer("routed_away").notNull(),
+  unknown: integer("unknown").notNull(),
+});
+
+/** One row per session, rebuilt from its requests, causes and tools whenever they change. */
+export const sessionSummaries = sqliteTable(
+  "session_summaries",
+  {
+    sessionId: text("session_id").primaryKey(),
+    harness: text("harness"),
+    sessionType: text("session_type"),
+    firstAt: integer("first_at").notNull(),
+    lastAt: integer("last_at").notNull(),
+    turns: integer("turns").notNull(),
+    agents: integer("agents").notNull(),
+    subagents: integer("subagents").notNull(),
+    inputTokens: integer("input_tokens").notNull(),
+    cachedTokens: integer("cached_tokens").notNull(),
+    outputTokens: integer("output_tokens").notNull(),
+    cachedShare: real("cached_share"),
+    cold: integer("cold").notNull(),
+    diverged: integer("diverged").notNull(),
+    evicted: integer("evicted").notNull(),
+    routedAway: integer("routed_away").notNull(),
+    unknown: integer("unknown").notNull(),
+    ttftP50: integer("ttft_p50"),
+    toolCalls: integer("tool_calls").notNull(),
+    toolWaitMs: integer("tool_wait_ms").notNull(),
+    errors: integer("errors").notNull(),
+    duration: integer("duration").notNull(),
+    local0: text("local0"),
+    local1: text("local1"),
+  },
+  (t) => [index("session_summaries_last").on(t.lastAt)],
+);

@@ -1,0 +1,79 @@
+import type { Db } from "../../db/client";
+import { applyKvEvents, attributeRequest, cursorOf, pruneIndex, requestsAfterCursor, sessionsWithNewTools, setCursor } from "../../db/queries/attribution";
+import { rebuildSessionSummary } from "../../db/queries/session-summaries";
+import { retentionCutoff } from "./retention";
+
+const KV_BATCH = 2_000;
+const REQUEST_BATCH = 200;
+const TOOL_BATCH = 5_000;
+
+export type AttributionRun = { kvEvents: number; requests: number; sessions: number; caughtUp: boolean };
+
+/**
+ * One bounded step of the attribution job: KV events first (residency must be current before a request is judged),
+ * then requests in insertion order, then the summaries of every session they or new tool rows touched. Each batch is
+ * its own short transaction so ingest is never blocked long. Returns what it did; caughtUp when nothing was left.
+ */
+export function attributionStep(db: Db): AttributionRun {
+  const c = db.$client;
+  const kvEvents = c.transaction(() => applyKvEvents(db, KV_BATCH))();
+  if (kvEvents === KV_BATCH) return { kvEvents, requests: 0, sessions: 0, caughtUp: false };
+  const touched = new Set<string>();
+  const requests = c.transaction(() => {
+    const rows = requestsAfterCursor(db, REQUEST_BATCH);
+    for (const r of rows) {
+      attributeRequest(db, r);
+      if (r.sessionId) touched.add(r.sessionId);
+    }
+    const last = rows[rows.length - 1];
+    if (last) setCursor(db, "requests", last.rid);
+    return rows.length;
+  })();
+  const tools = c.transaction(() => {
+    const ids = sessionsWithNewTools(db, TOOL_BATCH);
+    for (const id of ids) touched.add(id);
+    for (const id of touched) rebuildSessionSummary(db, id);
+    return ids.length;
+  })();
+  return { kvEvents, requests, sessions: touched.size, caughtUp: requests < REQUEST_BATCH && tools < TOOL_BATCH };
+}
+
+/** Run steps until caught up or `maxSteps` ran (tests and benches call this synchronously). */
+export function runAttribution(db: Db, maxSteps = 10_000): AttributionRun {
+  const total: AttributionRun = { kvEvents: 0, requests: 0, sessions: 0, caughtUp: false };
+  for (let i = 0; i < maxSteps && !total.caughtUp; i++) {
+    const r = attributionStep(db);
+    total.kvEvents += r.kvEvents;
+    total.requests += r.requests;
+    total.sessions += r.sessions;
+    total.caughtUp = r.caughtUp;
+  }
+  return total;
+}
+
+/** How far the job has read: its cursors (rowids of kv_events, requests, tools). */
+export function attributionCursors(db: Db): { kv: number; requests: number; tools: number } {
+  return { kv: cursorOf(db, "kv"), requests: cursorOf(db, "requests"), tools: cursorOf(db, "tools") };
+}
+
+/**
+ * Run the job every intervalMs (a few bounded steps per tick, yielding between ticks) and prune its index with the raw
+ * retention; returns a stop function.
+ */
+export function startAttributionJob(db: Db, retentionHours: number, intervalMs = 1_000, now: () => number = Date.now): () => void {
+  let lastPrune = 0;
+  const tick = () => {
+    try {
+      runAttribution(db, 20);
+      if (now() - lastPrune > 600_000) {
+        lastPrune = now();
+        pruneIndex(db, retentionCutoff(now(), retentionHours));
+      }
+    } catch (err) {
+      console.error("attribution failed:", err instanceof Error ? err.message : String(err));
+    }
+  };
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
