@@ -144,8 +144,7 @@ export class BlockPool {
         this.cls[b] = cls;
         this.referenced++;
         this.cached++;
-        index.mask[id] = index.mask[id]! | this.bit;
-        index.blockOf[id * MAX_SLOTS + this.slot] = b;
+        index.add(id, this.bit, this.slot, b);
         this.applyPin(b);
         created.push(i);
         owned.pools.push(this);

@@ -6,16 +6,23 @@ export const MAX_SLOTS = 32;
 /** Sequence hashes with a cache of their index entry ids (-1: unknown), checked before use. */
 export type HashList = { readonly seq: readonly string[]; readonly ids: number[] };
 
-/** Every cached hash of the cluster: its worker-slot mask and, per slot, that worker's block index. */
+/**
+ * Every cached hash of the cluster: its worker-slot mask and, per slot, that worker's block index.
+ * An entry no worker holds stays (mask 0) until a sweep, because evicted prefixes are often
+ * recomputed soon after; sweeps run once the idle entries outnumber the live ones.
+ */
 export class PrefixIndex {
   private ids = new Map<string, number>();
   mask = new Int32Array(1 << 16);
   blockOf = new Int32Array((1 << 16) * MAX_SLOTS);
   hashes: string[] = [];
   private free: number[] = [];
+  private idle: number[] = [];
+  private live = 0;
 
+  /** Hashes held by at least one worker. */
   get size(): number {
-    return this.ids.size;
+    return this.live;
   }
 
   /** Entry id of a hash, or -1. */
@@ -53,15 +60,32 @@ export class PrefixIndex {
     return id;
   }
 
-  /** Forget a slot's copy; the entry goes when no slot holds it. */
+  /** Record a slot's copy of an entry. */
+  add(id: number, bit: number, slot: number, block: number): void {
+    if (this.mask[id] === 0) this.live++;
+    this.mask[id] = this.mask[id]! | bit;
+    this.blockOf[id * MAX_SLOTS + slot] = block;
+  }
+
+  /** Forget a slot's copy; an entry nobody holds becomes idle. */
   drop(id: number, bit: number): void {
     const m = this.mask[id]! & ~bit;
     this.mask[id] = m;
-    if (m === 0) {
+    if (m !== 0) return;
+    this.live--;
+    this.idle.push(id);
+    if (this.idle.length > Math.max(65_536, this.live)) this.sweep();
+  }
+
+  /** Delete the entries still held by nobody. */
+  private sweep(): void {
+    for (const id of this.idle) {
+      if (this.mask[id] !== 0 || this.hashes[id] === "") continue;
       this.ids.delete(this.hashes[id]!);
       this.hashes[id] = "";
       this.free.push(id);
     }
+    this.idle = [];
   }
 
   private grow(): void {
