@@ -6,6 +6,7 @@ const LINKS = [
   { href: "/", label: "Overview" },
   { href: "/workers", label: "Workers" },
   { href: "/routing", label: "Routing" },
+  { href: "/sessions", label: "Sessions" },
   { href: "/planner", label: "Planner" },
 ];
 

@@ -2,6 +2,7 @@ import "server-only";
 import { overviewRouter } from "../routers/overview";
 import { plannerRouter } from "../routers/planner";
 import { routingRouter } from "../routers/routing";
+import { sessionsRouter } from "../routers/sessions";
 import { workersRouter } from "../routers/workers";
 import { createCallerFactory, router } from "./init";
 
@@ -10,6 +11,7 @@ export const appRouter = router({
   routing: routingRouter,
   planner: plannerRouter,
   workers: workersRouter,
+  sessions: sessionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { testCaller, testDb } from "../../test/db";
+import { minimal, parsed, T0 } from "../../test/events";
+import { storeEvents } from "../../db/queries/ingest";
+import { runAttribution } from "../jobs/attribution";
+
+// Six sessions whose first block (a per-session header) differs while the rest of the prompt is the same.
+function seeded() {
+  const db = testDb();
+  const events = [];
+  for (let s = 0; s < 6; s++) {
+    const at = T0 + s * 10_000;
+    events.push(
+      minimal["route.decision"]({ id: `rd-${s}`, ts: at, request_id: `r${s}`, session_id: `sess-${s}`, chosen_worker_id: "w1", candidates: [{ worker_id: "w1", overlap_blocks: 0, prefill_blocks: 3, decode_blocks: 0, cost: 3 }, { worker_id: "w2", overlap_blocks: 0, prefill_blocks: 3, decode_blocks: 5, cost: 8 }] }),
+      minimal.request({
+        id: `req-${s}`, request_id: `r${s}`, session_id: `sess-${s}`, trajectory_id: `main-${s}`, harness: "claude_code", session_type: "coding", worker_id: "w1",
+        arrived_at: at, first_token_at: at + 900, finished_at: at + 1000, ts: at + 1000, input_tokens: 12, cached_tokens: 0, block_size: 4,
+        sequence_hashes: [`${s + 1}1`, `${s + 1}2`, `${s + 1}3`], local_hashes: [`9${s}`, "102", "103"], status: s === 5 ? "error" : "ok",
+      }),
+      minimal.tool({ id: `tool-${s}`, session_id: `sess-${s}`, request_id: `r${s}`, tool_call_id: `c${s}`, started_at: at + 1000, ended_at: at + 1000 + s * 100, status: "succeeded" }),
+    );
+  }
+  storeEvents(db, events.map(parsed));
+  runAttribution(db);
+  return testCaller(db, () => T0 + 120_000);
+}
+
+const range = { from: T0 - 60_000, to: T0 + 120_000 };
+
+describe("sessions procedures", () => {
+  it("lists sessions, sorted by a column, paged by cursor", async () => {
+    const api = seeded();
+    const p1 = await api.sessions.list({ range, sort: "toolWaitMs", dir: "desc", limit: 4 });
+    expect(p1.items.map((s) => s.sessionId)).toEqual(["sess-5", "sess-4", "sess-3", "sess-2"]);
+    const p2 = await api.sessions.list({ range, sort: "toolWaitMs", dir: "desc", limit: 4, cursor: p1.nextCursor });
+    expect(p2.items.map((s) => s.sessionId)).toEqual(["sess-1", "sess-0"]);
+    expect(p2.nextCursor).toBeNull();
+  });
+
+  it("filters by status, search and harness", async () => {
+    const api = seeded();
+    expect((await api.sessions.list({ range, status: "error" })).items.map((s) => s.sessionId)).toEqual(["sess-5"]);
+    expect((await api.sessions.list({ range, search: "sess-3" })).items).toHaveLength(1);
+    expect((await api.sessions.list({ range, harness: "codex" })).items).toHaveLength(0);
+  });
+
+  it("byId assembles the trace with causes and the runner-up", async () => {
+    const t = await seeded().sessions.byId({ id: "sess-2" });
+    const turn = t.lanes[0]!.turns[0]!;
+    expect(turn.causes).toEqual({ cold: 4, diverged: 8, evicted: 0, routed_away: 0, unknown: 0 });
+    expect(turn.runnerUp).toEqual({ workerId: "w2", cost: 8, overlapBlocks: 0 });
+    await expect(seeded().sessions.byId({ id: "nope" })).rejects.toThrow(/no session/);
+  });
+
+  it("finds the unstable prefix with its evidence and remedy", async () => {
+    const f = await seeded().sessions.findings({ range });
+    expect(f.unstablePrefix).toMatchObject({ sessionsAffected: 6, distinctFirstBlocks: 6, tokensRecomputed: 40 });
+    expect(f.unstablePrefix?.remedy).toMatch(/strip_anthropic_preamble/);
+  });
+
+  it("serves recomputed tokens by cause per bucket", async () => {
+    const s = await seeded().sessions.causeSeries({ range });
+    const sum = s.points.reduce((a, p) => a + p.cold + p.diverged, 0);
+    expect(sum).toBe(72);
+  });
+});
