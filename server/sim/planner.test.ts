@@ -17,6 +17,8 @@ const cases: Case[] = [
   ["within the grace period", { observed: 0.95, lastChangeAt: 1_000_000 - 20_000 }, "none", 4, "no change: decode KV utilization 0.95; grace period after the last change (40 s of 60 s left)"],
   ["after the grace period", { observed: 0.95, lastChangeAt: 1_000_000 - 60_000 }, "scale_up", 5, "scale up: decode KV utilization 0.95 above 0.90"],
   ["no samples", { observed: null }, "none", 4, "no change: no samples in this interval"],
+  ["just below the threshold is not printed as equal to it", { observed: 0.4996 }, "scale_down", 3, "scale down: decode KV utilization 0.4996 below 0.50"],
+  ["just above the threshold", { observed: 0.9004 }, "scale_up", 5, "scale up: decode KV utilization 0.9004 above 0.90"],
   ["prefill queue above", { role: "prefill", observed: 0.7 }, "scale_up", 5, "scale up: prefill queue 0.70 above 0.50"],
   ["prefill queue below", { role: "prefill", observed: 0.1 }, "scale_down", 3, "scale down: prefill queue 0.10 below 0.20"],
   ["aggregated uses its own thresholds", { role: "aggregated", observed: 0.93, replicas: 10 }, "scale_up", 11, "scale up: KV utilization 0.93 above 0.90"],

@@ -48,7 +48,7 @@ export function decide(input: PlannerInput): PlannerDecision {
   const observed = input.observed ?? 0;
   const limits = policy[role];
   const label = metric === "prefill_queue" ? "prefill queue" : role === "aggregated" ? "KV utilization" : "decode KV utilization";
-  const seen = `${label} ${fmt(observed)}`;
+  const seen = `${label} ${fmtAgainst(observed, observed > up ? up : observed < down ? down : observed)}`;
   const base = { role, metric, observed: round4(observed), scale_up_threshold: up, scale_down_threshold: down, replicas_before: replicas };
   const none = (reason: string): PlannerDecision => ({ ...base, action: "none", replicas_after: replicas, reason: `no change: ${reason}` });
   const act = (action: "scale_up" | "scale_down", reason: string): PlannerDecision => ({
@@ -84,6 +84,12 @@ export function decide(input: PlannerInput): PlannerDecision {
 
 function fmt(x: number): string {
   return x.toFixed(2);
+}
+
+/** Two decimals, or as many as it takes (up to 6) not to print the same number as the threshold it crossed. */
+function fmtAgainst(x: number, threshold: number): string {
+  for (let d = 2; d < 6; d++) if (x === threshold || x.toFixed(d) !== threshold.toFixed(d)) return x.toFixed(d);
+  return x.toFixed(6);
 }
 
 function round4(x: number): number {

@@ -21,7 +21,7 @@ export type Scenario = {
 };
 
 const MODEL = "qwen3-coder-480b-a35b";
-const KV = { aggregated: 12_000, prefill: 8_000, decode: 12_000 };
+const KV = { aggregated: 10_500, prefill: 8_000, decode: 10_500 };
 
 const mixed: SessionKind[] = [
   { profile: claudeCode, sessionType: "interactive", weight: 45, interactive: true, speculative: 0.3, priority: 10 },
