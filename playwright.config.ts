@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 
-// One dashboard on a fresh database per run; workers inherit these through the environment.
+// One dashboard on a fresh database per run (removed at the end); workers inherit these through the environment.
 process.env.SWITCHYARD_E2E_DB ??= path.join(os.tmpdir(), `switchyard-e2e-${process.pid}-${Date.now()}.db`);
 process.env.SWITCHYARD_E2E_PORT ??= "3210";
 process.env.SWITCHYARD_E2E_TOKEN ??= "e2e-ingest-token-0123456789abcdef";
@@ -11,6 +11,7 @@ const port = Number(process.env.SWITCHYARD_E2E_PORT);
 
 export default defineConfig({
   testDir: "e2e",
+  globalTeardown: "./e2e/global-teardown.ts",
   fullyParallel: false,
   workers: 1,
   retries: process.env.CI ? 1 : 0,

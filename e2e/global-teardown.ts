@@ -1,0 +1,8 @@
+import fs from "node:fs";
+
+/** Remove this run's e2e database (and its WAL files). */
+export default function globalTeardown(): void {
+  const file = process.env.SWITCHYARD_E2E_DB;
+  if (!file) return;
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+}
