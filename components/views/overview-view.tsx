@@ -8,6 +8,7 @@ import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
 import { rangeQuery } from "@/server/analysis/time-range";
 import { GettingStarted } from "./getting-started";
+import { SessionFindings } from "@/components/ui/session-findings";
 import { useKpiTrends } from "./kpi-trends";
 
 const REFRESH_MS = 2_000;
@@ -77,6 +78,7 @@ export function OverviewView() {
         </div>
       )}
       {d && d.hasAnyData && <PageLinks query={rangeQuery(range)} />}
+      {d && d.hasAnyData && <SessionFindings range={range} />}
     </>
   );
 }

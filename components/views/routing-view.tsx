@@ -14,6 +14,7 @@ import { Pager } from "@/components/ui/pager";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
+import { SessionFindings } from "@/components/ui/session-findings";
 import { rangeQuery } from "@/server/analysis/time-range";
 import "@/components/ui/cluster-views.css";
 import "@/components/ui/decisions.css";
@@ -90,6 +91,7 @@ export function RoutingView() {
         </ChartFrame>
       </div>
 
+      <SessionFindings range={range} />
       <section className="section" aria-labelledby="decisions-heading">
         <div className="section-head">
           <h2 id="decisions-heading">Decisions</h2>

@@ -1,0 +1,20 @@
+import { createCaller } from "@/server/trpc/root";
+import { serverDb } from "@/server/runtime";
+import { sessionExport } from "@/server/analysis/session-export";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** The session trace as a JSON download (same access as the pages). */
+export async function GET(_req: Request, { params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  try {
+    const trace = await createCaller({ db: serverDb(), now: Date.now }).sessions.byId({ id });
+    return new Response(JSON.stringify(sessionExport(trace), null, 2), {
+      headers: { "content-type": "application/json", "content-disposition": `attachment; filename="session-${id.replace(/[^\w.-]/g, "_")}.json"` },
+    });
+  } catch (err) {
+    const notFound = err instanceof Error && /no session/.test(err.message);
+    return Response.json({ error: notFound ? "session not found" : "export failed" }, { status: notFound ? 404 : 500 });
+  }
+}

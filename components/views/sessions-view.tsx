@@ -1,0 +1,140 @@
+"use client";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/components/providers/trpc-provider";
+import { SessionsTable } from "@/components/tables/sessions-table";
+import { LoadError } from "@/components/ui/load-error";
+import { Pager } from "@/components/ui/pager";
+import { sessionsCsv } from "@/components/ui/sessions-csv";
+import { TimeRangePicker } from "@/components/ui/time-range-picker";
+import { useCursorPages } from "@/components/ui/use-cursor-pages";
+import { useRange } from "@/components/ui/use-range";
+import type { SessionRow, SortKey } from "@/db/queries/sessions";
+import { rangeQuery } from "@/server/analysis/time-range";
+import "@/components/ui/cluster-views.css";
+import "@/components/ui/sessions.css";
+
+const PAGE_SIZE = 50;
+type Filters = { harness: string; sessionType: string; status: "" | "active" | "ended" | "error"; minTurns: string; minHit: string; maxHit: string; subagents: "" | "yes" | "no"; workerId: string; search: string };
+const EMPTY: Filters = { harness: "", sessionType: "", status: "", minTurns: "", minHit: "", maxHit: "", subagents: "", workerId: "", search: "" };
+const pct = (s: string) => (s === "" ? null : Math.min(1, Math.max(0, Number(s) / 100)));
+
+/** /sessions: agent sessions with their cache outcome and miss causes; filter, sort, page, export CSV. */
+export function SessionsView() {
+  const [range, setRange] = useRange();
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const [f, setF] = useState<Filters>(EMPTY);
+  const [sort, setSort] = useState<{ key: SortKey; dir: "asc" | "desc" }>({ key: "lastAt", dir: "desc" });
+  const filter = {
+    range,
+    harness: f.harness || null,
+    sessionType: f.sessionType || null,
+    status: f.status || null,
+    minTurns: f.minTurns ? Number(f.minTurns) : null,
+    minHit: pct(f.minHit),
+    maxHit: pct(f.maxHit),
+    hasSubagents: f.subagents === "" ? null : f.subagents === "yes",
+    workerId: f.workerId || null,
+    search: f.search.trim() || null,
+    sort: sort.key,
+    dir: sort.dir,
+  };
+  const pages = useCursorPages<{ v: number | string; id: string }>(`${rangeQuery(range)}|${JSON.stringify(f)}|${sort.key}|${sort.dir}`);
+  const live = "preset" in range;
+  const list = useQuery({ ...trpc.sessions.list.queryOptions({ ...filter, cursor: pages.cursor, limit: PAGE_SIZE }), refetchInterval: live && pages.page === 1 ? 3_000 : false, placeholderData: keepPreviousData });
+  const set = (k: keyof Filters) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
+  const onSort = (key: SortKey) => setSort((s) => ({ key, dir: s.key === key && s.dir === "desc" ? "asc" : "desc" }));
+  const exportCsv = async () => {
+    const rows: SessionRow[] = [];
+    let cursor: { v: number | string; id: string } | null = null;
+    for (let i = 0; i < 20; i++) {
+      const page: { items: SessionRow[]; nextCursor: { v: number | string; id: string } | null } = await qc.fetchQuery(trpc.sessions.list.queryOptions({ ...filter, cursor, limit: 500 }));
+      rows.push(...page.items);
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    const url = URL.createObjectURL(new Blob([sessionsCsv(rows)], { type: "text/csv" }));
+    const a = Object.assign(document.createElement("a"), { href: url, download: "sessions.csv" });
+    a.click();
+    URL.revokeObjectURL(url);
+  };
+  const facets = list.data?.facets;
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Sessions</h1>
+          <div className="sub">Agent sessions turn by turn: what was cached, what was recomputed and why.</div>
+        </div>
+        <TimeRangePicker value={range} onChange={setRange} />
+      </div>
+      <form className="filters" role="search" aria-label="Filter sessions" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Session id
+          <input type="search" value={f.search} onChange={set("search")} placeholder="contains…" />
+        </label>
+        <label>
+          Harness
+          <select value={f.harness} onChange={set("harness")}>
+            <option value="">any</option>
+            {facets?.harnesses.map((h) => <option key={h}>{h}</option>)}
+          </select>
+        </label>
+        <label>
+          Session type
+          <select value={f.sessionType} onChange={set("sessionType")}>
+            <option value="">any</option>
+            {facets?.sessionTypes.map((h) => <option key={h}>{h}</option>)}
+          </select>
+        </label>
+        <label>
+          Status
+          <select value={f.status} onChange={set("status")}>
+            <option value="">any</option>
+            <option value="active">active</option>
+            <option value="ended">ended</option>
+            <option value="error">with errors</option>
+          </select>
+        </label>
+        <label>
+          Min turns
+          <input type="number" min={0} value={f.minTurns} onChange={set("minTurns")} />
+        </label>
+        <label>
+          Cached ≥ %
+          <input type="number" min={0} max={100} value={f.minHit} onChange={set("minHit")} />
+        </label>
+        <label>
+          Cached ≤ %
+          <input type="number" min={0} max={100} value={f.maxHit} onChange={set("maxHit")} />
+        </label>
+        <label>
+          Subagents
+          <select value={f.subagents} onChange={set("subagents")}>
+            <option value="">any</option>
+            <option value="yes">with subagents</option>
+            <option value="no">without</option>
+          </select>
+        </label>
+        <label>
+          Worker
+          <input value={f.workerId} onChange={set("workerId")} placeholder="worker id" />
+        </label>
+        <button type="button" className="button" onClick={() => void exportCsv()}>
+          Export CSV
+        </button>
+      </form>
+      {list.isError && <LoadError what="sessions" message={list.error.message} stale={Boolean(list.data)} onRetry={() => void list.refetch()} />}
+      {list.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading sessions" />}
+      {list.data && list.data.items.length === 0 && (
+        <p className="chart-empty" role="status">
+          No sessions match in this range.
+        </p>
+      )}
+      {list.data && list.data.items.length > 0 && <SessionsTable rows={list.data.items} sort={sort.key} dir={sort.dir} onSort={onSort} />}
+      <Pager label="Sessions" page={pages.page} hasOlder={Boolean(list.data?.nextCursor)} onNewer={pages.newer} onOlder={() => list.data?.nextCursor && pages.older(list.data.nextCursor)} />
+    </>
+  );
+}

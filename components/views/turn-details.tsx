@@ -1,0 +1,72 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { causeText } from "@/components/charts/prepare/causes";
+import { formatCount, formatMs } from "@/components/charts/prepare/format";
+import { useTRPC } from "@/components/providers/trpc-provider";
+import type { Turn } from "@/server/analysis/sessions";
+
+/** One turn in full: tokens, timing, miss causes with the eviction reason and retention version, and its routing decision. */
+export function TurnDetails({ turn }: { turn: Turn }) {
+  const trpc = useTRPC();
+  const d = useQuery(trpc.sessions.decision.queryOptions({ requestId: turn.requestId }));
+  const pv = turn.policyVersions;
+  return (
+    <section className="card turn-detail" aria-labelledby="turn-heading" data-testid="turn-details">
+      <h2 id="turn-heading">Turn {turn.requestId}</h2>
+      <dl>
+        <dt>Tokens</dt>
+        <dd>
+          input {formatCount(turn.inputTokens)} · cached {formatCount(turn.cachedTokens)} · output {formatCount(turn.outputTokens)} · reasoning {formatCount(turn.reasoningTokens)}
+        </dd>
+        <dt>Time</dt>
+        <dd>
+          TTFT {formatMs(turn.ttft)} = queue {formatMs(turn.split.queue)} + prefill {formatMs(turn.split.prefill)} (estimated) · decode {formatMs(turn.split.decode)}
+        </dd>
+        <dt>Miss causes</dt>
+        <dd data-testid="turn-causes">
+          {turn.causes ? causeText(turn.causes) : "not attributed yet"}
+          {turn.evictedReason && ` (evicted by ${turn.evictedReason}${turn.retentionVersion !== null ? ` under retention v${turn.retentionVersion}` : ""})`}
+        </dd>
+        <dt>Policies in force</dt>
+        <dd>{pv ? Object.entries(pv).map(([k, v]) => `${k} v${v}`).join(" · ") : "—"}</dd>
+        <dt>Worker</dt>
+        <dd>{turn.workerId ? <Link href={`/workers/${encodeURIComponent(turn.workerId)}`}>{turn.workerId}</Link> : "—"}</dd>
+      </dl>
+      <h3>Routing decision</h3>
+      {d.isPending && <p className="sub">Loading…</p>}
+      {d.data === null && <p className="sub">No routing decision was recorded for this turn.</p>}
+      {d.data && (
+        <>
+          <p data-testid="decision-why">
+            {d.data.chosenWorkerId}: {d.data.explanation.text}
+          </p>
+          <table className="sessions-table" aria-label="Routing candidates">
+            <thead>
+              <tr>
+                <th scope="col">Worker</th>
+                <th scope="col">Cost</th>
+                <th scope="col">Overlap blocks</th>
+                <th scope="col">Prefill blocks</th>
+                <th scope="col">Decode blocks</th>
+                <th scope="col">Mark</th>
+              </tr>
+            </thead>
+            <tbody>
+              {d.data.candidates.map((c) => (
+                <tr key={c.worker_id}>
+                  <td>{c.worker_id}</td>
+                  <td>{c.cost.toLocaleString("en-US")}</td>
+                  <td>{formatCount(c.overlap_blocks)}</td>
+                  <td>{formatCount(c.prefill_blocks)}</td>
+                  <td>{formatCount(c.decode_blocks)}</td>
+                  <td>{c.mark === "winner" ? "chosen" : c.mark === "runner_up" ? "runner-up" : ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  );
+}
