@@ -155,10 +155,12 @@ export class Cluster implements WorkerHost {
   }
 
   handoff(req: SimRequest): void {
+    // Least loaded decode worker: blocks in use plus the prompts waiting for room there.
+    const load = (w: Worker) => w.pool.active + w.waiting * req.nBlocks;
     let best: Worker | null = null;
     for (const w of this.workers) {
       if (w.role !== "decode" || w.state !== "ready") continue;
-      if (!best || w.pool.active + w.waiting * 64 < best.pool.active + best.waiting * 64) best = w;
+      if (!best || load(w) < load(best)) best = w;
     }
     if (best) best.acceptDecode(req);
     else this.parkedDecode.push(req);
