@@ -53,6 +53,17 @@ export function OverviewView() {
         </p>
       )}
       {d && !d.hasAnyData && <GettingStarted />}
+      {d && d.droppedEvents.length > 0 && (
+        <div className="notice error" role="status" data-testid="dropped-events">
+          <h2>Some telemetry was lost before it reached Switchyard</h2>
+          {d.droppedEvents.map((r) => (
+            <p key={r.source}>
+              {r.source} dropped {formatCount(r.dropped)} events while the dashboard was unreachable (its buffer was full; reported{" "}
+              {new Date(r.reportedAt).toLocaleString()}). Figures for that time are incomplete.
+            </p>
+          ))}
+        </div>
+      )}
       {d && d.hasAnyData && d.requests === 0 && d.workersPresent === 0 && (
         <p role="status" className="sub">
           No telemetry in this time range. Pick a longer range, or check that your sources are still sending.

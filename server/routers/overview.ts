@@ -1,5 +1,6 @@
 import "server-only";
 import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, requestStats, requestTrend, sessionCount } from "../../db/queries/overview";
+import { droppedEventReports } from "../../db/queries/sources";
 import { seriesRows } from "../../db/queries/workers";
 import { hitRate, kvUtilization, workersByRole } from "../analysis/overview";
 import { trendPoints } from "../analysis/trends";
@@ -33,6 +34,7 @@ export const overviewRouter = router({
       activeSessions: sessionCount(ctx.db, Math.max(from, to - ACTIVE_WINDOW_MS), to),
       workersByRole: workersByRole(present),
       workersPresent: present.length,
+      droppedEvents: droppedEventReports(ctx.db),
     };
   }),
 

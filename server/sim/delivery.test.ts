@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Delivery } from "./delivery";
 
-type Received = { auth: string | undefined; type: string | undefined; lines: string[] };
+type Received = { auth: string | undefined; type: string | undefined; dropped: string | string[] | undefined; lines: string[] };
 
 /** A fake /api/ingest that fails with `failStatus` while `down` is true. */
 async function fakeDashboard() {
@@ -19,7 +19,7 @@ async function fakeDashboard() {
         return;
       }
       const lines = Buffer.concat(chunks).toString("utf8").split("\n").filter(Boolean);
-      state.received.push({ auth: req.headers.authorization, type: req.headers["content-type"], lines });
+      state.received.push({ auth: req.headers.authorization, type: req.headers["content-type"], dropped: req.headers["x-switchyard-dropped-events"], lines });
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ accepted: lines.length, duplicate: 0, rejected: 0, items: [] }));
     });
@@ -90,6 +90,7 @@ describe("Delivery", () => {
     await until(() => d.stats.buffered === 0);
     expect(state.received.flatMap((r) => r.lines)).toEqual(Array.from({ length: 100 }, (_, i) => line(150 + i)));
     expect(logs.at(-1)).toMatch(/150 events were dropped \(oldest first\) because the buffer was full/);
+    expect(state.received.map((r) => r.dropped)).toContain("150");
     await d.close(1_000);
   });
 

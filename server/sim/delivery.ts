@@ -3,6 +3,10 @@
 // unreachable the lines wait in a bounded buffer; when it overflows the oldest lines are dropped,
 // counted and logged (never silently), and the total is logged again once delivery resumes.
 
+/** Request headers carrying the cumulative count of events this sender dropped, and who it is. */
+export const DROPPED_HEADER = "x-switchyard-dropped-events";
+export const SOURCE_HEADER = "x-switchyard-source";
+
 export type DeliveryOptions = {
   url: string;
   token: string;
@@ -17,6 +21,8 @@ export type DeliveryOptions = {
   fetch?: typeof fetch;
   log?: (line: string) => void;
   now?: () => number;
+  /** Names this sender in the dropped-events report (default "sim"). */
+  source?: string;
 };
 
 export type DeliveryStats = { delivered: number; buffered: number; bufferedBytes: number; dropped: number; rejected: number; failures: number; healthy: boolean };
@@ -46,6 +52,7 @@ export class Delivery {
 
   constructor(options: DeliveryOptions) {
     this.o = {
+      source: "sim",
       maxBatchEvents: 1000,
       maxBatchBytes: 4 * 1024 * 1024,
       maxBufferEvents: 200_000,
@@ -194,7 +201,12 @@ export class Delivery {
     try {
       const res = await this.o.fetch(this.o.url, {
         method: "POST",
-        headers: { "content-type": "application/x-ndjson", authorization: `Bearer ${this.o.token}` },
+        headers: {
+          "content-type": "application/x-ndjson",
+          authorization: `Bearer ${this.o.token}`,
+          // Events lost to buffer overflow reach the dashboard with the first batches after an outage.
+          ...(this.dropped > 0 ? { [DROPPED_HEADER]: String(this.dropped), [SOURCE_HEADER]: this.o.source } : {}),
+        },
         body,
         signal: AbortSignal.timeout(30_000),
       });

@@ -227,6 +227,16 @@ describe("POST /api/ingest: accepted batches", () => {
     expect(fresh((db) => db.prepare("SELECT * FROM worker_stats_1m WHERE worker_id = 'w-http'").all())).toEqual(before);
   });
 
+  it("records a sender's dropped-events report from its headers, and ignores one without a token", async () => {
+    const report = () => fresh((db) => db.prepare("SELECT value FROM settings WHERE key = 'dropped_events:sim-test'").pluck().get());
+    const unauthorized = await post("", { "content-type": NDJSON, "x-switchyard-dropped-events": "999", "x-switchyard-source": "sim-test" });
+    expect(unauthorized.status).toBe(401);
+    expect(report()).toBeUndefined();
+    const res = await post("", { ...auth(), "x-switchyard-dropped-events": "150", "x-switchyard-source": "sim-test" });
+    expect(res.status).toBe(200);
+    expect(report()).toBe("150");
+  });
+
   it("an empty NDJSON body answers 200 with no items", async () => {
     const res = await post("", auth());
     expect(res.status).toBe(200);

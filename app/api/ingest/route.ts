@@ -1,6 +1,8 @@
 import { AppError } from "@/server/errors";
 import { errorResponse, readBodyLimited } from "@/server/http";
+import { recordDroppedEvents } from "@/db/queries/sources";
 import { isIngestMediaType, MAX_BYTES, mediaType } from "@/server/ingest/batch";
+import { parseDroppedHeader, parseSourceHeader } from "@/server/ingest/drops";
 import { ingestBody } from "@/server/ingest/ingest";
 import { bearerMatches } from "@/server/ingest/token";
 import { ingestDigests, serverDb } from "@/server/runtime";
@@ -8,7 +10,10 @@ import { ingestDigests, serverDb } from "@/server/runtime";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** POST switchyard.telemetry.v1 events (NDJSON or a JSON array) with a bearer ingest token. */
+/**
+ * POST switchyard.telemetry.v1 events (NDJSON or a JSON array) with a bearer ingest token. A sender that had to
+ * drop events reports its running total in X-Switchyard-Dropped-Events (named by X-Switchyard-Source).
+ */
 export async function POST(req: Request): Promise<Response> {
   try {
     if (!bearerMatches(req.headers.get("authorization"), ingestDigests())) {
@@ -19,7 +24,10 @@ export async function POST(req: Request): Promise<Response> {
       throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/x-ndjson or application/json");
     }
     const text = await readBodyLimited(req, MAX_BYTES);
-    return Response.json(ingestBody(serverDb(), text, contentType));
+    const db = serverDb();
+    const dropped = parseDroppedHeader(req.headers.get("x-switchyard-dropped-events"));
+    if (dropped !== null) recordDroppedEvents(db, parseSourceHeader(req.headers.get("x-switchyard-source")), dropped, Date.now());
+    return Response.json(ingestBody(db, text, contentType));
   } catch (err) {
     return errorResponse(err, err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined);
   }
