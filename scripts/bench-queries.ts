@@ -1,6 +1,7 @@
 // `npm run bench:queries [file] [--reuse]`: 24 h of 1-second stats for 64 workers (plus 2 routed requests/s and KV
 // churn) in a fresh database file, then p50/p95 of 20 calls of each workers-page procedure through createCaller for
-// the 24h preset (and the 1h raw-sample series for comparison). A named file is kept; --reuse skips loading it again.
+// the 24h preset, then the routing-page and overview procedures (and the 1h raw-sample series for comparison).
+// A named file is kept; --reuse skips loading it again.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -124,6 +125,10 @@ async function main() {
     ["workers.byId", () => caller.workers.byId({ id: one, range })],
     ["workers.series (one worker)", () => caller.workers.series({ range, workerId: one })],
     ["workers.blocksByClass", () => caller.workers.blocksByClass({ id: one, range })],
+    ["routing.list", () => caller.routing.list({ range })],
+    ["routing.series", () => caller.routing.series({ range })],
+    ["overview.summary", () => caller.overview.summary(range)],
+    ["overview.trends", () => caller.overview.trends(range)],
     ["workers.series 1h (raw samples)", () => caller.workers.series({ range: hour })],
     ["workers.series 1h (raw, one worker)", () => caller.workers.series({ range: hour, workerId: one })],
   ];

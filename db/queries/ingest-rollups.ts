@@ -8,6 +8,7 @@ import { latencyBucket } from "../../server/analysis/histogram";
 export type Statements = {
   inserts: Map<string, Database.Statement>;
   rollup: Database.Statement;
+  rollup15: Database.Statement;
   counterGet: Database.Statement;
   counterPut: Database.Statement;
   workerSeen: Database.Statement;
@@ -16,6 +17,7 @@ export type Statements = {
   requests1m: Database.Statement;
   ttft1m: Database.Statement;
   decisions1m: Database.Statement;
+  decisions15: Database.Statement;
 };
 
 /** The best candidate's overlap and the chosen worker's (in blocks) of a routing decision. */
@@ -44,6 +46,35 @@ export type Rollup = {
   resets: number;
   utilMax: number;
 };
+
+const QUARTER_HOUR = 900_000;
+
+/** Per-minute worker rollups of a batch summed into 15-minute rows (same shape; `m` is the bucket start). */
+export function coarsen(rows: Iterable<Rollup & { w: string; m: number }>): (Rollup & { w: string; m: number })[] {
+  const out = new Map<string, Rollup & { w: string; m: number }>();
+  for (const r of rows) {
+    const m = r.m - (r.m % QUARTER_HOUR);
+    const k = `${r.w}\u0000${m}`;
+    const c = out.get(k);
+    if (!c) {
+      out.set(k, { ...r, m });
+      continue;
+    }
+    c.samples += r.samples;
+    c.kvActiveSum += r.kvActiveSum;
+    c.kvActiveMax = Math.max(c.kvActiveMax, r.kvActiveMax);
+    c.kvTotalSum += r.kvTotalSum;
+    c.runningSum += r.runningSum;
+    c.runningMax = Math.max(c.runningMax, r.runningMax);
+    c.waitingSum += r.waitingSum;
+    c.waitingMax = Math.max(c.waitingMax, r.waitingMax);
+    c.queryDelta += r.queryDelta;
+    c.hitDelta += r.hitDelta;
+    c.resets += r.resets;
+    c.utilMax = Math.max(c.utilMax, r.utilMax);
+  }
+  return [...out.values()];
+}
 
 /** Per-minute request and routing rollups of one batch, written with one upsert per key. */
 export class MinuteRollups {
@@ -82,6 +113,19 @@ export class MinuteRollups {
     for (const r of this.requests.values()) st.requests1m.run(r);
     for (const h of this.ttft.values()) st.ttft1m.run(h);
     for (const d of this.decisions.values()) st.decisions1m.run(d);
+    const coarse = new Map<string, { m: number; w: string; decisions: number; prompt: number; lost: number }>();
+    for (const d of this.decisions.values()) {
+      const m = d.m - (d.m % QUARTER_HOUR);
+      const k = `${d.w}\u0000${m}`;
+      const c = coarse.get(k);
+      if (!c) coarse.set(k, { ...d, m });
+      else {
+        c.decisions += d.decisions;
+        c.prompt += d.prompt;
+        c.lost += d.lost;
+      }
+    }
+    for (const d of coarse.values()) st.decisions15.run(d);
   }
 }
 

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { hashText, type TelemetryEvent } from "../../server/ingest/events";
 import type { CounterSample } from "../../server/analysis/counters";
-import { addSample, MinuteRollups, noteSeen, overlaps, type Rollup, type Statements } from "./ingest-rollups";
+import { addSample, coarsen, MinuteRollups, noteSeen, overlaps, type Rollup, type Statements } from "./ingest-rollups";
 import type { Db } from "../client";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
@@ -113,14 +113,8 @@ export function rowOf(e: TelemetryEvent): Row {
 }
 
 
-const cache = new WeakMap<Database.Database, Statements>();
-
-function statements(sqlite: Database.Database): Statements {
-  let s = cache.get(sqlite);
-  if (s) return s;
-  s = {
-    inserts: new Map(Object.values(tables).map((t) => [t.sql, sqlite.prepare(t.sql)])),
-    rollup: sqlite.prepare(`INSERT INTO worker_stats_1m (worker_id, minute, samples, kv_active_sum, kv_active_max, kv_total_sum, running_sum, running_max,
+/** Upsert of one worker-stats rollup row into a rollup table (1- or 15-minute; same columns). */
+const statsRollupSql = (table: string) => `INSERT INTO ${table} (worker_id, minute, samples, kv_active_sum, kv_active_max, kv_total_sum, running_sum, running_max,
         waiting_sum, waiting_max, prefix_query_delta, prefix_hit_delta, counter_resets, utilization_max)
       VALUES (@w, @m, @samples, @kvActiveSum, @kvActiveMax, @kvTotalSum, @runningSum, @runningMax, @waitingSum, @waitingMax, @queryDelta, @hitDelta, @resets, @utilMax)
       ON CONFLICT(worker_id, minute) DO UPDATE SET samples = samples + excluded.samples, kv_active_sum = kv_active_sum + excluded.kv_active_sum,
@@ -128,7 +122,22 @@ function statements(sqlite: Database.Database): Statements {
         running_sum = running_sum + excluded.running_sum, running_max = max(running_max, excluded.running_max),
         waiting_sum = waiting_sum + excluded.waiting_sum, waiting_max = max(waiting_max, excluded.waiting_max),
         prefix_query_delta = prefix_query_delta + excluded.prefix_query_delta, prefix_hit_delta = prefix_hit_delta + excluded.prefix_hit_delta,
-        counter_resets = counter_resets + excluded.counter_resets, utilization_max = max(utilization_max, excluded.utilization_max)`),
+        counter_resets = counter_resets + excluded.counter_resets, utilization_max = max(utilization_max, excluded.utilization_max)`;
+
+/** Upsert of one routing rollup row into a rollup table (1- or 15-minute; same columns). */
+const decisionsRollupSql = (table: string) => `INSERT INTO ${table} (minute, chosen_worker_id, decisions, prompt_blocks, lost_blocks) VALUES (@m, @w, @decisions, @prompt, @lost)
+      ON CONFLICT(minute, chosen_worker_id) DO UPDATE SET decisions = decisions + excluded.decisions, prompt_blocks = prompt_blocks + excluded.prompt_blocks,
+        lost_blocks = lost_blocks + excluded.lost_blocks`;
+
+const cache = new WeakMap<Database.Database, Statements>();
+
+function statements(sqlite: Database.Database): Statements {
+  let s = cache.get(sqlite);
+  if (s) return s;
+  s = {
+    inserts: new Map(Object.values(tables).map((t) => [t.sql, sqlite.prepare(t.sql)])),
+    rollup: sqlite.prepare(statsRollupSql("worker_stats_1m")),
+    rollup15: sqlite.prepare(statsRollupSql("worker_stats_15m")),
     counterGet: sqlite.prepare("SELECT ts, prefix_query_tokens AS query, prefix_hit_tokens AS hit FROM worker_counters WHERE worker_id = ?"),
     counterPut: sqlite.prepare(`INSERT INTO worker_counters (worker_id, ts, prefix_query_tokens, prefix_hit_tokens) VALUES (?, ?, ?, ?)
       ON CONFLICT(worker_id) DO UPDATE SET ts = excluded.ts, prefix_query_tokens = excluded.prefix_query_tokens, prefix_hit_tokens = excluded.prefix_hit_tokens`),
@@ -146,9 +155,8 @@ function statements(sqlite: Database.Database): Statements {
       ON CONFLICT(minute) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
         cached_tokens = cached_tokens + excluded.cached_tokens, output_tokens = output_tokens + excluded.output_tokens`),
     ttft1m: sqlite.prepare(`INSERT INTO request_ttft_1m (minute, bucket, n) VALUES (?, ?, ?) ON CONFLICT(minute, bucket) DO UPDATE SET n = n + excluded.n`),
-    decisions1m: sqlite.prepare(`INSERT INTO route_decisions_1m (minute, chosen_worker_id, decisions, prompt_blocks, lost_blocks) VALUES (@m, @w, @decisions, @prompt, @lost)
-      ON CONFLICT(minute, chosen_worker_id) DO UPDATE SET decisions = decisions + excluded.decisions, prompt_blocks = prompt_blocks + excluded.prompt_blocks,
-        lost_blocks = lost_blocks + excluded.lost_blocks`),
+    decisions1m: sqlite.prepare(decisionsRollupSql("route_decisions_1m")),
+    decisions15: sqlite.prepare(decisionsRollupSql("route_decisions_15m")),
   };
   cache.set(sqlite, s);
   return s;
@@ -193,6 +201,7 @@ export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreSta
     }
     minutes.flush(st);
     for (const r of rollups.values()) st.rollup.run(r);
+    for (const r of coarsen(rollups.values())) st.rollup15.run(r);
     for (const [w, c] of counters) if (c) st.counterPut.run(w, c.ts, c.query, c.hit);
     for (const [w, s] of seen) st.workerSeen.run(w, s.kvTotal, s.first, s.last);
     return out;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { testDb, testCaller } from "../../test/db";
-import { minimal, parsed, T0 } from "../../test/events";
+import { minimal, parsed, stats, T0 } from "../../test/events";
 import { storeEvents } from "./ingest";
 import { requestStats } from "./overview";
 import { decisionBuckets, tokenBuckets } from "./routing";
-import { rolledDecisionBuckets, rolledRequestCount, rolledTokenBuckets, useRollups } from "./rollups";
+import { rolledDecisionBuckets, rolledRequestCount, rolledTokenBuckets, rollupLevel, useRollups } from "./rollups";
 
 const HOUR = 3_600_000;
 
@@ -87,5 +87,36 @@ describe("request and routing rollups", () => {
     const s = await testCaller(db, () => T0 + 24 * HOUR).overview.summary({ preset: "24h" });
     expect(s.requests).toBe(600);
     expect(s.ttftP50Ms).not.toBeNull();
+  });
+});
+
+describe("15-minute rollups", () => {
+  it.each([
+    ["1 h, 1-minute buckets", HOUR, 60_000, "worker_stats_1m"],
+    ["6 h, 15-minute buckets", 6 * HOUR, 900_000, "worker_stats_1m"],
+    ["24 h, 15-minute buckets", 24 * HOUR, 900_000, "worker_stats_15m"],
+    ["24 h, 10-minute buckets", 24 * HOUR, 600_000, "worker_stats_1m"],
+    ["7 d, 2-hour buckets", 168 * HOUR, 7_200_000, "worker_stats_15m"],
+  ])("%s read %s", (_, span, step, table) => expect(rollupLevel(span, step).stats).toBe(table));
+
+  it("equal the 1-minute rows summed per quarter-hour, across batches", () => {
+    const db = testDb();
+    const samples = Array.from({ length: 3 * 3600 / 10 }, (_, i) => parsed(stats(i % 3 ? "w1" : "w2", T0 + i * 10_000, 1000 * (i + 1), 600 * (i + 1), { id: `s-${i}`, kv_active_blocks: i % 500 })));
+    for (let i = 0; i < samples.length; i += 97) storeEvents(db, samples.slice(i, i + 97));
+    const decisions = Array.from({ length: 200 }, (_, i) => parsed(minimal["route.decision"]({ id: `rd-${i}`, ts: T0 + i * 50_000, chosen_worker_id: i % 2 ? "w1" : "w2" })));
+    for (let i = 0; i < decisions.length; i += 33) storeEvents(db, decisions.slice(i, i + 33));
+    const q = (sql: string) => db.$client.prepare(sql).all();
+    expect(q("SELECT * FROM worker_stats_15m ORDER BY worker_id, minute")).toEqual(
+      q(`SELECT worker_id, minute - minute % 900000 AS minute, sum(samples) AS samples, sum(kv_active_sum) AS kv_active_sum, max(kv_active_max) AS kv_active_max,
+           sum(kv_total_sum) AS kv_total_sum, sum(running_sum) AS running_sum, max(running_max) AS running_max, sum(waiting_sum) AS waiting_sum,
+           max(waiting_max) AS waiting_max, sum(prefix_query_delta) AS prefix_query_delta, sum(prefix_hit_delta) AS prefix_hit_delta,
+           sum(counter_resets) AS counter_resets, max(utilization_max) AS utilization_max
+         FROM worker_stats_1m GROUP BY 1, 2 ORDER BY 1, 2`),
+    );
+    expect(q("SELECT * FROM route_decisions_15m ORDER BY minute, chosen_worker_id")).toEqual(
+      q(`SELECT minute - minute % 900000 AS minute, chosen_worker_id, sum(decisions) AS decisions, sum(prompt_blocks) AS prompt_blocks, sum(lost_blocks) AS lost_blocks
+         FROM route_decisions_1m GROUP BY 1, 2 ORDER BY 1, 2`),
+    );
+    expect(db.$client.prepare("SELECT count(*) FROM worker_stats_15m").pluck().get()).toBe(2 * 12);
   });
 });

@@ -6,6 +6,21 @@ import { seriesSource } from "../../server/analysis/workers";
 // Reads of the per-minute request and routing rollups. Ranges are widened to whole minutes at the start.
 
 const MAX_ROWS = 20_000;
+const QUARTER_HOUR = 900_000;
+const COARSE_MIN_SPAN_MS = 6 * 3_600_000;
+
+export type RollupLevel = { stats: string; statsMinuteIndex: string; decisions: string; align: number };
+
+const MINUTE_LEVEL: RollupLevel = { stats: "worker_stats_1m", statsMinuteIndex: "worker_stats_1m_minute", decisions: "route_decisions_1m", align: 60_000 };
+const QUARTER_LEVEL: RollupLevel = { stats: "worker_stats_15m", statsMinuteIndex: "worker_stats_15m_minute", decisions: "route_decisions_15m", align: QUARTER_HOUR };
+
+/**
+ * Which rollup tables serve a span read in buckets of `step` ms: 15-minute rows for spans over 6 h when the step is
+ * whole quarter-hours (a 24 h view reads ~1/15 of the rows), else 1-minute rows. The range start is widened to `align`.
+ */
+export function rollupLevel(spanMs: number, step: number = QUARTER_HOUR): RollupLevel {
+  return spanMs > COARSE_MIN_SPAN_MS && step % QUARTER_HOUR === 0 ? QUARTER_LEVEL : MINUTE_LEVEL;
+}
 
 /** True when a query over [from, to) in buckets of `step` ms should read rollups rather than raw rows. */
 export function useRollups(from: number, to: number, step: number): boolean {
@@ -50,10 +65,11 @@ export function rolledTokenBuckets(db: Db, from: number, to: number, step: numbe
 
 /** Decisions, lost and prompt blocks per bucket of `step` ms and chosen worker, from the routing rollups. */
 export function rolledDecisionBuckets(db: Db, from: number, to: number, step: number): { t: number; workerId: string; decisions: number; lostBlocks: number; promptBlocks: number }[] {
+  const level = rollupLevel(to - from, step);
   return db.$client
     .prepare(
       `SELECT minute - minute % @step AS t, chosen_worker_id AS workerId, sum(decisions) AS decisions, sum(lost_blocks) AS lostBlocks, sum(prompt_blocks) AS promptBlocks
-       FROM route_decisions_1m WHERE minute >= @from AND minute < @to GROUP BY t, chosen_worker_id ORDER BY t LIMIT ${MAX_ROWS}`,
+       FROM ${level.decisions} WHERE minute >= @from AND minute < @to GROUP BY t, chosen_worker_id ORDER BY t LIMIT ${MAX_ROWS}`,
     )
-    .all({ from: minuteOf(from), to, step }) as { t: number; workerId: string; decisions: number; lostBlocks: number; promptBlocks: number }[];
+    .all({ from: from - (from % level.align), to, step }) as { t: number; workerId: string; decisions: number; lostBlocks: number; promptBlocks: number }[];
 }

@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../client";
+import { rollupLevel } from "./rollups";
 import { minuteOf } from "../../server/analysis/counters";
 import type { CounterSample } from "../../server/analysis/counters";
 import { bucketDeltas, type DecisionRow, type LifecycleKind, type RawBucket, type SeriesRow } from "../../server/analysis/workers";
@@ -78,12 +79,13 @@ export function latestSamples(db: Db, workerIds: readonly string[], from: number
 
 /** Prefix tokens queried and hit per worker, from the rollups of the minutes overlapping [from, to). */
 export function prefixByWorker(db: Db, from: number, to: number, workerId?: string): PrefixTotals[] {
+  const level = rollupLevel(to - from);
   // All workers: the minute index keeps the scan to the range (grouping would otherwise walk the whole primary key).
   const sql = `SELECT worker_id AS workerId, sum(prefix_query_delta) AS query, sum(prefix_hit_delta) AS hit
-    FROM worker_stats_1m ${workerId === undefined ? "INDEXED BY worker_stats_1m_minute" : ""}
+    FROM ${level.stats} ${workerId === undefined ? `INDEXED BY ${level.statsMinuteIndex}` : ""}
     WHERE minute >= @fromMinute AND minute < @to ${workerId === undefined ? "" : "AND worker_id = @workerId"}
     GROUP BY worker_id ORDER BY worker_id LIMIT ${MAX_WORKERS * 4}`;
-  return db.$client.prepare(sql).all({ fromMinute: minuteOf(from), to, workerId }) as PrefixTotals[];
+  return db.$client.prepare(sql).all({ fromMinute: from - (from % level.align), to, workerId }) as PrefixTotals[];
 }
 
 /** route.decision rows in [from, to). */
@@ -195,15 +197,17 @@ export function rawBuckets(db: Db, opts: { from: number; to: number; step: numbe
 /** Per-minute rollups of the minutes overlapping [from, to), summed per worker and bucket of `step` ms (whole minutes). */
 export function rollupBuckets(db: Db, opts: { from: number; to: number; step: number; workerId?: string }): SeriesRow[] {
   const { from, to, step, workerId } = opts;
+  const level = rollupLevel(to - from, step);
+  const start = from - (from % level.align);
   if (workerId !== undefined) {
     return db.$client
-      .prepare(`SELECT worker_id AS workerId, minute - minute % @step AS t, ${rollupSums} FROM worker_stats_1m WHERE worker_id = @workerId AND minute >= @fromMinute AND minute < @to GROUP BY t`)
-      .all({ fromMinute: minuteOf(from), to, step, workerId }) as SeriesRow[];
+      .prepare(`SELECT worker_id AS workerId, minute - minute % @step AS t, ${rollupSums} FROM ${level.stats} WHERE worker_id = @workerId AND minute >= @fromMinute AND minute < @to GROUP BY t`)
+      .all({ fromMinute: start, to, step, workerId }) as SeriesRow[];
   }
   const stmt = db.$client.prepare(
-    `SELECT worker_id AS workerId, ${rollupSums} FROM worker_stats_1m INDEXED BY worker_stats_1m_minute WHERE minute >= @a AND minute < @b GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`,
+    `SELECT worker_id AS workerId, ${rollupSums} FROM ${level.stats} INDEXED BY ${level.statsMinuteIndex} WHERE minute >= @a AND minute < @b GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`,
   );
-  return perChunk<Omit<SeriesRow, "t">>(stmt, minuteOf(from), to, step, {});
+  return perChunk<Omit<SeriesRow, "t">>(stmt, start, to, step, {});
 }
 
 /**
