@@ -3,8 +3,8 @@ import { applyKvEvents, attributeRequest, cursorOf, pruneIndex, requestsAfterCur
 import { rebuildSessionSummary } from "../../db/queries/session-summaries";
 import { retentionCutoff } from "./retention";
 
-const KV_BATCH = 2_000;
-const REQUEST_BATCH = 200;
+const KV_BATCH = 10;
+const REQUEST_BATCH = 5;
 const TOOL_BATCH = 5_000;
 
 export type AttributionRun = { kvEvents: number; requests: number; sessions: number; caughtUp: boolean };
@@ -38,10 +38,11 @@ export function attributionStep(db: Db): AttributionRun {
   return { kvEvents, requests, sessions: touched.size, caughtUp: requests < REQUEST_BATCH && tools < TOOL_BATCH };
 }
 
-/** Run steps until caught up or `maxSteps` ran (tests and benches call this synchronously). */
-export function runAttribution(db: Db, maxSteps = 10_000): AttributionRun {
+/** Run steps until caught up, `maxSteps` ran or `budgetMs` of wall time passed (tests and benches call this synchronously). */
+export function runAttribution(db: Db, maxSteps = 1_000_000, budgetMs = Infinity): AttributionRun {
   const total: AttributionRun = { kvEvents: 0, requests: 0, sessions: 0, caughtUp: false };
-  for (let i = 0; i < maxSteps && !total.caughtUp; i++) {
+  const start = performance.now();
+  for (let i = 0; i < maxSteps && !total.caughtUp && performance.now() - start < budgetMs; i++) {
     const r = attributionStep(db);
     total.kvEvents += r.kvEvents;
     total.requests += r.requests;
@@ -56,15 +57,21 @@ export function attributionCursors(db: Db): { kv: number; requests: number; tool
   return { kv: cursorOf(db, "kv"), requests: cursorOf(db, "requests"), tools: cursorOf(db, "tools") };
 }
 
+/** Wall time one tick may hold the event loop (ingest shares it): small steps until this budget is spent. */
+const TICK_BUDGET_MS = 10;
+
 /**
- * Run the job every intervalMs (a few bounded steps per tick, yielding between ticks) and prune its index with the raw
- * retention; returns a stop function.
+ * Run the job every intervalMs (small steps for at most TICK_BUDGET_MS, then yield; sooner again while behind) and
+ * prune its index with the raw retention; returns a stop function.
  */
 export function startAttributionJob(db: Db, retentionHours: number, intervalMs = 1_000, now: () => number = Date.now): () => void {
   let lastPrune = 0;
+  let timer: NodeJS.Timeout;
+  let stopped = false;
   const tick = () => {
+    let behind = false;
     try {
-      runAttribution(db, 20);
+      behind = !runAttribution(db, 1_000, TICK_BUDGET_MS).caughtUp;
       if (now() - lastPrune > 600_000) {
         lastPrune = now();
         pruneIndex(db, retentionCutoff(now(), retentionHours));
@@ -72,8 +79,14 @@ export function startAttributionJob(db: Db, retentionHours: number, intervalMs =
     } catch (err) {
       console.error("attribution failed:", err instanceof Error ? err.message : String(err));
     }
+    if (stopped) return;
+    timer = setTimeout(tick, behind ? 100 : intervalMs);
+    timer.unref();
   };
-  const timer = setInterval(tick, intervalMs);
+  timer = setTimeout(tick, intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
