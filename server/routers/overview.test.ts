@@ -181,6 +181,7 @@ describe("overview.summary without data", () => {
       activeSessions: 0,
       workersByRole: {},
       workersPresent: 0,
+      droppedEvents: [],
     });
   });
 
