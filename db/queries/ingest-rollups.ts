@@ -56,24 +56,26 @@ export function coarsen(rows: Iterable<Rollup & { w: string; m: number }>): (Rol
     const m = r.m - (r.m % QUARTER_HOUR);
     const k = `${r.w}\u0000${m}`;
     const c = out.get(k);
-    if (!c) {
-      out.set(k, { ...r, m });
-      continue;
-    }
-    c.samples += r.samples;
-    c.kvActiveSum += r.kvActiveSum;
-    c.kvActiveMax = Math.max(c.kvActiveMax, r.kvActiveMax);
-    c.kvTotalSum += r.kvTotalSum;
-    c.runningSum += r.runningSum;
-    c.runningMax = Math.max(c.runningMax, r.runningMax);
-    c.waitingSum += r.waitingSum;
-    c.waitingMax = Math.max(c.waitingMax, r.waitingMax);
-    c.queryDelta += r.queryDelta;
-    c.hitDelta += r.hitDelta;
-    c.resets += r.resets;
-    c.utilMax = Math.max(c.utilMax, r.utilMax);
+    if (c) mergeRollup(c, r);
+    else out.set(k, { ...r, m });
   }
   return [...out.values()];
+}
+
+/** Add rollup `r` into `into`: sums add, maxima take the larger. */
+function mergeRollup(into: Rollup, r: Rollup): void {
+  into.samples += r.samples;
+  into.kvActiveSum += r.kvActiveSum;
+  into.kvActiveMax = Math.max(into.kvActiveMax, r.kvActiveMax);
+  into.kvTotalSum += r.kvTotalSum;
+  into.runningSum += r.runningSum;
+  into.runningMax = Math.max(into.runningMax, r.runningMax);
+  into.waitingSum += r.waitingSum;
+  into.waitingMax = Math.max(into.waitingMax, r.waitingMax);
+  into.queryDelta += r.queryDelta;
+  into.hitDelta += r.hitDelta;
+  into.resets += r.resets;
+  into.utilMax = Math.max(into.utilMax, r.utilMax);
 }
 
 /** Per-minute request and routing rollups of one batch, written with one upsert per key. */
@@ -160,18 +162,19 @@ export function addSample(
     r = { w, m, samples: 0, kvActiveSum: 0, kvActiveMax: 0, kvTotalSum: 0, runningSum: 0, runningMax: 0, waitingSum: 0, waitingMax: 0, queryDelta: 0, hitDelta: 0, resets: 0, utilMax: 0 };
     rollups.set(k, r);
   }
-  r.samples++;
-  r.kvActiveSum += e.kv_active_blocks;
-  r.kvActiveMax = Math.max(r.kvActiveMax, e.kv_active_blocks);
-  r.kvTotalSum += e.kv_total_blocks;
-  r.runningSum += e.requests_running;
-  r.runningMax = Math.max(r.runningMax, e.requests_running);
-  r.waitingSum += e.requests_waiting;
-  r.waitingMax = Math.max(r.waitingMax, e.requests_waiting);
-  r.utilMax = Math.max(r.utilMax, e.kv_total_blocks > 0 ? e.kv_active_blocks / e.kv_total_blocks : 0);
-  if (delta) {
-    r.queryDelta += delta.query;
-    r.hitDelta += delta.hit;
-    if (delta.reset) r.resets++;
-  }
+  const active = e.kv_active_blocks;
+  mergeRollup(r, {
+    samples: 1,
+    kvActiveSum: active,
+    kvActiveMax: active,
+    kvTotalSum: e.kv_total_blocks,
+    runningSum: e.requests_running,
+    runningMax: e.requests_running,
+    waitingSum: e.requests_waiting,
+    waitingMax: e.requests_waiting,
+    queryDelta: delta?.query ?? 0,
+    hitDelta: delta?.hit ?? 0,
+    resets: delta?.reset ? 1 : 0,
+    utilMax: e.kv_total_blocks > 0 ? active / e.kv_total_blocks : 0,
+  });
 }

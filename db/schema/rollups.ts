@@ -1,4 +1,5 @@
-import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { statsRollupColumns } from "./workers";
 
 /** Requests per arrival minute: counts and token sums, for views over hours and days. */
 export const requests1m = sqliteTable("requests_1m", {
@@ -34,26 +35,10 @@ export const routeDecisions1m = sqliteTable(
 );
 
 /** worker_stats_1m summed per 15 minutes (`minute` is the bucket start): what views over 6 h and more read. */
-export const workerStats15m = sqliteTable(
-  "worker_stats_15m",
-  {
-    workerId: text("worker_id").notNull(),
-    minute: integer("minute").notNull(),
-    samples: integer("samples").notNull(),
-    kvActiveSum: integer("kv_active_sum").notNull(),
-    kvActiveMax: integer("kv_active_max").notNull(),
-    kvTotalSum: integer("kv_total_sum").notNull(),
-    runningSum: integer("running_sum").notNull(),
-    runningMax: integer("running_max").notNull(),
-    waitingSum: integer("waiting_sum").notNull(),
-    waitingMax: integer("waiting_max").notNull(),
-    prefixQueryDelta: integer("prefix_query_delta").notNull(),
-    prefixHitDelta: integer("prefix_hit_delta").notNull(),
-    counterResets: integer("counter_resets").notNull(),
-    utilizationMax: real("utilization_max").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.workerId, t.minute] }), index("worker_stats_15m_minute").on(t.minute)],
-);
+export const workerStats15m = sqliteTable("worker_stats_15m", statsRollupColumns(), (t) => [
+  primaryKey({ columns: [t.workerId, t.minute] }),
+  index("worker_stats_15m_minute").on(t.minute),
+]);
 
 /** route_decisions_1m summed per 15 minutes (`minute` is the bucket start). */
 export const routeDecisions15m = sqliteTable(

@@ -54,9 +54,14 @@ export const workerStats = sqliteTable(
  * Per-worker, per-minute rollup of worker.stats, kept after raw samples age out.
  * Gauges as sums (divide by samples for the mean) and maxima; counters as deltas within the minute.
  */
-export const workerStats1m = sqliteTable(
-  "worker_stats_1m",
-  {
+export const workerStats1m = sqliteTable("worker_stats_1m", statsRollupColumns(), (t) => [
+  primaryKey({ columns: [t.workerId, t.minute] }),
+  index("worker_stats_1m_minute").on(t.minute),
+]);
+
+/** The columns of a worker-stats rollup table; the 1- and 15-minute tables share them (`minute`: bucket start). */
+export function statsRollupColumns() {
+  return {
     workerId: text("worker_id").notNull(),
     minute: integer("minute").notNull(),
     samples: integer("samples").notNull(),
@@ -71,9 +76,8 @@ export const workerStats1m = sqliteTable(
     prefixHitDelta: integer("prefix_hit_delta").notNull(),
     counterResets: integer("counter_resets").notNull(),
     utilizationMax: real("utilization_max").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.workerId, t.minute] }), index("worker_stats_1m_minute").on(t.minute)],
-);
+  };
+}
 
 /** The last counter sample per worker, to turn cumulative counters into deltas across batches. */
 export const workerCounters = sqliteTable("worker_counters", {
