@@ -4,7 +4,7 @@ const HEAD = ["session_id", "harness", "session_type", "agents", "subagents", "t
 
 const cell = (v: unknown) => {
   const s = v === null || v === undefined ? "" : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
 /** Sessions rows as CSV text (header first). */
