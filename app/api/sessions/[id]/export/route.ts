@@ -1,3 +1,4 @@
+import { TRPCError } from "@trpc/server";
 import { createCaller } from "@/server/trpc/root";
 import { serverDb } from "@/server/runtime";
 import { sessionExport } from "@/server/analysis/session-export";
@@ -14,6 +15,8 @@ export async function GET(_req: Request, { params }: { params: Promise<{ id: str
       headers: { "content-type": "application/json", "content-disposition": `attachment; filename="session-${id.replace(/[^\w.-]/g, "_")}.json"` },
     });
   } catch (err) {
+    // An id the procedure's input rejects (e.g. longer than any stored id) is the caller's mistake, not a server failure.
+    if (err instanceof TRPCError && err.code === "BAD_REQUEST") return Response.json({ error: "invalid session id" }, { status: 400 });
     const notFound = err instanceof Error && /no session/.test(err.message);
     return Response.json({ error: notFound ? "session not found" : "export failed" }, { status: notFound ? 404 : 500 });
   }
