@@ -2,8 +2,10 @@ import type { SessionRow } from "@/db/queries/sessions";
 
 const HEAD = ["session_id", "harness", "session_type", "agents", "subagents", "turns", "input_tokens", "cached_tokens", "cached_share", "cold", "diverged", "evicted", "routed_away", "unknown", "ttft_p50_ms", "tool_calls", "tool_wait_ms", "duration_ms", "first_at", "last_at", "errors"];
 
+/** One CSV field: quoted when needed; text a spreadsheet would run as a formula gets a leading quote. */
 const cell = (v: unknown) => {
-  const s = v === null || v === undefined ? "" : String(v);
+  let s = v === null || v === undefined ? "" : String(v);
+  if (typeof v === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
