@@ -9,14 +9,17 @@ export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Data
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations");
 
-/** Open (creating its folder if missing) and migrate a database file; ":memory:" for tests. */
-export function openDb(file: string): Db {
+/**
+ * Open (creating its folder if missing) and migrate a database file; ":memory:" for tests. busyTimeoutMs bounds how
+ * long a write waits for another connection's write lock (better-sqlite3 waits synchronously, blocking its thread).
+ */
+export function openDb(file: string, busyTimeoutMs = 5_000): Db {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   // FULL: a commit is on disk before ingest replies (durability is part of the ingest contract).
   sqlite.pragma("synchronous = FULL");
-  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   // Ingest batches touch many index pages: a 64 MiB page cache and rarer checkpoints keep them warm.
   sqlite.pragma("cache_size = -65536");
   sqlite.pragma("wal_autocheckpoint = 8192");
@@ -38,12 +41,15 @@ export function schemaVersion(db: Db): { migrations: number; latest: string | nu
 const key = Symbol.for("switchyard.db");
 type Holder = { [key]?: { file: string; db: Db } };
 
-/** The process-wide connection for a file (shared by the server entry and Next's route bundles). */
+/**
+ * The process-wide connection for a file (shared by the server entry and Next's route bundles). It serves the UI on
+ * the event loop, so its writes (background jobs) wait at most 250 ms for the ingest workers' write lock.
+ */
 export function sharedDb(file: string): Db {
   const holder = globalThis as Holder;
   const current = holder[key];
   if (current && current.file === file) return current.db;
-  const db = openDb(file);
+  const db = openDb(file, 250);
   holder[key] = { file, db };
   return db;
 }

@@ -19,6 +19,7 @@ describe("parseEnv", () => {
       SWITCHYARD_DB: "./data/switchyard.db",
       SWITCHYARD_RAW_RETENTION_HOURS: 24,
       SWITCHYARD_RETENTION_SWEEP_SECONDS: 300,
+      SWITCHYARD_INGEST_WORKERS: 2,
       NODE_ENV: "production",
     });
   });
@@ -34,6 +35,7 @@ describe("parseEnv", () => {
     ["token", { SWITCHYARD_INGEST_TOKEN: "abcdefghijklmnopqrstuvwxyz012345" }, { SWITCHYARD_INGEST_TOKEN: "abcdefghijklmnopqrstuvwxyz012345" }],
     ["db path", { SWITCHYARD_DB: "/tmp/x.db" }, { SWITCHYARD_DB: "/tmp/x.db" }],
     ["node env", { NODE_ENV: "test" }, { NODE_ENV: "test" }],
+    ["inline ingest", { SWITCHYARD_INGEST_WORKERS: "0" }, { SWITCHYARD_INGEST_WORKERS: 0 }],
     ["unrelated variables are ignored", { PATH: "/usr/bin", HOME: "/root" }, { PORT: 3000 }],
   ])("reads %s", (_name, raw, expected) => {
     expect(parseEnv(raw)).toMatchObject(expected);
@@ -48,6 +50,8 @@ describe("parseEnv", () => {
     ["SWITCHYARD_RAW_RETENTION_HOURS", "0"],
     ["SWITCHYARD_RAW_RETENTION_HOURS", "soon"],
     ["SWITCHYARD_RETENTION_SWEEP_SECONDS", "0"],
+    ["SWITCHYARD_INGEST_WORKERS", "-1"],
+    ["SWITCHYARD_INGEST_WORKERS", "17"],
     ["SWITCHYARD_INGEST_TOKEN", "tooshort"],
     ["SWITCHYARD_INGEST_TOKEN", "has a space in the middle ok"],
     ["NODE_ENV", "staging"],

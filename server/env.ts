@@ -12,6 +12,7 @@ const schema = z.object({
     .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
     .optional(),
   SWITCHYARD_RAW_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
+  SWITCHYARD_INGEST_WORKERS: z.coerce.number().int().min(0).max(16).default(2),
   SWITCHYARD_RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
 });

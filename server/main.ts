@@ -6,6 +6,7 @@ import next from "next";
 import { env, EnvError, type Env } from "./env";
 import { ensureIngestToken } from "./ingest/token";
 import { startAttributionJob } from "./jobs/attribution";
+import { IngestPool } from "./ingest/worker-pool";
 import { startRetentionSweeper } from "./jobs/retention";
 import { serverDb } from "./runtime";
 
@@ -32,6 +33,8 @@ async function main() {
   if (token) console.log(`Ingest token generated (shown only this once; keep it): ${token}`);
   const stopSweeper = startRetentionSweeper(db, settings.SWITCHYARD_RAW_RETENTION_HOURS, settings.SWITCHYARD_RETENTION_SWEEP_SECONDS);
   const stopAttribution = startAttributionJob(db, settings.SWITCHYARD_RAW_RETENTION_HOURS);
+  const pool = settings.SWITCHYARD_INGEST_WORKERS > 0 ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS) : null;
+  pool?.install();
 
   const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
@@ -49,8 +52,10 @@ async function main() {
     stopSweeper();
     stopAttribution();
     server.close();
-    db.$client.close();
-    process.exit(0);
+    void (pool?.close() ?? Promise.resolve()).finally(() => {
+      db.$client.close();
+      process.exit(0);
+    });
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -171,6 +171,7 @@ export type StoreStatus = "accepted" | "duplicate";
 export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreStatus[] {
   const sqlite = db.$client;
   const st = statements(sqlite);
+  // IMMEDIATE: take the write lock up front, so concurrent writers wait (busy_timeout) instead of failing an upgrade.
   return sqlite.transaction(() => {
     const out: StoreStatus[] = new Array(events.length);
     const rollups = new Map<string, Rollup & { w: string; m: number }>();
@@ -205,6 +206,6 @@ export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreSta
     for (const [w, c] of counters) if (c) st.counterPut.run(w, c.ts, c.query, c.hit);
     for (const [w, s] of seen) st.workerSeen.run(w, s.kvTotal, s.first, s.last);
     return out;
-  })();
+  }).immediate();
 }
 

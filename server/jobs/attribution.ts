@@ -77,7 +77,9 @@ export function startAttributionJob(db: Db, retentionHours: number, intervalMs =
         pruneIndex(db, retentionCutoff(now(), retentionHours));
       }
     } catch (err) {
-      console.error("attribution failed:", err instanceof Error ? err.message : String(err));
+      // Busy: ingest workers hold the write lock; this step rolled back and runs again on the next tick.
+      if ((err as { code?: string }).code === "SQLITE_BUSY") behind = true;
+      else console.error("attribution failed:", err instanceof Error ? err.message : String(err));
     }
     if (stopped) return;
     timer = setTimeout(tick, behind ? 100 : intervalMs);

@@ -1,9 +1,11 @@
 import { AppError } from "@/server/errors";
 import { errorResponse, readBodyLimited } from "@/server/http";
+import type { Db } from "@/db/client";
 import { recordDroppedEvents } from "@/db/queries/sources";
 import { isIngestMediaType, MAX_BYTES, mediaType } from "@/server/ingest/batch";
 import { parseDroppedHeader, parseSourceHeader } from "@/server/ingest/drops";
 import { ingestBody } from "@/server/ingest/ingest";
+import { ingestRunner } from "@/server/ingest/runner";
 import { bearerMatches } from "@/server/ingest/token";
 import { ingestDigests, serverDb } from "@/server/runtime";
 
@@ -26,9 +28,20 @@ export async function POST(req: Request): Promise<Response> {
     const text = await readBodyLimited(req, MAX_BYTES);
     const db = serverDb();
     const dropped = parseDroppedHeader(req.headers.get("x-switchyard-dropped-events"));
-    if (dropped !== null) recordDroppedEvents(db, parseSourceHeader(req.headers.get("x-switchyard-source")), dropped, Date.now());
-    return Response.json(ingestBody(db, text, contentType));
+    if (dropped !== null) noteDrops(db, parseSourceHeader(req.headers.get("x-switchyard-source")), dropped);
+    const runner = ingestRunner();
+    const json = runner ? await runner(text, contentType) : JSON.stringify(ingestBody(db, text, contentType));
+    return new Response(json, { headers: { "content-type": "application/json" } });
   } catch (err) {
     return errorResponse(err, err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined);
+  }
+}
+
+/** Record a sender's running dropped-events total; when the write lock is busy, its next batch reports it again. */
+function noteDrops(db: Db, source: string, dropped: number) {
+  try {
+    recordDroppedEvents(db, source, dropped, Date.now());
+  } catch (err) {
+    if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
   }
 }

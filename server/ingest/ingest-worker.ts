@@ -1,0 +1,17 @@
+// One ingest worker thread: its own connection to the database file; one message per request body.
+import { parentPort, workerData } from "node:worker_threads";
+import { openDb } from "../../db/client";
+import { AppError } from "../errors";
+import { ingestBody } from "./ingest";
+
+const db = openDb((workerData as { dbFile: string }).dbFile);
+
+parentPort!.on("message", (m: { id: number; text: string; contentType: string }) => {
+  try {
+    parentPort!.postMessage({ id: m.id, reply: JSON.stringify(ingestBody(db, m.text, m.contentType)) });
+  } catch (err) {
+    const error = err instanceof AppError ? { code: err.code, message: err.message } : { code: "INTERNAL", message: "internal error" };
+    if (!(err instanceof AppError)) console.error("ingest failed:", err instanceof Error ? err.message : String(err));
+    parentPort!.postMessage({ id: m.id, error });
+  }
+});

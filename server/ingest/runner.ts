@@ -1,0 +1,19 @@
+// The hand-off between the server process and route handlers: the server installs an ingest runner (its worker
+// pool); route handlers use it when present and ingest inline otherwise (tests, or SWITCHYARD_INGEST_WORKERS=0).
+
+/** Ingest one body; resolves to the JSON text of its BatchReply. */
+export type IngestRunner = (text: string, contentType: string) => Promise<string>;
+
+const key = Symbol.for("switchyard.ingestRunner");
+type Holder = { [key]?: IngestRunner };
+
+/** The installed runner, if any. */
+export function ingestRunner(): IngestRunner | undefined {
+  return (globalThis as Holder)[key];
+}
+
+/** Install (or with undefined, remove) the process's runner. */
+export function setIngestRunner(run: IngestRunner | undefined): void {
+  if (run) (globalThis as Holder)[key] = run;
+  else delete (globalThis as Holder)[key];
+}

@@ -1,0 +1,63 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDb } from "../../db/client";
+import { minimal, ndjson, stats, T0 } from "../../test/events";
+import { AppError } from "../errors";
+import type { BatchReply } from "./batch";
+import { ingestRunner } from "./runner";
+import { IngestPool } from "./worker-pool";
+
+const NDJSON = "application/x-ndjson";
+let dir: string;
+let file: string;
+let pool: IngestPool;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-pool-"));
+  file = path.join(dir, "db.sqlite");
+  openDb(file).$client.close();
+  pool = new IngestPool(file, 2);
+});
+
+afterAll(async () => {
+  await pool.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("IngestPool (worker threads on their own connections)", () => {
+  it("stores concurrent batches exactly once each, with per-item results", async () => {
+    const batch = (n: number) => Array.from({ length: 50 }, (_, i) => stats(`w${n}`, T0 + i * 1000, 100 * i, 50 * i, { id: `b${n}-${i}` }));
+    const bodies = [0, 1, 2, 3].map((n) => ndjson([...batch(n), minimal.request({ id: "shared-request" }), "not json"]));
+    const replies = (await Promise.all(bodies.map((b) => pool.run(b, NDJSON)))).map((r) => JSON.parse(r) as BatchReply);
+    expect(replies.map((r) => r.rejected)).toEqual([1, 1, 1, 1]);
+    expect(replies.reduce((n, r) => n + r.accepted, 0)).toBe(4 * 50 + 1);
+    expect(replies.reduce((n, r) => n + r.duplicate, 0)).toBe(3);
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare("SELECT count(*) FROM worker_stats").pluck().get()).toBe(200);
+    expect(db.prepare("SELECT count(*) FROM requests").pluck().get()).toBe(1);
+    expect(db.prepare("SELECT sum(samples) FROM worker_stats_1m").pluck().get()).toBe(200);
+    db.close();
+  });
+
+  it.each([
+    ["text/plain", "x", "UNSUPPORTED_MEDIA_TYPE"],
+    ["application/json", "{not json", "BAD_REQUEST"],
+    [NDJSON, Array.from({ length: 10_001 }, () => "{}").join("\n"), "PAYLOAD_TOO_LARGE"],
+  ])("refuses %s bodies with the same error as inline ingest (%#)", async (type, body, code) => {
+    const err = await pool.run(body, type).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe(code);
+  });
+
+  it("is the process's runner once installed, and not after close", async () => {
+    const other = new IngestPool(file, 1);
+    other.install();
+    expect(ingestRunner()).toBeDefined();
+    expect(JSON.parse(await ingestRunner()!("", NDJSON))).toEqual({ accepted: 0, duplicate: 0, rejected: 0, items: [] });
+    await other.close();
+    expect(ingestRunner()).toBeUndefined();
+  });
+});

@@ -1,0 +1,66 @@
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { AppError, type AppErrorCode } from "../errors";
+import { setIngestRunner } from "./runner";
+
+// Ingest off the event loop: worker threads decode, validate and store request bodies on their own SQLite
+// connections, so the dashboard keeps answering while batches are processed and one batch's validation
+// overlaps another's storage. Replies are the JSON text of the BatchReply.
+
+type Reply = { id: number; reply?: string; error?: { code: AppErrorCode; message: string } };
+type Pending = { resolve: (json: string) => void; reject: (err: Error) => void };
+
+const WORKER_FILE = path.join(process.cwd(), "server", "ingest", "ingest-worker-entry.mjs");
+/** A fixed pool of ingest workers; requests go to the worker with the fewest in flight. */
+export class IngestPool {
+  private workers: { worker: Worker; inFlight: number }[] = [];
+  private pending = new Map<number, Pending>();
+  private nextId = 1;
+
+  constructor(dbFile: string, size: number) {
+    for (let i = 0; i < size; i++) {
+      const slot = { worker: new Worker(WORKER_FILE, { workerData: { dbFile } }), inFlight: 0 };
+      slot.worker.on("message", (m: Reply) => this.settle(slot, m));
+      slot.worker.on("error", (err) => this.fail(err));
+      slot.worker.unref();
+      this.workers.push(slot);
+    }
+  }
+
+  /** Make this pool the process's ingest runner. */
+  install(): void {
+    setIngestRunner((text, contentType) => this.run(text, contentType));
+  }
+
+  run(text: string, contentType: string): Promise<string> {
+    const slot = this.workers.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
+    const id = this.nextId++;
+    slot.inFlight++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      slot.worker.postMessage({ id, text, contentType });
+    });
+  }
+
+  async close(): Promise<void> {
+    setIngestRunner(undefined);
+    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+  }
+
+  private settle(slot: { inFlight: number }, m: Reply) {
+    slot.inFlight--;
+    const p = this.pending.get(m.id);
+    this.pending.delete(m.id);
+    if (!p) return;
+    if (m.reply !== undefined) p.resolve(m.reply);
+    else p.reject(new AppError(m.error?.code ?? "INTERNAL", m.error?.message ?? "ingest failed"));
+  }
+
+  /** A worker crashed: fail what is in flight (the batches' transactions rolled back) and stop routing here. */
+  private fail(err: Error) {
+    console.error("ingest worker failed:", err.message);
+    for (const p of this.pending.values()) p.reject(new AppError("INTERNAL", "ingest worker failed"));
+    this.pending.clear();
+    setIngestRunner(undefined);
+  }
+}
