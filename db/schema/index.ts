@@ -8,3 +8,4 @@ export * from "./policies";
 export * from "./settings";
 export * from "./rollups";
 export * from "./sessions";
+export * from "./control";

@@ -1,0 +1,62 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** Immutable published policy versions; version counts from 1 per kind. document is the validated JSON. */
+export const policyVersions = sqliteTable(
+  "policy_versions",
+  {
+    kind: text("kind").notNull(),
+    version: integer("version").notNull(),
+    document: text("document").notNull(),
+    author: text("author").notNull(),
+    comment: text("comment").notNull().default(""),
+    createdAt: integer("created_at").notNull(),
+    basedOn: integer("based_on"),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.version] })],
+);
+
+/** Push targets: adapter is sim | dynamo-busy-threshold | planner-file; config and kinds are JSON. */
+export const controlTargets = sqliteTable("control_targets", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  adapter: text("adapter").notNull(),
+  config: text("config").notNull().default("{}"),
+  kinds: text("kinds").notNull().default("[]"),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+  createdAt: integer("created_at").notNull(),
+});
+
+/** Per target and kind: the desired and applied versions and the last push outcome (times in Unix ms). */
+export const rolloutStatus = sqliteTable(
+  "rollout_status",
+  {
+    targetId: text("target_id")
+      .notNull()
+      .references(() => controlTargets.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    desiredVersion: integer("desired_version"),
+    appliedVersion: integer("applied_version"),
+    appliedAt: integer("applied_at"),
+    state: text("state").notNull(),
+    message: text("message"),
+    attempts: integer("attempts").notNull().default(0),
+    nextRetryAt: integer("next_retry_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.targetId, t.kind] })],
+);
+
+/** Every control-plane change: who, when, what (version is null for target changes). */
+export const controlAudit = sqliteTable(
+  "control_audit",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    ts: integer("ts").notNull(),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    kind: text("kind"),
+    version: integer("version"),
+    detail: text("detail").notNull().default("{}"),
+  },
+  (t) => [index("control_audit_ts").on(t.ts)],
+);
