@@ -28,6 +28,7 @@ export class AppError extends Error {
   constructor(
     readonly code: AppErrorCode,
     message: string,
+    readonly details?: unknown,
   ) {
     super(message);
     this.name = "AppError";

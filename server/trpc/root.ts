@@ -1,6 +1,7 @@
 import "server-only";
 import { overviewRouter } from "../routers/overview";
 import { plannerRouter } from "../routers/planner";
+import { policiesRouter } from "../routers/policies";
 import { routingRouter } from "../routers/routing";
 import { sessionsRouter } from "../routers/sessions";
 import { workersRouter } from "../routers/workers";
@@ -12,6 +13,7 @@ export const appRouter = router({
   planner: plannerRouter,
   workers: workersRouter,
   sessions: sessionsRouter,
+  policies: policiesRouter,
 });
 
 export type AppRouter = typeof appRouter;

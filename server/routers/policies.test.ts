@@ -1,0 +1,115 @@
+import { TRPCError } from "@trpc/server";
+import { describe, expect, it } from "vitest";
+import { ZodError } from "zod";
+import { testCaller, testDb } from "../../test/db";
+import { defaultPolicies } from "../control/policies";
+
+const NOW = 1_764_417_600_000;
+const setup = () => testCaller(testDb(), () => NOW);
+
+async function caught(p: Promise<unknown>): Promise<TRPCError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof TRPCError) return err;
+    throw err;
+  }
+  throw new Error("expected a TRPCError");
+}
+
+describe("policies router", () => {
+  it("publishes version 1 then 2, with defaults filled and history newest first", async () => {
+    const api = setup();
+    expect(await api.policies.latest({ kind: "routing" })).toBeNull();
+    const v1 = await api.policies.publish({ kind: "routing", document: {}, baseVersion: null, author: "ada", comment: "initial" });
+    expect(v1).toMatchObject({ version: 1, basedOn: null });
+    const v2 = await api.policies.publish({ kind: "routing", document: { temperature: 0.5 }, baseVersion: 1, author: "bob" });
+    expect(v2).toEqual({ version: 2, basedOn: 1, diff: [{ path: "temperature", before: 0, after: 0.5 }] });
+    const latest = await api.policies.latest({ kind: "routing" });
+    expect(latest).toMatchObject({ version: 2, author: "bob", basedOn: 1, createdAt: NOW, document: { ...defaultPolicies().routing, temperature: 0.5 } });
+    const history = await api.policies.history({ kind: "routing", limit: 1 });
+    expect(history.items.map((v) => v.version)).toEqual([2]);
+    expect(history.nextCursor).toBe(2);
+    expect((await api.policies.history({ kind: "routing", before: 2 })).items.map((v) => [v.version, v.comment])).toEqual([[1, "initial"]]);
+    const list = await api.policies.list();
+    expect(list.map((k) => [k.kind, k.latest?.version ?? null])).toEqual([["retention", null], ["autoscaling", null], ["routing", 2], ["frontend", null]]);
+  });
+
+  it("refuses a publish on a stale base with what changed, and keeps the other operator's version", async () => {
+    const api = setup();
+    await api.policies.publish({ kind: "frontend", document: {}, baseVersion: null });
+    await api.policies.publish({ kind: "frontend", document: { strip_anthropic_preamble: true }, baseVersion: 1, author: "ada" });
+    const err = await caught(api.policies.publish({ kind: "frontend", document: { tool_output_budget: { limit: 5 } }, baseVersion: 1, author: "bob" }));
+    expect(err.code).toBe("CONFLICT");
+    expect(err.cause).toMatchObject({ details: { latest: 2, base: 1, diff: [{ path: "strip_anthropic_preamble", before: false, after: true }] } });
+    const latest = await api.policies.latest({ kind: "frontend" });
+    expect(latest).toMatchObject({ version: 2, author: "ada", document: { strip_anthropic_preamble: true, tool_output_budget: { limit: 10_000 } } });
+    const again = await api.policies.publish({ kind: "frontend", document: { ...latest!.document as object, tool_output_budget: { unit: "tokens", limit: 5 } }, baseVersion: 2, author: "bob" });
+    expect(again.version).toBe(3);
+  });
+
+  it("refuses a first publish when a version already exists", async () => {
+    const api = setup();
+    await api.policies.publish({ kind: "routing", document: {}, baseVersion: null });
+    expect((await caught(api.policies.publish({ kind: "routing", document: {}, baseVersion: null }))).code).toBe("CONFLICT");
+  });
+
+  it("rolls back by publishing an earlier version's content as a new version", async () => {
+    const api = setup();
+    await api.policies.publish({ kind: "routing", document: {}, baseVersion: null });
+    await api.policies.publish({ kind: "routing", document: { overlap_credit: 2 }, baseVersion: 1 });
+    const res = await api.policies.rollback({ kind: "routing", to: 1, baseVersion: 2, author: "ada", comment: "too aggressive" });
+    expect(res).toEqual({ version: 3, basedOn: 2, diff: [{ path: "overlap_credit", before: 2, after: 1 }] });
+    expect((await api.policies.latest({ kind: "routing" }))!.document).toEqual(defaultPolicies().routing);
+    expect(await api.policies.diff({ kind: "routing", from: 2, to: 3 })).toEqual([{ path: "overlap_credit", before: 2, after: 1 }]);
+    expect((await caught(api.policies.rollback({ kind: "routing", to: 9, baseVersion: 3 }))).code).toBe("NOT_FOUND");
+    expect((await caught(api.policies.rollback({ kind: "routing", to: 1, baseVersion: 2 }))).code).toBe("CONFLICT");
+    expect((await caught(api.policies.diff({ kind: "routing", from: 1, to: 9 }))).code).toBe("NOT_FOUND");
+  });
+
+  it("records every change in the audit log, newest first", async () => {
+    const api = setup();
+    await api.policies.publish({ kind: "routing", document: {}, baseVersion: null, author: "ada", comment: "c1" });
+    await api.policies.rollback({ kind: "routing", to: 1, baseVersion: 1, author: "bob" });
+    await api.policies.targets.upsert({ target: { id: "sim", name: "Simulator", adapter: "sim", kinds: ["routing"], config: { url: "http://127.0.0.1:1", token: "t" } }, author: "cy" });
+    await api.policies.targets.remove({ id: "sim", author: "cy" });
+    await caught(api.policies.publish({ kind: "routing", document: {}, baseVersion: 1 }));
+    const audit = await api.policies.audit({});
+    expect(audit.items.map((a) => [a.actor, a.action, a.kind, a.version])).toEqual([
+      ["cy", "target.remove", null, null],
+      ["cy", "target.upsert", null, null],
+      ["bob", "rollback", "routing", 2],
+      ["ada", "publish", "routing", 1],
+    ]);
+    expect(audit.items[3]!.detail).toMatchObject({ comment: "c1" });
+    expect(audit.items.every((a) => a.ts === NOW)).toBe(true);
+  });
+
+  it.each([
+    ["autoscaling", { decode: { kv_scale_up: 0.4, kv_scale_down: 0.5 } }, "document.decode.kv_scale_down"],
+    ["autoscaling", { prefill: { min_replicas: 9, max_replicas: 4 } }, "document.prefill.min_replicas"],
+    ["retention", { rules: [{ name: "a", ttl_seconds: -1 }] }, "document.rules.0.ttl_seconds"],
+    ["routing", { busy: { typo: 1 } }, "document.busy"],
+  ] as const)("refuses an invalid %s document as BAD_REQUEST with field paths", async (kind, document, path) => {
+    const api = setup();
+    const err = await caught(api.policies.publish({ kind, document: document as never, baseVersion: null }));
+    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.cause).toBeInstanceOf(ZodError);
+    const issues = (err.cause as ZodError).issues.map((i) => i.path.join("."));
+    expect(issues).toContain(path);
+    expect(await api.policies.latest({ kind })).toBeNull();
+  });
+
+  it("lists, replaces and removes targets with secrets redacted, and refuses kinds an adapter cannot take", async () => {
+    const api = setup();
+    await api.policies.targets.upsert({ target: { id: "sim", name: "Sim", adapter: "sim", kinds: ["routing", "frontend"], config: { url: "http://127.0.0.1:9", token: "secret" } } });
+    await api.policies.targets.upsert({ target: { id: "sim", name: "Simulator", adapter: "sim", kinds: ["routing"], config: { url: "http://127.0.0.1:9", token: "secret" } } });
+    expect(await api.policies.targets.list()).toEqual([
+      { id: "sim", name: "Simulator", adapter: "sim", kinds: ["routing"], enabled: true, config: { url: "http://127.0.0.1:9", token: "••••" } },
+    ]);
+    const err = await caught(api.policies.targets.upsert({ target: { id: "f", name: "F", adapter: "planner-file", kinds: ["routing"], config: { path: "p.json" } } }));
+    expect(err.code).toBe("BAD_REQUEST");
+    expect((await caught(api.policies.targets.remove({ id: "nope" }))).code).toBe("NOT_FOUND");
+    expect(await api.policies.rollout()).toEqual({ latest: { retention: null, autoscaling: null, routing: null, frontend: null }, statuses: [] });
+  });
+});

@@ -1,0 +1,114 @@
+import "server-only";
+import { z } from "zod";
+import type { Db } from "../../db/client";
+import {
+  getVersion,
+  latestVersion,
+  listAudit,
+  listStatuses,
+  listTargets,
+  listVersions,
+  MAX_PAGE,
+  publishVersion,
+  removeTarget,
+  rollbackVersion,
+  upsertTarget,
+} from "../../db/queries/control";
+import { policySchemas, POLICY_KINDS, type PolicyKind } from "../control/policies";
+import { redactConfig, targetInput } from "../control/targets";
+import { diffDocuments, type PublishDecision } from "../control/versions";
+import { AppError } from "../errors";
+import { publicProcedure, router } from "../trpc/init";
+
+const kind = z.enum(POLICY_KINDS);
+const version = z.number().int().min(1).max(1e9);
+const author = z.string().trim().min(1).max(64).default("operator");
+const comment = z.string().max(2000).default("");
+const meta = { baseVersion: version.nullable(), comment, author };
+
+const publishInput = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("retention"), document: policySchemas.retention, ...meta }),
+  z.object({ kind: z.literal("autoscaling"), document: policySchemas.autoscaling, ...meta }),
+  z.object({ kind: z.literal("routing"), document: policySchemas.routing, ...meta }),
+  z.object({ kind: z.literal("frontend"), document: policySchemas.frontend, ...meta }),
+]);
+
+/** A stored decision as the procedure's answer; a conflict carries what changed since the base. */
+function outcome<K extends PolicyKind>(decision: PublishDecision<K>) {
+  if (decision.ok) return { version: decision.version, basedOn: decision.basedOn, diff: decision.diff };
+  if (decision.reason === "invalid") throw new AppError("BAD_REQUEST", "invalid policy document", { errors: decision.errors });
+  const { latest, base, diff } = decision;
+  throw new AppError("CONFLICT", `version ${latest} was published since version ${base ?? "none"}: review its changes and publish again`, { latest, base, diff });
+}
+
+function mustGet(db: Db, kind: PolicyKind, v: number) {
+  const found = getVersion(db, kind, v);
+  if (!found) throw new AppError("NOT_FOUND", `${kind} version ${v} does not exist`);
+  return found;
+}
+
+const targetsRouter = router({
+  /** Every target with its config (secrets redacted). */
+  list: publicProcedure.query(({ ctx }) => listTargets(ctx.db).map((t) => ({ ...t, config: redactConfig(t.config) }))),
+
+  /** Create or replace a target. */
+  upsert: publicProcedure.input(z.object({ target: targetInput, author })).mutation(({ ctx, input }) => {
+    upsertTarget(ctx.db, input.target, input.author, ctx.now());
+    return { id: input.target.id };
+  }),
+
+  /** Remove a target and its rollout rows. */
+  remove: publicProcedure.input(z.object({ id: z.string().min(1).max(64), author })).mutation(({ ctx, input }) => {
+    if (!removeTarget(ctx.db, input.id, input.author, ctx.now())) throw new AppError("NOT_FOUND", `no target ${input.id}`);
+    return { id: input.id };
+  }),
+});
+
+export const policiesRouter = router({
+  /** The latest version of every kind (null before its first publish). */
+  list: publicProcedure.query(({ ctx }) => POLICY_KINDS.map((k) => ({ kind: k, latest: latestVersion(ctx.db, k) }))),
+
+  /** The latest version of one kind, or null. */
+  latest: publicProcedure.input(z.object({ kind })).query(({ ctx, input }) => latestVersion(ctx.db, input.kind)),
+
+  /** Versions of a kind, newest first, one page at a time. */
+  history: publicProcedure
+    .input(z.object({ kind, limit: z.number().int().min(1).max(MAX_PAGE).default(50), before: version.optional() }))
+    .query(({ ctx, input }) => {
+      const rows = listVersions(ctx.db, input.kind, input.limit + 1, input.before);
+      const items = rows.slice(0, input.limit);
+      return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.version : null };
+    }),
+
+  /** Field-level changes from one version to another. */
+  diff: publicProcedure.input(z.object({ kind, from: version, to: version })).query(({ ctx, input }) => {
+    return diffDocuments(mustGet(ctx.db, input.kind, input.from).document, mustGet(ctx.db, input.kind, input.to).document);
+  }),
+
+  /** Publish a document on top of baseVersion (null for the first); a stale base is a CONFLICT with the diff. */
+  publish: publicProcedure.input(publishInput).mutation(({ ctx, input }) =>
+    outcome(publishVersion(ctx.db, { kind: input.kind, document: input.document, baseVersion: input.baseVersion, author: input.author, comment: input.comment, now: ctx.now() })),
+  ),
+
+  /** Publish an earlier version's content as a new version on top of baseVersion. */
+  rollback: publicProcedure.input(z.object({ kind, to: version, baseVersion: version, comment, author })).mutation(({ ctx, input }) => {
+    const decision = rollbackVersion(ctx.db, { ...input, now: ctx.now() });
+    if (!decision) throw new AppError("NOT_FOUND", `${input.kind} version ${input.to} does not exist`);
+    return outcome(decision);
+  }),
+
+  /** Audit entries, newest first, one page at a time. */
+  audit: publicProcedure.input(z.object({ limit: z.number().int().min(1).max(MAX_PAGE).default(100), before: z.number().int().optional() })).query(({ ctx, input }) => {
+    const rows = listAudit(ctx.db, input.limit + 1, input.before);
+    const items = rows.slice(0, input.limit);
+    return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.id : null };
+  }),
+
+  targets: targetsRouter,
+
+  /** Per target and kind: desired and applied versions and the push state, with the latest version per kind. */
+  rollout: publicProcedure.query(({ ctx }) => ({
+    latest: Object.fromEntries(POLICY_KINDS.map((k) => [k, latestVersion(ctx.db, k)?.version ?? null])),
+    statuses: listStatuses(ctx.db),
+  })),
+});
