@@ -40,7 +40,7 @@ export function SessionTraceView({ id }: { id: string }) {
           <h1>Session {id}</h1>
           <div className="sub">
             <Link href="/sessions">← Sessions</Link>
-            {s && ` · ${s.harness ?? "unknown harness"}${s.sessionType ? ` · ${s.sessionType}` : ""} · ${s.lanes.length} agents`}
+            {s && ` · ${s.harness ?? "unknown harness"}${s.sessionType ? ` · ${s.sessionType}` : ""} · ${s.lanes.length} ${s.lanes.length === 1 ? "agent" : "agents"}`}
           </div>
         </div>
         <a className="button" href={`/api/sessions/${encodeURIComponent(id)}/export`} download>
