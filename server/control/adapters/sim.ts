@@ -1,0 +1,16 @@
+import type { PolicyKind } from "../policies";
+import type { PushAdapter, PushResult } from "../reconciler";
+import { joinUrl, PUSH_TIMEOUT_MS, replyErrors, replyMessage, sendJson } from "./http";
+
+/** Pushes to the simulated cluster's control API: PUT /control/policies/<kind> with { version, document }. */
+export function simAdapter(config: { url: string; token: string }, timeoutMs = PUSH_TIMEOUT_MS): PushAdapter {
+  return {
+    async push(kind: PolicyKind, version: number, document: unknown): Promise<PushResult> {
+      const url = joinUrl(config.url, `/control/policies/${encodeURIComponent(kind)}`);
+      const reply = await sendJson(url, "PUT", { version, document }, { authorization: `Bearer ${config.token}` }, timeoutMs);
+      if (reply.status === 200) return { status: "applied" };
+      if (reply.status === 422) return { status: "rejected", message: "the simulated cluster refused the document", errors: replyErrors(reply.json) };
+      throw new Error(`HTTP ${reply.status}: ${replyMessage(reply.json, reply.text)}`);
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import type { Db } from "../../db/client";
+import { getVersion, latestVersionNumbers, listStatuses, listTargets, putStatus, type StatusRow, type TargetRow } from "../../db/queries/control";
+import type { PolicyError, PolicyKind } from "./policies";
+import type { AdapterKind } from "./targets";
+
+// Pushes each kind's latest version to every enabled target of that kind. The desired and applied
+// versions live in rollout_status, so a restarted dashboard carries on where it stopped.
+
+export type PushResult = { status: "applied" } | { status: "rejected"; message: string; errors?: PolicyError[] };
+
+/** One target's push channel; throws when the target cannot be reached (the push is retried). */
+export interface PushAdapter {
+  push(kind: PolicyKind, version: number, document: unknown): Promise<PushResult>;
+}
+
+/** Per adapter kind: how to reach a target of that kind. */
+export type Adapters = Partial<Record<AdapterKind, (target: TargetRow) => PushAdapter>>;
+
+export type RolloutState = "in_sync" | "pending" | "stale" | "rejected" | "unreachable";
+export type StatusView = Pick<StatusRow, "targetId" | "kind" | "desiredVersion" | "appliedVersion" | "state" | "attempts" | "nextRetryAt">;
+export type Action =
+  | { type: "push"; targetId: string; kind: PolicyKind; version: number; attempts: number }
+  | { type: "stale"; targetId: string; kind: PolicyKind; version: number };
+
+export type Backoff = { baseMs: number; capMs: number };
+export const DEFAULT_BACKOFF: Backoff = { baseMs: 1_000, capMs: 5 * 60_000 };
+
+/** Delay (ms) before retry number `attempts` (1 = first failure): base doubled per failure, capped. */
+export function retryDelay(attempts: number, backoff: Backoff = DEFAULT_BACKOFF): number {
+  return Math.min(backoff.capMs, backoff.baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 30));
+}
+
+/**
+ * What to do now: push a kind's latest version to each enabled target not yet at it, unless the target already
+ * refused that version or its retry time (Unix ms) is still ahead; a disabled target behind the latest is stale.
+ */
+export function nextActions(now: number, targets: readonly TargetRow[], statuses: readonly StatusView[], latest: Partial<Record<string, number>>): Action[] {
+  const byKey = new Map(statuses.map((s) => [`${s.targetId}\u0000${s.kind}`, s]));
+  const actions: Action[] = [];
+  for (const target of targets) {
+    for (const kind of target.kinds) {
+      const version = latest[kind];
+      if (version === undefined) continue;
+      const status = byKey.get(`${target.id}\u0000${kind}`);
+      if (status?.appliedVersion === version) continue;
+      if (!target.enabled) {
+        if (status?.state !== "stale" || status.desiredVersion !== version) actions.push({ type: "stale", targetId: target.id, kind, version });
+        continue;
+      }
+      const sameVersion = status?.desiredVersion === version;
+      if (sameVersion && status.state === "rejected") continue;
+      if (sameVersion && status.state === "unreachable" && status.nextRetryAt !== null && status.nextRetryAt > now) continue;
+      actions.push({ type: "push", targetId: target.id, kind, version, attempts: sameVersion ? status.attempts : 0 });
+    }
+  }
+  return actions;
+}
+
+function describeRejection(result: Extract<PushResult, { status: "rejected" }>): string {
+  const fields = (result.errors ?? []).map((e) => `${e.path || "(document)"}: ${e.message}`);
+  return fields.length ? `${result.message} — ${fields.join("; ")}` : result.message;
+}
+
+/** One pass: decide, push (outside any transaction) and record each outcome; resolves when every push settled. */
+export async function reconcileOnce(db: Db, adapters: Adapters, now: number, backoff: Backoff = DEFAULT_BACKOFF): Promise<Action[]> {
+  const targets = listTargets(db);
+  const statuses = listStatuses(db);
+  const actions = nextActions(now, targets, statuses, latestVersionNumbers(db));
+  const previous = new Map(statuses.map((s) => [`${s.targetId}\u0000${s.kind}`, s]));
+  const record = (a: Action, fields: Partial<StatusRow> & { state: RolloutState }) => {
+    const before = previous.get(`${a.targetId}\u0000${a.kind}`);
+    putStatus(db, {
+      targetId: a.targetId,
+      kind: a.kind,
+      desiredVersion: a.version,
+      appliedVersion: before?.appliedVersion ?? null,
+      appliedAt: before?.appliedAt ?? null,
+      message: null,
+      attempts: 0,
+      nextRetryAt: null,
+      updatedAt: now,
+      ...fields,
+    });
+  };
+  await Promise.all(
+    actions.map(async (a) => {
+      if (a.type === "stale") return record(a, { state: "stale", message: "target disabled" });
+      const target = targets.find((t) => t.id === a.targetId)!;
+      const document = getVersion(db, a.kind, a.version)?.document;
+      const make = adapters[target.adapter as AdapterKind];
+      const fail = (message: string) => {
+        const attempts = a.attempts + 1;
+        record(a, { state: "unreachable", message, attempts, nextRetryAt: now + retryDelay(attempts, backoff) });
+      };
+      if (!make) return fail(`no adapter for ${target.adapter}`);
+      record(a, { state: "pending", attempts: a.attempts });
+      try {
+        const result = await make(target).push(a.kind, a.version, document);
+        if (result.status === "applied") record(a, { state: "in_sync", appliedVersion: a.version, appliedAt: now });
+        else record(a, { state: "rejected", message: describeRejection(result) });
+      } catch (err) {
+        fail(err instanceof Error ? err.message : String(err));
+      }
+    }),
+  );
+  return actions;
+}
+
+/** Run reconcileOnce now and then intervalMs after each pass ends; returns a stop function. */
+export function startReconciler(db: Db, adapters: Adapters, intervalMs: number, now: () => number = Date.now): () => void {
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const tick = async () => {
+    try {
+      await reconcileOnce(db, adapters, now());
+    } catch (err) {
+      console.error("reconciler pass failed:", err instanceof Error ? err.message : String(err));
+    }
+    if (!stopped) {
+      timer = setTimeout(() => void tick(), intervalMs);
+      timer.unref();
+    }
+  };
+  void tick();
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+}
