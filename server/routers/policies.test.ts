@@ -110,6 +110,8 @@ describe("policies router", () => {
     const err = await caught(api.policies.targets.upsert({ target: { id: "f", name: "F", adapter: "planner-file", kinds: ["routing"], config: { path: "p.json" } } }));
     expect(err.code).toBe("BAD_REQUEST");
     expect((await caught(api.policies.targets.remove({ id: "nope" }))).code).toBe("NOT_FOUND");
-    expect(await api.policies.rollout()).toEqual({ latest: { retention: null, autoscaling: null, routing: null, frontend: null }, statuses: [] });
+    expect(await api.policies.rollout()).toEqual([]);
+    await api.policies.publish({ kind: "routing", document: {}, baseVersion: null });
+    expect(await api.policies.rollout()).toMatchObject([{ targetId: "sim", kind: "routing", latestVersion: 1, appliedVersion: null, state: "pending" }]);
   });
 });

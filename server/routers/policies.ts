@@ -4,6 +4,7 @@ import type { Db } from "../../db/client";
 import {
   getVersion,
   latestVersion,
+  latestVersionNumbers,
   listAudit,
   listStatuses,
   listTargets,
@@ -15,6 +16,7 @@ import {
   upsertTarget,
 } from "../../db/queries/control";
 import { policySchemas, POLICY_KINDS, type PolicyKind } from "../control/policies";
+import { rolloutView } from "../control/rollout";
 import { redactConfig, targetInput } from "../control/targets";
 import { diffDocuments, type PublishDecision } from "../control/versions";
 import { AppError } from "../errors";
@@ -106,9 +108,6 @@ export const policiesRouter = router({
 
   targets: targetsRouter,
 
-  /** Per target and kind: desired and applied versions and the push state, with the latest version per kind. */
-  rollout: publicProcedure.query(({ ctx }) => ({
-    latest: Object.fromEntries(POLICY_KINDS.map((k) => [k, latestVersion(ctx.db, k)?.version ?? null])),
-    statuses: listStatuses(ctx.db),
-  })),
+  /** Per target and kind with a published version: the applied version, since when, and the push state. */
+  rollout: publicProcedure.query(({ ctx }) => rolloutView(listTargets(ctx.db), listStatuses(ctx.db), latestVersionNumbers(ctx.db))),
 });

@@ -1,0 +1,51 @@
+import type { StatusRow, TargetRow } from "../../db/queries/control";
+import type { PolicyKind } from "./policies";
+import type { RolloutState } from "./reconciler";
+
+export type RolloutEntry = {
+  targetId: string;
+  targetName: string;
+  enabled: boolean;
+  kind: PolicyKind;
+  latestVersion: number;
+  appliedVersion: number | null;
+  appliedAt: number | null;
+  state: RolloutState;
+  message: string | null;
+  attempts: number;
+  nextRetryAt: number | null;
+  updatedAt: number | null;
+};
+
+/**
+ * Per target and kind with a published version: where the target stands against the latest version. A version the
+ * reconciler has not tried yet reads pending (stale on a disabled target), whatever the previous push's outcome.
+ */
+export function rolloutView(targets: readonly TargetRow[], statuses: readonly StatusRow[], latest: Partial<Record<string, number>>): RolloutEntry[] {
+  const byKey = new Map(statuses.map((s) => [`${s.targetId}\u0000${s.kind}`, s]));
+  const out: RolloutEntry[] = [];
+  for (const t of targets) {
+    for (const kind of t.kinds) {
+      const latestVersion = latest[kind];
+      if (latestVersion === undefined) continue;
+      const s = byKey.get(`${t.id}\u0000${kind}`);
+      const untried = !s || s.desiredVersion !== latestVersion;
+      const state: RolloutState = s?.appliedVersion === latestVersion ? "in_sync" : untried ? (t.enabled ? "pending" : "stale") : (s.state as RolloutState);
+      out.push({
+        targetId: t.id,
+        targetName: t.name,
+        enabled: t.enabled,
+        kind,
+        latestVersion,
+        appliedVersion: s?.appliedVersion ?? null,
+        appliedAt: s?.appliedAt ?? null,
+        state,
+        message: untried || state === "in_sync" ? null : (s.message ?? null),
+        attempts: untried ? 0 : s.attempts,
+        nextRetryAt: state === "unreachable" ? (s?.nextRetryAt ?? null) : null,
+        updatedAt: s?.updatedAt ?? null,
+      });
+    }
+  }
+  return out;
+}
