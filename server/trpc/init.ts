@@ -35,7 +35,6 @@ const t = initTRPC.context<InnerContext>().create({
       data: {
         code: shape.data.code,
         httpStatus: shape.data.httpStatus,
-        zod: error.cause instanceof ZodError ? error.cause.flatten() : null,
         issues: error.cause instanceof ZodError ? error.cause.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })) : null,
         details: !masked && error.cause instanceof AppError ? (error.cause.details ?? null) : null,
       },

@@ -1,27 +1,21 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { full, minimal, ndjson, stats, T0, type Raw } from "@/test/events";
 import type { BatchReply } from "@/server/ingest/batch";
+import { useTempServerEnv } from "@/test/server-env";
 
 const TOKEN = "sy_test_token_0123456789abcdefXY";
 const URL_ = "http://localhost/api/ingest";
 const MiB = 1024 * 1024;
 const NDJSON = "application/x-ndjson";
 
-let dir: string;
 let file: string;
+let restore: () => Promise<void>;
 let POST: typeof import("./route").POST;
 let closeDb: () => void;
-const saved = { db: process.env.SWITCHYARD_DB, token: process.env.SWITCHYARD_INGEST_TOKEN };
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "switchyard-ingest-route-"));
-  file = path.join(dir, "switchyard.db");
-  process.env.SWITCHYARD_DB = file;
-  process.env.SWITCHYARD_INGEST_TOKEN = TOKEN;
+  ({ file, restore } = await useTempServerEnv("switchyard-ingest-route-", TOKEN));
   delete (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.ingestDigests")];
   ({ POST } = await import("./route"));
   const { serverDb } = await import("@/server/runtime");
@@ -30,11 +24,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   closeDb?.();
-  process.env.SWITCHYARD_DB = saved.db;
-  process.env.SWITCHYARD_INGEST_TOKEN = saved.token;
-  if (saved.db === undefined) delete process.env.SWITCHYARD_DB;
-  if (saved.token === undefined) delete process.env.SWITCHYARD_INGEST_TOKEN;
-  await rm(dir, { recursive: true, force: true });
+  await restore();
 });
 
 /** Read from the database file through a connection of its own (what another process would see). */

@@ -1,18 +1,15 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { minimal, parsed, T0, type Raw } from "@/test/events";
+import { useTempServerEnv } from "@/test/server-env";
 
 const TOKEN = "sy_test_token_0123456789abcdefXY";
 const SID = "exp-sess-1";
 const ODD = `team/a"b'c\\d e;x=1.json`;
 const CAUSES = ["cold", "diverged", "evicted", "routed_away", "unknown"] as const;
 
-let dir: string;
+let restore: () => Promise<void>;
 let GET: typeof import("./route").GET;
 let closeDb: () => void;
-const saved = { db: process.env.SWITCHYARD_DB, token: process.env.SWITCHYARD_INGEST_TOKEN };
 
 /** Two routed turns on the main trajectory and one on a subagent, with tools and reasoning spans. */
 function session(sid: string, p: string, h: number): Raw[] {
@@ -41,9 +38,7 @@ function session(sid: string, p: string, h: number): Raw[] {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "switchyard-export-route-"));
-  process.env.SWITCHYARD_DB = path.join(dir, "switchyard.db");
-  process.env.SWITCHYARD_INGEST_TOKEN = TOKEN;
+  ({ restore } = await useTempServerEnv("switchyard-export-route-", TOKEN));
   ({ GET } = await import("./route"));
   const { serverDb } = await import("@/server/runtime");
   const { storeEvents } = await import("@/db/queries/ingest");
@@ -56,11 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   closeDb?.();
-  process.env.SWITCHYARD_DB = saved.db;
-  process.env.SWITCHYARD_INGEST_TOKEN = saved.token;
-  if (saved.db === undefined) delete process.env.SWITCHYARD_DB;
-  if (saved.token === undefined) delete process.env.SWITCHYARD_INGEST_TOKEN;
-  await rm(dir, { recursive: true, force: true });
+  await restore();
 });
 
 /** GET the export the way Next calls the handler (params decoded from the path). */
