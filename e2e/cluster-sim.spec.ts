@@ -1,13 +1,8 @@
 import { spawn } from "node:child_process";
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { apiQuery } from "./fixtures/telemetry";
 
 // The cluster pages over a short burst of the simulated cluster: each shows what the API computes.
-
-async function apiQuery<T>(request: APIRequestContext, path: string, input: unknown): Promise<T> {
-  const res = await request.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
-  expect(res.status()).toBe(200);
-  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
-}
 
 function runSimulator(baseURL: string): Promise<number> {
   const args = ["--import", "tsx", "server/sim/cli.ts", "--scenario", "steady", "--seed", "5", "--fast", "--duration", "90"];

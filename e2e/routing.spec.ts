@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { postEvents, uniq } from "./fixtures/telemetry";
+import { apiQuery, postEvents, uniq } from "./fixtures/telemetry";
 
 const cand = (worker_id: string, prefill_blocks: number, overlap_blocks: number, decode_blocks: number) => ({
   worker_id,
@@ -15,12 +15,6 @@ function decision(run: string, n: number, ts: number, chosen: string, candidates
 
 function turn(run: string, n: number, ts: number, input_tokens: number, cached_tokens: number) {
   return { id: `${run}-q${n}`, kind: "request", ts, request_id: `${run}-r${n}`, api: "messages", model: "m", arrived_at: ts, input_tokens, cached_tokens, output_tokens: 1, status: "ok", block_size: 16 };
-}
-
-async function apiQuery<T>(request: APIRequestContext, path: string, input: unknown): Promise<T> {
-  const res = await request.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
-  expect(res.status()).toBe(200);
-  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
 }
 
 test("a new decision appears live and expands to its winner, runner-up and why", async ({ page, request }) => {

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { postEvents, uniq } from "./fixtures/telemetry";
+import { postEvents, tryApiQuery, uniq } from "./fixtures/telemetry";
 
 const TURNS = 500;
 const TOOLS_PER_TURN = 2;
@@ -47,10 +47,8 @@ function largeSession(sid: string, p: string): object[] {
   return events;
 }
 
-async function trace(request: APIRequestContext, id: string): Promise<Trace | null> {
-  const res = await request.get(`/api/trpc/sessions.byId?input=${encodeURIComponent(JSON.stringify({ json: { id } }))}`);
-  if (res.status() !== 200) return null;
-  return ((await res.json()) as { result: { data: { json: Trace } } }).result.data.json;
+function trace(request: APIRequestContext, id: string): Promise<Trace | null> {
+  return tryApiQuery<Trace>(request, "sessions.byId", { id });
 }
 
 /** Turns of the session the attribution job has given causes to. */

@@ -1,13 +1,12 @@
 import { spawn } from "node:child_process";
 import { expect, test, type APIRequestContext } from "@playwright/test";
+import { tryApiQuery } from "./fixtures/telemetry";
 
 type Row = { sessionId: string; diverged: number; turns: number };
 
 async function sessionsWithDiverged(request: APIRequestContext): Promise<Row[]> {
-  const input = { json: { range: { preset: "1h" }, sort: "diverged", dir: "desc", limit: 5 } };
-  const res = await request.get(`/api/trpc/sessions.list?input=${encodeURIComponent(JSON.stringify(input))}`);
-  if (res.status() !== 200) return [];
-  return ((await res.json()) as { result: { data: { json: { items: Row[] } } } }).result.data.json.items.filter((r) => r.diverged > 0);
+  const list = await tryApiQuery<{ items: Row[] }>(request, "sessions.list", { range: { preset: "1h" }, sort: "diverged", dir: "desc", limit: 5 });
+  return (list?.items ?? []).filter((r) => r.diverged > 0);
 }
 
 function runSimulator(baseURL: string): Promise<number> {

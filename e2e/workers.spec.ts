@@ -1,14 +1,10 @@
 import { expect, test, type APIRequestContext, type Locator } from "@playwright/test";
-import { postEvents, uniq } from "./fixtures/telemetry";
+import { apiQuery, postEvents, uniq } from "./fixtures/telemetry";
 
 type ListRow = { workerId: string; hitRate: number | null; state: string; joined: boolean; left: boolean };
 
 async function listWorkers(request: APIRequestContext): Promise<ListRow[]> {
-  const input = encodeURIComponent(JSON.stringify({ json: { preset: "15m" } }));
-  const res = await request.get(`/api/trpc/workers.list?input=${input}`);
-  expect(res.status()).toBe(200);
-  const body = (await res.json()) as { result: { data: { json: { workers: ListRow[] } } } };
-  return body.result.data.json.workers;
+  return (await apiQuery<{ workers: ListRow[] }>(request, "workers.list", { preset: "15m" })).workers;
 }
 
 /** The worker ids of this run, in the order the table shows them. */

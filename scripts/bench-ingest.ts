@@ -9,6 +9,7 @@ import { openDb } from "../db/client";
 import { rowOf, tables } from "../db/queries/ingest";
 import { parseEvent, type TelemetryEvent, type TelemetryEventInput } from "../server/ingest/events";
 import { buildIfNeeded } from "./build-if-needed";
+import { waitForHealth } from "./wait-for-health";
 
 // Usage: bench-ingest [EVENTS] [FILE.ndjson] — with a file (e.g. a simulator --out stream), its first EVENTS lines are the mix.
 const TOTAL = Number(process.argv[2] ?? 200_000);
@@ -90,17 +91,6 @@ function readEvents(file: string, n: number): TelemetryEventInput[] {
   return out;
 }
 
-async function waitForHealth(url: string, ms: number) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error("dashboard did not become healthy");
-}
-
 /** A TCP port nothing listens on right now. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -120,7 +110,7 @@ async function benchHttp(bodies: string[]): Promise<number> {
     stdio: ["ignore", "ignore", "inherit"],
   });
   try {
-    await waitForHealth(`http://localhost:${PORT}/api/health`, 60_000);
+    if (!(await waitForHealth(`http://localhost:${PORT}/api/health`, 60_000))) throw new Error("dashboard did not become healthy");
     const post = async (body: string) => {
       const res = await fetch(`http://localhost:${PORT}/api/ingest`, {
         method: "POST",

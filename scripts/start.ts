@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { buildIfNeeded } from "./build-if-needed";
+import { waitForHealth } from "./wait-for-health";
 
 const port = Number(process.env.PORT || 3000);
 const controlPort = Number(process.env.SWITCHYARD_SIM_CONTROL_PORT || port + 1);
@@ -46,23 +47,12 @@ function stop(code: number) {
   next(children.length - 1);
 }
 
-async function waitForHealth(url: string, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end && !stopping) {
-    try {
-      if ((await fetch(url)).ok) return true;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return false;
-}
-
 async function main() {
   buildIfNeeded();
   process.on("SIGINT", () => stop(0));
   process.on("SIGTERM", () => stop(0));
   run("dashboard", "server/main.ts", [], { PORT: String(port), SWITCHYARD_INGEST_TOKEN: ingestToken });
-  if (!(await waitForHealth(`http://localhost:${port}/api/health`, 120_000))) {
+  if (!(await waitForHealth(`http://localhost:${port}/api/health`, 120_000, () => stopping))) {
     if (!stopping) {
       console.error("the dashboard did not become healthy within 2 minutes; stopping");
       stop(1);
