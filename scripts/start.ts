@@ -51,7 +51,12 @@ async function main() {
   buildIfNeeded();
   process.on("SIGINT", () => stop(0));
   process.on("SIGTERM", () => stop(0));
-  run("dashboard", "server/main.ts", [], { PORT: String(port), SWITCHYARD_INGEST_TOKEN: ingestToken });
+  run("dashboard", "server/main.ts", [], {
+    PORT: String(port),
+    SWITCHYARD_INGEST_TOKEN: ingestToken,
+    SWITCHYARD_SIM_CONTROL_URL: `http://127.0.0.1:${controlPort}`,
+    SWITCHYARD_SIM_CONTROL_TOKEN: controlToken,
+  });
   if (!(await waitForHealth(`http://localhost:${port}/api/health`, 120_000, () => stopping))) {
     if (!stopping) {
       console.error("the dashboard did not become healthy within 2 minutes; stopping");

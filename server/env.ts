@@ -14,6 +14,10 @@ const schema = z.object({
   SWITCHYARD_RAW_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
   SWITCHYARD_INGEST_WORKERS: z.coerce.number().int().min(0).max(16).default(2),
   SWITCHYARD_RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  // Set by `npm start`: the embedded simulated cluster's control API, registered as a policy target.
+  SWITCHYARD_SIM_CONTROL_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  SWITCHYARD_SIM_CONTROL_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
+  SWITCHYARD_RECONCILE_SECONDS: z.coerce.number().min(0.2).max(3600).default(5),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
 });
 

@@ -9,6 +9,10 @@ import { startAttributionJob } from "./jobs/attribution";
 import { IngestPool } from "./ingest/worker-pool";
 import { startRetentionSweeper } from "./jobs/retention";
 import { serverDb } from "./runtime";
+import { defaultAdapters } from "./control/adapters";
+import { POLICY_KINDS } from "./control/policies";
+import { startReconciler } from "./control/reconciler";
+import { upsertTarget } from "../db/queries/control";
 
 function settingsOrExit(): Env {
   try {
@@ -35,6 +39,11 @@ async function main() {
   const stopAttribution = startAttributionJob(db, settings.SWITCHYARD_RAW_RETENTION_HOURS);
   const pool = settings.SWITCHYARD_INGEST_WORKERS > 0 ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS) : null;
   pool?.install();
+  if (settings.SWITCHYARD_SIM_CONTROL_URL && settings.SWITCHYARD_SIM_CONTROL_TOKEN) {
+    const config = { url: settings.SWITCHYARD_SIM_CONTROL_URL, token: settings.SWITCHYARD_SIM_CONTROL_TOKEN };
+    upsertTarget(db, { id: "sim", name: "Simulated cluster", adapter: "sim", config, kinds: [...POLICY_KINDS], enabled: true }, "system", Date.now());
+  }
+  const stopReconciler = startReconciler(db, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
 
   const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
@@ -50,6 +59,7 @@ async function main() {
 
   const stop = () => {
     stopSweeper();
+    stopReconciler();
     stopAttribution();
     server.close();
     void (pool?.close() ?? Promise.resolve()).finally(() => {

@@ -1,6 +1,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import { decidePublish, decideRollback, diffDocuments, type PublishDecision, type VersionRecord } from "../../server/control/versions";
 import type { PolicyKind } from "../../server/control/policies";
+import { SECRET_MARKER } from "../../server/control/targets";
 import type { Db } from "../client";
 import { controlAudit, controlTargets, policyVersions, rolloutStatus } from "../schema";
 
@@ -109,11 +110,19 @@ export function listTargets(db: Db): TargetRow[] {
     .map((r) => ({ id: r.id, name: r.name, adapter: r.adapter, config: JSON.parse(r.config) as Record<string, unknown>, kinds: JSON.parse(r.kinds) as PolicyKind[], enabled: r.enabled }));
 }
 
+function keepStoredSecret(config: Record<string, unknown>, stored: Record<string, unknown> | null): Record<string, unknown> {
+  return config.token === SECRET_MARKER && stored && typeof stored.token === "string" ? { ...config, token: stored.token } : config;
+}
+
 /** Create or replace a target and audit it. */
 export function upsertTarget(db: Db, target: TargetRow, actor: string, now: number): void {
   db.transaction((tx) => {
-    const values = { name: target.name, adapter: target.adapter, config: JSON.stringify(target.config), kinds: JSON.stringify(target.kinds), enabled: target.enabled };
+    const before = tx.select().from(controlTargets).where(eq(controlTargets.id, target.id)).get();
+    const config = keepStoredSecret(target.config, before ? (JSON.parse(before.config) as Record<string, unknown>) : null);
+    const values = { name: target.name, adapter: target.adapter, config: JSON.stringify(config), kinds: JSON.stringify(target.kinds), enabled: target.enabled };
     tx.insert(controlTargets).values({ id: target.id, createdAt: now, ...values }).onConflictDoUpdate({ target: controlTargets.id, set: values }).run();
+    // A target at a new address (or a restarted one with a new token) holds none of our versions: push all again.
+    if (before && (before.config !== values.config || before.adapter !== values.adapter)) tx.delete(rolloutStatus).where(eq(rolloutStatus.targetId, target.id)).run();
     appendAudit(tx, now, { actor, action: "target.upsert", detail: { id: target.id, ...values, config: undefined } });
   });
 }

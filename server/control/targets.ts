@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { POLICY_KINDS } from "./policies";
 
+/** Shown instead of a stored secret; sent back unchanged it means "keep the stored one". */
+export const SECRET_MARKER = "••••";
+
 // Push targets of the reconciler: which adapter, where it lives, which policy kinds it takes.
 
 export const ADAPTERS = ["sim", "dynamo-busy-threshold", "planner-file"] as const;
@@ -44,5 +47,5 @@ export type TargetInput = z.output<typeof targetInput>;
 
 /** A target's config for display: secrets replaced by a marker. */
 export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
-  return "token" in config ? { ...config, token: "••••" } : config;
+  return "token" in config ? { ...config, token: SECRET_MARKER } : config;
 }

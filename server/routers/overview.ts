@@ -5,7 +5,7 @@ import { seriesRows } from "../../db/queries/workers";
 import { hitRate, kvUtilization, workersByRole } from "../analysis/overview";
 import { trendPoints } from "../analysis/trends";
 import { bucketStep, seriesSource } from "../analysis/workers";
-import { publicProcedure, router } from "../trpc/init";
+import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 /** Sessions count as active when they sent a request in the last five minutes of the range. */
@@ -14,7 +14,7 @@ const ACTIVE_WINDOW_MS = 5 * 60_000;
 const PRESENT_WINDOW_MS = 60_000;
 
 export const overviewRouter = router({
-  summary: publicProcedure.input(rangeInput).query(({ ctx, input }) => {
+  summary: viewerProcedure.input(rangeInput).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const { requests, ttftP50Ms, ttftP95Ms } = requestStats(ctx.db, from, to);
     const prefix = prefixTokens(ctx.db, from, to);
@@ -39,7 +39,7 @@ export const overviewRouter = router({
   }),
 
   /** The KPIs per time bucket (requests/s, TTFT p50, prefix hit rate, KV utilization) for sparklines. */
-  trends: publicProcedure.input(rangeInput).query(({ ctx, input }) => {
+  trends: viewerProcedure.input(rangeInput).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const step = bucketStep(to - from);
     const workers = seriesRows(ctx.db, { from, to, step, source: seriesSource(to - from) });

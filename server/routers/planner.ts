@@ -4,7 +4,7 @@ import { MAX_PAGE, plannerBefore, plannerBuckets, plannerPage } from "../../db/q
 import { plannerSeries } from "../analysis/planner";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
-import { publicProcedure, router } from "../trpc/init";
+import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 const cursor = z.object({ ts: z.number().int().min(0), id: z.string().min(1).max(MAX_ID) });
@@ -12,7 +12,7 @@ const role = z.enum(["prefill", "decode", "aggregated"]);
 
 export const plannerRouter = router({
   /** Planner decisions in the range, newest first, one page at a time, with the reason and the thresholds in force. */
-  list: publicProcedure
+  list: viewerProcedure
     .input(z.object({ range: rangeInput, cursor: cursor.nullish(), limit: z.number().int().min(1).max(MAX_PAGE).default(25), role: role.optional(), actionsOnly: z.boolean().default(false) }))
     .query(({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
@@ -23,7 +23,7 @@ export const plannerRouter = router({
     }),
 
   /** Per role and bucket: replicas, the observed metric and the thresholds in force, with scale actions counted. */
-  series: publicProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
+  series: viewerProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = bucketStep(to - from);
     return { from, to, live, step, roles: plannerSeries(plannerBuckets(ctx.db, from, to, step), plannerBefore(ctx.db, from)) };

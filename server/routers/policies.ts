@@ -20,7 +20,7 @@ import { rolloutView } from "../control/rollout";
 import { redactConfig, targetInput } from "../control/targets";
 import { diffDocuments, type PublishDecision } from "../control/versions";
 import { AppError } from "../errors";
-import { publicProcedure, router } from "../trpc/init";
+import { operatorProcedure, router, viewerProcedure } from "../trpc/init";
 
 const kind = z.enum(POLICY_KINDS);
 const version = z.number().int().min(1).max(1e9);
@@ -51,16 +51,16 @@ function mustGet(db: Db, kind: PolicyKind, v: number) {
 
 const targetsRouter = router({
   /** Every target with its config (secrets redacted). */
-  list: publicProcedure.query(({ ctx }) => listTargets(ctx.db).map((t) => ({ ...t, config: redactConfig(t.config) }))),
+  list: viewerProcedure.query(({ ctx }) => listTargets(ctx.db).map((t) => ({ ...t, config: redactConfig(t.config) }))),
 
   /** Create or replace a target. */
-  upsert: publicProcedure.input(z.object({ target: targetInput, author })).mutation(({ ctx, input }) => {
+  upsert: operatorProcedure.input(z.object({ target: targetInput, author })).mutation(({ ctx, input }) => {
     upsertTarget(ctx.db, input.target, input.author, ctx.now());
     return { id: input.target.id };
   }),
 
   /** Remove a target and its rollout rows. */
-  remove: publicProcedure.input(z.object({ id: z.string().min(1).max(64), author })).mutation(({ ctx, input }) => {
+  remove: operatorProcedure.input(z.object({ id: z.string().min(1).max(64), author })).mutation(({ ctx, input }) => {
     if (!removeTarget(ctx.db, input.id, input.author, ctx.now())) throw new AppError("NOT_FOUND", `no target ${input.id}`);
     return { id: input.id };
   }),
@@ -68,13 +68,13 @@ const targetsRouter = router({
 
 export const policiesRouter = router({
   /** The latest version of every kind (null before its first publish). */
-  list: publicProcedure.query(({ ctx }) => POLICY_KINDS.map((k) => ({ kind: k, latest: latestVersion(ctx.db, k) }))),
+  list: viewerProcedure.query(({ ctx }) => POLICY_KINDS.map((k) => ({ kind: k, latest: latestVersion(ctx.db, k) }))),
 
   /** The latest version of one kind, or null. */
-  latest: publicProcedure.input(z.object({ kind })).query(({ ctx, input }) => latestVersion(ctx.db, input.kind)),
+  latest: viewerProcedure.input(z.object({ kind })).query(({ ctx, input }) => latestVersion(ctx.db, input.kind)),
 
   /** Versions of a kind, newest first, one page at a time. */
-  history: publicProcedure
+  history: viewerProcedure
     .input(z.object({ kind, limit: z.number().int().min(1).max(MAX_PAGE).default(50), before: version.optional() }))
     .query(({ ctx, input }) => {
       const rows = listVersions(ctx.db, input.kind, input.limit + 1, input.before);
@@ -83,24 +83,24 @@ export const policiesRouter = router({
     }),
 
   /** Field-level changes from one version to another. */
-  diff: publicProcedure.input(z.object({ kind, from: version, to: version })).query(({ ctx, input }) => {
+  diff: viewerProcedure.input(z.object({ kind, from: version, to: version })).query(({ ctx, input }) => {
     return diffDocuments(mustGet(ctx.db, input.kind, input.from).document, mustGet(ctx.db, input.kind, input.to).document);
   }),
 
   /** Publish a document on top of baseVersion (null for the first); a stale base is a CONFLICT with the diff. */
-  publish: publicProcedure.input(publishInput).mutation(({ ctx, input }) =>
+  publish: operatorProcedure.input(publishInput).mutation(({ ctx, input }) =>
     outcome(publishVersion(ctx.db, { kind: input.kind, document: input.document, baseVersion: input.baseVersion, author: input.author, comment: input.comment, now: ctx.now() })),
   ),
 
   /** Publish an earlier version's content as a new version on top of baseVersion. */
-  rollback: publicProcedure.input(z.object({ kind, to: version, baseVersion: version, comment, author })).mutation(({ ctx, input }) => {
+  rollback: operatorProcedure.input(z.object({ kind, to: version, baseVersion: version, comment, author })).mutation(({ ctx, input }) => {
     const decision = rollbackVersion(ctx.db, { ...input, now: ctx.now() });
     if (!decision) throw new AppError("NOT_FOUND", `${input.kind} version ${input.to} does not exist`);
     return outcome(decision);
   }),
 
   /** Audit entries, newest first, one page at a time. */
-  audit: publicProcedure.input(z.object({ limit: z.number().int().min(1).max(MAX_PAGE).default(100), before: z.number().int().optional() })).query(({ ctx, input }) => {
+  audit: viewerProcedure.input(z.object({ limit: z.number().int().min(1).max(MAX_PAGE).default(100), before: z.number().int().optional() })).query(({ ctx, input }) => {
     const rows = listAudit(ctx.db, input.limit + 1, input.before);
     const items = rows.slice(0, input.limit);
     return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.id : null };
@@ -109,5 +109,5 @@ export const policiesRouter = router({
   targets: targetsRouter,
 
   /** Per target and kind with a published version: the applied version, since when, and the push state. */
-  rollout: publicProcedure.query(({ ctx }) => rolloutView(listTargets(ctx.db), listStatuses(ctx.db), latestVersionNumbers(ctx.db))),
+  rollout: viewerProcedure.query(({ ctx }) => rolloutView(listTargets(ctx.db), listStatuses(ctx.db), latestVersionNumbers(ctx.db))),
 });

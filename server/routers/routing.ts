@@ -4,14 +4,14 @@ import { decisionBuckets, decisionsPage, MAX_PAGE, requestSizedBuckets, tokenBuc
 import { describeDecision, lossBuckets, recomputedSeries, routingLossSeries } from "../analysis/routing";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
-import { publicProcedure, router } from "../trpc/init";
+import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 const cursor = z.object({ ts: z.number().int().min(0), id: z.string().min(1).max(MAX_ID) });
 
 export const routingRouter = router({
   /** Decisions in the range, newest first, one page at a time; each with ranked candidates and why the winner won. */
-  list: publicProcedure
+  list: viewerProcedure
     .input(z.object({ range: rangeInput, cursor: cursor.nullish(), limit: z.number().int().min(1).max(MAX_PAGE).default(25), lossOnly: z.boolean().default(false) }))
     .query(({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
@@ -23,7 +23,7 @@ export const routingRouter = router({
     }),
 
   /** Per bucket: routing loss, the overall recomputed share, and decisions won per worker; totals over the range. */
-  series: publicProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
+  series: viewerProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = bucketStep(to - from);
     const rows = decisionBuckets(ctx.db, from, to, step);

@@ -7,7 +7,7 @@ import { assembleSession } from "../analysis/sessions";
 import { bucketStep } from "../analysis/workers";
 import { AppError } from "../errors";
 import { MAX_ID } from "../ingest/events";
-import { publicProcedure, router } from "../trpc/init";
+import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 const sortKeys = Object.keys(SORTS) as [SortKey, ...SortKey[]];
@@ -34,7 +34,7 @@ const sessionId = z.object({ id: z.string().min(1).max(MAX_ID) });
 
 export const sessionsRouter = router({
   /** Session summaries matching the filters, sorted by a whitelisted column, one keyset page at a time. */
-  list: publicProcedure.input(listInput).query(({ ctx, input }) => {
+  list: viewerProcedure.input(listInput).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const rows = sessionsPage(ctx.db, { ...input, from, to, now: ctx.now() }, input.sort, input.dir, input.limit, input.cursor);
     const items = rows.slice(0, input.limit).map(({ sortValue: _, ...r }) => r);
@@ -43,27 +43,27 @@ export const sessionsRouter = router({
   }),
 
   /** One session assembled for the trace: lanes per trajectory, turns with causes and routing, tools and reasoning. */
-  byId: publicProcedure.input(sessionId).query(({ ctx, input }) => {
+  byId: viewerProcedure.input(sessionId).query(({ ctx, input }) => {
     const rows = traceRows(ctx.db, input.id);
     if (rows.turns.length === 0 && rows.tools.length === 0) throw new AppError("NOT_FOUND", `no session ${input.id}`);
     return { sessionId: input.id, harness: rows.harness, sessionType: rows.sessionType, ...assembleSession(rows.turns, rows.tools, rows.reasoning) };
   }),
 
   /** One turn's routing decision with every candidate ranked and why the winner won; null without a decision. */
-  decision: publicProcedure.input(z.object({ requestId: z.string().min(1).max(MAX_ID) })).query(({ ctx, input }) => {
+  decision: viewerProcedure.input(z.object({ requestId: z.string().min(1).max(MAX_ID) })).query(({ ctx, input }) => {
     const row = decisionOf(ctx.db, input.requestId);
     return row ? describeDecision(row, 500) : null;
   }),
 
   /** Findings over sessions active in the range: an unstable prefix, and KV held while agents waited on tools. */
-  findings: publicProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
+  findings: viewerProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
     const { from, to } = resolveInput(input.range, ctx.now());
     const f = findingInputs(ctx.db, from, to);
     return { from, to, unstablePrefix: unstablePrefix(f.sessions, f.ttft), toolWait: toolWaitResidency(f.waits) };
   }),
 
   /** Cluster-wide recomputed tokens by cause per bucket over the range. */
-  causeSeries: publicProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
+  causeSeries: viewerProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = Math.max(60_000, bucketStep(to - from));
     return { from, to, live, step, points: causeBuckets(ctx.db, from, to, step) };

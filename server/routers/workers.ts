@@ -20,7 +20,7 @@ import type { Db } from "../../db/client";
 import { bucketStep, candidacyWindow, lostDecisions, seriesPoints, seriesSource, workerRows } from "../analysis/workers";
 import { AppError } from "../errors";
 import { MAX_ID } from "../ingest/events";
-import { publicProcedure, router } from "../trpc/init";
+import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 const workerId = z.string().min(1).max(MAX_ID);
@@ -45,13 +45,13 @@ function rowsFor(db: Db, from: number, to: number, one?: WorkerInfo) {
 
 export const workersRouter = router({
   /** The workers table: one row per worker with telemetry in the range. */
-  list: publicProcedure.input(rangeInput).query(({ ctx, input }) => {
+  list: viewerProcedure.input(rangeInput).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     return { from, to, live, workers: rowsFor(ctx.db, from, to) };
   }),
 
   /** KV utilization and prefix hit rate per worker (or of one) in buckets sized to the range. */
-  series: publicProcedure.input(z.object({ range: rangeInput, workerId: workerId.optional() })).query(({ ctx, input }) => {
+  series: viewerProcedure.input(z.object({ range: rangeInput, workerId: workerId.optional() })).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = bucketStep(to - from);
     const source = seriesSource(to - from);
@@ -60,7 +60,7 @@ export const workersRouter = router({
   }),
 
   /** One worker over the range: state, gauges, requests served, routing decisions won and lost, evictions. */
-  byId: publicProcedure.input(oneWorker).query(({ ctx, input }) => {
+  byId: viewerProcedure.input(oneWorker).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const info = workerById(ctx.db, input.id);
     if (!info) throw new AppError("NOT_FOUND", `no worker "${input.id}" has reported`);
@@ -79,7 +79,7 @@ export const workersRouter = router({
   }),
 
   /** Blocks one worker stored per bucket and retention class (kv.stored events in the range). */
-  blocksByClass: publicProcedure.input(oneWorker).query(({ ctx, input }) => {
+  blocksByClass: viewerProcedure.input(oneWorker).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = bucketStep(to - from);
     return { from, to, live, step, rows: storedByClass(ctx.db, input.id, from, to, step) };

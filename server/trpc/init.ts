@@ -54,3 +54,10 @@ const appErrors = t.middleware(async ({ next }) => {
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(appErrors);
+
+// Role-declared procedures: reads are viewerProcedure, policy/source changes operatorProcedure, user and
+// token management adminProcedure. Until sign-in lands they admit everyone; every router already says
+// which role each procedure needs so enforcement is one change here.
+export const viewerProcedure = publicProcedure;
+export const operatorProcedure = publicProcedure;
+export const adminProcedure = publicProcedure;
