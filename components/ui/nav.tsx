@@ -8,6 +8,8 @@ const LINKS = [
   { href: "/routing", label: "Routing" },
   { href: "/sessions", label: "Sessions" },
   { href: "/planner", label: "Planner" },
+  { href: "/policies", label: "Policies" },
+  { href: "/sources", label: "Sources" },
 ];
 
 export function Nav() {
