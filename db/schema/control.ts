@@ -39,6 +39,8 @@ export const rolloutStatus = sqliteTable(
     appliedAt: integer("applied_at"),
     state: text("state").notNull(),
     message: text("message"),
+    /** JSON [{ path, message }] from a target that refused a document, for showing next to the field. */
+    errors: text("errors"),
     attempts: integer("attempts").notNull().default(0),
     nextRetryAt: integer("next_retry_at"),
     updatedAt: integer("updated_at").notNull(),

@@ -76,6 +76,7 @@ export async function reconcileOnce(db: Db, adapters: Adapters, now: number, bac
       appliedVersion: before?.appliedVersion ?? null,
       appliedAt: before?.appliedAt ?? null,
       message: null,
+      errors: null,
       attempts: 0,
       nextRetryAt: null,
       updatedAt: now,
@@ -97,7 +98,7 @@ export async function reconcileOnce(db: Db, adapters: Adapters, now: number, bac
       try {
         const result = await make(target).push(a.kind, a.version, document);
         if (result.status === "applied") record(a, { state: "in_sync", appliedVersion: a.version, appliedAt: now });
-        else record(a, { state: "rejected", message: describeRejection(result) });
+        else record(a, { state: "rejected", message: describeRejection(result), errors: result.errors?.length ? JSON.stringify(result.errors) : null });
       } catch (err) {
         fail(err instanceof Error ? err.message : String(err));
       }

@@ -12,6 +12,7 @@ const row = (o: Partial<StatusRow>): StatusRow => ({
   appliedAt: T,
   state: "pending",
   message: null,
+  errors: null,
   attempts: 0,
   nextRetryAt: null,
   updatedAt: T,
@@ -25,6 +26,13 @@ describe("rolloutView", () => {
     ["applied the latest: in sync", true, [row({ desiredVersion: 2, appliedVersion: 2, state: "in_sync" })], { state: "in_sync", appliedVersion: 2 }],
     ["in sync with an older version: pending", true, [row({ desiredVersion: 1, state: "in_sync" })], { state: "pending", appliedVersion: 1 }],
     ["rejected the latest: rejected with the message", true, [row({ state: "rejected", message: "no" })], { state: "rejected", message: "no", appliedVersion: 1 }],
+    [
+      "rejected with field reasons: the reasons by path",
+      true,
+      [row({ state: "rejected", message: "no", errors: JSON.stringify([{ path: "rules.0.ttl_seconds", message: "too long" }]) })],
+      { state: "rejected", errors: [{ path: "rules.0.ttl_seconds", message: "too long" }] },
+    ],
+    ["in sync: no reasons", true, [row({ desiredVersion: 2, appliedVersion: 2, state: "in_sync", errors: "[]" })], { state: "in_sync", errors: [] }],
     ["rejected an older version: pending", true, [row({ desiredVersion: 1, state: "rejected", message: "no" })], { state: "pending", message: null }],
     [
       "unreachable: with the next retry",

@@ -1,5 +1,5 @@
 import type { StatusRow, TargetRow } from "../../db/queries/control";
-import type { PolicyKind } from "./policies";
+import type { PolicyError, PolicyKind } from "./policies";
 import type { RolloutState } from "./reconciler";
 
 export type RolloutEntry = {
@@ -12,6 +12,8 @@ export type RolloutEntry = {
   appliedAt: number | null;
   state: RolloutState;
   message: string | null;
+  /** Field-level reasons of a rejection ({ path, message }), when the target gave them. */
+  errors: PolicyError[];
   attempts: number;
   nextRetryAt: number | null;
   updatedAt: number | null;
@@ -41,6 +43,7 @@ export function rolloutView(targets: readonly TargetRow[], statuses: readonly St
         appliedAt: s?.appliedAt ?? null,
         state,
         message: untried || state === "in_sync" ? null : (s.message ?? null),
+        errors: state === "rejected" && s?.errors ? (JSON.parse(s.errors) as PolicyError[]) : [],
         attempts: untried ? 0 : s.attempts,
         nextRetryAt: state === "unreachable" ? (s?.nextRetryAt ?? null) : null,
         updatedAt: s?.updatedAt ?? null,

@@ -1,0 +1,1 @@
+ALTER TABLE `rollout_status` ADD `errors` text;
