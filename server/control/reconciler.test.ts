@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { listStatuses, publishVersion, upsertTarget, type TargetRow } from "../../db/queries/control";
+import { listStatuses, listTargets, publishVersion, upsertTarget, type TargetRow } from "../../db/queries/control";
+import { SECRET_MARKER } from "./targets";
 import { testDb } from "../../test/db";
 import type { PolicyKind } from "./policies";
 import { nextActions, reconcileOnce, retryDelay, startReconciler, type Adapters, type PushResult, type StatusView } from "./reconciler";
@@ -111,6 +112,7 @@ describe("reconcileOnce", () => {
     ctx.fake.mode = "reject";
     await ctx.run(T0 + 1);
     expect(ctx.status()).toMatchObject({ state: "rejected", desiredVersion: 2, appliedVersion: 1, appliedAt: T0, message: "refused — temperature: too hot" });
+    expect(JSON.parse(ctx.status()!.errors!)).toEqual([{ path: "temperature", message: "too hot" }]);
     await ctx.run(T0 + 60_000);
     expect(ctx.fake.pushes).toHaveLength(2);
     ctx.fake.mode = "up";
@@ -147,5 +149,22 @@ describe("reconcileOnce", () => {
     ctx.publish({ temperature: 2 }, 2);
     await new Promise((r) => setTimeout(r, 50));
     expect(ctx.status()?.appliedVersion).toBe(2);
+  });
+});
+
+describe("upsertTarget", () => {
+  it("keeps the stored token when the redaction marker comes back, and re-pushes after a config change", async () => {
+    const ctx = setup();
+    ctx.publish({}, null);
+    await ctx.run(T0);
+    expect(ctx.status()).toMatchObject({ state: "in_sync" });
+    upsertTarget(ctx.db, { ...target("sim", ["routing"]), name: "renamed", config: { url: "http://x", token: SECRET_MARKER } }, "op", T0 + 1);
+    expect(listTargets(ctx.db)[0]).toMatchObject({ name: "renamed", config: { url: "http://x", token: "t" } });
+    expect(ctx.status()).toMatchObject({ state: "in_sync" });
+    upsertTarget(ctx.db, { ...target("sim", ["routing"]), config: { url: "http://y", token: "t2" } }, "op", T0 + 2);
+    expect(ctx.status()).toBeUndefined();
+    await ctx.run(T0 + 3);
+    expect(ctx.fake.pushes).toHaveLength(2);
+    expect(ctx.status()).toMatchObject({ state: "in_sync", appliedVersion: 1 });
   });
 });
