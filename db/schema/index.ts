@@ -9,3 +9,5 @@ export * from "./settings";
 export * from "./rollups";
 export * from "./sessions";
 export * from "./control";
+export * from "./sources";
+export * from "./auth";

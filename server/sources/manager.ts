@@ -1,0 +1,88 @@
+import type { Db } from "../../db/client";
+import { listSources } from "../../db/queries/source-registry";
+import { startTraceDirSource } from "./dynamo-trace/watch";
+import { parseSourceConfig, type ConfiguredKind } from "./config";
+import { startPrometheusSource } from "./prometheus/scraper";
+import { sourceReporter, type SourceKind, type SourceStarter } from "./status";
+import { startZmqSource } from "./zmq/subscriber";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each starter takes its own kind's parsed config
+type AnyStarter = SourceStarter<any>;
+export type Starters = Record<ConfiguredKind, AnyStarter>;
+
+export const DEFAULT_STARTERS: Starters = {
+  prometheus: startPrometheusSource,
+  "zmq-kv": startZmqSource,
+  "trace-dir": startTraceDirSource,
+};
+
+export type SourceManager = { reload(): void; stop(): Promise<void> };
+type Running = { fingerprint: string; stop: () => Promise<void> };
+
+/** Starts every enabled configured source; reload() after any add/edit/remove; stop() on shutdown. */
+export function startSources(db: Db, opts: { now?: () => number; starters?: Starters } = {}): SourceManager {
+  const now = opts.now ?? Date.now;
+  const starters = opts.starters ?? DEFAULT_STARTERS;
+  const running = new Map<string, Running>();
+  let stopped = false;
+
+  const stopOne = (id: string) => {
+    const current = running.get(id);
+    running.delete(id);
+    if (current) void current.stop().catch((err) => console.error(`switchyard: stopping source ${id}: ${message(err)}`));
+  };
+
+  const reload = () => {
+    if (stopped) return;
+    const wanted = new Map<string, { kind: string; name: string; config: unknown; fingerprint: string }>();
+    for (const s of listSources(db)) {
+      if (!s.enabled) continue;
+      wanted.set(s.id, { kind: s.kind, name: s.name, config: s.config, fingerprint: JSON.stringify([s.kind, s.name, s.config]) });
+    }
+    for (const id of [...running.keys()]) if (wanted.get(id)?.fingerprint !== running.get(id)!.fingerprint) stopOne(id);
+    for (const [id, s] of wanted) {
+      if (running.has(id)) continue;
+      const report = sourceReporter(db, id, s.kind as SourceKind, s.name);
+      const parsed = parseSourceConfig(s.kind, s.config);
+      const starter = (starters as Record<string, AnyStarter | undefined>)[s.kind];
+      if (!parsed.ok || !starter) {
+        report.error(now(), parsed.ok ? `no starter for kind "${s.kind}"` : `not started: ${parsed.error}`);
+        running.set(id, { fingerprint: s.fingerprint, stop: async () => {} });
+        continue;
+      }
+      try {
+        running.set(id, { fingerprint: s.fingerprint, stop: starter(db, id, parsed.config, report) });
+      } catch (err) {
+        report.error(now(), `not started: ${message(err)}`);
+        running.set(id, { fingerprint: s.fingerprint, stop: async () => {} });
+      }
+    }
+  };
+
+  reload();
+  const manager: SourceManager = {
+    reload,
+    async stop() {
+      stopped = true;
+      const stops = [...running.values()].map((r) => r.stop().catch(() => {}));
+      running.clear();
+      await Promise.all(stops);
+      if (holder()[key] === manager) delete holder()[key];
+    },
+  };
+  holder()[key] = manager;
+  return manager;
+}
+
+// Next's route bundles load their own copy of this module: the running manager lives on globalThis.
+const key = Symbol.for("switchyard.sources");
+const holder = () => globalThis as unknown as Record<symbol, SourceManager | undefined>;
+
+/** Ask the running manager (if this process has one) to pick up a source change. */
+export function reloadSources(): void {
+  holder()[key]?.reload();
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+export const SCRAPE_KINDS = ["dynamo-frontend", "dynamo-worker", "vllm", "sglang", "auto"] as const;
+export type ScrapeKind = (typeof SCRAPE_KINDS)[number];
+
+const labelName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a Prometheus label name");
+
+/**
+ * One Prometheus /metrics endpoint. kind picks the metric mapping (auto detects it from the families served);
+ * worker_id names the Switchyard worker for single-worker endpoints (vLLM, SGLang, a Dynamo worker); labels are
+ * added to every scraped series unless the series has its own value.
+ */
+export const prometheusSourceConfig = z.object({
+  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2_048),
+  kind: z.enum(SCRAPE_KINDS, { error: `must be one of ${SCRAPE_KINDS.join(", ")}` }).default("auto"),
+  interval_seconds: z.number({ error: "must be a number of seconds" }).min(1, "must be at least 1").max(3_600, "must be at most 3600").default(15),
+  timeout_seconds: z.number({ error: "must be a number of seconds" }).min(0.1).max(120).optional(),
+  worker_id: z.string().trim().min(1, "must not be empty").max(128).optional(),
+  labels: z
+    .record(labelName, z.string().max(256))
+    .refine((r) => Object.keys(r).length <= 20, "at most 20 labels")
+    .optional(),
+});
+
+export type PrometheusSourceConfig = z.output<typeof prometheusSourceConfig>;
+export type PrometheusSourceConfigInput = z.input<typeof prometheusSourceConfig>;

@@ -1,0 +1,47 @@
+import type { Db } from "../../db/client";
+import { recordSourceError, recordSourceOk } from "../../db/queries/source-registry";
+
+export const SOURCE_KINDS = ["prometheus", "zmq-kv", "trace-dir", "otlp", "trace-upload"] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+/**
+ * What one successful pass saw. events: events submitted in this pass (added to the running total); series: series
+ * in the last scrape (replaces); durationMs: this pass's duration; missing/renamed: metric names expected but absent,
+ * and "old → new" renames detected (both replace); gaps: sequence gaps found in this pass (added); detail: a JSON object, or a short note shown as { note }.
+ */
+export type SourceSeen = {
+  events?: number;
+  series?: number;
+  durationMs?: number;
+  missing?: string[];
+  renamed?: string[];
+  gaps?: number;
+  detail?: Record<string, unknown> | string;
+};
+
+export type SourceReport = { ok(at: number, seen: SourceSeen): void; error(at: number, message: string): void };
+
+/** Status writer for one source; creates the status row on first use (implicit sources: "otlp", "trace-upload"). */
+export function sourceReporter(db: Db, id: string, kind: SourceKind, name?: string): SourceReport {
+  const label = name ?? id;
+  return {
+    ok(at, seen) {
+      safely(() => recordSourceOk(db, { id, kind, name: label }, at, seen));
+    },
+    error(at, message) {
+      safely(() => recordSourceError(db, { id, kind, name: label }, at, message));
+    },
+  };
+}
+
+// A status write must never take the source down with it (e.g. the database is briefly locked by ingest).
+function safely(write: () => void): void {
+  try {
+    write();
+  } catch (err) {
+    console.error(`switchyard: source status not recorded: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Starts one configured source with its validated config; returns the function that stops it. */
+export type SourceStarter<C = never> = (db: Db, id: string, config: C, report: SourceReport) => () => Promise<void>;
