@@ -1,12 +1,14 @@
 "use client";
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatTick } from "@/components/charts/prepare/buckets";
+import { policyMarkLines } from "@/components/charts/policy-marks";
+import type { PlacedMark } from "@/components/charts/prepare/policy-marks";
 import { formatPct, type LinePoint } from "@/components/charts/prepare/workers";
 
 export type LineSpec = { key: "hitRate" | "util"; name: string; color: string };
 
 /** Percent lines over time (0–100 %); null points are gaps, never joined across. */
-export function PercentLinesChart({ data, lines, step, height = 220, label }: { data: LinePoint[]; lines: LineSpec[]; step: number; height?: number; label: string }) {
+export function PercentLinesChart({ data, lines, step, height = 220, label, marks = [] }: { data: LinePoint[]; lines: LineSpec[]; step: number; height?: number; label: string; marks?: PlacedMark[] }) {
   return (
     <LineChart responsive data={data} style={{ width: "100%", height }} margin={{ top: 6, right: 12, bottom: 0, left: 0 }} accessibilityLayer aria-label={label}>
       <CartesianGrid stroke="var(--border)" vertical={false} />
@@ -21,6 +23,7 @@ export function PercentLinesChart({ data, lines, step, height = 220, label }: { 
       {lines.map((l) => (
         <Line key={l.key} dataKey={l.key} name={l.name} stroke={l.color} strokeWidth={1.6} dot={false} connectNulls={false} isAnimationActive={false} type="linear" />
       ))}
+      {policyMarkLines(marks)}
     </LineChart>
   );
 }

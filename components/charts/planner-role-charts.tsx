@@ -1,6 +1,8 @@
 "use client";
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatTick } from "@/components/charts/prepare/buckets";
+import { policyMarkLines } from "@/components/charts/policy-marks";
+import type { PlacedMark } from "@/components/charts/prepare/policy-marks";
 import { actionStyle, formatMetric, isRatioMetric, metricLabel, replicaTicks, timeTicks, type PlannerRow } from "@/components/charts/prepare/planner";
 
 const TOOLTIP_STYLE = { background: "var(--panel)", border: "1px solid var(--border)", color: "var(--text)", fontSize: 12 };
@@ -22,7 +24,7 @@ function xAxis(from: number, to: number, step: number) {
 }
 
 /** Replicas of one role over time as a step line, with every decision marked (scale-ups and -downs larger). */
-export function ReplicasChart({ rows, role, from, to, step }: { rows: PlannerRow[]; role: string; from: number; to: number; step: number }) {
+export function ReplicasChart({ rows, role, from, to, step, marks = [] }: { rows: PlannerRow[]; role: string; from: number; to: number; step: number; marks?: PlacedMark[] }) {
   const ticks = replicaTicks(rows);
   return (
     <LineChart responsive data={rows} style={{ width: "100%", height: 170 }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }} accessibilityLayer aria-label={`${role} replicas over time`}>
@@ -38,12 +40,13 @@ export function ReplicasChart({ rows, role, from, to, step }: { rows: PlannerRow
         contentStyle={TOOLTIP_STYLE}
       />
       <Line dataKey="replicas" name="replicas" type="stepAfter" stroke="var(--series-1)" strokeWidth={1.8} dot={DecisionDot} activeDot={false} connectNulls={false} isAnimationActive={false} />
+      {policyMarkLines(marks)}
     </LineChart>
   );
 }
 
 /** The observed metric (bucket mean) against the scale-up and scale-down thresholds each decision carried. */
-export function MetricChart({ rows, role, metric, from, to, step }: { rows: PlannerRow[]; role: string; metric: string | null; from: number; to: number; step: number }) {
+export function MetricChart({ rows, role, metric, from, to, step, marks = [] }: { rows: PlannerRow[]; role: string; metric: string | null; from: number; to: number; step: number; marks?: PlacedMark[] }) {
   const label = metricLabel(metric, role);
   const ratio = isRatioMetric(metric);
   return (
@@ -63,6 +66,7 @@ export function MetricChart({ rows, role, metric, from, to, step }: { rows: Plan
       <Line dataKey="up" name="scale-up threshold" type="stepAfter" stroke="var(--bad)" strokeDasharray="5 4" strokeWidth={1.4} dot={false} connectNulls={false} isAnimationActive={false} />
       <Line dataKey="down" name="scale-down threshold" type="stepAfter" stroke="var(--good)" strokeDasharray="5 4" strokeWidth={1.4} dot={false} connectNulls={false} isAnimationActive={false} />
       <Line dataKey="observed" name={`${label} (observed)`} stroke="var(--series-2)" strokeWidth={1.8} dot={DecisionDot} activeDot={false} connectNulls={false} isAnimationActive={false} />
+      {policyMarkLines(marks, { labels: false })}
     </LineChart>
   );
 }

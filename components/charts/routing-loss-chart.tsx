@@ -1,13 +1,15 @@
 "use client";
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatTick } from "@/components/charts/prepare/buckets";
+import { policyMarkLines } from "@/components/charts/policy-marks";
+import type { PlacedMark } from "@/components/charts/prepare/policy-marks";
 import type { LossRow } from "@/components/charts/prepare/routing";
 import { formatPctValue } from "@/components/charts/prepare/trends";
 
 const TOOLTIP_STYLE = { background: "var(--panel)", border: "1px solid var(--border)", color: "var(--text)" };
 
 /** Routing loss and the overall recomputed share over time, in percent; gaps are not bridged. */
-export function RoutingLossChart({ data, step, unit }: { data: LossRow[]; step: number; unit: "tokens" | "blocks" }) {
+export function RoutingLossChart({ data, step, unit, marks = [] }: { data: LossRow[]; step: number; unit: "tokens" | "blocks"; marks?: PlacedMark[] }) {
   return (
     <LineChart responsive data={data} style={{ width: "100%", height: 220 }} margin={{ top: 6, right: 12, bottom: 0, left: 0 }} accessibilityLayer aria-label="Routing loss and recomputed share over time">
       <CartesianGrid stroke="var(--border)" vertical={false} />
@@ -17,6 +19,7 @@ export function RoutingLossChart({ data, step, unit }: { data: LossRow[]; step: 
       <Legend wrapperStyle={{ fontSize: 12 }} />
       <Line dataKey="recomputed" name="recomputed (all causes)" stroke="var(--series-4)" strokeWidth={1.6} dot={false} connectNulls={false} isAnimationActive={false} />
       <Line dataKey="loss" name={`routing loss (${unit})`} stroke="var(--series-5)" strokeWidth={1.8} dot={false} connectNulls={false} isAnimationActive={false} />
+      {policyMarkLines(marks)}
     </LineChart>
   );
 }

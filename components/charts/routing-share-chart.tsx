@@ -1,13 +1,15 @@
 "use client";
 import { Area, AreaChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
 import { formatTick } from "@/components/charts/prepare/buckets";
+import { policyMarkLines } from "@/components/charts/policy-marks";
+import type { PlacedMark } from "@/components/charts/prepare/policy-marks";
 import type { ShareStacks } from "@/components/charts/prepare/routing";
 import { formatPctValue } from "@/components/charts/prepare/trends";
 
 const TOOLTIP_STYLE = { background: "var(--panel)", border: "1px solid var(--border)", color: "var(--text)" };
 
 /** Each worker's share of the routing decisions per bucket, stacked to 100 %; buckets without decisions are gaps. */
-export function RoutingShareChart({ stacks, step }: { stacks: ShareStacks; step: number }) {
+export function RoutingShareChart({ stacks, step, marks = [] }: { stacks: ShareStacks; step: number; marks?: PlacedMark[] }) {
   return (
     <AreaChart responsive data={stacks.data} style={{ width: "100%", height: 220 }} margin={{ top: 6, right: 12, bottom: 0, left: 0 }} accessibilityLayer aria-label="Routing share per worker over time">
       <CartesianGrid stroke="var(--border)" vertical={false} />
@@ -18,6 +20,7 @@ export function RoutingShareChart({ stacks, step }: { stacks: ShareStacks; step:
       {stacks.keys.map((k) => (
         <Area key={k.key} dataKey={k.key} name={k.key} stackId="share" type="linear" stroke={k.color} fill={k.color} fillOpacity={0.55} connectNulls={false} isAnimationActive={false} />
       ))}
+      {policyMarkLines(marks, { labels: false })}
     </AreaChart>
   );
 }

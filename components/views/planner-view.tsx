@@ -1,4 +1,6 @@
 "use client";
+import { PolicyMarksNote, usePolicyMarks } from "@/components/charts/policy-marks";
+import { placeMarks } from "@/components/charts/prepare/policy-marks";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ChartFrame } from "@/components/charts/chart-frame";
@@ -36,6 +38,8 @@ export function PlannerView() {
     placeholderData: keepPreviousData,
   });
   const s = series.data;
+  const policyMarks = usePolicyMarks(range);
+  const placed = s ? placeMarks(policyMarks, s.from, s.to, s.step) : [];
 
   return (
     <>
@@ -67,6 +71,7 @@ export function PlannerView() {
           ))}
         </div>
       )}
+      {s && s.roles.length > 0 && <PolicyMarksNote marks={policyMarks} step={s.step} />}
       {s?.roles.map((r) => {
         const rows = plannerRows(r, s);
         const now = currentReplicas(r);
@@ -81,10 +86,10 @@ export function PlannerView() {
             </h3>
             <div className="two-col">
               <ChartFrame title="Replicas" loading={false} empty={rows.length === 0} emptyText="No decisions in this range.">
-                <ReplicasChart rows={rows} role={r.role} from={s.from} to={s.to} step={s.step} />
+                <ReplicasChart rows={rows} role={r.role} from={s.from} to={s.to} step={s.step} marks={placed} />
               </ChartFrame>
               <ChartFrame title={`${label} vs. thresholds`} note="Bucket mean; thresholds as each decision carried them." loading={false} empty={r.buckets.length === 0} emptyText={`No decisions in this range; ${now ?? "unknown"} replicas since the last one.`}>
-                <MetricChart rows={rows} role={r.role} metric={r.metric} from={s.from} to={s.to} step={s.step} />
+                <MetricChart rows={rows} role={r.role} metric={r.metric} from={s.from} to={s.to} step={s.step} marks={placed} />
               </ChartFrame>
             </div>
           </section>

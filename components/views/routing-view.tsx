@@ -1,4 +1,6 @@
 "use client";
+import { PolicyMarksNote, usePolicyMarks } from "@/components/charts/policy-marks";
+import { snapToWindow } from "@/components/charts/prepare/policy-marks";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ChartFrame } from "@/components/charts/chart-frame";
@@ -37,6 +39,8 @@ export function RoutingView() {
   });
   const s = series.data;
   const w = s && { from: s.from, to: s.to, step: s.step };
+  const policyMarks = usePolicyMarks(range);
+  const placed = w ? snapToWindow(policyMarks, w) : [];
   const loss = s?.loss.total;
   const verdict = s ? lossVerdict(loss?.share ?? null, s.recomputed.share) : null;
 
@@ -84,10 +88,11 @@ export function RoutingView() {
           empty={!s || (s.loss.points.length === 0 && s.recomputed.points.length === 0)}
           emptyText="No routing decisions or requests in this range."
         >
-          {s && w && <RoutingLossChart data={lossRows(s.loss.points, s.recomputed.points, w)} step={s.step} unit={s.loss.unit} />}
+          {s && w && <RoutingLossChart data={lossRows(s.loss.points, s.recomputed.points, w)} step={s.step} unit={s.loss.unit} marks={placed} />}
+          {s && <PolicyMarksNote marks={policyMarks} step={s.step} />}
         </ChartFrame>
         <ChartFrame title="Routing share per worker" note="Share of each bucket's decisions each worker won." loading={series.isPending} empty={!s || s.share.length === 0} emptyText="No routing decisions in this range.">
-          {s && w && <RoutingShareChart stacks={shareStacks(s.share, w)} step={s.step} />}
+          {s && w && <RoutingShareChart stacks={shareStacks(s.share, w)} step={s.step} marks={placed} />}
         </ChartFrame>
       </div>
 

@@ -1,4 +1,6 @@
 "use client";
+import { usePolicyMarks } from "@/components/charts/policy-marks";
+import { snapToWindow } from "@/components/charts/prepare/policy-marks";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ClassStacksChart } from "@/components/charts/class-stacks-chart";
@@ -39,6 +41,7 @@ export function WorkerDetailView({ id }: { id: string }) {
   const notFound = detail.error?.data?.code === "NOT_FOUND";
   const loading = detail.isPending;
   const points = s ? percentSeries(s.workers[0]?.points ?? [], s) : null;
+  const policyMarks = usePolicyMarks(range);
   const stacks = b ? classStacks(b.rows, b) : null;
   const sum = d?.summary;
 
@@ -97,7 +100,7 @@ export function WorkerDetailView({ id }: { id: string }) {
             <div className="chart-card">
               {series.isError && <LoadError what="the series" message={series.error.message} stale={Boolean(s)} onRetry={() => void series.refetch()} />}
               {series.isPending && <div className="chart-skeleton skeleton" aria-busy="true" />}
-              {s && points && (s.workers.length === 0 ? <div className="chart-empty">No samples from this worker in this range.</div> : <PercentLinesChart data={points} lines={LINES} step={s.step} label={`Prefix hit rate and KV utilization of ${id}`} />)}
+              {s && points && (s.workers.length === 0 ? <div className="chart-empty">No samples from this worker in this range.</div> : <PercentLinesChart data={points} lines={LINES} step={s.step} label={`Prefix hit rate and KV utilization of ${id}`} marks={snapToWindow(policyMarks, s)} />)}
             </div>
           </section>
 

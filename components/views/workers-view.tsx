@@ -1,4 +1,6 @@
 "use client";
+import { PolicyMarksNote, usePolicyMarks } from "@/components/charts/policy-marks";
+import { snapToWindow } from "@/components/charts/prepare/policy-marks";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { HitRateMultiples } from "@/components/charts/hit-rate-multiples";
 import { describeBuckets } from "@/components/charts/prepare/buckets";
@@ -27,6 +29,8 @@ export function WorkersView() {
   const marks = new Map((rows ?? []).map((r) => [r.workerId, { joined: r.joined, left: r.left }]));
   const s = series.data;
   const window = s ? { from: s.from, to: s.to, step: s.step } : null;
+  const policyMarks = usePolicyMarks(range);
+  const placed = window ? snapToWindow(policyMarks, window) : [];
 
   return (
     <>
@@ -60,7 +64,8 @@ export function WorkersView() {
             <p className="sub">Token-weighted per bucket ({s ? describeBuckets(s.step, s.source) : "…"}); 0–100 % scale; gaps are buckets without data. The figure beside each name is the whole range.</p>
             {series.isError && <LoadError what="the hit-rate series" message={series.error.message} stale={Boolean(s)} onRetry={() => void series.refetch()} />}
             {series.isPending && <div className="chart-card chart-skeleton skeleton" aria-busy="true" />}
-            {s && window && <HitRateMultiples series={s.workers} window={window} rates={rates} rangeQuery={q} />}
+            {s && window && <HitRateMultiples series={s.workers} window={window} rates={rates} rangeQuery={q} marks={placed} />}
+            {s && <PolicyMarksNote marks={policyMarks} step={s.step} />}
           </section>
           <section className="section" aria-labelledby="heatmap-title">
             <h2 id="heatmap-title">KV utilization by worker</h2>

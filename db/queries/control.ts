@@ -146,3 +146,15 @@ export function putStatus(db: Db, row: StatusRow): void {
   const { targetId, kind, ...rest } = row;
   db.insert(rolloutStatus).values(row).onConflictDoUpdate({ target: [rolloutStatus.targetId, rolloutStatus.kind], set: rest }).run();
 }
+
+export type PolicyMark = { ts: number; kind: string; version: number; author: string; comment: string; basedOn: number | null };
+
+/** Versions published in [from, to), oldest first: the annotations of time-series charts. */
+export function publishedBetween(db: Db, from: number, to: number, limit = 100): PolicyMark[] {
+  return db.$client
+    .prepare(
+      `SELECT created_at AS ts, kind, version, author, comment, based_on AS basedOn FROM policy_versions
+       WHERE created_at >= ? AND created_at < ? ORDER BY created_at, kind LIMIT ?`,
+    )
+    .all(from, to, limit) as PolicyMark[];
+}

@@ -1,4 +1,5 @@
 import "server-only";
+import { annotationsRouter } from "../routers/annotations";
 import { overviewRouter } from "../routers/overview";
 import { plannerRouter } from "../routers/planner";
 import { policiesRouter } from "../routers/policies";
@@ -14,6 +15,7 @@ export const appRouter = router({
   workers: workersRouter,
   sessions: sessionsRouter,
   policies: policiesRouter,
+  annotations: annotationsRouter,
 });
 
 export type AppRouter = typeof appRouter;
