@@ -43,7 +43,7 @@ for (let i = 0; i < 500; i++) {
 for (let i = 0; i < events.length; i += 1_000) storeEvents(db, events.slice(i, i + 1_000));
 runAttribution(db);
 async function main() {
-const api = createCaller({ db, now: () => T0 + 3_600_000 });
+const api = createCaller({ db, now: () => T0 + 3_600_000, actor: { kind: "user", id: 0, name: "bench", role: "viewer" } });
 const times: number[] = [];
 for (let i = 0; i < 22; i++) {
   const t = performance.now();

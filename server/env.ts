@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 
 // The one reader of process.env: every setting, validated, with its default.
 const schema = z.object({
@@ -11,12 +12,34 @@ const schema = z.object({
     .max(256)
     .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
     .optional(),
+  // An admin API token created on a database without users or tokens (unattended setups).
+  SWITCHYARD_BOOTSTRAP_API_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters")
+    .max(256)
+    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+    .optional(),
+  SWITCHYARD_SESSION_HOURS: z.coerce.number().min(0.01).max(24 * 30).default(12),
+  // Set by `npm start`: this run's generated password for the local demo admin "demo".
+  SWITCHYARD_DEMO_ADMIN_PASSWORD: z.string().min(12, "must be at least 12 characters").max(256).optional(),
   SWITCHYARD_RAW_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
   SWITCHYARD_INGEST_WORKERS: z.coerce.number().int().min(0).max(16).default(2),
   SWITCHYARD_RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   // Set by `npm start`: the embedded simulated cluster's control API, registered as a policy target.
   SWITCHYARD_SIM_CONTROL_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
   SWITCHYARD_SIM_CONTROL_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
+  // JSON array of Prometheus scrape targets, upserted as sources at start (see server/sources/prometheus/env-targets.ts).
+  SWITCHYARD_SCRAPE_TARGETS: z
+    .string()
+    .max(200_000)
+    .optional()
+    .superRefine((raw, ctx) => {
+      try {
+        parseScrapeTargets(raw);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
+      }
+    }),
   SWITCHYARD_RECONCILE_SECONDS: z.coerce.number().min(0.2).max(3600).default(5),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
 });

@@ -13,6 +13,11 @@ import { defaultAdapters } from "./control/adapters";
 import { POLICY_KINDS } from "./control/policies";
 import { startReconciler } from "./control/reconciler";
 import { upsertTarget } from "../db/queries/control";
+import { startSources, syncEnvTargets } from "./sources/manager";
+import { parseScrapeTargets } from "./sources/prometheus/env-targets";
+import { countUsers, deleteExpiredAuth, listTokens } from "../db/queries/auth";
+import { createSetupLink, ensureDemoAdmin } from "./auth/accounts";
+import { ensureConfiguredTokens } from "./auth/tokens";
 
 function settingsOrExit(): Env {
   try {
@@ -33,6 +38,12 @@ async function main() {
     process.exit(1);
   }
   const db = serverDb();
+  const emptyBefore = countUsers(db) === 0 && listTokens(db).length === 0;
+  ensureConfiguredTokens(db, { ingest: settings.SWITCHYARD_INGEST_TOKEN, bootstrap: settings.SWITCHYARD_BOOTSTRAP_API_TOKEN }, emptyBefore, Date.now());
+  if (settings.SWITCHYARD_DEMO_ADMIN_PASSWORD) await ensureDemoAdmin(db, "demo", settings.SWITCHYARD_DEMO_ADMIN_PASSWORD, Date.now());
+  const setupSecret = createSetupLink(db, Date.now());
+  const authSweep = setInterval(() => deleteExpiredAuth(db, Date.now()), 3_600_000);
+  authSweep.unref();
   const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
   if (token) console.log(`Ingest token generated (shown only this once; keep it): ${token}`);
   const stopSweeper = startRetentionSweeper(db, settings.SWITCHYARD_RAW_RETENTION_HOURS, settings.SWITCHYARD_RETENTION_SWEEP_SECONDS);
@@ -44,25 +55,33 @@ async function main() {
     upsertTarget(db, { id: "sim", name: "Simulated cluster", adapter: "sim", config, kinds: [...POLICY_KINDS], enabled: true }, "system", Date.now());
   }
   const stopReconciler = startReconciler(db, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
+  syncEnvTargets(db, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
+  const sources = startSources(db);
 
   const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = http.createServer((req, res) => void handle(req, res));
+  const server = http.createServer((req, res) => {
+    // Route handlers rate-limit sign-ins by the socket's address; a client cannot supply its own.
+    req.headers["x-switchyard-client-address"] = req.socket.remoteAddress ?? "unknown";
+    void handle(req, res);
+  });
   server.on("error", (err: NodeJS.ErrnoException) => {
     console.error(`switchyard: cannot listen on port ${settings.PORT}: ${err.code ?? err.message}`);
     process.exit(1);
   });
   server.listen(settings.PORT, settings.HOST, () => {
     console.log(`Switchyard dashboard on http://localhost:${settings.PORT} (database ${settings.SWITCHYARD_DB})`);
+    if (setupSecret) console.log(`No users yet: create the first admin at http://localhost:${settings.PORT}/setup#${setupSecret} (works once, valid 1 hour)`);
   });
 
   const stop = () => {
+    clearInterval(authSweep);
     stopSweeper();
     stopReconciler();
     stopAttribution();
     server.close();
-    void (pool?.close() ?? Promise.resolve()).finally(() => {
+    void sources.stop().then(() => pool?.close()).finally(() => {
       db.$client.close();
       process.exit(0);
     });

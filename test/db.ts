@@ -1,4 +1,5 @@
 import { openDb, type Db } from "../db/client";
+import type { Actor } from "../server/auth/roles";
 import { createCaller } from "../server/trpc/root";
 
 /** A fresh, migrated in-memory database. */
@@ -6,7 +7,10 @@ export function testDb(): Db {
   return openDb(":memory:");
 }
 
-/** A tRPC caller over a database with a fixed or supplied clock. */
-export function testCaller(db: Db, now: () => number = () => Date.now()) {
-  return createCaller({ db, now });
+/** The caller tests act as unless they test authorization: an admin, allowed everything. */
+export const TEST_ADMIN: Actor = { kind: "user", id: 1, name: "test-admin", role: "admin" };
+
+/** A tRPC caller over a database with a fixed or supplied clock, acting as actor (an admin by default). */
+export function testCaller(db: Db, now: () => number = () => Date.now(), actor: Actor | null = TEST_ADMIN) {
+  return createCaller({ db, now, actor });
 }

@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
+import { revokeToken } from "../../db/queries/auth";
+import { putSettingIfAbsent } from "../../db/queries/settings";
+import { createToken, ensureConfiguredTokens } from "../auth/tokens";
 import { acceptedTokenDigests, bearerMatches, ensureIngestToken } from "./token";
 
 const TOKEN = "sy_test_token_0123456789abcdefXY";
@@ -43,7 +46,7 @@ describe("ensureIngestToken / acceptedTokenDigests", () => {
     const token = ensureIngestToken(db, undefined, 1);
     expect(token).toMatch(/^sy_ingest_[A-Za-z0-9_-]{32}$/);
     expect(ensureIngestToken(db, undefined, 2)).toBeNull();
-    const stored = db.$client.prepare("SELECT value FROM settings").pluck().all() as string[];
+    const stored = db.$client.prepare("SELECT digest FROM api_tokens WHERE scope = 'ingest'").pluck().all() as string[];
     expect(stored).toEqual([digest(token!).toString("hex")]);
     expect(stored.join()).not.toContain(token!);
     expect(bearerMatches(`Bearer ${token}`, acceptedTokenDigests(db, undefined))).toBe(true);
@@ -59,5 +62,30 @@ describe("ensureIngestToken / acceptedTokenDigests", () => {
 
   it("two databases get different tokens", () => {
     expect(ensureIngestToken(testDb(), undefined, 1)).not.toBe(ensureIngestToken(testDb(), undefined, 1));
+  });
+
+  it("a token stored as a setting before the token table is adopted, and no new one is generated", () => {
+    const db = testDb();
+    putSettingIfAbsent(db, "ingest_token_sha256", digest(TOKEN).toString("hex"), 1);
+    expect(ensureIngestToken(db, undefined, 2)).toBeNull();
+    expect(bearerMatches(`Bearer ${TOKEN}`, acceptedTokenDigests(db, undefined))).toBe(true);
+  });
+
+  it("a revoked token stops at once, the configured one included", () => {
+    const db = testDb();
+    const generated = ensureIngestToken(db, undefined, 1)!;
+    ensureConfiguredTokens(db, { ingest: TOKEN }, false, 1);
+    const ids = db.$client.prepare("SELECT id FROM api_tokens ORDER BY id").pluck().all() as number[];
+    for (const id of ids) expect(revokeToken(db, id, 2)).toBe(true);
+    const digests = acceptedTokenDigests(db, TOKEN);
+    expect(bearerMatches(`Bearer ${generated}`, digests)).toBe(false);
+    expect(bearerMatches(`Bearer ${TOKEN}`, digests)).toBe(false);
+  });
+
+  it("read and operate tokens cannot ingest; ingest and admin tokens can", () => {
+    const db = testDb();
+    const made = Object.fromEntries((["ingest", "read", "operate", "admin"] as const).map((scope) => [scope, createToken(db, { name: scope, scope, createdBy: "t" }, 1).token]));
+    const digests = acceptedTokenDigests(db, undefined);
+    expect(Object.fromEntries(Object.entries(made).map(([k, v]) => [k, bearerMatches(`Bearer ${v}`, digests)]))).toEqual({ ingest: true, read: false, operate: false, admin: true });
   });
 });

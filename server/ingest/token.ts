@@ -1,28 +1,42 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Db } from "../../db/client";
-import { getSetting, putSettingIfAbsent } from "../../db/queries/settings";
+import { activeTokenDigests, tokenByDigest } from "../../db/queries/auth";
+import { getSetting } from "../../db/queries/settings";
+import { noteUse, ingestTokenDigests, storeToken } from "../auth/tokens";
 
-const KEY = "ingest_token_sha256";
+// The hash of the ingest token generated before tokens had their own table; adopted as a token row.
+const LEGACY_KEY = "ingest_token_sha256";
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest();
 
 /**
- * Make sure an ingest token exists. With none configured and none stored, generate one, keep its
- * hash, and return it so the caller can print it once; otherwise return null.
+ * Make sure some token can ingest. With none configured and none stored, generate an ingest token, keep its hash
+ * in the token table, and return it so the caller can print it once; otherwise return null.
  */
 export function ensureIngestToken(db: Db, configured: string | undefined, now: number): string | null {
-  if (configured || getSetting(db, KEY)) return null;
+  const legacy = getSetting(db, LEGACY_KEY);
+  if (legacy && !tokenByDigest(db, legacy)) {
+    db.$client
+      .prepare("INSERT OR IGNORE INTO api_tokens (name, scope, digest, hint, created_by, created_at) VALUES (?, 'ingest', ?, '…', 'first start', ?)")
+      .run("generated ingest token", legacy, now);
+  }
+  if (configured || activeTokenDigests(db, ["ingest"]).length > 0 || legacy) return null;
   const token = `sy_ingest_${randomBytes(24).toString("base64url")}`;
-  return putSettingIfAbsent(db, KEY, sha256(token).toString("hex"), now) ? token : null;
+  storeToken(db, { name: "generated ingest token", scope: "ingest", createdBy: "first start" }, token, now);
+  return token;
 }
 
-/** The SHA-256 digests of every token /api/ingest accepts. */
+/** The SHA-256 digests of every token /api/ingest (and OTLP, import) accepts right now: revocation applies at once. */
 export function acceptedTokenDigests(db: Db, configured: string | undefined): Buffer[] {
-  const out: Buffer[] = [];
-  if (configured) out.push(sha256(configured));
-  const stored = getSetting(db, KEY);
-  if (stored) out.push(Buffer.from(stored, "hex"));
-  return out;
+  return ingestTokenDigests(db, configured);
+}
+
+type UseListener = (digestHex: string) => void;
+let onUse: UseListener | null = null;
+
+/** Called with a token's digest each time bearerMatches accepts it (the server records last use). */
+export function setTokenUseListener(listener: UseListener | null): void {
+  onUse = listener;
 }
 
 /** True when an Authorization header carries one of the accepted tokens (constant-time compare). */
@@ -32,5 +46,11 @@ export function bearerMatches(header: string | null, digests: Buffer[]): boolean
   const given = sha256(m[1]!);
   let ok = false;
   for (const d of digests) if (d.length === given.length && timingSafeEqual(d, given)) ok = true;
+  if (ok) onUse?.(given.toString("hex"));
   return ok;
+}
+
+/** Record a token's last use in db (a listener for setTokenUseListener). */
+export function recordTokenUse(db: Db, now: () => number): UseListener {
+  return (digest) => noteUse(db, digest, now());
 }

@@ -3,10 +3,14 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import type { Db } from "../../db/client";
+import { satisfies, type Actor, type Requirement } from "../auth/roles";
 import { AppError } from "../errors";
 
-/** Request-free context: everything a procedure needs, injectable in tests. */
-export type InnerContext = { db: Db; now: () => number };
+/** Request-free context: everything a procedure needs, injectable in tests. actor is the caller (null: signed out). */
+export type InnerContext = { db: Db; now: () => number; actor?: Actor | null };
+
+/** Every procedure declares the role it needs; the role-matrix test walks the router and reads it. */
+export type Meta = { role: Requirement };
 
 export function createInnerContext(opts: InnerContext): InnerContext {
   return opts;
@@ -25,7 +29,7 @@ const codes = {
   INTERNAL: "INTERNAL_SERVER_ERROR",
 } as const;
 
-const t = initTRPC.context<InnerContext>().create({
+const t = initTRPC.context<InnerContext>().meta<Meta>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
     const masked = shape.data.httpStatus >= 500;
@@ -53,11 +57,22 @@ const appErrors = t.middleware(async ({ next }) => {
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(appErrors);
 
-// Role-declared procedures: reads are viewerProcedure, policy/source changes operatorProcedure, user and
-// token management adminProcedure. Until sign-in lands they admit everyone; every router already says
-// which role each procedure needs so enforcement is one change here.
-export const viewerProcedure = publicProcedure;
-export const operatorProcedure = publicProcedure;
-export const adminProcedure = publicProcedure;
+/** Refuse callers below the role: no actor is UNAUTHORIZED, too low a role FORBIDDEN. */
+function requireRole(need: Requirement) {
+  return t.middleware(({ ctx, next }) => {
+    const actor = ctx.actor ?? null;
+    if (need !== "public" && !actor) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
+    if (!satisfies(actor?.role ?? null, need)) throw new TRPCError({ code: "FORBIDDEN", message: `needs the ${need} role` });
+    return next({ ctx: { ...ctx, actor } });
+  });
+}
+
+const declared = (role: Requirement) => t.procedure.meta({ role }).use(appErrors).use(requireRole(role));
+
+// Reads are viewerProcedure, policy/source changes operatorProcedure, user and token management adminProcedure;
+// publicProcedure is for the few things a signed-out browser needs and never appears in a data router.
+export const publicProcedure = declared("public");
+export const viewerProcedure = declared("viewer");
+export const operatorProcedure = declared("operator");
+export const adminProcedure = declared("admin");

@@ -5,6 +5,8 @@ import { plannerRouter } from "../routers/planner";
 import { policiesRouter } from "../routers/policies";
 import { routingRouter } from "../routers/routing";
 import { sessionsRouter } from "../routers/sessions";
+import { tokensRouter } from "../routers/tokens";
+import { usersRouter } from "../routers/users";
 import { workersRouter } from "../routers/workers";
 import { createCallerFactory, router } from "./init";
 
@@ -15,6 +17,8 @@ export const appRouter = router({
   workers: workersRouter,
   sessions: sessionsRouter,
   policies: policiesRouter,
+  users: usersRouter,
+  tokens: tokensRouter,
   annotations: annotationsRouter,
 });
 

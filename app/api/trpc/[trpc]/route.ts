@@ -1,4 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { requestActor, sameOriginRequest } from "@/server/auth/request";
+import { errorResponse, readBodyLimited } from "@/server/http";
+import { AppError } from "@/server/errors";
 import { appRouter } from "@/server/trpc/root";
 import { createInnerContext } from "@/server/trpc/init";
 import { serverDb } from "@/server/runtime";
@@ -6,16 +9,29 @@ import { serverDb } from "@/server/runtime";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-function handler(req: Request) {
-  return fetchRequestHandler({
-    endpoint: "/api/trpc",
-    req,
-    router: appRouter,
-    createContext: () => createInnerContext({ db: serverDb(), now: Date.now }),
-    onError({ error, path }) {
-      if (error.code === "INTERNAL_SERVER_ERROR") console.error(`trpc ${path ?? "?"} failed: ${error.message}`);
-    },
-  });
+// Largest tRPC request body (a batch of policy documents is far smaller).
+const MAX_BODY = 1024 * 1024;
+
+async function handler(req: Request) {
+  try {
+    if (!sameOriginRequest(req)) throw new AppError("FORBIDDEN", "cross-origin request refused");
+    const body = req.method === "POST" ? await readBodyLimited(req, MAX_BODY) : undefined;
+    const bounded = new Request(req.url, { method: req.method, headers: req.headers, body });
+    return await fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req: bounded,
+      router: appRouter,
+      createContext: () => {
+        const db = serverDb();
+        return createInnerContext({ db, now: Date.now, actor: requestActor(db, req, Date.now()) });
+      },
+      onError({ error, path }) {
+        if (error.code === "INTERNAL_SERVER_ERROR") console.error(`trpc ${path ?? "?"} failed: ${error.message}`);
+      },
+    });
+  } catch (err) {
+    return errorResponse(err);
+  }
 }
 
 export { handler as GET, handler as POST };

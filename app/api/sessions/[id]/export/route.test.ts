@@ -10,6 +10,7 @@ const CAUSES = ["cold", "diverged", "evicted", "routed_away", "unknown"] as cons
 let restore: () => Promise<void>;
 let GET: typeof import("./route").GET;
 let closeDb: () => void;
+let readToken: string;
 
 /** Two routed turns on the main trajectory and one on a subagent, with tools and reasoning spans. */
 function session(sid: string, p: string, h: number): Raw[] {
@@ -43,8 +44,10 @@ beforeAll(async () => {
   const { serverDb } = await import("@/server/runtime");
   const { storeEvents } = await import("@/db/queries/ingest");
   const { runAttribution } = await import("@/server/jobs/attribution");
+  const { createToken } = await import("@/server/auth/tokens");
   const db = serverDb();
   closeDb = () => db.$client.close();
+  readToken = createToken(db, { name: "export test", scope: "read", createdBy: "test" }, T0).token;
   storeEvents(db, [...session(SID, "x", 100), ...session(ODD, "y", 200)].map(parsed));
   expect(runAttribution(db).caughtUp).toBe(true);
 });
@@ -55,8 +58,9 @@ afterAll(async () => {
 });
 
 /** GET the export the way Next calls the handler (params decoded from the path). */
-function get(id: string): Promise<Response> {
-  return GET(new Request(`http://localhost/api/sessions/${encodeURIComponent(id)}/export`), { params: Promise.resolve({ id }) });
+function get(id: string, token: string | null = readToken): Promise<Response> {
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  return GET(new Request(`http://localhost/api/sessions/${encodeURIComponent(id)}/export`, { headers }), { params: Promise.resolve({ id }) });
 }
 
 /** The filename of an attachment Content-Disposition, or null when it is not one. */
@@ -79,6 +83,12 @@ type Exported = {
 };
 
 describe("GET /api/sessions/[id]/export", () => {
+  it("needs a session or a read token: none, an unknown one or an ingest token is 401", async () => {
+    expect((await get(SID, null)).status).toBe(401);
+    expect((await get(SID, "sy_read_not-a-real-token-0123456789")).status).toBe(401);
+    expect((await get(SID, TOKEN)).status).toBe(401);
+  });
+
   it("downloads the session as an attached JSON file", async () => {
     const res = await get(SID);
     expect(res.status).toBe(200);

@@ -1,0 +1,49 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** Console accounts. username is lower-case; passwordHash is null until an invited user sets one. Times in Unix ms. */
+export const users = sqliteTable("users", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  username: text("username").notNull().unique(),
+  role: text("role").notNull(),
+  passwordHash: text("password_hash"),
+  disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+  createdAt: integer("created_at").notNull(),
+  lastLoginAt: integer("last_login_at"),
+});
+
+/** Browser sessions; id is the SHA-256 (hex) of the cookie value, never the value itself. */
+export const authSessions = sqliteTable(
+  "auth_sessions",
+  {
+    id: text("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("auth_sessions_user").on(t.userId)],
+);
+
+/** API tokens (scope ingest | read | operate | admin); digest is the SHA-256 (hex) of the token, shown once. */
+export const apiTokens = sqliteTable("api_tokens", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  scope: text("scope").notNull(),
+  digest: text("digest").notNull().unique(),
+  hint: text("hint").notNull(),
+  createdBy: text("created_by").notNull(),
+  createdAt: integer("created_at").notNull(),
+  lastUsedAt: integer("last_used_at"),
+  revokedAt: integer("revoked_at"),
+});
+
+/** One-time links (purpose setup | invite | login); digest is the SHA-256 (hex) of the link secret. */
+export const authLinks = sqliteTable("auth_links", {
+  digest: text("digest").primaryKey(),
+  purpose: text("purpose").notNull(),
+  userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  usedAt: integer("used_at"),
+});

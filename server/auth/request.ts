@@ -1,0 +1,35 @@
+import type { Db } from "../../db/client";
+import type { Actor } from "./roles";
+import { mutationAllowed } from "./origin";
+import { readCookie, SESSION_COOKIE, sessionActor } from "./sessions";
+import { bearerValue, tokenActor } from "./tokens";
+
+/** The caller of an HTTP request: a bearer API token, else the session cookie; null when neither is valid. */
+export function requestActor(db: Db, req: Request, now: number): Actor | null {
+  const bearer = bearerValue(req.headers.get("authorization"));
+  if (bearer) return tokenActor(db, bearer, now);
+  return sessionActor(db, readCookie(req.headers.get("cookie"), SESSION_COOKIE), now);
+}
+
+/** True when a state-changing request comes from this origin (or is a script with a bearer token). */
+export function sameOriginRequest(req: Request): boolean {
+  const h = req.headers;
+  return mutationAllowed({
+    method: req.method,
+    origin: h.get("origin"),
+    host: h.get("host"),
+    forwardedHost: h.get("x-forwarded-host"),
+    secFetchSite: h.get("sec-fetch-site"),
+    authorization: h.get("authorization"),
+  });
+}
+
+/** The client's address as the server saw the socket (set by server/main.ts; never taken from the client). */
+export function clientAddress(req: Request): string {
+  return req.headers.get("x-switchyard-client-address") ?? "unknown";
+}
+
+/** True when the browser reached us over https (directly or through a proxy that says so). */
+export function isHttps(req: Request): boolean {
+  return new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+}
