@@ -98,7 +98,7 @@ export function startZmqSource(
     errors = [];
     if (events.length === 0 && gapCount === 0 && errs.length === 0 && t - lastReportAt < heartbeatMs) return;
     if (connected || events.length > 0 || gapCount > 0) report.ok(t, { events: accepted, gaps: gapCount, detail: detail() });
-    if (errs.length > 0) report.error(t, errs.length === 1 ? errs[0]! : `${errs[0]} (and ${errs.length - 1} more)`);
+    if (errs.length > 0) report.error(t, summarize(errs));
     else if (!connected && events.length === 0) report.error(t, `not connected to ${config.endpoint}; retrying`);
     lastReportAt = t;
   };
@@ -146,7 +146,7 @@ export function startZmqSource(
     } else if (step?.kind === "restart") {
       totals.restarts++;
     }
-    if (step?.kind !== "repeat") totals.batches++;
+    if (step?.kind !== "repeat") totals.batches++; // messages received, readable or not
     take(outcome);
   };
 
@@ -173,6 +173,8 @@ export function startZmqSource(
     }
   };
 
+  // The observer sees only events after it is created: it must exist before connect().
+  const observing = observe().catch(() => {});
   try {
     sub.connect(config.endpoint);
     sub.subscribe(config.topic);
@@ -180,7 +182,6 @@ export function startZmqSource(
     sub.close();
     throw new Error(`cannot subscribe to ${config.endpoint}: ${message(err)}`);
   }
-  const observing = observe().catch(() => {});
   const receiving = receive();
   const timer = setInterval(() => void flushOnce(), flushMs);
   timer.unref?.();
@@ -194,6 +195,13 @@ export function startZmqSource(
     await (flushing ?? Promise.resolve());
     await flushOnce();
   };
+}
+
+/** One status line for a pass's problems: gaps first (they matter most), then the others, at most three. */
+export function summarize(errors: readonly string[]): string {
+  const ordered = [...errors.filter((e) => e.startsWith("sequence gap")), ...errors.filter((e) => !e.startsWith("sequence gap"))];
+  const more = ordered.length > 3 ? ` (+${ordered.length - 3} more)` : "";
+  return ordered.slice(0, 3).join("; ") + more;
 }
 
 function u64(n: bigint): Buffer {
