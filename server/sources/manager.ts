@@ -1,7 +1,8 @@
 import type { Db } from "../../db/client";
-import { listSources } from "../../db/queries/source-registry";
+import { listSources, removeSource, upsertSource } from "../../db/queries/source-registry";
 import { startTraceDirSource } from "./dynamo-trace/watch";
 import { parseSourceConfig, type ConfiguredKind } from "./config";
+import type { EnvTarget } from "./prometheus/env-targets";
 import { startPrometheusSource } from "./prometheus/scraper";
 import { sourceReporter, type SourceKind, type SourceStarter } from "./status";
 import { startZmqSource } from "./zmq/subscriber";
@@ -85,4 +86,11 @@ export function reloadSources(): void {
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** Make the configured sources match the environment's targets: upsert each, remove env targets no longer listed. */
+export function syncEnvTargets(db: Db, targets: EnvTarget[], now: number): void {
+  const keep = new Set(targets.map((t) => t.id));
+  for (const s of listSources(db)) if (s.origin === "env" && !keep.has(s.id)) removeSource(db, s.id);
+  for (const t of targets) upsertSource(db, { id: t.id, kind: "prometheus", name: t.name, config: t.config, enabled: true, origin: "env" }, now);
 }

@@ -1,12 +1,103 @@
 import type { Db } from "../../../db/client";
+import { submitEvents } from "../../ingest/submit";
 import type { SourceReport } from "../status";
 import type { PrometheusSourceConfig } from "./config";
+import { emptyState, mapScrape, type ScrapeState } from "./map";
+import { parseExposition } from "./parse";
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const ACCEPT = "text/plain;version=0.0.4;q=0.9,*/*;q=0.1";
+
+export type ScrapeOptions = { now?: () => number; fetch?: typeof fetch };
+
+/** Fetch a /metrics body with a timeout; throws an Error whose message says what went wrong. */
+export async function fetchExposition(url: string, timeoutMs: number, fetchImpl: typeof fetch = fetch): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetchImpl(url, { headers: { accept: ACCEPT }, signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
+  } catch (err) {
+    const name = err instanceof Error ? err.name : "";
+    if (name === "TimeoutError" || name === "AbortError") throw new Error(`timed out after ${timeoutMs} ms`);
+    const cause = err instanceof Error && err.cause instanceof Error ? `: ${(err.cause as NodeJS.ErrnoException).code ?? err.cause.message}` : "";
+    throw new Error(`cannot reach ${url}${cause}`);
+  }
+  if (!res.ok) {
+    void res.body?.cancel();
+    throw new Error(`HTTP ${res.status} from ${url}`);
+  }
+  const length = Number(res.headers.get("content-length") ?? 0);
+  if (length > MAX_BODY_BYTES) {
+    void res.body?.cancel();
+    throw new Error(`response of ${length} bytes exceeds ${MAX_BODY_BYTES}`);
+  }
+  const text = await res.text();
+  if (text.length > MAX_BODY_BYTES) throw new Error(`response exceeds ${MAX_BODY_BYTES} bytes`);
+  return text;
+}
+
+/** One scrape: fetch, parse, map, submit, report. Returns the state for the next scrape (unchanged on failure). */
+export async function scrapeOnce(db: Db, id: string, config: PrometheusSourceConfig, report: SourceReport, state: ScrapeState, opts: ScrapeOptions = {}): Promise<ScrapeState> {
+  const now = opts.now ?? Date.now;
+  const started = now();
+  const timeoutMs = Math.round((config.timeout_seconds ?? Math.min(10, config.interval_seconds)) * 1000);
+  let text: string;
+  try {
+    text = await fetchExposition(config.url, timeoutMs, opts.fetch);
+  } catch (err) {
+    report.error(now(), err instanceof Error ? err.message : String(err));
+    return state;
+  }
+  const exposition = parseExposition(text);
+  if (config.labels) for (const f of exposition.families.values()) for (const s of [...f.samples, ...f.histograms]) s.labels = { ...config.labels, ...s.labels };
+  const mapped = mapScrape(exposition, config, id, started, state);
+  let rejected: string[] = [];
+  let accepted = 0;
+  try {
+    const reply = await submitEvents(db, mapped.events);
+    accepted = reply.accepted + reply.duplicate;
+    rejected = reply.items.filter((i) => i.status === "rejected").map((i) => `${i.id ?? `event ${i.index}`}: ${i.error ?? "rejected"}`);
+  } catch (err) {
+    report.error(now(), `ingest failed: ${err instanceof Error ? err.message : String(err)}`);
+    return state;
+  }
+  const problems = [...exposition.errors, ...rejected];
+  if (!mapped.kind) problems.push(...mapped.notes);
+  const durationMs = now() - started;
+  const seen = {
+    events: accepted,
+    series: exposition.series,
+    durationMs,
+    missing: mapped.missing,
+    renamed: mapped.renamed,
+    detail: { detected_kind: mapped.kind, aggregates: mapped.aggregates, workers: mapped.events.map((e) => e.worker_id), notes: mapped.notes.slice(0, 20), problems: problems.slice(0, 20) },
+  };
+  // Partial problems (malformed lines, rejected events) stay in detail.problems: the good series still count as ok.
+  if (exposition.series === 0) report.error(now(), `no series in response${problems.length ? `: ${problems[0]}` : ""}`);
+  else if (!mapped.kind) report.error(now(), mapped.notes[0]!);
+  else report.ok(now(), seen);
+  return mapped.state;
+}
 
 /** Scrape one /metrics endpoint on its interval and submit the mapped events; returns stop(). */
-export function startPrometheusSource(db: Db, id: string, config: PrometheusSourceConfig, report: SourceReport): () => Promise<void> {
-  void db;
-  void id;
-  void config;
-  void report;
-  return async () => {};
+export function startPrometheusSource(db: Db, id: string, config: PrometheusSourceConfig, report: SourceReport, opts: ScrapeOptions = {}): () => Promise<void> {
+  let state = emptyState();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+  const tick = () => {
+    inFlight = scrapeOnce(db, id, config, report, state, opts)
+      .then((next) => {
+        state = next;
+      })
+      .catch((err) => report.error((opts.now ?? Date.now)(), err instanceof Error ? err.message : String(err)))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, config.interval_seconds * 1000);
+      });
+  };
+  tick();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await inFlight;
+  };
 }
