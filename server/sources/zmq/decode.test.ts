@@ -102,6 +102,10 @@ describe("decodeBatch: the two encodings", () => {
     expect(b.events).toEqual([{ type: "stored", blockHashes: ["1"], parentHash: "9", blockSize: 2, tokenCount: 2, medium: null }]);
   });
 
+  it("SGLang's map batch names the rank attn_dp_rank", () => {
+    expect(decoded({ ts: TS, events: [], attn_dp_rank: 3 }).dpRank).toBe(3);
+  });
+
   it("byte-string hashes map like vLLM's int conversion", () => {
     const h = Uint8Array.from([...new Array(24).fill(0xaa), 0, 0, 0, 0, 0, 0, 0, 42]);
     expect(decoded([TS, [["BlockRemoved", [h], null]]]).events).toEqual([{ type: "removed", blockHashes: ["42"], medium: null }]);

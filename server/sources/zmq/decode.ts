@@ -106,9 +106,14 @@ export function decodeBatch(payload: Uint8Array): { ok: true; batch: KvBatch } |
   let ts: unknown;
   let events: unknown;
   let rank: unknown;
-  if (Array.isArray(value)) [ts, events, rank] = value as unknown[];
-  else if (isMap(value)) ({ ts, events, data_parallel_rank: rank } = value);
-  else return { ok: false, error: `payload must be a batch [ts, events, data_parallel_rank] or a map, got ${describe(value)}` };
+  if (Array.isArray(value)) {
+    [ts, events, rank] = value as unknown[];
+  } else if (isMap(value)) {
+    ({ ts, events } = value);
+    rank = value.data_parallel_rank ?? value.attn_dp_rank; // SGLang names it attn_dp_rank
+  } else {
+    return { ok: false, error: `payload must be a batch [ts, events, data_parallel_rank] or a map, got ${describe(value)}` };
+  }
   if (!Array.isArray(events)) return { ok: false, error: `batch events must be an array, got ${describe(events)}` };
 
   const batch: KvBatch = { tsMs: batchTsMs(ts), dpRank: toInt(rank), events: [], unknown: {}, problems: [] };

@@ -33,6 +33,14 @@ describe("mapBatch", () => {
     expect(mapBatch(batch([stored(["1"])], 1_764_417_900_000), ctx).events[0]!.id).not.toBe(a);
   });
 
+  it("a restarted publisher's first batch starts with a kv.cleared (a new engine's cache is empty)", () => {
+    const r = mapBatch(batch([stored(["1"])]), { ...ctx, seq: 0n, restarted: true }).events;
+    expect(r.map((e) => [e.kind, e.id])).toEqual([
+      ["kv.cleared", "zmq:vllm-a:0:1764417600250000:restart"],
+      ["kv.stored", "zmq:vllm-a:0:1764417600250000:0"],
+    ]);
+  });
+
   it("keeps the GPU tier and events without a medium; counts other tiers as skipped", () => {
     const r = mapBatch(batch([stored(["1"], null, "GPU"), stored(["2"], null, "CPU"), stored(["3"], null, "cpu"), stored(["4"], null, "gpu")]), ctx);
     expect(r.events.map((e) => (e as { block_hashes: string[] }).block_hashes)).toEqual([["1"], ["4"]]);
@@ -94,6 +102,13 @@ describe("readMessage", () => {
     const b = readMessage(state, frames(1n, good), mctx);
     expect(b.outcome.step).toEqual({ kind: "next" });
     expect(b.outcome.events).toHaveLength(1);
+  });
+
+  it("a sequence going back (publisher restart) clears the worker's blocks before the new batch", () => {
+    const r = readMessage({ next: 40n }, frames(0n, good), mctx);
+    expect(r.outcome.step).toEqual({ kind: "restart", expected: 40n });
+    expect(r.outcome.events.map((e) => e.kind)).toEqual(["kv.cleared", "kv.cleared"]);
+    expect(r.state).toEqual({ next: 1n });
   });
 
   it("a message with the wrong frame count is an error and leaves the sequence alone", () => {

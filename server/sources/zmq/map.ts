@@ -8,6 +8,8 @@ export type MapContext = {
   seq: bigint;
   /** When the message arrived (Unix ms): the event time when the batch carries no usable ts. */
   receivedAt: number;
+  /** The sequence went back: a new publisher process, whose cache starts empty (a kv.cleared comes first). */
+  restarted?: boolean;
 };
 
 /** What mapping skipped: events of a cache tier other than the GPU's, by medium. */
@@ -33,6 +35,7 @@ export function mapBatch(batch: KvBatch, ctx: MapContext): MapResult {
   const events: TelemetryEventInput[] = [];
   const skippedMedia: Record<string, number> = {};
   let n = 0;
+  if (ctx.restarted) events.push({ ...base, id: prefix + "restart", kind: "kv.cleared" });
   for (const e of batch.events) {
     if (!isDeviceMedium(e.medium)) {
       const key = e.medium!;

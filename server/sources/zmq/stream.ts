@@ -3,7 +3,7 @@ import { decodeBatch, splitFrames } from "./decode";
 import { mapBatch } from "./map";
 import { advance, type SequenceState, type SequenceStep } from "./sequence";
 
-export type MessageContext = { sourceId: string; workerId: string; receivedAt: number };
+export type MessageContext = { sourceId: string; workerId: string; receivedAt: number; restarted?: boolean };
 
 /** Everything one ZMQ message told us; the subscriber turns it into ingest calls and status reports. */
 export type MessageOutcome = {
@@ -31,7 +31,7 @@ export function readMessage(state: SequenceState, frames: readonly Uint8Array[],
   outcome.seq = seq;
   outcome.step = next.step;
   if (next.step.kind === "repeat") return { state: next.state, outcome };
-  const decoded = readPayload(payload, seq, ctx);
+  const decoded = readPayload(payload, seq, { ...ctx, restarted: next.step.kind === "restart" });
   return { state: next.state, outcome: { ...outcome, ...decoded } };
 }
 

@@ -56,7 +56,7 @@ export function startZmqSource(
   const skippedMedia: Record<string, number> = {};
 
   const ctx = (): MessageContext => ({ sourceId: id, workerId: config.worker_id, receivedAt: now() });
-  const detail = () => ({ endpoint: config.endpoint, topic: config.topic, worker_id: config.worker_id, connected, ...totals, unknown_types: unknownTypes, skipped_media: skippedMedia });
+  const detail = () => ({ endpoint: config.endpoint, topic: config.topic, worker_id: config.worker_id, model: config.model ?? null, connected, ...totals, unknown_types: unknownTypes, skipped_media: skippedMedia });
   const noteError = (message: string) => {
     if (errors.length < 50) errors.push(message);
   };
