@@ -1,0 +1,15 @@
+// Audit entries as one line each. Pure.
+
+/** A readable summary of an audit entry's detail: the comment and change count of a publish or rollback, a target's id. */
+export function describeAudit(action: string, detail: unknown): string {
+  const d = (typeof detail === "object" && detail !== null ? detail : {}) as Record<string, unknown>;
+  const parts: string[] = [];
+  if (action === "rollback" && typeof d.to === "number") parts.push(`content of v${d.to}${typeof d.from === "number" ? ` on top of v${d.from}` : ""}`);
+  if (typeof d.changes === "number") parts.push(`${d.changes} field${d.changes === 1 ? "" : "s"} changed`);
+  if (action.startsWith("target.") && typeof d.id === "string") {
+    parts.push(`target ${d.id}${typeof d.adapter === "string" ? ` (${d.adapter})` : ""}`);
+    if (typeof d.enabled === "boolean" && !d.enabled) parts.push("disabled");
+  }
+  if (typeof d.comment === "string" && d.comment) parts.push(`“${d.comment}”`);
+  return parts.join(" · ") || "—";
+}

@@ -1,0 +1,122 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useMemo, useRef, type KeyboardEvent } from "react";
+import { useTRPC } from "@/components/providers/trpc-provider";
+import { LoadError } from "@/components/ui/load-error";
+import { isPolicyKind, POLICY_KINDS, type PolicyKind } from "@/server/control/policies";
+import type { TargetReason } from "./fields";
+import { HistoryPanel } from "./history-panel";
+import { PolicyEditor } from "./policy-editor";
+import { RolloutPanel } from "./rollout-panel";
+import "@/components/ui/cluster-views.css";
+import "@/components/ui/decisions.css";
+
+const REFRESH_MS = 2_000;
+const TITLES: Record<PolicyKind, string> = { retention: "Retention", autoscaling: "Autoscaling", routing: "Routing", frontend: "Frontend" };
+
+/** /policies: one tab per kind with its form, live rollout status per target, and version history. */
+export function PoliciesView() {
+  const trpc = useTRPC();
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const asked = params.get("kind") ?? "";
+  const kind: PolicyKind = isPolicyKind(asked) ? asked : "retention";
+  const tabs = useRef<Record<string, HTMLButtonElement | null>>({});
+  const list = useQuery({ ...trpc.policies.list.queryOptions(), refetchInterval: REFRESH_MS });
+  const rollout = useQuery({ ...trpc.policies.rollout.queryOptions(), refetchInterval: REFRESH_MS });
+  const targets = useQuery(trpc.policies.targets.list.queryOptions());
+
+  const select = (k: PolicyKind) => {
+    const q = new URLSearchParams(params.toString());
+    q.set("kind", k);
+    router.replace(`${pathname}?${q.toString()}`, { scroll: false });
+  };
+  const onTabKey = (e: KeyboardEvent) => {
+    const i = POLICY_KINDS.indexOf(kind);
+    const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+    const jump = e.key === "Home" ? 0 : e.key === "End" ? POLICY_KINDS.length - 1 : null;
+    if (!step && jump === null) return;
+    e.preventDefault();
+    const next = POLICY_KINDS[jump ?? (i + step + POLICY_KINDS.length) % POLICY_KINDS.length]!;
+    select(next);
+    tabs.current[next]?.focus();
+  };
+
+  const entries = useMemo(() => (rollout.data ?? []).filter((e) => e.kind === kind), [rollout.data, kind]);
+  const reasons = useMemo(() => {
+    const out: Partial<Record<PolicyKind, TargetReason[]>> = {};
+    for (const e of rollout.data ?? []) {
+      if (e.state !== "rejected") continue;
+      out[e.kind] = [...(out[e.kind] ?? []), ...e.errors.map((err) => ({ ...err, target: e.targetName }))];
+    }
+    return out;
+  }, [rollout.data]);
+  const latestOf = (k: PolicyKind) => list.data?.find((p) => p.kind === k)?.latest ?? null;
+  const now = rollout.dataUpdatedAt || list.dataUpdatedAt;
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Policies</h1>
+          <div className="sub">Versioned documents pushed to every target; rollout status refreshes every 2 s.</div>
+        </div>
+        <Link href="/policies/audit">Audit log →</Link>
+      </div>
+
+      <div role="tablist" aria-label="Policy kind" className="policies-tabs" onKeyDown={onTabKey}>
+        {POLICY_KINDS.map((k) => {
+          const latest = latestOf(k);
+          return (
+            <button
+              key={k}
+              ref={(el) => {
+                tabs.current[k] = el;
+              }}
+              type="button"
+              role="tab"
+              id={`tab-${k}`}
+              aria-selected={k === kind}
+              aria-controls={`panel-${k}`}
+              tabIndex={k === kind ? 0 : -1}
+              onClick={() => select(k)}
+            >
+              {TITLES[k]}
+              <span className="sub">{list.data ? (latest ? ` v${latest.version}` : " defaults") : ""}</span>
+            </button>
+          );
+        })}
+      </div>
+
+      {list.isError && <LoadError what="policies" message={list.error.message} stale={Boolean(list.data)} onRetry={() => void list.refetch()} />}
+      {list.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading policies" />}
+
+      {list.data &&
+        POLICY_KINDS.map((k) => (
+          <div key={k} role="tabpanel" id={`panel-${k}`} aria-labelledby={`tab-${k}`} hidden={k !== kind} className="policies-layout">
+            <section className="section policies-main" aria-labelledby={`${k}-form-heading`}>
+              <h2 id={`${k}-form-heading`}>{TITLES[k]} policy</h2>
+              <PolicyEditor kind={k} latest={latestOf(k)} reasons={reasons[k] ?? []} />
+            </section>
+            {k === kind && (
+              <aside className="policies-side">
+                <section className="section" aria-labelledby="rollout-heading">
+                  <h2 id="rollout-heading">Rollout</h2>
+                  {rollout.isError && <LoadError what="rollout status" message={rollout.error.message} stale={Boolean(rollout.data)} onRetry={() => void rollout.refetch()} />}
+                  {rollout.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading rollout status" />}
+                  {rollout.data && <RolloutPanel entries={entries} now={now} published={latestOf(k) !== null} targets={targets.data?.length ?? 0} />}
+                </section>
+                <section className="section" aria-labelledby="history-heading">
+                  <h2 id="history-heading">History</h2>
+                  <HistoryPanel kind={k} now={now} />
+                </section>
+              </aside>
+            )}
+          </div>
+        ))}
+    </>
+  );
+}

@@ -1,0 +1,223 @@
+"use client";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useState } from "react";
+import { FormProvider, useForm, type FieldValues, type Resolver } from "react-hook-form";
+import { useTRPC } from "@/components/providers/trpc-provider";
+import { defaultPolicies, policySchemas, type PolicyError, type PolicyKind } from "@/server/control/policies";
+import { diffDocuments, type DiffEntry } from "@/server/control/versions";
+import { ConflictPanel, type ConflictState } from "./conflict-panel";
+import { DiffTable } from "./diff-table";
+import { conflictDetails, errorsByPath, rebaseDraft, serverFieldErrors } from "./drafts";
+import { FieldScope, type TargetReason } from "./fields";
+import { KindFields } from "./kind-fields";
+
+type Published = { version: number; document: unknown; author: string; createdAt: number } | null;
+type Base = { version: number | null; document: FieldValues };
+type Review = { document: FieldValues; diff: DiffEntry[] };
+
+function baseOf(kind: PolicyKind, latest: Published): Base {
+  return latest ? { version: latest.version, document: latest.document as FieldValues } : { version: null, document: defaultPolicies()[kind] as FieldValues };
+}
+
+/**
+ * One kind's form: starts from the latest published version (or the defaults), reviews the diff against it, publishes on
+ * top of it, and on a conflict keeps the draft and offers to re-apply it on the newer version or discard it.
+ */
+export function PolicyEditor({ kind, latest, reasons }: { kind: PolicyKind; latest: Published; reasons: TargetReason[] }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [base, setBase] = useState<Base>(() => baseOf(kind, latest));
+  const [review, setReview] = useState<Review | null>(null);
+  const [conflict, setConflict] = useState<ConflictState | null>(null);
+  const [comment, setComment] = useState("");
+  const [refused, setRefused] = useState<{ message: string; errors: PolicyError[] } | null>(null);
+  const [published, setPublished] = useState<number | null>(null);
+  const form = useForm<FieldValues>({
+    resolver: zodResolver(policySchemas[kind] as never) as unknown as Resolver<FieldValues>,
+    mode: "onChange",
+    defaultValues: base.document,
+  });
+  const { formState, reset, getValues, trigger, watch, setError } = form;
+
+  // Cross-field rules (scale-down below scale-up, min ≤ max, unique rule names) report on a field other than the one
+  // edited, and rule moves are not typing: validate the whole document on every change.
+  useEffect(() => {
+    const sub = watch(() => void trigger());
+    return () => sub.unsubscribe();
+  }, [watch, trigger]);
+
+  // A version published elsewhere replaces an untouched form; a draft is kept and the notice below offers the newer one.
+  const newer = latest && latest.version > (base.version ?? 0) ? latest : null;
+  useEffect(() => {
+    if (newer && !formState.isDirty && !review && !conflict) {
+      setBase(baseOf(kind, newer));
+      reset(newer.document as FieldValues);
+    }
+  }, [newer, formState.isDirty, review, conflict, kind, reset]);
+
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
+  const publish = useMutation(
+    trpc.policies.publish.mutationOptions({
+      onSuccess: (res, input) => {
+        const doc = input.document as FieldValues;
+        setBase({ version: res.version, document: doc });
+        reset(doc);
+        setReview(null);
+        setComment("");
+        setPublished(res.version);
+        void invalidate();
+      },
+      onError: async (err) => {
+        const c = conflictDetails(err.data as never);
+        if (c) {
+          const now = await queryClient.fetchQuery({ ...trpc.policies.latest.queryOptions({ kind }), staleTime: 0 });
+          setConflict({ ...c, document: (now?.document ?? null) as FieldValues | null, author: now?.author ?? null, comment: now?.comment ?? "" });
+          setReview(null);
+          void invalidate();
+          return;
+        }
+        const errors = serverFieldErrors(err.data as never);
+        for (const e of errors) setError(e.path, { type: "server", message: e.message });
+        setRefused({ message: err.message, errors });
+        setReview(null);
+      },
+    }),
+  );
+
+  const openReview = (document: FieldValues, against: FieldValues) => {
+    const parsed = policySchemas[kind].safeParse(document);
+    if (!parsed.success) {
+      void trigger();
+      return;
+    }
+    setPublished(null);
+    setRefused(null);
+    setReview({ document: parsed.data as FieldValues, diff: diffDocuments(against, parsed.data) });
+  };
+
+  const rebase = () => {
+    if (!conflict?.document) return;
+    const next = rebaseDraft(base.document, getValues(), conflict.document);
+    setBase({ version: conflict.latest, document: conflict.document });
+    reset(conflict.document);
+    reset(next.document as FieldValues, { keepDefaultValues: true });
+    setConflict(null);
+    openReview(next.document as FieldValues, conflict.document);
+  };
+  const discard = () => {
+    if (!conflict?.document) return;
+    setBase({ version: conflict.latest, document: conflict.document });
+    reset(conflict.document);
+    setConflict(null);
+  };
+  const loadNewer = () => {
+    if (!newer) return;
+    setBase(baseOf(kind, newer));
+    reset(newer.document as FieldValues);
+    setReview(null);
+  };
+
+  const mine = useMemo(() => (conflict ? diffDocuments(base.document, getValues()) : []), [conflict, base.document, getValues]);
+  const scope = useMemo(() => ({ idPrefix: kind, reasons: errorsByPath(reasons) }), [kind, reasons]);
+  const label = base.version === null ? "defaults" : `v${base.version}`;
+  const nextVersion = (base.version ?? 0) + 1;
+
+  return (
+    <FormProvider {...form}>
+      <FieldScope.Provider value={scope}>
+        <div className="policies-editor">
+          <p className="sub policies-source" data-testid={`${kind}-source`}>
+            {base.version === null ? (
+              <>Nothing published yet: the form starts from the built-in defaults. Publishing creates v1.</>
+            ) : (
+              <>
+                Editing from v{base.version}
+                {formState.isDirty ? " · unpublished changes" : ""}
+              </>
+            )}
+          </p>
+          {published !== null && (
+            <p className="policies-ok" role="status">
+              Published v{published}.
+            </p>
+          )}
+          {newer && formState.isDirty && !conflict && (
+            <div className="notice" role="status">
+              <p>
+                v{newer.version} was published by {newer.author} since you loaded {label}. Publishing your draft will ask you to re-apply it on top.
+              </p>
+              <button type="button" className="button" onClick={loadNewer}>
+                Discard mine and load v{newer.version}
+              </button>
+            </div>
+          )}
+          {refused && (
+            <div className="notice error" role="alert">
+              <h2>The document was refused</h2>
+              <p>{refused.message}</p>
+              {refused.errors.length > 0 && (
+                <ul>
+                  {refused.errors.map((e, i) => (
+                    <li key={i}>
+                      <code>{e.path || "(document)"}</code>: {e.message}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          )}
+
+          {conflict && <ConflictPanel conflict={conflict} baseLabel={label} mine={mine} onRebase={rebase} onDiscard={discard} />}
+
+          {review && (
+            <section className="policies-review" aria-labelledby={`${kind}-review-heading`}>
+              <h3 id={`${kind}-review-heading`}>
+                Review changes against {label} → v{nextVersion}
+              </h3>
+              <DiffTable diff={review.diff} label="Changes to publish" empty={base.version === null ? "Same as the defaults." : `No changes against v${base.version}.`} />
+              <label className="policies-comment" htmlFor={`${kind}-comment`}>
+                Comment
+                <textarea id={`${kind}-comment`} rows={2} maxLength={2000} value={comment} onChange={(e) => setComment(e.target.value)} placeholder="Why this change (shown in history and audit)" />
+              </label>
+              <div className="policies-actions">
+                <button
+                  type="button"
+                  className="button policies-primary"
+                  disabled={publish.isPending || (review.diff.length === 0 && base.version !== null)}
+                  onClick={() => publish.mutate({ kind, document: review.document, baseVersion: base.version, comment } as never)}
+                >
+                  {publish.isPending ? "Publishing…" : `Publish v${nextVersion}`}
+                </button>
+                <button type="button" className="button" onClick={() => setReview(null)}>
+                  Back to editing
+                </button>
+              </div>
+            </section>
+          )}
+
+          <form
+            aria-label={`${kind} policy`}
+            hidden={Boolean(review || conflict)}
+            noValidate
+            onSubmit={(e) => {
+              e.preventDefault();
+              openReview(getValues(), base.document);
+            }}
+          >
+            <KindFields kind={kind} />
+            <div className="policies-actions">
+              <button type="submit" className="button policies-primary" disabled={!formState.isValid}>
+                Review changes
+              </button>
+              <button type="button" className="button" disabled={!formState.isDirty} onClick={() => reset(base.document)}>
+                Reset to {label}
+              </button>
+              {!formState.isValid && <span className="policies-error">Fix the fields marked above to publish.</span>}
+            </div>
+          </form>
+        </div>
+      </FieldScope.Provider>
+    </FormProvider>
+  );
+}

@@ -1,0 +1,83 @@
+"use client";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/trpc/root";
+import { formatRelative } from "./drafts";
+
+export type RolloutEntry = inferRouterOutputs<AppRouter>["policies"]["rollout"][number];
+
+const STATE: Record<RolloutEntry["state"], { label: string; tone: string }> = {
+  in_sync: { label: "in sync", tone: "good" },
+  pending: { label: "pending", tone: "info" },
+  stale: { label: "stale", tone: "warn" },
+  rejected: { label: "rejected", tone: "bad" },
+  unreachable: { label: "unreachable", tone: "bad" },
+};
+
+/** Where each target stands on the current kind's latest version; times relative to `now`. */
+export function RolloutPanel({ entries, now, published, targets }: { entries: RolloutEntry[]; now: number; published: boolean; targets: number }) {
+  if (!published) {
+    return (
+      <p className="sub" role="status">
+        Nothing to roll out until a first version is published.
+      </p>
+    );
+  }
+  if (entries.length === 0) {
+    return (
+      <p className="sub" role="status">
+        {targets === 0 ? "No push targets are registered, so no cluster receives this policy yet." : "No target receives this kind of policy."}
+      </p>
+    );
+  }
+  return (
+    <div className="table-wrap">
+      <table className="data-table" aria-label="Rollout status">
+        <thead>
+          <tr>
+            <th scope="col">Target</th>
+            <th scope="col">State</th>
+            <th scope="col" className="num">
+              Applied
+            </th>
+            <th scope="col">Since</th>
+            <th scope="col">Details</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((e) => (
+            <tr key={e.targetId} data-testid={`rollout-${e.targetId}`}>
+              <td>
+                {e.targetName}
+                {!e.enabled && <span className="sub"> (disabled)</span>}
+              </td>
+              <td>
+                <span className="badge" data-tone={STATE[e.state].tone}>
+                  {STATE[e.state].label}
+                </span>
+              </td>
+              <td className="num">
+                {e.appliedVersion === null ? "none" : `v${e.appliedVersion}`}
+                {e.appliedVersion !== e.latestVersion && <span className="sub"> of v{e.latestVersion}</span>}
+              </td>
+              <td title={e.appliedAt ? new Date(e.appliedAt).toLocaleString() : undefined}>{e.appliedAt ? formatRelative(e.appliedAt, now) : "—"}</td>
+              <td className="policies-detail">
+                {e.message && <div>{e.message}</div>}
+                {e.errors.map((err, i) => (
+                  <div key={i} className="policies-error">
+                    <code>{err.path || "(document)"}</code>: {err.message}
+                  </div>
+                ))}
+                {e.state === "unreachable" && e.nextRetryAt && (
+                  <div className="sub">
+                    {e.attempts} attempt{e.attempts === 1 ? "" : "s"} · next retry {formatRelative(e.nextRetryAt, now)}
+                  </div>
+                )}
+                {!e.message && e.errors.length === 0 && e.state !== "unreachable" && <span className="sub">—</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
