@@ -1,0 +1,42 @@
+import { AppError } from "@/server/errors";
+import { errorResponse } from "@/server/http";
+import { mediaType } from "@/server/ingest/batch";
+import { submitEvents } from "@/server/ingest/submit";
+import { bearerMatches } from "@/server/ingest/token";
+import { ingestDigests, serverDb } from "@/server/runtime";
+import { encodeProtobufResponse } from "@/server/sources/otlp/decode";
+import { decodedBody, MAX_OTLP_BYTES, parseLogsBody, receiveLogs } from "@/server/sources/otlp/receive";
+import { readBytesLimited } from "@/server/sources/otlp/read";
+import { sourceReporter } from "@/server/sources/status";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/**
+ * OTLP/HTTP logs (ExportLogsServiceRequest, JSON or protobuf, optionally gzip) from Claude Code and Codex with the bearer
+ * ingest token. Replies with an ExportLogsServiceResponse in the request's encoding; refused records are counted in
+ * partialSuccess.rejectedLogRecords with the first reasons in errorMessage.
+ */
+export async function POST(req: Request): Promise<Response> {
+  const type = mediaType(req.headers.get("content-type"));
+  try {
+    if (!bearerMatches(req.headers.get("authorization"), ingestDigests())) {
+      throw new AppError("UNAUTHORIZED", "missing or wrong ingest token (Authorization: Bearer <token>)");
+    }
+    if (type !== "application/json" && type !== "application/x-protobuf" && type !== "application/protobuf") {
+      throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json or application/x-protobuf");
+    }
+    const bytes = decodedBody(await readBytesLimited(req, MAX_OTLP_BYTES), req.headers.get("content-encoding"));
+    const db = serverDb();
+    const result = await receiveLogs(parseLogsBody(bytes, type), (events) => submitEvents(db, events));
+    const report = sourceReporter(db, "otlp", "otlp", "Harness OTLP logs");
+    report.ok(Date.now(), { events: result.accepted, ...(result.rejected && { detail: { rejected: result.rejected, last_error: result.errorMessage.slice(0, 500) } }) });
+    if (type === "application/json") {
+      const body = result.rejected ? { partialSuccess: { rejectedLogRecords: String(result.rejected), errorMessage: result.errorMessage } } : {};
+      return Response.json(body);
+    }
+    return new Response(Buffer.from(encodeProtobufResponse(result.rejected, result.errorMessage)), { headers: { "content-type": "application/x-protobuf" } });
+  } catch (err) {
+    return errorResponse(err, err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined);
+  }
+}
