@@ -4,6 +4,7 @@ import { startTraceDirSource } from "./dynamo-trace/watch";
 import { parseSourceConfig, type ConfiguredKind } from "./config";
 import type { EnvTarget } from "./prometheus/env-targets";
 import { startPrometheusSource } from "./prometheus/scraper";
+import { registerSourceManager } from "./reload";
 import { sourceReporter, type SourceKind, type SourceStarter } from "./status";
 import { startZmqSource } from "./zmq/subscriber";
 
@@ -68,20 +69,11 @@ export function startSources(db: Db, opts: { now?: () => number; starters?: Star
       const stops = [...running.values()].map((r) => r.stop().catch(() => {}));
       running.clear();
       await Promise.all(stops);
-      if (holder()[key] === manager) delete holder()[key];
+      registerSourceManager(null, manager);
     },
   };
-  holder()[key] = manager;
+  registerSourceManager(manager);
   return manager;
-}
-
-// Next's route bundles load their own copy of this module: the running manager lives on globalThis.
-const key = Symbol.for("switchyard.sources");
-const holder = () => globalThis as unknown as Record<symbol, SourceManager | undefined>;
-
-/** Ask the running manager (if this process has one) to pick up a source change. */
-export function reloadSources(): void {
-  holder()[key]?.reload();
 }
 
 function message(err: unknown): string {

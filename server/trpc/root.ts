@@ -5,6 +5,7 @@ import { plannerRouter } from "../routers/planner";
 import { policiesRouter } from "../routers/policies";
 import { routingRouter } from "../routers/routing";
 import { sessionsRouter } from "../routers/sessions";
+import { sourcesRouter } from "../routers/sources";
 import { tokensRouter } from "../routers/tokens";
 import { usersRouter } from "../routers/users";
 import { workersRouter } from "../routers/workers";
@@ -17,6 +18,7 @@ export const appRouter = router({
   workers: workersRouter,
   sessions: sessionsRouter,
   policies: policiesRouter,
+  sources: sourcesRouter,
   users: usersRouter,
   tokens: tokensRouter,
   annotations: annotationsRouter,
