@@ -19,11 +19,13 @@ export type MessageOutcome = {
   skippedMedia: Record<string, number>;
   /** block_size of the last BlockStored carrying one, for comparison with the configured one. */
   blockSize: number | null;
+  /** The batch's data-parallel rank, when it names one. */
+  dpRank: number | null;
 };
 
 /** Read one multipart message: frames → sequence verdict → msgpack batch → normalized events (pure). */
 export function readMessage(state: SequenceState, frames: readonly Uint8Array[], ctx: MessageContext): { state: SequenceState; outcome: MessageOutcome } {
-  const outcome: MessageOutcome = { events: [], seq: null, step: null, error: null, problems: [], unknown: {}, skippedMedia: {}, blockSize: null };
+  const outcome: MessageOutcome = { events: [], seq: null, step: null, error: null, problems: [], unknown: {}, skippedMedia: {}, blockSize: null, dpRank: null };
   const split = splitFrames(frames);
   if (!split.ok) return { state, outcome: { ...outcome, error: split.error } };
   const { seq, payload } = split.frames;
@@ -35,14 +37,16 @@ export function readMessage(state: SequenceState, frames: readonly Uint8Array[],
   return { state: next.state, outcome: { ...outcome, ...decoded } };
 }
 
+export type PayloadOutcome = Omit<MessageOutcome, "seq" | "step">;
+
 /** Decode and map one payload of a known sequence number (also used for replayed batches). */
 export function readPayload(
   payload: Uint8Array,
   seq: bigint,
   ctx: MessageContext,
-): Pick<MessageOutcome, "events" | "error" | "problems" | "unknown" | "skippedMedia" | "blockSize"> {
+): PayloadOutcome {
   const decoded = decodeBatch(payload);
-  if (!decoded.ok) return { events: [], error: `seq ${seq}: ${decoded.error}`, problems: [], unknown: {}, skippedMedia: {}, blockSize: null };
+  if (!decoded.ok) return { events: [], error: `seq ${seq}: ${decoded.error}`, problems: [], unknown: {}, skippedMedia: {}, blockSize: null, dpRank: null };
   const { batch } = decoded;
   const mapped = mapBatch(batch, { ...ctx, seq });
   let blockSize: number | null = null;
@@ -54,6 +58,7 @@ export function readPayload(
     unknown: batch.unknown,
     skippedMedia: mapped.skippedMedia,
     blockSize,
+    dpRank: batch.dpRank,
   };
 }
 

@@ -107,6 +107,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
       malformed: 2,
       last_seq: "7",
       block_size: 16,
+      dp_rank: 0,
       unknown_types: { BlockPinned: 1 },
       skipped_media: { CPU: 1 },
     });

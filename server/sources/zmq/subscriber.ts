@@ -1,4 +1,3 @@
-import "server-only";
 import type { z } from "zod";
 import { Dealer, Subscriber } from "zeromq";
 import type { Db } from "../../../db/client";
@@ -7,7 +6,7 @@ import { submitEvents } from "../../ingest/submit";
 import type { SourceReport } from "../status";
 import type { zmqSourceConfig } from "./config";
 import { gapMessage, type SequenceState } from "./sequence";
-import { addCounts, readMessage, readPayload, type MessageContext, type MessageOutcome } from "./stream";
+import { addCounts, readMessage, readPayload, type MessageContext, type PayloadOutcome } from "./stream";
 
 export type ZmqSourceOptions = {
   now?: () => number;
@@ -61,7 +60,7 @@ export function startZmqSource(
     if (errors.length < 50) errors.push(message);
   };
 
-  const take = (o: Pick<MessageOutcome, "events" | "error" | "problems" | "unknown" | "skippedMedia" | "blockSize">) => {
+  const take = (o: PayloadOutcome) => {
     for (const e of o.events) pending.push(e);
     if (o.error) {
       totals.malformed++;
@@ -70,6 +69,7 @@ export function startZmqSource(
     for (const p of o.problems) noteError(p);
     addCounts(unknownTypes, o.unknown);
     addCounts(skippedMedia, o.skippedMedia);
+    if (o.dpRank !== null) totals.dp_rank = o.dpRank;
     if (o.blockSize !== null) {
       if (config.block_size !== undefined && o.blockSize !== config.block_size && totals.block_size !== o.blockSize) {
         noteError(`publisher block_size ${o.blockSize} differs from the configured ${config.block_size}: block hashes will not match requests`);
