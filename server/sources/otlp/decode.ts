@@ -10,7 +10,7 @@ export type AttrValue = string | number | boolean | null | AttrValue[] | { [k: s
 /** One log record with its resource's and scope's attributes underneath its own. */
 export type FlatRecord = { index: number; timeUnixNano: string | null; observedUnixNano: string | null; body: AttrValue; eventName: string | null; attrs: Record<string, AttrValue> };
 
-type Message = { decode(b: Uint8Array): unknown; toObject(m: unknown, o: object): unknown; encode(m: object): { finish(): Uint8Array }; create(m: object): object };
+type Message = { decode(b: Uint8Array): unknown; toObject(m: unknown, o: object): unknown; encode(m: object): { finish(): Uint8Array }; create(m: object): object; fromObject(o: object): object };
 type Proto = { opentelemetry: { proto: { collector: { logs: { v1: { ExportLogsServiceRequest: Message; ExportLogsServiceResponse: Message } } } } } };
 
 const logsProto = () => (generated as unknown as Proto).opentelemetry.proto.collector.logs.v1;
@@ -24,14 +24,14 @@ export function decodeProtobufLogs(bytes: Uint8Array): unknown {
 /** Encode a request object (OTLP/JSON shape) as protobuf; used by tests and senders. */
 export function encodeProtobufLogs(request: object): Uint8Array {
   const { ExportLogsServiceRequest } = logsProto();
-  return ExportLogsServiceRequest.encode(ExportLogsServiceRequest.create(request)).finish();
+  return ExportLogsServiceRequest.encode(ExportLogsServiceRequest.fromObject(request)).finish();
 }
 
 /** An ExportLogsServiceResponse as protobuf bytes. */
 export function encodeProtobufResponse(rejected: number, errorMessage: string): Uint8Array {
   const { ExportLogsServiceResponse } = logsProto();
   const body = rejected > 0 || errorMessage ? { partialSuccess: { rejectedLogRecords: rejected, errorMessage } } : {};
-  return ExportLogsServiceResponse.encode(ExportLogsServiceResponse.create(body)).finish();
+  return ExportLogsServiceResponse.encode(ExportLogsServiceResponse.fromObject(body)).finish();
 }
 
 /** Decode a protobuf ExportLogsServiceResponse (for tests and clients). */
