@@ -1,0 +1,167 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { testDb } from "../../../test/db";
+import { parseEvent } from "../../ingest/events";
+import { traceLines } from "./lines";
+import { createTraceMapper, eventId, rawSequenceHashes } from "./map";
+import { importTraceIntoDb } from "./run";
+
+const read = (name: string) => readFileSync(path.join(__dirname, "fixtures", name));
+
+async function* chunks(bytes: Uint8Array, size = 97) {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+
+describe("traceLines", () => {
+  it("reads plain and gzip JSONL alike, numbering lines and bounding their length", async () => {
+    const text = '{"a":1}\n\n{"b":"é"}\n' + "x".repeat(50) + '\n{"c":3}';
+    for (const bytes of [Buffer.from(text), gzipSync(text), Buffer.concat([gzipSync('{"a":1}\n\n'), gzipSync('{"b":"é"}\n' + "x".repeat(50) + '\n{"c":3}')])]) {
+      const out = [];
+      for await (const l of traceLines(chunks(bytes, 7), 20)) out.push(l);
+      expect(out).toEqual([
+        { line: 1, text: '{"a":1}' },
+        { line: 3, text: '{"b":"é"}' },
+        { line: 4, tooLong: true },
+        { line: 5, text: '{"c":3}' },
+      ]);
+    }
+  });
+});
+
+describe("rawSequenceHashes and eventId", () => {
+  it("keeps u64 hashes exactly (JSON.parse would round them)", () => {
+    expect(rawSequenceHashes('{"input_sequence_hashes":[14879255164371896291, 274632075616497421,"18446744073709551615"]}')).toEqual([
+      "14879255164371896291",
+      "274632075616497421",
+      "18446744073709551615",
+    ]);
+    expect(rawSequenceHashes('{"input_sequence_hashes":[]}')).toEqual([]);
+    expect(rawSequenceHashes("{}")).toBeUndefined();
+  });
+
+  it("bounds ids at 128 characters and keeps long ones distinct", () => {
+    const a = eventId("x", "a".repeat(200));
+    const b = eventId("x", "a".repeat(199) + "b");
+    expect(a.length).toBe(128);
+    expect(a).not.toBe(b);
+    expect(eventId("dyn-req", "cmpl-1")).toBe("dyn-req:cmpl-1");
+  });
+});
+
+describe("agent trace mapping", () => {
+  const mapper = createTraceMapper();
+  const lines = read("agent-trace.jsonl").toString("utf8").split("\n");
+  const out = lines.map((text, i) => (text.trim() ? mapper.push(text, i + 1) : null));
+
+  it("maps request_end to a turn with worker, timing, sequence hashes and the session/trajectory ids", () => {
+    const e = out[0]!.events[0]!;
+    expect(e).toMatchObject({
+      id: "dyn-req:cmpl-1",
+      kind: "request",
+      request_id: "cmpl-1",
+      session_id: "dyn-s1",
+      trajectory_id: "dyn-s1:main",
+      session_type: "coding",
+      worker_id: "7",
+      arrived_at: 1_764_400_000_000,
+      first_token_at: 1_764_400_000_082,
+      finished_at: 1_764_400_001_000,
+      input_tokens: 4096,
+      cached_tokens: 3584,
+      output_tokens: 512,
+      finish_reason: "tool_calls",
+      block_size: 64,
+      sequence_hashes: ["14879255164371896291", "274632075616497421"],
+    });
+    expect(parseEvent(e).ok).toBe(true);
+  });
+
+  it("joins tool_start and tool_end into one span linked to the turn that called it", () => {
+    expect(out[1]!.events).toEqual([]);
+    const tool = out[3]!.events[0]!;
+    expect(tool).toMatchObject({ id: "tool:dyn-s1:call-1", kind: "tool", request_id: "cmpl-1", name: "bash", started_at: 1_764_400_001_100, ended_at: 1_764_400_003_000, status: "succeeded", output_tokens: 96, output_bytes: 2048, dispatched_at: 1_764_400_001_000 });
+    expect(parseEvent(tool).ok).toBe(true);
+  });
+
+  it("names the fault of bad lines and keeps going", () => {
+    expect(out[2]!.error).toBe("not valid JSON");
+    expect(out[4]!.error).toBe("request.request_id is missing");
+    expect(out[9]!.error).toMatch(/unknown schema "some.other.v9"/);
+  });
+
+  it("maps tool_error with a timeout to a cancelled span and reads token counts given as strings", () => {
+    expect(out[7]!.events[0]).toMatchObject({ status: "cancelled", started_at: 1_764_400_005_500, ended_at: 1_764_400_006_000 });
+    expect(out[8]!.events[0]).toMatchObject({ output_tokens: 40, input_tokens: 4200, sequence_hashes: ["14879255164371896291", "274632075616497421", "18446744073709551615"] });
+  });
+
+  it("passes huge values on for validation to refuse (they are not clipped into plausible ones)", () => {
+    const huge = out[6]!.events[0]!;
+    expect(parseEvent(huge)).toEqual({ ok: false, error: expect.stringMatching(/^input_tokens/) });
+  });
+
+  it("does not infer tool spans for a session whose harness reported its tools", () => {
+    expect(mapper.finish()).toEqual([]);
+  });
+
+  it("infers a tool span from request_end tool_calls up to the next turn when no harness tool records exist", () => {
+    const m = createTraceMapper();
+    const rec = (t: number, id: string, calls: string[]) =>
+      JSON.stringify({ event: { schema: "dynamo.agent.trace.v1", event_type: "request_end", event_time_unix_ms: t, agent_context: { session_id: "s", trajectory_id: "s:1" }, request: { request_id: id, request_received_ms: t - 100, finish_reason_metadata: { finish_reason: "tool_calls", tool_calls: calls.map((c) => ({ id: c, name: "grep" })) } } } });
+    m.push(rec(1_764_400_000_000, "r1", ["c1"]), 1);
+    m.push(rec(1_764_400_003_000, "r2", ["c2"]), 2);
+    expect(m.finish()).toEqual([
+      expect.objectContaining({ tool_call_id: "c1", request_id: "r1", started_at: 1_764_400_000_000, ended_at: 1_764_400_002_900, status: "succeeded" }),
+      expect.objectContaining({ tool_call_id: "c2", status: "running" }),
+    ]);
+  });
+});
+
+describe("importTraceIntoDb", () => {
+  it("imports a gzip agent trace, keeps good records, reports bad lines by number, and changes nothing the second time", async () => {
+    const db = testDb();
+    const gz = gzipSync(read("agent-trace.jsonl"));
+    const first = await importTraceIntoDb(db, "agent.jsonl.gz", chunks(gz));
+    expect(first).toMatchObject({ name: "agent.jsonl.gz", bytes: gz.length, records: 9, badLines: 3, accepted: 4, duplicate: 0, rejected: 1, fatal: null });
+    expect(first.errors).toEqual([
+      { line: 3, message: "not valid JSON" },
+      { line: 5, message: "request.request_id is missing" },
+      { line: 10, message: expect.stringMatching(/unknown schema/) },
+      { line: 7, message: expect.stringMatching(/^input_tokens/) },
+    ]);
+    expect(db.$client.prepare("SELECT request_id FROM requests WHERE session_id = 'dyn-s1' ORDER BY arrived_at").pluck().all()).toEqual(["cmpl-1", "cmpl-3"]);
+    expect(db.$client.prepare("SELECT sequence_hashes FROM requests WHERE request_id = 'cmpl-3'").pluck().get()).toBe("14879255164371896291,274632075616497421,18446744073709551615");
+    expect(db.$client.prepare("SELECT tool_call_id, status FROM tools WHERE session_id = 'dyn-s1' ORDER BY started_at").all()).toEqual([
+      { tool_call_id: "call-1", status: "succeeded" },
+      { tool_call_id: "call-9", status: "cancelled" },
+    ]);
+    const again = await importTraceIntoDb(db, "agent.jsonl.gz", chunks(gz));
+    expect(again).toMatchObject({ accepted: 0, duplicate: 4 });
+  });
+
+  it("keeps the records before a gzip truncation and says the file ended early", async () => {
+    const db = testDb();
+    const body = Array.from({ length: 400 }, (_, i) => read("agent-trace.jsonl").toString("utf8").split("\n")[0]!.replace("cmpl-1", `cmpl-t${i}`)).join("\n");
+    const gz = gzipSync(body);
+    const s = await importTraceIntoDb(db, "cut.jsonl.gz", chunks(gz.subarray(0, Math.floor(gz.length * 0.6))));
+    expect(s.fatal).toMatch(/ends early \(truncated file\)/);
+    expect(s.records).toBeGreaterThan(0);
+    expect(s.records).toBeLessThan(400);
+    expect(db.$client.prepare("SELECT count(*) FROM requests").pluck().get()).toBe(s.records);
+  });
+
+  it("turns forward-pass samples into load samples per worker and rank, one per second, carrying the worker's last KV state", async () => {
+    const db = testDb();
+    db.$client
+      .prepare("INSERT INTO worker_stats (id, ts, worker_id, kv_active_blocks, kv_total_blocks, requests_running, requests_waiting, prefix_query_tokens, prefix_hit_tokens) VALUES ('k', ?, '4192', 100, 8192, 1, 0, '5000', '4000')")
+      .run(1_764_399_999_000);
+    const s = await importTraceIntoDb(db, "fpm.jsonl", chunks(read("fpm-trace.jsonl")));
+    expect(s).toMatchObject({ records: 5, accepted: 3, badLines: 1, gaps: 1, errors: [{ line: 5, message: "fpm.worker_id is missing" }] });
+    expect(db.$client.prepare("SELECT worker_id, ts, requests_running, requests_waiting, kv_total_blocks, prefix_hit_tokens FROM worker_stats WHERE source = 'dynamo-trace' ORDER BY ts, worker_id").all()).toEqual([
+      { worker_id: "4192", ts: 1_764_400_000_000, requests_running: 5, requests_waiting: 1, kv_total_blocks: 8192, prefix_hit_tokens: "4000" },
+      { worker_id: "4192", ts: 1_764_400_005_000, requests_running: 5, requests_waiting: 5, kv_total_blocks: 8192, prefix_hit_tokens: "4000" },
+      { worker_id: "4192-dp1", ts: 1_764_400_005_000, requests_running: 2, requests_waiting: 0, kv_total_blocks: 0, prefix_hit_tokens: "0" },
+    ]);
+  });
+});
