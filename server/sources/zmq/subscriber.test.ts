@@ -113,39 +113,50 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     });
   });
 
-  it("fills a gap from the publisher's replay socket (vLLM's ROUTER protocol) without double counting", async () => {
+  /** A publisher whose replay ROUTER (vLLM's protocol) still buffers the batches `kept`; seq 1 and 2 are lost on SUB. */
+  async function replayScenario(sourceId: string, kept: bigint[]) {
     const db = testDb();
     const { pub, endpoint } = await publisher();
     const router = new Router({ linger: 0 });
     await router.bind("tcp://127.0.0.1:*");
     cleanups.push(() => router.close());
-    const buffer = new Map<bigint, Buffer>();
-    for (let s = 0n; s < 4n; s++) buffer.set(s, Buffer.from(pack([TS + Number(s), [["BlockStored", [100n + s], s === 0n ? null : 99n + s, [], 16, null]]])));
+    const batches = new Map<bigint, Buffer>();
+    for (let s = 0n; s < 4n; s++) batches.set(s, Buffer.from(pack([TS + Number(s), [["BlockStored", [100n + s], s === 0n ? null : 99n + s, [], 16, null]]])));
     const requests: bigint[] = [];
     void (async () => {
       for await (const [client, , start] of router) {
         const from = start!.readBigUInt64BE(0);
         requests.push(from);
-        for (const [s, buf] of buffer) if (s >= from) await router.send([client!, Buffer.alloc(0), seqFrame(s), buf]);
+        for (const s of kept) if (s >= from) await router.send([client!, Buffer.alloc(0), seqFrame(s), batches.get(s)!]);
         await router.send([client!, Buffer.alloc(0), Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), Buffer.alloc(0)]);
       }
     })().catch(() => {});
 
-    const { report, errors } = recordingReporter(db, "vllm-r");
+    const { report, errors } = recordingReporter(db, sourceId);
     const config = zmqSourceConfig.parse({ endpoint, worker_id: "w2", replay_endpoint: router.lastEndpoint });
-    const stop = startZmqSource(db, "vllm-r", config, report, { flushMs: 30 });
+    const stop = startZmqSource(db, sourceId, config, report, { flushMs: 30 });
     cleanups.push(stop);
     await subscribed(pub);
-
-    await pub.send(["", seqFrame(0n), buffer.get(0n)!]);
-    await pub.send(["", seqFrame(3n), buffer.get(3n)!]); // 1 and 2 lost on the SUB socket
-    await vi.waitFor(() => expect(kvRows(db)).toHaveLength(4), { timeout: 5_000, interval: 25 });
+    await pub.send(["", seqFrame(0n), batches.get(0n)!]);
+    await pub.send(["", seqFrame(3n), batches.get(3n)!]);
+    await vi.waitFor(() => expect(kvRows(db).map((r) => r.block_hashes)).toContain("103"), { timeout: 5_000, interval: 25 });
     await stop();
+    return { db, errors, requests, endpoint };
+  }
 
+  it("fills a gap from the publisher's replay socket (vLLM's ROUTER protocol) without double counting", async () => {
+    const { db, errors, requests } = await replayScenario("vllm-r", [0n, 1n, 2n, 3n]);
     expect(requests).toEqual([1n]);
     expect(kvRows(db).map((r) => r.block_hashes)).toEqual(["100", "101", "102", "103"]);
-    expect(errors.join("\n")).toMatch(/missed 2 batches \(seq 1–2\); .* \(replay recovered 2 of 2\)/);
-    expect(getSourceStatus(db, "vllm-r")).toMatchObject({ gaps: 1, eventsTotal: 4, detail: { replayed_batches: 2 } });
+    expect(errors).toEqual([]); // nothing was lost
+    expect(getSourceStatus(db, "vllm-r")).toMatchObject({ gaps: 0, eventsTotal: 4, detail: { replayed_batches: 2, recovered_gaps: 1, missed_batches: "0" } });
+  });
+
+  it("a replay that no longer has every missed batch still counts the gap and says how much it recovered", async () => {
+    const { db, errors, endpoint } = await replayScenario("vllm-p", [2n, 3n]);
+    expect(kvRows(db).map((r) => r.block_hashes)).toEqual(["100", "102", "103"]);
+    expect(errors).toEqual([`sequence gap from ${endpoint}: missed 2 batches (seq 1–2); blocks stored or removed in them are unknown until the next clear (replay recovered 1 of 2)`]);
+    expect(getSourceStatus(db, "vllm-p")).toMatchObject({ gaps: 1, detail: { replayed_batches: 1, recovered_gaps: 0, missed_batches: "1" } });
   });
 
   it("reconnects when the publisher comes back on the same address, and reports what it missed", async () => {

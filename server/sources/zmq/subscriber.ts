@@ -26,7 +26,8 @@ const MAX_REPLAY_BATCHES = 10_000;
 /**
  * Subscribe to a vLLM/SGLang KV events publisher and ingest its blocks as config.worker_id's. Reconnects are ZMQ's
  * (with ZMTP heartbeats so a dead publisher is noticed); lost batches show as sequence gaps, filled from the
- * publisher's replay socket when replay_endpoint is set. Returns the function that stops it (pending events are
+ * publisher's replay socket when replay_endpoint is set. Status gaps count the gaps that lost data (a gap the
+ * replay filled completely is only counted in detail.recovered_gaps); detail.missed_batches is batches lost. Returns the function that stops it (pending events are
  * ingested first).
  */
 export function startZmqSource(
@@ -50,7 +51,7 @@ export function startZmqSource(
   const pending: TelemetryEventInput[] = [];
   let gaps = 0;
   let errors: string[] = [];
-  const totals = { batches: 0, missed_batches: "0", replayed_batches: 0, restarts: 0, malformed: 0, last_seq: null as string | null, block_size: null as number | null, dp_rank: null as number | null };
+  const totals = { batches: 0, missed_batches: "0", replayed_batches: 0, recovered_gaps: 0, restarts: 0, malformed: 0, last_seq: null as string | null, block_size: null as number | null, dp_rank: null as number | null };
   const unknownTypes: Record<string, number> = {};
   const skippedMedia: Record<string, number> = {};
 
@@ -138,11 +139,14 @@ export function startZmqSource(
     if (outcome.seq !== null) totals.last_seq = outcome.seq.toString();
     const step = outcome.step;
     if (step?.kind === "gap") {
-      gaps++;
-      totals.missed_batches = (BigInt(totals.missed_batches) + step.missed).toString();
-      const got = await replay(step.from, step.to);
-      const recovered = config.replay_endpoint ? ` (replay recovered ${got} of ${step.missed})` : "";
-      noteError(gapMessage(config.endpoint, step) + recovered);
+      const got = BigInt(await replay(step.from, step.to));
+      if (got === step.missed) {
+        totals.recovered_gaps++;
+      } else {
+        gaps++;
+        totals.missed_batches = (BigInt(totals.missed_batches) + step.missed - got).toString();
+        noteError(gapMessage(config.endpoint, step) + (config.replay_endpoint ? ` (replay recovered ${got} of ${step.missed})` : ""));
+      }
     } else if (step?.kind === "restart") {
       totals.restarts++;
     }
