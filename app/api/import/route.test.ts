@@ -1,0 +1,129 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db/client";
+import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
+import { useTempServerEnv } from "@/test/server-env";
+
+const TOKEN = "sy_test_token_import_0123456789abcd";
+const URL_ = "http://localhost:3000/api/import";
+const fixture = () => readFile(path.join(process.cwd(), "server/sources/dynamo-trace/fixtures/agent-trace.jsonl"));
+
+let restore: () => Promise<void>;
+let POST: typeof import("./route").POST;
+let db: Db;
+
+beforeAll(async () => {
+  ({ restore } = await useTempServerEnv("switchyard-import-route-", TOKEN));
+  delete (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.ingestDigests")];
+  ({ POST } = await import("./route"));
+  db = (await import("@/server/runtime")).serverDb();
+});
+
+afterAll(async () => {
+  db?.$client.close();
+  await restore();
+});
+
+const post = (body: BodyInit, headers: Record<string, string>) => POST(new Request(URL_, { method: "POST", body, headers: { "x-switchyard-filename": "t.jsonl.gz", ...headers } }));
+
+describe("POST /api/import", () => {
+  it.each<[string, Record<string, string>]>([
+    ["no token and no browser origin", {}],
+    ["a wrong token (even from the dashboard's origin)", { authorization: "Bearer wrong", origin: "http://localhost:3000", host: "localhost:3000" }],
+    ["a cross-site browser request", { origin: "http://evil.example", host: "localhost:3000", "sec-fetch-site": "cross-site" }],
+  ])("refuses %s", async (_, headers) => {
+    const res = await post(gzipSync(await fixture()), headers);
+    expect(res.status).toBe(401);
+    expect(db.$client.prepare("SELECT count(*) FROM requests").pluck().get()).toBe(0);
+  });
+
+  it("imports a gzip trace from the dashboard's own page and records the upload source's status", async () => {
+    const res = await post(gzipSync(await fixture()), { "sec-fetch-site": "same-origin" });
+    expect(res.status).toBe(200);
+    const s = (await res.json()) as ImportSummary;
+    expect(s).toMatchObject({ name: "t.jsonl.gz", records: 9, accepted: 4, rejected: 1, badLines: 3, fatal: null });
+    expect(db.$client.prepare("SELECT kind, events_total AS events FROM source_status WHERE id = 'trace-upload'").get()).toEqual({ kind: "trace-upload", events: 4 });
+  });
+
+  it("says a truncated upload ended early and keeps its records", async () => {
+    const body = Array.from({ length: 300 }, (_, i) => JSON.stringify({ event: { schema: "dynamo.agent.trace.v1", event_type: "request_end", event_time_unix_ms: 1_764_400_000_000 + i, agent_context: { session_id: "cut" }, request: { request_id: `cut-${i}`, input_tokens: 1 } } })).join("\n");
+    const gz = gzipSync(body);
+    const res = await post(gz.subarray(0, gz.length >> 1), { authorization: `Bearer ${TOKEN}` });
+    const s = (await res.json()) as ImportSummary;
+    expect(s.fatal).toMatch(/ends early/);
+    expect(db.$client.prepare("SELECT count(*) FROM requests WHERE session_id = 'cut'").pluck().get()).toBe(s.records);
+  });
+});
+
+describe("npm run import (CLI) against a running server", () => {
+  let server: http.Server;
+  let base = "";
+  let dir = "";
+
+  beforeAll(async () => {
+    server = http.createServer(async (req, res) => {
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        headers: req.headers as Record<string, string>,
+        body: Readable.toWeb(req) as ReadableStream,
+        duplex: "half",
+      } as RequestInit);
+      const reply = await POST(request);
+      res.writeHead(reply.status, Object.fromEntries(reply.headers));
+      res.end(Buffer.from(await reply.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    dir = await mkdtemp(path.join(os.tmpdir(), "switchyard-import-cli-"));
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const child = spawn(process.execPath, ["--import", "tsx", "scripts/import.ts", ...args], { env: { ...process.env, SWITCHYARD_INGEST_TOKEN: "", ...env } });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (d) => (out += d));
+      child.stderr.on("data", (d) => (err += d));
+      child.on("close", (code) => resolve({ code, out, err }));
+    });
+
+  it("posts a gzip trace with progress and a summary, exit 0; the turns are stored", async () => {
+    const lines = Array.from({ length: 3_000 }, (_, i) =>
+      JSON.stringify({ event: { schema: "dynamo.agent.trace.v1", event_type: "request_end", event_time_unix_ms: 1_764_400_000_000 + i * 10, agent_context: { session_id: "cli-session" }, request: { request_id: `cli-${i}`, model: "m", input_tokens: 100, cached_tokens: 50, output_tokens: 5 } } }),
+    );
+    const file = path.join(dir, "cli.jsonl.gz");
+    await writeFile(file, gzipSync(lines.join("\n")));
+    const r = await cli(["--dashboard", base, file], { SWITCHYARD_INGEST_TOKEN: TOKEN });
+    expect(r.err).toMatch(/cli\.jsonl\.gz: .* MiB sent \(100%\)/);
+    expect(r.out).toContain(`${file}: 3000 records, 3000 accepted, 0 already imported, 0 rejected, 0 bad lines`);
+    expect(r.code).toBe(0);
+    expect(db.$client.prepare("SELECT count(*) FROM requests WHERE session_id = 'cli-session'").pluck().get()).toBe(3_000);
+  });
+
+  it("exits non-zero on a wrong token, a missing file, or a truncated file", async () => {
+    const good = path.join(dir, "cli.jsonl.gz");
+    const bad = await cli(["--dashboard", base, "--token", "wrong", good]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/HTTP 401: missing or wrong ingest token/);
+    expect((await cli(["--dashboard", base, "--token", TOKEN, path.join(dir, "missing.jsonl")])).code).toBe(1);
+    const cut = path.join(dir, "cut.jsonl.gz");
+    const whole = await readFile(good);
+    await writeFile(cut, whole.subarray(0, whole.length >> 1));
+    const r = await cli(["--dashboard", base, "--token", TOKEN, cut]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/error: gzip data ends early/);
+    expect((await cli([])).code).toBe(2);
+  });
+});
