@@ -6,7 +6,7 @@ import { getSourceStatus } from "../../../db/queries/source-registry";
 import { testDb } from "../../../test/db";
 import { sourceReporter, type SourceReport } from "../status";
 import { zmqSourceConfig } from "./config";
-import { startZmqSource } from "./subscriber";
+import { startZmqSource, summarize } from "./subscriber";
 
 // A real ZMQ publisher in the test, the real subscriber, a real (in-memory, migrated) database.
 
@@ -190,5 +190,15 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     await vi.waitFor(() => expect(errors).toContain("not connected to tcp://127.0.0.1:9; retrying"), { timeout: 5_000, interval: 25 });
     await stop();
     expect(getSourceStatus(db, "vllm-x")).toMatchObject({ lastSuccessAt: null, lastError: "not connected to tcp://127.0.0.1:9; retrying" });
+  });
+});
+
+describe("summarize", () => {
+  it.each<[string[], string]>([
+    [["a"], "a"],
+    [["seq 5: bad", "sequence gap from e: missed 1 batch"], "sequence gap from e: missed 1 batch; seq 5: bad"],
+    [["a", "b", "c", "d", "e"], "a; b; c (+2 more)"],
+  ])("%j → %s", (errors, line) => {
+    expect(summarize(errors)).toBe(line);
   });
 });
