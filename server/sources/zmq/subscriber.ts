@@ -45,7 +45,8 @@ export function startZmqSource(
   let state: SequenceState = { next: null };
   let stopped = false;
   let connected = false;
-  let lastReportAt = now();
+  // The first "not connected" comes after 5 s at most, later ones every heartbeatMs.
+  let lastReportAt = now() - heartbeatMs + Math.min(5_000, heartbeatMs);
   let flushing: Promise<void> | null = null;
 
   const pending: TelemetryEventInput[] = [];
