@@ -1,0 +1,131 @@
+"use client";
+import { useId, useRef, useState } from "react";
+import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
+import "./trace-upload.css";
+
+type FileState =
+  | { name: string; size: number; state: "waiting" }
+  | { name: string; size: number; state: "uploading"; sent: number }
+  | { name: string; size: number; state: "done"; summary: ImportSummary }
+  | { name: string; size: number; state: "failed"; error: string };
+
+/** Upload one file to /api/import with upload progress; resolves with the server's summary or rejects with its error. */
+function uploadTrace(file: File, onProgress: (sent: number) => void): Promise<ImportSummary> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", "/api/import");
+    xhr.setRequestHeader("content-type", "application/octet-stream");
+    xhr.setRequestHeader("x-switchyard-filename", encodeURIComponent(file.name));
+    xhr.upload.onprogress = (e) => onProgress(e.loaded);
+    xhr.onload = () => {
+      let body: unknown = null;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        /* not JSON */
+      }
+      if (xhr.status === 200 && body) resolve(body as ImportSummary);
+      else reject(new Error((body as { error?: string } | null)?.error ?? `upload failed (HTTP ${xhr.status})`));
+    };
+    xhr.onerror = () => reject(new Error("upload failed: the dashboard could not be reached"));
+    xhr.send(file);
+  });
+}
+
+const kib = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.max(1, Math.round(n / 1024))} KiB`);
+
+/** Upload Dynamo agent / FPM trace files (JSONL or gzip JSONL): a progress bar per file and what each import gave. */
+export function TraceUpload() {
+  const inputId = useId();
+  const input = useRef<HTMLInputElement>(null);
+  const [files, setFiles] = useState<FileState[]>([]);
+  const busy = files.some((f) => f.state === "uploading" || f.state === "waiting");
+
+  const start = async () => {
+    const picked = [...(input.current?.files ?? [])];
+    if (picked.length === 0) return;
+    setFiles(picked.map((f) => ({ name: f.name, size: f.size, state: "waiting" })));
+    const set = (i: number, next: FileState) => setFiles((all) => all.map((f, j) => (j === i ? next : f)));
+    for (const [i, file] of picked.entries()) {
+      set(i, { name: file.name, size: file.size, state: "uploading", sent: 0 });
+      try {
+        const summary = await uploadTrace(file, (sent) => set(i, { name: file.name, size: file.size, state: "uploading", sent }));
+        set(i, { name: file.name, size: file.size, state: "done", summary });
+      } catch (err) {
+        set(i, { name: file.name, size: file.size, state: "failed", error: (err as Error).message });
+      }
+    }
+    if (input.current) input.current.value = "";
+  };
+
+  return (
+    <section className="card trace-upload" aria-labelledby={`${inputId}-title`}>
+      <h2 id={`${inputId}-title`}>Import trace files</h2>
+      <p className="sub">Dynamo agent traces (dynamo.agent.trace.v1) and forward-pass traces (dynamo.fpm.trace.v1), as .jsonl or .jsonl.gz. Importing a file twice changes nothing.</p>
+      <form
+        className="trace-upload-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void start();
+        }}
+      >
+        <label htmlFor={inputId}>Trace files</label>
+        <input id={inputId} ref={input} type="file" multiple accept=".jsonl,.gz,.jsonl.gz,application/gzip,application/x-ndjson" disabled={busy} />
+        <button className="button" type="submit" disabled={busy}>
+          {busy ? "Importing…" : "Import"}
+        </button>
+      </form>
+      {files.length > 0 && (
+        <ul className="trace-upload-files" aria-label="Trace imports">
+          {files.map((f, i) => (
+            <li key={`${f.name}-${i}`} aria-label={f.name}>
+              <div className="trace-upload-name">
+                <strong>{f.name}</strong> <span className="sub">{kib(f.size)}</span>
+              </div>
+              {(f.state === "waiting" || f.state === "uploading") && (
+                <div className="trace-upload-progress">
+                  <progress aria-label={`Upload of ${f.name}`} max={f.size || 1} value={f.state === "uploading" ? f.sent : 0} />
+                  <span className="sub" role="status">
+                    {f.state === "waiting" ? "Waiting" : f.sent >= f.size ? "Importing…" : `${Math.floor((f.sent / (f.size || 1)) * 100)}% sent`}
+                  </span>
+                </div>
+              )}
+              {f.state === "failed" && (
+                <p className="trace-upload-error" role="alert">
+                  {f.error}
+                </p>
+              )}
+              {f.state === "done" && <ImportResult summary={f.summary} />}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function ImportResult({ summary: s }: { summary: ImportSummary }) {
+  const failed = Boolean(s.fatal) || (s.records > 0 && s.accepted + s.duplicate === 0);
+  return (
+    <div className="trace-upload-result" role="status" data-failed={failed}>
+      <p>
+        {failed ? "Import incomplete" : "Imported"}: {s.records.toLocaleString()} records, {s.accepted.toLocaleString()} accepted
+        {s.duplicate > 0 && `, ${s.duplicate.toLocaleString()} already imported`}, {s.rejected.toLocaleString()} rejected, {s.badLines.toLocaleString()} bad lines
+        {s.gaps > 0 && `, ${s.gaps} forward-pass counter gaps`}
+      </p>
+      {s.fatal && <p className="trace-upload-error">{s.fatal}</p>}
+      {s.errors.length > 0 && (
+        <details>
+          <summary>First {s.errors.length} problems</summary>
+          <ul>
+            {s.errors.map((e, i) => (
+              <li key={i}>
+                {e.line > 0 ? `Line ${e.line}` : "End of file"}: {e.message}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
+}
