@@ -8,6 +8,9 @@ import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
+import { insertUser } from "@/db/queries/auth";
+import { SESSION_COOKIE } from "@/server/auth/constants";
+import { startSession } from "@/server/auth/sessions";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
 import { useTempServerEnv } from "@/test/server-env";
 
@@ -34,18 +37,24 @@ afterAll(async () => {
 const post = (body: BodyInit, headers: Record<string, string>) => POST(new Request(URL_, { method: "POST", body, headers: { "x-switchyard-filename": "t.jsonl.gz", ...headers } }));
 
 describe("POST /api/import", () => {
-  it.each<[string, Record<string, string>]>([
-    ["no token and no browser origin", {}],
-    ["a wrong token (even from the dashboard's origin)", { authorization: "Bearer wrong", origin: "http://localhost:3000", host: "localhost:3000" }],
-    ["a cross-site browser request", { origin: "http://evil.example", host: "localhost:3000", "sec-fetch-site": "cross-site" }],
-  ])("refuses %s", async (_, headers) => {
-    const res = await post(gzipSync(await fixture()), headers);
-    expect(res.status).toBe(401);
+  const signIn = (role: string) => {
+    const id = insertUser(db, { username: `u-${role}-${Math.random().toString(36).slice(2, 8)}`, role, passwordHash: null }, Date.now());
+    return `${SESSION_COOKIE}=${startSession(db, id, Date.now(), 60_000).value}`;
+  };
+
+  it.each<[string, () => Record<string, string>, number]>([
+    ["nobody (no token, no session)", () => ({ origin: "http://localhost:3000", host: "localhost:3000" }), 401],
+    ["a wrong token", () => ({ authorization: "Bearer wrong" }), 401],
+    ["a signed-in viewer", () => ({ cookie: signIn("viewer"), origin: "http://localhost:3000", host: "localhost:3000" }), 403],
+    ["an operator's session used from another site", () => ({ cookie: signIn("operator"), origin: "http://evil.example", host: "localhost:3000" }), 403],
+  ])("refuses %s", async (_, headers, status) => {
+    const res = await post(gzipSync(await fixture()), headers());
+    expect(res.status).toBe(status);
     expect(db.$client.prepare("SELECT count(*) FROM requests").pluck().get()).toBe(0);
   });
 
-  it("imports a gzip trace from the dashboard's own page and records the upload source's status", async () => {
-    const res = await post(gzipSync(await fixture()), { "sec-fetch-site": "same-origin" });
+  it("imports a gzip trace uploaded by a signed-in operator from the dashboard and records the upload source's status", async () => {
+    const res = await post(gzipSync(await fixture()), { cookie: signIn("operator"), origin: "http://localhost:3000", host: "localhost:3000" });
     expect(res.status).toBe(200);
     const s = (await res.json()) as ImportSummary;
     expect(s).toMatchObject({ name: "t.jsonl.gz", records: 9, accepted: 4, rejected: 1, badLines: 3, fatal: null });
@@ -116,7 +125,7 @@ describe("npm run import (CLI) against a running server", () => {
     const good = path.join(dir, "cli.jsonl.gz");
     const bad = await cli(["--dashboard", base, "--token", "wrong", good]);
     expect(bad.code).toBe(1);
-    expect(bad.err).toMatch(/HTTP 401: missing or wrong ingest token/);
+    expect(bad.err).toMatch(/HTTP 401: sign in, or send the ingest token/);
     expect((await cli(["--dashboard", base, "--token", TOKEN, path.join(dir, "missing.jsonl")])).code).toBe(1);
     const cut = path.join(dir, "cut.jsonl.gz");
     const whole = await readFile(good);

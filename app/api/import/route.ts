@@ -1,8 +1,9 @@
+import { requestActor } from "@/server/auth/request";
 import { AppError } from "@/server/errors";
 import { errorResponse } from "@/server/http";
 import { bearerMatches } from "@/server/ingest/token";
 import { ingestDigests, serverDb } from "@/server/runtime";
-import { importAllowed, importName, limitedBody, MAX_IMPORT_BYTES } from "@/server/sources/dynamo-trace/upload";
+import { importAccess, importName, limitedBody, MAX_IMPORT_BYTES } from "@/server/sources/dynamo-trace/upload";
 import { describeImport, importTraceIntoDb } from "@/server/sources/dynamo-trace/run";
 import { sourceReporter } from "@/server/sources/status";
 
@@ -11,15 +12,15 @@ export const dynamic = "force-dynamic";
 
 /**
  * POST one dynamo.agent.trace.v1 / dynamo.fpm.trace.v1 file (JSONL or gzip JSONL, raw bytes, streamed) with the ingest
- * token or from the dashboard itself; the file name comes from X-Switchyard-Filename. Replies with the import summary.
+ * token or by a signed-in operator from the dashboard itself; the file name comes from X-Switchyard-Filename. Replies with the import summary.
  */
 export async function POST(req: Request): Promise<Response> {
   try {
-    if (!importAllowed(req, (header) => bearerMatches(header, ingestDigests()))) {
-      throw new AppError("UNAUTHORIZED", "missing or wrong ingest token (Authorization: Bearer <token>)");
-    }
-    if (!req.body) throw new AppError("BAD_REQUEST", "the request has no body: send the trace file's bytes");
     const db = serverDb();
+    const access = importAccess(req, (header) => bearerMatches(header, ingestDigests()), () => requestActor(db, req, Date.now()));
+    if (access === "unauthorized") throw new AppError("UNAUTHORIZED", "sign in, or send the ingest token (Authorization: Bearer <token>)");
+    if (access === "forbidden") throw new AppError("FORBIDDEN", "importing traces needs the operator role, from the dashboard itself");
+    if (!req.body) throw new AppError("BAD_REQUEST", "the request has no body: send the trace file's bytes");
     const name = importName(req.headers.get("x-switchyard-filename"));
     const summary = await importTraceIntoDb(db, name, limitedBody(req.body, MAX_IMPORT_BYTES));
     const report = sourceReporter(db, "trace-upload", "trace-upload", "Trace uploads");

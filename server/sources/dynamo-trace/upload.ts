@@ -1,24 +1,24 @@
+import { sameOriginRequest } from "../../auth/request";
+import { satisfies, type Actor } from "../../auth/roles";
 import { AppError } from "../../errors";
 
 /** Largest trace upload, in bytes as sent (gzip stays compressed on the wire). */
 export const MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
 
+/** Whether an upload may proceed, and if not, why (401: nobody; 403: a caller without the operator role). */
+export type ImportAccess = "ok" | "unauthorized" | "forbidden";
+
 /**
- * Whether a trace upload may proceed: the ingest token, or (until dashboard sign-in lands) a request the browser marks
- * as coming from the dashboard's own pages. The one place to swap in the session check.
+ * Who may upload traces: a sender with the ingest token, or a signed-in operator (session cookie or API token) whose
+ * request comes from the dashboard's own origin. The one place uploads are authorized.
  */
-export function importAllowed(req: Request, tokenMatches: (authorization: string | null) => boolean): boolean {
+export function importAccess(req: Request, ingestTokenMatches: (authorization: string | null) => boolean, actor: () => Actor | null): ImportAccess {
   const authorization = req.headers.get("authorization");
-  if (authorization) return tokenMatches(authorization);
-  if (req.headers.get("sec-fetch-site") === "same-origin") return true;
-  const origin = req.headers.get("origin");
-  const host = req.headers.get("host");
-  if (!origin || !host) return false;
-  try {
-    return new URL(origin).host === host;
-  } catch {
-    return false;
-  }
+  if (authorization && ingestTokenMatches(authorization)) return "ok";
+  const who = actor();
+  if (!who) return "unauthorized";
+  if (!satisfies(who.role, "operator") || !sameOriginRequest(req)) return "forbidden";
+  return "ok";
 }
 
 /** The uploaded file's name from its header (URI-encoded), bounded; "upload" when absent. */
