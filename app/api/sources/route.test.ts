@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { upsertSource } from "@/db/queries/source-registry";
+import { createToken } from "@/server/auth/tokens";
+import { sourceReporter } from "@/server/sources/status";
+import { useTempServerEnv } from "@/test/server-env";
+
+let GET: typeof import("./route").GET;
+let serverDb: typeof import("@/server/runtime").serverDb;
+let restore: () => Promise<void>;
+const T = 1_764_400_000_000;
+
+beforeAll(async () => {
+  ({ restore } = await useTempServerEnv("switchyard-sources-", "sources-route-test-token-0123456789"));
+  ({ GET } = await import("./route"));
+  ({ serverDb } = await import("@/server/runtime"));
+});
+
+afterAll(async () => {
+  serverDb().$client.close();
+  await restore();
+});
+
+const get = (token?: string) => GET(new Request("http://localhost/api/sources", { headers: token ? { authorization: `Bearer ${token}` } : {} }));
+
+describe("GET /api/sources", () => {
+  it("answers each source's kind, address, last success and error, series and missing metrics to a read token", async () => {
+    const db = serverDb();
+    upsertSource(db, { id: "vllm-a", kind: "prometheus", name: "vLLM A", config: { url: "http://vllm-a:8000/metrics", kind: "vllm" }, enabled: true }, T);
+    sourceReporter(db, "vllm-a", "prometheus").ok(T + 1, { series: 42, events: 3, missing: ["vllm:num_requests_waiting"], renamed: ["vllm:gpu_cache_usage_perc (older name of vllm:kv_cache_usage_perc)"] });
+    sourceReporter(db, "vllm-a", "prometheus").error(T + 2, "HTTP 503 from http://vllm-a:8000/metrics");
+    const { token } = createToken(db, { name: "monitor", scope: "read", createdBy: "test" }, T);
+    const res = get(token);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { sources: unknown[] };
+    expect(body.sources).toEqual([
+      {
+        id: "vllm-a",
+        kind: "prometheus",
+        name: "vLLM A",
+        address: "http://vllm-a:8000/metrics",
+        enabled: true,
+        state: "error",
+        last_success_at: T + 1,
+        last_error_at: T + 2,
+        last_error: "HTTP 503 from http://vllm-a:8000/metrics",
+        error_count: 1,
+        series: 42,
+        events_total: 3,
+        last_duration_ms: null,
+        missing_metrics: ["vllm:num_requests_waiting"],
+        renamed_metrics: ["vllm:gpu_cache_usage_perc (older name of vllm:kv_cache_usage_perc)"],
+        sequence_gaps: 0,
+      },
+    ]);
+  });
+
+  it("401 without credentials, 401 for an ingest-only token", async () => {
+    expect(get().status).toBe(401);
+    const { token } = createToken(serverDb(), { name: "sender", scope: "ingest", createdBy: "test" }, T);
+    expect(get(token).status).toBe(401);
+  });
+});
