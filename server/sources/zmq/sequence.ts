@@ -5,11 +5,11 @@ export type SequenceState = { next: bigint | null };
 
 /**
  * What one sequence number says: `first` (nothing seen yet), `next` (in order), `gap` (missed `missed` batches,
- * from..to inclusive), `restart` (it went back: the publisher restarted and counts from 0 again) or `repeat`
- * (the one just seen, again).
+ * from..to inclusive) or `restart` (not after the last one: a PUB socket never repeats or reorders, so the
+ * publisher restarted and counts from 0 again).
  */
 export type SequenceStep =
-  | { kind: "first" | "next" | "repeat" }
+  | { kind: "first" | "next" }
   | { kind: "gap"; from: bigint; to: bigint; missed: bigint }
   | { kind: "restart"; expected: bigint };
 
@@ -19,7 +19,6 @@ export function advance(state: SequenceState, seq: bigint): { state: SequenceSta
   if (state.next === null) return { state: after, step: { kind: "first" } };
   if (seq === state.next) return { state: after, step: { kind: "next" } };
   if (seq > state.next) return { state: after, step: { kind: "gap", from: state.next, to: seq - 1n, missed: seq - state.next } };
-  if (seq === state.next - 1n) return { state, step: { kind: "repeat" } };
   return { state: after, step: { kind: "restart", expected: state.next } };
 }
 

@@ -32,7 +32,6 @@ export function readMessage(state: SequenceState, frames: readonly Uint8Array[],
   const next = advance(state, seq);
   outcome.seq = seq;
   outcome.step = next.step;
-  if (next.step.kind === "repeat") return { state: next.state, outcome };
   const decoded = readPayload(payload, seq, { ...ctx, restarted: next.step.kind === "restart" });
   return { state: next.state, outcome: { ...outcome, ...decoded } };
 }

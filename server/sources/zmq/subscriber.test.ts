@@ -23,7 +23,7 @@ const seqFrame = (n: bigint) => {
 
 type KvRow = { op: string; worker_id: string; block_hashes: string | null; parent_hash: string | null; reason: string | null; ts: number; source: string };
 const kvRows = (db: Db) =>
-  db.$client.prepare("SELECT op, worker_id, block_hashes, parent_hash, reason, ts, source FROM kv_events ORDER BY ts, id").all() as KvRow[];
+  db.$client.prepare("SELECT op, worker_id, block_hashes, parent_hash, reason, ts, source FROM kv_events ORDER BY rowid").all() as KvRow[];
 
 /** The registry's reporter, plus a list of the error texts it was given. */
 function recordingReporter(db: Db, id: string) {
@@ -177,10 +177,14 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     await subscribed(again);
     await again.send(["", seqFrame(3n), pack([TS + 1, [["BlockRemoved", [1]]]])]);
     await vi.waitFor(() => expect(kvRows(db)).toHaveLength(2), { timeout: 5_000, interval: 25 });
+    // a new engine process behind the same address: its sequence starts again and its cache is empty
+    await again.send(["", seqFrame(0n), pack([TS + 2, [["BlockStored", [9], null, [], 16, null]]])]);
+    await vi.waitFor(() => expect(kvRows(db)).toHaveLength(4), { timeout: 5_000, interval: 25 });
     await stop();
 
+    expect(kvRows(db).map((r) => `${r.op} ${r.block_hashes ?? ""}`.trim())).toEqual(["stored 1", "removed 1", "cleared", "stored 9"]);
     expect(errors.join("\n")).toContain("missed 2 batches (seq 1–2)");
-    expect(getSourceStatus(db, "vllm-c")).toMatchObject({ gaps: 1, eventsTotal: 2, detail: { connected: true } });
+    expect(getSourceStatus(db, "vllm-c")).toMatchObject({ gaps: 1, eventsTotal: 4, detail: { connected: true, restarts: 1 } });
   });
 
   it("reports an unreachable publisher instead of staying silent, and stops cleanly", async () => {

@@ -151,7 +151,7 @@ export function startZmqSource(
     } else if (step?.kind === "restart") {
       totals.restarts++;
     }
-    if (step?.kind !== "repeat") totals.batches++; // messages received, readable or not
+    totals.batches++; // messages received, readable or not
     take(outcome);
   };
 
