@@ -46,7 +46,7 @@ describe("POST /api/otlp/v1/logs", () => {
   });
 
   it("accepts a real protobuf export, replies with a protobuf partialSuccess naming the refused records", async () => {
-    const res = await post(encodeProtobufLogs(fixture("claude-code.json")), "application/x-protobuf");
+    const res = await post(Buffer.from(encodeProtobufLogs(fixture("claude-code.json"))), "application/x-protobuf");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/x-protobuf");
     const reply = decodeProtobufResponse(new Uint8Array(await res.arrayBuffer())) as { partialSuccess: { rejectedLogRecords: string; errorMessage: string } };
