@@ -3,7 +3,7 @@ import { z } from "zod";
 export const SCRAPE_KINDS = ["dynamo-frontend", "dynamo-worker", "vllm", "sglang", "auto"] as const;
 export type ScrapeKind = (typeof SCRAPE_KINDS)[number];
 
-const labelName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a Prometheus label name");
+const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /**
  * One Prometheus /metrics endpoint. kind picks the metric mapping (auto detects it from the families served);
@@ -17,8 +17,13 @@ export const prometheusSourceConfig = z.object({
   timeout_seconds: z.number({ error: "must be a number of seconds" }).min(0.1).max(120).optional(),
   worker_id: z.string().trim().min(1, "must not be empty").max(128).optional(),
   labels: z
-    .record(labelName, z.string().max(256))
-    .refine((r) => Object.keys(r).length <= 20, "at most 20 labels")
+    .record(z.string().max(128), z.string().max(256))
+    .superRefine((r, ctx) => {
+      const names = Object.keys(r);
+      if (names.length > 20) ctx.addIssue({ code: "custom", message: "at most 20 labels" });
+      const bad = names.find((n) => !LABEL_NAME.test(n));
+      if (bad !== undefined) ctx.addIssue({ code: "custom", message: `${JSON.stringify(bad)} must be a Prometheus label name` });
+    })
     .optional(),
 });
 

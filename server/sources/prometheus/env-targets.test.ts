@@ -30,7 +30,7 @@ describe("parseScrapeTargets", () => {
     ['[{"url":"http://a/metrics","kind":"vllm"},{"url":"http://b/metrics","kind":"tgi"}]', 'entry 1 ("http://b/metrics"): kind: must be one of dynamo-frontend, dynamo-worker, vllm, sglang, auto'],
     ['[{"url":"http://a/metrics"}]', 'entry 0 ("http://a/metrics"): kind: is required'],
     ['[{"url":"http://a/metrics","kind":"auto","interval_seconds":0}]', "entry 0 (\"http://a/metrics\"): interval_seconds: must be at least 1"],
-    ['[{"url":"http://a/metrics","kind":"auto","labels":{"bad-name":"x"}}]', "entry 0 (\"http://a/metrics\"): labels.bad-name"],
+    ['[{"url":"http://a/metrics","kind":"auto","labels":{"bad-name":"x"}}]', "entry 0 (\"http://a/metrics\"): labels: \"bad-name\" must be a Prometheus label name"],
     ['[{"url":"http://a/metrics","kind":"auto","extra":1}]', "entry 0 (\"http://a/metrics\"): entry: Unrecognized key"],
     ['[{"url":"http://a/metrics","kind":"auto"},{"url":"http://a/metrics","kind":"vllm"}]', "entry 1 (\"http://a/metrics\"): duplicate of an earlier entry"],
     ["[3]", "entry 0: entry:"],

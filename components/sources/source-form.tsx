@@ -1,0 +1,104 @@
+"use client";
+import { useState, type FormEvent } from "react";
+import { KIND_FIELDS, KIND_LABELS, validateSource, type FieldErrors, type SourceFormValues } from "./source-form-model";
+import type { SourceInput } from "@/server/sources/config";
+
+/** Add or edit one configured source: per-kind fields, errors under each field (client and server). */
+export function SourceForm({
+  defaultValues,
+  editing,
+  serverErrors,
+  pending,
+  onSubmit,
+  onCancel,
+}: {
+  defaultValues: SourceFormValues;
+  editing: boolean;
+  serverErrors: FieldErrors;
+  pending: boolean;
+  onSubmit: (input: SourceInput) => void;
+  onCancel: () => void;
+}) {
+  const [values, setValues] = useState(defaultValues);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const shown = { ...serverErrors, ...errors };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const r = validateSource(values);
+    if (!r.ok) return setErrors(r.errors);
+    setErrors({});
+    onSubmit(r.input);
+  };
+  const setField = (name: string, v: string) => setValues((s) => ({ ...s, fields: { ...s.fields, [name]: v } }));
+  const title = `${editing ? "Edit" : "Add"} ${KIND_LABELS[values.kind]} source`;
+
+  return (
+    <form className="sources-form" onSubmit={submit} noValidate aria-label={title}>
+      <h3>{title}</h3>
+      {shown.form && (
+        <p className="sources-error" role="alert">
+          {shown.form}
+        </p>
+      )}
+      <div className="sources-grid">
+        <Field id="source-id" label="Id" error={shown.id} help={editing ? "the id cannot change" : "lowercase letters, digits, '.', '_' or '-'"}>
+          <input id="source-id" value={values.id} readOnly={editing} onChange={(e) => setValues({ ...values, id: e.target.value })} aria-invalid={Boolean(shown.id)} autoFocus={!editing} />
+        </Field>
+        <Field id="source-name" label="Name" error={shown.name}>
+          <input id="source-name" value={values.name} onChange={(e) => setValues({ ...values, name: e.target.value })} aria-invalid={Boolean(shown.name)} autoFocus={editing} />
+        </Field>
+        {KIND_FIELDS[values.kind].map((f) => {
+          const id = `source-config-${f.name}`;
+          const error = shown[`config.${f.name}`];
+          const value = values.fields[f.name] ?? "";
+          const common = { id, "aria-invalid": Boolean(error), "aria-describedby": f.help ? `${id}-help` : undefined };
+          return (
+            <Field key={f.name} id={id} label={f.optional ? `${f.label} (optional)` : f.label} error={error} help={f.help}>
+              {f.type === "select" ? (
+                <select {...common} value={value} onChange={(e) => setField(f.name, e.target.value)}>
+                  {f.options!.map((o) => (
+                    <option key={o}>{o}</option>
+                  ))}
+                </select>
+              ) : f.type === "lines" ? (
+                <textarea {...common} rows={2} value={value} onChange={(e) => setField(f.name, e.target.value)} />
+              ) : (
+                <input {...common} inputMode={f.type === "number" ? "decimal" : undefined} value={value} onChange={(e) => setField(f.name, e.target.value)} />
+              )}
+            </Field>
+          );
+        })}
+      </div>
+      <label className="sources-check">
+        <input type="checkbox" checked={values.enabled} onChange={(e) => setValues({ ...values, enabled: e.target.checked })} /> Enabled
+      </label>
+      <div className="sources-actions">
+        <button className="button sources-primary" type="submit" disabled={pending}>
+          {pending ? "Saving…" : editing ? "Save source" : "Add source"}
+        </button>
+        <button className="button" type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Field({ id, label, error, help, children }: { id: string; label: string; error?: string; help?: string; children: React.ReactNode }) {
+  return (
+    <div className="sources-field" data-invalid={error ? "true" : undefined}>
+      <label htmlFor={id}>{label}</label>
+      {children}
+      {help && (
+        <p className="sub" id={`${id}-help`}>
+          {help}
+        </p>
+      )}
+      {error && (
+        <p className="sources-error" id={`${id}-error`} role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
