@@ -1,6 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { expect, test } from "@playwright/test";
-import { uniq } from "./fixtures/telemetry";
+import { encodeProtobufLogs } from "../server/sources/otlp/decode";
+import { INGEST_TOKEN, uniq } from "./fixtures/telemetry";
 
 /** A gzip dynamo.agent.trace.v1 file: `turns` turns of one session on two workers, tool calls between, one bad line. */
 function agentTrace(session: string, turns: number): Buffer {
@@ -67,4 +68,31 @@ test("a truncated gzip upload says where it broke and keeps what came before", a
   const item = card.getByRole("listitem", { name: "cut.jsonl.gz" });
   await expect(item.getByRole("status")).toContainText("Import incomplete");
   await expect(item).toContainText("gzip data ends early (truncated file)");
+});
+
+test("Claude Code OTLP logs in protobuf become a session with its turns and tools", async ({ page, request }) => {
+  const session = uniq("e2e-otlp");
+  const t = Date.now() - 5 * 60_000;
+  const attr = (key: string, value: string | number) => ({ key, value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value } });
+  const record = (at: number, name: string, attrs: ReturnType<typeof attr>[]) => ({
+    timeUnixNano: `${at}000000`,
+    body: { stringValue: `claude_code.${name}` },
+    attributes: [attr("event.name", name), attr("session.id", session), ...attrs],
+  });
+  const logRecords = [
+    record(t + 2_000, "api_request", [attr("request_id", `${session}-1`), attr("model", "claude-sonnet-4-5"), attr("duration_ms", 1_800), attr("input_tokens", 200), attr("cache_read_tokens", 15_000), attr("cache_creation_tokens", 800), attr("output_tokens", 150)]),
+    record(t + 4_000, "tool_result", [attr("tool_name", "Bash"), attr("tool_use_id", `${session}-toolu`), attr("success", "true"), attr("duration_ms", 1_500)]),
+    record(t + 7_000, "api_request", [attr("request_id", `${session}-2`), attr("model", "claude-sonnet-4-5"), attr("duration_ms", 2_500), attr("input_tokens", 300), attr("cache_read_tokens", 16_000), attr("output_tokens", 90)]),
+  ];
+  const body = encodeProtobufLogs({ resourceLogs: [{ resource: { attributes: [attr("service.name", "claude-code")] }, scopeLogs: [{ logRecords }] }] });
+  const res = await request.post("/api/otlp/v1/logs", { headers: { Authorization: `Bearer ${INGEST_TOKEN}`, "Content-Type": "application/x-protobuf" }, data: Buffer.from(body) });
+  expect(res.status()).toBe(200);
+  expect(res.headers()["content-type"]).toBe("application/x-protobuf");
+
+  await page.goto("/sessions?range=1h");
+  await page.getByRole("searchbox", { name: "Session id" }).fill(session);
+  await page.getByRole("table", { name: "Sessions" }).getByRole("link", { name: session }).click();
+  await expect(page.getByRole("heading", { name: `Session ${session}`, level: 1 })).toBeVisible();
+  await expect(page.getByRole("table", { name: "Turns" }).getByRole("row")).toHaveCount(3);
+  await expect(page.getByRole("table", { name: "Turns" })).toContainText("16,000");
 });
