@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { expect, test, type Page } from "@playwright/test";
+import { adminApi, adminMutation } from "./fixtures/auth";
+import { apiQuery, INGEST_TOKEN, uniq } from "./fixtures/telemetry";
+
+// The control plane end to end: an operator edits a policy in the form, the reconciler pushes it to a live
+// simulated cluster (its own process, over HTTP), the target acknowledges it, and the cluster behaves differently.
+
+const CONTROL_TOKEN = "e2e-sim-control-token-0123456789";
+let sim: ChildProcess | null = null;
+
+test.describe.configure({ timeout: 240_000 });
+test.afterEach(() => {
+  sim?.kill("SIGTERM");
+  sim = null;
+});
+
+/** A live simulated cluster posting to the e2e dashboard; resolves to its control API's base URL. */
+function startSim(baseURL: string, scenario: string): Promise<string> {
+  const args = ["--import", "tsx", "server/sim/cli.ts", "--scenario", scenario, "--seed", "11", "--dashboard", baseURL, "--token", INGEST_TOKEN, "--control-port", "0"];
+  const child = spawn(process.execPath, args, { env: { ...process.env, SWITCHYARD_CONTROL_TOKEN: CONTROL_TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
+  sim = child;
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      const m = /control API on (http:\/\/[^/\s]+)\//.exec(text);
+      if (m) resolve(m[1]!);
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`simulator exited (${code}): ${text}`)));
+  });
+}
+
+/** Register the simulator as a policy target for the given kinds (as the Sources page does). */
+async function registerTarget(baseURL: string, url: string, kinds: string[]): Promise<{ id: string; name: string }> {
+  const target = { id: uniq("sim").toLowerCase(), name: `E2E simulated cluster ${kinds.join("+")}`, adapter: "sim", config: { url, token: CONTROL_TOKEN }, kinds, enabled: true };
+  const api = await adminApi(baseURL);
+  await adminMutation(api, "policies.targets.upsert", { target, author: "e2e" });
+  await api.dispose();
+  return target;
+}
+
+/** Review and publish the open form with a comment; returns the published version. */
+async function reviewAndPublish(page: Page, comment: string): Promise<number> {
+  await page.getByRole("button", { name: "Review changes" }).click();
+  await page.getByLabel("Comment").fill(comment);
+  const publish = page.getByRole("button", { name: /^Publish v\d+$/ });
+  const version = Number((await publish.textContent())!.replace(/\D+/g, ""));
+  await publish.click();
+  await expect(page.getByText(`Published v${version}.`)).toBeVisible();
+  return version;
+}
+
+type Summary = { requests: number; prefixHitRate: number | null };
+const summary = (page: Page, from: number, to: number) => apiQuery<Summary>(page.request, "overview.summary", { from, to });
+
+test("stripping the billing preamble in the form reaches the cluster and lifts the prefix hit rate", async ({ page, baseURL }) => {
+  const url = await startSim(baseURL!, "preamble");
+  const target = await registerTarget(baseURL!, url, ["frontend"]);
+  const t0 = Date.now();
+
+  // Baseline once caches are warm (the scenario ramps its sessions over 30 s): preamble kept.
+  await expect.poll(async () => Date.now() - t0 >= 45_000 && (await summary(page, t0 + 25_000, Date.now())).requests >= 30, { timeout: 90_000, intervals: [2_000] }).toBe(true);
+
+  await page.goto("/policies?kind=frontend");
+  const strip = page.getByLabel("Strip the billing preamble");
+  if (await strip.isChecked()) {
+    // An earlier spec left stripping on: publish it off first so the baseline below is the preamble-kept cluster.
+    await strip.uncheck();
+    await reviewAndPublish(page, "e2e: keep the preamble for the baseline");
+    await expect(page.getByTestId(`rollout-${target.id}`)).toContainText("in sync", { timeout: 30_000 });
+    await page.waitForTimeout(20_000);
+  }
+  const before = await summary(page, Date.now() - 20_000, Date.now());
+  expect(before.prefixHitRate).not.toBeNull();
+
+  await strip.check();
+  const version = await reviewAndPublish(page, "e2e: strip the billing preamble so sessions share block 0");
+  const row = page.getByTestId(`rollout-${target.id}`);
+  await expect(row).toContainText("in sync", { timeout: 30_000 });
+  await expect(row).toContainText(`v${version}`);
+  const synced = Date.now();
+
+  // The same cluster after the change: requests now share the system prompt's blocks across sessions.
+  await expect
+    .poll(async () => {
+      if (Date.now() - synced < 15_000) return null;
+      return (await summary(page, synced + 3_000, Date.now())).prefixHitRate;
+    }, { timeout: 90_000, intervals: [3_000] })
+    .toBeGreaterThan(before.prefixHitRate! + 0.15);
+  const after = await summary(page, synced + 3_000, Date.now());
+  console.log(`prefix hit rate: ${before.prefixHitRate!.toFixed(3)} with the preamble, ${after.prefixHitRate!.toFixed(3)} after stripping it (v${version})`);
+
+  // The change is marked where its effect shows.
+  await page.goto("/workers?range=15m");
+  await expect(page.getByTestId("policy-marks")).toContainText(`frontend v${version} published`);
+});
+
+test("lowering the decode KV scale-up threshold in the form makes the planner add a decode worker", async ({ page, baseURL }) => {
+  const url = await startSim(baseURL!, "surge");
+  const target = await registerTarget(baseURL!, url, ["autoscaling"]);
+
+  await page.goto("/policies?kind=autoscaling");
+  const decode = page.getByRole("group", { name: "Decode" });
+  await decode.getByLabel("KV utilization scale-down").fill("0.05");
+  await decode.getByLabel("KV utilization scale-up").fill("0.1");
+  await page.getByLabel("Adjustment interval").fill("10");
+  await page.getByLabel("Grace period").fill("10");
+  const version = await reviewAndPublish(page, "e2e: scale decode early");
+  await expect(page.getByTestId(`rollout-${target.id}`)).toContainText("in sync", { timeout: 30_000 });
+  const synced = Date.now();
+
+  type Decision = { id: string; ts: number; role: string; action: string; replicasBefore: number; replicasAfter: number; reason: string };
+  let added: Decision | undefined;
+  await expect
+    .poll(async () => {
+      const { items } = await apiQuery<{ items: Decision[] }>(page.request, "planner.list", { range: { from: synced - 60_000, to: Date.now() + 60_000 }, role: "decode", actionsOnly: true, limit: 50 });
+      added = items.find((d) => d.action === "scale_up" && d.ts >= synced - 1_000);
+      return Boolean(added);
+    }, { timeout: 90_000, intervals: [2_000] })
+    .toBe(true);
+  expect(added!.replicasAfter).toBeGreaterThan(added!.replicasBefore);
+  expect(added!.reason).toContain("0.10");
+
+  await page.goto("/planner?range=15m");
+  await expect(page.getByTestId(`planner-${added!.id}`)).toContainText(added!.reason);
+  await expect(page.getByTestId("policy-marks")).toContainText(`autoscaling v${version} published`);
+});
