@@ -1,4 +1,7 @@
 import type { NextConfig } from "next";
+import { API_POLICY, COMMON_HEADERS } from "./server/auth/csp";
+
+const common = COMMON_HEADERS.map(([key, value]) => ({ key, value }));
 
 const config: NextConfig = {
   reactStrictMode: true,
@@ -6,6 +9,13 @@ const config: NextConfig = {
   serverExternalPackages: ["better-sqlite3"],
   // Builds for e2e and for `npm start` may live apart so a test build never clobbers the served one.
   distDir: process.env.SWITCHYARD_DIST_DIR || ".next",
+  // Pages get their nonce-based content security policy from proxy.ts; API answers a policy that runs nothing.
+  async headers() {
+    return [
+      { source: "/:path*", headers: common },
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_POLICY }, { key: "Cache-Control", value: "no-store" }] },
+    ];
+  },
 };
 
 export default config;

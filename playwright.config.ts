@@ -6,11 +6,15 @@ import { defineConfig } from "@playwright/test";
 process.env.SWITCHYARD_E2E_DB ??= path.join(os.tmpdir(), `switchyard-e2e-${process.pid}-${Date.now()}.db`);
 process.env.SWITCHYARD_E2E_PORT ??= "3210";
 process.env.SWITCHYARD_E2E_TOKEN ??= "e2e-ingest-token-0123456789abcdef";
+// An admin API token the empty e2e database is created with; global setup uses it to make the signed-in admin.
+process.env.SWITCHYARD_E2E_API_TOKEN ??= "e2e-admin-api-token-0123456789abcdef";
+process.env.SWITCHYARD_E2E_STATE ??= path.join(os.tmpdir(), `switchyard-e2e-admin-${process.pid}-${Date.now()}.json`);
 
 const port = Number(process.env.SWITCHYARD_E2E_PORT);
 
 export default defineConfig({
   testDir: "e2e",
+  globalSetup: "./e2e/global-setup.ts",
   globalTeardown: "./e2e/global-teardown.ts",
   fullyParallel: false,
   workers: 1,
@@ -20,6 +24,8 @@ export default defineConfig({
   reporter: [["list"]],
   use: {
     baseURL: `http://localhost:${port}`,
+    // Every spec runs signed in as the admin global setup created; auth specs start signed-out contexts themselves.
+    storageState: process.env.SWITCHYARD_E2E_STATE,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: {
@@ -36,6 +42,7 @@ export default defineConfig({
       PORT: String(port),
       SWITCHYARD_DB: process.env.SWITCHYARD_E2E_DB,
       SWITCHYARD_INGEST_TOKEN: process.env.SWITCHYARD_E2E_TOKEN,
+      SWITCHYARD_BOOTSTRAP_API_TOKEN: process.env.SWITCHYARD_E2E_API_TOKEN,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
     },

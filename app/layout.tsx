@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { Providers } from "@/components/providers/trpc-provider";
 import { Nav } from "@/components/ui/nav";
+import { pageUser } from "@/server/auth/page-user";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -9,7 +10,8 @@ export const metadata: Metadata = {
   description: "Operations console for LLM inference clusters serving coding agents",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const user = await pageUser();
   return (
     <html lang="en">
       <body>
@@ -18,7 +20,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <a className="brand" href="/">
               Switchyard
             </a>
-            <Nav />
+            {user && <Nav user={{ name: user.name, role: user.role }} />}
           </header>
           <main>{children}</main>
         </Providers>

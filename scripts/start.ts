@@ -10,6 +10,8 @@ const port = Number(process.env.PORT || 3000);
 const controlPort = Number(process.env.SWITCHYARD_SIM_CONTROL_PORT || port + 1);
 const ingestToken = process.env.SWITCHYARD_INGEST_TOKEN || `sy_demo_${randomBytes(18).toString("base64url")}`;
 const controlToken = process.env.SWITCHYARD_CONTROL_TOKEN || `sy_ctl_${randomBytes(18).toString("base64url")}`;
+// A local admin for the demo with a password made for this run only (every start replaces it).
+const demoPassword = randomBytes(18).toString("base64url");
 const simArgs = process.argv.slice(2);
 
 const children: ChildProcess[] = [];
@@ -56,6 +58,7 @@ async function main() {
     SWITCHYARD_INGEST_TOKEN: ingestToken,
     SWITCHYARD_SIM_CONTROL_URL: `http://127.0.0.1:${controlPort}`,
     SWITCHYARD_SIM_CONTROL_TOKEN: controlToken,
+    SWITCHYARD_DEMO_ADMIN_PASSWORD: demoPassword,
   });
   if (!(await waitForHealth(`http://localhost:${port}/api/health`, 120_000, () => stopping))) {
     if (!stopping) {
@@ -71,7 +74,8 @@ async function main() {
     { SWITCHYARD_INGEST_TOKEN: ingestToken, SWITCHYARD_CONTROL_TOKEN: controlToken },
   );
   console.log(`
-Switchyard is running: open http://localhost:${port}
+Switchyard is running: open http://localhost:${port}/login#username=demo&password=${demoPassword}
+  (signs you in as the demo admin "demo" with password ${demoPassword}, made for this run only)
   simulated cluster control API: http://127.0.0.1:${controlPort}/control/policies (Bearer ${controlToken})
   demo ingest token for this run: ${ingestToken}
   post telemetry: curl -X POST http://localhost:${port}/api/ingest -H "Authorization: Bearer ${ingestToken}" \\

@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { UserMenu } from "@/components/auth/user-menu";
 
 const LINKS = [
   { href: "/", label: "Overview" },
@@ -12,15 +13,19 @@ const LINKS = [
   { href: "/sources", label: "Sources" },
 ];
 
-export function Nav() {
+export function Nav({ user }: { user: { name: string; role: string } }) {
   const pathname = usePathname();
+  const links = user.role === "admin" ? [...LINKS, { href: "/admin", label: "Admin" }] : LINKS;
   return (
-    <nav className="nav" aria-label="Main">
-      {LINKS.map((l) => (
-        <Link key={l.href} href={l.href} aria-current={pathname === l.href || (l.href !== "/" && pathname.startsWith(`${l.href}/`)) ? "page" : undefined}>
-          {l.label}
-        </Link>
-      ))}
-    </nav>
+    <>
+      <nav className="nav" aria-label="Main">
+        {links.map((l) => (
+          <Link key={l.href} href={l.href} aria-current={pathname === l.href || (l.href !== "/" && pathname.startsWith(`${l.href}/`)) ? "page" : undefined}>
+            {l.label}
+          </Link>
+        ))}
+      </nav>
+      <UserMenu name={user.name} role={user.role} />
+    </>
   );
 }

@@ -1,0 +1,5 @@
+import { SetupForm } from "@/components/auth/setup-form";
+
+export default function SetupPage() {
+  return <SetupForm />;
+}
