@@ -41,10 +41,10 @@ export function SourceForm({
         </p>
       )}
       <div className="sources-grid">
-        <Field id="source-id" label="Id" error={shown.id} help={editing ? "the id cannot change" : "lowercase letters, digits, '.', '_' or '-'"}>
+        <Field id="source-id" label="Source id" error={shown.id} help={editing ? "the id cannot change" : "lowercase letters, digits, '.', '_' or '-'"}>
           <input id="source-id" value={values.id} readOnly={editing} onChange={(e) => setValues({ ...values, id: e.target.value })} aria-invalid={Boolean(shown.id)} autoFocus={!editing} />
         </Field>
-        <Field id="source-name" label="Name" error={shown.name}>
+        <Field id="source-name" label="Source name" error={shown.name}>
           <input id="source-name" value={values.name} onChange={(e) => setValues({ ...values, name: e.target.value })} aria-invalid={Boolean(shown.name)} autoFocus={editing} />
         </Field>
         {KIND_FIELDS[values.kind].map((f) => {

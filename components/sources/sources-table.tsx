@@ -78,26 +78,28 @@ export function SourcesTable({
                 <Details row={r} now={now} />
               </td>
               <td className="sources-row-actions">
-                {r.configured && confirming !== r.id && (
-                  <>
-                    <button className="button" type="button" onClick={() => onEdit(r)} aria-label={`Edit ${r.name}`}>
-                      Edit
-                    </button>
-                    <button className="button" type="button" onClick={() => onRemove(r.id)} aria-label={`Remove ${r.name}`}>
-                      Remove
-                    </button>
-                  </>
-                )}
-                {confirming === r.id && (
-                  <span role="group" aria-label={`Confirm removing ${r.name}`}>
-                    <button className="button sources-danger" type="button" onClick={() => onConfirm(r.id)} autoFocus>
-                      Confirm remove
-                    </button>
-                    <button className="button" type="button" onClick={onCancelRemove}>
-                      Keep
-                    </button>
-                  </span>
-                )}
+                <div className="sources-buttons">
+                  {r.configured && confirming !== r.id && (
+                    <>
+                      <button className="button" type="button" onClick={() => onEdit(r)} aria-label={`Edit ${r.name}`}>
+                        Edit
+                      </button>
+                      <button className="button" type="button" onClick={() => onRemove(r.id)} aria-label={`Remove ${r.name}`}>
+                        Remove
+                      </button>
+                    </>
+                  )}
+                  {confirming === r.id && (
+                    <span role="group" aria-label={`Confirm removing ${r.name}`}>
+                      <button className="button sources-danger" type="button" onClick={() => onConfirm(r.id)} autoFocus>
+                        Confirm remove
+                      </button>
+                      <button className="button" type="button" onClick={onCancelRemove}>
+                        Keep
+                      </button>
+                    </span>
+                  )}
+                </div>
               </td>
             </tr>
           ))}

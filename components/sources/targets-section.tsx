@@ -114,25 +114,27 @@ export function TargetsSection() {
                   <td>{t.kinds.join(", ")}</td>
                   <td>{t.enabled ? "yes" : "no"}</td>
                   <td className="sources-row-actions">
-                    {confirming === t.id ? (
-                      <span role="group" aria-label={`Confirm removing ${t.name}`}>
-                        <button className="button sources-danger" type="button" autoFocus onClick={() => remove.mutate({ id: t.id })}>
-                          Confirm remove
-                        </button>
-                        <button className="button" type="button" onClick={() => setConfirming(null)}>
-                          Keep
-                        </button>
-                      </span>
-                    ) : (
-                      <>
-                        <button className="button" type="button" aria-label={`Edit ${t.name}`} onClick={() => open(targetToValues(t), true)}>
-                          Edit
-                        </button>
-                        <button className="button" type="button" aria-label={`Remove ${t.name}`} onClick={() => setConfirming(t.id)}>
-                          Remove
-                        </button>
-                      </>
-                    )}
+                    <div className="sources-buttons">
+                      {confirming === t.id ? (
+                        <span role="group" aria-label={`Confirm removing ${t.name}`}>
+                          <button className="button sources-danger" type="button" autoFocus onClick={() => remove.mutate({ id: t.id })}>
+                            Confirm remove
+                          </button>
+                          <button className="button" type="button" onClick={() => setConfirming(null)}>
+                            Keep
+                          </button>
+                        </span>
+                      ) : (
+                        <>
+                          <button className="button" type="button" aria-label={`Edit ${t.name}`} onClick={() => open(targetToValues(t), true)}>
+                            Edit
+                          </button>
+                          <button className="button" type="button" aria-label={`Remove ${t.name}`} onClick={() => setConfirming(t.id)}>
+                            Remove
+                          </button>
+                        </>
+                      )}
+                    </div>
                   </td>
                 </tr>
               ))}

@@ -8,7 +8,7 @@ import { registerSourceManager } from "./reload";
 import { sourceReporter, type SourceKind, type SourceStarter } from "./status";
 import { startZmqSource } from "./zmq/subscriber";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each starter takes its own kind's parsed config
+// Each starter takes its own kind's parsed config; the manager passes what parseSourceConfig validated.
 type AnyStarter = SourceStarter<any>;
 export type Starters = Record<ConfiguredKind, AnyStarter>;
 
