@@ -26,13 +26,6 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  matcher: [
-    {
-      source: "/((?!api/|_next/static|_next/image|favicon.ico).*)",
-      missing: [
-        { type: "header", key: "next-router-prefetch" },
-        { type: "header", key: "purpose", value: "prefetch" },
-      ],
-    },
-  ],
+  // Every page request, prefetches included, so the path header the layout trusts always comes from here.
+  matcher: ["/((?!api/|_next/static|_next/image|favicon.ico).*)"],
 };

@@ -1,5 +1,5 @@
 "use client";
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
@@ -8,9 +8,21 @@ import type { AppRouter } from "@/server/trpc/root";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
+/** A session that expired (or was ended elsewhere) sends the browser to sign in, then back here. */
+function toSignInWhenSignedOut(err: unknown) {
+  if ((err as { data?: { code?: string } } | null)?.data?.code !== "UNAUTHORIZED") return;
+  const here = window.location.pathname + window.location.search;
+  window.location.assign(here === "/" ? "/login" : `/login?next=${encodeURIComponent(here)}`);
+}
+
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
-    () => new QueryClient({ defaultOptions: { queries: { staleTime: 1_000, retry: 1, refetchOnWindowFocus: false } } }),
+    () =>
+      new QueryClient({
+        defaultOptions: { queries: { staleTime: 1_000, retry: 1, refetchOnWindowFocus: false } },
+        queryCache: new QueryCache({ onError: toSignInWhenSignedOut }),
+        mutationCache: new MutationCache({ onError: toSignInWhenSignedOut }),
+      }),
   );
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })] }),
