@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 const root = process.cwd();
-const SOURCES = ["app", "components", "server", "db", "next.config.ts", "package-lock.json", "tsconfig.json"];
+const SOURCES = ["app", "components", "server", "db", "proxy.ts", "next.config.ts", "package-lock.json", "tsconfig.json"];
 
 function newest(p: string): number {
   const full = path.join(root, p);
