@@ -20,6 +20,8 @@ describe("parseEnv", () => {
       SWITCHYARD_RAW_RETENTION_HOURS: 24,
       SWITCHYARD_RETENTION_SWEEP_SECONDS: 300,
       SWITCHYARD_INGEST_WORKERS: 2,
+      SWITCHYARD_RECONCILE_SECONDS: 5,
+      SWITCHYARD_SESSION_HOURS: 12,
       NODE_ENV: "production",
     });
   });
@@ -36,6 +38,8 @@ describe("parseEnv", () => {
     ["db path", { SWITCHYARD_DB: "/tmp/x.db" }, { SWITCHYARD_DB: "/tmp/x.db" }],
     ["node env", { NODE_ENV: "test" }, { NODE_ENV: "test" }],
     ["inline ingest", { SWITCHYARD_INGEST_WORKERS: "0" }, { SWITCHYARD_INGEST_WORKERS: 0 }],
+    ["the embedded sim's control API", { SWITCHYARD_SIM_CONTROL_URL: "http://127.0.0.1:3001" }, { SWITCHYARD_SIM_CONTROL_URL: "http://127.0.0.1:3001" }],
+    ["a faster reconcile loop", { SWITCHYARD_RECONCILE_SECONDS: "0.5" }, { SWITCHYARD_RECONCILE_SECONDS: 0.5 }],
     ["unrelated variables are ignored", { PATH: "/usr/bin", HOME: "/root" }, { PORT: 3000 }],
   ])("reads %s", (_name, raw, expected) => {
     expect(parseEnv(raw)).toMatchObject(expected);
@@ -55,6 +59,9 @@ describe("parseEnv", () => {
     ["SWITCHYARD_INGEST_TOKEN", "tooshort"],
     ["SWITCHYARD_INGEST_TOKEN", "has a space in the middle ok"],
     ["NODE_ENV", "staging"],
+    ["SWITCHYARD_SIM_CONTROL_URL", "ftp://sim:21"],
+    ["SWITCHYARD_SIM_CONTROL_TOKEN", "short"],
+    ["SWITCHYARD_RECONCILE_SECONDS", "0"],
   ])("%s=%s throws an EnvError naming the setting in one line", (name, value) => {
     const err = envError({ [name]: value });
     expect(err.message).toContain(name);
