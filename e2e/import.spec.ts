@@ -34,7 +34,7 @@ function agentTrace(session: string, turns: number): Buffer {
   return gzipSync(lines.join("\n"));
 }
 
-test("upload a gzip agent trace on the Sources page, read the summary, and find the session", async ({ page }) => {
+test("upload a gzip agent trace on the Sources page, read the summary, and find the session", async ({ page }, testInfo) => {
   const session = uniq("e2e-import");
   await page.goto("/sources");
   const card = page.getByRole("region", { name: "Import trace files" });
@@ -44,12 +44,13 @@ test("upload a gzip agent trace on the Sources page, read the summary, and find 
 
   const item = card.getByRole("list", { name: "Trace imports" }).getByRole("listitem", { name: `${session}.jsonl.gz` });
   await expect(item.getByRole("status")).toContainText("Imported: 25 records, 24 accepted, 0 rejected, 1 bad lines");
-  await item.getByText("First 1 problems").click();
+  await item.getByText("Show the problem").click();
   await expect(item.getByText("Line 4: not valid JSON")).toBeVisible();
 
   await card.getByLabel("Trace files").setInputFiles({ name: "again.jsonl.gz", mimeType: "application/gzip", buffer: agentTrace(session, 12) });
   await card.getByRole("button", { name: "Import" }).click();
   await expect(card.getByRole("listitem", { name: "again.jsonl.gz" }).getByRole("status")).toContainText("0 accepted, 24 already imported");
+  await card.screenshot({ path: testInfo.outputPath("trace-upload.png") });
 
   await page.goto("/sessions?range=1h");
   await page.getByRole("searchbox", { name: "Session id" }).fill(session);

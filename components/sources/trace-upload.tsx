@@ -116,7 +116,7 @@ function ImportResult({ summary: s }: { summary: ImportSummary }) {
       {s.fatal && <p className="trace-upload-error">{s.fatal}</p>}
       {s.errors.length > 0 && (
         <details>
-          <summary>First {s.errors.length} problems</summary>
+          <summary>{s.errors.length === 1 ? "Show the problem" : `Show the first ${s.errors.length} problems`}</summary>
           <ul>
             {s.errors.map((e, i) => (
               <li key={i}>
