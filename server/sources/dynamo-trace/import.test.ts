@@ -96,6 +96,17 @@ describe("agent trace mapping", () => {
     expect(out[8]!.events[0]).toMatchObject({ output_tokens: 40, input_tokens: 4200, sequence_hashes: ["14879255164371896291", "274632075616497421", "18446744073709551615"] });
   });
 
+  it.each([
+    [{ decode_worker_id: 7, decode_dp_rank: 2, prefill_worker_id: 1 }, "7-dp2"],
+    [{ decode_worker_id: "7", decode_dp_rank: 0 }, "7"],
+    [{ prefill_worker_id: 1, prefill_dp_rank: 1 }, "1-dp1"],
+    [{}, undefined],
+  ])("names the serving worker %j as %j (the FPM trace names its workers the same way)", (worker, want) => {
+    const m = createTraceMapper();
+    const rec = { event: { schema: "dynamo.agent.trace.v1", event_type: "request_end", event_time_unix_ms: 1_764_400_000_000, request: { request_id: "r", worker } } };
+    expect((m.push(JSON.stringify(rec), 1).events[0] as { worker_id?: string }).worker_id).toBe(want);
+  });
+
   it("passes huge values on for validation to refuse (they are not clipped into plausible ones)", () => {
     const huge = out[6]!.events[0]!;
     expect(parseEvent(huge)).toEqual({ ok: false, error: expect.stringMatching(/^input_tokens/) });

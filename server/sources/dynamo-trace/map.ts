@@ -38,6 +38,19 @@ export function eventId(...parts: string[]): string {
   return `${id.slice(0, MAX_ID - 17)}~${h.toString(16).padStart(16, "0")}`;
 }
 
+/** A Dynamo worker as a Switchyard worker id: its worker_id, with "-dp<rank>" for data-parallel ranks above 0. */
+export function workerName(workerId: string, dpRank: number | undefined): string {
+  return (dpRank ? `${workerId}-dp${dpRank}` : workerId).slice(0, MAX_ID);
+}
+
+/** The worker that served a request: decode worker (disaggregated or aggregated), else the prefill worker. */
+function workerOf(w: Obj): string | undefined {
+  const decode = str(w.decode_worker_id);
+  if (decode) return workerName(decode, int(w.decode_dp_rank));
+  const prefill = str(w.prefill_worker_id);
+  return prefill ? workerName(prefill, int(w.prefill_dp_rank)) : undefined;
+}
+
 /** The u64 decimal strings of `input_sequence_hashes` read from the raw line (JSON numbers above 2^53 lose digits). */
 export function rawSequenceHashes(text: string): string[] | undefined {
   const m = /"input_sequence_hashes"\s*:\s*\[([^\]]*)\]/.exec(text);
@@ -106,7 +119,7 @@ export function createTraceMapper() {
       ...(c.sessionType && { session_type: c.sessionType.slice(0, 64) }),
       api: "chat_completions",
       model: (str(r.model) ?? "unknown").slice(0, 256),
-      ...((str(worker.decode_worker_id) ?? str(worker.prefill_worker_id)) && { worker_id: (str(worker.decode_worker_id) ?? str(worker.prefill_worker_id))! }),
+      ...(workerOf(worker) && { worker_id: workerOf(worker)! }),
       arrived_at: arrivedAt,
       ...(ttft !== undefined && { first_token_at: Math.round(arrivedAt + ttft) }),
       finished_at: Math.max(arrivedAt, Math.round(total !== undefined ? arrivedAt + total : at)),
@@ -176,8 +189,7 @@ export function createTraceMapper() {
     const at = num(rec.observed_at_unix_ms);
     if (!worker) return { events: [], samples: [], error: "fpm.worker_id is missing" };
     if (at === undefined) return { events: [], samples: [], error: "observed_at_unix_ms is missing" };
-    const rank = int(f.dp_rank) ?? 0;
-    const workerId = rank === 0 ? worker : `${worker}-dp${rank}`;
+    const workerId = workerName(worker, int(f.dp_rank));
     const s = isObj(f.scheduled_requests) ? f.scheduled_requests : {};
     const q = isObj(f.queued_requests) ? f.queued_requests : {};
     const counter = int(f.counter_id);
@@ -191,7 +203,7 @@ export function createTraceMapper() {
     const sample: LoadSample = {
       line,
       ts: Math.round(at),
-      worker_id: workerId.slice(0, MAX_ID),
+      worker_id: workerId,
       requests_running: (int(s.num_prefill_requests) ?? 0) + (int(s.num_decode_requests) ?? 0),
       requests_waiting: (int(q.num_prefill_requests) ?? 0) + (int(q.num_decode_requests) ?? 0),
     };
