@@ -2,6 +2,9 @@
 import { createContext, useContext, type ReactNode } from "react";
 import { get, useFormContext, useFormState } from "react-hook-form";
 
+/** Who edits: the name recorded as author, and whether the role may publish. */
+export type Operator = { name: string; canEdit: boolean };
+
 /** A rejection reason from a target, shown under the field it names. */
 export type TargetReason = { path: string; message: string; target: string };
 

@@ -9,12 +9,13 @@ import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import type { PolicyKind } from "@/server/control/policies";
 import { DiffTable } from "./diff-table";
 import { conflictDetails, type Conflict } from "./drafts";
+import type { Operator } from "./fields";
 
 const PAGE_SIZE = 20;
 const REFRESH_MS = 2_000;
 
 /** Published versions of one kind (newest first), a diff between any two, and rollback to an earlier one. */
-export function HistoryPanel({ kind, now }: { kind: PolicyKind; now: number }) {
+export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: number; operator: Operator }) {
   const trpc = useTRPC();
   const pages = useCursorPages<number>(kind);
   const history = useQuery({
@@ -69,7 +70,7 @@ export function HistoryPanel({ kind, now }: { kind: PolicyKind; now: number }) {
                 <td title={new Date(v.createdAt).toLocaleString()}>{formatWhen(v.createdAt, now)}</td>
                 <td className="policies-detail">{v.comment || <span className="sub">—</span>}</td>
                 <td>
-                  {newest !== undefined && v.version !== newest && (
+                  {newest !== undefined && v.version !== newest && operator.canEdit && (
                     <button type="button" className="button" onClick={() => setRollback(v.version)}>
                       Roll back to v{v.version}
                     </button>
@@ -81,7 +82,7 @@ export function HistoryPanel({ kind, now }: { kind: PolicyKind; now: number }) {
         </table>
       </div>
       <Pager label={`${kind} versions`} page={pages.page} hasOlder={Boolean(history.data?.nextCursor)} onNewer={pages.newer} onOlder={() => history.data?.nextCursor && pages.older(history.data.nextCursor)} />
-      {rollback !== null && newest !== undefined && <RollbackForm kind={kind} to={rollback} base={newest} onDone={() => setRollback(null)} />}
+      {rollback !== null && newest !== undefined && <RollbackForm kind={kind} to={rollback} base={newest} author={operator.name} onDone={() => setRollback(null)} />}
 
       {items.length > 1 && (
         <div className="policies-compare">
@@ -118,7 +119,7 @@ export function HistoryPanel({ kind, now }: { kind: PolicyKind; now: number }) {
 }
 
 /** Confirm a rollback with a comment; publishes v`to`'s content on top of `base`, or shows what changed since. */
-function RollbackForm({ kind, to, base, onDone }: { kind: PolicyKind; to: number; base: number; onDone: () => void }) {
+function RollbackForm({ kind, to, base, author, onDone }: { kind: PolicyKind; to: number; base: number; author: string; onDone: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [comment, setComment] = useState("");
@@ -170,13 +171,13 @@ function RollbackForm({ kind, to, base, onDone }: { kind: PolicyKind; to: number
             onClick={() => {
               setOnTop(conflict.latest);
               setConflict(null);
-              mutation.mutate({ kind, to, baseVersion: conflict.latest, comment });
+              mutation.mutate({ kind, to, baseVersion: conflict.latest, comment, author });
             }}
           >
             Roll back on top of v{conflict.latest}
           </button>
         ) : (
-          <button type="button" className="button policies-primary" disabled={mutation.isPending} onClick={() => mutation.mutate({ kind, to, baseVersion: onTop, comment })}>
+          <button type="button" className="button policies-primary" disabled={mutation.isPending} onClick={() => mutation.mutate({ kind, to, baseVersion: onTop, comment, author })}>
             {mutation.isPending ? "Rolling back…" : `Confirm rollback to v${to}`}
           </button>
         )}

@@ -6,7 +6,7 @@ import { useMemo, useRef, type KeyboardEvent } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
 import { isPolicyKind, POLICY_KINDS, type PolicyKind } from "@/server/control/policies";
-import type { TargetReason } from "./fields";
+import type { Operator, TargetReason } from "./fields";
 import { HistoryPanel } from "./history-panel";
 import { PolicyEditor } from "./policy-editor";
 import { RolloutPanel } from "./rollout-panel";
@@ -28,6 +28,8 @@ export function PoliciesView() {
   const list = useQuery({ ...trpc.policies.list.queryOptions(), refetchInterval: REFRESH_MS });
   const rollout = useQuery({ ...trpc.policies.rollout.queryOptions(), refetchInterval: REFRESH_MS });
   const targets = useQuery(trpc.policies.targets.list.queryOptions());
+  const me = useQuery(trpc.users.me.queryOptions());
+  const operator: Operator = { name: me.data?.name ?? "operator", canEdit: me.data ? me.data.role !== "viewer" : true };
 
   const select = (k: PolicyKind) => {
     const q = new URLSearchParams(params.toString());
@@ -62,7 +64,10 @@ export function PoliciesView() {
       <div className="page-head">
         <div>
           <h1>Policies</h1>
-          <div className="sub">Versioned documents pushed to every target; rollout status refreshes every 2 s.</div>
+          <div className="sub">
+            Versioned documents pushed to every target; rollout status refreshes every 2 s.
+            {!operator.canEdit && " You are signed in as a viewer: publishing and rollback need the operator role."}
+          </div>
         </div>
         <Link href="/policies/audit">Audit log →</Link>
       </div>
@@ -99,7 +104,7 @@ export function PoliciesView() {
           <div key={k} role="tabpanel" id={`panel-${k}`} aria-labelledby={`tab-${k}`} hidden={k !== kind} className="policies-layout">
             <section className="section policies-main" aria-labelledby={`${k}-form-heading`}>
               <h2 id={`${k}-form-heading`}>{TITLES[k]} policy</h2>
-              <PolicyEditor kind={k} latest={latestOf(k)} reasons={reasons[k] ?? []} />
+              <PolicyEditor kind={k} latest={latestOf(k)} reasons={reasons[k] ?? []} operator={operator} />
             </section>
             {k === kind && (
               <aside className="policies-side">
@@ -111,7 +116,7 @@ export function PoliciesView() {
                 </section>
                 <section className="section" aria-labelledby="history-heading">
                   <h2 id="history-heading">History</h2>
-                  <HistoryPanel kind={k} now={now} />
+                  <HistoryPanel kind={k} now={now} operator={operator} />
                 </section>
               </aside>
             )}

@@ -9,7 +9,7 @@ import { diffDocuments, type DiffEntry } from "@/server/control/versions";
 import { ConflictPanel, type ConflictState } from "./conflict-panel";
 import { DiffTable } from "./diff-table";
 import { conflictDetails, errorsByPath, rebaseDraft, serverFieldErrors } from "./drafts";
-import { FieldScope, type TargetReason } from "./fields";
+import { FieldScope, type Operator, type TargetReason } from "./fields";
 import { KindFields } from "./kind-fields";
 
 type Published = { version: number; document: unknown; author: string; createdAt: number } | null;
@@ -24,7 +24,7 @@ function baseOf(kind: PolicyKind, latest: Published): Base {
  * One kind's form: starts from the latest published version (or the defaults), reviews the diff against it, publishes on
  * top of it, and on a conflict keeps the draft and offers to re-apply it on the newer version or discard it.
  */
-export function PolicyEditor({ kind, latest, reasons }: { kind: PolicyKind; latest: Published; reasons: TargetReason[] }) {
+export function PolicyEditor({ kind, latest, reasons, operator }: { kind: PolicyKind; latest: Published; reasons: TargetReason[]; operator: Operator }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [base, setBase] = useState<Base>(() => baseOf(kind, latest));
@@ -184,8 +184,8 @@ export function PolicyEditor({ kind, latest, reasons }: { kind: PolicyKind; late
                 <button
                   type="button"
                   className="button policies-primary"
-                  disabled={publish.isPending || (review.diff.length === 0 && base.version !== null)}
-                  onClick={() => publish.mutate({ kind, document: review.document, baseVersion: base.version, comment } as never)}
+                  disabled={!operator.canEdit || publish.isPending || (review.diff.length === 0 && base.version !== null)}
+                  onClick={() => publish.mutate({ kind, document: review.document, baseVersion: base.version, comment, author: operator.name } as never)}
                 >
                   {publish.isPending ? "Publishing…" : `Publish v${nextVersion}`}
                 </button>
