@@ -8,8 +8,8 @@ import { LoginLimiter } from "./rate-limit";
 import { satisfies, scopeRole } from "./roles";
 import { hashPassword, verifyPassword } from "./secrets";
 import { endSession, readCookie, sessionActor, sessionCookie, startSession } from "./sessions";
-import { createToken, tokenActor } from "./tokens";
-import { revokeToken } from "../../db/queries/auth";
+import { createToken, ensureConfiguredTokens, tokenActor } from "./tokens";
+import { listTokens, revokeToken } from "../../db/queries/auth";
 
 const T = 1_800_000_000_000;
 const PW = "correct horse battery";
@@ -146,6 +146,27 @@ describe("tokens", () => {
     revokeToken(db, read.id, T + 1);
     expect(tokenActor(db, read.token, T + 2)).toBeNull();
     await expect(api(read.token).overview.summary({} as never)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+});
+
+describe("configured tokens", () => {
+  const BOOT = "bootstrap-admin-token-0123456789";
+  const INGEST = "configured-ingest-token-0123456789";
+
+  it("on an empty database the bootstrap token becomes an admin token; the ingest token an ingest token", () => {
+    const db = testDb();
+    ensureConfiguredTokens(db, { ingest: INGEST, bootstrap: BOOT }, true, T);
+    expect(tokenActor(db, BOOT, T)).toMatchObject({ kind: "token", role: "admin", name: "SWITCHYARD_BOOTSTRAP_API_TOKEN" });
+    expect(tokenActor(db, INGEST, T)).toBeNull();
+    expect(listTokens(db).map((t) => [t.name, t.scope])).toEqual([["SWITCHYARD_BOOTSTRAP_API_TOKEN", "admin"], ["SWITCHYARD_INGEST_TOKEN", "ingest"]]);
+    ensureConfiguredTokens(db, { ingest: INGEST, bootstrap: BOOT }, true, T);
+    expect(listTokens(db)).toHaveLength(2);
+  });
+
+  it("on a database that is already set up the bootstrap token is ignored", () => {
+    const db = testDb();
+    ensureConfiguredTokens(db, { bootstrap: BOOT }, false, T);
+    expect(tokenActor(db, BOOT, T)).toBeNull();
   });
 });
 
