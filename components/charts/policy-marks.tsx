@@ -26,7 +26,7 @@ export function policyMarkLines(marks: readonly PlacedMark[], opts: { labels?: b
       stroke="var(--accent)"
       strokeDasharray="4 3"
       ifOverflow="hidden"
-      label={labels ? { value: m.label, position: "insideTopLeft", fontSize: 10, fill: "var(--accent)" } : undefined}
+      label={labels ? { value: m.label, position: m.side === "left" ? "insideTopRight" : "insideTopLeft", fontSize: 10, fill: "var(--accent)" } : undefined}
     />
   ));
 }

@@ -16,6 +16,10 @@ describe("snapMarks", () => {
     expect(snapMarks(marks, starts, 1_000).map(({ x, label }) => ({ x, label }))).toEqual(expected);
   });
   it("no buckets: no marks", () => expect(snapMarks([mark(1)], [], 1_000)).toEqual([]));
+  it("labels go left of lines in the right half, right of lines in the left half", () => {
+    expect(snapMarks([mark(1_200), mark(3_500, "routing", 2)], starts, 1_000).map((m) => m.side)).toEqual(["right", "left"]);
+    expect(placeMarks([mark(2_000), mark(9_000, "routing", 2)], 1_000, 10_000).map((m) => m.side)).toEqual(["right", "left"]);
+  });
   it("unsorted bucket starts are fine", () => expect(snapMarks([mark(2_100)], [3_000, 1_000, 2_000], 1_000)[0]!.x).toBe(2_000));
 });
 

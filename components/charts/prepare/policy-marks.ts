@@ -2,7 +2,8 @@
 import { bucketStarts } from "./buckets";
 
 export type PolicyMark = { ts: number; kind: string; version: number; label: string };
-export type PlacedMark = { x: number; label: string; ts: number };
+/** side: which side of its line the label goes, so labels near the right edge are not cut off. */
+export type PlacedMark = { x: number; label: string; ts: number; side: "left" | "right" };
 
 /** Several marks at one position read as one label: "retention v3, routing v2 published". */
 function joinLabels(marks: readonly PolicyMark[]): string {
@@ -30,7 +31,8 @@ export function snapMarks(marks: readonly PolicyMark[], bucketStarts: readonly n
     const x = starts[lo]!;
     groups.set(x, [...(groups.get(x) ?? []), m]);
   }
-  return [...groups.entries()].map(([x, ms]) => ({ x, label: joinLabels(ms), ts: ms[0]!.ts }));
+  const mid = (starts[0]! + starts[starts.length - 1]! + step) / 2;
+  return [...groups.entries()].map(([x, ms]) => ({ x, label: joinLabels(ms), ts: ms[0]!.ts, side: x > mid ? "left" : "right" }));
 }
 
 /** For numeric time axes: marks inside [from, to], those closer than minGap ms to the previous joined into one. */
@@ -42,7 +44,8 @@ export function placeMarks(marks: readonly PolicyMark[], from: number, to: numbe
     if (last && m.ts - last.x < minGap) last.marks.push(m);
     else out.push({ x: m.ts, marks: [m] });
   }
-  return out.map((g) => ({ x: g.x, label: joinLabels(g.marks), ts: g.x }));
+  const mid = (from + to) / 2;
+  return out.map((g) => ({ x: g.x, label: joinLabels(g.marks), ts: g.x, side: g.x > mid ? "left" : "right" }));
 }
 
 /** snapMarks over the buckets of a chart window (the starts the server buckets by). */
