@@ -3,7 +3,7 @@ import type { SourceView } from "@/server/sources/summary";
 import { ago, count, percent, seconds } from "./format";
 
 const STATE_LABEL = { ok: "ok", error: "error", never: "never seen", disabled: "disabled" } as const;
-const KIND_LABEL: Record<string, string> = { prometheus: "Prometheus", "zmq-kv": "KV events", "trace-dir": "Trace dir", otlp: "OTLP logs", "trace-upload": "Trace upload" };
+const KIND_LABEL: Record<string, string> = { prometheus: "Prometheus", "zmq-kv": "KV events", "trace-dir": "Trace dir", otlp: "OTLP logs", "trace-upload": "Trace upload", ingest: "Ingest API" };
 
 type Aggregates = Partial<Record<"requests_per_s" | "ttft_p50_s" | "ttft_p95_s" | "itl_p50_s" | "prefix_hit_rate" | "queued" | "inflight", number | null>>;
 

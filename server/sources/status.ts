@@ -1,7 +1,7 @@
 import type { Db } from "../../db/client";
 import { recordSourceError, recordSourceOk } from "../../db/queries/source-registry";
 
-export const SOURCE_KINDS = ["prometheus", "zmq-kv", "trace-dir", "otlp", "trace-upload"] as const;
+export const SOURCE_KINDS = ["prometheus", "zmq-kv", "trace-dir", "otlp", "trace-upload", "ingest"] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 /**

@@ -227,6 +227,19 @@ describe("POST /api/ingest: accepted batches", () => {
     expect(report()).toBe("150");
   });
 
+  it("shows each sender on the Sources page by its X-Switchyard-Source name, with the events accepted", async () => {
+    const status = (id: string) => fresh((db) => db.prepare("SELECT kind, name, events_total AS events, last_success_at AS at FROM source_status WHERE id = ?").get(id));
+    await post(ndjson(events("sender-a", 3)), { ...auth(), "x-switchyard-source": "sim-a" });
+    await post(ndjson([...events("sender-a", 3), ...events("sender-b", 2)]), { ...auth(), "x-switchyard-source": "sim-a" });
+    expect(status("ingest:sim-a")).toMatchObject({ kind: "ingest", name: "sim-a (ingest API)", events: 5, at: expect.any(Number) });
+    const unnamed = () => (status("ingest:unknown") as { events: number } | undefined)?.events ?? 0;
+    const before = unnamed();
+    await post(ndjson(events("sender-c", 1)), auth());
+    expect(unnamed()).toBe(before + 1);
+    await post(ndjson(events("sender-d", 1)), { "content-type": NDJSON, "x-switchyard-source": "sim-x" });
+    expect(status("ingest:sim-x")).toBeUndefined();
+  });
+
   it("an empty NDJSON body answers 200 with no items", async () => {
     const res = await post("", auth());
     expect(res.status).toBe(200);

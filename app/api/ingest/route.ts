@@ -1,6 +1,7 @@
 import { AppError } from "@/server/errors";
 import { errorResponse, readBodyLimited } from "@/server/http";
 import type { Db } from "@/db/client";
+import { recordSourceOk } from "@/db/queries/source-registry";
 import { recordDroppedEvents } from "@/db/queries/sources";
 import { isIngestMediaType, MAX_BYTES, mediaType } from "@/server/ingest/batch";
 import { parseDroppedHeader, parseSourceHeader } from "@/server/ingest/drops";
@@ -27,13 +28,29 @@ export async function POST(req: Request): Promise<Response> {
     }
     const text = await readBodyLimited(req, MAX_BYTES);
     const db = serverDb();
+    const source = parseSourceHeader(req.headers.get("x-switchyard-source"));
     const dropped = parseDroppedHeader(req.headers.get("x-switchyard-dropped-events"));
-    if (dropped !== null) noteDrops(db, parseSourceHeader(req.headers.get("x-switchyard-source")), dropped);
+    if (dropped !== null) noteDrops(db, source, dropped);
     const runner = ingestRunner();
     const json = runner ? await runner(text, contentType) : JSON.stringify(ingestBody(db, text, contentType));
+    noteSender(db, source, json);
     return new Response(json, { headers: { "content-type": "application/json" } });
   } catch (err) {
     return errorResponse(err, err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined);
+  }
+}
+
+/**
+ * Show a sender on the Sources page (last data, events accepted) by the name in X-Switchyard-Source. A busy
+ * write lock skips this batch's note; the sender's next batch records it.
+ */
+function noteSender(db: Db, source: string, reply: string) {
+  const accepted = Number(/^\{"accepted":(\d+)/.exec(reply)?.[1] ?? 0);
+  const name = source === "unknown" ? "Ingest API (sender without X-Switchyard-Source)" : `${source} (ingest API)`;
+  try {
+    recordSourceOk(db, { id: `ingest:${source}`, kind: "ingest", name }, Date.now(), { events: accepted });
+  } catch (err) {
+    if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
   }
 }
 
