@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { expect, test, type Page } from "@playwright/test";
 import { adminApi, adminMutation } from "./fixtures/auth";
+import { startSimProcess } from "../test/sim-process";
 import { apiQuery, INGEST_TOKEN, uniq } from "./fixtures/telemetry";
 
 // The control plane end to end: an operator edits a policy in the form, the reconciler pushes it to a live
@@ -17,20 +18,9 @@ test.afterEach(() => {
 
 /** A live simulated cluster posting to the e2e dashboard; resolves to its control API's base URL. */
 function startSim(baseURL: string, scenario: string): Promise<string> {
-  const args = ["--import", "tsx", "server/sim/cli.ts", "--scenario", scenario, "--seed", "11", "--dashboard", baseURL, "--token", INGEST_TOKEN, "--control-port", "0"];
-  const child = spawn(process.execPath, args, { env: { ...process.env, SWITCHYARD_CONTROL_TOKEN: CONTROL_TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
-  sim = child;
-  return new Promise((resolve, reject) => {
-    let text = "";
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString();
-      const m = /control API on (http:\/\/[^/\s]+)\//.exec(text);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`simulator exited (${code}): ${text}`)));
-  });
+  const started = startSimProcess(["--scenario", scenario, "--seed", "11", "--dashboard", baseURL, "--token", INGEST_TOKEN], CONTROL_TOKEN);
+  sim = started.child;
+  return started.controlUrl;
 }
 
 /** Register the simulator as a policy target for the given kinds (as the Sources page does). */

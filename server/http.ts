@@ -1,10 +1,10 @@
 import { AppError, toHttpError } from "./errors";
 
-/** Read a request body as UTF-8, refusing (413) once it exceeds max bytes without buffering the rest. */
-export async function readBodyLimited(req: Request, max: number): Promise<string> {
+/** Read a request body as bytes, refusing (413) once it exceeds max bytes without buffering the rest. */
+export async function readBytesLimited(req: Request, max: number): Promise<Buffer> {
   const declared = Number(req.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > max) throw tooLarge(max);
-  if (!req.body) return "";
+  if (!req.body) return Buffer.alloc(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -18,7 +18,12 @@ export async function readBodyLimited(req: Request, max: number): Promise<string
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+/** Read a request body as UTF-8 under the same limit. */
+export async function readBodyLimited(req: Request, max: number): Promise<string> {
+  return (await readBytesLimited(req, max)).toString("utf8");
 }
 
 function tooLarge(max: number) {

@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { listStatuses, publishVersion, upsertTarget } from "../../db/queries/control";
 import { testDb } from "../../test/db";
+import { startSimProcess } from "../../test/sim-process";
 import { defaultAdapters } from "./adapters";
 import { defaultPolicies } from "./policies";
 import { reconcileOnce } from "./reconciler";
@@ -19,26 +20,13 @@ afterEach(() => {
   for (const f of outputs.splice(0)) fs.rmSync(f, { force: true });
 });
 
-/** Start `server/sim/cli.ts` with a control API on a free port; resolves to its base URL. */
+/** The simulator with a control API on a free port; resolves to its base URL. */
 function startSim(): Promise<string> {
   const out = path.join(os.tmpdir(), `switchyard-reconcile-${process.pid}-${Date.now()}.ndjson`);
   outputs.push(out);
-  const child = spawn(process.execPath, ["--import", "tsx", "server/sim/cli.ts", "--scenario", "preamble", "--out", out, "--control-port", "0"], {
-    env: { ...process.env, SWITCHYARD_CONTROL_TOKEN: TOKEN },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const { child, controlUrl } = startSimProcess(["--scenario", "preamble", "--out", out], TOKEN);
   children.push(child);
-  return new Promise((resolve, reject) => {
-    let text = "";
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString();
-      const m = /control API on (http:\/\/[^/\s]+)\//.exec(text);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`sim exited (${code}): ${text}`)));
-  });
+  return controlUrl;
 }
 
 async function policies(url: string) {

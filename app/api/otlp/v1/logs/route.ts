@@ -1,12 +1,11 @@
 import { AppError } from "@/server/errors";
-import { errorResponse } from "@/server/http";
+import { errorResponse, readBytesLimited } from "@/server/http";
 import { mediaType } from "@/server/ingest/batch";
 import { submitEvents } from "@/server/ingest/submit";
 import { bearerMatches } from "@/server/ingest/token";
 import { ingestDigests, serverDb } from "@/server/runtime";
 import { encodeProtobufResponse } from "@/server/sources/otlp/decode";
 import { decodedBody, MAX_OTLP_BYTES, parseLogsBody, receiveLogs } from "@/server/sources/otlp/receive";
-import { readBytesLimited } from "@/server/sources/otlp/read";
 import { sourceReporter } from "@/server/sources/status";
 
 export const runtime = "nodejs";
