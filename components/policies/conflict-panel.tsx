@@ -6,20 +6,29 @@ import { DiffTable } from "./diff-table";
 export type ConflictState = Conflict & { document: FieldValues | null; author: string | null; comment: string };
 
 /** A publish refused because someone else published first: their changes, the draft's changes, and the two ways on. */
-export function ConflictPanel({ conflict, baseLabel, mine, onRebase, onDiscard }: { conflict: ConflictState; baseLabel: string; mine: DiffEntry[]; onRebase: () => void; onDiscard: () => void }) {
+export function ConflictPanel({
+  headingId,
+  conflict,
+  baseLabel,
+  mine,
+  onRebase,
+  onDiscard,
+}: {
+  headingId: string;
+  conflict: ConflictState;
+  baseLabel: string;
+  mine: DiffEntry[];
+  onRebase: () => void;
+  onDiscard: () => void;
+}) {
   const v = `v${conflict.latest}`;
   return (
-    <section className="notice policies-conflict" role="alert" aria-labelledby="policies-conflict-heading">
-      <h2 id="policies-conflict-heading">Conflict: {v} was published while you were editing</h2>
+    <section className="notice policies-conflict" role="alert" aria-labelledby={headingId}>
+      <h2 id={headingId} tabIndex={-1}>Conflict: {v} was published while you were editing</h2>
       <p>
-        {conflict.author ?? "Another operator"} published {v} after {baseLabel}, which your draft started from
-        {conflict.comment ? (
-          <>
-            {" "}
-            (“{conflict.comment}”)
-          </>
-        ) : null}
-        . Nothing was published from your draft, and your edits are kept.
+        {conflict.author ?? "Another operator"} published {v}
+        {conflict.comment ? ` (“${conflict.comment}”)` : ""} after {baseLabel}, the version your draft started from. Nothing was published from
+        your draft, and your edits are kept.
       </p>
       <div className="two-col">
         <div>

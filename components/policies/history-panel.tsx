@@ -71,8 +71,8 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
                 <td className="policies-detail">{v.comment || <span className="sub">—</span>}</td>
                 <td>
                   {newest !== undefined && v.version !== newest && operator.canEdit && (
-                    <button type="button" className="button" onClick={() => setRollback(v.version)}>
-                      Roll back to v{v.version}
+                    <button type="button" className="button" onClick={() => setRollback(v.version)} aria-label={`Roll back to v${v.version}`}>
+                      Roll back
                     </button>
                   )}
                 </td>

@@ -11,7 +11,7 @@ function ScalingRole({ role, title, metric }: { role: "prefill" | "decode" | "ag
   return (
     <fieldset className="policies-group">
       <legend>{title}</legend>
-      <div className="policies-grid">
+      <div className="policies-grid" data-cols="4">
         <NumberField name={`${role}.min_replicas`} label="Min replicas" step="1" help="At most max replicas." />
         <NumberField name={`${role}.max_replicas`} label="Max replicas" step="1" help="At most the GPU budget." />
         <NumberField name={`${role}.${up}`} label={`${what} scale-up`} help={`Add a replica above this (${range}).`} />

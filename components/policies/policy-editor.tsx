@@ -1,7 +1,7 @@
 "use client";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { FormProvider, useForm, type FieldValues, type Resolver } from "react-hook-form";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { defaultPolicies, policySchemas, type PolicyError, type PolicyKind } from "@/server/control/policies";
@@ -55,6 +55,15 @@ export function PolicyEditor({ kind, latest, reasons, operator }: { kind: Policy
       reset(newer.document as FieldValues);
     }
   }, [newer, formState.isDirty, review, conflict, kind, reset]);
+
+  // Keyboard users land on the review or conflict screen when it opens.
+  const reviewHeading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (review) reviewHeading.current?.focus();
+  }, [review]);
+  useEffect(() => {
+    if (conflict) document.getElementById(`${kind}-conflict-heading`)?.focus();
+  }, [conflict, kind]);
 
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
   const publish = useMutation(
@@ -168,12 +177,12 @@ export function PolicyEditor({ kind, latest, reasons, operator }: { kind: Policy
             </div>
           )}
 
-          {conflict && <ConflictPanel conflict={conflict} baseLabel={label} mine={mine} onRebase={rebase} onDiscard={discard} />}
+          {conflict && <ConflictPanel headingId={`${kind}-conflict-heading`} conflict={conflict} baseLabel={label} mine={mine} onRebase={rebase} onDiscard={discard} />}
 
           {review && (
             <section className="policies-review" aria-labelledby={`${kind}-review-heading`}>
-              <h3 id={`${kind}-review-heading`}>
-                Review changes against {label} → v{nextVersion}
+              <h3 id={`${kind}-review-heading`} ref={reviewHeading} tabIndex={-1}>
+                Review: changes from {label}, to publish as v{nextVersion}
               </h3>
               <DiffTable diff={review.diff} label="Changes to publish" empty={base.version === null ? "Same as the defaults." : `No changes against v${base.version}.`} />
               <label className="policies-comment" htmlFor={`${kind}-comment`}>

@@ -62,14 +62,14 @@ export function RolloutPanel({ entries, now, published, targets }: { entries: Ro
               <td title={e.appliedAt ? new Date(e.appliedAt).toLocaleString() : undefined}>{e.appliedAt ? formatRelative(e.appliedAt, now) : "—"}</td>
               <td className="policies-detail">
                 {e.message && <div>{e.message}</div>}
-                {e.errors.map((err, i) => (
+                {e.errors.filter((err) => !e.message?.includes(err.message)).map((err, i) => (
                   <div key={i} className="policies-error">
                     <code>{err.path || "(document)"}</code>: {err.message}
                   </div>
                 ))}
                 {e.state === "unreachable" && e.nextRetryAt && (
                   <div className="sub">
-                    {e.attempts} attempt{e.attempts === 1 ? "" : "s"} · next retry {formatRelative(e.nextRetryAt, now)}
+                    {e.attempts} attempt{e.attempts === 1 ? "" : "s"} · next retry {e.nextRetryAt - now < 2_000 ? "now" : formatRelative(e.nextRetryAt, now)}
                   </div>
                 )}
                 {!e.message && e.errors.length === 0 && e.state !== "unreachable" && <span className="sub">—</span>}
