@@ -47,24 +47,24 @@ type Summary = { requests: number; prefixHitRate: number | null };
 const summary = (page: Page, from: number, to: number) => apiQuery<Summary>(page.request, "overview.summary", { from, to });
 
 test("stripping the billing preamble in the form reaches the cluster and lifts the prefix hit rate", async ({ page, baseURL }) => {
+  // The simulator starts with its scenario's policies (preamble kept); it becomes a target only after the baseline,
+  // so a frontend version an earlier spec published cannot change the cluster before we measure it.
   const url = await startSim(baseURL!, "preamble");
-  const target = await registerTarget(baseURL!, url, ["frontend"]);
   const t0 = Date.now();
-
-  // Baseline once caches are warm (the scenario ramps its sessions over 30 s): preamble kept.
-  await expect.poll(async () => Date.now() - t0 >= 45_000 && (await summary(page, t0 + 25_000, Date.now())).requests >= 30, { timeout: 90_000, intervals: [2_000] }).toBe(true);
 
   await page.goto("/policies?kind=frontend");
   const strip = page.getByLabel("Strip the billing preamble");
   if (await strip.isChecked()) {
-    // An earlier spec left stripping on: publish it off first so the baseline below is the preamble-kept cluster.
+    // The latest published version strips: publish "keep" first, so registering the target changes nothing.
     await strip.uncheck();
     await reviewAndPublish(page, "e2e: keep the preamble for the baseline");
-    await expect(page.getByTestId(`rollout-${target.id}`)).toContainText("in sync", { timeout: 30_000 });
-    await page.waitForTimeout(20_000);
   }
-  const before = await summary(page, Date.now() - 20_000, Date.now());
+
+  // Baseline once caches are warm (the scenario ramps its sessions over 30 s): the preamble kept.
+  await expect.poll(async () => Date.now() - t0 >= 50_000 && (await summary(page, t0 + 30_000, Date.now())).requests >= 30, { timeout: 90_000, intervals: [2_000] }).toBe(true);
+  const before = await summary(page, t0 + 30_000, Date.now());
   expect(before.prefixHitRate).not.toBeNull();
+  const target = await registerTarget(baseURL!, url, ["frontend"]);
 
   await strip.check();
   const version = await reviewAndPublish(page, "e2e: strip the billing preamble so sessions share block 0");
