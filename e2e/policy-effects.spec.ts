@@ -27,7 +27,7 @@ function startSim(baseURL: string, scenario: string): Promise<string> {
 async function registerTarget(baseURL: string, url: string, kinds: string[]): Promise<{ id: string; name: string }> {
   const target = { id: uniq("sim").toLowerCase(), name: `E2E simulated cluster ${kinds.join("+")}`, adapter: "sim", config: { url, token: CONTROL_TOKEN }, kinds, enabled: true };
   const api = await adminApi(baseURL);
-  await adminMutation(api, "policies.targets.upsert", { target, author: "e2e" });
+  await adminMutation(api, "policies.targets.upsert", { target });
   await api.dispose();
   return target;
 }

@@ -82,7 +82,7 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
         </table>
       </div>
       <Pager label={`${kind} versions`} page={pages.page} hasOlder={Boolean(history.data?.nextCursor)} onNewer={pages.newer} onOlder={() => history.data?.nextCursor && pages.older(history.data.nextCursor)} />
-      {rollback !== null && newest !== undefined && <RollbackForm kind={kind} to={rollback} base={newest} author={operator.name} onDone={() => setRollback(null)} />}
+      {rollback !== null && newest !== undefined && <RollbackForm kind={kind} to={rollback} base={newest} onDone={() => setRollback(null)} />}
 
       {items.length > 1 && (
         <div className="policies-compare">
@@ -119,7 +119,7 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
 }
 
 /** Confirm a rollback with a comment; publishes v`to`'s content on top of `base`, or shows what changed since. */
-function RollbackForm({ kind, to, base, author, onDone }: { kind: PolicyKind; to: number; base: number; author: string; onDone: () => void }) {
+function RollbackForm({ kind, to, base, onDone }: { kind: PolicyKind; to: number; base: number; onDone: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [comment, setComment] = useState("");
@@ -171,13 +171,13 @@ function RollbackForm({ kind, to, base, author, onDone }: { kind: PolicyKind; to
             onClick={() => {
               setOnTop(conflict.latest);
               setConflict(null);
-              mutation.mutate({ kind, to, baseVersion: conflict.latest, comment, author });
+              mutation.mutate({ kind, to, baseVersion: conflict.latest, comment });
             }}
           >
             Roll back on top of v{conflict.latest}
           </button>
         ) : (
-          <button type="button" className="button policies-primary" disabled={mutation.isPending} onClick={() => mutation.mutate({ kind, to, baseVersion: onTop, comment, author })}>
+          <button type="button" className="button policies-primary" disabled={mutation.isPending} onClick={() => mutation.mutate({ kind, to, baseVersion: onTop, comment })}>
             {mutation.isPending ? "Rolling back…" : `Confirm rollback to v${to}`}
           </button>
         )}

@@ -194,7 +194,7 @@ export function PolicyEditor({ kind, latest, reasons, operator }: { kind: Policy
                   type="button"
                   className="button policies-primary"
                   disabled={!operator.canEdit || publish.isPending || (review.diff.length === 0 && base.version !== null)}
-                  onClick={() => publish.mutate({ kind, document: review.document, baseVersion: base.version, comment, author: operator.name } as never)}
+                  onClick={() => publish.mutate({ kind, document: review.document, baseVersion: base.version, comment } as never)}
                 >
                   {publish.isPending ? "Publishing…" : `Publish v${nextVersion}`}
                 </button>

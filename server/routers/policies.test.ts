@@ -5,7 +5,10 @@ import { testCaller, testDb } from "../../test/db";
 import { defaultPolicies } from "../control/policies";
 
 const NOW = 1_764_417_600_000;
-const setup = () => testCaller(testDb(), () => NOW);
+let db = testDb();
+const setup = () => testCaller((db = testDb()), () => NOW);
+/** A caller signed in as the named operator on the current test's database (the author of what it publishes). */
+const as = (name: string) => testCaller(db, () => NOW, { kind: "user", id: 2, name, role: "operator" });
 
 async function caught(p: Promise<unknown>): Promise<TRPCError> {
   try {
@@ -21,12 +24,12 @@ describe("policies router", () => {
   it("publishes version 1 then 2, with defaults filled and history newest first", async () => {
     const api = setup();
     expect(await api.policies.latest({ kind: "routing" })).toBeNull();
-    const v1 = await api.policies.publish({ kind: "routing", document: {}, baseVersion: null, author: "ada", comment: "initial" });
+    const v1 = await as("ada").policies.publish({ kind: "routing", document: {}, baseVersion: null, comment: "initial" });
     expect(v1).toMatchObject({ version: 1, basedOn: null });
-    const v2 = await api.policies.publish({ kind: "routing", document: { temperature: 0.5 }, baseVersion: 1, author: "bob" });
+    const v2 = await as("bob").policies.publish({ kind: "routing", document: { temperature: 0.5 }, baseVersion: 1 });
     expect(v2).toEqual({ version: 2, basedOn: 1, diff: [{ path: "temperature", before: 0, after: 0.5 }] });
     const latest = await api.policies.latest({ kind: "routing" });
-    expect(latest).toMatchObject({ version: 2, author: "bob", basedOn: 1, createdAt: NOW, document: { ...defaultPolicies().routing, temperature: 0.5 } });
+    expect(latest).toMatchObject({ version: 2, basedOn: 1, createdAt: NOW, document: { ...defaultPolicies().routing, temperature: 0.5 } });
     const history = await api.policies.history({ kind: "routing", limit: 1 });
     expect(history.items.map((v) => v.version)).toEqual([2]);
     expect(history.nextCursor).toBe(2);
@@ -38,13 +41,13 @@ describe("policies router", () => {
   it("refuses a publish on a stale base with what changed, and keeps the other operator's version", async () => {
     const api = setup();
     await api.policies.publish({ kind: "frontend", document: {}, baseVersion: null });
-    await api.policies.publish({ kind: "frontend", document: { strip_anthropic_preamble: true }, baseVersion: 1, author: "ada" });
-    const err = await caught(api.policies.publish({ kind: "frontend", document: { tool_output_budget: { limit: 5 } }, baseVersion: 1, author: "bob" }));
+    await as("ada").policies.publish({ kind: "frontend", document: { strip_anthropic_preamble: true }, baseVersion: 1 });
+    const err = await caught(as("bob").policies.publish({ kind: "frontend", document: { tool_output_budget: { limit: 5 } }, baseVersion: 1 }));
     expect(err.code).toBe("CONFLICT");
     expect(err.cause).toMatchObject({ details: { latest: 2, base: 1, diff: [{ path: "strip_anthropic_preamble", before: false, after: true }] } });
     const latest = await api.policies.latest({ kind: "frontend" });
-    expect(latest).toMatchObject({ version: 2, author: "ada", document: { strip_anthropic_preamble: true, tool_output_budget: { limit: 10_000 } } });
-    const again = await api.policies.publish({ kind: "frontend", document: { ...latest!.document as object, tool_output_budget: { unit: "tokens", limit: 5 } }, baseVersion: 2, author: "bob" });
+    expect(latest).toMatchObject({ version: 2, document: { strip_anthropic_preamble: true, tool_output_budget: { limit: 10_000 } } });
+    const again = await as("bob").policies.publish({ kind: "frontend", document: { ...latest!.document as object, tool_output_budget: { unit: "tokens", limit: 5 } }, baseVersion: 2 });
     expect(again.version).toBe(3);
   });
 
@@ -58,7 +61,7 @@ describe("policies router", () => {
     const api = setup();
     await api.policies.publish({ kind: "routing", document: {}, baseVersion: null });
     await api.policies.publish({ kind: "routing", document: { overlap_credit: 2 }, baseVersion: 1 });
-    const res = await api.policies.rollback({ kind: "routing", to: 1, baseVersion: 2, author: "ada", comment: "too aggressive" });
+    const res = await as("ada").policies.rollback({ kind: "routing", to: 1, baseVersion: 2, comment: "too aggressive" });
     expect(res).toEqual({ version: 3, basedOn: 2, diff: [{ path: "overlap_credit", before: 2, after: 1 }] });
     expect((await api.policies.latest({ kind: "routing" }))!.document).toEqual(defaultPolicies().routing);
     expect(await api.policies.diff({ kind: "routing", from: 2, to: 3 })).toEqual([{ path: "overlap_credit", before: 2, after: 1 }]);
@@ -69,10 +72,10 @@ describe("policies router", () => {
 
   it("records every change in the audit log, newest first", async () => {
     const api = setup();
-    await api.policies.publish({ kind: "routing", document: {}, baseVersion: null, author: "ada", comment: "c1" });
-    await api.policies.rollback({ kind: "routing", to: 1, baseVersion: 1, author: "bob" });
-    await api.policies.targets.upsert({ target: { id: "sim", name: "Simulator", adapter: "sim", kinds: ["routing"], config: { url: "http://127.0.0.1:1", token: "t" } }, author: "cy" });
-    await api.policies.targets.remove({ id: "sim", author: "cy" });
+    await as("ada").policies.publish({ kind: "routing", document: {}, baseVersion: null, comment: "c1" });
+    await as("bob").policies.rollback({ kind: "routing", to: 1, baseVersion: 1 });
+    await as("cy").policies.targets.upsert({ target: { id: "sim", name: "Simulator", adapter: "sim", kinds: ["routing"], config: { url: "http://127.0.0.1:1", token: "t" } } });
+    await as("cy").policies.targets.remove({ id: "sim" });
     await caught(api.policies.publish({ kind: "routing", document: {}, baseVersion: 1 }));
     const audit = await api.policies.audit({});
     expect(audit.items.map((a) => [a.actor, a.action, a.kind, a.version])).toEqual([

@@ -24,9 +24,11 @@ import { operatorProcedure, router, viewerProcedure } from "../trpc/init";
 
 const kind = z.enum(POLICY_KINDS);
 const version = z.number().int().min(1).max(1e9);
-const author = z.string().trim().min(1).max(64).default("operator");
 const comment = z.string().max(2000).default("");
-const meta = { baseVersion: version.nullable(), comment, author };
+const meta = { baseVersion: version.nullable(), comment };
+
+/** Who made a change, for versions and the audit log: the signed-in user or token, never what the client says. */
+const authorOf = (ctx: { actor?: { name: string } | null }) => ctx.actor?.name ?? "system";
 
 const publishInput = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("retention"), document: policySchemas.retention, ...meta }),
@@ -54,14 +56,14 @@ const targetsRouter = router({
   list: viewerProcedure.query(({ ctx }) => listTargets(ctx.db).map((t) => ({ ...t, config: redactConfig(t.config) }))),
 
   /** Create or replace a target. */
-  upsert: operatorProcedure.input(z.object({ target: targetInput, author })).mutation(({ ctx, input }) => {
-    upsertTarget(ctx.db, input.target, input.author, ctx.now());
+  upsert: operatorProcedure.input(z.object({ target: targetInput })).mutation(({ ctx, input }) => {
+    upsertTarget(ctx.db, input.target, authorOf(ctx), ctx.now());
     return { id: input.target.id };
   }),
 
   /** Remove a target and its rollout rows. */
-  remove: operatorProcedure.input(z.object({ id: z.string().min(1).max(64), author })).mutation(({ ctx, input }) => {
-    if (!removeTarget(ctx.db, input.id, input.author, ctx.now())) throw new AppError("NOT_FOUND", `no target ${input.id}`);
+  remove: operatorProcedure.input(z.object({ id: z.string().min(1).max(64) })).mutation(({ ctx, input }) => {
+    if (!removeTarget(ctx.db, input.id, authorOf(ctx), ctx.now())) throw new AppError("NOT_FOUND", `no target ${input.id}`);
     return { id: input.id };
   }),
 });
@@ -89,12 +91,12 @@ export const policiesRouter = router({
 
   /** Publish a document on top of baseVersion (null for the first); a stale base is a CONFLICT with the diff. */
   publish: operatorProcedure.input(publishInput).mutation(({ ctx, input }) =>
-    outcome(publishVersion(ctx.db, { kind: input.kind, document: input.document, baseVersion: input.baseVersion, author: input.author, comment: input.comment, now: ctx.now() })),
+    outcome(publishVersion(ctx.db, { kind: input.kind, document: input.document, baseVersion: input.baseVersion, author: authorOf(ctx), comment: input.comment, now: ctx.now() })),
   ),
 
   /** Publish an earlier version's content as a new version on top of baseVersion. */
-  rollback: operatorProcedure.input(z.object({ kind, to: version, baseVersion: version, comment, author })).mutation(({ ctx, input }) => {
-    const decision = rollbackVersion(ctx.db, { ...input, now: ctx.now() });
+  rollback: operatorProcedure.input(z.object({ kind, to: version, baseVersion: version, comment })).mutation(({ ctx, input }) => {
+    const decision = rollbackVersion(ctx.db, { ...input, author: authorOf(ctx), now: ctx.now() });
     if (!decision) throw new AppError("NOT_FOUND", `${input.kind} version ${input.to} does not exist`);
     return outcome(decision);
   }),
