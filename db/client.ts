@@ -53,3 +53,9 @@ export function sharedDb(file: string): Db {
   holder[key] = { file, db };
   return db;
 }
+
+/** True for SQLite's "the write lock is held elsewhere" errors (SQLITE_BUSY and its extended codes, SQLITE_LOCKED). */
+export function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}

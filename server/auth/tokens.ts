@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client";
+import { type Db, isBusy } from "../../db/client";
 import { activeTokenDigests, insertToken, tokenByDigest, touchToken } from "../../db/queries/auth";
 import { isScope, scopeRole, type Actor, type TokenScope } from "./roles";
 import { digestHex, newSecret } from "./secrets";
@@ -45,7 +45,7 @@ export function noteUse(db: Db, digest: string, now: number): void {
   try {
     touchToken(db, digest, now);
   } catch (err) {
-    if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
+    if (!isBusy(err)) throw err;
   }
 }
 

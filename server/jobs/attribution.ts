@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client";
+import { type Db, isBusy } from "../../db/client";
 import { applyKvEvents, attributeRequest, cursorOf, pruneIndex, requestsAfterCursor, sessionsWithNewTools, setCursor } from "../../db/queries/attribution";
 import { rebuildSessionSummary } from "../../db/queries/session-summaries";
 import { retentionCutoff } from "./retention";
@@ -78,7 +78,7 @@ export function startAttributionJob(db: Db, retentionHours: number, intervalMs =
       }
     } catch (err) {
       // Busy: ingest workers hold the write lock; this step rolled back and runs again on the next tick.
-      if ((err as { code?: string }).code === "SQLITE_BUSY") behind = true;
+      if (isBusy(err)) behind = true;
       else console.error("attribution failed:", err instanceof Error ? err.message : String(err));
     }
     if (stopped) return;

@@ -1,6 +1,6 @@
 import { AppError } from "@/server/errors";
 import { errorResponse, readBodyLimited } from "@/server/http";
-import type { Db } from "@/db/client";
+import { type Db, isBusy } from "@/db/client";
 import { recordSourceOk } from "@/db/queries/source-registry";
 import { recordDroppedEvents } from "@/db/queries/sources";
 import { isIngestMediaType, MAX_BYTES, mediaType } from "@/server/ingest/batch";
@@ -50,7 +50,7 @@ function noteSender(db: Db, source: string, reply: string) {
   try {
     recordSourceOk(db, { id: `ingest:${source}`, kind: "ingest", name }, Date.now(), { events: accepted });
   } catch (err) {
-    if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
+    if (!isBusy(err)) throw err;
   }
 }
 
@@ -59,6 +59,6 @@ function noteDrops(db: Db, source: string, dropped: number) {
   try {
     recordDroppedEvents(db, source, dropped, Date.now());
   } catch (err) {
-    if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
+    if (!isBusy(err)) throw err;
   }
 }
