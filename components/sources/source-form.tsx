@@ -1,7 +1,7 @@
 "use client";
-import { useState, type FormEvent } from "react";
 import { KIND_FIELDS, KIND_LABELS, validateSource, type FieldErrors, type SourceFormValues } from "./source-form-model";
 import type { SourceInput } from "@/server/sources/config";
+import { useCheckedForm } from "./use-checked-form";
 
 /** Add or edit one configured source: per-kind fields, errors under each field (client and server). */
 export function SourceForm({
@@ -19,16 +19,7 @@ export function SourceForm({
   onSubmit: (input: SourceInput) => void;
   onCancel: () => void;
 }) {
-  const [values, setValues] = useState(defaultValues);
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const shown = { ...serverErrors, ...errors };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const r = validateSource(values);
-    if (!r.ok) return setErrors(r.errors);
-    setErrors({});
-    onSubmit(r.input);
-  };
+  const { values, setValues, shown, submit } = useCheckedForm(defaultValues, validateSource, onSubmit, serverErrors);
   const setField = (name: string, v: string) => setValues((s) => ({ ...s, fields: { ...s.fields, [name]: v } }));
   const title = `${editing ? "Edit" : "Add"} ${KIND_LABELS[values.kind]} source`;
 

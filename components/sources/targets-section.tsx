@@ -1,11 +1,12 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
 import { POLICY_KINDS } from "@/server/control/policies";
 import type { TargetInput } from "@/server/control/targets";
 import type { FieldErrors } from "./source-form-model";
+import { useCheckedForm } from "./use-checked-form";
 import { ADAPTER_FIELDS, ADAPTER_KINDS, ADAPTERS, newTargetValues, SECRET_MARKER, targetServerErrors, targetToValues, validateTarget, type TargetFormValues } from "./target-form-model";
 
 const REFRESH_MS = 2_000;
@@ -161,16 +162,7 @@ function TargetForm({
   onSubmit: (t: TargetInput) => void;
   onCancel: () => void;
 }) {
-  const [v, setV] = useState(defaultValues);
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const shown = { ...serverErrors, ...errors };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const r = validateTarget(v);
-    if (!r.ok) return setErrors(r.errors);
-    setErrors({});
-    onSubmit(r.input);
-  };
+  const { values: v, setValues: setV, shown, submit } = useCheckedForm(defaultValues, validateTarget, onSubmit, serverErrors);
   const title = editing ? "Edit policy target" : "Add policy target";
   const err = (key: string, id: string) =>
     shown[key] ? (
