@@ -60,17 +60,7 @@ export function SourceForm({
           );
         })}
       </div>
-      <label className="sources-check">
-        <input type="checkbox" checked={values.enabled} onChange={(e) => setValues({ ...values, enabled: e.target.checked })} /> Enabled
-      </label>
-      <div className="sources-actions">
-        <button className="button sources-primary" type="submit" disabled={pending}>
-          {pending ? "Saving…" : editing ? "Save source" : "Add source"}
-        </button>
-        <button className="button" type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormFooter noun="source" enabled={values.enabled} onEnabled={(enabled) => setValues({ ...values, enabled })} pending={pending} editing={editing} onCancel={onCancel} />
     </form>
   );
 }
@@ -91,5 +81,24 @@ function Field({ id, label, error, help, children }: { id: string; label: string
         </p>
       )}
     </div>
+  );
+}
+
+/** The end of a source or target form: the enabled switch, save and cancel. */
+export function FormFooter({ noun, enabled, onEnabled, pending, editing, onCancel }: { noun: string; enabled: boolean; onEnabled: (enabled: boolean) => void; pending: boolean; editing: boolean; onCancel: () => void }) {
+  return (
+    <>
+      <label className="sources-check">
+        <input type="checkbox" checked={enabled} onChange={(e) => onEnabled(e.target.checked)} /> Enabled
+      </label>
+      <div className="sources-actions">
+        <button className="button sources-primary" type="submit" disabled={pending}>
+          {pending ? "Saving…" : editing ? `Save ${noun}` : `Add ${noun}`}
+        </button>
+        <button className="button" type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </>
   );
 }

@@ -6,6 +6,7 @@ import { LoadError } from "@/components/ui/load-error";
 import { POLICY_KINDS } from "@/server/control/policies";
 import type { TargetInput } from "@/server/control/targets";
 import type { FieldErrors } from "./source-form-model";
+import { FormFooter } from "./source-form";
 import { useCheckedForm } from "./use-checked-form";
 import { ADAPTER_FIELDS, ADAPTER_KINDS, ADAPTERS, newTargetValues, SECRET_MARKER, targetServerErrors, targetToValues, validateTarget, type TargetFormValues } from "./target-form-model";
 
@@ -224,17 +225,7 @@ function TargetForm({
         ))}
         {err("kinds", "target-kinds")}
       </fieldset>
-      <label className="sources-check">
-        <input type="checkbox" checked={v.enabled} onChange={(e) => setV({ ...v, enabled: e.target.checked })} /> Enabled
-      </label>
-      <div className="sources-actions">
-        <button className="button sources-primary" type="submit" disabled={pending}>
-          {pending ? "Saving…" : editing ? "Save target" : "Add target"}
-        </button>
-        <button className="button" type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormFooter noun="target" enabled={v.enabled} onEnabled={(enabled) => setV({ ...v, enabled })} pending={pending} editing={editing} onCancel={onCancel} />
     </form>
   );
 }

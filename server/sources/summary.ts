@@ -27,7 +27,7 @@ export type SourceView = {
   detail: Record<string, unknown>;
 };
 
-const IMPLICIT_ADDRESS: Record<string, string> = { otlp: "POST /api/otlp/v1/logs", "trace-upload": "POST /api/import" };
+const IMPLICIT_ADDRESS: Record<string, string> = { otlp: "POST /api/otlp/v1/logs", "trace-upload": "POST /api/import", ingest: "POST /api/ingest" };
 
 /** ok when the latest outcome is a success, error when it is a failure, never before either; disabled wins. */
 export function sourceState(status: Pick<SourceStatusRow, "lastSuccessAt" | "lastErrorAt"> | null, enabled: boolean): SourceState {
