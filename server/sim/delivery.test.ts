@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Delivery } from "./delivery";
 
-type Received = { auth: string | undefined; type: string | undefined; dropped: string | string[] | undefined; lines: string[] };
+type Received = { auth: string | undefined; type: string | undefined; dropped: string | string[] | undefined; source: string | string[] | undefined; lines: string[] };
 
 /** A fake /api/ingest that fails with `failStatus` while `down` is true. */
 async function fakeDashboard() {
@@ -19,7 +19,7 @@ async function fakeDashboard() {
         return;
       }
       const lines = Buffer.concat(chunks).toString("utf8").split("\n").filter(Boolean);
-      state.received.push({ auth: req.headers.authorization, type: req.headers["content-type"], dropped: req.headers["x-switchyard-dropped-events"], lines });
+      state.received.push({ auth: req.headers.authorization, type: req.headers["content-type"], dropped: req.headers["x-switchyard-dropped-events"], source: req.headers["x-switchyard-source"], lines });
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ accepted: lines.length, duplicate: 0, rejected: 0, items: [] }));
     });
@@ -50,7 +50,7 @@ describe("Delivery", () => {
     d.start();
     for (let i = 0; i < 2_500; i++) d.push(line(i));
     expect(await d.close(5_000)).toBe(0);
-    expect(state.received.every((r) => r.auth === "Bearer tok" && r.type === "application/x-ndjson")).toBe(true);
+    expect(state.received.every((r) => r.auth === "Bearer tok" && r.type === "application/x-ndjson" && r.source === "sim")).toBe(true);
     expect(Math.max(...state.received.map((r) => r.lines.length))).toBeLessThanOrEqual(1_000);
     expect(state.received.flatMap((r) => r.lines)).toEqual(Array.from({ length: 2_500 }, (_, i) => line(i)));
     expect(d.stats).toMatchObject({ delivered: 2_500, buffered: 0, dropped: 0 });

@@ -205,7 +205,8 @@ export class Delivery {
           "content-type": "application/x-ndjson",
           authorization: `Bearer ${this.o.token}`,
           // Events lost to buffer overflow reach the dashboard with the first batches after an outage.
-          ...(this.dropped > 0 ? { [DROPPED_HEADER]: String(this.dropped), [SOURCE_HEADER]: this.o.source } : {}),
+          [SOURCE_HEADER]: this.o.source,
+          ...(this.dropped > 0 ? { [DROPPED_HEADER]: String(this.dropped) } : {}),
         },
         body,
         signal: AbortSignal.timeout(30_000),
