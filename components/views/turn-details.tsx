@@ -32,6 +32,10 @@ export function TurnDetails({ turn }: { turn: Turn }) {
         <dd>{pv ? Object.entries(pv).map(([k, v]) => `${k} v${v}`).join(" · ") : "—"}</dd>
         <dt>Worker</dt>
         <dd>{turn.workerId ? <Link href={`/workers/${encodeURIComponent(turn.workerId)}`}>{turn.workerId}</Link> : "—"}</dd>
+        <dt>Reported by</dt>
+        <dd data-testid="turn-reported-by">
+          {turn.harnessRequestId ? `the serving stack and the harness (harness request ${turn.harnessRequestId})` : turn.fromHarness ? "the harness only (no serving-stack telemetry matched it)" : "the serving stack"}
+        </dd>
       </dl>
       <h3>Routing decision</h3>
       {d.isPending && <p className="sub">Loading…</p>}

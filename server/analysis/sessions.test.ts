@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assembleSession, earlyDispatchGain, splitTurn, type ReasoningRow, type ToolRow, type TurnRow } from "./sessions";
+import { assembleSession, earlyDispatchGain, mergeHarnessTurns, splitTurn, type ReasoningRow, type ToolRow, type TurnRow } from "./sessions";
 
 const turn = (o: Partial<TurnRow>): TurnRow => ({
   id: o.requestId ?? "t", requestId: "r", trajectoryId: "main", parentTrajectoryId: null, workerId: "w1", arrivedAt: 0, firstTokenAt: 100, finishedAt: 600,
@@ -62,5 +62,34 @@ describe("turn timing", () => {
     [400, null, 0],
   ])("tool started %i, stream ended %s → gain %i ms", (start, end, gain) => {
     expect(earlyDispatchGain({ startedAt: start }, end)).toBe(gain);
+  });
+});
+
+describe("mergeHarnessTurns", () => {
+  const T = 1_764_400_000_000;
+  const infra = (id: string, o: Partial<TurnRow> = {}) => turn({ id, requestId: id, workerId: "w1", arrivedAt: T, inputTokens: 20_000, outputTokens: 300, source: "sim", ...o });
+  const harness = (id: string, o: Partial<TurnRow> = {}) => turn({ id: `otlp-${id}`, requestId: id, workerId: null, arrivedAt: T + 400, inputTokens: 20_000, outputTokens: 300, source: "otlp", ...o });
+  const shape = (ts: TurnRow[]) => mergeHarnessTurns(ts).map((t) => [t.id, t.harnessRequestId ?? null]);
+
+  it.each<[string, TurnRow[], (string | null)[][]]>([
+    ["same tokens, 0.4 s apart: one turn, the cluster's, naming the harness's request", [infra("d1"), harness("h1")], [["d1", "h1"]]],
+    ["the same request id, whatever the tokens", [infra("r1", { inputTokens: 5 }), harness("r1", { arrivedAt: T + 60_000 })], [["r1", "r1"]]],
+    ["same tokens but 10 s apart: two turns", [infra("d1"), harness("h1", { arrivedAt: T + 10_000 })], [["d1", null], ["otlp-h1", null]]],
+    ["different output tokens: two turns", [infra("d1"), harness("h1", { outputTokens: 301 })], [["d1", null], ["otlp-h1", null]]],
+    ["a harness turn alone stays", [harness("h1")], [["otlp-h1", null]]],
+    ["cluster turns alone stay", [infra("d1"), infra("d2", { arrivedAt: T + 1_000 })], [["d1", null], ["d2", null]]],
+    [
+      "two identical calls: each harness turn pairs with the nearest free cluster turn",
+      [infra("d1"), infra("d2", { arrivedAt: T + 3_000 }), harness("h1", { arrivedAt: T + 200 }), harness("h2", { arrivedAt: T + 3_100 })],
+      [["d1", "h1"], ["d2", "h2"]],
+    ],
+    ["two harness reports of one call: the second stays separate", [infra("d1"), harness("h1"), harness("h2", { arrivedAt: T + 500 })], [["d1", "h1"], ["otlp-h2", null]]],
+  ])("%s", (_name, turns, expected) => {
+    expect(shape(turns)).toEqual(expected);
+  });
+
+  it("keeps everything the serving stack knew about the merged turn", () => {
+    const [t] = mergeHarnessTurns([infra("d1", { cachedTokens: 17_000, trajectoryId: "main-1" }), harness("h1", { cachedTokens: 18_000 })]);
+    expect(t).toMatchObject({ id: "d1", workerId: "w1", cachedTokens: 17_000, trajectoryId: "main-1", harnessRequestId: "h1" });
   });
 });

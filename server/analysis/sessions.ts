@@ -21,6 +21,10 @@ export type TurnRow = {
   evictedReason: string | null;
   retentionVersion: number | null;
   candidates: string | null;
+  /** Who reported the turn: "otlp" for the harness's own telemetry; other values (or none) are the serving stack. */
+  source?: string | null;
+  /** Set on a serving-stack turn the harness reported too: the harness's request id for it. */
+  harnessRequestId?: string | null;
 };
 
 export type ToolRow = {
@@ -97,10 +101,50 @@ function describeTurn(t: TurnRow, rate: number | null) {
     causes: t.causes,
     evictedReason: t.evictedReason,
     retentionVersion: t.retentionVersion,
+    harnessRequestId: t.harnessRequestId ?? null,
+    fromHarness: t.source === HARNESS_SOURCE,
   };
 }
 
 export type Turn = ReturnType<typeof describeTurn>;
+
+/** The harness's telemetry (OTLP logs) as a turn's source. */
+export const HARNESS_SOURCE = "otlp";
+/** How far apart the harness's and the serving stack's start of one model call may be (network, queueing). */
+export const MATCH_WINDOW_MS = 5_000;
+
+/**
+ * One model call reported by both the harness and the serving stack becomes one turn: the serving stack's (it knows
+ * the worker, routing and cache), marked with the harness's request id. A pair matches on the same request id, or
+ * else on equal input and output tokens with starts at most MATCH_WINDOW_MS apart (the nearest wins; each turn pairs
+ * once). Harness turns without a partner stay as they are.
+ */
+export function mergeHarnessTurns<T extends TurnRow>(turns: readonly T[]): T[] {
+  const cluster = turns.filter((t) => t.source !== HARNESS_SOURCE);
+  const taken = new Set<T>();
+  const merged = new Map<T, string>();
+  const dropped = new Set<T>();
+  const byRequest = new Map(cluster.map((t) => [t.requestId, t]));
+  for (const h of turns) {
+    if (h.source !== HARNESS_SOURCE) continue;
+    let partner = byRequest.get(h.requestId);
+    if (!partner || taken.has(partner)) {
+      partner = undefined;
+      let best = Infinity;
+      for (const c of cluster) {
+        const gap = Math.abs(c.arrivedAt - h.arrivedAt);
+        if (taken.has(c) || c.inputTokens !== h.inputTokens || c.outputTokens !== h.outputTokens || gap > MATCH_WINDOW_MS || gap >= best) continue;
+        partner = c;
+        best = gap;
+      }
+    }
+    if (!partner) continue;
+    taken.add(partner);
+    merged.set(partner, h.requestId);
+    dropped.add(h);
+  }
+  return turns.filter((t) => !dropped.has(t)).map((t) => (merged.has(t) ? { ...t, harnessRequestId: merged.get(t)! } : t));
+}
 export type Tool = ToolRow & { earlyGainMs: number; reasoning: ReasoningRow[] };
 export type Lane = { trajectoryId: string; parentTrajectoryId: string | null; depth: number; role: "main" | "subagent"; turns: Turn[]; tools: Tool[]; reasoning: ReasoningRow[] };
 

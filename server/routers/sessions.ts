@@ -3,7 +3,7 @@ import { z } from "zod";
 import { causeBuckets, decisionOf, findingInputs, sessionFacets, sessionsPage, SORTS, traceRows, type SortKey } from "../../db/queries/sessions";
 import { describeDecision } from "../analysis/routing";
 import { unstablePrefix, toolWaitResidency } from "../analysis/findings";
-import { assembleSession } from "../analysis/sessions";
+import { assembleSession, mergeHarnessTurns } from "../analysis/sessions";
 import { bucketStep } from "../analysis/workers";
 import { AppError } from "../errors";
 import { MAX_ID } from "../ingest/events";
@@ -46,7 +46,7 @@ export const sessionsRouter = router({
   byId: viewerProcedure.input(sessionId).query(({ ctx, input }) => {
     const rows = traceRows(ctx.db, input.id);
     if (rows.turns.length === 0 && rows.tools.length === 0) throw new AppError("NOT_FOUND", `no session ${input.id}`);
-    return { sessionId: input.id, harness: rows.harness, sessionType: rows.sessionType, ...assembleSession(rows.turns, rows.tools, rows.reasoning) };
+    return { sessionId: input.id, harness: rows.harness, sessionType: rows.sessionType, ...assembleSession(mergeHarnessTurns(rows.turns), rows.tools, rows.reasoning) };
   }),
 
   /** One turn's routing decision with every candidate ranked and why the winner won; null without a decision. */

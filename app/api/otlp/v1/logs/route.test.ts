@@ -5,6 +5,7 @@ import type { Db } from "@/db/client";
 import { traceRows } from "@/db/queries/sessions";
 import { decodeProtobufResponse, encodeProtobufLogs } from "@/server/sources/otlp/decode";
 import { submitEvents } from "@/server/ingest/submit";
+import { testCaller } from "@/test/db";
 import { useTempServerEnv } from "@/test/server-env";
 
 const TOKEN = "sy_test_token_otlp_0123456789abcdef";
@@ -84,5 +85,12 @@ describe("POST /api/otlp/v1/logs", () => {
     ]);
     expect(rows.tools.map((t) => [t.toolCallId, t.status])).toEqual([["toolu_01", "error"]]);
     expect(rows.harness).toBe("claude_code");
+    // In the trace the call both sides reported is one turn: the cluster's, naming the harness's request.
+    const trace = await testCaller(db).sessions.byId({ id: "cc-session-1" });
+    const turns = trace.lanes.flatMap((l) => l.turns).sort((a, b) => a.arrivedAt - b.arrivedAt);
+    expect(turns.map((t) => [t.requestId, t.workerId, t.harnessRequestId])).toEqual([
+      ["dyn-1", "w3", "req_011A"],
+      [expect.stringContaining("cc-session-1"), null, null],
+    ]);
   });
 });
