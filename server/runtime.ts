@@ -1,7 +1,8 @@
 import { sharedDb, type Db } from "../db/client";
 import { LoginLimiter } from "./auth/rate-limit";
 import { env } from "./env";
-import { acceptedTokenDigests, recordTokenUse, setTokenUseListener } from "./ingest/token";
+import { noteUse } from "./auth/tokens";
+import { acceptedTokenDigests, matchedBearer } from "./ingest/token";
 
 /** The server process's database connection (opened and migrated on first use). */
 export function serverDb(): Db {
@@ -9,13 +10,14 @@ export function serverDb(): Db {
 }
 
 /**
- * Digests of the tokens ingest accepts, read from the database on every call so a revoked token stops at once (one
- * indexed query); accepted tokens get their last-used time recorded.
+ * Whether an Authorization header carries a token that may ingest right now (read from the database on every call,
+ * so a revoked token stops at once: one indexed query); an accepted token gets its last-used time recorded.
  */
-export function ingestDigests(): Buffer[] {
+export function ingestTokenAccepted(header: string | null): boolean {
   const db = serverDb();
-  setTokenUseListener(recordTokenUse(db, Date.now));
-  return acceptedTokenDigests(db, env().SWITCHYARD_INGEST_TOKEN);
+  const digest = matchedBearer(header, acceptedTokenDigests(db, env().SWITCHYARD_INGEST_TOKEN));
+  if (digest) noteUse(db, digest, Date.now());
+  return digest !== null;
 }
 
 const limiterKey = Symbol.for("switchyard.loginLimiter");

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Db } from "../../db/client";
 import { activeTokenDigests, tokenByDigest } from "../../db/queries/auth";
 import { getSetting } from "../../db/queries/settings";
-import { noteUse, ingestTokenDigests, storeToken } from "../auth/tokens";
+import { ingestTokenDigests, storeToken } from "../auth/tokens";
 
 // The hash of the ingest token generated before tokens had their own table; adopted as a token row.
 const LEGACY_KEY = "ingest_token_sha256";
@@ -31,26 +31,17 @@ export function acceptedTokenDigests(db: Db, configured: string | undefined): Bu
   return ingestTokenDigests(db, configured);
 }
 
-type UseListener = (digestHex: string) => void;
-let onUse: UseListener | null = null;
-
-/** Called with a token's digest each time bearerMatches accepts it (the server records last use). */
-export function setTokenUseListener(listener: UseListener | null): void {
-  onUse = listener;
-}
-
-/** True when an Authorization header carries one of the accepted tokens (constant-time compare). */
-export function bearerMatches(header: string | null, digests: Buffer[]): boolean {
+/** The hex digest of the accepted token an Authorization header carries, or null (constant-time compare). */
+export function matchedBearer(header: string | null, digests: Buffer[]): string | null {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  if (!m) return false;
+  if (!m) return null;
   const given = sha256(m[1]!);
   let ok = false;
   for (const d of digests) if (d.length === given.length && timingSafeEqual(d, given)) ok = true;
-  if (ok) onUse?.(given.toString("hex"));
-  return ok;
+  return ok ? given.toString("hex") : null;
 }
 
-/** Record a token's last use in db (a listener for setTokenUseListener). */
-export function recordTokenUse(db: Db, now: () => number): UseListener {
-  return (digest) => noteUse(db, digest, now());
+/** True when an Authorization header carries one of the accepted tokens. */
+export function bearerMatches(header: string | null, digests: Buffer[]): boolean {
+  return matchedBearer(header, digests) !== null;
 }

@@ -24,7 +24,6 @@ let db: Db;
 
 beforeAll(async () => {
   ({ restore } = await useTempServerEnv("switchyard-import-route-", TOKEN));
-  delete (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.ingestDigests")];
   ({ POST } = await import("./route"));
   db = (await import("@/server/runtime")).serverDb();
 });

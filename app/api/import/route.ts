@@ -1,8 +1,7 @@
 import { requestActor } from "@/server/auth/request";
 import { AppError } from "@/server/errors";
 import { errorResponse } from "@/server/http";
-import { bearerMatches } from "@/server/ingest/token";
-import { ingestDigests, serverDb } from "@/server/runtime";
+import { ingestTokenAccepted, serverDb } from "@/server/runtime";
 import { importAccess, importName, limitedBody, MAX_IMPORT_BYTES } from "@/server/sources/dynamo-trace/upload";
 import { describeImport, importTraceIntoDb } from "@/server/sources/dynamo-trace/run";
 import { sourceReporter } from "@/server/sources/status";
@@ -17,7 +16,7 @@ export const dynamic = "force-dynamic";
 export async function POST(req: Request): Promise<Response> {
   try {
     const db = serverDb();
-    const access = importAccess(req, (header) => bearerMatches(header, ingestDigests()), () => requestActor(db, req, Date.now()));
+    const access = importAccess(req, ingestTokenAccepted, () => requestActor(db, req, Date.now()));
     if (access === "unauthorized") throw new AppError("UNAUTHORIZED", "sign in, or send the ingest token (Authorization: Bearer <token>)");
     if (access === "forbidden") throw new AppError("FORBIDDEN", "importing traces needs the operator role, from the dashboard itself");
     if (!req.body) throw new AppError("BAD_REQUEST", "the request has no body: send the trace file's bytes");

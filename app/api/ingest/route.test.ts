@@ -16,7 +16,6 @@ let closeDb: () => void;
 
 beforeAll(async () => {
   ({ file, restore } = await useTempServerEnv("switchyard-ingest-route-", TOKEN));
-  delete (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.ingestDigests")];
   ({ POST } = await import("./route"));
   const { serverDb } = await import("@/server/runtime");
   closeDb = () => serverDb().$client.close();

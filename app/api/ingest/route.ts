@@ -7,8 +7,7 @@ import { isIngestMediaType, MAX_BYTES, mediaType } from "@/server/ingest/batch";
 import { parseDroppedHeader, parseSourceHeader } from "@/server/ingest/drops";
 import { ingestBody } from "@/server/ingest/ingest";
 import { ingestRunner } from "@/server/ingest/runner";
-import { bearerMatches } from "@/server/ingest/token";
-import { ingestDigests, serverDb } from "@/server/runtime";
+import { ingestTokenAccepted, serverDb } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -19,7 +18,7 @@ export const dynamic = "force-dynamic";
  */
 export async function POST(req: Request): Promise<Response> {
   try {
-    if (!bearerMatches(req.headers.get("authorization"), ingestDigests())) {
+    if (!ingestTokenAccepted(req.headers.get("authorization"))) {
       throw new AppError("UNAUTHORIZED", "missing or wrong ingest token (Authorization: Bearer <token>)");
     }
     const contentType = mediaType(req.headers.get("content-type"));

@@ -18,7 +18,6 @@ let db: Db;
 
 beforeAll(async () => {
   ({ restore } = await useTempServerEnv("switchyard-otlp-route-", TOKEN));
-  delete (globalThis as Record<symbol, unknown>)[Symbol.for("switchyard.ingestDigests")];
   ({ POST } = await import("./route"));
   db = (await import("@/server/runtime")).serverDb();
 });

@@ -2,8 +2,7 @@ import { AppError } from "@/server/errors";
 import { errorResponse, readBytesLimited } from "@/server/http";
 import { mediaType } from "@/server/ingest/batch";
 import { submitEvents } from "@/server/ingest/submit";
-import { bearerMatches } from "@/server/ingest/token";
-import { ingestDigests, serverDb } from "@/server/runtime";
+import { ingestTokenAccepted, serverDb } from "@/server/runtime";
 import { encodeProtobufResponse } from "@/server/sources/otlp/decode";
 import { decodedBody, MAX_OTLP_BYTES, parseLogsBody, receiveLogs } from "@/server/sources/otlp/receive";
 import { sourceReporter } from "@/server/sources/status";
@@ -19,7 +18,7 @@ export const dynamic = "force-dynamic";
 export async function POST(req: Request): Promise<Response> {
   const type = mediaType(req.headers.get("content-type"));
   try {
-    if (!bearerMatches(req.headers.get("authorization"), ingestDigests())) {
+    if (!ingestTokenAccepted(req.headers.get("authorization"))) {
       throw new AppError("UNAUTHORIZED", "missing or wrong ingest token (Authorization: Bearer <token>)");
     }
     if (type !== "application/json" && type !== "application/x-protobuf" && type !== "application/protobuf") {
