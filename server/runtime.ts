@@ -1,8 +1,8 @@
 import { sharedDb, type Db } from "../db/client";
 import { LoginLimiter } from "./auth/rate-limit";
 import { env } from "./env";
-import { noteUse } from "./auth/tokens";
-import { acceptedTokenDigests, matchedBearer } from "./ingest/token";
+import { ingestTokenDigests, noteUse } from "./auth/tokens";
+import { matchedBearer } from "./ingest/token";
 
 /** The server process's database connection (opened and migrated on first use). */
 export function serverDb(): Db {
@@ -15,7 +15,7 @@ export function serverDb(): Db {
  */
 export function ingestTokenAccepted(header: string | null): boolean {
   const db = serverDb();
-  const digest = matchedBearer(header, acceptedTokenDigests(db, env().SWITCHYARD_INGEST_TOKEN));
+  const digest = matchedBearer(header, ingestTokenDigests(db, env().SWITCHYARD_INGEST_TOKEN));
   if (digest) noteUse(db, digest, Date.now());
   return digest !== null;
 }

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { revokeToken } from "../../db/queries/auth";
 import { putSettingIfAbsent } from "../../db/queries/settings";
-import { createToken, ensureConfiguredTokens } from "../auth/tokens";
-import { acceptedTokenDigests, bearerMatches, ensureIngestToken } from "./token";
+import { createToken, ensureConfiguredTokens, ingestTokenDigests } from "../auth/tokens";
+import { bearerMatches, ensureIngestToken } from "./token";
 
 const TOKEN = "sy_test_token_0123456789abcdefXY";
 const digest = (s: string) => createHash("sha256").update(s).digest();
@@ -32,11 +32,11 @@ describe("bearerMatches", () => {
   });
 });
 
-describe("ensureIngestToken / acceptedTokenDigests", () => {
+describe("ensureIngestToken / ingestTokenDigests", () => {
   it("with a configured token: generates nothing and accepts only that token", () => {
     const db = testDb();
     expect(ensureIngestToken(db, TOKEN, 1)).toBeNull();
-    const digests = acceptedTokenDigests(db, TOKEN);
+    const digests = ingestTokenDigests(db, TOKEN);
     expect(digests).toHaveLength(1);
     expect(bearerMatches(`Bearer ${TOKEN}`, digests)).toBe(true);
   });
@@ -49,13 +49,13 @@ describe("ensureIngestToken / acceptedTokenDigests", () => {
     const stored = db.$client.prepare("SELECT digest FROM api_tokens WHERE scope = 'ingest'").pluck().all() as string[];
     expect(stored).toEqual([digest(token!).toString("hex")]);
     expect(stored.join()).not.toContain(token!);
-    expect(bearerMatches(`Bearer ${token}`, acceptedTokenDigests(db, undefined))).toBe(true);
+    expect(bearerMatches(`Bearer ${token}`, ingestTokenDigests(db, undefined))).toBe(true);
   });
 
   it("a stored token keeps working after a token is configured", () => {
     const db = testDb();
     const generated = ensureIngestToken(db, undefined, 1)!;
-    const digests = acceptedTokenDigests(db, TOKEN);
+    const digests = ingestTokenDigests(db, TOKEN);
     expect(bearerMatches(`Bearer ${generated}`, digests)).toBe(true);
     expect(bearerMatches(`Bearer ${TOKEN}`, digests)).toBe(true);
   });
@@ -68,7 +68,7 @@ describe("ensureIngestToken / acceptedTokenDigests", () => {
     const db = testDb();
     putSettingIfAbsent(db, "ingest_token_sha256", digest(TOKEN).toString("hex"), 1);
     expect(ensureIngestToken(db, undefined, 2)).toBeNull();
-    expect(bearerMatches(`Bearer ${TOKEN}`, acceptedTokenDigests(db, undefined))).toBe(true);
+    expect(bearerMatches(`Bearer ${TOKEN}`, ingestTokenDigests(db, undefined))).toBe(true);
   });
 
   it("a revoked token stops at once, the configured one included", () => {
@@ -77,7 +77,7 @@ describe("ensureIngestToken / acceptedTokenDigests", () => {
     ensureConfiguredTokens(db, { ingest: TOKEN }, false, 1);
     const ids = db.$client.prepare("SELECT id FROM api_tokens ORDER BY id").pluck().all() as number[];
     for (const id of ids) expect(revokeToken(db, id, 2)).toBe(true);
-    const digests = acceptedTokenDigests(db, TOKEN);
+    const digests = ingestTokenDigests(db, TOKEN);
     expect(bearerMatches(`Bearer ${generated}`, digests)).toBe(false);
     expect(bearerMatches(`Bearer ${TOKEN}`, digests)).toBe(false);
   });
@@ -85,7 +85,7 @@ describe("ensureIngestToken / acceptedTokenDigests", () => {
   it("read and operate tokens cannot ingest; ingest and admin tokens can", () => {
     const db = testDb();
     const made = Object.fromEntries((["ingest", "read", "operate", "admin"] as const).map((scope) => [scope, createToken(db, { name: scope, scope, createdBy: "t" }, 1).token]));
-    const digests = acceptedTokenDigests(db, undefined);
+    const digests = ingestTokenDigests(db, undefined);
     expect(Object.fromEntries(Object.entries(made).map(([k, v]) => [k, bearerMatches(`Bearer ${v}`, digests)]))).toEqual({ ingest: true, read: false, operate: false, admin: true });
   });
 });

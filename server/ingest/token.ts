@@ -26,11 +26,6 @@ export function ensureIngestToken(db: Db, configured: string | undefined, now: n
   return token;
 }
 
-/** The SHA-256 digests of every token /api/ingest (and OTLP, import) accepts right now: revocation applies at once. */
-export function acceptedTokenDigests(db: Db, configured: string | undefined): Buffer[] {
-  return ingestTokenDigests(db, configured);
-}
-
 /** The hex digest of the accepted token an Authorization header carries, or null (constant-time compare). */
 export function matchedBearer(header: string | null, digests: Buffer[]): string | null {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
