@@ -7,6 +7,7 @@ import { latencyBucket } from "../../server/analysis/histogram";
 
 export type Statements = {
   inserts: Map<string, Database.Statement>;
+  rollup10: Database.Statement;
   rollup: Database.Statement;
   rollup15: Database.Statement;
   counterGet: Database.Statement;
@@ -47,13 +48,15 @@ export type Rollup = {
   utilMax: number;
 };
 
+const TEN_SECONDS = 10_000;
+const MINUTE = 60_000;
 const QUARTER_HOUR = 900_000;
 
-/** Per-minute worker rollups of a batch summed into 15-minute rows (same shape; `m` is the bucket start). */
-export function coarsen(rows: Iterable<Rollup & { w: string; m: number }>): (Rollup & { w: string; m: number })[] {
+/** Worker rollups of a batch summed into coarser rows of `step` ms (same shape; `m` is the bucket start). */
+export function coarsen(rows: Iterable<Rollup & { w: string; m: number }>, step = QUARTER_HOUR): (Rollup & { w: string; m: number })[] {
   const out = new Map<string, Rollup & { w: string; m: number }>();
   for (const r of rows) {
-    const m = r.m - (r.m % QUARTER_HOUR);
+    const m = r.m - (r.m % step);
     const k = `${r.w}\u0000${m}`;
     const c = out.get(k);
     if (c) mergeRollup(c, r);
@@ -143,6 +146,15 @@ export function noteSeen(seen: Map<string, { first: number; last: number; kvTota
   }
 }
 
+/** Write a batch's 10-second worker rollups, and the 1- and 15-minute rows summed from them, one upsert per key. */
+export function flushStats(rollups: Map<string, Rollup & { w: string; m: number }>, st: Statements): void {
+  for (const r of rollups.values()) st.rollup10.run(r);
+  const minutes = coarsen(rollups.values(), MINUTE);
+  for (const r of minutes) st.rollup.run(r);
+  for (const r of coarsen(minutes, QUARTER_HOUR)) st.rollup15.run(r);
+}
+
+/** Add one sample to the batch's 10-second rollup of its worker (counter delta against the worker's previous sample). */
 export function addSample(
   rollups: Map<string, Rollup & { w: string; m: number }>,
   counters: Map<string, CounterSample | undefined>,
@@ -155,7 +167,7 @@ export function addSample(
   const next = { ts: e.ts, query: e.prefix_query_tokens, hit: e.prefix_hit_tokens };
   const delta = counterDelta(prev, next);
   if (!prev || e.ts > prev.ts) counters.set(w, next);
-  const m = minuteOf(e.ts);
+  const m = e.ts - (e.ts % TEN_SECONDS);
   const k = `${w}\u0000${m}`;
   let r = rollups.get(k);
   if (!r) {

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { hashText, type TelemetryEvent } from "../../server/ingest/events";
 import type { CounterSample } from "../../server/analysis/counters";
-import { addSample, coarsen, MinuteRollups, noteSeen, overlaps, type Rollup, type Statements } from "./ingest-rollups";
+import { addSample, flushStats, MinuteRollups, noteSeen, overlaps, type Rollup, type Statements } from "./ingest-rollups";
 import type { Db } from "../client";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
@@ -113,7 +113,7 @@ export function rowOf(e: TelemetryEvent): Row {
 }
 
 
-/** Upsert of one worker-stats rollup row into a rollup table (1- or 15-minute; same columns). */
+/** Upsert of one worker-stats rollup row into a rollup table (10-second, 1- or 15-minute; same columns). */
 const statsRollupSql = (table: string) => `INSERT INTO ${table} (worker_id, minute, samples, kv_active_sum, kv_active_max, kv_total_sum, running_sum, running_max,
         waiting_sum, waiting_max, prefix_query_delta, prefix_hit_delta, counter_resets, utilization_max)
       VALUES (@w, @m, @samples, @kvActiveSum, @kvActiveMax, @kvTotalSum, @runningSum, @runningMax, @waitingSum, @waitingMax, @queryDelta, @hitDelta, @resets, @utilMax)
@@ -136,6 +136,7 @@ function statements(sqlite: Database.Database): Statements {
   if (s) return s;
   s = {
     inserts: new Map(Object.values(tables).map((t) => [t.sql, sqlite.prepare(t.sql)])),
+    rollup10: sqlite.prepare(statsRollupSql("worker_stats_10s")),
     rollup: sqlite.prepare(statsRollupSql("worker_stats_1m")),
     rollup15: sqlite.prepare(statsRollupSql("worker_stats_15m")),
     counterGet: sqlite.prepare("SELECT ts, prefix_query_tokens AS query, prefix_hit_tokens AS hit FROM worker_counters WHERE worker_id = ?"),
@@ -201,8 +202,7 @@ export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreSta
       }
     }
     minutes.flush(st);
-    for (const r of rollups.values()) st.rollup.run(r);
-    for (const r of coarsen(rollups.values())) st.rollup15.run(r);
+    flushStats(rollups, st);
     for (const [w, c] of counters) if (c) st.counterPut.run(w, c.ts, c.query, c.hit);
     for (const [w, s] of seen) st.workerSeen.run(w, s.kvTotal, s.first, s.last);
     return out;

@@ -3,6 +3,7 @@ import type { Db } from "../client";
 import { rollupLevel } from "./rollups";
 import { minuteOf } from "../../server/analysis/counters";
 import type { CounterSample } from "../../server/analysis/counters";
+import type { StatsResolution } from "../../server/analysis/resolution";
 import { bucketDeltas, type DecisionRow, type LifecycleKind, type RawBucket, type SeriesRow } from "../../server/analysis/workers";
 
 // Reads for the worker views. Every query takes a time range [from, to) (Unix ms) and is bounded.
@@ -194,28 +195,46 @@ export function rawBuckets(db: Db, opts: { from: number; to: number; step: numbe
   return { rows, baselines };
 }
 
-/** Per-minute rollups of the minutes overlapping [from, to), summed per worker and bucket of `step` ms (whole minutes). */
-export function rollupBuckets(db: Db, opts: { from: number; to: number; step: number; workerId?: string }): SeriesRow[] {
+type RollupResolution = Exclude<StatsResolution, "raw">;
+const STATS_TABLES: Record<RollupResolution, { table: string; minuteIndex: string; align: number }> = {
+  "10s": { table: "worker_stats_10s", minuteIndex: "worker_stats_10s_minute", align: 10_000 },
+  "1m": { table: "worker_stats_1m", minuteIndex: "worker_stats_1m_minute", align: 60_000 },
+  "15m": { table: "worker_stats_15m", minuteIndex: "worker_stats_15m_minute", align: 900_000 },
+};
+
+/** The earliest 10-second rollup bucket and raw sample stored (null: none), for choosing what a short range reads. */
+export function statsCoverage(db: Db): { oldest10s: number | null; oldestRaw: number | null } {
+  const oldest10s = db.$client.prepare("SELECT min(minute) FROM worker_stats_10s").pluck().get() as number | null;
+  const oldestRaw = db.$client.prepare("SELECT min(ts) FROM worker_stats").pluck().get() as number | null;
+  return { oldest10s, oldestRaw };
+}
+
+/**
+ * Rollup rows of the buckets overlapping [from, to), summed per worker and bucket of `step` ms (a whole number of rows).
+ * `resolution` names the rollup; without it the span picks the 1- or 15-minute one.
+ */
+export function rollupBuckets(db: Db, opts: { from: number; to: number; step: number; workerId?: string; resolution?: RollupResolution }): SeriesRow[] {
   const { from, to, step, workerId } = opts;
-  const level = rollupLevel(to - from, step);
+  const level = STATS_TABLES[opts.resolution ?? (rollupLevel(to - from, step).stats === "worker_stats_15m" ? "15m" : "1m")];
   const start = from - (from % level.align);
   if (workerId !== undefined) {
     return db.$client
-      .prepare(`SELECT worker_id AS workerId, minute - minute % @step AS t, ${rollupSums} FROM ${level.stats} WHERE worker_id = @workerId AND minute >= @fromMinute AND minute < @to GROUP BY t`)
+      .prepare(`SELECT worker_id AS workerId, minute - minute % @step AS t, ${rollupSums} FROM ${level.table} WHERE worker_id = @workerId AND minute >= @fromMinute AND minute < @to GROUP BY t`)
       .all({ fromMinute: start, to, step, workerId }) as SeriesRow[];
   }
   const stmt = db.$client.prepare(
-    `SELECT worker_id AS workerId, ${rollupSums} FROM ${level.stats} INDEXED BY ${level.statsMinuteIndex} WHERE minute >= @a AND minute < @b GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`,
+    `SELECT worker_id AS workerId, ${rollupSums} FROM ${level.table} INDEXED BY ${level.minuteIndex} WHERE minute >= @a AND minute < @b GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`,
   );
   return perChunk<Omit<SeriesRow, "t">>(stmt, start, to, step, {});
 }
 
 /**
- * Bucket sums per worker over [from, to) in steps of `step` ms (epoch-aligned): "raw" from 1-second samples (counter
- * deltas taken the way ingest takes them), "rollup" from per-minute rollups (step a whole number of minutes).
+ * Bucket sums per worker over [from, to) in steps of `step` ms (epoch-aligned): "raw" from raw samples (counter deltas
+ * taken the way ingest takes them), else from the named rollup ("rollup": the 1- or 15-minute one the span picks).
  */
-export function seriesRows(db: Db, opts: { from: number; to: number; step: number; source: "raw" | "rollup"; workerId?: string }): SeriesRow[] {
+export function seriesRows(db: Db, opts: { from: number; to: number; step: number; source: StatsResolution | "rollup"; workerId?: string }): SeriesRow[] {
   if (opts.source === "rollup") return rollupBuckets(db, opts);
+  if (opts.source !== "raw") return rollupBuckets(db, { ...opts, resolution: opts.source });
   const { rows, baselines } = rawBuckets(db, opts);
   return bucketDeltas(rows, baselines);
 }

@@ -34,6 +34,15 @@ export const routeDecisions1m = sqliteTable(
   (t) => [primaryKey({ columns: [t.minute, t.chosenWorkerId] }), index("route_decisions_1m_worker").on(t.chosenWorkerId, t.minute)],
 );
 
+/**
+ * worker.stats summed per worker and 10 seconds (`minute` is the bucket start; same columns as worker_stats_1m): what
+ * views over an hour or less read instead of raw samples. Ages out with the raw samples (plus an hour, see retention).
+ */
+export const workerStats10s = sqliteTable("worker_stats_10s", statsRollupColumns(), (t) => [
+  primaryKey({ columns: [t.workerId, t.minute] }),
+  index("worker_stats_10s_minute").on(t.minute),
+]);
+
 /** worker_stats_1m summed per 15 minutes (`minute` is the bucket start): what views over 6 h and more read. */
 export const workerStats15m = sqliteTable("worker_stats_15m", statsRollupColumns(), (t) => [
   primaryKey({ columns: [t.workerId, t.minute] }),

@@ -130,9 +130,9 @@ describe("workers procedures on seeded data", () => {
     ]);
   });
 
-  it("series over 15 minutes reads raw samples in 10 s buckets; buckets without samples are absent", async () => {
+  it("series over 15 minutes reads the 10 s rollup in 10 s buckets; buckets without samples are absent", async () => {
     const s = await caller.workers.series({ range: { preset: "15m" }, workerId: "w1" });
-    expect(s).toMatchObject({ step: 10_000, source: "raw" });
+    expect(s).toMatchObject({ step: 10_000, source: "10s" });
     expect(s.workers).toEqual([
       {
         workerId: "w1",
@@ -145,7 +145,7 @@ describe("workers procedures on seeded data", () => {
     ]);
   });
 
-  it("series for all workers buckets raw samples the same way as for one", async () => {
+  it("series for all workers buckets the same way as for one", async () => {
     const all = await caller.workers.series({ range: { preset: "15m" } });
     const one = await caller.workers.series({ range: { preset: "15m" }, workerId: "w1" });
     expect(all.workers.map((w) => w.workerId)).toEqual(["w1", "w2", "w3", "w4"]);
@@ -155,7 +155,7 @@ describe("workers procedures on seeded data", () => {
 
   it("series over 24 hours reads rollups in 15 min buckets and agrees with the raw totals", async () => {
     const s = await caller.workers.series({ range: { preset: "24h" } });
-    expect(s).toMatchObject({ step: 15 * MIN, source: "rollup" });
+    expect(s).toMatchObject({ step: 15 * MIN, source: "15m" });
     const w1 = s.workers.find((w) => w.workerId === "w1")!;
     expect(w1.points.map((p) => p.t)).toEqual([T0 + 30 * MIN, T0 + 45 * MIN]);
     expect(w1.points[0]!.hitRate).toBeNull();

@@ -11,13 +11,15 @@ import {
   removalsByReason,
   requestsServed,
   seriesRows,
+  statsCoverage,
   storedByClass,
   workerById,
   workersInRange,
   type WorkerInfo,
 } from "../../db/queries/workers";
 import type { Db } from "../../db/client";
-import { bucketStep, candidacyWindow, lostDecisions, seriesPoints, seriesSource, workerRows } from "../analysis/workers";
+import { statsResolution } from "../analysis/resolution";
+import { bucketStep, candidacyWindow, lostDecisions, seriesPoints, workerRows } from "../analysis/workers";
 import { AppError } from "../errors";
 import { MAX_ID } from "../ingest/events";
 import { viewerProcedure, router } from "../trpc/init";
@@ -50,11 +52,11 @@ export const workersRouter = router({
     return { from, to, live, workers: rowsFor(ctx.db, from, to) };
   }),
 
-  /** KV utilization and prefix hit rate per worker (or of one) in buckets sized to the range. */
+  /** KV utilization and prefix hit rate per worker (or of one) in buckets sized to the range, from the coarsest fitting rollup. */
   series: viewerProcedure.input(z.object({ range: rangeInput, workerId: workerId.optional() })).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = bucketStep(to - from);
-    const source = seriesSource(to - from);
+    const source = statsResolution({ from, to, step, ...statsCoverage(ctx.db) });
     const rows = seriesRows(ctx.db, { from, to, step, source, workerId: input.workerId });
     return { from, to, live, step, source, workers: seriesPoints(rows) };
   }),

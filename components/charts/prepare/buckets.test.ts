@@ -60,9 +60,12 @@ describe("formatTick", () => {
 });
 
 describe("describeBuckets", () => {
-  it.each<[number, "raw" | "rollup", string]>([
+  it.each<[number, Parameters<typeof describeBuckets>[1], string]>([
     [5_000, "raw", "5 s buckets from raw samples"],
     [30_000, "raw", "30 s buckets from raw samples"],
+    [30_000, "10s", "30 s buckets from 10-second rollups"],
+    [300_000, "1m", "5 min buckets from per-minute rollups"],
+    [900_000, "15m", "15 min buckets from 15-minute rollups"],
     [900_000, "rollup", "15 min buckets from per-minute rollups"],
     [7_200_000, "rollup", "2 h buckets from per-minute rollups"],
   ])("describeBuckets(%d, %s) = %s", (step, source, out) => {

@@ -37,8 +37,10 @@ export function formatTick(t: number, step: number, timeZone?: string): string {
   return hm;
 }
 
-/** "15 min buckets from per-minute rollups", "10 s buckets from raw samples": what a chart's points are. */
-export function describeBuckets(step: number, source: "raw" | "rollup"): string {
+const SOURCES = { raw: "raw samples", rollup: "per-minute rollups", "10s": "10-second rollups", "1m": "per-minute rollups", "15m": "15-minute rollups" };
+
+/** "15 min buckets from 15-minute rollups", "10 s buckets from raw samples": what a chart's points are. */
+export function describeBuckets(step: number, source: keyof typeof SOURCES): string {
   const size = step >= 3_600_000 ? `${step / 3_600_000} h` : step >= 60_000 ? `${step / 60_000} min` : `${step / 1000} s`;
-  return `${size} buckets from ${source === "raw" ? "raw samples" : "per-minute rollups"}`;
+  return `${size} buckets from ${SOURCES[source]}`;
 }

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { bucketStep } from "./workers";
+import { statsResolution, type StatsResolution } from "./resolution";
+
+const MIN = 60_000;
+const H = 60 * MIN;
+const NOW = 1_764_421_200_000;
+
+describe("statsResolution", () => {
+  // [name, span, step (null: bucketStep(span)), oldest 10 s bucket, oldest raw sample, expected]
+  it.each<[string, number, number | null, number | null, number | null, StatsResolution]>([
+    ["5m preset: 5 s buckets are finer than the 10 s rollup", 5 * MIN, null, NOW - 48 * H, NOW - 48 * H, "raw"],
+    ["15m preset: 10 s buckets", 15 * MIN, null, NOW - 48 * H, NOW - 48 * H, "10s"],
+    ["1h preset: 30 s buckets", H, null, NOW - 48 * H, NOW - 48 * H, "10s"],
+    ["1h with a 20 s step", H, 20_000, NOW - 48 * H, NOW - 48 * H, "10s"],
+    ["1h with a 15 s step (not whole 10 s rows)", H, 15_000, NOW - 48 * H, NOW - 48 * H, "raw"],
+    ["1h, no 10 s rows at all", H, null, null, NOW - 48 * H, "raw"],
+    ["1h, nothing stored", H, null, null, null, "raw"],
+    ["1h, 10 s rows start after the range start but raw starts later still", H, null, NOW - 30 * MIN, NOW - 20 * MIN, "10s"],
+    ["1h, 10 s rows start in the same 10 s bucket as raw", H, null, NOW - 30 * MIN - 10_000, NOW - 30 * MIN - 3_000, "10s"],
+    ["1h, raw reaches further back than the 10 s rows (upgraded database)", H, null, NOW - 30 * MIN, NOW - 48 * H, "raw"],
+    ["1h, 10 s rows start inside the range, raw before it", H, null, NOW - 59 * MIN, NOW - 2 * H, "raw"],
+    ["1h, raw starts 5 s into the oldest 10 s bucket", H, null, NOW - 24 * H, NOW - 24 * H + 5_000, "10s"],
+    ["61m: minute buckets from the 1 m rollup", 61 * MIN, null, NOW - 48 * H, NOW - 48 * H, "1m"],
+    ["6h preset: 5 min buckets", 6 * H, null, NOW - 48 * H, NOW - 48 * H, "1m"],
+    ["6h + 1 min: still 5 min buckets", 6 * H + MIN, null, null, null, "1m"],
+    ["12h: 10 min buckets do not hold whole quarter-hours", 12 * H, null, null, null, "1m"],
+    ["24h preset: 15 min buckets", 24 * H, null, NOW - 48 * H, NOW - 48 * H, "15m"],
+    ["7d preset: 2 h buckets", 7 * 24 * H, null, NOW - 48 * H, NOW - 48 * H, "15m"],
+    ["2h with a 30 s step (no rollup divides it)", 2 * H, 30_000, NOW - 48 * H, NOW - 48 * H, "raw"],
+  ])("%s", (_name, span, step, oldest10s, oldestRaw, expected) => {
+    expect(statsResolution({ from: NOW - span, to: NOW, step: step ?? bucketStep(span), oldest10s, oldestRaw })).toBe(expected);
+  });
+});
