@@ -1,7 +1,8 @@
-// `npm run bench:queries [file] [--reuse]`: 24 h of 1-second stats for 64 workers (plus 2 routed requests/s and KV
+// `npm run bench:queries [file] [--reuse]`: 24 h of 5-second stats for 64 workers (plus 2 routed requests/s and KV
 // churn) in a fresh database file, then p50/p95 of 20 calls of each workers-page procedure through createCaller for
-// the 24h preset, then the routing-page and overview procedures (and the 1h raw-sample series for comparison).
-// A named file is kept; --reuse skips loading it again.
+// the 24h preset, then the routing-page and overview procedures. Then the workers-page series for 1 h, 6 h and 24 h
+// against Prometheus holding the same samples (when promtool and prometheus are installed; BENCH_PROMETHEUS=0 skips).
+// A named file is kept (with its Prometheus blocks beside it); --reuse skips loading them again.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -9,9 +10,13 @@ import path from "node:path";
 import { openDb, type Db } from "../db/client";
 import { storeEvents } from "../db/queries/ingest";
 import type { TelemetryEvent } from "../server/ingest/events";
+import { bucketStep } from "../server/analysis/workers";
+import { backfill, chartQueries, OpenMetricsWriter, prometheusInstalled, promRangeQuery, startPrometheus, type PromResult } from "./bench-prometheus";
 
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 64);
 const HOURS = Number(process.env.BENCH_HOURS ?? 24);
+const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_SECONDS ?? 5) * 1000;
+const PROMETHEUS = process.env.BENCH_PROMETHEUS !== "0";
 const args = process.argv.slice(2);
 const REUSE = args.includes("--reuse");
 const FILE = args.find((a) => !a.startsWith("--")) ?? path.join(os.tmpdir(), `switchyard-bench-queries-${process.pid}.db`);
@@ -39,7 +44,9 @@ function isUp(w: number, t: number, start: number, span: number): boolean {
   return w < WORKERS - 4 || (t >= start + span / 4 && t < start + (3 * span) / 4);
 }
 
-function load(db: Db, start: number, end: number) {
+type Sample = (workerId: string, ts: number, kvActive: number, kvTotal: number, query: string, hit: string) => void;
+
+function load(db: Db, start: number, end: number, onSample: Sample) {
   const ids = Array.from({ length: WORKERS }, (_, w) => `worker-${String(w).padStart(2, "0")}`);
   const counters = ids.map(() => ({ q: 0, h: 0 }));
   const baseRate = ids.map((_, w) => 0.45 + 0.5 * ((w * 37) % 64) / 64);
@@ -54,16 +61,18 @@ function load(db: Db, start: number, end: number) {
         const nowUp = isUp(w, t, start, span);
         if (nowUp && !wasUp) batch.push({ id: `${id}-up-${t}`, kind: "worker.up", ts: t, worker_id: id, role: w % 4 === 0 ? "prefill" : "decode", model: "bench", kv_total_blocks: 8192, block_size: 16 } satisfies Ev<"worker.up">);
         if (!nowUp && wasUp) batch.push({ id: `${id}-down-${t}`, kind: "worker.down", ts: t, worker_id: id, reason: "scaled down" } satisfies Ev<"worker.down">);
-        if (!nowUp) return;
+        if (!nowUp || (t - start) % INTERVAL_MS !== 0) return;
         const c = counters[w]!;
         const q = Math.floor(rnd() * 20_000);
         c.q += q;
         c.h += Math.floor(q * Math.min(1, baseRate[w]! + 0.1 * Math.sin((t / 3_600_000) * 2 + w)));
         const util = 0.55 + 0.35 * Math.sin((t / 5_400_000) + w / 3) + 0.05 * rnd();
+        const active = Math.floor(8192 * Math.max(0, Math.min(1, util)));
         batch.push({
-          id: `${id}-s-${t}`, kind: "worker.stats", ts: t, worker_id: id, kv_active_blocks: Math.floor(8192 * Math.max(0, Math.min(1, util))), kv_total_blocks: 8192,
+          id: `${id}-s-${t}`, kind: "worker.stats", ts: t, worker_id: id, kv_active_blocks: active, kv_total_blocks: 8192,
           requests_running: Math.floor(rnd() * 24), requests_waiting: Math.floor(rnd() * 4), prefix_query_tokens: String(c.q), prefix_hit_tokens: String(c.h),
         } satisfies Ev<"worker.stats">);
+        onSample(id, t, active, 8192, String(c.q), String(c.h));
         samples++;
       });
       for (let k = 0; k < 2; k++) {
@@ -93,26 +102,108 @@ function quantile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 }
 
+type Caller = Awaited<ReturnType<typeof import("../server/trpc/root")["createCaller"]>>;
+type SeriesOut = Awaited<ReturnType<Caller["workers"]["series"]>>;
+const RANGES = [["1h", 3_600_000], ["6h", 6 * 3_600_000], ["24h", 24 * 3_600_000]] as const;
+
+/** Median |Switchyard − Prometheus| over the points both have (Switchyard's bucket [t, t+step) is Prometheus's point at t+step). */
+function agreement(s: SeriesOut, prom: PromResult, pick: (p: SeriesOut["workers"][number]["points"][number]) => number | null): { n: number; median: number } {
+  const ours = new Map<string, number>();
+  for (const w of s.workers) for (const p of w.points) {
+    const v = pick(p);
+    if (v !== null) ours.set(`${w.workerId}@${p.t + s.step}`, v);
+  }
+  const diffs: number[] = [];
+  for (const series of prom.series) for (const [t, v] of series.values) {
+    const o = ours.get(`${series.metric.worker}@${Math.round(t * 1000)}`);
+    if (o !== undefined && Number.isFinite(Number(v))) diffs.push(Math.abs(o - Number(v)));
+  }
+  diffs.sort((a, b) => a - b);
+  return { n: diffs.length, median: diffs.length ? quantile(diffs, 0.5) : NaN };
+}
+
+/**
+ * The workers-page series against Prometheus per range: calls interleaved (Switchyard, hit-rate query, utilization
+ * query) so load from elsewhere on the machine hits all three alike. Ratios are Switchyard's time over Prometheus's
+ * engine time (stats=all, without HTTP and JSON encoding); Prometheus's HTTP round trip is printed beside it.
+ */
+async function compareWithPrometheus(caller: Caller, url: string, end: number) {
+  for (const [preset, span] of RANGES) {
+    const step = bucketStep(span);
+    const q = chartQueries(step);
+    const from = end - span;
+    const series = () => caller.workers.series({ range: { preset } });
+    // Points on step boundaries, as Grafana aligns them: Prometheus's point at T covers Switchyard's bucket [T − step, T).
+    const prom = (query: string) => promRangeQuery(url, query, from - (from % step) + step, end - (end % step), step);
+    const first = await series();
+    const [hit, kv] = [await prom(q.hitRate), await prom(q.kvUtilization)];
+    const a = agreement(first, hit, (p) => p.hitRate);
+    const b = agreement(first, kv, (p) => p.util);
+    console.log(`${preset}: Switchyard reads ${first.source} in ${step / 1000} s buckets (${first.workers.length} workers); Prometheus ${hit.series.length} series; ` +
+      `median |difference| hit rate ${a.median.toFixed(4)} over ${a.n} points, KV utilization ${b.median.toFixed(4)} over ${b.n}`);
+    const t = { sw: [] as number[], hit: [] as number[], kv: [] as number[], both: [] as number[], hitWall: [] as number[], kvWall: [] as number[] };
+    for (let i = 0; i < CALLS; i++) {
+      const s0 = performance.now();
+      await series();
+      t.sw.push(performance.now() - s0);
+      const h = await prom(q.hitRate);
+      const k = await prom(q.kvUtilization);
+      t.hit.push(h.engineMs);
+      t.kv.push(k.engineMs);
+      t.both.push(h.engineMs + k.engineMs);
+      t.hitWall.push(h.wallMs);
+      t.kvWall.push(k.wallMs);
+    }
+    for (const xs of Object.values(t)) xs.sort((x, y) => x - y);
+    const p = (xs: number[], r: number) => quantile(xs, r);
+    const line = (name: string, engine: number[], wall: number[] | null) => {
+      const r50 = p(t.sw, 0.5) / p(engine, 0.5);
+      const r95 = p(t.sw, 0.95) / p(engine, 0.95);
+      const http = wall ? `, over HTTP ${p(wall, 0.5).toFixed(1)}/${p(wall, 0.95).toFixed(1)} ms` : "";
+      console.log(
+        `vs prometheus: ${name} ${preset} ${r50.toFixed(2)}x p50 ${r95.toFixed(2)}x p95 ` +
+          `(Switchyard series ${p(t.sw, 0.5).toFixed(1)}/${p(t.sw, 0.95).toFixed(1)} ms, Prometheus engine ${p(engine, 0.5).toFixed(1)}/${p(engine, 0.95).toFixed(1)} ms${http})`,
+      );
+    };
+    line("hit-rate", t.hit, t.hitWall);
+    line("kv-utilization", t.kv, t.kvWall);
+    line("both-charts", t.both, null);
+  }
+}
+
 async function main() {
   const { createCaller } = await import("../server/trpc/root");
   const reuse = REUSE && fs.existsSync(FILE);
-  if (!reuse) for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`]) fs.rmSync(f, { force: true });
+  const promDir = `${FILE}.prometheus`;
+  const tsdbDir = path.join(promDir, "data");
+  const withProm = PROMETHEUS && prometheusInstalled();
+  if (PROMETHEUS && !withProm) console.log("prometheus comparison skipped: promtool/prometheus not found (Debian: apt-get install prometheus)");
+  if (!reuse) for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`, promDir]) fs.rmSync(f, { force: true, recursive: true });
   const db = openDb(FILE);
   let end = Math.floor(Date.now() / 60_000) * 60_000;
   let workers: string[];
   if (reuse) {
-    end = (db.$client.prepare("SELECT max(ts) FROM worker_stats").pluck().get() as number) + 1_000;
+    end = Math.floor((db.$client.prepare("SELECT max(ts) FROM worker_stats").pluck().get() as number) / 60_000) * 60_000 + 60_000;
     workers = db.$client.prepare("SELECT worker_id FROM workers ORDER BY worker_id").pluck().all() as string[];
     console.log(`reusing ${FILE}`);
   } else {
     db.$client.pragma("synchronous = OFF");
     const t0 = performance.now();
-    const loaded = load(db, end - HOURS * 3_600_000, end);
+    const metrics = withProm ? new OpenMetricsWriter(promDir) : null;
+    const loaded = load(db, end - HOURS * 3_600_000, end, (...a) => metrics?.add(...a));
     workers = loaded.workers;
     db.$client.pragma("wal_checkpoint(TRUNCATE)");
     const mb = fs.statSync(FILE).size / 1e6;
     const s = ((performance.now() - t0) / 1000).toFixed(1);
-    console.log(`loaded ${loaded.samples.toLocaleString("en-US")} samples for ${WORKERS} workers over ${HOURS} h in ${s} s (${mb.toFixed(0)} MB, ${FILE})`);
+    console.log(`loaded ${loaded.samples.toLocaleString("en-US")} samples (every ${INTERVAL_MS / 1000} s) for ${WORKERS} workers over ${HOURS} h in ${s} s (${mb.toFixed(0)} MB, ${FILE})`);
+    if (metrics) {
+      const t1 = performance.now();
+      const om = path.join(promDir, "samples.om");
+      metrics.finish(om);
+      backfill(om, tsdbDir);
+      fs.rmSync(om);
+      console.log(`backfilled the same samples into Prometheus blocks in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+    }
   }
 
   const caller = createCaller({ db, now: () => end, actor: { kind: "user", id: 0, name: "bench", role: "viewer" } });
@@ -129,8 +220,8 @@ async function main() {
     ["routing.series", () => caller.routing.series({ range })],
     ["overview.summary", () => caller.overview.summary(range)],
     ["overview.trends", () => caller.overview.trends(range)],
-    ["workers.series 1h (raw samples)", () => caller.workers.series({ range: hour })],
-    ["workers.series 1h (raw, one worker)", () => caller.workers.series({ range: hour, workerId: one })],
+    ["workers.series 1h", () => caller.workers.series({ range: hour })],
+    ["workers.series 1h (one worker)", () => caller.workers.series({ range: hour, workerId: one })],
   ];
   for (const [name, call] of procedures) {
     await call();
@@ -143,8 +234,16 @@ async function main() {
     ms.sort((a, b) => a - b);
     console.log(`${name}: p50 ${quantile(ms, 0.5).toFixed(1)} ms p95 ${quantile(ms, 0.95).toFixed(1)} ms`);
   }
+  if (withProm) {
+    const prom = await startPrometheus(tsdbDir);
+    try {
+      await compareWithPrometheus(caller, prom.url, end);
+    } finally {
+      prom.stop();
+    }
+  }
   db.$client.close();
-  if (!KEEP) for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`]) fs.rmSync(f, { force: true });
+  if (!KEEP) for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`, promDir]) fs.rmSync(f, { force: true, recursive: true });
 }
 
 // The routers import "server-only", which resolves to a no-op only under the react-server condition.

@@ -1,0 +1,144 @@
+// The Prometheus side of `npm run bench:queries`: the same worker samples written as OpenMetrics, backfilled into TSDB
+// blocks with promtool, served by a Prometheus started on a free local port, and timed through its HTTP query API.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+
+const FAMILIES = [
+  { name: "switchyard_kv_active_blocks", type: "gauge", sample: "switchyard_kv_active_blocks" },
+  { name: "switchyard_kv_total_blocks", type: "gauge", sample: "switchyard_kv_total_blocks" },
+  { name: "switchyard_prefix_query_tokens", type: "counter", sample: "switchyard_prefix_query_tokens_total" },
+  { name: "switchyard_prefix_hit_tokens", type: "counter", sample: "switchyard_prefix_hit_tokens_total" },
+] as const;
+
+/** PromQL for the two workers-page charts over buckets of `step` ms: the same token-weighted ratios Switchyard draws. */
+export function chartQueries(step: number): { hitRate: string; kvUtilization: string } {
+  const w = `${step / 1000}s`;
+  return {
+    hitRate: `rate(switchyard_prefix_hit_tokens_total[${w}]) / rate(switchyard_prefix_query_tokens_total[${w}])`,
+    kvUtilization: `avg_over_time(switchyard_kv_active_blocks[${w}]) / avg_over_time(switchyard_kv_total_blocks[${w}])`,
+  };
+}
+
+/** True when promtool and prometheus are on the PATH. */
+export function prometheusInstalled(): boolean {
+  return ["promtool", "prometheus"].every((b) => spawnSync(b, ["--version"], { stdio: "ignore" }).status === 0);
+}
+
+/** Writes worker samples as one OpenMetrics file (each metric family contiguous, as the format requires). */
+export class OpenMetricsWriter {
+  private parts: { fd: number; buf: string[]; size: number }[];
+  constructor(private dir: string) {
+    fs.mkdirSync(dir, { recursive: true });
+    this.parts = FAMILIES.map((_, i) => ({ fd: fs.openSync(path.join(dir, `family-${i}.txt`), "w"), buf: [], size: 0 }));
+  }
+
+  add(workerId: string, ts: number, kvActive: number, kvTotal: number, query: string, hit: string): void {
+    const labels = `{worker="${workerId}"}`;
+    const t = (ts / 1000).toFixed(3);
+    [kvActive, kvTotal, query, hit].forEach((v, i) => {
+      const p = this.parts[i]!;
+      const line = `${FAMILIES[i]!.sample}${labels} ${v} ${t}\n`;
+      p.buf.push(line);
+      p.size += line.length;
+      if (p.size > 1 << 20) this.flush(p);
+    });
+  }
+
+  /** Close the family files and join them into `file` (with TYPE lines and the final `# EOF`). */
+  finish(file: string): void {
+    const out = fs.openSync(file, "w");
+    this.parts.forEach((p, i) => {
+      this.flush(p);
+      fs.closeSync(p.fd);
+      const f = FAMILIES[i]!;
+      fs.writeSync(out, `# TYPE ${f.name} ${f.type}\n`);
+      const part = path.join(this.dir, `family-${i}.txt`);
+      fs.writeSync(out, fs.readFileSync(part));
+      fs.rmSync(part);
+    });
+    fs.writeSync(out, "# EOF\n");
+    fs.closeSync(out);
+  }
+
+  private flush(p: { fd: number; buf: string[]; size: number }) {
+    fs.writeSync(p.fd, p.buf.join(""));
+    p.buf = [];
+    p.size = 0;
+  }
+}
+
+/** Backfill an OpenMetrics file into TSDB blocks (promtool's 2-hour blocks) under `tsdbDir`. */
+export function backfill(file: string, tsdbDir: string): void {
+  fs.mkdirSync(tsdbDir, { recursive: true });
+  const res = spawnSync("promtool", ["tsdb", "create-blocks-from", "openmetrics", "--quiet", file, tsdbDir], { stdio: ["ignore", "ignore", "inherit"] });
+  if (res.status !== 0) throw new Error(`promtool failed with status ${res.status}`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export type RunningPrometheus = { url: string; stop: () => void };
+
+/**
+ * Serve `tsdbDir` with Prometheus on a free loopback port, scraping nothing, until ready. Compaction is held off
+ * (block durations pinned to 2 h) so it cannot run while queries are timed; the blocks stay as promtool wrote them.
+ */
+export async function startPrometheus(tsdbDir: string): Promise<RunningPrometheus> {
+  const port = await freePort();
+  const config = path.join(tsdbDir, "..", "prometheus.yml");
+  fs.writeFileSync(config, "global:\n  scrape_interval: 1m\nscrape_configs: []\n");
+  const child: ChildProcess = spawn(
+    "prometheus",
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${tsdbDir}`,
+      "--storage.tsdb.retention.time=3650d",
+      "--storage.tsdb.min-block-duration=2h",
+      "--storage.tsdb.max-block-duration=2h",
+      `--web.listen-address=127.0.0.1:${port}`,
+      "--log.level=warn",
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+  const stop = () => {
+    if (child.exitCode === null) child.kill("SIGTERM");
+  };
+  process.once("exit", stop);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`prometheus exited with status ${child.exitCode}`);
+    const ok = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+    if (ok) return { url, stop };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  stop();
+  throw new Error("prometheus did not become ready in 120 s");
+}
+
+export type PromResult = { wallMs: number; engineMs: number; series: { metric: Record<string, string>; values: [number, string][] }[] };
+
+/**
+ * One range query: the wall time of the HTTP round trip (body read, not parsed) and the engine's own execution time
+ * (`stats=all`: queueing, preparation, evaluation and sorting, without HTTP or JSON encoding).
+ */
+export async function promRangeQuery(url: string, query: string, start: number, end: number, step: number): Promise<PromResult> {
+  const q = new URLSearchParams({ query, start: String(start / 1000), end: String(end / 1000), step: `${step / 1000}s`, stats: "all" });
+  const t0 = performance.now();
+  const res = await fetch(`${url}/api/v1/query_range?${q}`);
+  const body = await res.text();
+  const wallMs = performance.now() - t0;
+  if (!res.ok) throw new Error(`prometheus ${res.status}: ${body.slice(0, 200)}`);
+  const data = (JSON.parse(body) as { data: { result: PromResult["series"]; stats?: { timings?: { execTotalTime?: number } } } }).data;
+  const exec = data.stats?.timings?.execTotalTime;
+  return { wallMs, engineMs: exec === undefined ? wallMs : exec * 1000, series: data.result };
+}
