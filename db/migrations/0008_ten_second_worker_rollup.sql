@@ -16,4 +16,6 @@ CREATE TABLE `worker_stats_10s` (
 	PRIMARY KEY(`worker_id`, `minute`)
 );
 --> statement-breakpoint
-CREATE INDEX `worker_stats_10s_minute` ON `worker_stats_10s` (`minute`);
+CREATE INDEX `worker_stats_10s_minute` ON `worker_stats_10s` (`minute`,`worker_id`,`samples`,`kv_active_sum`,`kv_total_sum`,`prefix_query_delta`,`prefix_hit_delta`);--> statement-breakpoint
+DROP INDEX `worker_stats_1m_minute`;--> statement-breakpoint
+CREATE INDEX `worker_stats_1m_minute` ON `worker_stats_1m` (`minute`,`worker_id`,`samples`,`kv_active_sum`,`kv_total_sum`,`prefix_query_delta`,`prefix_hit_delta`);

@@ -222,10 +222,14 @@ export function rollupBuckets(db: Db, opts: { from: number; to: number; step: nu
       .prepare(`SELECT worker_id AS workerId, minute - minute % @step AS t, ${rollupSums} FROM ${level.table} WHERE worker_id = @workerId AND minute >= @fromMinute AND minute < @to GROUP BY t`)
       .all({ fromMinute: start, to, step, workerId }) as SeriesRow[];
   }
-  const stmt = db.$client.prepare(
-    `SELECT worker_id AS workerId, ${rollupSums} FROM ${level.table} INDEXED BY ${level.minuteIndex} WHERE minute >= @a AND minute < @b GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`,
-  );
-  return perChunk<Omit<SeriesRow, "t">>(stmt, start, to, step, {});
+  // One range scan of the bucket-start index (covering for the 10 s and 1 min rollups), grouped by worker and bucket.
+  const limit = (Math.ceil((to - start) / step) + 1) * MAX_WORKERS * 4;
+  return db.$client
+    .prepare(
+      `SELECT worker_id AS workerId, minute - minute % @step AS t, ${rollupSums} FROM ${level.table} INDEXED BY ${level.minuteIndex}
+       WHERE minute >= @fromMinute AND minute < @to GROUP BY worker_id, t LIMIT @limit`,
+    )
+    .all({ fromMinute: start, to, step, limit }) as SeriesRow[];
 }
 
 /**

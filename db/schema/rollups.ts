@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { statsRollupColumns } from "./workers";
+import { seriesCover, statsRollupColumns } from "./workers";
 
 /** Requests per arrival minute: counts and token sums, for views over hours and days. */
 export const requests1m = sqliteTable("requests_1m", {
@@ -40,7 +40,7 @@ export const routeDecisions1m = sqliteTable(
  */
 export const workerStats10s = sqliteTable("worker_stats_10s", statsRollupColumns(), (t) => [
   primaryKey({ columns: [t.workerId, t.minute] }),
-  index("worker_stats_10s_minute").on(t.minute),
+  index("worker_stats_10s_minute").on(...seriesCover(t)),
 ]);
 
 /** worker_stats_1m summed per 15 minutes (`minute` is the bucket start): what views over 6 h and more read. */
