@@ -41,9 +41,11 @@ describe("deleteRawBefore", () => {
 
     const deleted = chunk === undefined ? deleteRawBefore(db, CUTOFF) : deleteRawBefore(db, CUTOFF, chunk);
 
-    expect(deleted).toEqual({ worker_stats: 25, kv_events: 25, worker_stats_10s: 25 });
+    expect(deleted).toEqual({ worker_stats: 25, kv_events: 25, worker_stats_10s: 25, worker_stats_30s: 9 });
     expect(count("worker_stats_10s", `minute < ${CUTOFF}`)).toBe(0);
     expect(count("worker_stats_10s")).toBe(10);
+    expect(count("worker_stats_30s", `minute < ${CUTOFF}`)).toBe(0);
+    expect(count("worker_stats_30s")).toBe(4);
     expect(count("worker_stats", `ts < ${CUTOFF}`)).toBe(0);
     expect(count("kv_events", `ts < ${CUTOFF}`)).toBe(0);
     expect(ids("worker_stats")).toEqual(Array.from({ length: 10 }, (_, i) => `new-s-${i}`).sort());
@@ -56,12 +58,12 @@ describe("deleteRawBefore", () => {
 
   it("keeps a row exactly at the cutoff", () => {
     storeEvents(db, [parsed(stats("w1", CUTOFF - 1, 0, 0, { id: "before" })), parsed(stats("w1", CUTOFF, 0, 0, { id: "at" }))]);
-    expect(deleteRawBefore(db, CUTOFF, 1)).toEqual({ worker_stats: 1, kv_events: 0, worker_stats_10s: 1 });
+    expect(deleteRawBefore(db, CUTOFF, 1)).toEqual({ worker_stats: 1, kv_events: 0, worker_stats_10s: 1, worker_stats_30s: 1 });
     expect(ids("worker_stats")).toEqual(["at"]);
   });
 
   it("is a no-op on an empty database", () => {
-    expect(deleteRawBefore(db, CUTOFF, 3)).toEqual({ worker_stats: 0, kv_events: 0, worker_stats_10s: 0 });
+    expect(deleteRawBefore(db, CUTOFF, 3)).toEqual({ worker_stats: 0, kv_events: 0, worker_stats_10s: 0, worker_stats_30s: 0 });
   });
 
   it("does not delete the counter baseline, so deltas continue after a sweep", () => {

@@ -71,12 +71,15 @@ function seeded(size: number): Db {
   return db;
 }
 
-describe("10-second worker rollup", () => {
-  it("sums to the 1-minute rows, across batches", () => {
+describe("10- and 30-second worker rollups", () => {
+  it.each([
+    ["worker_stats_30s", 30_000],
+    ["worker_stats_1m", 60_000],
+  ])("the 10 s rows sum to the rows of %s, across batches", (table, size) => {
     const db = seeded(101);
     const q = (sql: string) => db.$client.prepare(sql).all();
-    expect(q("SELECT * FROM worker_stats_1m ORDER BY worker_id, minute")).toEqual(
-      q(`SELECT worker_id, minute - minute % 60000 AS minute, sum(samples) AS samples, sum(kv_active_sum) AS kv_active_sum, max(kv_active_max) AS kv_active_max,
+    expect(q(`SELECT * FROM ${table} ORDER BY worker_id, minute`)).toEqual(
+      q(`SELECT worker_id, minute - minute % ${size} AS minute, sum(samples) AS samples, sum(kv_active_sum) AS kv_active_sum, max(kv_active_max) AS kv_active_max,
            sum(kv_total_sum) AS kv_total_sum, sum(running_sum) AS running_sum, max(running_max) AS running_max, sum(waiting_sum) AS waiting_sum,
            max(waiting_max) AS waiting_max, sum(prefix_query_delta) AS prefix_query_delta, sum(prefix_hit_delta) AS prefix_hit_delta,
            sum(counter_resets) AS counter_resets, max(utilization_max) AS utilization_max
@@ -86,18 +89,20 @@ describe("10-second worker rollup", () => {
   });
 
   it.each([
-    ["15 min in 10 s buckets", 15 * MIN, 10_000, []],
-    ["1 h in 30 s buckets", 60 * MIN, 30_000, ["w3"]],
-    ["1 h in 1 min buckets (w2 restarts inside a bucket)", 60 * MIN, 60_000, ["w3", "w2"]],
-  ])("gives the series of the samples themselves: %s, all workers and one", (_name, span, step, rawDiffers) => {
+    ["15 min in 10 s buckets from 10 s rows", 15 * MIN, 10_000, "10s", []],
+    ["1 h in 30 s buckets from 10 s rows", 60 * MIN, 30_000, "10s", ["w3"]],
+    ["1 h in 30 s buckets from 30 s rows", 60 * MIN, 30_000, "30s", ["w3"]],
+    ["1 h in 1 min buckets from 30 s rows (w2 restarts inside a bucket)", 60 * MIN, 60_000, "30s", ["w3", "w2"]],
+    ["1 h in 1 min buckets from 10 s rows", 60 * MIN, 60_000, "10s", ["w3", "w2"]],
+  ] as const)("gives the series of the samples themselves: %s, all workers and one", (_name, span, step, source, rawDiffers) => {
     const db = seeded(257);
     const from = NOW - span;
     const truth = expectedSeries(samples(), from, NOW, step);
-    const rolled = seriesRows(db, { from, to: NOW, step, source: "10s" });
+    const rolled = seriesRows(db, { from, to: NOW, step, source });
     expect(rolled.length).toBeGreaterThan(span / step);
     expect(ordered(rolled)).toEqual(truth);
     for (const w of ["w1", "w2", "w3"]) {
-      expect(seriesRows(db, { from, to: NOW, step, source: "10s", workerId: w })).toEqual(truth.filter((r) => r.workerId === w));
+      expect(seriesRows(db, { from, to: NOW, step, source, workerId: w })).toEqual(truth.filter((r) => r.workerId === w));
     }
     // Raw samples give the same buckets, except the one where a worker first reported (no earlier sample to take a
     // delta from: raw counts nothing for the whole bucket) and one where it restarted inside (raw drops what came before).
@@ -109,14 +114,14 @@ describe("10-second worker rollup", () => {
   });
 
   it.each([
-    ["1h", 30_000],
-    ["15m", 10_000],
-  ] as const)("serves the %s chart with the points raw samples give (where a worker reported before the range)", async (preset, step) => {
+    ["1h", 30_000, "30s"],
+    ["15m", 10_000, "10s"],
+  ] as const)("serves the %s chart with the points raw samples give (where a worker reported before the range)", async (preset, step, source) => {
     const db = seeded(500);
     const caller = testCaller(db, () => NOW);
     const rolled = await caller.workers.series({ range: { preset } });
-    expect(rolled).toMatchObject({ step, source: "10s" });
-    db.$client.exec("DELETE FROM worker_stats_10s");
+    expect(rolled).toMatchObject({ step, source });
+    db.$client.exec("DELETE FROM worker_stats_10s; DELETE FROM worker_stats_30s");
     const fromRaw = await caller.workers.series({ range: { preset } });
     expect(fromRaw.source).toBe("raw");
     expect(rolled.workers.map((w) => w.workerId)).toEqual(["w1", "w2", "w3"]);
@@ -134,12 +139,15 @@ describe("10-second worker rollup", () => {
     expect(s.workers.find((w) => w.workerId === "w1")!.points[0]!.t).toBe(NOW - 60 * MIN);
   });
 
-  it("ages out with the raw samples: a row goes once its whole 10 s bucket is before the cutoff", () => {
+  it("ages out with the raw samples: a row goes once its whole bucket is before the cutoff", () => {
     const db = seeded(500);
     const cutoff = T0 + 30 * MIN + 5_000;
+    const minutesBefore = db.$client.prepare("SELECT count(*) FROM worker_stats_1m WHERE minute < ?").pluck().get(T0 + 30 * MIN) as number;
     const deleted = deleteRawBefore(db, cutoff);
-    const oldest = db.$client.prepare("SELECT min(minute) FROM worker_stats_10s").pluck().get();
-    expect(oldest).toBe(T0 + 30 * MIN);
-    expect(deleted.worker_stats_10s).toBe(db.$client.prepare("SELECT count(*) FROM worker_stats_1m WHERE minute < ?").pluck().get(T0 + 30 * MIN) as number * 6);
+    const oldest = (table: string) => db.$client.prepare(`SELECT min(minute) FROM ${table}`).pluck().get();
+    expect(oldest("worker_stats_10s")).toBe(T0 + 30 * MIN);
+    expect(oldest("worker_stats_30s")).toBe(T0 + 30 * MIN);
+    expect(deleted.worker_stats_10s).toBe(minutesBefore * 6);
+    expect(deleted.worker_stats_30s).toBe(minutesBefore * 2);
   });
 });

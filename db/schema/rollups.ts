@@ -36,11 +36,17 @@ export const routeDecisions1m = sqliteTable(
 
 /**
  * worker.stats summed per worker and 10 seconds (`minute` is the bucket start; same columns as worker_stats_1m): what
- * views over an hour or less read instead of raw samples. Ages out with the raw samples (plus an hour, see retention).
+ * charts over an hour or less read instead of raw samples. Ages out with the raw samples.
  */
 export const workerStats10s = sqliteTable("worker_stats_10s", statsRollupColumns(), (t) => [
   primaryKey({ columns: [t.workerId, t.minute] }),
   index("worker_stats_10s_minute").on(...seriesCover(t)),
+]);
+
+/** worker_stats_10s summed per 30 seconds: the 1 h chart's buckets, read without grouping. Ages out with the raw samples. */
+export const workerStats30s = sqliteTable("worker_stats_30s", statsRollupColumns(), (t) => [
+  primaryKey({ columns: [t.workerId, t.minute] }),
+  index("worker_stats_30s_minute").on(...seriesCover(t)),
 ]);
 
 /** worker_stats_1m summed per 15 minutes (`minute` is the bucket start): what views over 6 h and more read. */

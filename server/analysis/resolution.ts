@@ -1,24 +1,25 @@
-// Which stored resolution of worker stats a chart reads: raw samples, or a 10-second, 1-minute or 15-minute rollup. Pure.
+// Which stored resolution of worker stats a chart reads: raw samples, or a 10- or 30-second, 1- or 15-minute rollup. Pure.
 import { RAW_MAX_SPAN_MS } from "./workers";
 
-export type StatsResolution = "raw" | "10s" | "1m" | "15m";
+export type StatsResolution = "raw" | "10s" | "30s" | "1m" | "15m";
 
 const TEN_SECONDS = 10_000;
+const HALF_MINUTE = 30_000;
 const MINUTE = 60_000;
 const QUARTER_HOUR = 900_000;
 /** Spans longer than this read 15-minute rows when the step is whole quarter-hours (a 24 h view reads ~1/15 of the rows). */
 export const COARSE_MIN_SPAN_MS = 6 * 3_600_000;
 
 /** The bucket sizes (ms) of the resolutions; raw samples have none. */
-export const RESOLUTION_MS: Record<Exclude<StatsResolution, "raw">, number> = { "10s": TEN_SECONDS, "1m": MINUTE, "15m": QUARTER_HOUR };
+export const RESOLUTION_MS: Record<Exclude<StatsResolution, "raw">, number> = { "10s": TEN_SECONDS, "30s": HALF_MINUTE, "1m": MINUTE, "15m": QUARTER_HOUR };
 
 /**
  * The coarsest stored resolution that draws [from, to) in buckets of `step` ms exactly (each bucket a whole number of
- * rollup rows): up to an hour the 10-second rollup, up to 6 h the 1-minute one, beyond the 15-minute one, falling
- * back to a finer one whose rows the step divides. The 10-second rollup ages out with the raw samples and did not
- * exist before its migration, so it serves a range only when it reaches back as far as the raw samples it replaces:
- * `oldest10s` and `oldestRaw` are the earliest 10-second bucket and raw sample stored (null: none). A span over an
- * hour whose step divides no rollup reads raw samples (never produced by bucketStep).
+ * rollup rows): up to an hour the 30- or 10-second rollup, up to 6 h the 1-minute one, beyond the 15-minute one, falling
+ * back to a finer one whose rows the step divides. The 10- and 30-second rollups (written together) age out with the raw
+ * samples and did not exist before their migration, so they serve a range only when they reach back as far as the raw
+ * samples they replace: `oldest10s` and `oldestRaw` are the earliest 10-second bucket and raw sample stored (null:
+ * none). A span over an hour whose step divides no rollup reads raw samples (never produced by bucketStep).
  */
 export function statsResolution(input: { from: number; to: number; step: number; oldest10s: number | null; oldestRaw: number | null }): StatsResolution {
   const { from, to, step, oldest10s, oldestRaw } = input;
@@ -26,7 +27,8 @@ export function statsResolution(input: { from: number; to: number; step: number;
   if (span <= RAW_MAX_SPAN_MS) {
     if (step % TEN_SECONDS !== 0 || oldest10s === null) return "raw";
     const needed = Math.max(from, oldestRaw ?? from);
-    return oldest10s <= needed - (needed % TEN_SECONDS) ? "10s" : "raw";
+    if (oldest10s > needed - (needed % TEN_SECONDS)) return "raw";
+    return step % HALF_MINUTE === 0 ? "30s" : "10s";
   }
   if (span > COARSE_MIN_SPAN_MS && step % QUARTER_HOUR === 0) return "15m";
   return step % MINUTE === 0 ? "1m" : "raw";

@@ -63,7 +63,8 @@ describe("describeBuckets", () => {
   it.each<[number, Parameters<typeof describeBuckets>[1], string]>([
     [5_000, "raw", "5 s buckets from raw samples"],
     [30_000, "raw", "30 s buckets from raw samples"],
-    [30_000, "10s", "30 s buckets from 10-second rollups"],
+    [30_000, "30s", "30 s buckets from 30-second rollups"],
+    [10_000, "10s", "10 s buckets from 10-second rollups"],
     [300_000, "1m", "5 min buckets from per-minute rollups"],
     [900_000, "15m", "15 min buckets from 15-minute rollups"],
     [900_000, "rollup", "15 min buckets from per-minute rollups"],
