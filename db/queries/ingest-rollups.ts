@@ -10,6 +10,7 @@ export type Statements = {
   rollup10: Database.Statement;
   rollup30: Database.Statement;
   rollup: Database.Statement;
+  rollup5: Database.Statement;
   rollup15: Database.Statement;
   counterGet: Database.Statement;
   counterPut: Database.Statement;
@@ -52,6 +53,7 @@ export type Rollup = {
 const TEN_SECONDS = 10_000;
 const HALF_MINUTE = 30_000;
 const MINUTE = 60_000;
+const FIVE_MINUTES = 300_000;
 const QUARTER_HOUR = 900_000;
 
 /** Worker rollups of a batch summed into coarser rows of `step` ms (same shape; `m` is the bucket start). */
@@ -148,13 +150,14 @@ export function noteSeen(seen: Map<string, { first: number; last: number; kvTota
   }
 }
 
-/** Write a batch's 10-second worker rollups, and the 30-second, 1- and 15-minute rows summed from them, one upsert per key. */
+/** Write a batch's 10-second worker rollups, and the 30-second, 1-, 5- and 15-minute rows summed from them, one upsert per key. */
 export function flushStats(rollups: Map<string, Rollup & { w: string; m: number }>, st: Statements): void {
   for (const r of rollups.values()) st.rollup10.run(r);
   const halves = coarsen(rollups.values(), HALF_MINUTE);
   for (const r of halves) st.rollup30.run(r);
   const minutes = coarsen(halves, MINUTE);
   for (const r of minutes) st.rollup.run(r);
+  for (const r of coarsen(minutes, FIVE_MINUTES)) st.rollup5.run(r);
   for (const r of coarsen(minutes, QUARTER_HOUR)) st.rollup15.run(r);
 }
 

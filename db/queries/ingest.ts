@@ -113,7 +113,7 @@ export function rowOf(e: TelemetryEvent): Row {
 }
 
 
-/** Upsert of one worker-stats rollup row into a rollup table (10- or 30-second, 1- or 15-minute; same columns). */
+/** Upsert of one worker-stats rollup row into a rollup table (10- or 30-second, 1-, 5- or 15-minute; same columns). */
 const statsRollupSql = (table: string) => `INSERT INTO ${table} (worker_id, minute, samples, kv_active_sum, kv_active_max, kv_total_sum, running_sum, running_max,
         waiting_sum, waiting_max, prefix_query_delta, prefix_hit_delta, counter_resets, utilization_max)
       VALUES (@w, @m, @samples, @kvActiveSum, @kvActiveMax, @kvTotalSum, @runningSum, @runningMax, @waitingSum, @waitingMax, @queryDelta, @hitDelta, @resets, @utilMax)
@@ -139,6 +139,7 @@ function statements(sqlite: Database.Database): Statements {
     rollup10: sqlite.prepare(statsRollupSql("worker_stats_10s")),
     rollup30: sqlite.prepare(statsRollupSql("worker_stats_30s")),
     rollup: sqlite.prepare(statsRollupSql("worker_stats_1m")),
+    rollup5: sqlite.prepare(statsRollupSql("worker_stats_5m")),
     rollup15: sqlite.prepare(statsRollupSql("worker_stats_15m")),
     counterGet: sqlite.prepare("SELECT ts, prefix_query_tokens AS query, prefix_hit_tokens AS hit FROM worker_counters WHERE worker_id = ?"),
     counterPut: sqlite.prepare(`INSERT INTO worker_counters (worker_id, ts, prefix_query_tokens, prefix_hit_tokens) VALUES (?, ?, ?, ?)

@@ -75,6 +75,7 @@ describe("10- and 30-second worker rollups", () => {
   it.each([
     ["worker_stats_30s", 30_000],
     ["worker_stats_1m", 60_000],
+    ["worker_stats_5m", 300_000],
   ])("the 10 s rows sum to the rows of %s, across batches", (table, size) => {
     const db = seeded(101);
     const q = (sql: string) => db.$client.prepare(sql).all();

@@ -49,6 +49,12 @@ export const workerStats30s = sqliteTable("worker_stats_30s", statsRollupColumns
   index("worker_stats_30s_minute").on(...seriesCover(t)),
 ]);
 
+/** worker_stats_1m summed per 5 minutes (`minute` is the bucket start): the 6 h chart's buckets, read without grouping. */
+export const workerStats5m = sqliteTable("worker_stats_5m", statsRollupColumns(), (t) => [
+  primaryKey({ columns: [t.workerId, t.minute] }),
+  index("worker_stats_5m_minute").on(...seriesCover(t)),
+]);
+
 /** worker_stats_1m summed per 15 minutes (`minute` is the bucket start): what views over 6 h and more read. */
 export const workerStats15m = sqliteTable("worker_stats_15m", statsRollupColumns(), (t) => [
   primaryKey({ columns: [t.workerId, t.minute] }),

@@ -23,11 +23,14 @@ describe("statsResolution", () => {
     ["1h, 10 s rows start inside the range, raw before it", H, null, NOW - 59 * MIN, NOW - 2 * H, "raw"],
     ["1h, raw starts 5 s into the oldest 10 s bucket", H, null, NOW - 24 * H, NOW - 24 * H + 5_000, "30s"],
     ["61m: minute buckets from the 1 m rollup", 61 * MIN, null, NOW - 48 * H, NOW - 48 * H, "1m"],
-    ["6h preset: 5 min buckets", 6 * H, null, NOW - 48 * H, NOW - 48 * H, "1m"],
-    ["6h + 1 min: still 5 min buckets", 6 * H + MIN, null, null, null, "1m"],
-    ["12h: 10 min buckets do not hold whole quarter-hours", 12 * H, null, null, null, "1m"],
+    ["6h preset: 5 min buckets", 6 * H, null, NOW - 48 * H, NOW - 48 * H, "5m"],
+    ["6h + 1 min: still 5 min buckets", 6 * H + MIN, null, null, null, "5m"],
+    ["2h: 1 min buckets", 2 * H, null, null, null, "1m"],
+    ["3h: 2 min buckets", 3 * H, null, null, null, "1m"],
+    ["12h: 10 min buckets are two 5 min rows", 12 * H, null, null, null, "5m"],
     ["24h preset: 15 min buckets", 24 * H, null, NOW - 48 * H, NOW - 48 * H, "15m"],
     ["7d preset: 2 h buckets", 7 * 24 * H, null, NOW - 48 * H, NOW - 48 * H, "15m"],
+    ["6h with 15 min buckets", 6 * H, 15 * MIN, null, null, "15m"],
     ["2h with a 30 s step (no rollup divides it)", 2 * H, 30_000, NOW - 48 * H, NOW - 48 * H, "raw"],
   ])("%s", (_name, span, step, oldest10s, oldestRaw, expected) => {
     expect(statsResolution({ from: NOW - span, to: NOW, step: step ?? bucketStep(span), oldest10s, oldestRaw })).toBe(expected);

@@ -1,22 +1,21 @@
 // Which stored resolution of worker stats a chart reads: raw samples, or a 10- or 30-second, 1- or 15-minute rollup. Pure.
 import { RAW_MAX_SPAN_MS } from "./workers";
 
-export type StatsResolution = "raw" | "10s" | "30s" | "1m" | "15m";
+export type StatsResolution = "raw" | "10s" | "30s" | "1m" | "5m" | "15m";
 
 const TEN_SECONDS = 10_000;
 const HALF_MINUTE = 30_000;
 const MINUTE = 60_000;
+const FIVE_MINUTES = 300_000;
 const QUARTER_HOUR = 900_000;
-/** Spans longer than this read 15-minute rows when the step is whole quarter-hours (a 24 h view reads ~1/15 of the rows). */
-export const COARSE_MIN_SPAN_MS = 6 * 3_600_000;
 
 /** The bucket sizes (ms) of the resolutions; raw samples have none. */
-export const RESOLUTION_MS: Record<Exclude<StatsResolution, "raw">, number> = { "10s": TEN_SECONDS, "30s": HALF_MINUTE, "1m": MINUTE, "15m": QUARTER_HOUR };
+export const RESOLUTION_MS: Record<Exclude<StatsResolution, "raw">, number> = { "10s": TEN_SECONDS, "30s": HALF_MINUTE, "1m": MINUTE, "5m": FIVE_MINUTES, "15m": QUARTER_HOUR };
 
 /**
  * The coarsest stored resolution that draws [from, to) in buckets of `step` ms exactly (each bucket a whole number of
- * rollup rows): up to an hour the 30- or 10-second rollup, up to 6 h the 1-minute one, beyond the 15-minute one, falling
- * back to a finer one whose rows the step divides. The 10- and 30-second rollups (written together) age out with the raw
+ * rollup rows): up to an hour the 30- or 10-second rollup, beyond it the 15-, 5- or 1-minute one (the 6 h chart's 5 min
+ * and the 24 h chart's 15 min buckets are then single rows). The 10- and 30-second rollups (written together) age out with the raw
  * samples and did not exist before their migration, so they serve a range only when they reach back as far as the raw
  * samples they replace: `oldest10s` and `oldestRaw` are the earliest 10-second bucket and raw sample stored (null:
  * none). A span over an hour whose step divides no rollup reads raw samples (never produced by bucketStep).
@@ -30,6 +29,7 @@ export function statsResolution(input: { from: number; to: number; step: number;
     if (oldest10s > needed - (needed % TEN_SECONDS)) return "raw";
     return step % HALF_MINUTE === 0 ? "30s" : "10s";
   }
-  if (span > COARSE_MIN_SPAN_MS && step % QUARTER_HOUR === 0) return "15m";
+  if (step % QUARTER_HOUR === 0) return "15m";
+  if (step % FIVE_MINUTES === 0) return "5m";
   return step % MINUTE === 0 ? "1m" : "raw";
 }

@@ -37,7 +37,7 @@ export function formatTick(t: number, step: number, timeZone?: string): string {
   return hm;
 }
 
-const SOURCES = { raw: "raw samples", rollup: "per-minute rollups", "10s": "10-second rollups", "30s": "30-second rollups", "1m": "per-minute rollups", "15m": "15-minute rollups" };
+const SOURCES = { raw: "raw samples", rollup: "per-minute rollups", "10s": "10-second rollups", "30s": "30-second rollups", "1m": "per-minute rollups", "5m": "5-minute rollups", "15m": "15-minute rollups" };
 
 /** "15 min buckets from 15-minute rollups", "10 s buckets from raw samples": what a chart's points are. */
 export function describeBuckets(step: number, source: keyof typeof SOURCES): string {
