@@ -59,6 +59,7 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     server = createControlServer({
       target: controller,
       token: o.controlToken!,
+      tiers: o.tiers,
       status: () => ({ scenario: o.scenario, seed: o.seed, sim_time: Math.round(sim.now), events, delivery: delivery?.stats ?? null }),
     });
     const address = await listen(server, o.controlPort, o.controlHost);
