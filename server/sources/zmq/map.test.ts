@@ -42,7 +42,7 @@ describe("mapBatch", () => {
   });
 
   it("maps each medium to its storage tier (vLLM GPU/CPU/DISK, Dynamo device/host_pinned/disk/external) and refuses others", () => {
-    const removed = (h: string, medium: string) => ({ type: "removed", blockHashes: [h], medium }) as const;
+    const removed = (h: string, medium: string) => ({ type: "removed" as const, blockHashes: [h], medium });
     const r = mapBatch(
       batch([
         stored(["1"], null, "GPU"),
