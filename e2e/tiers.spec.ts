@@ -1,4 +1,7 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
+import { KVBM } from "../server/sources/prometheus/fixtures";
 import { INGEST_TOKEN, postEvents, uniq } from "./fixtures/telemetry";
 
 // Storage tiers end to end: tiered kv events and requests that split cached tokens by tier, posted through the real
@@ -73,12 +76,65 @@ test("tiered KV events and per-tier cached tokens show on the worker page, a tra
   await page.keyboard.press("Enter");
   const details = page.getByTestId("turn-details");
   await expect(details.getByTestId("turn-cached-from")).toHaveText("device 500 · host 300 · disk 100 · prefetched 250");
+  await page.screenshot({ path: testInfo.outputPath("trace-turn.png"), fullPage: true });
   await turns.getByRole("row").filter({ hasText: id("t1") }).click();
   await expect(details).toContainText(`Turn ${id("t1")}`);
   await expect(details.getByTestId("turn-cached-from")).toHaveCount(0);
-  await page.screenshot({ path: testInfo.outputPath("trace-turn.png"), fullPage: true });
 
   await page.goto("/?range=15m");
   await expect(page.getByTestId("kpi-cached-tiers")).toBeVisible();
   await expect(page.getByRole("region", { name: "Cached tokens from lower tiers" })).toContainText("host");
+});
+
+test("a KVBM /metrics endpoint added on the Sources page reports its tier series and feeds the worker page", async ({ page }, testInfo) => {
+  let scrapes = 0;
+  const server = http.createServer((_req, res) => {
+    scrapes++;
+    res.writeHead(200, { "content-type": "text/plain; version=0.0.4" });
+    res.end(KVBM({ d2h: 100 + 30 * scrapes, onboardH2d: 40 + 10 * scrapes, host: 0.42, disk: 0.05 }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+    const id = uniq("kvbm").toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 40);
+    const worker = `${id}-w`;
+    await page.goto("/sources");
+    await page.getByRole("button", { name: "Add Prometheus /metrics" }).click();
+    const form = page.getByRole("form", { name: "Add Prometheus /metrics source" });
+    await form.getByLabel("Source id").fill(id);
+    await form.getByLabel("Source name").fill("KVBM under test");
+    await form.getByLabel("Metrics URL").fill(url);
+    await form.getByLabel("Target kind").selectOption("kvbm");
+    await form.getByLabel("Scrape interval (s)").fill("1");
+    await form.getByLabel("Worker id (optional)").fill(worker);
+    await form.getByRole("button", { name: "Add source" }).click();
+    await expect(page.getByRole("status").filter({ hasText: `Saved source ${id}` })).toBeVisible();
+
+    const row = page.getByTestId(`source-row-${id}`);
+    await expect(row.getByTestId(`source-state-${id}`)).toHaveText("ok");
+    const line = page.getByTestId(`source-kvbm-${id}`);
+    // A rate needs two scrapes; it is over the real interval between them (about 1 s), so only its shape is fixed.
+    await expect(line).toContainText(new RegExp(`KVBM for ${worker}: offload GPU→host \\d+(\\.\\d+)? blocks/s, host→disk 0\\.00 blocks/s`));
+    await expect(line).toContainText("host hits 42.0 %");
+    await expect(line).toContainText("disk hits 5.0 %");
+    await expect(line).toContainText("(8 kvbm_* series)");
+    await page.screenshot({ path: testInfo.outputPath("sources-kvbm.png"), fullPage: true });
+
+    // The worker has no other telemetry: the KVBM minutes alone give its tier view (dashed KVBM lines).
+    await postEvents(page.request, [{ id: `${worker}-up`, kind: "worker.up", ts: Date.now(), worker_id: worker, role: "aggregated", model: "m", kv_total_blocks: 64, block_size: 16 }]);
+    await page.goto(`/workers/${encodeURIComponent(worker)}?range=15m`);
+    const tiers = page.getByRole("region", { name: "Storage tiers" });
+    await expect(tiers.getByTestId("worker-tiers-summary")).toContainText("KVBM only");
+    await expect(tiers.getByLabel(`Offload and onboard rates of ${worker}`)).toBeVisible();
+    await expect(tiers.getByText("Host (KVBM)")).toBeVisible();
+    await expect(tiers.getByText("Offload (KVBM)")).toBeVisible();
+
+
+    await page.goto("/sources");
+    await row.getByRole("button", { name: "Remove KVBM under test" }).click();
+    await row.getByRole("button", { name: "Confirm remove" }).click();
+    await expect(page.getByTestId(`source-row-${id}`)).toHaveCount(0);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
 });

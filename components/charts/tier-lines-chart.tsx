@@ -3,8 +3,8 @@ import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "r
 import { formatTick } from "@/components/charts/prepare/buckets";
 import type { TierChart } from "@/components/charts/prepare/tiers";
 
-/** Lines over time for the tier views; null points are gaps. `format` renders axis ticks and tooltip values. */
-export function TierLinesChart({ chart, step, label, format, percent = false, height = 200 }: { chart: TierChart; step: number; label: string; format: (v: number) => string; percent?: boolean; height?: number }) {
+/** Lines over time for the tier views; null points are gaps (`dots` marks each point, for sparse series). `format` renders ticks and tooltip values. */
+export function TierLinesChart({ chart, step, label, format, percent = false, dots = false, height = 200 }: { chart: TierChart; step: number; label: string; format: (v: number) => string; percent?: boolean; dots?: boolean; height?: number }) {
   return (
     <LineChart responsive data={chart.rows} style={{ width: "100%", height }} margin={{ top: 6, right: 12, bottom: 0, left: 0 }} accessibilityLayer aria-label={label}>
       <CartesianGrid stroke="var(--border)" vertical={false} />
@@ -17,7 +17,7 @@ export function TierLinesChart({ chart, step, label, format, percent = false, he
       />
       <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
       {chart.lines.map((l) => (
-        <Line key={l.key} dataKey={l.key} name={l.name} stroke={l.color} strokeDasharray={l.dashed ? "5 3" : undefined} strokeWidth={1.6} dot={false} connectNulls={false} isAnimationActive={false} type="linear" />
+        <Line key={l.key} dataKey={l.key} name={l.name} stroke={l.color} strokeDasharray={l.dashed ? "5 3" : undefined} strokeWidth={1.6} dot={dots ? { r: 2.5 } : false} connectNulls={false} isAnimationActive={false} type="linear" />
       ))}
     </LineChart>
   );

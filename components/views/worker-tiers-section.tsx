@@ -31,7 +31,9 @@ export function WorkerTiersSection({ id, range, refetchInterval }: { id: string;
     <section className="section" aria-labelledby="tiers-title" data-testid="worker-tiers">
       <h2 id="tiers-title">Storage tiers</h2>
       <p className="sub" data-testid="worker-tiers-summary">
-        {v.tiers.map((t) => TIER_LABEL[t]).join(", ") || "KVBM only"} · {formatCount(v.totals.offloaded)} blocks offloaded, {formatCount(v.totals.onboarded)} onboarded
+        {v.tiers.map((t) => TIER_LABEL[t]).join(", ") || "KVBM only"}
+        {v.tiers.length > 0 && ` · ${formatCount(v.totals.offloaded)} blocks offloaded, ${formatCount(v.totals.onboarded)} onboarded`}
+        {v.hasKvbm && ` · KVBM: ${formatCount(v.totals.kvbmOffloaded)} blocks offloaded, ${formatCount(v.totals.kvbmOnboarded)} onboarded`}
         {cachedAll > 0 &&
           ` · cached tokens ${(["device", "host", "disk", "shared"] as const)
             .filter((t) => cached[t] > 0)
@@ -52,7 +54,7 @@ export function WorkerTiersSection({ id, range, refetchInterval }: { id: string;
       <section className="chart-card section" aria-labelledby="tier-hits-title">
         <h3 id="tier-hits-title">Hit rate per tier</h3>
         {hitChart.lines.length ? (
-          <TierLinesChart chart={hitChart} step={v.step} label={`Hit rate per tier on ${id}`} format={pct} percent />
+          <TierLinesChart chart={hitChart} step={v.step} label={`Hit rate per tier on ${id}`} format={pct} percent dots />
         ) : (
           <div className="chart-empty">No requests with cached tokens by tier, and no KVBM hit rates, in this range.</div>
         )}

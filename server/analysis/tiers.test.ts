@@ -24,9 +24,9 @@ describe("workerTierView", () => {
       [8, 4, null],
     ]);
     expect(v.points.map((p) => [p.offloadPerS, p.onboardPerS])).toEqual([
-      [null, null],
+      [0, 0],
       [4 / 60, 0],
-      [null, null],
+      [0, 0],
       [0, 2 / 60],
     ]);
     expect(v.tiers).toEqual(["device", "host"]);
@@ -62,12 +62,14 @@ describe("workerTierView", () => {
     expect(v.points[0]!.kvbmHostHit).toBeCloseTo(0.6);
     expect(v.points[1]).toMatchObject({ kvbmOffloadPerS: null, kvbmHostHit: null });
     expect(v.hasKvbm).toBe(true);
+    expect(v.totals).toMatchObject({ kvbmOffloaded: 240, kvbmOnboarded: 60, offloaded: 0 });
   });
 
   it("rows outside the range are ignored; an empty worker has no tiers", () => {
     const v = workerTierView({ ...base, kv: [{ minute: M - MIN, tier: "host", stored: 1, removed: 0, offloaded: 1, onboarded: 0, blocks: 1 }] });
     expect(v.tiers).toEqual([]);
     expect(v.hasKvbm).toBe(false);
+    expect(v.points.every((p) => p.offloadPerS === null)).toBe(true);
   });
 
   it("buckets are never finer than a minute", () => {

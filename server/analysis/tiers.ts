@@ -29,7 +29,8 @@ export type WorkerTierView = {
   /** Tiers any row named (device first); empty when the worker reported nothing tier-related in the range. */
   tiers: StorageTier[];
   hasKvbm: boolean;
-  totals: { offloaded: number; onboarded: number; input: number; cached: Record<StorageTier, number>; prefetched: number };
+  /** Blocks moved per kv events (offloaded, onboarded) and per KVBM counters (kvbm*), over the range. */
+  totals: { offloaded: number; onboarded: number; kvbmOffloaded: number; kvbmOnboarded: number; input: number; cached: Record<StorageTier, number>; prefetched: number };
 };
 
 /** Bucket width for tier charts: the usual step for the span, never below the rollups' minute. */
@@ -42,8 +43,9 @@ const none = (): Record<StorageTier, number | null> => ({ device: null, host: nu
 
 /**
  * A worker's tier view over [from, to) in buckets of `step`. Block counts carry forward from `before` (each tier's
- * level before the range) and from bucket to bucket, null until a tier has any level; rates are blocks per second over
- * buckets with rows (null otherwise, a gap); hit rates are tier tokens over input tokens of the bucket's requests.
+ * level before the range) and from bucket to bucket, null until a tier has any level; event rates are blocks per second,
+ * 0 in buckets without movement once the worker reported tiered kv events in the range (null when it reported none);
+ * KVBM rates and hit rates are null in buckets without a scrape; hit rates are tier tokens over input tokens of the bucket's requests.
  */
 export function workerTierView(input: {
   kv: KvTierRow[];
@@ -71,7 +73,7 @@ export function workerTierView(input: {
   }));
   const at = (minute: number) => points[Math.floor((minute - start) / step)];
   const seen = new Set<StorageTier>();
-  const totals: WorkerTierView["totals"] = { offloaded: 0, onboarded: 0, input: 0, cached: { device: 0, host: 0, disk: 0, shared: 0 }, prefetched: 0 };
+  const totals: WorkerTierView["totals"] = { offloaded: 0, onboarded: 0, kvbmOffloaded: 0, kvbmOnboarded: 0, input: 0, cached: { device: 0, host: 0, disk: 0, shared: 0 }, prefetched: 0 };
   const perS = step / 1000;
   const add = (v: number | null, x: number) => (v ?? 0) + x;
 
@@ -88,7 +90,12 @@ export function workerTierView(input: {
     totals.offloaded += r.offloaded;
     totals.onboarded += r.onboarded;
   }
+  const anyKv = kv.some((r) => at(r.minute) !== undefined);
   for (const p of points) {
+    if (anyKv) {
+      p.offloadPerS ??= 0;
+      p.onboardPerS ??= 0;
+    }
     for (const tier of TIERS) {
       if (p.blocks[tier] === null) p.blocks[tier] = level[tier];
       else level[tier] = p.blocks[tier];
@@ -123,6 +130,8 @@ export function workerTierView(input: {
     const p = at(r.minute);
     if (!p) continue;
     p.kvbmOffloadPerS = add(p.kvbmOffloadPerS, r.offloaded / perS);
+    totals.kvbmOffloaded += r.offloaded;
+    totals.kvbmOnboarded += r.onboarded;
     p.kvbmOnboardPerS = add(p.kvbmOnboardPerS, r.onboarded / perS);
     let h = rates.get(p);
     if (!h) rates.set(p, (h = { host: [], disk: [] }));
