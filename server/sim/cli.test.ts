@@ -89,6 +89,16 @@ describe("sim CLI", () => {
     expect(await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], quiet)).toBe(1);
   });
 
+  it("refuses a --policies retention document offloading to a tier the cluster lacks (--tiers)", async () => {
+    const file = join(dir, "offload.json");
+    writeFileSync(file, JSON.stringify({ retention: { rules: [{ name: "conv", offload: { to: "host", ttl_seconds: 60 } }] } }));
+    const logs: string[] = [];
+    const code = await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], { log: (l) => logs.push(l), env: {} });
+    expect(code).toBe(1);
+    expect(logs.join("\n")).toContain("invalid retention policy: rules.0.offload.to: this cluster has no host tier (it has device memory only)");
+    expect(await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file, "--tiers", "host=1024"], quiet)).toBe(0);
+  });
+
   it("exits 2 with usage for bad arguments", async () => {
     const logs: string[] = [];
     expect(await main(["--speed", "fast"], { log: (l) => logs.push(l), env: {} })).toBe(2);
