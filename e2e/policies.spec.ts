@@ -125,6 +125,63 @@ test("retention rules are added, duplicated and reordered, and the order is publ
   await expect(rules).toHaveCount(n + 2);
 });
 
+test("a retention rule offloads to a lower tier and prefetches on resume; the frontend sets the prefetch lead", async ({ page }) => {
+  const request = page.request;
+  const before = await latest(request, "retention");
+  const next = (before?.version ?? 0) + 1;
+  await page.goto("/policies?kind=retention");
+  const form = panel(page, "Retention");
+  await expect(form.getByTestId("retention-source")).toBeVisible();
+  const rules = form.getByRole("listitem", { name: /^Rule \d+$/ });
+  const n = await rules.count();
+  await form.getByRole("button", { name: "Add rule" }).click();
+  const rule = form.getByRole("listitem", { name: `Rule ${n + 1}`, exact: true });
+  await rule.getByLabel("Name").fill("offload-conversation");
+  await rule.getByLabel("Offload to").selectOption("host");
+  const keep = rule.getByLabel("Keep offloaded for (s)");
+  await keep.fill(String(8 * 24 * 3600));
+  await expect(rule.getByText("must be at most 7 days")).toBeVisible();
+  await expect(keep).toHaveAttribute("aria-invalid", "true");
+  await expect(form.getByRole("button", { name: "Review changes" })).toBeDisabled();
+  await keep.fill("1800");
+  await rule.getByRole("checkbox", { name: "Prefetch on resume" }).check();
+  await form.getByRole("button", { name: "Review changes" }).click();
+  await form.getByLabel("Comment").fill("offload conversation to host memory");
+  await form.getByRole("button", { name: `Publish v${next}` }).click();
+  await expect(form.getByText(`Published v${next}.`)).toBeVisible();
+  const doc = (await latest(request, "retention"))!.document as { rules: { name: string; offload: unknown; prefetch_on_resume: boolean }[] };
+  expect(doc.rules.find((r) => r.name === "offload-conversation")).toMatchObject({ offload: { to: "host", ttl_seconds: 1800 }, prefetch_on_resume: true });
+
+  // The published values come back into the form; the rule is removed again so later specs start from no offload.
+  await page.reload();
+  const again = form.getByRole("listitem", { name: `Rule ${n + 1}`, exact: true });
+  await expect(again.getByLabel("Offload to")).toHaveValue("host");
+  await expect(again.getByLabel("Keep offloaded for (s)")).toHaveValue("1800");
+  await form.getByRole("button", { name: `Remove rule ${n + 1}` }).click();
+  await form.getByRole("button", { name: "Review changes" }).click();
+  await form.getByLabel("Comment").fill("no offload");
+  await form.getByRole("button", { name: `Publish v${next + 1}` }).click();
+  await expect(form.getByText(`Published v${next + 1}.`)).toBeVisible();
+
+  const fb = await latest(request, "frontend");
+  await page.goto("/policies?kind=frontend");
+  const fe = panel(page, "Frontend");
+  const prefetch = fe.getByRole("group", { name: "KV prefetch" });
+  const lead = prefetch.getByLabel("Lead time (ms)");
+  await expect(lead).toHaveValue(String((fb?.document.prefetch as { lead_ms?: number } | undefined)?.lead_ms ?? 300));
+  await lead.fill("70000");
+  await expect(prefetch.getByText("must be between 0 and 60000")).toBeVisible();
+  await expect(fe.getByRole("button", { name: "Review changes" })).toBeDisabled();
+  await lead.fill("750");
+  await prefetch.getByRole("checkbox", { name: "Prefetch before tool results" }).check();
+  await fe.getByRole("button", { name: "Review changes" }).click();
+  await expect(fe.getByRole("table", { name: "Changes to publish" })).toContainText("prefetch.lead_ms");
+  await fe.getByLabel("Comment").fill("prefetch 750 ms ahead");
+  await fe.getByRole("button", { name: `Publish v${(fb?.version ?? 0) + 1}` }).click();
+  await expect(fe.getByText(`Published v${(fb?.version ?? 0) + 1}.`)).toBeVisible();
+  expect((await latest(request, "frontend"))!.document.prefetch).toEqual({ enabled: true, lead_ms: 750 });
+});
+
 test("two operators edit the same version: the second sees the conflict, keeps their edits and re-applies them", async ({ context }) => {
   const a = await context.newPage();
   const b = await context.newPage();

@@ -89,6 +89,14 @@ function FrontendFields() {
           <NumberField name="tool_output_budget.limit" label="Limit" step="1" help="Tool output beyond this is truncated." />
         </div>
       </fieldset>
+      <fieldset className="policies-group">
+        <legend>KV prefetch</legend>
+        <p className="policies-help">For retention rules with prefetch on resume: when to start bringing offloaded blocks back.</p>
+        <div className="policies-grid">
+          <CheckField name="prefetch.enabled" label="Prefetch before tool results" />
+          <NumberField name="prefetch.lead_ms" label="Lead time" unit="ms" step="1" help="Start this long before a tool call's predicted end (0–60000)." />
+        </div>
+      </fieldset>
     </>
   );
 }

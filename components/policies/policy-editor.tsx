@@ -16,8 +16,11 @@ type Published = { version: number; document: unknown; author: string; createdAt
 type Base = { version: number | null; document: FieldValues };
 type Review = { document: FieldValues; diff: DiffEntry[] };
 
+/** The form's starting point: the latest version with fields added since it was published filled by their defaults. */
 function baseOf(kind: PolicyKind, latest: Published): Base {
-  return latest ? { version: latest.version, document: latest.document as FieldValues } : { version: null, document: defaultPolicies()[kind] as FieldValues };
+  if (!latest) return { version: null, document: defaultPolicies()[kind] as FieldValues };
+  const filled = policySchemas[kind].safeParse(latest.document);
+  return { version: latest.version, document: (filled.success ? filled.data : latest.document) as FieldValues };
 }
 
 /**
@@ -51,8 +54,9 @@ export function PolicyEditor({ kind, latest, reasons, operator }: { kind: Policy
   const newer = latest && latest.version > (base.version ?? 0) ? latest : null;
   useEffect(() => {
     if (newer && !formState.isDirty && !review && !conflict) {
-      setBase(baseOf(kind, newer));
-      reset(newer.document as FieldValues);
+      const next = baseOf(kind, newer);
+      setBase(next);
+      reset(next.document);
     }
   }, [newer, formState.isDirty, review, conflict, kind, reset]);
 

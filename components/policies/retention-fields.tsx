@@ -1,6 +1,6 @@
 "use client";
 import { useFieldArray, useFormContext } from "react-hook-form";
-import { AGENT_ROLES, EVICT_ON, SEGMENTS, type RetentionRule } from "@/server/control/policies";
+import { AGENT_ROLES, EVICT_ON, OFFLOAD_TIERS, SEGMENTS, type RetentionRule } from "@/server/control/policies";
 import { NumberField, SelectField, TextField, CheckField } from "./fields";
 
 const MAX_RULES = 64;
@@ -9,8 +9,17 @@ function newRule(taken: Set<string>, from?: RetentionRule): RetentionRule {
   const stem = from ? `${from.name}-copy` : "new-rule";
   let name = stem;
   for (let i = 2; taken.has(name); i++) name = `${stem}-${i}`;
-  if (from) return { ...from, match: { ...from.match }, name };
-  return { name, match: { segment: "any", session_type: null, agent_role: null }, priority: 50, ttl_seconds: null, pin: false, evict_on: "never" };
+  if (from) return { ...from, match: { ...from.match }, offload: { ...from.offload }, name };
+  return {
+    name,
+    match: { segment: "any", session_type: null, agent_role: null },
+    priority: 50,
+    ttl_seconds: null,
+    pin: false,
+    evict_on: "never",
+    offload: { to: null, ttl_seconds: null },
+    prefetch_on_resume: false,
+  };
 }
 
 /** Ordered retention rules (first match wins) and the default for blocks no rule matches. */
@@ -58,6 +67,15 @@ export function RetentionFields() {
                 <NumberField name={`rules.${i}.ttl_seconds`} label="TTL" unit="s" step="1" nullable help="Empty: no TTL. At most 30 days." />
                 <SelectField name={`rules.${i}.evict_on`} label="Evict on" options={EVICT_ON} help="Lifecycle event that frees these blocks." />
                 <CheckField name={`rules.${i}.pin`} label="Pin (never evict under pressure)" />
+                <SelectField
+                  name={`rules.${i}.offload.to`}
+                  label="Offload to"
+                  options={OFFLOAD_TIERS}
+                  nullable="nowhere (drop)"
+                  help="Where these blocks go when evicted from GPU memory; the cluster must have that tier."
+                />
+                <NumberField name={`rules.${i}.offload.ttl_seconds`} label="Keep offloaded for" unit="s" step="1" nullable help="How long they stay on that tier. Empty: until it needs room. At most 7 days." />
+                <CheckField name={`rules.${i}.prefetch_on_resume`} label="Prefetch on resume" help="Bring a waiting agent's blocks back to GPU memory before its tool result arrives." />
               </div>
             </li>
           ))}

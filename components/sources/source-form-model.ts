@@ -10,7 +10,7 @@ type FieldSpec = { name: string; label: string; type: "text" | "number" | "selec
 export const KIND_FIELDS: Record<ConfiguredKind, FieldSpec[]> = {
   prometheus: [
     { name: "url", label: "Metrics URL", type: "text", help: "http(s)://host:port/metrics" },
-    { name: "kind", label: "Target kind", type: "select", options: ["auto", "dynamo-frontend", "dynamo-worker", "vllm", "sglang"], help: "auto detects it from the metric names served" },
+    { name: "kind", label: "Target kind", type: "select", options: ["auto", "dynamo-frontend", "dynamo-worker", "vllm", "sglang", "kvbm"], help: "auto detects it from the metric names served; kvbm: Dynamo's KV block manager endpoint (port 6880)" },
     { name: "interval_seconds", label: "Scrape interval (s)", type: "number" },
     { name: "timeout_seconds", label: "Timeout (s)", type: "number", optional: true, help: "default: the interval, at most 10 s" },
     { name: "worker_id", label: "Worker id", type: "text", optional: true, help: "the Switchyard worker this endpoint is; default host:port" },

@@ -109,6 +109,23 @@ export function SourcesTable({
   );
 }
 
+type KvbmDetail = { worker_id: string; per_s: Record<string, number | null>; host_hit_rate: number | null; disk_hit_rate: number | null; series: string[] };
+
+const rate = (v: number | null | undefined) => (v == null ? "—" : `${v < 10 ? v.toFixed(2) : Math.round(v)} blocks/s`);
+
+/** The KVBM series a source reports: tier movements since the previous scrape and the host/disk hit rates. */
+function KvbmLine({ id, kvbm }: { id: string; kvbm: KvbmDetail | null | undefined }) {
+  if (!kvbm) return null;
+  const p = kvbm.per_s;
+  return (
+    <p className="sub" data-testid={`source-kvbm-${id}`}>
+      KVBM for {kvbm.worker_id}: offload GPU→host {rate(p.offload_d2h)}, host→disk {rate(p.offload_h2d)}, GPU→disk {rate(p.offload_d2d)} · onboard host→GPU {rate(p.onboard_h2d)},
+      disk→GPU {rate(p.onboard_d2d)} · host hits {kvbm.host_hit_rate == null ? "—" : percent(kvbm.host_hit_rate)} · disk hits{" "}
+      {kvbm.disk_hit_rate == null ? "—" : percent(kvbm.disk_hit_rate)} <span title={kvbm.series.join(", ")}>({kvbm.series.length} kvbm_* series)</span>
+    </p>
+  );
+}
+
 function Details({ row, now }: { row: SourceView; now: number }) {
   const agg = (row.detail.aggregates ?? null) as Aggregates | null;
   const problems = Array.isArray(row.detail.problems) ? (row.detail.problems as string[]) : [];
@@ -143,6 +160,7 @@ function Details({ row, now }: { row: SourceView; now: number }) {
         </p>
       )}
       {note && <p className="sub">{note}</p>}
+      <KvbmLine id={row.id} kvbm={row.detail.kvbm as KvbmDetail | null | undefined} />
       {problems.length > 0 && (
         <details>
           <summary>{problems.length} problem(s) in the last pass, good data kept</summary>

@@ -3,6 +3,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatCount, formatMs, formatPercent, formatRate, formatRoles } from "@/components/charts/prepare/format";
 import { KpiCard } from "@/components/ui/kpi-card";
+import { CachedTierCard } from "@/components/ui/cached-tier-card";
 import { PageLinks } from "@/components/ui/page-links";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
@@ -86,6 +87,7 @@ export function OverviewView() {
           <KpiCard id="kpi-kv" label="KV utilization" value={formatPercent(d?.kvUtilization ?? null)} note="latest sample per worker" loading={loading} trend={trend("kvUtilization")} />
           <KpiCard id="kpi-sessions" label="Active sessions" value={formatCount(d ? d.activeSessions : null)} note="requests in the last 5 min" loading={loading} />
           <KpiCard id="kpi-workers" label="Workers" value={formatCount(d ? d.workersPresent : null)} note={d ? formatRoles(d.workersByRole) : undefined} loading={loading} />
+          <CachedTierCard range={range} refetchInterval={live ? REFRESH_MS : false} />
         </div>
       )}
       {d && d.hasAnyData && <PageLinks query={rangeQuery(range)} />}

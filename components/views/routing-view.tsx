@@ -11,6 +11,7 @@ import { RoutingShareChart } from "@/components/charts/routing-share-chart";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { DecisionsTable } from "@/components/tables/decisions-table";
 import { KpiCard } from "@/components/ui/kpi-card";
+import { CachedTierCard } from "@/components/ui/cached-tier-card";
 import { LoadError } from "@/components/ui/load-error";
 import { Pager } from "@/components/ui/pager";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
@@ -72,6 +73,7 @@ export function RoutingView() {
             note={s && s.recomputed.inputTokens > 0 ? `1 − cached / input over ${formatCount(s.recomputed.inputTokens)} input tokens` : undefined}
             loading={series.isPending}
           />
+          <CachedTierCard range={range} refetchInterval={live ? REFRESH_MS : false} />
         </div>
       )}
       {verdict && (

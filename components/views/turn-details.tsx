@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { causeText } from "@/components/charts/prepare/causes";
 import { formatCount, formatMs } from "@/components/charts/prepare/format";
+import { turnTierText } from "@/components/charts/prepare/tiers";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import type { Turn } from "@/server/analysis/sessions";
 
@@ -11,6 +12,7 @@ export function TurnDetails({ turn }: { turn: Turn }) {
   const trpc = useTRPC();
   const d = useQuery(trpc.sessions.decision.queryOptions({ requestId: turn.requestId }));
   const pv = turn.policyVersions;
+  const from = turnTierText(turn.cachedFrom);
   return (
     <section className="card turn-detail" aria-labelledby="turn-heading" data-testid="turn-details">
       <h2 id="turn-heading">Turn {turn.requestId}</h2>
@@ -19,6 +21,12 @@ export function TurnDetails({ turn }: { turn: Turn }) {
         <dd>
           input {formatCount(turn.inputTokens)} · cached {formatCount(turn.cachedTokens)} · output {formatCount(turn.outputTokens)} · reasoning {formatCount(turn.reasoningTokens)}
         </dd>
+        {from && (
+          <>
+            <dt>Cached from</dt>
+            <dd data-testid="turn-cached-from">{from}</dd>
+          </>
+        )}
         <dt>Time</dt>
         <dd>
           TTFT {formatMs(turn.ttft)} = queue {formatMs(turn.split.queue)} + prefill {formatMs(turn.split.prefill)} (estimated) · decode {formatMs(turn.split.decode)}

@@ -17,6 +17,7 @@ import { StateBadges } from "@/components/ui/state-badges";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
 import { rangeQuery } from "@/server/analysis/time-range";
+import { WorkerTiersSection } from "./worker-tiers-section";
 import "@/components/ui/cluster-views.css";
 
 const REFRESH_MS = 2_000;
@@ -125,6 +126,8 @@ export function WorkerDetailView({ id }: { id: string }) {
               {loading && <div className="chart-skeleton skeleton" aria-busy="true" />}
             </section>
           </div>
+
+          <WorkerTiersSection id={id} range={range} refetchInterval={refresh.refetchInterval} />
 
           <section className="section" aria-labelledby="lost-title">
             <h2 id="lost-title">Latest routing decisions lost</h2>

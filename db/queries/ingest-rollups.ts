@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { TelemetryEvent } from "../../server/ingest/events";
 import { counterDelta, minuteOf, type CounterSample } from "../../server/analysis/counters";
 import { latencyBucket } from "../../server/analysis/histogram";
+import type { TierStatements } from "./ingest-tiers";
 
 // Per-batch accumulators for the rollup tables; storeEvents writes each key once per batch.
 
@@ -21,6 +22,7 @@ export type Statements = {
   ttft1m: Database.Statement;
   decisions1m: Database.Statement;
   decisions15: Database.Statement;
+  tiers: TierStatements;
 };
 
 /** The best candidate's overlap and the chosen worker's (in blocks) of a routing decision. */
@@ -87,18 +89,22 @@ function mergeRollup(into: Rollup, r: Rollup): void {
 
 /** Per-minute request and routing rollups of one batch, written with one upsert per key. */
 export class MinuteRollups {
-  private requests = new Map<number, { m: number; requests: number; input: number; cached: number; output: number }>();
+  private requests = new Map<number, { m: number; requests: number; input: number; cached: number; output: number; host: number; disk: number; shared: number; prefetched: number }>();
   private ttft = new Map<string, [number, number, number]>();
   private decisions = new Map<string, { m: number; w: string; decisions: number; prompt: number; lost: number }>();
 
   addRequest(e: Extract<TelemetryEvent, { kind: "request" }>) {
     const m = minuteOf(e.arrived_at);
     let r = this.requests.get(m);
-    if (!r) this.requests.set(m, (r = { m, requests: 0, input: 0, cached: 0, output: 0 }));
+    if (!r) this.requests.set(m, (r = { m, requests: 0, input: 0, cached: 0, output: 0, host: 0, disk: 0, shared: 0, prefetched: 0 }));
     r.requests++;
     r.input += e.input_tokens;
     r.cached += e.cached_tokens;
     r.output += e.output_tokens;
+    r.host += e.cached_tokens_by_tier?.host ?? 0;
+    r.disk += e.cached_tokens_by_tier?.disk ?? 0;
+    r.shared += e.cached_tokens_by_tier?.shared ?? 0;
+    r.prefetched += e.prefetched_tokens ?? 0;
     if (e.first_token_at === undefined) return;
     const b = latencyBucket(e.first_token_at - e.arrived_at);
     const k = `${m}:${b}`;

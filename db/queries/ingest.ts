@@ -3,6 +3,7 @@ import { hashText, type TelemetryEvent } from "../../server/ingest/events";
 import type { CounterSample } from "../../server/analysis/counters";
 import { addSample, flushStats, MinuteRollups, noteSeen, overlaps, type Rollup, type Statements } from "./ingest-rollups";
 import type { Db } from "../client";
+import { TierRollups, tierStatements } from "./ingest-tiers";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
 
@@ -17,7 +18,7 @@ function insert(table: string, columns: string[]): string {
   return `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT(id) DO NOTHING`;
 }
 
-const kvCols = ["id", "ts", "op", "worker_id", "block_count", "block_hashes", "parent_hash", "local_hashes", "retention_class", "session_id", "reason", "source"];
+const kvCols = ["id", "ts", "op", "worker_id", "block_count", "block_hashes", "parent_hash", "local_hashes", "retention_class", "session_id", "reason", "source", "storage_tier", "onboarded_from"];
 const workerEventCols = ["id", "ts", "kind", "worker_id", "role", "model", "kv_total_blocks", "block_size", "reason", "source"];
 
 /** Insert SQL and row mapping per event kind (column order matches). */
@@ -40,17 +41,18 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
     sql: insert("kv_events", kvCols),
     row: (e: Extract<TelemetryEvent, { kind: "kv.stored" }>) => [
       e.id, e.ts, "stored", e.worker_id, e.block_hashes.length, hashText(e.block_hashes), e.parent_hash, hashesOrNull(e.local_hashes), opt(e.retention_class), opt(e.session_id), null, opt(e.source),
+      opt(e.storage_tier), opt(e.onboarded_from),
     ],
   },
   "kv.removed": {
     sql: insert("kv_events", kvCols),
     row: (e: Extract<TelemetryEvent, { kind: "kv.removed" }>) => [
-      e.id, e.ts, "removed", e.worker_id, e.block_hashes.length, hashText(e.block_hashes), null, null, null, null, e.reason, opt(e.source),
+      e.id, e.ts, "removed", e.worker_id, e.block_hashes.length, hashText(e.block_hashes), null, null, null, null, e.reason, opt(e.source), opt(e.storage_tier), null,
     ],
   },
   "kv.cleared": {
     sql: insert("kv_events", kvCols),
-    row: (e: Extract<TelemetryEvent, { kind: "kv.cleared" }>) => [e.id, e.ts, "cleared", e.worker_id, 0, null, null, null, null, null, "cleared", opt(e.source)],
+    row: (e: Extract<TelemetryEvent, { kind: "kv.cleared" }>) => [e.id, e.ts, "cleared", e.worker_id, 0, null, null, null, null, null, "cleared", opt(e.source), null, null],
   },
   "route.decision": {
     sql: insert("route_decisions", [
@@ -70,12 +72,13 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
       "id", "ts", "request_id", "session_id", "trajectory_id", "parent_trajectory_id", "session_type", "harness", "api", "model", "worker_id",
       "arrived_at", "first_token_at", "finished_at", "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens", "finish_reason",
       "status", "agent_hints", "block_size", "sequence_hashes", "local_hashes", "policy_versions", "source",
+      "cached_device_tokens", "cached_host_tokens", "cached_disk_tokens", "cached_shared_tokens", "prefetched_tokens",
     ]),
     row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [
       e.id, e.ts, e.request_id, opt(e.session_id), opt(e.trajectory_id), opt(e.parent_trajectory_id), opt(e.session_type), opt(e.harness), e.api, e.model,
       opt(e.worker_id), e.arrived_at, opt(e.first_token_at), opt(e.finished_at), e.input_tokens, e.cached_tokens, e.output_tokens,
       opt(e.reasoning_tokens), opt(e.finish_reason), e.status, json(e.agent_hints), opt(e.block_size), hashesOrNull(e.sequence_hashes), hashesOrNull(e.local_hashes),
-      json(e.policy_versions), opt(e.source),
+      json(e.policy_versions), opt(e.source), ...tierColumns(e),
     ],
   },
   tool: {
@@ -106,6 +109,12 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
     row: (e: Extract<TelemetryEvent, { kind: "policy.ack" }>) => [e.id, e.ts, e.target, e.policy_kind, e.version, e.status, opt(e.message), opt(e.source)],
   },
 };
+
+/** The per-tier cached tokens and prefetched tokens of a request row (all null when the event split none). */
+function tierColumns(e: Extract<TelemetryEvent, { kind: "request" }>): Row {
+  const t = e.cached_tokens_by_tier;
+  return t === undefined ? [null, null, null, null, opt(e.prefetched_tokens)] : [t.device ?? 0, t.host ?? 0, t.disk ?? 0, t.shared ?? 0, opt(e.prefetched_tokens)];
+}
 
 /** The row an event is stored as, in its table's column order. */
 export function rowOf(e: TelemetryEvent): Row {
@@ -154,12 +163,16 @@ function statements(sqlite: Database.Database): Statements {
     workerDown: sqlite.prepare(`INSERT INTO workers (worker_id, first_seen, last_seen, down_at, down_reason) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT(worker_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen),
         down_at = max(coalesce(down_at, 0), excluded.down_at), down_reason = excluded.down_reason`),
-    requests1m: sqlite.prepare(`INSERT INTO requests_1m (minute, requests, input_tokens, cached_tokens, output_tokens) VALUES (@m, @requests, @input, @cached, @output)
+    requests1m: sqlite.prepare(`INSERT INTO requests_1m (minute, requests, input_tokens, cached_tokens, output_tokens, cached_host_tokens, cached_disk_tokens,
+        cached_shared_tokens, prefetched_tokens) VALUES (@m, @requests, @input, @cached, @output, @host, @disk, @shared, @prefetched)
       ON CONFLICT(minute) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
-        cached_tokens = cached_tokens + excluded.cached_tokens, output_tokens = output_tokens + excluded.output_tokens`),
+        cached_tokens = cached_tokens + excluded.cached_tokens, output_tokens = output_tokens + excluded.output_tokens,
+        cached_host_tokens = cached_host_tokens + excluded.cached_host_tokens, cached_disk_tokens = cached_disk_tokens + excluded.cached_disk_tokens,
+        cached_shared_tokens = cached_shared_tokens + excluded.cached_shared_tokens, prefetched_tokens = prefetched_tokens + excluded.prefetched_tokens`),
     ttft1m: sqlite.prepare(`INSERT INTO request_ttft_1m (minute, bucket, n) VALUES (?, ?, ?) ON CONFLICT(minute, bucket) DO UPDATE SET n = n + excluded.n`),
     decisions1m: sqlite.prepare(decisionsRollupSql("route_decisions_1m")),
     decisions15: sqlite.prepare(decisionsRollupSql("route_decisions_15m")),
+    tiers: tierStatements(sqlite),
   };
   cache.set(sqlite, s);
   return s;
@@ -181,6 +194,7 @@ export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreSta
     const counters = new Map<string, CounterSample | undefined>();
     const seen = new Map<string, { first: number; last: number; kvTotal: number }>();
     const minutes = new MinuteRollups();
+    const tiers = new TierRollups(st.tiers);
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       const t = tables[e.kind];
@@ -199,11 +213,15 @@ export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreSta
         st.workerDown.run(e.worker_id, e.ts, e.ts, e.ts, opt(e.reason));
       } else if (e.kind === "request") {
         minutes.addRequest(e);
+        tiers.addRequest(e);
+      } else if (e.kind === "kv.stored" || e.kind === "kv.removed" || e.kind === "kv.cleared") {
+        tiers.addKv(e);
       } else if (e.kind === "route.decision") {
         minutes.addDecision(e);
       }
     }
     minutes.flush(st);
+    tiers.flush();
     flushStats(rollups, st);
     for (const [w, c] of counters) if (c) st.counterPut.run(w, c.ts, c.query, c.hit);
     for (const [w, s] of seen) st.workerSeen.run(w, s.kvTotal, s.first, s.last);

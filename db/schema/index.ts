@@ -11,3 +11,4 @@ export * from "./sessions";
 export * from "./control";
 export * from "./sources";
 export * from "./auth";
+export * from "./tiers";

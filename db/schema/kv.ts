@@ -16,6 +16,10 @@ export const kvEvents = sqliteTable(
     sessionId: text("session_id"),
     reason: text("reason"),
     source: text("source"),
+    /** device | host | disk | shared (null: device, as sent before tiers existed). */
+    storageTier: text("storage_tier"),
+    /** On a stored-on-device event: the tier the blocks were brought back from. */
+    onboardedFrom: text("onboarded_from"),
   },
   (t) => [index("kv_events_ts").on(t.ts), index("kv_events_worker_ts").on(t.workerId, t.ts)],
 );

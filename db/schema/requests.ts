@@ -30,6 +30,12 @@ export const requests = sqliteTable(
     localHashes: text("local_hashes"),
     policyVersions: text("policy_versions"),
     source: text("source"),
+    /** cached_tokens_by_tier, null when the event did not split cached tokens by tier. */
+    cachedDeviceTokens: integer("cached_device_tokens"),
+    cachedHostTokens: integer("cached_host_tokens"),
+    cachedDiskTokens: integer("cached_disk_tokens"),
+    cachedSharedTokens: integer("cached_shared_tokens"),
+    prefetchedTokens: integer("prefetched_tokens"),
   },
   (t) => [
     index("requests_arrived").on(t.arrivedAt),

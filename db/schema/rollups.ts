@@ -8,6 +8,11 @@ export const requests1m = sqliteTable("requests_1m", {
   inputTokens: integer("input_tokens").notNull(),
   cachedTokens: integer("cached_tokens").notNull(),
   outputTokens: integer("output_tokens").notNull(),
+  /** Cached tokens served from lower tiers (device = cached − these); requests without a tier split count as device. */
+  cachedHostTokens: integer("cached_host_tokens").notNull().default(0),
+  cachedDiskTokens: integer("cached_disk_tokens").notNull().default(0),
+  cachedSharedTokens: integer("cached_shared_tokens").notNull().default(0),
+  prefetchedTokens: integer("prefetched_tokens").notNull().default(0),
 });
 
 /** TTFT histogram per arrival minute (log buckets, see server/analysis/histogram.ts): mergeable percentiles. */

@@ -27,6 +27,10 @@ export function sessionExport(t: Trace) {
         recomputed: u.causes,
         evicted_reason: u.evictedReason,
         retention_version: u.retentionVersion,
+        ...(u.cachedFrom.device === null
+          ? {}
+          : { cached_tokens_by_tier: { device: u.cachedFrom.device, host: u.cachedFrom.host ?? 0, disk: u.cachedFrom.disk ?? 0, shared: u.cachedFrom.shared ?? 0 } }),
+        ...(u.cachedFrom.prefetched === null ? {} : { prefetched_tokens: u.cachedFrom.prefetched }),
       })),
       tools: l.tools.map(({ reasoning, ...tool }) => ({ ...tool, reasoning })),
       reasoning: l.reasoning,

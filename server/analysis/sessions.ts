@@ -25,6 +25,12 @@ export type TurnRow = {
   source?: string | null;
   /** Set on a serving-stack turn the harness reported too: the harness's request id for it. */
   harnessRequestId?: string | null;
+  /** Cached tokens by storage tier and prefetched tokens, when the request event carried them (null otherwise). */
+  cachedDevice?: number | null;
+  cachedHost?: number | null;
+  cachedDisk?: number | null;
+  cachedShared?: number | null;
+  prefetched?: number | null;
 };
 
 export type ToolRow = {
@@ -103,6 +109,7 @@ function describeTurn(t: TurnRow, rate: number | null) {
     retentionVersion: t.retentionVersion,
     harnessRequestId: t.harnessRequestId ?? null,
     fromHarness: t.source === HARNESS_SOURCE,
+    cachedFrom: { device: t.cachedDevice ?? null, host: t.cachedHost ?? null, disk: t.cachedDisk ?? null, shared: t.cachedShared ?? null, prefetched: t.prefetched ?? null },
   };
 }
 

@@ -11,6 +11,8 @@ const designExample = {
         ttl_seconds: 3600,
         pin: false,
         evict_on: "never",
+        offload: { to: null, ttl_seconds: null },
+        prefetch_on_resume: false,
       },
     ],
     default: { priority: 50, ttl_seconds: null, evict_on: "never" },
@@ -30,7 +32,7 @@ const designExample = {
     temperature: 0.0,
     busy: { active_decode_blocks_threshold: null, active_prefill_tokens_threshold: null, active_prefill_tokens_threshold_frac: null },
   },
-  frontend: { strip_anthropic_preamble: false, tool_output_budget: { unit: "tokens", limit: 10000 } },
+  frontend: { strip_anthropic_preamble: false, tool_output_budget: { unit: "tokens", limit: 10000 }, prefetch: { enabled: false, lead_ms: 300 } },
 };
 
 describe("defaults", () => {
@@ -48,7 +50,7 @@ describe("defaults", () => {
     expect(result.ok && result.document.decode).toEqual({ min_replicas: 1, max_replicas: 4, kv_scale_up: 0.9, kv_scale_down: 0.5 });
     const rule = validatePolicy("retention", { rules: [{ name: "conv" }] });
     expect(rule.ok && rule.document.rules).toEqual([
-      { name: "conv", match: { segment: "any", session_type: null, agent_role: null }, priority: 50, ttl_seconds: null, pin: false, evict_on: "never" },
+      { name: "conv", match: { segment: "any", session_type: null, agent_role: null }, priority: 50, ttl_seconds: null, pin: false, evict_on: "never", offload: { to: null, ttl_seconds: null }, prefetch_on_resume: false },
     ]);
   });
 
@@ -74,6 +76,16 @@ const valid: Case[] = [
   ["autoscaling with zero minimums", "autoscaling", { prefill: { min_replicas: 0 }, decode: { min_replicas: 0 }, aggregated: { min_replicas: 0 } }],
   ["routing with sampling and busy thresholds", "routing", { temperature: 0.7, overlap_credit: 0.5, busy: { active_decode_blocks_threshold: 0.85, active_prefill_tokens_threshold: 20000, active_prefill_tokens_threshold_frac: 1.5 } }],
   ["frontend with a byte budget", "frontend", { strip_anthropic_preamble: true, tool_output_budget: { unit: "bytes", limit: 10000 } }],
+  ["retention offloading to each tier, with and without a TTL, prefetching on resume", "retention", {
+    rules: [
+      { name: "conv-host", match: { segment: "conversation" }, offload: { to: "host", ttl_seconds: 600 }, prefetch_on_resume: true },
+      { name: "sub-disk", offload: { to: "disk" } },
+      { name: "shared-week", offload: { to: "shared", ttl_seconds: 7 * 24 * 3600 } },
+      { name: "drop", offload: { to: null, ttl_seconds: null } },
+    ],
+  }],
+  ["frontend prefetch at both lead bounds", "frontend", { prefetch: { enabled: true, lead_ms: 0 } }],
+  ["frontend prefetch at the upper lead bound", "frontend", { prefetch: { enabled: true, lead_ms: 60_000 } }],
 ];
 
 describe("valid documents", () => {
@@ -114,6 +126,17 @@ const invalid: [name: string, kind: PolicyKind, doc: unknown, errors: { path: st
   ["string where a boolean belongs", "frontend", { strip_anthropic_preamble: "yes" }, [{ path: "strip_anthropic_preamble" }]],
   ["unknown budget unit", "frontend", { tool_output_budget: { unit: "lines" } }, [{ path: "tool_output_budget.unit" }]],
   ["zero budget", "frontend", { tool_output_budget: { limit: 0 } }, [{ path: "tool_output_budget.limit", message: "must be at least 1" }]],
+  ["offload to device", "retention", { rules: [{ name: "a", offload: { to: "device" } }] }, [{ path: "rules.0.offload.to", message: "must be one of host, disk, shared or null" }]],
+  ["offload to an unknown tier", "retention", { rules: [{ name: "a", offload: { to: "nvme" } }] }, [{ path: "rules.0.offload.to" }]],
+  ["offload TTL above 7 days", "retention", { rules: [{ name: "a", offload: { to: "disk", ttl_seconds: 7 * 24 * 3600 + 1 } }] }, [{ path: "rules.0.offload.ttl_seconds", message: "must be at most 7 days" }]],
+  ["zero offload TTL", "retention", { rules: [{ name: "a", offload: { to: "host", ttl_seconds: 0 } }] }, [{ path: "rules.0.offload.ttl_seconds", message: "must be positive when set (use null for no TTL)" }]],
+  ["offload TTL without a target", "retention", { rules: [{ name: "a", offload: { ttl_seconds: 60 } }] }, [{ path: "rules.0.offload.ttl_seconds", message: "must be null when blocks are dropped (to: null)" }]],
+  ["unknown field in offload", "retention", { rules: [{ name: "a", offload: { tier: "host" } }] }, [{ path: "rules.0.offload.tier", message: "unknown field" }]],
+  ["prefetch_on_resume not a boolean", "retention", { rules: [{ name: "a", prefetch_on_resume: "yes" }] }, [{ path: "rules.0.prefetch_on_resume" }]],
+  ["prefetch lead above 60 s", "frontend", { prefetch: { lead_ms: 60_001 } }, [{ path: "prefetch.lead_ms", message: "must be between 0 and 60000" }]],
+  ["negative prefetch lead", "frontend", { prefetch: { enabled: true, lead_ms: -1 } }, [{ path: "prefetch.lead_ms", message: "must be between 0 and 60000" }]],
+  ["fractional prefetch lead", "frontend", { prefetch: { lead_ms: 2.5 } }, [{ path: "prefetch.lead_ms", message: "must be a whole number of milliseconds" }]],
+  ["unknown field in prefetch", "frontend", { prefetch: { lead_seconds: 1 } }, [{ path: "prefetch.lead_seconds", message: "unknown field" }]],
 ];
 
 describe("invalid documents", () => {

@@ -21,6 +21,26 @@ const ttlSeconds = z
   .nullable();
 const evictOn = z.enum(EVICT_ON);
 
+/** Tiers a retention rule can offload to (DESIGN §3 "Storage tiers"; device is where blocks start). */
+export const OFFLOAD_TIERS = ["host", "disk", "shared"] as const;
+export type OffloadTier = (typeof OFFLOAD_TIERS)[number];
+const MAX_OFFLOAD_TTL_SECONDS = 7 * 24 * 3600;
+/** Where a rule's blocks go when evicted from device, and how long they stay there (null: until that tier needs room). */
+const offload = z
+  .strictObject({
+    to: z.enum(OFFLOAD_TIERS, { error: `must be one of ${OFFLOAD_TIERS.join(", ")} or null` }).nullable().default(null),
+    ttl_seconds: z
+      .number()
+      .int("must be a whole number of seconds")
+      .positive("must be positive when set (use null for no TTL)")
+      .max(MAX_OFFLOAD_TTL_SECONDS, "must be at most 7 days")
+      .nullable()
+      .default(null),
+  })
+  .superRefine((o, ctx) => {
+    if (o.to === null && o.ttl_seconds !== null) ctx.addIssue({ code: "custom", path: ["ttl_seconds"], message: "must be null when blocks are dropped (to: null)" });
+  });
+
 const retentionMatch = z.strictObject({
   segment: z.enum(SEGMENTS).default("any"),
   session_type: z.string().min(1).max(64).nullable().default(null),
@@ -38,6 +58,8 @@ const retentionRule = z.strictObject({
   ttl_seconds: ttlSeconds.default(null),
   pin: z.boolean().default(false),
   evict_on: evictOn.default("never"),
+  offload: offload.prefault({}),
+  prefetch_on_resume: z.boolean().default(false),
 });
 
 const DEFAULT_RULES = [
@@ -48,6 +70,8 @@ const DEFAULT_RULES = [
     ttl_seconds: 3600,
     pin: false,
     evict_on: "never",
+    offload: { to: null, ttl_seconds: null },
+    prefetch_on_resume: false,
   },
 ] as const;
 
@@ -56,7 +80,7 @@ export const retentionPolicy = z
     rules: z
       .array(retentionRule)
       .max(64, "at most 64 rules")
-      .default(() => DEFAULT_RULES.map((r) => ({ ...r, match: { ...r.match } }))),
+      .default(() => DEFAULT_RULES.map((r) => ({ ...r, match: { ...r.match }, offload: { ...r.offload } }))),
     default: z
       .strictObject({ priority: priority.default(50), ttl_seconds: ttlSeconds.default(null), evict_on: evictOn.default("never") })
       .prefault({}),
@@ -144,6 +168,13 @@ export const frontendPolicy = z.strictObject({
       limit: z.number().int("must be an integer").min(1, "must be at least 1").max(1e9, "must be at most 1000000000").default(10_000),
     })
     .prefault({}),
+  /** Bring a waiting agent's blocks back to device lead_ms before its tool call is predicted to end. */
+  prefetch: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      lead_ms: z.number().int("must be a whole number of milliseconds").min(0, "must be between 0 and 60000").max(60_000, "must be between 0 and 60000").default(300),
+    })
+    .prefault({}),
 });
 
 /** The schema of each policy kind (input: a JSON document; output: the document with defaults filled). */
@@ -164,6 +195,15 @@ export type PolicyDocumentInputs = { [K in PolicyKind]: z.input<(typeof policySc
 
 export type PolicyError = { path: string; message: string };
 export type PolicyValidation<K extends PolicyKind> = { ok: true; document: PolicyDocuments[K] } | { ok: false; errors: PolicyError[] };
+
+/** The offload tiers a retention document sends blocks to, with the path of each rule's `offload.to` (for field errors). */
+export function offloadTargets(doc: RetentionPolicy): { tier: OffloadTier; path: string }[] {
+  const out: { tier: OffloadTier; path: string }[] = [];
+  doc.rules.forEach((r, i) => {
+    if (r.offload.to !== null) out.push({ tier: r.offload.to, path: `rules.${i}.offload.to` });
+  });
+  return out;
+}
 
 /** True when a string names a policy kind. */
 export function isPolicyKind(value: string): value is PolicyKind {

@@ -17,6 +17,12 @@ describe("parseEvent: good events", () => {
     ["request with 128-char id", minimal.request({ id: "x".repeat(128) })],
     ["ts at the lower bound (2000-01-01)", minimal["kv.cleared"]({ ts: 946_684_800_000 })],
     ["unknown extra fields", minimal["worker.down"]({ extra: { nested: true }, another: [1, 2, 3] })],
+    ["kv.stored on host", minimal["kv.stored"]({ storage_tier: "host" })],
+    ["kv.stored onboarded from disk", minimal["kv.stored"]({ storage_tier: "device", onboarded_from: "disk" })],
+    ["kv.removed offloaded from device", minimal["kv.removed"]({ storage_tier: "device", reason: "offloaded" })],
+    ["kv.removed from shared storage", minimal["kv.removed"]({ storage_tier: "shared", reason: "ttl" })],
+    ["request with cached tokens split by tier", minimal.request({ cached_tokens: 900, cached_tokens_by_tier: { device: 500, host: 300, disk: 100 }, prefetched_tokens: 300 })],
+    ["request with a split of zero cached tokens", minimal.request({ cached_tokens: 0, cached_tokens_by_tier: {} })],
   ];
 
   it.each(cases)("%s is accepted", (_name, raw) => {
@@ -123,6 +129,13 @@ describe("parseEvent: bad events", () => {
     ["bad planner action", minimal["planner.decision"]({ action: "scale_sideways" }), "action"],
     ["bad budget unit", minimal.tool({ budget: { unit: "lines", limit: 10 } }), "budget.unit"],
     ["block_size 0", minimal["worker.up"]({ block_size: 0 }), "block_size"],
+    ["unknown storage tier on kv.stored", minimal["kv.stored"]({ storage_tier: "gpu" }), "storage_tier", "must be one of device, host, disk, shared"],
+    ["unknown storage tier on kv.removed", minimal["kv.removed"]({ storage_tier: "tape" }), "storage_tier", "must be one of"],
+    ["onboarded_from device", minimal["kv.stored"]({ onboarded_from: "device" }), "onboarded_from"],
+    ["cached_tokens_by_tier not summing to cached_tokens", minimal.request({ cached_tokens: 900, cached_tokens_by_tier: { device: 500, host: 300 } }), "cached_tokens_by_tier", "must sum to cached_tokens (900)"],
+    ["unknown tier in cached_tokens_by_tier", minimal.request({ cached_tokens: 900, cached_tokens_by_tier: { device: 900, nvme: 0 } }), "cached_tokens_by_tier"],
+    ["negative tier tokens", minimal.request({ cached_tokens: 900, cached_tokens_by_tier: { device: 1000, host: -100 } }), "cached_tokens_by_tier.host"],
+    ["negative prefetched_tokens", minimal.request({ prefetched_tokens: -1 }), "prefetched_tokens"],
   ];
 
   it.each(cases)("%s is rejected naming its path", (_name, value, path, fragment) => {

@@ -94,7 +94,14 @@ const session = { session_id: id.optional(), trajectory_id: id.optional() };
 
 export const workerRole = z.enum(["prefill", "decode", "aggregated"]);
 export const policyKind = z.enum(["retention", "autoscaling", "routing", "frontend"]);
-export const removalReason = z.enum(["capacity", "ttl", "agent_end", "session_end", "cleared", "unknown"]);
+export const removalReason = z.enum(["capacity", "ttl", "agent_end", "session_end", "cleared", "offloaded", "unknown"]);
+/** Where a KV block lives (DESIGN §3 "Storage tiers"): GPU memory, CPU memory, local SSD, storage shared by workers. */
+export const STORAGE_TIERS = ["device", "host", "disk", "shared"] as const;
+export type StorageTier = (typeof STORAGE_TIERS)[number];
+export const storageTier = z.enum(STORAGE_TIERS, { error: `must be one of ${STORAGE_TIERS.join(", ")}` });
+const cachedByTier = z
+  .object({ device: tokens.optional(), host: tokens.optional(), disk: tokens.optional(), shared: tokens.optional() })
+  .strict();
 
 const workerUp = z.object({
   ...base,
@@ -131,9 +138,11 @@ const kvStored = z.object({
   local_hashes: hashes.optional(),
   retention_class: z.string().min(1).max(64).optional(),
   session_id: id.optional(),
+  storage_tier: storageTier.optional(),
+  onboarded_from: storageTier.exclude(["device"]).optional(),
 });
 
-const kvRemoved = z.object({ ...base, kind: z.literal("kv.removed"), worker_id: id, block_hashes: hashList(1), reason: removalReason });
+const kvRemoved = z.object({ ...base, kind: z.literal("kv.removed"), worker_id: id, block_hashes: hashList(1), reason: removalReason, storage_tier: storageTier.optional() });
 
 const kvCleared = z.object({ ...base, kind: z.literal("kv.cleared"), worker_id: id });
 
@@ -198,10 +207,23 @@ const request = z
     sequence_hashes: hashes.optional(),
     local_hashes: hashes.optional(),
     policy_versions: policyVersions.optional(),
+    cached_tokens_by_tier: cachedByTier.optional(),
+    prefetched_tokens: tokens.optional(),
   })
   .refine((e) => e.cached_tokens <= e.input_tokens, { path: ["cached_tokens"], message: "exceeds input_tokens" })
   .refine((e) => e.first_token_at === undefined || e.first_token_at >= e.arrived_at, { path: ["first_token_at"], message: "is before arrived_at" })
-  .refine((e) => e.finished_at === undefined || e.finished_at >= e.arrived_at, { path: ["finished_at"], message: "is before arrived_at" });
+  .refine((e) => e.finished_at === undefined || e.finished_at >= e.arrived_at, { path: ["finished_at"], message: "is before arrived_at" })
+  .check((ctx) => {
+    const t = ctx.value.cached_tokens_by_tier;
+    if (t === undefined || tierSum(t) === ctx.value.cached_tokens) return;
+    const message = `must sum to cached_tokens (${ctx.value.cached_tokens}), got ${tierSum(t)}`;
+    ctx.issues.push({ code: "custom", message, input: t, path: ["cached_tokens_by_tier"] });
+  });
+
+/** Sum of per-tier cached tokens (absent tiers count 0). */
+export function tierSum(t: { device?: number; host?: number; disk?: number; shared?: number }): number {
+  return (t.device ?? 0) + (t.host ?? 0) + (t.disk ?? 0) + (t.shared ?? 0);
+}
 
 const tool = z
   .object({

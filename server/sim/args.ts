@@ -1,4 +1,5 @@
 import { SCENARIO_NAMES } from "./scenarios";
+import { NO_TIERS, parseTierFlag, type TierConfig } from "./tiers";
 
 // Command-line options of the simulator, parsed without I/O.
 
@@ -16,6 +17,8 @@ export type CliOptions = {
   startMs: number | null;
   out: string | null;
   policies: string | null;
+  /** Lower KV tiers of the cluster (blocks; 0: absent): retention documents may offload only to these. */
+  tiers: TierConfig;
   help: boolean;
 };
 
@@ -34,6 +37,7 @@ export const USAGE = `usage: npm run sim -- [options]
   --control-host H       address of the control API (default 127.0.0.1)
   --control-token C      bearer token of the control API (or SWITCHYARD_CONTROL_TOKEN)
   --policies FILE        JSON { retention?, autoscaling?, routing?, frontend? } applied at start
+  --tiers host=N,disk=N,shared=N  lower KV tiers in blocks (0 or omitted: the cluster has no such tier)
   --help                 this text
 
 Same seed, scenario, policies, duration and start give a byte-identical --out file.`;
@@ -41,7 +45,7 @@ Same seed, scenario, policies, duration and start give a byte-identical --out fi
 export type ParseResult = { ok: true; options: CliOptions } | { ok: false; error: string };
 
 const FLAGS = new Set(["--fast", "--help", "-h"]);
-const VALUED = new Set(["--dashboard", "--token", "--control-port", "--control-host", "--control-token", "--seed", "--scenario", "--speed", "--duration", "--start", "--out", "--policies"]);
+const VALUED = new Set(["--dashboard", "--token", "--control-port", "--control-host", "--control-token", "--seed", "--scenario", "--speed", "--duration", "--start", "--out", "--policies", "--tiers"]);
 
 /** Parse argv (without node and script) and the environment into options, or an error. */
 export function parseArgs(argv: readonly string[], env: Record<string, string | undefined> = {}): ParseResult {
@@ -59,6 +63,7 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
     startMs: null,
     out: null,
     policies: null,
+    tiers: { ...NO_TIERS },
     help: false,
   };
   let speedGiven = false;
@@ -135,6 +140,12 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
       case "--policies":
         o.policies = v;
         break;
+      case "--tiers": {
+        const t = parseTierFlag(v);
+        if (!t.ok) return { ok: false, error: `--tiers: ${t.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}` };
+        o.tiers = t.tiers;
+        break;
+      }
       default:
         return { ok: false, error: `unknown option ${flag}` };
     }

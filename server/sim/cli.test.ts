@@ -18,6 +18,8 @@ describe("parseArgs", () => {
     [["--out=x", "--scenario=surge", "--seed", "9", "--fast", "--duration", "60", "--start", START], { scenario: "surge", seed: 9, fast: true, durationSeconds: 60, startMs: Number(START) }],
     [["--dashboard", "http://localhost:3000/", "--token", "t", "--speed", "10"], { dashboard: "http://localhost:3000", token: "t", speed: 10 }],
     [["--out", "x", "--control-port", "0", "--control-token", "c"], { controlPort: 0, controlToken: "c", controlHost: "127.0.0.1" }],
+    [["--out", "x"], { tiers: { host_blocks: 0, disk_blocks: 0, shared_blocks: 0 } }],
+    [["--out", "x", "--tiers", "host=4096,shared=100"], { tiers: { host_blocks: 4096, disk_blocks: 0, shared_blocks: 100 } }],
   ])("accepts %j", (argv, expected) => {
     const r = parseArgs(argv);
     expect(r.ok && r.options).toMatchObject(expected);
@@ -37,6 +39,8 @@ describe("parseArgs", () => {
     [["--dashboard", "http://d"], "--dashboard needs --token"],
     [["--out", "x", "--control-port", "80"], "--control-port needs --control-token"],
     [["--out", "x", "--seed", "-1"], "--seed must be"],
+    [["--out", "x", "--tiers", "host=-5"], "--tiers: tiers.host_blocks: must be a whole number"],
+    [["--out", "x", "--tiers", "ssd=5"], "--tiers: tiers.ssd_blocks: unknown field"],
     [["--out", "x", "--start", "17644"], "--start must be Unix milliseconds"],
     [["--out", "x", "--bogus"], "unknown option --bogus"],
     [["--out"], "--out needs a value"],
@@ -83,6 +87,16 @@ describe("sim CLI", () => {
     expect(logs.join("\n")).toContain("invalid autoscaling policy: decode.kv_scale_down: must be below the scale-up threshold (0.9)");
     writeFileSync(file, JSON.stringify({ planner: {} }));
     expect(await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], quiet)).toBe(1);
+  });
+
+  it("refuses a --policies retention document offloading to a tier the cluster lacks (--tiers)", async () => {
+    const file = join(dir, "offload.json");
+    writeFileSync(file, JSON.stringify({ retention: { rules: [{ name: "conv", offload: { to: "host", ttl_seconds: 60 } }] } }));
+    const logs: string[] = [];
+    const code = await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], { log: (l) => logs.push(l), env: {} });
+    expect(code).toBe(1);
+    expect(logs.join("\n")).toContain("invalid retention policy: rules.0.offload.to: this cluster has no host tier (it has device memory only)");
+    expect(await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file, "--tiers", "host=1024"], quiet)).toBe(0);
   });
 
   it("exits 2 with usage for bad arguments", async () => {

@@ -12,6 +12,7 @@ import { toJsonLine } from "./json-lines";
 import { NdjsonFile } from "./ndjson-file";
 import { runSimulation } from "./runner";
 import { scenarioByName } from "./scenarios";
+import { NO_TIERS, offloadTierErrors, type TierConfig } from "./tiers";
 
 // Entry point of the simulated cluster: `npm run sim -- --help`. The engine is pure; this file
 // owns the I/O: the NDJSON file, delivery to the dashboard, the control API and signals.
@@ -34,7 +35,7 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
   const startMs = o.startMs ?? Math.floor(Date.now() / 1000) * 1000;
   const sim = new Simulation({ scenario: scenarioByName(o.scenario)!, seed: o.seed, startMs });
   if (o.policies) {
-    const error = loadPolicies(sim, o.policies);
+    const error = loadPolicies(sim, o.policies, o.tiers);
     if (error) {
       log(`sim: ${error}`);
       return 1;
@@ -59,6 +60,7 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     server = createControlServer({
       target: controller,
       token: o.controlToken!,
+      tiers: o.tiers,
       status: () => ({ scenario: o.scenario, seed: o.seed, sim_time: Math.round(sim.now), events, delivery: delivery?.stats ?? null }),
     });
     const address = await listen(server, o.controlPort, o.controlHost);
@@ -97,7 +99,7 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
 }
 
 /** Apply a --policies file as the start configuration; returns an error message or null. */
-export function loadPolicies(sim: Simulation, path: string): string | null {
+export function loadPolicies(sim: Simulation, path: string, tiers: TierConfig = NO_TIERS): string | null {
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(path, "utf8"));
@@ -109,6 +111,8 @@ export function loadPolicies(sim: Simulation, path: string): string | null {
   for (const key of Object.keys(docs)) if (!isPolicyKind(key)) return `--policies ${path}: unknown policy kind ${JSON.stringify(key)}`;
   for (const kind of POLICY_KINDS) {
     if (!(kind in docs)) continue;
+    const missing = offloadTierErrors(kind, docs[kind], tiers);
+    if (missing.length) return `--policies ${path}: invalid ${kind} policy: ${missing.map((e) => `${e.path}: ${e.message}`).join("; ")}`;
     const result = sim.configure(kind, docs[kind]);
     if (!result.ok) return `--policies ${path}: invalid ${kind} policy: ${result.errors.map((e) => `${e.path || "(document)"}: ${e.message}`).join("; ")}`;
   }

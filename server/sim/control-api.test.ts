@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { defaultPolicies } from "../control/policies";
 import { createControlServer } from "./control-api";
 import { SimController } from "./controller";
+import type { TierConfig } from "./tiers";
 import { cachedShare, makeSim, ofKind, T0 } from "./test-support";
 
 const TOKEN = "ctl-test-token";
@@ -12,7 +13,7 @@ afterEach(() => {
 });
 
 /** A preamble simulation behind a listening control API; `step` applies pending PUTs and advances. */
-async function setup(opts: { maxBodyBytes?: number } = {}) {
+async function setup(opts: { maxBodyBytes?: number; tiers?: TierConfig } = {}) {
   const { sim, events } = makeSim({ scenario: "preamble" });
   const controller = new SimController(sim);
   const server = createControlServer({ target: controller, token: TOKEN, status: () => ({ sim_time: sim.now }), ...opts });
@@ -82,6 +83,19 @@ describe("control API", () => {
     expect((reply.body.errors as { path: string }[]).map((e) => e.path).sort()).toEqual(["decode.min_replicas", "typo"]);
     expect(ctx.sim.policies().autoscaling.version).toBe(0);
     expect(ofKind(ctx.events, "policy.ack")).toMatchObject([{ policy_kind: "autoscaling", version: 1, status: "rejected" }]);
+  });
+
+  it("refuses a retention document offloading to a tier the cluster lacks, naming the rule's field", async () => {
+    const doc = { rules: [{ name: "conv", match: { segment: "conversation" }, offload: { to: "disk", ttl_seconds: 600 } }] };
+    const hostOnly = await setup({ tiers: { host_blocks: 1024, disk_blocks: 0, shared_blocks: 0 } });
+    const reply = await put(hostOnly, "retention", { version: 1, document: doc });
+    expect(reply.status).toBe(422);
+    expect(reply.body.errors).toEqual([{ path: "rules.0.offload.to", message: "this cluster has no disk tier (it has host)" }]);
+    expect(hostOnly.sim.policies().retention.version).toBe(0);
+    expect(ofKind(hostOnly.events, "policy.ack")).toMatchObject([{ policy_kind: "retention", version: 1, status: "rejected", message: "rules.0.offload.to: this cluster has no disk tier (it has host)" }]);
+
+    const withDisk = await setup({ tiers: { host_blocks: 1024, disk_blocks: 8192, shared_blocks: 0 } });
+    expect((await put(withDisk, "retention", { version: 1, document: doc })).body.status).toBe("applied");
   });
 
   it("answers 404 for unknown kinds and paths, 405, 415, 400 and 422 for malformed requests", async () => {

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isPolicyKind, POLICY_KINDS } from "../control/policies";
 import type { PolicyTarget } from "./controller";
+import { NO_TIERS, offloadTierErrors, type TierConfig } from "./tiers";
 
 // The simulated cluster's control API (a push target of the dashboard's reconciler):
 //   GET /control/policies            -> { <kind>: { version, document, applied_at } }
@@ -16,6 +17,8 @@ export type ControlApiOptions = {
   token: string;
   status?: () => Record<string, unknown>;
   maxBodyBytes?: number;
+  /** The cluster's lower KV tiers: a retention document offloading to one it lacks is refused (default: none). */
+  tiers?: TierConfig;
 };
 
 class HttpError extends Error {
@@ -76,7 +79,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Contro
     return;
   }
   // A usable version is acknowledged (policy.ack) even when the rest of the envelope is refused.
-  const ack = await options.target.apply(kind, envelope.version!, envelope.ok ? envelope.document : undefined, envelope.ok ? [] : envelope.errors);
+  const refused = envelope.ok ? offloadTierErrors(kind, envelope.document, options.tiers ?? NO_TIERS) : envelope.errors;
+  const ack = await options.target.apply(kind, envelope.version!, envelope.ok ? envelope.document : undefined, refused);
   if (ack.ok) send(res, 200, { kind, version: ack.version, status: "applied", applied_at: ack.applied_at });
   else send(res, 422, { kind, version: ack.version, status: "rejected", errors: ack.errors });
 }

@@ -8,6 +8,7 @@ import { sessionsRouter } from "../routers/sessions";
 import { sourcesRouter } from "../routers/sources";
 import { tokensRouter } from "../routers/tokens";
 import { usersRouter } from "../routers/users";
+import { tiersRouter } from "../routers/tiers";
 import { workersRouter } from "../routers/workers";
 import { createCallerFactory, router } from "./init";
 
@@ -22,6 +23,7 @@ export const appRouter = router({
   users: usersRouter,
   tokens: tokensRouter,
   annotations: annotationsRouter,
+  tiers: tiersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const SCRAPE_KINDS = ["dynamo-frontend", "dynamo-worker", "vllm", "sglang", "auto"] as const;
+export const SCRAPE_KINDS = ["dynamo-frontend", "dynamo-worker", "vllm", "sglang", "kvbm", "auto"] as const;
 export type ScrapeKind = (typeof SCRAPE_KINDS)[number];
 
 const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;

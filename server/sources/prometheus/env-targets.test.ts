@@ -27,7 +27,7 @@ describe("parseScrapeTargets", () => {
     ["not json", "must be a JSON array of {url, kind, interval_seconds?, worker_id?, labels?}"],
     ['{"url":"http://a/metrics"}', "must be a JSON array"],
     ['[{"url":"ftp://a/metrics","kind":"vllm"}]', 'entry 0 ("ftp://a/metrics"): url: must be an http(s) URL'],
-    ['[{"url":"http://a/metrics","kind":"vllm"},{"url":"http://b/metrics","kind":"tgi"}]', 'entry 1 ("http://b/metrics"): kind: must be one of dynamo-frontend, dynamo-worker, vllm, sglang, auto'],
+    ['[{"url":"http://a/metrics","kind":"vllm"},{"url":"http://b/metrics","kind":"tgi"}]', 'entry 1 ("http://b/metrics"): kind: must be one of dynamo-frontend, dynamo-worker, vllm, sglang, kvbm, auto'],
     ['[{"url":"http://a/metrics"}]', 'entry 0 ("http://a/metrics"): kind: is required'],
     ['[{"url":"http://a/metrics","kind":"auto","interval_seconds":0}]', "entry 0 (\"http://a/metrics\"): interval_seconds: must be at least 1"],
     ['[{"url":"http://a/metrics","kind":"auto","labels":{"bad-name":"x"}}]', "entry 0 (\"http://a/metrics\"): labels: \"bad-name\" must be a Prometheus label name"],

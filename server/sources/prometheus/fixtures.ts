@@ -118,3 +118,30 @@ export function histogram(name: string, bounds: number[], counts: number[], labe
   lines.push(`${name}_bucket{${labels},le="+Inf"} ${total}`, `${name}_sum{${labels}} ${total * 0.1}`, `${name}_count{${labels}} ${total}`);
   return lines.join("\n");
 }
+
+/** Dynamo KVBM's own /metrics (DYN_KVBM_METRICS=true, port 6880): block movements between tiers and per-tier hit rates. */
+export const KVBM = (o: { d2h?: number; h2d?: number; onboardH2d?: number; onboardD2d?: number; host?: number; disk?: number } = {}) => `# HELP kvbm_matched_tokens The number of matched tokens
+# TYPE kvbm_matched_tokens counter
+kvbm_matched_tokens 5120
+# HELP kvbm_offload_blocks_d2h The number of offload blocks from device to host
+# TYPE kvbm_offload_blocks_d2h counter
+kvbm_offload_blocks_d2h ${o.d2h ?? 100}
+# HELP kvbm_offload_blocks_h2d The number of offload blocks from host to disk
+# TYPE kvbm_offload_blocks_h2d counter
+kvbm_offload_blocks_h2d ${o.h2d ?? 10}
+# HELP kvbm_offload_blocks_d2d The number of offload blocks from device to disk (bypassing host memory)
+# TYPE kvbm_offload_blocks_d2d counter
+kvbm_offload_blocks_d2d 0
+# HELP kvbm_onboard_blocks_h2d The number of onboard blocks from host to device
+# TYPE kvbm_onboard_blocks_h2d counter
+kvbm_onboard_blocks_h2d ${o.onboardH2d ?? 40}
+# HELP kvbm_onboard_blocks_d2d The number of onboard blocks from disk to device
+# TYPE kvbm_onboard_blocks_d2d counter
+kvbm_onboard_blocks_d2d ${o.onboardD2d ?? 4}
+# HELP kvbm_host_cache_hit_rate Host cache hit rate (0.0-1.0) from sliding window
+# TYPE kvbm_host_cache_hit_rate gauge
+kvbm_host_cache_hit_rate ${o.host ?? 0.42}
+# HELP kvbm_disk_cache_hit_rate Disk cache hit rate (0.0-1.0) from sliding window
+# TYPE kvbm_disk_cache_hit_rate gauge
+kvbm_disk_cache_hit_rate ${o.disk ?? 0.05}
+`;

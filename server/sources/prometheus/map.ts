@@ -1,6 +1,7 @@
 import type { Exposition, Family, Labels } from "./parse";
 import type { PrometheusSourceConfig, ScrapeKind } from "./config";
 import { DYNAMO_FRONTEND, DYNAMO_WORKER, EXPECTED, SGLANG, VLLM, detectKind, type MetricRef } from "./metric-names";
+import { readKvbm, type KvbmReading } from "./kvbm";
 import { bucketIncrease, counterIncrease, histogramQuantile, mergeBuckets, ratePerSecond, type Buckets } from "./series-math";
 
 /** Carried between scrapes of one target: the previous counters and histograms, and synthesized prefix counters. */
@@ -41,6 +42,9 @@ export type MapResult = {
   renamed: string[];
   notes: string[];
   state: ScrapeState;
+  /** KVBM tier movements and hit rates when the scrape serves them, for the worker `kvbm_worker`. */
+  kvbm: KvbmReading | null;
+  kvbm_worker: string;
 };
 
 /** Used when a target does not say how many KV blocks it has: utilization is kept, block counts are nominal. */
@@ -57,7 +61,11 @@ export function mapScrape(ex: Exposition, config: PrometheusSourceConfig, source
   const state: ScrapeState = { at, counters: {}, histograms: {}, prefix: { ...prev.prefix } };
   const elapsed = prev.at === null ? 0 : at - prev.at;
   const aggregates: Aggregates = { requests_per_s: null, ttft_p50_s: null, ttft_p95_s: null, itl_p50_s: null, itl_p95_s: null, prefix_hit_rate: null, queued: null, inflight: null };
-  if (!kind) return { kind, events: [], aggregates, missing: [], renamed: [], notes: ["no dynamo_frontend_*, dynamo_component_*, vllm:* or sglang:* families: kind not detected"], state };
+  const base = config.worker_id ?? config.labels?.worker_id ?? hostOf(config.url);
+  const kvbm = readKvbm(ex, elapsed, prev.counters, state.counters);
+  const tiers = { kvbm, kvbm_worker: base };
+  if (!kind) return { kind, events: [], aggregates, missing: [], renamed: [], notes: ["no dynamo_frontend_*, dynamo_component_*, kvbm_*, vllm:* or sglang:* families: kind not detected"], state, ...tiers };
+  if (kind === "kvbm") return { kind, events: [], aggregates, missing: [], renamed: [], notes: [], state, ...tiers };
 
   const counterRate = (key: string, value: number | undefined) => {
     if (value === undefined) return null;
@@ -73,7 +81,6 @@ export function mapScrape(ex: Exposition, config: PrometheusSourceConfig, source
     return [histogramQuantile(0.5, delta), histogramQuantile(0.95, delta)] as const;
   };
 
-  const base = config.worker_id ?? config.labels?.worker_id ?? hostOf(config.url);
   let readings: Reading[] = [];
   const spec = kind === "vllm" ? VLLM : kind === "sglang" ? SGLANG : kind === "dynamo-worker" ? DYNAMO_WORKER : DYNAMO_FRONTEND;
   if (kind === "vllm" || kind === "sglang" || kind === "dynamo-worker") {
@@ -116,7 +123,7 @@ export function mapScrape(ex: Exposition, config: PrometheusSourceConfig, source
     if (queryDelta > 0) aggregates.prefix_hit_rate = Math.min(1, hitDelta / queryDelta);
     else aggregates.prefix_hit_rate = meanOrNull(readings.map((r) => r.hitRate));
   }
-  return { kind, events, aggregates, missing: missingOf(ex, spec), renamed: [...ctx.renamed], notes: ctx.notes, state };
+  return { kind, events, aggregates, missing: missingOf(ex, spec), renamed: [...ctx.renamed], notes: ctx.notes, state, ...tiers };
 }
 
 function toStatsEvent(r: Reading, sourceId: string, at: number, prev: ScrapeState, state: ScrapeState, ctx: Ctx): WorkerStatsEvent | null {

@@ -56,12 +56,21 @@ export const DYNAMO_FRONTEND = {
   routerHit: { names: ["dynamo_component_router_kv_hit_rate"] },
 } satisfies Record<string, MetricRef>;
 
+/** Dynamo's KV block manager endpoint (its own port): tier movements and hit rates, none required (see kvbm.ts). */
+export const KVBM = {
+  offloadD2h: { names: ["kvbm_offload_blocks_d2h"] },
+  onboardH2d: { names: ["kvbm_onboard_blocks_h2d"] },
+  hostHitRate: { names: ["kvbm_host_cache_hit_rate"] },
+  diskHitRate: { names: ["kvbm_disk_cache_hit_rate"] },
+} satisfies Record<string, MetricRef>;
+
 /** The families a kind is expected to serve, by logical name. */
 export const EXPECTED: Record<Exclude<ScrapeKind, "auto">, Record<string, MetricRef>> = {
   vllm: VLLM,
   sglang: SGLANG,
   "dynamo-worker": DYNAMO_WORKER,
   "dynamo-frontend": DYNAMO_FRONTEND,
+  kvbm: KVBM,
 };
 
 /** Which kind a scrape is, from the family names it serves; null when none is recognised. */
@@ -69,11 +78,13 @@ export function detectKind(names: Iterable<string>): Exclude<ScrapeKind, "auto">
   let worker = false;
   let vllm = false;
   let sglang = false;
+  let kvbm = false;
   for (const n of names) {
     if (n.startsWith("dynamo_frontend_")) return "dynamo-frontend";
     if (/^dynamo_component_(kvstats_|total_blocks|gpu_cache_usage_percent|inflight_requests)/.test(n)) worker = true;
     else if (n.startsWith("vllm:")) vllm = true;
     else if (n.startsWith("sglang:")) sglang = true;
+    else if (n.startsWith("kvbm_")) kvbm = true;
   }
-  return worker ? "dynamo-worker" : vllm ? "vllm" : sglang ? "sglang" : null;
+  return worker ? "dynamo-worker" : vllm ? "vllm" : sglang ? "sglang" : kvbm ? "kvbm" : null;
 }

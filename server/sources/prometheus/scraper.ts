@@ -4,6 +4,9 @@ import type { SourceReport } from "../status";
 import type { PrometheusSourceConfig } from "./config";
 import { emptyState, mapScrape, type ScrapeState } from "./map";
 import { parseExposition } from "./parse";
+import { addKvbmSample } from "../../../db/queries/tiers";
+import { minuteOf } from "../../analysis/counters";
+import type { KvbmReading } from "./kvbm";
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const ACCEPT = "text/plain;version=0.0.4;q=0.9,*/*;q=0.1";
@@ -60,6 +63,7 @@ export async function scrapeOnce(db: Db, id: string, config: PrometheusSourceCon
     report.error(now(), `ingest failed: ${err instanceof Error ? err.message : String(err)}`);
     return state;
   }
+  if (mapped.kvbm) storeKvbm(db, mapped.kvbm_worker, started, mapped.kvbm);
   const problems = [...exposition.errors, ...rejected];
   if (!mapped.kind) problems.push(...mapped.notes);
   const durationMs = now() - started;
@@ -69,13 +73,30 @@ export async function scrapeOnce(db: Db, id: string, config: PrometheusSourceCon
     durationMs,
     missing: mapped.missing,
     renamed: mapped.renamed,
-    detail: { detected_kind: mapped.kind, aggregates: mapped.aggregates, workers: mapped.events.map((e) => e.worker_id), notes: mapped.notes.slice(0, 20), problems: problems.slice(0, 20) },
+    detail: { detected_kind: mapped.kind, aggregates: mapped.aggregates, kvbm: mapped.kvbm && { worker_id: mapped.kvbm_worker, ...mapped.kvbm }, workers: mapped.events.map((e) => e.worker_id), notes: mapped.notes.slice(0, 20), problems: problems.slice(0, 20) },
   };
   // Partial problems (malformed lines, rejected events) stay in detail.problems: the good series still count as ok.
   if (exposition.series === 0) report.error(now(), `no series in response${problems.length ? `: ${problems[0]}` : ""}`);
   else if (!mapped.kind) report.error(now(), mapped.notes[0]!);
   else report.ok(now(), seen);
   return mapped.state;
+}
+
+/** Add a KVBM reading's block movements (once it has a previous scrape) and hit rates to its worker's minute. */
+function storeKvbm(db: Db, workerId: string, at: number, k: KvbmReading): void {
+  const b = k.blocks;
+  if (Object.values(b).every((v) => v === null) && k.host_hit_rate === null && k.disk_hit_rate === null) return;
+  addKvbmSample(db, {
+    workerId,
+    minute: minuteOf(at),
+    offloadD2h: b.offload_d2h ?? 0,
+    offloadH2d: b.offload_h2d ?? 0,
+    offloadD2d: b.offload_d2d ?? 0,
+    onboardH2d: b.onboard_h2d ?? 0,
+    onboardD2d: b.onboard_d2d ?? 0,
+    hostHitRate: k.host_hit_rate,
+    diskHitRate: k.disk_hit_rate,
+  });
 }
 
 /** Scrape one /metrics endpoint on its interval and submit the mapped events; returns stop(). */

@@ -96,6 +96,18 @@ describe("decodeBatch: the two encodings", () => {
     expect(decoded(v)).toEqual(expected);
   });
 
+  it("vLLM offloading: the CPU medium is carried through, positional and mapped alike", () => {
+    expect(decoded([TS, [["BlockStored", [7], null, [1, 2], 2, null, "CPU"], ["BlockRemoved", [7], "CPU"]]]).events).toEqual([
+      { type: "stored", blockHashes: ["7"], parentHash: null, blockSize: 2, tokenCount: 2, medium: "CPU" },
+      { type: "removed", blockHashes: ["7"], medium: "CPU" },
+    ]);
+  });
+
+  it("Dynamo router events name the tier storage_tier; it is read as the medium", () => {
+    const b = decoded({ ts: TS, events: [{ type: "BlockStored", block_hashes: [3], parent_block_hash: 2, token_ids: [1, 2], block_size: 2, storage_tier: "host_pinned" }] });
+    expect(b.events).toEqual([{ type: "stored", blockHashes: ["3"], parentHash: "2", blockSize: 2, tokenCount: 2, medium: "host_pinned" }]);
+  });
+
   it("older vLLM: no data_parallel_rank, no medium, parent as bytes", () => {
     const b = decoded([TS, [["BlockStored", [1], Uint8Array.from([0, 9]), [1, 2], 2, null]]]);
     expect(b.dpRank).toBeNull();

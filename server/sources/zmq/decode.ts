@@ -141,7 +141,8 @@ export function decodeEvent(v: unknown): EventResult {
     else f = { medium: v[1] };
   } else if (isMap(v)) {
     tag = v.type ?? v.event_type;
-    f = v;
+    // Dynamo's router events name the tier storage_tier (device, host_pinned, disk, external); vLLM's say medium.
+    f = v.medium === undefined && v.storage_tier !== undefined ? { ...v, medium: v.storage_tier } : v;
   } else return { error: `must be an array or a map, got ${describe(v)}` };
   if (typeof tag !== "string" || tag.length === 0) return { error: "has no event type" };
 

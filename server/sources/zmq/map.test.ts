@@ -41,10 +41,35 @@ describe("mapBatch", () => {
     ]);
   });
 
-  it("keeps the GPU tier and events without a medium; counts other tiers as skipped", () => {
-    const r = mapBatch(batch([stored(["1"], null, "GPU"), stored(["2"], null, "CPU"), stored(["3"], null, "cpu"), stored(["4"], null, "gpu")]), ctx);
-    expect(r.events.map((e) => (e as { block_hashes: string[] }).block_hashes)).toEqual([["1"], ["4"]]);
-    expect(r.skippedMedia).toEqual({ CPU: 1, cpu: 1 });
+  it("maps each medium to its storage tier (vLLM GPU/CPU/DISK, Dynamo device/host_pinned/disk/external) and refuses others", () => {
+    const removed = (h: string, medium: string) => ({ type: "removed" as const, blockHashes: [h], medium });
+    const r = mapBatch(
+      batch([
+        stored(["1"], null, "GPU"),
+        stored(["2"], null, "CPU"),
+        stored(["3"], null, "cpu"),
+        stored(["4"], null, "DISK"),
+        stored(["5"], null, "host_pinned"),
+        stored(["6"], null, "external"),
+        stored(["7"]),
+        stored(["8"], null, "NVME_OF"),
+        removed("2", "CPU"),
+        { type: "cleared", medium: "CPU" },
+      ]),
+      ctx,
+    );
+    expect(r.events.map((e) => [e.kind, (e as { block_hashes?: string[] }).block_hashes?.[0], (e as { storage_tier?: string }).storage_tier])).toEqual([
+      ["kv.stored", "1", undefined],
+      ["kv.stored", "2", "host"],
+      ["kv.stored", "3", "host"],
+      ["kv.stored", "4", "disk"],
+      ["kv.stored", "5", "host"],
+      ["kv.stored", "6", "shared"],
+      ["kv.stored", "7", undefined],
+      ["kv.removed", "2", "host"],
+    ]);
+    expect(r.skippedMedia).toEqual({ NVME_OF: 1 });
+    for (const e of r.events) expect(parseEvent(e).ok).toBe(true);
   });
 
   it("splits a BlockStored above MAX_HASHES in order, chaining parents", () => {

@@ -1,4 +1,4 @@
-import { MAX_HASHES, type TelemetryEventInput } from "../../ingest/events";
+import { MAX_HASHES, type StorageTier, type TelemetryEventInput } from "../../ingest/events";
 import type { KvBatch } from "./decode";
 
 export type MapContext = {
@@ -12,12 +12,27 @@ export type MapContext = {
   restarted?: boolean;
 };
 
-/** What mapping skipped: events of a cache tier other than the GPU's, by medium. */
+/** What mapping skipped: events of a medium that names no known tier, by medium. */
 export type MapResult = { events: TelemetryEventInput[]; skippedMedia: Record<string, number> };
 
-/** Media taken as the worker's cache: vLLM's GPU tier, or events that do not name one (older publishers, SGLang). */
-export function isDeviceMedium(medium: string | null): boolean {
-  return medium === null || medium.toUpperCase() === "GPU";
+const TIER_OF: Record<string, StorageTier> = {
+  GPU: "device",
+  DEVICE: "device",
+  CPU: "host",
+  HOST: "host",
+  HOSTPINNED: "host",
+  DISK: "disk",
+  EXTERNAL: "shared",
+  SHARED: "shared",
+};
+
+/**
+ * The storage tier a KV event's medium names: vLLM's GPU/CPU/DISK and Dynamo's device/host_pinned/disk/external
+ * (case and separators ignored); none named (older publishers, SGLang) is device; any other medium is null (refused).
+ */
+export function tierOfMedium(medium: string | null): StorageTier | null {
+  if (medium === null) return "device";
+  return TIER_OF[medium.toUpperCase().replace(/[^A-Z]/g, "")] ?? null;
 }
 
 /**
@@ -37,23 +52,26 @@ export function mapBatch(batch: KvBatch, ctx: MapContext): MapResult {
   let n = 0;
   if (ctx.restarted) events.push({ ...base, id: prefix + "restart", kind: "kv.cleared" });
   for (const e of batch.events) {
-    if (!isDeviceMedium(e.medium)) {
+    const tier = tierOfMedium(e.medium);
+    if (tier === null) {
       const key = e.medium!;
       skippedMedia[key] = (skippedMedia[key] ?? 0) + 1;
       continue;
     }
     if (e.type === "cleared") {
-      events.push({ ...base, id: prefix + n++, kind: "kv.cleared" });
+      // The normalized kv.cleared drops the worker's device cache; a lower tier's reset is not one.
+      if (tier === "device") events.push({ ...base, id: prefix + n++, kind: "kv.cleared" });
       continue;
     }
+    const onTier = tier === "device" ? {} : { storage_tier: tier };
     let parent = e.type === "stored" ? e.parentHash : null;
     for (let at = 0; at < e.blockHashes.length; at += MAX_HASHES) {
       const part = e.blockHashes.slice(at, at + MAX_HASHES);
       if (e.type === "stored") {
-        events.push({ ...base, id: prefix + n++, kind: "kv.stored", block_hashes: part, parent_hash: parent });
+        events.push({ ...base, id: prefix + n++, kind: "kv.stored", block_hashes: part, parent_hash: parent, ...onTier });
         parent = part[part.length - 1]!;
       } else {
-        events.push({ ...base, id: prefix + n++, kind: "kv.removed", block_hashes: part, reason: "capacity" });
+        events.push({ ...base, id: prefix + n++, kind: "kv.removed", block_hashes: part, reason: "capacity", ...onTier });
       }
     }
   }

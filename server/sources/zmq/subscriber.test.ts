@@ -75,7 +75,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     await vi.waitFor(() => expect(kvRows(db)).toHaveLength(3), { timeout: 5_000, interval: 25 });
     expect(errors).toEqual([]);
     // seq 2 and 3 never sent: a gap
-    await pub.send(["kv", seqFrame(4n), pack([TS + 2, [["BlockRemoved", [5], "GPU"], ["BlockPinned", [1]], ["BlockStored", [7], null, [], 16, null, "CPU"]]])]);
+    await pub.send(["kv", seqFrame(4n), pack([TS + 2, [["BlockRemoved", [5], "GPU"], ["BlockPinned", [1]], ["BlockStored", [7], null, [], 16, null, "TAPE"]]])]);
     await errorsShow(/missed 2 batches/);
     await pub.send(["kv", seqFrame(5n), Buffer.from([0xc1, 0x00])]); // malformed msgpack
     await errorsShow(/seq 5: payload is not valid msgpack/);
@@ -109,7 +109,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
       block_size: 16,
       dp_rank: 0,
       unknown_types: { BlockPinned: 1 },
-      skipped_media: { CPU: 1 },
+      skipped_media: { TAPE: 1 },
     });
   });
 
