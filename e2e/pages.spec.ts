@@ -1,4 +1,5 @@
 import { expect, test, type ConsoleMessage } from "@playwright/test";
+import { formatTime } from "../components/format";
 import { consolePages, seedPages } from "./fixtures/pages";
 
 test("every page has its own tab title, a favicon, and no failed request in the console", async ({ page, request, baseURL }) => {
@@ -42,4 +43,18 @@ test("the worker page's lost routing decisions and the routing page's decisions 
   expect(lostTime).toMatch(/^(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}$/);
   // It is the same decision (the worker lost it to the winner), so both show the same text.
   expect(routingTime).toBe(lostTime);
+});
+
+test("times are written in the viewer's time zone, and the range picker names that zone", async ({ browser, request, baseURL }) => {
+  const seeded = await seedPages(request, baseURL!);
+  const timezoneId = "Asia/Kolkata";
+  const context = await browser.newContext({ baseURL, timezoneId, storageState: process.env.SWITCHYARD_E2E_STATE });
+  const page = await context.newPage();
+  await page.goto(`/workers/${seeded.worker}?range=15m`);
+  await expect(page.getByRole("group", { name: "Time range" }).getByTestId("time-zone")).toHaveText(timezoneId);
+  const lost = page.getByRole("table", { name: "Latest routing decisions lost" });
+  const row = lost.getByRole("row").filter({ has: page.getByRole("link", { name: seeded.winner, exact: true }) });
+  // Kolkata is UTC+5:30: the half hour shows the zone is applied, not the server's or UTC.
+  await expect(row.getByRole("cell").first()).toHaveText(formatTime(seeded.lostAt, Date.now(), timezoneId));
+  await context.close();
 });

@@ -1,6 +1,6 @@
 "use client";
 import type { SourceView } from "@/server/sources/summary";
-import { ago, count, percent, seconds } from "./format";
+import { formatAgo, formatCount, formatDateTime, formatMs, formatPercent, formatRate, formatSeconds } from "@/components/format";
 
 const STATE_LABEL = { ok: "ok", error: "error", never: "never seen", disabled: "disabled" } as const;
 const KIND_LABEL: Record<string, string> = { prometheus: "Prometheus", "zmq-kv": "KV events", "trace-dir": "Trace dir", otlp: "OTLP logs", "trace-upload": "Trace upload", ingest: "Ingest API" };
@@ -65,15 +65,15 @@ export function SourcesTable({
                   {STATE_LABEL[r.state]}
                 </span>
               </td>
-              <td title={r.lastSuccessAt ? new Date(r.lastSuccessAt).toLocaleString() : undefined}>
-                {ago(r.lastSuccessAt, now)}
-                {r.durationMs !== null && <div className="sub">took {r.durationMs} ms</div>}
+              <td title={r.lastSuccessAt ? formatDateTime(r.lastSuccessAt) : undefined}>
+                {r.lastSuccessAt === null ? "never" : formatAgo(r.lastSuccessAt, now)}
+                {r.durationMs !== null && <div className="sub">took {formatMs(r.durationMs)}</div>}
               </td>
               <td className="num" data-testid={`source-series-${r.id}`}>
-                {count(r.series)}
+                {formatCount(r.series)}
               </td>
-              <td className="num">{count(r.eventsTotal)}</td>
-              <td className="num">{count(r.errorCount)}</td>
+              <td className="num">{formatCount(r.eventsTotal)}</td>
+              <td className="num">{formatCount(r.errorCount)}</td>
               <td className="sources-detail">
                 <Details row={r} now={now} />
               </td>
@@ -118,7 +118,7 @@ function Details({ row, now }: { row: SourceView; now: number }) {
     <>
       {row.state === "error" && row.lastError && (
         <p className="sources-error" data-testid={`source-error-${row.id}`}>
-          {row.lastError} <span className="sub">({ago(row.lastErrorAt, now)})</span>
+          {row.lastError} <span className="sub">({row.lastErrorAt === null ? "never" : formatAgo(row.lastErrorAt, now)})</span>
         </p>
       )}
       {row.missing.length > 0 && (
@@ -135,9 +135,9 @@ function Details({ row, now }: { row: SourceView; now: number }) {
       {kind && agg && (
         <p className="sub">
           {kind}
-          {agg.requests_per_s != null && ` · ${agg.requests_per_s.toFixed(2)} req/s`}
-          {agg.ttft_p50_s != null && ` · TTFT p50 ${seconds(agg.ttft_p50_s)} p95 ${seconds(agg.ttft_p95_s)}`}
-          {agg.prefix_hit_rate != null && ` · prefix hits ${percent(agg.prefix_hit_rate)}`}
+          {agg.requests_per_s != null && ` · ${formatRate(agg.requests_per_s)} req/s`}
+          {agg.ttft_p50_s != null && ` · TTFT p50 ${formatSeconds(agg.ttft_p50_s)} p95 ${formatSeconds(agg.ttft_p95_s)}`}
+          {agg.prefix_hit_rate != null && ` · prefix hits ${formatPercent(agg.prefix_hit_rate)}`}
           {agg.inflight != null && ` · ${agg.inflight} running`}
           {agg.queued != null && ` · ${agg.queued} waiting`}
         </p>
