@@ -2,7 +2,8 @@ import type { Metadata } from "next";
 import { Suspense } from "react";
 import { OverviewView } from "@/components/views/overview-view";
 
-export const metadata: Metadata = { title: "Overview" };
+// The root layout's title template reaches child segments only, so the overview spells its title out.
+export const metadata: Metadata = { title: { absolute: "Overview · Switchyard" } };
 
 export default function OverviewPage() {
   return (

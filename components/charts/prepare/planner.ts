@@ -1,6 +1,6 @@
 // Chart data for the planner view: replicas, the observed metric against its thresholds, decision marks. Pure.
 import type { RoleSeries } from "@/server/analysis/planner";
-import { formatDecimal, formatPercentPoints, NO_DATA } from "@/components/format";
+import { formatPercentPoints, NO_DATA } from "@/components/format";
 import { quantile } from "@/server/analysis/quantile";
 
 export type Window = { from: number; to: number; step: number };
