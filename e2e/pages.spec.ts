@@ -1,5 +1,6 @@
 import { expect, test, type ConsoleMessage } from "@playwright/test";
 import { formatTime } from "../components/format";
+import { signedOut } from "./fixtures/auth";
 import { consolePages, seedPages } from "./fixtures/pages";
 
 test("every page has its own tab title, a favicon, and no failed request in the console", async ({ page, request, baseURL }) => {
@@ -20,10 +21,19 @@ test("every page has its own tab title, a favicon, and no failed request in the 
   const icon = page.locator('head link[rel="icon"]').first();
   const href = await icon.getAttribute("href");
   expect(href).not.toBeNull();
-  expect((await request.get(href!)).status()).toBe(200);
-  expect((await request.get("/favicon.ico")).status()).not.toBe(404);
+  const served = await request.get(href!);
+  expect(served.status()).toBe(200);
+  expect(served.headers()["content-type"]).toContain("image/");
   expect(notFound).toEqual([]);
   expect(errors).toEqual([]);
+});
+
+test("the sign-in page has its tab title too", async ({ browser, baseURL }) => {
+  const context = await signedOut(browser, baseURL!);
+  const page = await context.newPage();
+  await page.goto("/login");
+  await expect(page).toHaveTitle("Sign in · Switchyard");
+  await context.close();
 });
 
 test("the worker page's lost routing decisions and the routing page's decisions write times the same way", async ({ page, request, baseURL }) => {
@@ -47,14 +57,14 @@ test("the worker page's lost routing decisions and the routing page's decisions 
 
 test("times are written in the viewer's time zone, and the range picker names that zone", async ({ browser, request, baseURL }) => {
   const seeded = await seedPages(request, baseURL!);
-  const timezoneId = "Asia/Kolkata";
+  const timezoneId = "Australia/Adelaide";
   const context = await browser.newContext({ baseURL, timezoneId, storageState: process.env.SWITCHYARD_E2E_STATE });
   const page = await context.newPage();
   await page.goto(`/workers/${seeded.worker}?range=15m`);
   await expect(page.getByRole("group", { name: "Time range" }).getByTestId("time-zone")).toHaveText(timezoneId);
   const lost = page.getByRole("table", { name: "Latest routing decisions lost" });
   const row = lost.getByRole("row").filter({ has: page.getByRole("link", { name: seeded.winner, exact: true }) });
-  // Kolkata is UTC+5:30: the half hour shows the zone is applied, not the server's or UTC.
+  // Adelaide is UTC+9:30 or +10:30: the half hour shows the viewer's zone is applied, not the server's or UTC.
   await expect(row.getByRole("cell").first()).toHaveText(formatTime(seeded.lostAt, Date.now(), timezoneId));
   await context.close();
 });
