@@ -6,7 +6,7 @@ import { pageUser } from "@/server/auth/page-user";
 import "./globals.css";
 
 export const metadata: Metadata = {
-  title: "Switchyard",
+  title: { template: "%s · Switchyard", default: "Switchyard" },
   description: "Operations console for LLM inference clusters serving coding agents",
 };
 

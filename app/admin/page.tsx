@@ -1,7 +1,10 @@
+import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { TokensPanel } from "@/components/auth/tokens-panel";
 import { UsersPanel } from "@/components/auth/users-panel";
 import { pageUser } from "@/server/auth/page-user";
+
+export const metadata: Metadata = { title: "Admin" };
 
 export default async function AdminPage() {
   const user = await pageUser();

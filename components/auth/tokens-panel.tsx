@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
+import { formatDateTime } from "@/components/format";
 import { LoadError } from "@/components/ui/load-error";
 
 const SCOPES = [
@@ -12,7 +13,7 @@ const SCOPES = [
 ] as const;
 type Scope = (typeof SCOPES)[number]["value"];
 
-const when = (t: number | null) => (t === null ? "never" : new Date(t).toLocaleString());
+const when = (t: number | null) => (t === null ? "never" : formatDateTime(t));
 
 /** API tokens: create (value shown once), list with last use, revoke. */
 export function TokensPanel() {

@@ -2,12 +2,13 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
+import { formatDateTime } from "@/components/format";
 import { LoadError } from "@/components/ui/load-error";
 
 const ROLES = ["viewer", "operator", "admin"] as const;
 type Role = (typeof ROLES)[number];
 
-const when = (t: number | null) => (t === null ? "never" : new Date(t).toLocaleString());
+const when = (t: number | null) => (t === null ? "never" : formatDateTime(t));
 
 /** Accounts: invite (shows the one-time link), change role, disable or enable. */
 export function UsersPanel() {

@@ -1,4 +1,5 @@
 "use client";
+import { formatCompact, formatCount } from "@/components/format";
 import { useQuery } from "@tanstack/react-query";
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
 import { ChartFrame } from "@/components/charts/chart-frame";
@@ -21,8 +22,8 @@ export function CauseSeriesChart({ range }: { range: RangeSpec }) {
       <BarChart responsive data={data} style={{ width: "100%", height: 220 }} margin={{ top: 6, right: 12, bottom: 0, left: 0 }} accessibilityLayer aria-label="Recomputed tokens by cause over time">
         <CartesianGrid stroke="var(--border)" vertical={false} />
         <XAxis dataKey="t" tickFormatter={(t: number) => formatTick(t, step)} stroke="var(--muted)" fontSize={11} minTickGap={40} />
-        <YAxis tickFormatter={(v: number) => (v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${Math.round(v / 1e3)}k` : String(v))} stroke="var(--muted)" fontSize={11} width={48} />
-        <Tooltip labelFormatter={(t) => formatTick(Number(t), step)} formatter={(v) => (typeof v === "number" ? v.toLocaleString("en-US") : String(v))} contentStyle={TOOLTIP_STYLE} />
+        <YAxis tickFormatter={(v: number) => formatCompact(v)} stroke="var(--muted)" fontSize={11} width={48} />
+        <Tooltip labelFormatter={(t) => formatTick(Number(t), step)} formatter={(v) => (typeof v === "number" ? formatCount(v) : String(v))} contentStyle={TOOLTIP_STYLE} />
         <Legend wrapperStyle={{ fontSize: 12 }} />
         {CAUSES.map((c) => (
           <Bar key={c} dataKey={c} name={CAUSE_LABEL[c]} stackId="c" fill={CAUSE_COLOR[c]} isAnimationActive={false} />

@@ -1,7 +1,7 @@
 "use client";
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
 import { formatTick } from "@/components/charts/prepare/buckets";
-import { formatCount } from "@/components/charts/prepare/format";
+import { formatCount } from "@/components/format";
 import type { ClassStacks } from "@/components/charts/prepare/workers";
 
 /** Stacked bars: blocks stored per bucket, one colour per retention class. */

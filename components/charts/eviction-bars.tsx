@@ -1,4 +1,4 @@
-import { formatCount, formatPercent } from "@/components/charts/prepare/format";
+import { formatCount, formatPercent } from "@/components/format";
 import { evictionBars } from "@/components/charts/prepare/workers";
 
 /** Removed blocks per reason as horizontal bars, with block and event counts. */

@@ -4,8 +4,8 @@ import { Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatTick } from "@/components/charts/prepare/buckets";
 import { policyMarkLines } from "@/components/charts/policy-marks";
 import type { PlacedMark } from "@/components/charts/prepare/policy-marks";
-import { formatPercent } from "@/components/charts/prepare/format";
-import { formatPct, hitRateMultiples, type Series, type Window } from "@/components/charts/prepare/workers";
+import { formatPercent, formatPercentPoints } from "@/components/format";
+import { hitRateMultiples, type Series, type Window } from "@/components/charts/prepare/workers";
 
 /** One small prefix-hit-rate chart per worker on a shared 0–100 % scale; the figure beside each name is the range's rate. */
 export function HitRateMultiples({ series, window, rates, rangeQuery, marks = [] }: { series: Series[]; window: Window; rates: Map<string, number | null>; rangeQuery: string; marks?: PlacedMark[] }) {
@@ -28,7 +28,7 @@ export function HitRateMultiples({ series, window, rates, rangeQuery, marks = []
               <YAxis hide domain={[0, 100]} />
               <Tooltip
                 labelFormatter={(_, p) => (p[0] ? formatTick(Number((p[0].payload as { t: number }).t), window.step) : "")}
-                formatter={(v) => [formatPct(typeof v === "number" ? v : null), "hit rate"]}
+                formatter={(v) => [formatPercentPoints(typeof v === "number" ? v : null), "hit rate"]}
                 contentStyle={{ background: "var(--panel)", border: "1px solid var(--border)", color: "var(--text)", fontSize: 12 }}
               />
               <Line dataKey="hitRate" stroke="var(--series-1)" strokeWidth={1.4} dot={false} connectNulls={false} isAnimationActive={false} />

@@ -3,7 +3,8 @@ import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "r
 import { formatTick } from "@/components/charts/prepare/buckets";
 import { policyMarkLines } from "@/components/charts/policy-marks";
 import type { PlacedMark } from "@/components/charts/prepare/policy-marks";
-import { formatPct, type LinePoint } from "@/components/charts/prepare/workers";
+import type { LinePoint } from "@/components/charts/prepare/workers";
+import { formatPercentPoints } from "@/components/format";
 
 export type LineSpec = { key: "hitRate" | "util"; name: string; color: string };
 
@@ -16,7 +17,7 @@ export function PercentLinesChart({ data, lines, step, height = 220, label, mark
       <YAxis domain={[0, 100]} ticks={[0, 25, 50, 75, 100]} tickFormatter={(v: number) => `${v}%`} stroke="var(--muted)" fontSize={11} width={42} />
       <Tooltip
         labelFormatter={(t) => formatTick(Number(t), step)}
-        formatter={(v) => formatPct(typeof v === "number" ? v : null)}
+        formatter={(v) => formatPercentPoints(typeof v === "number" ? v : null)}
         contentStyle={{ background: "var(--panel)", border: "1px solid var(--border)", color: "var(--text)" }}
       />
       {lines.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />}

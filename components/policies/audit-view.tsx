@@ -1,7 +1,7 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { formatWhen } from "@/components/charts/prepare/when";
+import { formatDateTime, formatTime } from "@/components/format";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
 import { Pager } from "@/components/ui/pager";
@@ -55,7 +55,7 @@ export function AuditView() {
             <tbody>
               {audit.data.items.map((e) => (
                 <tr key={e.id}>
-                  <td title={new Date(e.ts).toLocaleString()}>{formatWhen(e.ts, now)}</td>
+                  <td title={formatDateTime(e.ts)}>{formatTime(e.ts, now)}</td>
                   <td>{e.actor}</td>
                   <td>{e.action}</td>
                   <td>{e.kind ? <Link href={`/policies?kind=${e.kind}`}>{e.kind}</Link> : <span className="sub">—</span>}</td>

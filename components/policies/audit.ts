@@ -1,4 +1,5 @@
 // Audit entries as one line each. Pure.
+import { NO_DATA } from "@/components/format";
 
 /** A readable summary of an audit entry's detail: the comment and change count of a publish or rollback, a target's id. */
 export function describeAudit(action: string, detail: unknown): string {
@@ -11,5 +12,5 @@ export function describeAudit(action: string, detail: unknown): string {
     if (typeof d.enabled === "boolean" && !d.enabled) parts.push("disabled");
   }
   if (typeof d.comment === "string" && d.comment) parts.push(`“${d.comment}”`);
-  return parts.join(" · ") || "—";
+  return parts.join(" · ") || NO_DATA;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultPolicies } from "@/server/control/policies";
-import { conflictDetails, errorsByPath, formatRelative, formatValue, rebaseDraft, serverFieldErrors } from "./drafts";
+import { conflictDetails, errorsByPath, formatValue, rebaseDraft, serverFieldErrors } from "./drafts";
 
 const T0 = 1_764_417_600_000;
 
@@ -69,17 +69,6 @@ describe("formatValue", () => {
     [true, "true"],
     [{ a: 1 }, '{"a":1}'],
   ])("formatValue(%j)", (v, out) => expect(formatValue(v)).toBe(out));
-});
-
-describe("formatRelative", () => {
-  it.each<[number, string]>([
-    [T0, "just now"],
-    [T0 - 42_000, "42 s ago"],
-    [T0 - 5 * 60_000, "5 min ago"],
-    [T0 - 3 * 3_600_000, "3 h ago"],
-    [T0 - 2 * 86_400_000, "2 d ago"],
-    [T0 + 8_000, "in 8 s"],
-  ])("formatRelative(%d)", (ts, out) => expect(formatRelative(ts, T0)).toBe(out));
 });
 
 describe("errorsByPath", () => {

@@ -1,4 +1,5 @@
 // Pure helpers of the policies page: drafts against published versions, field errors, display values.
+import { NO_DATA } from "@/components/format";
 import { diffDocuments, type DiffEntry } from "@/server/control/versions";
 import type { PolicyError } from "@/server/control/policies";
 
@@ -56,20 +57,11 @@ export function conflictDetails(data: TrpcErrorData): Conflict | null {
 
 /** A document value as one short line: null as "none", strings quoted, objects as compact JSON. */
 export function formatValue(v: unknown): string {
-  if (v === undefined) return "—";
+  if (v === undefined) return NO_DATA;
   if (v === null) return "none";
   if (typeof v === "string") return JSON.stringify(v);
   if (typeof v === "number" || typeof v === "boolean") return String(v);
   return JSON.stringify(v);
-}
-
-/** "just now", "42 s ago", "5 min ago", "3 h ago", "2 d ago"; future times read "in 8 s". */
-export function formatRelative(ts: number, now: number): string {
-  const delta = Math.round((now - ts) / 1000);
-  const abs = Math.abs(delta);
-  if (abs < 2) return "just now";
-  const [n, unit] = abs < 60 ? [abs, "s"] : abs < 3600 ? [Math.floor(abs / 60), "min"] : abs < 86_400 ? [Math.floor(abs / 3600), "h"] : [Math.floor(abs / 86_400), "d"];
-  return delta >= 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`;
 }
 
 /** Reasons per field path, e.g. a target's rejection `{ path: "rules.0.ttl_seconds" }` under that path. */

@@ -1,7 +1,7 @@
 "use client";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { formatWhen } from "@/components/charts/prepare/when";
+import { formatDateTime, formatTime } from "@/components/format";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
 import { Pager } from "@/components/ui/pager";
@@ -67,7 +67,7 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
                   )}
                 </td>
                 <td>{v.author}</td>
-                <td title={new Date(v.createdAt).toLocaleString()}>{formatWhen(v.createdAt, now)}</td>
+                <td title={formatDateTime(v.createdAt)}>{formatTime(v.createdAt, now)}</td>
                 <td className="policies-detail">{v.comment || <span className="sub">—</span>}</td>
                 <td>
                   {newest !== undefined && v.version !== newest && operator.canEdit && (

@@ -1,7 +1,7 @@
 "use client";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/trpc/root";
-import { formatRelative } from "./drafts";
+import { formatAgo, formatDateTime, NO_DATA } from "@/components/format";
 
 export type RolloutEntry = inferRouterOutputs<AppRouter>["policies"]["rollout"][number];
 
@@ -59,7 +59,7 @@ export function RolloutPanel({ entries, now, published, targets }: { entries: Ro
                 {e.appliedVersion === null ? "none" : `v${e.appliedVersion}`}
                 {e.appliedVersion !== e.latestVersion && <span className="sub"> of v{e.latestVersion}</span>}
               </td>
-              <td title={e.appliedAt ? new Date(e.appliedAt).toLocaleString() : undefined}>{e.appliedAt ? formatRelative(e.appliedAt, now) : "—"}</td>
+              <td title={e.appliedAt ? formatDateTime(e.appliedAt) : undefined}>{e.appliedAt ? formatAgo(e.appliedAt, now) : NO_DATA}</td>
               <td className="policies-detail">
                 {e.message && <div>{e.message}</div>}
                 {e.errors.filter((err) => !e.message?.includes(err.message)).map((err, i) => (
@@ -69,7 +69,7 @@ export function RolloutPanel({ entries, now, published, targets }: { entries: Ro
                 ))}
                 {e.state === "unreachable" && e.nextRetryAt && (
                   <div className="sub">
-                    {e.attempts} attempt{e.attempts === 1 ? "" : "s"} · next retry {e.nextRetryAt - now < 2_000 ? "now" : formatRelative(e.nextRetryAt, now)}
+                    {e.attempts} attempt{e.attempts === 1 ? "" : "s"} · next retry {e.nextRetryAt - now < 2_000 ? "now" : formatAgo(e.nextRetryAt, now)}
                   </div>
                 )}
                 {!e.message && e.errors.length === 0 && e.state !== "unreachable" && <span className="sub">—</span>}

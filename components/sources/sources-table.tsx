@@ -1,6 +1,6 @@
 "use client";
 import type { SourceView } from "@/server/sources/summary";
-import { ago, count, percent, seconds } from "./format";
+import { formatAgo, formatCount, formatDateTime, formatDecimal, formatMs, formatPercent, formatRate, formatSeconds, NO_DATA } from "@/components/format";
 
 const STATE_LABEL = { ok: "ok", error: "error", never: "never seen", disabled: "disabled" } as const;
 const KIND_LABEL: Record<string, string> = { prometheus: "Prometheus", "zmq-kv": "KV events", "trace-dir": "Trace dir", otlp: "OTLP logs", "trace-upload": "Trace upload", ingest: "Ingest API" };
@@ -65,15 +65,15 @@ export function SourcesTable({
                   {STATE_LABEL[r.state]}
                 </span>
               </td>
-              <td title={r.lastSuccessAt ? new Date(r.lastSuccessAt).toLocaleString() : undefined}>
-                {ago(r.lastSuccessAt, now)}
-                {r.durationMs !== null && <div className="sub">took {r.durationMs} ms</div>}
+              <td title={r.lastSuccessAt ? formatDateTime(r.lastSuccessAt) : undefined}>
+                {r.lastSuccessAt === null ? "never" : formatAgo(r.lastSuccessAt, now)}
+                {r.durationMs !== null && <div className="sub">took {formatMs(r.durationMs)}</div>}
               </td>
               <td className="num" data-testid={`source-series-${r.id}`}>
-                {count(r.series)}
+                {formatCount(r.series)}
               </td>
-              <td className="num">{count(r.eventsTotal)}</td>
-              <td className="num">{count(r.errorCount)}</td>
+              <td className="num">{formatCount(r.eventsTotal)}</td>
+              <td className="num">{formatCount(r.errorCount)}</td>
               <td className="sources-detail">
                 <Details row={r} now={now} />
               </td>
@@ -111,7 +111,7 @@ export function SourcesTable({
 
 type KvbmDetail = { worker_id: string; per_s: Record<string, number | null>; host_hit_rate: number | null; disk_hit_rate: number | null; series: string[] };
 
-const rate = (v: number | null | undefined) => (v == null ? "—" : `${v < 10 ? v.toFixed(2) : Math.round(v)} blocks/s`);
+const rate = (v: number | null | undefined) => (v == null ? NO_DATA : `${v < 10 ? formatDecimal(v) : formatCount(Math.round(v))} blocks/s`);
 
 /** The KVBM series a source reports: tier movements since the previous scrape and the host/disk hit rates. */
 function KvbmLine({ id, kvbm }: { id: string; kvbm: KvbmDetail | null | undefined }) {
@@ -120,8 +120,8 @@ function KvbmLine({ id, kvbm }: { id: string; kvbm: KvbmDetail | null | undefine
   return (
     <p className="sub" data-testid={`source-kvbm-${id}`}>
       KVBM for {kvbm.worker_id}: offload GPU→host {rate(p.offload_d2h)}, host→disk {rate(p.offload_h2d)}, GPU→disk {rate(p.offload_d2d)} · onboard host→GPU {rate(p.onboard_h2d)},
-      disk→GPU {rate(p.onboard_d2d)} · host hits {kvbm.host_hit_rate == null ? "—" : percent(kvbm.host_hit_rate)} · disk hits{" "}
-      {kvbm.disk_hit_rate == null ? "—" : percent(kvbm.disk_hit_rate)} <span title={kvbm.series.join(", ")}>({kvbm.series.length} kvbm_* series)</span>
+      disk→GPU {rate(p.onboard_d2d)} · host hits {formatPercent(kvbm.host_hit_rate)} · disk hits{" "}
+      {formatPercent(kvbm.disk_hit_rate)} <span title={kvbm.series.join(", ")}>({kvbm.series.length} kvbm_* series)</span>
     </p>
   );
 }
@@ -135,7 +135,7 @@ function Details({ row, now }: { row: SourceView; now: number }) {
     <>
       {row.state === "error" && row.lastError && (
         <p className="sources-error" data-testid={`source-error-${row.id}`}>
-          {row.lastError} <span className="sub">({ago(row.lastErrorAt, now)})</span>
+          {row.lastError} <span className="sub">({row.lastErrorAt === null ? "never" : formatAgo(row.lastErrorAt, now)})</span>
         </p>
       )}
       {row.missing.length > 0 && (
@@ -152,9 +152,9 @@ function Details({ row, now }: { row: SourceView; now: number }) {
       {kind && agg && (
         <p className="sub">
           {kind}
-          {agg.requests_per_s != null && ` · ${agg.requests_per_s.toFixed(2)} req/s`}
-          {agg.ttft_p50_s != null && ` · TTFT p50 ${seconds(agg.ttft_p50_s)} p95 ${seconds(agg.ttft_p95_s)}`}
-          {agg.prefix_hit_rate != null && ` · prefix hits ${percent(agg.prefix_hit_rate)}`}
+          {agg.requests_per_s != null && ` · ${formatRate(agg.requests_per_s)} req/s`}
+          {agg.ttft_p50_s != null && ` · TTFT p50 ${formatSeconds(agg.ttft_p50_s)} p95 ${formatSeconds(agg.ttft_p95_s)}`}
+          {agg.prefix_hit_rate != null && ` · prefix hits ${formatPercent(agg.prefix_hit_rate)}`}
           {agg.inflight != null && ` · ${agg.inflight} running`}
           {agg.queued != null && ` · ${agg.queued} waiting`}
         </p>

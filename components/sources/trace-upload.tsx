@@ -1,5 +1,6 @@
 "use client";
 import { useId, useRef, useState } from "react";
+import { formatBytes, formatCount } from "@/components/format";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
 import "./trace-upload.css";
 
@@ -31,8 +32,6 @@ function uploadTrace(file: File, onProgress: (sent: number) => void): Promise<Im
     xhr.send(file);
   });
 }
-
-const kib = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.max(1, Math.round(n / 1024))} KiB`);
 
 /** Upload Dynamo agent / FPM trace files (JSONL or gzip JSONL): a progress bar per file and what each import gave. */
 export function TraceUpload() {
@@ -80,7 +79,7 @@ export function TraceUpload() {
           {files.map((f, i) => (
             <li key={`${f.name}-${i}`} aria-label={f.name}>
               <div className="trace-upload-name">
-                <strong>{f.name}</strong> <span className="sub">{kib(f.size)}</span>
+                <strong>{f.name}</strong> <span className="sub">{formatBytes(f.size)}</span>
               </div>
               {(f.state === "waiting" || f.state === "uploading") && (
                 <div className="trace-upload-progress">
@@ -109,8 +108,8 @@ function ImportResult({ summary: s }: { summary: ImportSummary }) {
   return (
     <div className="trace-upload-result" role="status" data-failed={failed}>
       <p>
-        {failed ? "Import incomplete" : "Imported"}: {s.records.toLocaleString()} records, {s.accepted.toLocaleString()} accepted
-        {s.duplicate > 0 && `, ${s.duplicate.toLocaleString()} already imported`}, {s.rejected.toLocaleString()} rejected, {s.badLines.toLocaleString()} bad lines
+        {failed ? "Import incomplete" : "Imported"}: {formatCount(s.records)} records, {formatCount(s.accepted)} accepted
+        {s.duplicate > 0 && `, ${formatCount(s.duplicate)} already imported`}, {formatCount(s.rejected)} rejected, {formatCount(s.badLines)} bad lines
         {s.gaps > 0 && `, ${s.gaps} forward-pass counter gaps`}
       </p>
       {s.fatal && <p className="trace-upload-error">{s.fatal}</p>}

@@ -2,7 +2,7 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import { Fragment, useState } from "react";
 import { formatCost, formatLost } from "@/components/charts/prepare/routing";
-import { formatWhen } from "@/components/charts/prepare/when";
+import { formatTime, NO_DATA } from "@/components/format";
 import type { AppRouter } from "@/server/trpc/root";
 
 export type Decision = inferRouterOutputs<AppRouter>["routing"]["list"]["items"][number];
@@ -50,13 +50,13 @@ export function DecisionsTable({ items, now }: { items: Decision[]; now: number 
                       {expanded ? "▾" : "▸"}
                     </button>
                   </td>
-                  <td>{formatWhen(d.ts, now)}</td>
+                  <td>{formatTime(d.ts, now)}</td>
                   <td className="mono">{d.requestId}</td>
                   <td>{d.chosenWorkerId}</td>
                   <td className="num">
                     {d.chosenOverlapBlocks} / {d.bestOverlapBlocks}
                   </td>
-                  <td className="num">{d.lostBlocks > 0 ? formatLost(d.lostBlocks, d.lostTokens) : "—"}</td>
+                  <td className="num">{d.lostBlocks > 0 ? formatLost(d.lostBlocks, d.lostTokens) : NO_DATA}</td>
                   <td className="why">{d.explanation.text}</td>
                 </tr>
                 {expanded && (

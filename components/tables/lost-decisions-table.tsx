@@ -1,11 +1,9 @@
 import Link from "next/link";
-import { formatCount } from "@/components/charts/prepare/format";
+import { formatCount, formatDecimal, formatTime } from "@/components/format";
 import type { LostDecision } from "@/server/analysis/workers";
 
-const cost = (v: number | null) => (v === null ? "—" : v.toFixed(1));
-
 /** The latest decisions a worker lost: when, which request, who won, and both sides' overlap and cost. */
-export function LostDecisionsTable({ rows, rangeQuery }: { rows: LostDecision[]; rangeQuery: string }) {
+export function LostDecisionsTable({ rows, rangeQuery, now }: { rows: LostDecision[]; rangeQuery: string; now: number }) {
   return (
     <div className="table-wrap">
       <table className="data-table" aria-label="Latest routing decisions lost">
@@ -22,7 +20,7 @@ export function LostDecisionsTable({ rows, rangeQuery }: { rows: LostDecision[];
           {rows.map((r) => (
             <tr key={`${r.ts}-${r.requestId}`}>
               <td>
-                <time dateTime={new Date(r.ts).toISOString()}>{new Date(r.ts).toLocaleTimeString()}</time>
+                <time dateTime={new Date(r.ts).toISOString()}>{formatTime(r.ts, now)}</time>
               </td>
               <td>
                 <code>{r.requestId}</code>
@@ -31,10 +29,10 @@ export function LostDecisionsTable({ rows, rangeQuery }: { rows: LostDecision[];
                 <Link href={`/workers/${encodeURIComponent(r.winnerId)}?${rangeQuery}`}>{r.winnerId}</Link>
               </td>
               <td className="num">
-                {formatCount(r.overlap)} / {r.winnerOverlap === null ? "—" : formatCount(r.winnerOverlap)}
+                {formatCount(r.overlap)} / {formatCount(r.winnerOverlap)}
               </td>
               <td className="num">
-                {cost(r.cost)} / {cost(r.winnerCost)}
+                {formatDecimal(r.cost)} / {formatDecimal(r.winnerCost)}
               </td>
             </tr>
           ))}

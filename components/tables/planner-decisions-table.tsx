@@ -1,6 +1,6 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import { actionStyle, formatRawMetric } from "@/components/charts/prepare/planner";
-import { formatWhen } from "@/components/charts/prepare/when";
+import { formatTime } from "@/components/format";
 import type { AppRouter } from "@/server/trpc/root";
 
 export type PlannerDecision = inferRouterOutputs<AppRouter>["planner"]["list"]["items"][number];
@@ -32,7 +32,7 @@ export function PlannerDecisionsTable({ items, now }: { items: PlannerDecision[]
             const a = actionStyle(d.action);
             return (
               <tr key={d.id} data-testid={`planner-${d.id}`}>
-                <td>{formatWhen(d.ts, now)}</td>
+                <td>{formatTime(d.ts, now)}</td>
                 <td>{d.role}</td>
                 <td>
                   {a.tone ? (

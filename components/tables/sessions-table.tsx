@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
-import { formatCount, formatMs, formatPercent } from "@/components/charts/prepare/format";
+import { useState } from "react";
+import { formatCount, formatMs, formatPercent, formatTime, NO_DATA } from "@/components/format";
 import { causesOf } from "@/components/charts/prepare/causes";
 import { CauseBar } from "@/components/ui/cause-bar";
 import type { SessionRow, SortKey } from "@/db/queries/sessions";
@@ -21,6 +22,7 @@ const COLS: { key: SortKey | null; label: string }[] = [
 
 /** The sessions list; column headers sort (aria-sort says how). */
 export function SessionsTable({ rows, sort, dir, onSort }: { rows: SessionRow[]; sort: SortKey; dir: "asc" | "desc"; onSort: (k: SortKey) => void }) {
+  const [now] = useState(() => Date.now());
   return (
     <div className="table-scroll">
       <table className="sessions-table" aria-label="Sessions">
@@ -50,7 +52,7 @@ export function SessionsTable({ rows, sort, dir, onSort }: { rows: SessionRow[];
                   <Link href={`/sessions/${encodeURIComponent(r.sessionId)}`}>{r.sessionId}</Link>
                   {r.errors > 0 && <span className="tag">errors</span>}
                 </td>
-                <td className="text">{r.harness ?? "—"}{r.sessionType ? ` · ${r.sessionType}` : ""}</td>
+                <td className="text">{r.harness ?? NO_DATA}{r.sessionType ? ` · ${r.sessionType}` : ""}</td>
                 <td>{r.subagents > 0 ? `1 + ${r.subagents}` : "1"}</td>
                 <td>{formatCount(r.turns)}</td>
                 <td>{formatCount(r.inputTokens)}</td>
@@ -61,7 +63,7 @@ export function SessionsTable({ rows, sort, dir, onSort }: { rows: SessionRow[];
                 <td>{formatMs(r.ttftP50)}</td>
                 <td>{formatMs(r.toolWaitMs)}</td>
                 <td>{formatMs(r.duration)}</td>
-                <td>{new Date(r.lastAt).toLocaleTimeString()}</td>
+                <td>{formatTime(r.lastAt, now)}</td>
               </tr>
             );
           })}

@@ -2,8 +2,7 @@
 import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type SortingState } from "@tanstack/react-table";
 import Link from "next/link";
 import { useState } from "react";
-import { formatCount, formatPercent, NO_DATA } from "@/components/charts/prepare/format";
-import { formatAgo } from "@/components/charts/prepare/workers";
+import { formatAgo, formatCount, formatPercent, NO_DATA } from "@/components/format";
 import { StateBadges } from "@/components/ui/state-badges";
 import type { WorkerRow } from "@/server/analysis/workers";
 
@@ -61,7 +60,7 @@ function columns(to: number, query: string): ColumnDef<WorkerRow>[] {
       meta: { num: true },
       accessorFn: (r) => orUndef(r.lastSeen),
       sortUndefined: "last",
-      cell: ({ row: { original: r } }) => (r.lastSeen === null ? NO_DATA : <time dateTime={new Date(r.lastSeen).toISOString()}>{formatAgo(to - r.lastSeen)}</time>),
+      cell: ({ row: { original: r } }) => (r.lastSeen === null ? NO_DATA : <time dateTime={new Date(r.lastSeen).toISOString()}>{formatAgo(r.lastSeen, to)}</time>),
     },
   ];
 }

@@ -1,6 +1,6 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { formatPercent } from "@/components/charts/prepare/format";
+import { formatPercent } from "@/components/format";
 import { splitParts } from "@/components/charts/prepare/tiers";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { KpiCard } from "@/components/ui/kpi-card";

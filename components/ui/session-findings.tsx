@@ -1,6 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { formatCount, formatMs, formatPercent } from "@/components/charts/prepare/format";
+import { formatCount, formatMs, formatPercent } from "@/components/format";
 import { CauseSeriesChart } from "@/components/charts/cause-series-chart";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import type { RangeSpec } from "@/server/analysis/time-range";

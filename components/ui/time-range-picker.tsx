@@ -1,5 +1,6 @@
 "use client";
-import { useState } from "react";
+import { useState, useSyncExternalStore } from "react";
+import { viewerTimeZone } from "@/components/format";
 import { PRESETS, type Preset, type RangeSpec } from "@/server/analysis/time-range";
 
 const toLocalInput = (ms: number) => {
@@ -7,13 +8,17 @@ const toLocalInput = (ms: number) => {
   return d.toISOString().slice(0, 16);
 };
 
-/** Preset buttons (5 m … 7 d) and a custom from/to range. */
+const noSubscription = () => () => {};
+
+/** Preset buttons (5 m … 7 d), a custom from/to range, and the time zone every time on the page is shown in. */
 export function TimeRangePicker({ value, onChange }: { value: RangeSpec; onChange: (next: RangeSpec) => void }) {
   const [custom, setCustom] = useState(false);
   const now = Date.now();
   const [from, setFrom] = useState(toLocalInput("from" in value ? value.from : now - 3_600_000));
   const [to, setTo] = useState(toLocalInput("to" in value ? value.to : now));
   const [error, setError] = useState<string | null>(null);
+  // The viewer's zone is known only in the browser; the server renders no label rather than its own zone.
+  const zone = useSyncExternalStore(noSubscription, viewerTimeZone, () => null);
 
   const apply = () => {
     const f = new Date(from).getTime();
@@ -34,6 +39,11 @@ export function TimeRangePicker({ value, onChange }: { value: RangeSpec; onChang
       <button type="button" aria-pressed={!("preset" in value)} aria-expanded={custom} onClick={() => setCustom((c) => !c)}>
         Custom
       </button>
+      {zone && (
+        <span className="sub" data-testid="time-zone" title="Times on this page are in this time zone">
+          {zone}
+        </span>
+      )}
       {custom && (
         <>
           <label>

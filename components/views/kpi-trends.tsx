@@ -1,8 +1,8 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import { formatMs, formatRate } from "@/components/charts/prepare/format";
-import { formatPctValue, sparkRows, type TrendKey } from "@/components/charts/prepare/trends";
+import { formatMs, formatPercentPoints, formatRate } from "@/components/format";
+import { sparkRows, type TrendKey } from "@/components/charts/prepare/trends";
 import { Sparkline } from "@/components/charts/sparkline";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import type { RangeSpec } from "@/server/analysis/time-range";
@@ -11,8 +11,8 @@ import "@/components/ui/trends.css";
 const SPECS: Record<TrendKey, { label: string; format: (v: number) => string; percent?: boolean }> = {
   requestsPerSecond: { label: "Requests / s", format: (v) => formatRate(v) },
   ttftP50Ms: { label: "TTFT p50", format: (v) => formatMs(v) },
-  prefixHitRate: { label: "Prefix hit rate", format: (v) => formatPctValue(v), percent: true },
-  kvUtilization: { label: "KV utilization", format: (v) => formatPctValue(v), percent: true },
+  prefixHitRate: { label: "Prefix hit rate", format: (v) => formatPercentPoints(v), percent: true },
+  kvUtilization: { label: "KV utilization", format: (v) => formatPercentPoints(v), percent: true },
 };
 
 /** The overview's KPI trends over the range (refreshed with the KPIs); returns a sparkline per KPI, or nothing while loading. */

@@ -1,7 +1,7 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
-import { formatCount, formatMs, formatPercent, formatRate, formatRoles } from "@/components/charts/prepare/format";
+import { formatCount, formatDateTime, formatMs, formatPercent, formatRange, formatRate, formatRoles } from "@/components/format";
 import { KpiCard } from "@/components/ui/kpi-card";
 import { CachedTierCard } from "@/components/ui/cached-tier-card";
 import { PageLinks } from "@/components/ui/page-links";
@@ -33,7 +33,7 @@ export function OverviewView() {
         <div>
           <h1>Cluster overview</h1>
           <div className="sub">
-            {live ? <span className="live">Live · refreshes every 2 s</span> : d && `${new Date(d.from).toLocaleString()} – ${new Date(d.to).toLocaleString()}`}
+            {live ? <span className="live">Live · refreshes every 2 s</span> : d && formatRange(d.from, d.to)}
           </div>
         </div>
         <TimeRangePicker value={range} onChange={setRange} />
@@ -60,7 +60,7 @@ export function OverviewView() {
           {d.droppedEvents.map((r) => (
             <p key={r.source}>
               {r.source} dropped {formatCount(r.dropped)} events while the dashboard was unreachable (its buffer was full; reported{" "}
-              {new Date(r.reportedAt).toLocaleString()}). Figures for that time are incomplete.
+              {formatDateTime(r.reportedAt)}). Figures for that time are incomplete.
             </p>
           ))}
         </div>

@@ -6,7 +6,7 @@ import { useState } from "react";
 import { ChartFrame } from "@/components/charts/chart-frame";
 import { MetricChart, ReplicasChart } from "@/components/charts/planner-role-charts";
 import { actionStyle, currentReplicas, metricLabel, plannerRows } from "@/components/charts/prepare/planner";
-import { formatCount } from "@/components/charts/prepare/format";
+import { formatCount, formatRange } from "@/components/format";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { PlannerDecisionsTable } from "@/components/tables/planner-decisions-table";
 import { LoadError } from "@/components/ui/load-error";
@@ -46,7 +46,7 @@ export function PlannerView() {
       <div className="page-head">
         <div>
           <h1>Planner</h1>
-          <div className="sub">{live ? <span className="live">Live · refreshes every 2 s</span> : s && `${new Date(s.from).toLocaleString()} – ${new Date(s.to).toLocaleString()}`}</div>
+          <div className="sub">{live ? <span className="live">Live · refreshes every 2 s</span> : s && formatRange(s.from, s.to)}</div>
         </div>
         <TimeRangePicker value={range} onChange={setRange} />
       </div>

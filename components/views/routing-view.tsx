@@ -4,7 +4,7 @@ import { snapToWindow } from "@/components/charts/prepare/policy-marks";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ChartFrame } from "@/components/charts/chart-frame";
-import { formatCount, formatPercent } from "@/components/charts/prepare/format";
+import { formatCount, formatPercent, formatRange } from "@/components/format";
 import { lossNote, lossRows, lossVerdict, shareStacks } from "@/components/charts/prepare/routing";
 import { RoutingLossChart } from "@/components/charts/routing-loss-chart";
 import { RoutingShareChart } from "@/components/charts/routing-share-chart";
@@ -50,7 +50,7 @@ export function RoutingView() {
       <div className="page-head">
         <div>
           <h1>Routing</h1>
-          <div className="sub">{live ? <span className="live">Live · refreshes every 2 s</span> : s && `${new Date(s.from).toLocaleString()} – ${new Date(s.to).toLocaleString()}`}</div>
+          <div className="sub">{live ? <span className="live">Live · refreshes every 2 s</span> : s && formatRange(s.from, s.to)}</div>
         </div>
         <TimeRangePicker value={range} onChange={setRange} />
       </div>

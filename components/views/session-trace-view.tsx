@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useMemo, useState, type KeyboardEvent } from "react";
 import { SessionLanes } from "@/components/charts/session-lanes";
 import { CAUSE_COLOR, CAUSE_LABEL, CAUSES, causeText } from "@/components/charts/prepare/causes";
-import { formatCount, formatMs, formatPercent } from "@/components/charts/prepare/format";
+import { formatCount, formatMs, formatPercent } from "@/components/format";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { CauseBar } from "@/components/ui/cause-bar";
 import { KpiCard } from "@/components/ui/kpi-card";

@@ -2,7 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { causeText } from "@/components/charts/prepare/causes";
-import { formatCount, formatMs } from "@/components/charts/prepare/format";
+import { formatCount, formatDecimal, formatMs, NO_DATA } from "@/components/format";
 import { turnTierText } from "@/components/charts/prepare/tiers";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import type { Turn } from "@/server/analysis/sessions";
@@ -37,9 +37,9 @@ export function TurnDetails({ turn }: { turn: Turn }) {
           {turn.evictedReason && ` (evicted by ${turn.evictedReason}${turn.retentionVersion !== null ? ` under retention v${turn.retentionVersion}` : ""})`}
         </dd>
         <dt>Policies in force</dt>
-        <dd>{pv ? Object.entries(pv).map(([k, v]) => `${k} v${v}`).join(" · ") : "—"}</dd>
+        <dd>{pv ? Object.entries(pv).map(([k, v]) => `${k} v${v}`).join(" · ") : NO_DATA}</dd>
         <dt>Worker</dt>
-        <dd>{turn.workerId ? <Link href={`/workers/${encodeURIComponent(turn.workerId)}`}>{turn.workerId}</Link> : "—"}</dd>
+        <dd>{turn.workerId ? <Link href={`/workers/${encodeURIComponent(turn.workerId)}`}>{turn.workerId}</Link> : NO_DATA}</dd>
         <dt>Reported by</dt>
         <dd data-testid="turn-reported-by">
           {turn.harnessRequestId ? `the serving stack and the harness (harness request ${turn.harnessRequestId})` : turn.fromHarness ? "the harness only (no serving-stack telemetry matched it)" : "the serving stack"}
@@ -68,7 +68,7 @@ export function TurnDetails({ turn }: { turn: Turn }) {
               {d.data.candidates.map((c) => (
                 <tr key={c.worker_id}>
                   <td>{c.worker_id}</td>
-                  <td>{c.cost.toLocaleString("en-US")}</td>
+                  <td>{formatDecimal(c.cost)}</td>
                   <td>{formatCount(c.overlap_blocks)}</td>
                   <td>{formatCount(c.prefill_blocks)}</td>
                   <td>{formatCount(c.decode_blocks)}</td>

@@ -7,8 +7,8 @@ import { ClassStacksChart } from "@/components/charts/class-stacks-chart";
 import { EvictionBars } from "@/components/charts/eviction-bars";
 import { PercentLinesChart } from "@/components/charts/percent-lines-chart";
 import { describeBuckets } from "@/components/charts/prepare/buckets";
-import { formatCount, formatPercent } from "@/components/charts/prepare/format";
-import { classStacks, formatAgo, percentSeries } from "@/components/charts/prepare/workers";
+import { formatAgo, formatCount, formatPercent, NO_DATA } from "@/components/format";
+import { classStacks, percentSeries } from "@/components/charts/prepare/workers";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LostDecisionsTable } from "@/components/tables/lost-decisions-table";
 import { KpiCard } from "@/components/ui/kpi-card";
@@ -58,7 +58,7 @@ export function WorkerDetailView({ id }: { id: string }) {
             {d && sum && (
               <>
                 <StateBadges state={sum.state} joined={sum.joined} left={sum.left} /> {d.info.role ?? "role unknown"} · {d.info.model ?? "model unknown"}
-                {d.info.blockSize !== null && ` · ${d.info.blockSize} tokens per block`} · last seen {formatAgo(sum.lastSeen === null ? null : d.to - sum.lastSeen)}
+                {d.info.blockSize !== null && ` · ${d.info.blockSize} tokens per block`} · last seen {formatAgo(sum.lastSeen, d.to)}
                 {live && " · "}
               </>
             )}
@@ -80,7 +80,7 @@ export function WorkerDetailView({ id }: { id: string }) {
         <div className="kpis">
           <KpiCard id="kpi-hit-rate" label="Prefix hit rate" value={formatPercent(sum?.hitRate ?? null)} note={sum ? `token-weighted, ${formatCount(sum.queryTokens)} tokens queried` : undefined} loading={loading} />
           <KpiCard id="kpi-kv" label="KV utilization" value={formatPercent(sum?.kvUtilization ?? null)} note="latest sample" loading={loading} />
-          <KpiCard id="kpi-queue" label="Running / waiting" value={sum ? `${formatCount(sum.running)} / ${formatCount(sum.waiting)}` : "—"} note="latest sample" loading={loading} />
+          <KpiCard id="kpi-queue" label="Running / waiting" value={sum ? `${formatCount(sum.running)} / ${formatCount(sum.waiting)}` : NO_DATA} note="latest sample" loading={loading} />
           <KpiCard id="kpi-served" label="Requests served" value={formatCount(d ? d.requestsServed : null)} note="in this range" loading={loading} />
           <KpiCard id="kpi-won" label="Routing decisions won" value={formatCount(sum ? sum.won : null)} note={sum ? (sum.routingShare === null ? "no routing decisions in this range" : `${formatPercent(sum.routingShare)} of all decisions`) : undefined} loading={loading} />
           <KpiCard
@@ -132,7 +132,7 @@ export function WorkerDetailView({ id }: { id: string }) {
           <section className="section" aria-labelledby="lost-title">
             <h2 id="lost-title">Latest routing decisions lost</h2>
             {d && d.lost.recent.length === 0 && <p className="sub">This worker lost no routing decision in this range.</p>}
-            {d && d.lost.recent.length > 0 && <LostDecisionsTable rows={d.lost.recent} rangeQuery={q} />}
+            {d && d.lost.recent.length > 0 && <LostDecisionsTable rows={d.lost.recent} rangeQuery={q} now={d.to} />}
           </section>
         </>
       )}

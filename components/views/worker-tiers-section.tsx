@@ -1,7 +1,7 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { TierLinesChart } from "@/components/charts/tier-lines-chart";
-import { formatCount, formatPercent } from "@/components/charts/prepare/format";
+import { formatCount, formatPercent } from "@/components/format";
 import { TIER_LABEL, tierBlockChart, tierHitChart, tierRateChart } from "@/components/charts/prepare/tiers";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";

@@ -1,4 +1,5 @@
 "use client";
+import { formatRange } from "@/components/format";
 import { PolicyMarksNote, usePolicyMarks } from "@/components/charts/policy-marks";
 import { snapToWindow } from "@/components/charts/prepare/policy-marks";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
@@ -38,7 +39,7 @@ export function WorkersView() {
         <div>
           <h1>Workers</h1>
           <div className="sub">
-            {live ? <span className="live">Live · refreshes every 2 s</span> : list.data && `${new Date(list.data.from).toLocaleString()} – ${new Date(list.data.to).toLocaleString()}`}
+            {live ? <span className="live">Live · refreshes every 2 s</span> : list.data && formatRange(list.data.from, list.data.to)}
           </div>
         </div>
         <TimeRangePicker value={range} onChange={setRange} />

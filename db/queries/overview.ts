@@ -1,7 +1,8 @@
 import type { Db } from "../client";
 import { minuteOf } from "../../server/analysis/counters";
 import { histogramQuantile } from "../../server/analysis/histogram";
-import { percentile, type WorkerSample } from "../../server/analysis/overview";
+import type { WorkerSample } from "../../server/analysis/overview";
+import { quantileSorted } from "../../server/analysis/quantile";
 import { rolledRequestCount, rolledRequestTrend, rolledTtftHistogram, useRollups } from "./rollups";
 
 /**
@@ -14,7 +15,7 @@ export function requestStats(db: Db, from: number, to: number): { requests: numb
     return { requests: rolledRequestCount(db, from, to), ttftP50Ms: histogramQuantile(hist, 0.5), ttftP95Ms: histogramQuantile(hist, 0.95) };
   }
   const ttfts = ttftsInRange(db, from, to);
-  return { requests: requestCount(db, from, to), ttftP50Ms: percentile(ttfts, 0.5), ttftP95Ms: percentile(ttfts, 0.95) };
+  return { requests: requestCount(db, from, to), ttftP50Ms: quantileSorted(ttfts, 0.5), ttftP95Ms: quantileSorted(ttfts, 0.95) };
 }
 
 /** Time to first token (ms), ascending, of requests that arrived in [from, to). */

@@ -1,13 +1,8 @@
 import type { Db } from "../client";
+import { quantile } from "../../server/analysis/quantile";
 
 // Rebuilds one session_summaries row from the session's requests, causes and tools (the attribution job calls it).
 
-/** The median of a list of numbers (lower middle for even counts); null when empty. */
-export function median(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const v = [...values].sort((a, b) => a - b);
-  return v[Math.floor((v.length - 1) / 2)]!;
-}
 
 const firstTwo = (s: string | null): [string | null, string | null] => {
   if (!s) return [null, null];
@@ -59,7 +54,7 @@ export function rebuildSessionSummary(db: Db, sessionId: string): void {
     sessionId,
     lastAt,
     cachedShare: input > 0 ? Number(r.cachedTokens) / input : null,
-    ttftP50: median(ttfts),
+    ttftP50: quantile(ttfts, 0.5),
     toolCalls: tools.n,
     toolWaitMs: tools.waitMs,
     duration: lastAt - Number(r.firstAt),

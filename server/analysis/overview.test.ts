@@ -1,35 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hitRate, kvUtilization, percentile, workersByRole, type WorkerSample } from "./overview";
-
-describe("percentile (nearest rank)", () => {
-  const ten = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-  it.each<[number[], number, number | null]>([
-    [[], 0.5, null],
-    [[42], 0.5, 42],
-    [[42], 0.95, 42],
-    [ten, 0.5, 5],
-    [ten, 0.95, 10],
-    [ten, 0.9, 9],
-    [ten, 0.1, 1],
-    [ten, 0, 1],
-    [ten, 1, 10],
-    [[10, 20, 30, 40], 0.5, 20],
-    [[10, 20, 30, 40, 50], 0.5, 30],
-    [Array.from({ length: 100 }, (_, i) => i + 1), 0.95, 95],
-    [Array.from({ length: 20 }, (_, i) => i + 1), 0.95, 19],
-    [Array.from({ length: 21 }, (_, i) => i + 1), 0.95, 20],
-  ])("percentile(%j, %d) = %j", (sorted, p, expected) => {
-    expect(percentile(sorted, p)).toBe(expected);
-  });
-
-  it.each([0.5, 0.9, 0.95, 0.99])("p%d is exact by rank for every length up to 1000", (p) => {
-    for (let n = 1; n <= 1000; n++) {
-      const sorted = Array.from({ length: n }, (_, i) => i + 1);
-      const pct = Math.round(p * 100);
-      expect(percentile(sorted, p)).toBe(Math.max(1, Math.ceil((pct * n) / 100 - 1e-9)));
-    }
-  });
-});
+import { hitRate, kvUtilization, workersByRole, type WorkerSample } from "./overview";
 
 describe("hitRate", () => {
   it.each<[number, number, number | null]>([

@@ -1,12 +1,5 @@
 // Cluster KPIs from plain rows. Pure: no data is null (a gap), never 0.
 
-/** The p-quantile (0..1) of ascending-sorted values by nearest rank; null for no values. */
-export function percentile(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  const rank = Math.ceil(p * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
-}
-
 /** Token-weighted hit rate: hit tokens over queried tokens; null when nothing was queried. */
 export function hitRate(hitTokens: number, queryTokens: number): number | null {
   return queryTokens > 0 ? hitTokens / queryTokens : null;

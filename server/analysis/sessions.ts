@@ -1,5 +1,6 @@
 // Session assembly (DESIGN §4): turns grouped by trajectory, tool calls and reasoning spans between them. Pure.
 import { CAUSES, emptyCauses, type CauseTokens } from "./attribution";
+import { quantile } from "./quantile";
 import { runnerUp, type RouteCandidate } from "./routing";
 
 export type TurnRow = {
@@ -237,7 +238,6 @@ export function sessionTotals(turns: readonly TurnRow[], tools: readonly ToolRow
     from = Math.min(from, t.startedAt);
     to = Math.max(to, t.endedAt ?? t.startedAt);
   }
-  ttfts.sort((a, b) => a - b);
   return {
     turns: turns.length,
     attributedTurns: attributed,
@@ -247,7 +247,7 @@ export function sessionTotals(turns: readonly TurnRow[], tools: readonly ToolRow
     reasoningTokens,
     cachedShare: input > 0 ? cached / input : null,
     causes: attributed > 0 ? causes : null,
-    ttftP50: ttfts.length ? ttfts[Math.floor((ttfts.length - 1) / 2)]! : null,
+    ttftP50: quantile(ttfts, 0.5),
     toolCalls: tools.length,
     toolWaitMs,
     from: Number.isFinite(from) ? from : null,

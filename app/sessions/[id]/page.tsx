@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { Suspense } from "react";
 import { SessionTraceView } from "@/components/views/session-trace-view";
 
@@ -7,6 +8,11 @@ function decodeId(raw: string): string {
   } catch {
     return raw;
   }
+}
+
+/** The tab title names the session, so tabs and history tell one from another. */
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  return { title: `Session ${decodeId((await params).id)}` };
 }
 
 export default async function SessionPage({ params }: { params: Promise<{ id: string }> }) {

@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { Suspense } from "react";
 import { WorkerDetailView } from "@/components/views/worker-detail-view";
 
@@ -8,6 +9,11 @@ function decodeId(raw: string): string {
   } catch {
     return raw;
   }
+}
+
+/** The tab title names the worker, so tabs and history tell one from another. */
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  return { title: `Worker ${decodeId((await params).id)}` };
 }
 
 export default async function WorkerPage({ params }: { params: Promise<{ id: string }> }) {

@@ -1,4 +1,5 @@
 // Colours, labels and widths for recomputed-token causes. Pure.
+import { formatCount } from "@/components/format";
 import { CAUSES, type Cause, type CauseTokens } from "@/server/analysis/attribution";
 
 export { CAUSES, type Cause };
@@ -20,5 +21,5 @@ export function causeShares(c: CauseTokens): { cause: Cause; tokens: number; sha
 /** "diverged 12,000 · cold 300" for non-zero causes, largest first; "none" when nothing was recomputed. */
 export function causeText(c: CauseTokens): string {
   const parts = causeShares(c).filter((s) => s.tokens > 0).sort((a, b) => b.tokens - a.tokens);
-  return parts.length ? parts.map((s) => `${CAUSE_LABEL[s.cause]} ${s.tokens.toLocaleString("en-US")}`).join(" · ") : "none";
+  return parts.length ? parts.map((s) => `${CAUSE_LABEL[s.cause]} ${formatCount(s.tokens)}`).join(" · ") : "none";
 }

@@ -1,6 +1,7 @@
 // Chart data for the planner view: replicas, the observed metric against its thresholds, decision marks. Pure.
 import type { RoleSeries } from "@/server/analysis/planner";
-import { NO_DATA } from "./format";
+import { formatPercentPoints, NO_DATA } from "@/components/format";
+import { quantile } from "@/server/analysis/quantile";
 
 export type Window = { from: number; to: number; step: number };
 export type Action = "scale_up" | "scale_down" | "mixed" | "none";
@@ -32,7 +33,7 @@ export function toDisplay(metric: string | null, v: number | null): number | nul
 /** A metric value for people, from display units: "95.0%" or "0.60"; null is the no-data dash. */
 export function formatMetric(metric: string | null, display: number | null | undefined): string {
   if (display === null || display === undefined) return NO_DATA;
-  return isRatioMetric(metric) ? `${display.toFixed(1)}%` : display.toFixed(2);
+  return isRatioMetric(metric) ? formatPercentPoints(display) : display.toFixed(2);
 }
 
 /** A metric value for people, from raw units (a 0..1 ratio or the queue figure). */
@@ -67,11 +68,6 @@ export function actionStyle(action: string): { label: string; color: string; ton
   return ACTION_STYLE[action as Action] ?? { label: action, color: "var(--muted)", tone: null };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor((s.length - 1) / 2)]! : 0;
-};
-
 /**
  * Rows for one role's charts over the window: the state in force at the range start, one row per bucket with
  * decisions, and a carried-forward end row while the planner is still deciding. A silence longer than three
@@ -91,8 +87,8 @@ export function plannerRows(s: RoleSeries, w: Window): PlannerRow[] {
   });
   const gap = (t: number): PlannerRow => ({ t, replicas: null, observed: null, peak: null, up: null, down: null, action: null, decisions: 0 });
   const ts = s.buckets.map((b) => b.t);
-  const spacing = median(ts.slice(1).map((t, i) => t - ts[i]!));
-  const maxGap = Math.max(3 * spacing, 3 * w.step);
+  const spacing = quantile(ts.slice(1).map((t, i) => t - ts[i]!), 0.5);
+  const maxGap = Math.max(3 * (spacing ?? 0), 3 * w.step);
   const rows: PlannerRow[] = [];
   if (s.start) rows.push({ t: w.from, replicas: s.start.replicas, observed: null, peak: null, up: toDisplay(m, s.start.up), down: toDisplay(m, s.start.down), action: null, decisions: 0 });
   let prev: number | null = null;

@@ -1,6 +1,6 @@
 // Chart data for the routing view: loss lines, per-worker share stacks, colours, the loss verdict. Pure.
 import { bucketStarts, fillBuckets, toPercent } from "./buckets";
-import { formatPercent } from "./format";
+import { formatCount, formatDecimal, formatPercent } from "@/components/format";
 
 export type Window = { from: number; to: number; step: number };
 type SharePoint = { t: number; share: number | null };
@@ -67,18 +67,18 @@ export function lossVerdict(loss: number | null, recomputed: number | null): str
 /** The note under the routing-loss figure: tokens lost of prompt tokens, or why it is measured in blocks; null without decisions. */
 export function lossNote(l: { decisions: number; unknownBlockSize: number; total: { lost: number; prompt: number; unit: "tokens" | "blocks" } }): string | null {
   if (l.decisions === 0) return null;
-  const count = (n: number) => n.toLocaleString("en-US");
+  const count = formatCount;
   if (l.total.unit === "tokens") return `${count(l.total.lost)} of ${count(l.total.prompt)} prompt tokens`;
   return `${count(l.total.lost)} of ${count(l.total.prompt)} prompt blocks (block size unknown for ${count(l.unknownBlockSize)} of ${count(l.decisions)} decisions)`;
 }
 
 /** "12 blocks" or "192 tokens (12 blocks)" when the block size is known. */
 export function formatLost(blocks: number, tokens: number | null): string {
-  const b = `${blocks.toLocaleString("en-US")} ${blocks === 1 ? "block" : "blocks"}`;
-  return tokens === null ? b : `${tokens.toLocaleString("en-US")} tokens (${b})`;
+  const b = `${formatCount(blocks)} ${blocks === 1 ? "block" : "blocks"}`;
+  return tokens === null ? b : `${formatCount(tokens)} tokens (${b})`;
 }
 
 /** A cost as the router reported it: integers as they are, fractions to two decimals. */
 export function formatCost(cost: number): string {
-  return Number.isInteger(cost) ? cost.toLocaleString("en-US") : cost.toFixed(2);
+  return formatDecimal(cost);
 }

@@ -1,7 +1,7 @@
 // Chart data for the storage-tier views: blocks per tier, offload/onboard rates, hit rate per tier, the cached split. Pure.
 import type { TierPoint } from "@/server/analysis/tiers";
 import type { StorageTier } from "@/server/ingest/events";
-import { formatCount } from "./format";
+import { formatCount } from "@/components/format";
 
 export type TierRow = { t: number } & Record<string, number | null>;
 export type TierLine = { key: string; name: string; color: string; dashed?: boolean };

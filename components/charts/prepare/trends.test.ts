@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TrendPoint } from "@/server/analysis/trends";
-import { formatPctValue, sparkEmpty, sparkRows, sparkSummary } from "./trends";
+import { sparkEmpty, sparkRows, sparkSummary } from "./trends";
 
 const W = { from: 0, to: 30, step: 10 };
 const p = (t: number, o: Partial<TrendPoint>): TrendPoint => ({ t, requestsPerSecond: null, ttftP50Ms: null, prefixHitRate: null, kvUtilization: null, ...o });
@@ -25,9 +25,5 @@ describe("sparkSummary / sparkEmpty", () => {
     const rows = values.map((v, t) => ({ t, v }));
     expect(sparkSummary(rows, (v) => v.toFixed(1))).toBe(text);
     expect(sparkEmpty(rows)).toBe(empty);
-  });
-
-  it("formats percent values", () => {
-    expect([formatPctValue(null), formatPctValue(81.25)]).toEqual(["—", "81.3%"]);
   });
 });

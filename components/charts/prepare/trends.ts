@@ -1,7 +1,6 @@
 // Sparkline data for the overview KPIs. Pure: buckets without data are null (gaps), never 0.
 import type { TrendPoint } from "@/server/analysis/trends";
 import { bucketStarts, fillBuckets, toPercent } from "./buckets";
-import { NO_DATA } from "./format";
 
 export type TrendKey = Exclude<keyof TrendPoint, "t">;
 export type SparkRow = { t: number; v: number | null };
@@ -29,7 +28,3 @@ export function sparkEmpty(rows: readonly SparkRow[]): boolean {
   return rows.every((r) => r.v === null);
 }
 
-/** A percent (already ×100) with one decimal, or the no-data dash. */
-export function formatPctValue(v: number | null): string {
-  return v === null ? NO_DATA : `${v.toFixed(1)}%`;
-}

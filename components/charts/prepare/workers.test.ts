@@ -3,8 +3,6 @@ import {
   classColor,
   classStacks,
   evictionBars,
-  formatAgo,
-  formatPct,
   heatColor,
   heatmapRows,
   heatmapTicks,
@@ -136,32 +134,6 @@ describe("evictionBars", () => {
 
   it("a clear that dropped no counted blocks has no share (null, not 0 %)", () => {
     expect(evictionBars([{ reason: "cleared", blocks: 0, events: 1 }])[0]!.share).toBeNull();
-  });
-});
-
-describe("formatPct", () => {
-  it.each<[number | null | undefined, string]>([
-    [null, "—"],
-    [undefined, "—"],
-    [0, "0.0%"],
-    [80.04, "80.0%"],
-  ])("formatPct(%j) = %s", (v, out) => {
-    expect(formatPct(v)).toBe(out);
-  });
-});
-
-describe("formatAgo", () => {
-  it.each<[number | null, string]>([
-    [null, "—"],
-    [-500, "0 s ago"],
-    [12_400, "12 s ago"],
-    [59_499, "59 s ago"],
-    [60_000, "1 min ago"],
-    [3_599_000, "59 min ago"],
-    [3_600_000, "1 h ago"],
-    [2 * 86_400_000 + 5, "2 d ago"],
-  ])("formatAgo(%j) = %s", (ms, out) => {
-    expect(formatAgo(ms)).toBe(out);
   });
 });
 

@@ -1,6 +1,6 @@
 // Chart data for the worker views: heatmap cells, small multiples, stacked classes, colours. Pure.
 import { bucketStarts, fillBuckets, formatTick, toPercent } from "./buckets";
-import { formatPercent, NO_DATA } from "./format";
+import { formatPercent } from "@/components/format";
 
 export type Point = { t: number; util: number | null; hitRate: number | null };
 export type Series = { workerId: string; points: readonly Point[] };
@@ -121,20 +121,6 @@ export function evictionBars(removals: readonly { reason: string; blocks: number
   return removals.map((r) => ({ ...r, share: total > 0 ? r.blocks / total : null, color: REASON_COLORS[r.reason] ?? "var(--muted)" }));
 }
 
-/** A percentage axis/tooltip value (already in percent) or the no-data dash. */
-export function formatPct(v: number | null | undefined): string {
-  return v === null || v === undefined ? NO_DATA : `${v.toFixed(1)}%`;
-}
-
-/** "12 s ago", "5 min ago", "3 h ago", "2 d ago" for an age in ms; null is the no-data dash. */
-export function formatAgo(ms: number | null): string {
-  if (ms === null) return NO_DATA;
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s} s ago`;
-  if (s < 3_600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86_400) return `${Math.floor(s / 3_600)} h ago`;
-  return `${Math.floor(s / 86_400)} d ago`;
-}
 
 export type Badge = { label: string; tone: "good" | "bad" | "warn" | "info" };
 
