@@ -146,6 +146,6 @@ test("thousands of random malformed events never crash the server and never lose
 
   const exp = await request.get(`/api/sessions/${encodeURIComponent(sid)}/export`);
   expect(exp.status()).toBe(200);
-  const doc = (await exp.json()) as { trajectories: { tools: { toolCallId: string }[] }[] };
-  expect(doc.trajectories.flatMap((t) => t.tools.map((x) => x.toolCallId)).sort()).toEqual([...valid].sort());
+  const doc = (await exp.json()) as { trajectories: { tools: { tool_call_id: string }[] }[] };
+  expect(doc.trajectories.flatMap((t) => t.tools.map((x) => x.tool_call_id)).sort()).toEqual([...valid].sort());
 });
