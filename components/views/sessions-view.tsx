@@ -1,11 +1,13 @@
 "use client";
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { SessionsTable } from "@/components/tables/sessions-table";
 import { LoadError } from "@/components/ui/load-error";
 import { Pager } from "@/components/ui/pager";
 import { sessionsCsv } from "@/components/ui/sessions-csv";
+import { parseSessionQuery, sessionQueryString, type SessionFilters, type SessionSort } from "@/components/ui/session-query";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
@@ -15,8 +17,10 @@ import "@/components/ui/cluster-views.css";
 import "@/components/ui/sessions.css";
 
 const PAGE_SIZE = 50;
-type Filters = { harness: string; sessionType: string; status: "" | "active" | "ended" | "error"; minTurns: string; minHit: string; maxHit: string; subagents: "" | "yes" | "no"; workerId: string; search: string };
-const EMPTY: Filters = { harness: "", sessionType: "", status: "", minTurns: "", minHit: "", maxHit: "", subagents: "", workerId: "", search: "" };
+/** Typed fields wait this long after the last keystroke before the URL (and the query) follows. */
+const TYPING_MS = 300;
+const TYPED = ["search", "minTurns", "minHit", "maxHit", "workerId"] as const;
+type Filters = SessionFilters;
 const pct = (s: string) => (s === "" ? null : Math.min(1, Math.max(0, Number(s) / 100)));
 
 /** /sessions: agent sessions with their cache outcome and miss causes; filter, sort, page, export CSV. */
@@ -24,8 +28,24 @@ export function SessionsView() {
   const [range, setRange] = useRange();
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const [f, setF] = useState<Filters>(EMPTY);
-  const [sort, setSort] = useState<{ key: SortKey; dir: "asc" | "desc" }>({ key: "lastAt", dir: "desc" });
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const { filters: f, sort } = useMemo(() => parseSessionQuery(params), [params]);
+  // Menus and sort push a history entry (back undoes them); typed fields replace it after a pause. Typed text is
+  // drafted locally so keystrokes never wait on navigation, and follows the URL when it changes from outside (back).
+  const [draft, setDraft] = useState<Filters>(f);
+  const typing = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const go = (next: Filters, nextSort: SessionSort, push: boolean) => {
+    const url = `${pathname}?${sessionQueryString(params.toString(), next, nextSort)}`;
+    if (push) router.push(url, { scroll: false });
+    else router.replace(url, { scroll: false });
+  };
+  const urlKey = params.toString();
+  useEffect(() => {
+    if (typing.current === null) setDraft(parseSessionQuery(new URLSearchParams(urlKey)).filters);
+  }, [urlKey]);
+  useEffect(() => () => void (typing.current && clearTimeout(typing.current)), []);
   const filter = {
     range,
     harness: f.harness || null,
@@ -43,8 +63,17 @@ export function SessionsView() {
   const pages = useCursorPages<{ v: number | string; id: string }>(`${rangeQuery(range)}|${JSON.stringify(f)}|${sort.key}|${sort.dir}`);
   const live = "preset" in range;
   const list = useQuery({ ...trpc.sessions.list.queryOptions({ ...filter, cursor: pages.cursor, limit: PAGE_SIZE }), refetchInterval: live && pages.page === 1 ? 3_000 : false, placeholderData: keepPreviousData });
-  const set = (k: keyof Filters) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
-  const onSort = (key: SortKey) => setSort((s) => ({ key, dir: s.key === key && s.dir === "desc" ? "asc" : "desc" }));
+  const set = (k: keyof Filters) => (e: { target: { value: string } }) => {
+    const next = { ...draft, [k]: e.target.value };
+    setDraft(next);
+    if (!(TYPED as readonly string[]).includes(k)) return go(next, sort, true);
+    if (typing.current) clearTimeout(typing.current);
+    typing.current = setTimeout(() => {
+      typing.current = null;
+      go(next, sort, false);
+    }, TYPING_MS);
+  };
+  const onSort = (key: SortKey) => go(f, { key, dir: sort.key === key && sort.dir === "desc" ? "asc" : "desc" }, true);
   const exportCsv = async () => {
     const rows: SessionRow[] = [];
     let cursor: { v: number | string; id: string } | null = null;
@@ -73,25 +102,25 @@ export function SessionsView() {
       <form className="filters" role="search" aria-label="Filter sessions" onSubmit={(e) => e.preventDefault()}>
         <label>
           Session id
-          <input type="search" value={f.search} onChange={set("search")} placeholder="contains…" />
+          <input type="search" value={draft.search} onChange={set("search")} placeholder="contains…" />
         </label>
         <label>
           Harness
-          <select value={f.harness} onChange={set("harness")}>
+          <select value={draft.harness} onChange={set("harness")}>
             <option value="">any</option>
             {facets?.harnesses.map((h) => <option key={h}>{h}</option>)}
           </select>
         </label>
         <label>
           Session type
-          <select value={f.sessionType} onChange={set("sessionType")}>
+          <select value={draft.sessionType} onChange={set("sessionType")}>
             <option value="">any</option>
             {facets?.sessionTypes.map((h) => <option key={h}>{h}</option>)}
           </select>
         </label>
         <label>
           Status
-          <select value={f.status} onChange={set("status")}>
+          <select value={draft.status} onChange={set("status")}>
             <option value="">any</option>
             <option value="active">active</option>
             <option value="ended">ended</option>
@@ -100,19 +129,19 @@ export function SessionsView() {
         </label>
         <label>
           Min turns
-          <input type="number" min={0} value={f.minTurns} onChange={set("minTurns")} />
+          <input type="number" min={0} value={draft.minTurns} onChange={set("minTurns")} />
         </label>
         <label>
           Cached ≥ %
-          <input type="number" min={0} max={100} value={f.minHit} onChange={set("minHit")} />
+          <input type="number" min={0} max={100} value={draft.minHit} onChange={set("minHit")} />
         </label>
         <label>
           Cached ≤ %
-          <input type="number" min={0} max={100} value={f.maxHit} onChange={set("maxHit")} />
+          <input type="number" min={0} max={100} value={draft.maxHit} onChange={set("maxHit")} />
         </label>
         <label>
           Subagents
-          <select value={f.subagents} onChange={set("subagents")}>
+          <select value={draft.subagents} onChange={set("subagents")}>
             <option value="">any</option>
             <option value="yes">with subagents</option>
             <option value="no">without</option>
@@ -120,7 +149,7 @@ export function SessionsView() {
         </label>
         <label>
           Worker
-          <input value={f.workerId} onChange={set("workerId")} placeholder="worker id" />
+          <input value={draft.workerId} onChange={set("workerId")} placeholder="worker id" />
         </label>
         <button type="button" className="button" onClick={() => void exportCsv()}>
           Export CSV
