@@ -82,11 +82,27 @@ test("a 500-turn, 1,000-tool session: lanes, turns, keyboard selection, JSON and
   await expect(body.getByRole("row")).toHaveCount(TURNS);
   await expect(body.getByRole("row").filter({ hasText: "pending" })).toHaveCount(0);
 
+  // Selecting turns keeps the main thread responsive: no task of 100 ms or more while ten turns are selected in turn.
+  await page.evaluate(() => {
+    const w = window as unknown as { longTasks: number[] };
+    w.longTasks = [];
+    new PerformanceObserver((list) => w.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: "longtask" });
+  });
+  const details = page.getByTestId("turn-details");
+  for (let i = 0; i < 10; i++) {
+    const id = `${p}-req-${String(i).padStart(3, "0")}`;
+    await body.getByRole("row", { name: new RegExp(`^${id}\\b`) }).click();
+    await expect(details.getByRole("heading", { name: `Turn ${id}` })).toBeVisible();
+    await expect(details.getByTestId("decision-why")).toBeVisible();
+  }
+  const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
+  console.log(`session-large: selecting 10 turns: ${longTasks.length} long tasks, longest ${Math.round(Math.max(0, ...longTasks))} ms`);
+  expect(Math.max(0, ...longTasks)).toBeLessThan(100);
+
   // Select a turn near the end with the keyboard: Enter on turn 497, then ArrowDown twice.
   const row497 = body.getByRole("row", { name: new RegExp(`^${p}-req-497\\b`) });
   await row497.focus();
   await page.keyboard.press("Enter");
-  const details = page.getByTestId("turn-details");
   await expect(details.getByRole("heading", { name: `Turn ${p}-req-497` })).toBeVisible();
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("ArrowDown");
