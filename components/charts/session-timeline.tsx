@@ -1,5 +1,5 @@
 "use client";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from "react";
 import { LaneBars, LANE_H } from "@/components/charts/lane-bars";
 import { clampView, dragView, formatOffset, panView, parseZoom, timeTicks, xOf, zoomParam, zoomView, type Span } from "@/components/charts/prepare/timeline";
@@ -20,20 +20,19 @@ type Pointed = { lane: number; key: string; left: number; top: number };
  */
 export function SessionTimeline({ lanes, bounds, width, selected, onSelect }: { lanes: Lane[]; bounds: Span; width: number; selected: string | null; onSelect: (id: string) => void }) {
   const params = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
   const zoom = params.get("zoom");
   const view = useMemo(() => parseZoom(zoom, bounds), [zoom, bounds]);
+  // The native history API: Next keeps useSearchParams in step without a server round trip for each zoom.
   const setView = useCallback(
     (v: Span) => {
-      const q = new URLSearchParams(params.toString());
+      const q = new URLSearchParams(window.location.search);
       const z = zoomParam(clampView(v, bounds), bounds);
       if (z) q.set("zoom", z);
       else q.delete("zoom");
       const s = q.toString();
-      router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
+      window.history.replaceState(window.history.state, "", s ? `?${s}` : window.location.pathname);
     },
-    [params, pathname, router, bounds],
+    [bounds],
   );
   const items = useMemo(() => lanes.map(laneItems), [lanes]);
   const ticks = useMemo(() => timeTicks(bounds.from, view, AXIS_TICKS), [bounds.from, view]);
