@@ -30,7 +30,7 @@ export function SessionTimeline({ lanes, bounds, width, selected, onSelect }: { 
       if (z) q.set("zoom", z);
       else q.delete("zoom");
       const s = q.toString();
-      window.history.replaceState(window.history.state, "", s ? `?${s}` : window.location.pathname);
+      window.history.replaceState(null, "", s ? `?${s}` : window.location.pathname);
     },
     [bounds],
   );
