@@ -22,6 +22,20 @@ const TYPING_MS = 300;
 const TYPED = ["search", "minTurns", "minHit", "maxHit", "workerId"] as const;
 type Filters = SessionFilters;
 const pct = (s: string) => (s === "" ? null : Math.min(1, Math.max(0, Number(s) / 100)));
+/** The list procedure's filter and sort for these form values. */
+const listFilter = (f: Filters, sort: SessionSort) => ({
+  harness: f.harness || null,
+  sessionType: f.sessionType || null,
+  status: f.status || null,
+  minTurns: f.minTurns ? Number(f.minTurns) : null,
+  minHit: pct(f.minHit),
+  maxHit: pct(f.maxHit),
+  hasSubagents: f.subagents === "" ? null : f.subagents === "yes",
+  workerId: f.workerId || null,
+  search: f.search.trim() || null,
+  sort: sort.key,
+  dir: sort.dir,
+});
 
 /** /sessions: agent sessions with their cache outcome and miss causes; filter, sort, page, export CSV. */
 export function SessionsView() {
@@ -46,23 +60,10 @@ export function SessionsView() {
     if (typing.current === null) setDraft(parseSessionQuery(new URLSearchParams(urlKey)).filters);
   }, [urlKey]);
   useEffect(() => () => void (typing.current && clearTimeout(typing.current)), []);
-  const filter = {
-    range,
-    harness: f.harness || null,
-    sessionType: f.sessionType || null,
-    status: f.status || null,
-    minTurns: f.minTurns ? Number(f.minTurns) : null,
-    minHit: pct(f.minHit),
-    maxHit: pct(f.maxHit),
-    hasSubagents: f.subagents === "" ? null : f.subagents === "yes",
-    workerId: f.workerId || null,
-    search: f.search.trim() || null,
-    sort: sort.key,
-    dir: sort.dir,
-  };
+  const filter = listFilter(f, sort);
   const pages = useCursorPages<{ v: number | string; id: string }>(`${rangeQuery(range)}|${JSON.stringify(f)}|${sort.key}|${sort.dir}`);
   const live = "preset" in range;
-  const list = useQuery({ ...trpc.sessions.list.queryOptions({ ...filter, cursor: pages.cursor, limit: PAGE_SIZE }), refetchInterval: live && pages.page === 1 ? 3_000 : false, placeholderData: keepPreviousData });
+  const list = useQuery({ ...trpc.sessions.list.queryOptions({ range, ...filter, cursor: pages.cursor, limit: PAGE_SIZE }), refetchInterval: live && pages.page === 1 ? 3_000 : false, placeholderData: keepPreviousData });
   const set = (k: keyof Filters) => (e: { target: { value: string } }) => {
     const next = { ...draft, [k]: e.target.value };
     setDraft(next);
@@ -74,11 +75,13 @@ export function SessionsView() {
     }, TYPING_MS);
   };
   const onSort = (key: SortKey) => go(f, { key, dir: sort.key === key && sort.dir === "desc" ? "asc" : "desc" }, true);
+  // The export takes the fields as typed, even within the pause before the URL follows them.
   const exportCsv = async () => {
+    const typed = { range, ...listFilter(draft, sort) };
     const rows: SessionRow[] = [];
     let cursor: { v: number | string; id: string } | null = null;
     for (let i = 0; i < 20; i++) {
-      const page: { items: SessionRow[]; nextCursor: { v: number | string; id: string } | null } = await qc.fetchQuery(trpc.sessions.list.queryOptions({ ...filter, cursor, limit: 500 }));
+      const page: { items: SessionRow[]; nextCursor: { v: number | string; id: string } | null } = await qc.fetchQuery(trpc.sessions.list.queryOptions({ ...typed, cursor, limit: 500 }));
       rows.push(...page.items);
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
