@@ -141,7 +141,7 @@ export function SessionTimeline({ lanes, bounds, width, selected, onSelect }: { 
               return (
                 <g key={t.offset}>
                   <line x1={x} x2={x} y1={16} y2={22} stroke="var(--muted)" />
-                  <text x={Math.min(Math.max(x, 14), width - 14)} y={12} fontSize={10} textAnchor="middle" fill="var(--muted)">{t.label}</text>
+                  <text x={x} y={12} fontSize={10} textAnchor={x < 30 ? "start" : x > width - 30 ? "end" : "middle"} fill="var(--muted)">{t.label}</text>
                 </g>
               );
             })}
