@@ -1,11 +1,13 @@
 "use client";
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { SessionsTable } from "@/components/tables/sessions-table";
 import { LoadError } from "@/components/ui/load-error";
 import { Pager } from "@/components/ui/pager";
 import { sessionsCsv } from "@/components/ui/sessions-csv";
+import { parseSessionQuery, sessionQueryString, type SessionFilters, type SessionSort } from "@/components/ui/session-query";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
@@ -15,41 +17,71 @@ import "@/components/ui/cluster-views.css";
 import "@/components/ui/sessions.css";
 
 const PAGE_SIZE = 50;
-type Filters = { harness: string; sessionType: string; status: "" | "active" | "ended" | "error"; minTurns: string; minHit: string; maxHit: string; subagents: "" | "yes" | "no"; workerId: string; search: string };
-const EMPTY: Filters = { harness: "", sessionType: "", status: "", minTurns: "", minHit: "", maxHit: "", subagents: "", workerId: "", search: "" };
+const TYPED = ["search", "minTurns", "minHit", "maxHit", "workerId"] as const;
+type Typed = (typeof TYPED)[number];
+type Filters = SessionFilters;
+const pickTyped = (f: Filters): Pick<Filters, Typed> => ({ search: f.search, minTurns: f.minTurns, minHit: f.minHit, maxHit: f.maxHit, workerId: f.workerId });
 const pct = (s: string) => (s === "" ? null : Math.min(1, Math.max(0, Number(s) / 100)));
+/** The list procedure's filter and sort for these form values. */
+const listFilter = (f: Filters, sort: SessionSort) => ({
+  harness: f.harness || null,
+  sessionType: f.sessionType || null,
+  status: f.status || null,
+  minTurns: f.minTurns ? Number(f.minTurns) : null,
+  minHit: pct(f.minHit),
+  maxHit: pct(f.maxHit),
+  hasSubagents: f.subagents === "" ? null : f.subagents === "yes",
+  workerId: f.workerId || null,
+  search: f.search.trim() || null,
+  sort: sort.key,
+  dir: sort.dir,
+});
 
 /** /sessions: agent sessions with their cache outcome and miss causes; filter, sort, page, export CSV. */
 export function SessionsView() {
   const [range, setRange] = useRange();
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const [f, setF] = useState<Filters>(EMPTY);
-  const [sort, setSort] = useState<{ key: SortKey; dir: "asc" | "desc" }>({ key: "lastAt", dir: "desc" });
-  const filter = {
-    range,
-    harness: f.harness || null,
-    sessionType: f.sessionType || null,
-    status: f.status || null,
-    minTurns: f.minTurns ? Number(f.minTurns) : null,
-    minHit: pct(f.minHit),
-    maxHit: pct(f.maxHit),
-    hasSubagents: f.subagents === "" ? null : f.subagents === "yes",
-    workerId: f.workerId || null,
-    search: f.search.trim() || null,
-    sort: sort.key,
-    dir: sort.dir,
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const { filters: f, sort } = useMemo(() => parseSessionQuery(params), [params]);
+  // Menus and sort push a history entry (back undoes them); each keystroke in a typed field replaces the current
+  // entry through the native history API (no navigation, so nothing can land after a link click). Typed text is
+  // kept locally so a keystroke never waits on the URL, and follows the URL when back/forward changes it.
+  const [typed, setTyped] = useState<Pick<Filters, Typed>>(() => pickTyped(f));
+  useEffect(() => {
+    const onPop = () => setTyped(pickTyped(parseSessionQuery(new URLSearchParams(window.location.search)).filters));
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, []);
+  /** The URL now (the native history API may be ahead of useSearchParams for a moment). */
+  const now = () => parseSessionQuery(new URLSearchParams(window.location.search));
+  const go = (change: Partial<Filters>, nextSort: SessionSort | null, push: boolean) => {
+    const cur = now();
+    const url = `${pathname}?${sessionQueryString(window.location.search, { ...cur.filters, ...change }, nextSort ?? cur.sort)}`;
+    if (push) router.push(url, { scroll: false });
+    else window.history.replaceState(null, "", url);
   };
+  const shown: Filters = { ...f, ...typed };
+  const filter = listFilter(f, sort);
   const pages = useCursorPages<{ v: number | string; id: string }>(`${rangeQuery(range)}|${JSON.stringify(f)}|${sort.key}|${sort.dir}`);
   const live = "preset" in range;
-  const list = useQuery({ ...trpc.sessions.list.queryOptions({ ...filter, cursor: pages.cursor, limit: PAGE_SIZE }), refetchInterval: live && pages.page === 1 ? 3_000 : false, placeholderData: keepPreviousData });
-  const set = (k: keyof Filters) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
-  const onSort = (key: SortKey) => setSort((s) => ({ key, dir: s.key === key && s.dir === "desc" ? "asc" : "desc" }));
+  const list = useQuery({ ...trpc.sessions.list.queryOptions({ range, ...filter, cursor: pages.cursor, limit: PAGE_SIZE }), refetchInterval: live && pages.page === 1 ? 3_000 : false, placeholderData: keepPreviousData });
+  const set = (k: keyof Filters) => (e: { target: { value: string } }) => {
+    const isTyped = (TYPED as readonly string[]).includes(k);
+    if (isTyped) setTyped((t) => ({ ...t, [k]: e.target.value }));
+    go({ [k]: e.target.value }, null, !isTyped);
+  };
+  const onSort = (key: SortKey) => go({}, { key, dir: sort.key === key && sort.dir === "desc" ? "asc" : "desc" }, true);
+  // The export reads the URL as it is at the click, even if the list has not caught up with the last keystroke.
   const exportCsv = async () => {
+    const cur = now();
+    const input = { range, ...listFilter(cur.filters, cur.sort) };
     const rows: SessionRow[] = [];
     let cursor: { v: number | string; id: string } | null = null;
     for (let i = 0; i < 20; i++) {
-      const page: { items: SessionRow[]; nextCursor: { v: number | string; id: string } | null } = await qc.fetchQuery(trpc.sessions.list.queryOptions({ ...filter, cursor, limit: 500 }));
+      const page: { items: SessionRow[]; nextCursor: { v: number | string; id: string } | null } = await qc.fetchQuery(trpc.sessions.list.queryOptions({ ...input, cursor, limit: 500 }));
       rows.push(...page.items);
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
@@ -73,25 +105,25 @@ export function SessionsView() {
       <form className="filters" role="search" aria-label="Filter sessions" onSubmit={(e) => e.preventDefault()}>
         <label>
           Session id
-          <input type="search" value={f.search} onChange={set("search")} placeholder="contains…" />
+          <input type="search" value={shown.search} onChange={set("search")} placeholder="contains…" />
         </label>
         <label>
           Harness
-          <select value={f.harness} onChange={set("harness")}>
+          <select value={shown.harness} onChange={set("harness")}>
             <option value="">any</option>
             {facets?.harnesses.map((h) => <option key={h}>{h}</option>)}
           </select>
         </label>
         <label>
           Session type
-          <select value={f.sessionType} onChange={set("sessionType")}>
+          <select value={shown.sessionType} onChange={set("sessionType")}>
             <option value="">any</option>
             {facets?.sessionTypes.map((h) => <option key={h}>{h}</option>)}
           </select>
         </label>
         <label>
           Status
-          <select value={f.status} onChange={set("status")}>
+          <select value={shown.status} onChange={set("status")}>
             <option value="">any</option>
             <option value="active">active</option>
             <option value="ended">ended</option>
@@ -100,19 +132,19 @@ export function SessionsView() {
         </label>
         <label>
           Min turns
-          <input type="number" min={0} value={f.minTurns} onChange={set("minTurns")} />
+          <input type="number" min={0} value={shown.minTurns} onChange={set("minTurns")} />
         </label>
         <label>
           Cached ≥ %
-          <input type="number" min={0} max={100} value={f.minHit} onChange={set("minHit")} />
+          <input type="number" min={0} max={100} value={shown.minHit} onChange={set("minHit")} />
         </label>
         <label>
           Cached ≤ %
-          <input type="number" min={0} max={100} value={f.maxHit} onChange={set("maxHit")} />
+          <input type="number" min={0} max={100} value={shown.maxHit} onChange={set("maxHit")} />
         </label>
         <label>
           Subagents
-          <select value={f.subagents} onChange={set("subagents")}>
+          <select value={shown.subagents} onChange={set("subagents")}>
             <option value="">any</option>
             <option value="yes">with subagents</option>
             <option value="no">without</option>
@@ -120,7 +152,7 @@ export function SessionsView() {
         </label>
         <label>
           Worker
-          <input value={f.workerId} onChange={set("workerId")} placeholder="worker id" />
+          <input value={shown.workerId} onChange={set("workerId")} placeholder="worker id" />
         </label>
         <button type="button" className="button" onClick={() => void exportCsv()}>
           Export CSV

@@ -1,8 +1,11 @@
+import { summarizeTurns, type SummaryTurn } from "../../server/analysis/session-summary";
 import type { Db } from "../client";
-import { quantile } from "../../server/analysis/quantile";
 
 // Rebuilds one session_summaries row from the session's requests, causes and tools (the attribution job calls it).
+// Turns are counted by summarizeTurns, so a call both the harness and the serving stack reported counts once, as on the trace.
 
+/** Requests per session read for a summary (far beyond any real session; the trace shows at most 2,000). */
+const MAX_TURNS = 100_000;
 
 const firstTwo = (s: string | null): [string | null, string | null] => {
   if (!s) return [null, null];
@@ -13,26 +16,25 @@ const firstTwo = (s: string | null): [string | null, string | null] => {
 /** Recompute the summary row of a session; removes it when the session has no requests. */
 export function rebuildSessionSummary(db: Db, sessionId: string): void {
   const c = db.$client;
-  const r = c
+  const meta = c.prepare("SELECT min(harness) AS harness, min(session_type) AS sessionType FROM requests WHERE session_id = ?").get(sessionId) as {
+    harness: string | null;
+    sessionType: string | null;
+  };
+  const raw = c
     .prepare(
-      `SELECT min(harness) AS harness, min(session_type) AS sessionType, min(arrived_at) AS firstAt, max(coalesce(finished_at, arrived_at)) AS lastAt,
-         count(*) AS turns, count(DISTINCT coalesce(trajectory_id, '')) AS agents,
-         count(DISTINCT CASE WHEN parent_trajectory_id IS NOT NULL THEN trajectory_id END) AS subagents,
-         sum(input_tokens) AS inputTokens, sum(cached_tokens) AS cachedTokens, sum(output_tokens) AS outputTokens, sum(status <> 'ok') AS errors
-       FROM requests WHERE session_id = ?`,
+      `SELECT r.id, r.request_id AS requestId, r.trajectory_id AS trajectoryId, r.parent_trajectory_id AS parentTrajectoryId, r.arrived_at AS arrivedAt,
+         r.first_token_at AS firstTokenAt, r.finished_at AS finishedAt, r.input_tokens AS inputTokens, r.cached_tokens AS cachedTokens,
+         r.output_tokens AS outputTokens, r.status, r.source, rc.cold, rc.diverged, rc.evicted, rc.routed_away AS routedAway, rc.unknown
+       FROM requests r LEFT JOIN request_causes rc ON rc.id = r.id WHERE r.session_id = ? ORDER BY r.arrived_at LIMIT ?`,
     )
-    .get(sessionId) as Record<string, number | string | null>;
-  if (!r.turns) {
+    .all(sessionId, MAX_TURNS) as (Omit<SummaryTurn, "causes"> & { cold: number | null; diverged: number; evicted: number; routedAway: number; unknown: number })[];
+  const r = summarizeTurns(
+    raw.map(({ cold, diverged, evicted, routedAway, unknown, ...t }) => ({ ...t, causes: cold === null ? null : { cold, diverged, evicted, routed_away: routedAway, unknown } })),
+  );
+  if (!r) {
     c.prepare("DELETE FROM session_summaries WHERE session_id = ?").run(sessionId);
     return;
   }
-  const causes = c
-    .prepare(
-      `SELECT coalesce(sum(cold), 0) AS cold, coalesce(sum(diverged), 0) AS diverged, coalesce(sum(evicted), 0) AS evicted,
-         coalesce(sum(routed_away), 0) AS routedAway, coalesce(sum(unknown), 0) AS unknown FROM request_causes WHERE session_id = ?`,
-    )
-    .get(sessionId) as Record<string, number>;
-  const ttfts = c.prepare("SELECT first_token_at - arrived_at FROM requests WHERE session_id = ? AND first_token_at IS NOT NULL").pluck().all(sessionId) as number[];
   const tools = c
     .prepare("SELECT count(*) AS n, coalesce(sum(max(0, coalesce(ended_at, started_at) - started_at)), 0) AS waitMs, max(coalesce(ended_at, started_at)) AS lastAt FROM tools WHERE session_id = ?")
     .get(sessionId) as { n: number; waitMs: number; lastAt: number | null };
@@ -41,8 +43,7 @@ export function rebuildSessionSummary(db: Db, sessionId: string): void {
     .pluck()
     .get(sessionId) as string | undefined;
   const [local0, local1] = firstTwo(firstLocal ?? null);
-  const input = Number(r.inputTokens);
-  const lastAt = Math.max(Number(r.lastAt), tools.lastAt ?? 0);
+  const lastAt = Math.max(r.lastAt, tools.lastAt ?? 0);
   c.prepare(
     `INSERT OR REPLACE INTO session_summaries (session_id, harness, session_type, first_at, last_at, turns, agents, subagents, input_tokens, cached_tokens,
        output_tokens, cached_share, cold, diverged, evicted, routed_away, unknown, ttft_p50, tool_calls, tool_wait_ms, errors, duration, local0, local1)
@@ -50,14 +51,12 @@ export function rebuildSessionSummary(db: Db, sessionId: string): void {
        @cold, @diverged, @evicted, @routedAway, @unknown, @ttftP50, @toolCalls, @toolWaitMs, @errors, @duration, @local0, @local1)`,
   ).run({
     ...r,
-    ...causes,
+    ...meta,
     sessionId,
     lastAt,
-    cachedShare: input > 0 ? Number(r.cachedTokens) / input : null,
-    ttftP50: quantile(ttfts, 0.5),
     toolCalls: tools.n,
     toolWaitMs: tools.waitMs,
-    duration: lastAt - Number(r.firstAt),
+    duration: lastAt - r.firstAt,
     local0,
     local1,
   });

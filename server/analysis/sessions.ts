@@ -127,7 +127,7 @@ export const MATCH_WINDOW_MS = 5_000;
  * else on equal input and output tokens with starts at most MATCH_WINDOW_MS apart (the nearest wins; each turn pairs
  * once). Harness turns without a partner stay as they are.
  */
-export function mergeHarnessTurns<T extends TurnRow>(turns: readonly T[]): T[] {
+export function mergeHarnessTurns<T extends Pick<TurnRow, "requestId" | "arrivedAt" | "inputTokens" | "outputTokens" | "source" | "harnessRequestId">>(turns: readonly T[]): T[] {
   const cluster = turns.filter((t) => t.source !== HARNESS_SOURCE);
   const taken = new Set<T>();
   const merged = new Map<T, string>();

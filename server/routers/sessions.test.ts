@@ -1,4 +1,8 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { flattenLogs } from "../sources/otlp/decode";
+import { mapRecord } from "../sources/otlp/map";
 import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, T0 } from "../../test/events";
 import { storeEvents } from "../../db/queries/ingest";
@@ -62,5 +66,35 @@ describe("sessions procedures", () => {
     const s = await seeded().sessions.causeSeries({ range });
     const sum = s.points.reduce((a, p) => a + p.cold + p.diverged, 0);
     expect(sum).toBe(72);
+  });
+});
+
+describe("a model call reported by both the harness and the serving stack", () => {
+  const OTLP = JSON.parse(readFileSync(path.join(__dirname, "../sources/otlp/fixtures/claude-code.json"), "utf8")) as object;
+  const CC = 1_764_400_000_000;
+
+  /** Claude Code's OTLP logs for cc-session-1 (its api_request req_011A), plus the serving stack's `request` for the same call. */
+  function both() {
+    const db = testDb();
+    const harness = flattenLogs(OTLP, 5_000).map(mapRecord).flatMap((m) => (m.event ? [m.event] : []));
+    expect(harness.find((e) => e.kind === "request" && e.request_id === "req_011A")).toMatchObject({ session_id: "cc-session-1", source: "otlp", input_tokens: 20_120, output_tokens: 300 });
+    const cluster = minimal.request({
+      id: "dyn-req-7", request_id: "dyn-7", session_id: "cc-session-1", worker_id: "w1", arrived_at: CC + 800, first_token_at: CC + 1_100, finished_at: CC + 2_000,
+      ts: CC + 2_000, input_tokens: 20_120, cached_tokens: 16_000, output_tokens: 300, source: "sim",
+    });
+    storeEvents(db, [...harness, cluster].map(parsed));
+    runAttribution(db);
+    return testCaller(db, () => CC + 60_000);
+  }
+
+  it("counts once in the list, as on the trace: the serving stack's tokens", async () => {
+    const api = both();
+    const trace = await api.sessions.byId({ id: "cc-session-1" });
+    // The fixture also holds an api_error (a failed call the serving stack never saw): two turns, not three.
+    expect(trace.totals.turns).toBe(2);
+    expect(trace.lanes.flatMap((l) => l.turns).find((t) => t.requestId === "dyn-7")?.harnessRequestId).toBe("req_011A");
+    const [row] = (await api.sessions.list({ range: { from: CC - 60_000, to: CC + 60_000 }, search: "cc-session-1" })).items;
+    expect(row).toMatchObject({ sessionId: "cc-session-1", turns: trace.totals.turns, inputTokens: trace.totals.inputTokens, cachedTokens: 16_000, outputTokens: 300, agents: 1, errors: 1, ttftP50: 300 });
+    expect(row!.cachedShare).toBeCloseTo(trace.totals.cachedShare!, 9);
   });
 });

@@ -71,14 +71,14 @@ function attachmentName(h: string | null): string | null {
 
 type Exported = {
   schema: string;
-  session: { id: string; harness: string | null; session_type: string | null; totals: { turns: number; inputTokens: number; cachedTokens: number; toolCalls: number } };
+  session: { id: string; harness: string | null; session_type: string | null; totals: { turns: number; input_tokens: number; cached_tokens: number; tool_calls: number } };
   trajectories: {
     trajectory_id: string;
     parent_trajectory_id: string | null;
     role: string;
-    turns: { request_id: string; input_tokens: number; cached_tokens: number; output_tokens: number; reasoning_tokens: number | null; worker_id: string | null; runner_up: { workerId: string } | null; policy_versions: Record<string, number> | null; recomputed: Record<(typeof CAUSES)[number], number> | null }[];
-    tools: { toolCallId: string; name: string; reasoning: { tokens: number }[] }[];
-    reasoning: { tokens: number; requestId: string }[];
+    turns: { request_id: string; input_tokens: number; cached_tokens: number; output_tokens: number; reasoning_tokens: number | null; worker_id: string | null; runner_up: { worker_id: string } | null; policy_versions: Record<string, number> | null; recomputed: Record<(typeof CAUSES)[number], number> | null }[];
+    tools: { tool_call_id: string; name: string; reasoning: { tokens: number }[] }[];
+    reasoning: { tokens: number; request_id: string }[];
   }[];
 };
 
@@ -99,12 +99,12 @@ describe("GET /api/sessions/[id]/export", () => {
   it("holds the session, its trajectories and every turn with tokens, worker, runner-up and policy versions", async () => {
     const doc = (await (await get(SID)).json()) as Exported;
     expect(doc.schema).toBe("switchyard.session.v1");
-    expect(doc.session).toMatchObject({ id: SID, harness: "claude_code", session_type: "coding", totals: { turns: 3, inputTokens: 44, cachedTokens: 4, toolCalls: 1 } });
+    expect(doc.session).toMatchObject({ id: SID, harness: "claude_code", session_type: "coding", totals: { turns: 3, input_tokens: 44, cached_tokens: 4, tool_calls: 1 } });
     expect(doc.trajectories.map((t) => [t.trajectory_id, t.role, t.parent_trajectory_id])).toEqual([["main", "main", null], ["sub-1", "subagent", "main"]]);
     const [main, sub] = doc.trajectories;
     expect(main!.turns.map((u) => u.request_id)).toEqual(["x-a", "x-b"]);
     expect(sub!.turns.map((u) => u.request_id)).toEqual(["x-c"]);
-    expect(main!.turns[1]).toMatchObject({ input_tokens: 22, cached_tokens: 4, output_tokens: 40, reasoning_tokens: 7, worker_id: "w1", runner_up: { workerId: "w2" }, policy_versions: { retention: 3, routing: 2 } });
+    expect(main!.turns[1]).toMatchObject({ input_tokens: 22, cached_tokens: 4, output_tokens: 40, reasoning_tokens: 7, worker_id: "w1", runner_up: { worker_id: "w2" }, policy_versions: { retention: 3, routing: 2 } });
   });
 
   it("gives every turn its recomputed tokens by cause, summing to input − cached", async () => {
@@ -125,8 +125,8 @@ describe("GET /api/sessions/[id]/export", () => {
     const doc = (await (await get(SID)).json()) as Exported;
     const main = doc.trajectories[0]!;
     expect(main.tools).toHaveLength(1);
-    expect(main.tools[0]).toMatchObject({ toolCallId: "x-call-1", name: "Bash", reasoning: [{ tokens: 30 }] });
-    expect(main.reasoning).toEqual([expect.objectContaining({ tokens: 9, requestId: "x-b" })]);
+    expect(main.tools[0]).toMatchObject({ tool_call_id: "x-call-1", name: "Bash", reasoning: [{ tokens: 30 }] });
+    expect(main.reasoning).toEqual([expect.objectContaining({ tokens: 9, request_id: "x-b" })]);
     expect(doc.trajectories[1]!.tools).toEqual([]);
   });
 
