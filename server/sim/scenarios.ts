@@ -101,7 +101,7 @@ const pressure: Scenario = {
   blockSize: 64,
   timing: DEFAULT_ENGINE_TIMING,
   startupSeconds: 30,
-  kvBlocks: { aggregated: 3_000, prefill: 3_000, decode: 3_000 },
+  kvBlocks: { aggregated: 2_500, prefill: 2_500, decode: 2_500 },
   workers: { aggregated: 2 },
   sessions: () => 16,
   kinds: [

@@ -57,6 +57,7 @@ export class Worker {
   preemptions = 0;
   private passes = 0;
   private passTokens = 0;
+  private lastPassTokens = 0;
   private busy = false;
   private gen = 0;
   private entries: SimRequest[] = [];
@@ -150,9 +151,9 @@ export class Worker {
     } else if (this.state === "draining" && this.idle) this.host.drained(this);
   }
 
-  /** Mean tokens per pass since the last call (null: no pass ran). */
+  /** Mean tokens per pass scheduled since the last call, else those of the window still running (null: idle). */
   takeBatchTokens(): number | null {
-    const mean = this.passes ? this.passTokens / this.passes : null;
+    const mean = this.passes ? this.passTokens / this.passes : this.busy ? this.lastPassTokens : null;
     this.passes = this.passTokens = 0;
     return mean;
   }
@@ -236,6 +237,7 @@ export class Worker {
     this.winCount = passes;
     this.passes += passes;
     this.passTokens += passes * (newTokens + seqs);
+    this.lastPassTokens = newTokens + seqs;
     if (this.onPass) this.onPass({ at: this.host.now, passes, passMs: pass, entries: entries.map((r, i) => ({ id: r.id, tokens: tokens[i]!, prefill: r.computed < r.target })) });
     const gen = ++this.gen;
     this.host.at(this.host.now + passes * pass, () => this.endPass(gen));
