@@ -16,6 +16,9 @@ export type CliOptions = {
   startMs: number | null;
   out: string | null;
   policies: string | null;
+  engineProfile: string | null;
+  workload: string | null;
+  traceBlockSize: number;
   help: boolean;
 };
 
@@ -34,6 +37,9 @@ export const USAGE = `usage: npm run sim -- [options]
   --control-host H       address of the control API (default 127.0.0.1)
   --control-token C      bearer token of the control API (or SWITCHYARD_CONTROL_TOKEN)
   --policies FILE        JSON { retention?, autoscaling?, routing?, frontend? } applied at start
+  --engine-profile FILE  pass-time curves measured on your hardware (JSON; see server/sim/profile.ts)
+  --workload FILE        replay a Mooncake-format trace (JSONL, plain or gzip) instead of generated sessions
+  --trace-block-size N   tokens per hash id of the --workload trace (default 512)
   --help                 this text
 
 Same seed, scenario, policies, duration and start give a byte-identical --out file.`;
@@ -41,7 +47,7 @@ Same seed, scenario, policies, duration and start give a byte-identical --out fi
 export type ParseResult = { ok: true; options: CliOptions } | { ok: false; error: string };
 
 const FLAGS = new Set(["--fast", "--help", "-h"]);
-const VALUED = new Set(["--dashboard", "--token", "--control-port", "--control-host", "--control-token", "--seed", "--scenario", "--speed", "--duration", "--start", "--out", "--policies"]);
+const VALUED = new Set(["--dashboard", "--token", "--control-port", "--control-host", "--control-token", "--seed", "--scenario", "--speed", "--duration", "--start", "--out", "--policies", "--engine-profile", "--workload", "--trace-block-size"]);
 
 /** Parse argv (without node and script) and the environment into options, or an error. */
 export function parseArgs(argv: readonly string[], env: Record<string, string | undefined> = {}): ParseResult {
@@ -59,6 +65,9 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
     startMs: null,
     out: null,
     policies: null,
+    engineProfile: null,
+    workload: null,
+    traceBlockSize: 512,
     help: false,
   };
   let speedGiven = false;
@@ -135,6 +144,18 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
       case "--policies":
         o.policies = v;
         break;
+      case "--engine-profile":
+        o.engineProfile = v;
+        break;
+      case "--workload":
+        o.workload = v;
+        break;
+      case "--trace-block-size": {
+        const n = int(v);
+        if (n === null || n < 1 || n > 1_048_576) return { ok: false, error: "--trace-block-size must be a positive integer" };
+        o.traceBlockSize = n;
+        break;
+      }
       default:
         return { ok: false, error: `unknown option ${flag}` };
     }

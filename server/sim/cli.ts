@@ -11,6 +11,7 @@ import { Simulation } from "./engine";
 import { toJsonLine } from "./json-lines";
 import { NdjsonFile } from "./ndjson-file";
 import { runSimulation } from "./runner";
+import { budgetProblem, parseEngineProfile, type ProfileResult } from "./profile";
 import { scenarioByName } from "./scenarios";
 
 // Entry point of the simulated cluster: `npm run sim -- --help`. The engine is pure; this file
@@ -32,7 +33,16 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     return 0;
   }
   const startMs = o.startMs ?? Math.floor(Date.now() / 1000) * 1000;
-  const sim = new Simulation({ scenario: scenarioByName(o.scenario)!, seed: o.seed, startMs });
+  let scenario = scenarioByName(o.scenario)!;
+  if (o.engineProfile) {
+    const loaded = loadEngineProfile(o.engineProfile, scenario.blockSize);
+    if (!loaded.ok) {
+      log(`sim: --engine-profile ${loaded.error}`);
+      return 1;
+    }
+    scenario = { ...scenario, timing: loaded.timing };
+  }
+  const sim = new Simulation({ scenario, seed: o.seed, startMs });
   if (o.policies) {
     const error = loadPolicies(sim, o.policies);
     if (error) {
@@ -113,6 +123,20 @@ export function loadPolicies(sim: Simulation, path: string): string | null {
     if (!result.ok) return `--policies ${path}: invalid ${kind} policy: ${result.errors.map((e) => `${e.path || "(document)"}: ${e.message}`).join("; ")}`;
   }
   return null;
+}
+
+/** Read and check an --engine-profile file against the scenario's block size. */
+export function loadEngineProfile(path: string, blockSize: number): ProfileResult {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return { ok: false, error: `${path}: cannot be read` };
+  }
+  const parsed = parseEngineProfile(text, path);
+  if (!parsed.ok) return parsed;
+  const problem = budgetProblem(parsed.timing, blockSize);
+  return problem ? { ok: false, error: `${path}: ${problem}` } : parsed;
 }
 
 function describePace(o: CliOptions): string {
