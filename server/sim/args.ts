@@ -162,7 +162,7 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
   }
   if (o.help) return { ok: true, options: o };
   if (o.fast && speedGiven) return { ok: false, error: "give --speed or --fast, not both" };
-  if (o.fast && o.durationSeconds === null && o.dashboard === null) return { ok: false, error: "--fast without --duration only makes sense with --dashboard" };
+  if (o.fast && o.durationSeconds === null && o.dashboard === null && o.workload === null) return { ok: false, error: "--fast without --duration only makes sense with --dashboard" };
   if (!o.out && !o.dashboard) return { ok: false, error: "nothing to do: give --out FILE and/or --dashboard URL" };
   if (o.dashboard && !o.token) return { ok: false, error: "--dashboard needs --token (or SWITCHYARD_INGEST_TOKEN)" };
   if (o.controlPort !== null && !o.controlToken) return { ok: false, error: "--control-port needs --control-token (or SWITCHYARD_CONTROL_TOKEN)" };

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
@@ -13,6 +14,7 @@ import { NdjsonFile } from "./ndjson-file";
 import { runSimulation } from "./runner";
 import { budgetProblem, parseEngineProfile, type ProfileResult } from "./profile";
 import { scenarioByName } from "./scenarios";
+import { parseWorkloadTrace, traceSpanMs, type TraceEntry, type TraceParse } from "./workload-trace";
 
 // Entry point of the simulated cluster: `npm run sim -- --help`. The engine is pure; this file
 // owns the I/O: the NDJSON file, delivery to the dashboard, the control API and signals.
@@ -42,7 +44,18 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     }
     scenario = { ...scenario, timing: loaded.timing };
   }
-  const sim = new Simulation({ scenario, seed: o.seed, startMs });
+  let trace: { entries: TraceEntry[]; blockSize: number } | undefined;
+  if (o.workload) {
+    const parsed = loadWorkloadTrace(o.workload, o.traceBlockSize);
+    if (!parsed.ok) {
+      log(`sim: --workload ${parsed.error}`);
+      return 1;
+    }
+    trace = { entries: parsed.entries, blockSize: o.traceBlockSize };
+    if (o.durationSeconds === null && o.fast) o.durationSeconds = Math.ceil(traceSpanMs(parsed.entries) / 1000) + 120;
+    log(`sim: --workload ${o.workload}: ${parsed.entries.length} requests over ${Math.round(traceSpanMs(parsed.entries) / 1000)} s`);
+  }
+  const sim = new Simulation({ scenario, seed: o.seed, startMs, ...(trace ? { trace } : {}) });
   if (o.policies) {
     const error = loadPolicies(sim, o.policies);
     if (error) {
@@ -137,6 +150,23 @@ export function loadEngineProfile(path: string, blockSize: number): ProfileResul
   if (!parsed.ok) return parsed;
   const problem = budgetProblem(parsed.timing, blockSize);
   return problem ? { ok: false, error: `${path}: ${problem}` } : parsed;
+}
+
+/** Read a --workload trace (plain or gzip JSONL) and check every line before anything plays. */
+export function loadWorkloadTrace(path: string, blockSize: number): TraceParse {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    return { ok: false, error: `${path}: cannot be read` };
+  }
+  let text: string;
+  try {
+    text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes, { maxOutputLength: 2 ** 30 }) : bytes).toString("utf8");
+  } catch {
+    return { ok: false, error: `${path}: not a readable gzip file` };
+  }
+  return parseWorkloadTrace(text, path, blockSize);
 }
 
 function describePace(o: CliOptions): string {

@@ -6,7 +6,7 @@ import type { HashView } from "./stream";
 // Shared shapes of the simulation core.
 
 export type PolicyVersions = Readonly<Record<PolicyKind, number>>;
-export type Harness = "claude_code" | "codex";
+export type Harness = "claude_code" | "codex" | "trace";
 export type Api = "messages" | "responses" | "chat_completions";
 export type AgentRole = "main" | "subagent";
 export type WorkerRole = "prefill" | "decode" | "aggregated";
