@@ -124,6 +124,7 @@ export function traceRows(db: Db, sessionId: string, max = 2_000): { turns: Turn
       `SELECT r.id, r.request_id AS requestId, r.trajectory_id AS trajectoryId, r.parent_trajectory_id AS parentTrajectoryId, r.worker_id AS workerId,
          r.arrived_at AS arrivedAt, r.first_token_at AS firstTokenAt, r.finished_at AS finishedAt, r.input_tokens AS inputTokens, r.cached_tokens AS cachedTokens,
          r.output_tokens AS outputTokens, r.reasoning_tokens AS reasoningTokens, r.status, r.policy_versions AS policyVersions, r.source,
+         r.itl_ms_mean AS itlMsMean, r.itl_ms_p95 AS itlMsP95, r.preemptions,
          rc.cold, rc.diverged, rc.evicted, rc.routed_away AS routedAway, rc.unknown, rc.evicted_reason AS evictedReason, rc.retention_version AS retentionVersion,
          (SELECT d.candidates FROM route_decisions d WHERE d.request_id = r.request_id ORDER BY d.ts DESC LIMIT 1) AS candidates
        FROM requests r LEFT JOIN request_causes rc ON rc.id = r.id WHERE r.session_id = ? ORDER BY r.arrived_at LIMIT ?`,

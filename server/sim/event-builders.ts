@@ -55,7 +55,7 @@ function decodeTelemetry(req: SimRequest): { itl_ms_mean?: number; itl_ms_p95?: 
   const { mean, p95 } = summarize(req.itlRuns);
   return {
     ...(mean !== null && p95 !== null ? { itl_ms_mean: Math.round(mean * 1000) / 1000, itl_ms_p95: Math.round(p95 * 1000) / 1000 } : {}),
-    ...(req.preemptions > 0 ? { preemptions: req.preemptions } : {}),
+    ...(req.workerId !== null ? { preemptions: req.preemptions } : {}),
   };
 }
 
