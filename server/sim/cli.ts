@@ -52,7 +52,6 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
       return 1;
     }
     trace = { entries: parsed.entries, blockSize: o.traceBlockSize };
-    if (o.durationSeconds === null && o.fast) o.durationSeconds = Math.ceil(traceSpanMs(parsed.entries) / 1000) + 120;
     log(`sim: --workload ${o.workload}: ${parsed.entries.length} requests over ${Math.round(traceSpanMs(parsed.entries) / 1000)} s`);
   }
   const sim = new Simulation({ scenario, seed: o.seed, startMs, ...(trace ? { trace } : {}) });
@@ -103,6 +102,7 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
       endMs,
       signal: abort.signal,
       ...(delivery ? { backpressure: () => delivery.backpressure() } : {}),
+      ...(trace && o.fast && o.durationSeconds === null ? { done: () => sim.replay!.finished >= trace.entries.length } : {}),
     });
     file?.close();
     const wall = (performance.now() - wall0) / 1000;
