@@ -77,3 +77,26 @@ export function decodeByWorker(db: Db, from: number, to: number): Map<string, { 
   }
   return out;
 }
+
+/** Per bucket of `step` ms over requests that arrived in [from, to): the 95th percentile of their p95 ITL (ms). Buckets without ITL are absent. */
+export function itlTrend(db: Db, from: number, to: number, step: number): { t: number; itlP95: number | null }[] {
+  if (useRollups(from, to, step)) {
+    const rows = db.$client
+      .prepare(`SELECT minute - minute % @step AS t, bucket, sum(n) AS n FROM request_itl_1m WHERE stat = 1 AND minute >= @from AND minute < @to GROUP BY t, bucket LIMIT 200000`)
+      .all({ from: minuteOf(from), to, step }) as ({ t: number } & HistogramEntry)[];
+    const byT = new Map<number, HistogramEntry[]>();
+    for (const r of rows) (byT.get(r.t) ?? byT.set(r.t, []).get(r.t)!).push(r);
+    return [...byT.entries()].sort(([a], [b]) => a - b).map(([t, h]) => ({ t, itlP95: histogramQuantile(h, 0.95) }));
+  }
+  const rows = db.$client
+    .prepare(`SELECT arrived_at - arrived_at % ? AS t, itl_ms_p95 AS v FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND itl_ms_p95 IS NOT NULL ORDER BY t, v LIMIT ${MAX_RAW}`)
+    .all(step, from, to) as { t: number; v: number }[];
+  const out: { t: number; itlP95: number | null }[] = [];
+  for (let i = 0; i < rows.length; ) {
+    let j = i;
+    while (j < rows.length && rows[j]!.t === rows[i]!.t) j++;
+    out.push({ t: rows[i]!.t, itlP95: percentile(rows.slice(i, j).map((r) => r.v), 0.95) });
+    i = j;
+  }
+  return out;
+}
