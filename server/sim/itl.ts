@@ -1,7 +1,19 @@
 // Inter-token latency of one request without per-token work: gaps are recorded as runs of equal
 // values (a batch of identical decode passes adds one run), and the mean and p95 are read at the end.
 
+import type { SimRequest } from "./types";
+
 const MAX_RUNS = 256;
+
+/** `count` tokens out at the ends of passes of `pass` ms from t0: the first is the first token or one more gap. */
+export function emitTokens(r: SimRequest, count: number, t0: number, pass: number): void {
+  const first = t0 + pass;
+  if (r.firstTokenAt === null) r.firstTokenAt = first;
+  else addGaps(r.itlRuns, first - r.lastTokenAt, 1);
+  addGaps(r.itlRuns, pass, count - 1);
+  r.generated += count;
+  r.lastTokenAt = t0 + count * pass;
+}
 
 /** Add `count` gaps of `ms` each to runs stored flat as [value, count, value, count, …]. */
 export function addGaps(runs: number[], ms: number, count: number): void {

@@ -1,8 +1,11 @@
 import { BlockPool } from "./block-pool";
-import { addGaps } from "./itl";
+import { emitTokens } from "./itl";
+import { reserveWindow } from "./pass-window";
+import { PrefillLoad } from "./prefill-load";
 import type { PrefixIndex } from "./prefix-index";
 import { decodeMs, handoffMs, prefillMs, setupMs, type EngineTiming } from "./timing";
 import type { SimRequest, WorkerRole } from "./types";
+import type { PassRecord, WorkerHost, WorkerState } from "./worker-host";
 
 // One worker as vLLM's scheduler runs it: forward passes one after another, each with a token
 // budget. Running requests take their share first (one token per decode, the next chunk of an
@@ -12,25 +15,7 @@ import type { SimRequest, WorkerRole } from "./types";
 // request whose KV is complete emits a token at the end of the pass. A run of identical decode-only
 // passes is one event (a window) that an arrival cuts short at the end of the pass in progress.
 
-export interface WorkerHost {
-  readonly now: number;
-  at(t: number, run: () => void): void;
-  /** Blocks hashes[idx] of a request were newly cached on a worker. */
-  stored(worker: Worker, req: SimRequest, created: number[]): void;
-  /** Report blocks the pool removed since the last call. */
-  flushRemoved(worker: Worker): void;
-  /** The prefill worker is done; a decode worker must take over (disaggregated serving). */
-  handoff(req: SimRequest): void;
-  /** The request ended (ok, error or cancelled). */
-  finished(req: SimRequest, worker: Worker): void;
-  /** A draining worker has nothing left to do. */
-  drained(worker: Worker): void;
-}
-
-export type WorkerState = "starting" | "ready" | "draining" | "down";
-
-/** One scheduled pass (or window of identical passes), for tests and traces: who computes how many tokens. */
-export type PassRecord = { at: number; passes: number; passMs: number; entries: { id: string; tokens: number; prefill: boolean }[] };
+export type { PassRecord, WorkerHost, WorkerState } from "./worker-host";
 
 const MAX_WINDOW_PASSES = 4_096;
 const WAITING = 0;
@@ -47,10 +32,7 @@ export class Worker {
   private runningList: SimRequest[] = [];
   /** Requests in setup or KV transfer, not yet schedulable. */
   private arriving = 0;
-  /** Uncached prompt tokens queued or in prefill (the router's view of prefill load). */
-  pendingPrefillTokens = 0;
-  private workArea = 0;
-  private workSince = 0;
+  private load = new PrefillLoad();
   queryTokens = 0;
   hitTokens = 0;
   /** Requests preempted on this worker (cumulative). */
@@ -230,7 +212,11 @@ export class Worker {
       }
     }
     const pass = Math.max(0.001, prefillMs(this.timing, newTokens) + decodeMs(this.timing, kv, seqs));
-    passes = newTokens > 0 || preempted || passes <= 1 ? 1 : this.reserveWindow(passes);
+    if (newTokens > 0 || preempted || passes <= 1) passes = 1;
+    else {
+      passes = reserveWindow(this.pool, entries, passes, this.blockSize);
+      this.host.flushRemoved(this);
+    }
     this.busy = true;
     this.winStart = this.host.now;
     this.winPass = pass;
@@ -241,39 +227,6 @@ export class Worker {
     if (this.onPass) this.onPass({ at: this.host.now, passes, passMs: pass, entries: entries.map((r, i) => ({ id: r.id, tokens: tokens[i]!, prefill: r.computed < r.target })) });
     const gen = ++this.gen;
     this.host.at(this.host.now + passes * pass, () => this.endPass(gen));
-  }
-
-  /** Reserve the blocks of up to `passes` decode passes in one go; returns how many passes fit (at least 1). */
-  private reserveWindow(passes: number): number {
-    const spare = this.pool.spare;
-    if (this.blocksFor(passes) > spare) {
-      let lo = 1;
-      let hi = passes;
-      while (lo < hi) {
-        const mid = Math.ceil((lo + hi) / 2);
-        if (this.blocksFor(mid) <= spare) lo = mid;
-        else hi = mid - 1;
-      }
-      passes = lo;
-    }
-    const total = this.blocksFor(passes);
-    if (total === 0) return passes;
-    if (!this.pool.makeRoom(total)) return 1;
-    for (const r of this.entries) {
-      const extra = Math.max(0, Math.ceil((r.computed + passes) / this.blockSize) - r.blocks.length - r.reservedOut);
-      r.reservedOut += extra;
-      this.pool.reserved += extra;
-    }
-    this.host.flushRemoved(this);
-    return passes;
-  }
-
-  /** Blocks the scheduled requests still need to hold `passes` more tokens each. */
-  private blocksFor(passes: number): number {
-    const bs = this.blockSize;
-    let total = 0;
-    for (const r of this.entries) total += Math.max(0, Math.ceil((r.computed + passes) / bs) - r.blocks.length - r.reservedOut);
-    return total;
   }
 
   private endPass(gen: number): void {
@@ -302,9 +255,9 @@ export class Worker {
           handoffs.push(r);
           continue;
         }
-        this.emit(r, 1, t0, pass);
+        emitTokens(r, 1, t0, pass);
       } else {
-        this.emit(r, passes, t0, pass);
+        emitTokens(r, passes, t0, pass);
         r.computed += passes;
       }
       if (r.generated >= r.outputTokens) gone = this.finish(r, null);
@@ -313,16 +266,6 @@ export class Worker {
     for (const r of handoffs) this.host.handoff(r);
     this.busy = false;
     this.startPass();
-  }
-
-  /** `count` tokens out at the ends of passes of `pass` ms from t0: the first is the first token or one more gap. */
-  private emit(r: SimRequest, count: number, t0: number, pass: number): void {
-    const first = t0 + pass;
-    if (r.firstTokenAt === null) r.firstTokenAt = first;
-    else addGaps(r.itlRuns, first - r.lastTokenAt, 1);
-    addGaps(r.itlRuns, pass, count - 1);
-    r.generated += count;
-    r.lastTokenAt = t0 + count * pass;
   }
 
   /** Cache the prompt blocks the request has completed (not on decode workers, which receive KV). */
@@ -379,21 +322,18 @@ export class Worker {
     }
   }
 
-  private addPrefillWork(tokens: number): void {
-    const now = this.host.now;
-    this.workArea += this.pendingPrefillTokens * (now - this.workSince);
-    this.workSince = now;
-    this.pendingPrefillTokens += tokens;
+  /** Uncached prompt tokens queued or in prefill (the router's view of prefill load). */
+  get pendingPrefillTokens(): number {
+    return this.load.pending;
   }
 
   /** Time-averaged prefill tokens queued or in prefill since the last call (tokens). */
   takeMeanPrefillWork(since: number): number {
-    const now = this.host.now;
-    this.addPrefillWork(0);
-    const start = Math.max(since, this.readySince);
-    const mean = now > start ? this.workArea / (now - start) : this.pendingPrefillTokens;
-    this.workArea = 0;
-    return mean;
+    return this.load.takeMean(Math.max(since, this.readySince), this.host.now);
+  }
+
+  private addPrefillWork(tokens: number): void {
+    this.load.add(tokens, this.host.now);
   }
 
   /** The request leaves the running set (the caller filters the list); its blocks go back to the pool. */
