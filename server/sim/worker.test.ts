@@ -58,6 +58,13 @@ describe("passes: budget, chunks, admission, preemption", () => {
     expect(passes.slice(0, want.length).map(plan)).toEqual(want);
   });
 
+  it("admits no more requests than max_num_seqs to a pass", () => {
+    const { submit, runUntil, passes } = setup({ timing: { maxSeqs: 2 } });
+    ["a", "b", "c"].forEach((id) => submit(id, 640, 3));
+    runUntil();
+    expect(passes.map(plan).slice(0, 3)).toEqual(["a:640p b:640p", "a:1 b:1", "c:640p"]);
+  });
+
   it("runs decodes first and gives the rest of the budget to a new prompt's chunk", () => {
     const { submit, runUntil, passes } = setup();
     submit("a", 1_000, 400);
