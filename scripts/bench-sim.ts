@@ -5,6 +5,22 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../server/sim/cli";
+import { Simulation } from "../server/sim/engine";
+import { scenarioByName } from "../server/sim/scenarios";
+
+const START = 1764400000000;
+
+/** Baseline in the same run: the same simulated hour with events discarded (no NDJSON, no file), in wall seconds. */
+function core(seconds: number): { wall: number; events: number } {
+  const sim = new Simulation({ scenario: scenarioByName("steady")!, seed: 1, startMs: START });
+  let events = 0;
+  sim.setSink(() => {
+    events++;
+  });
+  const wall0 = performance.now();
+  for (let t = 0; t < seconds; t += 10) sim.runUntil(START + Math.min(seconds, t + 10) * 1000);
+  return { wall: (performance.now() - wall0) / 1000, events };
+}
 
 async function bench(seconds: number): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "bench-sim-"));
@@ -13,7 +29,7 @@ async function bench(seconds: number): Promise<number> {
 
   const wall0 = performance.now();
   const cpu0 = process.cpuUsage();
-  const code = await main(["--scenario", "steady", "--seed", "1", "--start", "1764400000000", "--fast", "--duration", String(seconds), "--out", out], {
+  const code = await main(["--scenario", "steady", "--seed", "1", "--start", String(START), "--fast", "--duration", String(seconds), "--out", out], {
     env: {},
     log: (line) => {
       summary = line;
@@ -34,6 +50,8 @@ async function bench(seconds: number): Promise<number> {
   console.log(`output: ${events} events, ${(bytes / 1024 / 1024).toFixed(0)} MiB NDJSON`);
   console.log(`speed: ${(seconds / wall).toFixed(1)} x real time`);
   console.log(`events: ${Math.round(events / wall)} per wall second`);
+  const base = core(seconds);
+  console.log(`baseline (same hour, events discarded): ${(seconds / base.wall).toFixed(1)} x real time; output costs ${((1 - base.wall / wall) * 100).toFixed(0)}% of the run`);
   return 0;
 }
 

@@ -2,9 +2,12 @@
 import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type SortingState } from "@tanstack/react-table";
 import Link from "next/link";
 import { useState } from "react";
-import { formatAgo, formatCount, formatPercent, NO_DATA } from "@/components/format";
+import { formatAgo, formatCount, formatMs, formatPercent, NO_DATA } from "@/components/format";
 import { StateBadges } from "@/components/ui/state-badges";
-import type { WorkerRow } from "@/server/analysis/workers";
+import type { WorkerRow as BaseRow } from "@/server/analysis/workers";
+
+/** A worker's row with its decode telemetry over the range (null when it reported none). */
+export type WorkerRow = BaseRow & { decode: { preemptions: number | null; batchTokens: number | null; itlP50Ms: number | null; itlP95Ms: number | null } | null };
 
 const STATE_ORDER = { up: 0, stale: 1, down: 2 } as const;
 const orUndef = <T,>(v: T | null) => (v === null ? undefined : v);
@@ -46,6 +49,22 @@ function columns(to: number, query: string): ColumnDef<WorkerRow>[] {
     },
     { id: "running", header: "Running", meta: { num: true }, accessorFn: (r) => orUndef(r.running), sortUndefined: "last", cell: ({ row }) => formatCount(row.original.running) },
     { id: "waiting", header: "Waiting", meta: { num: true }, accessorFn: (r) => orUndef(r.waiting), sortUndefined: "last", cell: ({ row }) => formatCount(row.original.waiting) },
+    {
+      id: "itl",
+      header: "ITL p50 / p95",
+      meta: { num: true },
+      accessorFn: (r) => orUndef(r.decode?.itlP95Ms ?? null),
+      sortUndefined: "last",
+      cell: ({ row: { original: r } }) => `${formatMs(r.decode?.itlP50Ms ?? null)} / ${formatMs(r.decode?.itlP95Ms ?? null)}`,
+    },
+    {
+      id: "preemptions",
+      header: "Preemptions",
+      meta: { num: true },
+      accessorFn: (r) => orUndef(r.decode?.preemptions ?? null),
+      sortUndefined: "last",
+      cell: ({ row: { original: r } }) => formatCount(r.decode?.preemptions ?? null),
+    },
     {
       id: "share",
       header: "Routing share",

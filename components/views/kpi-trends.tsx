@@ -11,6 +11,7 @@ import "@/components/ui/trends.css";
 const SPECS: Record<TrendKey, { label: string; format: (v: number) => string; percent?: boolean }> = {
   requestsPerSecond: { label: "Requests / s", format: (v) => formatRate(v) },
   ttftP50Ms: { label: "TTFT p50", format: (v) => formatMs(v) },
+  itlP95Ms: { label: "ITL p95", format: (v) => formatMs(v) },
   prefixHitRate: { label: "Prefix hit rate", format: (v) => formatPercentPoints(v), percent: true },
   kvUtilization: { label: "KV utilization", format: (v) => formatPercentPoints(v), percent: true },
 };

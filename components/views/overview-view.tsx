@@ -76,6 +76,8 @@ export function OverviewView() {
           <KpiCard id="kpi-rps" label="Requests / s" value={formatRate(d ? d.requestsPerSecond : null)} note={d ? `${formatCount(d.requests)} requests` : undefined} loading={loading} trend={trend("requestsPerSecond")} />
           <KpiCard id="kpi-ttft-p50" label="TTFT p50" value={formatMs(d?.ttftP50Ms ?? null)} loading={loading} trend={trend("ttftP50Ms")} />
           <KpiCard id="kpi-ttft-p95" label="TTFT p95" value={formatMs(d?.ttftP95Ms ?? null)} loading={loading} />
+          <KpiCard id="kpi-itl" label="ITL p50 / p95" value={d ? `${formatMs(d.itlP50Ms)} / ${formatMs(d.itlP95Ms)}` : "—"} note="inter-token latency per request" loading={loading} trend={trend("itlP95Ms")} />
+          <KpiCard id="kpi-preemptions" label="Preemptions" value={formatCount(d ? d.preemptions : null)} note="KV ran out: requests recomputed" loading={loading} />
           <KpiCard
             id="kpi-hit-rate"
             label="Prefix hit rate"

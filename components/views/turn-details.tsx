@@ -31,6 +31,10 @@ export function TurnDetails({ turn }: { turn: Turn }) {
         <dd>
           TTFT {formatMs(turn.ttft)} = queue {formatMs(turn.split.queue)} + prefill {formatMs(turn.split.prefill)} (estimated) · decode {formatMs(turn.split.decode)}
         </dd>
+        <dt>Decode</dt>
+        <dd data-testid="turn-decode">
+          ITL mean {formatItl(turn.itlMsMean)} · p95 {formatItl(turn.itlMsP95)} · {turn.preemptions === null ? "preemptions not reported" : turn.preemptions > 0 ? `preempted ${turn.preemptions}× (KV recomputed)` : "not preempted"}
+        </dd>
         <dt>Miss causes</dt>
         <dd data-testid="turn-causes">
           {turn.causes ? causeText(turn.causes) : "not attributed yet"}
@@ -81,4 +85,9 @@ export function TurnDetails({ turn }: { turn: Turn }) {
       )}
     </section>
   );
+}
+
+/** An inter-token latency with one decimal below 100 ms (ITL is usually tens of ms). */
+function formatItl(v: number | null): string {
+  return v === null ? "—" : v < 100 ? `${v.toFixed(1)} ms` : formatMs(v);
 }

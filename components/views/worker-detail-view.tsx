@@ -7,7 +7,7 @@ import { ClassStacksChart } from "@/components/charts/class-stacks-chart";
 import { EvictionBars } from "@/components/charts/eviction-bars";
 import { PercentLinesChart } from "@/components/charts/percent-lines-chart";
 import { describeBuckets } from "@/components/charts/prepare/buckets";
-import { formatAgo, formatCount, formatPercent, NO_DATA } from "@/components/format";
+import { formatAgo, formatCount, formatMs, formatPercent, NO_DATA } from "@/components/format";
 import { classStacks, percentSeries } from "@/components/charts/prepare/workers";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LostDecisionsTable } from "@/components/tables/lost-decisions-table";
@@ -81,6 +81,14 @@ export function WorkerDetailView({ id }: { id: string }) {
           <KpiCard id="kpi-hit-rate" label="Prefix hit rate" value={formatPercent(sum?.hitRate ?? null)} note={sum ? `token-weighted, ${formatCount(sum.queryTokens)} tokens queried` : undefined} loading={loading} />
           <KpiCard id="kpi-kv" label="KV utilization" value={formatPercent(sum?.kvUtilization ?? null)} note="latest sample" loading={loading} />
           <KpiCard id="kpi-queue" label="Running / waiting" value={sum ? `${formatCount(sum.running)} / ${formatCount(sum.waiting)}` : NO_DATA} note="latest sample" loading={loading} />
+          <KpiCard id="kpi-itl" label="ITL p50 / p95" value={d ? `${formatMs(d.decode.itlP50Ms)} / ${formatMs(d.decode.itlP95Ms)}` : NO_DATA} note="inter-token latency per request" loading={loading} />
+          <KpiCard
+            id="kpi-preemptions"
+            label="Preemptions"
+            value={formatCount(d ? d.decode.preemptions : null)}
+            note={d && d.decode.batchTokens !== null ? `${formatCount(Math.round(d.decode.batchTokens))} tokens per pass` : "in this range"}
+            loading={loading}
+          />
           <KpiCard id="kpi-served" label="Requests served" value={formatCount(d ? d.requestsServed : null)} note="in this range" loading={loading} />
           <KpiCard id="kpi-won" label="Routing decisions won" value={formatCount(sum ? sum.won : null)} note={sum ? (sum.routingShare === null ? "no routing decisions in this range" : `${formatPercent(sum.routingShare)} of all decisions`) : undefined} loading={loading} />
           <KpiCard

@@ -20,6 +20,7 @@ export type Statements = {
   workerDown: Database.Statement;
   requests1m: Database.Statement;
   ttft1m: Database.Statement;
+  itl1m: Database.Statement;
   decisions1m: Database.Statement;
   decisions15: Database.Statement;
   tiers: TierStatements;
@@ -50,6 +51,11 @@ export type Rollup = {
   hitDelta: number;
   resets: number;
   utilMax: number;
+  /** Cumulative preemption counter extremes in the bucket; null when not reported. */
+  preemptMin: number | null;
+  preemptMax: number | null;
+  batchSum: number;
+  batchSamples: number;
 };
 
 const TEN_SECONDS = 10_000;
@@ -85,18 +91,26 @@ function mergeRollup(into: Rollup, r: Rollup): void {
   into.hitDelta += r.hitDelta;
   into.resets += r.resets;
   into.utilMax = Math.max(into.utilMax, r.utilMax);
+  into.preemptMin = r.preemptMin === null ? into.preemptMin : into.preemptMin === null ? r.preemptMin : Math.min(into.preemptMin, r.preemptMin);
+  into.preemptMax = r.preemptMax === null ? into.preemptMax : into.preemptMax === null ? r.preemptMax : Math.max(into.preemptMax, r.preemptMax);
+  into.batchSum += r.batchSum;
+  into.batchSamples += r.batchSamples;
 }
 
 /** Per-minute request and routing rollups of one batch, written with one upsert per key. */
 export class MinuteRollups {
-  private requests = new Map<number, { m: number; requests: number; input: number; cached: number; output: number; host: number; disk: number; shared: number; prefetched: number }>();
+  private requests = new Map<
+    number,
+    { m: number; requests: number; input: number; cached: number; output: number; host: number; disk: number; shared: number; prefetched: number; preemptions: number }
+  >();
   private ttft = new Map<string, [number, number, number]>();
+  private itl = new Map<string, [number, string, number, number, number]>();
   private decisions = new Map<string, { m: number; w: string; decisions: number; prompt: number; lost: number }>();
 
   addRequest(e: Extract<TelemetryEvent, { kind: "request" }>) {
     const m = minuteOf(e.arrived_at);
     let r = this.requests.get(m);
-    if (!r) this.requests.set(m, (r = { m, requests: 0, input: 0, cached: 0, output: 0, host: 0, disk: 0, shared: 0, prefetched: 0 }));
+    if (!r) this.requests.set(m, (r = { m, requests: 0, input: 0, cached: 0, output: 0, host: 0, disk: 0, shared: 0, prefetched: 0, preemptions: 0 }));
     r.requests++;
     r.input += e.input_tokens;
     r.cached += e.cached_tokens;
@@ -105,12 +119,23 @@ export class MinuteRollups {
     r.disk += e.cached_tokens_by_tier?.disk ?? 0;
     r.shared += e.cached_tokens_by_tier?.shared ?? 0;
     r.prefetched += e.prefetched_tokens ?? 0;
+    r.preemptions += e.preemptions ?? 0;
+    if (e.itl_ms_mean !== undefined) this.addItl(m, e.worker_id ?? "", 0, e.itl_ms_mean);
+    if (e.itl_ms_p95 !== undefined) this.addItl(m, e.worker_id ?? "", 1, e.itl_ms_p95);
     if (e.first_token_at === undefined) return;
     const b = latencyBucket(e.first_token_at - e.arrived_at);
     const k = `${m}:${b}`;
     const h = this.ttft.get(k);
     if (h) h[2]++;
     else this.ttft.set(k, [m, b, 1]);
+  }
+
+  private addItl(m: number, w: string, stat: number, ms: number) {
+    const b = latencyBucket(ms);
+    const k = `${m}:${w}:${stat}:${b}`;
+    const h = this.itl.get(k);
+    if (h) h[4]++;
+    else this.itl.set(k, [m, w, stat, b, 1]);
   }
 
   addDecision(e: Extract<TelemetryEvent, { kind: "route.decision" }>) {
@@ -127,6 +152,7 @@ export class MinuteRollups {
   flush(st: Statements) {
     for (const r of this.requests.values()) st.requests1m.run(r);
     for (const h of this.ttft.values()) st.ttft1m.run(h);
+    for (const h of this.itl.values()) st.itl1m.run(h);
     for (const d of this.decisions.values()) st.decisions1m.run(d);
     const coarse = new Map<string, { m: number; w: string; decisions: number; prompt: number; lost: number }>();
     for (const d of this.decisions.values()) {
@@ -184,10 +210,14 @@ export function addSample(
   const k = `${w}\u0000${m}`;
   let r = rollups.get(k);
   if (!r) {
-    r = { w, m, samples: 0, kvActiveSum: 0, kvActiveMax: 0, kvTotalSum: 0, runningSum: 0, runningMax: 0, waitingSum: 0, waitingMax: 0, queryDelta: 0, hitDelta: 0, resets: 0, utilMax: 0 };
+    r = {
+      w, m, samples: 0, kvActiveSum: 0, kvActiveMax: 0, kvTotalSum: 0, runningSum: 0, runningMax: 0, waitingSum: 0, waitingMax: 0, queryDelta: 0, hitDelta: 0, resets: 0, utilMax: 0,
+      preemptMin: null, preemptMax: null, batchSum: 0, batchSamples: 0,
+    };
     rollups.set(k, r);
   }
   const active = e.kv_active_blocks;
+  const preempted = e.preemptions === undefined ? null : Math.min(Number(e.preemptions), Number.MAX_SAFE_INTEGER);
   mergeRollup(r, {
     samples: 1,
     kvActiveSum: active,
@@ -201,5 +231,9 @@ export function addSample(
     hitDelta: delta?.hit ?? 0,
     resets: delta?.reset ? 1 : 0,
     utilMax: e.kv_total_blocks > 0 ? active / e.kv_total_blocks : 0,
+    preemptMin: preempted,
+    preemptMax: preempted,
+    batchSum: e.batch_tokens ?? 0,
+    batchSamples: e.batch_tokens === undefined ? 0 : 1,
   });
 }

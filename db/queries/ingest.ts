@@ -32,9 +32,12 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
     row: (e: Extract<TelemetryEvent, { kind: "worker.down" }>) => [e.id, e.ts, e.kind, e.worker_id, null, null, null, null, opt(e.reason), opt(e.source)],
   },
   "worker.stats": {
-    sql: insert("worker_stats", ["id", "ts", "worker_id", "kv_active_blocks", "kv_total_blocks", "requests_running", "requests_waiting", "prefix_query_tokens", "prefix_hit_tokens", "source"]),
+    sql: insert("worker_stats", [
+      "id", "ts", "worker_id", "kv_active_blocks", "kv_total_blocks", "requests_running", "requests_waiting", "prefix_query_tokens", "prefix_hit_tokens", "preemptions", "batch_tokens", "source",
+    ]),
     row: (e: Extract<TelemetryEvent, { kind: "worker.stats" }>) => [
-      e.id, e.ts, e.worker_id, e.kv_active_blocks, e.kv_total_blocks, e.requests_running, e.requests_waiting, e.prefix_query_tokens, e.prefix_hit_tokens, opt(e.source),
+      e.id, e.ts, e.worker_id, e.kv_active_blocks, e.kv_total_blocks, e.requests_running, e.requests_waiting, e.prefix_query_tokens, e.prefix_hit_tokens,
+      opt(e.preemptions), opt(e.batch_tokens), opt(e.source),
     ],
   },
   "kv.stored": {
@@ -71,14 +74,14 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
     sql: insert("requests", [
       "id", "ts", "request_id", "session_id", "trajectory_id", "parent_trajectory_id", "session_type", "harness", "api", "model", "worker_id",
       "arrived_at", "first_token_at", "finished_at", "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens", "finish_reason",
-      "status", "agent_hints", "block_size", "sequence_hashes", "local_hashes", "policy_versions", "source",
+      "status", "agent_hints", "block_size", "sequence_hashes", "local_hashes", "policy_versions", "itl_ms_mean", "itl_ms_p95", "preemptions", "source",
       "cached_device_tokens", "cached_host_tokens", "cached_disk_tokens", "cached_shared_tokens", "prefetched_tokens",
     ]),
     row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [
       e.id, e.ts, e.request_id, opt(e.session_id), opt(e.trajectory_id), opt(e.parent_trajectory_id), opt(e.session_type), opt(e.harness), e.api, e.model,
       opt(e.worker_id), e.arrived_at, opt(e.first_token_at), opt(e.finished_at), e.input_tokens, e.cached_tokens, e.output_tokens,
       opt(e.reasoning_tokens), opt(e.finish_reason), e.status, json(e.agent_hints), opt(e.block_size), hashesOrNull(e.sequence_hashes), hashesOrNull(e.local_hashes),
-      json(e.policy_versions), opt(e.source), ...tierColumns(e),
+      json(e.policy_versions), opt(e.itl_ms_mean), opt(e.itl_ms_p95), opt(e.preemptions), opt(e.source), ...tierColumns(e),
     ],
   },
   tool: {
@@ -124,14 +127,18 @@ export function rowOf(e: TelemetryEvent): Row {
 
 /** Upsert of one worker-stats rollup row into a rollup table (10- or 30-second, 1-, 5- or 15-minute; same columns). */
 const statsRollupSql = (table: string) => `INSERT INTO ${table} (worker_id, minute, samples, kv_active_sum, kv_active_max, kv_total_sum, running_sum, running_max,
-        waiting_sum, waiting_max, prefix_query_delta, prefix_hit_delta, counter_resets, utilization_max)
-      VALUES (@w, @m, @samples, @kvActiveSum, @kvActiveMax, @kvTotalSum, @runningSum, @runningMax, @waitingSum, @waitingMax, @queryDelta, @hitDelta, @resets, @utilMax)
+        waiting_sum, waiting_max, prefix_query_delta, prefix_hit_delta, counter_resets, utilization_max, preemptions_min, preemptions_max, batch_tokens_sum, batch_samples)
+      VALUES (@w, @m, @samples, @kvActiveSum, @kvActiveMax, @kvTotalSum, @runningSum, @runningMax, @waitingSum, @waitingMax, @queryDelta, @hitDelta, @resets, @utilMax,
+        @preemptMin, @preemptMax, @batchSum, @batchSamples)
       ON CONFLICT(worker_id, minute) DO UPDATE SET samples = samples + excluded.samples, kv_active_sum = kv_active_sum + excluded.kv_active_sum,
         kv_active_max = max(kv_active_max, excluded.kv_active_max), kv_total_sum = kv_total_sum + excluded.kv_total_sum,
         running_sum = running_sum + excluded.running_sum, running_max = max(running_max, excluded.running_max),
         waiting_sum = waiting_sum + excluded.waiting_sum, waiting_max = max(waiting_max, excluded.waiting_max),
         prefix_query_delta = prefix_query_delta + excluded.prefix_query_delta, prefix_hit_delta = prefix_hit_delta + excluded.prefix_hit_delta,
-        counter_resets = counter_resets + excluded.counter_resets, utilization_max = max(utilization_max, excluded.utilization_max)`;
+        counter_resets = counter_resets + excluded.counter_resets, utilization_max = max(utilization_max, excluded.utilization_max),
+        preemptions_min = coalesce(min(preemptions_min, excluded.preemptions_min), preemptions_min, excluded.preemptions_min),
+        preemptions_max = coalesce(max(preemptions_max, excluded.preemptions_max), preemptions_max, excluded.preemptions_max),
+        batch_tokens_sum = batch_tokens_sum + excluded.batch_tokens_sum, batch_samples = batch_samples + excluded.batch_samples`;
 
 /** Upsert of one routing rollup row into a rollup table (1- or 15-minute; same columns). */
 const decisionsRollupSql = (table: string) => `INSERT INTO ${table} (minute, chosen_worker_id, decisions, prompt_blocks, lost_blocks) VALUES (@m, @w, @decisions, @prompt, @lost)
@@ -164,11 +171,14 @@ function statements(sqlite: Database.Database): Statements {
       ON CONFLICT(worker_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen),
         down_at = max(coalesce(down_at, 0), excluded.down_at), down_reason = excluded.down_reason`),
     requests1m: sqlite.prepare(`INSERT INTO requests_1m (minute, requests, input_tokens, cached_tokens, output_tokens, cached_host_tokens, cached_disk_tokens,
-        cached_shared_tokens, prefetched_tokens) VALUES (@m, @requests, @input, @cached, @output, @host, @disk, @shared, @prefetched)
+        cached_shared_tokens, prefetched_tokens, preemptions) VALUES (@m, @requests, @input, @cached, @output, @host, @disk, @shared, @prefetched, @preemptions)
       ON CONFLICT(minute) DO UPDATE SET requests = requests + excluded.requests, input_tokens = input_tokens + excluded.input_tokens,
         cached_tokens = cached_tokens + excluded.cached_tokens, output_tokens = output_tokens + excluded.output_tokens,
         cached_host_tokens = cached_host_tokens + excluded.cached_host_tokens, cached_disk_tokens = cached_disk_tokens + excluded.cached_disk_tokens,
-        cached_shared_tokens = cached_shared_tokens + excluded.cached_shared_tokens, prefetched_tokens = prefetched_tokens + excluded.prefetched_tokens`),
+        cached_shared_tokens = cached_shared_tokens + excluded.cached_shared_tokens, prefetched_tokens = prefetched_tokens + excluded.prefetched_tokens,
+        preemptions = preemptions + excluded.preemptions`),
+    itl1m: sqlite.prepare(`INSERT INTO request_itl_1m (minute, worker_id, stat, bucket, n) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT(minute, worker_id, stat, bucket) DO UPDATE SET n = n + excluded.n`),
     ttft1m: sqlite.prepare(`INSERT INTO request_ttft_1m (minute, bucket, n) VALUES (?, ?, ?) ON CONFLICT(minute, bucket) DO UPDATE SET n = n + excluded.n`),
     decisions1m: sqlite.prepare(decisionsRollupSql("route_decisions_1m")),
     decisions15: sqlite.prepare(decisionsRollupSql("route_decisions_15m")),

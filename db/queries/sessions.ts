@@ -126,6 +126,7 @@ export function traceRows(db: Db, sessionId: string, max = 2_000): { turns: Turn
          r.output_tokens AS outputTokens, r.reasoning_tokens AS reasoningTokens, r.status, r.policy_versions AS policyVersions, r.source,
          r.cached_device_tokens AS cachedDevice, r.cached_host_tokens AS cachedHost, r.cached_disk_tokens AS cachedDisk, r.cached_shared_tokens AS cachedShared,
          r.prefetched_tokens AS prefetched,
+         r.itl_ms_mean AS itlMsMean, r.itl_ms_p95 AS itlMsP95, r.preemptions,
          rc.cold, rc.diverged, rc.evicted, rc.routed_away AS routedAway, rc.unknown, rc.evicted_reason AS evictedReason, rc.retention_version AS retentionVersion,
          (SELECT d.candidates FROM route_decisions d WHERE d.request_id = r.request_id ORDER BY d.ts DESC LIMIT 1) AS candidates
        FROM requests r LEFT JOIN request_causes rc ON rc.id = r.id WHERE r.session_id = ? ORDER BY r.arrived_at LIMIT ?`,

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** One model call (a turn). Hash lists comma-separated decimal u64; hints and policy versions JSON. Kept: sessions are built from these. */
 export const requests = sqliteTable(
@@ -29,6 +29,11 @@ export const requests = sqliteTable(
     sequenceHashes: text("sequence_hashes"),
     localHashes: text("local_hashes"),
     policyVersions: text("policy_versions"),
+    /** Inter-token latency over the request's decode (ms): mean and 95th percentile. */
+    itlMsMean: real("itl_ms_mean"),
+    itlMsP95: real("itl_ms_p95"),
+    /** Times the engine preempted the request (its KV freed and recomputed). */
+    preemptions: integer("preemptions"),
     source: text("source"),
     /** cached_tokens_by_tier, null when the event did not split cached tokens by tier. */
     cachedDeviceTokens: integer("cached_device_tokens"),

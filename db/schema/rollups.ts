@@ -13,7 +13,25 @@ export const requests1m = sqliteTable("requests_1m", {
   cachedDiskTokens: integer("cached_disk_tokens").notNull().default(0),
   cachedSharedTokens: integer("cached_shared_tokens").notNull().default(0),
   prefetchedTokens: integer("prefetched_tokens").notNull().default(0),
+  /** Preemptions of the minute's requests. */
+  preemptions: integer("preemptions").notNull().default(0),
 });
+
+/**
+ * Inter-token latency histograms per arrival minute and worker (log buckets as TTFT): `stat` 0 counts each
+ * request's mean ITL, 1 its p95 ITL. Overview ITL p50 is the median of request means, ITL p95 the p95 of request p95s.
+ */
+export const requestItl1m = sqliteTable(
+  "request_itl_1m",
+  {
+    minute: integer("minute").notNull(),
+    workerId: text("worker_id").notNull(),
+    stat: integer("stat").notNull(),
+    bucket: integer("bucket").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.workerId, t.stat, t.bucket] }), index("request_itl_1m_worker").on(t.workerId, t.minute)],
+);
 
 /** TTFT histogram per arrival minute (log buckets, see server/analysis/histogram.ts): mergeable percentiles. */
 export const requestTtft1m = sqliteTable(

@@ -45,6 +45,10 @@ export const workerStats = sqliteTable(
     requestsWaiting: integer("requests_waiting").notNull(),
     prefixQueryTokens: text("prefix_query_tokens").notNull(),
     prefixHitTokens: text("prefix_hit_tokens").notNull(),
+    /** Cumulative preemptions (decimal string, like the prefix counters); null when the source does not report them. */
+    preemptions: text("preemptions"),
+    /** Mean tokens per forward pass since the previous sample. */
+    batchTokens: real("batch_tokens"),
     source: text("source"),
   },
   (t) => [index("worker_stats_ts").on(t.ts), index("worker_stats_worker_ts").on(t.workerId, t.ts)],
@@ -84,6 +88,12 @@ export function statsRollupColumns() {
     prefixHitDelta: integer("prefix_hit_delta").notNull(),
     counterResets: integer("counter_resets").notNull(),
     utilizationMax: real("utilization_max").notNull(),
+    /** Smallest and largest cumulative preemption counter seen in the bucket (null: not reported). */
+    preemptionsMin: integer("preemptions_min"),
+    preemptionsMax: integer("preemptions_max"),
+    /** Sum and count of batch-tokens-per-pass samples (divide for the mean). */
+    batchTokensSum: real("batch_tokens_sum").notNull().default(0),
+    batchSamples: integer("batch_samples").notNull().default(0),
   };
 }
 

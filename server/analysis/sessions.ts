@@ -16,6 +16,10 @@ export type TurnRow = {
   cachedTokens: number;
   outputTokens: number;
   reasoningTokens: number | null;
+  /** Inter-token latency over the turn's decode (ms) and engine preemptions; absent or null when not reported. */
+  itlMsMean?: number | null;
+  itlMsP95?: number | null;
+  preemptions?: number | null;
   status: string;
   policyVersions: string | null;
   causes: CauseTokens | null;
@@ -100,6 +104,9 @@ function describeTurn(t: TurnRow, rate: number | null) {
     cachedTokens: t.cachedTokens,
     outputTokens: t.outputTokens,
     reasoningTokens: t.reasoningTokens,
+    itlMsMean: t.itlMsMean ?? null,
+    itlMsP95: t.itlMsP95 ?? null,
+    preemptions: t.preemptions ?? null,
     ttft: t.firstTokenAt === null ? null : t.firstTokenAt - t.arrivedAt,
     split: splitTurn(t, rate),
     chosen: chosen && { cost: chosen.cost, overlapBlocks: chosen.overlap_blocks },

@@ -24,25 +24,25 @@ describe("trendPoints", () => {
       "requests over the bucket's seconds; no workers → hit rate and KV are gaps",
       [r(10_000, 20, 150)],
       [],
-      [{ t: 10_000, requestsPerSecond: 2, ttftP50Ms: 150, prefixHitRate: null, kvUtilization: null }],
+      [{ t: 10_000, requestsPerSecond: 2, ttftP50Ms: 150, itlP95Ms: null, prefixHitRate: null, kvUtilization: null }],
     ],
     [
       "a reporting cluster with no requests is idle (0 req/s), not a gap",
       [],
       [w(0, { kvActive: 50, kvTotal: 100 })],
-      [{ t: 0, requestsPerSecond: 0, ttftP50Ms: null, prefixHitRate: null, kvUtilization: 0.5 }],
+      [{ t: 0, requestsPerSecond: 0, ttftP50Ms: null, itlP95Ms: null, prefixHitRate: null, kvUtilization: 0.5 }],
     ],
     [
       "hit rate and KV utilization are weighted across workers, not averaged",
       [],
       [w(0, { kvActive: 100, kvTotal: 100, query: 9000, hit: 9000 }), w(0, { kvActive: 0, kvTotal: 900, query: 1000, hit: 0 })],
-      [{ t: 0, requestsPerSecond: 0, ttftP50Ms: null, prefixHitRate: 0.9, kvUtilization: 0.1 }],
+      [{ t: 0, requestsPerSecond: 0, ttftP50Ms: null, itlP95Ms: null, prefixHitRate: 0.9, kvUtilization: 0.1 }],
     ],
     [
       "the partial first bucket divides by the seconds inside the range",
       [r(0, 6)],
       [],
-      [{ t: 0, requestsPerSecond: 1, ttftP50Ms: 100, prefixHitRate: null, kvUtilization: null }],
+      [{ t: 0, requestsPerSecond: 1, ttftP50Ms: 100, itlP95Ms: null, prefixHitRate: null, kvUtilization: null }],
     ],
   ])("%s", (_name, requests, workers, expected) => {
     expect(trendPoints({ requests, workers, step: S, from: 4_000, to: 100_000 })).toEqual(expected);

@@ -22,6 +22,8 @@ const tokens = z.number().int().min(0).max(MAX_TOKENS);
 const blocks = z.number().int().min(0).max(MAX_BLOCKS);
 const count = z.number().int().min(0).max(10_000_000);
 const ratio = z.number().min(0).max(1_000_000);
+/** A latency in ms (fractions allowed), at most a day. */
+const latencyMs = z.number().min(0).max(86_400_000);
 
 const U64_MAX_TEXT = "18446744073709551615";
 
@@ -126,6 +128,8 @@ const workerStats = z
     requests_waiting: count,
     prefix_query_tokens: counter,
     prefix_hit_tokens: counter,
+    preemptions: counter.optional(),
+    batch_tokens: z.number().min(0).max(MAX_TOKENS).optional(),
   })
   .refine((e) => e.kv_active_blocks <= e.kv_total_blocks, { path: ["kv_active_blocks"], message: "exceeds kv_total_blocks" });
 
@@ -209,6 +213,9 @@ const request = z
     policy_versions: policyVersions.optional(),
     cached_tokens_by_tier: cachedByTier.optional(),
     prefetched_tokens: tokens.optional(),
+    itl_ms_mean: latencyMs.optional(),
+    itl_ms_p95: latencyMs.optional(),
+    preemptions: count.optional(),
   })
   .refine((e) => e.cached_tokens <= e.input_tokens, { path: ["cached_tokens"], message: "exceeds input_tokens" })
   .refine((e) => e.first_token_at === undefined || e.first_token_at >= e.arrived_at, { path: ["first_token_at"], message: "is before arrived_at" })

@@ -24,10 +24,23 @@ describe("overview.trends", () => {
     const t = await testCaller(db, () => NOW).overview.trends({ preset: "15m" });
     expect(t.step).toBe(10_000);
     expect(t.points.map((p) => ({ ...p, t: p.t - FROM }))).toEqual([
-      { t: MIN, requestsPerSecond: 0.5, ttftP50Ms: 150, prefixHitRate: null, kvUtilization: null },
-      { t: 3 * MIN - 10_000, requestsPerSecond: 0, ttftP50Ms: null, prefixHitRate: null, kvUtilization: 0.25 },
-      { t: 3 * MIN, requestsPerSecond: 0, ttftP50Ms: null, prefixHitRate: 0.75, kvUtilization: 0.25 },
+      { t: MIN, requestsPerSecond: 0.5, ttftP50Ms: 150, itlP95Ms: null, prefixHitRate: null, kvUtilization: null },
+      { t: 3 * MIN - 10_000, requestsPerSecond: 0, ttftP50Ms: null, itlP95Ms: null, prefixHitRate: null, kvUtilization: 0.25 },
+      { t: 3 * MIN, requestsPerSecond: 0, ttftP50Ms: null, itlP95Ms: null, prefixHitRate: 0.75, kvUtilization: 0.25 },
     ]);
+  });
+
+  it("shows the ITL p95 of each bucket's requests, from raw rows and from rollups alike", async () => {
+    const db = testDb();
+    const at = (k: number, base: number) => base + k * 1_000;
+    const reqs = (base: number, tag: string) =>
+      [10, 20, 30, 40, 200].map((p95, k) => minimal.request({ id: `${tag}${k}`, request_id: `${tag}${k}`, ts: at(k, base), arrived_at: at(k, base), itl_ms_mean: p95 / 2, itl_ms_p95: p95 }));
+    storeEvents(db, [...reqs(FROM + MIN, "a"), ...reqs(NOW - 3 * 3_600_000, "b")].map(parsed));
+    const recent = await testCaller(db, () => NOW).overview.trends({ preset: "15m" });
+    expect(recent.points.map((p) => p.itlP95Ms)).toEqual([200]);
+    const old = await testCaller(db, () => NOW).overview.trends({ preset: "6h" });
+    const rolled = old.points.find((p) => p.itlP95Ms !== null)!.itlP95Ms!;
+    expect(Math.abs(rolled - 200) / 200).toBeLessThan(0.06);
   });
 
   it("reads per-minute rollups for ranges over an hour", async () => {

@@ -175,6 +175,9 @@ describe("overview.summary without data", () => {
       requestsPerSecond: 0,
       ttftP50Ms: null,
       ttftP95Ms: null,
+      itlP50Ms: null,
+      itlP95Ms: null,
+      preemptions: 0,
       prefixHitRate: null,
       prefixQueryTokens: 0,
       kvUtilization: null,
@@ -183,6 +186,19 @@ describe("overview.summary without data", () => {
       workersPresent: 0,
       droppedEvents: [],
     });
+  });
+
+  it("ITL p50 is the median of request means, p95 the p95 of request p95s; preemptions add up", async () => {
+    const db = testDb();
+    const at = FIXED_NOW - 10 * 60_000;
+    store(
+      db,
+      [10, 20, 30, 40].map((itl, k) =>
+        minimal.request({ id: `i${k}`, request_id: `i${k}`, ts: at, arrived_at: at, first_token_at: at + 5, itl_ms_mean: itl, itl_ms_p95: itl * 3, preemptions: k % 2 }),
+      ),
+    );
+    const s = await testCaller(db, () => FIXED_NOW).overview.summary({ preset: "1h" });
+    expect(s).toMatchObject({ itlP50Ms: 20, itlP95Ms: 120, preemptions: 2 });
   });
 
   it("data only outside the range: hasAnyData true, KPIs still null", async () => {

@@ -1,5 +1,6 @@
 import "server-only";
 import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, requestStats, requestTrend, sessionCount } from "../../db/queries/overview";
+import { decodeStats, itlTrend } from "../../db/queries/decode";
 import { droppedEventReports } from "../../db/queries/sources";
 import { seriesRows } from "../../db/queries/workers";
 import { hitRate, kvUtilization, workersByRole } from "../analysis/overview";
@@ -18,6 +19,7 @@ export const overviewRouter = router({
     const { from, to, live } = resolveInput(input, ctx.now());
     const { requests, ttftP50Ms, ttftP95Ms } = requestStats(ctx.db, from, to);
     const prefix = prefixTokens(ctx.db, from, to);
+    const decode = decodeStats(ctx.db, from, to);
     const present = latestWorkerSamples(ctx.db, Math.max(from, to - PRESENT_WINDOW_MS), to);
     return {
       from,
@@ -28,6 +30,9 @@ export const overviewRouter = router({
       requestsPerSecond: requests / ((to - from) / 1000),
       ttftP50Ms,
       ttftP95Ms,
+      itlP50Ms: decode.itlP50Ms,
+      itlP95Ms: decode.itlP95Ms,
+      preemptions: decode.preemptions,
       prefixHitRate: hitRate(prefix.hit, prefix.query),
       prefixQueryTokens: prefix.query,
       kvUtilization: kvUtilization(present),
@@ -38,11 +43,11 @@ export const overviewRouter = router({
     };
   }),
 
-  /** The KPIs per time bucket (requests/s, TTFT p50, prefix hit rate, KV utilization) for sparklines. */
+  /** The KPIs per time bucket (requests/s, TTFT p50, ITL p95, prefix hit rate, KV utilization) for sparklines. */
   trends: viewerProcedure.input(rangeInput).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const step = bucketStep(to - from);
     const workers = seriesRows(ctx.db, { from, to, step, source: seriesSource(to - from) });
-    return { from, to, live, step, points: trendPoints({ requests: requestTrend(ctx.db, from, to, step), workers, step, from, to }) };
+    return { from, to, live, step, points: trendPoints({ requests: requestTrend(ctx.db, from, to, step), workers, itl: itlTrend(ctx.db, from, to, step), step, from, to }) };
   }),
 });

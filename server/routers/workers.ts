@@ -17,6 +17,7 @@ import {
   workersInRange,
   type WorkerInfo,
 } from "../../db/queries/workers";
+import { decodeByWorker, decodeStats, workerPreemptions } from "../../db/queries/decode";
 import type { Db } from "../../db/client";
 import { statsResolution } from "../analysis/resolution";
 import { bucketStep, candidacyWindow, lostDecisions, seriesPoints, workerRows } from "../analysis/workers";
@@ -49,7 +50,8 @@ export const workersRouter = router({
   /** The workers table: one row per worker with telemetry in the range. */
   list: viewerProcedure.input(rangeInput).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
-    return { from, to, live, workers: rowsFor(ctx.db, from, to) };
+    const decode = decodeByWorker(ctx.db, from, to);
+    return { from, to, live, workers: rowsFor(ctx.db, from, to).map((w) => ({ ...w, decode: decode.get(w.workerId) ?? null })) };
   }),
 
   /** KV utilization and prefix hit rate per worker (or of one) in buckets sized to the range, from the coarsest fitting rollup. */
@@ -77,6 +79,11 @@ export const workersRouter = router({
       requestsServed: requestsServed(ctx.db, info.workerId, from, to),
       lost: { count: lost.lost, scanned: lost.scanned, truncated: lost.truncated, recent: lostDecisions(lost.recent, info.workerId) },
       removals: removalsByReason(ctx.db, info.workerId, from, to),
+      decode: {
+        ...decodeStats(ctx.db, from, to, info.workerId),
+        preemptions: workerPreemptions(ctx.db, from, to, info.workerId),
+        batchTokens: decodeByWorker(ctx.db, from, to).get(info.workerId)?.batchTokens ?? null,
+      },
     };
   }),
 

@@ -5,7 +5,7 @@ import { contentId } from "./hashing";
 import type { SharedPrefix } from "./stream";
 import { Trajectory, type Session, type ToolCall, type TurnPlan } from "./trajectory";
 import { draw, finishReason, planTurn } from "./turn-plan";
-import type { AgentRole, PolicyVersions, SimRequest } from "./types";
+import { freshEngineState, type AgentRole, type PolicyVersions, type SimRequest } from "./types";
 
 // Sessions and trajectories of an agent harness: one model call per turn, tool calls between turns
 // (dispatched early while the stream is still running), subagents as short-lived trajectories,
@@ -81,7 +81,7 @@ function makeRequest(host: AgentHost, traj: Trajectory, output: number, reasonin
     workerId: null,
     expectedPrefill: 0,
     blocks: [],
-    reservedOut: 0,
+    ...freshEngineState(),
     onFirstToken: null,
     onDone: () => {},
   };

@@ -19,6 +19,9 @@ export type CliOptions = {
   policies: string | null;
   /** Lower KV tiers of the cluster (blocks; 0: absent): retention documents may offload only to these. */
   tiers: TierConfig;
+  engineProfile: string | null;
+  workload: string | null;
+  traceBlockSize: number;
   help: boolean;
 };
 
@@ -38,6 +41,9 @@ export const USAGE = `usage: npm run sim -- [options]
   --control-token C      bearer token of the control API (or SWITCHYARD_CONTROL_TOKEN)
   --policies FILE        JSON { retention?, autoscaling?, routing?, frontend? } applied at start
   --tiers host=N,disk=N,shared=N  lower KV tiers in blocks (0 or omitted: the cluster has no such tier)
+  --engine-profile FILE  pass-time curves measured on your hardware (JSON; see server/sim/profile.ts)
+  --workload FILE        replay a Mooncake-format trace (JSONL, plain or gzip) instead of generated sessions
+  --trace-block-size N   tokens per hash id of the --workload trace (default 512)
   --help                 this text
 
 Same seed, scenario, policies, duration and start give a byte-identical --out file.`;
@@ -45,7 +51,10 @@ Same seed, scenario, policies, duration and start give a byte-identical --out fi
 export type ParseResult = { ok: true; options: CliOptions } | { ok: false; error: string };
 
 const FLAGS = new Set(["--fast", "--help", "-h"]);
-const VALUED = new Set(["--dashboard", "--token", "--control-port", "--control-host", "--control-token", "--seed", "--scenario", "--speed", "--duration", "--start", "--out", "--policies", "--tiers"]);
+const VALUED = new Set([
+  "--dashboard", "--token", "--control-port", "--control-host", "--control-token", "--seed", "--scenario", "--speed", "--duration", "--start", "--out", "--policies",
+  "--tiers", "--engine-profile", "--workload", "--trace-block-size",
+]);
 
 /** Parse argv (without node and script) and the environment into options, or an error. */
 export function parseArgs(argv: readonly string[], env: Record<string, string | undefined> = {}): ParseResult {
@@ -64,6 +73,9 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
     out: null,
     policies: null,
     tiers: { ...NO_TIERS },
+    engineProfile: null,
+    workload: null,
+    traceBlockSize: 512,
     help: false,
   };
   let speedGiven = false;
@@ -146,13 +158,25 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
         o.tiers = t.tiers;
         break;
       }
+      case "--engine-profile":
+        o.engineProfile = v;
+        break;
+      case "--workload":
+        o.workload = v;
+        break;
+      case "--trace-block-size": {
+        const n = int(v);
+        if (n === null || n < 1 || n > 1_048_576) return { ok: false, error: "--trace-block-size must be a positive integer" };
+        o.traceBlockSize = n;
+        break;
+      }
       default:
         return { ok: false, error: `unknown option ${flag}` };
     }
   }
   if (o.help) return { ok: true, options: o };
   if (o.fast && speedGiven) return { ok: false, error: "give --speed or --fast, not both" };
-  if (o.fast && o.durationSeconds === null && o.dashboard === null) return { ok: false, error: "--fast without --duration only makes sense with --dashboard" };
+  if (o.fast && o.durationSeconds === null && o.dashboard === null && o.workload === null) return { ok: false, error: "--fast without --duration only makes sense with --dashboard" };
   if (!o.out && !o.dashboard) return { ok: false, error: "nothing to do: give --out FILE and/or --dashboard URL" };
   if (o.dashboard && !o.token) return { ok: false, error: "--dashboard needs --token (or SWITCHYARD_INGEST_TOKEN)" };
   if (o.controlPort !== null && !o.controlToken) return { ok: false, error: "--control-port needs --control-token (or SWITCHYARD_CONTROL_TOKEN)" };

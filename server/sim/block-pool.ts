@@ -87,6 +87,11 @@ export class BlockPool {
     return this.referenced + this.reserved;
   }
 
+  /** Blocks makeRoom could still provide: free slots plus unreferenced, unpinned cached blocks. */
+  get spare(): number {
+    return this.capacity - this.used + this.evictable;
+  }
+
   /** Leading blocks of hashes[0..n) present in this pool. */
   match(hashes: readonly string[], n: number): number {
     let i = 0;

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
@@ -11,8 +12,10 @@ import { Simulation } from "./engine";
 import { toJsonLine } from "./json-lines";
 import { NdjsonFile } from "./ndjson-file";
 import { runSimulation } from "./runner";
+import { budgetProblem, parseEngineProfile, type ProfileResult } from "./profile";
 import { scenarioByName } from "./scenarios";
 import { NO_TIERS, offloadTierErrors, type TierConfig } from "./tiers";
+import { parseWorkloadTrace, traceSpanMs, type TraceEntry, type TraceParse } from "./workload-trace";
 
 // Entry point of the simulated cluster: `npm run sim -- --help`. The engine is pure; this file
 // owns the I/O: the NDJSON file, delivery to the dashboard, the control API and signals.
@@ -33,7 +36,26 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     return 0;
   }
   const startMs = o.startMs ?? Math.floor(Date.now() / 1000) * 1000;
-  const sim = new Simulation({ scenario: scenarioByName(o.scenario)!, seed: o.seed, startMs });
+  let scenario = scenarioByName(o.scenario)!;
+  if (o.engineProfile) {
+    const loaded = loadEngineProfile(o.engineProfile, scenario.blockSize);
+    if (!loaded.ok) {
+      log(`sim: --engine-profile ${loaded.error}`);
+      return 1;
+    }
+    scenario = { ...scenario, timing: loaded.timing };
+  }
+  let trace: { entries: TraceEntry[]; blockSize: number } | undefined;
+  if (o.workload) {
+    const parsed = loadWorkloadTrace(o.workload, o.traceBlockSize);
+    if (!parsed.ok) {
+      log(`sim: --workload ${parsed.error}`);
+      return 1;
+    }
+    trace = { entries: parsed.entries, blockSize: o.traceBlockSize };
+    log(`sim: --workload ${o.workload}: ${parsed.entries.length} requests over ${Math.round(traceSpanMs(parsed.entries) / 1000)} s`);
+  }
+  const sim = new Simulation({ scenario, seed: o.seed, startMs, ...(trace ? { trace } : {}) });
   if (o.policies) {
     const error = loadPolicies(sim, o.policies, o.tiers);
     if (error) {
@@ -82,6 +104,7 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
       endMs,
       signal: abort.signal,
       ...(delivery ? { backpressure: () => delivery.backpressure() } : {}),
+      ...(trace && o.fast && o.durationSeconds === null ? { done: () => sim.replay!.finished >= trace.entries.length } : {}),
     });
     file?.close();
     const wall = (performance.now() - wall0) / 1000;
@@ -117,6 +140,37 @@ export function loadPolicies(sim: Simulation, path: string, tiers: TierConfig = 
     if (!result.ok) return `--policies ${path}: invalid ${kind} policy: ${result.errors.map((e) => `${e.path || "(document)"}: ${e.message}`).join("; ")}`;
   }
   return null;
+}
+
+/** Read and check an --engine-profile file against the scenario's block size. */
+export function loadEngineProfile(path: string, blockSize: number): ProfileResult {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return { ok: false, error: `${path}: cannot be read` };
+  }
+  const parsed = parseEngineProfile(text, path);
+  if (!parsed.ok) return parsed;
+  const problem = budgetProblem(parsed.timing, blockSize);
+  return problem ? { ok: false, error: `${path}: ${problem}` } : parsed;
+}
+
+/** Read a --workload trace (plain or gzip JSONL) and check every line before anything plays. */
+export function loadWorkloadTrace(path: string, blockSize: number): TraceParse {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    return { ok: false, error: `${path}: cannot be read` };
+  }
+  let text: string;
+  try {
+    text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes, { maxOutputLength: 2 ** 30 }) : bytes).toString("utf8");
+  } catch {
+    return { ok: false, error: `${path}: not a readable gzip file` };
+  }
+  return parseWorkloadTrace(text, path, blockSize);
 }
 
 function describePace(o: CliOptions): string {

@@ -4,7 +4,8 @@ import { storedEvent } from "./event-builders";
 import { decide, type PlannerRole } from "./planner";
 import type { Rng } from "./prng";
 import { chooseWorker, type CandidateLoad } from "./router";
-import type { EventBody, SimRequest, WorkerRole, WorkerTiming } from "./types";
+import { prefillTokensPerSecond, type EngineTiming } from "./timing";
+import type { EventBody, SimRequest, WorkerRole } from "./types";
 import { Worker, type WorkerHost } from "./worker";
 
 // The workers, the router in front of them and the planner that resizes them. Workers join cold
@@ -22,7 +23,7 @@ export interface CoreHost {
 export type ClusterConfig = {
   model: string;
   blockSize: number;
-  timing: WorkerTiming;
+  timing: EngineTiming;
   startupMs: number;
   kvBlocks: Record<WorkerRole, number>;
   initial: Partial<Record<WorkerRole, number>>;
@@ -191,6 +192,7 @@ export class Cluster implements WorkerHost {
       if (!w.up) continue;
       w.tick(now);
       if (!w.up) continue;
+      const batch = w.takeBatchTokens();
       this.host.emit({
         kind: "worker.stats",
         ts: ms(now),
@@ -201,6 +203,8 @@ export class Cluster implements WorkerHost {
         requests_waiting: w.waiting,
         prefix_query_tokens: String(w.queryTokens),
         prefix_hit_tokens: String(w.hitTokens),
+        preemptions: String(w.preemptions),
+        ...(batch !== null ? { batch_tokens: Math.round(batch * 10) / 10 } : {}),
       });
     }
     for (const role of this.roles) {
@@ -226,7 +230,7 @@ export class Cluster implements WorkerHost {
     if (!ready.length) return;
     let tokens = 0;
     for (const w of ready) tokens += w.takeMeanPrefillWork(this.lastPlan);
-    this.addSample("prefill", tokens / ready.length / this.config.timing.prefillTokensPerSecond);
+    this.addSample("prefill", tokens / ready.length / prefillTokensPerSecond(this.config.timing));
   }
 
   /** One planner adjustment: a decision per role, emitted whether or not it acts. */
@@ -269,7 +273,7 @@ export class Cluster implements WorkerHost {
     let victim = ready[0]!;
     for (const w of ready) if (w.running + w.waiting <= victim.running + victim.waiting) victim = w;
     victim.state = "draining";
-    victim.pump();
+    victim.kick();
   }
 }
 

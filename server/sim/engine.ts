@@ -21,6 +21,8 @@ import type { Scenario } from "./scenarios";
 import { buildPrefix, SEG_SYSTEM, SEG_TOOLS, type SharedPrefix } from "./stream";
 import type { AgentRole, EventBody, PolicyVersions, SimRequest } from "./types";
 import { Workload } from "./workload";
+import { TraceReplay } from "./trace-replay";
+import type { TraceEntry } from "./workload-trace";
 import { contentId } from "./hashing";
 import { reasoningEvents, requestEvent, toolEvent } from "./event-builders";
 
@@ -37,6 +39,8 @@ export type SimulationOptions = {
   seed: number;
   /** Unix ms of simulated time zero. */
   startMs: number;
+  /** Replay these trace requests instead of the scenario's generated sessions (tokens per hash id: blockSize). */
+  trace?: { entries: readonly TraceEntry[]; blockSize: number };
 };
 
 const ABBREV: Record<string, string> = {
@@ -65,6 +69,7 @@ export class Simulation implements AgentHost, CoreHost {
   readonly run: string;
   readonly cluster: Cluster;
   readonly workload: Workload;
+  readonly replay: TraceReplay | null;
   readonly startMs: number;
   versions: PolicyVersions;
   private docs: PolicyDocuments;
@@ -107,6 +112,7 @@ export class Simulation implements AgentHost, CoreHost {
       root.derive("router"),
     );
     this.workload = new Workload(this, scenario.kinds, root.derive("workload"));
+    this.replay = options.trace ? new TraceReplay(this, options.trace.entries, options.trace.blockSize, scenario.blockSize) : null;
   }
 
   /** Where emitted events go (in simulated-time order). */
@@ -129,8 +135,10 @@ export class Simulation implements AgentHost, CoreHost {
   private begin(): void {
     this.started = true;
     this.cluster.start();
+    const replay = this.replay;
     this.every(1000, () => {
       this.cluster.statsTick();
+      if (replay) return;
       const elapsed = (this.now - this.startMs) / 1000;
       this.workload.tick(this.options.scenario.sessions(elapsed), elapsed < 60);
     });
@@ -139,7 +147,8 @@ export class Simulation implements AgentHost, CoreHost {
       this.at(this.now + this.docs.autoscaling.adjustment_interval_seconds * 1000, plan);
     };
     this.at(this.startMs + this.docs.autoscaling.adjustment_interval_seconds * 1000, plan);
-    this.workload.tick(this.options.scenario.sessions(0), true);
+    if (replay) replay.start();
+    else this.workload.tick(this.options.scenario.sessions(0), true);
   }
 
   private every(periodMs: number, run: () => void): void {

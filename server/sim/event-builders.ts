@@ -2,6 +2,7 @@ import type { ToolCall, Trajectory, TurnPlan } from "./trajectory";
 import { ms } from "./cluster";
 import type { Scenario } from "./scenarios";
 import { FAST_JSON, jsonWithArrays, type FastJson } from "./json-lines";
+import { summarize } from "./itl";
 import type { EventBody, SimRequest } from "./types";
 
 // Telemetry events (DESIGN.md §3) built from the core's objects; times are rounded to Unix ms.
@@ -34,6 +35,7 @@ export function requestEvent(req: SimRequest, scenario: Pick<Scenario, "model" |
     agent_hints: req.hints,
     policy_versions: req.policyVersions,
     block_size: scenario.blockSize,
+    ...decodeTelemetry(req),
   };
   const { view, nBlocks } = req;
   return {
@@ -45,6 +47,15 @@ export function requestEvent(req: SimRequest, scenario: Pick<Scenario, "model" |
         ["sequence_hashes", view.jsonItems("seq", 0, nBlocks)],
         ["local_hashes", view.jsonItems("local", 0, nBlocks)],
       ]),
+  };
+}
+
+/** Inter-token latency (rounded to µs) and preemptions of a request, when it decoded or was preempted. */
+function decodeTelemetry(req: SimRequest): { itl_ms_mean?: number; itl_ms_p95?: number; preemptions?: number } {
+  const { mean, p95 } = summarize(req.itlRuns);
+  return {
+    ...(mean !== null && p95 !== null ? { itl_ms_mean: Math.round(mean * 1000) / 1000, itl_ms_p95: Math.round(p95 * 1000) / 1000 } : {}),
+    ...(req.workerId !== null ? { preemptions: req.preemptions } : {}),
   };
 }
 

@@ -13,6 +13,8 @@ export type RunOptions = {
   /** Awaited between fast steps: delivery backpressure. */
   backpressure?: () => Promise<void>;
   signal?: AbortSignal;
+  /** Stop early once this says so (checked between steps): a replayed trace that has finished. */
+  done?: () => boolean;
   /** Simulated ms per fast step. */
   stepMs?: number;
   /** Wall ms between live steps. */
@@ -27,7 +29,7 @@ export async function runSimulation(opts: RunOptions): Promise<number> {
   const end = endMs ?? Infinity;
   const step = opts.stepMs ?? 10_000;
   const tick = opts.tickMs ?? 100;
-  while (sim.now < end && !opts.signal?.aborted) {
+  while (sim.now < end && !opts.signal?.aborted && !opts.done?.()) {
     if (pace.kind === "fast") {
       controller.advance(Math.min(end, sim.now + step));
       if (opts.backpressure) await opts.backpressure();

@@ -78,13 +78,29 @@ describe("pressure: the retention policy decides which prefixes survive", () => 
     });
     const turns = ofKind(events, "request").filter((r) => r.arrived_at > T0 + 2 * MIN);
     const removed = ofKind(events, "kv.removed").reduce((n, e) => n + e.block_hashes.length, 0);
-    return { hit: turns.filter((r) => r.cached_tokens >= (r.harness === "codex" ? 12_000 : 20_000)).length / turns.length, removed };
+    const stats = ofKind(events, "worker.stats");
+    const workerPreemptions = new Map(stats.map((e) => [e.worker_id, Number(e.preemptions ?? 0)]));
+    return {
+      hit: turns.filter((r) => r.cached_tokens >= (r.harness === "codex" ? 12_000 : 20_000)).length / turns.length,
+      removed,
+      preempted: turns.filter((r) => (r.preemptions ?? 0) > 0),
+      workerPreemptions: [...workerPreemptions.values()].reduce((a, b) => a + b, 0),
+      ttft: turns.filter((r) => r.first_token_at !== undefined).map((r) => r.first_token_at! - r.arrived_at),
+    };
   };
   const high = systemPromptHit(90);
   const low = systemPromptHit(10);
 
   it("evicts under pressure", () => {
     expect(high.removed).toBeGreaterThan(50_000);
+  });
+
+  it("preempts requests when KV runs out and reports it per request and per worker", () => {
+    expect(high.preempted.length).toBeGreaterThan(10);
+    expect(high.workerPreemptions).toBeGreaterThanOrEqual(high.preempted.reduce((n, r) => n + r.preemptions!, 0));
+    const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+    const recomputed = high.preempted.filter((r) => r.first_token_at !== undefined).map((r) => r.first_token_at! - r.arrived_at);
+    expect(median(recomputed)).toBeGreaterThan(median(high.ttft));
   });
 
   it("keeps the system prompt cached more often when its rule has the higher priority", () => {

@@ -1,6 +1,7 @@
 import type { PolicyDocumentInputs } from "../control/policies";
 import { claudeCode, codex, type SessionKind } from "./harness";
-import { DEFAULT_TIMING, type WorkerRole, type WorkerTiming } from "./types";
+import { DEFAULT_ENGINE_TIMING, type EngineTiming } from "./timing";
+import type { WorkerRole } from "./types";
 
 // Named workloads and cluster shapes. `sessions(t)` is the target number of live sessions t
 // simulated seconds after the start.
@@ -10,7 +11,7 @@ export type Scenario = {
   description: string;
   model: string;
   blockSize: number;
-  timing: WorkerTiming;
+  timing: EngineTiming;
   startupSeconds: number;
   kvBlocks: Record<WorkerRole, number>;
   workers: Partial<Record<WorkerRole, number>>;
@@ -35,7 +36,7 @@ const steady: Scenario = {
   description: "8 aggregated workers, mixed Claude-Code-like and Codex-like sessions, ~100 live sessions",
   model: MODEL,
   blockSize: 64,
-  timing: DEFAULT_TIMING,
+  timing: DEFAULT_ENGINE_TIMING,
   startupSeconds: 30,
   kvBlocks: KV,
   workers: { aggregated: 8 },
@@ -56,7 +57,7 @@ const preamble: Scenario = {
   description: "an agent team: many short Claude-Code-like sessions and subagents sharing one system prompt and tool set",
   model: MODEL,
   blockSize: 64,
-  timing: DEFAULT_TIMING,
+  timing: DEFAULT_ENGINE_TIMING,
   startupSeconds: 30,
   kvBlocks: KV,
   workers: { aggregated: 4 },
@@ -84,7 +85,7 @@ const surge: Scenario = {
   description: "disaggregated prefill/decode workers under a load that ramps up and down; the planner scales both roles",
   model: MODEL,
   blockSize: 64,
-  timing: DEFAULT_TIMING,
+  timing: DEFAULT_ENGINE_TIMING,
   startupSeconds: 20,
   kvBlocks: { aggregated: 12_000, prefill: 12_000, decode: 6_000 },
   workers: { prefill: 1, decode: 1 },
@@ -98,9 +99,9 @@ const pressure: Scenario = {
   description: "2 aggregated workers with little KV and long sessions: the retention policy decides which prefixes survive",
   model: MODEL,
   blockSize: 64,
-  timing: DEFAULT_TIMING,
+  timing: DEFAULT_ENGINE_TIMING,
   startupSeconds: 30,
-  kvBlocks: { aggregated: 3_000, prefill: 3_000, decode: 3_000 },
+  kvBlocks: { aggregated: 2_500, prefill: 2_500, decode: 2_500 },
   workers: { aggregated: 2 },
   sessions: () => 16,
   kinds: [

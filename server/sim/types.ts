@@ -6,36 +6,10 @@ import type { HashView } from "./stream";
 // Shared shapes of the simulation core.
 
 export type PolicyVersions = Readonly<Record<PolicyKind, number>>;
-export type Harness = "claude_code" | "codex";
+export type Harness = "claude_code" | "codex" | "trace";
 export type Api = "messages" | "responses" | "chat_completions";
 export type AgentRole = "main" | "subagent";
 export type WorkerRole = "prefill" | "decode" | "aggregated";
-
-/** Timing of a worker; defaults are calibrated in worker.test.ts against the seed's 52k-token case. */
-export type WorkerTiming = {
-  prefillTokensPerSecond: number;
-  /** Fixed part of the first-token step (scheduling, sampling). */
-  firstTokenBaseMs: number;
-  /** Context-dependent part of the first-token step: attention over the whole prompt, cached or not. */
-  firstTokenPerPromptTokenMs: number;
-  itlBaseMs: number;
-  /** Added inter-token latency per request in the decode batch. */
-  itlPerRunningMs: number;
-  /** Disaggregated KV transfer cost per prompt token. */
-  transferPerTokenMs: number;
-  /** Tokens one scheduler step batches (for active_prefill_tokens_threshold_frac). */
-  maxBatchedTokens: number;
-};
-
-export const DEFAULT_TIMING: WorkerTiming = {
-  prefillTokensPerSecond: 70_000,
-  firstTokenBaseMs: 20,
-  firstTokenPerPromptTokenMs: 0.00285,
-  itlBaseMs: 20,
-  itlPerRunningMs: 1,
-  transferPerTokenMs: 0.0004,
-  maxBatchedTokens: 16_384,
-};
 
 export type AgentHints = { priority?: number; osl?: number; speculative_prefill?: boolean };
 
@@ -69,11 +43,31 @@ export type SimRequest = {
   expectedPrefill: number;
   /** Block indexes the request references in its worker's pool. */
   blocks: number[];
+  /** Blocks reserved for the request beyond `blocks` (the prompt block being filled, output, transferred KV). */
   reservedOut: number;
-  /** Called when the first token is out; finishedAt is already known then. */
+  /** Tokens whose KV must be computed before it decodes: the prompt, plus the output so far after a preemption. */
+  target: number;
+  /** Tokens whose KV the request holds on its worker (cached prefix included). */
+  computed: number;
+  /** Output tokens emitted so far. */
+  generated: number;
+  /** The KV arrived from a prefill worker (disaggregated); cleared when preempted. */
+  transferred: boolean;
+  /** 0 waiting, 1 running, 2 gone (finished or handed off). */
+  stage: number;
+  preemptions: number;
+  lastTokenAt: number;
+  /** Inter-token gaps as runs [ms, count, …] (itl.ts). */
+  itlRuns: number[];
+  /** Called when the request has streamed its last token (first and last token times are known). */
   onFirstToken: ((req: SimRequest) => void) | null;
   onDone: (req: SimRequest) => void;
 };
 
 /** An event as the core emits it; the engine adds the id. */
 export type EventBody = TelemetryEventInput extends infer T ? (T extends unknown ? Omit<T, "id"> : never) : never;
+
+/** The per-request scheduler state of a request that has not reached a worker yet. */
+export function freshEngineState(): Pick<SimRequest, "reservedOut" | "target" | "computed" | "generated" | "transferred" | "stage" | "preemptions" | "lastTokenAt" | "itlRuns"> {
+  return { reservedOut: 0, target: 0, computed: 0, generated: 0, transferred: false, stage: 0, preemptions: 0, lastTokenAt: 0, itlRuns: [] };
+}

@@ -1,27 +1,26 @@
 import { BlockPool } from "./block-pool";
+import { emitTokens } from "./itl";
+import { reserveWindow } from "./pass-window";
+import { PrefillLoad } from "./prefill-load";
 import type { PrefixIndex } from "./prefix-index";
-import type { SimRequest, WorkerRole, WorkerTiming } from "./types";
+import { decodeMs, handoffMs, prefillMs, setupMs, type EngineTiming } from "./timing";
+import type { SimRequest, WorkerRole } from "./types";
+import type { PassRecord, WorkerHost, WorkerState } from "./worker-host";
 
-// One worker: a FIFO prefill server over its block pool and a decode batch. TTFT = queue wait +
-// uncached prompt tokens / prefill rate + first-token step (fixed + proportional to the prompt);
-// decode takes output tokens x inter-token latency, which grows with the batch.
+// One worker as vLLM's scheduler runs it: forward passes one after another, each with a token
+// budget. Running requests take their share first (one token per decode, the next chunk of an
+// unfinished prompt), then waiting requests are admitted in order while their KV fits (cached
+// prefix tokens count as computed). A failed KV allocation preempts the newest running request:
+// its blocks are freed, its progress reset, and it goes back to the front of the queue. Every
+// request whose KV is complete emits a token at the end of the pass. A run of identical decode-only
+// passes is one event (a window) that an arrival cuts short at the end of the pass in progress.
 
-export interface WorkerHost {
-  readonly now: number;
-  at(t: number, run: () => void): void;
-  /** Blocks hashes[idx] of a request were newly cached on a worker. */
-  stored(worker: Worker, req: SimRequest, created: number[]): void;
-  /** Report blocks the pool removed since the last call. */
-  flushRemoved(worker: Worker): void;
-  /** The prefill worker is done; a decode worker must take over (disaggregated serving). */
-  handoff(req: SimRequest): void;
-  /** The request ended (ok, error or cancelled). */
-  finished(req: SimRequest, worker: Worker): void;
-  /** A draining worker has nothing left to do. */
-  drained(worker: Worker): void;
-}
+export type { PassRecord, WorkerHost, WorkerState } from "./worker-host";
 
-export type WorkerState = "starting" | "ready" | "draining" | "down";
+const MAX_WINDOW_PASSES = 4_096;
+const WAITING = 0;
+const RUNNING = 1;
+const GONE = 2;
 
 export class Worker {
   state: WorkerState = "starting";
@@ -30,15 +29,26 @@ export class Worker {
   readonly pool: BlockPool;
   private queue: SimRequest[] = [];
   private qHead = 0;
-  private prefilling: SimRequest | null = null;
-  private decodeWaiting: SimRequest[] = [];
-  decoding = 0;
-  /** Uncached prompt tokens queued or in prefill (the router's view of prefill load). */
-  pendingPrefillTokens = 0;
-  private workArea = 0;
-  private workSince = 0;
+  private runningList: SimRequest[] = [];
+  /** Requests in setup or KV transfer, not yet schedulable. */
+  private arriving = 0;
+  private load = new PrefillLoad();
   queryTokens = 0;
   hitTokens = 0;
+  /** Requests preempted on this worker (cumulative). */
+  preemptions = 0;
+  private passes = 0;
+  private passTokens = 0;
+  private lastPassTokens = 0;
+  private busy = false;
+  private gen = 0;
+  private entries: SimRequest[] = [];
+  private tokens: number[] = [];
+  private winStart = 0;
+  private winPass = 0;
+  private winCount = 1;
+  /** Observer of every scheduled pass (null in normal runs). */
+  onPass: ((pass: PassRecord) => void) | null = null;
 
   constructor(
     readonly id: string,
@@ -47,7 +57,7 @@ export class Worker {
     capacity: number,
     index: PrefixIndex,
     readonly blockSize: number,
-    readonly timing: WorkerTiming,
+    readonly timing: EngineTiming,
     private host: WorkerHost,
   ) {
     this.pool = new BlockPool(capacity, index, slot);
@@ -63,81 +73,245 @@ export class Worker {
   }
 
   get waiting(): number {
-    return this.queue.length - this.qHead + this.decodeWaiting.length;
+    return this.queue.length - this.qHead + this.arriving;
   }
 
   get running(): number {
-    return (this.prefilling ? 1 : 0) + this.decoding;
+    return this.runningList.length;
   }
 
   get idle(): boolean {
     return this.waiting === 0 && this.running === 0;
   }
 
-  /** TTFT of a prompt on an idle worker with `cached` of its tokens already in cache. */
-  static firstTokenMs(timing: WorkerTiming, inputTokens: number, cached: number): number {
-    return ((inputTokens - cached) / timing.prefillTokensPerSecond) * 1000 + timing.firstTokenBaseMs + timing.firstTokenPerPromptTokenMs * inputTokens;
-  }
-
-  /** Queue a routed request for prefill. */
+  /** Queue a routed request: schedulable once its prompt is tokenized and hashed. */
   enqueue(req: SimRequest, expectedPrefill: number): void {
     req.workerId = this.id;
     req.expectedPrefill = expectedPrefill;
+    req.target = req.inputTokens;
     this.addPrefillWork(expectedPrefill);
-    this.queue.push(req);
-    this.pump();
+    this.arrive(req, setupMs(this.timing, req.inputTokens));
   }
 
-  /** Accept a prefilled request for decode (decode role). */
+  /** Accept a prefilled request for decode (decode role): schedulable once its KV has crossed the link. */
   acceptDecode(req: SimRequest): void {
-    this.decodeWaiting.push(req);
-    this.pump();
+    req.workerId = this.id;
+    req.target = req.inputTokens;
+    req.transferred = true;
+    this.arrive(req, handoffMs(this.timing, req.inputTokens));
+  }
+
+  private arrive(req: SimRequest, delayMs: number): void {
+    req.stage = WAITING;
+    this.arriving++;
+    this.host.at(this.host.now + delayMs, () => {
+      this.arriving--;
+      this.queue.push(req);
+      this.kick();
+    });
   }
 
   /** Expire TTLs and report removals (called every simulated second). */
   tick(now: number): void {
     this.pool.expire(now);
     this.host.flushRemoved(this);
-    this.pump();
+    if (!this.busy) this.startPass();
   }
 
-  /** Start whatever can start now. */
-  pump(): void {
-    while (this.decodeWaiting.length && this.startDecodeOnly(this.decodeWaiting[0]!)) this.decodeWaiting.shift();
-    if (!this.prefilling && this.qHead < this.queue.length) this.startPrefill();
-    if (this.state === "draining" && this.idle) this.host.drained(this);
+  /** Start a pass if idle, or cut a window of identical passes short so that new work joins the next one. */
+  kick(): void {
+    if (!this.busy) {
+      this.busy = true;
+      this.winCount = 1;
+      this.host.at(this.host.now, () => this.startPass());
+    } else if (this.winCount > 1) {
+      const passes = Math.max(1, Math.ceil((this.host.now - this.winStart) / this.winPass));
+      if (passes >= this.winCount) return;
+      this.winCount = passes;
+      const gen = ++this.gen;
+      this.host.at(this.winStart + passes * this.winPass, () => this.endPass(gen));
+    } else if (this.state === "draining" && this.idle) this.host.drained(this);
   }
 
-  private startPrefill(): void {
-    const req = this.queue[this.qHead]!;
-    const pool = this.pool;
-    const outBlocks = this.role === "aggregated" ? Math.ceil(req.outputTokens / this.blockSize) : 0;
-    if (req.nBlocks + outBlocks > pool.capacity - pool.pinnedCount) {
-      this.dequeue();
-      this.addPrefillWork(-req.expectedPrefill);
-      this.fail(req);
-      return;
+  /** Mean tokens per pass scheduled since the last call, else those of the window still running (null: idle). */
+  takeBatchTokens(): number | null {
+    const mean = this.passes ? this.passTokens / this.passes : this.busy ? this.lastPassTokens : null;
+    this.passes = this.passTokens = 0;
+    return mean;
+  }
+
+  private startPass(): void {
+    const { pool, runningList: running, entries, tokens } = this;
+    const bs = this.blockSize;
+    entries.length = tokens.length = 0;
+    let budget = this.timing.maxBatchedTokens;
+    const before = this.preemptions;
+    for (let i = 0; i < running.length && budget > 0; i++) {
+      const r = running[i]!;
+      const n = r.computed < r.target ? Math.min(r.target - r.computed, budget) : 1;
+      if (!this.grow(r, r.computed + n)) break;
+      entries.push(r);
+      tokens.push(n);
+      budget -= n;
     }
-    // Hold the matched prefix first so that making room cannot evict it.
-    const matched = pool.acquirePrefix(req.view, req.nBlocks, req.classes, req.segments, req.blocks);
-    const need = req.nBlocks - matched + outBlocks;
-    if (!pool.makeRoom(need)) {
-      pool.release(req.blocks, this.host.now);
-      req.blocks.length = 0;
-      this.host.flushRemoved(this);
-      return;
+    const preempted = this.preemptions > before;
+    while (!preempted && this.qHead < this.queue.length && running.length < this.timing.maxSeqs && budget > 0) {
+      const r = this.queue[this.qHead]!;
+      if (!this.fitsEver(r)) {
+        this.dequeue();
+        this.finish(r, "context_too_long");
+        continue;
+      }
+      const matched = r.transferred || this.role === "decode" ? 0 : pool.acquirePrefix(r.view, r.nBlocks, r.classes, r.segments, r.blocks);
+      const computed = r.transferred ? r.target : Math.min(matched * bs, r.target - 1);
+      const n = r.transferred ? 1 : Math.min(r.target - computed, budget);
+      const extra = Math.ceil((computed + n) / bs) - matched;
+      if (!pool.makeRoom(extra)) {
+        pool.release(r.blocks, this.host.now);
+        r.blocks.length = 0;
+        break;
+      }
+      this.dequeue();
+      pool.reserved += extra;
+      r.reservedOut = extra;
+      r.computed = computed;
+      r.stage = RUNNING;
+      if (r.preemptions === 0 && !r.transferred) {
+        r.cachedTokens = matched * bs;
+        this.queryTokens += r.inputTokens;
+        this.hitTokens += r.cachedTokens;
+      }
+      running.push(r);
+      entries.push(r);
+      tokens.push(n);
+      budget -= n;
     }
     this.host.flushRemoved(this);
-    this.dequeue();
-    pool.reserved += need;
-    req.reservedOut = outBlocks;
-    const now = this.host.now;
-    req.cachedTokens = matched * this.blockSize;
-    this.queryTokens += req.inputTokens;
-    this.hitTokens += req.cachedTokens;
-    this.prefilling = req;
-    const done = now + Worker.firstTokenMs(this.timing, req.inputTokens, req.cachedTokens);
-    this.host.at(done, () => this.prefillDone(req, matched));
+    if (entries.length === 0) {
+      this.busy = false;
+      if (this.state === "draining" && this.idle) this.host.drained(this);
+      return;
+    }
+    this.schedule(preempted);
+  }
+
+  /** Time the planned pass; decode-only passes with nothing to admit repeat until the first request finishes. */
+  private schedule(preempted: boolean): void {
+    const { entries, tokens } = this;
+    let newTokens = 0;
+    let kv = 0;
+    let seqs = 0;
+    let passes = MAX_WINDOW_PASSES;
+    for (let i = 0; i < entries.length; i++) {
+      const r = entries[i]!;
+      if (r.computed < r.target) newTokens += tokens[i]!;
+      else {
+        kv += r.computed;
+        seqs++;
+        passes = Math.min(passes, r.outputTokens - r.generated);
+      }
+    }
+    const pass = Math.max(0.001, prefillMs(this.timing, newTokens) + decodeMs(this.timing, kv, seqs));
+    if (newTokens > 0 || preempted || passes <= 1) passes = 1;
+    else {
+      passes = reserveWindow(this.pool, entries, passes, this.blockSize);
+      this.host.flushRemoved(this);
+    }
+    this.busy = true;
+    this.winStart = this.host.now;
+    this.winPass = pass;
+    this.winCount = passes;
+    this.passes += passes;
+    this.passTokens += passes * (newTokens + seqs);
+    this.lastPassTokens = newTokens + seqs;
+    if (this.onPass) this.onPass({ at: this.host.now, passes, passMs: pass, entries: entries.map((r, i) => ({ id: r.id, tokens: tokens[i]!, prefill: r.computed < r.target })) });
+    const gen = ++this.gen;
+    this.host.at(this.host.now + passes * pass, () => this.endPass(gen));
+  }
+
+  private endPass(gen: number): void {
+    if (gen !== this.gen) return;
+    const { entries, tokens } = this;
+    const t0 = this.winStart;
+    const pass = this.winPass;
+    const passes = this.winCount;
+    let gone = false;
+    const handoffs: SimRequest[] = [];
+    for (let i = 0; i < entries.length; i++) {
+      const r = entries[i]!;
+      if (r.stage !== RUNNING) continue;
+      if (r.computed < r.target) {
+        r.computed += tokens[i]!;
+        this.storeComputed(r);
+        if (r.computed < r.target) continue;
+        if (r.expectedPrefill > 0) this.addPrefillWork(-r.expectedPrefill);
+        r.expectedPrefill = 0;
+        if (r.outcome === "error") {
+          gone = this.finish(r, null);
+          continue;
+        }
+        if (this.role === "prefill") {
+          gone = this.leave(r);
+          handoffs.push(r);
+          continue;
+        }
+        emitTokens(r, 1, t0, pass);
+      } else {
+        emitTokens(r, passes, t0, pass);
+        r.computed += passes;
+      }
+      if (r.generated >= r.outputTokens) gone = this.finish(r, null);
+    }
+    if (gone) this.runningList = this.runningList.filter((r) => r.stage === RUNNING);
+    for (const r of handoffs) this.host.handoff(r);
+    this.busy = false;
+    this.startPass();
+  }
+
+  /** Cache the prompt blocks the request has completed (not on decode workers, which receive KV). */
+  private storeComputed(r: SimRequest): void {
+    if (this.role === "decode") return;
+    const to = Math.min(r.nBlocks, Math.floor(r.computed / this.blockSize));
+    const from = r.blocks.length;
+    if (to <= from) return;
+    const created: number[] = [];
+    this.pool.store(r.view, from, to, r.classes, r.segments, r.blocks, created, r.owner);
+    const moved = Math.min(to - from, r.reservedOut);
+    r.reservedOut -= moved;
+    this.pool.reserved -= moved;
+    if (created.length) this.host.stored(this, r, created);
+  }
+
+  /** Make room for the request to hold `total` tokens, preempting the newest running requests; false if it was preempted itself. */
+  private grow(r: SimRequest, total: number): boolean {
+    const extra = Math.ceil(total / this.blockSize) - r.blocks.length - r.reservedOut;
+    if (extra <= 0) return true;
+    while (!this.pool.makeRoom(extra)) {
+      const victim = this.runningList[this.runningList.length - 1]!;
+      this.preempt(victim);
+      if (victim === r) return false;
+    }
+    this.pool.reserved += extra;
+    r.reservedOut += extra;
+    return true;
+  }
+
+  private preempt(r: SimRequest): void {
+    this.runningList.pop();
+    this.releaseAll(r);
+    r.stage = WAITING;
+    r.computed = 0;
+    r.target = r.inputTokens + r.generated;
+    r.transferred = false;
+    r.preemptions++;
+    this.preemptions++;
+    if (this.qHead > 0) this.queue[--this.qHead] = r;
+    else this.queue.unshift(r);
+  }
+
+  private fitsEver(r: SimRequest): boolean {
+    const tokens = r.inputTokens + (this.role === "prefill" ? 0 : r.outputTokens);
+    return Math.ceil(tokens / this.blockSize) <= this.pool.capacity - this.pool.pinnedCount;
   }
 
   private dequeue(): void {
@@ -148,89 +322,49 @@ export class Worker {
     }
   }
 
-  private addPrefillWork(tokens: number): void {
-    const now = this.host.now;
-    this.workArea += this.pendingPrefillTokens * (now - this.workSince);
-    this.workSince = now;
-    this.pendingPrefillTokens += tokens;
+  /** Uncached prompt tokens queued or in prefill (the router's view of prefill load). */
+  get pendingPrefillTokens(): number {
+    return this.load.pending;
   }
 
   /** Time-averaged prefill tokens queued or in prefill since the last call (tokens). */
   takeMeanPrefillWork(since: number): number {
-    const now = this.host.now;
-    this.addPrefillWork(0);
-    const start = Math.max(since, this.readySince);
-    const mean = now > start ? this.workArea / (now - start) : this.pendingPrefillTokens;
-    this.workArea = 0;
-    return mean;
+    return this.load.takeMean(Math.max(since, this.readySince), this.host.now);
   }
 
-  private prefillDone(req: SimRequest, matched: number): void {
-    const now = this.host.now;
-    const pool = this.pool;
-    this.prefilling = null;
-    this.addPrefillWork(-req.expectedPrefill);
-    pool.reserved -= req.nBlocks - matched;
-    const created: number[] = [];
-    pool.store(req.view, matched, req.nBlocks, req.classes, req.segments, req.blocks, created, req.owner);
-    if (created.length) this.host.stored(this, req, created);
-    if (req.outcome === "error") {
-      this.releaseAll(req, now);
-      req.outputTokens = 0;
-      req.reasoningTokens = 0;
-      req.finishedAt = now;
-      this.host.finished(req, this);
-    } else if (this.role === "prefill") {
-      this.releaseAll(req, now);
-      this.host.handoff(req);
-    } else {
-      req.firstTokenAt = now;
-      this.startDecode(req, now);
-    }
-    this.pump();
+  private addPrefillWork(tokens: number): void {
+    this.load.add(tokens, this.host.now);
   }
 
-  private startDecodeOnly(req: SimRequest): boolean {
-    const need = req.nBlocks + Math.ceil(req.outputTokens / this.blockSize);
-    if (!this.pool.makeRoom(need)) return false;
-    this.pool.reserved += need;
-    req.reservedOut = need;
-    req.workerId = this.id;
-    const now = this.host.now;
-    req.firstTokenAt = now + req.inputTokens * this.timing.transferPerTokenMs + this.timing.itlBaseMs;
-    this.startDecode(req, req.firstTokenAt);
+  /** The request leaves the running set (the caller filters the list); its blocks go back to the pool. */
+  private leave(r: SimRequest): boolean {
+    r.stage = GONE;
+    this.releaseAll(r);
     return true;
   }
 
-  private startDecode(req: SimRequest, firstTokenAt: number): void {
-    this.decoding++;
-    const itl = this.timing.itlBaseMs + this.timing.itlPerRunningMs * this.running;
-    req.finishedAt = firstTokenAt + Math.max(0, req.outputTokens - 1) * itl;
-    req.onFirstToken?.(req);
-    this.host.at(req.finishedAt, () => this.decodeDone(req));
+  /** End a request: finished streaming, failed after prefill, or refused (`reason`: it can never fit). */
+  private finish(r: SimRequest, reason: string | null): boolean {
+    const wasRunning = r.stage === RUNNING;
+    this.leave(r);
+    if (r.expectedPrefill > 0) this.addPrefillWork(-r.expectedPrefill);
+    r.expectedPrefill = 0;
+    if (reason || r.outcome === "error") {
+      r.outcome = "error";
+      if (reason) r.finishReason = reason;
+      r.outputTokens = 0;
+      r.reasoningTokens = 0;
+    }
+    r.finishedAt = this.host.now;
+    if (r.outcome !== "error" && r.firstTokenAt !== null) r.onFirstToken?.(r);
+    this.host.finished(r, this);
+    return wasRunning;
   }
 
-  private decodeDone(req: SimRequest): void {
-    this.decoding--;
-    this.releaseAll(req, this.host.now);
-    this.host.finished(req, this);
-    this.pump();
-  }
-
-  private releaseAll(req: SimRequest, now: number): void {
-    this.pool.release(req.blocks, now);
-    req.blocks = [];
-    this.pool.reserved -= req.reservedOut;
-    req.reservedOut = 0;
-  }
-
-  /** The prompt can never fit this worker's KV cache. */
-  private fail(req: SimRequest): void {
-    req.outcome = "error";
-    req.finishReason = "context_too_long";
-    req.outputTokens = 0;
-    req.reasoningTokens = 0;
-    req.finishedAt = this.host.now;
-    this.host.finished(req, this);
+  private releaseAll(r: SimRequest): void {
+    this.pool.release(r.blocks, this.host.now);
+    r.blocks = [];
+    this.pool.reserved -= r.reservedOut;
+    r.reservedOut = 0;
   }
 }

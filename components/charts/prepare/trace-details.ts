@@ -1,5 +1,5 @@
 import type { Lane, ReasoningRow, Tool, Turn } from "@/server/analysis/sessions";
-import { formatCount, formatMs } from "@/components/format";
+import { formatCount, formatMs, NO_DATA } from "@/components/format";
 import { formatOffset } from "./timeline";
 
 // What hovering (or focusing) a bar of the session trace says about it: a title and label/value rows. Pure. Times
@@ -20,7 +20,7 @@ export function turnDetails(t: Turn, lane: Pick<Lane, "role" | "trajectoryId">, 
       ["Prefill", ms(t.split.prefill)],
       ["Decode", ms(t.split.decode)],
       ["Tokens", `${formatCount(t.inputTokens)} in (${formatCount(t.cachedTokens)} cached) · ${formatCount(t.outputTokens)} out${t.reasoningTokens ? ` · ${formatCount(t.reasoningTokens)} reasoning` : ""}`],
-      ["Worker", t.workerId ?? "—"],
+      ["Worker", t.workerId ?? NO_DATA],
       ["Status", t.status],
     ],
   };

@@ -92,6 +92,14 @@ describe("mapScrape", () => {
     expect(b.aggregates.prefix_hit_rate).toBeCloseTo(0.2);
   });
 
+  it.each([
+    ["vLLM num_preemptions_total", VLLM_NEW() + '# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total{engine="0",model_name="qwen3"} 7\n', "7"],
+    ["SGLang retracted requests", SGLANG() + "# TYPE sglang:num_retracted_reqs_total counter\nsglang:num_retracted_reqs_total 3\n", "3"],
+    ["vLLM without the counter", VLLM_NEW(), undefined],
+  ])("%s: worker.stats preemptions", (_name, text, want) => {
+    expect(scrape(text).events[0]!.preemptions).toBe(want);
+  });
+
   it("SGLang: prefix counters synthesized from the prompt-token counter and the hit-rate gauge", () => {
     const a = scrape(SGLANG({ prompt: 1000, hitRate: 0.5 }), { worker_id: "sg" });
     expect(a.events[0]).toMatchObject({ worker_id: "sg", kv_total_blocks: 100_000, kv_active_blocks: 40_000, requests_running: 7, requests_waiting: 5, prefix_query_tokens: "0", prefix_hit_tokens: "0" });

@@ -32,6 +32,8 @@ export type WorkerStatsEvent = {
   requests_waiting: number;
   prefix_query_tokens: string;
   prefix_hit_tokens: string;
+  /** Cumulative preemptions (vLLM num_preemptions, SGLang retractions), when served. */
+  preemptions?: string;
 };
 
 export type MapResult = {
@@ -51,7 +53,19 @@ export type MapResult = {
 export const NOMINAL_TOTAL_BLOCKS = 10_000;
 const MAX_BLOCKS = 1_000_000_000;
 
-type Reading = { workerId: string; usage?: number; active?: number; total?: number; running?: number; waiting?: number; queries?: number; hits?: number; hitRate?: number; prompt?: number };
+type Reading = {
+  workerId: string;
+  usage?: number;
+  active?: number;
+  total?: number;
+  running?: number;
+  waiting?: number;
+  queries?: number;
+  hits?: number;
+  hitRate?: number;
+  prompt?: number;
+  preemptions?: number;
+};
 type Ctx = { ex: Exposition; seen: Set<string>; renamed: Set<string>; notes: string[] };
 
 /** Map one parsed scrape to worker.stats events and request aggregates. Pure: time and previous state passed in. */
@@ -165,6 +179,7 @@ function toStatsEvent(r: Reading, sourceId: string, at: number, prev: ScrapeStat
     requests_waiting: Math.max(0, Math.round(r.waiting ?? 0)),
     prefix_query_tokens: counterText(query),
     prefix_hit_tokens: counterText(hit),
+    ...(r.preemptions !== undefined ? { preemptions: counterText(r.preemptions) } : {}),
   };
 }
 
@@ -183,6 +198,7 @@ function vllmReadings(ctx: Ctx, base: string): Reading[] {
     queries: sum(ctx, VLLM.queries, filter),
     hits: sum(ctx, VLLM.hits, filter),
     hitRate: mean(ctx, VLLM.hitRate, filter),
+    preemptions: sum(ctx, VLLM.preemptions, filter),
   }));
 }
 
@@ -198,6 +214,7 @@ function sglangReading(ctx: Ctx, base: string): Reading {
     queries: ctx.ex.families.has(SGLANG.cached.names[0]!) ? sum(ctx, SGLANG.prompt) : undefined,
     hits: sum(ctx, SGLANG.cached),
     hitRate: mean(ctx, SGLANG.hitRate),
+    preemptions: sum(ctx, SGLANG.preemptions),
   };
 }
 

@@ -18,6 +18,7 @@ export const VLLM = {
   ttft: { names: ["vllm:time_to_first_token_seconds"], required: true },
   itl: { names: ["vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"], required: true },
   cacheConfig: { names: ["vllm:cache_config_info"] },
+  preemptions: { names: ["vllm:num_preemptions_total", "vllm:num_preemptions"] },
 } satisfies Record<string, MetricRef>;
 
 export const SGLANG = {
@@ -31,6 +32,8 @@ export const SGLANG = {
   requests: { names: ["sglang:num_requests_total"] },
   ttft: { names: ["sglang:time_to_first_token_seconds"] },
   itl: { names: ["sglang:inter_token_latency_seconds"] },
+  /** SGLang calls a preemption a retraction. */
+  preemptions: { names: ["sglang:num_retracted_reqs_total", "sglang:num_retracted_reqs"] },
 } satisfies Record<string, MetricRef>;
 
 export const DYNAMO_WORKER = {

@@ -1,0 +1,69 @@
+// Inter-token latency of one request without per-token work: gaps are recorded as runs of equal
+// values (a batch of identical decode passes adds one run), and the mean and p95 are read at the end.
+
+import type { SimRequest } from "./types";
+
+const MAX_RUNS = 256;
+
+/** `count` tokens out at the ends of passes of `pass` ms from t0: the first is the first token or one more gap. */
+export function emitTokens(r: SimRequest, count: number, t0: number, pass: number): void {
+  const first = t0 + pass;
+  if (r.firstTokenAt === null) r.firstTokenAt = first;
+  else addGaps(r.itlRuns, first - r.lastTokenAt, 1);
+  addGaps(r.itlRuns, pass, count - 1);
+  r.generated += count;
+  r.lastTokenAt = t0 + count * pass;
+}
+
+/** Add `count` gaps of `ms` each to runs stored flat as [value, count, value, count, …]. */
+export function addGaps(runs: number[], ms: number, count: number): void {
+  if (count <= 0) return;
+  const n = runs.length;
+  if (n >= 2 && runs[n - 2] === ms) {
+    runs[n - 1]! += count;
+    return;
+  }
+  runs.push(ms, count);
+  if (runs.length > 2 * MAX_RUNS) compact(runs);
+}
+
+/** Mean and 95th percentile (nearest rank) of the recorded gaps; nulls without any gap. */
+export function summarize(runs: readonly number[]): { mean: number | null; p95: number | null } {
+  let total = 0;
+  let sum = 0;
+  const pairs: [number, number][] = [];
+  for (let i = 0; i < runs.length; i += 2) {
+    const v = runs[i]!;
+    const c = runs[i + 1]!;
+    total += c;
+    sum += v * c;
+    pairs.push([v, c]);
+  }
+  if (total === 0) return { mean: null, p95: null };
+  pairs.sort((a, b) => a[0] - b[0]);
+  const rank = Math.ceil(0.95 * total);
+  let seen = 0;
+  let p95 = pairs[pairs.length - 1]![0];
+  for (const [v, c] of pairs) {
+    seen += c;
+    if (seen >= rank) {
+      p95 = v;
+      break;
+    }
+  }
+  return { mean: sum / total, p95 };
+}
+
+/** Halve the number of runs: sort by value and merge neighbours into their weighted mean. */
+function compact(runs: number[]): void {
+  const pairs: [number, number][] = [];
+  for (let i = 0; i < runs.length; i += 2) pairs.push([runs[i]!, runs[i + 1]!]);
+  pairs.sort((a, b) => a[0] - b[0]);
+  runs.length = 0;
+  for (let i = 0; i < pairs.length; i += 2) {
+    const a = pairs[i]!;
+    const b = pairs[i + 1];
+    if (!b) runs.push(a[0], a[1]);
+    else runs.push((a[0] * a[1] + b[0] * b[1]) / (a[1] + b[1]), a[1] + b[1]);
+  }
+}

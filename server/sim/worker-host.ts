@@ -1,0 +1,25 @@
+import type { SimRequest } from "./types";
+import type { Worker } from "./worker";
+
+// What a worker needs from the cluster around it, and what it reports.
+
+export interface WorkerHost {
+  readonly now: number;
+  at(t: number, run: () => void): void;
+  /** Blocks hashes[idx] of a request were newly cached on a worker. */
+  stored(worker: Worker, req: SimRequest, created: number[]): void;
+  /** Report blocks the pool removed since the last call. */
+  flushRemoved(worker: Worker): void;
+  /** The prefill worker is done; a decode worker must take over (disaggregated serving). */
+  handoff(req: SimRequest): void;
+  /** The request ended (ok, error or cancelled). */
+  finished(req: SimRequest, worker: Worker): void;
+  /** A draining worker has nothing left to do. */
+  drained(worker: Worker): void;
+}
+
+export type WorkerState = "starting" | "ready" | "draining" | "down";
+
+/** One scheduled pass (or window of identical passes), for tests and traces: who computes how many tokens. */
+export type PassRecord = { at: number; passes: number; passMs: number; entries: { id: string; tokens: number; prefill: boolean }[] };
+
