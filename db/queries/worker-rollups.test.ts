@@ -83,7 +83,8 @@ describe("10- and 30-second worker rollups", () => {
       q(`SELECT worker_id, minute - minute % ${size} AS minute, sum(samples) AS samples, sum(kv_active_sum) AS kv_active_sum, max(kv_active_max) AS kv_active_max,
            sum(kv_total_sum) AS kv_total_sum, sum(running_sum) AS running_sum, max(running_max) AS running_max, sum(waiting_sum) AS waiting_sum,
            max(waiting_max) AS waiting_max, sum(prefix_query_delta) AS prefix_query_delta, sum(prefix_hit_delta) AS prefix_hit_delta,
-           sum(counter_resets) AS counter_resets, max(utilization_max) AS utilization_max
+           sum(counter_resets) AS counter_resets, max(utilization_max) AS utilization_max, min(preemptions_min) AS preemptions_min,
+           max(preemptions_max) AS preemptions_max, sum(batch_tokens_sum) AS batch_tokens_sum, sum(batch_samples) AS batch_samples
          FROM worker_stats_10s GROUP BY 1, 2 ORDER BY 1, 2`),
     );
     expect(db.$client.prepare("SELECT sum(counter_resets) FROM worker_stats_10s WHERE worker_id = 'w2'").pluck().get()).toBe(1);

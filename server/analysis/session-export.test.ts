@@ -10,7 +10,8 @@ const turn = (o: Partial<TurnRow>): TurnRow => ({
   inputTokens: 1000, cachedTokens: 200, outputTokens: 10, reasoningTokens: 4, status: "ok", policyVersions: JSON.stringify({ retention: 3, routing: 2 }),
   causes: { cold: 800, diverged: 0, evicted: 0, routed_away: 0, unknown: 0 }, evictedReason: "capacity", retentionVersion: 3,
   candidates: JSON.stringify([{ worker_id: "w1", overlap_blocks: 4, prefill_blocks: 2, decode_blocks: 0, cost: 2 }, { worker_id: "w2", overlap_blocks: 0, prefill_blocks: 6, decode_blocks: 1, cost: 7 }]),
-  source: "sim", harnessRequestId: "h-1", ...o,
+  source: "sim", harnessRequestId: "h-1", itlMsMean: 21.5, itlMsP95: 40, preemptions: 1,
+  cachedDevice: 100, cachedHost: 60, cachedDisk: 40, cachedShared: 0, prefetched: 30, ...o,
 });
 const tool = (o: Partial<ToolRow>): ToolRow => ({
   toolCallId: "c1", name: "Bash", trajectoryId: "main", requestId: "m1", dispatchedAt: T + 500, startedAt: T + 550, endedAt: T + 900, status: "succeeded",

@@ -41,6 +41,9 @@ function exportTurn(u: Turn) {
     recomputed: u.causes,
     evicted_reason: u.evictedReason,
     retention_version: u.retentionVersion,
+    itl_ms_mean: u.itlMsMean,
+    itl_ms_p95: u.itlMsP95,
+    preemptions: u.preemptions,
     ...(u.cachedFrom.device === null
       ? {}
       : { cached_tokens_by_tier: { device: u.cachedFrom.device, host: u.cachedFrom.host ?? 0, disk: u.cachedFrom.disk ?? 0, shared: u.cachedFrom.shared ?? 0 } }),
