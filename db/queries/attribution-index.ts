@@ -85,6 +85,8 @@ function state(db: Db): State {
     names, byId, clears, cache: new Map(), dirty: new Set(), flushOrder: [],
     kvApplied: (c.prepare("SELECT value FROM attr_state WHERE key = 'kv'").pluck().get() as number | undefined) ?? 0,
   };
+  // A database from before this index (a kv cursor but no names yet): rebuild the index from the retained KV events.
+  if (names.size === 0) s.kvApplied = 0;
   states.set(c, s);
   return s;
 }
