@@ -46,7 +46,7 @@ async function main() {
   authSweep.unref();
   const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
   if (token) console.log(`Ingest token generated (shown only this once; keep it): ${token}`);
-  const stopSweeper = startRetentionSweeper(db, settings.SWITCHYARD_RAW_RETENTION_HOURS, settings.SWITCHYARD_RETENTION_SWEEP_SECONDS);
+  const stopSweeper = startRetentionSweeper(db, { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS }, settings.SWITCHYARD_RETENTION_SWEEP_SECONDS);
   const stopAttribution = startAttributionThread(settings.SWITCHYARD_DB, settings.SWITCHYARD_RAW_RETENTION_HOURS);
   const pool = settings.SWITCHYARD_INGEST_WORKERS > 0 ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS) : null;
   pool?.install();

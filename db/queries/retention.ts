@@ -1,20 +1,75 @@
+import fs from "node:fs";
 import type { Db } from "../client";
 
-/** Tables of raw, high-volume telemetry that age out; rollups and sessions stay. */
-const RAW_TABLES = ["worker_stats", "kv_events"] as const;
+/** Retention tiers: raw samples (hours), per-request detail (days), rollups and session summaries (400 days). */
+export type RetentionTier = "raw" | "detail" | "summary";
+
+/** Every table that ages out, the indexed time column (Unix ms) it ages by, and its tier. */
+export const RETENTION_TABLES: readonly { table: string; column: string; tier: RetentionTier; label: string }[] = [
+  { table: "worker_stats", column: "ts", tier: "raw", label: "Worker samples" },
+  { table: "kv_events", column: "ts", tier: "raw", label: "KV events" },
+  { table: "requests", column: "arrived_at", tier: "detail", label: "Requests" },
+  { table: "tools", column: "ts", tier: "detail", label: "Tool calls" },
+  { table: "reasoning_spans", column: "ts", tier: "detail", label: "Reasoning spans" },
+  { table: "route_decisions", column: "ts", tier: "detail", label: "Routing decisions" },
+  { table: "planner_decisions", column: "ts", tier: "detail", label: "Planner decisions" },
+  { table: "request_causes", column: "arrived_at", tier: "detail", label: "Miss attribution" },
+  { table: "requests_1m", column: "minute", tier: "summary", label: "Request rollups" },
+  { table: "request_ttft_1m", column: "minute", tier: "summary", label: "TTFT rollups" },
+  { table: "route_decisions_1m", column: "minute", tier: "summary", label: "Routing rollups (1 min)" },
+  { table: "route_decisions_15m", column: "minute", tier: "summary", label: "Routing rollups (15 min)" },
+  { table: "worker_stats_1m", column: "minute", tier: "summary", label: "Worker rollups (1 min)" },
+  { table: "worker_stats_15m", column: "minute", tier: "summary", label: "Worker rollups (15 min)" },
+  { table: "causes_1m", column: "minute", tier: "summary", label: "Miss-cause rollups" },
+  { table: "session_summaries", column: "last_at", tier: "summary", label: "Session summaries" },
+];
+
+const RAW_TABLES = RETENTION_TABLES.filter((t) => t.tier === "raw");
+
+/**
+ * Delete at most `limit` rows of `table` whose `column` is before cutoff (Unix ms), oldest first by its index: one
+ * statement, so one short transaction. Returns how many rows went. Table and column come from RETENTION_TABLES only.
+ */
+export function deleteBatchBefore(db: Db, table: string, column: string, cutoff: number, limit: number): number {
+  if (!RETENTION_TABLES.some((t) => t.table === table && t.column === column)) throw new Error(`not a retention table: ${table}.${column}`);
+  return db.$client.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${column} < ? ORDER BY ${column} LIMIT ?)`).run(cutoff, limit).changes;
+}
 
 /** Delete raw rows older than cutoff (Unix ms) in small chunks so ingest is never blocked long. */
 export function deleteRawBefore(db: Db, cutoff: number, chunk = 5_000): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const table of RAW_TABLES) {
-    const stmt = db.$client.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ts < ? LIMIT ?)`);
+  for (const { table, column } of RAW_TABLES) {
     let total = 0;
     for (;;) {
-      const n = stmt.run(cutoff, chunk).changes;
+      const n = deleteBatchBefore(db, table, column, cutoff, chunk);
       total += n;
       if (n < chunk) break;
     }
     out[table] = total;
   }
   return out;
+}
+
+/** The oldest time (Unix ms) still kept per retention table, null when empty (one indexed MIN each). */
+export function oldestKept(db: Db): { table: string; label: string; tier: RetentionTier; oldest: number | null }[] {
+  return RETENTION_TABLES.map(({ table, column, tier, label }) => ({
+    table,
+    label,
+    tier,
+    oldest: (db.$client.prepare(`SELECT min(${column}) FROM ${table}`).pluck().get() as number | null) ?? null,
+  }));
+}
+
+/** Bytes of the database file and its write-ahead log (0 for an in-memory database or a missing file). */
+export function databaseSize(db: Db): { fileBytes: number; walBytes: number } {
+  const file = db.$client.name;
+  const size = (f: string) => {
+    try {
+      return fs.statSync(f).size;
+    } catch {
+      return 0;
+    }
+  };
+  if (!file || file === ":memory:") return { fileBytes: 0, walBytes: 0 };
+  return { fileBytes: size(file), walBytes: size(`${file}-wal`) };
 }
