@@ -6,7 +6,12 @@ import { attributionLag, type AttributionLag } from "../analysis/attribution-lag
 
 const KV_BATCH = 100;
 /** Changed index blocks held in memory before they are written (each is written once however often it changed). */
-const FLUSH_AT = 50_000;
+const FLUSH_AT = 200_000;
+/** Session summaries wait at most this long (wall time) while the job is behind: one rebuild covers many turns. */
+const SUMMARY_EVERY_MS = 2_000;
+const SUMMARY_MAX_PENDING = 2_000;
+
+const pendingSessions = new WeakMap<object, { ids: Set<string>; last: number }>();
 /** Index blocks written per transaction: a few milliseconds of the write lock. */
 const FLUSH_BATCH = 2_000;
 const REQUEST_BATCH = 10;
@@ -36,7 +41,9 @@ function step(db: Db): AttributionRun {
     while (c.transaction(() => flushIndex(db, FLUSH_BATCH))() > 0);
   }
   if (kvEvents === KV_BATCH) return { kvEvents, requests: 0, sessions: 0, caughtUp: false };
-  const touched = new Set<string>();
+  let pending = pendingSessions.get(c);
+  if (!pending) pendingSessions.set(c, (pending = { ids: new Set(), last: performance.now() }));
+  const touched = pending.ids;
   const requests = c.transaction(() => {
     const rows = requestsAfterCursor(db, REQUEST_BATCH);
     for (const r of rows) {
@@ -50,10 +57,23 @@ function step(db: Db): AttributionRun {
   const tools = c.transaction(() => {
     const ids = sessionsWithNewTools(db, TOOL_BATCH);
     for (const id of ids) touched.add(id);
-    for (const id of touched) rebuildSessionSummary(db, id);
     return ids.length;
   })();
-  return { kvEvents, requests, sessions: touched.size, caughtUp: requests < REQUEST_BATCH && tools < TOOL_BATCH };
+  const caughtUp = requests < REQUEST_BATCH && tools < TOOL_BATCH;
+  let sessions = 0;
+  if (caughtUp || touched.size >= SUMMARY_MAX_PENDING || performance.now() - pending.last >= SUMMARY_EVERY_MS) {
+    sessions = touched.size;
+    for (const chunk of chunks([...touched], 50)) c.transaction(() => chunk.forEach((id) => rebuildSessionSummary(db, id)))();
+    touched.clear();
+    pending.last = performance.now();
+  }
+  return { kvEvents, requests, sessions, caughtUp };
+}
+
+function chunks<T>(xs: T[], n: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
 }
 
 /** Run steps until caught up, `maxSteps` ran or `budgetMs` of wall time passed (tests and benches call this synchronously). */
