@@ -14,7 +14,7 @@ const SUMMARY_MAX_PENDING = 2_000;
 const pendingSessions = new WeakMap<object, { ids: Set<string>; last: number }>();
 /** Index blocks written per transaction: a few milliseconds of the write lock. */
 const FLUSH_BATCH = 2_000;
-const REQUEST_BATCH = 10;
+const REQUEST_BATCH = 25;
 const TOOL_BATCH = 5_000;
 
 export type AttributionRun = { kvEvents: number; requests: number; sessions: number; caughtUp: boolean };
