@@ -105,7 +105,7 @@ export type AttributionLoop = { stop: () => Promise<void> };
 /**
  * Run the job continuously on this connection (meant for a worker thread): steps back to back while behind, a pause of
  * idleMs when caught up, a short backoff when ingest holds the write lock (SQLITE_BUSY: the step rolled back and runs
- * again), and an index prune with the raw retention every 10 minutes. Between steps it yields to the thread's loop.
+ * again), and an index prune with the raw retention every hour. Between steps it yields to the thread's loop.
  */
 export function runAttributionLoop(db: Db, retentionHours: number, idleMs = 1_000, now: () => number = Date.now): AttributionLoop {
   let stopped = false;
@@ -117,7 +117,7 @@ export function runAttributionLoop(db: Db, retentionHours: number, idleMs = 1_00
       try {
         const r = runAttribution(db, 1_000, 50);
         if (r.caughtUp) wait = idleMs;
-        if (now() - lastPrune > 600_000) {
+        if (now() - lastPrune > 3_600_000) {
           lastPrune = now();
           pruneIndex(db, now() - Math.round(retentionHours * 3_600_000));
         }
