@@ -34,7 +34,7 @@ describe("the block index", () => {
     const at = (t: number, on: string | null) => blockFactsAt(db, H, t, on, true);
     const check = () => {
       expect(at(T + 5, "w2")).toEqual({ residentOn: ["w1"], seenBefore: true, lastRemoval: null, localSeenBefore: null });
-      expect(at(T + 15, "w1").residentOn.sort()).toEqual(["w1", "w2"]);
+      expect([...at(T + 15, "w1").residentOn].sort()).toEqual(["w1", "w2"]);
       expect(at(T + 25, "w1")).toMatchObject({ residentOn: ["w2"], lastRemoval: { reason: "capacity", at: T + 20, workerId: "w1" } });
     };
     check();
