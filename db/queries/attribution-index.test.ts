@@ -10,10 +10,15 @@ describe("interval blobs", () => {
     ["none", []],
     ["one open", [{ w: 1, storedAt: T, removedAt: null, why: 0 }]],
     ["closed and open", [{ w: 65_535, storedAt: T, removedAt: T + 5, why: 7 }, { w: 2, storedAt: T + 9, removedAt: null, why: 0 }]],
-  ])("round-trips %s in 16 bytes each", (_, list) => {
-    const blob = encodeIntervals(list);
-    expect(blob.length).toBe(16 * list.length);
-    expect(decodeIntervals(blob)).toEqual(list);
+    ["out of order, same ms, long-lived", [{ w: 3, storedAt: T + 1_000, removedAt: T + 1_000, why: 1 }, { w: 300, storedAt: T, removedAt: T + 30 * 86_400_000, why: 2 }]],
+  ])("round-trips %s", (_, list) => {
+    expect(decodeIntervals(encodeIntervals(list))).toEqual(list);
+  });
+
+  it("spends about 8 bytes on a typical later interval", () => {
+    const one = encodeIntervals([{ w: 1, storedAt: T, removedAt: T + 40_000, why: 2 }]).length;
+    const two = encodeIntervals([{ w: 1, storedAt: T, removedAt: T + 40_000, why: 2 }, { w: 5, storedAt: T + 90_000, removedAt: T + 150_000, why: 2 }]).length;
+    expect(two - one).toBeLessThanOrEqual(8);
   });
 });
 

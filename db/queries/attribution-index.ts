@@ -3,7 +3,7 @@ import type { BlockFacts } from "../../server/analysis/attribution";
 import type { Db } from "../client";
 
 // The attribution job's residency index: one row per block (its i64 sequence hash as the rowid) holding every
-// stored→removed interval of that block on any worker in a 16-byte-per-interval blob; worker ids and removal reasons
+// stored→removed interval of that block on any worker in a blob of varints (~8 bytes per interval); worker ids and removal reasons
 // are small integers (attr_names). A `kv.cleared` is kept once per worker (attr_clears) and closes, on read, every
 // interval of that worker that was open when it was applied. The job applies KV events to decoded rows in memory and
 // writes each changed block once per flush (flushIndex), in short transactions; applying an event twice changes
@@ -12,31 +12,61 @@ import type { Db } from "../client";
 /** One residency interval: worker and reason as attr_names ids; removedAt null while resident. */
 export type Interval = { w: number; storedAt: number; removedAt: number | null; why: number };
 
-const BYTES = 16;
 /** Intervals kept per block (oldest closed ones dropped first): a block stored and evicted more often is capped. */
 export const MAX_INTERVALS = 64;
 const CACHE_MAX = 400_000;
 
-/** Intervals as a blob: u16 worker, u16 reason, u48 stored_at, u48 removed_at (0 = still resident). */
+/** Append a non-negative integer (< 2^53) as a LEB128 varint. */
+function putVarint(out: number[], v: number) {
+  while (v >= 128) {
+    out.push((v % 128) + 128);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+}
+
+const zigzag = (v: number) => (v >= 0 ? v * 2 : -v * 2 - 1);
+const unzigzag = (v: number) => (v % 2 === 0 ? v / 2 : -(v + 1) / 2);
+
+/**
+ * Intervals as a blob of varints, per interval: worker id, reason id, stored_at as the (zigzag) difference from the
+ * previous interval's (from 0 for the first), and removed_at − stored_at + 1 (0 while resident): ~8 bytes each.
+ */
 export function encodeIntervals(list: readonly Interval[]): Buffer {
-  const b = Buffer.allocUnsafe(list.length * BYTES);
-  list.forEach((v, i) => {
-    const o = i * BYTES;
-    b.writeUInt16LE(v.w, o);
-    b.writeUInt16LE(v.why, o + 2);
-    b.writeUIntLE(v.storedAt, o + 4, 6);
-    b.writeUIntLE(v.removedAt ?? 0, o + 10, 6);
-  });
-  return b;
+  const out: number[] = [];
+  let prev = 0;
+  for (const v of list) {
+    putVarint(out, v.w);
+    putVarint(out, v.why);
+    putVarint(out, zigzag(v.storedAt - prev));
+    putVarint(out, v.removedAt === null ? 0 : v.removedAt - v.storedAt + 1);
+    prev = v.storedAt;
+  }
+  return Buffer.from(out);
 }
 
 /** The inverse of encodeIntervals. */
 export function decodeIntervals(b: Uint8Array): Interval[] {
-  const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  let o = 0;
+  const next = () => {
+    let v = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = b[o++]!;
+      v += (byte & 127) * scale;
+      if (byte < 128) return v;
+      scale *= 128;
+    }
+  };
   const out: Interval[] = [];
-  for (let o = 0; o + BYTES <= buf.length; o += BYTES) {
-    const removedAt = buf.readUIntLE(o + 10, 6);
-    out.push({ w: buf.readUInt16LE(o), why: buf.readUInt16LE(o + 2), storedAt: buf.readUIntLE(o + 4, 6), removedAt: removedAt === 0 ? null : removedAt });
+  let prev = 0;
+  while (o < b.length) {
+    const w = next();
+    const why = next();
+    const storedAt = prev + unzigzag(next());
+    const r = next();
+    out.push({ w, why, storedAt, removedAt: r === 0 ? null : storedAt + r - 1 });
+    prev = storedAt;
   }
   return out;
 }

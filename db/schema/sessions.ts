@@ -3,7 +3,7 @@ import { blob, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlit
 // Maintained by the attribution job (server/jobs/attribution.ts), never by ingest. Hashes are u64 stored as signed i64.
 
 /**
- * Per block (its sequence hash as the rowid): every stored→removed interval on any worker, 16 bytes each (see
+ * Per block (its sequence hash as the rowid): every stored→removed interval on any worker, ~8 bytes each as varints (see
  * db/queries/attribution-index.ts). One row per block instead of one per stored copy: the index grows with new blocks.
  */
 export const attrBlocks = sqliteTable("attr_blocks", { hash: integer("hash").primaryKey(), intervals: blob("intervals", { mode: "buffer" }).notNull() });
