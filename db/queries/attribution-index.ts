@@ -1,75 +1,20 @@
 import type Database from "better-sqlite3";
 import type { BlockFacts } from "../../server/analysis/attribution";
 import type { Db } from "../client";
+import { decodeIntervals, encodeIntervals, type Interval } from "./attribution-intervals";
+
+export { decodeIntervals, encodeIntervals, type Interval } from "./attribution-intervals";
 
 // The attribution job's residency index: one row per block (its i64 sequence hash as the rowid) holding every
-// stored→removed interval of that block on any worker in a blob of varints (~8 bytes per interval); worker ids and removal reasons
-// are small integers (attr_names). A `kv.cleared` is kept once per worker (attr_clears) and closes, on read, every
+// stored→removed interval of that block on any worker as varints (~8 bytes per interval); worker ids and removal
+// reasons are small integers (attr_names). A `kv.cleared` is kept once per worker (attr_clears) and closes, on read, every
 // interval of that worker that was open when it was applied. The job applies KV events to decoded rows in memory and
 // writes each changed block once per flush (flushIndex), in short transactions; applying an event twice changes
 // nothing, so a flush cut short (a crash between its transactions) is repaired by re-applying from the saved cursor.
 
-/** One residency interval: worker and reason as attr_names ids; removedAt null while resident. */
-export type Interval = { w: number; storedAt: number; removedAt: number | null; why: number };
-
 /** Intervals kept per block (oldest closed ones dropped first): a block stored and evicted more often is capped. */
 export const MAX_INTERVALS = 64;
 const CACHE_MAX = 400_000;
-
-/** Append a non-negative integer (< 2^53) as a LEB128 varint. */
-function putVarint(out: number[], v: number) {
-  while (v >= 128) {
-    out.push((v % 128) + 128);
-    v = Math.floor(v / 128);
-  }
-  out.push(v);
-}
-
-const zigzag = (v: number) => (v >= 0 ? v * 2 : -v * 2 - 1);
-const unzigzag = (v: number) => (v % 2 === 0 ? v / 2 : -(v + 1) / 2);
-
-/**
- * Intervals as a blob of varints, per interval: worker id, reason id, stored_at as the (zigzag) difference from the
- * previous interval's (from 0 for the first), and removed_at − stored_at + 1 (0 while resident): ~8 bytes each.
- */
-export function encodeIntervals(list: readonly Interval[]): Buffer {
-  const out: number[] = [];
-  let prev = 0;
-  for (const v of list) {
-    putVarint(out, v.w);
-    putVarint(out, v.why);
-    putVarint(out, zigzag(v.storedAt - prev));
-    putVarint(out, v.removedAt === null ? 0 : v.removedAt - v.storedAt + 1);
-    prev = v.storedAt;
-  }
-  return Buffer.from(out);
-}
-
-/** The inverse of encodeIntervals. */
-export function decodeIntervals(b: Uint8Array): Interval[] {
-  let o = 0;
-  const next = () => {
-    let v = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = b[o++]!;
-      v += (byte & 127) * scale;
-      if (byte < 128) return v;
-      scale *= 128;
-    }
-  };
-  const out: Interval[] = [];
-  let prev = 0;
-  while (o < b.length) {
-    const w = next();
-    const why = next();
-    const storedAt = prev + unzigzag(next());
-    const r = next();
-    out.push({ w, why, storedAt, removedAt: r === 0 ? null : storedAt + r - 1 });
-    prev = storedAt;
-  }
-  return out;
-}
 
 type State = {
   get: Database.Statement;
@@ -206,7 +151,6 @@ function endOf(s: State, v: Interval): { at: number; why: number } | null {
 }
 
 const nameIdOf = (s: State, name: string) => s.names.get(name) ?? -1;
-
 /** The kv_events rowid the in-memory index has applied (at least the saved "kv" cursor). */
 export function kvApplied(db: Db): number {
   return state(db).kvApplied;
