@@ -35,3 +35,19 @@ test("the time range lives in the URL and survives a reload", async ({ page }) =
   await page.reload();
   await expect(page.getByRole("button", { name: "1h", exact: true })).toHaveAttribute("aria-pressed", "true");
 });
+
+test("the overview says whether miss attribution has caught up, and it catches up with new turns", async ({ page, request }) => {
+  const run = uniq("lag");
+  const at = Date.now() - 10 * 60_000;
+  const seq = Array.from({ length: 4 }, (_, i) => String(BigInt(Date.now()) * 1000n + BigInt(i)));
+  await postEvents(request, [
+    { id: `${run}-r`, kind: "request", ts: at + 1_000, request_id: `${run}-r`, session_id: `${run}-s`, api: "messages", model: "m", worker_id: `${run}-w`, arrived_at: at, first_token_at: at + 100, finished_at: at + 1_000, input_tokens: 64, cached_tokens: 0, output_tokens: 1, status: "ok", block_size: 16, sequence_hashes: seq },
+  ]);
+  await page.goto("/?range=1h");
+  // A turn that arrived 10 minutes ago is attributed by the background worker within seconds.
+  await expect(page.getByTestId("attribution-lag")).toHaveText("attributing: up to date", { timeout: 30_000 });
+  // Its session summary (written by the same job) lists the session.
+  await page.goto("/sessions?range=1h");
+  await page.getByRole("searchbox", { name: "Session id" }).fill(`${run}-s`);
+  await expect(page.getByRole("table", { name: "Sessions" }).getByRole("link", { name: `${run}-s` })).toBeVisible();
+});

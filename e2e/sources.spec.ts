@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { VLLM_NEW } from "../server/sources/prometheus/fixtures";
-import { uniq } from "./fixtures/telemetry";
+import { postEvents, uniq } from "./fixtures/telemetry";
 
 let server: http.Server;
 let metricsUrl: string;
@@ -139,4 +139,19 @@ test("the page shows several sources at once: ok, error and implicit, with the p
   for (const s of sources) await mutate("sources.remove", { id: s.id });
   await mutate("policies.targets.remove", { id: `${tag}-planner` });
   await expect(page.getByTestId(`source-row-${tag}-frontend`)).toHaveCount(0);
+});
+
+test("the storage card shows the database size and the oldest data kept per kind", async ({ page, request }) => {
+  const run = uniq("store");
+  const at = Date.now() - 3_600_000;
+  await postEvents(request, [{ id: `${run}-r`, kind: "request", ts: at, request_id: `${run}-r`, api: "messages", model: "m", arrived_at: at, input_tokens: 10, cached_tokens: 0, output_tokens: 1, status: "ok" }]);
+  await page.goto("/sources");
+  const card = page.getByTestId("storage-card");
+  await expect(card.getByRole("heading", { name: "Storage" })).toBeVisible();
+  await expect(card.getByTestId("database-size")).toHaveText(/Database size: [\d.]+ (kB|MB|GB)/);
+  const requests = card.getByRole("row", { name: /^Requests / });
+  await expect(requests).toBeVisible();
+  await expect(requests.getByRole("cell").nth(1)).toHaveText("30 days");
+  await expect(requests.getByRole("cell").first()).not.toHaveText("none");
+  await expect(card.getByRole("row", { name: /Request rollups/ }).getByRole("cell").nth(1)).toHaveText("400 days");
 });

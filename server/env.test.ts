@@ -18,6 +18,7 @@ describe("parseEnv", () => {
       HOST: "0.0.0.0",
       SWITCHYARD_DB: "./data/switchyard.db",
       SWITCHYARD_RAW_RETENTION_HOURS: 24,
+      SWITCHYARD_RETENTION_DAYS: 30,
       SWITCHYARD_RETENTION_SWEEP_SECONDS: 300,
       SWITCHYARD_INGEST_WORKERS: 2,
       SWITCHYARD_RECONCILE_SECONDS: 5,
@@ -33,6 +34,7 @@ describe("parseEnv", () => {
 
   it.each<[string, Record<string, string>, Record<string, unknown>]>([
     ["port", { PORT: "8080" }, { PORT: 8080 }],
+    ["retention days", { SWITCHYARD_RETENTION_DAYS: "7" }, { SWITCHYARD_RETENTION_DAYS: 7 }],
     ["fractional retention hours", { SWITCHYARD_RAW_RETENTION_HOURS: "0.5" }, { SWITCHYARD_RAW_RETENTION_HOURS: 0.5 }],
     ["token", { SWITCHYARD_INGEST_TOKEN: "abcdefghijklmnopqrstuvwxyz012345" }, { SWITCHYARD_INGEST_TOKEN: "abcdefghijklmnopqrstuvwxyz012345" }],
     ["db path", { SWITCHYARD_DB: "/tmp/x.db" }, { SWITCHYARD_DB: "/tmp/x.db" }],
@@ -54,6 +56,10 @@ describe("parseEnv", () => {
     ["SWITCHYARD_RAW_RETENTION_HOURS", "0"],
     ["SWITCHYARD_RAW_RETENTION_HOURS", "soon"],
     ["SWITCHYARD_RETENTION_SWEEP_SECONDS", "0"],
+    ["SWITCHYARD_RETENTION_DAYS", "0"],
+    ["SWITCHYARD_RETENTION_DAYS", "1.5"],
+    ["SWITCHYARD_RETENTION_DAYS", "5000"],
+    ["SWITCHYARD_RETENTION_DAYS", "forever"],
     ["SWITCHYARD_INGEST_WORKERS", "-1"],
     ["SWITCHYARD_INGEST_WORKERS", "17"],
     ["SWITCHYARD_INGEST_TOKEN", "tooshort"],

@@ -23,6 +23,8 @@ const schema = z.object({
   // Set by `npm start`: this run's generated password for the local demo admin "demo".
   SWITCHYARD_DEMO_ADMIN_PASSWORD: z.string().min(12, "must be at least 12 characters").max(256).optional(),
   SWITCHYARD_RAW_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
+  // Requests, tools, routing and planner decisions, reasoning spans and miss attribution: days kept (rollups: 400 days).
+  SWITCHYARD_RETENTION_DAYS: z.coerce.number().int("must be a whole number of days").min(1).max(3650).default(30),
   SWITCHYARD_INGEST_WORKERS: z.coerce.number().int().min(0).max(16).default(2),
   SWITCHYARD_RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   // Set by `npm start`: the embedded simulated cluster's control API, registered as a policy target.

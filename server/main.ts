@@ -5,7 +5,7 @@ import path from "node:path";
 import next from "next";
 import { env, EnvError, type Env } from "./env";
 import { ensureIngestToken } from "./ingest/token";
-import { startAttributionJob } from "./jobs/attribution";
+import { startAttributionThread } from "./jobs/attribution-thread";
 import { IngestPool } from "./ingest/worker-pool";
 import { startRetentionSweeper } from "./jobs/retention";
 import { serverDb } from "./runtime";
@@ -46,8 +46,8 @@ async function main() {
   authSweep.unref();
   const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
   if (token) console.log(`Ingest token generated (shown only this once; keep it): ${token}`);
-  const stopSweeper = startRetentionSweeper(db, settings.SWITCHYARD_RAW_RETENTION_HOURS, settings.SWITCHYARD_RETENTION_SWEEP_SECONDS);
-  const stopAttribution = startAttributionJob(db, settings.SWITCHYARD_RAW_RETENTION_HOURS);
+  const stopSweeper = startRetentionSweeper(db, { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS }, settings.SWITCHYARD_RETENTION_SWEEP_SECONDS);
+  const stopAttribution = startAttributionThread(settings.SWITCHYARD_DB, settings.SWITCHYARD_RAW_RETENTION_HOURS);
   const pool = settings.SWITCHYARD_INGEST_WORKERS > 0 ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS) : null;
   pool?.install();
   if (settings.SWITCHYARD_SIM_CONTROL_URL && settings.SWITCHYARD_SIM_CONTROL_TOKEN) {
@@ -79,9 +79,8 @@ async function main() {
     clearInterval(authSweep);
     stopSweeper();
     stopReconciler();
-    stopAttribution();
     server.close();
-    void sources.stop().then(() => pool?.close()).finally(() => {
+    void Promise.all([sources.stop(), stopAttribution()]).then(() => pool?.close()).finally(() => {
       db.$client.close();
       process.exit(0);
     });

@@ -8,6 +8,7 @@ import { IngestHelp } from "./ingest-help";
 import { SourceForm } from "./source-form";
 import { issuesToErrors, KIND_LABELS, newSourceValues, sourceToValues, type FieldErrors, type SourceFormValues } from "./source-form-model";
 import { SourcesTable } from "./sources-table";
+import { StorageCard } from "./storage-card";
 import { TargetsSection } from "./targets-section";
 import { TraceUpload } from "./trace-upload";
 import "@/components/ui/cluster-views.css";
@@ -136,6 +137,8 @@ export function SourcesView() {
       </section>
 
       <TargetsSection />
+
+      <StorageCard />
     </>
   );
 }

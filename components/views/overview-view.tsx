@@ -11,6 +11,7 @@ import { rangeQuery } from "@/server/analysis/time-range";
 import { GettingStarted } from "./getting-started";
 import { SessionFindings } from "@/components/ui/session-findings";
 import { useKpiTrends } from "./kpi-trends";
+import { describeLag } from "@/server/analysis/attribution-lag";
 
 const REFRESH_MS = 2_000;
 
@@ -64,6 +65,12 @@ export function OverviewView() {
             </p>
           ))}
         </div>
+      )}
+      {d && d.hasAnyData && (
+        <p role="status" className="sub" data-testid="attribution-lag">
+          {describeLag(d.attribution)}
+          {!d.attribution.caughtUp && d.attribution.behindMs >= 10_000 && " — miss causes of the newest turns are not in yet; they are not missing"}
+        </p>
       )}
       {d && d.hasAnyData && d.requests === 0 && d.workersPresent === 0 && (
         <p role="status" className="sub">

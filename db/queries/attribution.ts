@@ -2,13 +2,12 @@ import type Database from "better-sqlite3";
 import { attributeTurn, recomputedBlocks, type Attribution, type BlockFacts, type TurnInput } from "../../server/analysis/attribution";
 import { minuteOf } from "../../server/analysis/counters";
 import type { Db } from "../client";
+import { blockListOf, chainsOf } from "./attribution-chains";
+import { blockFactsAt, flushIndex, forgetSeen, IndexWriter, kvApplied, markSeen, nameId, pruneBlocks, seenFirstAt } from "./attribution-index";
 
 // Reads and writes of the attribution job's index tables (db/schema/sessions.ts). Never called from ingest.
 
-/** A u64 decimal hash as the signed 64-bit integer SQLite stores. */
-export const toKey = (h: string): bigint => BigInt.asIntN(64, BigInt(h));
-
-const split = (s: string | null): string[] => (s ? s.split(",") : []);
+export { toKey } from "./attribution-chains";
 
 type Stmts = ReturnType<typeof prepare>;
 const cache = new WeakMap<Database.Database, Stmts>();
@@ -18,15 +17,7 @@ function prepare(c: Database.Database) {
     getState: c.prepare("SELECT value FROM attr_state WHERE key = ?").pluck(),
     setState: c.prepare("INSERT INTO attr_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
     kvAfter: c.prepare("SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, reason FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?"),
-    blockOpen: c.prepare("INSERT INTO attr_blocks (hash, worker_id, stored_at) VALUES (?, ?, ?)"),
-    blockClose: c.prepare(
-      `UPDATE attr_blocks SET removed_at = @ts, reason = @reason WHERE id = (SELECT id FROM attr_blocks WHERE hash = @hash AND worker_id = @w AND removed_at IS NULL AND stored_at <= @ts ORDER BY stored_at DESC LIMIT 1)`,
-    ),
-    blockClear: c.prepare("UPDATE attr_blocks SET removed_at = ?, reason = 'cleared' WHERE removed_at IS NULL AND worker_id = ? AND stored_at <= ?"),
-    seen: c.prepare("INSERT INTO attr_seen (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)"),
     local: c.prepare("INSERT INTO attr_local (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)"),
-    blocksOf: c.prepare("SELECT worker_id AS workerId, stored_at AS storedAt, removed_at AS removedAt, reason FROM attr_blocks WHERE hash = ?"),
-    seenAt: c.prepare("SELECT first_at FROM attr_seen WHERE hash = ?").pluck(),
     localIn: c.prepare(`SELECT hash FROM attr_local WHERE hash IN (${Array(64).fill("?").join(",")}) AND first_at < ?`).pluck().safeIntegers(),
     requestsAfter: c.prepare(
       `SELECT rowid AS rid, id, request_id AS requestId, session_id AS sessionId, trajectory_id AS trajectoryId, worker_id AS workerId, arrived_at AS arrivedAt,
@@ -65,21 +56,21 @@ export function cursorOf(db: Db, key: string): number {
   return (stmts(db).getState.get(key) as number | undefined) ?? 0;
 }
 
-/** Apply up to `limit` KV events after the cursor to the residency index; returns how many were read. */
+/** Apply up to `limit` KV events after those already applied to the in-memory index; returns how many were read. */
 export function applyKvEvents(db: Db, limit: number): number {
   const s = stmts(db);
-  const rows = s.kvAfter.all(cursorOf(db, "kv"), limit) as { rid: number; ts: number; op: string; workerId: string; hashes: string | null; reason: string | null }[];
+  const rows = s.kvAfter.all(kvApplied(db), limit) as { rid: number; ts: number; op: string; workerId: string; hashes: string | null; reason: string | null }[];
+  const w = new IndexWriter(db);
   for (const r of rows) {
-    if (r.op === "cleared") s.blockClear.run(r.ts, r.workerId, r.ts);
-    for (const h of split(r.hashes)) {
-      const hash = toKey(h);
-      if (r.op === "stored") {
-        s.blockOpen.run(hash, r.workerId, r.ts);
-      } else if (r.op === "removed") s.blockClose.run({ hash, w: r.workerId, ts: r.ts, reason: r.reason ?? "unknown" });
+    const worker = nameId(db, r.workerId);
+    if (r.op === "cleared") w.cleared(worker, r.ts);
+    else if (r.op === "stored") for (const h of blockListOf(r)) w.stored(h, worker, r.ts);
+    else if (r.op === "removed") {
+      const why = nameId(db, r.reason ?? "unknown");
+      for (const h of blockListOf(r)) w.removed(h, worker, r.ts, why);
     }
+    w.applied(r.rid);
   }
-  const last = rows[rows.length - 1];
-  if (last) s.setState.run("kv", last.rid);
   return rows.length;
 }
 
@@ -106,40 +97,15 @@ export function requestsAfterCursor(db: Db, limit: number): RequestRow[] {
   return stmts(db).requestsAfter.all(cursorOf(db, "requests"), limit) as RequestRow[];
 }
 
-type BlockRow = { workerId: string; storedAt: number; removedAt: number | null; reason: string | null };
-
-/** What the index knew about one block at time t (see BlockFacts). */
-function factsAt(s: Stmts, seqKey: bigint, localKey: bigint | null, t: number, workerId: string | null): BlockFacts {
-  const rows = s.blocksOf.all(seqKey) as BlockRow[];
-  const residentOn: string[] = [];
-  let removal: BlockRow | null = null;
-  for (const r of rows) {
-    if (r.storedAt <= t && (r.removedAt === null || r.removedAt > t)) residentOn.push(r.workerId);
-    else if (r.removedAt !== null && r.removedAt <= t) {
-      const mine = Number(r.workerId === workerId) - Number(removal?.workerId === workerId);
-      const better = !removal || mine > 0 || (mine === 0 && r.removedAt > (removal.removedAt ?? 0));
-      if (better) removal = r;
-    }
-  }
-  const seenAt = s.seenAt.get(seqKey) as number | undefined;
-  return {
-    residentOn,
-    seenBefore: seenAt !== undefined && seenAt < t,
-    lastRemoval: removal ? { reason: removal.reason ?? "unknown", at: removal.removedAt ?? t, workerId: removal.workerId } : null,
-    localSeenBefore: localKey === null ? null : false,
-  };
-}
-
 const CHUNK = 64;
 
-/** Which of `keys` have a local hash first seen before t (one IN query per 64 keys). */
-function localSeen(db: Db, keys: readonly bigint[], t: number): Set<bigint> {
-  const s = stmts(db);
+/** Which of `keys` the statement (attr_local or attr_seen) has first seen before t (one IN query per 64 keys). */
+function seenIn(stmt: Database.Statement, keys: readonly bigint[], t: number): Set<bigint> {
   const out = new Set<bigint>();
   for (let i = 0; i < keys.length; i += CHUNK) {
     const chunk = keys.slice(i, i + CHUNK);
     while (chunk.length < CHUNK) chunk.push(chunk[0]!);
-    for (const h of s.localIn.all(...chunk, t) as bigint[]) out.add(h);
+    for (const h of stmt.all(...chunk, t) as bigint[]) out.add(h);
   }
   return out;
 }
@@ -148,10 +114,10 @@ function localSeen(db: Db, keys: readonly bigint[], t: number): Set<bigint> {
  * The first block in [lo, hi) whose sequence hash was not cacheable before t. Sequence hashes chain their prefix, so
  * "seen" is prefix-closed and a binary search finds the boundary in a few lookups.
  */
-function firstUnseen(s: Stmts, keys: readonly bigint[], lo: number, hi: number, t: number): number {
+function firstUnseen(db: Db, keys: readonly bigint[], lo: number, hi: number, t: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const at = s.seenAt.get(keys[mid]!) as number | undefined;
+    const at = seenFirstAt(db, keys[mid]!);
     if (at !== undefined && at < t) lo = mid + 1;
     else hi = mid;
   }
@@ -161,27 +127,29 @@ function firstUnseen(s: Stmts, keys: readonly bigint[], lo: number, hi: number, 
 /** Attribute one request's misses, record its new blocks as seen, and store its causes and minute sums. */
 export function attributeRequest(db: Db, r: RequestRow): Attribution {
   const s = stmts(db);
-  const seq = split(r.seq);
-  const local = split(r.local);
+  const chains = chainsOf(r);
   const decision = (s.decision.get(r.requestId) as { chosenOverlap: number; bestOverlap: number } | undefined) ?? null;
-  const turn: TurnInput = { inputTokens: r.inputTokens, cachedTokens: r.cachedTokens, blockSize: r.blockSize, blockCount: seq.length, workerId: r.workerId, decision };
+  const turn: TurnInput = { inputTokens: r.inputTokens, cachedTokens: r.cachedTokens, blockSize: r.blockSize, blockCount: chains.length, workerId: r.workerId, decision };
   const { first, end } = recomputedBlocks(turn);
-  const hasLocal = local.length === seq.length;
+  const hasLocal = chains.length > 0 && chains.localKey(0) !== null;
   const seqKeys: bigint[] = [];
-  for (let i = first; i < end; i++) seqKeys.push(toKey(seq[i]!));
-  const boundary = firstUnseen(s, seqKeys, 0, seqKeys.length, r.arrivedAt);
+  for (let i = first; i < end; i++) seqKeys.push(chains.seqKey(i));
+  const boundary = firstUnseen(db, seqKeys, 0, seqKeys.length, r.arrivedAt);
   const facts: BlockFacts[] = [];
-  for (let k = 0; k < boundary; k++) facts.push(factsAt(s, seqKeys[k]!, null, r.arrivedAt, r.workerId));
+  for (let k = 0; k < boundary; k++) {
+    const seenAt = seenFirstAt(db, seqKeys[k]!);
+    facts.push(blockFactsAt(db, seqKeys[k]!, r.arrivedAt, r.workerId, seenAt !== undefined && seenAt < r.arrivedAt));
+  }
   const localKeys: bigint[] = [];
-  if (hasLocal) for (let i = first + boundary; i < end; i++) localKeys.push(toKey(local[i]!));
-  const known = hasLocal ? localSeen(db, localKeys, r.arrivedAt) : new Set<bigint>();
+  if (hasLocal) for (let i = first + boundary; i < end; i++) localKeys.push(chains.localKey(i)!);
+  const known = hasLocal ? seenIn(s.localIn, localKeys, r.arrivedAt) : new Set<bigint>();
   for (let k = boundary; k < seqKeys.length; k++) {
     const lk = hasLocal ? localKeys[k - boundary]! : null;
     facts.push({ residentOn: [], seenBefore: false, lastRemoval: null, localSeenBefore: lk === null ? null : known.has(lk) });
   }
   const cacheableAt = r.firstTokenAt ?? r.finishedAt ?? r.arrivedAt;
   for (let k = boundary; k < seqKeys.length; k++) {
-    s.seen.run(seqKeys[k]!, cacheableAt);
+    markSeen(db, seqKeys[k]!, cacheableAt);
     const lk = localKeys[k - boundary];
     if (lk !== undefined && !known.has(lk)) s.local.run(lk, r.arrivedAt);
   }
@@ -218,11 +186,31 @@ export function setCursor(db: Db, key: string, value: number): void {
   stmts(db).setState.run(key, value);
 }
 
-/** Drop index rows older than cutoff (Unix ms): closed residency, first-seen marks; keeps resident blocks. */
-export function pruneIndex(db: Db, cutoff: number): number {
+/** Drop index rows older than cutoff (Unix ms) in batches of `batch` rows, one short transaction each; returns rows changed. */
+export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
   const c = db.$client;
-  let n = c.prepare("DELETE FROM attr_blocks WHERE removed_at IS NOT NULL AND removed_at < ?").run(cutoff).changes;
-  n += c.prepare("DELETE FROM attr_seen WHERE first_at < ? AND hash NOT IN (SELECT hash FROM attr_blocks WHERE removed_at IS NULL)").run(cutoff).changes;
-  n += c.prepare("DELETE FROM attr_local WHERE first_at < ?").run(cutoff).changes;
+  while (c.transaction(() => flushIndex(db, batch))() > 0);
+  let n = 0;
+  let after: bigint | null = null;
+  do {
+    const r = c.transaction(() => pruneBlocks(db, cutoff, after, batch))();
+    n += r.changed;
+    after = r.next;
+  } while (after !== null);
+  const seen = c.prepare("DELETE FROM attr_seen WHERE rowid IN (SELECT rowid FROM attr_seen WHERE first_at < ? AND hash NOT IN (SELECT hash FROM attr_blocks) LIMIT ?)");
+  const local = c.prepare("DELETE FROM attr_local WHERE rowid IN (SELECT rowid FROM attr_local WHERE first_at < ? LIMIT ?)");
+  for (const stmt of [seen, local]) {
+    for (let k = batch; k === batch; n += k) k = stmt.run(cutoff, batch).changes;
+  }
+  forgetSeen(db);
   return n;
+}
+
+/** Arrival (Unix ms) of the earliest-arriving request among the next 5,000 the job has not judged; null when none. */
+export function oldestUnattributedArrival(db: Db): number | null {
+  const v = db.$client
+    .prepare("SELECT min(arrived_at) FROM (SELECT arrived_at FROM requests WHERE rowid > ? ORDER BY rowid LIMIT 5000)")
+    .pluck()
+    .get(cursorOf(db, "requests")) as number | null;
+  return v ?? null;
 }

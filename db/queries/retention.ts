@@ -1,22 +1,87 @@
+import fs from "node:fs";
 import type { Db } from "../client";
 
-/** Tables of raw, high-volume telemetry that age out; rollups and sessions stay. */
-const RAW_TABLES = ["worker_stats", "kv_events", "worker_stats_10s", "worker_stats_30s"] as const;
-/** A 10- or 30-second rollup row ages out once its whole bucket is before the cutoff (it serves the same ranges as raw samples). */
-const BEFORE: Record<string, string> = { worker_stats_10s: "minute <= ? - 10000", worker_stats_30s: "minute <= ? - 30000" };
+/** Retention tiers: raw samples (hours), per-request detail (days), rollups and session summaries (400 days). */
+export type RetentionTier = "raw" | "detail" | "summary";
+
+/** A table that ages out; a bucketed rollup (`bucketMs`) ages out once its whole bucket is before the cutoff. */
+export type RetentionTable = { table: string; column: string; tier: RetentionTier; label: string; bucketMs?: number };
+
+/** Every table that ages out, the indexed time column (Unix ms) it ages by, and its tier. */
+export const RETENTION_TABLES: readonly RetentionTable[] = [
+  { table: "worker_stats", column: "ts", tier: "raw", label: "Worker samples" },
+  { table: "kv_events", column: "ts", tier: "raw", label: "KV events" },
+  { table: "worker_stats_10s", column: "minute", tier: "raw", label: "Worker rollups (10 s)", bucketMs: 10_000 },
+  { table: "worker_stats_30s", column: "minute", tier: "raw", label: "Worker rollups (30 s)", bucketMs: 30_000 },
+  { table: "requests", column: "arrived_at", tier: "detail", label: "Requests" },
+  { table: "tools", column: "ts", tier: "detail", label: "Tool calls" },
+  { table: "reasoning_spans", column: "ts", tier: "detail", label: "Reasoning spans" },
+  { table: "route_decisions", column: "ts", tier: "detail", label: "Routing decisions" },
+  { table: "planner_decisions", column: "ts", tier: "detail", label: "Planner decisions" },
+  { table: "request_causes", column: "arrived_at", tier: "detail", label: "Miss attribution" },
+  { table: "requests_1m", column: "minute", tier: "summary", label: "Request rollups" },
+  { table: "request_ttft_1m", column: "minute", tier: "summary", label: "TTFT rollups" },
+  { table: "route_decisions_1m", column: "minute", tier: "summary", label: "Routing rollups (1 min)" },
+  { table: "route_decisions_15m", column: "minute", tier: "summary", label: "Routing rollups (15 min)" },
+  { table: "worker_stats_1m", column: "minute", tier: "summary", label: "Worker rollups (1 min)" },
+  { table: "worker_stats_5m", column: "minute", tier: "summary", label: "Worker rollups (5 min)" },
+  { table: "worker_stats_15m", column: "minute", tier: "summary", label: "Worker rollups (15 min)" },
+  { table: "request_itl_1m", column: "minute", tier: "summary", label: "ITL rollups" },
+  { table: "request_tiers_1m", column: "minute", tier: "summary", label: "Cached-by-tier rollups" },
+  { table: "kv_tiers_1m", column: "minute", tier: "summary", label: "KV tier rollups" },
+  { table: "kvbm_1m", column: "minute", tier: "summary", label: "KVBM rollups" },
+  { table: "causes_1m", column: "minute", tier: "summary", label: "Miss-cause rollups" },
+  { table: "session_summaries", column: "last_at", tier: "summary", label: "Session summaries" },
+];
+
+const RAW_TABLES = RETENTION_TABLES.filter((t) => t.tier === "raw");
+
+/**
+ * Delete at most `limit` rows of `table` whose `column` is before cutoff (Unix ms), oldest first by its index: one
+ * statement, so one short transaction. Returns how many rows went. Table and column come from RETENTION_TABLES only.
+ */
+export function deleteBatchBefore(db: Db, table: string, column: string, cutoff: number, limit: number): number {
+  const t = RETENTION_TABLES.find((r) => r.table === table && r.column === column);
+  if (!t) throw new Error(`not a retention table: ${table}.${column}`);
+  const before = t.bucketMs ? cutoff - t.bucketMs + 1 : cutoff;
+  return db.$client.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${column} < ? ORDER BY ${column} LIMIT ?)`).run(before, limit).changes;
+}
 
 /** Delete raw rows older than cutoff (Unix ms) in small chunks so ingest is never blocked long. */
 export function deleteRawBefore(db: Db, cutoff: number, chunk = 5_000): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const table of RAW_TABLES) {
-    const stmt = db.$client.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${BEFORE[table] ?? "ts < ?"} LIMIT ?)`);
+  for (const { table, column } of RAW_TABLES) {
     let total = 0;
     for (;;) {
-      const n = stmt.run(cutoff, chunk).changes;
+      const n = deleteBatchBefore(db, table, column, cutoff, chunk);
       total += n;
       if (n < chunk) break;
     }
     out[table] = total;
   }
   return out;
+}
+
+/** The oldest time (Unix ms) still kept per retention table, null when empty (one indexed MIN each). */
+export function oldestKept(db: Db): { table: string; label: string; tier: RetentionTier; oldest: number | null }[] {
+  return RETENTION_TABLES.map(({ table, column, tier, label }) => ({
+    table,
+    label,
+    tier,
+    oldest: (db.$client.prepare(`SELECT min(${column}) FROM ${table}`).pluck().get() as number | null) ?? null,
+  }));
+}
+
+/** Bytes of the database file and its write-ahead log (0 for an in-memory database or a missing file). */
+export function databaseSize(db: Db): { fileBytes: number; walBytes: number } {
+  const file = db.$client.name;
+  const size = (f: string) => {
+    try {
+      return fs.statSync(f).size;
+    } catch {
+      return 0;
+    }
+  };
+  if (!file || file === ":memory:") return { fileBytes: 0, walBytes: 0 };
+  return { fileBytes: size(file), walBytes: size(`${file}-wal`) };
 }

@@ -24,5 +24,6 @@ export const routeDecisions = sqliteTable(
     index("route_decisions_ts").on(t.ts),
     index("route_decisions_session").on(t.sessionId),
     index("route_decisions_worker_ts").on(t.chosenWorkerId, t.ts),
+    index("route_decisions_request").on(t.requestId),
   ],
 );

@@ -1,20 +1,18 @@
-import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 // Maintained by the attribution job (server/jobs/attribution.ts), never by ingest. Hashes are u64 stored as signed i64.
 
-/** Per worker and block: when it was stored and (once) removed, with the reason. Open rows are resident now. */
-export const attrBlocks = sqliteTable(
-  "attr_blocks",
-  {
-    id: integer("id").primaryKey({ autoIncrement: false }),
-    hash: integer("hash").notNull(),
-    workerId: text("worker_id").notNull(),
-    storedAt: integer("stored_at").notNull(),
-    removedAt: integer("removed_at"),
-    reason: text("reason"),
-  },
-  (t) => [index("attr_blocks_hash").on(t.hash, t.workerId)],
-);
+/**
+ * Per block (its sequence hash as the rowid): every stored→removed interval on any worker, ~8 bytes each as varints (see
+ * db/queries/attribution-index.ts). One row per block instead of one per stored copy: the index grows with new blocks.
+ */
+export const attrBlocks = sqliteTable("attr_blocks", { hash: integer("hash").primaryKey(), intervals: blob("intervals", { mode: "buffer" }).notNull() });
+
+/** Small integer ids for worker ids and removal reasons inside attr_blocks intervals. */
+export const attrNames = sqliteTable("attr_names", { id: integer("id").primaryKey(), name: text("name").notNull().unique() });
+
+/** Every kv.cleared the job applied (worker as an attr_names id): closes, on read, what that worker held then. */
+export const attrClears = sqliteTable("attr_clears", { worker: integer("worker").notNull(), at: integer("at").notNull() });
 
 /** First time a sequence hash (a block with its whole prefix) was cacheable anywhere. */
 export const attrSeen = sqliteTable("attr_seen", { hash: integer("hash").primaryKey(), firstAt: integer("first_at").notNull() });

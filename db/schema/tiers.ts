@@ -44,7 +44,7 @@ export const requestTiers1m = sqliteTable(
     sharedTokens: integer("shared_tokens").notNull(),
     prefetchedTokens: integer("prefetched_tokens").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.workerId, t.minute] })],
+  (t) => [primaryKey({ columns: [t.workerId, t.minute] }), index("request_tiers_1m_minute").on(t.minute)],
 );
 
 /**
@@ -64,5 +64,5 @@ export const kvbm1m = sqliteTable(
     hostHitRate: real("host_hit_rate"),
     diskHitRate: real("disk_hit_rate"),
   },
-  (t) => [primaryKey({ columns: [t.workerId, t.minute] })],
+  (t) => [primaryKey({ columns: [t.workerId, t.minute] }), index("kvbm_1m_minute").on(t.minute)],
 );

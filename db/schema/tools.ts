@@ -22,7 +22,7 @@ export const tools = sqliteTable(
     budgetLimit: integer("budget_limit"),
     source: text("source"),
   },
-  (t) => [index("tools_session").on(t.sessionId, t.startedAt)],
+  (t) => [index("tools_session").on(t.sessionId, t.startedAt), index("tools_ts").on(t.ts)],
 );
 
 /** Reasoning spans, each kept with the tool call it explains (never merged). */
@@ -38,5 +38,5 @@ export const reasoningSpans = sqliteTable(
     endedAt: integer("ended_at").notNull(),
     source: text("source"),
   },
-  (t) => [index("reasoning_request").on(t.requestId)],
+  (t) => [index("reasoning_request").on(t.requestId), index("reasoning_ts").on(t.ts)],
 );

@@ -1,10 +1,20 @@
 import { type Db, isBusy } from "../../db/client";
-import { applyKvEvents, attributeRequest, cursorOf, pruneIndex, requestsAfterCursor, sessionsWithNewTools, setCursor } from "../../db/queries/attribution";
+import { applyKvEvents, attributeRequest, cursorOf, oldestUnattributedArrival, pruneIndex, requestsAfterCursor, sessionsWithNewTools, setCursor } from "../../db/queries/attribution";
+import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
 import { rebuildSessionSummary } from "../../db/queries/session-summaries";
-import { retentionCutoff } from "./retention";
+import { attributionLag, type AttributionLag } from "../analysis/attribution-lag";
 
-const KV_BATCH = 10;
-const REQUEST_BATCH = 5;
+const KV_BATCH = 100;
+/** Changed index blocks held in memory before they are written (each is written once however often it changed). */
+const FLUSH_AT = 200_000;
+/** Session summaries wait at most this long (wall time) while the job is behind: one rebuild covers many turns. */
+const SUMMARY_EVERY_MS = 2_000;
+const SUMMARY_MAX_PENDING = 2_000;
+
+const pendingSessions = new WeakMap<object, { ids: Set<string>; last: number }>();
+/** Index blocks written per transaction: a few milliseconds of the write lock. */
+const FLUSH_BATCH = 2_000;
+const REQUEST_BATCH = 25;
 const TOOL_BATCH = 5_000;
 
 export type AttributionRun = { kvEvents: number; requests: number; sessions: number; caughtUp: boolean };
@@ -13,12 +23,27 @@ export type AttributionRun = { kvEvents: number; requests: number; sessions: num
  * One bounded step of the attribution job: KV events first (residency must be current before a request is judged),
  * then requests in insertion order, then the summaries of every session they or new tool rows touched. Each batch is
  * its own short transaction so ingest is never blocked long. Returns what it did; caughtUp when nothing was left.
+ * A failed transaction rolled back: the index cache, which may hold its writes, is dropped before the error goes on.
  */
 export function attributionStep(db: Db): AttributionRun {
+  try {
+    return step(db);
+  } catch (err) {
+    resetIndexCache(db);
+    throw err;
+  }
+}
+
+function step(db: Db): AttributionRun {
   const c = db.$client;
-  const kvEvents = c.transaction(() => applyKvEvents(db, KV_BATCH))();
+  const kvEvents = applyKvEvents(db, KV_BATCH);
+  if (kvEvents < KV_BATCH || dirtyBlocks(db) >= FLUSH_AT) {
+    while (c.transaction(() => flushIndex(db, FLUSH_BATCH))() > 0);
+  }
   if (kvEvents === KV_BATCH) return { kvEvents, requests: 0, sessions: 0, caughtUp: false };
-  const touched = new Set<string>();
+  let pending = pendingSessions.get(c);
+  if (!pending) pendingSessions.set(c, (pending = { ids: new Set(), last: performance.now() }));
+  const touched = pending.ids;
   const requests = c.transaction(() => {
     const rows = requestsAfterCursor(db, REQUEST_BATCH);
     for (const r of rows) {
@@ -32,10 +57,23 @@ export function attributionStep(db: Db): AttributionRun {
   const tools = c.transaction(() => {
     const ids = sessionsWithNewTools(db, TOOL_BATCH);
     for (const id of ids) touched.add(id);
-    for (const id of touched) rebuildSessionSummary(db, id);
     return ids.length;
   })();
-  return { kvEvents, requests, sessions: touched.size, caughtUp: requests < REQUEST_BATCH && tools < TOOL_BATCH };
+  const caughtUp = requests < REQUEST_BATCH && tools < TOOL_BATCH;
+  let sessions = 0;
+  if (caughtUp || touched.size >= SUMMARY_MAX_PENDING || performance.now() - pending.last >= SUMMARY_EVERY_MS) {
+    sessions = touched.size;
+    for (const chunk of chunks([...touched], 50)) c.transaction(() => chunk.forEach((id) => rebuildSessionSummary(db, id)))();
+    touched.clear();
+    pending.last = performance.now();
+  }
+  return { kvEvents, requests, sessions, caughtUp };
+}
+
+function chunks<T>(xs: T[], n: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
 }
 
 /** Run steps until caught up, `maxSteps` ran or `budgetMs` of wall time passed (tests and benches call this synchronously). */
@@ -57,38 +95,46 @@ export function attributionCursors(db: Db): { kv: number; requests: number; tool
   return { kv: cursorOf(db, "kv"), requests: cursorOf(db, "requests"), tools: cursorOf(db, "tools") };
 }
 
-/** Wall time one tick may hold the event loop (ingest shares it): small steps until this budget is spent. */
-const TICK_BUDGET_MS = 10;
+/** How far attribution is behind at `now`: from the arrival of the oldest request it has not judged yet. */
+export function attributionLagOf(db: Db, now: number): AttributionLag {
+  return attributionLag(oldestUnattributedArrival(db), now);
+}
+
+export type AttributionLoop = { stop: () => Promise<void> };
 
 /**
- * Run the job every intervalMs (small steps for at most TICK_BUDGET_MS, then yield; sooner again while behind) and
- * prune its index with the raw retention; returns a stop function.
+ * Run the job continuously on this connection (meant for a worker thread): steps back to back while behind, a pause of
+ * idleMs when caught up, a short backoff when ingest holds the write lock (SQLITE_BUSY: the step rolled back and runs
+ * again), and an index prune with the raw retention every hour. Between steps it yields to the thread's loop.
  */
-export function startAttributionJob(db: Db, retentionHours: number, intervalMs = 1_000, now: () => number = Date.now): () => void {
-  let lastPrune = 0;
-  let timer: NodeJS.Timeout;
+export function runAttributionLoop(db: Db, retentionHours: number, idleMs = 1_000, now: () => number = Date.now): AttributionLoop {
   let stopped = false;
-  const tick = () => {
-    let behind = false;
-    try {
-      behind = !runAttribution(db, 1_000, TICK_BUDGET_MS).caughtUp;
-      if (now() - lastPrune > 600_000) {
-        lastPrune = now();
-        pruneIndex(db, retentionCutoff(now(), retentionHours));
+  let lastPrune = now();
+  const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+  const done = (async () => {
+    while (!stopped) {
+      let wait = 0;
+      try {
+        const r = runAttribution(db, 1_000, 50);
+        if (r.caughtUp) wait = idleMs;
+        if (now() - lastPrune > 3_600_000) {
+          lastPrune = now();
+          pruneIndex(db, now() - Math.round(retentionHours * 3_600_000));
+        }
+      } catch (err) {
+        if (isBusy(err)) wait = 20;
+        else {
+          console.error("attribution failed:", err instanceof Error ? err.message : String(err));
+          wait = idleMs;
+        }
       }
-    } catch (err) {
-      // Busy: ingest workers hold the write lock; this step rolled back and runs again on the next tick.
-      if (isBusy(err)) behind = true;
-      else console.error("attribution failed:", err instanceof Error ? err.message : String(err));
+      await pause(wait);
     }
-    if (stopped) return;
-    timer = setTimeout(tick, behind ? 100 : intervalMs);
-    timer.unref();
-  };
-  timer = setTimeout(tick, intervalMs);
-  timer.unref();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await done;
+    },
   };
 }

@@ -1,24 +1,66 @@
 import type { Db } from "../../db/client";
-import { deleteRawBefore } from "../../db/queries/retention";
+import { deleteBatchBefore, RETENTION_TABLES, type RetentionTier } from "../../db/queries/retention";
+
+/** Days kept for rollups and session summaries (long-range views read these after the detail aged out). */
+export const SUMMARY_RETENTION_DAYS = 400;
+const DAY_MS = 86_400_000;
 
 /** The oldest raw timestamp (Unix ms) to keep at `now` for a retention of `hours`. */
 export function retentionCutoff(now: number, hours: number): number {
   return now - Math.round(hours * 3_600_000);
 }
 
-/** Sweep raw telemetry older than the retention now and then every intervalSeconds; returns a stop function. */
-export function startRetentionSweeper(db: Db, hours: number, intervalSeconds: number, now: () => number = Date.now): () => void {
-  const sweep = () => {
+export type RetentionSettings = { rawHours: number; days: number };
+
+/** The cutoff (Unix ms) of each tier at `now`: rows with an earlier time are deleted. */
+export function tierCutoffs(now: number, s: RetentionSettings): Record<RetentionTier, number> {
+  return { raw: retentionCutoff(now, s.rawHours), detail: now - Math.round(s.days * DAY_MS), summary: now - SUMMARY_RETENTION_DAYS * DAY_MS };
+}
+
+export type SweepResult = { deleted: Record<string, number>; transactions: number };
+
+/** Rows per delete statement: a few milliseconds of the write lock even for wide request rows. */
+export const SWEEP_BATCH = 500;
+
+/**
+ * Delete everything older than its tier's cutoff, table by table, in statements of at most `batch` rows by the
+ * indexed time column, yielding (`pause`) between statements so ingest and the UI go on in between.
+ */
+export async function sweepRetention(db: Db, cutoffs: Record<RetentionTier, number>, batch = SWEEP_BATCH, pause: () => Promise<void> = () => new Promise((r) => setImmediate(r))): Promise<SweepResult> {
+  const deleted: Record<string, number> = {};
+  let transactions = 0;
+  for (const { table, column, tier } of RETENTION_TABLES) {
+    let total = 0;
+    for (;;) {
+      const n = deleteBatchBefore(db, table, column, cutoffs[tier], batch);
+      transactions++;
+      total += n;
+      if (n < batch) break;
+      await pause();
+    }
+    deleted[table] = total;
+  }
+  return { deleted, transactions };
+}
+
+/** Sweep every tier now and then every intervalSeconds (one sweep at a time); returns a stop function. */
+export function startRetentionSweeper(db: Db, settings: RetentionSettings, intervalSeconds: number, now: () => number = Date.now): () => void {
+  let running = false;
+  const sweep = async () => {
+    if (running) return;
+    running = true;
     try {
-      const deleted = deleteRawBefore(db, retentionCutoff(now(), hours));
+      const { deleted } = await sweepRetention(db, tierCutoffs(now(), settings));
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
-      if (total > 0) console.log(`retention: deleted ${total} raw rows older than ${hours} h`);
+      if (total > 0) console.log(`retention: deleted ${total} rows past their retention`);
     } catch (err) {
       console.error("retention sweep failed:", err instanceof Error ? err.message : String(err));
+    } finally {
+      running = false;
     }
   };
-  sweep();
-  const timer = setInterval(sweep, intervalSeconds * 1000);
+  void sweep();
+  const timer = setInterval(() => void sweep(), intervalSeconds * 1000);
   timer.unref();
   return () => clearInterval(timer);
 }

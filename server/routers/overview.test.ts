@@ -185,6 +185,7 @@ describe("overview.summary without data", () => {
       workersByRole: {},
       workersPresent: 0,
       droppedEvents: [],
+      attribution: { caughtUp: true, behindMs: 0, oldestPendingAt: null },
     });
   });
 
@@ -254,5 +255,20 @@ describe("overview.summary input validation", () => {
 
   it("accepts a span of exactly 31 days", async () => {
     await expect(caller.overview.summary({ from: FIXED_NOW - 31 * DAY, to: FIXED_NOW })).resolves.toMatchObject({ live: false });
+  });
+});
+
+describe("overview.summary attribution lag", () => {
+  it("reports the arrival of the oldest unattributed request, then caught up once the job ran", async () => {
+    const { runAttribution } = await import("../jobs/attribution");
+    const db = testDb();
+    store(db, [
+      minimal.request({ id: "lag-1", request_id: "lag-1", ts: FIXED_NOW - 60_000, arrived_at: FIXED_NOW - 240_000 }),
+      minimal.request({ id: "lag-2", request_id: "lag-2", ts: FIXED_NOW - 30_000, arrived_at: FIXED_NOW - 90_000 }),
+    ]);
+    const caller = testCaller(db, () => FIXED_NOW);
+    expect((await caller.overview.summary({ preset: "15m" })).attribution).toEqual({ caughtUp: false, behindMs: 240_000, oldestPendingAt: FIXED_NOW - 240_000 });
+    runAttribution(db);
+    expect((await caller.overview.summary({ preset: "15m" })).attribution).toEqual({ caughtUp: true, behindMs: 0, oldestPendingAt: null });
   });
 });

@@ -6,6 +6,7 @@ import { seriesRows } from "../../db/queries/workers";
 import { hitRate, kvUtilization, workersByRole } from "../analysis/overview";
 import { trendPoints } from "../analysis/trends";
 import { bucketStep, seriesSource } from "../analysis/workers";
+import { attributionLagOf } from "../jobs/attribution";
 import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
@@ -40,6 +41,8 @@ export const overviewRouter = router({
       workersByRole: workersByRole(present),
       workersPresent: present.length,
       droppedEvents: droppedEventReports(ctx.db),
+      /** How far miss attribution is behind now (not the range): newer turns have no causes yet. */
+      attribution: attributionLagOf(ctx.db, ctx.now()),
     };
   }),
 

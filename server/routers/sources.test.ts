@@ -77,3 +77,31 @@ describe("sources router", () => {
     await expect(testCaller(db, () => NOW, null).sources.list()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 });
+
+describe("sources.storage", () => {
+  it("reports the database size and the oldest row kept per kind", async () => {
+    const { storeEvents } = await import("../../db/queries/ingest");
+    const { minimal, parsed, T0 } = await import("../../test/events");
+    const fs = await import("node:fs");
+    const os = await import("node:os");
+    const path = await import("node:path");
+    const { openDb } = await import("../../db/client");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-storage-"));
+    const db = openDb(path.join(dir, "s.db"));
+    try {
+      storeEvents(db, [parsed(minimal.request({ id: "r1", ts: T0 + 5, arrived_at: T0 })), parsed(minimal["kv.stored"]({ id: "k1", ts: T0 + 1_000 }))]);
+      const s = await testCaller(db, () => NOW).sources.storage();
+      expect(s.fileBytes + s.walBytes).toBe(s.totalBytes);
+      expect(s.totalBytes).toBe(fs.statSync(path.join(dir, "s.db")).size + fs.statSync(path.join(dir, "s.db-wal")).size);
+      expect(s.totalBytes).toBeGreaterThan(0);
+      const byTable = Object.fromEntries(s.kinds.map((k) => [k.table, k]));
+      expect(byTable.requests).toMatchObject({ label: "Requests", oldest: T0, keptFor: "30 days" });
+      expect(byTable.kv_events).toMatchObject({ oldest: T0 + 1_000, keptFor: "24 h" });
+      expect(byTable.requests_1m).toMatchObject({ oldest: T0, keptFor: "400 days" });
+      expect(byTable.tools).toMatchObject({ oldest: null });
+    } finally {
+      db.$client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

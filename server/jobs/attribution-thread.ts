@@ -1,0 +1,27 @@
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+
+const WORKER_FILE = path.join(process.cwd(), "server", "jobs", "attribution-worker-entry.mjs");
+
+/**
+ * Start cache-miss attribution in a worker thread on its own connection to dbFile (off the dashboard's event loop);
+ * the returned function stops it after its current step and resolves once its connection is closed.
+ */
+export function startAttributionThread(dbFile: string, retentionHours: number): () => Promise<void> {
+  const worker = new Worker(WORKER_FILE, { workerData: { dbFile, retentionHours } });
+  worker.on("error", (err) => console.error("attribution worker failed:", err.message));
+  worker.unref();
+  return () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => void worker.terminate().then(() => resolve()), 5_000);
+      worker.once("message", () => {
+        clearTimeout(timer);
+        void worker.terminate().then(() => resolve());
+      });
+      worker.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      worker.postMessage({ stop: true });
+    });
+}
