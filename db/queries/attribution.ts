@@ -1,14 +1,14 @@
 import type Database from "better-sqlite3";
 import { attributeTurn, recomputedBlocks, type Attribution, type BlockFacts, type TurnInput } from "../../server/analysis/attribution";
 import { minuteOf } from "../../server/analysis/counters";
+import { decodeHashes } from "../../server/ingest/chain-codec";
+import { chainStringsOf } from "./chains";
 import type { Db } from "../client";
 
 // Reads and writes of the attribution job's index tables (db/schema/sessions.ts). Never called from ingest.
 
 /** A u64 decimal hash as the signed 64-bit integer SQLite stores. */
 export const toKey = (h: string): bigint => BigInt.asIntN(64, BigInt(h));
-
-const split = (s: string | null): string[] => (s ? s.split(",") : []);
 
 type Stmts = ReturnType<typeof prepare>;
 const cache = new WeakMap<Database.Database, Stmts>();
@@ -31,7 +31,7 @@ function prepare(c: Database.Database) {
     requestsAfter: c.prepare(
       `SELECT rowid AS rid, id, request_id AS requestId, session_id AS sessionId, trajectory_id AS trajectoryId, worker_id AS workerId, arrived_at AS arrivedAt,
          first_token_at AS firstTokenAt, finished_at AS finishedAt, input_tokens AS inputTokens, cached_tokens AS cachedTokens, output_tokens AS outputTokens,
-         block_size AS blockSize, sequence_hashes AS seq, local_hashes AS local
+         block_size AS blockSize
        FROM requests WHERE rowid > ? ORDER BY rowid LIMIT ?`,
     ),
     decision: c.prepare("SELECT chosen_overlap_blocks AS chosenOverlap, best_overlap_blocks AS bestOverlap FROM route_decisions WHERE request_id = ? ORDER BY ts DESC LIMIT 1"),
@@ -68,10 +68,10 @@ export function cursorOf(db: Db, key: string): number {
 /** Apply up to `limit` KV events after the cursor to the residency index; returns how many were read. */
 export function applyKvEvents(db: Db, limit: number): number {
   const s = stmts(db);
-  const rows = s.kvAfter.all(cursorOf(db, "kv"), limit) as { rid: number; ts: number; op: string; workerId: string; hashes: string | null; reason: string | null }[];
+  const rows = s.kvAfter.all(cursorOf(db, "kv"), limit) as { rid: number; ts: number; op: string; workerId: string; hashes: Uint8Array | string | null; reason: string | null }[];
   for (const r of rows) {
     if (r.op === "cleared") s.blockClear.run(r.ts, r.workerId, r.ts);
-    for (const h of split(r.hashes)) {
+    for (const h of decodeHashes(r.hashes)) {
       const hash = toKey(h);
       if (r.op === "stored") {
         s.blockOpen.run(hash, r.workerId, r.ts);
@@ -97,8 +97,6 @@ export type RequestRow = {
   cachedTokens: number;
   outputTokens: number;
   blockSize: number | null;
-  seq: string | null;
-  local: string | null;
 };
 
 /** Requests after the job's cursor, in insertion order. */
@@ -161,8 +159,7 @@ function firstUnseen(s: Stmts, keys: readonly bigint[], lo: number, hi: number, 
 /** Attribute one request's misses, record its new blocks as seen, and store its causes and minute sums. */
 export function attributeRequest(db: Db, r: RequestRow): Attribution {
   const s = stmts(db);
-  const seq = split(r.seq);
-  const local = split(r.local);
+  const { seq, local } = chainStringsOf(db, r.id);
   const decision = (s.decision.get(r.requestId) as { chosenOverlap: number; bestOverlap: number } | undefined) ?? null;
   const turn: TurnInput = { inputTokens: r.inputTokens, cachedTokens: r.cachedTokens, blockSize: r.blockSize, blockCount: seq.length, workerId: r.workerId, decision };
   const { first, end } = recomputedBlocks(turn);

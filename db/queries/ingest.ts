@@ -1,16 +1,25 @@
 import type Database from "better-sqlite3";
-import { hashText, type TelemetryEvent } from "../../server/ingest/events";
+import type { TelemetryEvent } from "../../server/ingest/events";
+import { encodeHash, encodeHashes } from "../../server/ingest/chain-codec";
+import type { PrefixCode } from "../../server/ingest/prefix";
+import { CHAIN_COLUMNS, chainColumns, type ChainColumns } from "./ingest-chains";
+import { forgetChains, requestRowExists } from "./chains";
 import type { CounterSample } from "../../server/analysis/counters";
 import { addSample, coarsen, MinuteRollups, noteSeen, overlaps, type Rollup, type Statements } from "./ingest-rollups";
 import type { Db } from "../client";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
 
-type Row = (string | number | null)[];
+type Row = (string | number | Buffer | null)[];
 type Table = { sql: string; row: (e: never) => Row };
 
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
-const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : hashText(v));
+const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : encodeHashes(v));
+/** A request's chains stored whole (no base): what storeEvents replaces with the compact form. */
+const wholeChains = (e: Extract<TelemetryEvent, { kind: "request" }>): ChainColumns => [
+  hashesOrNull(e.sequence_hashes), hashesOrNull(e.local_hashes), null, 0, 0, e.sequence_hashes?.length ?? null, e.local_hashes?.length ?? null,
+];
+const CHAIN_AT = -CHAIN_COLUMNS.length;
 const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
 
 function insert(table: string, columns: string[]): string {
@@ -39,13 +48,13 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
   "kv.stored": {
     sql: insert("kv_events", kvCols),
     row: (e: Extract<TelemetryEvent, { kind: "kv.stored" }>) => [
-      e.id, e.ts, "stored", e.worker_id, e.block_hashes.length, hashText(e.block_hashes), e.parent_hash, hashesOrNull(e.local_hashes), opt(e.retention_class), opt(e.session_id), null, opt(e.source),
+      e.id, e.ts, "stored", e.worker_id, e.block_hashes.length, encodeHashes(e.block_hashes), encodeHash(e.parent_hash), hashesOrNull(e.local_hashes), opt(e.retention_class), opt(e.session_id), null, opt(e.source),
     ],
   },
   "kv.removed": {
     sql: insert("kv_events", kvCols),
     row: (e: Extract<TelemetryEvent, { kind: "kv.removed" }>) => [
-      e.id, e.ts, "removed", e.worker_id, e.block_hashes.length, hashText(e.block_hashes), null, null, null, null, e.reason, opt(e.source),
+      e.id, e.ts, "removed", e.worker_id, e.block_hashes.length, encodeHashes(e.block_hashes), null, null, null, null, e.reason, opt(e.source),
     ],
   },
   "kv.cleared": {
@@ -69,13 +78,13 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
     sql: insert("requests", [
       "id", "ts", "request_id", "session_id", "trajectory_id", "parent_trajectory_id", "session_type", "harness", "api", "model", "worker_id",
       "arrived_at", "first_token_at", "finished_at", "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens", "finish_reason",
-      "status", "agent_hints", "block_size", "sequence_hashes", "local_hashes", "policy_versions", "source",
+      "status", "agent_hints", "block_size", "policy_versions", "source", ...CHAIN_COLUMNS,
     ]),
     row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [
       e.id, e.ts, e.request_id, opt(e.session_id), opt(e.trajectory_id), opt(e.parent_trajectory_id), opt(e.session_type), opt(e.harness), e.api, e.model,
       opt(e.worker_id), e.arrived_at, opt(e.first_token_at), opt(e.finished_at), e.input_tokens, e.cached_tokens, e.output_tokens,
-      opt(e.reasoning_tokens), opt(e.finish_reason), e.status, json(e.agent_hints), opt(e.block_size), hashesOrNull(e.sequence_hashes), hashesOrNull(e.local_hashes),
-      json(e.policy_versions), opt(e.source),
+      opt(e.reasoning_tokens), opt(e.finish_reason), e.status, json(e.agent_hints), opt(e.block_size),
+      json(e.policy_versions), opt(e.source), ...wholeChains(e),
     ],
   },
   tool: {
@@ -162,15 +171,37 @@ function statements(sqlite: Database.Database): Statements {
   return s;
 }
 
-export type StoreStatus = "accepted" | "duplicate";
+/** A request whose prefix_of cannot be resolved is refused alone (its code tells the sender what to do). */
+export type StoreRejection = { status: "rejected"; code: PrefixCode; error: string };
+export type StoreStatus = "accepted" | "duplicate" | StoreRejection;
+
+/** request_id → index of its last request event in the batch (only built when some request names a prefix). */
+function requestIndexes(events: readonly TelemetryEvent[]): Map<string, number> | null {
+  if (!events.some((e) => e.kind === "request" && e.prefix_of)) return null;
+  const m = new Map<string, number>();
+  events.forEach((e, i) => e.kind === "request" && m.set(e.request_id, i));
+  return m;
+}
 
 /**
  * Store validated events in one transaction: raw rows, worker state and per-minute rollups.
- * Returns per event whether it was new or its id was already stored (a duplicate changes nothing).
+ * Returns per event whether it was new, its id was already stored (a duplicate changes nothing), or it was refused
+ * (a request whose prefix_of names nothing usable; the rest of the batch is stored).
  */
 export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreStatus[] {
   const sqlite = db.$client;
   const st = statements(sqlite);
+  const positions = requestIndexes(events);
+  try {
+    return store(db, st, events, positions);
+  } catch (err) {
+    forgetChains(db);
+    throw err;
+  }
+}
+
+function store(db: Db, st: Statements, events: readonly TelemetryEvent[], positions: Map<string, number> | null): StoreStatus[] {
+  const sqlite = db.$client;
   // IMMEDIATE: take the write lock up front, so concurrent writers wait (busy_timeout) instead of failing an upgrade.
   return sqlite.transaction(() => {
     const out: StoreStatus[] = new Array(events.length);
@@ -181,7 +212,20 @@ export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreSta
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       const t = tables[e.kind];
-      const info = st.inserts.get(t.sql)!.run(rowOf(e));
+      const row = rowOf(e);
+      if (e.kind === "request") {
+        if (requestRowExists(db, e.id)) {
+          out[i] = "duplicate";
+          continue;
+        }
+        const chains = chainColumns(db, e, (rid) => (positions?.get(rid) ?? -1) > i);
+        if (!chains.ok) {
+          out[i] = { status: "rejected", code: chains.code, error: chains.error };
+          continue;
+        }
+        row.splice(CHAIN_AT, CHAIN_COLUMNS.length, ...chains.columns);
+      }
+      const info = st.inserts.get(t.sql)!.run(row);
       if (info.changes === 0) {
         out[i] = "duplicate";
         continue;

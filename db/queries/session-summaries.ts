@@ -1,4 +1,6 @@
 import type { Db } from "../client";
+import { decodeHashes, HASH_BYTES } from "../../server/ingest/chain-codec";
+import { chainsOf } from "./chains";
 
 // Rebuilds one session_summaries row from the session's requests, causes and tools (the attribution job calls it).
 
@@ -8,12 +10,6 @@ export function median(values: number[]): number | null {
   const v = [...values].sort((a, b) => a - b);
   return v[Math.floor((v.length - 1) / 2)]!;
 }
-
-const firstTwo = (s: string | null): [string | null, string | null] => {
-  if (!s) return [null, null];
-  const parts = s.split(",", 2);
-  return [parts[0] ?? null, parts[1] ?? null];
-};
 
 /** Recompute the summary row of a session; removes it when the session has no requests. */
 export function rebuildSessionSummary(db: Db, sessionId: string): void {
@@ -42,10 +38,11 @@ export function rebuildSessionSummary(db: Db, sessionId: string): void {
     .prepare("SELECT count(*) AS n, coalesce(sum(max(0, coalesce(ended_at, started_at) - started_at)), 0) AS waitMs, max(coalesce(ended_at, started_at)) AS lastAt FROM tools WHERE session_id = ?")
     .get(sessionId) as { n: number; waitMs: number; lastAt: number | null };
   const firstLocal = c
-    .prepare("SELECT local_hashes FROM requests WHERE session_id = ? AND parent_trajectory_id IS NULL AND local_hashes IS NOT NULL ORDER BY arrived_at LIMIT 1")
+    .prepare("SELECT id FROM requests WHERE session_id = ? AND parent_trajectory_id IS NULL AND local_hashes IS NOT NULL ORDER BY arrived_at LIMIT 1")
     .pluck()
     .get(sessionId) as string | undefined;
-  const [local0, local1] = firstTwo(firstLocal ?? null);
+  const local = firstLocal === undefined ? [] : decodeHashes(chainsOf(db, firstLocal)?.local?.subarray(0, 2 * HASH_BYTES));
+  const [local0, local1] = [local[0] ?? null, local[1] ?? null];
   const input = Number(r.inputTokens);
   const lastAt = Math.max(Number(r.lastAt), tools.lastAt ?? 0);
   c.prepare(

@@ -8,7 +8,10 @@ export const TELEMETRY_FORMAT = "switchyard.telemetry.v1";
 export const MIN_TS = 946_684_800_000;
 export const MAX_TS = 4_102_444_800_000;
 export const MAX_ID = 128;
+/** Bound of one hash list on the wire for KV events. */
 export const MAX_HASHES = 16_384;
+/** Bound of the full chain a request stands for (a 1M-token context at block size 16 is 62,500 blocks); its lists too. */
+export const MAX_CHAIN = 131_072;
 export const MAX_CANDIDATES = 1_024;
 const I64_MAX = 9_223_372_036_854_775_807n;
 const MAX_TOKENS = 100_000_000;
@@ -66,16 +69,16 @@ function hashListProblem(v: unknown[]): { index: number; message: string } | nul
   return null;
 }
 
-/** Between min and MAX_HASHES block hashes (the error names the first bad index). */
-const hashList = (min: number) =>
+/** Between min and max block hashes (the error names the first bad index); over the bound is refused, never truncated. */
+const hashList = (min: number, max = MAX_HASHES) =>
   z.custom<string[]>().check((ctx) => {
     const v = ctx.value as unknown;
     if (!Array.isArray(v)) {
       ctx.issues.push({ code: "custom", message: "must be an array of decimal strings", input: v });
       return;
     }
-    if (v.length < min || v.length > MAX_HASHES) {
-      ctx.issues.push({ code: "custom", message: `must hold ${min} to ${MAX_HASHES} hashes (got ${v.length})`, input: v });
+    if (v.length < min || v.length > max) {
+      ctx.issues.push({ code: "custom", message: `must hold ${min} to ${max} hashes (got ${v.length})`, input: v });
       return;
     }
     const problem = hashListProblem(v);
@@ -89,6 +92,7 @@ export const counter = z
   .refine((s) => BigInt(s) <= I64_MAX, "exceeds 2^63-1");
 
 const hashes = hashList(0);
+const chainHashes = hashList(0, MAX_CHAIN);
 const base = { id, ts, source: z.string().max(MAX_ID).optional() };
 const session = { session_id: id.optional(), trajectory_id: id.optional() };
 
@@ -195,9 +199,14 @@ const request = z
       .object({ priority: z.number().int().min(-1000).max(1000).optional(), osl: tokens.optional(), speculative_prefill: z.boolean().optional() })
       .optional(),
     block_size: z.number().int().min(1).max(1_048_576).optional(),
-    sequence_hashes: hashes.optional(),
-    local_hashes: hashes.optional(),
+    sequence_hashes: chainHashes.optional(),
+    local_hashes: chainHashes.optional(),
+    prefix_of: z.object({ request_id: id, blocks: z.number().int().min(0).max(MAX_CHAIN) }).optional(),
     policy_versions: policyVersions.optional(),
+  })
+  .refine((e) => !e.prefix_of || e.prefix_of.blocks + Math.max(e.sequence_hashes?.length ?? 0, e.local_hashes?.length ?? 0) <= MAX_CHAIN, {
+    path: ["prefix_of", "blocks"],
+    message: `with the hashes carried exceeds ${MAX_CHAIN} blocks`,
   })
   .refine((e) => e.cached_tokens <= e.input_tokens, { path: ["cached_tokens"], message: "exceeds input_tokens" })
   .refine((e) => e.first_token_at === undefined || e.first_token_at >= e.arrived_at, { path: ["first_token_at"], message: "is before arrived_at" })
