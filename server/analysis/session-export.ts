@@ -1,9 +1,14 @@
 import type { assembleSession } from "./sessions";
 
 type Trace = ReturnType<typeof assembleSession> & { sessionId: string; harness: string | null; sessionType: string | null };
+/** A turn's full chains as decimal u64 strings (null: the request carried no such list). */
+export type TurnChains = { sequence_hashes: string[] | null; local_hashes: string[] | null };
 
-/** The export document of a session: trajectories with turns (tokens, worker, policy versions, per-cause tokens), tools and reasoning. */
-export function sessionExport(t: Trace) {
+/**
+ * The export document of a session: trajectories with turns (tokens, worker, policy versions, per-cause tokens), tools
+ * and reasoning. With `chains` (by request id), each turn also carries its full sequence_hashes and local_hashes.
+ */
+export function sessionExport(t: Trace, chains?: ReadonlyMap<string, TurnChains>) {
   return {
     schema: "switchyard.session.v1",
     session: { id: t.sessionId, harness: t.harness, session_type: t.sessionType, totals: t.totals },
@@ -27,6 +32,7 @@ export function sessionExport(t: Trace) {
         recomputed: u.causes,
         evicted_reason: u.evictedReason,
         retention_version: u.retentionVersion,
+        ...(chains && (chains.get(u.requestId) ?? { sequence_hashes: null, local_hashes: null })),
       })),
       tools: l.tools.map(({ reasoning, ...tool }) => ({ ...tool, reasoning })),
       reasoning: l.reasoning,
