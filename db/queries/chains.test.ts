@@ -80,6 +80,13 @@ describe("compact chains on ingest (prefix_of)", () => {
     expect(chainStringsOf(db, "ev-9")).toEqual({ seq: [...range(0, 10), "1"], local: [...range(0, 10), "2"] });
   });
 
+  it("finds the named request in its own session when another session reuses the request id", () => {
+    ingestBody(db, ndjson([turn(1, { sequence_hashes: range(0, 5) })]), NDJSON);
+    ingestBody(db, ndjson([turn(1, { id: "other-1", session_id: "s2", sequence_hashes: range(100, 103) })]), NDJSON);
+    expect(ingestBody(db, ndjson([turn(2, { prefix_of: { request_id: "r1", blocks: 5 }, sequence_hashes: ["9"] })]), NDJSON)).toMatchObject({ accepted: 1 });
+    expect(chainStringsOf(db, "ev-2").seq).toEqual([...range(0, 5), "9"]);
+  });
+
   it("answers a re-sent compact request as a duplicate, not as an unknown prefix", () => {
     const first = turn(1, { sequence_hashes: range(0, 4) });
     const second = turn(2, { prefix_of: { request_id: "r1", blocks: 4 }, sequence_hashes: ["9"] });

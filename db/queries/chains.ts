@@ -35,7 +35,7 @@ function prepare(c: Database.Database) {
       `SELECT id AS rowId, session_id AS sessionId, source, arrived_at AS arrivedAt, seq_count AS seqCount, local_count AS localCount,
          typeof(sequence_hashes) = 'text' OR typeof(local_hashes) = 'text' AS legacy,
          CASE WHEN typeof(sequence_hashes) = 'text' THEN sequence_hashes END AS legacySeq, CASE WHEN typeof(local_hashes) = 'text' THEN local_hashes END AS legacyLocal
-       FROM requests WHERE request_id = ? ORDER BY rowid DESC LIMIT 1`,
+       FROM requests WHERE request_id = ? ORDER BY (session_id IS ? AND source IS ?) DESC, rowid DESC LIMIT 1`,
     ),
     previous: c.prepare(
       `SELECT id FROM requests WHERE session_id = ? AND trajectory_id IS ? AND arrived_at <= ? AND id <> ? AND (seq_count > 0 OR sequence_hashes IS NOT NULL)
@@ -145,9 +145,12 @@ export function requestRowExists(db: Db, rowId: string): boolean {
   return state(db).exists.get(rowId) !== undefined;
 }
 
-/** The newest stored request with this request_id, as prefix_of resolution needs it; null when none. */
-export function namedRequest(db: Db, requestId: string): NamedRequest | null {
-  const r = state(db).named.get(requestId) as
+/**
+ * The stored request a prefix_of names, as its resolution needs it: the newest with this request_id in the same
+ * session from the same sender, else the newest with it at all (so a wrong session or sender is named); null: none.
+ */
+export function namedRequest(db: Db, requestId: string, sessionId: string | null, source: string | null): NamedRequest | null {
+  const r = state(db).named.get(requestId, sessionId, source) as
     | (Omit<NamedRequest, "seqCount"> & { seqCount: number | null; legacy: number; legacySeq: string | null; legacyLocal: string | null })
     | undefined;
   if (!r) return null;

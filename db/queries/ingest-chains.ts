@@ -21,7 +21,7 @@ export const CHAIN_COLUMNS = ["sequence_hashes", "local_hashes", "chain_base", "
 export function chainColumns(db: Db, e: EventOf<"request">, laterInBatch: (requestId: string) => boolean): ChainOutcome {
   const local = e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
   if (e.prefix_of) {
-    const r = resolvePrefix(e, namedRequest(db, e.prefix_of.request_id), laterInBatch(e.prefix_of.request_id));
+    const r = resolvePrefix(e, namedRequest(db, e.prefix_of.request_id, e.session_id ?? null, e.source ?? null), laterInBatch(e.prefix_of.request_id));
     if (!r.ok) return r;
     const seq = encodeHashes(e.sequence_hashes ?? []);
     const seqCount = r.shared + seq.byteLength / HASH_BYTES;
