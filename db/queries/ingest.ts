@@ -14,13 +14,19 @@ type Row = (string | number | Buffer | null)[];
 type Table = { sql: string; row: (e: never) => Row };
 
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
 const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : encodeHashes(v));
-/** A request's chains stored whole (no base): what storeEvents replaces with the compact form. */
+/** A request's chains stored whole, no base (rowOf; it ignores prefix_of): storeEvents stores them compactly instead. */
 const wholeChains = (e: Extract<TelemetryEvent, { kind: "request" }>): ChainColumns => [
   hashesOrNull(e.sequence_hashes), hashesOrNull(e.local_hashes), null, 0, 0, e.sequence_hashes?.length ?? null, e.local_hashes?.length ?? null,
 ];
-const CHAIN_AT = -CHAIN_COLUMNS.length;
-const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
+
+/** A request row's columns before the chain columns. */
+const requestHead = (e: Extract<TelemetryEvent, { kind: "request" }>): Row => [
+  e.id, e.ts, e.request_id, opt(e.session_id), opt(e.trajectory_id), opt(e.parent_trajectory_id), opt(e.session_type), opt(e.harness), e.api, e.model,
+  opt(e.worker_id), e.arrived_at, opt(e.first_token_at), opt(e.finished_at), e.input_tokens, e.cached_tokens, e.output_tokens,
+  opt(e.reasoning_tokens), opt(e.finish_reason), e.status, json(e.agent_hints), opt(e.block_size), json(e.policy_versions), opt(e.source),
+];
 
 function insert(table: string, columns: string[]): string {
   return `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT(id) DO NOTHING`;
@@ -80,12 +86,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
       "arrived_at", "first_token_at", "finished_at", "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens", "finish_reason",
       "status", "agent_hints", "block_size", "policy_versions", "source", ...CHAIN_COLUMNS,
     ]),
-    row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [
-      e.id, e.ts, e.request_id, opt(e.session_id), opt(e.trajectory_id), opt(e.parent_trajectory_id), opt(e.session_type), opt(e.harness), e.api, e.model,
-      opt(e.worker_id), e.arrived_at, opt(e.first_token_at), opt(e.finished_at), e.input_tokens, e.cached_tokens, e.output_tokens,
-      opt(e.reasoning_tokens), opt(e.finish_reason), e.status, json(e.agent_hints), opt(e.block_size),
-      json(e.policy_versions), opt(e.source), ...wholeChains(e),
-    ],
+    row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [...requestHead(e), ...wholeChains(e)],
   },
   tool: {
     sql: insert("tools", [
@@ -212,8 +213,9 @@ function store(db: Db, st: Statements, events: readonly TelemetryEvent[], positi
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       const t = tables[e.kind];
-      const row = rowOf(e);
-      if (e.kind === "request") {
+      let row: Row;
+      if (e.kind !== "request") row = rowOf(e);
+      else {
         if (requestRowExists(db, e.id)) {
           out[i] = "duplicate";
           continue;
@@ -223,7 +225,7 @@ function store(db: Db, st: Statements, events: readonly TelemetryEvent[], positi
           out[i] = { status: "rejected", code: chains.code, error: chains.error };
           continue;
         }
-        row.splice(CHAIN_AT, CHAIN_COLUMNS.length, ...chains.columns);
+        row = [...requestHead(e), ...chains.columns];
       }
       const info = st.inserts.get(t.sql)!.run(row);
       if (info.changes === 0) {
