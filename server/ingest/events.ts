@@ -44,13 +44,7 @@ export function hashProblem(v: unknown): string | null {
 /** A u64 block hash as a decimal string; JSON numbers lose precision, so they are refused. */
 export const blockHash = z.custom<string>((v) => hashProblem(v) === null, { error: (i) => hashProblem(i.input) ?? "invalid hash" });
 
-const joinedText = new WeakMap<readonly string[], string>();
 const DIGITS_AND_COMMAS = /^[0-9,]*$/;
-
-/** A hash list as stored: decimal strings joined by commas (reuses the text built during validation). */
-export function hashText(list: readonly string[]): string {
-  return joinedText.get(list) ?? list.join(",");
-}
 
 /** The first problem in a list of hashes (index and message), or null. Fast path: cheap checks per element, one regex. */
 function hashListProblem(v: unknown[]): { index: number; message: string } | null {
@@ -65,7 +59,6 @@ function hashListProblem(v: unknown[]): { index: number; message: string } | nul
     const index = v.findIndex((s) => hashProblem(s) !== null);
     return { index, message: hashProblem(v[index]) ?? "must be a decimal string of an unsigned 64-bit value" };
   }
-  joinedText.set(v as string[], text);
   return null;
 }
 
