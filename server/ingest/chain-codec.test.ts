@@ -16,6 +16,13 @@ describe("encodeHashes / decodeHashes", () => {
     expect(hashCount(b)).toBe(list.length);
   });
 
+  it("encodes 5,000 spread u64 values exactly as their BigInt big-endian words", () => {
+    let x = 0x9e3779b97f4a7c15n;
+    const values = Array.from({ length: 5_000 }, (_, i) => (x = (x * 6_364_136_223_846_793_005n + 1_442_695_040_888_963_407n) & 0xffffffffffffffffn) >> BigInt(i % 64));
+    const b = encodeHashes(values.map(String));
+    values.forEach((v, i) => expect(b.readBigUInt64BE(i * 8)).toBe(v));
+  });
+
   it("writes 8 bytes big-endian per hash", () => {
     expect(bin("1", "18446744073709551615").toString("hex")).toBe("0000000000000001ffffffffffffffff");
   });

@@ -5,10 +5,24 @@ export const HASH_BYTES = 8;
 
 const EMPTY = Buffer.alloc(0);
 
-/** Decimal u64 strings (already validated) as one big-endian blob, 8 bytes per hash. */
+const TWO_32 = 4_294_967_296;
+
+/** Decimal u64 strings (already validated) as one big-endian blob, 8 bytes per hash. Two 32-bit limbs, no BigInt. */
 export function encodeHashes(list: readonly string[]): Buffer {
   const out = Buffer.allocUnsafe(list.length * HASH_BYTES);
-  for (let i = 0; i < list.length; i++) out.writeBigUInt64BE(BigInt(list[i]!), i * HASH_BYTES);
+  for (let i = 0; i < list.length; i++) {
+    const s = list[i]!;
+    let hi = 0;
+    let lo = 0;
+    for (let k = 0; k < s.length; k++) {
+      const v = lo * 10 + (s.charCodeAt(k) - 48);
+      const carry = Math.floor(v / TWO_32);
+      lo = v - carry * TWO_32;
+      hi = hi * 10 + carry;
+    }
+    out.writeUInt32BE(hi, i * HASH_BYTES);
+    out.writeUInt32BE(lo, i * HASH_BYTES + 4);
+  }
   return out;
 }
 
@@ -54,12 +68,20 @@ export function decodeHash(v: Uint8Array | string | null | undefined): string | 
   return typeof v === "string" ? v : decodeHashes(v)[0] ?? null;
 }
 
-/** How many leading hashes two blobs share (compared 8 bytes at a time). */
+const samePrefix = (a: Buffer, b: Buffer, n: number) => a.subarray(0, n * HASH_BYTES).equals(b.subarray(0, n * HASH_BYTES));
+
+/** How many leading hashes two blobs share: one native compare when one extends the other, else a binary search. */
 export function commonPrefix(a: Buffer, b: Buffer): number {
   const n = Math.min(a.byteLength, b.byteLength) / HASH_BYTES;
-  let i = 0;
-  while (i < n && a.readBigUInt64BE(i * HASH_BYTES) === b.readBigUInt64BE(i * HASH_BYTES)) i++;
-  return i;
+  if (samePrefix(a, b, n)) return n;
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (samePrefix(a, b, mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** One link of a stored chain: the base's first `shared` hashes, then `tail`. */
