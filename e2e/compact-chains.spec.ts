@@ -69,7 +69,9 @@ test("a session sent in compact form exports the same chains as the same session
 
   const [a, b] = [await exportChains(request, compactSid), await exportChains(request, fullSid)];
   expect(chainsByTurn(a, pc)).toEqual(chainsByTurn(b, pf));
-  expect(a.session.totals).toEqual(b.session.totals);
+  // The token figures match (miss causes may differ: the second session's blocks were already seen in the first).
+  const figures = ({ turns, inputTokens, cachedTokens, outputTokens, from, to }: Record<string, unknown>) => ({ turns, inputTokens, cachedTokens, outputTokens, from, to });
+  expect(figures(a.session.totals as Record<string, unknown>)).toEqual(figures(b.session.totals as Record<string, unknown>));
   const main = chainsByTurn(a, pc).find((l) => l.role === "main")!;
   expect(main.turns.map((u) => u.turn)).toEqual(["m1", "m2", "m3"]);
   expect(main.turns[1]!.seq).toEqual(turns()[1]!.seq);
