@@ -1,4 +1,8 @@
-// The only place the attribution job decodes stored hash lists: swap these two for the compact-chain decoder.
+import { asBinary, HASH_BYTES } from "../../server/ingest/chain-codec";
+import type { Db } from "../client";
+import { chainsOf as storedChainsOf } from "./chains";
+
+// The only place the attribution job decodes stored hash lists: binary u64 (or legacy decimal text), read as i64 keys.
 
 /** A u64 decimal hash as the signed 64-bit integer key the attribution index stores. */
 export const toKey = (h: string): bigint => BigInt.asIntN(64, BigInt(h));
@@ -7,14 +11,24 @@ export const toKey = (h: string): bigint => BigInt.asIntN(64, BigInt(h));
 export type Chains = { length: number; seqKey(i: number): bigint; localKey(i: number): bigint | null };
 
 /** The block hashes of one kv_events row (stored/removed), as i64 keys in order. */
-export function blockListOf(row: { hashes: string | null }): bigint[] {
-  return row.hashes ? row.hashes.split(",").map(toKey) : [];
+export function blockListOf(row: { hashes: Uint8Array | string | null }): bigint[] {
+  const b = asBinary(row.hashes);
+  if (!b) return [];
+  const out: bigint[] = new Array(b.byteLength / HASH_BYTES);
+  for (let i = 0; i < out.length; i++) out[i] = b.readBigInt64BE(i * HASH_BYTES);
+  return out;
 }
 
-/** A request row's sequence and local hash chains (keys decoded on access: a turn reads only its recomputed blocks). */
-export function chainsOf(row: { seq: string | null; local: string | null }): Chains {
-  const seq = row.seq ? row.seq.split(",") : [];
-  const local = row.local ? row.local.split(",") : [];
-  const hasLocal = local.length === seq.length;
-  return { length: seq.length, seqKey: (i) => toKey(seq[i]!), localKey: (i) => (hasLocal ? toKey(local[i]!) : null) };
+/** A request's full sequence and local chains (rebuilt from its compact row; keys decoded on access: a turn reads only its recomputed blocks). */
+export function chainsOf(db: Db, row: { id: string }): Chains {
+  const c = storedChainsOf(db, row.id);
+  const seq = c?.seq ?? null;
+  const local = c?.local ?? null;
+  const length = seq ? seq.byteLength / HASH_BYTES : 0;
+  const hasLocal = local !== null && seq !== null && local.byteLength === seq.byteLength;
+  return {
+    length,
+    seqKey: (i) => seq!.readBigInt64BE(i * HASH_BYTES),
+    localKey: (i) => (hasLocal ? local!.readBigInt64BE(i * HASH_BYTES) : null),
+  };
 }

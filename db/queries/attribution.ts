@@ -22,7 +22,7 @@ function prepare(c: Database.Database) {
     requestsAfter: c.prepare(
       `SELECT rowid AS rid, id, request_id AS requestId, session_id AS sessionId, trajectory_id AS trajectoryId, worker_id AS workerId, arrived_at AS arrivedAt,
          first_token_at AS firstTokenAt, finished_at AS finishedAt, input_tokens AS inputTokens, cached_tokens AS cachedTokens, output_tokens AS outputTokens,
-         block_size AS blockSize, sequence_hashes AS seq, local_hashes AS local
+         block_size AS blockSize
        FROM requests WHERE rowid > ? ORDER BY rowid LIMIT ?`,
     ),
     decision: c.prepare("SELECT chosen_overlap_blocks AS chosenOverlap, best_overlap_blocks AS bestOverlap FROM route_decisions WHERE request_id = ? ORDER BY ts DESC LIMIT 1"),
@@ -88,8 +88,6 @@ export type RequestRow = {
   cachedTokens: number;
   outputTokens: number;
   blockSize: number | null;
-  seq: string | null;
-  local: string | null;
 };
 
 /** Requests after the job's cursor, in insertion order. */
@@ -127,7 +125,7 @@ function firstUnseen(db: Db, keys: readonly bigint[], lo: number, hi: number, t:
 /** Attribute one request's misses, record its new blocks as seen, and store its causes and minute sums. */
 export function attributeRequest(db: Db, r: RequestRow): Attribution {
   const s = stmts(db);
-  const chains = chainsOf(r);
+  const chains = chainsOf(db, r);
   const decision = (s.decision.get(r.requestId) as { chosenOverlap: number; bestOverlap: number } | undefined) ?? null;
   const turn: TurnInput = { inputTokens: r.inputTokens, cachedTokens: r.cachedTokens, blockSize: r.blockSize, blockCount: chains.length, workerId: r.workerId, decision };
   const { first, end } = recomputedBlocks(turn);

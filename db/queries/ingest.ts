@@ -1,5 +1,9 @@
 import type Database from "better-sqlite3";
-import { hashText, type TelemetryEvent } from "../../server/ingest/events";
+import type { TelemetryEvent } from "../../server/ingest/events";
+import { encodeHash, encodeHashes } from "../../server/ingest/chain-codec";
+import type { PrefixCode } from "../../server/ingest/prefix";
+import { CHAIN_COLUMNS, chainColumns, type ChainColumns } from "./ingest-chains";
+import { forgetChains, requestRowExists } from "./chains";
 import type { CounterSample } from "../../server/analysis/counters";
 import { addSample, flushStats, MinuteRollups, noteSeen, overlaps, type Rollup, type Statements } from "./ingest-rollups";
 import type { Db } from "../client";
@@ -7,12 +11,24 @@ import { TierRollups, tierStatements } from "./ingest-tiers";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
 
-type Row = (string | number | null)[];
+type Row = (string | number | Buffer | null)[];
 type Table = { sql: string; row: (e: never) => Row };
 
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
-const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : hashText(v));
 const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
+const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : encodeHashes(v));
+/** A request's chains stored whole, no base (rowOf; it ignores prefix_of): storeEvents stores them compactly instead. */
+const wholeChains = (e: Extract<TelemetryEvent, { kind: "request" }>): ChainColumns => [
+  hashesOrNull(e.sequence_hashes), hashesOrNull(e.local_hashes), null, 0, 0, e.sequence_hashes?.length ?? null, e.local_hashes?.length ?? null,
+];
+
+/** A request row's columns before the chain columns. */
+const requestHead = (e: Extract<TelemetryEvent, { kind: "request" }>): Row => [
+  e.id, e.ts, e.request_id, opt(e.session_id), opt(e.trajectory_id), opt(e.parent_trajectory_id), opt(e.session_type), opt(e.harness), e.api, e.model,
+  opt(e.worker_id), e.arrived_at, opt(e.first_token_at), opt(e.finished_at), e.input_tokens, e.cached_tokens, e.output_tokens,
+  opt(e.reasoning_tokens), opt(e.finish_reason), e.status, json(e.agent_hints), opt(e.block_size), json(e.policy_versions), opt(e.source),
+  opt(e.itl_ms_mean), opt(e.itl_ms_p95), opt(e.preemptions), ...tierColumns(e),
+];
 
 function insert(table: string, columns: string[]): string {
   return `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT(id) DO NOTHING`;
@@ -43,14 +59,14 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
   "kv.stored": {
     sql: insert("kv_events", kvCols),
     row: (e: Extract<TelemetryEvent, { kind: "kv.stored" }>) => [
-      e.id, e.ts, "stored", e.worker_id, e.block_hashes.length, hashText(e.block_hashes), e.parent_hash, hashesOrNull(e.local_hashes), opt(e.retention_class), opt(e.session_id), null, opt(e.source),
+      e.id, e.ts, "stored", e.worker_id, e.block_hashes.length, encodeHashes(e.block_hashes), encodeHash(e.parent_hash), hashesOrNull(e.local_hashes), opt(e.retention_class), opt(e.session_id), null, opt(e.source),
       opt(e.storage_tier), opt(e.onboarded_from),
     ],
   },
   "kv.removed": {
     sql: insert("kv_events", kvCols),
     row: (e: Extract<TelemetryEvent, { kind: "kv.removed" }>) => [
-      e.id, e.ts, "removed", e.worker_id, e.block_hashes.length, hashText(e.block_hashes), null, null, null, null, e.reason, opt(e.source), opt(e.storage_tier), null,
+      e.id, e.ts, "removed", e.worker_id, e.block_hashes.length, encodeHashes(e.block_hashes), null, null, null, null, e.reason, opt(e.source), opt(e.storage_tier), null,
     ],
   },
   "kv.cleared": {
@@ -74,15 +90,10 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
     sql: insert("requests", [
       "id", "ts", "request_id", "session_id", "trajectory_id", "parent_trajectory_id", "session_type", "harness", "api", "model", "worker_id",
       "arrived_at", "first_token_at", "finished_at", "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens", "finish_reason",
-      "status", "agent_hints", "block_size", "sequence_hashes", "local_hashes", "policy_versions", "itl_ms_mean", "itl_ms_p95", "preemptions", "source",
-      "cached_device_tokens", "cached_host_tokens", "cached_disk_tokens", "cached_shared_tokens", "prefetched_tokens",
+      "status", "agent_hints", "block_size", "policy_versions", "source", "itl_ms_mean", "itl_ms_p95", "preemptions",
+      "cached_device_tokens", "cached_host_tokens", "cached_disk_tokens", "cached_shared_tokens", "prefetched_tokens", ...CHAIN_COLUMNS,
     ]),
-    row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [
-      e.id, e.ts, e.request_id, opt(e.session_id), opt(e.trajectory_id), opt(e.parent_trajectory_id), opt(e.session_type), opt(e.harness), e.api, e.model,
-      opt(e.worker_id), e.arrived_at, opt(e.first_token_at), opt(e.finished_at), e.input_tokens, e.cached_tokens, e.output_tokens,
-      opt(e.reasoning_tokens), opt(e.finish_reason), e.status, json(e.agent_hints), opt(e.block_size), hashesOrNull(e.sequence_hashes), hashesOrNull(e.local_hashes),
-      json(e.policy_versions), opt(e.itl_ms_mean), opt(e.itl_ms_p95), opt(e.preemptions), opt(e.source), ...tierColumns(e),
-    ],
+    row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [...requestHead(e), ...wholeChains(e)],
   },
   tool: {
     sql: insert("tools", [
@@ -188,15 +199,37 @@ function statements(sqlite: Database.Database): Statements {
   return s;
 }
 
-export type StoreStatus = "accepted" | "duplicate";
+/** A request whose prefix_of cannot be resolved is refused alone (its code tells the sender what to do). */
+export type StoreRejection = { status: "rejected"; code: PrefixCode; error: string };
+export type StoreStatus = "accepted" | "duplicate" | StoreRejection;
+
+/** request_id → index of its last request event in the batch (only built when some request names a prefix). */
+function requestIndexes(events: readonly TelemetryEvent[]): Map<string, number> | null {
+  if (!events.some((e) => e.kind === "request" && e.prefix_of)) return null;
+  const m = new Map<string, number>();
+  events.forEach((e, i) => e.kind === "request" && m.set(e.request_id, i));
+  return m;
+}
 
 /**
  * Store validated events in one transaction: raw rows, worker state and per-minute rollups.
- * Returns per event whether it was new or its id was already stored (a duplicate changes nothing).
+ * Returns per event whether it was new, its id was already stored (a duplicate changes nothing), or it was refused
+ * (a request whose prefix_of names nothing usable; the rest of the batch is stored).
  */
 export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreStatus[] {
   const sqlite = db.$client;
   const st = statements(sqlite);
+  const positions = requestIndexes(events);
+  try {
+    return store(db, st, events, positions);
+  } catch (err) {
+    forgetChains(db);
+    throw err;
+  }
+}
+
+function store(db: Db, st: Statements, events: readonly TelemetryEvent[], positions: Map<string, number> | null): StoreStatus[] {
+  const sqlite = db.$client;
   // IMMEDIATE: take the write lock up front, so concurrent writers wait (busy_timeout) instead of failing an upgrade.
   return sqlite.transaction(() => {
     const out: StoreStatus[] = new Array(events.length);
@@ -208,7 +241,21 @@ export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreSta
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
       const t = tables[e.kind];
-      const info = st.inserts.get(t.sql)!.run(rowOf(e));
+      let row: Row;
+      if (e.kind !== "request") row = rowOf(e);
+      else {
+        if (requestRowExists(db, e.id)) {
+          out[i] = "duplicate";
+          continue;
+        }
+        const chains = chainColumns(db, e, (rid) => (positions?.get(rid) ?? -1) > i);
+        if (!chains.ok) {
+          out[i] = { status: "rejected", code: chains.code, error: chains.error };
+          continue;
+        }
+        row = [...requestHead(e), ...chains.columns];
+      }
+      const info = st.inserts.get(t.sql)!.run(row);
       if (info.changes === 0) {
         out[i] = "duplicate";
         continue;

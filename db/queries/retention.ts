@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import type { Db } from "../client";
+import { rebaseDependents } from "./chains";
 
 /** Retention tiers: raw samples (hours), per-request detail (days), rollups and session summaries (400 days). */
 export type RetentionTier = "raw" | "detail" | "summary";
@@ -44,7 +45,20 @@ export function deleteBatchBefore(db: Db, table: string, column: string, cutoff:
   const t = RETENTION_TABLES.find((r) => r.table === table && r.column === column);
   if (!t) throw new Error(`not a retention table: ${table}.${column}`);
   const before = t.bucketMs ? cutoff - t.bucketMs + 1 : cutoff;
+  if (table === "requests") return deleteRequestsBefore(db, before, limit);
   return db.$client.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${column} < ? ORDER BY ${column} LIMIT ?)`).run(before, limit).changes;
+}
+
+/** Delete the oldest requests before cutoff; a later turn stored as their extension is first stored whole (rebaseDependents). */
+function deleteRequestsBefore(db: Db, cutoff: number, limit: number): number {
+  const c = db.$client;
+  return c.transaction(() => {
+    const ids = c.prepare("SELECT id FROM requests WHERE arrived_at < ? ORDER BY arrived_at LIMIT ?").pluck().all(cutoff, limit) as string[];
+    rebaseDependents(db, ids);
+    const del = c.prepare("DELETE FROM requests WHERE id = ?");
+    for (const id of ids) del.run(id);
+    return ids.length;
+  })();
 }
 
 /** Delete raw rows older than cutoff (Unix ms) in small chunks so ingest is never blocked long. */

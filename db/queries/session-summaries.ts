@@ -1,17 +1,13 @@
 import { summarizeTurns, type SummaryTurn } from "../../server/analysis/session-summary";
 import type { Db } from "../client";
+import { decodeHashes, HASH_BYTES } from "../../server/ingest/chain-codec";
+import { chainsOf } from "./chains";
 
 // Rebuilds one session_summaries row from the session's requests, causes and tools (the attribution job calls it).
 // Turns are counted by summarizeTurns, so a call both the harness and the serving stack reported counts once, as on the trace.
 
 /** Requests per session read for a summary (far beyond any real session; the trace shows at most 2,000). */
 const MAX_TURNS = 100_000;
-
-const firstTwo = (s: string | null): [string | null, string | null] => {
-  if (!s) return [null, null];
-  const parts = s.split(",", 2);
-  return [parts[0] ?? null, parts[1] ?? null];
-};
 
 /** Recompute the summary row of a session; removes it when the session has no requests. */
 export function rebuildSessionSummary(db: Db, sessionId: string): void {
@@ -39,10 +35,11 @@ export function rebuildSessionSummary(db: Db, sessionId: string): void {
     .prepare("SELECT count(*) AS n, coalesce(sum(max(0, coalesce(ended_at, started_at) - started_at)), 0) AS waitMs, max(coalesce(ended_at, started_at)) AS lastAt FROM tools WHERE session_id = ?")
     .get(sessionId) as { n: number; waitMs: number; lastAt: number | null };
   const firstLocal = c
-    .prepare("SELECT local_hashes FROM requests WHERE session_id = ? AND parent_trajectory_id IS NULL AND local_hashes IS NOT NULL ORDER BY arrived_at LIMIT 1")
+    .prepare("SELECT id FROM requests WHERE session_id = ? AND parent_trajectory_id IS NULL AND local_hashes IS NOT NULL ORDER BY arrived_at LIMIT 1")
     .pluck()
     .get(sessionId) as string | undefined;
-  const [local0, local1] = firstTwo(firstLocal ?? null);
+  const local = firstLocal === undefined ? [] : decodeHashes(chainsOf(db, firstLocal)?.local?.subarray(0, 2 * HASH_BYTES));
+  const [local0, local1] = [local[0] ?? null, local[1] ?? null];
   const lastAt = Math.max(r.lastAt, tools.lastAt ?? 0);
   c.prepare(
     `INSERT OR REPLACE INTO session_summaries (session_id, harness, session_type, first_at, last_at, turns, agents, subagents, input_tokens, cached_tokens,

@@ -1,6 +1,6 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-/** kv.stored / kv.removed / kv.cleared; hash lists are comma-separated decimal u64 strings. Raw: ages out. */
+/** kv.stored / kv.removed / kv.cleared; hashes are 8-byte big-endian u64 blobs (older rows: decimal text; chain-codec reads both). Raw: ages out. */
 export const kvEvents = sqliteTable(
   "kv_events",
   {
@@ -9,9 +9,9 @@ export const kvEvents = sqliteTable(
     op: text("op", { enum: ["stored", "removed", "cleared"] }).notNull(),
     workerId: text("worker_id").notNull(),
     blockCount: integer("block_count").notNull(),
-    blockHashes: text("block_hashes"),
-    parentHash: text("parent_hash"),
-    localHashes: text("local_hashes"),
+    blockHashes: blob("block_hashes", { mode: "buffer" }),
+    parentHash: blob("parent_hash", { mode: "buffer" }),
+    localHashes: blob("local_hashes", { mode: "buffer" }),
     retentionClass: text("retention_class"),
     sessionId: text("session_id"),
     reason: text("reason"),

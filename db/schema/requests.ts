@@ -1,6 +1,11 @@
-import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-/** One model call (a turn). Hash lists comma-separated decimal u64; hints and policy versions JSON. Kept: sessions are built from these. */
+/**
+ * One model call (a turn); hints and policy versions JSON. Kept: sessions are built from these. Chains are stored as
+ * the extension of an earlier row (chain_base): its first seq_shared / local_shared hashes, then the tails held here as
+ * 8-byte big-endian u64 blobs (server/ingest/chain-codec.ts; read through db/queries/chains.ts, never directly). Rows
+ * written before that hold the full chains as comma-separated decimal text, no base and null counts; readers take both.
+ */
 export const requests = sqliteTable(
   "requests",
   {
@@ -26,8 +31,18 @@ export const requests = sqliteTable(
     status: text("status").notNull(),
     agentHints: text("agent_hints"),
     blockSize: integer("block_size"),
-    sequenceHashes: text("sequence_hashes"),
-    localHashes: text("local_hashes"),
+    /** Sequence hashes from index seq_shared on (null: the request carried none). */
+    sequenceHashes: blob("sequence_hashes", { mode: "buffer" }),
+    /** Local hashes from index local_shared on (null: the request carried none). */
+    localHashes: blob("local_hashes", { mode: "buffer" }),
+    /** requests.id of the row whose chains this one extends (null: stored whole). */
+    chainBase: text("chain_base"),
+    seqShared: integer("seq_shared").notNull().default(0),
+    localShared: integer("local_shared").notNull().default(0),
+    /** Length of the full sequence chain (null on rows stored before compact chains). */
+    seqCount: integer("seq_count"),
+    /** Length of the full local chain (null: none, or a row stored before compact chains). */
+    localCount: integer("local_count"),
     policyVersions: text("policy_versions"),
     /** Inter-token latency over the request's decode (ms): mean and 95th percentile. */
     itlMsMean: real("itl_ms_mean"),
@@ -47,5 +62,6 @@ export const requests = sqliteTable(
     index("requests_session").on(t.sessionId, t.arrivedAt),
     index("requests_request").on(t.requestId),
     index("requests_worker").on(t.workerId, t.arrivedAt),
+    index("requests_chain_base").on(t.chainBase),
   ],
 );

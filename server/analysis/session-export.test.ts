@@ -31,7 +31,7 @@ const doc = sessionExport({
     [tool({})],
     reasoning,
   ),
-});
+}, new Map([["m1", { sequence_hashes: ["1", "18446744073709551615"], local_hashes: null }]]));
 
 /** Every key of a JSON value with its path (array indices as []), depth first. */
 function keyPaths(v: unknown, at = ""): string[] {

@@ -4,6 +4,8 @@ import type { assembleSession, ReasoningRow, Tool, Turn } from "./sessions";
 // durations ms. The README documents it field by field; session-export.test.ts walks an export for camelCase keys.
 
 type Trace = ReturnType<typeof assembleSession> & { sessionId: string; harness: string | null; sessionType: string | null };
+/** A turn's full chains as decimal u64 strings (null: the request carried no such list). */
+export type TurnChains = { sequence_hashes: string[] | null; local_hashes: string[] | null };
 
 function exportTotals(t: Trace["totals"]) {
   return {
@@ -74,8 +76,11 @@ function exportTool(t: Tool) {
   };
 }
 
-/** The export document of a session: trajectories with turns (tokens, worker, policy versions, per-cause tokens), tools and reasoning. */
-export function sessionExport(t: Trace) {
+/**
+ * The export document of a session: trajectories with turns (tokens, worker, policy versions, per-cause tokens), tools
+ * and reasoning. With `chains` (by request id), each turn also carries its full sequence_hashes and local_hashes.
+ */
+export function sessionExport(t: Trace, chains?: ReadonlyMap<string, TurnChains>) {
   return {
     schema: "switchyard.session.v1",
     session: { id: t.sessionId, harness: t.harness, session_type: t.sessionType, totals: exportTotals(t.totals) },
@@ -83,7 +88,7 @@ export function sessionExport(t: Trace) {
       trajectory_id: l.trajectoryId,
       parent_trajectory_id: l.parentTrajectoryId,
       role: l.role,
-      turns: l.turns.map(exportTurn),
+      turns: l.turns.map((u) => ({ ...exportTurn(u), ...(chains && (chains.get(u.requestId) ?? { sequence_hashes: null, local_hashes: null })) })),
       tools: l.tools.map(exportTool),
       reasoning: l.reasoning.map(exportReasoning),
     })),

@@ -10,6 +10,8 @@ export type ItemResult = {
   id: string | null;
   status: "accepted" | "duplicate" | "rejected";
   error?: string;
+  /** Set when a sender can act on the rejection: `unknown_prefix` (re-send with full lists), `invalid_prefix`. */
+  code?: string;
 };
 
 export type BatchReply = { accepted: number; duplicate: number; rejected: number; items: ItemResult[] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EVENT_KINDS, MAX_HASHES, parseEvent, type EventKind } from "./events";
+import { EVENT_KINDS, MAX_CHAIN, MAX_HASHES, parseEvent, type EventKind } from "./events";
 import { full, minimal, T0, type Raw } from "../../test/events";
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -12,6 +12,8 @@ describe("parseEvent: good events", () => {
     ["worker.stats counters as max i64 strings", minimal["worker.stats"]({ prefix_query_tokens: "9223372036854775807", prefix_hit_tokens: "0" })],
     ["worker.stats active == total", minimal["worker.stats"]({ kv_active_blocks: 8192 })],
     ["kv.stored with u64 max hash and zero parent", minimal["kv.stored"]({ block_hashes: ["0", "18446744073709551615"], parent_hash: "0" })],
+    ["request whose lists hold a 1M-token context (62,500 blocks)", minimal.request({ sequence_hashes: Array.from({ length: 62_500 }, (_, i) => String(i)), local_hashes: Array.from({ length: 62_500 }, (_, i) => String(i)) })],
+    ["request extending an earlier one (prefix_of)", minimal.request({ prefix_of: { request_id: "r0", blocks: 120_000 }, sequence_hashes: ["1"], local_hashes: ["2"] })],
     ["kv.stored with exactly MAX_HASHES hashes", minimal["kv.stored"]({ block_hashes: Array.from({ length: MAX_HASHES }, (_, i) => String(i)) })],
     ["request with cached == input and first token at arrival", minimal.request({ cached_tokens: 1000, first_token_at: T0 })],
     ["request with 128-char id", minimal.request({ id: "x".repeat(128) })],
@@ -59,6 +61,7 @@ describe("parseEvent: good events", () => {
 
 describe("parseEvent: bad events", () => {
   const tooManyHashes = Array.from({ length: MAX_HASHES + 1 }, (_, i) => String(i));
+  const overChain = Array.from({ length: MAX_CHAIN + 1 }, (_, i) => String(i));
   const cases: [string, unknown, string, string?][] = [
     // [name, value, error path, optional message fragment]
     ["missing worker_id", { ...minimal["worker.up"](), worker_id: undefined }, "worker_id"],
@@ -109,7 +112,11 @@ describe("parseEvent: bad events", () => {
     ["empty block_hashes", minimal["kv.stored"]({ block_hashes: [] }), "block_hashes"],
     ["block_hashes over 16,384", minimal["kv.stored"]({ block_hashes: tooManyHashes }), "block_hashes"],
     ["local_hashes over 16,384", minimal["kv.stored"]({ local_hashes: tooManyHashes }), "local_hashes"],
-    ["sequence_hashes over 16,384", minimal.request({ sequence_hashes: tooManyHashes }), "sequence_hashes"],
+    ["sequence_hashes over 131,072 (a request's chain bound)", minimal.request({ sequence_hashes: overChain }), "sequence_hashes"],
+    ["local_hashes over 131,072", minimal.request({ local_hashes: overChain }), "local_hashes"],
+    ["prefix_of.blocks plus the hashes carried over 131,072", minimal.request({ prefix_of: { request_id: "r0", blocks: MAX_CHAIN }, sequence_hashes: ["1"] }), "prefix_of.blocks", "exceeds 131072"],
+    ["prefix_of.blocks negative", minimal.request({ prefix_of: { request_id: "r0", blocks: -1 } }), "prefix_of.blocks"],
+    ["prefix_of without request_id", minimal.request({ prefix_of: { blocks: 2 } }), "prefix_of.request_id"],
     ["cached_tokens > input_tokens", minimal.request({ input_tokens: 100, cached_tokens: 101 }), "cached_tokens", "exceeds input_tokens"],
     ["first_token_at before arrived_at", minimal.request({ first_token_at: T0 - 1 }), "first_token_at", "before arrived_at"],
     ["finished_at before arrived_at", minimal.request({ finished_at: T0 - 1 }), "finished_at", "before arrived_at"],

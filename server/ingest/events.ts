@@ -8,7 +8,10 @@ export const TELEMETRY_FORMAT = "switchyard.telemetry.v1";
 export const MIN_TS = 946_684_800_000;
 export const MAX_TS = 4_102_444_800_000;
 export const MAX_ID = 128;
+/** Bound of one hash list on the wire for KV events. */
 export const MAX_HASHES = 16_384;
+/** Bound of the full chain a request stands for (a 1M-token context at block size 16 is 62,500 blocks); its lists too. */
+export const MAX_CHAIN = 131_072;
 export const MAX_CANDIDATES = 1_024;
 const I64_MAX = 9_223_372_036_854_775_807n;
 const MAX_TOKENS = 100_000_000;
@@ -43,13 +46,7 @@ export function hashProblem(v: unknown): string | null {
 /** A u64 block hash as a decimal string; JSON numbers lose precision, so they are refused. */
 export const blockHash = z.custom<string>((v) => hashProblem(v) === null, { error: (i) => hashProblem(i.input) ?? "invalid hash" });
 
-const joinedText = new WeakMap<readonly string[], string>();
 const DIGITS_AND_COMMAS = /^[0-9,]*$/;
-
-/** A hash list as stored: decimal strings joined by commas (reuses the text built during validation). */
-export function hashText(list: readonly string[]): string {
-  return joinedText.get(list) ?? list.join(",");
-}
 
 /** The first problem in a list of hashes (index and message), or null. Fast path: cheap checks per element, one regex. */
 function hashListProblem(v: unknown[]): { index: number; message: string } | null {
@@ -64,20 +61,19 @@ function hashListProblem(v: unknown[]): { index: number; message: string } | nul
     const index = v.findIndex((s) => hashProblem(s) !== null);
     return { index, message: hashProblem(v[index]) ?? "must be a decimal string of an unsigned 64-bit value" };
   }
-  joinedText.set(v as string[], text);
   return null;
 }
 
-/** Between min and MAX_HASHES block hashes (the error names the first bad index). */
-const hashList = (min: number) =>
+/** Between min and max block hashes (the error names the first bad index); over the bound is refused, never truncated. */
+const hashList = (min: number, max = MAX_HASHES) =>
   z.custom<string[]>().check((ctx) => {
     const v = ctx.value as unknown;
     if (!Array.isArray(v)) {
       ctx.issues.push({ code: "custom", message: "must be an array of decimal strings", input: v });
       return;
     }
-    if (v.length < min || v.length > MAX_HASHES) {
-      ctx.issues.push({ code: "custom", message: `must hold ${min} to ${MAX_HASHES} hashes (got ${v.length})`, input: v });
+    if (v.length < min || v.length > max) {
+      ctx.issues.push({ code: "custom", message: `must hold ${min} to ${max} hashes (got ${v.length})`, input: v });
       return;
     }
     const problem = hashListProblem(v);
@@ -91,6 +87,7 @@ export const counter = z
   .refine((s) => BigInt(s) <= I64_MAX, "exceeds 2^63-1");
 
 const hashes = hashList(0);
+const chainHashes = hashList(0, MAX_CHAIN);
 const base = { id, ts, source: z.string().max(MAX_ID).optional() };
 const session = { session_id: id.optional(), trajectory_id: id.optional() };
 
@@ -208,14 +205,19 @@ const request = z
       .object({ priority: z.number().int().min(-1000).max(1000).optional(), osl: tokens.optional(), speculative_prefill: z.boolean().optional() })
       .optional(),
     block_size: z.number().int().min(1).max(1_048_576).optional(),
-    sequence_hashes: hashes.optional(),
-    local_hashes: hashes.optional(),
+    sequence_hashes: chainHashes.optional(),
+    local_hashes: chainHashes.optional(),
+    prefix_of: z.object({ request_id: id, blocks: z.number().int().min(0).max(MAX_CHAIN) }).optional(),
     policy_versions: policyVersions.optional(),
     cached_tokens_by_tier: cachedByTier.optional(),
     prefetched_tokens: tokens.optional(),
     itl_ms_mean: latencyMs.optional(),
     itl_ms_p95: latencyMs.optional(),
     preemptions: count.optional(),
+  })
+  .refine((e) => !e.prefix_of || e.prefix_of.blocks + Math.max(e.sequence_hashes?.length ?? 0, e.local_hashes?.length ?? 0) <= MAX_CHAIN, {
+    path: ["prefix_of", "blocks"],
+    message: `with the hashes carried exceeds ${MAX_CHAIN} blocks`,
   })
   .refine((e) => e.cached_tokens <= e.input_tokens, { path: ["cached_tokens"], message: "exceeds input_tokens" })
   .refine((e) => e.first_token_at === undefined || e.first_token_at >= e.arrived_at, { path: ["first_token_at"], message: "is before arrived_at" })

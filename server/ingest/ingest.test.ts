@@ -6,6 +6,8 @@ import { AppError } from "../errors";
 import type { EventKind } from "./events";
 import { ingestBody } from "./ingest";
 
+const hex = (...words: string[]) => Buffer.from(words.join(""), "hex");
+
 const NDJSON = "application/x-ndjson";
 
 const TABLES = [
@@ -175,15 +177,16 @@ describe("ingestBody: every kind lands in its table", () => {
       {
         op: "stored",
         block_count: 2,
-        block_hashes: '1,18446744073709551615',
-        parent_hash: "42",
-        local_hashes: '3,4',
+        // 8-byte big-endian u64 per hash
+        block_hashes: hex("0000000000000001", "ffffffffffffffff"),
+        parent_hash: hex("000000000000002a"),
+        local_hashes: hex("0000000000000003", "0000000000000004"),
         retention_class: "system_prompt",
         session_id: "s1",
         reason: null,
       },
     ],
-    ["kv.removed", "kv_events", { op: "removed", block_count: 1, block_hashes: '7', reason: "agent_end" }],
+    ["kv.removed", "kv_events", { op: "removed", block_count: 1, block_hashes: hex("0000000000000007"), reason: "agent_end" }],
     ["kv.cleared", "kv_events", { op: "cleared", block_count: 0, block_hashes: null, reason: "cleared" }],
     [
       "route.decision",
@@ -207,7 +210,9 @@ describe("ingestBody: every kind lands in its table", () => {
         reasoning_tokens: 20,
         status: "ok",
         agent_hints: JSON.stringify({ priority: 5, osl: 200, speculative_prefill: true }),
-        sequence_hashes: '11,12',
+        sequence_hashes: hex("000000000000000b", "000000000000000c"),
+        seq_count: 2,
+        chain_base: null,
         policy_versions: JSON.stringify({ retention: 12, autoscaling: 1, routing: 2, frontend: 3 }),
       },
     ],

@@ -6,6 +6,11 @@ import { decodeBody, summarize, validateItems, type BatchReply } from "./batch";
 export function ingestBody(db: Db, text: string, contentType: string): BatchReply {
   const { events, slots, results } = validateItems(decodeBody(text, contentType));
   const stored = events.length ? storeEvents(db, events) : [];
-  for (let i = 0; i < stored.length; i++) results[slots[i]!]!.status = stored[i]!;
+  for (let i = 0; i < stored.length; i++) {
+    const r = results[slots[i]!]!;
+    const st = stored[i]!;
+    if (typeof st === "string") r.status = st;
+    else Object.assign(r, { status: "rejected", code: st.code, error: r.line === undefined ? st.error : `line ${r.line}: ${st.error}` });
+  }
   return summarize(results);
 }

@@ -13,6 +13,8 @@ export type CliOptions = {
   scenario: string;
   speed: number;
   fast: boolean;
+  /** Send every request's full hash lists instead of the compact form (prefix_of). */
+  fullChains: boolean;
   durationSeconds: number | null;
   startMs: number | null;
   out: string | null;
@@ -33,8 +35,10 @@ export const USAGE = `usage: npm run sim -- [options]
   --start UNIX_MS        simulated clock origin (default: now, to the second)
   --speed X              X times real time (default 1)
   --fast                 as fast as possible (needs --duration)
-  --out FILE             write the events as NDJSON to FILE
+  --out FILE             write the events as NDJSON to FILE (request chains always as full lists)
   --dashboard URL        POST the events to URL/api/ingest
+  --full-chains          send each request's full hash lists to --dashboard (default: only what a turn
+                         adds to its trajectory's previous turn, with prefix_of)
   --token T              ingest token for --dashboard (or SWITCHYARD_INGEST_TOKEN)
   --control-port P       serve the control API on P (0: any free port)
   --control-host H       address of the control API (default 127.0.0.1)
@@ -50,7 +54,7 @@ Same seed, scenario, policies, duration and start give a byte-identical --out fi
 
 export type ParseResult = { ok: true; options: CliOptions } | { ok: false; error: string };
 
-const FLAGS = new Set(["--fast", "--help", "-h"]);
+const FLAGS = new Set(["--fast", "--full-chains", "--help", "-h"]);
 const VALUED = new Set([
   "--dashboard", "--token", "--control-port", "--control-host", "--control-token", "--seed", "--scenario", "--speed", "--duration", "--start", "--out", "--policies",
   "--tiers", "--engine-profile", "--workload", "--trace-block-size",
@@ -68,6 +72,7 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
     scenario: "steady",
     speed: 1,
     fast: false,
+    fullChains: false,
     durationSeconds: null,
     startMs: null,
     out: null,
@@ -97,6 +102,9 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
         break;
       case "--fast":
         o.fast = true;
+        break;
+      case "--full-chains":
+        o.fullChains = true;
         break;
       case "--dashboard":
         if (!/^https?:\/\/[^\s]+$/.test(v)) return { ok: false, error: "--dashboard must be an http(s) URL" };

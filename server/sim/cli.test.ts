@@ -14,7 +14,8 @@ const quiet = { log: () => {}, env: {} };
 
 describe("parseArgs", () => {
   it.each([
-    [["--out", "x"], { out: "x", scenario: "steady", seed: 1, speed: 1, fast: false, durationSeconds: null }],
+    [["--out", "x"], { out: "x", scenario: "steady", seed: 1, speed: 1, fast: false, fullChains: false, durationSeconds: null }],
+    [["--dashboard", "http://d", "--token", "t", "--full-chains"], { dashboard: "http://d", fullChains: true }],
     [["--out=x", "--scenario=surge", "--seed", "9", "--fast", "--duration", "60", "--start", START], { scenario: "surge", seed: 9, fast: true, durationSeconds: 60, startMs: Number(START) }],
     [["--dashboard", "http://localhost:3000/", "--token", "t", "--speed", "10"], { dashboard: "http://localhost:3000", token: "t", speed: 10 }],
     [["--out", "x", "--control-port", "0", "--control-token", "c"], { controlPort: 0, controlToken: "c", controlHost: "127.0.0.1" }],
@@ -105,7 +106,8 @@ describe("sim CLI", () => {
     expect(logs[0]).toContain("usage: npm run sim");
   });
 
-  it("posts the same events it writes to a dashboard", async () => {
+  /** Run with --dashboard against a fake ingest endpoint; the posted lines and the --out file's text. */
+  async function postTo(extra: string[]): Promise<{ code: number; text: string; received: string[] }> {
     const received: string[] = [];
     const server = createServer((req, res) => {
       let body = "";
@@ -118,10 +120,40 @@ describe("sim CLI", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const { code, text } = await run("d.ndjson", ["--dashboard", url, "--token", "ingest"]);
+    const { code, text } = await run("d.ndjson", ["--dashboard", url, "--token", "ingest", ...extra]);
     server.close();
+    return { code, text, received };
+  }
+
+  it("with --full-chains posts the same events it writes to a dashboard", async () => {
+    const { code, text, received } = await postTo(["--full-chains"]);
     expect(code).toBe(0);
     expect(received.join("\n") + "\n").toBe(text);
+  });
+
+  it("by default posts the same events with requests in compact form (prefix_of), while the file keeps full lists", async () => {
+    const { code, text, received } = await postTo([]);
+    expect(code).toBe(0);
+    const written = text.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const posted = received.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(posted.map((e) => e.id)).toEqual(written.map((e) => e.id));
+    const full = new Map(written.filter((e) => e.kind === "request").map((e) => [e.request_id, e]));
+    let compact = 0;
+    posted.forEach((e, i) => {
+      const w = written[i]!;
+      if (!e.prefix_of) return expect(e).toEqual(w);
+      compact++;
+      const { request_id, blocks } = e.prefix_of as { request_id: string; blocks: number };
+      const named = full.get(request_id)!;
+      expect(named.trajectory_id).toBe(w.trajectory_id);
+      for (const key of ["sequence_hashes", "local_hashes"] as const) {
+        expect([...(named[key] as string[]).slice(0, blocks), ...(e[key] as string[])]).toEqual(w[key]);
+      }
+      const { prefix_of: _, sequence_hashes: _s, local_hashes: _l, ...rest } = e;
+      const { sequence_hashes: _ws, local_hashes: _wl, ...wrest } = w;
+      expect(rest).toEqual(wrest);
+    });
+    expect(compact).toBeGreaterThan(0);
   });
 
   it("runs live at a speed factor and stops at the duration", async () => {

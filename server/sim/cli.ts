@@ -10,6 +10,7 @@ import { SimController } from "./controller";
 import { Delivery } from "./delivery";
 import { Simulation } from "./engine";
 import { toJsonLine } from "./json-lines";
+import { ChainCompactor } from "./compact-chains";
 import { NdjsonFile } from "./ndjson-file";
 import { runSimulation } from "./runner";
 import { budgetProblem, parseEngineProfile, type ProfileResult } from "./profile";
@@ -67,11 +68,15 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
   const file = o.out ? new NdjsonFile(o.out) : null;
   const delivery = o.dashboard ? new Delivery({ url: `${o.dashboard}/api/ingest`, token: o.token!, log }) : null;
   let events = 0;
+  // The file keeps full lists (any reader can use it alone); the dashboard gets the compact form unless --full-chains.
+  const compactor = delivery && !o.fullChains ? new ChainCompactor() : null;
   sim.setSink((event) => {
-    const line = toJsonLine(event);
     events++;
-    file?.write(line);
-    delivery?.push(line);
+    const out = compactor?.line(event) ?? null;
+    // The full-list line when it is already at hand (not a compact request).
+    const full = out === null ? toJsonLine(event) : out.full === null ? out.line : null;
+    file?.write(full ?? toJsonLine(event));
+    delivery?.push(out?.line ?? full!, out?.full ?? null);
   });
   delivery?.start();
 

@@ -1,6 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { chainStringsOf } from "../../db/queries/chains";
+import { testDb } from "../../test/db";
+import { minimal, T0 } from "../../test/events";
+import { ingestBody } from "../ingest/ingest";
 import { Delivery } from "./delivery";
 
 type Received = { auth: string | undefined; type: string | undefined; dropped: string | string[] | undefined; source: string | string[] | undefined; lines: string[] };
@@ -129,5 +133,31 @@ describe("Delivery", () => {
     await until(() => !d.stats.healthy);
     await d.backpressure();
     await d.close(50);
+  });
+
+  it("re-sends a compact request the dashboard does not hold the prefix of (unknown_prefix) with full lists", async () => {
+    const db = testDb();
+    const server: Server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(ingestBody(db, body, "application/x-ndjson")));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    servers.push(server);
+    const logs: string[] = [];
+    const d = new Delivery({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/ingest`, token: "t", lingerMs: 5, log: (l) => logs.push(l) });
+    const turn = (n: number, o: Record<string, unknown>) => JSON.stringify(minimal.request({ id: `ev-${n}`, request_id: `r${n}`, session_id: "s1", trajectory_id: "main", arrived_at: T0 + n, ...o }));
+    // r1 was lost on the way (never delivered): r2 names it, r3 names r2.
+    d.push(turn(2, { prefix_of: { request_id: "r1", blocks: 2 }, sequence_hashes: ["3"] }), () => turn(2, { sequence_hashes: ["1", "2", "3"] }));
+    d.push(turn(3, { prefix_of: { request_id: "r2", blocks: 3 }, sequence_hashes: ["4"] }), () => turn(3, { sequence_hashes: ["1", "2", "3", "4"] }));
+    d.start();
+    await until(() => d.stats.delivered === 2);
+    await d.close(1_000);
+    expect(d.stats).toMatchObject({ delivered: 2, rejected: 0, resent: 2, buffered: 0 });
+    expect(chainStringsOf(db, "ev-3").seq).toEqual(["1", "2", "3", "4"]);
+    expect(logs.filter((l) => /rejected/.test(l))).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 // Delivery of NDJSON lines to the dashboard's /api/ingest: batches of at most 1000 events (and a
 // byte cap below the ingest limit), retried with exponential backoff. While the dashboard is
 // unreachable the lines wait in a bounded buffer; when it overflows the oldest lines are dropped,
-// counted and logged (never silently), and the total is logged again once delivery resumes.
+// counted and logged (never silently), and the total is logged again once delivery resumes. A compact request the
+// dashboard refuses with `unknown_prefix` (it lacks the named earlier request) is re-sent with full lists.
 
 /** Request headers carrying the cumulative count of events this sender dropped, and who it is. */
 export const DROPPED_HEADER = "x-switchyard-dropped-events";
@@ -25,7 +26,17 @@ export type DeliveryOptions = {
   source?: string;
 };
 
-export type DeliveryStats = { delivered: number; buffered: number; bufferedBytes: number; dropped: number; rejected: number; failures: number; healthy: boolean };
+export type DeliveryStats = {
+  delivered: number;
+  buffered: number;
+  bufferedBytes: number;
+  dropped: number;
+  rejected: number;
+  /** Compact requests re-sent with full lists after an unknown_prefix reply. */
+  resent: number;
+  failures: number;
+  healthy: boolean;
+};
 
 export class Delivery {
   private lines: string[] = [];
@@ -38,6 +49,9 @@ export class Delivery {
   private dropped = 0;
   private droppedAtOutage = 0;
   private rejected = 0;
+  private resent = 0;
+  /** Full-list forms of buffered compact lines, by absolute line index. */
+  private readonly fallbacks = new Map<number, () => string>();
   private failures = 0;
   private healthy = true;
   private downSince: number | null = null;
@@ -69,19 +83,21 @@ export class Delivery {
   }
 
   get stats(): DeliveryStats {
-    return { delivered: this.delivered, buffered: this.size, bufferedBytes: this.bytes, dropped: this.dropped, rejected: this.rejected, failures: this.failures, healthy: this.healthy };
+    return { delivered: this.delivered, buffered: this.size, bufferedBytes: this.bytes, dropped: this.dropped, rejected: this.rejected, resent: this.resent, failures: this.failures, healthy: this.healthy };
   }
 
   private get size(): number {
     return this.lines.length - this.head;
   }
 
-  /** Queue one NDJSON line (no trailing newline). */
-  push(line: string): void {
+  /** Queue one NDJSON line (no trailing newline); `full` builds the line to re-send if the dashboard lacks its prefix. */
+  push(line: string, full: (() => string) | null = null): void {
     this.lines.push(line);
+    if (full) this.fallbacks.set(this.removedTotal + this.size - 1, full);
     this.bytes += line.length + 1;
     while (this.size > this.o.maxBufferEvents || this.bytes > this.o.maxBufferBytes) {
       this.bytes -= this.lines[this.head]!.length + 1;
+      this.fallbacks.delete(this.removedTotal);
       this.head++;
       this.removedTotal++;
       this.dropped++;
@@ -137,9 +153,13 @@ export class Delivery {
       const { count, body } = this.batch();
       const outcome = await this.post(body);
       if (outcome.ok) {
+        const resend = outcome.unknownPrefix.map((i) => this.fallbacks.get(start + i)).filter((f) => f !== undefined);
+        for (let i = start; i < start + count; i++) this.fallbacks.delete(i);
         this.take(start + count - this.removedTotal);
         this.delivered += count - outcome.rejected;
-        this.rejected += outcome.rejected;
+        this.rejected += outcome.rejected - resend.length;
+        this.resent += resend.length;
+        for (const full of resend) this.push(full());
         this.recovered();
         backoff = this.o.initialBackoffMs;
         continue;
@@ -197,7 +217,7 @@ export class Delivery {
     }
   }
 
-  private async post(body: string): Promise<{ ok: true; rejected: number } | { ok: false; error: string; retryAfterMs?: number; tooLarge?: boolean }> {
+  private async post(body: string): Promise<{ ok: true; rejected: number; unknownPrefix: number[] } | { ok: false; error: string; retryAfterMs?: number; tooLarge?: boolean }> {
     try {
       const res = await this.o.fetch(this.o.url, {
         method: "POST",
@@ -212,7 +232,7 @@ export class Delivery {
         signal: AbortSignal.timeout(30_000),
       });
       const text = await res.text();
-      if (res.ok) return { ok: true, rejected: rejectedCount(text, this.o.log) };
+      if (res.ok) return { ok: true, ...rejectedItems(text, this.o.log) };
       const retryAfter = Number(res.headers.get("retry-after"));
       return {
         ok: false,
@@ -238,18 +258,23 @@ export class Delivery {
   }
 }
 
-/** The rejected count of an ingest reply; rejected items are logged (they indicate a simulator bug). */
-function rejectedCount(text: string, log: (line: string) => void): number {
+/**
+ * The rejected count of an ingest reply and the batch indexes refused as unknown_prefix (re-sent in full). Other
+ * rejected items are logged (they indicate a simulator bug).
+ */
+function rejectedItems(text: string, log: (line: string) => void): { rejected: number; unknownPrefix: number[] } {
   try {
-    const reply = JSON.parse(text) as { rejected?: number; items?: { status: string; error?: string }[] };
+    const reply = JSON.parse(text) as { rejected?: number; items?: { index: number; status: string; code?: string; error?: string }[] };
     const rejected = reply.rejected ?? 0;
+    const unknownPrefix: number[] = [];
     if (rejected > 0) {
-      const first = reply.items?.find((i) => i.status === "rejected");
-      log(`delivery: dashboard rejected ${rejected} events${first?.error ? ` (first: ${first.error})` : ""}`);
+      for (const i of reply.items ?? []) if (i.status === "rejected" && i.code === "unknown_prefix") unknownPrefix.push(i.index);
+      const first = reply.items?.find((i) => i.status === "rejected" && i.code !== "unknown_prefix");
+      if (first) log(`delivery: dashboard rejected ${rejected - unknownPrefix.length} events (first: ${first.error ?? "no reason given"})`);
     }
-    return rejected;
+    return { rejected, unknownPrefix };
   } catch {
-    return 0;
+    return { rejected: 0, unknownPrefix: [] };
   }
 }
 

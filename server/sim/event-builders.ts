@@ -3,12 +3,20 @@ import { ms } from "./cluster";
 import type { Scenario } from "./scenarios";
 import { FAST_JSON, jsonWithArrays, type FastJson } from "./json-lines";
 import { summarize } from "./itl";
+import type { HashView } from "./stream";
 import type { EventBody, SimRequest } from "./types";
+
+export const CHAIN_VIEW: unique symbol = Symbol("chainView");
+
+/** What a request event knows about its chains: the hash view they are a prefix of, and its compact NDJSON form. */
+export type ChainSource = {
+  [CHAIN_VIEW]?: { view: HashView; nBlocks: number; compactJson: (e: { id: string }, prefix: { request_id: string; blocks: number }) => string };
+};
 
 // Telemetry events (DESIGN.md §3) built from the core's objects; times are rounded to Unix ms.
 
-/** The request event of a finished model call (hash arrays last, with a fast NDJSON form). */
-export function requestEvent(req: SimRequest, scenario: Pick<Scenario, "model" | "blockSize">): EventBody & FastJson {
+/** The request event of a finished model call (hash arrays last, with fast NDJSON forms: full and compact). */
+export function requestEvent(req: SimRequest, scenario: Pick<Scenario, "model" | "blockSize">): EventBody & FastJson & ChainSource {
   const finished = req.finishedAt ?? req.arrivedAt;
   const status = req.outcome;
   const head = {
@@ -47,6 +55,15 @@ export function requestEvent(req: SimRequest, scenario: Pick<Scenario, "model" |
         ["sequence_hashes", view.jsonItems("seq", 0, nBlocks)],
         ["local_hashes", view.jsonItems("local", 0, nBlocks)],
       ]),
+    [CHAIN_VIEW]: {
+      view,
+      nBlocks,
+      compactJson: (e, prefix) =>
+        jsonWithArrays({ id: e.id, ...head, prefix_of: prefix }, [
+          ["sequence_hashes", view.jsonItems("seq", prefix.blocks, nBlocks)],
+          ["local_hashes", view.jsonItems("local", prefix.blocks, nBlocks)],
+        ]),
+    },
   };
 }
 

@@ -184,7 +184,8 @@ describe("POST /api/ingest: accepted batches", () => {
       ],
       rollup: { samples: 2, prefix_query_delta: 200, prefix_hit_delta: 50 },
       worker: { role: "decode", up_at: T0 },
-      kv: { block_hashes: "1,18446744073709551615" },
+      // stored as 8-byte big-endian u64 words
+      kv: { block_hashes: Buffer.from("0000000000000001ffffffffffffffff", "hex") },
     });
     expect(storedIds("ok-")).toEqual(["ok-kv", "ok-request", "ok-stats-1", "ok-stats-2", "ok-tool", "ok-up"]);
     expect(storedIds("bad-")).toEqual([]);

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { chainStringsOf } from "../../../db/queries/chains";
 import { testDb } from "../../../test/db";
 import { parseEvent } from "../../ingest/events";
 import { traceLines } from "./lines";
@@ -142,7 +143,8 @@ describe("importTraceIntoDb", () => {
       { line: 7, message: expect.stringMatching(/^input_tokens/) },
     ]);
     expect(db.$client.prepare("SELECT request_id FROM requests WHERE session_id = 'dyn-s1' ORDER BY arrived_at").pluck().all()).toEqual(["cmpl-1", "cmpl-3"]);
-    expect(db.$client.prepare("SELECT sequence_hashes FROM requests WHERE request_id = 'cmpl-3'").pluck().get()).toBe("14879255164371896291,274632075616497421,18446744073709551615");
+    const row = db.$client.prepare("SELECT id FROM requests WHERE request_id = 'cmpl-3'").pluck().get() as string;
+    expect(chainStringsOf(db, row).seq).toEqual(["14879255164371896291", "274632075616497421", "18446744073709551615"]);
     expect(db.$client.prepare("SELECT tool_call_id, status FROM tools WHERE session_id = 'dyn-s1' ORDER BY started_at").all()).toEqual([
       { tool_call_id: "call-1", status: "succeeded" },
       { tool_call_id: "call-9", status: "cancelled" },

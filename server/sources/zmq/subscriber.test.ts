@@ -7,6 +7,7 @@ import { testDb } from "../../../test/db";
 import { sourceReporter, type SourceReport } from "../status";
 import { zmqSourceConfig } from "./config";
 import { startZmqSource, summarize } from "./subscriber";
+import { decodeHash, decodeHashes } from "../../ingest/chain-codec";
 
 // A real ZMQ publisher in the test, the real subscriber, a real (in-memory, migrated) database.
 
@@ -22,8 +23,11 @@ const seqFrame = (n: bigint) => {
 };
 
 type KvRow = { op: string; worker_id: string; block_hashes: string | null; parent_hash: string | null; reason: string | null; ts: number; source: string };
-const kvRows = (db: Db) =>
-  db.$client.prepare("SELECT op, worker_id, block_hashes, parent_hash, reason, ts, source FROM kv_events ORDER BY rowid").all() as KvRow[];
+/** kv_events rows with their stored (binary) hashes read back as comma-joined decimals. */
+const kvRows = (db: Db): KvRow[] =>
+  (db.$client.prepare("SELECT op, worker_id, block_hashes, parent_hash, reason, ts, source FROM kv_events ORDER BY rowid").all() as (Omit<KvRow, "block_hashes" | "parent_hash"> & { block_hashes: Buffer | null; parent_hash: Buffer | null })[]).map(
+    (r) => ({ ...r, block_hashes: r.block_hashes && decodeHashes(r.block_hashes).join(","), parent_hash: decodeHash(r.parent_hash) }),
+  );
 
 /** The registry's reporter, plus a list of the error texts it was given. */
 function recordingReporter(db: Db, id: string) {

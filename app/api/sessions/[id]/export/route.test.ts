@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { minimal, parsed, T0, type Raw } from "@/test/events";
+import { minimal, ndjson, parsed, T0, type Raw } from "@/test/events";
 import { useTempServerEnv } from "@/test/server-env";
 
 const TOKEN = "sy_test_token_0123456789abcdefXY";
@@ -49,6 +49,8 @@ beforeAll(async () => {
   closeDb = () => db.$client.close();
   readToken = createToken(db, { name: "export test", scope: "read", createdBy: "test" }, T0).token;
   storeEvents(db, [...session(SID, "x", 100), ...session(ODD, "y", 200)].map(parsed));
+  const { ingestBody } = await import("@/server/ingest/ingest");
+  expect(ingestBody(db, ndjson(chainTurns()), "application/x-ndjson")).toMatchObject({ accepted: 6, rejected: 0 });
   expect(runAttribution(db).caughtUp).toBe(true);
 });
 
@@ -58,9 +60,27 @@ afterAll(async () => {
 });
 
 /** GET the export the way Next calls the handler (params decoded from the path). */
-function get(id: string, token: string | null = readToken): Promise<Response> {
+function get(id: string, token: string | null = readToken, query = ""): Promise<Response> {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  return GET(new Request(`http://localhost/api/sessions/${encodeURIComponent(id)}/export`, { headers }), { params: Promise.resolve({ id }) });
+  return GET(new Request(`http://localhost/api/sessions/${encodeURIComponent(id)}/export${query}`, { headers }), { params: Promise.resolve({ id }) });
+}
+
+const CHAINS_SID = "exp-chains";
+const EDGES = ["0", "9223372036854775807", "9223372036854775808", "18446744073709551615"];
+/** n distinct u64 decimal strings starting with the edge values; `salt` makes another chain. */
+const chain = (n: number, salt: number) => [...EDGES, ...Array.from({ length: n - EDGES.length }, (_, i) => String(BigInt(i + 1) * 2_654_435_761n + BigInt(salt)))].slice(0, n);
+/** Chains of 1, 2,000 and 65,536 blocks, full, and each extended by a compact turn (prefix_of). */
+function chainTurns(): Raw[] {
+  const turn = (rid: string, at: number, traj: string, o: Raw) =>
+    minimal.request({ id: `ch-${rid}`, request_id: rid, session_id: CHAINS_SID, trajectory_id: traj, arrived_at: at, ts: at, input_tokens: 10, cached_tokens: 0, ...o });
+  const out: Raw[] = [];
+  [1, 2_000, 65_536].forEach((n, k) => {
+    const seq = chain(n, k);
+    const local = chain(n, k + 10).reverse();
+    out.push(turn(`c${n}`, T0 + k * 10, `t${k}`, { sequence_hashes: seq, local_hashes: local }));
+    out.push(turn(`c${n}+`, T0 + k * 10 + 1, `t${k}`, { prefix_of: { request_id: `c${n}`, blocks: n }, sequence_hashes: EDGES, local_hashes: [...EDGES].reverse() }));
+  });
+  return out;
 }
 
 /** The filename of an attachment Content-Disposition, or null when it is not one. */
@@ -160,5 +180,27 @@ describe("GET /api/sessions/[id]/export", () => {
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ error: expect.any(String) });
     expect(text).not.toMatch(/\bat .*\(|\.ts:\d+|too_big|ZodError|"path"/);
+  });
+
+  it("?chains=1 gives every turn its exact chains: u64 edges, 1, 2,000 and 65,536 blocks, full or compact as sent", async () => {
+    const res = await get(CHAINS_SID, readToken, "?chains=1");
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { trajectories: { turns: { request_id: string; sequence_hashes: string[]; local_hashes: string[] }[] }[] };
+    const got = new Map(doc.trajectories.flatMap((t) => t.turns).map((u) => [u.request_id, u]));
+    [1, 2_000, 65_536].forEach((n, k) => {
+      const seq = chain(n, k);
+      const local = chain(n, k + 10).reverse();
+      expect(got.get(`c${n}`)?.sequence_hashes, `c${n}`).toEqual(seq);
+      expect(got.get(`c${n}`)?.local_hashes, `c${n}`).toEqual(local);
+      expect(got.get(`c${n}+`)?.sequence_hashes, `c${n}+`).toEqual([...seq, ...EDGES]);
+      expect(got.get(`c${n}+`)?.local_hashes, `c${n}+`).toEqual([...local, ...[...EDGES].reverse()]);
+    });
+  });
+
+  it("leaves the chains out without ?chains=1, and gives null lists to turns that carried none", async () => {
+    const plain = (await (await get(CHAINS_SID)).json()) as { trajectories: { turns: Record<string, unknown>[] }[] };
+    expect(plain.trajectories[0]!.turns[0]).not.toHaveProperty("sequence_hashes");
+    const withChains = (await (await get(SID, readToken, "?chains=1")).json()) as Exported & { trajectories: { turns: { sequence_hashes: string[] | null }[] }[] };
+    expect(withChains.trajectories[0]!.turns[1]!.sequence_hashes).toEqual(["101", "102", "103", "104", "105"]);
   });
 });

@@ -3,17 +3,19 @@ import { createCaller } from "@/server/trpc/root";
 import { requestActor } from "@/server/auth/request";
 import { serverDb } from "@/server/runtime";
 import { sessionExport } from "@/server/analysis/session-export";
+import { sessionChains } from "@/db/queries/chains";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** The session trace as a JSON download (same access as the pages). */
+/** The session trace as a JSON download (same access as the pages); `?chains=1` adds each turn's full hash chains. */
 export async function GET(req: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   try {
     const db = serverDb();
     const trace = await createCaller({ db, now: Date.now, actor: requestActor(db, req, Date.now()) }).sessions.byId({ id });
-    return new Response(JSON.stringify(sessionExport(trace), null, 2), {
+    const chains = new URL(req.url).searchParams.get("chains") === "1" ? sessionChains(db, id) : undefined;
+    return new Response(JSON.stringify(sessionExport(trace, chains), null, 2), {
       headers: { "content-type": "application/json", "content-disposition": `attachment; filename="session-${id.replace(/[^\w.-]/g, "_")}.json"` },
     });
   } catch (err) {

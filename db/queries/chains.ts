@@ -1,0 +1,208 @@
+import type Database from "better-sqlite3";
+import { asBinary, assembleChain, decodeHashes, HASH_BYTES, hashCount, type ChainLink } from "../../server/ingest/chain-codec";
+import type { NamedRequest } from "../../server/ingest/prefix";
+import type { Db } from "../client";
+
+// The row side of request chains (schema: db/schema/requests.ts). Every reader of requests.sequence_hashes /
+// local_hashes goes through here: a row holds only what its turn added after the first shared hashes of its base.
+
+/** A request's full chains as 8-byte big-endian blobs; null: the request carried no such list. */
+export type Chains = { seq: Buffer | null; local: Buffer | null };
+/** A request's full chains as decimal u64 strings (the wire form); null: none carried. */
+export type ChainStrings = { sequence_hashes: string[] | null; local_hashes: string[] | null };
+
+type ChainRow = {
+  id: string;
+  requestId: string;
+  base: string | null;
+  seqShared: number;
+  localShared: number;
+  seqCount: number | null;
+  localCount: number | null;
+  seq: Uint8Array | string | null;
+  local: Uint8Array | string | null;
+};
+
+const COLUMNS = `id, request_id AS requestId, chain_base AS base, seq_shared AS seqShared, local_shared AS localShared, seq_count AS seqCount,
+  local_count AS localCount, sequence_hashes AS seq, local_hashes AS local`;
+
+function prepare(c: Database.Database) {
+  return {
+    row: c.prepare(`SELECT ${COLUMNS} FROM requests WHERE id = ?`),
+    session: c.prepare(`SELECT ${COLUMNS} FROM requests WHERE session_id = ? ORDER BY rowid`),
+    exists: c.prepare("SELECT 1 FROM requests WHERE id = ?").pluck(),
+    named: c.prepare(
+      `SELECT id AS rowId, session_id AS sessionId, source, arrived_at AS arrivedAt, seq_count AS seqCount, local_count AS localCount,
+         typeof(sequence_hashes) = 'text' OR typeof(local_hashes) = 'text' AS legacy,
+         CASE WHEN typeof(sequence_hashes) = 'text' THEN sequence_hashes END AS legacySeq, CASE WHEN typeof(local_hashes) = 'text' THEN local_hashes END AS legacyLocal
+       FROM requests WHERE request_id = ? ORDER BY (session_id IS ? AND source IS ?) DESC, rowid DESC LIMIT 1`,
+    ),
+    previous: c.prepare(
+      `SELECT id FROM requests WHERE session_id = ? AND trajectory_id IS ? AND arrived_at <= ? AND id <> ? AND (seq_count > 0 OR sequence_hashes IS NOT NULL)
+       ORDER BY arrived_at DESC, rowid DESC LIMIT 1`,
+    ).pluck(),
+    previousInSession: c.prepare(
+      `SELECT id FROM requests WHERE session_id = ? AND arrived_at <= ? AND id <> ? AND (seq_count > 0 OR sequence_hashes IS NOT NULL)
+       ORDER BY arrived_at DESC, rowid DESC LIMIT 1`,
+    ).pluck(),
+  };
+}
+
+/** Full chains recently built, per connection: newest last, bounded in bytes, so consecutive turns do not re-walk. */
+class ChainMemo {
+  private map = new Map<string, Chains>();
+  private bytes = 0;
+  constructor(private readonly maxBytes: number) {}
+  get(id: string): Chains | undefined {
+    return this.map.get(id);
+  }
+  set(id: string, c: Chains): void {
+    const size = (c.seq?.byteLength ?? 0) + (c.local?.byteLength ?? 0);
+    if (size > this.maxBytes || this.map.has(id)) return;
+    this.map.set(id, c);
+    this.bytes += size;
+    for (const [k, v] of this.map) {
+      if (this.bytes <= this.maxBytes) break;
+      this.map.delete(k);
+      this.bytes -= (v.seq?.byteLength ?? 0) + (v.local?.byteLength ?? 0);
+    }
+  }
+  clear(): void {
+    this.map.clear();
+    this.bytes = 0;
+  }
+}
+
+type State = ReturnType<typeof prepare> & { memo: ChainMemo };
+const cache = new WeakMap<Database.Database, State>();
+const MEMO_BYTES = 32 * 1024 * 1024;
+
+function state(db: Db): State {
+  let s = cache.get(db.$client);
+  if (!s) cache.set(db.$client, (s = { ...prepare(db.$client), memo: new ChainMemo(MEMO_BYTES) }));
+  return s;
+}
+
+/** Rows stored before compact chains hold full chains as decimal text (no base, no counts). */
+const isLegacy = (r: { seq: unknown; local: unknown }) => typeof r.seq === "string" || typeof r.local === "string";
+const seqCountOf = (r: ChainRow): number | null => (isLegacy(r) ? (r.seq === null ? null : hashCount(r.seq)) : r.seqCount);
+const localCountOf = (r: ChainRow): number | null => (isLegacy(r) ? (r.local === null ? null : hashCount(r.local)) : r.localCount);
+const EMPTY = Buffer.alloc(0);
+const link = (r: ChainRow, which: "seq" | "local"): ChainLink =>
+  which === "seq" ? { base: r.base, shared: r.seqShared, tail: asBinary(r.seq) ?? EMPTY } : { base: r.base, shared: r.localShared, tail: asBinary(r.local) ?? EMPTY };
+
+/** Build one row's full chains, taking bases from `known` (earlier results) before reading rows. */
+function build(s: State, r: ChainRow, known: (id: string) => Chains | undefined): Chains {
+  const make = (which: "seq" | "local"): Buffer | null => {
+    const count = which === "seq" ? seqCountOf(r) : localCountOf(r);
+    if (count === null) return null;
+    return assembleChain(link(r, which), count, (id) => {
+      const k = known(id) ?? s.memo.get(id);
+      if (k) return k[which] ?? EMPTY;
+      const b = s.row.get(id) as ChainRow | undefined;
+      return b && link(b, which);
+    });
+  };
+  return { seq: make("seq"), local: make("local") };
+}
+
+/** One request's full chains by row id (requests.id); null when no such row. */
+export function chainsOf(db: Db, rowId: string): Chains | null {
+  const s = state(db);
+  const hit = s.memo.get(rowId);
+  if (hit) return hit;
+  const r = s.row.get(rowId) as ChainRow | undefined;
+  if (!r) return null;
+  const c = build(s, r, () => undefined);
+  s.memo.set(rowId, c);
+  return c;
+}
+
+/** One request's chains as decimal strings ([] when it carried none), for readers that work on the wire form. */
+export function chainStringsOf(db: Db, rowId: string): { seq: string[]; local: string[] } {
+  const c = chainsOf(db, rowId);
+  return { seq: decodeHashes(c?.seq ?? null), local: decodeHashes(c?.local ?? null) };
+}
+
+/**
+ * Every request of a session with its full chains as decimal strings, keyed by request_id (the latest row wins).
+ * One pass in insertion order: a turn's base is an earlier turn already built, so nothing is walked twice.
+ */
+export function sessionChains(db: Db, sessionId: string): Map<string, ChainStrings> {
+  const s = state(db);
+  const built = new Map<string, Chains>();
+  const out = new Map<string, ChainStrings>();
+  for (const r of s.session.iterate(sessionId) as IterableIterator<ChainRow>) {
+    const c = build(s, r, (id) => built.get(id));
+    built.set(r.id, c);
+    out.set(r.requestId, { sequence_hashes: c.seq && decodeHashes(c.seq), local_hashes: c.local && decodeHashes(c.local) });
+  }
+  return out;
+}
+
+/** True when a request row with this id is stored. */
+export function requestRowExists(db: Db, rowId: string): boolean {
+  return state(db).exists.get(rowId) !== undefined;
+}
+
+/**
+ * The stored request a prefix_of names, as its resolution needs it: the newest with this request_id in the same
+ * session from the same sender, else the newest with it at all (so a wrong session or sender is named); null: none.
+ */
+export function namedRequest(db: Db, requestId: string, sessionId: string | null, source: string | null): NamedRequest | null {
+  const r = state(db).named.get(requestId, sessionId, source) as
+    | (Omit<NamedRequest, "seqCount"> & { seqCount: number | null; legacy: number; legacySeq: string | null; legacyLocal: string | null })
+    | undefined;
+  if (!r) return null;
+  const legacy = r.legacy === 1;
+  return {
+    rowId: r.rowId,
+    sessionId: r.sessionId,
+    source: r.source,
+    arrivedAt: r.arrivedAt,
+    seqCount: legacy ? hashCount(r.legacySeq) : (r.seqCount ?? 0),
+    localCount: legacy ? (r.legacyLocal === null ? null : hashCount(r.legacyLocal)) : r.localCount,
+  };
+}
+
+/** The turn a full-list request most likely extends: its trajectory's previous turn, else its session's; null if none. */
+export function previousTurnOf(db: Db, e: { id: string; session_id?: string; trajectory_id?: string; arrived_at: number }): string | null {
+  if (e.session_id === undefined) return null;
+  const s = state(db);
+  const same = s.previous.get(e.session_id, e.trajectory_id ?? null, e.arrived_at, e.id) as string | undefined;
+  return same ?? (s.previousInSession.get(e.session_id, e.arrived_at, e.id) as string | undefined) ?? null;
+}
+
+/** Remember a just-stored row's full chains (ingest has them in hand). */
+export function rememberChains(db: Db, rowId: string, c: Chains): void {
+  state(db).memo.set(rowId, c);
+}
+
+/** Forget remembered chains (after a rolled-back transaction). */
+export function forgetChains(db: Db): void {
+  cache.get(db.$client)?.memo.clear();
+}
+
+/**
+ * Store whole (no base) every row that extends one of `ids` and is not itself among them, so `ids` can be deleted
+ * without breaking the chains of the turns after them. Call in the transaction that deletes `ids`. Returns rows rebased.
+ */
+export function rebaseDependents(db: Db, ids: readonly string[]): number {
+  const c = db.$client;
+  const dependents = c.prepare("SELECT id FROM requests WHERE chain_base = ?").pluck();
+  const store = c.prepare(
+    "UPDATE requests SET sequence_hashes = ?, local_hashes = ?, chain_base = NULL, seq_shared = 0, local_shared = 0, seq_count = ?, local_count = ? WHERE id = ?",
+  );
+  const gone = new Set(ids);
+  let n = 0;
+  for (const id of ids) {
+    for (const d of dependents.all(id) as string[]) {
+      if (gone.has(d)) continue;
+      const whole = chainsOf(db, d);
+      const count = (b: Buffer | null | undefined) => (b ? b.byteLength / HASH_BYTES : null);
+      store.run(whole?.seq ?? null, whole?.local ?? null, count(whole?.seq), count(whole?.local), d);
+      n++;
+    }
+  }
+  return n;
+}

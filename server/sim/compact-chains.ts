@@ -1,0 +1,26 @@
+import type { TelemetryEventInput } from "../ingest/events";
+import { CHAIN_VIEW, type ChainSource } from "./event-builders";
+import { toJsonLine } from "./json-lines";
+import type { HashView } from "./stream";
+
+// The compact wire form of request chains (DESIGN.md §3 "Compact chains"): a turn names its trajectory's previous
+// request and carries only the hashes it adds. A trajectory's hash view only grows (until compaction replaces it), so
+// two requests of one view share min(their lengths) blocks.
+
+/** One NDJSON line to send, and (for a compact request) the full-list line to re-send if the receiver lacks the prefix. */
+export type OutLine = { line: string; full: (() => string) | null };
+
+export class ChainCompactor {
+  private readonly last = new WeakMap<HashView, { requestId: string; nBlocks: number }>();
+
+  /** The line of an event: a request extending an earlier request of its view is compact, anything else as is. */
+  line(event: TelemetryEventInput): OutLine {
+    const c = (event as ChainSource)[CHAIN_VIEW];
+    if (!c || event.kind !== "request") return { line: toJsonLine(event), full: null };
+    const prev = this.last.get(c.view);
+    this.last.set(c.view, { requestId: event.request_id, nBlocks: c.nBlocks });
+    if (!prev) return { line: toJsonLine(event), full: null };
+    const blocks = Math.min(prev.nBlocks, c.nBlocks);
+    return { line: c.compactJson(event, { request_id: prev.requestId, blocks }), full: () => toJsonLine(event) };
+  }
+}
