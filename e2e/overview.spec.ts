@@ -4,7 +4,9 @@ import { postEvents, uniq } from "./fixtures/telemetry";
 test("events posted through /api/ingest change the overview KPIs live", async ({ page, request }) => {
   await page.goto("/?range=5m");
   await expect(page.getByRole("button", { name: "5m", exact: true })).toHaveAttribute("aria-pressed", "true");
-  const workersBefore = Number((await page.getByTestId("kpi-workers").textContent()) ?? "0") || 0;
+  // Read the count once the first answer is in (a loading card shows a placeholder, not a count).
+  await expect(page.getByRole("region", { name: "Workers", exact: true })).not.toHaveAttribute("aria-busy", "true");
+  const workersBefore = Number((await page.getByTestId("kpi-workers").textContent())?.replace(/,/g, "") ?? "0") || 0;
 
   const run = uniq("ov");
   const now = Date.now();

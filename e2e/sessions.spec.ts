@@ -33,7 +33,7 @@ test("preamble: diverged misses in a trace, the unstable-prefix finding, and a t
   await page.goto("/sessions?range=1h");
   await expect(page.getByRole("heading", { name: "Sessions", level: 1 })).toBeVisible();
   await page.getByRole("searchbox", { name: "Session id" }).fill(target!.sessionId);
-  await page.getByRole("table", { name: "Sessions" }).getByRole("link", { name: target!.sessionId }).click();
+  await page.getByRole("table", { name: "Sessions" }).getByRole("link", { name: target!.sessionId, exact: true }).click();
 
   await expect(page.getByRole("heading", { name: `Session ${target!.sessionId}`, level: 1 })).toBeVisible();
   await expect(page.getByTestId("session-lanes")).toBeVisible();
