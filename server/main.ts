@@ -75,7 +75,10 @@ async function main() {
     if (setupSecret) console.log(`No users yet: create the first admin at http://localhost:${settings.PORT}/setup#${setupSecret} (works once, valid 1 hour)`);
   });
 
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
     clearInterval(authSweep);
     stopSweeper();
     stopReconciler();
@@ -88,6 +91,11 @@ async function main() {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // Started by `npm start` (which talks to it over an IPC channel): stop when that supervisor is gone.
+  if (process.channel) {
+    process.channel.unref();
+    process.on("disconnect", stop);
+  }
 }
 
 void main();
