@@ -1,4 +1,5 @@
 import { AppError, toHttpError } from "./errors";
+import { errorMessage, log } from "./observability/logger";
 
 /**
  * How much of an oversized body is read and thrown away before the refusal is sent. A sender that writes its whole
@@ -49,6 +50,6 @@ function tooLarge(max: number) {
 /** A JSON error reply for any thrown value (5xx masked). */
 export function errorResponse(err: unknown, headers?: Record<string, string>): Response {
   const { status, message } = toHttpError(err);
-  if (status >= 500) console.error("request failed:", err instanceof Error ? err.message : String(err));
+  if (status >= 500) log().error({ err: errorMessage(err) }, "request failed");
   return Response.json({ error: message }, { status, headers });
 }

@@ -18,13 +18,14 @@ import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 import { countUsers, deleteExpiredAuth, listTokens } from "../db/queries/auth";
 import { createSetupLink, ensureDemoAdmin } from "./auth/accounts";
 import { ensureConfiguredTokens } from "./auth/tokens";
+import { errorMessage, log } from "./observability/logger";
 
 function settingsOrExit(): Env {
   try {
     return env();
   } catch (err) {
     if (err instanceof EnvError) {
-      console.error(`switchyard: ${err.message}`);
+      log().fatal(`invalid settings: ${err.message}`);
       process.exit(1);
     }
     throw err;
@@ -34,7 +35,7 @@ function settingsOrExit(): Env {
 async function main() {
   const settings = settingsOrExit();
   if (!fs.existsSync(path.join(process.cwd(), ".next", "BUILD_ID"))) {
-    console.error("switchyard: no production build found; run `npm run build` first (or `npm start`, which builds when needed)");
+    log().fatal("no production build found; run `npm run build` first (or `npm start`, which builds when needed)");
     process.exit(1);
   }
   const db = serverDb();
@@ -45,7 +46,11 @@ async function main() {
   const authSweep = setInterval(() => deleteExpiredAuth(db, Date.now()), 3_600_000);
   authSweep.unref();
   const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
-  if (token) console.log(`Ingest token generated (shown only this once; keep it): ${token}`);
+  // Secrets shown once to whoever started the server go to the terminal (stderr), never into the JSON log.
+  if (token) {
+    process.stderr.write(`Ingest token generated (shown only this once; keep it): ${token}\n`);
+    log().info("ingest token generated and shown once on stderr");
+  }
   const stopSweeper = startRetentionSweeper(db, settings.SWITCHYARD_RAW_RETENTION_HOURS, settings.SWITCHYARD_RETENTION_SWEEP_SECONDS);
   const stopAttribution = startAttributionJob(db, settings.SWITCHYARD_RAW_RETENTION_HOURS);
   const pool = settings.SWITCHYARD_INGEST_WORKERS > 0 ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS) : null;
@@ -67,12 +72,15 @@ async function main() {
     void handle(req, res);
   });
   server.on("error", (err: NodeJS.ErrnoException) => {
-    console.error(`switchyard: cannot listen on port ${settings.PORT}: ${err.code ?? err.message}`);
+    log().fatal({ port: settings.PORT, code: err.code }, `cannot listen on port ${settings.PORT}: ${err.code ?? err.message}`);
     process.exit(1);
   });
   server.listen(settings.PORT, settings.HOST, () => {
-    console.log(`Switchyard dashboard on http://localhost:${settings.PORT} (database ${settings.SWITCHYARD_DB})`);
-    if (setupSecret) console.log(`No users yet: create the first admin at http://localhost:${settings.PORT}/setup#${setupSecret} (works once, valid 1 hour)`);
+    log().info({ port: settings.PORT, database: settings.SWITCHYARD_DB }, `Switchyard dashboard on http://localhost:${settings.PORT}`);
+    if (setupSecret) {
+      process.stderr.write(`No users yet: create the first admin at http://localhost:${settings.PORT}/setup#${setupSecret} (works once, valid 1 hour)\n`);
+      log().info("no users yet: a one-time setup link was shown on stderr");
+    }
   });
 
   let stopping = false;

@@ -2,6 +2,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode } from "../errors";
 import { setIngestRunner } from "./runner";
+import { log } from "../observability/logger";
 
 // Ingest off the event loop: worker threads decode, validate and store request bodies on their own SQLite
 // connections, so the dashboard keeps answering while batches are processed and one batch's validation
@@ -58,7 +59,7 @@ export class IngestPool {
 
   /** A worker crashed: fail what is in flight (the batches' transactions rolled back) and stop routing here. */
   private fail(err: Error) {
-    console.error("ingest worker failed:", err.message);
+    log().error({ err: err.message }, "ingest worker failed");
     for (const p of this.pending.values()) p.reject(new AppError("INTERNAL", "ingest worker failed"));
     this.pending.clear();
     setIngestRunner(undefined);

@@ -2,6 +2,7 @@ import { type Db, isBusy } from "../../db/client";
 import { applyKvEvents, attributeRequest, cursorOf, pruneIndex, requestsAfterCursor, sessionsWithNewTools, setCursor } from "../../db/queries/attribution";
 import { rebuildSessionSummary } from "../../db/queries/session-summaries";
 import { retentionCutoff } from "./retention";
+import { errorMessage, log } from "../observability/logger";
 
 const KV_BATCH = 10;
 const REQUEST_BATCH = 5;
@@ -79,7 +80,7 @@ export function startAttributionJob(db: Db, retentionHours: number, intervalMs =
     } catch (err) {
       // Busy: ingest workers hold the write lock; this step rolled back and runs again on the next tick.
       if (isBusy(err)) behind = true;
-      else console.error("attribution failed:", err instanceof Error ? err.message : String(err));
+      else log().error({ err: errorMessage(err) }, "attribution failed");
     }
     if (stopped) return;
     timer = setTimeout(tick, behind ? 100 : intervalMs);

@@ -3,6 +3,7 @@ import { testDb } from "../../test/db";
 import { parsed, stats, T0 } from "../../test/events";
 import { storeEvents } from "../../db/queries/ingest";
 import { retentionCutoff, startRetentionSweeper } from "./retention";
+import { log } from "../observability/logger";
 
 describe("retentionCutoff", () => {
   it.each([
@@ -28,7 +29,7 @@ describe("startRetentionSweeper", () => {
 
   it("sweeps at once, then every interval with the clock it is given, until stopped", () => {
     vi.useFakeTimers();
-    vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.spyOn(log(), "info").mockImplementation(() => {});
     const db = testDb();
     const hour = 3_600_000;
     storeEvents(db, [0, 1, 2, 3].map((h) => parsed(stats("w1", T0 + h * hour, 0, 0))));
@@ -50,11 +51,11 @@ describe("startRetentionSweeper", () => {
 
   it("logs a failed sweep instead of throwing", () => {
     vi.useFakeTimers();
-    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const error = vi.spyOn(log(), "error").mockImplementation(() => {});
     const db = testDb();
     db.$client.close();
     const stop = startRetentionSweeper(db, 1, 60, () => T0);
-    expect(error).toHaveBeenCalledWith("retention sweep failed:", expect.any(String));
+    expect(error).toHaveBeenCalledWith({ err: expect.any(String) }, "retention sweep failed");
     stop();
   });
 });

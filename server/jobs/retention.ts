@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client";
 import { deleteRawBefore } from "../../db/queries/retention";
+import { errorMessage, log } from "../observability/logger";
 
 /** The oldest raw timestamp (Unix ms) to keep at `now` for a retention of `hours`. */
 export function retentionCutoff(now: number, hours: number): number {
@@ -12,9 +13,9 @@ export function startRetentionSweeper(db: Db, hours: number, intervalSeconds: nu
     try {
       const deleted = deleteRawBefore(db, retentionCutoff(now(), hours));
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
-      if (total > 0) console.log(`retention: deleted ${total} raw rows older than ${hours} h`);
+      if (total > 0) log().info({ rows: total, hours }, `retention: deleted ${total} raw rows older than ${hours} h`);
     } catch (err) {
-      console.error("retention sweep failed:", err instanceof Error ? err.message : String(err));
+      log().error({ err: errorMessage(err) }, "retention sweep failed");
     }
   };
   sweep();
