@@ -19,6 +19,8 @@ import { countUsers, deleteExpiredAuth, listTokens } from "../db/queries/auth";
 import { createSetupLink, ensureDemoAdmin } from "./auth/accounts";
 import { ensureConfiguredTokens } from "./auth/tokens";
 import { errorMessage, log } from "./observability/logger";
+import { instrumentRequest, metrics } from "./observability/metrics";
+import { metricsReply } from "./observability/metrics-endpoint";
 
 function settingsOrExit(): Env {
   try {
@@ -66,7 +68,10 @@ async function main() {
   const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
+  metrics();
   const server = http.createServer((req, res) => {
+    instrumentRequest(req, res);
+    if (req.method === "GET" && (req.url === "/metrics" || req.url?.startsWith("/metrics?"))) return void serveMetrics(db, req, res);
     // Route handlers rate-limit sign-ins by the socket's address; a client cannot supply its own.
     req.headers["x-switchyard-client-address"] = req.socket.remoteAddress ?? "unknown";
     void handle(req, res);
@@ -103,6 +108,17 @@ async function main() {
   if (process.channel) {
     process.channel.unref();
     process.on("disconnect", stop);
+  }
+}
+
+/** GET /metrics, answered here rather than by a Next route: the page proxy would send a token-only scraper to sign-in. */
+async function serveMetrics(db: ReturnType<typeof serverDb>, req: http.IncomingMessage, res: http.ServerResponse) {
+  try {
+    const reply = await metricsReply(db, { authorization: req.headers.authorization, cookie: req.headers.cookie }, Date.now());
+    res.writeHead(reply.status, reply.headers).end(reply.body);
+  } catch (err) {
+    log().error({ err: errorMessage(err) }, "metrics failed");
+    res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: "internal error" }));
   }
 }
 

@@ -305,6 +305,21 @@ describe("POST /api/ingest through the worker pool: every refusal keeps its stat
     expect(await res.json()).toEqual({ error: expect.stringContaining("8 MiB") });
   });
 
+  it("counts each batch's results by kind and sender in this thread's metrics, though the workers stored it", async () => {
+    const { metrics } = await import("@/server/observability/metrics");
+    const count = async (labels: Record<"kind" | "source" | "result", string>) =>
+      (await metrics().ingestEvents.get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+    const body = ndjson([...events("pool-count", 3), minimal.request({ id: "pool-count-r" }), minimal.request({ id: "pool-count-bad", cached_tokens: 5_000 })]) + "{nope\n";
+    const headers = { ...auth(), "x-switchyard-source": "metrics-test" };
+    expect((await post(body, headers)).status).toBe(200);
+    expect((await post(ndjson(events("pool-count", 3)), headers)).status).toBe(200);
+    expect(await count({ kind: "kv.cleared", source: "metrics-test", result: "accepted" })).toBe(3);
+    expect(await count({ kind: "kv.cleared", source: "metrics-test", result: "duplicate" })).toBe(3);
+    expect(await count({ kind: "request", source: "metrics-test", result: "accepted" })).toBe(1);
+    expect(await count({ kind: "request", source: "metrics-test", result: "rejected" })).toBe(1);
+    expect(await count({ kind: "unknown", source: "metrics-test", result: "rejected" })).toBe(1);
+  });
+
   it("an accepted batch is stored by the pool", async () => {
     const res = await post(ndjson(events("pool-ok", 3)), auth());
     expect(res.status).toBe(200);
