@@ -308,7 +308,7 @@ describe("POST /api/ingest through the worker pool: every refusal keeps its stat
   it("counts each batch's results by kind and sender in this thread's metrics, though the workers stored it", async () => {
     const { metrics } = await import("@/server/observability/metrics");
     const count = async (labels: Record<"kind" | "source" | "result", string>) =>
-      (await metrics().ingestEvents.get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+      (await metrics().ingestEvents.get()).values.find((v) => v.labels.kind === labels.kind && v.labels.source === labels.source && v.labels.result === labels.result)?.value ?? 0;
     const body = ndjson([...events("pool-count", 3), minimal.request({ id: "pool-count-r" }), minimal.request({ id: "pool-count-bad", cached_tokens: 5_000 })]) + "{nope\n";
     const headers = { ...auth(), "x-switchyard-source": "metrics-test" };
     expect((await post(body, headers)).status).toBe(200);
