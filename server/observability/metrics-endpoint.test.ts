@@ -57,6 +57,7 @@ describe("GET /metrics", () => {
     const reply = await metricsReply(db, { cookie: `sy_session=${session.value}` }, NOW);
     expect(reply.status).toBe(200);
     expect(reply.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(reply.headers).toMatchObject({ "X-Content-Type-Options": "nosniff", "cache-control": "no-store" });
   });
 
   it("reports ingest by kind and sender, attribution lag from the cursors, rollout state per target, source errors and database size", async () => {
