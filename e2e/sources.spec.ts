@@ -156,6 +156,7 @@ test("the example curl line on the Sources page posts a sample stamped now, acce
   const out = execFileSync("bash", ["-c", command.replace('"worker_id":"w1"', `"worker_id":"${worker}"`)], {
     env: { ...process.env, SWITCHYARD_TOKEN: INGEST_TOKEN },
     encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
   });
   const reply = JSON.parse(out) as { accepted: number; items: { id: string }[] };
   expect(reply.accepted).toBe(1);
