@@ -11,8 +11,8 @@ const MiB = 1024 * 1024;
 type Outcome = { status: number; body: string } | { error: string };
 
 /**
- * POST size bytes over a raw socket the way Python's urllib does: headers, then the whole body (with a Content-Length,
- * or chunked in 1 MiB chunks), and only once every byte is written, read the reply.
+ * POST size bytes over a raw socket the way Python's urllib does (Connection: close; headers, then the whole body with a
+ * Content-Length, or chunked in 1 MiB chunks), and only once every byte is written, read the reply.
  */
 function postWholeBody(size: number, framing: "length" | "chunked"): Promise<Outcome> {
   return new Promise((resolve) => {
@@ -20,7 +20,7 @@ function postWholeBody(size: number, framing: "length" | "chunked"): Promise<Out
     socket.pause();
     socket.on("error", (err) => resolve({ error: err.message }));
     const length = framing === "length" ? `Content-Length: ${size}` : "Transfer-Encoding: chunked";
-    socket.write(`POST /api/ingest HTTP/1.1\r\nHost: localhost:${port}\r\nAuthorization: Bearer ${INGEST_TOKEN}\r\nContent-Type: application/x-ndjson\r\n${length}\r\n\r\n`);
+    socket.write(`POST /api/ingest HTTP/1.1\r\nHost: localhost:${port}\r\nAuthorization: Bearer ${INGEST_TOKEN}\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\n${length}\r\n\r\n`);
     const chunk = Buffer.alloc(MiB, 0x20);
     for (let sent = 0; sent < size; sent += MiB) socket.write(framing === "length" ? chunk : Buffer.concat([Buffer.from(`${MiB.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]));
     socket.end(framing === "chunked" ? "0\r\n\r\n" : "", () => {
