@@ -1,8 +1,9 @@
+import { execFileSync } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { VLLM_NEW } from "../server/sources/prometheus/fixtures";
-import { postEvents, uniq } from "./fixtures/telemetry";
+import { INGEST_TOKEN, postEvents, uniq } from "./fixtures/telemetry";
 
 let server: http.Server;
 let metricsUrl: string;
@@ -154,4 +155,27 @@ test("the storage card shows the database size and the oldest data kept per kind
   await expect(requests.getByRole("cell").nth(1)).toHaveText("30 days");
   await expect(requests.getByRole("cell").first()).not.toHaveText("none");
   await expect(card.getByRole("row", { name: /Request rollups/ }).getByRole("cell").nth(1)).toHaveText("400 days");
+});
+
+test("the example curl line on the Sources page posts a sample stamped now, accepted as a new event", async ({ page }) => {
+  await page.goto("/sources");
+  const example = page.getByLabel("Example ingest request");
+  await expect(example).toBeVisible();
+  const command = (await example.textContent()) ?? "";
+  expect(command).toContain("$(date +%s000)");
+  expect(command).not.toMatch(/\d{13}/);
+
+  // Run it as a newcomer would paste it (its worker renamed so the sample stays out of other specs' data).
+  const worker = uniq("curl-w");
+  const before = Date.now();
+  const out = execFileSync("bash", ["-c", command.replace('"worker_id":"w1"', `"worker_id":"${worker}"`)], {
+    env: { ...process.env, SWITCHYARD_TOKEN: INGEST_TOKEN },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const reply = JSON.parse(out) as { accepted: number; items: { id: string }[] };
+  expect(reply.accepted).toBe(1);
+  const stamped = Number(/^w1-s-(\d+)$/.exec(reply.items[0]!.id)?.[1]);
+  expect(stamped).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+  expect(stamped).toBeLessThanOrEqual(Date.now());
 });

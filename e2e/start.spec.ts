@@ -5,14 +5,17 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 
 // `npm start` as a newcomer runs it: dashboard + simulated cluster, signed in through the printed link, overview live
-// within seconds, Ctrl-C stops both.
-test("npm start shows the simulated cluster on the overview and stops on Ctrl-C", async ({ page }) => {
+// within seconds, Ctrl-C stops both in order (the simulator delivers what it holds before the dashboard stops).
+test("npm start shows the simulated cluster on the overview and stops cleanly on Ctrl-C", async ({ page }) => {
   test.setTimeout(120_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-start-"));
   const port = 3240;
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--speed", "4"], {
-    env: { ...process.env, PORT: String(port), SWITCHYARD_DB: path.join(dir, "db.sqlite"), SWITCHYARD_SIM_CONTROL_PORT: String(port + 1) },
+  const controlPort = port + 7;
+  // Its own process group, like a command started from a terminal: Ctrl-C signals the whole group.
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--speed", "4", "--control-port", String(controlPort)], {
+    env: { ...process.env, PORT: String(port), SWITCHYARD_DB: path.join(dir, "db.sqlite"), SWITCHYARD_SIM_CONTROL_PORT: "" },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   });
   let output = "";
   child.stdout.on("data", (d) => (output += String(d)));
@@ -30,11 +33,23 @@ test("npm start shows the simulated cluster on the overview and stops on Ctrl-C"
     await expect(page.getByText(/8 aggregated/)).toBeVisible();
     await expect(page.getByTestId("kpi-rps")).not.toHaveText("0.00");
     await expect(page.getByTestId("kpi-hit-rate")).toHaveText(/%$/);
+
+    // `--control-port` moves the simulator's control API, the banner and the dashboard's policy target together.
+    const control = new RegExp(`control API: (http://127\\.0\\.0\\.1:${controlPort})/control/policies \\(Bearer (\\S+)\\)`).exec(output);
+    expect(control, output).toBeTruthy();
+    const res = await fetch(`${control![1]}/control/policies`, { headers: { authorization: `Bearer ${control![2]}` } });
+    expect(res.status).toBe(200);
+    await page.goto(`http://localhost:${port}/sources`);
+    await expect(page.getByTestId("target-row-sim")).toContainText(`http://127.0.0.1:${controlPort}`);
   } finally {
-    child.kill("SIGINT");
-    expect(await exited).toBe(0);
+    process.kill(-child.pid!, "SIGINT");
+    expect(await exited, output).toBe(0);
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  expect(output).not.toContain("not delivered");
+  expect(output).not.toMatch(/stopped with|did not stop/);
   const res = await fetch(`http://localhost:${port}/api/health`).catch(() => null);
   expect(res).toBeNull();
+  const sim = await fetch(`http://127.0.0.1:${controlPort}/control/policies`).catch(() => null);
+  expect(sim).toBeNull();
 });

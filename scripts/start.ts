@@ -4,44 +4,67 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { buildIfNeeded } from "./build-if-needed";
+import { planStart } from "./start-args";
 import { waitForHealth } from "./wait-for-health";
 
-const port = Number(process.env.PORT || 3000);
-const controlPort = Number(process.env.SWITCHYARD_SIM_CONTROL_PORT || port + 1);
-const ingestToken = process.env.SWITCHYARD_INGEST_TOKEN || `sy_demo_${randomBytes(18).toString("base64url")}`;
-const controlToken = process.env.SWITCHYARD_CONTROL_TOKEN || `sy_ctl_${randomBytes(18).toString("base64url")}`;
+const planned = planStart(process.argv.slice(2), process.env, {
+  ingestToken: `sy_demo_${randomBytes(18).toString("base64url")}`,
+  controlToken: `sy_ctl_${randomBytes(18).toString("base64url")}`,
+});
+if (!planned.ok) {
+  console.error(`npm start: ${planned.error}`);
+  process.exit(2);
+}
+const plan = planned.plan;
 // A local admin for the demo with a password made for this run only (every start replaces it).
 const demoPassword = randomBytes(18).toString("base64url");
-const simArgs = process.argv.slice(2);
 
-const children: ChildProcess[] = [];
+const children: { name: string; child: ChildProcess }[] = [];
 let stopping = false;
+let failed = false;
 
+// Each child runs in its own process group, so a terminal's Ctrl-C (sent to the whole foreground group) reaches only
+// this script, which stops the two in order. The IPC channel stops a child whose supervisor died without doing so.
 function run(name: string, script: string, args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-    stdio: "inherit",
+    stdio: ["inherit", "inherit", "inherit", "ipc"],
+    detached: true,
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
   });
   child.on("exit", (code, signal) => {
+    if (code !== 0) {
+      failed = true;
+      if (stopping) console.error(`${name} stopped with ${signal ?? `exit code ${code}`}`);
+    }
     if (!stopping) {
       console.error(`${name} exited (${signal ?? code}); stopping Switchyard`);
       stop(code ?? 1);
     }
   });
-  children.push(child);
+  children.push({ name, child });
   return child;
 }
 
 const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
 
-/** Stop the simulator first (so its last batch is delivered), then the dashboard, then exit. */
+/**
+ * Stop the simulator first (it flushes what it holds to the dashboard, with a short deadline of its own), then the
+ * dashboard, then exit: non-zero when asked to or when a child did not stop cleanly.
+ */
 function stop(code: number) {
   if (stopping) return;
   stopping = true;
-  setTimeout(() => process.exit(code), 10_000).unref();
+  setTimeout(() => {
+    for (const { name, child } of children) {
+      if (!running(child)) continue;
+      console.error(`${name} did not stop within 15 s; killing it`);
+      child.kill("SIGKILL");
+    }
+    process.exit(code || 1);
+  }, 15_000).unref();
   const next = (i: number) => {
-    const c = children[i];
-    if (!c) return process.exit(code);
+    const c = children[i]?.child;
+    if (!c) return process.exit(code || (failed ? 1 : 0));
     if (!running(c)) return next(i - 1);
     c.once("exit", () => next(i - 1));
     c.kill("SIGTERM");
@@ -53,30 +76,30 @@ async function main() {
   buildIfNeeded();
   process.on("SIGINT", () => stop(0));
   process.on("SIGTERM", () => stop(0));
+  process.on("SIGHUP", () => stop(0));
   run("dashboard", "server/main.ts", [], {
-    PORT: String(port),
-    SWITCHYARD_INGEST_TOKEN: ingestToken,
-    SWITCHYARD_SIM_CONTROL_URL: `http://127.0.0.1:${controlPort}`,
-    SWITCHYARD_SIM_CONTROL_TOKEN: controlToken,
+    PORT: String(plan.port),
+    SWITCHYARD_INGEST_TOKEN: plan.ingestToken,
+    SWITCHYARD_SIM_CONTROL_URL: plan.controlUrl,
+    SWITCHYARD_SIM_CONTROL_TOKEN: plan.controlToken,
     SWITCHYARD_DEMO_ADMIN_PASSWORD: demoPassword,
   });
-  if (!(await waitForHealth(`http://localhost:${port}/api/health`, 120_000, () => stopping))) {
+  if (!(await waitForHealth(`http://localhost:${plan.port}/api/health`, 120_000, () => stopping))) {
     if (!stopping) {
       console.error("the dashboard did not become healthy within 2 minutes; stopping");
       stop(1);
     }
     return;
   }
-  run(
-    "simulated cluster",
-    "server/sim/cli.ts",
-    ["--dashboard", `http://localhost:${port}`, "--control-port", String(controlPort), ...simArgs],
-    { SWITCHYARD_INGEST_TOKEN: ingestToken, SWITCHYARD_CONTROL_TOKEN: controlToken },
-  );
+  run("simulated cluster", "server/sim/cli.ts", plan.simArgs, {
+    SWITCHYARD_INGEST_TOKEN: plan.ingestToken,
+    SWITCHYARD_CONTROL_TOKEN: plan.controlToken,
+  });
+  const { port, controlUrl, controlToken, ingestToken } = plan;
   console.log(`
 Switchyard is running: open http://localhost:${port}/login#username=demo&password=${demoPassword}
   (signs you in as the demo admin "demo" with password ${demoPassword}, made for this run only)
-  simulated cluster control API: http://127.0.0.1:${controlPort}/control/policies (Bearer ${controlToken})
+  simulated cluster control API: ${controlUrl}/control/policies (Bearer ${controlToken})
   demo ingest token for this run: ${ingestToken}
   post telemetry: curl -X POST http://localhost:${port}/api/ingest -H "Authorization: Bearer ${ingestToken}" \\
                     -H "Content-Type: application/x-ndjson" --data-binary @events.ndjson

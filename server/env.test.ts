@@ -23,6 +23,7 @@ describe("parseEnv", () => {
       SWITCHYARD_INGEST_WORKERS: 2,
       SWITCHYARD_RECONCILE_SECONDS: 5,
       SWITCHYARD_SESSION_HOURS: 12,
+      SWITCHYARD_LOG_LEVEL: "info",
       NODE_ENV: "production",
     });
   });

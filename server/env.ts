@@ -43,6 +43,8 @@ const schema = z.object({
       }
     }),
   SWITCHYARD_RECONCILE_SECONDS: z.coerce.number().min(0.2).max(3600).default(5),
+  // Switchyard's own log (JSON lines on stdout): fatal, error, warn, info, debug, trace or silent.
+  SWITCHYARD_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
 });
 

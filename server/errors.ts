@@ -23,8 +23,18 @@ const httpStatus: Record<AppErrorCode, number> = {
   INTERNAL: 500,
 };
 
+// Next bundles route handlers apart from the server process (which runs the ingest worker pool), so one process can
+// hold several copies of this class: a global brand lets `instanceof AppError` recognise every copy's errors.
+const brand = Symbol.for("switchyard.AppError");
+
 /** The error server code throws; routers and route handlers map it to HTTP or tRPC. */
 export class AppError extends Error {
+  readonly [brand] = true;
+
+  static [Symbol.hasInstance](value: unknown): value is AppError {
+    return typeof value === "object" && value !== null && (value as { [brand]?: unknown })[brand] === true;
+  }
+
   constructor(
     readonly code: AppErrorCode,
     message: string,

@@ -71,18 +71,36 @@ describe("readBodyLimited", () => {
     expect((err as AppError).status).toBe(413);
   });
 
-  it("stops reading a streamed body soon after it passes max, and cancels the stream", async () => {
-    const { req, pulled } = streamed(new Uint8Array(256), 1_000_000);
-    const err = await rejection(readBodyLimited(req, MAX));
+  // Changed on purpose: an oversized body is drained (up to a bound) so a sender that writes it all first gets the 413.
+  it("reads and discards an oversized body up to the drain bound before refusing, buffering none of it", async () => {
+    const { req, pulled } = streamed(new Uint8Array(256), 16, { "content-length": String(256 * 16) });
+    const err = await rejection(readBodyLimited(req, MAX, 8 * MAX));
     expect((err as AppError).code).toBe("PAYLOAD_TOO_LARGE");
-    expect(pulled.bytes).toBeLessThan(MAX + 256 * 4);
+    expect(pulled.bytes).toBe(256 * 16);
+    expect(pulled.cancelled).toBe(false);
+  });
+
+  it("stops reading a streamed body soon after it passes the drain bound, and cancels the stream", async () => {
+    const { req, pulled } = streamed(new Uint8Array(256), 1_000_000);
+    const err = await rejection(readBodyLimited(req, MAX, 8 * MAX));
+    expect((err as AppError).code).toBe("PAYLOAD_TOO_LARGE");
+    expect(pulled.bytes).toBeGreaterThan(8 * MAX);
+    expect(pulled.bytes).toBeLessThan(8 * MAX + 256 * 4);
     expect(pulled.cancelled).toBe(true);
   });
 
-  it("does not read the body at all when the declared length is over max", async () => {
+  it("does not read the body at all when the declared length is over the drain bound, and cancels it", async () => {
     const { req, pulled } = streamed(new Uint8Array(256), 100, { "content-length": String(256 * 100) });
-    await rejection(readBodyLimited(req, MAX));
+    await rejection(readBodyLimited(req, MAX, 8 * MAX));
     expect(pulled.bytes).toBe(0);
+    expect(pulled.cancelled).toBe(true);
+  });
+
+  it("drains up to 64 MiB by default", async () => {
+    const { req, pulled } = streamed(new Uint8Array(1024 * 1024), 65);
+    await rejection(readBodyLimited(req, 8 * 1024 * 1024));
+    expect(pulled.bytes).toBe(65 * 1024 * 1024);
+    expect(pulled.cancelled).toBe(true);
   });
 
   it("names the limit in MiB", async () => {

@@ -1,9 +1,24 @@
 import { AppError, toHttpError } from "./errors";
+import { errorMessage, log } from "./observability/logger";
 
-/** Read a request body as bytes, refusing (413) once it exceeds max bytes without buffering the rest. */
-export async function readBytesLimited(req: Request, max: number): Promise<Buffer> {
+/**
+ * How much of an oversized body is read and thrown away before the refusal is sent. A sender that writes its whole
+ * body before reading (Python's urllib, many simple clients) sees a broken pipe, not the 413 and its message, when
+ * the server stops reading early; past this bound the connection is closed instead.
+ */
+export const DRAIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Read a request body as bytes, refusing (413) once it exceeds max bytes. The rest of an oversized body is read and
+ * discarded up to drainUpTo bytes in all (nothing more is buffered) so the sender gets the answer; a body declared
+ * or found larger than that is cancelled, which closes the connection.
+ */
+export async function readBytesLimited(req: Request, max: number, drainUpTo = Math.max(max, DRAIN_BYTES)): Promise<Buffer> {
   const declared = Number(req.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > max) throw tooLarge(max);
+  if (Number.isFinite(declared) && declared > drainUpTo) {
+    await req.body?.cancel();
+    throw tooLarge(max);
+  }
   if (!req.body) return Buffer.alloc(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -12,18 +27,20 @@ export async function readBytesLimited(req: Request, max: number): Promise<Buffe
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    if (total > max) {
+    if (total > drainUpTo) {
       await reader.cancel();
       throw tooLarge(max);
     }
-    chunks.push(value);
+    if (total > max) chunks.length = 0;
+    else chunks.push(value);
   }
+  if (total > max) throw tooLarge(max);
   return Buffer.concat(chunks);
 }
 
 /** Read a request body as UTF-8 under the same limit. */
-export async function readBodyLimited(req: Request, max: number): Promise<string> {
-  return (await readBytesLimited(req, max)).toString("utf8");
+export async function readBodyLimited(req: Request, max: number, drainUpTo?: number): Promise<string> {
+  return (await readBytesLimited(req, max, drainUpTo)).toString("utf8");
 }
 
 function tooLarge(max: number) {
@@ -33,6 +50,6 @@ function tooLarge(max: number) {
 /** A JSON error reply for any thrown value (5xx masked). */
 export function errorResponse(err: unknown, headers?: Record<string, string>): Response {
   const { status, message } = toHttpError(err);
-  if (status >= 500) console.error("request failed:", err instanceof Error ? err.message : String(err));
+  if (status >= 500) log().error({ err: errorMessage(err) }, "request failed");
   return Response.json({ error: message }, { status, headers });
 }

@@ -18,13 +18,16 @@ import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 import { countUsers, deleteExpiredAuth, listTokens } from "../db/queries/auth";
 import { createSetupLink, ensureDemoAdmin } from "./auth/accounts";
 import { ensureConfiguredTokens } from "./auth/tokens";
+import { errorMessage, log } from "./observability/logger";
+import { instrumentRequest, metrics } from "./observability/metrics";
+import { metricsReply } from "./observability/metrics-endpoint";
 
 function settingsOrExit(): Env {
   try {
     return env();
   } catch (err) {
     if (err instanceof EnvError) {
-      console.error(`switchyard: ${err.message}`);
+      log().fatal(`invalid settings: ${err.message}`);
       process.exit(1);
     }
     throw err;
@@ -34,7 +37,7 @@ function settingsOrExit(): Env {
 async function main() {
   const settings = settingsOrExit();
   if (!fs.existsSync(path.join(process.cwd(), ".next", "BUILD_ID"))) {
-    console.error("switchyard: no production build found; run `npm run build` first (or `npm start`, which builds when needed)");
+    log().fatal("no production build found; run `npm run build` first (or `npm start`, which builds when needed)");
     process.exit(1);
   }
   const db = serverDb();
@@ -45,7 +48,11 @@ async function main() {
   const authSweep = setInterval(() => deleteExpiredAuth(db, Date.now()), 3_600_000);
   authSweep.unref();
   const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
-  if (token) console.log(`Ingest token generated (shown only this once; keep it): ${token}`);
+  // Secrets shown once to whoever started the server go to the terminal (stderr), never into the JSON log.
+  if (token) {
+    process.stderr.write(`Ingest token generated (shown only this once; keep it): ${token}\n`);
+    log().info("ingest token generated and shown once on stderr");
+  }
   const stopSweeper = startRetentionSweeper(db, { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS }, settings.SWITCHYARD_RETENTION_SWEEP_SECONDS);
   const stopAttribution = startAttributionThread(settings.SWITCHYARD_DB, settings.SWITCHYARD_RAW_RETENTION_HOURS);
   const pool = settings.SWITCHYARD_INGEST_WORKERS > 0 ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS) : null;
@@ -61,21 +68,30 @@ async function main() {
   const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
+  metrics();
   const server = http.createServer((req, res) => {
+    instrumentRequest(req, res);
+    if (req.method === "GET" && (req.url === "/metrics" || req.url?.startsWith("/metrics?"))) return void serveMetrics(db, req, res);
     // Route handlers rate-limit sign-ins by the socket's address; a client cannot supply its own.
     req.headers["x-switchyard-client-address"] = req.socket.remoteAddress ?? "unknown";
     void handle(req, res);
   });
   server.on("error", (err: NodeJS.ErrnoException) => {
-    console.error(`switchyard: cannot listen on port ${settings.PORT}: ${err.code ?? err.message}`);
+    log().fatal({ port: settings.PORT, code: err.code }, `cannot listen on port ${settings.PORT}: ${err.code ?? err.message}`);
     process.exit(1);
   });
   server.listen(settings.PORT, settings.HOST, () => {
-    console.log(`Switchyard dashboard on http://localhost:${settings.PORT} (database ${settings.SWITCHYARD_DB})`);
-    if (setupSecret) console.log(`No users yet: create the first admin at http://localhost:${settings.PORT}/setup#${setupSecret} (works once, valid 1 hour)`);
+    log().info({ port: settings.PORT, database: settings.SWITCHYARD_DB }, `Switchyard dashboard on http://localhost:${settings.PORT}`);
+    if (setupSecret) {
+      process.stderr.write(`No users yet: create the first admin at http://localhost:${settings.PORT}/setup#${setupSecret} (works once, valid 1 hour)\n`);
+      log().info("no users yet: a one-time setup link was shown on stderr");
+    }
   });
 
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
     clearInterval(authSweep);
     stopSweeper();
     stopReconciler();
@@ -87,6 +103,22 @@ async function main() {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // Started by `npm start` (which talks to it over an IPC channel): stop when that supervisor is gone.
+  if (process.channel) {
+    process.channel.unref();
+    process.on("disconnect", stop);
+  }
+}
+
+/** GET /metrics, answered here rather than by a Next route: the page proxy would send a token-only scraper to sign-in. */
+async function serveMetrics(db: ReturnType<typeof serverDb>, req: http.IncomingMessage, res: http.ServerResponse) {
+  try {
+    const reply = await metricsReply(db, { authorization: req.headers.authorization, cookie: req.headers.cookie }, Date.now());
+    res.writeHead(reply.status, reply.headers).end(reply.body);
+  } catch (err) {
+    log().error({ err: errorMessage(err) }, "metrics failed");
+    res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: "internal error" }));
+  }
 }
 
 void main();

@@ -6,7 +6,9 @@ import { useEffect, useState } from "react";
 export function IngestHelp() {
   const [origin, setOrigin] = useState("http://localhost:3000");
   useEffect(() => setOrigin(window.location.origin), []);
-  const line = `{"id":"w1-s-1","kind":"worker.stats","ts":${1764400000000},"worker_id":"w1","kv_active_blocks":10,"kv_total_blocks":100,"requests_running":1,"requests_waiting":0,"prefix_query_tokens":"0","prefix_hit_tokens":"0"}`;
+  // Stamped and named by the shell at the time it runs, so the sample shows on the overview at once and a second run is
+  // a new event rather than a duplicate.
+  const line = `{"id":"w1-s-'$(date +%s000)'","kind":"worker.stats","ts":'$(date +%s000)',"worker_id":"w1","kv_active_blocks":10,"kv_total_blocks":100,"requests_running":1,"requests_waiting":0,"prefix_query_tokens":"0","prefix_hit_tokens":"0"}`;
   return (
     <div className="sources-help">
       <dl className="sources-urls">

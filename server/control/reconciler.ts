@@ -2,6 +2,7 @@ import type { Db } from "../../db/client";
 import { getVersion, latestVersionNumbers, listStatuses, listTargets, putStatus, type StatusRow, type TargetRow } from "../../db/queries/control";
 import type { PolicyError, PolicyKind } from "./policies";
 import type { AdapterKind } from "./targets";
+import { errorMessage, log } from "../observability/logger";
 
 // Pushes each kind's latest version to every enabled target of that kind. The desired and applied
 // versions live in rollout_status, so a restarted dashboard carries on where it stopped.
@@ -115,7 +116,7 @@ export function startReconciler(db: Db, adapters: Adapters, intervalMs: number, 
     try {
       await reconcileOnce(db, adapters, now());
     } catch (err) {
-      console.error("reconciler pass failed:", err instanceof Error ? err.message : String(err));
+      log().error({ err: errorMessage(err) }, "reconciler pass failed");
     }
     if (!stopped) {
       timer = setTimeout(() => void tick(), intervalMs);

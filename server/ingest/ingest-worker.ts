@@ -2,16 +2,18 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/client";
 import { AppError } from "../errors";
-import { ingestBody } from "./ingest";
+import { ingestBodyTallied } from "./ingest";
+import { errorMessage, log } from "../observability/logger";
 
 const db = openDb((workerData as { dbFile: string }).dbFile);
 
 parentPort!.on("message", (m: { id: number; text: string; contentType: string }) => {
   try {
-    parentPort!.postMessage({ id: m.id, reply: JSON.stringify(ingestBody(db, m.text, m.contentType)) });
+    const { reply, tally } = ingestBodyTallied(db, m.text, m.contentType);
+    parentPort!.postMessage({ id: m.id, reply: JSON.stringify(reply), tally });
   } catch (err) {
     const error = err instanceof AppError ? { code: err.code, message: err.message } : { code: "INTERNAL", message: "internal error" };
-    if (!(err instanceof AppError)) console.error("ingest failed:", err instanceof Error ? err.message : String(err));
+    if (!(err instanceof AppError)) log().error({ err: errorMessage(err) }, "ingest failed");
     parentPort!.postMessage({ id: m.id, error });
   }
 });

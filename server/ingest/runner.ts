@@ -1,8 +1,13 @@
+import type { IngestTally } from "./tally";
+
 // The hand-off between the server process and route handlers: the server installs an ingest runner (its worker
 // pool); route handlers use it when present and ingest inline otherwise (tests, or SWITCHYARD_INGEST_WORKERS=0).
 
-/** Ingest one body; resolves to the JSON text of its BatchReply. */
-export type IngestRunner = (text: string, contentType: string) => Promise<string>;
+/** One ingested body: the JSON text of its BatchReply and its results by event kind. */
+export type IngestOutcome = { json: string; tally: IngestTally };
+
+/** Ingest one body. */
+export type IngestRunner = (text: string, contentType: string) => Promise<IngestOutcome>;
 
 const key = Symbol.for("switchyard.ingestRunner");
 type Holder = { [key]?: IngestRunner };

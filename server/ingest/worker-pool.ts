@@ -1,14 +1,17 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode } from "../errors";
-import { setIngestRunner } from "./runner";
+import { setIngestRunner, type IngestOutcome } from "./runner";
+import type { IngestTally } from "./tally";
+import { log } from "../observability/logger";
 
 // Ingest off the event loop: worker threads decode, validate and store request bodies on their own SQLite
 // connections, so the dashboard keeps answering while batches are processed and one batch's validation
-// overlaps another's storage. Replies are the JSON text of the BatchReply.
+// overlaps another's storage. Replies are the JSON text of the BatchReply and its results by kind (the main thread
+// keeps the metrics). A refusal travels as its AppError code and message and is rebuilt here with the same code.
 
-type Reply = { id: number; reply?: string; error?: { code: AppErrorCode; message: string } };
-type Pending = { resolve: (json: string) => void; reject: (err: Error) => void };
+type Reply = { id: number; reply?: string; tally?: IngestTally; error?: { code: AppErrorCode; message: string } };
+type Pending = { resolve: (outcome: IngestOutcome) => void; reject: (err: Error) => void };
 
 const WORKER_FILE = path.join(process.cwd(), "server", "ingest", "ingest-worker-entry.mjs");
 /** A fixed pool of ingest workers; requests go to the worker with the fewest in flight. */
@@ -32,7 +35,8 @@ export class IngestPool {
     setIngestRunner((text, contentType) => this.run(text, contentType));
   }
 
-  run(text: string, contentType: string): Promise<string> {
+  /** Ingest one body on the least busy worker. */
+  run(text: string, contentType: string): Promise<IngestOutcome> {
     const slot = this.workers.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
     const id = this.nextId++;
     slot.inFlight++;
@@ -52,13 +56,13 @@ export class IngestPool {
     const p = this.pending.get(m.id);
     this.pending.delete(m.id);
     if (!p) return;
-    if (m.reply !== undefined) p.resolve(m.reply);
+    if (m.reply !== undefined) p.resolve({ json: m.reply, tally: m.tally ?? {} });
     else p.reject(new AppError(m.error?.code ?? "INTERNAL", m.error?.message ?? "ingest failed"));
   }
 
   /** A worker crashed: fail what is in flight (the batches' transactions rolled back) and stop routing here. */
   private fail(err: Error) {
-    console.error("ingest worker failed:", err.message);
+    log().error({ err: err.message }, "ingest worker failed");
     for (const p of this.pending.values()) p.reject(new AppError("INTERNAL", "ingest worker failed"));
     this.pending.clear();
     setIngestRunner(undefined);

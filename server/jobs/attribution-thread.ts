@@ -1,5 +1,6 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { log } from "../observability/logger";
 
 const WORKER_FILE = path.join(process.cwd(), "server", "jobs", "attribution-worker-entry.mjs");
 
@@ -9,7 +10,7 @@ const WORKER_FILE = path.join(process.cwd(), "server", "jobs", "attribution-work
  */
 export function startAttributionThread(dbFile: string, retentionHours: number): () => Promise<void> {
   const worker = new Worker(WORKER_FILE, { workerData: { dbFile, retentionHours } });
-  worker.on("error", (err) => console.error("attribution worker failed:", err.message));
+  worker.on("error", (err) => log().error({ err: err.message }, "attribution worker failed"));
   worker.unref();
   return () =>
     new Promise<void>((resolve) => {

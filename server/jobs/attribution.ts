@@ -3,6 +3,7 @@ import { applyKvEvents, attributeRequest, cursorOf, oldestUnattributedArrival, p
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
 import { rebuildSessionSummary } from "../../db/queries/session-summaries";
 import { attributionLag, type AttributionLag } from "../analysis/attribution-lag";
+import { errorMessage, log } from "../observability/logger";
 
 const KV_BATCH = 100;
 /** Changed index blocks held in memory before they are written (each is written once however often it changed). */
@@ -124,7 +125,7 @@ export function runAttributionLoop(db: Db, retentionHours: number, idleMs = 1_00
       } catch (err) {
         if (isBusy(err)) wait = 20;
         else {
-          console.error("attribution failed:", err instanceof Error ? err.message : String(err));
+          log().error({ err: errorMessage(err) }, "attribution failed");
           wait = idleMs;
         }
       }

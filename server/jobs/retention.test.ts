@@ -6,6 +6,7 @@ import { retentionCutoff, startRetentionSweeper, sweepRetention, tierCutoffs } f
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+import { log } from "../observability/logger";
 
 describe("retentionCutoff", () => {
   it.each([
@@ -80,7 +81,7 @@ describe("startRetentionSweeper", () => {
 
   it("sweeps at once, then every interval with the clock it is given, until stopped", async () => {
     vi.useFakeTimers();
-    vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.spyOn(log(), "info").mockImplementation(() => {});
     const db = testDb();
     storeEvents(db, [0, 1, 2, 3].map((h) => parsed(stats("w1", T0 + h * HOUR, 0, 0))));
     const remaining = () => db.$client.prepare("SELECT ts FROM worker_stats ORDER BY ts").pluck().all();
@@ -102,12 +103,12 @@ describe("startRetentionSweeper", () => {
 
   it("logs a failed sweep instead of throwing", async () => {
     vi.useFakeTimers();
-    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const error = vi.spyOn(log(), "error").mockImplementation(() => {});
     const db = testDb();
     db.$client.close();
     const stop = startRetentionSweeper(db, { rawHours: 1, days: 30 }, 60, () => T0);
     await vi.advanceTimersByTimeAsync(0);
-    expect(error).toHaveBeenCalledWith("retention sweep failed:", expect.any(String));
+    expect(error).toHaveBeenCalledWith({ err: expect.any(String) }, "retention sweep failed");
     stop();
   });
 });

@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client";
 import { deleteBatchBefore, RETENTION_TABLES, type RetentionTier } from "../../db/queries/retention";
+import { errorMessage, log } from "../observability/logger";
 
 /** Days kept for rollups and session summaries (long-range views read these after the detail aged out). */
 export const SUMMARY_RETENTION_DAYS = 400;
@@ -52,9 +53,9 @@ export function startRetentionSweeper(db: Db, settings: RetentionSettings, inter
     try {
       const { deleted } = await sweepRetention(db, tierCutoffs(now(), settings));
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
-      if (total > 0) console.log(`retention: deleted ${total} rows past their retention`);
+      if (total > 0) log().info({ deleted: total }, "retention: deleted rows past their retention");
     } catch (err) {
-      console.error("retention sweep failed:", err instanceof Error ? err.message : String(err));
+      log().error({ err: errorMessage(err) }, "retention sweep failed");
     } finally {
       running = false;
     }

@@ -99,6 +99,9 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
   if (io.handleSignals ?? false) {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
+    // Started by `npm start` (which talks to it over an IPC channel): stop when that supervisor is gone.
+    process.channel?.unref();
+    process.once("disconnect", stop);
   }
   log(`sim: scenario ${o.scenario}, seed ${o.seed}, start ${startMs}, ${describePace(o)}`);
   try {
@@ -121,6 +124,7 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     if (io.handleSignals ?? false) {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
+      process.off("disconnect", stop);
     }
     if (server) await new Promise((resolve) => server!.close(resolve));
   }

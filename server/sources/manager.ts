@@ -7,6 +7,7 @@ import { startPrometheusSource } from "./prometheus/scraper";
 import { registerSourceManager } from "./reload";
 import { sourceReporter, type SourceKind, type SourceStarter } from "./status";
 import { startZmqSource } from "./zmq/subscriber";
+import { log } from "../observability/logger";
 
 // Each starter takes its own kind's parsed config; the manager passes what parseSourceConfig validated.
 type AnyStarter = SourceStarter<any>;
@@ -31,7 +32,7 @@ export function startSources(db: Db, opts: { now?: () => number; starters?: Star
   const stopOne = (id: string) => {
     const current = running.get(id);
     running.delete(id);
-    if (current) void current.stop().catch((err) => console.error(`switchyard: stopping source ${id}: ${message(err)}`));
+    if (current) void current.stop().catch((err) => log().error({ source: id, err: message(err) }, "stopping source failed"));
   };
 
   const reload = () => {

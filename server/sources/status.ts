@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client";
 import { recordSourceError, recordSourceOk } from "../../db/queries/source-registry";
+import { errorMessage, log } from "../observability/logger";
 
 export const SOURCE_KINDS = ["prometheus", "zmq-kv", "trace-dir", "otlp", "trace-upload", "ingest"] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
@@ -39,7 +40,7 @@ function safely(write: () => void): void {
   try {
     write();
   } catch (err) {
-    console.error(`switchyard: source status not recorded: ${err instanceof Error ? err.message : String(err)}`);
+    log().error({ err: errorMessage(err) }, "source status not recorded");
   }
 }
 

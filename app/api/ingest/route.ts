@@ -5,9 +5,10 @@ import { recordSourceOk } from "@/db/queries/source-registry";
 import { recordDroppedEvents } from "@/db/queries/sources";
 import { isIngestMediaType, MAX_BYTES, mediaType } from "@/server/ingest/batch";
 import { parseDroppedHeader, parseSourceHeader } from "@/server/ingest/drops";
-import { ingestBody } from "@/server/ingest/ingest";
+import { ingestBodyTallied } from "@/server/ingest/ingest";
 import { ingestRunner } from "@/server/ingest/runner";
 import { ingestTokenAccepted, serverDb } from "@/server/runtime";
+import { recordIngest } from "@/server/observability/metrics";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -31,12 +32,19 @@ export async function POST(req: Request): Promise<Response> {
     const dropped = parseDroppedHeader(req.headers.get("x-switchyard-dropped-events"));
     if (dropped !== null) noteDrops(db, source, dropped);
     const runner = ingestRunner();
-    const json = runner ? await runner(text, contentType) : JSON.stringify(ingestBody(db, text, contentType));
+    const started = performance.now();
+    const { json, tally } = runner ? await runner(text, contentType) : inline(db, text, contentType);
+    recordIngest(source, tally, (performance.now() - started) / 1000, "api");
     noteSender(db, source, json);
     return new Response(json, { headers: { "content-type": "application/json" } });
   } catch (err) {
     return errorResponse(err, err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined);
   }
+}
+
+function inline(db: Db, text: string, contentType: string) {
+  const { reply, tally } = ingestBodyTallied(db, text, contentType);
+  return { json: JSON.stringify(reply), tally };
 }
 
 /**

@@ -1,0 +1,106 @@
+import fs from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Db } from "../../db/client";
+import { attributionProgress, databaseFileBytes, rolloutStates, sourceHealth } from "../../db/queries/observability";
+import type { IngestTally } from "../ingest/tally";
+import { methodLabel, routeLabel } from "./route-label";
+
+// Switchyard's own health in the Prometheus text format. One registry per process, kept on globalThis: the server
+// (server/main.ts) and Next's route bundles load separate copies of this module and must count into the same one.
+// Ingest runs in worker threads; their replies carry per-kind tallies that the main thread counts here.
+
+const ROLLOUT_STATES = ["in_sync", "pending", "stale", "rejected", "unreachable"] as const;
+/** Distinct sender names counted by name; later ones are counted as "other" (the header is client-chosen). */
+const MAX_SOURCES = 200;
+
+function create() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "switchyard_" });
+  // Gauges that prom-client names like counters (promtool refuses the "_total" suffix on a gauge).
+  for (const name of ["active_handles_total", "active_requests_total", "active_resources_total"]) registry.removeSingleMetric(`switchyard_nodejs_${name}`);
+  const on = { registers: [registry] };
+  return {
+    registry,
+    sources: new Set<string>(),
+    ingestEvents: new Counter({ name: "switchyard_ingest_events_total", help: "Telemetry events received, by kind, sender and result (accepted, duplicate, rejected).", labelNames: ["kind", "source", "result"] as const, ...on }),
+    ingestDuration: new Histogram({
+      name: "switchyard_ingest_batch_duration_seconds",
+      help: "Time to decode, validate and store one ingest batch (from the route or a server-side source).",
+      labelNames: ["path"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      ...on,
+    }),
+    httpDuration: new Histogram({
+      name: "switchyard_http_request_duration_seconds",
+      help: "HTTP request latency by route, method and status code.",
+      labelNames: ["route", "method", "status"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      ...on,
+    }),
+    attributionLag: new Gauge({ name: "switchyard_attribution_lag_seconds", help: "Arrival time of the newest ingested request minus that of the oldest request not yet attributed (0 when caught up).", ...on }),
+    attributionBacklog: new Gauge({ name: "switchyard_attribution_backlog_requests", help: "Requests ingested but not yet attributed (by row position).", ...on }),
+    rollout: new Gauge({ name: "switchyard_policy_rollout_state", help: "1 for the current rollout state of each policy target and kind, 0 for the others.", labelNames: ["target", "kind", "state"] as const, ...on }),
+    sourceErrors: new Gauge({ name: "switchyard_source_errors", help: "Failed scrapes or receptions recorded for a source since it was added.", labelNames: ["source", "kind"] as const, ...on }),
+    sourceUp: new Gauge({ name: "switchyard_source_up", help: "1 when a source's last attempt succeeded, 0 when it failed.", labelNames: ["source", "kind"] as const, ...on }),
+    dbSize: new Gauge({ name: "switchyard_database_size_bytes", help: "Size of the SQLite database: main file and write-ahead log.", labelNames: ["file"] as const, ...on }),
+  };
+}
+
+type Metrics = ReturnType<typeof create>;
+const key = Symbol.for("switchyard.metrics");
+type Holder = { [key]?: Metrics };
+
+/** The process's metrics (created on first use). */
+export function metrics(): Metrics {
+  const holder = globalThis as Holder;
+  holder[key] ??= create();
+  return holder[key];
+}
+
+/** Count one ingest batch's per-kind results and its duration. path: "api" (POST /api/ingest) or "internal". */
+export function recordIngest(source: string, tally: IngestTally, seconds: number, path: "api" | "internal"): void {
+  const m = metrics();
+  if (!m.sources.has(source) && m.sources.size < MAX_SOURCES) m.sources.add(source);
+  const label = m.sources.has(source) ? source : "other";
+  for (const [kind, counts] of Object.entries(tally)) {
+    for (const result of ["accepted", "duplicate", "rejected"] as const) {
+      if (counts[result] > 0) m.ingestEvents.inc({ kind, source: label, result }, counts[result]);
+    }
+  }
+  m.ingestDuration.observe({ path }, seconds);
+}
+
+/** Time an HTTP request from now until its response is sent. */
+export function instrumentRequest(req: IncomingMessage, res: ServerResponse): void {
+  const end = metrics().httpDuration.startTimer({ route: routeLabel(req.url), method: methodLabel(req.method) });
+  res.once("finish", () => end({ status: String(res.statusCode) }));
+}
+
+/** Set the gauges read from the database (attribution progress, rollouts, sources, size) as of now. */
+export function refreshFromDb(db: Db): void {
+  const m = metrics();
+  const a = attributionProgress(db);
+  const pending = a.firstPendingArrivedAt !== null && a.newestArrivedAt !== null;
+  m.attributionLag.set(pending ? Math.max(0, (a.newestArrivedAt! - a.firstPendingArrivedAt!) / 1000) : 0);
+  m.attributionBacklog.set(a.newestRowid === null ? 0 : Math.max(0, a.newestRowid - a.cursor));
+
+  m.rollout.reset();
+  for (const r of rolloutStates(db)) for (const state of ROLLOUT_STATES) m.rollout.set({ target: r.targetId, kind: r.kind, state }, r.state === state ? 1 : 0);
+  m.sourceErrors.reset();
+  m.sourceUp.reset();
+  for (const s of sourceHealth(db)) {
+    m.sourceErrors.set({ source: s.id, kind: s.kind }, s.errorCount);
+    if (s.lastSuccessAt !== null || s.lastErrorAt !== null) m.sourceUp.set({ source: s.id, kind: s.kind }, (s.lastSuccessAt ?? 0) >= (s.lastErrorAt ?? 0) ? 1 : 0);
+  }
+  m.dbSize.set({ file: "main" }, databaseFileBytes(db));
+  m.dbSize.set({ file: "wal" }, walBytes(db.$client.name));
+}
+
+function walBytes(file: string): number {
+  try {
+    return fs.statSync(`${file}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
