@@ -56,10 +56,12 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
       opt(e.preemptions), opt(e.batch_tokens), opt(e.source),
     ],
   },
+  // A kv.stored event's local_hashes are validated but not stored: nothing reads them (attribution takes a turn's
+  // local hashes from its request), and they were half of every KV event row.
   "kv.stored": {
     sql: insert("kv_events", kvCols),
     row: (e: Extract<TelemetryEvent, { kind: "kv.stored" }>) => [
-      e.id, e.ts, "stored", e.worker_id, e.block_hashes.length, encodeHashes(e.block_hashes), encodeHash(e.parent_hash), hashesOrNull(e.local_hashes), opt(e.retention_class), opt(e.session_id), null, opt(e.source),
+      e.id, e.ts, "stored", e.worker_id, e.block_hashes.length, encodeHashes(e.block_hashes), encodeHash(e.parent_hash), null, opt(e.retention_class), opt(e.session_id), null, opt(e.source),
       opt(e.storage_tier), opt(e.onboarded_from),
     ],
   },

@@ -180,7 +180,8 @@ describe("ingestBody: every kind lands in its table", () => {
         // 8-byte big-endian u64 per hash
         block_hashes: hex("0000000000000001", "ffffffffffffffff"),
         parent_hash: hex("000000000000002a"),
-        local_hashes: hex("0000000000000003", "0000000000000004"),
+        // validated, not stored: nothing reads a KV event's local hashes (a turn's come from its request)
+        local_hashes: null,
         retention_class: "system_prompt",
         session_id: "s1",
         reason: null,
