@@ -161,6 +161,8 @@ test("the example curl line on the Sources page posts a sample stamped now, acce
   await page.goto("/sources");
   const example = page.getByLabel("Example ingest request");
   await expect(example).toBeVisible();
+  // The example names this dashboard's own address once the page has hydrated (the server renders a placeholder).
+  await expect(example).toContainText(`${new URL(page.url()).origin}/api/ingest`);
   const command = (await example.textContent()) ?? "";
   expect(command).toContain("$(date +%s000)");
   expect(command).not.toMatch(/\d{13}/);
