@@ -16,10 +16,20 @@ const GEN_MOD = 2 ** 30;
 export type RetentionClass = { name: string; priority: number; ttlMs: number; pin: boolean; evictOn: number };
 export type RemovalReason = "capacity" | "ttl" | "agent_end" | "session_end";
 
-/** Blocks a trajectory stored, for lifecycle eviction: pool and (block index, generation) pairs. */
+/** Blocks a trajectory stored, for lifecycle eviction: (block index, generation) refs in runs per pool. */
 export class OwnedBlocks {
+  /** The pool of each run of refs, and the index in `refs` where the run starts. */
   readonly pools: BlockPool[] = [];
+  readonly starts: number[] = [];
   readonly refs: number[] = [];
+
+  add(pool: BlockPool, ref: number): void {
+    if (this.pools[this.pools.length - 1] !== pool) {
+      this.pools.push(pool);
+      this.starts.push(this.refs.length);
+    }
+    this.refs.push(ref);
+  }
 }
 
 const PRIORITIES = 101;
@@ -145,15 +155,14 @@ export class BlockPool {
         b = this.unused[--this.unusedTop]!;
         this.entry[b] = id;
         this.ref[b] = 1;
-        this.gen[b] = (this.gen[b]! + 1) % GEN_MOD;
+        this.gen[b] = (this.gen[b]! + 1) & (GEN_MOD - 1);
         this.cls[b] = cls;
         this.referenced++;
         this.cached++;
         index.add(id, this.bit, this.slot, b);
         this.applyPin(b);
         created.push(i);
-        owned.pools.push(this);
-        owned.refs.push(b * GEN_MOD + this.gen[b]!);
+        owned.add(this, b * GEN_MOD + this.gen[b]!);
       }
       out.push(b);
     }
