@@ -38,10 +38,10 @@ export function hashList(seq: readonly string[]): HashList {
 export class PrefixIndex {
   mask = new Int32Array(1 << 16);
   blockOf = new Int32Array((1 << 16) * MAX_SLOTS);
-  /** Each entry's hash string ("" once swept) and halves (as int32). */
+  /** Each entry's hash string ("" once swept). */
   hashes: string[] = [];
-  private keyHi = new Int32Array(1 << 16);
-  private keyLo = new Int32Array(1 << 16);
+  /** Each entry's halves as int32 (hi at 2 id, lo at 2 id + 1); a swept entry's lo is inverted so that no cached id matches it. */
+  private keys = new Int32Array(2 << 16);
   /** Open-addressing table of entry id + 1 (0: empty), linear probing, at most half full. */
   private table = new Int32Array(1 << 17);
   private entries = 0;
@@ -71,7 +71,7 @@ export class PrefixIndex {
     const hi = list.hi[i]! | 0;
     const lo = list.lo[i]! | 0;
     const cached = list.ids[i]!;
-    if (cached >= 0 && this.keyLo[cached] === lo && this.keyHi[cached] === hi && this.hashes[cached] !== "") return cached;
+    if (cached >= 0 && this.keys[2 * cached + 1] === lo && this.keys[2 * cached] === hi) return cached;
     const id = this.find(hi, lo);
     list.ids[i] = id;
     return id;
@@ -86,8 +86,8 @@ export class PrefixIndex {
     const hi = list.hi[i]! | 0;
     const lo = list.lo[i]! | 0;
     this.hashes[id] = list.seq[i]!;
-    this.keyHi[id] = hi;
-    this.keyLo[id] = lo;
+    this.keys[2 * id] = hi;
+    this.keys[2 * id + 1] = lo;
     this.mask[id] = 0;
     this.insert(hi, lo, id);
     list.ids[i] = id;
@@ -138,6 +138,7 @@ export class PrefixIndex {
       if (this.mask[id] !== 0 || this.hashes[id] === "") continue;
       this.erase(id);
       this.hashes[id] = "";
+      this.keys[2 * id + 1] = ~this.keys[2 * id + 1]!;
       this.free.push(id);
     }
     this.idle = [];
@@ -153,7 +154,7 @@ export class PrefixIndex {
     for (let s = this.home(hi, lo); ; s = (s + 1) & m) {
       const v = table[s]!;
       if (v === 0) return -1;
-      if (this.keyLo[v - 1] === lo && this.keyHi[v - 1] === hi) return v - 1;
+      if (this.keys[2 * v - 1] === lo && this.keys[2 * v - 2] === hi) return v - 1;
     }
   }
 
@@ -173,11 +174,11 @@ export class PrefixIndex {
   private erase(id: number): void {
     const table = this.table;
     const m = table.length - 1;
-    let i = this.home(this.keyHi[id]!, this.keyLo[id]!);
+    let i = this.home(this.keys[2 * id]!, this.keys[2 * id + 1]!);
     while (table[i] !== id + 1) i = (i + 1) & m;
     for (let j = (i + 1) & m; table[j] !== 0; j = (j + 1) & m) {
       const v = table[j]!;
-      const k = this.home(this.keyHi[v - 1]!, this.keyLo[v - 1]!);
+      const k = this.home(this.keys[2 * v - 2]!, this.keys[2 * v - 1]!);
       // Move v back into the hole unless its home lies cyclically in (i, j].
       if (i <= j ? k <= i || k > j : k <= i && k > j) {
         table[i] = v;
@@ -194,7 +195,7 @@ export class PrefixIndex {
     const m = size - 1;
     for (let id = 0; id < this.hashes.length; id++) {
       if (this.hashes[id] === "") continue;
-      let s = this.home(this.keyHi[id]!, this.keyLo[id]!);
+      let s = this.home(this.keys[2 * id]!, this.keys[2 * id + 1]!);
       while (this.table[s] !== 0) s = (s + 1) & m;
       this.table[s] = id + 1;
     }
@@ -206,13 +207,10 @@ export class PrefixIndex {
     mask.set(this.mask);
     const blockOf = new Int32Array(this.blockOf.length * 2);
     blockOf.set(this.blockOf);
-    const keyHi = new Int32Array(n);
-    keyHi.set(this.keyHi);
-    const keyLo = new Int32Array(n);
-    keyLo.set(this.keyLo);
+    const keys = new Int32Array(2 * n);
+    keys.set(this.keys);
     this.mask = mask;
     this.blockOf = blockOf;
-    this.keyHi = keyHi;
-    this.keyLo = keyLo;
+    this.keys = keys;
   }
 }
