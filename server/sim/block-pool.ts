@@ -4,6 +4,7 @@
 // the cluster-wide prefix index (prefix-index.ts) tells the router which workers hold a hash.
 
 import { MAX_SLOTS, type HashList, type PrefixIndex } from "./prefix-index";
+import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
 
 export const EVICT_NEVER = 0;
@@ -16,21 +17,7 @@ const GEN_MOD = 2 ** 30;
 export type RetentionClass = { name: string; priority: number; ttlMs: number; pin: boolean; evictOn: number };
 export type RemovalReason = "capacity" | "ttl" | "agent_end" | "session_end";
 
-/** Blocks a trajectory stored, for lifecycle eviction: (block index, generation) refs in runs per pool. */
-export class OwnedBlocks {
-  /** The pool of each run of refs, and the index in `refs` where the run starts. */
-  readonly pools: BlockPool[] = [];
-  readonly starts: number[] = [];
-  readonly refs: number[] = [];
-
-  add(pool: BlockPool, ref: number): void {
-    if (this.pools[this.pools.length - 1] !== pool) {
-      this.pools.push(pool);
-      this.starts.push(this.refs.length);
-    }
-    this.refs.push(ref);
-  }
-}
+export { OwnedBlocks } from "./owned-blocks";
 
 const PRIORITIES = 101;
 
