@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { BlockPool, EVICT_AGENT_END, EVICT_NEVER, EVICT_SESSION_END, OwnedBlocks, type RetentionClass } from "./block-pool";
-import { PrefixIndex } from "./prefix-index";
+import { hashList, PrefixIndex } from "./prefix-index";
 
 const cls = (name: string, priority: number, extra: Partial<RetentionClass> = {}): RetentionClass => ({ name, priority, ttlMs: 0, pin: false, evictOn: EVICT_NEVER, ...extra });
-const list = (prefix: string, n: number) => ({ seq: Array.from({ length: n }, (_, i) => `${prefix}${i}`), ids: [] as number[] });
+const list = (prefix: string, n: number) => hashList(Array.from({ length: n }, (_, i) => `${prefix}${i}`));
 
 /** Store all blocks of a list as one request, then release them. */
 function cache(pool: BlockPool, l: ReturnType<typeof list>, c: RetentionClass, now = 0, owned = new OwnedBlocks()): number[] {

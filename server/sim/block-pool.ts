@@ -4,6 +4,7 @@
 // the cluster-wide prefix index (prefix-index.ts) tells the router which workers hold a hash.
 
 import { MAX_SLOTS, type HashList, type PrefixIndex } from "./prefix-index";
+import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
 
 export const EVICT_NEVER = 0;
@@ -16,11 +17,7 @@ const GEN_MOD = 2 ** 30;
 export type RetentionClass = { name: string; priority: number; ttlMs: number; pin: boolean; evictOn: number };
 export type RemovalReason = "capacity" | "ttl" | "agent_end" | "session_end";
 
-/** Blocks a trajectory stored, for lifecycle eviction: pool and (block index, generation) pairs. */
-export class OwnedBlocks {
-  readonly pools: BlockPool[] = [];
-  readonly refs: number[] = [];
-}
+export { OwnedBlocks } from "./owned-blocks";
 
 const PRIORITIES = 101;
 
@@ -145,15 +142,14 @@ export class BlockPool {
         b = this.unused[--this.unusedTop]!;
         this.entry[b] = id;
         this.ref[b] = 1;
-        this.gen[b] = (this.gen[b]! + 1) % GEN_MOD;
+        this.gen[b] = (this.gen[b]! + 1) & (GEN_MOD - 1);
         this.cls[b] = cls;
         this.referenced++;
         this.cached++;
         index.add(id, this.bit, this.slot, b);
         this.applyPin(b);
         created.push(i);
-        owned.pools.push(this);
-        owned.refs.push(b * GEN_MOD + this.gen[b]!);
+        owned.add(this, b * GEN_MOD + this.gen[b]!);
       }
       out.push(b);
     }

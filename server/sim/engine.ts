@@ -268,11 +268,13 @@ export class Simulation implements AgentHost, CoreHost {
   }
 
   private evictOwned(traj: Trajectory, trigger: "agent_end" | "session_end"): boolean {
-    const { pools, refs } = traj.stored;
+    const { pools, starts, refs } = traj.stored;
     let any = false;
-    for (let i = 0; i < pools.length; i++) {
-      const pool = pools[i]!;
-      if (pool.cached > 0) any = pool.evictOnEnd(refs[i]!, trigger) || any;
+    for (let k = 0; k < pools.length; k++) {
+      const pool = pools[k]!;
+      if (pool.cached === 0) continue;
+      const end = k + 1 < pools.length ? starts[k + 1]! : refs.length;
+      for (let i = starts[k]!; i < end; i++) any = pool.evictOnEnd(refs[i]!, trigger) || any;
     }
     return any;
   }

@@ -1,10 +1,34 @@
+import { mix4 } from "./hashing";
+
 // The cluster-wide prefix index: every cached sequence hash, the worker slots holding it and each
-// slot's block index. One map for all pools; entry ids are cached per hashed block of a prompt.
+// slot's block index. One open-addressing table keyed on the hash's two 32-bit halves (no string
+// hashing, no per-entry objects); entry ids are cached per hashed block of a prompt.
 
 export const MAX_SLOTS = 32;
 
-/** Sequence hashes with a cache of their index entry ids (-1: unknown), checked before use. */
-export type HashList = { readonly seq: readonly string[]; readonly ids: number[] };
+/** Sequence hashes (decimal strings and their 32-bit halves) with a cache of their index entry ids (-1: unknown). */
+export type HashList = { readonly seq: readonly string[]; readonly hi: readonly number[]; readonly lo: readonly number[]; readonly ids: number[] };
+
+/** The 32-bit halves of a hash string: exact for u64 decimals, a murmur of the text otherwise (tests use names). */
+export function hashKey(hash: string): [hi: number, lo: number] {
+  if (/^\d{1,20}$/.test(hash) && BigInt(hash) < 1n << 64n) {
+    const v = BigInt(hash);
+    return [Number(v >> 32n), Number(v & 0xffffffffn)];
+  }
+  let hi = 0x2545f491;
+  let lo = 0x7f4a7c15;
+  for (let i = 0; i < hash.length; i++) {
+    hi = mix4(hi, hash.charCodeAt(i), i, 1, 0);
+    lo = mix4(lo, hash.charCodeAt(i), i, 2, 0);
+  }
+  return [hi, lo];
+}
+
+/** A HashList of hash strings (reports and tests; the simulator's views carry their halves already). */
+export function hashList(seq: readonly string[]): HashList {
+  const keys = seq.map(hashKey);
+  return { seq, hi: keys.map((k) => k[0]), lo: keys.map((k) => k[1]), ids: [] };
+}
 
 /**
  * Every cached hash of the cluster: its worker-slot mask and, per slot, that worker's block index.
@@ -12,10 +36,15 @@ export type HashList = { readonly seq: readonly string[]; readonly ids: number[]
  * recomputed soon after; sweeps run once the idle entries outnumber the live ones.
  */
 export class PrefixIndex {
-  private ids = new Map<string, number>();
   mask = new Int32Array(1 << 16);
   blockOf = new Int32Array((1 << 16) * MAX_SLOTS);
+  /** Each entry's hash string ("" once swept). */
   hashes: string[] = [];
+  /** Each entry's halves as int32 (hi at 2 id, lo at 2 id + 1); a swept entry's lo is inverted so that no cached id matches it. */
+  private keys = new Int32Array(2 << 16);
+  /** Open-addressing table of entry id + 1 (0: empty), linear probing, at most half full. */
+  private table = new Int32Array(1 << 17);
+  private entries = 0;
   private free: number[] = [];
   private idle: number[] = [];
   private live = 0;
@@ -27,21 +56,23 @@ export class PrefixIndex {
 
   /** Entry id of a hash, or -1. */
   lookup(hash: string): number {
-    return this.ids.get(hash) ?? -1;
+    const [hi, lo] = hashKey(hash);
+    return this.find(hi | 0, lo | 0);
   }
 
   /** Slot mask of a hash (0 when nobody holds it). */
   maskOf(hash: string): number {
-    const id = this.ids.get(hash);
-    return id === undefined ? 0 : this.mask[id]!;
+    const id = this.lookup(hash);
+    return id < 0 ? 0 : this.mask[id]!;
   }
 
   /** Entry id of list.seq[i], or -1, using and refreshing the list's id cache. */
   idAt(list: HashList, i: number): number {
-    const hash = list.seq[i]!;
+    const hi = list.hi[i]! | 0;
+    const lo = list.lo[i]! | 0;
     const cached = list.ids[i]!;
-    if (cached >= 0 && this.hashes[cached] === hash) return cached;
-    const id = this.ids.get(hash) ?? -1;
+    if (cached >= 0 && this.keys[2 * cached + 1] === lo && this.keys[2 * cached] === hi) return cached;
+    const id = this.find(hi, lo);
     list.ids[i] = id;
     return id;
   }
@@ -50,12 +81,15 @@ export class PrefixIndex {
   ensureAt(list: HashList, i: number): number {
     let id = this.idAt(list, i);
     if (id >= 0) return id;
-    const hash = list.seq[i]!;
     id = this.free.length ? this.free.pop()! : this.hashes.length;
     if (id >= this.mask.length) this.grow();
-    this.hashes[id] = hash;
+    const hi = list.hi[i]! | 0;
+    const lo = list.lo[i]! | 0;
+    this.hashes[id] = list.seq[i]!;
+    this.keys[2 * id] = hi;
+    this.keys[2 * id + 1] = lo;
     this.mask[id] = 0;
-    this.ids.set(hash, id);
+    this.insert(hi, lo, id);
     list.ids[i] = id;
     return id;
   }
@@ -77,26 +111,6 @@ export class PrefixIndex {
     if (this.idle.length > Math.max(65_536, this.live)) this.sweep();
   }
 
-  /** Delete the entries still held by nobody. */
-  private sweep(): void {
-    for (const id of this.idle) {
-      if (this.mask[id] !== 0 || this.hashes[id] === "") continue;
-      this.ids.delete(this.hashes[id]!);
-      this.hashes[id] = "";
-      this.free.push(id);
-    }
-    this.idle = [];
-  }
-
-  private grow(): void {
-    const mask = new Int32Array(this.mask.length * 2);
-    mask.set(this.mask);
-    const blockOf = new Int32Array(this.blockOf.length * 2);
-    blockOf.set(this.blockOf);
-    this.mask = mask;
-    this.blockOf = blockOf;
-  }
-
   /** Leading matched blocks per slot (out[slot]) for the slots in `candidates`, over list.seq[0..n). */
   overlaps(list: HashList, n: number, candidates: number, out: number[]): void {
     let alive = candidates;
@@ -116,5 +130,87 @@ export class PrefixIndex {
       out[31 - Math.clz32(low)] = n;
       alive ^= low;
     }
+  }
+
+  /** Delete the entries still held by nobody. */
+  private sweep(): void {
+    for (const id of this.idle) {
+      if (this.mask[id] !== 0 || this.hashes[id] === "") continue;
+      this.erase(id);
+      this.hashes[id] = "";
+      this.keys[2 * id + 1] = ~this.keys[2 * id + 1]!;
+      this.free.push(id);
+    }
+    this.idle = [];
+  }
+
+  private home(hi: number, lo: number): number {
+    return (lo ^ Math.imul(hi, 0x9e3779b1)) & (this.table.length - 1);
+  }
+
+  private find(hi: number, lo: number): number {
+    const table = this.table;
+    const m = table.length - 1;
+    for (let s = this.home(hi, lo); ; s = (s + 1) & m) {
+      const v = table[s]!;
+      if (v === 0) return -1;
+      if (this.keys[2 * v - 1] === lo && this.keys[2 * v - 2] === hi) return v - 1;
+    }
+  }
+
+  private insert(hi: number, lo: number, id: number): void {
+    if (++this.entries * 2 > this.table.length) {
+      this.rehash(this.table.length * 2);
+      return;
+    }
+    const table = this.table;
+    const m = table.length - 1;
+    let s = this.home(hi, lo);
+    while (table[s] !== 0) s = (s + 1) & m;
+    table[s] = id + 1;
+  }
+
+  /** Remove an entry from the table (backward-shift deletion keeps probe runs unbroken). */
+  private erase(id: number): void {
+    const table = this.table;
+    const m = table.length - 1;
+    let i = this.home(this.keys[2 * id]!, this.keys[2 * id + 1]!);
+    while (table[i] !== id + 1) i = (i + 1) & m;
+    for (let j = (i + 1) & m; table[j] !== 0; j = (j + 1) & m) {
+      const v = table[j]!;
+      const k = this.home(this.keys[2 * v - 2]!, this.keys[2 * v - 1]!);
+      // Move v back into the hole unless its home lies cyclically in (i, j].
+      if (i <= j ? k <= i || k > j : k <= i && k > j) {
+        table[i] = v;
+        i = j;
+      }
+    }
+    table[i] = 0;
+    this.entries--;
+  }
+
+  /** A table of `size` slots holding every entry not swept (including one just added). */
+  private rehash(size: number): void {
+    this.table = new Int32Array(size);
+    const m = size - 1;
+    for (let id = 0; id < this.hashes.length; id++) {
+      if (this.hashes[id] === "") continue;
+      let s = this.home(this.keys[2 * id]!, this.keys[2 * id + 1]!);
+      while (this.table[s] !== 0) s = (s + 1) & m;
+      this.table[s] = id + 1;
+    }
+  }
+
+  private grow(): void {
+    const n = this.mask.length * 2;
+    const mask = new Int32Array(n);
+    mask.set(this.mask);
+    const blockOf = new Int32Array(this.blockOf.length * 2);
+    blockOf.set(this.blockOf);
+    const keys = new Int32Array(2 * n);
+    keys.set(this.keys);
+    this.mask = mask;
+    this.blockOf = blockOf;
+    this.keys = keys;
   }
 }

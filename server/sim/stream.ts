@@ -70,19 +70,42 @@ export class HashView {
   readonly local: string[] = [];
   /** Prefix-index entry ids cached per block (-1: not looked up or absent). */
   readonly ids: number[] = [];
-  /** The hashes as JSON array items ("h0","h1",...,) and the end offset of each item's comma + 1. */
+  /**
+   * The hashes of blocks [0, jsonBlocks) as JSON array items ("h0","h1",...,) and the end offset
+   * of each item's comma + 1; written when first asked for (runs without output never build them).
+   */
   private seqJson = "";
   private localJson = "";
   private readonly seqEnds: number[] = [];
   private readonly localEnds: number[] = [];
+  private jsonBlocks = 0;
 
   constructor(readonly firstBlock: number | null) {}
 
   /** JSON array items (without brackets) of the sequence or local hashes of blocks [from, to). */
   jsonItems(which: "seq" | "local", from: number, to: number): string {
     if (to <= from) return "";
+    if (to > this.jsonBlocks) this.buildJson();
     const [json, ends] = which === "seq" ? [this.seqJson, this.seqEnds] : [this.localJson, this.localEnds];
     return json.slice(from === 0 ? 0 : ends[from - 1]!, ends[to - 1]! - 1);
+  }
+
+  /** Append the JSON items of every block hashed since the last call, in one string each. */
+  private buildJson(): void {
+    const from = this.jsonBlocks;
+    const to = this.seq.length;
+    if (to <= from) return;
+    let seqEnd = this.seqJson.length;
+    let localEnd = this.localJson.length;
+    for (let i = from; i < to; i++) {
+      seqEnd += this.seq[i]!.length + 3;
+      this.seqEnds.push(seqEnd);
+      localEnd += this.local[i]!.length + 3;
+      this.localEnds.push(localEnd);
+    }
+    this.seqJson += `"${this.seq.slice(from, to).join('","')}",`;
+    this.localJson += `"${this.local.slice(from, to).join('","')}",`;
+    this.jsonBlocks = to;
   }
 
   /** Hash blocks up to the stream's current length. */
@@ -98,8 +121,6 @@ export class HashView {
       const seq = toDecimal(scratch.hi, scratch.lo);
       this.seq.push(seq);
       this.ids.push(-1);
-      this.seqJson += `"${seq}",`;
-      this.seqEnds.push(this.seqJson.length);
       let local: string;
       if (shared && i < shared.local.length && (i > 0 || this.firstBlock === null)) {
         local = shared.local[i]!;
@@ -108,8 +129,6 @@ export class HashView {
         local = toDecimal(scratch.hi, scratch.lo);
       }
       this.local.push(local);
-      this.localJson += `"${local}",`;
-      this.localEnds.push(this.localJson.length);
     }
   }
 
@@ -125,6 +144,7 @@ export class HashView {
     copy.localJson = this.localJson;
     copy.seqEnds.push(...this.seqEnds);
     copy.localEnds.push(...this.localEnds);
+    copy.jsonBlocks = this.jsonBlocks;
     return copy;
   }
 }

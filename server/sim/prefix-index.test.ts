@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { hashKey, hashList, PrefixIndex } from "./prefix-index";
+
+describe("hashKey", () => {
+  it.each([
+    ["0", 0, 0],
+    ["4294967296", 1, 0],
+    ["18446744073709551615", 0xffffffff, 0xffffffff],
+    ["9223372036854775808", 0x80000000, 0],
+  ])("splits the u64 decimal %s into its halves", (hash, hi, lo) => {
+    expect(hashKey(hash)).toEqual([hi, lo]);
+  });
+});
+
+describe("PrefixIndex", () => {
+  it("finds every entry after growth, and forgets swept ones while keeping the rest", () => {
+    const index = new PrefixIndex();
+    const n = 150_000;
+    const list = hashList(Array.from({ length: n }, (_, i) => `h${i}`));
+    for (let i = 0; i < n; i++) index.add(index.ensureAt(list, i), 1, 0, i);
+    expect(index.size).toBe(n);
+    // Drop two entries in three: once idle entries outnumber live ones (and 65,536) a sweep deletes them.
+    const kept = (i: number) => i % 3 === 0;
+    for (let i = 0; i < n; i++) if (!kept(i)) index.drop(list.ids[i]!, 1);
+    const fresh = hashList(list.seq);
+    let found = 0;
+    for (let i = 0; i < n; i++) {
+      const id = index.idAt(fresh, i);
+      if (kept(i)) expect(index.blockOf[id * 32]).toBe(i);
+      if (id >= 0) found++;
+    }
+    expect(index.size).toBe(n / 3);
+    expect(found).toBeGreaterThanOrEqual(n / 3);
+    expect(found).toBeLessThan(n);
+    // Cached ids of swept entries are not trusted, even before their ids are reused.
+    let stale = 0;
+    for (let i = 0; i < n; i++) if (!kept(i) && index.idAt(list, i) >= 0 && index.maskOf(list.seq[i]!) === 0) stale++;
+    expect(stale).toBe(found - n / 3);
+    // Re-adding reuses swept ids and every hash still resolves to its own entry.
+    for (let i = 0; i < n; i++) if (!kept(i)) index.add(index.ensureAt(list, i), 2, 1, i);
+    for (let i = 0; i < n; i++) {
+      const id = index.lookup(list.seq[i]!);
+      expect(index.hashes[id]).toBe(list.seq[i]);
+    }
+    expect(index.size).toBe(n);
+  });
+});
