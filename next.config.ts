@@ -13,7 +13,13 @@ const config: NextConfig = {
   async headers() {
     return [
       { source: "/:path*", headers: common },
-      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_POLICY }, { key: "Cache-Control", value: "no-store" }] },
+      {
+        source: "/api/:path*",
+        headers: [
+          { key: "Content-Security-Policy", value: API_POLICY },
+          { key: "Cache-Control", value: "no-store" },
+        ],
+      },
     ];
   },
 };

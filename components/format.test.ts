@@ -1,5 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { formatAgo, formatBytes, formatCompact, formatCount, formatDateTime, formatDecimal, formatMs, formatPercent, formatPercentPoints, formatRange, formatRate, formatSeconds, formatRoles, formatTime, NO_DATA } from "./format";
+import {
+  formatAgo,
+  formatBytes,
+  formatCompact,
+  formatCount,
+  formatDateTime,
+  formatDecimal,
+  formatMs,
+  formatPercent,
+  formatPercentPoints,
+  formatRange,
+  formatRate,
+  formatSeconds,
+  formatRoles,
+  formatTime,
+  NO_DATA,
+} from "./format";
 
 const T0 = 1_764_417_600_000; // 2025-11-29T12:00:00Z
 

@@ -81,7 +81,16 @@ export function formatRoles(byRole: Record<string, number>): string {
 
 /** Calendar and clock fields of a Unix-ms instant in a zone (24-hour clock). */
 function fields(ms: number, timeZone?: string): Record<string, string> {
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" }).formatToParts(new Date(ms));
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).formatToParts(new Date(ms));
   return Object.fromEntries(parts.map((p) => [p.type, p.value]));
 }
 
@@ -112,7 +121,14 @@ export function formatAgo(at: Maybe, now: number): string {
   const delta = Math.round((now - at) / 1000);
   const abs = Math.abs(delta);
   if (abs < 2) return "just now";
-  const [n, unit] = abs < 60 ? [abs, "s"] : abs < 3600 ? [Math.floor(abs / 60), "min"] : abs < 86_400 ? [Math.floor(abs / 3600), "h"] : [Math.floor(abs / 86_400), "d"];
+  const [n, unit] =
+    abs < 60
+      ? [abs, "s"]
+      : abs < 3600
+        ? [Math.floor(abs / 60), "min"]
+        : abs < 86_400
+          ? [Math.floor(abs / 3600), "h"]
+          : [Math.floor(abs / 86_400), "d"];
   return delta >= 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`;
 }
 

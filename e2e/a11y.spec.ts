@@ -36,7 +36,9 @@ for (const colorScheme of ["light", "dark"] as const) {
     const lp = await login.newPage();
     await lp.goto("/login");
     await expect(lp.getByRole("heading", { level: 1 })).toBeVisible();
-    found.push(...summarize((await new AxeBuilder({ page: lp }).withTags(WCAG).analyze()).violations).map((v) => `/login: ${v}`));
+    found.push(
+      ...summarize((await new AxeBuilder({ page: lp }).withTags(WCAG).analyze()).violations).map((v) => `/login: ${v}`),
+    );
     await login.close();
     await context.close();
     expect(found).toEqual([]);

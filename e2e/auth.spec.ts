@@ -3,16 +3,32 @@ import { expect, test } from "@playwright/test";
 import { adminApi, adminMutation, createUser, E2E_PASSWORD, signedInAs, signedOut } from "./fixtures/auth";
 import { uniq } from "./fixtures/telemetry";
 
-const workerUp = (id: string) => ({ id, kind: "worker.up", ts: Date.now(), worker_id: id, role: "aggregated", model: "m", kv_total_blocks: 64, block_size: 16 });
+const workerUp = (id: string) => ({
+  id,
+  kind: "worker.up",
+  ts: Date.now(),
+  worker_id: id,
+  role: "aggregated",
+  model: "m",
+  kv_total_blocks: 64,
+  block_size: 16,
+});
 
-test("signed out: pages go to sign-in, the API answers 401, health and ingest stay reachable", async ({ browser, baseURL }) => {
+test("signed out: pages go to sign-in, the API answers 401, health and ingest stay reachable", async ({
+  browser,
+  baseURL,
+}) => {
   const context = await signedOut(browser, baseURL!);
   const page = await context.newPage();
   await page.goto("/workers?range=1h");
   await expect(page).toHaveURL(/\/login\?next=%2Fworkers%3Frange%3D1h$/);
   await expect(page.getByRole("heading", { name: "Sign in to Switchyard" })).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Main" })).toHaveCount(0);
-  expect((await context.request.get("/api/trpc/overview.summary?input=%7B%22json%22%3A%7B%22preset%22%3A%225m%22%7D%7D")).status()).toBe(401);
+  expect(
+    (
+      await context.request.get("/api/trpc/overview.summary?input=%7B%22json%22%3A%7B%22preset%22%3A%225m%22%7D%7D")
+    ).status(),
+  ).toBe(401);
   expect((await context.request.get("/api/sessions/x/export")).status()).toBe(401);
   expect((await context.request.get("/api/health")).status()).toBe(200);
   await context.close();
@@ -54,7 +70,9 @@ test("repeated wrong passwords lock the account with a clear message", async ({ 
   }
   await page.getByLabel("Password").fill(E2E_PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: /\S/ })).toHaveText(/Too many failed sign-in attempts for this account\. Try again in \d+ minutes?\./);
+  await expect(page.getByRole("alert").filter({ hasText: /\S/ })).toHaveText(
+    /Too many failed sign-in attempts for this account\. Try again in \d+ minutes?\./,
+  );
   await context.close();
 });
 
@@ -66,7 +84,10 @@ test("an expired session is sent back to sign-in", async ({ browser, baseURL }) 
   await page.goto("/");
   await expect(page.getByTestId("current-user")).toContainText(name);
   const db = new Database(process.env.SWITCHYARD_E2E_DB!);
-  db.prepare("UPDATE auth_sessions SET expires_at = ? WHERE user_id = (SELECT id FROM users WHERE username = ?)").run(Date.now() - 1, name);
+  db.prepare("UPDATE auth_sessions SET expires_at = ? WHERE user_id = (SELECT id FROM users WHERE username = ?)").run(
+    Date.now() - 1,
+    name,
+  );
   db.close();
   await page.goto("/sessions");
   await expect(page).toHaveURL(/\/login\?next=%2Fsessions$/);
@@ -74,7 +95,11 @@ test("an expired session is sent back to sign-in", async ({ browser, baseURL }) 
   await context.close();
 });
 
-test("an admin invites a viewer from the admin page; the link works once; a viewer cannot publish or reach admin", async ({ page, browser, baseURL }) => {
+test("an admin invites a viewer from the admin page; the link works once; a viewer cannot publish or reach admin", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   const name = uniq("vince").toLowerCase();
   await page.goto("/admin");
   await expect(page.getByRole("heading", { name: "Users" })).toBeVisible();
@@ -98,7 +123,15 @@ test("an admin invites a viewer from the admin page; the link works once; a view
   // A viewer cannot publish a policy over the API (same origin, signed in) nor open the admin page.
   const publish = await context.request.post("/api/trpc/policies.publish", {
     headers: { Origin: baseURL! },
-    data: { json: { kind: "frontend", document: { strip_anthropic_preamble: true }, baseVersion: null, comment: "", author: name } },
+    data: {
+      json: {
+        kind: "frontend",
+        document: { strip_anthropic_preamble: true },
+        baseVersion: null,
+        comment: "",
+        author: name,
+      },
+    },
   });
   expect(publish.status()).toBe(403);
   await guest.goto("/admin");
@@ -107,7 +140,9 @@ test("an admin invites a viewer from the admin page; the link works once; a view
   const reuse = await signedOut(browser, baseURL!);
   const again = await reuse.newPage();
   await again.goto(link);
-  await expect(again.getByRole("alert").filter({ hasText: /\S/ })).toHaveText("this link is invalid, expired or already used");
+  await expect(again.getByRole("alert").filter({ hasText: /\S/ })).toHaveText(
+    "this link is invalid, expired or already used",
+  );
   await reuse.close();
 
   // Disabling the account signs the viewer out at once.
@@ -119,7 +154,11 @@ test("an admin invites a viewer from the admin page; the link works once; a view
   await context.close();
 });
 
-test("tokens: an ingest token made on the admin page ingests until revoked; a read token reads but cannot change", async ({ page, request, baseURL }) => {
+test("tokens: an ingest token made on the admin page ingests until revoked; a read token reads but cannot change", async ({
+  page,
+  request,
+  baseURL,
+}) => {
   const name = uniq("sender");
   await page.goto("/admin");
   const form = page.getByRole("form", { name: "Create a token" });
@@ -129,7 +168,10 @@ test("tokens: an ingest token made on the admin page ingests until revoked; a re
   const token = (await page.getByTestId("new-token").textContent())!;
   expect(token).toMatch(/^sy_ingest_/);
   const ingest = (id: string) =>
-    request.post("/api/ingest", { headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/x-ndjson" }, data: JSON.stringify(workerUp(id)) });
+    request.post("/api/ingest", {
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/x-ndjson" },
+      data: JSON.stringify(workerUp(id)),
+    });
   expect((await ingest(uniq("tok-w"))).status()).toBe(200);
   await page.reload();
   const row = page.getByRole("row").filter({ hasText: name });
@@ -142,18 +184,37 @@ test("tokens: an ingest token made on the admin page ingests until revoked; a re
   const read = await adminMutation<{ token: string }>(api, "tokens.create", { name: uniq("script"), scope: "read" });
   await api.dispose();
   const asRead = { Authorization: `Bearer ${read.token}` };
-  const list = await request.get(`/api/trpc/workers.list?input=${encodeURIComponent(JSON.stringify({ json: { preset: "15m" } }))}`, { headers: asRead });
+  const list = await request.get(
+    `/api/trpc/workers.list?input=${encodeURIComponent(JSON.stringify({ json: { preset: "15m" } }))}`,
+    { headers: asRead },
+  );
   expect(list.status()).toBe(200);
-  const publish = await request.post("/api/trpc/policies.publish", { headers: asRead, data: { json: { kind: "frontend", document: {}, baseVersion: null } } });
+  const publish = await request.post("/api/trpc/policies.publish", {
+    headers: asRead,
+    data: { json: { kind: "frontend", document: {}, baseVersion: null } },
+  });
   expect(publish.status()).toBe(403);
-  expect((await request.post("/api/ingest", { headers: { ...asRead, "Content-Type": "application/x-ndjson" }, data: JSON.stringify(workerUp(uniq("w"))) })).status()).toBe(401);
+  expect(
+    (
+      await request.post("/api/ingest", {
+        headers: { ...asRead, "Content-Type": "application/x-ndjson" },
+        data: JSON.stringify(workerUp(uniq("w"))),
+      })
+    ).status(),
+  ).toBe(401);
 });
 
 test("a cross-origin mutation is refused and pages carry the security headers", async ({ page, request, baseURL }) => {
-  const res = await request.post("/api/trpc/tokens.create", { headers: { Origin: "https://evil.example" }, data: { json: { name: "x", scope: "admin" } } });
+  const res = await request.post("/api/trpc/tokens.create", {
+    headers: { Origin: "https://evil.example" },
+    data: { json: { name: "x", scope: "admin" } },
+  });
   expect(res.status()).toBe(403);
   expect(await res.json()).toEqual({ error: "cross-origin request refused" });
-  const logout = await request.post("/api/auth/logout", { headers: { Origin: "https://evil.example" }, maxRedirects: 0 });
+  const logout = await request.post("/api/auth/logout", {
+    headers: { Origin: "https://evil.example" },
+    maxRedirects: 0,
+  });
   expect(logout.status()).toBe(403);
 
   const response = await page.goto("/");

@@ -5,8 +5,26 @@ import { apiQuery } from "./fixtures/telemetry";
 // The cluster pages over a short burst of the simulated cluster: each shows what the API computes.
 
 function runSimulator(baseURL: string): Promise<number> {
-  const args = ["--import", "tsx", "server/sim/cli.ts", "--scenario", "steady", "--seed", "5", "--fast", "--duration", "90"];
-  args.push("--start", String(Date.now() - 150_000), "--dashboard", baseURL, "--token", process.env.SWITCHYARD_E2E_TOKEN!);
+  const args = [
+    "--import",
+    "tsx",
+    "server/sim/cli.ts",
+    "--scenario",
+    "steady",
+    "--seed",
+    "5",
+    "--fast",
+    "--duration",
+    "90",
+  ];
+  args.push(
+    "--start",
+    String(Date.now() - 150_000),
+    "--dashboard",
+    baseURL,
+    "--token",
+    process.env.SWITCHYARD_E2E_TOKEN!,
+  );
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: "ignore" });
     child.on("error", reject);
@@ -16,11 +34,19 @@ function runSimulator(baseURL: string): Promise<number> {
 
 test.describe.configure({ timeout: 180_000 });
 
-test("a simulated burst: workers, routing, planner and overview show what the API returns", async ({ page, request, baseURL }) => {
+test("a simulated burst: workers, routing, planner and overview show what the API returns", async ({
+  page,
+  request,
+  baseURL,
+}) => {
   expect(await runSimulator(baseURL!)).toBe(0);
   const range = { preset: "15m" };
 
-  const { workers } = await apiQuery<{ workers: { workerId: string; hitRate: number | null }[] }>(request, "workers.list", range);
+  const { workers } = await apiQuery<{ workers: { workerId: string; hitRate: number | null }[] }>(
+    request,
+    "workers.list",
+    range,
+  );
   const simWorkers = workers.filter((w) => /^w\d+$/.test(w.workerId) && w.hitRate !== null);
   expect(simWorkers.length).toBeGreaterThanOrEqual(8);
   await page.goto("/workers?range=15m");
@@ -30,7 +56,11 @@ test("a simulated burst: workers, routing, planner and overview show what the AP
     await expect(page.getByTestId(`hit-rate-${w.workerId}`)).toHaveText(`${(w.hitRate! * 100).toFixed(1)}%`);
   }
 
-  type Decision = { requestId: string; chosenWorkerId: string; explanation: { winnerId: string; runnerUpId: string | null; text: string } };
+  type Decision = {
+    requestId: string;
+    chosenWorkerId: string;
+    explanation: { winnerId: string; runnerUpId: string | null; text: string };
+  };
   const { items: decisions } = await apiQuery<{ items: Decision[] }>(request, "routing.list", { range });
   const d = decisions[0]!;
   expect(d.explanation.winnerId).toBe(d.chosenWorkerId);
@@ -38,10 +68,13 @@ test("a simulated burst: workers, routing, planner and overview show what the AP
   await page.getByRole("button", { name: `Candidates of ${d.requestId}` }).click();
   const candidates = page.getByRole("table", { name: `Candidates of ${d.requestId}` });
   await expect(candidates.getByRole("row").filter({ hasText: "winner" })).toContainText(d.chosenWorkerId);
-  if (d.explanation.runnerUpId) await expect(candidates.getByRole("row").filter({ hasText: "runner-up" })).toContainText(d.explanation.runnerUpId);
+  if (d.explanation.runnerUpId)
+    await expect(candidates.getByRole("row").filter({ hasText: "runner-up" })).toContainText(d.explanation.runnerUpId);
   await expect(page.getByTestId(`explanation-${d.requestId}`)).toContainText(d.explanation.text);
 
-  const { items: plans } = await apiQuery<{ items: { id: string; reason: string }[] }>(request, "planner.list", { range });
+  const { items: plans } = await apiQuery<{ items: { id: string; reason: string }[] }>(request, "planner.list", {
+    range,
+  });
   expect(plans.length).toBeGreaterThan(0);
   await page.goto("/planner?range=15m");
   await expect(page.getByTestId(`planner-${plans[0]!.id}`)).toContainText(plans[0]!.reason);

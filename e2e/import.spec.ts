@@ -25,7 +25,13 @@ function agentTrace(session: string, turns: number): Buffer {
           event_type: "tool_end",
           event_time_unix_ms: at + 3_000,
           agent_context: { session_id: session, trajectory_id: `${session}:main` },
-          tool: { tool_call_id: `${session}-c${i}`, tool_class: "bash", status: "succeeded", started_at_unix_ms: at + 1_600, ended_at_unix_ms: at + 3_000 },
+          tool: {
+            tool_call_id: `${session}-c${i}`,
+            tool_class: "bash",
+            status: "succeeded",
+            started_at_unix_ms: at + 1_600,
+            ended_at_unix_ms: at + 3_000,
+          },
         },
       }),
     );
@@ -34,12 +40,16 @@ function agentTrace(session: string, turns: number): Buffer {
   return gzipSync(lines.join("\n"));
 }
 
-test("upload a gzip agent trace on the Sources page, read the summary, and find the session", async ({ page }, testInfo) => {
+test("upload a gzip agent trace on the Sources page, read the summary, and find the session", async ({
+  page,
+}, testInfo) => {
   const session = uniq("e2e-import");
   await page.goto("/sources");
   const card = page.getByRole("region", { name: "Import trace files" });
   await expect(card).toBeVisible();
-  await card.getByLabel("Trace files").setInputFiles({ name: `${session}.jsonl.gz`, mimeType: "application/gzip", buffer: agentTrace(session, 12) });
+  await card
+    .getByLabel("Trace files")
+    .setInputFiles({ name: `${session}.jsonl.gz`, mimeType: "application/gzip", buffer: agentTrace(session, 12) });
   await card.getByRole("button", { name: "Import" }).click();
 
   const item = card.getByRole("list", { name: "Trace imports" }).getByRole("listitem", { name: `${session}.jsonl.gz` });
@@ -47,9 +57,13 @@ test("upload a gzip agent trace on the Sources page, read the summary, and find 
   await item.getByText("Show the problem").click();
   await expect(item.getByText("Line 4: not valid JSON")).toBeVisible();
 
-  await card.getByLabel("Trace files").setInputFiles({ name: "again.jsonl.gz", mimeType: "application/gzip", buffer: agentTrace(session, 12) });
+  await card
+    .getByLabel("Trace files")
+    .setInputFiles({ name: "again.jsonl.gz", mimeType: "application/gzip", buffer: agentTrace(session, 12) });
   await card.getByRole("button", { name: "Import" }).click();
-  await expect(card.getByRole("listitem", { name: "again.jsonl.gz" }).getByRole("status")).toContainText("0 accepted, 24 already imported");
+  await expect(card.getByRole("listitem", { name: "again.jsonl.gz" }).getByRole("status")).toContainText(
+    "0 accepted, 24 already imported",
+  );
   await card.screenshot({ path: testInfo.outputPath("trace-upload.png") });
 
   await page.goto("/sessions?range=1h");
@@ -64,7 +78,13 @@ test("a truncated gzip upload says where it broke and keeps what came before", a
   const whole = agentTrace(session, 200);
   await page.goto("/sources");
   const card = page.getByRole("region", { name: "Import trace files" });
-  await card.getByLabel("Trace files").setInputFiles({ name: "cut.jsonl.gz", mimeType: "application/gzip", buffer: whole.subarray(0, whole.length >> 1) });
+  await card
+    .getByLabel("Trace files")
+    .setInputFiles({
+      name: "cut.jsonl.gz",
+      mimeType: "application/gzip",
+      buffer: whole.subarray(0, whole.length >> 1),
+    });
   await card.getByRole("button", { name: "Import" }).click();
   const item = card.getByRole("listitem", { name: "cut.jsonl.gz" });
   await expect(item.getByRole("status")).toContainText("Import incomplete");
@@ -74,19 +94,47 @@ test("a truncated gzip upload says where it broke and keeps what came before", a
 test("Claude Code OTLP logs in protobuf become a session with its turns and tools", async ({ page, request }) => {
   const session = uniq("e2e-otlp");
   const t = Date.now() - 5 * 60_000;
-  const attr = (key: string, value: string | number) => ({ key, value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value } });
+  const attr = (key: string, value: string | number) => ({
+    key,
+    value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value },
+  });
   const record = (at: number, name: string, attrs: ReturnType<typeof attr>[]) => ({
     timeUnixNano: `${at}000000`,
     body: { stringValue: `claude_code.${name}` },
     attributes: [attr("event.name", name), attr("session.id", session), ...attrs],
   });
   const logRecords = [
-    record(t + 2_000, "api_request", [attr("request_id", `${session}-1`), attr("model", "claude-sonnet-4-5"), attr("duration_ms", 1_800), attr("input_tokens", 200), attr("cache_read_tokens", 15_000), attr("cache_creation_tokens", 800), attr("output_tokens", 150)]),
-    record(t + 4_000, "tool_result", [attr("tool_name", "Bash"), attr("tool_use_id", `${session}-toolu`), attr("success", "true"), attr("duration_ms", 1_500)]),
-    record(t + 7_000, "api_request", [attr("request_id", `${session}-2`), attr("model", "claude-sonnet-4-5"), attr("duration_ms", 2_500), attr("input_tokens", 300), attr("cache_read_tokens", 16_000), attr("output_tokens", 90)]),
+    record(t + 2_000, "api_request", [
+      attr("request_id", `${session}-1`),
+      attr("model", "claude-sonnet-4-5"),
+      attr("duration_ms", 1_800),
+      attr("input_tokens", 200),
+      attr("cache_read_tokens", 15_000),
+      attr("cache_creation_tokens", 800),
+      attr("output_tokens", 150),
+    ]),
+    record(t + 4_000, "tool_result", [
+      attr("tool_name", "Bash"),
+      attr("tool_use_id", `${session}-toolu`),
+      attr("success", "true"),
+      attr("duration_ms", 1_500),
+    ]),
+    record(t + 7_000, "api_request", [
+      attr("request_id", `${session}-2`),
+      attr("model", "claude-sonnet-4-5"),
+      attr("duration_ms", 2_500),
+      attr("input_tokens", 300),
+      attr("cache_read_tokens", 16_000),
+      attr("output_tokens", 90),
+    ]),
   ];
-  const body = encodeProtobufLogs({ resourceLogs: [{ resource: { attributes: [attr("service.name", "claude-code")] }, scopeLogs: [{ logRecords }] }] });
-  const res = await request.post("/api/otlp/v1/logs", { headers: { Authorization: `Bearer ${INGEST_TOKEN}`, "Content-Type": "application/x-protobuf" }, data: Buffer.from(body) });
+  const body = encodeProtobufLogs({
+    resourceLogs: [{ resource: { attributes: [attr("service.name", "claude-code")] }, scopeLogs: [{ logRecords }] }],
+  });
+  const res = await request.post("/api/otlp/v1/logs", {
+    headers: { Authorization: `Bearer ${INGEST_TOKEN}`, "Content-Type": "application/x-protobuf" },
+    data: Buffer.from(body),
+  });
   expect(res.status()).toBe(200);
   expect(res.headers()["content-type"]).toBe("application/x-protobuf");
 

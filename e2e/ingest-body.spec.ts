@@ -20,9 +20,16 @@ function postWholeBody(size: number, framing: "length" | "chunked"): Promise<Out
     socket.pause();
     socket.on("error", (err) => resolve({ error: err.message }));
     const length = framing === "length" ? `Content-Length: ${size}` : "Transfer-Encoding: chunked";
-    socket.write(`POST /api/ingest HTTP/1.1\r\nHost: localhost:${port}\r\nAuthorization: Bearer ${INGEST_TOKEN}\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\n${length}\r\n\r\n`);
+    socket.write(
+      `POST /api/ingest HTTP/1.1\r\nHost: localhost:${port}\r\nAuthorization: Bearer ${INGEST_TOKEN}\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\n${length}\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(MiB, 0x20);
-    for (let sent = 0; sent < size; sent += MiB) socket.write(framing === "length" ? chunk : Buffer.concat([Buffer.from(`${MiB.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]));
+    for (let sent = 0; sent < size; sent += MiB)
+      socket.write(
+        framing === "length"
+          ? chunk
+          : Buffer.concat([Buffer.from(`${MiB.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]),
+      );
     socket.end(framing === "chunked" ? "0\r\n\r\n" : "", () => {
       // Written in full; only now read what the server answered.
       let raw = "";
@@ -49,7 +56,10 @@ for (const framing of ["length", "chunked"] as const) {
     if ("status" in outcome) expect(outcome.status).toBe(413);
     else expect(outcome.error).toMatch(/EPIPE|ECONNRESET|no reply/);
     expect((await request.get("/api/health")).status()).toBe(200);
-    const ok = await request.post("/api/ingest", { headers: { authorization: `Bearer ${INGEST_TOKEN}`, "content-type": "application/x-ndjson" }, data: "" });
+    const ok = await request.post("/api/ingest", {
+      headers: { authorization: `Bearer ${INGEST_TOKEN}`, "content-type": "application/x-ndjson" },
+      data: "",
+    });
     expect(ok.status()).toBe(200);
   });
 }

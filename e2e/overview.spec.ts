@@ -13,12 +13,57 @@ test("events posted through /api/ingest change the overview KPIs live", async ({
   const workers = [`${run}-w1`, `${run}-w2`];
   const events: object[] = [];
   workers.forEach((w, i) => {
-    events.push({ id: `${w}-up`, kind: "worker.up", ts: now - 30_000, worker_id: w, role: i === 0 ? "prefill" : "decode", model: "m", kv_total_blocks: 1000, block_size: 16 });
-    events.push({ id: `${w}-s1`, kind: "worker.stats", ts: now - 20_000, worker_id: w, kv_active_blocks: 100, kv_total_blocks: 1000, requests_running: 1, requests_waiting: 0, prefix_query_tokens: 1000, prefix_hit_tokens: "500" });
-    events.push({ id: `${w}-s2`, kind: "worker.stats", ts: now - 10_000, worker_id: w, kv_active_blocks: 500, kv_total_blocks: 1000, requests_running: 2, requests_waiting: 1, prefix_query_tokens: 2000, prefix_hit_tokens: "1400" });
+    events.push({
+      id: `${w}-up`,
+      kind: "worker.up",
+      ts: now - 30_000,
+      worker_id: w,
+      role: i === 0 ? "prefill" : "decode",
+      model: "m",
+      kv_total_blocks: 1000,
+      block_size: 16,
+    });
+    events.push({
+      id: `${w}-s1`,
+      kind: "worker.stats",
+      ts: now - 20_000,
+      worker_id: w,
+      kv_active_blocks: 100,
+      kv_total_blocks: 1000,
+      requests_running: 1,
+      requests_waiting: 0,
+      prefix_query_tokens: 1000,
+      prefix_hit_tokens: "500",
+    });
+    events.push({
+      id: `${w}-s2`,
+      kind: "worker.stats",
+      ts: now - 10_000,
+      worker_id: w,
+      kv_active_blocks: 500,
+      kv_total_blocks: 1000,
+      requests_running: 2,
+      requests_waiting: 1,
+      prefix_query_tokens: 2000,
+      prefix_hit_tokens: "1400",
+    });
   });
   for (let i = 0; i < 4; i++) {
-    events.push({ id: `${run}-r${i}`, kind: "request", ts: now - 5_000, request_id: `${run}-r${i}`, session_id: `${run}-sess`, api: "messages", model: "m", arrived_at: now - 5_000 - i * 100, first_token_at: now - 5_000 - i * 100 + 200 + i * 100, input_tokens: 1000, cached_tokens: 500, output_tokens: 10, status: "ok" });
+    events.push({
+      id: `${run}-r${i}`,
+      kind: "request",
+      ts: now - 5_000,
+      request_id: `${run}-r${i}`,
+      session_id: `${run}-sess`,
+      api: "messages",
+      model: "m",
+      arrived_at: now - 5_000 - i * 100,
+      first_token_at: now - 5_000 - i * 100 + 200 + i * 100,
+      input_tokens: 1000,
+      cached_tokens: 500,
+      output_tokens: 10,
+      status: "ok",
+    });
   }
   await postEvents(request, events);
 
@@ -38,12 +83,33 @@ test("the time range lives in the URL and survives a reload", async ({ page }) =
   await expect(page.getByRole("button", { name: "1h", exact: true })).toHaveAttribute("aria-pressed", "true");
 });
 
-test("the overview says whether miss attribution has caught up, and it catches up with new turns", async ({ page, request }) => {
+test("the overview says whether miss attribution has caught up, and it catches up with new turns", async ({
+  page,
+  request,
+}) => {
   const run = uniq("lag");
   const at = Date.now() - 10 * 60_000;
   const seq = Array.from({ length: 4 }, (_, i) => String(BigInt(Date.now()) * 1000n + BigInt(i)));
   await postEvents(request, [
-    { id: `${run}-r`, kind: "request", ts: at + 1_000, request_id: `${run}-r`, session_id: `${run}-s`, api: "messages", model: "m", worker_id: `${run}-w`, arrived_at: at, first_token_at: at + 100, finished_at: at + 1_000, input_tokens: 64, cached_tokens: 0, output_tokens: 1, status: "ok", block_size: 16, sequence_hashes: seq },
+    {
+      id: `${run}-r`,
+      kind: "request",
+      ts: at + 1_000,
+      request_id: `${run}-r`,
+      session_id: `${run}-s`,
+      api: "messages",
+      model: "m",
+      worker_id: `${run}-w`,
+      arrived_at: at,
+      first_token_at: at + 100,
+      finished_at: at + 1_000,
+      input_tokens: 64,
+      cached_tokens: 0,
+      output_tokens: 1,
+      status: "ok",
+      block_size: 16,
+      sequence_hashes: seq,
+    },
   ]);
   await page.goto("/?range=1h");
   // A turn that arrived 10 minutes ago is attributed by the background worker within seconds.

@@ -3,7 +3,11 @@ import { formatTime } from "../components/format";
 import { signedOut } from "./fixtures/auth";
 import { consolePages, seedPages } from "./fixtures/pages";
 
-test("every page has its own tab title, a favicon, and no failed request in the console", async ({ page, request, baseURL }) => {
+test("every page has its own tab title, a favicon, and no failed request in the console", async ({
+  page,
+  request,
+  baseURL,
+}) => {
   const seeded = await seedPages(request, baseURL!);
   const errors: string[] = [];
   const notFound: string[] = [];
@@ -36,7 +40,11 @@ test("the sign-in page has its tab title too", async ({ browser, baseURL }) => {
   await context.close();
 });
 
-test("the worker page's lost routing decisions and the routing page's decisions write times the same way", async ({ page, request, baseURL }) => {
+test("the worker page's lost routing decisions and the routing page's decisions write times the same way", async ({
+  page,
+  request,
+  baseURL,
+}) => {
   const seeded = await seedPages(request, baseURL!);
   await page.goto(`/workers/${seeded.worker}?range=15m`);
   const lost = page.getByRole("table", { name: "Latest routing decisions lost" });
@@ -55,7 +63,11 @@ test("the worker page's lost routing decisions and the routing page's decisions 
   expect(routingTime).toBe(lostTime);
 });
 
-test("times are written in the viewer's time zone, and the range picker names that zone", async ({ browser, request, baseURL }) => {
+test("times are written in the viewer's time zone, and the range picker names that zone", async ({
+  browser,
+  request,
+  baseURL,
+}) => {
   const seeded = await seedPages(request, baseURL!);
   const timezoneId = "Australia/Adelaide";
   const context = await browser.newContext({ baseURL, timezoneId, storageState: process.env.SWITCHYARD_E2E_STATE });

@@ -1,7 +1,17 @@
 import { expect, test } from "@playwright/test";
 import { postEvents, uniq } from "./fixtures/telemetry";
 
-type Decision = { role: string; metric: string; observed: number; up: number; down: number; action: string; before: number; after: number; reason: string };
+type Decision = {
+  role: string;
+  metric: string;
+  observed: number;
+  up: number;
+  down: number;
+  action: string;
+  before: number;
+  after: number;
+  reason: string;
+};
 
 function plannerDecision(id: string, ts: number, d: Decision) {
   return {
@@ -20,7 +30,10 @@ function plannerDecision(id: string, ts: number, d: Decision) {
   };
 }
 
-test("the planner page shows each decision's reason, thresholds and replicas, newest first", async ({ page, request }) => {
+test("the planner page shows each decision's reason, thresholds and replicas, newest first", async ({
+  page,
+  request,
+}) => {
   const run = uniq("pl");
   // A quiet window three days back that no other spec writes to.
   const base = Date.now() - 3 * 86_400_000 - Math.floor(Math.random() * 3_600_000);
@@ -28,8 +41,26 @@ test("the planner page shows each decision's reason, thresholds and replicas, ne
   const to = base + 5 * 60_000;
   const prefill = { role: "prefill", metric: "prefill_queue" };
   await postEvents(request, [
-    plannerDecision(`${run}-1`, base, { ...prefill, observed: 0.6, up: 0.5, down: 0.2, action: "scale_up", before: 2, after: 3, reason: `scale up: prefill queue 0.60 above 0.50 [${run}]` }),
-    plannerDecision(`${run}-2`, base + 30_000, { ...prefill, observed: 0.35, up: 0.7, down: 0.3, action: "none", before: 3, after: 3, reason: `no change: prefill queue 0.35 between 0.30 and 0.70 [${run}]` }),
+    plannerDecision(`${run}-1`, base, {
+      ...prefill,
+      observed: 0.6,
+      up: 0.5,
+      down: 0.2,
+      action: "scale_up",
+      before: 2,
+      after: 3,
+      reason: `scale up: prefill queue 0.60 above 0.50 [${run}]`,
+    }),
+    plannerDecision(`${run}-2`, base + 30_000, {
+      ...prefill,
+      observed: 0.35,
+      up: 0.7,
+      down: 0.3,
+      action: "none",
+      before: 3,
+      after: 3,
+      reason: `no change: prefill queue 0.35 between 0.30 and 0.70 [${run}]`,
+    }),
     plannerDecision(`${run}-3`, base + 60_000, {
       role: "decode",
       metric: "decode_kv_utilization",
@@ -57,9 +88,13 @@ test("the planner page shows each decision's reason, thresholds and replicas, ne
   await expect(table.getByTestId(`planner-${run}-1`)).toContainText("2 → 3");
 
   const prefillPanel = page.getByRole("region", { name: /^prefill/ });
-  await expect(prefillPanel.getByRole("heading", { name: /3 replicas now · 2 decisions · 1 up, 0 down/ })).toBeVisible();
+  await expect(
+    prefillPanel.getByRole("heading", { name: /3 replicas now · 2 decisions · 1 up, 0 down/ }),
+  ).toBeVisible();
   await expect(prefillPanel.getByRole("region", { name: "Prefill queue vs. thresholds" })).toBeVisible();
-  await expect(page.getByRole("region", { name: /^decode/ }).getByRole("heading", { name: /5 replicas now/ })).toBeVisible();
+  await expect(
+    page.getByRole("region", { name: /^decode/ }).getByRole("heading", { name: /5 replicas now/ }),
+  ).toBeVisible();
 
   await page.getByLabel("Role").selectOption("prefill");
   await page.getByRole("checkbox", { name: "Only scale-ups and -downs" }).check();

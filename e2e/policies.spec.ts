@@ -6,7 +6,9 @@ type Latest = { version: number; document: Record<string, unknown> } | null;
 
 /** The latest version of a kind as the signed-in browser sees it. */
 async function latest(request: APIRequestContext, kind: string): Promise<Latest> {
-  const res = await request.get(`/api/trpc/policies.latest?input=${encodeURIComponent(JSON.stringify({ json: { kind } }))}`);
+  const res = await request.get(
+    `/api/trpc/policies.latest?input=${encodeURIComponent(JSON.stringify({ json: { kind } }))}`,
+  );
   expect(res.status(), `policies.latest: ${await res.text()}`).toBe(200);
   return ((await res.json()) as { result: { data: { json: Latest } } }).result.data.json;
 }
@@ -15,7 +17,9 @@ function panel(page: Page, title: string) {
   return page.getByRole("tabpanel", { name: new RegExp(`^${title}`) });
 }
 
-test("an operator turns preamble stripping on, reviews the change and publishes it with a comment", async ({ page }) => {
+test("an operator turns preamble stripping on, reviews the change and publishes it with a comment", async ({
+  page,
+}) => {
   const request = page.request;
   const before = await latest(request, "frontend");
   const was = Boolean(before?.document.strip_anthropic_preamble);
@@ -25,7 +29,8 @@ test("an operator turns preamble stripping on, reviews the change and publishes 
   await page.goto("/policies?kind=frontend");
   await expect(page.getByRole("tab", { name: /^Frontend/ })).toHaveAttribute("aria-selected", "true");
   const fe = panel(page, "Frontend");
-  if (!before) await expect(fe.getByText("Nothing published yet: the form starts from the built-in defaults.")).toBeVisible();
+  if (!before)
+    await expect(fe.getByText("Nothing published yet: the form starts from the built-in defaults.")).toBeVisible();
   const strip = fe.getByRole("checkbox", { name: "Strip the billing preamble" });
   await expect(strip).toBeChecked({ checked: was });
   await strip.setChecked(!was);
@@ -33,7 +38,9 @@ test("an operator turns preamble stripping on, reviews the change and publishes 
   await fe.getByRole("button", { name: "Review changes" }).click();
   const changes = fe.getByRole("table", { name: "Changes to publish" });
   await expect(changes.getByRole("row")).toHaveCount(2);
-  await expect(changes.getByRole("row").nth(1)).toContainText(new RegExp(`strip_anthropic_preamble\\s*${was}\\s*→\\s*${!was}`));
+  await expect(changes.getByRole("row").nth(1)).toContainText(
+    new RegExp(`strip_anthropic_preamble\\s*${was}\\s*→\\s*${!was}`),
+  );
   await fe.getByLabel("Comment").fill(comment);
   await fe.getByRole("button", { name: `Publish v${next}` }).click();
   await expect(fe.getByText(`Published v${next}.`)).toBeVisible();
@@ -50,7 +57,9 @@ test("an operator turns preamble stripping on, reviews the change and publishes 
   await expect(page).toHaveURL(/kind=routing/);
   await page.reload();
   await page.getByRole("tab", { name: /^Frontend/ }).click();
-  await expect(panel(page, "Frontend").getByRole("checkbox", { name: "Strip the billing preamble" })).toBeChecked({ checked: !was });
+  await expect(panel(page, "Frontend").getByRole("checkbox", { name: "Strip the billing preamble" })).toBeChecked({
+    checked: !was,
+  });
 });
 
 test("a scale-down threshold at or above scale-up is an error while typing and blocks publishing", async ({ page }) => {
@@ -71,7 +80,9 @@ test("a scale-down threshold at or above scale-up is an error while typing and b
   await expect(review).toBeEnabled();
   await review.click();
   // The value stays a number: the diff shows 0.45, not the string "0.45".
-  const row = form.getByRole("table", { name: "Changes to publish" }).getByRole("row", { name: /decode\.kv_scale_down/ });
+  const row = form
+    .getByRole("table", { name: "Changes to publish" })
+    .getByRole("row", { name: /decode\.kv_scale_down/ });
   await expect(row).toContainText("0.45");
   await expect(row).not.toContainText('"0.45"');
 });
@@ -91,8 +102,12 @@ test("retention rules are added, duplicated and reordered, and the order is publ
   await form.getByRole("button", { name: "Add rule" }).click();
   await expect(rules).toHaveCount(n + 1);
   await expect(rule(n + 1).getByLabel("Name")).toHaveValue("new-rule");
-  await rule(n + 1).getByLabel("Prefix segment").selectOption("conversation");
-  await rule(n + 1).getByLabel("TTL (s)").fill("600");
+  await rule(n + 1)
+    .getByLabel("Prefix segment")
+    .selectOption("conversation");
+  await rule(n + 1)
+    .getByLabel("TTL (s)")
+    .fill("600");
 
   await form.getByRole("button", { name: "Duplicate rule 1", exact: true }).click();
   await expect(rules).toHaveCount(n + 2);
@@ -115,7 +130,9 @@ test("retention rules are added, duplicated and reordered, and the order is publ
   await form.getByLabel("Comment").fill("reorder rules");
   await form.getByRole("button", { name: `Publish v${next}` }).click();
   await expect(form.getByText(`Published v${next}.`)).toBeVisible();
-  const doc = (await latest(request, "retention"))!.document as { rules: { name: string; ttl_seconds: number | null; match: { segment: string } }[] };
+  const doc = (await latest(request, "retention"))!.document as {
+    rules: { name: string; ttl_seconds: number | null; match: { segment: string } }[];
+  };
   expect(doc.rules.map((r) => r.name).slice(0, 2)).toEqual([`${first}-copy`, first]);
   const added = doc.rules.find((r) => r.name === "new-rule");
   expect(added).toMatchObject({ ttl_seconds: 600, match: { segment: "conversation" } });
@@ -125,7 +142,9 @@ test("retention rules are added, duplicated and reordered, and the order is publ
   await expect(rules).toHaveCount(n + 2);
 });
 
-test("a retention rule offloads to a lower tier and prefetches on resume; the frontend sets the prefetch lead", async ({ page }) => {
+test("a retention rule offloads to a lower tier and prefetches on resume; the frontend sets the prefetch lead", async ({
+  page,
+}) => {
   const request = page.request;
   const before = await latest(request, "retention");
   const next = (before?.version ?? 0) + 1;
@@ -149,8 +168,13 @@ test("a retention rule offloads to a lower tier and prefetches on resume; the fr
   await form.getByLabel("Comment").fill("offload conversation to host memory");
   await form.getByRole("button", { name: `Publish v${next}` }).click();
   await expect(form.getByText(`Published v${next}.`)).toBeVisible();
-  const doc = (await latest(request, "retention"))!.document as { rules: { name: string; offload: unknown; prefetch_on_resume: boolean }[] };
-  expect(doc.rules.find((r) => r.name === "offload-conversation")).toMatchObject({ offload: { to: "host", ttl_seconds: 1800 }, prefetch_on_resume: true });
+  const doc = (await latest(request, "retention"))!.document as {
+    rules: { name: string; offload: unknown; prefetch_on_resume: boolean }[];
+  };
+  expect(doc.rules.find((r) => r.name === "offload-conversation")).toMatchObject({
+    offload: { to: "host", ttl_seconds: 1800 },
+    prefetch_on_resume: true,
+  });
 
   // The published values come back into the form; the rule is removed again so later specs start from no offload.
   await page.reload();
@@ -182,7 +206,9 @@ test("a retention rule offloads to a lower tier and prefetches on resume; the fr
   expect((await latest(request, "frontend"))!.document.prefetch).toEqual({ enabled: true, lead_ms: 750 });
 });
 
-test("two operators edit the same version: the second sees the conflict, keeps their edits and re-applies them", async ({ context }) => {
+test("two operators edit the same version: the second sees the conflict, keeps their edits and re-applies them", async ({
+  context,
+}) => {
   const a = await context.newPage();
   const b = await context.newPage();
   const request = a.request;
@@ -206,7 +232,9 @@ test("two operators edit the same version: the second sees the conflict, keeps t
   await formB.getByRole("button", { name: "Review changes" }).click();
   await formB.getByLabel("Comment").fill("sample a little");
   await formB.getByRole("button", { name: `Publish v${base + 1}` }).click();
-  const conflict = formB.getByRole("alert").filter({ has: b.getByRole("heading", { name: `Conflict: v${base + 1} was published while you were editing` }) });
+  const conflict = formB
+    .getByRole("alert")
+    .filter({ has: b.getByRole("heading", { name: `Conflict: v${base + 1} was published while you were editing` }) });
   await expect(conflict).toBeVisible();
   await expect(conflict.getByRole("table", { name: "Their changes" })).toContainText("overlap_credit");
   await expect(conflict.getByRole("table", { name: "Their changes" })).toContainText("2.5");
@@ -225,14 +253,27 @@ test("two operators edit the same version: the second sees the conflict, keeps t
   expect(doc).toMatchObject({ overlap_credit: 2.5, temperature: 0.5 });
 });
 
-test("rollback publishes an earlier version's content as a new version, and the audit log lists the changes", async ({ page, baseURL }) => {
+test("rollback publishes an earlier version's content as a new version, and the audit log lists the changes", async ({
+  page,
+  baseURL,
+}) => {
   const request = page.request;
   const before = await latest(request, "autoscaling");
   const base = before?.version ?? 0;
   const note = uniq("grace");
   const api = await adminApi(baseURL!);
-  await adminMutation(api, "policies.publish", { kind: "autoscaling", document: { grace_period_seconds: 61 }, baseVersion: before?.version ?? null, comment: `${note} 61` });
-  await adminMutation(api, "policies.publish", { kind: "autoscaling", document: { grace_period_seconds: 62 }, baseVersion: base + 1, comment: `${note} 62` });
+  await adminMutation(api, "policies.publish", {
+    kind: "autoscaling",
+    document: { grace_period_seconds: 61 },
+    baseVersion: before?.version ?? null,
+    comment: `${note} 61`,
+  });
+  await adminMutation(api, "policies.publish", {
+    kind: "autoscaling",
+    document: { grace_period_seconds: 62 },
+    baseVersion: base + 1,
+    comment: `${note} 62`,
+  });
   await api.dispose();
 
   await page.goto("/policies?kind=autoscaling");
@@ -242,9 +283,14 @@ test("rollback publishes an earlier version's content as a new version, and the 
 
   await form.getByRole("combobox", { name: "From" }).selectOption(`${base + 1}`);
   await form.getByRole("combobox", { name: "To" }).selectOption(`${base + 2}`);
-  await expect(form.getByRole("table", { name: `Changes from v${base + 1} to v${base + 2}` })).toContainText("grace_period_seconds");
+  await expect(form.getByRole("table", { name: `Changes from v${base + 1} to v${base + 2}` })).toContainText(
+    "grace_period_seconds",
+  );
 
-  await form.getByTestId(`autoscaling-version-${base + 1}`).getByRole("button", { name: `Roll back to v${base + 1}` }).click();
+  await form
+    .getByTestId(`autoscaling-version-${base + 1}`)
+    .getByRole("button", { name: `Roll back to v${base + 1}` })
+    .click();
   const confirm = form.getByRole("region", { name: `Roll back autoscaling to v${base + 1}` });
   await confirm.getByLabel("Comment").fill(`${note} back`);
   await confirm.getByRole("button", { name: `Confirm rollback to v${base + 1}` }).click();

@@ -18,14 +18,24 @@ test.afterEach(() => {
 
 /** A live simulated cluster posting to the e2e dashboard; resolves to its control API's base URL. */
 function startSim(baseURL: string, scenario: string): Promise<string> {
-  const started = startSimProcess(["--scenario", scenario, "--seed", "11", "--dashboard", baseURL, "--token", INGEST_TOKEN], CONTROL_TOKEN);
+  const started = startSimProcess(
+    ["--scenario", scenario, "--seed", "11", "--dashboard", baseURL, "--token", INGEST_TOKEN],
+    CONTROL_TOKEN,
+  );
   sim = started.child;
   return started.controlUrl;
 }
 
 /** Register the simulator as a policy target for the given kinds (as the Sources page does). */
 async function registerTarget(baseURL: string, url: string, kinds: string[]): Promise<{ id: string; name: string }> {
-  const target = { id: uniq("sim").toLowerCase(), name: `E2E simulated cluster ${kinds.join("+")}`, adapter: "sim", config: { url, token: CONTROL_TOKEN }, kinds, enabled: true };
+  const target = {
+    id: uniq("sim").toLowerCase(),
+    name: `E2E simulated cluster ${kinds.join("+")}`,
+    adapter: "sim",
+    config: { url, token: CONTROL_TOKEN },
+    kinds,
+    enabled: true,
+  };
   const api = await adminApi(baseURL);
   await adminMutation(api, "policies.targets.upsert", { target });
   await api.dispose();
@@ -44,9 +54,13 @@ async function reviewAndPublish(page: Page, comment: string): Promise<number> {
 }
 
 type Summary = { requests: number; prefixHitRate: number | null };
-const summary = (page: Page, from: number, to: number) => apiQuery<Summary>(page.request, "overview.summary", { from, to });
+const summary = (page: Page, from: number, to: number) =>
+  apiQuery<Summary>(page.request, "overview.summary", { from, to });
 
-test("stripping the billing preamble in the form reaches the cluster and lifts the prefix hit rate", async ({ page, baseURL }) => {
+test("stripping the billing preamble in the form reaches the cluster and lifts the prefix hit rate", async ({
+  page,
+  baseURL,
+}) => {
   // The simulator starts with its scenario's policies (preamble kept); it becomes a target only after the baseline,
   // so a frontend version an earlier spec published cannot change the cluster before we measure it.
   const url = await startSim(baseURL!, "preamble");
@@ -61,7 +75,12 @@ test("stripping the billing preamble in the form reaches the cluster and lifts t
   }
 
   // Baseline once caches are warm (the scenario ramps its sessions over 30 s): the preamble kept.
-  await expect.poll(async () => Date.now() - t0 >= 50_000 && (await summary(page, t0 + 30_000, Date.now())).requests >= 30, { timeout: 90_000, intervals: [2_000] }).toBe(true);
+  await expect
+    .poll(async () => Date.now() - t0 >= 50_000 && (await summary(page, t0 + 30_000, Date.now())).requests >= 30, {
+      timeout: 90_000,
+      intervals: [2_000],
+    })
+    .toBe(true);
   const before = await summary(page, t0 + 30_000, Date.now());
   expect(before.prefixHitRate).not.toBeNull();
   const target = await registerTarget(baseURL!, url, ["frontend"]);
@@ -75,20 +94,28 @@ test("stripping the billing preamble in the form reaches the cluster and lifts t
 
   // The same cluster after the change: requests now share the system prompt's blocks across sessions.
   await expect
-    .poll(async () => {
-      if (Date.now() - synced < 15_000) return null;
-      return (await summary(page, synced + 3_000, Date.now())).prefixHitRate;
-    }, { timeout: 90_000, intervals: [3_000] })
+    .poll(
+      async () => {
+        if (Date.now() - synced < 15_000) return null;
+        return (await summary(page, synced + 3_000, Date.now())).prefixHitRate;
+      },
+      { timeout: 90_000, intervals: [3_000] },
+    )
     .toBeGreaterThan(before.prefixHitRate! + 0.15);
   const after = await summary(page, synced + 3_000, Date.now());
-  console.log(`prefix hit rate: ${before.prefixHitRate!.toFixed(3)} with the preamble, ${after.prefixHitRate!.toFixed(3)} after stripping it (v${version})`);
+  console.log(
+    `prefix hit rate: ${before.prefixHitRate!.toFixed(3)} with the preamble, ${after.prefixHitRate!.toFixed(3)} after stripping it (v${version})`,
+  );
 
   // The change is marked where its effect shows.
   await page.goto("/workers?range=15m");
   await expect(page.getByTestId("policy-marks")).toContainText(`frontend v${version} published`);
 });
 
-test("lowering the decode KV scale-up threshold in the form makes the planner add a decode worker", async ({ page, baseURL }) => {
+test("lowering the decode KV scale-up threshold in the form makes the planner add a decode worker", async ({
+  page,
+  baseURL,
+}) => {
   const url = await startSim(baseURL!, "surge");
   const target = await registerTarget(baseURL!, url, ["autoscaling"]);
 
@@ -102,14 +129,30 @@ test("lowering the decode KV scale-up threshold in the form makes the planner ad
   await expect(page.getByTestId(`rollout-${target.id}`)).toContainText("in sync", { timeout: 30_000 });
   const synced = Date.now();
 
-  type Decision = { id: string; ts: number; role: string; action: string; replicasBefore: number; replicasAfter: number; reason: string };
+  type Decision = {
+    id: string;
+    ts: number;
+    role: string;
+    action: string;
+    replicasBefore: number;
+    replicasAfter: number;
+    reason: string;
+  };
   let added: Decision | undefined;
   await expect
-    .poll(async () => {
-      const { items } = await apiQuery<{ items: Decision[] }>(page.request, "planner.list", { range: { from: synced - 60_000, to: Date.now() + 60_000 }, role: "decode", actionsOnly: true, limit: 50 });
-      added = items.find((d) => d.action === "scale_up" && d.ts >= synced - 1_000);
-      return Boolean(added);
-    }, { timeout: 90_000, intervals: [2_000] })
+    .poll(
+      async () => {
+        const { items } = await apiQuery<{ items: Decision[] }>(page.request, "planner.list", {
+          range: { from: synced - 60_000, to: Date.now() + 60_000 },
+          role: "decode",
+          actionsOnly: true,
+          limit: 50,
+        });
+        added = items.find((d) => d.action === "scale_up" && d.ts >= synced - 1_000);
+        return Boolean(added);
+      },
+      { timeout: 90_000, intervals: [2_000] },
+    )
     .toBe(true);
   expect(added!.replicasAfter).toBeGreaterThan(added!.replicasBefore);
   expect(added!.reason).toContain("0.10");

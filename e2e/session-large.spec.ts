@@ -27,22 +27,80 @@ function largeSession(sid: string, p: string): object[] {
     const rid = `${p}-req-${String(i).padStart(3, "0")}`;
     const w = `${p}-w${i % 4}`;
     events.push(
-      { id: `${p}-rd-${i}`, kind: "route.decision", ts: at, request_id: rid, session_id: sid, trajectory_id: traj, prompt_blocks: blocks.length, chosen_worker_id: w,
-        candidates: [0, 1, 2, 3].map((k) => ({ worker_id: `${p}-w${k}`, overlap_blocks: k === i % 4 ? blocks.length - 4 : 0, prefill_blocks: 4, decode_blocks: k * 10, cost: 4 + k })),
-        overlap_credit: 1, prefill_load_scale: 1, temperature: 0 },
-      { id: `${p}-rq-${i}`, kind: "request", ts: at + 2_000, request_id: rid, session_id: sid, trajectory_id: traj, parent_trajectory_id: traj === "main" ? undefined : "main",
-        harness: "claude_code", session_type: "coding", api: "messages", model: "m", worker_id: w, arrived_at: at, first_token_at: at + 300, finished_at: at + 2_000,
-        input_tokens: blocks.length * BS + 10, cached_tokens: Math.max(0, blocks.length - 4) * BS, output_tokens: 200, reasoning_tokens: 40, status: "ok", block_size: BS,
-        sequence_hashes: blocks, local_hashes: blocks, policy_versions: { retention: 1, routing: 2 } },
+      {
+        id: `${p}-rd-${i}`,
+        kind: "route.decision",
+        ts: at,
+        request_id: rid,
+        session_id: sid,
+        trajectory_id: traj,
+        prompt_blocks: blocks.length,
+        chosen_worker_id: w,
+        candidates: [0, 1, 2, 3].map((k) => ({
+          worker_id: `${p}-w${k}`,
+          overlap_blocks: k === i % 4 ? blocks.length - 4 : 0,
+          prefill_blocks: 4,
+          decode_blocks: k * 10,
+          cost: 4 + k,
+        })),
+        overlap_credit: 1,
+        prefill_load_scale: 1,
+        temperature: 0,
+      },
+      {
+        id: `${p}-rq-${i}`,
+        kind: "request",
+        ts: at + 2_000,
+        request_id: rid,
+        session_id: sid,
+        trajectory_id: traj,
+        parent_trajectory_id: traj === "main" ? undefined : "main",
+        harness: "claude_code",
+        session_type: "coding",
+        api: "messages",
+        model: "m",
+        worker_id: w,
+        arrived_at: at,
+        first_token_at: at + 300,
+        finished_at: at + 2_000,
+        input_tokens: blocks.length * BS + 10,
+        cached_tokens: Math.max(0, blocks.length - 4) * BS,
+        output_tokens: 200,
+        reasoning_tokens: 40,
+        status: "ok",
+        block_size: BS,
+        sequence_hashes: blocks,
+        local_hashes: blocks,
+        policy_versions: { retention: 1, routing: 2 },
+      },
     );
     for (let k = 0; k < TOOLS_PER_TURN; k++) {
       const call = `${p}-call-${i}-${k}`;
-      events.push(
-        { id: `${p}-tl-${i}-${k}`, kind: "tool", ts: at + 3_500, session_id: sid, trajectory_id: traj, request_id: rid, tool_call_id: call, name: k ? "Read" : "Bash",
-          started_at: at + 1_800 + k * 100, ended_at: at + 3_500, status: "succeeded", output_tokens: 500 },
-      );
+      events.push({
+        id: `${p}-tl-${i}-${k}`,
+        kind: "tool",
+        ts: at + 3_500,
+        session_id: sid,
+        trajectory_id: traj,
+        request_id: rid,
+        tool_call_id: call,
+        name: k ? "Read" : "Bash",
+        started_at: at + 1_800 + k * 100,
+        ended_at: at + 3_500,
+        status: "succeeded",
+        output_tokens: 500,
+      });
     }
-    events.push({ id: `${p}-rs-${i}`, kind: "reasoning", ts: at + 2_000, request_id: rid, tool_call_id: `${p}-call-${i}-0`, tokens: 20, started_at: at + 300, ended_at: at + 450 });
+    events.push({
+      id: `${p}-rs-${i}`,
+      kind: "reasoning",
+      ts: at + 2_000,
+      request_id: rid,
+      tool_call_id: `${p}-call-${i}-0`,
+      tokens: 20,
+      started_at: at + 300,
+      ended_at: at + 450,
+    });
   }
   return events;
 }
@@ -59,7 +117,10 @@ async function attributedTurns(request: APIRequestContext, id: string): Promise<
 
 test.describe.configure({ timeout: 180_000 });
 
-test("a 500-turn, 1,000-tool session: lanes, turns, keyboard selection, JSON and CSV export", async ({ page, request }) => {
+test("a 500-turn, 1,000-tool session: lanes, turns, keyboard selection, JSON and CSV export", async ({
+  page,
+  request,
+}) => {
   const p = uniq("big");
   const sid = `${p}-session`;
   const events = largeSession(sid, p);
@@ -88,7 +149,9 @@ test("a 500-turn, 1,000-tool session: lanes, turns, keyboard selection, JSON and
   await page.evaluate(() => {
     const w = window as unknown as { longTasks: number[] };
     w.longTasks = [];
-    new PerformanceObserver((list) => w.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: "longtask" });
+    new PerformanceObserver((list) => w.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({
+      type: "longtask",
+    });
   });
   const details = page.getByTestId("turn-details");
   for (let i = 0; i < 10; i++) {
@@ -111,18 +174,31 @@ test("a 500-turn, 1,000-tool session: lanes, turns, keyboard selection, JSON and
   await page.keyboard.press("ArrowDown");
   await expect(details.getByRole("heading", { name: `Turn ${p}-req-499` })).toBeVisible();
   await expect(body.getByRole("row", { name: new RegExp(`^${p}-req-499\\b`) })).toBeFocused();
-  await expect(body.getByRole("row", { name: new RegExp(`^${p}-req-499\\b`) })).toHaveAttribute("aria-selected", "true");
+  await expect(body.getByRole("row", { name: new RegExp(`^${p}-req-499\\b`) })).toHaveAttribute(
+    "aria-selected",
+    "true",
+  );
   await expect(body.getByRole("row", { name: new RegExp(`^${p}-req-000\\b`) })).toHaveCount(0);
   const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
-  console.log(`session-large: selecting 15 turns (10 clicks, 5 keys): ${longTasks.length} long tasks, longest ${Math.round(Math.max(0, ...longTasks))} ms`);
+  console.log(
+    `session-large: selecting 15 turns (10 clicks, 5 keys): ${longTasks.length} long tasks, longest ${Math.round(Math.max(0, ...longTasks))} ms`,
+  );
   expect(Math.max(0, ...longTasks)).toBeLessThan(100);
   await expect(details.getByTestId("turn-causes")).not.toHaveText(/not attributed/);
-  await expect(details.getByRole("table", { name: "Routing candidates" }).getByRole("cell", { name: "chosen" })).toBeVisible();
+  await expect(
+    details.getByRole("table", { name: "Routing candidates" }).getByRole("cell", { name: "chosen" }),
+  ).toBeVisible();
 
   // Export JSON: the download is the whole session.
-  const [json] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export JSON" }).click()]);
+  const [json] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Export JSON" }).click(),
+  ]);
   expect(json.suggestedFilename()).toBe(`session-${sid}.json`);
-  const doc = JSON.parse(await readFile((await json.path())!, "utf8")) as { session: { id: string }; trajectories: { turns: { request_id: string }[]; tools: unknown[] }[] };
+  const doc = JSON.parse(await readFile((await json.path())!, "utf8")) as {
+    session: { id: string };
+    trajectories: { turns: { request_id: string }[]; tools: unknown[] }[];
+  };
   expect(doc.session.id).toBe(sid);
   expect(doc.trajectories.flatMap((l) => l.turns)).toHaveLength(TURNS);
   expect(doc.trajectories.flatMap((l) => l.tools)).toHaveLength(TURNS * TOOLS_PER_TURN);
@@ -131,7 +207,10 @@ test("a 500-turn, 1,000-tool session: lanes, turns, keyboard selection, JSON and
   await page.goto("/sessions?range=1h");
   await page.getByRole("searchbox", { name: "Session id" }).fill(sid);
   await expect(page.getByRole("table", { name: "Sessions" }).getByRole("link", { name: sid })).toBeVisible();
-  const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+  const [csv] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: "Export CSV" }).click(),
+  ]);
   expect(csv.suggestedFilename()).toBe("sessions.csv");
   const lines = (await readFile((await csv.path())!, "utf8")).trimEnd().split("\n");
   const head = lines[0]!.split(",");

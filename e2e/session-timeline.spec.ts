@@ -7,13 +7,51 @@ import { postEvents, uniq } from "./fixtures/telemetry";
  */
 function seed(p: string, sid: string, t0: number): object[] {
   const request = (name: string, at: number, ms: number, o: object = {}) => ({
-    id: `${p}-rq-${name}`, kind: "request", ts: at + ms, request_id: `${p}-${name}`, session_id: sid, trajectory_id: "main", harness: "claude_code", api: "messages", model: "m",
-    worker_id: "w1", arrived_at: at, first_token_at: at + 400, finished_at: at + ms, input_tokens: 2_000, cached_tokens: 1_000, output_tokens: 50, status: "ok", ...o,
+    id: `${p}-rq-${name}`,
+    kind: "request",
+    ts: at + ms,
+    request_id: `${p}-${name}`,
+    session_id: sid,
+    trajectory_id: "main",
+    harness: "claude_code",
+    api: "messages",
+    model: "m",
+    worker_id: "w1",
+    arrived_at: at,
+    first_token_at: at + 400,
+    finished_at: at + ms,
+    input_tokens: 2_000,
+    cached_tokens: 1_000,
+    output_tokens: 50,
+    status: "ok",
+    ...o,
   });
   return [
     request("m1", t0, 1_500),
-    { id: `${p}-tl-c1`, kind: "tool", ts: t0 + 31_200, session_id: sid, trajectory_id: "main", request_id: `${p}-m1`, tool_call_id: `${p}-c1`, name: "Bash", started_at: t0 + 1_200, ended_at: t0 + 31_200, status: "succeeded", output_tokens: 500 },
-    { id: `${p}-rs-1`, kind: "reasoning", ts: t0 + 650, request_id: `${p}-m1`, tool_call_id: `${p}-c1`, tokens: 25, started_at: t0 + 500, ended_at: t0 + 650 },
+    {
+      id: `${p}-tl-c1`,
+      kind: "tool",
+      ts: t0 + 31_200,
+      session_id: sid,
+      trajectory_id: "main",
+      request_id: `${p}-m1`,
+      tool_call_id: `${p}-c1`,
+      name: "Bash",
+      started_at: t0 + 1_200,
+      ended_at: t0 + 31_200,
+      status: "succeeded",
+      output_tokens: 500,
+    },
+    {
+      id: `${p}-rs-1`,
+      kind: "reasoning",
+      ts: t0 + 650,
+      request_id: `${p}-m1`,
+      tool_call_id: `${p}-c1`,
+      tokens: 25,
+      started_at: t0 + 500,
+      ended_at: t0 + 650,
+    },
     request("m2", t0 + 40_000, 1_000),
     request("s1", t0 + 60_000, 2_000, { trajectory_id: "sub-1", parent_trajectory_id: "main", worker_id: "w2" }),
     request("m3", t0 + 118_000, 2_000),
@@ -23,7 +61,10 @@ function seed(p: string, sid: string, t0: number): object[] {
 const span = (page: Page) => page.getByTestId("timeline-span");
 const zoomOf = (page: Page) => new URL(page.url()).searchParams.get("zoom");
 
-test("session trace: a time axis from the session's start, details on hover and focus, zoom by buttons, drag and keys, kept in the URL", async ({ page, request }) => {
+test("session trace: a time axis from the session's start, details on hover and focus, zoom by buttons, drag and keys, kept in the URL", async ({
+  page,
+  request,
+}) => {
   const p = uniq("tl");
   const sid = `${p}-session`;
   const t0 = Date.now() - 600_000;
@@ -39,10 +80,24 @@ test("session trace: a time axis from the session's start, details on hover and 
   const tip = page.getByRole("tooltip");
   await page.getByTestId(`tool:${p}-c1`).hover();
   await expect(tip).toContainText("Tool Bash");
-  for (const text of ["Started1.2 s", "Duration30.0 s", "Statussucceeded", "Early dispatch300 ms before the stream ended"]) await expect(tip).toContainText(text);
+  for (const text of [
+    "Started1.2 s",
+    "Duration30.0 s",
+    "Statussucceeded",
+    "Early dispatch300 ms before the stream ended",
+  ])
+    await expect(tip).toContainText(text);
   await page.getByTestId(`turn:${p}-rq-m2`).hover();
   await expect(tip).toContainText(`Turn ${p}-m2 · main agent`);
-  for (const text of ["Arrived40 s", "Queue (est.)", "Prefill", "Decode600 ms", "Tokens2,000 in (1,000 cached) · 50 out", "Workerw1"]) await expect(tip).toContainText(text);
+  for (const text of [
+    "Arrived40 s",
+    "Queue (est.)",
+    "Prefill",
+    "Decode600 ms",
+    "Tokens2,000 in (1,000 cached) · 50 out",
+    "Workerw1",
+  ])
+    await expect(tip).toContainText(text);
   await page.getByTestId(`turn:${p}-rq-s1`).hover();
   await expect(tip).toContainText(`Turn ${p}-s1 · subagent sub-1`);
   await page.getByTestId(new RegExp(`^reasoning:${p}-m1:`)).hover();

@@ -5,13 +5,32 @@ import { tryApiQuery } from "./fixtures/telemetry";
 type Row = { sessionId: string; diverged: number; turns: number };
 
 async function sessionsWithDiverged(request: APIRequestContext): Promise<Row[]> {
-  const list = await tryApiQuery<{ items: Row[] }>(request, "sessions.list", { range: { preset: "1h" }, sort: "diverged", dir: "desc", limit: 5 });
+  const list = await tryApiQuery<{ items: Row[] }>(request, "sessions.list", {
+    range: { preset: "1h" },
+    sort: "diverged",
+    dir: "desc",
+    limit: 5,
+  });
   return (list?.items ?? []).filter((r) => r.diverged > 0);
 }
 
 function runSimulator(baseURL: string): Promise<number> {
   const start = String(Date.now() - 180_000);
-  const args = ["tsx", "server/sim/cli.ts", "--scenario", "preamble", "--fast", "--duration", "120", "--start", start, "--dashboard", baseURL, "--token", process.env.SWITCHYARD_E2E_TOKEN!];
+  const args = [
+    "tsx",
+    "server/sim/cli.ts",
+    "--scenario",
+    "preamble",
+    "--fast",
+    "--duration",
+    "120",
+    "--start",
+    start,
+    "--dashboard",
+    baseURL,
+    "--token",
+    process.env.SWITCHYARD_E2E_TOKEN!,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn("npx", args, { stdio: "ignore" });
     child.on("error", reject);
@@ -21,9 +40,15 @@ function runSimulator(baseURL: string): Promise<number> {
 
 test.describe.configure({ timeout: 180_000 });
 
-test("preamble: diverged misses in a trace, the unstable-prefix finding, and a turn's routing decision", async ({ page, request, baseURL }) => {
+test("preamble: diverged misses in a trace, the unstable-prefix finding, and a turn's routing decision", async ({
+  page,
+  request,
+  baseURL,
+}) => {
   expect(await runSimulator(baseURL!)).toBe(0);
-  await expect.poll(async () => (await sessionsWithDiverged(request)).length, { timeout: 90_000, intervals: [1_000] }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => (await sessionsWithDiverged(request)).length, { timeout: 90_000, intervals: [1_000] })
+    .toBeGreaterThan(0);
   const [target] = await sessionsWithDiverged(request);
 
   await page.goto("/routing?range=1h");
@@ -33,17 +58,25 @@ test("preamble: diverged misses in a trace, the unstable-prefix finding, and a t
   await page.goto("/sessions?range=1h");
   await expect(page.getByRole("heading", { name: "Sessions", level: 1 })).toBeVisible();
   await page.getByRole("searchbox", { name: "Session id" }).fill(target!.sessionId);
-  await page.getByRole("table", { name: "Sessions" }).getByRole("link", { name: target!.sessionId, exact: true }).click();
+  await page
+    .getByRole("table", { name: "Sessions" })
+    .getByRole("link", { name: target!.sessionId, exact: true })
+    .click();
 
   await expect(page.getByRole("heading", { name: `Session ${target!.sessionId}`, level: 1 })).toBeVisible();
   await expect(page.getByTestId("session-lanes")).toBeVisible();
   const turns = page.getByRole("table", { name: "Turns" });
-  const divergedTurn = turns.getByRole("row").filter({ hasText: /diverged [\d,]+/ }).first();
+  const divergedTurn = turns
+    .getByRole("row")
+    .filter({ hasText: /diverged [\d,]+/ })
+    .first();
   await expect(divergedTurn).toBeVisible();
   await divergedTurn.focus();
   await page.keyboard.press("Enter");
   const details = page.getByTestId("turn-details");
   await expect(details.getByTestId("turn-causes")).toContainText("diverged");
   await expect(details.getByRole("table", { name: "Routing candidates" })).toBeVisible();
-  await expect(details.getByRole("table", { name: "Routing candidates" }).getByRole("cell", { name: "chosen" })).toBeVisible();
+  await expect(
+    details.getByRole("table", { name: "Routing candidates" }).getByRole("cell", { name: "chosen" }),
+  ).toBeVisible();
 });

@@ -23,8 +23,13 @@ test.afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-test("an operator adds a Prometheus target, sees it scraped ok with its series count, edits and removes it", async ({ page }) => {
-  const id = uniq("vllm").toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 40);
+test("an operator adds a Prometheus target, sees it scraped ok with its series count, edits and removes it", async ({
+  page,
+}) => {
+  const id = uniq("vllm")
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, "-")
+    .slice(0, 40);
   await page.goto("/sources");
   await expect(page.getByRole("heading", { name: "Sources", level: 1 })).toBeVisible();
   await expect(page.getByTestId("ingest-url")).toHaveText(/\/api\/ingest$/);
@@ -50,7 +55,9 @@ test("an operator adds a Prometheus target, sees it scraped ok with its series c
   await expect(row).toContainText(metricsUrl);
   await expect(row).toContainText("vllm");
 
-  const api = (await (await page.request.get("/api/sources")).json()) as { sources: { id: string; state: string; series: number; missing_metrics: string[] }[] };
+  const api = (await (await page.request.get("/api/sources")).json()) as {
+    sources: { id: string; state: string; series: number; missing_metrics: string[] }[];
+  };
   expect(api.sources.find((s) => s.id === id)).toMatchObject({ state: "ok", series: 9, missing_metrics: [] });
 
   await row.getByRole("button", { name: "Edit vLLM under test" }).click();
@@ -68,7 +75,10 @@ test("an operator adds a Prometheus target, sees it scraped ok with its series c
 });
 
 test("a target that answers garbage turns the source to error with the reason", async ({ page }) => {
-  const id = uniq("bad").toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 40);
+  const id = uniq("bad")
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, "-")
+    .slice(0, 40);
   await page.goto("/sources");
   await page.getByRole("button", { name: "Add Prometheus /metrics" }).click();
   const form = page.getByRole("form", { name: "Add Prometheus /metrics source" });
@@ -86,7 +96,10 @@ test("a target that answers garbage turns the source to error with the reason", 
 });
 
 test("an operator adds, edits and removes a policy target; its token stays masked", async ({ page }) => {
-  const id = uniq("tgt").toLowerCase().replace(/[^a-z0-9_-]/g, "-").slice(0, 40);
+  const id = uniq("tgt")
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, "-")
+    .slice(0, 40);
   await page.goto("/sources");
   const section = page.getByRole("region", { name: "Policy targets" });
   await section.getByRole("button", { name: "Add policy target" }).click();
@@ -119,16 +132,46 @@ test("an operator adds, edits and removes a policy target; its token stays maske
   await expect(section.getByTestId(`target-row-${id}`)).toHaveCount(0);
 });
 
-test("the page shows several sources at once: ok, error and implicit, with the policy targets below", async ({ page }) => {
-  const mutate = async (path: string, input: unknown) => expect((await page.request.post(`/api/trpc/${path}`, { data: { json: input } })).status()).toBe(200);
-  const tag = uniq("s").toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 30);
+test("the page shows several sources at once: ok, error and implicit, with the policy targets below", async ({
+  page,
+}) => {
+  const mutate = async (path: string, input: unknown) =>
+    expect((await page.request.post(`/api/trpc/${path}`, { data: { json: input } })).status()).toBe(200);
+  const tag = uniq("s")
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, "-")
+    .slice(0, 30);
   const sources = [
-    { id: `${tag}-frontend`, name: "vLLM decode-0", kind: "prometheus", config: { url: metricsUrl, kind: "auto", interval_seconds: 1, worker_id: "decode-0" } },
-    { id: `${tag}-down`, name: "SGLang prefill-1", kind: "prometheus", config: { url: "http://127.0.0.1:1/metrics", kind: "sglang", interval_seconds: 1 } },
-    { id: `${tag}-zmq`, name: "vLLM decode-0 KV events", kind: "zmq-kv", config: { endpoint: "tcp://127.0.0.1:1", worker_id: "decode-0" }, enabled: false },
+    {
+      id: `${tag}-frontend`,
+      name: "vLLM decode-0",
+      kind: "prometheus",
+      config: { url: metricsUrl, kind: "auto", interval_seconds: 1, worker_id: "decode-0" },
+    },
+    {
+      id: `${tag}-down`,
+      name: "SGLang prefill-1",
+      kind: "prometheus",
+      config: { url: "http://127.0.0.1:1/metrics", kind: "sglang", interval_seconds: 1 },
+    },
+    {
+      id: `${tag}-zmq`,
+      name: "vLLM decode-0 KV events",
+      kind: "zmq-kv",
+      config: { endpoint: "tcp://127.0.0.1:1", worker_id: "decode-0" },
+      enabled: false,
+    },
   ];
   for (const source of sources) await mutate("sources.upsert", { source });
-  await mutate("policies.targets.upsert", { target: { id: `${tag}-planner`, name: "Planner config", adapter: "planner-file", config: { path: "/etc/dynamo/planner.json" }, kinds: ["autoscaling"] } });
+  await mutate("policies.targets.upsert", {
+    target: {
+      id: `${tag}-planner`,
+      name: "Planner config",
+      adapter: "planner-file",
+      config: { path: "/etc/dynamo/planner.json" },
+      kinds: ["autoscaling"],
+    },
+  });
 
   await page.goto("/sources");
   await expect(page.getByTestId(`source-state-${tag}-frontend`)).toHaveText("ok");
@@ -145,7 +188,21 @@ test("the page shows several sources at once: ok, error and implicit, with the p
 test("the storage card shows the database size and the oldest data kept per kind", async ({ page, request }) => {
   const run = uniq("store");
   const at = Date.now() - 3_600_000;
-  await postEvents(request, [{ id: `${run}-r`, kind: "request", ts: at, request_id: `${run}-r`, api: "messages", model: "m", arrived_at: at, input_tokens: 10, cached_tokens: 0, output_tokens: 1, status: "ok" }]);
+  await postEvents(request, [
+    {
+      id: `${run}-r`,
+      kind: "request",
+      ts: at,
+      request_id: `${run}-r`,
+      api: "messages",
+      model: "m",
+      arrived_at: at,
+      input_tokens: 10,
+      cached_tokens: 0,
+      output_tokens: 1,
+      status: "ok",
+    },
+  ]);
   await page.goto("/sources");
   const card = page.getByTestId("storage-card");
   await expect(card.getByRole("heading", { name: "Storage" })).toBeVisible();
@@ -154,10 +211,17 @@ test("the storage card shows the database size and the oldest data kept per kind
   await expect(requests).toBeVisible();
   await expect(requests.getByRole("cell").nth(1)).toHaveText("30 days");
   await expect(requests.getByRole("cell").first()).not.toHaveText("none");
-  await expect(card.getByRole("row", { name: /Request rollups/ }).getByRole("cell").nth(1)).toHaveText("400 days");
+  await expect(
+    card
+      .getByRole("row", { name: /Request rollups/ })
+      .getByRole("cell")
+      .nth(1),
+  ).toHaveText("400 days");
 });
 
-test("the example curl line on the Sources page posts a sample stamped now, accepted as a new event", async ({ page }) => {
+test("the example curl line on the Sources page posts a sample stamped now, accepted as a new event", async ({
+  page,
+}) => {
   await page.goto("/sources");
   const example = page.getByLabel("Example ingest request");
   await expect(example).toBeVisible();

@@ -12,11 +12,20 @@ test("npm start shows the simulated cluster on the overview and stops cleanly on
   const port = 3240;
   const controlPort = port + 7;
   // Its own process group, like a command started from a terminal: Ctrl-C signals the whole group.
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--speed", "4", "--control-port", String(controlPort)], {
-    env: { ...process.env, PORT: String(port), SWITCHYARD_DB: path.join(dir, "db.sqlite"), SWITCHYARD_SIM_CONTROL_PORT: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "scripts/start.ts", "--speed", "4", "--control-port", String(controlPort)],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        SWITCHYARD_DB: path.join(dir, "db.sqlite"),
+        SWITCHYARD_SIM_CONTROL_PORT: "",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   let output = "";
   child.stdout.on("data", (d) => (output += String(d)));
   child.stderr.on("data", (d) => (output += String(d)));
@@ -35,7 +44,9 @@ test("npm start shows the simulated cluster on the overview and stops cleanly on
     await expect(page.getByTestId("kpi-hit-rate")).toHaveText(/%$/);
 
     // `--control-port` moves the simulator's control API, the banner and the dashboard's policy target together.
-    const control = new RegExp(`control API: (http://127\\.0\\.0\\.1:${controlPort})/control/policies \\(Bearer (\\S+)\\)`).exec(output);
+    const control = new RegExp(
+      `control API: (http://127\\.0\\.0\\.1:${controlPort})/control/policies \\(Bearer (\\S+)\\)`,
+    ).exec(output);
     expect(control, output).toBeTruthy();
     const res = await fetch(`${control![1]}/control/policies`, { headers: { authorization: `Bearer ${control![2]}` } });
     expect(res.status).toBe(200);

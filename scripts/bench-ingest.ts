@@ -21,7 +21,7 @@ const TOKEN = "bench-ingest-token-0123456789abcdef";
 /** A deterministic mix shaped like a live cluster's: stats every second, KV churn, routed turns, tools. */
 function makeEvents(n: number): TelemetryEventInput[] {
   let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const hash = () => String(BigInt(Math.floor(rnd() * 2 ** 31)) * 4294967296n + BigInt(Math.floor(rnd() * 2 ** 32)));
   const hashes = (k: number) => Array.from({ length: k }, hash);
   const workers = Array.from({ length: 16 }, (_, i) => `w${i}`);
@@ -37,25 +37,107 @@ function makeEvents(n: number): TelemetryEventInput[] {
       const c = counters[w]!;
       c.q += 5_000;
       c.h += 3_800;
-      out.push({ id: `st-${i}`, kind: "worker.stats", ts, worker_id, kv_active_blocks: 3000 + (i % 4000), kv_total_blocks: 8192, requests_running: i % 20, requests_waiting: i % 3, prefix_query_tokens: String(c.q), prefix_hit_tokens: String(c.h) });
+      out.push({
+        id: `st-${i}`,
+        kind: "worker.stats",
+        ts,
+        worker_id,
+        kv_active_blocks: 3000 + (i % 4000),
+        kv_total_blocks: 8192,
+        requests_running: i % 20,
+        requests_waiting: i % 3,
+        prefix_query_tokens: String(c.q),
+        prefix_hit_tokens: String(c.h),
+      });
     } else if (roll < 0.6) {
       const b = hashes(16);
-      out.push({ id: `ks-${i}`, kind: "kv.stored", ts, worker_id, block_hashes: b, parent_hash: hash(), local_hashes: hashes(16), retention_class: "conversation", session_id: `s${i % 500}` });
+      out.push({
+        id: `ks-${i}`,
+        kind: "kv.stored",
+        ts,
+        worker_id,
+        block_hashes: b,
+        parent_hash: hash(),
+        local_hashes: hashes(16),
+        retention_class: "conversation",
+        session_id: `s${i % 500}`,
+      });
     } else if (roll < 0.7) {
       out.push({ id: `kr-${i}`, kind: "kv.removed", ts, worker_id, block_hashes: hashes(16), reason: "capacity" });
     } else if (roll < 0.8) {
-      const candidates = workers.slice(0, 8).map((c, k) => ({ worker_id: c, overlap_blocks: k * 3, prefill_blocks: 60, decode_blocks: 10 + k, cost: 60 - k * 3 + 10 + k }));
-      out.push({ id: `rd-${i}`, kind: "route.decision", ts, request_id: `r${i}`, session_id: `s${i % 500}`, prompt_blocks: 60, chosen_worker_id: "w3", candidates, overlap_credit: 1, prefill_load_scale: 1, temperature: 0 });
+      const candidates = workers
+        .slice(0, 8)
+        .map((c, k) => ({
+          worker_id: c,
+          overlap_blocks: k * 3,
+          prefill_blocks: 60,
+          decode_blocks: 10 + k,
+          cost: 60 - k * 3 + 10 + k,
+        }));
+      out.push({
+        id: `rd-${i}`,
+        kind: "route.decision",
+        ts,
+        request_id: `r${i}`,
+        session_id: `s${i % 500}`,
+        prompt_blocks: 60,
+        chosen_worker_id: "w3",
+        candidates,
+        overlap_credit: 1,
+        prefill_load_scale: 1,
+        temperature: 0,
+      });
     } else if (roll < 0.9) {
       out.push({
-        id: `rq-${i}`, kind: "request", ts, request_id: `r${i}`, session_id: `s${i % 500}`, trajectory_id: `t${i % 500}`, session_type: "claude_code", harness: "claude_code",
-        api: "messages", model: "demo", worker_id, arrived_at: ts - 900, first_token_at: ts - 700, finished_at: ts, input_tokens: 3840, cached_tokens: 3000,
-        output_tokens: 120, status: "ok", block_size: 64, sequence_hashes: hashes(60), local_hashes: hashes(60), policy_versions: { retention: 1, routing: 1 },
+        id: `rq-${i}`,
+        kind: "request",
+        ts,
+        request_id: `r${i}`,
+        session_id: `s${i % 500}`,
+        trajectory_id: `t${i % 500}`,
+        session_type: "claude_code",
+        harness: "claude_code",
+        api: "messages",
+        model: "demo",
+        worker_id,
+        arrived_at: ts - 900,
+        first_token_at: ts - 700,
+        finished_at: ts,
+        input_tokens: 3840,
+        cached_tokens: 3000,
+        output_tokens: 120,
+        status: "ok",
+        block_size: 64,
+        sequence_hashes: hashes(60),
+        local_hashes: hashes(60),
+        policy_versions: { retention: 1, routing: 1 },
       });
     } else if (roll < 0.97) {
-      out.push({ id: `tl-${i}`, kind: "tool", ts, session_id: `s${i % 500}`, request_id: `r${i - 1}`, tool_call_id: `tc${i}`, name: "Bash", started_at: ts - 3000, ended_at: ts, status: "succeeded", output_bytes: 2000, output_tokens: 500 });
+      out.push({
+        id: `tl-${i}`,
+        kind: "tool",
+        ts,
+        session_id: `s${i % 500}`,
+        request_id: `r${i - 1}`,
+        tool_call_id: `tc${i}`,
+        name: "Bash",
+        started_at: ts - 3000,
+        ended_at: ts,
+        status: "succeeded",
+        output_bytes: 2000,
+        output_tokens: 500,
+      });
     } else {
-      out.push({ id: `rs-${i}`, kind: "reasoning", ts, request_id: `r${i}`, tool_call_id: `tc${i}`, tokens: 300, started_at: ts - 500, ended_at: ts });
+      out.push({
+        id: `rs-${i}`,
+        kind: "reasoning",
+        ts,
+        request_id: `r${i}`,
+        tool_call_id: `tc${i}`,
+        tokens: 300,
+        started_at: ts - 500,
+        ended_at: ts,
+      });
     }
   }
   return out;
@@ -106,11 +188,19 @@ async function benchHttp(bodies: string[]): Promise<number> {
   const PORT = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-"));
   const server = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-    env: { ...process.env, PORT: String(PORT), SWITCHYARD_DB: path.join(dir, "http.db"), SWITCHYARD_INGEST_TOKEN: TOKEN, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    env: {
+      ...process.env,
+      PORT: String(PORT),
+      SWITCHYARD_DB: path.join(dir, "http.db"),
+      SWITCHYARD_INGEST_TOKEN: TOKEN,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   try {
-    if (!(await waitForHealth(`http://localhost:${PORT}/api/health`, 60_000))) throw new Error("dashboard did not become healthy");
+    if (!(await waitForHealth(`http://localhost:${PORT}/api/health`, 60_000)))
+      throw new Error("dashboard did not become healthy");
     const post = async (body: string) => {
       const res = await fetch(`http://localhost:${PORT}/api/ingest`, {
         method: "POST",
@@ -118,14 +208,17 @@ async function benchHttp(bodies: string[]): Promise<number> {
         body,
       });
       const reply = (await res.json()) as { accepted: number };
-      if (!res.ok || reply.accepted !== body.split("\n").length) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
+      if (!res.ok || reply.accepted !== body.split("\n").length)
+        throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
     };
     await post(bodies[0]!); // warm-up (compiles the route); not counted
     const queue = bodies.slice(1);
     const started = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      for (let b = queue.shift(); b !== undefined; b = queue.shift()) await post(b);
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        for (let b = queue.shift(); b !== undefined; b = queue.shift()) await post(b);
+      }),
+    );
     const events = bodies.slice(1).reduce((n, b) => n + b.split("\n").length, 0);
     return events / ((performance.now() - started) / 1000);
   } finally {
@@ -161,7 +254,9 @@ async function main() {
     return r.event;
   });
   const mb = bodies.reduce((a, b) => a + b.length, 0) / 1024 / 1024;
-  console.log(`events: ${inputs.length - warmup} from ${FILE ?? "the built-in mix"} in ${bodies.length - 1} batches of up to ${BATCH} (${mb.toFixed(1)} MiB of NDJSON, ${Math.round((mb * 1048576) / inputs.length)} B/event), concurrency ${CONCURRENCY}`);
+  console.log(
+    `events: ${inputs.length - warmup} from ${FILE ?? "the built-in mix"} in ${bodies.length - 1} batches of up to ${BATCH} (${mb.toFixed(1)} MiB of NDJSON, ${Math.round((mb * 1048576) / inputs.length)} B/event), concurrency ${CONCURRENCY}`,
+  );
   const http = await benchHttp(bodies);
   const raw = benchRaw(parsed);
   console.log(`http: ${Math.round(http)} events/s (${((http * mb) / inputs.length).toFixed(1)} MiB/s)`);

@@ -31,7 +31,11 @@ export class OpenMetricsWriter {
   private parts: { fd: number; buf: string[]; size: number }[];
   constructor(private dir: string) {
     fs.mkdirSync(dir, { recursive: true });
-    this.parts = FAMILIES.map((_, i) => ({ fd: fs.openSync(path.join(dir, `family-${i}.txt`), "w"), buf: [], size: 0 }));
+    this.parts = FAMILIES.map((_, i) => ({
+      fd: fs.openSync(path.join(dir, `family-${i}.txt`), "w"),
+      buf: [],
+      size: 0,
+    }));
   }
 
   add(workerId: string, ts: number, kvActive: number, kvTotal: number, query: string, hit: string): void {
@@ -72,7 +76,9 @@ export class OpenMetricsWriter {
 /** Backfill an OpenMetrics file into TSDB blocks (promtool's 2-hour blocks) under `tsdbDir`. */
 export function backfill(file: string, tsdbDir: string): void {
   fs.mkdirSync(tsdbDir, { recursive: true });
-  const res = spawnSync("promtool", ["tsdb", "create-blocks-from", "openmetrics", "--quiet", file, tsdbDir], { stdio: ["ignore", "ignore", "inherit"] });
+  const res = spawnSync("promtool", ["tsdb", "create-blocks-from", "openmetrics", "--quiet", file, tsdbDir], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   if (res.status !== 0) throw new Error(`promtool failed with status ${res.status}`);
 }
 
@@ -117,7 +123,10 @@ export async function startPrometheus(tsdbDir: string): Promise<RunningPrometheu
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`prometheus exited with status ${child.exitCode}`);
-    const ok = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { url, stop };
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -125,20 +134,38 @@ export async function startPrometheus(tsdbDir: string): Promise<RunningPrometheu
   throw new Error("prometheus did not become ready in 120 s");
 }
 
-export type PromResult = { wallMs: number; engineMs: number; series: { metric: Record<string, string>; values: [number, string][] }[] };
+export type PromResult = {
+  wallMs: number;
+  engineMs: number;
+  series: { metric: Record<string, string>; values: [number, string][] }[];
+};
 
 /**
  * One range query: the wall time of the HTTP round trip (body read, not parsed) and the engine's own execution time
  * (`stats=all`: queueing, preparation, evaluation and sorting, without HTTP or JSON encoding).
  */
-export async function promRangeQuery(url: string, query: string, start: number, end: number, step: number): Promise<PromResult> {
-  const q = new URLSearchParams({ query, start: String(start / 1000), end: String(end / 1000), step: `${step / 1000}s`, stats: "all" });
+export async function promRangeQuery(
+  url: string,
+  query: string,
+  start: number,
+  end: number,
+  step: number,
+): Promise<PromResult> {
+  const q = new URLSearchParams({
+    query,
+    start: String(start / 1000),
+    end: String(end / 1000),
+    step: `${step / 1000}s`,
+    stats: "all",
+  });
   const t0 = performance.now();
   const res = await fetch(`${url}/api/v1/query_range?${q}`);
   const body = await res.text();
   const wallMs = performance.now() - t0;
   if (!res.ok) throw new Error(`prometheus ${res.status}: ${body.slice(0, 200)}`);
-  const data = (JSON.parse(body) as { data: { result: PromResult["series"]; stats?: { timings?: { execTotalTime?: number } } } }).data;
+  const data = (
+    JSON.parse(body) as { data: { result: PromResult["series"]; stats?: { timings?: { execTotalTime?: number } } } }
+  ).data;
   const exec = data.stats?.timings?.execTotalTime;
   return { wallMs, engineMs: exec === undefined ? wallMs : exec * 1000, series: data.result };
 }

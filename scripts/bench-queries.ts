@@ -12,7 +12,15 @@ import { openDb, type Db } from "../db/client";
 import { storeEvents } from "../db/queries/ingest";
 import type { TelemetryEvent } from "../server/ingest/events";
 import { bucketStep } from "../server/analysis/workers";
-import { backfill, chartQueries, OpenMetricsWriter, prometheusInstalled, promRangeQuery, startPrometheus, type PromResult } from "./bench-prometheus";
+import {
+  backfill,
+  chartQueries,
+  OpenMetricsWriter,
+  prometheusInstalled,
+  promRangeQuery,
+  startPrometheus,
+  type PromResult,
+} from "./bench-prometheus";
 
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 64);
 const HOURS = Number(process.env.BENCH_HOURS ?? 24);
@@ -20,7 +28,8 @@ const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_SECONDS ?? 5) * 1000;
 const PROMETHEUS = process.env.BENCH_PROMETHEUS !== "0";
 const args = process.argv.slice(2);
 const REUSE = args.includes("--reuse");
-const FILE = args.find((a) => !a.startsWith("--")) ?? path.join(os.tmpdir(), `switchyard-bench-queries-${process.pid}.db`);
+const FILE =
+  args.find((a) => !a.startsWith("--")) ?? path.join(os.tmpdir(), `switchyard-bench-queries-${process.pid}.db`);
 const KEEP = args.some((a) => !a.startsWith("--"));
 const CALLS = 20;
 const BATCH_SECONDS = 600;
@@ -38,7 +47,8 @@ const rnd = () => {
   return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
 };
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
-const hashes = (n: number) => Array.from({ length: n }, () => String(Math.floor(rnd() * 2 ** 31) * 4096 + Math.floor(rnd() * 4096)));
+const hashes = (n: number) =>
+  Array.from({ length: n }, () => String(Math.floor(rnd() * 2 ** 31) * 4096 + Math.floor(rnd() * 4096)));
 
 /** Workers 0..n-5 run all day; the last four join after a quarter of the range and leave after three quarters. */
 function isUp(w: number, t: number, start: number, span: number): boolean {
@@ -50,7 +60,7 @@ type Sample = (workerId: string, ts: number, kvActive: number, kvTotal: number, 
 function load(db: Db, start: number, end: number, onSample: Sample) {
   const ids = Array.from({ length: WORKERS }, (_, w) => `worker-${String(w).padStart(2, "0")}`);
   const counters = ids.map(() => ({ q: 0, h: 0 }));
-  const baseRate = ids.map((_, w) => 0.45 + 0.5 * ((w * 37) % 64) / 64);
+  const baseRate = ids.map((_, w) => 0.45 + (0.5 * ((w * 37) % 64)) / 64);
   const span = end - start;
   let samples = 0;
   for (let b = start; b < end; b += BATCH_SECONDS * 1000) {
@@ -60,18 +70,43 @@ function load(db: Db, start: number, end: number, onSample: Sample) {
       ids.forEach((id, w) => {
         const wasUp = t > start && isUp(w, t - 1000, start, span);
         const nowUp = isUp(w, t, start, span);
-        if (nowUp && !wasUp) batch.push({ id: `${id}-up-${t}`, kind: "worker.up", ts: t, worker_id: id, role: w % 4 === 0 ? "prefill" : "decode", model: "bench", kv_total_blocks: 8192, block_size: 16 } satisfies Ev<"worker.up">);
-        if (!nowUp && wasUp) batch.push({ id: `${id}-down-${t}`, kind: "worker.down", ts: t, worker_id: id, reason: "scaled down" } satisfies Ev<"worker.down">);
+        if (nowUp && !wasUp)
+          batch.push({
+            id: `${id}-up-${t}`,
+            kind: "worker.up",
+            ts: t,
+            worker_id: id,
+            role: w % 4 === 0 ? "prefill" : "decode",
+            model: "bench",
+            kv_total_blocks: 8192,
+            block_size: 16,
+          } satisfies Ev<"worker.up">);
+        if (!nowUp && wasUp)
+          batch.push({
+            id: `${id}-down-${t}`,
+            kind: "worker.down",
+            ts: t,
+            worker_id: id,
+            reason: "scaled down",
+          } satisfies Ev<"worker.down">);
         if (!nowUp || (t - start) % INTERVAL_MS !== 0) return;
         const c = counters[w]!;
         const q = Math.floor(rnd() * 20_000);
         c.q += q;
         c.h += Math.floor(q * Math.min(1, baseRate[w]! + 0.1 * Math.sin((t / 3_600_000) * 2 + w)));
-        const util = 0.55 + 0.35 * Math.sin((t / 5_400_000) + w / 3) + 0.05 * rnd();
+        const util = 0.55 + 0.35 * Math.sin(t / 5_400_000 + w / 3) + 0.05 * rnd();
         const active = Math.floor(8192 * Math.max(0, Math.min(1, util)));
         batch.push({
-          id: `${id}-s-${t}`, kind: "worker.stats", ts: t, worker_id: id, kv_active_blocks: active, kv_total_blocks: 8192,
-          requests_running: Math.floor(rnd() * 24), requests_waiting: Math.floor(rnd() * 4), prefix_query_tokens: String(c.q), prefix_hit_tokens: String(c.h),
+          id: `${id}-s-${t}`,
+          kind: "worker.stats",
+          ts: t,
+          worker_id: id,
+          kv_active_blocks: active,
+          kv_total_blocks: 8192,
+          requests_running: Math.floor(rnd() * 24),
+          requests_waiting: Math.floor(rnd() * 4),
+          prefix_query_tokens: String(c.q),
+          prefix_hit_tokens: String(c.h),
         } satisfies Ev<"worker.stats">);
         onSample(id, t, active, 8192, String(c.q), String(c.h));
         samples++;
@@ -81,18 +116,60 @@ function load(db: Db, start: number, end: number, onSample: Sample) {
         const chosen = cands[0]!;
         const rid = `r-${t}-${k}`;
         batch.push({
-          id: `rd-${rid}`, kind: "route.decision", ts: t, request_id: rid, session_id: `s-${Math.floor(rnd() * 400)}`, prompt_blocks: 64, chosen_worker_id: chosen,
-          candidates: cands.map((worker_id) => ({ worker_id, overlap_blocks: Math.floor(rnd() * 64), prefill_blocks: 64, decode_blocks: Math.floor(rnd() * 500), cost: rnd() * 600 })),
-          overlap_credit: 1, prefill_load_scale: 1, temperature: 0,
+          id: `rd-${rid}`,
+          kind: "route.decision",
+          ts: t,
+          request_id: rid,
+          session_id: `s-${Math.floor(rnd() * 400)}`,
+          prompt_blocks: 64,
+          chosen_worker_id: chosen,
+          candidates: cands.map((worker_id) => ({
+            worker_id,
+            overlap_blocks: Math.floor(rnd() * 64),
+            prefill_blocks: 64,
+            decode_blocks: Math.floor(rnd() * 500),
+            cost: rnd() * 600,
+          })),
+          overlap_credit: 1,
+          prefill_load_scale: 1,
+          temperature: 0,
         } satisfies Ev<"route.decision">);
         batch.push({
-          id: `rq-${rid}`, kind: "request", ts: t, request_id: rid, api: "messages", model: "bench", worker_id: chosen, arrived_at: t, first_token_at: t + 150,
-          finished_at: t + 900, input_tokens: 40_000, cached_tokens: 30_000, output_tokens: 300, status: "ok",
+          id: `rq-${rid}`,
+          kind: "request",
+          ts: t,
+          request_id: rid,
+          api: "messages",
+          model: "bench",
+          worker_id: chosen,
+          arrived_at: t,
+          first_token_at: t + 150,
+          finished_at: t + 900,
+          input_tokens: 40_000,
+          cached_tokens: 30_000,
+          output_tokens: 300,
+          status: "ok",
         } satisfies Ev<"request">);
       }
       const w = pick(upNow);
-      batch.push({ id: `ks-${t}`, kind: "kv.stored", ts: t, worker_id: w, block_hashes: hashes(16), parent_hash: null, retention_class: pick(CLASSES) } satisfies Ev<"kv.stored">);
-      if (t % 2000 === 0) batch.push({ id: `kr-${t}`, kind: "kv.removed", ts: t, worker_id: pick(upNow), block_hashes: hashes(16), reason: pick(REASONS) } satisfies Ev<"kv.removed">);
+      batch.push({
+        id: `ks-${t}`,
+        kind: "kv.stored",
+        ts: t,
+        worker_id: w,
+        block_hashes: hashes(16),
+        parent_hash: null,
+        retention_class: pick(CLASSES),
+      } satisfies Ev<"kv.stored">);
+      if (t % 2000 === 0)
+        batch.push({
+          id: `kr-${t}`,
+          kind: "kv.removed",
+          ts: t,
+          worker_id: pick(upNow),
+          block_hashes: hashes(16),
+          reason: pick(REASONS),
+        } satisfies Ev<"kv.removed">);
     }
     storeEvents(db, batch);
   }
@@ -103,22 +180,32 @@ function quantile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 }
 
-type Caller = Awaited<ReturnType<typeof import("../server/trpc/root")["createCaller"]>>;
+type Caller = Awaited<ReturnType<(typeof import("../server/trpc/root"))["createCaller"]>>;
 type SeriesOut = Awaited<ReturnType<Caller["workers"]["series"]>>;
-const RANGES = [["1h", 3_600_000], ["6h", 6 * 3_600_000], ["24h", 24 * 3_600_000]] as const;
+const RANGES = [
+  ["1h", 3_600_000],
+  ["6h", 6 * 3_600_000],
+  ["24h", 24 * 3_600_000],
+] as const;
 
 /** Median |Switchyard − Prometheus| over the points both have (Switchyard's bucket [t, t+step) is Prometheus's point at t+step). */
-function agreement(s: SeriesOut, prom: PromResult, pick: (p: SeriesOut["workers"][number]["points"][number]) => number | null): { n: number; median: number } {
+function agreement(
+  s: SeriesOut,
+  prom: PromResult,
+  pick: (p: SeriesOut["workers"][number]["points"][number]) => number | null,
+): { n: number; median: number } {
   const ours = new Map<string, number>();
-  for (const w of s.workers) for (const p of w.points) {
-    const v = pick(p);
-    if (v !== null) ours.set(`${w.workerId}@${p.t + s.step}`, v);
-  }
+  for (const w of s.workers)
+    for (const p of w.points) {
+      const v = pick(p);
+      if (v !== null) ours.set(`${w.workerId}@${p.t + s.step}`, v);
+    }
   const diffs: number[] = [];
-  for (const series of prom.series) for (const [t, v] of series.values) {
-    const o = ours.get(`${series.metric.worker}@${Math.round(t * 1000)}`);
-    if (o !== undefined && Number.isFinite(Number(v))) diffs.push(Math.abs(o - Number(v)));
-  }
+  for (const series of prom.series)
+    for (const [t, v] of series.values) {
+      const o = ours.get(`${series.metric.worker}@${Math.round(t * 1000)}`);
+      if (o !== undefined && Number.isFinite(Number(v))) diffs.push(Math.abs(o - Number(v)));
+    }
   diffs.sort((a, b) => a - b);
   return { n: diffs.length, median: diffs.length ? quantile(diffs, 0.5) : NaN };
 }
@@ -142,9 +229,20 @@ async function compareWithPrometheus(caller: Caller, url: string, end: number) {
     const [hit, kv] = [await prom(q.hitRate), await prom(q.kvUtilization)];
     const a = agreement(first, hit, (p) => p.hitRate);
     const b = agreement(first, kv, (p) => p.util);
-    console.log(`${preset}: Switchyard reads ${first.source} in ${step / 1000} s buckets (${first.workers.length} workers); Prometheus ${hit.series.length} series; ` +
-      `median |difference| hit rate ${a.median.toFixed(4)} over ${a.n} points, KV utilization ${b.median.toFixed(4)} over ${b.n}`);
-    const t = { sw: [] as number[], wire: [] as number[], hit: [] as number[], kv: [] as number[], both: [] as number[], hitWall: [] as number[], kvWall: [] as number[], bothWall: [] as number[] };
+    console.log(
+      `${preset}: Switchyard reads ${first.source} in ${step / 1000} s buckets (${first.workers.length} workers); Prometheus ${hit.series.length} series; ` +
+        `median |difference| hit rate ${a.median.toFixed(4)} over ${a.n} points, KV utilization ${b.median.toFixed(4)} over ${b.n}`,
+    );
+    const t = {
+      sw: [] as number[],
+      wire: [] as number[],
+      hit: [] as number[],
+      kv: [] as number[],
+      both: [] as number[],
+      hitWall: [] as number[],
+      kvWall: [] as number[],
+      bothWall: [] as number[],
+    };
     for (let i = 0; i < CALLS; i++) {
       const s0 = performance.now();
       const out = await series();
@@ -164,7 +262,8 @@ async function compareWithPrometheus(caller: Caller, url: string, end: number) {
     for (const xs of Object.values(t)) xs.sort((x, y) => x - y);
     const p = (xs: number[], r: number) => quantile(xs, r);
     const ms = (xs: number[]) => `${p(xs, 0.5).toFixed(1)}/${p(xs, 0.95).toFixed(1)} ms`;
-    const ratio = (ours: number[], theirs: number[]) => `${(p(ours, 0.5) / p(theirs, 0.5)).toFixed(2)}x p50 ${(p(ours, 0.95) / p(theirs, 0.95)).toFixed(2)}x p95`;
+    const ratio = (ours: number[], theirs: number[]) =>
+      `${(p(ours, 0.5) / p(theirs, 0.5)).toFixed(2)}x p50 ${(p(ours, 0.95) / p(theirs, 0.95)).toFixed(2)}x p95`;
     const line = (name: string, engine: number[], wall: number[]) =>
       console.log(
         `vs prometheus: ${name} ${preset} ${ratio(t.sw, engine)} (Switchyard series ${ms(t.sw)}, Prometheus engine ${ms(engine)}); ` +
@@ -182,13 +281,17 @@ async function main() {
   const promDir = `${FILE}.prometheus`;
   const tsdbDir = path.join(promDir, "data");
   const withProm = PROMETHEUS && prometheusInstalled();
-  if (PROMETHEUS && !withProm) console.log("prometheus comparison skipped: promtool/prometheus not found (Debian: apt-get install prometheus)");
-  if (!reuse) for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`, promDir]) fs.rmSync(f, { force: true, recursive: true });
+  if (PROMETHEUS && !withProm)
+    console.log("prometheus comparison skipped: promtool/prometheus not found (Debian: apt-get install prometheus)");
+  if (!reuse)
+    for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`, promDir]) fs.rmSync(f, { force: true, recursive: true });
   const db = openDb(FILE);
   let end = Math.floor(Date.now() / 60_000) * 60_000;
   let workers: string[];
   if (reuse) {
-    end = Math.floor((db.$client.prepare("SELECT max(ts) FROM worker_stats").pluck().get() as number) / 60_000) * 60_000 + 60_000;
+    end =
+      Math.floor((db.$client.prepare("SELECT max(ts) FROM worker_stats").pluck().get() as number) / 60_000) * 60_000 +
+      60_000;
     workers = db.$client.prepare("SELECT worker_id FROM workers ORDER BY worker_id").pluck().all() as string[];
     console.log(`reusing ${FILE}`);
   } else {
@@ -200,14 +303,18 @@ async function main() {
     db.$client.pragma("wal_checkpoint(TRUNCATE)");
     const mb = fs.statSync(FILE).size / 1e6;
     const s = ((performance.now() - t0) / 1000).toFixed(1);
-    console.log(`loaded ${loaded.samples.toLocaleString("en-US")} samples (every ${INTERVAL_MS / 1000} s) for ${WORKERS} workers over ${HOURS} h in ${s} s (${mb.toFixed(0)} MB, ${FILE})`);
+    console.log(
+      `loaded ${loaded.samples.toLocaleString("en-US")} samples (every ${INTERVAL_MS / 1000} s) for ${WORKERS} workers over ${HOURS} h in ${s} s (${mb.toFixed(0)} MB, ${FILE})`,
+    );
     if (metrics) {
       const t1 = performance.now();
       const om = path.join(promDir, "samples.om");
       metrics.finish(om);
       backfill(om, tsdbDir);
       fs.rmSync(om);
-      console.log(`backfilled the same samples into Prometheus blocks in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+      console.log(
+        `backfilled the same samples into Prometheus blocks in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+      );
     }
   }
 
@@ -248,12 +355,17 @@ async function main() {
     }
   }
   db.$client.close();
-  if (!KEEP) for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`, promDir]) fs.rmSync(f, { force: true, recursive: true });
+  if (!KEEP)
+    for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`, promDir]) fs.rmSync(f, { force: true, recursive: true });
 }
 
 // The routers import "server-only", which resolves to a no-op only under the react-server condition.
 if (process.execArgv.includes("--conditions=react-server")) void main();
 else {
-  const res = spawnSync(process.execPath, [...process.execArgv, "--conditions=react-server", ...process.argv.slice(1)], { stdio: "inherit" });
+  const res = spawnSync(
+    process.execPath,
+    [...process.execArgv, "--conditions=react-server", ...process.argv.slice(1)],
+    { stdio: "inherit" },
+  );
   process.exit(res.status ?? 1);
 }

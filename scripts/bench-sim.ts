@@ -29,12 +29,27 @@ async function bench(seconds: number): Promise<number> {
 
   const wall0 = performance.now();
   const cpu0 = process.cpuUsage();
-  const code = await main(["--scenario", "steady", "--seed", "1", "--start", String(START), "--fast", "--duration", String(seconds), "--out", out], {
-    env: {},
-    log: (line) => {
-      summary = line;
+  const code = await main(
+    [
+      "--scenario",
+      "steady",
+      "--seed",
+      "1",
+      "--start",
+      String(START),
+      "--fast",
+      "--duration",
+      String(seconds),
+      "--out",
+      out,
+    ],
+    {
+      env: {},
+      log: (line) => {
+        summary = line;
+      },
     },
-  });
+  );
   const wall = (performance.now() - wall0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   if (code !== 0) {
@@ -51,7 +66,9 @@ async function bench(seconds: number): Promise<number> {
   console.log(`speed: ${(seconds / wall).toFixed(1)} x real time`);
   console.log(`events: ${Math.round(events / wall)} per wall second`);
   const base = core(seconds);
-  console.log(`baseline (same hour, events discarded): ${(seconds / base.wall).toFixed(1)} x real time; output costs ${((1 - base.wall / wall) * 100).toFixed(0)}% of the run`);
+  console.log(
+    `baseline (same hour, events discarded): ${(seconds / base.wall).toFixed(1)} x real time; output costs ${((1 - base.wall / wall) * 100).toFixed(0)}% of the run`,
+  );
   return 0;
 }
 

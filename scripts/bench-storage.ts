@@ -24,7 +24,8 @@ function minutesArg(argv: readonly string[]): number {
   const i = argv.indexOf("--minutes");
   const raw = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith("--minutes="))?.slice(10);
   const n = raw === undefined ? 60 : Number(raw);
-  if (!Number.isFinite(n) || n <= 0 || n > 24 * 60) throw new Error("--minutes takes a number of simulated minutes (0 < N ≤ 1440)");
+  if (!Number.isFinite(n) || n <= 0 || n > 24 * 60)
+    throw new Error("--minutes takes a number of simulated minutes (0 < N ≤ 1440)");
   return n;
 }
 
@@ -45,7 +46,26 @@ function exited(child: ChildProcess): Promise<number> {
 /** The simulator's NDJSON for the steady scenario, at full speed. */
 async function simulate(file: string, seconds: number): Promise<void> {
   const start = String(Math.floor(Date.now() / 60_000) * 60_000 - seconds * 1000 - 60_000);
-  const child = spawn(process.execPath, ["--import", "tsx", "server/sim/cli.ts", "--scenario", "steady", "--seed", "1", "--fast", "--duration", String(seconds), "--start", start, "--out", file], { stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "server/sim/cli.ts",
+      "--scenario",
+      "steady",
+      "--seed",
+      "1",
+      "--fast",
+      "--duration",
+      String(seconds),
+      "--start",
+      start,
+      "--out",
+      file,
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
   if ((await exited(child)) !== 0) throw new Error("the simulator failed");
 }
 
@@ -66,12 +86,21 @@ async function* bodies(file: string): AsyncGenerator<string[]> {
   if (lines.length) yield lines;
 }
 
-type Reply = { accepted: number; duplicate: number; rejected: number; items: { status: string; error?: string; code?: string }[] };
+type Reply = {
+  accepted: number;
+  duplicate: number;
+  rejected: number;
+  items: { status: string; error?: string; code?: string }[];
+};
 
 /** Post every line of the file; lines refused as unknown_prefix (their prefix was in a batch still in flight) go again at the end. */
 async function ingest(url: string, file: string): Promise<{ events: number; bytes: number; seconds: number }> {
   const post = async (lines: string[]): Promise<string[]> => {
-    const res = await fetch(`${url}/api/ingest`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/x-ndjson" }, body: lines.join("\n") });
+    const res = await fetch(`${url}/api/ingest`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/x-ndjson" },
+      body: lines.join("\n"),
+    });
     const reply = (await res.json()) as Reply;
     if (!res.ok) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
     const retry: string[] = [];
@@ -90,7 +119,9 @@ async function ingest(url: string, file: string): Promise<{ events: number; byte
   for await (const lines of bodies(file)) {
     events += lines.length;
     bytes += lines.reduce((n, l) => n + l.length + 1, 0);
-    const p: Promise<void> = post(lines).then((r) => void retry.push(...r)).finally(() => inFlight.delete(p));
+    const p: Promise<void> = post(lines)
+      .then((r) => void retry.push(...r))
+      .finally(() => inFlight.delete(p));
     inFlight.add(p);
     if (inFlight.size >= CONCURRENCY) await Promise.race(inFlight);
   }
@@ -107,10 +138,12 @@ async function attributed(dbFile: string, timeoutMs: number): Promise<boolean> {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
     const end = Date.now() + timeoutMs;
-    const q = db.prepare(
-      `SELECT (SELECT coalesce(max(rowid), 0) FROM requests) <= coalesce((SELECT value FROM attr_state WHERE key = 'requests'), 0)
+    const q = db
+      .prepare(
+        `SELECT (SELECT coalesce(max(rowid), 0) FROM requests) <= coalesce((SELECT value FROM attr_state WHERE key = 'requests'), 0)
           AND (SELECT coalesce(max(rowid), 0) FROM kv_events) <= coalesce((SELECT value FROM attr_state WHERE key = 'kv'), 0)`,
-    ).pluck();
+      )
+      .pluck();
     while (Date.now() < end) {
       if (q.get() === 1) return true;
       await new Promise((r) => setTimeout(r, 250));
@@ -148,12 +181,20 @@ function attributionAlone(dbFile: string, dir: string): { seconds: number; rawRe
   const copy = path.join(dir, "attr.db");
   fs.copyFileSync(dbFile, copy);
   const db = openDb(copy);
-  db.$client.exec("DELETE FROM attr_blocks; DELETE FROM attr_names; DELETE FROM attr_clears; DELETE FROM attr_seen; DELETE FROM attr_local; DELETE FROM attr_state; DELETE FROM request_causes; DELETE FROM causes_1m; DELETE FROM session_summaries");
+  db.$client.exec(
+    "DELETE FROM attr_blocks; DELETE FROM attr_names; DELETE FROM attr_clears; DELETE FROM attr_seen; DELETE FROM attr_local; DELETE FROM attr_state; DELETE FROM request_causes; DELETE FROM causes_1m; DELETE FROM session_summaries",
+  );
   db.$client.pragma("synchronous = NORMAL");
   let t = performance.now();
   let chars = 0;
-  for (const r of db.$client.prepare("SELECT block_hashes AS h FROM kv_events").iterate() as Iterable<{ h: string | null }>) chars += r.h?.length ?? 0;
-  for (const r of db.$client.prepare("SELECT sequence_hashes AS s, local_hashes AS l FROM requests").iterate() as Iterable<{ s: unknown; l: unknown }>) chars += String(r.s ?? "").length + String(r.l ?? "").length;
+  for (const r of db.$client.prepare("SELECT block_hashes AS h FROM kv_events").iterate() as Iterable<{
+    h: string | null;
+  }>)
+    chars += r.h?.length ?? 0;
+  for (const r of db.$client
+    .prepare("SELECT sequence_hashes AS s, local_hashes AS l FROM requests")
+    .iterate() as Iterable<{ s: unknown; l: unknown }>)
+    chars += String(r.s ?? "").length + String(r.l ?? "").length;
   const rawReadSeconds = (performance.now() - t) / 1000;
   t = performance.now();
   const run = runAttribution(db);
@@ -176,7 +217,14 @@ async function main() {
     await simulate(simFile, simSeconds);
     const port = await freePort();
     server = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-      env: { ...process.env, PORT: String(port), SWITCHYARD_DB: dbFile, SWITCHYARD_INGEST_TOKEN: TOKEN, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        SWITCHYARD_DB: dbFile,
+        SWITCHYARD_INGEST_TOKEN: TOKEN,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
       stdio: ["ignore", "ignore", "inherit"],
     });
     const url = `http://localhost:${port}`;
@@ -196,7 +244,9 @@ async function main() {
     const requests = db.prepare("SELECT count(*) FROM requests").pluck().get() as number;
     let tables: { name: string; bytes: number }[] = [];
     try {
-      tables = db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 8").all() as typeof tables;
+      tables = db
+        .prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 8")
+        .all() as typeof tables;
     } catch {}
     db.close();
     const dbBytes = fs.statSync(dbFile).size + (fs.existsSync(`${dbFile}-wal`) ? fs.statSync(`${dbFile}-wal`).size : 0);
@@ -206,13 +256,24 @@ async function main() {
     const raw = await rawInsertRate(simFile, dir);
     const hours = simSeconds / 3600;
     const rate = ing.events / ing.seconds;
-    console.log(`scenario: steady, ${minutes} simulated min, ${ing.events} events, ${requests} requests, ${(ndjsonBytes / MiB).toFixed(1)} MiB of NDJSON`);
-    console.log(`db: ${(dbBytes / 1e6 / hours).toFixed(1)} MB per simulated hour (${(dbBytes / 1e6).toFixed(1)} MB; baseline NDJSON ${(ndjsonBytes / 1e6 / hours).toFixed(1)} MB per hour, ratio ${(dbBytes / ndjsonBytes).toFixed(3)})`);
+    console.log(
+      `scenario: steady, ${minutes} simulated min, ${ing.events} events, ${requests} requests, ${(ndjsonBytes / MiB).toFixed(1)} MiB of NDJSON`,
+    );
+    console.log(
+      `db: ${(dbBytes / 1e6 / hours).toFixed(1)} MB per simulated hour (${(dbBytes / 1e6).toFixed(1)} MB; baseline NDJSON ${(ndjsonBytes / 1e6 / hours).toFixed(1)} MB per hour, ratio ${(dbBytes / ndjsonBytes).toFixed(3)})`,
+    );
     console.log(`per request: ${Math.round(dbBytes / Math.max(1, requests))} bytes`);
-    console.log(`ingest: ${Math.round(rate)} events/s (${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s); baseline raw inserts ${Math.round(raw)} events/s, ratio ${(rate / raw).toFixed(3)}`);
-    console.log(`attribution: ${(simSeconds / alone.seconds).toFixed(0)} x real time (alone, ${alone.seconds.toFixed(1)} s; baseline: reading its input, ${alone.chainMiB.toFixed(0)} MiB of chains, ${alone.rawReadSeconds.toFixed(1)} s; ratio ${(alone.seconds / Math.max(0.001, alone.rawReadSeconds)).toFixed(1)})`);
-    console.log(`attribution in the dashboard's worker: caught up ${tailSeconds.toFixed(1)} s after ingest ended; ${(simSeconds / liveSeconds).toFixed(0)} x real time from the first post`);
-    if (tables.length) console.log(`largest: ${tables.map((t) => `${t.name} ${(t.bytes / 1e6).toFixed(1)} MB`).join(", ")}`);
+    console.log(
+      `ingest: ${Math.round(rate)} events/s (${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s); baseline raw inserts ${Math.round(raw)} events/s, ratio ${(rate / raw).toFixed(3)}`,
+    );
+    console.log(
+      `attribution: ${(simSeconds / alone.seconds).toFixed(0)} x real time (alone, ${alone.seconds.toFixed(1)} s; baseline: reading its input, ${alone.chainMiB.toFixed(0)} MiB of chains, ${alone.rawReadSeconds.toFixed(1)} s; ratio ${(alone.seconds / Math.max(0.001, alone.rawReadSeconds)).toFixed(1)})`,
+    );
+    console.log(
+      `attribution in the dashboard's worker: caught up ${tailSeconds.toFixed(1)} s after ingest ended; ${(simSeconds / liveSeconds).toFixed(0)} x real time from the first post`,
+    );
+    if (tables.length)
+      console.log(`largest: ${tables.map((t) => `${t.name} ${(t.bytes / 1e6).toFixed(1)} MB`).join(", ")}`);
   } finally {
     if (server) {
       server.kill("SIGTERM");

@@ -4,7 +4,16 @@ import fs from "node:fs";
 import path from "node:path";
 
 const root = process.cwd();
-const SOURCES = ["app", "components", "server", "db", "proxy.ts", "next.config.ts", "package-lock.json", "tsconfig.json"];
+const SOURCES = [
+  "app",
+  "components",
+  "server",
+  "db",
+  "proxy.ts",
+  "next.config.ts",
+  "package-lock.json",
+  "tsconfig.json",
+];
 
 function newest(p: string): number {
   const full = path.join(root, p);
@@ -27,8 +36,12 @@ export function buildIsFresh(): boolean {
 export function buildIfNeeded(): void {
   if (buildIsFresh()) return;
   console.log("Building the dashboard (next build)…");
-  const res = spawnSync("npx", ["next", "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const res = spawnSync("npx", ["next", "build"], {
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
   if (res.status !== 0) process.exit(res.status ?? 1);
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(root, "scripts", "build-if-needed.ts")) buildIfNeeded();
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(root, "scripts", "build-if-needed.ts"))
+  buildIfNeeded();

@@ -14,7 +14,11 @@ type Args = { dashboard: string; token: string | undefined; files: string[] };
 
 /** Parse the command line; throws with a usage note on a bad flag. */
 function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Args {
-  const out: Args = { dashboard: env.SWITCHYARD_DASHBOARD ?? "http://localhost:3000", token: env.SWITCHYARD_INGEST_TOKEN, files: [] };
+  const out: Args = {
+    dashboard: env.SWITCHYARD_DASHBOARD ?? "http://localhost:3000",
+    token: env.SWITCHYARD_INGEST_TOKEN,
+    files: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--dashboard" || a === "--token") {
@@ -55,7 +59,10 @@ function postFile(file: string, args: Args, onProgress: (sent: number, total: nu
         } catch {
           return reject(new Error(`HTTP ${res.statusCode}: ${body.slice(0, 200)}`));
         }
-        if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}: ${(json as { error?: string }).error ?? body.slice(0, 200)}`));
+        if (res.statusCode !== 200)
+          return reject(
+            new Error(`HTTP ${res.statusCode}: ${(json as { error?: string }).error ?? body.slice(0, 200)}`),
+          );
         resolve(json as ImportSummary);
       });
     });

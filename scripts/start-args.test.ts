@@ -20,25 +20,52 @@ describe("planStart: the dashboard and the simulator agree on the wiring", () =>
   it.each<[string, string[], Record<string, string>, { controlUrl: string; port: number }]>([
     ["defaults: control API next to the dashboard", [], {}, { port: 3000, controlUrl: "http://127.0.0.1:3001" }],
     ["PORT moves both", [], { PORT: "4000" }, { port: 4000, controlUrl: "http://127.0.0.1:4001" }],
-    ["SWITCHYARD_SIM_CONTROL_PORT", [], { SWITCHYARD_SIM_CONTROL_PORT: "4500" }, { port: 3000, controlUrl: "http://127.0.0.1:4500" }],
+    [
+      "SWITCHYARD_SIM_CONTROL_PORT",
+      [],
+      { SWITCHYARD_SIM_CONTROL_PORT: "4500" },
+      { port: 3000, controlUrl: "http://127.0.0.1:4500" },
+    ],
     ["--control-port P", ["--control-port", "4600"], {}, { port: 3000, controlUrl: "http://127.0.0.1:4600" }],
-    ["--control-port=P", ["--control-port=4601"], { SWITCHYARD_SIM_CONTROL_PORT: "4500" }, { port: 3000, controlUrl: "http://127.0.0.1:4601" }],
-    ["--control-host 0.0.0.0 is reached on loopback", ["--control-host", "0.0.0.0"], {}, { port: 3000, controlUrl: "http://127.0.0.1:3001" }],
+    [
+      "--control-port=P",
+      ["--control-port=4601"],
+      { SWITCHYARD_SIM_CONTROL_PORT: "4500" },
+      { port: 3000, controlUrl: "http://127.0.0.1:4601" },
+    ],
+    [
+      "--control-host 0.0.0.0 is reached on loopback",
+      ["--control-host", "0.0.0.0"],
+      {},
+      { port: 3000, controlUrl: "http://127.0.0.1:3001" },
+    ],
     ["--control-host ::1", ["--control-host", "::1"], {}, { port: 3000, controlUrl: "http://[::1]:3001" }],
   ])("%s", (_name, argv, env, expected) => {
     const p = plan(argv, env);
     expect(p).toMatchObject(expected);
     const sim = simSees(p);
     expect(sim.controlPort).toBe(p.controlPort);
-    expect(p.controlUrl).toBe(`http://${sim.controlHost === "0.0.0.0" ? "127.0.0.1" : sim.controlHost.includes(":") ? `[${sim.controlHost}]` : sim.controlHost}:${sim.controlPort}`);
+    expect(p.controlUrl).toBe(
+      `http://${sim.controlHost === "0.0.0.0" ? "127.0.0.1" : sim.controlHost.includes(":") ? `[${sim.controlHost}]` : sim.controlHost}:${sim.controlPort}`,
+    );
     expect(sim.dashboard).toBe(`http://localhost:${p.port}`);
   });
 
   it("--token and --control-token reach the dashboard's settings and the simulator", () => {
-    const p = plan(["--token", "sy_mine_ingest_0123456789", "--control-token=sy_mine_control_0123456789", "--speed", "4"]);
+    const p = plan([
+      "--token",
+      "sy_mine_ingest_0123456789",
+      "--control-token=sy_mine_control_0123456789",
+      "--speed",
+      "4",
+    ]);
     expect(p).toMatchObject({ ingestToken: "sy_mine_ingest_0123456789", controlToken: "sy_mine_control_0123456789" });
     const sim = simSees(p);
-    expect(sim).toMatchObject({ token: "sy_mine_ingest_0123456789", controlToken: "sy_mine_control_0123456789", speed: 4 });
+    expect(sim).toMatchObject({
+      token: "sy_mine_ingest_0123456789",
+      controlToken: "sy_mine_control_0123456789",
+      speed: 4,
+    });
     expect(p.simArgs.join(" ")).not.toContain("sy_mine");
   });
 
@@ -49,7 +76,10 @@ describe("planStart: the dashboard and the simulator agree on the wiring", () =>
   });
 
   it("uses the environment's tokens, then the generated ones", () => {
-    expect(plan([], { SWITCHYARD_INGEST_TOKEN: "sy_env_ingest_0123456789" })).toMatchObject({ ingestToken: "sy_env_ingest_0123456789", controlToken: defaults.controlToken });
+    expect(plan([], { SWITCHYARD_INGEST_TOKEN: "sy_env_ingest_0123456789" })).toMatchObject({
+      ingestToken: "sy_env_ingest_0123456789",
+      controlToken: defaults.controlToken,
+    });
   });
 
   it.each<[string[], Record<string, string>, RegExp]>([

@@ -23,7 +23,11 @@ const SHARED = new Set(["--dashboard", "--token", "--control-port", "--control-h
 const TOKEN = /^[\x21-\x7e]{16,256}$/;
 
 /** Work out one consistent configuration for both processes, or an error naming the argument. */
-export function planStart(argv: readonly string[], env: Record<string, string | undefined>, defaults: StartDefaults): StartPlanResult {
+export function planStart(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  defaults: StartDefaults,
+): StartPlanResult {
   const shared = new Map<string, string>();
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -39,18 +43,27 @@ export function planStart(argv: readonly string[], env: Record<string, string | 
     shared.set(flag, value);
   }
   if (shared.has("--dashboard")) {
-    return { ok: false, error: "--dashboard: npm start sends the simulator to the dashboard it starts (set PORT to move it); to feed another dashboard, run `npm run sim -- --dashboard URL`" };
+    return {
+      ok: false,
+      error:
+        "--dashboard: npm start sends the simulator to the dashboard it starts (set PORT to move it); to feed another dashboard, run `npm run sim -- --dashboard URL`",
+    };
   }
 
   const port = Number(env.PORT || 3000);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, error: `PORT=${JSON.stringify(env.PORT)}: must be a port number (1-65535)` };
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    return { ok: false, error: `PORT=${JSON.stringify(env.PORT)}: must be a port number (1-65535)` };
   const portText = shared.get("--control-port") ?? (env.SWITCHYARD_SIM_CONTROL_PORT || String(port + 1));
   const controlPort = Number(portText);
   const portSource = shared.has("--control-port") ? "--control-port" : "SWITCHYARD_SIM_CONTROL_PORT";
   if (!/^\d+$/.test(portText) || controlPort < 1 || controlPort > 65535) {
-    return { ok: false, error: `${portSource} ${portText}: must be a port number (1-65535); the dashboard must know it in advance, so 0 (any free port) does not work here` };
+    return {
+      ok: false,
+      error: `${portSource} ${portText}: must be a port number (1-65535); the dashboard must know it in advance, so 0 (any free port) does not work here`,
+    };
   }
-  if (controlPort === port) return { ok: false, error: `${portSource} ${portText}: is the dashboard's port (PORT); pick another` };
+  if (controlPort === port)
+    return { ok: false, error: `${portSource} ${portText}: is the dashboard's port (PORT); pick another` };
 
   const controlHost = shared.get("--control-host") ?? "127.0.0.1";
   const ingestToken = shared.get("--token") ?? (env.SWITCHYARD_INGEST_TOKEN || defaults.ingestToken);
@@ -60,7 +73,8 @@ export function planStart(argv: readonly string[], env: Record<string, string | 
     [shared.has("--control-token") ? "--control-token" : "SWITCHYARD_CONTROL_TOKEN", controlToken],
   ] as const;
   for (const [name, value] of tokens) {
-    if (!TOKEN.test(value)) return { ok: false, error: `${name}: must be 16 to 256 printable ASCII characters without spaces` };
+    if (!TOKEN.test(value))
+      return { ok: false, error: `${name}: must be 16 to 256 printable ASCII characters without spaces` };
   }
   const reachable = controlHost === "0.0.0.0" || controlHost === "::" ? "127.0.0.1" : controlHost;
   const urlHost = reachable.includes(":") ? `[${reachable}]` : reachable;
@@ -73,7 +87,15 @@ export function planStart(argv: readonly string[], env: Record<string, string | 
       controlUrl: `http://${urlHost}:${controlPort}`,
       ingestToken,
       controlToken,
-      simArgs: ["--dashboard", `http://localhost:${port}`, "--control-host", controlHost, "--control-port", String(controlPort), ...rest],
+      simArgs: [
+        "--dashboard",
+        `http://localhost:${port}`,
+        "--control-host",
+        controlHost,
+        "--control-port",
+        String(controlPort),
+        ...rest,
+      ],
     },
   };
 }

@@ -29,7 +29,10 @@ describe("parseEnv", () => {
   });
 
   it("treats empty strings as unset", () => {
-    expect(parseEnv({ PORT: "", SWITCHYARD_INGEST_TOKEN: "", SWITCHYARD_DB: "" })).toMatchObject({ PORT: 3000, SWITCHYARD_DB: "./data/switchyard.db" });
+    expect(parseEnv({ PORT: "", SWITCHYARD_INGEST_TOKEN: "", SWITCHYARD_DB: "" })).toMatchObject({
+      PORT: 3000,
+      SWITCHYARD_DB: "./data/switchyard.db",
+    });
     expect(parseEnv({ SWITCHYARD_INGEST_TOKEN: "" }).SWITCHYARD_INGEST_TOKEN).toBeUndefined();
   });
 
@@ -37,11 +40,19 @@ describe("parseEnv", () => {
     ["port", { PORT: "8080" }, { PORT: 8080 }],
     ["retention days", { SWITCHYARD_RETENTION_DAYS: "7" }, { SWITCHYARD_RETENTION_DAYS: 7 }],
     ["fractional retention hours", { SWITCHYARD_RAW_RETENTION_HOURS: "0.5" }, { SWITCHYARD_RAW_RETENTION_HOURS: 0.5 }],
-    ["token", { SWITCHYARD_INGEST_TOKEN: "abcdefghijklmnopqrstuvwxyz012345" }, { SWITCHYARD_INGEST_TOKEN: "abcdefghijklmnopqrstuvwxyz012345" }],
+    [
+      "token",
+      { SWITCHYARD_INGEST_TOKEN: "abcdefghijklmnopqrstuvwxyz012345" },
+      { SWITCHYARD_INGEST_TOKEN: "abcdefghijklmnopqrstuvwxyz012345" },
+    ],
     ["db path", { SWITCHYARD_DB: "/tmp/x.db" }, { SWITCHYARD_DB: "/tmp/x.db" }],
     ["node env", { NODE_ENV: "test" }, { NODE_ENV: "test" }],
     ["inline ingest", { SWITCHYARD_INGEST_WORKERS: "0" }, { SWITCHYARD_INGEST_WORKERS: 0 }],
-    ["the embedded sim's control API", { SWITCHYARD_SIM_CONTROL_URL: "http://127.0.0.1:3001" }, { SWITCHYARD_SIM_CONTROL_URL: "http://127.0.0.1:3001" }],
+    [
+      "the embedded sim's control API",
+      { SWITCHYARD_SIM_CONTROL_URL: "http://127.0.0.1:3001" },
+      { SWITCHYARD_SIM_CONTROL_URL: "http://127.0.0.1:3001" },
+    ],
     ["a faster reconcile loop", { SWITCHYARD_RECONCILE_SECONDS: "0.5" }, { SWITCHYARD_RECONCILE_SECONDS: 0.5 }],
     ["unrelated variables are ignored", { PATH: "/usr/bin", HOME: "/root" }, { PORT: 3000 }],
   ])("reads %s", (_name, raw, expected) => {
@@ -80,7 +91,10 @@ describe("parseEnv", () => {
   });
 
   // DESIGN §8: secrets never in logs; the EnvError message is printed at startup.
-  it.each(["tooshort", "a token with spaces that is long"])("does not echo a rejected ingest token (%s) in the message", (token) => {
-    expect(envError({ SWITCHYARD_INGEST_TOKEN: token }).message).not.toContain(token);
-  });
+  it.each(["tooshort", "a token with spaces that is long"])(
+    "does not echo a rejected ingest token (%s) in the message",
+    (token) => {
+      expect(envError({ SWITCHYARD_INGEST_TOKEN: token }).message).not.toContain(token);
+    },
+  );
 });

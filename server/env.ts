@@ -19,10 +19,18 @@ const schema = z.object({
     .max(256)
     .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
     .optional(),
-  SWITCHYARD_SESSION_HOURS: z.coerce.number().min(0.01).max(24 * 30).default(12),
+  SWITCHYARD_SESSION_HOURS: z.coerce
+    .number()
+    .min(0.01)
+    .max(24 * 30)
+    .default(12),
   // Set by `npm start`: this run's generated password for the local demo admin "demo".
   SWITCHYARD_DEMO_ADMIN_PASSWORD: z.string().min(12, "must be at least 12 characters").max(256).optional(),
-  SWITCHYARD_RAW_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
+  SWITCHYARD_RAW_RETENTION_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(24),
   // Requests, tools, routing and planner decisions, reasoning spans and miss attribution: days kept (rollups: 400 days).
   SWITCHYARD_RETENTION_DAYS: z.coerce.number().int("must be a whole number of days").min(1).max(3650).default(30),
   SWITCHYARD_INGEST_WORKERS: z.coerce.number().int().min(0).max(16).default(2),

@@ -8,16 +8,19 @@ const MAX = 1024;
 function streamed(chunk: Uint8Array, chunks: number, headers: Record<string, string> = {}) {
   const pulled = { bytes: 0, cancelled: false };
   let sent = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(c) {
-      if (sent++ >= chunks) return c.close();
-      pulled.bytes += chunk.byteLength;
-      c.enqueue(chunk);
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(c) {
+        if (sent++ >= chunks) return c.close();
+        pulled.bytes += chunk.byteLength;
+        c.enqueue(chunk);
+      },
+      cancel() {
+        pulled.cancelled = true;
+      },
     },
-    cancel() {
-      pulled.cancelled = true;
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   const req = new Request("http://local/x", { method: "POST", body, headers, duplex: "half" } as RequestInit);
   return { req, pulled };
 }
@@ -33,12 +36,28 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 
 describe("readBodyLimited", () => {
   it.each<[string, () => Request, string]>([
-    ["a string body without Content-Length", () => new Request("http://local/x", { method: "POST", body: "héllo" }), "héllo"],
-    ["a body with an exact Content-Length", () => new Request("http://local/x", { method: "POST", body: "abc", headers: { "content-length": "3" } }), "abc"],
-    ["a body of exactly max bytes", () => new Request("http://local/x", { method: "POST", body: "x".repeat(MAX) }), "x".repeat(MAX)],
+    [
+      "a string body without Content-Length",
+      () => new Request("http://local/x", { method: "POST", body: "héllo" }),
+      "héllo",
+    ],
+    [
+      "a body with an exact Content-Length",
+      () => new Request("http://local/x", { method: "POST", body: "abc", headers: { "content-length": "3" } }),
+      "abc",
+    ],
+    [
+      "a body of exactly max bytes",
+      () => new Request("http://local/x", { method: "POST", body: "x".repeat(MAX) }),
+      "x".repeat(MAX),
+    ],
     ["no body", () => new Request("http://local/x", { method: "POST" }), ""],
     ["a GET", () => new Request("http://local/x"), ""],
-    ["an unreadable Content-Length", () => new Request("http://local/x", { method: "POST", body: "abc", headers: { "content-length": "lots" } }), "abc"],
+    [
+      "an unreadable Content-Length",
+      () => new Request("http://local/x", { method: "POST", body: "abc", headers: { "content-length": "lots" } }),
+      "abc",
+    ],
     ["an empty streamed body", () => streamed(new Uint8Array(1), 0).req, ""],
   ])("reads %s", async (_name, make, text) => {
     expect(await readBodyLimited(make(), MAX)).toBe(text);
@@ -60,10 +79,32 @@ describe("readBodyLimited", () => {
   });
 
   it.each<[string, () => Request]>([
-    ["a declared Content-Length over max", () => new Request("http://local/x", { method: "POST", body: "x".repeat(MAX + 1), headers: { "content-length": String(MAX + 1) } })],
-    ["a declared Content-Length over max with a small body", () => new Request("http://local/x", { method: "POST", body: "x", headers: { "content-length": "999999999" } })],
-    ["a body one byte over max without Content-Length", () => new Request("http://local/x", { method: "POST", body: "x".repeat(MAX + 1) })],
-    ["a body larger than its declared Content-Length", () => new Request("http://local/x", { method: "POST", body: "x".repeat(MAX * 2), headers: { "content-length": "10" } })],
+    [
+      "a declared Content-Length over max",
+      () =>
+        new Request("http://local/x", {
+          method: "POST",
+          body: "x".repeat(MAX + 1),
+          headers: { "content-length": String(MAX + 1) },
+        }),
+    ],
+    [
+      "a declared Content-Length over max with a small body",
+      () => new Request("http://local/x", { method: "POST", body: "x", headers: { "content-length": "999999999" } }),
+    ],
+    [
+      "a body one byte over max without Content-Length",
+      () => new Request("http://local/x", { method: "POST", body: "x".repeat(MAX + 1) }),
+    ],
+    [
+      "a body larger than its declared Content-Length",
+      () =>
+        new Request("http://local/x", {
+          method: "POST",
+          body: "x".repeat(MAX * 2),
+          headers: { "content-length": "10" },
+        }),
+    ],
   ])("refuses %s with PAYLOAD_TOO_LARGE", async (_name, make) => {
     const err = await rejection(readBodyLimited(make(), MAX));
     expect(err).toBeInstanceOf(AppError);
@@ -104,7 +145,12 @@ describe("readBodyLimited", () => {
   });
 
   it("names the limit in MiB", async () => {
-    const err = await rejection(readBodyLimited(new Request("http://local/x", { method: "POST", body: "x", headers: { "content-length": "99999999" } }), 8 * 1024 * 1024));
+    const err = await rejection(
+      readBodyLimited(
+        new Request("http://local/x", { method: "POST", body: "x", headers: { "content-length": "99999999" } }),
+        8 * 1024 * 1024,
+      ),
+    );
     expect((err as AppError).message).toBe("request body exceeds 8 MiB");
   });
 });

@@ -13,7 +13,11 @@ export const DRAIN_BYTES = 64 * 1024 * 1024;
  * discarded up to drainUpTo bytes in all (nothing more is buffered) so the sender gets the answer; a body declared
  * or found larger than that is cancelled, which closes the connection.
  */
-export async function readBytesLimited(req: Request, max: number, drainUpTo = Math.max(max, DRAIN_BYTES)): Promise<Buffer> {
+export async function readBytesLimited(
+  req: Request,
+  max: number,
+  drainUpTo = Math.max(max, DRAIN_BYTES),
+): Promise<Buffer> {
   const declared = Number(req.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > drainUpTo) {
     await req.body?.cancel();

@@ -42,8 +42,14 @@ async function main() {
   }
   const db = serverDb();
   const emptyBefore = countUsers(db) === 0 && listTokens(db).length === 0;
-  ensureConfiguredTokens(db, { ingest: settings.SWITCHYARD_INGEST_TOKEN, bootstrap: settings.SWITCHYARD_BOOTSTRAP_API_TOKEN }, emptyBefore, Date.now());
-  if (settings.SWITCHYARD_DEMO_ADMIN_PASSWORD) await ensureDemoAdmin(db, "demo", settings.SWITCHYARD_DEMO_ADMIN_PASSWORD, Date.now());
+  ensureConfiguredTokens(
+    db,
+    { ingest: settings.SWITCHYARD_INGEST_TOKEN, bootstrap: settings.SWITCHYARD_BOOTSTRAP_API_TOKEN },
+    emptyBefore,
+    Date.now(),
+  );
+  if (settings.SWITCHYARD_DEMO_ADMIN_PASSWORD)
+    await ensureDemoAdmin(db, "demo", settings.SWITCHYARD_DEMO_ADMIN_PASSWORD, Date.now());
   const setupSecret = createSetupLink(db, Date.now());
   const authSweep = setInterval(() => deleteExpiredAuth(db, Date.now()), 3_600_000);
   authSweep.unref();
@@ -53,13 +59,25 @@ async function main() {
     process.stderr.write(`Ingest token generated (shown only this once; keep it): ${token}\n`);
     log().info("ingest token generated and shown once on stderr");
   }
-  const stopSweeper = startRetentionSweeper(db, { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS }, settings.SWITCHYARD_RETENTION_SWEEP_SECONDS);
+  const stopSweeper = startRetentionSweeper(
+    db,
+    { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS },
+    settings.SWITCHYARD_RETENTION_SWEEP_SECONDS,
+  );
   const stopAttribution = startAttributionThread(settings.SWITCHYARD_DB, settings.SWITCHYARD_RAW_RETENTION_HOURS);
-  const pool = settings.SWITCHYARD_INGEST_WORKERS > 0 ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS) : null;
+  const pool =
+    settings.SWITCHYARD_INGEST_WORKERS > 0
+      ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS)
+      : null;
   pool?.install();
   if (settings.SWITCHYARD_SIM_CONTROL_URL && settings.SWITCHYARD_SIM_CONTROL_TOKEN) {
     const config = { url: settings.SWITCHYARD_SIM_CONTROL_URL, token: settings.SWITCHYARD_SIM_CONTROL_TOKEN };
-    upsertTarget(db, { id: "sim", name: "Simulated cluster", adapter: "sim", config, kinds: [...POLICY_KINDS], enabled: true }, "system", Date.now());
+    upsertTarget(
+      db,
+      { id: "sim", name: "Simulated cluster", adapter: "sim", config, kinds: [...POLICY_KINDS], enabled: true },
+      "system",
+      Date.now(),
+    );
   }
   const stopReconciler = startReconciler(db, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
   syncEnvTargets(db, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
@@ -71,19 +89,28 @@ async function main() {
   metrics();
   const server = http.createServer((req, res) => {
     instrumentRequest(req, res);
-    if (req.method === "GET" && (req.url === "/metrics" || req.url?.startsWith("/metrics?"))) return void serveMetrics(db, req, res);
+    if (req.method === "GET" && (req.url === "/metrics" || req.url?.startsWith("/metrics?")))
+      return void serveMetrics(db, req, res);
     // Route handlers rate-limit sign-ins by the socket's address; a client cannot supply its own.
     req.headers["x-switchyard-client-address"] = req.socket.remoteAddress ?? "unknown";
     void handle(req, res);
   });
   server.on("error", (err: NodeJS.ErrnoException) => {
-    log().fatal({ port: settings.PORT, code: err.code }, `cannot listen on port ${settings.PORT}: ${err.code ?? err.message}`);
+    log().fatal(
+      { port: settings.PORT, code: err.code },
+      `cannot listen on port ${settings.PORT}: ${err.code ?? err.message}`,
+    );
     process.exit(1);
   });
   server.listen(settings.PORT, settings.HOST, () => {
-    log().info({ port: settings.PORT, database: settings.SWITCHYARD_DB }, `Switchyard dashboard on http://localhost:${settings.PORT}`);
+    log().info(
+      { port: settings.PORT, database: settings.SWITCHYARD_DB },
+      `Switchyard dashboard on http://localhost:${settings.PORT}`,
+    );
     if (setupSecret) {
-      process.stderr.write(`No users yet: create the first admin at http://localhost:${settings.PORT}/setup#${setupSecret} (works once, valid 1 hour)\n`);
+      process.stderr.write(
+        `No users yet: create the first admin at http://localhost:${settings.PORT}/setup#${setupSecret} (works once, valid 1 hour)\n`,
+      );
       log().info("no users yet: a one-time setup link was shown on stderr");
     }
   });
@@ -96,10 +123,12 @@ async function main() {
     stopSweeper();
     stopReconciler();
     server.close();
-    void Promise.all([sources.stop(), stopAttribution()]).then(() => pool?.close()).finally(() => {
-      db.$client.close();
-      process.exit(0);
-    });
+    void Promise.all([sources.stop(), stopAttribution()])
+      .then(() => pool?.close())
+      .finally(() => {
+        db.$client.close();
+        process.exit(0);
+      });
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
@@ -113,7 +142,11 @@ async function main() {
 /** GET /metrics, answered here rather than by a Next route: the page proxy would send a token-only scraper to sign-in. */
 async function serveMetrics(db: ReturnType<typeof serverDb>, req: http.IncomingMessage, res: http.ServerResponse) {
   try {
-    const reply = await metricsReply(db, { authorization: req.headers.authorization, cookie: req.headers.cookie }, Date.now());
+    const reply = await metricsReply(
+      db,
+      { authorization: req.headers.authorization, cookie: req.headers.cookie },
+      Date.now(),
+    );
     res.writeHead(reply.status, reply.headers).end(reply.body);
   } catch (err) {
     log().error({ err: errorMessage(err) }, "metrics failed");

@@ -7,7 +7,17 @@ export type Raw = Record<string, unknown>;
 
 /** One valid event per kind with only its required fields (override anything, including id). */
 export const minimal: Record<EventKind, (o?: Raw) => Raw> = {
-  "worker.up": (o = {}) => ({ id: "up-1", kind: "worker.up", ts: T0, worker_id: "w1", role: "decode", model: "llama", kv_total_blocks: 8192, block_size: 16, ...o }),
+  "worker.up": (o = {}) => ({
+    id: "up-1",
+    kind: "worker.up",
+    ts: T0,
+    worker_id: "w1",
+    role: "decode",
+    model: "llama",
+    kv_total_blocks: 8192,
+    block_size: 16,
+    ...o,
+  }),
   "worker.down": (o = {}) => ({ id: "down-1", kind: "worker.down", ts: T0, worker_id: "w1", ...o }),
   "worker.stats": (o = {}) => ({
     id: "stats-1",
@@ -22,8 +32,24 @@ export const minimal: Record<EventKind, (o?: Raw) => Raw> = {
     prefix_hit_tokens: "801002",
     ...o,
   }),
-  "kv.stored": (o = {}) => ({ id: "kvs-1", kind: "kv.stored", ts: T0, worker_id: "w1", block_hashes: ["1", "18446744073709551615"], parent_hash: null, ...o }),
-  "kv.removed": (o = {}) => ({ id: "kvr-1", kind: "kv.removed", ts: T0, worker_id: "w1", block_hashes: ["7"], reason: "capacity", ...o }),
+  "kv.stored": (o = {}) => ({
+    id: "kvs-1",
+    kind: "kv.stored",
+    ts: T0,
+    worker_id: "w1",
+    block_hashes: ["1", "18446744073709551615"],
+    parent_hash: null,
+    ...o,
+  }),
+  "kv.removed": (o = {}) => ({
+    id: "kvr-1",
+    kind: "kv.removed",
+    ts: T0,
+    worker_id: "w1",
+    block_hashes: ["7"],
+    reason: "capacity",
+    ...o,
+  }),
   "kv.cleared": (o = {}) => ({ id: "kvc-1", kind: "kv.cleared", ts: T0, worker_id: "w1", ...o }),
   "route.decision": (o = {}) => ({
     id: "rd-1",
@@ -55,8 +81,27 @@ export const minimal: Record<EventKind, (o?: Raw) => Raw> = {
     status: "ok",
     ...o,
   }),
-  tool: (o = {}) => ({ id: "tool-1", kind: "tool", ts: T0, session_id: "s1", tool_call_id: "tc1", name: "bash", started_at: T0, status: "running", ...o }),
-  reasoning: (o = {}) => ({ id: "rs-1", kind: "reasoning", ts: T0, request_id: "r1", tokens: 300, started_at: T0, ended_at: T0 + 1500, ...o }),
+  tool: (o = {}) => ({
+    id: "tool-1",
+    kind: "tool",
+    ts: T0,
+    session_id: "s1",
+    tool_call_id: "tc1",
+    name: "bash",
+    started_at: T0,
+    status: "running",
+    ...o,
+  }),
+  reasoning: (o = {}) => ({
+    id: "rs-1",
+    kind: "reasoning",
+    ts: T0,
+    request_id: "r1",
+    tokens: 300,
+    started_at: T0,
+    ended_at: T0 + 1500,
+    ...o,
+  }),
   "planner.decision": (o = {}) => ({
     id: "pd-1",
     kind: "planner.decision",
@@ -72,7 +117,16 @@ export const minimal: Record<EventKind, (o?: Raw) => Raw> = {
     reason: "queue above threshold",
     ...o,
   }),
-  "policy.ack": (o = {}) => ({ id: "pa-1", kind: "policy.ack", ts: T0, target: "frontend", policy_kind: "retention", version: 3, status: "applied", ...o }),
+  "policy.ack": (o = {}) => ({
+    id: "pa-1",
+    kind: "policy.ack",
+    ts: T0,
+    target: "frontend",
+    policy_kind: "retention",
+    version: 3,
+    status: "applied",
+    ...o,
+  }),
 };
 
 /** The same events with every optional field present. */
@@ -81,10 +135,18 @@ export const full: Record<EventKind, (o?: Raw) => Raw> = {
   "worker.down": (o = {}) => minimal["worker.down"]({ source: "sim", reason: "drained", ...o }),
   "worker.stats": (o = {}) => minimal["worker.stats"]({ source: "sim", ...o }),
   "kv.stored": (o = {}) =>
-    minimal["kv.stored"]({ source: "sim", parent_hash: "42", local_hashes: ["3", "4"], retention_class: "system_prompt", session_id: "s1", ...o }),
+    minimal["kv.stored"]({
+      source: "sim",
+      parent_hash: "42",
+      local_hashes: ["3", "4"],
+      retention_class: "system_prompt",
+      session_id: "s1",
+      ...o,
+    }),
   "kv.removed": (o = {}) => minimal["kv.removed"]({ source: "sim", reason: "agent_end", ...o }),
   "kv.cleared": (o = {}) => minimal["kv.cleared"]({ source: "sim", ...o }),
-  "route.decision": (o = {}) => minimal["route.decision"]({ source: "sim", session_id: "s1", trajectory_id: "t1", ...o }),
+  "route.decision": (o = {}) =>
+    minimal["route.decision"]({ source: "sim", session_id: "s1", trajectory_id: "t1", ...o }),
   request: (o = {}) =>
     minimal.request({
       source: "sim",
@@ -133,7 +195,14 @@ export function parsed(raw: Raw): TelemetryEvent {
 
 /** A worker.stats event for worker w at ts with counters and gauges (id derived from both). */
 export function stats(w: string, ts: number, query: number | string, hit: number | string, o: Raw = {}): Raw {
-  return minimal["worker.stats"]({ id: `${w}-s-${ts}`, ts, worker_id: w, prefix_query_tokens: query, prefix_hit_tokens: hit, ...o });
+  return minimal["worker.stats"]({
+    id: `${w}-s-${ts}`,
+    ts,
+    worker_id: w,
+    prefix_query_tokens: query,
+    prefix_hit_tokens: hit,
+    ...o,
+  });
 }
 
 /** NDJSON text for events. */

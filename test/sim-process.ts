@@ -4,7 +4,10 @@ import { spawn, type ChildProcess } from "node:child_process";
  * Start the simulated cluster as its own process (`server/sim/cli.ts`) with a control API on a free port; resolves
  * once it prints where the control API listens. The caller kills `child` when done.
  */
-export function startSimProcess(args: string[], controlToken: string): { child: ChildProcess; controlUrl: Promise<string> } {
+export function startSimProcess(
+  args: string[],
+  controlToken: string,
+): { child: ChildProcess; controlUrl: Promise<string> } {
   const child = spawn(process.execPath, ["--import", "tsx", "server/sim/cli.ts", ...args, "--control-port", "0"], {
     env: { ...process.env, SWITCHYARD_CONTROL_TOKEN: controlToken },
     stdio: ["ignore", "pipe", "pipe"],

@@ -47,11 +47,27 @@ export function LoginForm() {
       <h1 id="login-title">Sign in to Switchyard</h1>
       <label>
         Username
-        <input name="username" autoComplete="username" required maxLength={64} value={username} onChange={(e) => setUsername(e.target.value)} autoFocus />
+        <input
+          name="username"
+          autoComplete="username"
+          required
+          maxLength={64}
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+          autoFocus
+        />
       </label>
       <label>
         Password
-        <input name="password" type="password" autoComplete="current-password" required maxLength={256} value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          maxLength={256}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
       </label>
       {error && (
         <p role="alert" className="auth-error">
@@ -61,7 +77,9 @@ export function LoginForm() {
       <button type="submit" className="button auth-primary" disabled={busy}>
         {busy ? "Signing in…" : "Sign in"}
       </button>
-      <p className="sub">No account yet? Ask an admin for an invite link. A new installation prints a one-time setup link when it starts.</p>
+      <p className="sub">
+        No account yet? Ask an admin for an invite link. A new installation prints a one-time setup link when it starts.
+      </p>
     </form>
   );
 }

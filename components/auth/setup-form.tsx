@@ -59,21 +59,54 @@ export function SetupForm() {
     );
   return (
     <form className="card auth-card" onSubmit={onSubmit} aria-labelledby="setup-title">
-      <h1 id="setup-title">{link.purpose === "setup" ? "Create the first admin" : `Welcome, ${link.username ?? ""}`}</h1>
-      <p className="sub">{link.purpose === "setup" ? "This link works once. The account you create here manages users and tokens." : "Choose a password to finish your account."}</p>
+      <h1 id="setup-title">
+        {link.purpose === "setup" ? "Create the first admin" : `Welcome, ${link.username ?? ""}`}
+      </h1>
+      <p className="sub">
+        {link.purpose === "setup"
+          ? "This link works once. The account you create here manages users and tokens."
+          : "Choose a password to finish your account."}
+      </p>
       {link.purpose === "setup" && (
         <label>
           Username
-          <input name="username" autoComplete="username" required minLength={2} maxLength={64} value={username} onChange={(e) => setUsername(e.target.value)} autoFocus />
+          <input
+            name="username"
+            autoComplete="username"
+            required
+            minLength={2}
+            maxLength={64}
+            value={username}
+            onChange={(e) => setUsername(e.target.value)}
+            autoFocus
+          />
         </label>
       )}
       <label>
         Password (at least 12 characters)
-        <input name="password" type="password" autoComplete="new-password" required minLength={12} maxLength={256} value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={12}
+          maxLength={256}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
       </label>
       <label>
         Repeat password
-        <input name="confirm" type="password" autoComplete="new-password" required minLength={12} maxLength={256} value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+        <input
+          name="confirm"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={12}
+          maxLength={256}
+          value={confirm}
+          onChange={(e) => setConfirm(e.target.value)}
+        />
       </label>
       {error && (
         <p role="alert" className="auth-error">

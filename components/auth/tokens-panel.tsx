@@ -53,15 +53,25 @@ export function TokensPanel() {
           Create token
         </button>
       </form>
-      {create.error && <p role="alert" className="auth-error">{create.error.message}</p>}
+      {create.error && (
+        <p role="alert" className="auth-error">
+          {create.error.message}
+        </p>
+      )}
       {create.data && (
         <div className="notice" role="status">
           Copy the token now; it is not shown again. Send it as <code>Authorization: Bearer …</code>
           <pre data-testid="new-token">{create.data.token}</pre>
         </div>
       )}
-      {revoke.error && <p role="alert" className="auth-error">{revoke.error.message}</p>}
-      {tokens.isError && <LoadError what="tokens" message={tokens.error.message} onRetry={() => void tokens.refetch()} />}
+      {revoke.error && (
+        <p role="alert" className="auth-error">
+          {revoke.error.message}
+        </p>
+      )}
+      {tokens.isError && (
+        <LoadError what="tokens" message={tokens.error.message} onRetry={() => void tokens.refetch()} />
+      )}
       {tokens.isPending && <p className="sub">Loading tokens…</p>}
       {tokens.data && tokens.data.length === 0 && <p className="sub">No tokens yet.</p>}
       {tokens.data && tokens.data.length > 0 && (

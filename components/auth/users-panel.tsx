@@ -48,14 +48,22 @@ export function UsersPanel() {
           Invite
         </button>
       </form>
-      {invite.error && <p role="alert" className="auth-error">{invite.error.message}</p>}
+      {invite.error && (
+        <p role="alert" className="auth-error">
+          {invite.error.message}
+        </p>
+      )}
       {invite.data && (
         <div className="notice" role="status">
           Send this one-time link to the user (valid 7 days, shown only now):
           <pre data-testid="invite-link">{`${window.location.origin}${invite.data.path}`}</pre>
         </div>
       )}
-      {change && <p role="alert" className="auth-error">{change.message}</p>}
+      {change && (
+        <p role="alert" className="auth-error">
+          {change.message}
+        </p>
+      )}
       {users.isError && <LoadError what="users" message={users.error.message} onRetry={() => void users.refetch()} />}
       {users.isPending && <p className="sub">Loading users…</p>}
       {users.data && (
@@ -74,7 +82,11 @@ export function UsersPanel() {
               <tr key={u.id}>
                 <td>{u.username}</td>
                 <td>
-                  <select aria-label={`Role of ${u.username}`} value={u.role} onChange={(e) => setRole.mutate({ id: u.id, role: e.target.value as Role })}>
+                  <select
+                    aria-label={`Role of ${u.username}`}
+                    value={u.role}
+                    onChange={(e) => setRole.mutate({ id: u.id, role: e.target.value as Role })}
+                  >
                     {ROLES.map((r) => (
                       <option key={r}>{r}</option>
                     ))}
@@ -83,7 +95,11 @@ export function UsersPanel() {
                 <td>{u.disabled ? "disabled" : u.pending ? "invited" : "active"}</td>
                 <td>{when(u.lastLoginAt)}</td>
                 <td>
-                  <button className="button" type="button" onClick={() => setDisabled.mutate({ id: u.id, disabled: !u.disabled })}>
+                  <button
+                    className="button"
+                    type="button"
+                    onClick={() => setDisabled.mutate({ id: u.id, disabled: !u.disabled })}
+                  >
                     {u.disabled ? `Enable ${u.username}` : `Disable ${u.username}`}
                   </button>
                 </td>

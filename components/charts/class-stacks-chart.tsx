@@ -7,9 +7,22 @@ import type { ClassStacks } from "@/components/charts/prepare/workers";
 /** Stacked bars: blocks stored per bucket, one colour per retention class. */
 export function ClassStacksChart({ stacks, step }: { stacks: ClassStacks; step: number }) {
   return (
-    <BarChart responsive data={stacks.data} style={{ width: "100%", height: 220 }} margin={{ top: 6, right: 12, bottom: 0, left: 0 }} accessibilityLayer aria-label="Blocks stored by retention class over time">
+    <BarChart
+      responsive
+      data={stacks.data}
+      style={{ width: "100%", height: 220 }}
+      margin={{ top: 6, right: 12, bottom: 0, left: 0 }}
+      accessibilityLayer
+      aria-label="Blocks stored by retention class over time"
+    >
       <CartesianGrid stroke="var(--border)" vertical={false} />
-      <XAxis dataKey="t" tickFormatter={(t: number) => formatTick(t, step)} stroke="var(--muted)" fontSize={11} minTickGap={40} />
+      <XAxis
+        dataKey="t"
+        tickFormatter={(t: number) => formatTick(t, step)}
+        stroke="var(--muted)"
+        fontSize={11}
+        minTickGap={40}
+      />
       <YAxis stroke="var(--muted)" fontSize={11} width={48} allowDecimals={false} />
       <Tooltip
         labelFormatter={(t) => formatTick(Number(t), step)}

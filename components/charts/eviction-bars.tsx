@@ -10,7 +10,10 @@ export function EvictionBars({ removals }: { removals: { reason: string; blocks:
         <li key={b.reason}>
           <span>{b.reason}</span>
           <span className="bar-track" aria-hidden="true">
-            <span className="bar-fill" style={{ display: "block", width: `${(b.share ?? 0) * 100}%`, background: b.color }} />
+            <span
+              className="bar-fill"
+              style={{ display: "block", width: `${(b.share ?? 0) * 100}%`, background: b.color }}
+            />
           </span>
           <span className="num">
             {formatCount(b.blocks)} blocks · {formatPercent(b.share, 0)} · {formatCount(b.events)} ev.

@@ -8,7 +8,19 @@ import { formatPercent, formatPercentPoints } from "@/components/format";
 import { hitRateMultiples, type Series, type Window } from "@/components/charts/prepare/workers";
 
 /** One small prefix-hit-rate chart per worker on a shared 0–100 % scale; the figure beside each name is the range's rate. */
-export function HitRateMultiples({ series, window, rates, rangeQuery, marks = [] }: { series: Series[]; window: Window; rates: Map<string, number | null>; rangeQuery: string; marks?: PlacedMark[] }) {
+export function HitRateMultiples({
+  series,
+  window,
+  rates,
+  rangeQuery,
+  marks = [],
+}: {
+  series: Series[];
+  window: Window;
+  rates: Map<string, number | null>;
+  rangeQuery: string;
+  marks?: PlacedMark[];
+}) {
   const multiples = hitRateMultiples(series, window);
   return (
     <div className="multiples">
@@ -23,15 +35,35 @@ export function HitRateMultiples({ series, window, rates, rangeQuery, marks = []
               no prefix queries
             </div>
           ) : (
-            <LineChart responsive data={m.data} style={{ width: "100%", height: 56 }} margin={{ top: 4, right: 2, bottom: 2, left: 2 }} aria-label={`Prefix hit rate of ${m.workerId} over time`}>
+            <LineChart
+              responsive
+              data={m.data}
+              style={{ width: "100%", height: 56 }}
+              margin={{ top: 4, right: 2, bottom: 2, left: 2 }}
+              aria-label={`Prefix hit rate of ${m.workerId} over time`}
+            >
               <XAxis hide dataKey="t" />
               <YAxis hide domain={[0, 100]} />
               <Tooltip
-                labelFormatter={(_, p) => (p[0] ? formatTick(Number((p[0].payload as { t: number }).t), window.step) : "")}
+                labelFormatter={(_, p) =>
+                  p[0] ? formatTick(Number((p[0].payload as { t: number }).t), window.step) : ""
+                }
                 formatter={(v) => [formatPercentPoints(typeof v === "number" ? v : null), "hit rate"]}
-                contentStyle={{ background: "var(--panel)", border: "1px solid var(--border)", color: "var(--text)", fontSize: 12 }}
+                contentStyle={{
+                  background: "var(--panel)",
+                  border: "1px solid var(--border)",
+                  color: "var(--text)",
+                  fontSize: 12,
+                }}
               />
-              <Line dataKey="hitRate" stroke="var(--series-1)" strokeWidth={1.4} dot={false} connectNulls={false} isAnimationActive={false} />
+              <Line
+                dataKey="hitRate"
+                stroke="var(--series-1)"
+                strokeWidth={1.4}
+                dot={false}
+                connectNulls={false}
+                isAnimationActive={false}
+              />
               {policyMarkLines(marks, { labels: false })}
             </LineChart>
           )}

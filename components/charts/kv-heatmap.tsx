@@ -1,17 +1,38 @@
 "use client";
 import Link from "next/link";
-import { heatColor, heatmapRows, heatmapTicks, NO_DATA_COLOR, type Series, type Window } from "@/components/charts/prepare/workers";
+import {
+  heatColor,
+  heatmapRows,
+  heatmapTicks,
+  NO_DATA_COLOR,
+  type Series,
+  type Window,
+} from "@/components/charts/prepare/workers";
 
 type Marks = Map<string, { joined: boolean; left: boolean }>;
 
 /** Worker × time grid of KV utilization; hatched cells had no samples. Joined/left workers are marked beside their name. */
-export function KvHeatmap({ series, window, marks, rangeQuery }: { series: Series[]; window: Window; marks: Marks; rangeQuery: string }) {
+export function KvHeatmap({
+  series,
+  window,
+  marks,
+  rangeQuery,
+}: {
+  series: Series[];
+  window: Window;
+  marks: Marks;
+  rangeQuery: string;
+}) {
   const rows = heatmapRows(series, window);
   const ticks = heatmapTicks(window);
   const n = rows[0]?.cells.length ?? 1;
   const cols = { gridTemplateColumns: `repeat(${n}, minmax(2px, 1fr))` };
   return (
-    <figure className="heatmap" style={{ margin: 0 }} aria-label={`KV utilization heatmap: ${rows.length} workers × ${n} time buckets`}>
+    <figure
+      className="heatmap"
+      style={{ margin: 0 }}
+      aria-label={`KV utilization heatmap: ${rows.length} workers × ${n} time buckets`}
+    >
       {rows.map((r) => {
         const m = marks.get(r.workerId);
         return (

@@ -11,7 +11,17 @@ const H = LANE_H;
  * truncated), reasoning as ticks above; faint lines at the axis ticks. Memoised: hover, focus and selection draw
  * over it without re-rendering a lane of hundreds of bars. Each bar carries its item key as data-testid (hit testing, tests).
  */
-export const LaneBars = memo(function LaneBars({ items, view, width, ticks }: { items: LaneItem[]; view: Span; width: number; ticks: Tick[] }) {
+export const LaneBars = memo(function LaneBars({
+  items,
+  view,
+  width,
+  ticks,
+}: {
+  items: LaneItem[];
+  view: Span;
+  width: number;
+  ticks: Tick[];
+}) {
   const x = (t: number) => xOf(t, view, width);
   const px = (ms: number | null) => ((ms ?? 0) / Math.max(1, view.to - view.from)) * width;
   return (
@@ -22,7 +32,18 @@ export const LaneBars = memo(function LaneBars({ items, view, width, ticks }: { 
       {items.map((it) => {
         if (!overlaps(it.from, it.to, view)) return null;
         const x0 = x(it.from);
-        if (it.kind === "reasoning") return <rect key={it.key} data-testid={it.key} x={x0} y={1} width={Math.max(1, x(it.to) - x0)} height={4} fill="#7c5cd6" />;
+        if (it.kind === "reasoning")
+          return (
+            <rect
+              key={it.key}
+              data-testid={it.key}
+              x={x0}
+              y={1}
+              width={Math.max(1, x(it.to) - x0)}
+              height={4}
+              fill="#7c5cd6"
+            />
+          );
         if (it.kind === "tool") {
           const t = it.tool;
           const w = Math.max(1, x(it.to) - x0);
@@ -31,7 +52,11 @@ export const LaneBars = memo(function LaneBars({ items, view, width, ticks }: { 
               <rect x={x0} y={H / 2 - 4} width={w} height={8} fill="transparent" />
               <rect x={x0} y={H / 2 - 2} width={w} height={4} fill="var(--muted)" opacity={0.6} />
               {t.earlyGainMs > 0 && <circle cx={x0} cy={H / 2} r={3} fill="var(--good)" />}
-              {t.truncated && <text x={x0 + w} y={H / 2 + 4} fontSize={10} fill="var(--bad)">✕</text>}
+              {t.truncated && (
+                <text x={x0 + w} y={H / 2 + 4} fontSize={10} fill="var(--bad)">
+                  ✕
+                </text>
+              )}
             </g>
           );
         }

@@ -12,7 +12,10 @@ const REFRESH_MS = 2_000;
 /** Policy versions published in the range, refreshed with the page when the range is live. */
 export function usePolicyMarks(range: RangeSpec): PolicyMark[] {
   const trpc = useTRPC();
-  const q = useQuery({ ...trpc.annotations.policies.queryOptions({ range }), refetchInterval: "preset" in range ? REFRESH_MS : false });
+  const q = useQuery({
+    ...trpc.annotations.policies.queryOptions({ range }),
+    refetchInterval: "preset" in range ? REFRESH_MS : false,
+  });
   return q.data ?? [];
 }
 
@@ -26,7 +29,16 @@ export function policyMarkLines(marks: readonly PlacedMark[], opts: { labels?: b
       stroke="var(--accent)"
       strokeDasharray="4 3"
       ifOverflow="hidden"
-      label={labels ? { value: m.label, position: m.side === "left" ? "insideTopRight" : "insideTopLeft", fontSize: 10, fill: "var(--accent)" } : undefined}
+      label={
+        labels
+          ? {
+              value: m.label,
+              position: m.side === "left" ? "insideTopRight" : "insideTopLeft",
+              fontSize: 10,
+              fill: "var(--accent)",
+            }
+          : undefined
+      }
     />
   ));
 }

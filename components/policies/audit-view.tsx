@@ -32,8 +32,17 @@ export function AuditView() {
         </div>
         <Link href="/policies">← Policies</Link>
       </div>
-      {audit.isError && <LoadError what="the audit log" message={audit.error.message} stale={Boolean(audit.data)} onRetry={() => void audit.refetch()} />}
-      {audit.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading the audit log" />}
+      {audit.isError && (
+        <LoadError
+          what="the audit log"
+          message={audit.error.message}
+          stale={Boolean(audit.data)}
+          onRetry={() => void audit.refetch()}
+        />
+      )}
+      {audit.isPending && (
+        <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading the audit log" />
+      )}
       {audit.data && audit.data.items.length === 0 && (
         <p className="chart-empty card" role="status">
           No control-plane changes yet. Publishing a policy or registering a target is recorded here.
@@ -58,7 +67,9 @@ export function AuditView() {
                   <td title={formatDateTime(e.ts)}>{formatTime(e.ts, now)}</td>
                   <td>{e.actor}</td>
                   <td>{e.action}</td>
-                  <td>{e.kind ? <Link href={`/policies?kind=${e.kind}`}>{e.kind}</Link> : <span className="sub">—</span>}</td>
+                  <td>
+                    {e.kind ? <Link href={`/policies?kind=${e.kind}`}>{e.kind}</Link> : <span className="sub">—</span>}
+                  </td>
                   <td>{e.version === null ? <span className="sub">—</span> : `v${e.version}`}</td>
                   <td className="policies-detail">{describeAudit(e.action, e.detail)}</td>
                 </tr>
@@ -67,7 +78,13 @@ export function AuditView() {
           </table>
         </div>
       )}
-      <Pager label="Audit log" page={pages.page} hasOlder={Boolean(audit.data?.nextCursor)} onNewer={pages.newer} onOlder={() => audit.data?.nextCursor && pages.older(audit.data.nextCursor)} />
+      <Pager
+        label="Audit log"
+        page={pages.page}
+        hasOlder={Boolean(audit.data?.nextCursor)}
+        onNewer={pages.newer}
+        onOlder={() => audit.data?.nextCursor && pages.older(audit.data.nextCursor)}
+      />
     </>
   );
 }

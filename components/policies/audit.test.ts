@@ -5,9 +5,17 @@ describe("describeAudit", () => {
   it.each<[string, unknown, string]>([
     ["publish", { comment: "strip it", changes: 1 }, "1 field changed · “strip it”"],
     ["publish", { comment: "", changes: 3 }, "3 fields changed"],
-    ["rollback", { comment: "back", changes: 2, from: 3, to: 1 }, "content of v1 on top of v3 · 2 fields changed · “back”"],
+    [
+      "rollback",
+      { comment: "back", changes: 2, from: 3, to: 1 },
+      "content of v1 on top of v3 · 2 fields changed · “back”",
+    ],
     ["target.upsert", { id: "sim", adapter: "sim", enabled: true }, "target sim (sim)"],
-    ["target.upsert", { id: "fe", adapter: "dynamo-busy-threshold", enabled: false }, "target fe (dynamo-busy-threshold) · disabled"],
+    [
+      "target.upsert",
+      { id: "fe", adapter: "dynamo-busy-threshold", enabled: false },
+      "target fe (dynamo-busy-threshold) · disabled",
+    ],
     ["target.remove", { id: "sim" }, "target sim"],
     ["publish", null, "—"],
     ["publish", "garbage", "—"],

@@ -5,7 +5,8 @@ import { NO_DATA } from "@/components/format";
 export function describeAudit(action: string, detail: unknown): string {
   const d = (typeof detail === "object" && detail !== null ? detail : {}) as Record<string, unknown>;
   const parts: string[] = [];
-  if (action === "rollback" && typeof d.to === "number") parts.push(`content of v${d.to}${typeof d.from === "number" ? ` on top of v${d.from}` : ""}`);
+  if (action === "rollback" && typeof d.to === "number")
+    parts.push(`content of v${d.to}${typeof d.from === "number" ? ` on top of v${d.from}` : ""}`);
   if (typeof d.changes === "number") parts.push(`${d.changes} field${d.changes === 1 ? "" : "s"} changed`);
   if (action.startsWith("target.") && typeof d.id === "string") {
     parts.push(`target ${d.id}${typeof d.adapter === "string" ? ` (${d.adapter})` : ""}`);

@@ -24,15 +24,19 @@ export function ConflictPanel({
   const v = `v${conflict.latest}`;
   return (
     <section className="notice policies-conflict" role="alert" aria-labelledby={headingId}>
-      <h2 id={headingId} tabIndex={-1}>Conflict: {v} was published while you were editing</h2>
+      <h2 id={headingId} tabIndex={-1}>
+        Conflict: {v} was published while you were editing
+      </h2>
       <p>
         {conflict.author ?? "Another operator"} published {v}
-        {conflict.comment ? ` (“${conflict.comment}”)` : ""} after {baseLabel}, the version your draft started from. Nothing was published from
-        your draft, and your edits are kept.
+        {conflict.comment ? ` (“${conflict.comment}”)` : ""} after {baseLabel}, the version your draft started from.
+        Nothing was published from your draft, and your edits are kept.
       </p>
       <div className="two-col">
         <div>
-          <h3>Their changes ({baseLabel} → {v})</h3>
+          <h3>
+            Their changes ({baseLabel} → {v})
+          </h3>
           <DiffTable diff={conflict.diff} label="Their changes" />
         </div>
         <div>

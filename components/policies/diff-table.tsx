@@ -2,7 +2,15 @@ import type { DiffEntry } from "@/server/control/versions";
 import { formatValue } from "./drafts";
 
 /** Field-level changes as rows of path, before → after. */
-export function DiffTable({ diff, label, empty = "No changes." }: { diff: readonly DiffEntry[]; label: string; empty?: string }) {
+export function DiffTable({
+  diff,
+  label,
+  empty = "No changes.",
+}: {
+  diff: readonly DiffEntry[];
+  label: string;
+  empty?: string;
+}) {
   if (diff.length === 0) {
     return (
       <p className="sub" role="status">

@@ -9,8 +9,20 @@ describe("rebaseDraft", () => {
   const withLimit = (limit: number) => ({ ...base, tool_output_budget: { ...base.tool_output_budget, limit } });
 
   it.each<[string, unknown, unknown, unknown, string[]]>([
-    ["keeps both sides' changes to different fields", withLimit(2000), { ...base, strip_anthropic_preamble: true }, { ...withLimit(2000), strip_anthropic_preamble: true }, []],
-    ["lets the draft win where both changed a field", withLimit(2000), withLimit(3000), withLimit(2000), ["tool_output_budget.limit"]],
+    [
+      "keeps both sides' changes to different fields",
+      withLimit(2000),
+      { ...base, strip_anthropic_preamble: true },
+      { ...withLimit(2000), strip_anthropic_preamble: true },
+      [],
+    ],
+    [
+      "lets the draft win where both changed a field",
+      withLimit(2000),
+      withLimit(3000),
+      withLimit(2000),
+      ["tool_output_budget.limit"],
+    ],
     ["an unchanged draft becomes the latest", base, withLimit(3000), withLimit(3000), []],
   ])("%s", (_name, draft, latest, out, overlaps) => {
     expect(rebaseDraft(base, draft, latest)).toEqual({ document: out, overlaps });
@@ -40,8 +52,22 @@ describe("rebaseDraft", () => {
 
 describe("serverFieldErrors", () => {
   it.each<[string, unknown, { path: string; message: string }[]]>([
-    ["invalid-document details", { code: "BAD_REQUEST", details: { errors: [{ path: "rules.0.ttl_seconds", message: "must be positive" }] } }, [{ path: "rules.0.ttl_seconds", message: "must be positive" }]],
-    ["zod issues of the input under document.", { code: "BAD_REQUEST", issues: [{ path: "document.decode.kv_scale_down", message: "too high" }, { path: "comment", message: "too long" }] }, [{ path: "decode.kv_scale_down", message: "too high" }]],
+    [
+      "invalid-document details",
+      { code: "BAD_REQUEST", details: { errors: [{ path: "rules.0.ttl_seconds", message: "must be positive" }] } },
+      [{ path: "rules.0.ttl_seconds", message: "must be positive" }],
+    ],
+    [
+      "zod issues of the input under document.",
+      {
+        code: "BAD_REQUEST",
+        issues: [
+          { path: "document.decode.kv_scale_down", message: "too high" },
+          { path: "comment", message: "too long" },
+        ],
+      },
+      [{ path: "decode.kv_scale_down", message: "too high" }],
+    ],
     ["no data", null, []],
     ["details without errors", { code: "CONFLICT", details: { latest: 2 } }, []],
   ])("%s", (_n, data, out) => {
@@ -51,8 +77,16 @@ describe("serverFieldErrors", () => {
 
 describe("conflictDetails", () => {
   it.each<[string, unknown, unknown]>([
-    ["a conflict", { code: "CONFLICT", details: { latest: 3, base: 2, diff: [{ path: "a", before: 1, after: 2 }] } }, { latest: 3, base: 2, diff: [{ path: "a", before: 1, after: 2 }] }],
-    ["a first publish raced", { code: "CONFLICT", details: { latest: 1, base: null, diff: [] } }, { latest: 1, base: null, diff: [] }],
+    [
+      "a conflict",
+      { code: "CONFLICT", details: { latest: 3, base: 2, diff: [{ path: "a", before: 1, after: 2 }] } },
+      { latest: 3, base: 2, diff: [{ path: "a", before: 1, after: 2 }] },
+    ],
+    [
+      "a first publish raced",
+      { code: "CONFLICT", details: { latest: 1, base: null, diff: [] } },
+      { latest: 1, base: null, diff: [] },
+    ],
     ["another code", { code: "BAD_REQUEST", details: { latest: 3, diff: [] } }, null],
     ["malformed details", { code: "CONFLICT", details: { latest: "3" } }, null],
   ])("%s", (_n, data, out) => {

@@ -42,7 +42,9 @@ type TrpcErrorData = { code?: string; issues?: PolicyError[] | null; details?: u
 export function serverFieldErrors(data: TrpcErrorData): PolicyError[] {
   const details = data?.details as { errors?: PolicyError[] } | null | undefined;
   if (details && Array.isArray(details.errors)) return details.errors;
-  return (data?.issues ?? []).filter((i) => i.path.startsWith("document.")).map((i) => ({ path: i.path.slice("document.".length), message: i.message }));
+  return (data?.issues ?? [])
+    .filter((i) => i.path.startsWith("document."))
+    .map((i) => ({ path: i.path.slice("document.".length), message: i.message }));
 }
 
 export type Conflict = { latest: number; base: number | null; diff: DiffEntry[] };

@@ -9,7 +9,10 @@ export type Operator = { name: string; canEdit: boolean };
 export type TargetReason = { path: string; message: string; target: string };
 
 /** Per form: the id prefix (one form per kind on the page) and the targets' reasons by field path. */
-export const FieldScope = createContext<{ idPrefix: string; reasons: Map<string, TargetReason[]> }>({ idPrefix: "policy", reasons: new Map() });
+export const FieldScope = createContext<{ idPrefix: string; reasons: Map<string, TargetReason[]> }>({
+  idPrefix: "policy",
+  reasons: new Map(),
+});
 
 type Common = { name: string; label: string; help?: ReactNode };
 
@@ -22,9 +25,29 @@ function useField(name: string) {
   return { id, register, error: error?.message, reasons: reasons.get(name) ?? [] };
 }
 
-function Shell({ id, label, help, error, reasons, children, inline }: { id: string; label: string; help?: ReactNode; error?: string; reasons: TargetReason[]; children: ReactNode; inline?: boolean }) {
+function Shell({
+  id,
+  label,
+  help,
+  error,
+  reasons,
+  children,
+  inline,
+}: {
+  id: string;
+  label: string;
+  help?: ReactNode;
+  error?: string;
+  reasons: TargetReason[];
+  children: ReactNode;
+  inline?: boolean;
+}) {
   return (
-    <div className="policies-field" data-invalid={error || reasons.length ? "true" : undefined} data-inline={inline ? "true" : undefined}>
+    <div
+      className="policies-field"
+      data-invalid={error || reasons.length ? "true" : undefined}
+      data-inline={inline ? "true" : undefined}
+    >
       {!inline && <label htmlFor={id}>{label}</label>}
       {children}
       {help && (
@@ -51,7 +74,14 @@ function describedBy(id: string, help: unknown, error: unknown): string | undefi
 }
 
 /** A number that stays a number in the form; empty is null when `nullable`, else an error. */
-export function NumberField({ name, label, help, nullable, step = "any", unit }: Common & { nullable?: boolean; step?: string; unit?: string }) {
+export function NumberField({
+  name,
+  label,
+  help,
+  nullable,
+  step = "any",
+  unit,
+}: Common & { nullable?: boolean; step?: string; unit?: string }) {
   const f = useField(name);
   return (
     <Shell id={f.id} label={unit ? `${label} (${unit})` : label} help={help} error={f.error} reasons={f.reasons}>
@@ -63,18 +93,31 @@ export function NumberField({ name, label, help, nullable, step = "any", unit }:
         placeholder={nullable ? "none" : undefined}
         aria-invalid={f.error ? true : undefined}
         aria-describedby={describedBy(f.id, help, f.error)}
-        {...f.register(name, { setValueAs: (v: unknown) => (v === "" || v === null ? (nullable ? null : Number.NaN) : Number(v)) })}
+        {...f.register(name, {
+          setValueAs: (v: unknown) => (v === "" || v === null ? (nullable ? null : Number.NaN) : Number(v)),
+        })}
       />
     </Shell>
   );
 }
 
 /** A choice from a fixed list; the empty option stands for null when `nullable`. */
-export function SelectField({ name, label, help, options, nullable }: Common & { options: readonly string[]; nullable?: string }) {
+export function SelectField({
+  name,
+  label,
+  help,
+  options,
+  nullable,
+}: Common & { options: readonly string[]; nullable?: string }) {
   const f = useField(name);
   return (
     <Shell id={f.id} label={label} help={help} error={f.error} reasons={f.reasons}>
-      <select id={f.id} aria-invalid={f.error ? true : undefined} aria-describedby={describedBy(f.id, help, f.error)} {...f.register(name, { setValueAs: (v: unknown) => (v === "" && nullable ? null : v) })}>
+      <select
+        id={f.id}
+        aria-invalid={f.error ? true : undefined}
+        aria-describedby={describedBy(f.id, help, f.error)}
+        {...f.register(name, { setValueAs: (v: unknown) => (v === "" && nullable ? null : v) })}
+      >
         {nullable && <option value="">{nullable}</option>}
         {options.map((o) => (
           <option key={o} value={o}>
@@ -110,7 +153,8 @@ export function CheckField({ name, label, help }: Common) {
   return (
     <Shell id={f.id} label={label} help={help} error={f.error} reasons={f.reasons} inline>
       <label className="check" htmlFor={f.id}>
-        <input id={f.id} type="checkbox" aria-describedby={describedBy(f.id, help, f.error)} {...f.register(name)} /> {label}
+        <input id={f.id} type="checkbox" aria-describedby={describedBy(f.id, help, f.error)} {...f.register(name)} />{" "}
+        {label}
       </label>
     </Shell>
   );

@@ -28,11 +28,23 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
   const [pick, setPick] = useState<{ from?: number; to?: number }>({});
   const from = pick.from ?? items[1]?.version;
   const to = pick.to ?? items[0]?.version;
-  const diff = useQuery({ ...trpc.policies.diff.queryOptions({ kind, from: from ?? 1, to: to ?? 1 }), enabled: from !== undefined && to !== undefined && from !== to });
+  const diff = useQuery({
+    ...trpc.policies.diff.queryOptions({ kind, from: from ?? 1, to: to ?? 1 }),
+    enabled: from !== undefined && to !== undefined && from !== to,
+  });
   const [rollback, setRollback] = useState<number | null>(null);
 
-  if (history.isError) return <LoadError what={`${kind} history`} message={history.error.message} stale={Boolean(history.data)} onRetry={() => void history.refetch()} />;
-  if (history.isPending) return <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading history" />;
+  if (history.isError)
+    return (
+      <LoadError
+        what={`${kind} history`}
+        message={history.error.message}
+        stale={Boolean(history.data)}
+        onRetry={() => void history.refetch()}
+      />
+    );
+  if (history.isPending)
+    return <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading history" />;
   if (items.length === 0) {
     return (
       <p className="sub" role="status">
@@ -71,7 +83,12 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
                 <td className="policies-detail">{v.comment || <span className="sub">—</span>}</td>
                 <td>
                   {newest !== undefined && v.version !== newest && operator.canEdit && (
-                    <button type="button" className="button" onClick={() => setRollback(v.version)} aria-label={`Roll back to v${v.version}`}>
+                    <button
+                      type="button"
+                      className="button"
+                      onClick={() => setRollback(v.version)}
+                      aria-label={`Roll back to v${v.version}`}
+                    >
                       Roll back
                     </button>
                   )}
@@ -81,8 +98,16 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
           </tbody>
         </table>
       </div>
-      <Pager label={`${kind} versions`} page={pages.page} hasOlder={Boolean(history.data?.nextCursor)} onNewer={pages.newer} onOlder={() => history.data?.nextCursor && pages.older(history.data.nextCursor)} />
-      {rollback !== null && newest !== undefined && <RollbackForm kind={kind} to={rollback} base={newest} onDone={() => setRollback(null)} />}
+      <Pager
+        label={`${kind} versions`}
+        page={pages.page}
+        hasOlder={Boolean(history.data?.nextCursor)}
+        onNewer={pages.newer}
+        onOlder={() => history.data?.nextCursor && pages.older(history.data.nextCursor)}
+      />
+      {rollback !== null && newest !== undefined && (
+        <RollbackForm kind={kind} to={rollback} base={newest} onDone={() => setRollback(null)} />
+      )}
 
       {items.length > 1 && (
         <div className="policies-compare">
@@ -110,7 +135,9 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
             </label>
           </div>
           {from === to && <p className="sub">Pick two different versions.</p>}
-          {diff.isError && <LoadError what="the diff" message={diff.error.message} onRetry={() => void diff.refetch()} />}
+          {diff.isError && (
+            <LoadError what="the diff" message={diff.error.message} onRetry={() => void diff.refetch()} />
+          )}
           {diff.data && from !== to && <DiffTable diff={diff.data} label={`Changes from v${from} to v${to}`} />}
         </div>
       )}
@@ -150,7 +177,9 @@ function RollbackForm({ kind, to, base, onDone }: { kind: PolicyKind; to: number
       </p>
       {conflict && (
         <div role="alert">
-          <p className="policies-error">v{conflict.latest} was published since you looked at v{onTop}. Its changes:</p>
+          <p className="policies-error">
+            v{conflict.latest} was published since you looked at v{onTop}. Its changes:
+          </p>
           <DiffTable diff={conflict.diff} label="Changes since" />
         </div>
       )}
@@ -161,7 +190,14 @@ function RollbackForm({ kind, to, base, onDone }: { kind: PolicyKind; to: number
       )}
       <label className="policies-comment" htmlFor={`${kind}-rollback-comment`}>
         Comment
-        <textarea id={`${kind}-rollback-comment`} rows={2} maxLength={2000} value={comment} onChange={(e) => setComment(e.target.value)} placeholder="Why roll back" />
+        <textarea
+          id={`${kind}-rollback-comment`}
+          rows={2}
+          maxLength={2000}
+          value={comment}
+          onChange={(e) => setComment(e.target.value)}
+          placeholder="Why roll back"
+        />
       </label>
       <div className="policies-actions">
         {conflict ? (
@@ -177,7 +213,12 @@ function RollbackForm({ kind, to, base, onDone }: { kind: PolicyKind; to: number
             Roll back on top of v{conflict.latest}
           </button>
         ) : (
-          <button type="button" className="button policies-primary" disabled={mutation.isPending} onClick={() => mutation.mutate({ kind, to, baseVersion: onTop, comment })}>
+          <button
+            type="button"
+            className="button policies-primary"
+            disabled={mutation.isPending}
+            onClick={() => mutation.mutate({ kind, to, baseVersion: onTop, comment })}
+          >
             {mutation.isPending ? "Rolling back…" : `Confirm rollback to v${to}`}
           </button>
         )}

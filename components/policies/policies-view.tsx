@@ -14,7 +14,12 @@ import "@/components/ui/cluster-views.css";
 import "@/components/ui/decisions.css";
 
 const REFRESH_MS = 2_000;
-const TITLES: Record<PolicyKind, string> = { retention: "Retention", autoscaling: "Autoscaling", routing: "Routing", frontend: "Frontend" };
+const TITLES: Record<PolicyKind, string> = {
+  retention: "Retention",
+  autoscaling: "Autoscaling",
+  routing: "Routing",
+  frontend: "Frontend",
+};
 
 /** /policies: one tab per kind with its form, live rollout status per target, and version history. */
 export function PoliciesView() {
@@ -96,12 +101,26 @@ export function PoliciesView() {
         })}
       </div>
 
-      {list.isError && <LoadError what="policies" message={list.error.message} stale={Boolean(list.data)} onRetry={() => void list.refetch()} />}
+      {list.isError && (
+        <LoadError
+          what="policies"
+          message={list.error.message}
+          stale={Boolean(list.data)}
+          onRetry={() => void list.refetch()}
+        />
+      )}
       {list.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading policies" />}
 
       {list.data &&
         POLICY_KINDS.map((k) => (
-          <div key={k} role="tabpanel" id={`panel-${k}`} aria-labelledby={`tab-${k}`} hidden={k !== kind} className="policies-layout">
+          <div
+            key={k}
+            role="tabpanel"
+            id={`panel-${k}`}
+            aria-labelledby={`tab-${k}`}
+            hidden={k !== kind}
+            className="policies-layout"
+          >
             <section className="section policies-main" aria-labelledby={`${k}-form-heading`}>
               <h2 id={`${k}-form-heading`}>{TITLES[k]} policy</h2>
               <PolicyEditor kind={k} latest={latestOf(k)} reasons={reasons[k] ?? []} operator={operator} />
@@ -110,9 +129,25 @@ export function PoliciesView() {
               <aside className="policies-side">
                 <section className="section" aria-labelledby="rollout-heading">
                   <h2 id="rollout-heading">Rollout</h2>
-                  {rollout.isError && <LoadError what="rollout status" message={rollout.error.message} stale={Boolean(rollout.data)} onRetry={() => void rollout.refetch()} />}
-                  {rollout.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading rollout status" />}
-                  {rollout.data && <RolloutPanel entries={entries} now={now} published={latestOf(k) !== null} targets={targets.data?.length ?? 0} />}
+                  {rollout.isError && (
+                    <LoadError
+                      what="rollout status"
+                      message={rollout.error.message}
+                      stale={Boolean(rollout.data)}
+                      onRetry={() => void rollout.refetch()}
+                    />
+                  )}
+                  {rollout.isPending && (
+                    <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading rollout status" />
+                  )}
+                  {rollout.data && (
+                    <RolloutPanel
+                      entries={entries}
+                      now={now}
+                      published={latestOf(k) !== null}
+                      targets={targets.data?.length ?? 0}
+                    />
+                  )}
                 </section>
                 <section className="section" aria-labelledby="history-heading">
                   <h2 id="history-heading">History</h2>

@@ -27,7 +27,17 @@ function baseOf(kind: PolicyKind, latest: Published): Base {
  * One kind's form: starts from the latest published version (or the defaults), reviews the diff against it, publishes on
  * top of it, and on a conflict keeps the draft and offers to re-apply it on the newer version or discard it.
  */
-export function PolicyEditor({ kind, latest, reasons, operator }: { kind: PolicyKind; latest: Published; reasons: TargetReason[]; operator: Operator }) {
+export function PolicyEditor({
+  kind,
+  latest,
+  reasons,
+  operator,
+}: {
+  kind: PolicyKind;
+  latest: Published;
+  reasons: TargetReason[];
+  operator: Operator;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [base, setBase] = useState<Base>(() => baseOf(kind, latest));
@@ -85,7 +95,12 @@ export function PolicyEditor({ kind, latest, reasons, operator }: { kind: Policy
         const c = conflictDetails(err.data as never);
         if (c) {
           const now = await queryClient.fetchQuery({ ...trpc.policies.latest.queryOptions({ kind }), staleTime: 0 });
-          setConflict({ ...c, document: (now?.document ?? null) as FieldValues | null, author: now?.author ?? null, comment: now?.comment ?? "" });
+          setConflict({
+            ...c,
+            document: (now?.document ?? null) as FieldValues | null,
+            author: now?.author ?? null,
+            comment: now?.comment ?? "",
+          });
           setReview(null);
           void invalidate();
           return;
@@ -131,7 +146,10 @@ export function PolicyEditor({ kind, latest, reasons, operator }: { kind: Policy
     setReview(null);
   };
 
-  const mine = useMemo(() => (conflict ? diffDocuments(base.document, getValues()) : []), [conflict, base.document, getValues]);
+  const mine = useMemo(
+    () => (conflict ? diffDocuments(base.document, getValues()) : []),
+    [conflict, base.document, getValues],
+  );
   const scope = useMemo(() => ({ idPrefix: kind, reasons: errorsByPath(reasons) }), [kind, reasons]);
   const label = base.version === null ? "defaults" : `v${base.version}`;
   const nextVersion = (base.version ?? 0) + 1;
@@ -158,7 +176,8 @@ export function PolicyEditor({ kind, latest, reasons, operator }: { kind: Policy
           {newer && formState.isDirty && !conflict && (
             <div className="notice" role="status">
               <p>
-                v{newer.version} was published by {newer.author} since you loaded {label}. Publishing your draft will ask you to re-apply it on top.
+                v{newer.version} was published by {newer.author} since you loaded {label}. Publishing your draft will
+                ask you to re-apply it on top.
               </p>
               <button type="button" className="button" onClick={loadNewer}>
                 Discard mine and load v{newer.version}
@@ -181,24 +200,48 @@ export function PolicyEditor({ kind, latest, reasons, operator }: { kind: Policy
             </div>
           )}
 
-          {conflict && <ConflictPanel headingId={`${kind}-conflict-heading`} conflict={conflict} baseLabel={label} mine={mine} onRebase={rebase} onDiscard={discard} />}
+          {conflict && (
+            <ConflictPanel
+              headingId={`${kind}-conflict-heading`}
+              conflict={conflict}
+              baseLabel={label}
+              mine={mine}
+              onRebase={rebase}
+              onDiscard={discard}
+            />
+          )}
 
           {review && (
             <section className="policies-review" aria-labelledby={`${kind}-review-heading`}>
               <h3 id={`${kind}-review-heading`} ref={reviewHeading} tabIndex={-1}>
                 Review: changes from {label}, to publish as v{nextVersion}
               </h3>
-              <DiffTable diff={review.diff} label="Changes to publish" empty={base.version === null ? "Same as the defaults." : `No changes against v${base.version}.`} />
+              <DiffTable
+                diff={review.diff}
+                label="Changes to publish"
+                empty={base.version === null ? "Same as the defaults." : `No changes against v${base.version}.`}
+              />
               <label className="policies-comment" htmlFor={`${kind}-comment`}>
                 Comment
-                <textarea id={`${kind}-comment`} rows={2} maxLength={2000} value={comment} onChange={(e) => setComment(e.target.value)} placeholder="Why this change (shown in history and audit)" />
+                <textarea
+                  id={`${kind}-comment`}
+                  rows={2}
+                  maxLength={2000}
+                  value={comment}
+                  onChange={(e) => setComment(e.target.value)}
+                  placeholder="Why this change (shown in history and audit)"
+                />
               </label>
               <div className="policies-actions">
                 <button
                   type="button"
                   className="button policies-primary"
-                  disabled={!operator.canEdit || publish.isPending || (review.diff.length === 0 && base.version !== null)}
-                  onClick={() => publish.mutate({ kind, document: review.document, baseVersion: base.version, comment } as never)}
+                  disabled={
+                    !operator.canEdit || publish.isPending || (review.diff.length === 0 && base.version !== null)
+                  }
+                  onClick={() =>
+                    publish.mutate({ kind, document: review.document, baseVersion: base.version, comment } as never)
+                  }
                 >
                   {publish.isPending ? "Publishing…" : `Publish v${nextVersion}`}
                 </button>
@@ -223,7 +266,12 @@ export function PolicyEditor({ kind, latest, reasons, operator }: { kind: Policy
               <button type="submit" className="button policies-primary" disabled={!formState.isValid}>
                 Review changes
               </button>
-              <button type="button" className="button" disabled={!formState.isDirty} onClick={() => reset(base.document)}>
+              <button
+                type="button"
+                className="button"
+                disabled={!formState.isDirty}
+                onClick={() => reset(base.document)}
+              >
                 Reset to {label}
               </button>
               {!formState.isValid && <span className="policies-error">Fix the fields marked above to publish.</span>}

@@ -32,7 +32,10 @@ export function RetentionFields() {
     <>
       <fieldset className="policies-group">
         <legend>Rules</legend>
-        <p className="policies-help">Checked in order; the first rule whose match fits a block decides its priority, TTL, pinning and eviction trigger.</p>
+        <p className="policies-help">
+          Checked in order; the first rule whose match fits a block decides its priority, TTL, pinning and eviction
+          trigger.
+        </p>
         {fields.length === 0 && (
           <p className="sub" role="status">
             No rules: every block takes the default below.
@@ -44,28 +47,83 @@ export function RetentionFields() {
               <div className="policies-rule-head">
                 <strong>Rule {i + 1}</strong>
                 <div className="policies-rule-actions">
-                  <button type="button" className="button" onClick={() => move(i, i - 1)} disabled={i === 0} aria-label={`Move rule ${i + 1} up`}>
+                  <button
+                    type="button"
+                    className="button"
+                    onClick={() => move(i, i - 1)}
+                    disabled={i === 0}
+                    aria-label={`Move rule ${i + 1} up`}
+                  >
                     ↑
                   </button>
-                  <button type="button" className="button" onClick={() => move(i, i + 1)} disabled={i === fields.length - 1} aria-label={`Move rule ${i + 1} down`}>
+                  <button
+                    type="button"
+                    className="button"
+                    onClick={() => move(i, i + 1)}
+                    disabled={i === fields.length - 1}
+                    aria-label={`Move rule ${i + 1} down`}
+                  >
                     ↓
                   </button>
-                  <button type="button" className="button" onClick={() => insert(i + 1, newRule(names(), getValues(`rules.${i}`)))} disabled={fields.length >= MAX_RULES} aria-label={`Duplicate rule ${i + 1}`}>
+                  <button
+                    type="button"
+                    className="button"
+                    onClick={() => insert(i + 1, newRule(names(), getValues(`rules.${i}`)))}
+                    disabled={fields.length >= MAX_RULES}
+                    aria-label={`Duplicate rule ${i + 1}`}
+                  >
                     Duplicate
                   </button>
-                  <button type="button" className="button" onClick={() => remove(i)} aria-label={`Remove rule ${i + 1}`}>
+                  <button
+                    type="button"
+                    className="button"
+                    onClick={() => remove(i)}
+                    aria-label={`Remove rule ${i + 1}`}
+                  >
                     Remove
                   </button>
                 </div>
               </div>
               <div className="policies-grid">
                 <TextField name={`rules.${i}.name`} label="Name" help="Letters, digits, '-', '_' or '.'; unique." />
-                <SelectField name={`rules.${i}.match.segment`} label="Prefix segment" options={SEGMENTS} help="Which part of the prompt prefix the rule covers." />
-                <TextField name={`rules.${i}.match.session_type`} label="Session type" nullable help="Empty matches every session type." />
-                <SelectField name={`rules.${i}.match.agent_role`} label="Agent role" options={AGENT_ROLES} nullable="any role" />
-                <NumberField name={`rules.${i}.priority`} label="Priority" step="1" help="0–100; lower is evicted first." />
-                <NumberField name={`rules.${i}.ttl_seconds`} label="TTL" unit="s" step="1" nullable help="Empty: no TTL. At most 30 days." />
-                <SelectField name={`rules.${i}.evict_on`} label="Evict on" options={EVICT_ON} help="Lifecycle event that frees these blocks." />
+                <SelectField
+                  name={`rules.${i}.match.segment`}
+                  label="Prefix segment"
+                  options={SEGMENTS}
+                  help="Which part of the prompt prefix the rule covers."
+                />
+                <TextField
+                  name={`rules.${i}.match.session_type`}
+                  label="Session type"
+                  nullable
+                  help="Empty matches every session type."
+                />
+                <SelectField
+                  name={`rules.${i}.match.agent_role`}
+                  label="Agent role"
+                  options={AGENT_ROLES}
+                  nullable="any role"
+                />
+                <NumberField
+                  name={`rules.${i}.priority`}
+                  label="Priority"
+                  step="1"
+                  help="0–100; lower is evicted first."
+                />
+                <NumberField
+                  name={`rules.${i}.ttl_seconds`}
+                  label="TTL"
+                  unit="s"
+                  step="1"
+                  nullable
+                  help="Empty: no TTL. At most 30 days."
+                />
+                <SelectField
+                  name={`rules.${i}.evict_on`}
+                  label="Evict on"
+                  options={EVICT_ON}
+                  help="Lifecycle event that frees these blocks."
+                />
                 <CheckField name={`rules.${i}.pin`} label="Pin (never evict under pressure)" />
                 <SelectField
                   name={`rules.${i}.offload.to`}
@@ -74,13 +132,29 @@ export function RetentionFields() {
                   nullable="nowhere (drop)"
                   help="Where these blocks go when evicted from GPU memory; the cluster must have that tier."
                 />
-                <NumberField name={`rules.${i}.offload.ttl_seconds`} label="Keep offloaded for" unit="s" step="1" nullable help="How long they stay on that tier. Empty: until it needs room. At most 7 days." />
-                <CheckField name={`rules.${i}.prefetch_on_resume`} label="Prefetch on resume" help="Bring a waiting agent's blocks back to GPU memory before its tool result arrives." />
+                <NumberField
+                  name={`rules.${i}.offload.ttl_seconds`}
+                  label="Keep offloaded for"
+                  unit="s"
+                  step="1"
+                  nullable
+                  help="How long they stay on that tier. Empty: until it needs room. At most 7 days."
+                />
+                <CheckField
+                  name={`rules.${i}.prefetch_on_resume`}
+                  label="Prefetch on resume"
+                  help="Bring a waiting agent's blocks back to GPU memory before its tool result arrives."
+                />
               </div>
             </li>
           ))}
         </ol>
-        <button type="button" className="button" onClick={() => append(newRule(names()))} disabled={fields.length >= MAX_RULES}>
+        <button
+          type="button"
+          className="button"
+          onClick={() => append(newRule(names()))}
+          disabled={fields.length >= MAX_RULES}
+        >
           Add rule
         </button>
       </fieldset>

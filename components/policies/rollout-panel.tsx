@@ -14,7 +14,17 @@ const STATE: Record<RolloutEntry["state"], { label: string; tone: string }> = {
 };
 
 /** Where each target stands on the current kind's latest version; times relative to `now`. */
-export function RolloutPanel({ entries, now, published, targets }: { entries: RolloutEntry[]; now: number; published: boolean; targets: number }) {
+export function RolloutPanel({
+  entries,
+  now,
+  published,
+  targets,
+}: {
+  entries: RolloutEntry[];
+  now: number;
+  published: boolean;
+  targets: number;
+}) {
   if (!published) {
     return (
       <p className="sub" role="status">
@@ -25,7 +35,9 @@ export function RolloutPanel({ entries, now, published, targets }: { entries: Ro
   if (entries.length === 0) {
     return (
       <p className="sub" role="status">
-        {targets === 0 ? "No push targets are registered, so no cluster receives this policy yet." : "No target receives this kind of policy."}
+        {targets === 0
+          ? "No push targets are registered, so no cluster receives this policy yet."
+          : "No target receives this kind of policy."}
       </p>
     );
   }
@@ -59,17 +71,22 @@ export function RolloutPanel({ entries, now, published, targets }: { entries: Ro
                 {e.appliedVersion === null ? "none" : `v${e.appliedVersion}`}
                 {e.appliedVersion !== e.latestVersion && <span className="sub"> of v{e.latestVersion}</span>}
               </td>
-              <td title={e.appliedAt ? formatDateTime(e.appliedAt) : undefined}>{e.appliedAt ? formatAgo(e.appliedAt, now) : NO_DATA}</td>
+              <td title={e.appliedAt ? formatDateTime(e.appliedAt) : undefined}>
+                {e.appliedAt ? formatAgo(e.appliedAt, now) : NO_DATA}
+              </td>
               <td className="policies-detail">
                 {e.message && <div>{e.message}</div>}
-                {e.errors.filter((err) => !e.message?.includes(err.message)).map((err, i) => (
-                  <div key={i} className="policies-error">
-                    <code>{err.path || "(document)"}</code>: {err.message}
-                  </div>
-                ))}
+                {e.errors
+                  .filter((err) => !e.message?.includes(err.message))
+                  .map((err, i) => (
+                    <div key={i} className="policies-error">
+                      <code>{err.path || "(document)"}</code>: {err.message}
+                    </div>
+                  ))}
                 {e.state === "unreachable" && e.nextRetryAt && (
                   <div className="sub">
-                    {e.attempts} attempt{e.attempts === 1 ? "" : "s"} · next retry {e.nextRetryAt - now < 2_000 ? "now" : formatAgo(e.nextRetryAt, now)}
+                    {e.attempts} attempt{e.attempts === 1 ? "" : "s"} · next retry{" "}
+                    {e.nextRetryAt - now < 2_000 ? "now" : formatAgo(e.nextRetryAt, now)}
                   </div>
                 )}
                 {!e.message && e.errors.length === 0 && e.state !== "unreachable" && <span className="sub">—</span>}

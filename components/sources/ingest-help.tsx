@@ -22,8 +22,9 @@ export function IngestHelp() {
         </dd>
       </dl>
       <p>
-        Every sender needs a token with the <strong>ingest</strong> scope: an admin creates one under <Link href="/admin">Admin → API tokens</Link> (shown once). The token from{" "}
-        <code>SWITCHYARD_INGEST_TOKEN</code>, or the one printed when the server first started, works too.
+        Every sender needs a token with the <strong>ingest</strong> scope: an admin creates one under{" "}
+        <Link href="/admin">Admin → API tokens</Link> (shown once). The token from <code>SWITCHYARD_INGEST_TOKEN</code>,
+        or the one printed when the server first started, works too.
       </p>
       <pre aria-label="Example ingest request">{`curl -X POST ${origin}/api/ingest \\
   -H "Authorization: Bearer $SWITCHYARD_TOKEN" \\

@@ -8,7 +8,13 @@ describe("source form model", () => {
     v.fields = { ...v.fields, url: " http://a:8000/metrics ", timeout_seconds: "", labels: "pool=a\n\nzone = eu" };
     expect(validateSource(v)).toEqual({
       ok: true,
-      input: { id: "vllm-a", name: "vLLM A", kind: "prometheus", enabled: true, config: { url: "http://a:8000/metrics", kind: "auto", interval_seconds: 15, labels: { pool: "a", zone: "eu" } } },
+      input: {
+        id: "vllm-a",
+        name: "vLLM A",
+        kind: "prometheus",
+        enabled: true,
+        config: { url: "http://a:8000/metrics", kind: "auto", interval_seconds: 15, labels: { pool: "a", zone: "eu" } },
+      },
     });
   });
 
@@ -26,17 +32,33 @@ describe("source form model", () => {
   });
 
   it("names the id and name fields", () => {
-    const r = validateSource({ ...newSourceValues("trace-dir"), id: "Bad Id", fields: { path: "/t", poll_seconds: "5" } });
+    const r = validateSource({
+      ...newSourceValues("trace-dir"),
+      id: "Bad Id",
+      fields: { path: "/t", poll_seconds: "5" },
+    });
     expect(r.ok ? null : Object.keys(r.errors).sort()).toEqual(["id", "name"]);
   });
 
   it("round-trips a stored source into form values", () => {
-    const v = sourceToValues({ id: "a", name: "A", kind: "prometheus", enabled: false, config: { url: "http://a/metrics", kind: "vllm", interval_seconds: 5, labels: { pool: "a" } } });
+    const v = sourceToValues({
+      id: "a",
+      name: "A",
+      kind: "prometheus",
+      enabled: false,
+      config: { url: "http://a/metrics", kind: "vllm", interval_seconds: 5, labels: { pool: "a" } },
+    });
     expect(v.fields).toEqual({ url: "http://a/metrics", kind: "vllm", interval_seconds: "5", labels: "pool=a" });
     expect(validateSource(v).ok).toBe(true);
   });
 
   it("server issues map to the same field keys", () => {
-    expect(issuesToErrors([{ path: "source.config.url", message: "bad" }, { path: "source.config.url", message: "second" }, { path: "", message: "whole" }])).toEqual({ "config.url": "bad", form: "whole" });
+    expect(
+      issuesToErrors([
+        { path: "source.config.url", message: "bad" },
+        { path: "source.config.url", message: "second" },
+        { path: "", message: "whole" },
+      ]),
+    ).toEqual({ "config.url": "bad", form: "whole" });
   });
 });

@@ -32,11 +32,29 @@ export function SourceForm({
         </p>
       )}
       <div className="sources-grid">
-        <Field id="source-id" label="Source id" error={shown.id} help={editing ? "the id cannot change" : "lowercase letters, digits, '.', '_' or '-'"}>
-          <input id="source-id" value={values.id} readOnly={editing} onChange={(e) => setValues({ ...values, id: e.target.value })} aria-invalid={Boolean(shown.id)} autoFocus={!editing} />
+        <Field
+          id="source-id"
+          label="Source id"
+          error={shown.id}
+          help={editing ? "the id cannot change" : "lowercase letters, digits, '.', '_' or '-'"}
+        >
+          <input
+            id="source-id"
+            value={values.id}
+            readOnly={editing}
+            onChange={(e) => setValues({ ...values, id: e.target.value })}
+            aria-invalid={Boolean(shown.id)}
+            autoFocus={!editing}
+          />
         </Field>
         <Field id="source-name" label="Source name" error={shown.name}>
-          <input id="source-name" value={values.name} onChange={(e) => setValues({ ...values, name: e.target.value })} aria-invalid={Boolean(shown.name)} autoFocus={editing} />
+          <input
+            id="source-name"
+            value={values.name}
+            onChange={(e) => setValues({ ...values, name: e.target.value })}
+            aria-invalid={Boolean(shown.name)}
+            autoFocus={editing}
+          />
         </Field>
         {KIND_FIELDS[values.kind].map((f) => {
           const id = `source-config-${f.name}`;
@@ -44,7 +62,13 @@ export function SourceForm({
           const value = values.fields[f.name] ?? "";
           const common = { id, "aria-invalid": Boolean(error), "aria-describedby": f.help ? `${id}-help` : undefined };
           return (
-            <Field key={f.name} id={id} label={f.optional ? `${f.label} (optional)` : f.label} error={error} help={f.help}>
+            <Field
+              key={f.name}
+              id={id}
+              label={f.optional ? `${f.label} (optional)` : f.label}
+              error={error}
+              help={f.help}
+            >
               {f.type === "select" ? (
                 <select {...common} value={value} onChange={(e) => setField(f.name, e.target.value)}>
                   {f.options!.map((o) => (
@@ -54,18 +78,42 @@ export function SourceForm({
               ) : f.type === "lines" ? (
                 <textarea {...common} rows={2} value={value} onChange={(e) => setField(f.name, e.target.value)} />
               ) : (
-                <input {...common} inputMode={f.type === "number" ? "decimal" : undefined} value={value} onChange={(e) => setField(f.name, e.target.value)} />
+                <input
+                  {...common}
+                  inputMode={f.type === "number" ? "decimal" : undefined}
+                  value={value}
+                  onChange={(e) => setField(f.name, e.target.value)}
+                />
               )}
             </Field>
           );
         })}
       </div>
-      <FormFooter noun="source" enabled={values.enabled} onEnabled={(enabled) => setValues({ ...values, enabled })} pending={pending} editing={editing} onCancel={onCancel} />
+      <FormFooter
+        noun="source"
+        enabled={values.enabled}
+        onEnabled={(enabled) => setValues({ ...values, enabled })}
+        pending={pending}
+        editing={editing}
+        onCancel={onCancel}
+      />
     </form>
   );
 }
 
-function Field({ id, label, error, help, children }: { id: string; label: string; error?: string; help?: string; children: React.ReactNode }) {
+function Field({
+  id,
+  label,
+  error,
+  help,
+  children,
+}: {
+  id: string;
+  label: string;
+  error?: string;
+  help?: string;
+  children: React.ReactNode;
+}) {
   return (
     <div className="sources-field" data-invalid={error ? "true" : undefined}>
       <label htmlFor={id}>{label}</label>
@@ -85,7 +133,21 @@ function Field({ id, label, error, help, children }: { id: string; label: string
 }
 
 /** The end of a source or target form: the enabled switch, save and cancel. */
-export function FormFooter({ noun, enabled, onEnabled, pending, editing, onCancel }: { noun: string; enabled: boolean; onEnabled: (enabled: boolean) => void; pending: boolean; editing: boolean; onCancel: () => void }) {
+export function FormFooter({
+  noun,
+  enabled,
+  onEnabled,
+  pending,
+  editing,
+  onCancel,
+}: {
+  noun: string;
+  enabled: boolean;
+  onEnabled: (enabled: boolean) => void;
+  pending: boolean;
+  editing: boolean;
+  onCancel: () => void;
+}) {
   return (
     <>
       <label className="sources-check">

@@ -1,11 +1,33 @@
 "use client";
 import type { SourceView } from "@/server/sources/summary";
-import { formatAgo, formatCount, formatDateTime, formatDecimal, formatMs, formatPercent, formatRate, formatSeconds, NO_DATA } from "@/components/format";
+import {
+  formatAgo,
+  formatCount,
+  formatDateTime,
+  formatDecimal,
+  formatMs,
+  formatPercent,
+  formatRate,
+  formatSeconds,
+  NO_DATA,
+} from "@/components/format";
 
 const STATE_LABEL = { ok: "ok", error: "error", never: "never seen", disabled: "disabled" } as const;
-const KIND_LABEL: Record<string, string> = { prometheus: "Prometheus", "zmq-kv": "KV events", "trace-dir": "Trace dir", otlp: "OTLP logs", "trace-upload": "Trace upload", ingest: "Ingest API" };
+const KIND_LABEL: Record<string, string> = {
+  prometheus: "Prometheus",
+  "zmq-kv": "KV events",
+  "trace-dir": "Trace dir",
+  otlp: "OTLP logs",
+  "trace-upload": "Trace upload",
+  ingest: "Ingest API",
+};
 
-type Aggregates = Partial<Record<"requests_per_s" | "ttft_p50_s" | "ttft_p95_s" | "itl_p50_s" | "prefix_hit_rate" | "queued" | "inflight", number | null>>;
+type Aggregates = Partial<
+  Record<
+    "requests_per_s" | "ttft_p50_s" | "ttft_p95_s" | "itl_p50_s" | "prefix_hit_rate" | "queued" | "inflight",
+    number | null
+  >
+>;
 
 /** Every source with its state, last data, volume and errors; configured ones can be edited or removed. */
 export function SourcesTable({
@@ -84,7 +106,12 @@ export function SourcesTable({
                       <button className="button" type="button" onClick={() => onEdit(r)} aria-label={`Edit ${r.name}`}>
                         Edit
                       </button>
-                      <button className="button" type="button" onClick={() => onRemove(r.id)} aria-label={`Remove ${r.name}`}>
+                      <button
+                        className="button"
+                        type="button"
+                        onClick={() => onRemove(r.id)}
+                        aria-label={`Remove ${r.name}`}
+                      >
                         Remove
                       </button>
                     </>
@@ -109,9 +136,16 @@ export function SourcesTable({
   );
 }
 
-type KvbmDetail = { worker_id: string; per_s: Record<string, number | null>; host_hit_rate: number | null; disk_hit_rate: number | null; series: string[] };
+type KvbmDetail = {
+  worker_id: string;
+  per_s: Record<string, number | null>;
+  host_hit_rate: number | null;
+  disk_hit_rate: number | null;
+  series: string[];
+};
 
-const rate = (v: number | null | undefined) => (v == null ? NO_DATA : `${v < 10 ? formatDecimal(v) : formatCount(Math.round(v))} blocks/s`);
+const rate = (v: number | null | undefined) =>
+  v == null ? NO_DATA : `${v < 10 ? formatDecimal(v) : formatCount(Math.round(v))} blocks/s`;
 
 /** The KVBM series a source reports: tier movements since the previous scrape and the host/disk hit rates. */
 function KvbmLine({ id, kvbm }: { id: string; kvbm: KvbmDetail | null | undefined }) {
@@ -119,9 +153,10 @@ function KvbmLine({ id, kvbm }: { id: string; kvbm: KvbmDetail | null | undefine
   const p = kvbm.per_s;
   return (
     <p className="sub" data-testid={`source-kvbm-${id}`}>
-      KVBM for {kvbm.worker_id}: offload GPU→host {rate(p.offload_d2h)}, host→disk {rate(p.offload_h2d)}, GPU→disk {rate(p.offload_d2d)} · onboard host→GPU {rate(p.onboard_h2d)},
-      disk→GPU {rate(p.onboard_d2d)} · host hits {formatPercent(kvbm.host_hit_rate)} · disk hits{" "}
-      {formatPercent(kvbm.disk_hit_rate)} <span title={kvbm.series.join(", ")}>({kvbm.series.length} kvbm_* series)</span>
+      KVBM for {kvbm.worker_id}: offload GPU→host {rate(p.offload_d2h)}, host→disk {rate(p.offload_h2d)}, GPU→disk{" "}
+      {rate(p.offload_d2d)} · onboard host→GPU {rate(p.onboard_h2d)}, disk→GPU {rate(p.onboard_d2d)} · host hits{" "}
+      {formatPercent(kvbm.host_hit_rate)} · disk hits {formatPercent(kvbm.disk_hit_rate)}{" "}
+      <span title={kvbm.series.join(", ")}>({kvbm.series.length} kvbm_* series)</span>
     </p>
   );
 }
@@ -135,7 +170,8 @@ function Details({ row, now }: { row: SourceView; now: number }) {
     <>
       {row.state === "error" && row.lastError && (
         <p className="sources-error" data-testid={`source-error-${row.id}`}>
-          {row.lastError} <span className="sub">({row.lastErrorAt === null ? "never" : formatAgo(row.lastErrorAt, now)})</span>
+          {row.lastError}{" "}
+          <span className="sub">({row.lastErrorAt === null ? "never" : formatAgo(row.lastErrorAt, now)})</span>
         </p>
       )}
       {row.missing.length > 0 && (
@@ -153,7 +189,8 @@ function Details({ row, now }: { row: SourceView; now: number }) {
         <p className="sub">
           {kind}
           {agg.requests_per_s != null && ` · ${formatRate(agg.requests_per_s)} req/s`}
-          {agg.ttft_p50_s != null && ` · TTFT p50 ${formatSeconds(agg.ttft_p50_s)} p95 ${formatSeconds(agg.ttft_p95_s)}`}
+          {agg.ttft_p50_s != null &&
+            ` · TTFT p50 ${formatSeconds(agg.ttft_p50_s)} p95 ${formatSeconds(agg.ttft_p95_s)}`}
           {agg.prefix_hit_rate != null && ` · prefix hits ${formatPercent(agg.prefix_hit_rate)}`}
           {agg.inflight != null && ` · ${agg.inflight} running`}
           {agg.queued != null && ` · ${agg.queued} waiting`}

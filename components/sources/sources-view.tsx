@@ -6,7 +6,14 @@ import { LoadError } from "@/components/ui/load-error";
 import { CONFIGURED_KINDS, type SourceInput } from "@/server/sources/config";
 import { IngestHelp } from "./ingest-help";
 import { SourceForm } from "./source-form";
-import { issuesToErrors, KIND_LABELS, newSourceValues, sourceToValues, type FieldErrors, type SourceFormValues } from "./source-form-model";
+import {
+  issuesToErrors,
+  KIND_LABELS,
+  newSourceValues,
+  sourceToValues,
+  type FieldErrors,
+  type SourceFormValues,
+} from "./source-form-model";
 import { SourcesTable } from "./sources-table";
 import { StorageCard } from "./storage-card";
 import { TargetsSection } from "./targets-section";
@@ -102,7 +109,14 @@ export function SourcesView() {
 
       <section className="section" aria-labelledby="sources-title">
         <h2 id="sources-title">Connected sources</h2>
-        {list.isError && <LoadError what="the sources" message={list.error.message} stale={Boolean(rows)} onRetry={() => void list.refetch()} />}
+        {list.isError && (
+          <LoadError
+            what="the sources"
+            message={list.error.message}
+            stale={Boolean(rows)}
+            onRetry={() => void list.refetch()}
+          />
+        )}
         {list.isPending && (
           <div className="table-wrap skeleton" aria-busy="true" aria-label="Loading sources">
             loading
@@ -110,7 +124,8 @@ export function SourcesView() {
         )}
         {rows && rows.length === 0 && (
           <p className="notice" role="status">
-            Nothing is connected yet. Add a Prometheus target, a KV events publisher or a trace directory above, or send telemetry to the ingest URL below.
+            Nothing is connected yet. Add a Prometheus target, a KV events publisher or a trace directory above, or send
+            telemetry to the ingest URL below.
           </p>
         )}
         {rows && rows.length > 0 && (

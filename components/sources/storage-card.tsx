@@ -14,12 +14,20 @@ export function StorageCard() {
   return (
     <section className="section" aria-labelledby="storage-title" data-testid="storage-card">
       <h2 id="storage-title">Storage</h2>
-      {q.isError && <LoadError what="the storage figures" message={q.error.message} stale={Boolean(d)} onRetry={() => void q.refetch()} />}
+      {q.isError && (
+        <LoadError
+          what="the storage figures"
+          message={q.error.message}
+          stale={Boolean(d)}
+          onRetry={() => void q.refetch()}
+        />
+      )}
       {q.isPending && <p aria-busy="true">loading</p>}
       {d && (
         <>
           <p data-testid="database-size">
-            Database size: <strong>{formatBytes(d.totalBytes)}</strong> (file {formatBytes(d.fileBytes)} + write-ahead log {formatBytes(d.walBytes)})
+            Database size: <strong>{formatBytes(d.totalBytes)}</strong> (file {formatBytes(d.fileBytes)} + write-ahead
+            log {formatBytes(d.walBytes)})
           </p>
           <div className="table-wrap">
             <table className="data-table" aria-label="Oldest data kept">

@@ -1,8 +1,22 @@
-import { ADAPTER_KINDS, ADAPTERS, SECRET_MARKER, targetInput, type AdapterKind, type TargetInput } from "@/server/control/targets";
+import {
+  ADAPTER_KINDS,
+  ADAPTERS,
+  SECRET_MARKER,
+  targetInput,
+  type AdapterKind,
+  type TargetInput,
+} from "@/server/control/targets";
 import type { PolicyKind } from "@/server/control/policies";
 import { issuesToErrors, type FieldErrors } from "./source-form-model";
 
-export type TargetFormValues = { id: string; name: string; adapter: AdapterKind; enabled: boolean; kinds: PolicyKind[]; fields: Record<string, string> };
+export type TargetFormValues = {
+  id: string;
+  name: string;
+  adapter: AdapterKind;
+  enabled: boolean;
+  kinds: PolicyKind[];
+  fields: Record<string, string>;
+};
 
 /** Config fields per push adapter; secret ones come back masked and are kept when sent back unchanged. */
 export const ADAPTER_FIELDS: Record<AdapterKind, { name: string; label: string; secret?: boolean }[]> = {
@@ -23,19 +37,42 @@ export function newTargetValues(adapter: AdapterKind = "sim"): TargetFormValues 
   return { id: "", name: "", adapter, enabled: true, kinds: [...ADAPTER_KINDS[adapter]], fields: {} };
 }
 
-export function targetToValues(t: { id: string; name: string; adapter: string; enabled: boolean; kinds: PolicyKind[]; config: Record<string, unknown> }): TargetFormValues {
+export function targetToValues(t: {
+  id: string;
+  name: string;
+  adapter: string;
+  enabled: boolean;
+  kinds: PolicyKind[];
+  config: Record<string, unknown>;
+}): TargetFormValues {
   const adapter = (ADAPTERS as readonly string[]).includes(t.adapter) ? (t.adapter as AdapterKind) : "sim";
-  const fields = Object.fromEntries(ADAPTER_FIELDS[adapter].map((f) => [f.name, t.config[f.name] === undefined ? "" : String(t.config[f.name])]));
+  const fields = Object.fromEntries(
+    ADAPTER_FIELDS[adapter].map((f) => [f.name, t.config[f.name] === undefined ? "" : String(t.config[f.name])]),
+  );
   return { id: t.id, name: t.name, adapter, enabled: t.enabled, kinds: t.kinds, fields };
 }
 
 /** Validate with the policies.targets.upsert schema; errors keyed "id", "name", "kinds", "config.<field>". */
-export function validateTarget(v: TargetFormValues): { ok: true; input: TargetInput } | { ok: false; errors: FieldErrors } {
+export function validateTarget(
+  v: TargetFormValues,
+): { ok: true; input: TargetInput } | { ok: false; errors: FieldErrors } {
   const config = Object.fromEntries(ADAPTER_FIELDS[v.adapter].map((f) => [f.name, (v.fields[f.name] ?? "").trim()]));
   const kinds = v.kinds.filter((k) => ADAPTER_KINDS[v.adapter].includes(k));
-  const result = targetInput.safeParse({ id: v.id.trim(), name: v.name.trim(), adapter: v.adapter, enabled: v.enabled, kinds, config });
+  const result = targetInput.safeParse({
+    id: v.id.trim(),
+    name: v.name.trim(),
+    adapter: v.adapter,
+    enabled: v.enabled,
+    kinds,
+    config,
+  });
   if (result.success) return { ok: true, input: result.data };
-  return { ok: false, errors: issuesToErrors(result.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }))) };
+  return {
+    ok: false,
+    errors: issuesToErrors(
+      result.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+    ),
+  };
 }
 
 /** Server issues from policies.targets.upsert (paths start with "target."). */

@@ -8,7 +8,17 @@ import type { TargetInput } from "@/server/control/targets";
 import type { FieldErrors } from "./source-form-model";
 import { FormFooter } from "./source-form";
 import { useCheckedForm } from "./use-checked-form";
-import { ADAPTER_FIELDS, ADAPTER_KINDS, ADAPTERS, newTargetValues, SECRET_MARKER, targetServerErrors, targetToValues, validateTarget, type TargetFormValues } from "./target-form-model";
+import {
+  ADAPTER_FIELDS,
+  ADAPTER_KINDS,
+  ADAPTERS,
+  newTargetValues,
+  SECRET_MARKER,
+  targetServerErrors,
+  targetToValues,
+  validateTarget,
+  type TargetFormValues,
+} from "./target-form-model";
 
 const REFRESH_MS = 2_000;
 type Issues = { issues?: { path: string; message: string }[] | null } | undefined;
@@ -30,7 +40,8 @@ export function TargetsSection() {
         setSaved(`Saved target ${res.id}.`);
         void invalidate();
       },
-      onError: (err) => setServerErrors({ form: err.message, ...targetServerErrors((err.data as Issues)?.issues ?? []) }),
+      onError: (err) =>
+        setServerErrors({ form: err.message, ...targetServerErrors((err.data as Issues)?.issues ?? []) }),
     }),
   );
   const remove = useMutation(
@@ -59,13 +70,19 @@ export function TargetsSection() {
           </button>
         )}
       </div>
-      <p className="sub">Where published policies are pushed. Tokens are never shown; leave ••••  to keep the stored one.</p>
+      <p className="sub">
+        Where published policies are pushed. Tokens are never shown; leave •••• to keep the stored one.
+      </p>
       {saved && (
         <p className="sources-ok" role="status">
           {saved}
         </p>
       )}
-      {remove.isError && <p className="sources-error" role="alert">Could not remove: {remove.error.message}</p>}
+      {remove.isError && (
+        <p className="sources-error" role="alert">
+          Could not remove: {remove.error.message}
+        </p>
+      )}
       {form && (
         <TargetForm
           key={form.values.id || "new"}
@@ -80,7 +97,14 @@ export function TargetsSection() {
           }}
         />
       )}
-      {list.isError && <LoadError what="the policy targets" message={list.error.message} stale={Boolean(rows)} onRetry={() => void list.refetch()} />}
+      {list.isError && (
+        <LoadError
+          what="the policy targets"
+          message={list.error.message}
+          stale={Boolean(rows)}
+          onRetry={() => void list.refetch()}
+        />
+      )}
       {list.isPending && <div className="table-wrap skeleton" aria-busy="true" aria-label="Loading policy targets" />}
       {rows && rows.length === 0 && (
         <p className="notice" role="status">
@@ -119,7 +143,12 @@ export function TargetsSection() {
                     <div className="sources-buttons">
                       {confirming === t.id ? (
                         <span role="group" aria-label={`Confirm removing ${t.name}`}>
-                          <button className="button sources-danger" type="button" autoFocus onClick={() => remove.mutate({ id: t.id })}>
+                          <button
+                            className="button sources-danger"
+                            type="button"
+                            autoFocus
+                            onClick={() => remove.mutate({ id: t.id })}
+                          >
                             Confirm remove
                           </button>
                           <button className="button" type="button" onClick={() => setConfirming(null)}>
@@ -128,10 +157,20 @@ export function TargetsSection() {
                         </span>
                       ) : (
                         <>
-                          <button className="button" type="button" aria-label={`Edit ${t.name}`} onClick={() => open(targetToValues(t), true)}>
+                          <button
+                            className="button"
+                            type="button"
+                            aria-label={`Edit ${t.name}`}
+                            onClick={() => open(targetToValues(t), true)}
+                          >
                             Edit
                           </button>
-                          <button className="button" type="button" aria-label={`Remove ${t.name}`} onClick={() => setConfirming(t.id)}>
+                          <button
+                            className="button"
+                            type="button"
+                            aria-label={`Remove ${t.name}`}
+                            onClick={() => setConfirming(t.id)}
+                          >
                             Remove
                           </button>
                         </>
@@ -163,7 +202,12 @@ function TargetForm({
   onSubmit: (t: TargetInput) => void;
   onCancel: () => void;
 }) {
-  const { values: v, setValues: setV, shown, submit } = useCheckedForm(defaultValues, validateTarget, onSubmit, serverErrors);
+  const {
+    values: v,
+    setValues: setV,
+    shown,
+    submit,
+  } = useCheckedForm(defaultValues, validateTarget, onSubmit, serverErrors);
   const title = editing ? "Edit policy target" : "Add policy target";
   const err = (key: string, id: string) =>
     shown[key] ? (
@@ -182,17 +226,35 @@ function TargetForm({
       <div className="sources-grid">
         <div className="sources-field" data-invalid={shown.id ? "true" : undefined}>
           <label htmlFor="target-id">Target id</label>
-          <input id="target-id" value={v.id} readOnly={editing} onChange={(e) => setV({ ...v, id: e.target.value })} aria-invalid={Boolean(shown.id)} />
+          <input
+            id="target-id"
+            value={v.id}
+            readOnly={editing}
+            onChange={(e) => setV({ ...v, id: e.target.value })}
+            aria-invalid={Boolean(shown.id)}
+          />
           {err("id", "target-id")}
         </div>
         <div className="sources-field" data-invalid={shown.name ? "true" : undefined}>
           <label htmlFor="target-name">Target name</label>
-          <input id="target-name" value={v.name} onChange={(e) => setV({ ...v, name: e.target.value })} aria-invalid={Boolean(shown.name)} />
+          <input
+            id="target-name"
+            value={v.name}
+            onChange={(e) => setV({ ...v, name: e.target.value })}
+            aria-invalid={Boolean(shown.name)}
+          />
           {err("name", "target-name")}
         </div>
         <div className="sources-field">
           <label htmlFor="target-adapter">Adapter</label>
-          <select id="target-adapter" value={v.adapter} disabled={editing} onChange={(e) => setV({ ...newTargetValues(e.target.value as TargetFormValues["adapter"]), id: v.id, name: v.name })}>
+          <select
+            id="target-adapter"
+            value={v.adapter}
+            disabled={editing}
+            onChange={(e) =>
+              setV({ ...newTargetValues(e.target.value as TargetFormValues["adapter"]), id: v.id, name: v.name })
+            }
+          >
             {ADAPTERS.map((a) => (
               <option key={a}>{a}</option>
             ))}
@@ -220,12 +282,26 @@ function TargetForm({
         <legend>Policy kinds</legend>
         {POLICY_KINDS.filter((k) => ADAPTER_KINDS[v.adapter].includes(k)).map((k) => (
           <label key={k} className="sources-check">
-            <input type="checkbox" checked={v.kinds.includes(k)} onChange={(e) => setV({ ...v, kinds: e.target.checked ? [...v.kinds, k] : v.kinds.filter((x) => x !== k) })} /> {k}
+            <input
+              type="checkbox"
+              checked={v.kinds.includes(k)}
+              onChange={(e) =>
+                setV({ ...v, kinds: e.target.checked ? [...v.kinds, k] : v.kinds.filter((x) => x !== k) })
+              }
+            />{" "}
+            {k}
           </label>
         ))}
         {err("kinds", "target-kinds")}
       </fieldset>
-      <FormFooter noun="target" enabled={v.enabled} onEnabled={(enabled) => setV({ ...v, enabled })} pending={pending} editing={editing} onCancel={onCancel} />
+      <FormFooter
+        noun="target"
+        enabled={v.enabled}
+        onEnabled={(enabled) => setV({ ...v, enabled })}
+        pending={pending}
+        editing={editing}
+        onCancel={onCancel}
+      />
     </form>
   );
 }

@@ -48,7 +48,9 @@ export function TraceUpload() {
     for (const [i, file] of picked.entries()) {
       set(i, { name: file.name, size: file.size, state: "uploading", sent: 0 });
       try {
-        const summary = await uploadTrace(file, (sent) => set(i, { name: file.name, size: file.size, state: "uploading", sent }));
+        const summary = await uploadTrace(file, (sent) =>
+          set(i, { name: file.name, size: file.size, state: "uploading", sent }),
+        );
         set(i, { name: file.name, size: file.size, state: "done", summary });
       } catch (err) {
         set(i, { name: file.name, size: file.size, state: "failed", error: (err as Error).message });
@@ -60,7 +62,10 @@ export function TraceUpload() {
   return (
     <section className="card trace-upload" aria-labelledby={`${inputId}-title`}>
       <h2 id={`${inputId}-title`}>Import trace files</h2>
-      <p className="sub">Dynamo agent traces (dynamo.agent.trace.v1) and forward-pass traces (dynamo.fpm.trace.v1), as .jsonl or .jsonl.gz. Importing a file twice changes nothing.</p>
+      <p className="sub">
+        Dynamo agent traces (dynamo.agent.trace.v1) and forward-pass traces (dynamo.fpm.trace.v1), as .jsonl or
+        .jsonl.gz. Importing a file twice changes nothing.
+      </p>
       <form
         className="trace-upload-form"
         onSubmit={(e) => {
@@ -69,7 +74,14 @@ export function TraceUpload() {
         }}
       >
         <label htmlFor={inputId}>Trace files</label>
-        <input id={inputId} ref={input} type="file" multiple accept=".jsonl,.gz,.jsonl.gz,application/gzip,application/x-ndjson" disabled={busy} />
+        <input
+          id={inputId}
+          ref={input}
+          type="file"
+          multiple
+          accept=".jsonl,.gz,.jsonl.gz,application/gzip,application/x-ndjson"
+          disabled={busy}
+        />
         <button className="button" type="submit" disabled={busy}>
           {busy ? "Importing…" : "Import"}
         </button>
@@ -83,9 +95,17 @@ export function TraceUpload() {
               </div>
               {(f.state === "waiting" || f.state === "uploading") && (
                 <div className="trace-upload-progress">
-                  <progress aria-label={`Upload of ${f.name}`} max={f.size || 1} value={f.state === "uploading" ? f.sent : 0} />
+                  <progress
+                    aria-label={`Upload of ${f.name}`}
+                    max={f.size || 1}
+                    value={f.state === "uploading" ? f.sent : 0}
+                  />
                   <span className="sub" role="status">
-                    {f.state === "waiting" ? "Waiting" : f.sent >= f.size ? "Importing…" : `${Math.floor((f.sent / (f.size || 1)) * 100)}% sent`}
+                    {f.state === "waiting"
+                      ? "Waiting"
+                      : f.sent >= f.size
+                        ? "Importing…"
+                        : `${Math.floor((f.sent / (f.size || 1)) * 100)}% sent`}
                   </span>
                 </div>
               )}
@@ -108,8 +128,10 @@ function ImportResult({ summary: s }: { summary: ImportSummary }) {
   return (
     <div className="trace-upload-result" role="status" data-failed={failed}>
       <p>
-        {failed ? "Import incomplete" : "Imported"}: {formatCount(s.records)} records, {formatCount(s.accepted)} accepted
-        {s.duplicate > 0 && `, ${formatCount(s.duplicate)} already imported`}, {formatCount(s.rejected)} rejected, {formatCount(s.badLines)} bad lines
+        {failed ? "Import incomplete" : "Imported"}: {formatCount(s.records)} records, {formatCount(s.accepted)}{" "}
+        accepted
+        {s.duplicate > 0 && `, ${formatCount(s.duplicate)} already imported`}, {formatCount(s.rejected)} rejected,{" "}
+        {formatCount(s.badLines)} bad lines
         {s.gaps > 0 && `, ${s.gaps} forward-pass counter gaps`}
       </p>
       {s.fatal && <p className="trace-upload-error">{s.fatal}</p>}

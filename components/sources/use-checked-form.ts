@@ -8,7 +8,12 @@ type Checked<I> = { ok: true; input: I } | { ok: false; errors: FieldErrors };
  * Form state checked on submit with the same model the server uses: the values, the errors to show (ours over the
  * server's), and a submit handler that calls onSubmit only with a valid input.
  */
-export function useCheckedForm<V, I>(defaultValues: V, check: (values: V) => Checked<I>, onSubmit: (input: I) => void, serverErrors: FieldErrors) {
+export function useCheckedForm<V, I>(
+  defaultValues: V,
+  check: (values: V) => Checked<I>,
+  onSubmit: (input: I) => void,
+  serverErrors: FieldErrors,
+) {
   const [values, setValues] = useState(defaultValues);
   const [errors, setErrors] = useState<FieldErrors>({});
   const submit = (e: FormEvent) => {

@@ -46,7 +46,14 @@ export function DecisionsTable({ items, now }: { items: Decision[]; now: number 
               <Fragment key={d.id}>
                 <tr>
                   <td>
-                    <button type="button" className="expander" aria-expanded={expanded} aria-controls={detailId} aria-label={`Candidates of ${d.requestId}`} onClick={() => toggle(d.id)}>
+                    <button
+                      type="button"
+                      className="expander"
+                      aria-expanded={expanded}
+                      aria-controls={detailId}
+                      aria-label={`Candidates of ${d.requestId}`}
+                      onClick={() => toggle(d.id)}
+                    >
                       {expanded ? "▾" : "▸"}
                     </button>
                   </td>
@@ -84,7 +91,8 @@ function DecisionDetail({ d }: { d: Decision }) {
         {d.explanation.runnerUpId && <span className="sub"> (runner-up {d.explanation.runnerUpId})</span>}
       </p>
       <p className="sub">
-        {d.promptBlocks} prompt blocks ({blockSize}) · temperature {d.temperature} · overlap credit {d.overlapCredit} · prefill load scale {d.prefillLoadScale}
+        {d.promptBlocks} prompt blocks ({blockSize}) · temperature {d.temperature} · overlap credit {d.overlapCredit} ·
+        prefill load scale {d.prefillLoadScale}
         {d.sessionId && <> · session {d.sessionId}</>}
       </p>
       <table className="data-table candidates" aria-label={`Candidates of ${d.requestId}`}>

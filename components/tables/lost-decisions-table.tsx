@@ -3,7 +3,15 @@ import { formatCount, formatDecimal, formatTime } from "@/components/format";
 import type { LostDecision } from "@/server/analysis/workers";
 
 /** The latest decisions a worker lost: when, which request, who won, and both sides' overlap and cost. */
-export function LostDecisionsTable({ rows, rangeQuery, now }: { rows: LostDecision[]; rangeQuery: string; now: number }) {
+export function LostDecisionsTable({
+  rows,
+  rangeQuery,
+  now,
+}: {
+  rows: LostDecision[];
+  rangeQuery: string;
+  now: number;
+}) {
   return (
     <div className="table-wrap">
       <table className="data-table" aria-label="Latest routing decisions lost">
@@ -12,8 +20,12 @@ export function LostDecisionsTable({ rows, rangeQuery, now }: { rows: LostDecisi
             <th scope="col">Time</th>
             <th scope="col">Request</th>
             <th scope="col">Won by</th>
-            <th scope="col" className="num">Overlap here / winner (blocks)</th>
-            <th scope="col" className="num">Cost here / winner</th>
+            <th scope="col" className="num">
+              Overlap here / winner (blocks)
+            </th>
+            <th scope="col" className="num">
+              Cost here / winner
+            </th>
           </tr>
         </thead>
         <tbody>

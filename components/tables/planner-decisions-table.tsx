@@ -43,7 +43,9 @@ export function PlannerDecisionsTable({ items, now }: { items: PlannerDecision[]
                     <span className="sub">{a.label}</span>
                   )}
                 </td>
-                <td className="num">{d.replicasBefore === d.replicasAfter ? d.replicasAfter : `${d.replicasBefore} → ${d.replicasAfter}`}</td>
+                <td className="num">
+                  {d.replicasBefore === d.replicasAfter ? d.replicasAfter : `${d.replicasBefore} → ${d.replicasAfter}`}
+                </td>
                 <td className="num">{formatRawMetric(d.metric, d.observed)}</td>
                 <td className="num">
                   {formatRawMetric(d.metric, d.scaleDownThreshold)} / {formatRawMetric(d.metric, d.scaleUpThreshold)}

@@ -21,7 +21,17 @@ const COLS: { key: SortKey | null; label: string }[] = [
 ];
 
 /** The sessions list; column headers sort (aria-sort says how). */
-export function SessionsTable({ rows, sort, dir, onSort }: { rows: SessionRow[]; sort: SortKey; dir: "asc" | "desc"; onSort: (k: SortKey) => void }) {
+export function SessionsTable({
+  rows,
+  sort,
+  dir,
+  onSort,
+}: {
+  rows: SessionRow[];
+  sort: SortKey;
+  dir: "asc" | "desc";
+  onSort: (k: SortKey) => void;
+}) {
   const [now] = useState(() => Date.now());
   return (
     <div className="table-scroll">
@@ -29,7 +39,11 @@ export function SessionsTable({ rows, sort, dir, onSort }: { rows: SessionRow[];
         <thead>
           <tr>
             {COLS.map((c) => (
-              <th key={c.label} scope="col" aria-sort={c.key === sort ? (dir === "asc" ? "ascending" : "descending") : undefined}>
+              <th
+                key={c.label}
+                scope="col"
+                aria-sort={c.key === sort ? (dir === "asc" ? "ascending" : "descending") : undefined}
+              >
                 {c.key ? (
                   <button type="button" onClick={() => onSort(c.key!)}>
                     {c.label}
@@ -52,7 +66,10 @@ export function SessionsTable({ rows, sort, dir, onSort }: { rows: SessionRow[];
                   <Link href={`/sessions/${encodeURIComponent(r.sessionId)}`}>{r.sessionId}</Link>
                   {r.errors > 0 && <span className="tag">errors</span>}
                 </td>
-                <td className="text">{r.harness ?? NO_DATA}{r.sessionType ? ` · ${r.sessionType}` : ""}</td>
+                <td className="text">
+                  {r.harness ?? NO_DATA}
+                  {r.sessionType ? ` · ${r.sessionType}` : ""}
+                </td>
                 <td>{r.subagents > 0 ? `1 + ${r.subagents}` : "1"}</td>
                 <td>{formatCount(r.turns)}</td>
                 <td>{formatCount(r.inputTokens)}</td>

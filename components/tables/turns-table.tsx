@@ -14,10 +14,29 @@ const PAGE = Math.floor(VIEWPORT_H / ROW_H) - 1;
 
 export type TurnEntry = { t: Turn; lane: Pick<Lane, "role" | "trajectoryId"> };
 
-const TurnRow = memo(function TurnRow({ entry, index, selected, onSelect }: { entry: TurnEntry; index: number; selected: boolean; onSelect: (id: string) => void }) {
+const TurnRow = memo(function TurnRow({
+  entry,
+  index,
+  selected,
+  onSelect,
+}: {
+  entry: TurnEntry;
+  index: number;
+  selected: boolean;
+  onSelect: (id: string) => void;
+}) {
   const { t, lane } = entry;
   return (
-    <tr id={`turn-${index}`} className="turn-row" tabIndex={0} aria-rowindex={index + 2} aria-selected={selected} onClick={() => onSelect(t.id)} onKeyDown={(e) => e.key === "Enter" && onSelect(t.id)} style={{ height: ROW_H }}>
+    <tr
+      id={`turn-${index}`}
+      className="turn-row"
+      tabIndex={0}
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      onClick={() => onSelect(t.id)}
+      onKeyDown={(e) => e.key === "Enter" && onSelect(t.id)}
+      style={{ height: ROW_H }}
+    >
       <td>{t.requestId}</td>
       <td className="text">{lane.role === "main" ? "main" : `sub ${lane.trajectoryId}`}</td>
       <td>{formatCount(t.inputTokens)}</td>
@@ -26,9 +45,27 @@ const TurnRow = memo(function TurnRow({ entry, index, selected, onSelect }: { en
       <td>{formatCount(t.reasoningTokens)}</td>
       <td>{formatMs(t.ttft)}</td>
       <td>{t.workerId ?? NO_DATA}</td>
-      <td>{t.runnerUp ? `${t.runnerUp.workerId} (cost ${formatDecimal(t.runnerUp.cost)}${t.chosen ? ` vs ${formatDecimal(t.chosen.cost)}` : ""})` : NO_DATA}</td>
-      <td className="text">{t.policyVersions ? Object.entries(t.policyVersions).map(([k, v]) => `${k[0]}${v}`).join(" ") : NO_DATA}</td>
-      <td className="text">{t.causes ? <><CauseBar causes={t.causes} /> {causeText(t.causes)}</> : "pending"}</td>
+      <td>
+        {t.runnerUp
+          ? `${t.runnerUp.workerId} (cost ${formatDecimal(t.runnerUp.cost)}${t.chosen ? ` vs ${formatDecimal(t.chosen.cost)}` : ""})`
+          : NO_DATA}
+      </td>
+      <td className="text">
+        {t.policyVersions
+          ? Object.entries(t.policyVersions)
+              .map(([k, v]) => `${k[0]}${v}`)
+              .join(" ")
+          : NO_DATA}
+      </td>
+      <td className="text">
+        {t.causes ? (
+          <>
+            <CauseBar causes={t.causes} /> {causeText(t.causes)}
+          </>
+        ) : (
+          "pending"
+        )}
+      </td>
     </tr>
   );
 });
@@ -38,7 +75,15 @@ const TurnRow = memo(function TurnRow({ entry, index, selected, onSelect }: { en
  * row re-renders only when its own selection changes. ↑ ↓ PageUp PageDown Home End move the selection and focus;
  * the table's aria-rowcount and each row's aria-rowindex give assistive technology the full size.
  */
-export function TurnsTable({ rows, selected, onSelect }: { rows: TurnEntry[]; selected: string | null; onSelect: (id: string) => void }) {
+export function TurnsTable({
+  rows,
+  selected,
+  onSelect,
+}: {
+  rows: TurnEntry[];
+  selected: string | null;
+  onSelect: (id: string) => void;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const focusNext = useRef<number | null>(null);
@@ -65,14 +110,26 @@ export function TurnsTable({ rows, selected, onSelect }: { rows: TurnEntry[]; se
   };
   const onKey = (e: KeyboardEvent<HTMLTableSectionElement>) => {
     const at = Math.max(0, selectedIndex);
-    const to: Record<string, number> = { ArrowDown: selectedIndex + 1, ArrowUp: selectedIndex - 1, PageDown: at + PAGE, PageUp: at - PAGE, Home: 0, End: rows.length - 1 };
+    const to: Record<string, number> = {
+      ArrowDown: selectedIndex + 1,
+      ArrowUp: selectedIndex - 1,
+      PageDown: at + PAGE,
+      PageUp: at - PAGE,
+      Home: 0,
+      End: rows.length - 1,
+    };
     if (!(e.key in to)) return;
     e.preventDefault();
     moveTo(Math.min(rows.length - 1, Math.max(0, to[e.key]!)));
   };
 
   return (
-    <div className="table-scroll turn-list" ref={scroller} style={{ maxHeight: VIEWPORT_H }} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+    <div
+      className="table-scroll turn-list"
+      ref={scroller}
+      style={{ maxHeight: VIEWPORT_H }}
+      onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+    >
       <table className="sessions-table" aria-label="Turns" aria-rowcount={rows.length + 1}>
         <thead>
           <tr aria-rowindex={1}>
@@ -93,7 +150,9 @@ export function TurnsTable({ rows, selected, onSelect }: { rows: TurnEntry[]; se
           {win.before > 0 && <tr aria-hidden="true" style={{ height: win.before * ROW_H }} />}
           {rows.slice(win.start, win.end).map((entry, k) => {
             const i = win.start + k;
-            return <TurnRow key={entry.t.id} entry={entry} index={i} selected={i === selectedIndex} onSelect={onSelect} />;
+            return (
+              <TurnRow key={entry.t.id} entry={entry} index={i} selected={i === selectedIndex} onSelect={onSelect} />
+            );
           })}
           {win.after > 0 && <tr aria-hidden="true" style={{ height: win.after * ROW_H }} />}
         </tbody>

@@ -1,5 +1,12 @@
 "use client";
-import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type SortingState } from "@tanstack/react-table";
+import {
+  flexRender,
+  getCoreRowModel,
+  getSortedRowModel,
+  useReactTable,
+  type ColumnDef,
+  type SortingState,
+} from "@tanstack/react-table";
 import Link from "next/link";
 import { useState } from "react";
 import { formatAgo, formatCount, formatMs, formatPercent, NO_DATA } from "@/components/format";
@@ -7,7 +14,14 @@ import { StateBadges } from "@/components/ui/state-badges";
 import type { WorkerRow as BaseRow } from "@/server/analysis/workers";
 
 /** A worker's row with its decode telemetry over the range (null when it reported none). */
-export type WorkerRow = BaseRow & { decode: { preemptions: number | null; batchTokens: number | null; itlP50Ms: number | null; itlP95Ms: number | null } | null };
+export type WorkerRow = BaseRow & {
+  decode: {
+    preemptions: number | null;
+    batchTokens: number | null;
+    itlP50Ms: number | null;
+    itlP95Ms: number | null;
+  } | null;
+};
 
 const STATE_ORDER = { up: 0, stale: 1, down: 2 } as const;
 const orUndef = <T,>(v: T | null) => (v === null ? undefined : v);
@@ -18,9 +32,17 @@ function columns(to: number, query: string): ColumnDef<WorkerRow>[] {
       id: "worker",
       header: "Worker",
       accessorFn: (r) => r.workerId,
-      cell: ({ row: { original: r } }) => <Link href={`/workers/${encodeURIComponent(r.workerId)}?${query}`}>{r.workerId}</Link>,
+      cell: ({ row: { original: r } }) => (
+        <Link href={`/workers/${encodeURIComponent(r.workerId)}?${query}`}>{r.workerId}</Link>
+      ),
     },
-    { id: "role", header: "Role", accessorFn: (r) => orUndef(r.role), sortUndefined: "last", cell: ({ row }) => row.original.role ?? "unknown" },
+    {
+      id: "role",
+      header: "Role",
+      accessorFn: (r) => orUndef(r.role),
+      sortUndefined: "last",
+      cell: ({ row }) => row.original.role ?? "unknown",
+    },
     {
       id: "state",
       header: "State",
@@ -47,15 +69,30 @@ function columns(to: number, query: string): ColumnDef<WorkerRow>[] {
         </span>
       ),
     },
-    { id: "running", header: "Running", meta: { num: true }, accessorFn: (r) => orUndef(r.running), sortUndefined: "last", cell: ({ row }) => formatCount(row.original.running) },
-    { id: "waiting", header: "Waiting", meta: { num: true }, accessorFn: (r) => orUndef(r.waiting), sortUndefined: "last", cell: ({ row }) => formatCount(row.original.waiting) },
+    {
+      id: "running",
+      header: "Running",
+      meta: { num: true },
+      accessorFn: (r) => orUndef(r.running),
+      sortUndefined: "last",
+      cell: ({ row }) => formatCount(row.original.running),
+    },
+    {
+      id: "waiting",
+      header: "Waiting",
+      meta: { num: true },
+      accessorFn: (r) => orUndef(r.waiting),
+      sortUndefined: "last",
+      cell: ({ row }) => formatCount(row.original.waiting),
+    },
     {
       id: "itl",
       header: "ITL p50 / p95",
       meta: { num: true },
       accessorFn: (r) => orUndef(r.decode?.itlP95Ms ?? null),
       sortUndefined: "last",
-      cell: ({ row: { original: r } }) => `${formatMs(r.decode?.itlP50Ms ?? null)} / ${formatMs(r.decode?.itlP95Ms ?? null)}`,
+      cell: ({ row: { original: r } }) =>
+        `${formatMs(r.decode?.itlP50Ms ?? null)} / ${formatMs(r.decode?.itlP95Ms ?? null)}`,
     },
     {
       id: "preemptions",
@@ -71,7 +108,9 @@ function columns(to: number, query: string): ColumnDef<WorkerRow>[] {
       meta: { num: true },
       accessorFn: (r) => orUndef(r.routingShare),
       sortUndefined: "last",
-      cell: ({ row: { original: r } }) => <span title={`${formatCount(r.won)} decisions won`}>{formatPercent(r.routingShare)}</span>,
+      cell: ({ row: { original: r } }) => (
+        <span title={`${formatCount(r.won)} decisions won`}>{formatPercent(r.routingShare)}</span>
+      ),
     },
     {
       id: "lastSeen",
@@ -79,7 +118,12 @@ function columns(to: number, query: string): ColumnDef<WorkerRow>[] {
       meta: { num: true },
       accessorFn: (r) => orUndef(r.lastSeen),
       sortUndefined: "last",
-      cell: ({ row: { original: r } }) => (r.lastSeen === null ? NO_DATA : <time dateTime={new Date(r.lastSeen).toISOString()}>{formatAgo(r.lastSeen, to)}</time>),
+      cell: ({ row: { original: r } }) =>
+        r.lastSeen === null ? (
+          NO_DATA
+        ) : (
+          <time dateTime={new Date(r.lastSeen).toISOString()}>{formatAgo(r.lastSeen, to)}</time>
+        ),
     },
   ];
 }
@@ -108,7 +152,12 @@ export function WorkersTable({ rows, to, rangeQuery }: { rows: WorkerRow[]; to: 
                 const sorted = h.column.getIsSorted();
                 const num = (h.column.columnDef.meta as { num?: boolean } | undefined)?.num;
                 return (
-                  <th key={h.id} className={num ? "num" : undefined} aria-sort={sorted ? ARIA_SORT[sorted] : "none"} scope="col">
+                  <th
+                    key={h.id}
+                    className={num ? "num" : undefined}
+                    aria-sort={sorted ? ARIA_SORT[sorted] : "none"}
+                    scope="col"
+                  >
                     <button type="button" className="sort" onClick={h.column.getToggleSortingHandler()}>
                       {flexRender(h.column.columnDef.header, h.getContext())}
                       <span className="sort-mark" aria-hidden="true">
@@ -125,7 +174,10 @@ export function WorkersTable({ rows, to, rangeQuery }: { rows: WorkerRow[]; to: 
           {table.getRowModel().rows.map((row) => (
             <tr key={row.id}>
               {row.getVisibleCells().map((c) => (
-                <td key={c.id} className={(c.column.columnDef.meta as { num?: boolean } | undefined)?.num ? "num" : undefined}>
+                <td
+                  key={c.id}
+                  className={(c.column.columnDef.meta as { num?: boolean } | undefined)?.num ? "num" : undefined}
+                >
                   {flexRender(c.column.columnDef.cell, c.getContext())}
                 </td>
               ))}

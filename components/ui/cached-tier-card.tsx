@@ -12,10 +12,21 @@ import type { RangeInput } from "@/server/routers/range";
  */
 export function CachedTierCard({ range, refetchInterval }: { range: RangeInput; refetchInterval: number | false }) {
   const trpc = useTRPC();
-  const q = useQuery({ ...trpc.tiers.cluster.queryOptions({ range }), refetchInterval, placeholderData: keepPreviousData });
+  const q = useQuery({
+    ...trpc.tiers.cluster.queryOptions({ range }),
+    refetchInterval,
+    placeholderData: keepPreviousData,
+  });
   const split = q.data?.split;
   if (!split) return null;
   const parts = splitParts(split);
   const lower = parts.filter((p) => p.key !== "device" && p.key !== "prefetched").reduce((a, p) => a + p.share, 0);
-  return <KpiCard id="kpi-cached-tiers" label="Cached tokens from lower tiers" value={formatPercent(lower)} note={parts.map((p) => `${p.key} ${formatPercent(p.share)}`).join(" · ")} />;
+  return (
+    <KpiCard
+      id="kpi-cached-tiers"
+      label="Cached tokens from lower tiers"
+      value={formatPercent(lower)}
+      note={parts.map((p) => `${p.key} ${formatPercent(p.share)}`).join(" · ")}
+    />
+  );
 }

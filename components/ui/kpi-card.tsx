@@ -1,6 +1,20 @@
 import type { ReactNode } from "react";
 
-export function KpiCard({ id, label, value, note, loading, trend }: { id: string; label: string; value: string; note?: string; loading?: boolean; trend?: ReactNode }) {
+export function KpiCard({
+  id,
+  label,
+  value,
+  note,
+  loading,
+  trend,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  note?: string;
+  loading?: boolean;
+  trend?: ReactNode;
+}) {
   return (
     <section className="card" aria-labelledby={`${id}-label`} aria-busy={loading || undefined}>
       <div className="kpi-label" id={`${id}-label`}>

@@ -1,5 +1,15 @@
 /** A failed query: what could not be loaded, why, and a retry button. With stale data shown, a one-line status instead. */
-export function LoadError({ what, message, stale, onRetry }: { what: string; message: string; stale?: boolean; onRetry: () => void }) {
+export function LoadError({
+  what,
+  message,
+  stale,
+  onRetry,
+}: {
+  what: string;
+  message: string;
+  stale?: boolean;
+  onRetry: () => void;
+}) {
   if (stale) {
     return (
       <p role="status" className="sub">

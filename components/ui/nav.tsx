@@ -20,7 +20,13 @@ export function Nav({ user }: { user: { name: string; role: string } }) {
     <>
       <nav className="nav" aria-label="Main">
         {links.map((l) => (
-          <Link key={l.href} href={l.href} aria-current={pathname === l.href || (l.href !== "/" && pathname.startsWith(`${l.href}/`)) ? "page" : undefined}>
+          <Link
+            key={l.href}
+            href={l.href}
+            aria-current={
+              pathname === l.href || (l.href !== "/" && pathname.startsWith(`${l.href}/`)) ? "page" : undefined
+            }
+          >
             {l.label}
           </Link>
         ))}

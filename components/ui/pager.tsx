@@ -1,5 +1,17 @@
 /** Newer / older buttons for a cursor-paged list; "Older" is disabled on the last page. */
-export function Pager({ label, page, hasOlder, onNewer, onOlder }: { label: string; page: number; hasOlder: boolean; onNewer: () => void; onOlder: () => void }) {
+export function Pager({
+  label,
+  page,
+  hasOlder,
+  onNewer,
+  onOlder,
+}: {
+  label: string;
+  page: number;
+  hasOlder: boolean;
+  onNewer: () => void;
+  onOlder: () => void;
+}) {
   if (page === 1 && !hasOlder) return null;
   return (
     <nav className="pager" aria-label={`${label} pages`}>

@@ -22,10 +22,17 @@ export function SessionFindings({ range }: { range: RangeSpec }) {
             <article className="card finding" data-testid="finding-unstable-prefix" aria-labelledby="finding-prefix">
               <h3 id="finding-prefix">Unstable prompt prefix</h3>
               <p>
-                {formatCount(u.sessionsAffected)} of {formatCount(u.sessionsCompared)} sessions start with a different first block ({formatCount(u.distinctFirstBlocks)} variants) while the
-                rest of the prompt matches: {formatCount(u.tokensRecomputed)} tokens recomputed as <strong>diverged</strong>.
+                {formatCount(u.sessionsAffected)} of {formatCount(u.sessionsCompared)} sessions start with a different
+                first block ({formatCount(u.distinctFirstBlocks)} variants) while the rest of the prompt matches:{" "}
+                {formatCount(u.tokensRecomputed)} tokens recomputed as <strong>diverged</strong>.
               </p>
-              <p>TTFT cost: {u.ttftPerTurnMs === null ? "not measurable yet" : `≈ ${formatMs(u.ttftPerTurnMs)} per affected turn, ${formatMs(u.ttftCostMs)} in total`}.</p>
+              <p>
+                TTFT cost:{" "}
+                {u.ttftPerTurnMs === null
+                  ? "not measurable yet"
+                  : `≈ ${formatMs(u.ttftPerTurnMs)} per affected turn, ${formatMs(u.ttftCostMs)} in total`}
+                .
+              </p>
               <p>
                 <strong>Remedy:</strong> {u.remedy}
               </p>
@@ -35,12 +42,17 @@ export function SessionFindings({ range }: { range: RangeSpec }) {
             <article className="card" data-testid="finding-tool-wait" style={{ marginTop: 12 }}>
               <h3 style={{ margin: "0 0 6px", fontSize: 15 }}>KV held while agents wait on tools</h3>
               <p style={{ fontSize: 13, margin: 0 }}>
-                {formatCount(w.waits)} tool waits (mean {formatMs(w.meanWaitMs)}) held {formatCount(w.heldTokens)} prompt tokens of KV; {formatPercent(w.survivedShare)} of it was still cached
-                at the agent&apos;s next turn.
+                {formatCount(w.waits)} tool waits (mean {formatMs(w.meanWaitMs)}) held {formatCount(w.heldTokens)}{" "}
+                prompt tokens of KV; {formatPercent(w.survivedShare)} of it was still cached at the agent&apos;s next
+                turn.
               </p>
             </article>
           )}
-          {q.data && !u && !w && <p className="chart-empty" role="status">No findings in this range.</p>}
+          {q.data && !u && !w && (
+            <p className="chart-empty" role="status">
+              No findings in this range.
+            </p>
+          )}
         </div>
         <CauseSeriesChart range={range} />
       </div>

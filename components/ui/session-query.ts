@@ -15,7 +15,17 @@ export type SessionFilters = {
 };
 export type SessionSort = { key: SortKey; dir: "asc" | "desc" };
 
-export const EMPTY_FILTERS: SessionFilters = { harness: "", sessionType: "", status: "", minTurns: "", minHit: "", maxHit: "", subagents: "", workerId: "", search: "" };
+export const EMPTY_FILTERS: SessionFilters = {
+  harness: "",
+  sessionType: "",
+  status: "",
+  minTurns: "",
+  minHit: "",
+  maxHit: "",
+  subagents: "",
+  workerId: "",
+  search: "",
+};
 export const DEFAULT_SORT: SessionSort = { key: "lastAt", dir: "desc" };
 
 /** URL parameter of each filter (short, stable: they are in shared links). */
@@ -32,17 +42,34 @@ const PARAM: Record<keyof SessionFilters, string> = {
 };
 /** Every sort key the list procedure accepts (a Record, so the compiler holds it complete). */
 const SORT_KEYS: Record<SortKey, true> = {
-  lastAt: true, firstAt: true, turns: true, agents: true, inputTokens: true, cachedShare: true, recomputed: true, cold: true, diverged: true,
-  evicted: true, routedAway: true, ttftP50: true, toolWaitMs: true, duration: true, sessionId: true,
+  lastAt: true,
+  firstAt: true,
+  turns: true,
+  agents: true,
+  inputTokens: true,
+  cachedShare: true,
+  recomputed: true,
+  cold: true,
+  diverged: true,
+  evicted: true,
+  routedAway: true,
+  ttftP50: true,
+  toolWaitMs: true,
+  duration: true,
+  sessionId: true,
 };
 const MAX_LEN = 128;
 const STATUSES = ["", "active", "ended", "error"] as const;
 const YES_NO = ["", "yes", "no"] as const;
 const number = (s: string) => (/^\d{1,7}(\.\d+)?$/.test(s) ? s : "");
-const oneOf = <T extends string>(xs: readonly T[], s: string): T => (xs as readonly string[]).includes(s) ? (s as T) : xs[0]!;
+const oneOf = <T extends string>(xs: readonly T[], s: string): T =>
+  (xs as readonly string[]).includes(s) ? (s as T) : xs[0]!;
 
 /** Filters and sort from URL parameters; an unknown or malformed value is the default (a hand-edited link never breaks the page). */
-export function parseSessionQuery(params: { get(name: string): string | null }): { filters: SessionFilters; sort: SessionSort } {
+export function parseSessionQuery(params: { get(name: string): string | null }): {
+  filters: SessionFilters;
+  sort: SessionSort;
+} {
   const raw = (k: keyof SessionFilters) => (params.get(PARAM[k]) ?? "").slice(0, MAX_LEN);
   const key = params.get("sort") ?? "";
   return {

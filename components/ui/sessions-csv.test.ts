@@ -44,15 +44,15 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (q) {
-      if (c === '"' && text[i + 1] === '"') (f += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((f += '"'), i++);
       else if (c === '"') q = false;
       else f += c;
     } else if (c === '"') q = true;
-    else if (c === ",") rec.push(f), (f = "");
-    else if (c === "\n") rec.push(f), out.push(rec), (rec = []), (f = "");
+    else if (c === ",") (rec.push(f), (f = ""));
+    else if (c === "\n") (rec.push(f), out.push(rec), (rec = []), (f = ""));
     else f += c;
   }
-  if (f !== "" || rec.length) rec.push(f), out.push(rec);
+  if (f !== "" || rec.length) (rec.push(f), out.push(rec));
   return out;
 }
 
@@ -129,7 +129,7 @@ describe("sessionsCsv: values", () => {
   // Spreadsheets run a cell that starts with = + - @ (or tab / CR) as a formula; session ids and harness names
   // come from senders, so the export must neutralise them (OWASP: prefix a single quote).
   it.each<[string, string]>([
-    ["=", "=HYPERLINK(\"http://evil\",\"x\")"],
+    ["=", '=HYPERLINK("http://evil","x")'],
     ["+", "+1+1"],
     ["-", "-2+3"],
     ["@", "@SUM(A1:A2)"],

@@ -32,11 +32,21 @@ export function TimeRangePicker({ value, onChange }: { value: RangeSpec; onChang
   return (
     <div className="range-picker" role="group" aria-label="Time range">
       {(Object.keys(PRESETS) as Preset[]).map((p) => (
-        <button key={p} type="button" aria-pressed={"preset" in value && value.preset === p} onClick={() => onChange({ preset: p })}>
+        <button
+          key={p}
+          type="button"
+          aria-pressed={"preset" in value && value.preset === p}
+          onClick={() => onChange({ preset: p })}
+        >
           {p}
         </button>
       ))}
-      <button type="button" aria-pressed={!("preset" in value)} aria-expanded={custom} onClick={() => setCustom((c) => !c)}>
+      <button
+        type="button"
+        aria-pressed={!("preset" in value)}
+        aria-expanded={custom}
+        onClick={() => setCustom((c) => !c)}
+      >
         Custom
       </button>
       {zone && (

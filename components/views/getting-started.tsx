@@ -9,7 +9,8 @@ export function GettingStarted() {
       <p>Switchyard shows what your inference cluster reports. To get data on this page:</p>
       <ol>
         <li>
-          Point a source at the ingest endpoint <code>{origin}/api/ingest</code> with your ingest token (printed when the dashboard started).
+          Point a source at the ingest endpoint <code>{origin}/api/ingest</code> with your ingest token (printed when
+          the dashboard started).
         </li>
         <li>
           Or post a test event by hand:

@@ -19,7 +19,11 @@ const SPECS: Record<TrendKey, { label: string; format: (v: number) => string; pe
 /** The overview's KPI trends over the range (refreshed with the KPIs); returns a sparkline per KPI, or nothing while loading. */
 export function useKpiTrends(range: RangeSpec, refreshMs: number | false): (key: TrendKey) => ReactNode {
   const trpc = useTRPC();
-  const q = useQuery({ ...trpc.overview.trends.queryOptions(range), refetchInterval: refreshMs, placeholderData: keepPreviousData });
+  const q = useQuery({
+    ...trpc.overview.trends.queryOptions(range),
+    refetchInterval: refreshMs,
+    placeholderData: keepPreviousData,
+  });
   const d = q.data;
   return (key) => (d ? <Sparkline rows={sparkRows(d.points, key, d)} {...SPECS[key]} /> : undefined);
 }

@@ -1,7 +1,15 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
-import { formatCount, formatDateTime, formatMs, formatPercent, formatRange, formatRate, formatRoles } from "@/components/format";
+import {
+  formatCount,
+  formatDateTime,
+  formatMs,
+  formatPercent,
+  formatRange,
+  formatRate,
+  formatRoles,
+} from "@/components/format";
 import { KpiCard } from "@/components/ui/kpi-card";
 import { CachedTierCard } from "@/components/ui/cached-tier-card";
 import { PageLinks } from "@/components/ui/page-links";
@@ -60,8 +68,8 @@ export function OverviewView() {
           <h2>Some telemetry was lost before it reached Switchyard</h2>
           {d.droppedEvents.map((r) => (
             <p key={r.source}>
-              {r.source} dropped {formatCount(r.dropped)} events while the dashboard was unreachable (its buffer was full; reported{" "}
-              {formatDateTime(r.reportedAt)}). Figures for that time are incomplete.
+              {r.source} dropped {formatCount(r.dropped)} events while the dashboard was unreachable (its buffer was
+              full; reported {formatDateTime(r.reportedAt)}). Figures for that time are incomplete.
             </p>
           ))}
         </div>
@@ -69,7 +77,9 @@ export function OverviewView() {
       {d && d.hasAnyData && (
         <p role="status" className="sub" data-testid="attribution-lag">
           {describeLag(d.attribution)}
-          {!d.attribution.caughtUp && d.attribution.behindMs >= 10_000 && " — miss causes of the newest turns are not in yet; they are not missing"}
+          {!d.attribution.caughtUp &&
+            d.attribution.behindMs >= 10_000 &&
+            " — miss causes of the newest turns are not in yet; they are not missing"}
         </p>
       )}
       {d && d.hasAnyData && d.requests === 0 && d.workersPresent === 0 && (
@@ -80,11 +90,37 @@ export function OverviewView() {
 
       {!(q.isError && !d) && (
         <div className="kpis">
-          <KpiCard id="kpi-rps" label="Requests / s" value={formatRate(d ? d.requestsPerSecond : null)} note={d ? `${formatCount(d.requests)} requests` : undefined} loading={loading} trend={trend("requestsPerSecond")} />
-          <KpiCard id="kpi-ttft-p50" label="TTFT p50" value={formatMs(d?.ttftP50Ms ?? null)} loading={loading} trend={trend("ttftP50Ms")} />
+          <KpiCard
+            id="kpi-rps"
+            label="Requests / s"
+            value={formatRate(d ? d.requestsPerSecond : null)}
+            note={d ? `${formatCount(d.requests)} requests` : undefined}
+            loading={loading}
+            trend={trend("requestsPerSecond")}
+          />
+          <KpiCard
+            id="kpi-ttft-p50"
+            label="TTFT p50"
+            value={formatMs(d?.ttftP50Ms ?? null)}
+            loading={loading}
+            trend={trend("ttftP50Ms")}
+          />
           <KpiCard id="kpi-ttft-p95" label="TTFT p95" value={formatMs(d?.ttftP95Ms ?? null)} loading={loading} />
-          <KpiCard id="kpi-itl" label="ITL p50 / p95" value={d ? `${formatMs(d.itlP50Ms)} / ${formatMs(d.itlP95Ms)}` : "—"} note="inter-token latency per request" loading={loading} trend={trend("itlP95Ms")} />
-          <KpiCard id="kpi-preemptions" label="Preemptions" value={formatCount(d ? d.preemptions : null)} note="KV ran out: requests recomputed" loading={loading} />
+          <KpiCard
+            id="kpi-itl"
+            label="ITL p50 / p95"
+            value={d ? `${formatMs(d.itlP50Ms)} / ${formatMs(d.itlP95Ms)}` : "—"}
+            note="inter-token latency per request"
+            loading={loading}
+            trend={trend("itlP95Ms")}
+          />
+          <KpiCard
+            id="kpi-preemptions"
+            label="Preemptions"
+            value={formatCount(d ? d.preemptions : null)}
+            note="KV ran out: requests recomputed"
+            loading={loading}
+          />
           <KpiCard
             id="kpi-hit-rate"
             label="Prefix hit rate"
@@ -93,9 +129,28 @@ export function OverviewView() {
             loading={loading}
             trend={trend("prefixHitRate")}
           />
-          <KpiCard id="kpi-kv" label="KV utilization" value={formatPercent(d?.kvUtilization ?? null)} note="latest sample per worker" loading={loading} trend={trend("kvUtilization")} />
-          <KpiCard id="kpi-sessions" label="Active sessions" value={formatCount(d ? d.activeSessions : null)} note="requests in the last 5 min" loading={loading} />
-          <KpiCard id="kpi-workers" label="Workers" value={formatCount(d ? d.workersPresent : null)} note={d ? formatRoles(d.workersByRole) : undefined} loading={loading} />
+          <KpiCard
+            id="kpi-kv"
+            label="KV utilization"
+            value={formatPercent(d?.kvUtilization ?? null)}
+            note="latest sample per worker"
+            loading={loading}
+            trend={trend("kvUtilization")}
+          />
+          <KpiCard
+            id="kpi-sessions"
+            label="Active sessions"
+            value={formatCount(d ? d.activeSessions : null)}
+            note="requests in the last 5 min"
+            loading={loading}
+          />
+          <KpiCard
+            id="kpi-workers"
+            label="Workers"
+            value={formatCount(d ? d.workersPresent : null)}
+            note={d ? formatRoles(d.workersByRole) : undefined}
+            loading={loading}
+          />
           <CachedTierCard range={range} refetchInterval={live ? REFRESH_MS : false} />
         </div>
       )}

@@ -31,9 +31,19 @@ export function PlannerView() {
   const [role, setRole] = useState<Role | "">("");
   const [actionsOnly, setActionsOnly] = useState(false);
   const pages = useCursorPages<{ ts: number; id: string }>(`${rangeQuery(range)}|${role}|${actionsOnly}`);
-  const series = useQuery({ ...trpc.planner.series.queryOptions({ range }), refetchInterval: live ? REFRESH_MS : false, placeholderData: keepPreviousData });
+  const series = useQuery({
+    ...trpc.planner.series.queryOptions({ range }),
+    refetchInterval: live ? REFRESH_MS : false,
+    placeholderData: keepPreviousData,
+  });
   const list = useQuery({
-    ...trpc.planner.list.queryOptions({ range, cursor: pages.cursor, limit: PAGE_SIZE, role: role || undefined, actionsOnly }),
+    ...trpc.planner.list.queryOptions({
+      range,
+      cursor: pages.cursor,
+      limit: PAGE_SIZE,
+      role: role || undefined,
+      actionsOnly,
+    }),
     refetchInterval: live && pages.page === 1 ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
   });
@@ -46,12 +56,21 @@ export function PlannerView() {
       <div className="page-head">
         <div>
           <h1>Planner</h1>
-          <div className="sub">{live ? <span className="live">Live · refreshes every 2 s</span> : s && formatRange(s.from, s.to)}</div>
+          <div className="sub">
+            {live ? <span className="live">Live · refreshes every 2 s</span> : s && formatRange(s.from, s.to)}
+          </div>
         </div>
         <TimeRangePicker value={range} onChange={setRange} />
       </div>
 
-      {series.isError && <LoadError what="planner series" message={series.error.message} stale={Boolean(s)} onRetry={() => void series.refetch()} />}
+      {series.isError && (
+        <LoadError
+          what="planner series"
+          message={series.error.message}
+          stale={Boolean(s)}
+          onRetry={() => void series.refetch()}
+        />
+      )}
       {series.isPending && (
         <div className="chart-card" aria-busy="true" aria-label="Loading planner series">
           <div className="chart-skeleton skeleton" />
@@ -59,7 +78,8 @@ export function PlannerView() {
       )}
       {s && s.roles.length === 0 && (
         <p className="chart-empty card" role="status">
-          No planner decisions in this range or before it. The planner reports each adjustment as a planner.decision event.
+          No planner decisions in this range or before it. The planner reports each adjustment as a planner.decision
+          event.
         </p>
       )}
       {s && s.roles.length > 0 && (
@@ -81,15 +101,35 @@ export function PlannerView() {
             <h3 id={`role-${r.role}`}>
               {r.role}
               <span className="sub">
-                {now === null ? "replicas unknown" : `${now} replica${now === 1 ? "" : "s"} now`} · {formatCount(r.decisions)} decisions · {r.scaleUps} up, {r.scaleDowns} down
+                {now === null ? "replicas unknown" : `${now} replica${now === 1 ? "" : "s"} now`} ·{" "}
+                {formatCount(r.decisions)} decisions · {r.scaleUps} up, {r.scaleDowns} down
               </span>
             </h3>
             <div className="two-col">
-              <ChartFrame title="Replicas" loading={false} empty={rows.length === 0} emptyText="No decisions in this range.">
+              <ChartFrame
+                title="Replicas"
+                loading={false}
+                empty={rows.length === 0}
+                emptyText="No decisions in this range."
+              >
                 <ReplicasChart rows={rows} role={r.role} from={s.from} to={s.to} step={s.step} marks={placed} />
               </ChartFrame>
-              <ChartFrame title={`${label} vs. thresholds`} note="Bucket mean; thresholds as each decision carried them." loading={false} empty={r.buckets.length === 0} emptyText={`No decisions in this range; ${now ?? "unknown"} replicas since the last one.`}>
-                <MetricChart rows={rows} role={r.role} metric={r.metric} from={s.from} to={s.to} step={s.step} marks={placed} />
+              <ChartFrame
+                title={`${label} vs. thresholds`}
+                note="Bucket mean; thresholds as each decision carried them."
+                loading={false}
+                empty={r.buckets.length === 0}
+                emptyText={`No decisions in this range; ${now ?? "unknown"} replicas since the last one.`}
+              >
+                <MetricChart
+                  rows={rows}
+                  role={r.role}
+                  metric={r.metric}
+                  from={s.from}
+                  to={s.to}
+                  step={s.step}
+                  marks={placed}
+                />
               </ChartFrame>
             </div>
           </section>
@@ -112,19 +152,35 @@ export function PlannerView() {
               </select>
             </label>
             <label className="check">
-              <input type="checkbox" checked={actionsOnly} onChange={(e) => setActionsOnly(e.target.checked)} /> Only scale-ups and -downs
+              <input type="checkbox" checked={actionsOnly} onChange={(e) => setActionsOnly(e.target.checked)} /> Only
+              scale-ups and -downs
             </label>
           </div>
         </div>
-        {list.isError && <LoadError what="planner decisions" message={list.error.message} stale={Boolean(list.data)} onRetry={() => void list.refetch()} />}
+        {list.isError && (
+          <LoadError
+            what="planner decisions"
+            message={list.error.message}
+            stale={Boolean(list.data)}
+            onRetry={() => void list.refetch()}
+          />
+        )}
         {list.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading decisions" />}
         {list.data && list.data.items.length === 0 && (
           <p className="chart-empty" role="status">
             No planner decisions {actionsOnly ? "that scaled " : ""}in this range.
           </p>
         )}
-        {list.data && list.data.items.length > 0 && <PlannerDecisionsTable items={list.data.items} now={list.data.to} />}
-        <Pager label="Planner decisions" page={pages.page} hasOlder={Boolean(list.data?.nextCursor)} onNewer={pages.newer} onOlder={() => list.data?.nextCursor && pages.older(list.data.nextCursor)} />
+        {list.data && list.data.items.length > 0 && (
+          <PlannerDecisionsTable items={list.data.items} now={list.data.to} />
+        )}
+        <Pager
+          label="Planner decisions"
+          page={pages.page}
+          hasOlder={Boolean(list.data?.nextCursor)}
+          onNewer={pages.newer}
+          onOlder={() => list.data?.nextCursor && pages.older(list.data.nextCursor)}
+        />
       </section>
     </>
   );

@@ -32,7 +32,11 @@ export function RoutingView() {
   const live = "preset" in range;
   const [lossOnly, setLossOnly] = useState(false);
   const pages = useCursorPages<{ ts: number; id: string }>(`${rangeQuery(range)}|${lossOnly}`);
-  const series = useQuery({ ...trpc.routing.series.queryOptions({ range }), refetchInterval: live ? REFRESH_MS : false, placeholderData: keepPreviousData });
+  const series = useQuery({
+    ...trpc.routing.series.queryOptions({ range }),
+    refetchInterval: live ? REFRESH_MS : false,
+    placeholderData: keepPreviousData,
+  });
   const list = useQuery({
     ...trpc.routing.list.queryOptions({ range, cursor: pages.cursor, limit: PAGE_SIZE, lossOnly }),
     refetchInterval: live && pages.page === 1 ? REFRESH_MS : false,
@@ -50,15 +54,29 @@ export function RoutingView() {
       <div className="page-head">
         <div>
           <h1>Routing</h1>
-          <div className="sub">{live ? <span className="live">Live · refreshes every 2 s</span> : s && formatRange(s.from, s.to)}</div>
+          <div className="sub">
+            {live ? <span className="live">Live · refreshes every 2 s</span> : s && formatRange(s.from, s.to)}
+          </div>
         </div>
         <TimeRangePicker value={range} onChange={setRange} />
       </div>
 
-      {series.isError && <LoadError what="routing figures" message={series.error.message} stale={Boolean(s)} onRetry={() => void series.refetch()} />}
+      {series.isError && (
+        <LoadError
+          what="routing figures"
+          message={series.error.message}
+          stale={Boolean(s)}
+          onRetry={() => void series.refetch()}
+        />
+      )}
       {!(series.isError && !s) && (
         <div className="kpis">
-          <KpiCard id="kpi-decisions" label="Routing decisions" value={formatCount(s ? s.loss.decisions : null)} loading={series.isPending} />
+          <KpiCard
+            id="kpi-decisions"
+            label="Routing decisions"
+            value={formatCount(s ? s.loss.decisions : null)}
+            loading={series.isPending}
+          />
           <KpiCard
             id="kpi-routing-loss"
             label="Routing loss"
@@ -70,7 +88,11 @@ export function RoutingView() {
             id="kpi-recomputed"
             label="Recomputed (all causes)"
             value={formatPercent(s?.recomputed.share ?? null)}
-            note={s && s.recomputed.inputTokens > 0 ? `1 − cached / input over ${formatCount(s.recomputed.inputTokens)} input tokens` : undefined}
+            note={
+              s && s.recomputed.inputTokens > 0
+                ? `1 − cached / input over ${formatCount(s.recomputed.inputTokens)} input tokens`
+                : undefined
+            }
             loading={series.isPending}
           />
           <CachedTierCard range={range} refetchInterval={live ? REFRESH_MS : false} />
@@ -90,10 +112,23 @@ export function RoutingView() {
           empty={!s || (s.loss.points.length === 0 && s.recomputed.points.length === 0)}
           emptyText="No routing decisions or requests in this range."
         >
-          {s && w && <RoutingLossChart data={lossRows(s.loss.points, s.recomputed.points, w)} step={s.step} unit={s.loss.unit} marks={placed} />}
+          {s && w && (
+            <RoutingLossChart
+              data={lossRows(s.loss.points, s.recomputed.points, w)}
+              step={s.step}
+              unit={s.loss.unit}
+              marks={placed}
+            />
+          )}
           {s && <PolicyMarksNote marks={policyMarks} step={s.step} />}
         </ChartFrame>
-        <ChartFrame title="Routing share per worker" note="Share of each bucket's decisions each worker won." loading={series.isPending} empty={!s || s.share.length === 0} emptyText="No routing decisions in this range.">
+        <ChartFrame
+          title="Routing share per worker"
+          note="Share of each bucket's decisions each worker won."
+          loading={series.isPending}
+          empty={!s || s.share.length === 0}
+          emptyText="No routing decisions in this range."
+        >
           {s && w && <RoutingShareChart stacks={shareStacks(s.share, w)} step={s.step} marks={placed} />}
         </ChartFrame>
       </div>
@@ -103,10 +138,18 @@ export function RoutingView() {
         <div className="section-head">
           <h2 id="decisions-heading">Decisions</h2>
           <label className="check">
-            <input type="checkbox" checked={lossOnly} onChange={(e) => setLossOnly(e.target.checked)} /> Only decisions that lost prefix to routing
+            <input type="checkbox" checked={lossOnly} onChange={(e) => setLossOnly(e.target.checked)} /> Only decisions
+            that lost prefix to routing
           </label>
         </div>
-        {list.isError && <LoadError what="decisions" message={list.error.message} stale={Boolean(list.data)} onRetry={() => void list.refetch()} />}
+        {list.isError && (
+          <LoadError
+            what="decisions"
+            message={list.error.message}
+            stale={Boolean(list.data)}
+            onRetry={() => void list.refetch()}
+          />
+        )}
         {list.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading decisions" />}
         {list.data && list.data.items.length === 0 && (
           <p className="chart-empty" role="status">
@@ -114,7 +157,13 @@ export function RoutingView() {
           </p>
         )}
         {list.data && list.data.items.length > 0 && <DecisionsTable items={list.data.items} now={list.data.to} />}
-        <Pager label="Decisions" page={pages.page} hasOlder={Boolean(list.data?.nextCursor)} onNewer={pages.newer} onOlder={() => list.data?.nextCursor && pages.older(list.data.nextCursor)} />
+        <Pager
+          label="Decisions"
+          page={pages.page}
+          hasOlder={Boolean(list.data?.nextCursor)}
+          onNewer={pages.newer}
+          onOlder={() => list.data?.nextCursor && pages.older(list.data.nextCursor)}
+        />
       </section>
     </>
   );

@@ -7,7 +7,12 @@ import { SessionsTable } from "@/components/tables/sessions-table";
 import { LoadError } from "@/components/ui/load-error";
 import { Pager } from "@/components/ui/pager";
 import { sessionsCsv } from "@/components/ui/sessions-csv";
-import { parseSessionQuery, sessionQueryString, type SessionFilters, type SessionSort } from "@/components/ui/session-query";
+import {
+  parseSessionQuery,
+  sessionQueryString,
+  type SessionFilters,
+  type SessionSort,
+} from "@/components/ui/session-query";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
@@ -20,7 +25,13 @@ const PAGE_SIZE = 50;
 const TYPED = ["search", "minTurns", "minHit", "maxHit", "workerId"] as const;
 type Typed = (typeof TYPED)[number];
 type Filters = SessionFilters;
-const pickTyped = (f: Filters): Pick<Filters, Typed> => ({ search: f.search, minTurns: f.minTurns, minHit: f.minHit, maxHit: f.maxHit, workerId: f.workerId });
+const pickTyped = (f: Filters): Pick<Filters, Typed> => ({
+  search: f.search,
+  minTurns: f.minTurns,
+  minHit: f.minHit,
+  maxHit: f.maxHit,
+  workerId: f.workerId,
+});
 const pct = (s: string) => (s === "" ? null : Math.min(1, Math.max(0, Number(s) / 100)));
 /** The list procedure's filter and sort for these form values. */
 const listFilter = (f: Filters, sort: SessionSort) => ({
@@ -65,9 +76,15 @@ export function SessionsView() {
   };
   const shown: Filters = { ...f, ...typed };
   const filter = listFilter(f, sort);
-  const pages = useCursorPages<{ v: number | string; id: string }>(`${rangeQuery(range)}|${JSON.stringify(f)}|${sort.key}|${sort.dir}`);
+  const pages = useCursorPages<{ v: number | string; id: string }>(
+    `${rangeQuery(range)}|${JSON.stringify(f)}|${sort.key}|${sort.dir}`,
+  );
   const live = "preset" in range;
-  const list = useQuery({ ...trpc.sessions.list.queryOptions({ range, ...filter, cursor: pages.cursor, limit: PAGE_SIZE }), refetchInterval: live && pages.page === 1 ? 3_000 : false, placeholderData: keepPreviousData });
+  const list = useQuery({
+    ...trpc.sessions.list.queryOptions({ range, ...filter, cursor: pages.cursor, limit: PAGE_SIZE }),
+    refetchInterval: live && pages.page === 1 ? 3_000 : false,
+    placeholderData: keepPreviousData,
+  });
   const set = (k: keyof Filters) => (e: { target: { value: string } }) => {
     const isTyped = (TYPED as readonly string[]).includes(k);
     if (isTyped) setTyped((t) => ({ ...t, [k]: e.target.value }));
@@ -81,7 +98,9 @@ export function SessionsView() {
     const rows: SessionRow[] = [];
     let cursor: { v: number | string; id: string } | null = null;
     for (let i = 0; i < 20; i++) {
-      const page: { items: SessionRow[]; nextCursor: { v: number | string; id: string } | null } = await qc.fetchQuery(trpc.sessions.list.queryOptions({ ...input, cursor, limit: 500 }));
+      const page: { items: SessionRow[]; nextCursor: { v: number | string; id: string } | null } = await qc.fetchQuery(
+        trpc.sessions.list.queryOptions({ ...input, cursor, limit: 500 }),
+      );
       rows.push(...page.items);
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
@@ -111,14 +130,18 @@ export function SessionsView() {
           Harness
           <select value={shown.harness} onChange={set("harness")}>
             <option value="">any</option>
-            {facets?.harnesses.map((h) => <option key={h}>{h}</option>)}
+            {facets?.harnesses.map((h) => (
+              <option key={h}>{h}</option>
+            ))}
           </select>
         </label>
         <label>
           Session type
           <select value={shown.sessionType} onChange={set("sessionType")}>
             <option value="">any</option>
-            {facets?.sessionTypes.map((h) => <option key={h}>{h}</option>)}
+            {facets?.sessionTypes.map((h) => (
+              <option key={h}>{h}</option>
+            ))}
           </select>
         </label>
         <label>
@@ -158,15 +181,30 @@ export function SessionsView() {
           Export CSV
         </button>
       </form>
-      {list.isError && <LoadError what="sessions" message={list.error.message} stale={Boolean(list.data)} onRetry={() => void list.refetch()} />}
+      {list.isError && (
+        <LoadError
+          what="sessions"
+          message={list.error.message}
+          stale={Boolean(list.data)}
+          onRetry={() => void list.refetch()}
+        />
+      )}
       {list.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading sessions" />}
       {list.data && list.data.items.length === 0 && (
         <p className="chart-empty" role="status">
           No sessions match in this range.
         </p>
       )}
-      {list.data && list.data.items.length > 0 && <SessionsTable rows={list.data.items} sort={sort.key} dir={sort.dir} onSort={onSort} />}
-      <Pager label="Sessions" page={pages.page} hasOlder={Boolean(list.data?.nextCursor)} onNewer={pages.newer} onOlder={() => list.data?.nextCursor && pages.older(list.data.nextCursor)} />
+      {list.data && list.data.items.length > 0 && (
+        <SessionsTable rows={list.data.items} sort={sort.key} dir={sort.dir} onSort={onSort} />
+      )}
+      <Pager
+        label="Sessions"
+        page={pages.page}
+        hasOlder={Boolean(list.data?.nextCursor)}
+        onNewer={pages.newer}
+        onOlder={() => list.data?.nextCursor && pages.older(list.data.nextCursor)}
+      />
     </>
   );
 }

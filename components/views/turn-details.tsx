@@ -19,7 +19,8 @@ export function TurnDetails({ turn }: { turn: Turn }) {
       <dl>
         <dt>Tokens</dt>
         <dd>
-          input {formatCount(turn.inputTokens)} · cached {formatCount(turn.cachedTokens)} · output {formatCount(turn.outputTokens)} · reasoning {formatCount(turn.reasoningTokens)}
+          input {formatCount(turn.inputTokens)} · cached {formatCount(turn.cachedTokens)} · output{" "}
+          {formatCount(turn.outputTokens)} · reasoning {formatCount(turn.reasoningTokens)}
         </dd>
         {from && (
           <>
@@ -29,24 +30,47 @@ export function TurnDetails({ turn }: { turn: Turn }) {
         )}
         <dt>Time</dt>
         <dd>
-          TTFT {formatMs(turn.ttft)} = queue {formatMs(turn.split.queue)} + prefill {formatMs(turn.split.prefill)} (estimated) · decode {formatMs(turn.split.decode)}
+          TTFT {formatMs(turn.ttft)} = queue {formatMs(turn.split.queue)} + prefill {formatMs(turn.split.prefill)}{" "}
+          (estimated) · decode {formatMs(turn.split.decode)}
         </dd>
         <dt>Decode</dt>
         <dd data-testid="turn-decode">
-          ITL mean {formatItl(turn.itlMsMean)} · p95 {formatItl(turn.itlMsP95)} · {turn.preemptions === null ? "preemptions not reported" : turn.preemptions > 0 ? `preempted ${turn.preemptions}× (KV recomputed)` : "not preempted"}
+          ITL mean {formatItl(turn.itlMsMean)} · p95 {formatItl(turn.itlMsP95)} ·{" "}
+          {turn.preemptions === null
+            ? "preemptions not reported"
+            : turn.preemptions > 0
+              ? `preempted ${turn.preemptions}× (KV recomputed)`
+              : "not preempted"}
         </dd>
         <dt>Miss causes</dt>
         <dd data-testid="turn-causes">
           {turn.causes ? causeText(turn.causes) : "not attributed yet"}
-          {turn.evictedReason && ` (evicted by ${turn.evictedReason}${turn.retentionVersion !== null ? ` under retention v${turn.retentionVersion}` : ""})`}
+          {turn.evictedReason &&
+            ` (evicted by ${turn.evictedReason}${turn.retentionVersion !== null ? ` under retention v${turn.retentionVersion}` : ""})`}
         </dd>
         <dt>Policies in force</dt>
-        <dd>{pv ? Object.entries(pv).map(([k, v]) => `${k} v${v}`).join(" · ") : NO_DATA}</dd>
+        <dd>
+          {pv
+            ? Object.entries(pv)
+                .map(([k, v]) => `${k} v${v}`)
+                .join(" · ")
+            : NO_DATA}
+        </dd>
         <dt>Worker</dt>
-        <dd>{turn.workerId ? <Link href={`/workers/${encodeURIComponent(turn.workerId)}`}>{turn.workerId}</Link> : NO_DATA}</dd>
+        <dd>
+          {turn.workerId ? (
+            <Link href={`/workers/${encodeURIComponent(turn.workerId)}`}>{turn.workerId}</Link>
+          ) : (
+            NO_DATA
+          )}
+        </dd>
         <dt>Reported by</dt>
         <dd data-testid="turn-reported-by">
-          {turn.harnessRequestId ? `the serving stack and the harness (harness request ${turn.harnessRequestId})` : turn.fromHarness ? "the harness only (no serving-stack telemetry matched it)" : "the serving stack"}
+          {turn.harnessRequestId
+            ? `the serving stack and the harness (harness request ${turn.harnessRequestId})`
+            : turn.fromHarness
+              ? "the harness only (no serving-stack telemetry matched it)"
+              : "the serving stack"}
         </dd>
       </dl>
       <h3>Routing decision</h3>

@@ -32,7 +32,11 @@ export function WorkerDetailView({ id }: { id: string }) {
   const trpc = useTRPC();
   const live = "preset" in range;
   const refresh = { refetchInterval: live ? REFRESH_MS : (false as const), placeholderData: keepPreviousData };
-  const detail = useQuery({ ...trpc.workers.byId.queryOptions({ id, range }), ...refresh, retry: (n, e) => e.data?.code !== "NOT_FOUND" && n < 1 });
+  const detail = useQuery({
+    ...trpc.workers.byId.queryOptions({ id, range }),
+    ...refresh,
+    retry: (n, e) => e.data?.code !== "NOT_FOUND" && n < 1,
+  });
   const series = useQuery({ ...trpc.workers.series.queryOptions({ range, workerId: id }), ...refresh });
   const blocks = useQuery({ ...trpc.workers.blocksByClass.queryOptions({ id, range }), ...refresh });
   const q = rangeQuery(range);
@@ -57,8 +61,10 @@ export function WorkerDetailView({ id }: { id: string }) {
           <div className="sub">
             {d && sum && (
               <>
-                <StateBadges state={sum.state} joined={sum.joined} left={sum.left} /> {d.info.role ?? "role unknown"} · {d.info.model ?? "model unknown"}
-                {d.info.blockSize !== null && ` · ${d.info.blockSize} tokens per block`} · last seen {formatAgo(sum.lastSeen, d.to)}
+                <StateBadges state={sum.state} joined={sum.joined} left={sum.left} /> {d.info.role ?? "role unknown"} ·{" "}
+                {d.info.model ?? "model unknown"}
+                {d.info.blockSize !== null && ` · ${d.info.blockSize} tokens per block`} · last seen{" "}
+                {formatAgo(sum.lastSeen, d.to)}
                 {live && " · "}
               </>
             )}
@@ -74,28 +80,87 @@ export function WorkerDetailView({ id }: { id: string }) {
           <p>No telemetry has named this worker. It may have aged out, or the link is mistyped.</p>
         </div>
       )}
-      {detail.isError && !notFound && <LoadError what="this worker" message={detail.error.message} stale={Boolean(d)} onRetry={() => void detail.refetch()} />}
+      {detail.isError && !notFound && (
+        <LoadError
+          what="this worker"
+          message={detail.error.message}
+          stale={Boolean(d)}
+          onRetry={() => void detail.refetch()}
+        />
+      )}
 
       {!notFound && !(detail.isError && !d) && (
         <div className="kpis">
-          <KpiCard id="kpi-hit-rate" label="Prefix hit rate" value={formatPercent(sum?.hitRate ?? null)} note={sum ? `token-weighted, ${formatCount(sum.queryTokens)} tokens queried` : undefined} loading={loading} />
-          <KpiCard id="kpi-kv" label="KV utilization" value={formatPercent(sum?.kvUtilization ?? null)} note="latest sample" loading={loading} />
-          <KpiCard id="kpi-queue" label="Running / waiting" value={sum ? `${formatCount(sum.running)} / ${formatCount(sum.waiting)}` : NO_DATA} note="latest sample" loading={loading} />
-          <KpiCard id="kpi-itl" label="ITL p50 / p95" value={d ? `${formatMs(d.decode.itlP50Ms)} / ${formatMs(d.decode.itlP95Ms)}` : NO_DATA} note="inter-token latency per request" loading={loading} />
+          <KpiCard
+            id="kpi-hit-rate"
+            label="Prefix hit rate"
+            value={formatPercent(sum?.hitRate ?? null)}
+            note={sum ? `token-weighted, ${formatCount(sum.queryTokens)} tokens queried` : undefined}
+            loading={loading}
+          />
+          <KpiCard
+            id="kpi-kv"
+            label="KV utilization"
+            value={formatPercent(sum?.kvUtilization ?? null)}
+            note="latest sample"
+            loading={loading}
+          />
+          <KpiCard
+            id="kpi-queue"
+            label="Running / waiting"
+            value={sum ? `${formatCount(sum.running)} / ${formatCount(sum.waiting)}` : NO_DATA}
+            note="latest sample"
+            loading={loading}
+          />
+          <KpiCard
+            id="kpi-itl"
+            label="ITL p50 / p95"
+            value={d ? `${formatMs(d.decode.itlP50Ms)} / ${formatMs(d.decode.itlP95Ms)}` : NO_DATA}
+            note="inter-token latency per request"
+            loading={loading}
+          />
           <KpiCard
             id="kpi-preemptions"
             label="Preemptions"
             value={formatCount(d ? d.decode.preemptions : null)}
-            note={d && d.decode.batchTokens !== null ? `${formatCount(Math.round(d.decode.batchTokens))} tokens per pass` : "in this range"}
+            note={
+              d && d.decode.batchTokens !== null
+                ? `${formatCount(Math.round(d.decode.batchTokens))} tokens per pass`
+                : "in this range"
+            }
             loading={loading}
           />
-          <KpiCard id="kpi-served" label="Requests served" value={formatCount(d ? d.requestsServed : null)} note="in this range" loading={loading} />
-          <KpiCard id="kpi-won" label="Routing decisions won" value={formatCount(sum ? sum.won : null)} note={sum ? (sum.routingShare === null ? "no routing decisions in this range" : `${formatPercent(sum.routingShare)} of all decisions`) : undefined} loading={loading} />
+          <KpiCard
+            id="kpi-served"
+            label="Requests served"
+            value={formatCount(d ? d.requestsServed : null)}
+            note="in this range"
+            loading={loading}
+          />
+          <KpiCard
+            id="kpi-won"
+            label="Routing decisions won"
+            value={formatCount(sum ? sum.won : null)}
+            note={
+              sum
+                ? sum.routingShare === null
+                  ? "no routing decisions in this range"
+                  : `${formatPercent(sum.routingShare)} of all decisions`
+                : undefined
+            }
+            loading={loading}
+          />
           <KpiCard
             id="kpi-lost"
             label="Routing decisions lost"
             value={formatCount(d ? d.lost.count : null)}
-            note={d ? (d.lost.truncated ? `among the latest ${formatCount(d.lost.scanned)} decisions` : "a candidate, another worker chosen") : undefined}
+            note={
+              d
+                ? d.lost.truncated
+                  ? `among the latest ${formatCount(d.lost.scanned)} decisions`
+                  : "a candidate, another worker chosen"
+                : undefined
+            }
             loading={loading}
           />
         </div>
@@ -107,21 +172,53 @@ export function WorkerDetailView({ id }: { id: string }) {
             <h2 id="time-title">Hit rate and KV utilization over time</h2>
             <p className="sub">{s ? describeBuckets(s.step, s.source) : "…"}; gaps are buckets without samples.</p>
             <div className="chart-card">
-              {series.isError && <LoadError what="the series" message={series.error.message} stale={Boolean(s)} onRetry={() => void series.refetch()} />}
+              {series.isError && (
+                <LoadError
+                  what="the series"
+                  message={series.error.message}
+                  stale={Boolean(s)}
+                  onRetry={() => void series.refetch()}
+                />
+              )}
               {series.isPending && <div className="chart-skeleton skeleton" aria-busy="true" />}
-              {s && points && (s.workers.length === 0 ? <div className="chart-empty">No samples from this worker in this range.</div> : <PercentLinesChart data={points} lines={LINES} step={s.step} label={`Prefix hit rate and KV utilization of ${id}`} marks={snapToWindow(policyMarks, s)} />)}
+              {s &&
+                points &&
+                (s.workers.length === 0 ? (
+                  <div className="chart-empty">No samples from this worker in this range.</div>
+                ) : (
+                  <PercentLinesChart
+                    data={points}
+                    lines={LINES}
+                    step={s.step}
+                    label={`Prefix hit rate and KV utilization of ${id}`}
+                    marks={snapToWindow(policyMarks, s)}
+                  />
+                ))}
             </div>
           </section>
 
           <div className="two-col section">
             <section className="chart-card" aria-labelledby="classes-title">
               <h3 id="classes-title">Blocks stored by retention class</h3>
-              {blocks.isError && <LoadError what="the KV events" message={blocks.error.message} stale={Boolean(b)} onRetry={() => void blocks.refetch()} />}
+              {blocks.isError && (
+                <LoadError
+                  what="the KV events"
+                  message={blocks.error.message}
+                  stale={Boolean(b)}
+                  onRetry={() => void blocks.refetch()}
+                />
+              )}
               {blocks.isPending && <div className="chart-skeleton skeleton" aria-busy="true" />}
-              {b && stacks && stacks.empty && <div className="chart-empty">No kv.stored events from this worker in this range.</div>}
+              {b && stacks && stacks.empty && (
+                <div className="chart-empty">No kv.stored events from this worker in this range.</div>
+              )}
               {b && stacks && !stacks.empty && (
                 <>
-                  {!stacks.anyClassified && <p className="sub">The source reports no retention class on its kv.stored events, so all blocks show as unclassified.</p>}
+                  {!stacks.anyClassified && (
+                    <p className="sub">
+                      The source reports no retention class on its kv.stored events, so all blocks show as unclassified.
+                    </p>
+                  )}
                   <ClassStacksChart stacks={stacks} step={b.step} />
                   <p className="sub">Blocks entering the cache per bucket; kv.removed events carry no class.</p>
                 </>
@@ -129,7 +226,9 @@ export function WorkerDetailView({ id }: { id: string }) {
             </section>
             <section className="chart-card" aria-labelledby="evictions-title">
               <h3 id="evictions-title">Evictions by reason</h3>
-              {d && d.removals.length === 0 && <div className="chart-empty">No kv.removed or kv.cleared events in this range.</div>}
+              {d && d.removals.length === 0 && (
+                <div className="chart-empty">No kv.removed or kv.cleared events in this range.</div>
+              )}
               {d && d.removals.length > 0 && <EvictionBars removals={d.removals} />}
               {loading && <div className="chart-skeleton skeleton" aria-busy="true" />}
             </section>
@@ -139,7 +238,9 @@ export function WorkerDetailView({ id }: { id: string }) {
 
           <section className="section" aria-labelledby="lost-title">
             <h2 id="lost-title">Latest routing decisions lost</h2>
-            {d && d.lost.recent.length === 0 && <p className="sub">This worker lost no routing decision in this range.</p>}
+            {d && d.lost.recent.length === 0 && (
+              <p className="sub">This worker lost no routing decision in this range.</p>
+            )}
             {d && d.lost.recent.length > 0 && <LostDecisionsTable rows={d.lost.recent} rangeQuery={q} now={d.to} />}
           </section>
         </>

@@ -39,13 +39,24 @@ export function WorkersView() {
         <div>
           <h1>Workers</h1>
           <div className="sub">
-            {live ? <span className="live">Live · refreshes every 2 s</span> : list.data && formatRange(list.data.from, list.data.to)}
+            {live ? (
+              <span className="live">Live · refreshes every 2 s</span>
+            ) : (
+              list.data && formatRange(list.data.from, list.data.to)
+            )}
           </div>
         </div>
         <TimeRangePicker value={range} onChange={setRange} />
       </div>
 
-      {list.isError && <LoadError what="the workers" message={list.error.message} stale={Boolean(rows)} onRetry={() => void list.refetch()} />}
+      {list.isError && (
+        <LoadError
+          what="the workers"
+          message={list.error.message}
+          stale={Boolean(rows)}
+          onRetry={() => void list.refetch()}
+        />
+      )}
       {list.isPending && (
         <div className="table-wrap chart-skeleton skeleton" aria-busy="true" aria-label="Loading workers">
           loading
@@ -62,10 +73,22 @@ export function WorkersView() {
         <>
           <section className="section" aria-labelledby="multiples-title">
             <h2 id="multiples-title">Prefix hit rate over time</h2>
-            <p className="sub">Token-weighted per bucket ({s ? describeBuckets(s.step, s.source) : "…"}); 0–100 % scale; gaps are buckets without data. The figure beside each name is the whole range.</p>
-            {series.isError && <LoadError what="the hit-rate series" message={series.error.message} stale={Boolean(s)} onRetry={() => void series.refetch()} />}
+            <p className="sub">
+              Token-weighted per bucket ({s ? describeBuckets(s.step, s.source) : "…"}); 0–100 % scale; gaps are buckets
+              without data. The figure beside each name is the whole range.
+            </p>
+            {series.isError && (
+              <LoadError
+                what="the hit-rate series"
+                message={series.error.message}
+                stale={Boolean(s)}
+                onRetry={() => void series.refetch()}
+              />
+            )}
             {series.isPending && <div className="chart-card chart-skeleton skeleton" aria-busy="true" />}
-            {s && window && <HitRateMultiples series={s.workers} window={window} rates={rates} rangeQuery={q} marks={placed} />}
+            {s && window && (
+              <HitRateMultiples series={s.workers} window={window} rates={rates} rangeQuery={q} marks={placed} />
+            )}
             {s && <PolicyMarksNote marks={policyMarks} step={s.step} />}
           </section>
           <section className="section" aria-labelledby="heatmap-title">

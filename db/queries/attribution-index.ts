@@ -47,17 +47,29 @@ function state(db: Db): State {
     byId[r.id] = r.name;
   }
   const clears = new Map<number, number[]>();
-  for (const r of c.prepare("SELECT worker, at FROM attr_clears ORDER BY at").all() as { worker: number; at: number }[]) {
+  for (const r of c.prepare("SELECT worker, at FROM attr_clears ORDER BY at").all() as {
+    worker: number;
+    at: number;
+  }[]) {
     clears.set(r.worker, [...(clears.get(r.worker) ?? []), r.at]);
   }
   s = {
     get: c.prepare("SELECT intervals FROM attr_blocks WHERE hash = ?").pluck(),
-    put: c.prepare("INSERT INTO attr_blocks (hash, intervals) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET intervals = excluded.intervals"),
+    put: c.prepare(
+      "INSERT INTO attr_blocks (hash, intervals) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET intervals = excluded.intervals",
+    ),
     del: c.prepare("DELETE FROM attr_blocks WHERE hash = ?"),
     seen: new Map(),
     seenGet: c.prepare("SELECT first_at FROM attr_seen WHERE hash = ?").pluck(),
-    seenPut: c.prepare("INSERT INTO attr_seen (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)"),
-    names, byId, clears, cache: new Map(), dirty: new Set(), flushOrder: [],
+    seenPut: c.prepare(
+      "INSERT INTO attr_seen (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)",
+    ),
+    names,
+    byId,
+    clears,
+    cache: new Map(),
+    dirty: new Set(),
+    flushOrder: [],
     kvApplied: (c.prepare("SELECT value FROM attr_state WHERE key = 'kv'").pluck().get() as number | undefined) ?? 0,
   };
   // A database from before this index (a kv cursor but no names yet): rebuild the index from the retained KV events.
@@ -199,7 +211,10 @@ export class IndexWriter {
     const at = this.s.clears.get(w) ?? [];
     if (at.includes(ts)) return;
     this.db.$client.prepare("INSERT INTO attr_clears (worker, at) VALUES (?, ?)").run(w, ts);
-    this.s.clears.set(w, [...at, ts].sort((a, b) => a - b));
+    this.s.clears.set(
+      w,
+      [...at, ts].sort((a, b) => a - b),
+    );
   }
 
   /** Mark events up to kv_events rowid `rid` as applied. */
@@ -231,16 +246,27 @@ export function flushIndex(db: Db, limit: number): number {
     else s.del.run(hash);
     s.dirty.delete(hash);
   }
-  if (s.flushOrder.length === 0 && s.dirty.size > 0) s.flushOrder = [...s.dirty].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (s.flushOrder.length === 0 && s.dirty.size > 0)
+    s.flushOrder = [...s.dirty].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (s.dirty.size === 0) {
-    db.$client.prepare("INSERT INTO attr_state (key, value) VALUES ('kv', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(s.kvApplied);
+    db.$client
+      .prepare(
+        "INSERT INTO attr_state (key, value) VALUES ('kv', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      )
+      .run(s.kvApplied);
     trimCache(s);
   }
   return s.dirty.size;
 }
 
 /** What the index knew about one block at time t, for a turn on `workerId` (see BlockFacts). */
-export function blockFactsAt(db: Db, hash: bigint, t: number, workerId: string | null, seenBefore: boolean): BlockFacts {
+export function blockFactsAt(
+  db: Db,
+  hash: bigint,
+  t: number,
+  workerId: string | null,
+  seenBefore: boolean,
+): BlockFacts {
   const s = state(db);
   const chosen = workerId === null ? -2 : nameId(db, workerId, false);
   const residentOn: string[] = [];
@@ -272,7 +298,12 @@ export function blockFactsAt(db: Db, hash: bigint, t: number, workerId: string |
  * Drop from up to `limit` blocks after `afterHash` the intervals that ended before cutoff (Unix ms); a block left
  * without intervals is deleted. Returns the last hash visited (null when the scan is complete) and rows changed.
  */
-export function pruneBlocks(db: Db, cutoff: number, afterHash: bigint | null, limit: number): { next: bigint | null; changed: number } {
+export function pruneBlocks(
+  db: Db,
+  cutoff: number,
+  afterHash: bigint | null,
+  limit: number,
+): { next: bigint | null; changed: number } {
   const s = state(db);
   const rows = db.$client
     .prepare("SELECT hash, intervals FROM attr_blocks WHERE hash > ? ORDER BY hash LIMIT ?")

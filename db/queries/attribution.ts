@@ -1,9 +1,25 @@
 import type Database from "better-sqlite3";
-import { attributeTurn, recomputedBlocks, type Attribution, type BlockFacts, type TurnInput } from "../../server/analysis/attribution";
+import {
+  attributeTurn,
+  recomputedBlocks,
+  type Attribution,
+  type BlockFacts,
+  type TurnInput,
+} from "../../server/analysis/attribution";
 import { minuteOf } from "../../server/analysis/counters";
 import type { Db } from "../client";
 import { blockListOf, chainsOf } from "./attribution-chains";
-import { blockFactsAt, flushIndex, forgetSeen, IndexWriter, kvApplied, markSeen, nameId, pruneBlocks, seenFirstAt } from "./attribution-index";
+import {
+  blockFactsAt,
+  flushIndex,
+  forgetSeen,
+  IndexWriter,
+  kvApplied,
+  markSeen,
+  nameId,
+  pruneBlocks,
+  seenFirstAt,
+} from "./attribution-index";
 
 // Reads and writes of the attribution job's index tables (db/schema/sessions.ts). Never called from ingest.
 
@@ -15,21 +31,36 @@ const cache = new WeakMap<Database.Database, Stmts>();
 function prepare(c: Database.Database) {
   return {
     getState: c.prepare("SELECT value FROM attr_state WHERE key = ?").pluck(),
-    setState: c.prepare("INSERT INTO attr_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
-    kvAfter: c.prepare("SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, reason FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?"),
-    local: c.prepare("INSERT INTO attr_local (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)"),
-    localIn: c.prepare(`SELECT hash FROM attr_local WHERE hash IN (${Array(64).fill("?").join(",")}) AND first_at < ?`).pluck().safeIntegers(),
+    setState: c.prepare(
+      "INSERT INTO attr_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ),
+    kvAfter: c.prepare(
+      "SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, reason FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?",
+    ),
+    local: c.prepare(
+      "INSERT INTO attr_local (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)",
+    ),
+    localIn: c
+      .prepare(`SELECT hash FROM attr_local WHERE hash IN (${Array(64).fill("?").join(",")}) AND first_at < ?`)
+      .pluck()
+      .safeIntegers(),
     requestsAfter: c.prepare(
       `SELECT rowid AS rid, id, request_id AS requestId, session_id AS sessionId, trajectory_id AS trajectoryId, worker_id AS workerId, arrived_at AS arrivedAt,
          first_token_at AS firstTokenAt, finished_at AS finishedAt, input_tokens AS inputTokens, cached_tokens AS cachedTokens, output_tokens AS outputTokens,
          block_size AS blockSize
        FROM requests WHERE rowid > ? ORDER BY rowid LIMIT ?`,
     ),
-    decision: c.prepare("SELECT chosen_overlap_blocks AS chosenOverlap, best_overlap_blocks AS bestOverlap FROM route_decisions WHERE request_id = ? ORDER BY ts DESC LIMIT 1"),
+    decision: c.prepare(
+      "SELECT chosen_overlap_blocks AS chosenOverlap, best_overlap_blocks AS bestOverlap FROM route_decisions WHERE request_id = ? ORDER BY ts DESC LIMIT 1",
+    ),
     previousTurn: c.prepare(
       `SELECT input_tokens AS input, finished_at AS finishedAt FROM requests WHERE session_id = ? AND trajectory_id IS ? AND arrived_at < ? ORDER BY arrived_at DESC LIMIT 1`,
     ),
-    versionAt: c.prepare("SELECT policy_versions FROM requests WHERE arrived_at <= ? AND policy_versions IS NOT NULL ORDER BY arrived_at DESC LIMIT 1").pluck(),
+    versionAt: c
+      .prepare(
+        "SELECT policy_versions FROM requests WHERE arrived_at <= ? AND policy_versions IS NOT NULL ORDER BY arrived_at DESC LIMIT 1",
+      )
+      .pluck(),
     putCauses: c.prepare(
       `INSERT INTO request_causes (id, request_id, session_id, arrived_at, recomputed, cold, diverged, evicted, routed_away, unknown, evicted_reason, retention_version,
          held_tokens, wait_ms, survived_tokens) VALUES (@id, @requestId, @sessionId, @arrivedAt, @recomputed, @cold, @diverged, @evicted, @routedAway, @unknown,
@@ -40,7 +71,9 @@ function prepare(c: Database.Database) {
        ON CONFLICT(minute) DO UPDATE SET cold = cold + excluded.cold, diverged = diverged + excluded.diverged, evicted = evicted + excluded.evicted,
          routed_away = routed_away + excluded.routed_away, unknown = unknown + excluded.unknown`,
     ),
-    toolsAfter: c.prepare("SELECT rowid AS rid, session_id AS sessionId FROM tools WHERE rowid > ? ORDER BY rowid LIMIT ?"),
+    toolsAfter: c.prepare(
+      "SELECT rowid AS rid, session_id AS sessionId FROM tools WHERE rowid > ? ORDER BY rowid LIMIT ?",
+    ),
   };
 }
 
@@ -59,7 +92,14 @@ export function cursorOf(db: Db, key: string): number {
 /** Apply up to `limit` KV events after those already applied to the in-memory index; returns how many were read. */
 export function applyKvEvents(db: Db, limit: number): number {
   const s = stmts(db);
-  const rows = s.kvAfter.all(kvApplied(db), limit) as { rid: number; ts: number; op: string; workerId: string; hashes: string | null; reason: string | null }[];
+  const rows = s.kvAfter.all(kvApplied(db), limit) as {
+    rid: number;
+    ts: number;
+    op: string;
+    workerId: string;
+    hashes: string | null;
+    reason: string | null;
+  }[];
   const w = new IndexWriter(db);
   for (const r of rows) {
     const worker = nameId(db, r.workerId);
@@ -127,7 +167,14 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
   const s = stmts(db);
   const chains = chainsOf(db, r);
   const decision = (s.decision.get(r.requestId) as { chosenOverlap: number; bestOverlap: number } | undefined) ?? null;
-  const turn: TurnInput = { inputTokens: r.inputTokens, cachedTokens: r.cachedTokens, blockSize: r.blockSize, blockCount: chains.length, workerId: r.workerId, decision };
+  const turn: TurnInput = {
+    inputTokens: r.inputTokens,
+    cachedTokens: r.cachedTokens,
+    blockSize: r.blockSize,
+    blockCount: chains.length,
+    workerId: r.workerId,
+    decision,
+  };
   const { first, end } = recomputedBlocks(turn);
   const hasLocal = chains.length > 0 && chains.localKey(0) !== null;
   const seqKeys: bigint[] = [];
@@ -143,7 +190,12 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
   const known = hasLocal ? seenIn(s.localIn, localKeys, r.arrivedAt) : new Set<bigint>();
   for (let k = boundary; k < seqKeys.length; k++) {
     const lk = hasLocal ? localKeys[k - boundary]! : null;
-    facts.push({ residentOn: [], seenBefore: false, lastRemoval: null, localSeenBefore: lk === null ? null : known.has(lk) });
+    facts.push({
+      residentOn: [],
+      seenBefore: false,
+      lastRemoval: null,
+      localSeenBefore: lk === null ? null : known.has(lk),
+    });
   }
   const cacheableAt = r.firstTokenAt ?? r.finishedAt ?? r.arrivedAt;
   for (let k = boundary; k < seqKeys.length; k++) {
@@ -158,15 +210,36 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
     const v = pv ? (JSON.parse(pv) as { retention?: unknown }).retention : undefined;
     retentionVersion = typeof v === "number" ? v : null;
   }
-  const prev = r.sessionId ? (s.previousTurn.get(r.sessionId, r.trajectoryId, r.arrivedAt) as { input: number; finishedAt: number | null } | undefined) : undefined;
+  const prev = r.sessionId
+    ? (s.previousTurn.get(r.sessionId, r.trajectoryId, r.arrivedAt) as
+        { input: number; finishedAt: number | null } | undefined)
+    : undefined;
   const c = a.tokens;
   s.putCauses.run({
-    id: r.id, requestId: r.requestId, sessionId: r.sessionId, arrivedAt: r.arrivedAt, recomputed: a.recomputed, cold: c.cold, diverged: c.diverged,
-    evicted: c.evicted, routedAway: c.routed_away, unknown: c.unknown, evictedReason: a.mainRemoval?.reason ?? (c.evicted > 0 ? "unknown" : null), retentionVersion,
-    heldTokens: prev ? prev.input : null, waitMs: prev?.finishedAt ? Math.max(0, r.arrivedAt - prev.finishedAt) : null,
+    id: r.id,
+    requestId: r.requestId,
+    sessionId: r.sessionId,
+    arrivedAt: r.arrivedAt,
+    recomputed: a.recomputed,
+    cold: c.cold,
+    diverged: c.diverged,
+    evicted: c.evicted,
+    routedAway: c.routed_away,
+    unknown: c.unknown,
+    evictedReason: a.mainRemoval?.reason ?? (c.evicted > 0 ? "unknown" : null),
+    retentionVersion,
+    heldTokens: prev ? prev.input : null,
+    waitMs: prev?.finishedAt ? Math.max(0, r.arrivedAt - prev.finishedAt) : null,
     survivedTokens: prev ? Math.min(r.cachedTokens, prev.input) : null,
   });
-  s.putMinute.run({ minute: minuteOf(r.arrivedAt), cold: c.cold, diverged: c.diverged, evicted: c.evicted, routedAway: c.routed_away, unknown: c.unknown });
+  s.putMinute.run({
+    minute: minuteOf(r.arrivedAt),
+    cold: c.cold,
+    diverged: c.diverged,
+    evicted: c.evicted,
+    routedAway: c.routed_away,
+    unknown: c.unknown,
+  });
   return a;
 }
 
@@ -195,8 +268,12 @@ export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
     n += r.changed;
     after = r.next;
   } while (after !== null);
-  const seen = c.prepare("DELETE FROM attr_seen WHERE rowid IN (SELECT rowid FROM attr_seen WHERE first_at < ? AND hash NOT IN (SELECT hash FROM attr_blocks) LIMIT ?)");
-  const local = c.prepare("DELETE FROM attr_local WHERE rowid IN (SELECT rowid FROM attr_local WHERE first_at < ? LIMIT ?)");
+  const seen = c.prepare(
+    "DELETE FROM attr_seen WHERE rowid IN (SELECT rowid FROM attr_seen WHERE first_at < ? AND hash NOT IN (SELECT hash FROM attr_blocks) LIMIT ?)",
+  );
+  const local = c.prepare(
+    "DELETE FROM attr_local WHERE rowid IN (SELECT rowid FROM attr_local WHERE first_at < ? LIMIT ?)",
+  );
   for (const stmt of [seen, local]) {
     for (let k = batch; k === batch; n += k) k = stmt.run(cutoff, batch).changes;
   }

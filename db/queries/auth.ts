@@ -13,7 +13,13 @@ export function countUsers(db: Db): number {
 
 /** How many enabled admins exist. */
 export function countActiveAdmins(db: Db): number {
-  return db.select({ n: count() }).from(users).where(and(eq(users.role, "admin"), eq(users.disabled, false))).get()?.n ?? 0;
+  return (
+    db
+      .select({ n: count() })
+      .from(users)
+      .where(and(eq(users.role, "admin"), eq(users.disabled, false)))
+      .get()?.n ?? 0
+  );
 }
 
 export function userByName(db: Db, username: string): UserRow | undefined {
@@ -27,7 +33,15 @@ export function userById(db: Db, id: number): UserRow | undefined {
 /** Every account, oldest first, without password hashes. */
 export function listUsers(db: Db) {
   return db
-    .select({ id: users.id, username: users.username, role: users.role, disabled: users.disabled, createdAt: users.createdAt, lastLoginAt: users.lastLoginAt, pending: isNull(users.passwordHash) })
+    .select({
+      id: users.id,
+      username: users.username,
+      role: users.role,
+      disabled: users.disabled,
+      createdAt: users.createdAt,
+      lastLoginAt: users.lastLoginAt,
+      pending: isNull(users.passwordHash),
+    })
     .from(users)
     .orderBy(asc(users.id))
     .limit(500)
@@ -35,11 +49,23 @@ export function listUsers(db: Db) {
 }
 
 /** Create an account; returns its id. */
-export function insertUser(db: Db, row: { username: string; role: string; passwordHash: string | null }, now: number): number {
-  return db.insert(users).values({ ...row, createdAt: now }).returning({ id: users.id }).get().id;
+export function insertUser(
+  db: Db,
+  row: { username: string; role: string; passwordHash: string | null },
+  now: number,
+): number {
+  return db
+    .insert(users)
+    .values({ ...row, createdAt: now })
+    .returning({ id: users.id })
+    .get().id;
 }
 
-export function updateUser(db: Db, id: number, patch: Partial<Pick<UserRow, "role" | "passwordHash" | "disabled" | "lastLoginAt">>): void {
+export function updateUser(
+  db: Db,
+  id: number,
+  patch: Partial<Pick<UserRow, "role" | "passwordHash" | "disabled" | "lastLoginAt">>,
+): void {
   db.update(users).set(patch).where(eq(users.id, id)).run();
 }
 
@@ -68,7 +94,9 @@ export function deleteUserSessions(db: Db, userId: number): void {
 /** Drop expired sessions and links (housekeeping). */
 export function deleteExpiredAuth(db: Db, now: number): void {
   db.delete(authSessions).where(lt(authSessions.expiresAt, now)).run();
-  db.delete(authLinks).where(lt(authLinks.expiresAt, now - 86_400_000)).run();
+  db.delete(authLinks)
+    .where(lt(authLinks.expiresAt, now - 86_400_000))
+    .run();
 }
 
 export function insertToken(db: Db, row: Omit<typeof apiTokens.$inferInsert, "id">): number {
@@ -82,7 +110,16 @@ export function tokenByDigest(db: Db, digest: string): TokenRow | undefined {
 /** Tokens, newest first, without digests. */
 export function listTokens(db: Db) {
   return db
-    .select({ id: apiTokens.id, name: apiTokens.name, scope: apiTokens.scope, hint: apiTokens.hint, createdBy: apiTokens.createdBy, createdAt: apiTokens.createdAt, lastUsedAt: apiTokens.lastUsedAt, revokedAt: apiTokens.revokedAt })
+    .select({
+      id: apiTokens.id,
+      name: apiTokens.name,
+      scope: apiTokens.scope,
+      hint: apiTokens.hint,
+      createdBy: apiTokens.createdBy,
+      createdAt: apiTokens.createdAt,
+      lastUsedAt: apiTokens.lastUsedAt,
+      revokedAt: apiTokens.revokedAt,
+    })
     .from(apiTokens)
     .orderBy(desc(apiTokens.id))
     .limit(500)
@@ -101,7 +138,13 @@ export function activeTokenDigests(db: Db, scopes: string[]): string[] {
 
 /** Revoke a token; false when it does not exist or was already revoked. */
 export function revokeToken(db: Db, id: number, now: number): boolean {
-  return db.update(apiTokens).set({ revokedAt: now }).where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt))).run().changes === 1;
+  return (
+    db
+      .update(apiTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))
+      .run().changes === 1
+  );
 }
 
 /** Note a token's use at most once a minute (cheap on the ingest path). */
@@ -118,10 +161,20 @@ export function insertLink(db: Db, row: typeof authLinks.$inferInsert): void {
 
 /** An unused, unexpired link. */
 export function liveLink(db: Db, digest: string, now: number): LinkRow | undefined {
-  return db.select().from(authLinks).where(and(eq(authLinks.digest, digest), isNull(authLinks.usedAt), gt(authLinks.expiresAt, now))).get();
+  return db
+    .select()
+    .from(authLinks)
+    .where(and(eq(authLinks.digest, digest), isNull(authLinks.usedAt), gt(authLinks.expiresAt, now)))
+    .get();
 }
 
 /** Mark a link used; false when another request used it first. */
 export function useLink(db: Db, digest: string, now: number): boolean {
-  return db.update(authLinks).set({ usedAt: now }).where(and(eq(authLinks.digest, digest), isNull(authLinks.usedAt))).run().changes === 1;
+  return (
+    db
+      .update(authLinks)
+      .set({ usedAt: now })
+      .where(and(eq(authLinks.digest, digest), isNull(authLinks.usedAt)))
+      .run().changes === 1
+  );
 }

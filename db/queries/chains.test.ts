@@ -7,16 +7,28 @@ import { chainStringsOf, forgetChains, sessionChains } from "./chains";
 import { deleteBatchBefore } from "./retention";
 
 const NDJSON = "application/x-ndjson";
-const range = (from: number, to: number, salt = 0) => Array.from({ length: to - from }, (_, i) => String(BigInt(from + i) * 1_000_003n + BigInt(salt)));
+const range = (from: number, to: number, salt = 0) =>
+  Array.from({ length: to - from }, (_, i) => String(BigInt(from + i) * 1_000_003n + BigInt(salt)));
 
 /** A turn of session s1 / trajectory main from sender "sim". */
 const turn = (n: number, o: Raw = {}) =>
-  minimal.request({ id: `ev-${n}`, request_id: `r${n}`, session_id: "s1", trajectory_id: "main", source: "sim", arrived_at: T0 + n * 1_000, ts: T0 + n * 1_000, ...o });
+  minimal.request({
+    id: `ev-${n}`,
+    request_id: `r${n}`,
+    session_id: "s1",
+    trajectory_id: "main",
+    source: "sim",
+    arrived_at: T0 + n * 1_000,
+    ts: T0 + n * 1_000,
+    ...o,
+  });
 
 type Stored = { seq: Buffer | null; local: Buffer | null; base: string | null; seqShared: number; localShared: number };
 const stored = (db: Db, id: string) =>
   db.$client
-    .prepare("SELECT sequence_hashes AS seq, local_hashes AS local, chain_base AS base, seq_shared AS seqShared, local_shared AS localShared FROM requests WHERE id = ?")
+    .prepare(
+      "SELECT sequence_hashes AS seq, local_hashes AS local, chain_base AS base, seq_shared AS seqShared, local_shared AS localShared FROM requests WHERE id = ?",
+    )
     .get(id) as Stored;
 
 let db: Db;
@@ -30,20 +42,35 @@ describe("compact chains on ingest (prefix_of)", () => {
       db,
       ndjson([
         turn(1, { sequence_hashes: range(0, 100), local_hashes: range(0, 100, 7) }),
-        turn(2, { prefix_of: { request_id: "r1", blocks: 100 }, sequence_hashes: range(100, 120), local_hashes: range(100, 120, 7) }),
-        turn(3, { prefix_of: { request_id: "r2", blocks: 110 }, sequence_hashes: range(500, 505), local_hashes: range(500, 505, 7) }),
+        turn(2, {
+          prefix_of: { request_id: "r1", blocks: 100 },
+          sequence_hashes: range(100, 120),
+          local_hashes: range(100, 120, 7),
+        }),
+        turn(3, {
+          prefix_of: { request_id: "r2", blocks: 110 },
+          sequence_hashes: range(500, 505),
+          local_hashes: range(500, 505, 7),
+        }),
       ]),
       NDJSON,
     );
     expect(reply).toMatchObject({ accepted: 3, rejected: 0 });
     expect(stored(db, "ev-2")).toMatchObject({ base: "ev-1", seqShared: 100, localShared: 100 });
     expect(stored(db, "ev-2").seq!.byteLength).toBe(20 * 8);
-    expect(chainStringsOf(db, "ev-3")).toEqual({ seq: [...range(0, 110), ...range(500, 505)], local: [...range(0, 110, 7), ...range(500, 505, 7)] });
+    expect(chainStringsOf(db, "ev-3")).toEqual({
+      seq: [...range(0, 110), ...range(500, 505)],
+      local: [...range(0, 110, 7), ...range(500, 505, 7)],
+    });
   });
 
   it("refuses each bad prefix alone, with a clear error, and stores the rest of the batch", () => {
     ingestBody(db, ndjson([turn(1, { sequence_hashes: range(0, 10), local_hashes: range(0, 10) })]), NDJSON);
-    ingestBody(db, ndjson([turn(50, { session_id: "s2", request_id: "other-session", sequence_hashes: range(0, 10) })]), NDJSON);
+    ingestBody(
+      db,
+      ndjson([turn(50, { session_id: "s2", request_id: "other-session", sequence_hashes: range(0, 10) })]),
+      NDJSON,
+    );
     const reply = ingestBody(
       db,
       ndjson([
@@ -84,7 +111,9 @@ describe("compact chains on ingest (prefix_of)", () => {
   it("finds the named request in its own session when another session reuses the request id", () => {
     ingestBody(db, ndjson([turn(1, { sequence_hashes: range(0, 5) })]), NDJSON);
     ingestBody(db, ndjson([turn(1, { id: "other-1", session_id: "s2", sequence_hashes: range(100, 103) })]), NDJSON);
-    expect(ingestBody(db, ndjson([turn(2, { prefix_of: { request_id: "r1", blocks: 5 }, sequence_hashes: ["9"] })]), NDJSON)).toMatchObject({ accepted: 1 });
+    expect(
+      ingestBody(db, ndjson([turn(2, { prefix_of: { request_id: "r1", blocks: 5 }, sequence_hashes: ["9"] })]), NDJSON),
+    ).toMatchObject({ accepted: 1 });
     expect(chainStringsOf(db, "ev-2").seq).toEqual([...range(0, 5), "9"]);
   });
 
@@ -98,8 +127,16 @@ describe("compact chains on ingest (prefix_of)", () => {
 
 describe("full chains from third-party senders", () => {
   it("are matched against the trajectory's previous turn and stored as its extension", () => {
-    ingestBody(db, ndjson([turn(1, { source: undefined, sequence_hashes: range(0, 2_000), local_hashes: range(0, 2_000, 3) })]), NDJSON);
-    ingestBody(db, ndjson([turn(2, { source: undefined, sequence_hashes: range(0, 2_040), local_hashes: range(0, 2_040, 3) })]), NDJSON);
+    ingestBody(
+      db,
+      ndjson([turn(1, { source: undefined, sequence_hashes: range(0, 2_000), local_hashes: range(0, 2_000, 3) })]),
+      NDJSON,
+    );
+    ingestBody(
+      db,
+      ndjson([turn(2, { source: undefined, sequence_hashes: range(0, 2_040), local_hashes: range(0, 2_040, 3) })]),
+      NDJSON,
+    );
     const s = stored(db, "ev-2");
     expect(s).toMatchObject({ base: "ev-1", seqShared: 2_000, localShared: 2_000 });
     expect([s.seq!.byteLength, s.local!.byteLength]).toEqual([40 * 8, 40 * 8]);
@@ -108,9 +145,18 @@ describe("full chains from third-party senders", () => {
 
   it("share only up to the first differing block (a diverged header shares no sequence hashes)", () => {
     ingestBody(db, ndjson([turn(1, { sequence_hashes: range(0, 50), local_hashes: range(0, 50) })]), NDJSON);
-    ingestBody(db, ndjson([turn(2, { sequence_hashes: [...range(0, 20), ...range(900, 940)], local_hashes: ["77", ...range(1, 60)] })]), NDJSON);
+    ingestBody(
+      db,
+      ndjson([
+        turn(2, { sequence_hashes: [...range(0, 20), ...range(900, 940)], local_hashes: ["77", ...range(1, 60)] }),
+      ]),
+      NDJSON,
+    );
     expect(stored(db, "ev-2")).toMatchObject({ base: "ev-1", seqShared: 20, localShared: 0 });
-    expect(chainStringsOf(db, "ev-2")).toEqual({ seq: [...range(0, 20), ...range(900, 940)], local: ["77", ...range(1, 60)] });
+    expect(chainStringsOf(db, "ev-2")).toEqual({
+      seq: [...range(0, 20), ...range(900, 940)],
+      local: ["77", ...range(1, 60)],
+    });
   });
 
   it("extend the session's previous turn when the trajectory has none (a subagent's first turn)", () => {
@@ -129,18 +175,35 @@ describe("reading", () => {
          VALUES ('old', ?, 'r0', 's1', 'main', 'messages', 'm', ?, 10, 0, 1, 'ok', '1,18446744073709551615,3', '4,5,6', 'sim')`,
       )
       .run(T0, T0);
-    expect(ingestBody(db, ndjson([turn(1, { prefix_of: { request_id: "r0", blocks: 2 }, sequence_hashes: ["9"], local_hashes: ["8"] })]), NDJSON)).toMatchObject({ accepted: 1 });
+    expect(
+      ingestBody(
+        db,
+        ndjson([turn(1, { prefix_of: { request_id: "r0", blocks: 2 }, sequence_hashes: ["9"], local_hashes: ["8"] })]),
+        NDJSON,
+      ),
+    ).toMatchObject({ accepted: 1 });
     expect(chainStringsOf(db, "old")).toEqual({ seq: ["1", "18446744073709551615", "3"], local: ["4", "5", "6"] });
     expect(chainStringsOf(db, "ev-1")).toEqual({ seq: ["1", "18446744073709551615", "9"], local: ["4", "5", "8"] });
   });
 
   it("builds a 500-turn session's chains in one pass, every turn exact", () => {
     const events: Raw[] = [turn(0, { sequence_hashes: range(0, 100), local_hashes: range(0, 100, 1) })];
-    for (let n = 1; n < 500; n++) events.push(turn(n, { prefix_of: { request_id: `r${n - 1}`, blocks: 100 + (n - 1) * 4 }, sequence_hashes: range(100 + (n - 1) * 4, 100 + n * 4), local_hashes: range(100 + (n - 1) * 4, 100 + n * 4, 1) }));
+    for (let n = 1; n < 500; n++)
+      events.push(
+        turn(n, {
+          prefix_of: { request_id: `r${n - 1}`, blocks: 100 + (n - 1) * 4 },
+          sequence_hashes: range(100 + (n - 1) * 4, 100 + n * 4),
+          local_hashes: range(100 + (n - 1) * 4, 100 + n * 4, 1),
+        }),
+      );
     expect(ingestBody(db, ndjson(events), NDJSON)).toMatchObject({ accepted: 500 });
     const chains = sessionChains(db, "s1");
     expect(chains.size).toBe(500);
-    for (const n of [0, 1, 250, 499]) expect(chains.get(`r${n}`), `r${n}`).toEqual({ sequence_hashes: range(0, 100 + n * 4), local_hashes: range(0, 100 + n * 4, 1) });
+    for (const n of [0, 1, 250, 499])
+      expect(chains.get(`r${n}`), `r${n}`).toEqual({
+        sequence_hashes: range(0, 100 + n * 4),
+        local_hashes: range(0, 100 + n * 4, 1),
+      });
   });
 
   it("keeps absent lists absent and empty lists empty", () => {
@@ -160,8 +223,16 @@ describe("retention of compact chains", () => {
       db,
       ndjson([
         turn(1, { sequence_hashes: range(0, 50), local_hashes: range(0, 50, 7) }),
-        turn(2, { prefix_of: { request_id: "r1", blocks: 50 }, sequence_hashes: range(50, 60), local_hashes: range(50, 60, 7) }),
-        turn(3, { prefix_of: { request_id: "r2", blocks: 60 }, sequence_hashes: range(60, 65), local_hashes: range(60, 65, 7) }),
+        turn(2, {
+          prefix_of: { request_id: "r1", blocks: 50 },
+          sequence_hashes: range(50, 60),
+          local_hashes: range(50, 60, 7),
+        }),
+        turn(3, {
+          prefix_of: { request_id: "r2", blocks: 60 },
+          sequence_hashes: range(60, 65),
+          local_hashes: range(60, 65, 7),
+        }),
       ]),
       NDJSON,
     );

@@ -1,5 +1,12 @@
 import type Database from "better-sqlite3";
-import { asBinary, assembleChain, decodeHashes, HASH_BYTES, hashCount, type ChainLink } from "../../server/ingest/chain-codec";
+import {
+  asBinary,
+  assembleChain,
+  decodeHashes,
+  HASH_BYTES,
+  hashCount,
+  type ChainLink,
+} from "../../server/ingest/chain-codec";
 import type { NamedRequest } from "../../server/ingest/prefix";
 import type { Db } from "../client";
 
@@ -37,14 +44,18 @@ function prepare(c: Database.Database) {
          CASE WHEN typeof(sequence_hashes) = 'text' THEN sequence_hashes END AS legacySeq, CASE WHEN typeof(local_hashes) = 'text' THEN local_hashes END AS legacyLocal
        FROM requests WHERE request_id = ? ORDER BY (session_id IS ? AND source IS ?) DESC, rowid DESC LIMIT 1`,
     ),
-    previous: c.prepare(
-      `SELECT id FROM requests WHERE session_id = ? AND trajectory_id IS ? AND arrived_at <= ? AND id <> ? AND (seq_count > 0 OR sequence_hashes IS NOT NULL)
+    previous: c
+      .prepare(
+        `SELECT id FROM requests WHERE session_id = ? AND trajectory_id IS ? AND arrived_at <= ? AND id <> ? AND (seq_count > 0 OR sequence_hashes IS NOT NULL)
        ORDER BY arrived_at DESC, rowid DESC LIMIT 1`,
-    ).pluck(),
-    previousInSession: c.prepare(
-      `SELECT id FROM requests WHERE session_id = ? AND arrived_at <= ? AND id <> ? AND (seq_count > 0 OR sequence_hashes IS NOT NULL)
+      )
+      .pluck(),
+    previousInSession: c
+      .prepare(
+        `SELECT id FROM requests WHERE session_id = ? AND arrived_at <= ? AND id <> ? AND (seq_count > 0 OR sequence_hashes IS NOT NULL)
        ORDER BY arrived_at DESC, rowid DESC LIMIT 1`,
-    ).pluck(),
+      )
+      .pluck(),
   };
 }
 
@@ -85,11 +96,15 @@ function state(db: Db): State {
 
 /** Rows stored before compact chains hold full chains as decimal text (no base, no counts). */
 const isLegacy = (r: { seq: unknown; local: unknown }) => typeof r.seq === "string" || typeof r.local === "string";
-const seqCountOf = (r: ChainRow): number | null => (isLegacy(r) ? (r.seq === null ? null : hashCount(r.seq)) : r.seqCount);
-const localCountOf = (r: ChainRow): number | null => (isLegacy(r) ? (r.local === null ? null : hashCount(r.local)) : r.localCount);
+const seqCountOf = (r: ChainRow): number | null =>
+  isLegacy(r) ? (r.seq === null ? null : hashCount(r.seq)) : r.seqCount;
+const localCountOf = (r: ChainRow): number | null =>
+  isLegacy(r) ? (r.local === null ? null : hashCount(r.local)) : r.localCount;
 const EMPTY = Buffer.alloc(0);
 const link = (r: ChainRow, which: "seq" | "local"): ChainLink =>
-  which === "seq" ? { base: r.base, shared: r.seqShared, tail: asBinary(r.seq) ?? EMPTY } : { base: r.base, shared: r.localShared, tail: asBinary(r.local) ?? EMPTY };
+  which === "seq"
+    ? { base: r.base, shared: r.seqShared, tail: asBinary(r.seq) ?? EMPTY }
+    : { base: r.base, shared: r.localShared, tail: asBinary(r.local) ?? EMPTY };
 
 /** Build one row's full chains, taking bases from `known` (earlier results) before reading rows. */
 function build(s: State, r: ChainRow, known: (id: string) => Chains | undefined): Chains {
@@ -135,7 +150,10 @@ export function sessionChains(db: Db, sessionId: string): Map<string, ChainStrin
   for (const r of s.session.iterate(sessionId) as IterableIterator<ChainRow>) {
     const c = build(s, r, (id) => built.get(id));
     built.set(r.id, c);
-    out.set(r.requestId, { sequence_hashes: c.seq && decodeHashes(c.seq), local_hashes: c.local && decodeHashes(c.local) });
+    out.set(r.requestId, {
+      sequence_hashes: c.seq && decodeHashes(c.seq),
+      local_hashes: c.local && decodeHashes(c.local),
+    });
   }
   return out;
 }
@@ -149,9 +167,19 @@ export function requestRowExists(db: Db, rowId: string): boolean {
  * The stored request a prefix_of names, as its resolution needs it: the newest with this request_id in the same
  * session from the same sender, else the newest with it at all (so a wrong session or sender is named); null: none.
  */
-export function namedRequest(db: Db, requestId: string, sessionId: string | null, source: string | null): NamedRequest | null {
+export function namedRequest(
+  db: Db,
+  requestId: string,
+  sessionId: string | null,
+  source: string | null,
+): NamedRequest | null {
   const r = state(db).named.get(requestId, sessionId, source) as
-    | (Omit<NamedRequest, "seqCount"> & { seqCount: number | null; legacy: number; legacySeq: string | null; legacyLocal: string | null })
+    | (Omit<NamedRequest, "seqCount"> & {
+        seqCount: number | null;
+        legacy: number;
+        legacySeq: string | null;
+        legacyLocal: string | null;
+      })
     | undefined;
   if (!r) return null;
   const legacy = r.legacy === 1;
@@ -166,7 +194,10 @@ export function namedRequest(db: Db, requestId: string, sessionId: string | null
 }
 
 /** The turn a full-list request most likely extends: its trajectory's previous turn, else its session's; null if none. */
-export function previousTurnOf(db: Db, e: { id: string; session_id?: string; trajectory_id?: string; arrived_at: number }): string | null {
+export function previousTurnOf(
+  db: Db,
+  e: { id: string; session_id?: string; trajectory_id?: string; arrived_at: number },
+): string | null {
   if (e.session_id === undefined) return null;
   const s = state(db);
   const same = s.previous.get(e.session_id, e.trajectory_id ?? null, e.arrived_at, e.id) as string | undefined;

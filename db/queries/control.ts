@@ -1,5 +1,11 @@
 import { and, desc, eq, lt } from "drizzle-orm";
-import { decidePublish, decideRollback, diffDocuments, type PublishDecision, type VersionRecord } from "../../server/control/versions";
+import {
+  decidePublish,
+  decideRollback,
+  diffDocuments,
+  type PublishDecision,
+  type VersionRecord,
+} from "../../server/control/versions";
 import type { PolicyKind } from "../../server/control/policies";
 import { SECRET_MARKER } from "../../server/control/targets";
 import type { Db } from "../client";
@@ -7,10 +13,31 @@ import { controlAudit, controlTargets, policyVersions, rolloutStatus } from "../
 
 export const MAX_PAGE = 500;
 
-export type StoredVersion = { kind: string; version: number; document: unknown; author: string; comment: string; createdAt: number; basedOn: number | null };
-export type TargetRow = { id: string; name: string; adapter: string; config: Record<string, unknown>; kinds: PolicyKind[]; enabled: boolean };
+export type StoredVersion = {
+  kind: string;
+  version: number;
+  document: unknown;
+  author: string;
+  comment: string;
+  createdAt: number;
+  basedOn: number | null;
+};
+export type TargetRow = {
+  id: string;
+  name: string;
+  adapter: string;
+  config: Record<string, unknown>;
+  kinds: PolicyKind[];
+  enabled: boolean;
+};
 export type StatusRow = typeof rolloutStatus.$inferSelect;
-export type AuditEntry = { actor: string; action: string; kind?: string | null; version?: number | null; detail?: unknown };
+export type AuditEntry = {
+  actor: string;
+  action: string;
+  kind?: string | null;
+  version?: number | null;
+  detail?: unknown;
+};
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 type Conn = Db | Tx;
 
@@ -20,42 +47,99 @@ function toVersion(row: typeof policyVersions.$inferSelect): StoredVersion {
 
 /** The newest version of a kind, or null before the first publish. */
 export function latestVersion(db: Conn, kind: string): StoredVersion | null {
-  const row = db.select().from(policyVersions).where(eq(policyVersions.kind, kind)).orderBy(desc(policyVersions.version)).limit(1).get();
+  const row = db
+    .select()
+    .from(policyVersions)
+    .where(eq(policyVersions.kind, kind))
+    .orderBy(desc(policyVersions.version))
+    .limit(1)
+    .get();
   return row ? toVersion(row) : null;
 }
 
 /** One version of a kind, or null. */
 export function getVersion(db: Conn, kind: string, version: number): StoredVersion | null {
-  const row = db.select().from(policyVersions).where(and(eq(policyVersions.kind, kind), eq(policyVersions.version, version))).get();
+  const row = db
+    .select()
+    .from(policyVersions)
+    .where(and(eq(policyVersions.kind, kind), eq(policyVersions.version, version)))
+    .get();
   return row ? toVersion(row) : null;
 }
 
 /** Versions of a kind, newest first, below `before` when given (a cursor). */
 export function listVersions(db: Db, kind: string, limit: number, before?: number): StoredVersion[] {
-  const where = before === undefined ? eq(policyVersions.kind, kind) : and(eq(policyVersions.kind, kind), lt(policyVersions.version, before));
-  return db.select().from(policyVersions).where(where).orderBy(desc(policyVersions.version)).limit(Math.min(limit, MAX_PAGE)).all().map(toVersion);
+  const where =
+    before === undefined
+      ? eq(policyVersions.kind, kind)
+      : and(eq(policyVersions.kind, kind), lt(policyVersions.version, before));
+  return db
+    .select()
+    .from(policyVersions)
+    .where(where)
+    .orderBy(desc(policyVersions.version))
+    .limit(Math.min(limit, MAX_PAGE))
+    .all()
+    .map(toVersion);
 }
 
 /** The latest version number per kind that has one. */
 export function latestVersionNumbers(db: Db): Partial<Record<string, number>> {
-  const rows = db.$client.prepare("SELECT kind, max(version) AS version FROM policy_versions GROUP BY kind").all() as { kind: string; version: number }[];
+  const rows = db.$client.prepare("SELECT kind, max(version) AS version FROM policy_versions GROUP BY kind").all() as {
+    kind: string;
+    version: number;
+  }[];
   return Object.fromEntries(rows.map((r) => [r.kind, r.version]));
 }
 
 function appendAudit(db: Conn, ts: number, entry: AuditEntry): void {
   db.insert(controlAudit)
-    .values({ ts, actor: entry.actor, action: entry.action, kind: entry.kind ?? null, version: entry.version ?? null, detail: JSON.stringify(entry.detail ?? {}) })
+    .values({
+      ts,
+      actor: entry.actor,
+      action: entry.action,
+      kind: entry.kind ?? null,
+      version: entry.version ?? null,
+      detail: JSON.stringify(entry.detail ?? {}),
+    })
     .run();
 }
 
-export type PublishRequest = { kind: PolicyKind; document: unknown; baseVersion: number | null; author: string; comment: string; now: number };
+export type PublishRequest = {
+  kind: PolicyKind;
+  document: unknown;
+  baseVersion: number | null;
+  author: string;
+  comment: string;
+  now: number;
+};
 
-function store<K extends PolicyKind>(tx: Tx, req: PublishRequest, decision: PublishDecision<K>, action: string, extra: Record<string, unknown>): void {
+function store<K extends PolicyKind>(
+  tx: Tx,
+  req: PublishRequest,
+  decision: PublishDecision<K>,
+  action: string,
+  extra: Record<string, unknown>,
+): void {
   if (!decision.ok) return;
   tx.insert(policyVersions)
-    .values({ kind: req.kind, version: decision.version, document: JSON.stringify(decision.document), author: req.author, comment: req.comment, createdAt: req.now, basedOn: decision.basedOn })
+    .values({
+      kind: req.kind,
+      version: decision.version,
+      document: JSON.stringify(decision.document),
+      author: req.author,
+      comment: req.comment,
+      createdAt: req.now,
+      basedOn: decision.basedOn,
+    })
     .run();
-  appendAudit(tx, req.now, { actor: req.author, action, kind: req.kind, version: decision.version, detail: { comment: req.comment, changes: decision.diff.length, ...extra } });
+  appendAudit(tx, req.now, {
+    actor: req.author,
+    action,
+    kind: req.kind,
+    version: decision.version,
+    detail: { comment: req.comment, changes: decision.diff.length, ...extra },
+  });
 }
 
 /** Validate and store a new version atomically; a stale base or invalid document stores nothing. */
@@ -80,7 +164,13 @@ export function rollbackVersion<K extends PolicyKind>(
     if (!target || !latest) return null;
     if (latest.version !== req.baseVersion) {
       const base = getVersion(tx, req.kind, req.baseVersion);
-      return { ok: false as const, reason: "conflict" as const, latest: latest.version, base: req.baseVersion, diff: diffDocuments(base?.document ?? null, latest.document) };
+      return {
+        ok: false as const,
+        reason: "conflict" as const,
+        latest: latest.version,
+        base: req.baseVersion,
+        diff: diffDocuments(base?.document ?? null, latest.document),
+      };
     }
     const decision = decideRollback(req.kind, target as VersionRecord, latest);
     store(tx, { ...req, document: target.document }, decision, "rollback", { from: latest.version, to: req.to });
@@ -107,22 +197,47 @@ export function listTargets(db: Db): TargetRow[] {
     .from(controlTargets)
     .orderBy(controlTargets.name)
     .all()
-    .map((r) => ({ id: r.id, name: r.name, adapter: r.adapter, config: JSON.parse(r.config) as Record<string, unknown>, kinds: JSON.parse(r.kinds) as PolicyKind[], enabled: r.enabled }));
+    .map((r) => ({
+      id: r.id,
+      name: r.name,
+      adapter: r.adapter,
+      config: JSON.parse(r.config) as Record<string, unknown>,
+      kinds: JSON.parse(r.kinds) as PolicyKind[],
+      enabled: r.enabled,
+    }));
 }
 
-function keepStoredSecret(config: Record<string, unknown>, stored: Record<string, unknown> | null): Record<string, unknown> {
-  return config.token === SECRET_MARKER && stored && typeof stored.token === "string" ? { ...config, token: stored.token } : config;
+function keepStoredSecret(
+  config: Record<string, unknown>,
+  stored: Record<string, unknown> | null,
+): Record<string, unknown> {
+  return config.token === SECRET_MARKER && stored && typeof stored.token === "string"
+    ? { ...config, token: stored.token }
+    : config;
 }
 
 /** Create or replace a target and audit it. */
 export function upsertTarget(db: Db, target: TargetRow, actor: string, now: number): void {
   db.transaction((tx) => {
     const before = tx.select().from(controlTargets).where(eq(controlTargets.id, target.id)).get();
-    const config = keepStoredSecret(target.config, before ? (JSON.parse(before.config) as Record<string, unknown>) : null);
-    const values = { name: target.name, adapter: target.adapter, config: JSON.stringify(config), kinds: JSON.stringify(target.kinds), enabled: target.enabled };
-    tx.insert(controlTargets).values({ id: target.id, createdAt: now, ...values }).onConflictDoUpdate({ target: controlTargets.id, set: values }).run();
+    const config = keepStoredSecret(
+      target.config,
+      before ? (JSON.parse(before.config) as Record<string, unknown>) : null,
+    );
+    const values = {
+      name: target.name,
+      adapter: target.adapter,
+      config: JSON.stringify(config),
+      kinds: JSON.stringify(target.kinds),
+      enabled: target.enabled,
+    };
+    tx.insert(controlTargets)
+      .values({ id: target.id, createdAt: now, ...values })
+      .onConflictDoUpdate({ target: controlTargets.id, set: values })
+      .run();
     // A target at a new address (or a restarted one with a new token) holds none of our versions: push all again.
-    if (before && (before.config !== values.config || before.adapter !== values.adapter)) tx.delete(rolloutStatus).where(eq(rolloutStatus.targetId, target.id)).run();
+    if (before && (before.config !== values.config || before.adapter !== values.adapter))
+      tx.delete(rolloutStatus).where(eq(rolloutStatus.targetId, target.id)).run();
     appendAudit(tx, now, { actor, action: "target.upsert", detail: { id: target.id, ...values, config: undefined } });
   });
 }
@@ -144,10 +259,20 @@ export function listStatuses(db: Db): StatusRow[] {
 /** Insert or replace one target's status for a kind. */
 export function putStatus(db: Db, row: StatusRow): void {
   const { targetId, kind, ...rest } = row;
-  db.insert(rolloutStatus).values(row).onConflictDoUpdate({ target: [rolloutStatus.targetId, rolloutStatus.kind], set: rest }).run();
+  db.insert(rolloutStatus)
+    .values(row)
+    .onConflictDoUpdate({ target: [rolloutStatus.targetId, rolloutStatus.kind], set: rest })
+    .run();
 }
 
-export type PolicyMark = { ts: number; kind: string; version: number; author: string; comment: string; basedOn: number | null };
+export type PolicyMark = {
+  ts: number;
+  kind: string;
+  version: number;
+  author: string;
+  comment: string;
+  basedOn: number | null;
+};
 
 /** Versions published in [from, to), oldest first: the annotations of time-series charts. */
 export function publishedBetween(db: Db, from: number, to: number, limit = 100): PolicyMark[] {

@@ -10,7 +10,15 @@ import type { Db } from "../client";
 export type ChainColumns = [Buffer | null, Buffer | null, string | null, number, number, number | null, number | null];
 export type ChainOutcome = { ok: true; columns: ChainColumns } | { ok: false; code: PrefixCode; error: string };
 
-export const CHAIN_COLUMNS = ["sequence_hashes", "local_hashes", "chain_base", "seq_shared", "local_shared", "seq_count", "local_count"];
+export const CHAIN_COLUMNS = [
+  "sequence_hashes",
+  "local_hashes",
+  "chain_base",
+  "seq_shared",
+  "local_shared",
+  "seq_count",
+  "local_count",
+];
 
 /**
  * The stored form of a request's chains. Compact (prefix_of): the named request is the base, the carried lists are the
@@ -18,10 +26,18 @@ export const CHAIN_COLUMNS = ["sequence_hashes", "local_hashes", "chain_base", "
  * third-party sender's turns are stored as compactly as the simulator's. `laterInBatch` says whether a request_id comes
  * later in the same batch (a prefix naming it is a cycle, not an unknown request).
  */
-export function chainColumns(db: Db, e: EventOf<"request">, laterInBatch: (requestId: string) => boolean): ChainOutcome {
+export function chainColumns(
+  db: Db,
+  e: EventOf<"request">,
+  laterInBatch: (requestId: string) => boolean,
+): ChainOutcome {
   const local = e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
   if (e.prefix_of) {
-    const r = resolvePrefix(e, namedRequest(db, e.prefix_of.request_id, e.session_id ?? null, e.source ?? null), laterInBatch(e.prefix_of.request_id));
+    const r = resolvePrefix(
+      e,
+      namedRequest(db, e.prefix_of.request_id, e.session_id ?? null, e.source ?? null),
+      laterInBatch(e.prefix_of.request_id),
+    );
     if (!r.ok) return r;
     const seq = encodeHashes(e.sequence_hashes ?? []);
     const seqCount = r.shared + seq.byteLength / HASH_BYTES;
@@ -38,5 +54,8 @@ export function chainColumns(db: Db, e: EventOf<"request">, laterInBatch: (reque
   rememberChains(db, e.id, { seq, local });
   if (seqShared === 0 && localShared === 0) return { ok: true, columns: [seq, local, null, 0, 0, ...counts] };
   const tail = (b: Buffer | null, n: number) => b && b.subarray(n * HASH_BYTES);
-  return { ok: true, columns: [tail(seq, seqShared), tail(local, localShared), prev, seqShared, localShared, ...counts] };
+  return {
+    ok: true,
+    columns: [tail(seq, seqShared), tail(local, localShared), prev, seqShared, localShared, ...counts],
+  };
 }

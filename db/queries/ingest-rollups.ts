@@ -37,7 +37,6 @@ export function overlaps(e: Extract<TelemetryEvent, { kind: "route.decision" }>)
   return { best, chosen };
 }
 
-
 export type Rollup = {
   samples: number;
   kvActiveSum: number;
@@ -65,7 +64,10 @@ const FIVE_MINUTES = 300_000;
 const QUARTER_HOUR = 900_000;
 
 /** Worker rollups of a batch summed into coarser rows of `step` ms (same shape; `m` is the bucket start). */
-export function coarsen(rows: Iterable<Rollup & { w: string; m: number }>, step = QUARTER_HOUR): (Rollup & { w: string; m: number })[] {
+export function coarsen(
+  rows: Iterable<Rollup & { w: string; m: number }>,
+  step = QUARTER_HOUR,
+): (Rollup & { w: string; m: number })[] {
   const out = new Map<string, Rollup & { w: string; m: number }>();
   for (const r of rows) {
     const m = r.m - (r.m % step);
@@ -91,8 +93,18 @@ function mergeRollup(into: Rollup, r: Rollup): void {
   into.hitDelta += r.hitDelta;
   into.resets += r.resets;
   into.utilMax = Math.max(into.utilMax, r.utilMax);
-  into.preemptMin = r.preemptMin === null ? into.preemptMin : into.preemptMin === null ? r.preemptMin : Math.min(into.preemptMin, r.preemptMin);
-  into.preemptMax = r.preemptMax === null ? into.preemptMax : into.preemptMax === null ? r.preemptMax : Math.max(into.preemptMax, r.preemptMax);
+  into.preemptMin =
+    r.preemptMin === null
+      ? into.preemptMin
+      : into.preemptMin === null
+        ? r.preemptMin
+        : Math.min(into.preemptMin, r.preemptMin);
+  into.preemptMax =
+    r.preemptMax === null
+      ? into.preemptMax
+      : into.preemptMax === null
+        ? r.preemptMax
+        : Math.max(into.preemptMax, r.preemptMax);
   into.batchSum += r.batchSum;
   into.batchSamples += r.batchSamples;
 }
@@ -101,7 +113,18 @@ function mergeRollup(into: Rollup, r: Rollup): void {
 export class MinuteRollups {
   private requests = new Map<
     number,
-    { m: number; requests: number; input: number; cached: number; output: number; host: number; disk: number; shared: number; prefetched: number; preemptions: number }
+    {
+      m: number;
+      requests: number;
+      input: number;
+      cached: number;
+      output: number;
+      host: number;
+      disk: number;
+      shared: number;
+      prefetched: number;
+      preemptions: number;
+    }
   >();
   private ttft = new Map<string, [number, number, number]>();
   private itl = new Map<string, [number, string, number, number, number]>();
@@ -110,7 +133,22 @@ export class MinuteRollups {
   addRequest(e: Extract<TelemetryEvent, { kind: "request" }>) {
     const m = minuteOf(e.arrived_at);
     let r = this.requests.get(m);
-    if (!r) this.requests.set(m, (r = { m, requests: 0, input: 0, cached: 0, output: 0, host: 0, disk: 0, shared: 0, prefetched: 0, preemptions: 0 }));
+    if (!r)
+      this.requests.set(
+        m,
+        (r = {
+          m,
+          requests: 0,
+          input: 0,
+          cached: 0,
+          output: 0,
+          host: 0,
+          disk: 0,
+          shared: 0,
+          prefetched: 0,
+          preemptions: 0,
+        }),
+      );
     r.requests++;
     r.input += e.input_tokens;
     r.cached += e.cached_tokens;
@@ -170,7 +208,12 @@ export class MinuteRollups {
   }
 }
 
-export function noteSeen(seen: Map<string, { first: number; last: number; kvTotal: number }>, w: string, ts: number, kvTotal: number) {
+export function noteSeen(
+  seen: Map<string, { first: number; last: number; kvTotal: number }>,
+  w: string,
+  ts: number,
+  kvTotal: number,
+) {
   const s = seen.get(w);
   if (!s) seen.set(w, { first: ts, last: ts, kvTotal });
   else {
@@ -211,8 +254,24 @@ export function addSample(
   let r = rollups.get(k);
   if (!r) {
     r = {
-      w, m, samples: 0, kvActiveSum: 0, kvActiveMax: 0, kvTotalSum: 0, runningSum: 0, runningMax: 0, waitingSum: 0, waitingMax: 0, queryDelta: 0, hitDelta: 0, resets: 0, utilMax: 0,
-      preemptMin: null, preemptMax: null, batchSum: 0, batchSamples: 0,
+      w,
+      m,
+      samples: 0,
+      kvActiveSum: 0,
+      kvActiveMax: 0,
+      kvTotalSum: 0,
+      runningSum: 0,
+      runningMax: 0,
+      waitingSum: 0,
+      waitingMax: 0,
+      queryDelta: 0,
+      hitDelta: 0,
+      resets: 0,
+      utilMax: 0,
+      preemptMin: null,
+      preemptMax: null,
+      batchSum: 0,
+      batchSamples: 0,
     };
     rollups.set(k, r);
   }

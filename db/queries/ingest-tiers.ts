@@ -4,7 +4,12 @@ import { minuteOf } from "../../server/analysis/counters";
 
 // Per-batch accumulators for the storage-tier rollups (kv_tiers_1m, worker_tier_blocks, request_tiers_1m).
 
-export type TierStatements = { levelGet: Database.Statement; levelPut: Database.Statement; kv1m: Database.Statement; requests1m: Database.Statement };
+export type TierStatements = {
+  levelGet: Database.Statement;
+  levelPut: Database.Statement;
+  kv1m: Database.Statement;
+  requests1m: Database.Statement;
+};
 
 /** Prepared statements of the tier rollups for one connection. */
 export function tierStatements(sqlite: Database.Database): TierStatements {
@@ -17,7 +22,8 @@ export function tierStatements(sqlite: Database.Database): TierStatements {
       ON CONFLICT(worker_id, minute, tier) DO UPDATE SET stored_blocks = stored_blocks + excluded.stored_blocks,
         removed_blocks = removed_blocks + excluded.removed_blocks, offloaded_blocks = offloaded_blocks + excluded.offloaded_blocks,
         onboarded_blocks = onboarded_blocks + excluded.onboarded_blocks, blocks = excluded.blocks`),
-    requests1m: sqlite.prepare(`INSERT INTO request_tiers_1m (worker_id, minute, input_tokens, device_tokens, host_tokens, disk_tokens, shared_tokens, prefetched_tokens)
+    requests1m:
+      sqlite.prepare(`INSERT INTO request_tiers_1m (worker_id, minute, input_tokens, device_tokens, host_tokens, disk_tokens, shared_tokens, prefetched_tokens)
       VALUES (@w, @m, @input, @device, @host, @disk, @shared, @prefetched)
       ON CONFLICT(worker_id, minute) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens, device_tokens = device_tokens + excluded.device_tokens,
         host_tokens = host_tokens + excluded.host_tokens, disk_tokens = disk_tokens + excluded.disk_tokens,
@@ -25,8 +31,26 @@ export function tierStatements(sqlite: Database.Database): TierStatements {
   };
 }
 
-type KvRow = { w: string; m: number; tier: string; stored: number; removed: number; offloaded: number; onboarded: number; blocks: number };
-type RequestRow = { w: string; m: number; input: number; device: number; host: number; disk: number; shared: number; prefetched: number };
+type KvRow = {
+  w: string;
+  m: number;
+  tier: string;
+  stored: number;
+  removed: number;
+  offloaded: number;
+  onboarded: number;
+  blocks: number;
+};
+type RequestRow = {
+  w: string;
+  m: number;
+  input: number;
+  device: number;
+  host: number;
+  disk: number;
+  shared: number;
+  prefetched: number;
+};
 type KvEvent = EventOf<"kv.stored"> | EventOf<"kv.removed"> | EventOf<"kv.cleared">;
 
 /**
@@ -65,7 +89,11 @@ export class TierRollups {
     const m = minuteOf(e.arrived_at);
     const k = `${e.worker_id}\u0000${m}`;
     let r = this.requests.get(k);
-    if (!r) this.requests.set(k, (r = { w: e.worker_id, m, input: 0, device: 0, host: 0, disk: 0, shared: 0, prefetched: 0 }));
+    if (!r)
+      this.requests.set(
+        k,
+        (r = { w: e.worker_id, m, input: 0, device: 0, host: 0, disk: 0, shared: 0, prefetched: 0 }),
+      );
     const t = e.cached_tokens_by_tier;
     r.input += e.input_tokens;
     r.device += t === undefined ? e.cached_tokens : (t.device ?? 0);

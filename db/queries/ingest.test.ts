@@ -45,7 +45,9 @@ beforeEach(() => {
 const store = (raws: Raw[]) => storeEvents(db, raws.map(parsed));
 
 function rollups(worker = "w1"): RollupRow[] {
-  return db.$client.prepare("SELECT * FROM worker_stats_1m WHERE worker_id = ? ORDER BY minute").all(worker) as RollupRow[];
+  return db.$client
+    .prepare("SELECT * FROM worker_stats_1m WHERE worker_id = ? ORDER BY minute")
+    .all(worker) as RollupRow[];
 }
 
 function rollup(minute: number, worker = "w1"): RollupRow | undefined {
@@ -65,11 +67,31 @@ const batchings: [string, (raws: Raw[]) => void][] = [
 describe.each(batchings)("rollups, %s", (_name, ingest) => {
   it("sums and maxes the gauges per worker and minute", () => {
     ingest([
-      stats("w1", M0 + 1_000, 0, 0, { kv_active_blocks: 100, kv_total_blocks: 1000, requests_running: 2, requests_waiting: 0 }),
-      stats("w1", M0 + 20_000, 0, 0, { kv_active_blocks: 500, kv_total_blocks: 1000, requests_running: 7, requests_waiting: 4 }),
-      stats("w1", M0 + 59_999, 0, 0, { kv_active_blocks: 300, kv_total_blocks: 2000, requests_running: 1, requests_waiting: 1 }),
+      stats("w1", M0 + 1_000, 0, 0, {
+        kv_active_blocks: 100,
+        kv_total_blocks: 1000,
+        requests_running: 2,
+        requests_waiting: 0,
+      }),
+      stats("w1", M0 + 20_000, 0, 0, {
+        kv_active_blocks: 500,
+        kv_total_blocks: 1000,
+        requests_running: 7,
+        requests_waiting: 4,
+      }),
+      stats("w1", M0 + 59_999, 0, 0, {
+        kv_active_blocks: 300,
+        kv_total_blocks: 2000,
+        requests_running: 1,
+        requests_waiting: 1,
+      }),
       stats("w1", M1, 0, 0, { kv_active_blocks: 10, kv_total_blocks: 1000, requests_running: 9, requests_waiting: 0 }),
-      stats("w2", M0 + 5_000, 0, 0, { kv_active_blocks: 900, kv_total_blocks: 1000, requests_running: 3, requests_waiting: 8 }),
+      stats("w2", M0 + 5_000, 0, 0, {
+        kv_active_blocks: 900,
+        kv_total_blocks: 1000,
+        requests_running: 3,
+        requests_waiting: 8,
+      }),
     ]);
     expect(rollup(M0)).toMatchObject({
       samples: 3,
@@ -83,7 +105,9 @@ describe.each(batchings)("rollups, %s", (_name, ingest) => {
       utilization_max: 0.5,
     });
     expect(rollup(M1)).toMatchObject({ samples: 1, kv_active_sum: 10, running_max: 9, utilization_max: 0.01 });
-    expect(rollups("w2")).toMatchObject([{ minute: M0, samples: 1, kv_active_sum: 900, waiting_max: 8, utilization_max: 0.9 }]);
+    expect(rollups("w2")).toMatchObject([
+      { minute: M0, samples: 1, kv_active_sum: 900, waiting_max: 8, utilization_max: 0.9 },
+    ]);
   });
 
   it("adds counter deltas between consecutive samples, in the minute of the later one", () => {
@@ -98,14 +122,29 @@ describe.each(batchings)("rollups, %s", (_name, ingest) => {
   });
 
   it("keeps counters per worker", () => {
-    ingest([stats("w1", M0 + 1_000, 100, 10), stats("w2", M0 + 2_000, 5_000, 4_000), stats("w1", M0 + 3_000, 150, 20), stats("w2", M0 + 4_000, 5_100, 4_090)]);
+    ingest([
+      stats("w1", M0 + 1_000, 100, 10),
+      stats("w2", M0 + 2_000, 5_000, 4_000),
+      stats("w1", M0 + 3_000, 150, 20),
+      stats("w2", M0 + 4_000, 5_100, 4_090),
+    ]);
     expect(rollup(M0, "w1")).toMatchObject({ prefix_query_delta: 50, prefix_hit_delta: 10 });
     expect(rollup(M0, "w2")).toMatchObject({ prefix_query_delta: 100, prefix_hit_delta: 90 });
   });
 
   it("treats a counter drop as a restart: the delta is the new value and counter_resets counts it", () => {
-    ingest([stats("w1", M0 + 1_000, 1_000, 800), stats("w1", M0 + 2_000, 1_100, 850), stats("w1", M0 + 3_000, 40, 10), stats("w1", M0 + 4_000, 90, 30)]);
-    expect(rollup(M0)).toMatchObject({ samples: 4, prefix_query_delta: 100 + 40 + 50, prefix_hit_delta: 50 + 10 + 20, counter_resets: 1 });
+    ingest([
+      stats("w1", M0 + 1_000, 1_000, 800),
+      stats("w1", M0 + 2_000, 1_100, 850),
+      stats("w1", M0 + 3_000, 40, 10),
+      stats("w1", M0 + 4_000, 90, 30),
+    ]);
+    expect(rollup(M0)).toMatchObject({
+      samples: 4,
+      prefix_query_delta: 100 + 40 + 50,
+      prefix_hit_delta: 50 + 10 + 20,
+      counter_resets: 1,
+    });
   });
 
   it("gives the first sample of a worker no delta", () => {
@@ -128,9 +167,19 @@ describe.each(batchings)("rollups, %s", (_name, ingest) => {
 
 describe("rollups with out-of-order samples", () => {
   it("an older sample in a later batch adds its gauges but no counter delta and no reset", () => {
-    store([stats("w1", M0 + 30_000, 100, 50, { requests_running: 1 }), stats("w1", M0 + 50_000, 300, 120, { requests_running: 2 })]);
+    store([
+      stats("w1", M0 + 30_000, 100, 50, { requests_running: 1 }),
+      stats("w1", M0 + 50_000, 300, 120, { requests_running: 2 }),
+    ]);
     store([stats("w1", M0 + 10_000, 20, 5, { requests_running: 4 })]);
-    expect(rollup(M0)).toMatchObject({ samples: 3, running_sum: 7, running_max: 4, prefix_query_delta: 200, prefix_hit_delta: 70, counter_resets: 0 });
+    expect(rollup(M0)).toMatchObject({
+      samples: 3,
+      running_sum: 7,
+      running_max: 4,
+      prefix_query_delta: 200,
+      prefix_hit_delta: 70,
+      counter_resets: 0,
+    });
     store([stats("w1", M1 + 10_000, 400, 170)]);
     expect(rollup(M1)).toMatchObject({ samples: 1, prefix_query_delta: 100, prefix_hit_delta: 50, counter_resets: 0 });
   });
@@ -152,12 +201,17 @@ describe("rollups with out-of-order samples", () => {
 
 describe("storeEvents result", () => {
   it("returns accepted or duplicate per event in order", () => {
-    expect(store([minimal["kv.cleared"]({ id: "a" }), minimal["kv.cleared"]({ id: "b" })])).toEqual(["accepted", "accepted"]);
-    expect(store([minimal["kv.cleared"]({ id: "c" }), minimal["kv.cleared"]({ id: "a" }), minimal["kv.cleared"]({ id: "c" })])).toEqual([
+    expect(store([minimal["kv.cleared"]({ id: "a" }), minimal["kv.cleared"]({ id: "b" })])).toEqual([
       "accepted",
-      "duplicate",
-      "duplicate",
+      "accepted",
     ]);
+    expect(
+      store([
+        minimal["kv.cleared"]({ id: "c" }),
+        minimal["kv.cleared"]({ id: "a" }),
+        minimal["kv.cleared"]({ id: "c" }),
+      ]),
+    ).toEqual(["accepted", "duplicate", "duplicate"]);
   });
 
   it("stores nothing when the transaction fails", () => {
@@ -172,17 +226,37 @@ describe("workers table", () => {
   it.each<[string, Raw[][], Partial<WorkerRow>]>([
     [
       "seen through stats only",
-      [[stats("w1", M0 + 5_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 1000 }), stats("w1", M0 + 1_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 500 }), stats("w1", M0 + 9_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 2000 })]],
-      { role: null, model: null, kv_total_blocks: 2000, first_seen: M0 + 1_000, last_seen: M0 + 9_000, up_at: null, down_at: null },
+      [
+        [
+          stats("w1", M0 + 5_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 1000 }),
+          stats("w1", M0 + 1_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 500 }),
+          stats("w1", M0 + 9_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 2000 }),
+        ],
+      ],
+      {
+        role: null,
+        model: null,
+        kv_total_blocks: 2000,
+        first_seen: M0 + 1_000,
+        last_seen: M0 + 9_000,
+        up_at: null,
+        down_at: null,
+      },
     ],
     [
       "an older sample in a later batch keeps the newest capacity but lowers first_seen",
-      [[stats("w1", M0 + 5_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 1000 })], [stats("w1", M0 + 1_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 500 })]],
+      [
+        [stats("w1", M0 + 5_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 1000 })],
+        [stats("w1", M0 + 1_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 500 })],
+      ],
       { kv_total_blocks: 1000, first_seen: M0 + 1_000, last_seen: M0 + 5_000 },
     ],
     [
       "worker.up then stats",
-      [[minimal["worker.up"]({ ts: M0, role: "prefill", model: "m1", block_size: 32, kv_total_blocks: 4096 })], [stats("w1", M0 + 3_000, 0, 0)]],
+      [
+        [minimal["worker.up"]({ ts: M0, role: "prefill", model: "m1", block_size: 32, kv_total_blocks: 4096 })],
+        [stats("w1", M0 + 3_000, 0, 0)],
+      ],
       { role: "prefill", model: "m1", block_size: 32, first_seen: M0, last_seen: M0 + 3_000, up_at: M0, down_at: null },
     ],
     [
@@ -193,7 +267,14 @@ describe("workers table", () => {
     [
       "worker.up then worker.down",
       [[minimal["worker.up"]({ ts: M0 })], [minimal["worker.down"]({ ts: M0 + 60_000, reason: "drained" })]],
-      { role: "decode", first_seen: M0, last_seen: M0 + 60_000, up_at: M0, down_at: M0 + 60_000, down_reason: "drained" },
+      {
+        role: "decode",
+        first_seen: M0,
+        last_seen: M0 + 60_000,
+        up_at: M0,
+        down_at: M0 + 60_000,
+        down_reason: "drained",
+      },
     ],
     [
       "worker.down for a worker never seen before",
@@ -202,7 +283,11 @@ describe("workers table", () => {
     ],
     [
       "a later restart keeps the latest up_at",
-      [[minimal["worker.up"]({ id: "u1", ts: M0 })], [minimal["worker.down"]({ ts: M0 + 1_000 })], [minimal["worker.up"]({ id: "u2", ts: M0 + 2_000 })]],
+      [
+        [minimal["worker.up"]({ id: "u1", ts: M0 })],
+        [minimal["worker.down"]({ ts: M0 + 1_000 })],
+        [minimal["worker.up"]({ id: "u2", ts: M0 + 2_000 })],
+      ],
       { up_at: M0 + 2_000, down_at: M0 + 1_000, first_seen: M0, last_seen: M0 + 2_000 },
     ],
   ])("%s", (_name, batches, expected) => {

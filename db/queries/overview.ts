@@ -9,32 +9,51 @@ import { rolledRequestCount, rolledRequestTrend, rolledTtftHistogram, useRollups
  * Requests that arrived in [from, to) and their TTFT p50/p95 (ms; null without timed requests): exact from raw
  * rows up to an hour, from the per-minute histogram rollups (within ~5%) beyond.
  */
-export function requestStats(db: Db, from: number, to: number): { requests: number; ttftP50Ms: number | null; ttftP95Ms: number | null } {
+export function requestStats(
+  db: Db,
+  from: number,
+  to: number,
+): { requests: number; ttftP50Ms: number | null; ttftP95Ms: number | null } {
   if (useRollups(from, to, 60_000)) {
     const hist = rolledTtftHistogram(db, from, to);
-    return { requests: rolledRequestCount(db, from, to), ttftP50Ms: histogramQuantile(hist, 0.5), ttftP95Ms: histogramQuantile(hist, 0.95) };
+    return {
+      requests: rolledRequestCount(db, from, to),
+      ttftP50Ms: histogramQuantile(hist, 0.5),
+      ttftP95Ms: histogramQuantile(hist, 0.95),
+    };
   }
   const ttfts = ttftsInRange(db, from, to);
-  return { requests: requestCount(db, from, to), ttftP50Ms: quantileSorted(ttfts, 0.5), ttftP95Ms: quantileSorted(ttfts, 0.95) };
+  return {
+    requests: requestCount(db, from, to),
+    ttftP50Ms: quantileSorted(ttfts, 0.5),
+    ttftP95Ms: quantileSorted(ttfts, 0.95),
+  };
 }
 
 /** Time to first token (ms), ascending, of requests that arrived in [from, to). */
 export function ttftsInRange(db: Db, from: number, to: number): number[] {
   return db.$client
-    .prepare("SELECT first_token_at - arrived_at FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND first_token_at IS NOT NULL ORDER BY 1")
+    .prepare(
+      "SELECT first_token_at - arrived_at FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND first_token_at IS NOT NULL ORDER BY 1",
+    )
     .pluck()
     .all(from, to) as number[];
 }
 
 /** Requests that arrived in [from, to). */
 export function requestCount(db: Db, from: number, to: number): number {
-  return db.$client.prepare("SELECT count(*) FROM requests WHERE arrived_at >= ? AND arrived_at < ?").pluck().get(from, to) as number;
+  return db.$client
+    .prepare("SELECT count(*) FROM requests WHERE arrived_at >= ? AND arrived_at < ?")
+    .pluck()
+    .get(from, to) as number;
 }
 
 /** Distinct sessions with a request in [from, to). */
 export function sessionCount(db: Db, from: number, to: number): number {
   return db.$client
-    .prepare("SELECT count(DISTINCT session_id) FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND session_id IS NOT NULL")
+    .prepare(
+      "SELECT count(DISTINCT session_id) FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND session_id IS NOT NULL",
+    )
     .pluck()
     .get(from, to) as number;
 }
@@ -42,7 +61,9 @@ export function sessionCount(db: Db, from: number, to: number): number {
 /** Prefix tokens queried and hit, from the per-minute rollups of the minutes overlapping [from, to). */
 export function prefixTokens(db: Db, from: number, to: number): { query: number; hit: number } {
   const row = db.$client
-    .prepare("SELECT coalesce(sum(prefix_query_delta), 0) AS query, coalesce(sum(prefix_hit_delta), 0) AS hit FROM worker_stats_1m WHERE minute >= ? AND minute < ?")
+    .prepare(
+      "SELECT coalesce(sum(prefix_query_delta), 0) AS query, coalesce(sum(prefix_hit_delta), 0) AS hit FROM worker_stats_1m WHERE minute >= ? AND minute < ?",
+    )
     .get(minuteOf(from), to) as { query: number; hit: number };
   return row;
 }
@@ -62,15 +83,34 @@ export function latestWorkerSamples(db: Db, from: number, to: number): WorkerSam
 
 /** True once anything at all has been ingested (tells "no data yet" from "nothing in this range"). */
 export function hasAnyTelemetry(db: Db): boolean {
-  const tables = ["workers", "requests", "kv_events", "route_decisions", "tools", "reasoning_spans", "planner_decisions", "policy_acks"];
-  return Boolean(db.$client.prepare(`SELECT ${tables.map((t) => `EXISTS (SELECT 1 FROM ${t})`).join(" OR ")}`).pluck().get());
+  const tables = [
+    "workers",
+    "requests",
+    "kv_events",
+    "route_decisions",
+    "tools",
+    "reasoning_spans",
+    "planner_decisions",
+    "policy_acks",
+  ];
+  return Boolean(
+    db.$client
+      .prepare(`SELECT ${tables.map((t) => `EXISTS (SELECT 1 FROM ${t})`).join(" OR ")}`)
+      .pluck()
+      .get(),
+  );
 }
 
 /**
  * Per bucket of `step` ms over requests that arrived in [from, to): how many, and the nearest-rank median
  * TTFT (ms) of those with a first token (null when none had one). Buckets without requests are absent.
  */
-export function requestTrend(db: Db, from: number, to: number, step: number): { t: number; requests: number; ttftP50: number | null }[] {
+export function requestTrend(
+  db: Db,
+  from: number,
+  to: number,
+  step: number,
+): { t: number; requests: number; ttftP50: number | null }[] {
   if (useRollups(from, to, step)) return rolledRequestTrend(db, from, to, step);
   return db.$client
     .prepare(

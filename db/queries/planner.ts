@@ -23,7 +23,10 @@ export type PlannerListRow = {
 };
 
 /** One page of decisions in [from, to), newest first (ts, then id), after `cursor`; limit + 1 rows to tell if more follow. */
-export function plannerPage(db: Db, opts: { from: number; to: number; cursor?: PlannerCursor; limit: number; role?: string; actionsOnly?: boolean }): PlannerListRow[] {
+export function plannerPage(
+  db: Db,
+  opts: { from: number; to: number; cursor?: PlannerCursor; limit: number; role?: string; actionsOnly?: boolean },
+): PlannerListRow[] {
   const { from, to, cursor, role, actionsOnly } = opts;
   const limit = Math.min(Math.max(1, opts.limit), MAX_PAGE) + 1;
   const after = cursor ? "AND (ts < @cts OR (ts = @cts AND id < @cid))" : "";
@@ -61,10 +64,17 @@ export function plannerBuckets(db: Db, from: number, to: number, step: number): 
 const ROLES = ["prefill", "decode", "aggregated"] as const;
 
 /** Each role's last decision before `from`: the replicas and thresholds in force when the range starts. */
-export function plannerBefore(db: Db, from: number): { role: string; ts: number; replicas: number; up: number; down: number }[] {
+export function plannerBefore(
+  db: Db,
+  from: number,
+): { role: string; ts: number; replicas: number; up: number; down: number }[] {
   const stmt = db.$client.prepare(
     `SELECT role, ts, replicas_after AS replicas, scale_up_threshold AS up, scale_down_threshold AS down
      FROM planner_decisions WHERE role = ? AND ts < ? ORDER BY ts DESC, id DESC LIMIT 1`,
   );
-  return ROLES.flatMap((role) => (stmt.get(role, from) as { role: string; ts: number; replicas: number; up: number; down: number } | undefined) ?? []);
+  return ROLES.flatMap(
+    (role) =>
+      (stmt.get(role, from) as { role: string; ts: number; replicas: number; up: number; down: number } | undefined) ??
+      [],
+  );
 }

@@ -12,7 +12,8 @@ beforeEach(() => {
   db = testDb();
 });
 
-const count = (table: string, where = "1") => db.$client.prepare(`SELECT count(*) FROM ${table} WHERE ${where}`).pluck().get() as number;
+const count = (table: string, where = "1") =>
+  db.$client.prepare(`SELECT count(*) FROM ${table} WHERE ${where}`).pluck().get() as number;
 const ids = (table: string) => db.$client.prepare(`SELECT id FROM ${table} ORDER BY id`).pluck().all() as string[];
 
 /** n samples for w1 every 10 s from `start`, and n kv events at the same times. */
@@ -35,7 +36,10 @@ describe("deleteRawBefore", () => {
   ])("deletes raw rows older than the cutoff and keeps the rest (%s)", (_name, chunk) => {
     seed(CUTOFF - 250_000, 25, "old");
     seed(CUTOFF, 10, "new");
-    storeEvents(db, [parsed(minimal.request({ id: "old-request", arrived_at: T0, ts: T0 })), parsed(minimal["worker.up"]({ id: "old-up" }))]);
+    storeEvents(db, [
+      parsed(minimal.request({ id: "old-request", arrived_at: T0, ts: T0 })),
+      parsed(minimal["worker.up"]({ id: "old-up" })),
+    ]);
     const rollupsBefore = db.$client.prepare("SELECT * FROM worker_stats_1m ORDER BY minute").all();
     expect(rollupsBefore.length).toBeGreaterThan(1);
 
@@ -57,20 +61,35 @@ describe("deleteRawBefore", () => {
   });
 
   it("keeps a row exactly at the cutoff", () => {
-    storeEvents(db, [parsed(stats("w1", CUTOFF - 1, 0, 0, { id: "before" })), parsed(stats("w1", CUTOFF, 0, 0, { id: "at" }))]);
-    expect(deleteRawBefore(db, CUTOFF, 1)).toEqual({ worker_stats: 1, kv_events: 0, worker_stats_10s: 1, worker_stats_30s: 1 });
+    storeEvents(db, [
+      parsed(stats("w1", CUTOFF - 1, 0, 0, { id: "before" })),
+      parsed(stats("w1", CUTOFF, 0, 0, { id: "at" })),
+    ]);
+    expect(deleteRawBefore(db, CUTOFF, 1)).toEqual({
+      worker_stats: 1,
+      kv_events: 0,
+      worker_stats_10s: 1,
+      worker_stats_30s: 1,
+    });
     expect(ids("worker_stats")).toEqual(["at"]);
   });
 
   it("is a no-op on an empty database", () => {
-    expect(deleteRawBefore(db, CUTOFF, 3)).toEqual({ worker_stats: 0, kv_events: 0, worker_stats_10s: 0, worker_stats_30s: 0 });
+    expect(deleteRawBefore(db, CUTOFF, 3)).toEqual({
+      worker_stats: 0,
+      kv_events: 0,
+      worker_stats_10s: 0,
+      worker_stats_30s: 0,
+    });
   });
 
   it("does not delete the counter baseline, so deltas continue after a sweep", () => {
     storeEvents(db, [parsed(stats("w1", CUTOFF - 10_000, 100, 40))]);
     deleteRawBefore(db, CUTOFF);
     storeEvents(db, [parsed(stats("w1", CUTOFF + 10_000, 160, 70))]);
-    const r = db.$client.prepare("SELECT prefix_query_delta AS q, prefix_hit_delta AS h FROM worker_stats_1m WHERE minute = ?").get(CUTOFF) as {
+    const r = db.$client
+      .prepare("SELECT prefix_query_delta AS q, prefix_hit_delta AS h FROM worker_stats_1m WHERE minute = ?")
+      .get(CUTOFF) as {
       q: number;
       h: number;
     };

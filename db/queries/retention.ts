@@ -46,14 +46,21 @@ export function deleteBatchBefore(db: Db, table: string, column: string, cutoff:
   if (!t) throw new Error(`not a retention table: ${table}.${column}`);
   const before = t.bucketMs ? cutoff - t.bucketMs + 1 : cutoff;
   if (table === "requests") return deleteRequestsBefore(db, before, limit);
-  return db.$client.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${column} < ? ORDER BY ${column} LIMIT ?)`).run(before, limit).changes;
+  return db.$client
+    .prepare(
+      `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${column} < ? ORDER BY ${column} LIMIT ?)`,
+    )
+    .run(before, limit).changes;
 }
 
 /** Delete the oldest requests before cutoff; a later turn stored as their extension is first stored whole (rebaseDependents). */
 function deleteRequestsBefore(db: Db, cutoff: number, limit: number): number {
   const c = db.$client;
   return c.transaction(() => {
-    const ids = c.prepare("SELECT id FROM requests WHERE arrived_at < ? ORDER BY arrived_at LIMIT ?").pluck().all(cutoff, limit) as string[];
+    const ids = c
+      .prepare("SELECT id FROM requests WHERE arrived_at < ? ORDER BY arrived_at LIMIT ?")
+      .pluck()
+      .all(cutoff, limit) as string[];
     rebaseDependents(db, ids);
     const del = c.prepare("DELETE FROM requests WHERE id = ?");
     for (const id of ids) del.run(id);

@@ -25,7 +25,14 @@ function seed() {
     ),
   );
   const decisions = Array.from({ length: 300 }, (_, i) =>
-    parsed(minimal["route.decision"]({ id: `rd-${i}`, request_id: `r${i}`, ts: T0 + i * 72_000, chosen_worker_id: i % 3 ? "w1" : "w2" })),
+    parsed(
+      minimal["route.decision"]({
+        id: `rd-${i}`,
+        request_id: `r${i}`,
+        ts: T0 + i * 72_000,
+        chosen_worker_id: i % 3 ? "w1" : "w2",
+      }),
+    ),
   );
   storeEvents(db, [...requests, ...decisions]);
   return db;
@@ -34,7 +41,19 @@ function seed() {
 describe("request and routing rollups", () => {
   it("count each accepted request and decision once, also when a batch is re-sent", () => {
     const db = seed();
-    const again = [parsed(minimal.request({ id: "rq-0", request_id: "r0", arrived_at: T0, first_token_at: T0 + 100, input_tokens: 1000, cached_tokens: 200, output_tokens: 10 }))];
+    const again = [
+      parsed(
+        minimal.request({
+          id: "rq-0",
+          request_id: "r0",
+          arrived_at: T0,
+          first_token_at: T0 + 100,
+          input_tokens: 1000,
+          cached_tokens: 200,
+          output_tokens: 10,
+        }),
+      ),
+    ];
     expect(storeEvents(db, again)).toEqual(["duplicate"]);
     expect(rolledRequestCount(db, T0, T0 + 6 * HOUR)).toBe(600);
     const histogramTotal = db.$client.prepare("SELECT sum(n) FROM request_ttft_1m").pluck().get();
@@ -56,7 +75,9 @@ describe("request and routing rollups", () => {
   it("give the same token and decision buckets as raw rows over a long range", () => {
     const db = seed();
     const raw = db.$client
-      .prepare("SELECT arrived_at - arrived_at % 1800000 AS t, count(*) AS requests, sum(input_tokens) AS input, sum(cached_tokens) AS cached FROM requests GROUP BY t ORDER BY t")
+      .prepare(
+        "SELECT arrived_at - arrived_at % 1800000 AS t, count(*) AS requests, sum(input_tokens) AS input, sum(cached_tokens) AS cached FROM requests GROUP BY t ORDER BY t",
+      )
       .all();
     expect(tokenBuckets(db, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(raw);
     expect(rolledTokenBuckets(db, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(raw);
@@ -101,9 +122,18 @@ describe("15-minute rollups", () => {
 
   it("equal the 1-minute rows summed per quarter-hour, across batches", () => {
     const db = testDb();
-    const samples = Array.from({ length: 3 * 3600 / 10 }, (_, i) => parsed(stats(i % 3 ? "w1" : "w2", T0 + i * 10_000, 1000 * (i + 1), 600 * (i + 1), { id: `s-${i}`, kv_active_blocks: i % 500 })));
+    const samples = Array.from({ length: (3 * 3600) / 10 }, (_, i) =>
+      parsed(
+        stats(i % 3 ? "w1" : "w2", T0 + i * 10_000, 1000 * (i + 1), 600 * (i + 1), {
+          id: `s-${i}`,
+          kv_active_blocks: i % 500,
+        }),
+      ),
+    );
     for (let i = 0; i < samples.length; i += 97) storeEvents(db, samples.slice(i, i + 97));
-    const decisions = Array.from({ length: 200 }, (_, i) => parsed(minimal["route.decision"]({ id: `rd-${i}`, ts: T0 + i * 50_000, chosen_worker_id: i % 2 ? "w1" : "w2" })));
+    const decisions = Array.from({ length: 200 }, (_, i) =>
+      parsed(minimal["route.decision"]({ id: `rd-${i}`, ts: T0 + i * 50_000, chosen_worker_id: i % 2 ? "w1" : "w2" })),
+    );
     for (let i = 0; i < decisions.length; i += 33) storeEvents(db, decisions.slice(i, i + 33));
     const q = (sql: string) => db.$client.prepare(sql).all();
     expect(q("SELECT * FROM worker_stats_15m ORDER BY worker_id, minute")).toEqual(

@@ -11,8 +11,18 @@ const COARSE_MIN_SPAN_MS = 6 * 3_600_000;
 
 export type RollupLevel = { stats: string; statsMinuteIndex: string; decisions: string; align: number };
 
-const MINUTE_LEVEL: RollupLevel = { stats: "worker_stats_1m", statsMinuteIndex: "worker_stats_1m_minute", decisions: "route_decisions_1m", align: 60_000 };
-const QUARTER_LEVEL: RollupLevel = { stats: "worker_stats_15m", statsMinuteIndex: "worker_stats_15m_minute", decisions: "route_decisions_15m", align: QUARTER_HOUR };
+const MINUTE_LEVEL: RollupLevel = {
+  stats: "worker_stats_1m",
+  statsMinuteIndex: "worker_stats_1m_minute",
+  decisions: "route_decisions_1m",
+  align: 60_000,
+};
+const QUARTER_LEVEL: RollupLevel = {
+  stats: "worker_stats_15m",
+  statsMinuteIndex: "worker_stats_15m_minute",
+  decisions: "route_decisions_15m",
+  align: QUARTER_HOUR,
+};
 
 /**
  * Which rollup tables serve a span read in buckets of `step` ms: 15-minute rows for spans over 6 h when the step is
@@ -29,7 +39,10 @@ export function useRollups(from: number, to: number, step: number): boolean {
 
 /** Requests that arrived in the minutes overlapping [from, to). */
 export function rolledRequestCount(db: Db, from: number, to: number): number {
-  return db.$client.prepare("SELECT coalesce(sum(requests), 0) FROM requests_1m WHERE minute >= ? AND minute < ?").pluck().get(minuteOf(from), to) as number;
+  return db.$client
+    .prepare("SELECT coalesce(sum(requests), 0) FROM requests_1m WHERE minute >= ? AND minute < ?")
+    .pluck()
+    .get(minuteOf(from), to) as number;
 }
 
 /** The TTFT histogram of requests in the minutes overlapping [from, to). */
@@ -40,13 +53,22 @@ export function rolledTtftHistogram(db: Db, from: number, to: number): Histogram
 }
 
 /** Requests and TTFT p50 per bucket of `step` ms (a multiple of a minute); buckets without requests are absent. */
-export function rolledRequestTrend(db: Db, from: number, to: number, step: number): { t: number; requests: number; ttftP50: number | null }[] {
+export function rolledRequestTrend(
+  db: Db,
+  from: number,
+  to: number,
+  step: number,
+): { t: number; requests: number; ttftP50: number | null }[] {
   const args = { from: minuteOf(from), to, step };
   const counts = db.$client
-    .prepare(`SELECT minute - minute % @step AS t, sum(requests) AS requests FROM requests_1m WHERE minute >= @from AND minute < @to GROUP BY t ORDER BY t LIMIT ${MAX_ROWS}`)
+    .prepare(
+      `SELECT minute - minute % @step AS t, sum(requests) AS requests FROM requests_1m WHERE minute >= @from AND minute < @to GROUP BY t ORDER BY t LIMIT ${MAX_ROWS}`,
+    )
     .all(args) as { t: number; requests: number }[];
   const hist = db.$client
-    .prepare(`SELECT minute - minute % @step AS t, bucket, sum(n) AS n FROM request_ttft_1m WHERE minute >= @from AND minute < @to GROUP BY t, bucket LIMIT ${MAX_ROWS * 10}`)
+    .prepare(
+      `SELECT minute - minute % @step AS t, bucket, sum(n) AS n FROM request_ttft_1m WHERE minute >= @from AND minute < @to GROUP BY t, bucket LIMIT ${MAX_ROWS * 10}`,
+    )
     .all(args) as ({ t: number } & HistogramEntry)[];
   const byT = new Map<number, HistogramEntry[]>();
   for (const h of hist) (byT.get(h.t) ?? byT.set(h.t, []).get(h.t)!).push(h);
@@ -54,7 +76,12 @@ export function rolledRequestTrend(db: Db, from: number, to: number, step: numbe
 }
 
 /** Prompt and cached tokens per bucket of `step` ms from the request rollups; empty buckets are absent. */
-export function rolledTokenBuckets(db: Db, from: number, to: number, step: number): { t: number; requests: number; input: number; cached: number }[] {
+export function rolledTokenBuckets(
+  db: Db,
+  from: number,
+  to: number,
+  step: number,
+): { t: number; requests: number; input: number; cached: number }[] {
   return db.$client
     .prepare(
       `SELECT minute - minute % @step AS t, sum(requests) AS requests, sum(input_tokens) AS input, sum(cached_tokens) AS cached
@@ -64,12 +91,23 @@ export function rolledTokenBuckets(db: Db, from: number, to: number, step: numbe
 }
 
 /** Decisions, lost and prompt blocks per bucket of `step` ms and chosen worker, from the routing rollups. */
-export function rolledDecisionBuckets(db: Db, from: number, to: number, step: number): { t: number; workerId: string; decisions: number; lostBlocks: number; promptBlocks: number }[] {
+export function rolledDecisionBuckets(
+  db: Db,
+  from: number,
+  to: number,
+  step: number,
+): { t: number; workerId: string; decisions: number; lostBlocks: number; promptBlocks: number }[] {
   const level = rollupLevel(to - from, step);
   return db.$client
     .prepare(
       `SELECT minute - minute % @step AS t, chosen_worker_id AS workerId, sum(decisions) AS decisions, sum(lost_blocks) AS lostBlocks, sum(prompt_blocks) AS promptBlocks
        FROM ${level.decisions} WHERE minute >= @from AND minute < @to GROUP BY t, chosen_worker_id ORDER BY t LIMIT ${MAX_ROWS}`,
     )
-    .all({ from: from - (from % level.align), to, step }) as { t: number; workerId: string; decisions: number; lostBlocks: number; promptBlocks: number }[];
+    .all({ from: from - (from % level.align), to, step }) as {
+    t: number;
+    workerId: string;
+    decisions: number;
+    lostBlocks: number;
+    promptBlocks: number;
+  }[];
 }

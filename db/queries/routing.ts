@@ -39,7 +39,10 @@ export type DecisionListRow = {
  * One page of decisions in [from, to), newest first (ts, then id, descending), strictly after `cursor` in that
  * order. Fetches limit + 1 rows so the caller can tell whether another page follows.
  */
-export function decisionsPage(db: Db, opts: { from: number; to: number; cursor?: DecisionCursor; limit: number; lossOnly?: boolean }): DecisionListRow[] {
+export function decisionsPage(
+  db: Db,
+  opts: { from: number; to: number; cursor?: DecisionCursor; limit: number; lossOnly?: boolean },
+): DecisionListRow[] {
   const { from, to, cursor, lossOnly } = opts;
   const limit = Math.min(Math.max(1, opts.limit), MAX_PAGE) + 1;
   const after = cursor ? "AND (d.ts < @cts OR (d.ts = @cts AND d.id < @cid))" : "";
@@ -70,7 +73,9 @@ export function decisionBuckets(db: Db, from: number, to: number, step: number):
 
 /** Block sizes (tokens per block) of workers by id; workers never seen or without one are left out. */
 export function workerBlockSizes(db: Db, workerIds: readonly string[]): Map<string, number> {
-  const stmt = db.$client.prepare("SELECT block_size FROM workers WHERE worker_id = ? AND block_size IS NOT NULL").pluck();
+  const stmt = db.$client
+    .prepare("SELECT block_size FROM workers WHERE worker_id = ? AND block_size IS NOT NULL")
+    .pluck();
   const out = new Map<string, number>();
   for (const id of workerIds.slice(0, MAX_SHARE_ROWS)) {
     const bs = stmt.get(id) as number | undefined;
@@ -83,7 +88,13 @@ export function workerBlockSizes(db: Db, workerIds: readonly string[]): Map<stri
  * For decisions in [from, to) that chose one of `workerIds` (workers without a known block size): token sums per
  * bucket and worker from each decision's request block size, and how many decisions had none.
  */
-export function requestSizedBuckets(db: Db, from: number, to: number, step: number, workerIds: readonly string[]): RequestSizedBucket[] {
+export function requestSizedBuckets(
+  db: Db,
+  from: number,
+  to: number,
+  step: number,
+  workerIds: readonly string[],
+): RequestSizedBucket[] {
   const stmt = db.$client.prepare(
     `WITH x AS (
        SELECT d.ts - d.ts % @step AS t, d.best_overlap_blocks - d.chosen_overlap_blocks AS lost, d.prompt_blocks AS prompt,
@@ -97,7 +108,12 @@ export function requestSizedBuckets(db: Db, from: number, to: number, step: numb
 }
 
 /** Prompt and cached tokens of requests that arrived in [from, to), per bucket of `step` ms; empty buckets are absent. */
-export function tokenBuckets(db: Db, from: number, to: number, step: number): { t: number; requests: number; input: number; cached: number }[] {
+export function tokenBuckets(
+  db: Db,
+  from: number,
+  to: number,
+  step: number,
+): { t: number; requests: number; input: number; cached: number }[] {
   if (useRollups(from, to, step)) return rolledTokenBuckets(db, from, to, step);
   return db.$client
     .prepare(

@@ -84,40 +84,76 @@ function where(f: SessionFilter): { sql: string; params: Record<string, unknown>
   if (f.maxHit != null) (w.push("cached_share <= @maxHit"), (params.maxHit = f.maxHit));
   if (f.hasSubagents === true) w.push("subagents > 0");
   if (f.hasSubagents === false) w.push("subagents = 0");
-  if (f.workerId) (w.push("EXISTS (SELECT 1 FROM requests r WHERE r.session_id = s.session_id AND r.worker_id = @workerId)"), (params.workerId = f.workerId));
+  if (f.workerId)
+    (w.push("EXISTS (SELECT 1 FROM requests r WHERE r.session_id = s.session_id AND r.worker_id = @workerId)"),
+      (params.workerId = f.workerId));
   if (f.search) (w.push("instr(session_id, @search) > 0"), (params.search = f.search));
   return { sql: w.join(" AND "), params };
 }
 
 /** One page of session summaries matching the filter, ordered by a whitelisted column then id; limit + 1 rows. */
-export function sessionsPage(db: Db, f: SessionFilter, sort: SortKey, dir: "asc" | "desc", limit: number, cursor?: SessionCursor | null): (SessionRow & { sortValue: number | string })[] {
+export function sessionsPage(
+  db: Db,
+  f: SessionFilter,
+  sort: SortKey,
+  dir: "asc" | "desc",
+  limit: number,
+  cursor?: SessionCursor | null,
+): (SessionRow & { sortValue: number | string })[] {
   const col = SORTS[sort];
   const { sql, params } = where(f);
   const op = dir === "desc" ? "<" : ">";
   const after = cursor ? `AND (${col} ${op} @cv OR (${col} = @cv AND session_id ${op} @cid))` : "";
   return db.$client
-    .prepare(`SELECT ${COLUMNS}, ${col} AS sortValue FROM session_summaries s WHERE ${sql} ${after} ORDER BY ${col} ${dir}, session_id ${dir} LIMIT @limit`)
-    .all({ ...params, limit: limit + 1, cv: cursor?.v ?? null, cid: cursor?.id ?? null }) as (SessionRow & { sortValue: number | string })[];
+    .prepare(
+      `SELECT ${COLUMNS}, ${col} AS sortValue FROM session_summaries s WHERE ${sql} ${after} ORDER BY ${col} ${dir}, session_id ${dir} LIMIT @limit`,
+    )
+    .all({ ...params, limit: limit + 1, cv: cursor?.v ?? null, cid: cursor?.id ?? null }) as (SessionRow & {
+    sortValue: number | string;
+  })[];
 }
 
 /** Distinct harnesses and session types among summaries (for the filter menus), at most 50 each. */
 export function sessionFacets(db: Db): { harnesses: string[]; sessionTypes: string[] } {
   const c = db.$client;
   return {
-    harnesses: c.prepare("SELECT DISTINCT harness FROM session_summaries WHERE harness IS NOT NULL ORDER BY 1 LIMIT 50").pluck().all() as string[],
-    sessionTypes: c.prepare("SELECT DISTINCT session_type FROM session_summaries WHERE session_type IS NOT NULL ORDER BY 1 LIMIT 50").pluck().all() as string[],
+    harnesses: c
+      .prepare("SELECT DISTINCT harness FROM session_summaries WHERE harness IS NOT NULL ORDER BY 1 LIMIT 50")
+      .pluck()
+      .all() as string[],
+    sessionTypes: c
+      .prepare("SELECT DISTINCT session_type FROM session_summaries WHERE session_type IS NOT NULL ORDER BY 1 LIMIT 50")
+      .pluck()
+      .all() as string[],
   };
 }
 
 /** The summary row of one session, or undefined. */
 export function sessionSummary(db: Db, sessionId: string): SessionRow | undefined {
-  return db.$client.prepare(`SELECT ${COLUMNS} FROM session_summaries WHERE session_id = ?`).get(sessionId) as SessionRow | undefined;
+  return db.$client.prepare(`SELECT ${COLUMNS} FROM session_summaries WHERE session_id = ?`).get(sessionId) as
+    SessionRow | undefined;
 }
 
-type RawTurn = Omit<TurnRow, "causes"> & { cold: number | null; diverged: number; evicted: number; routedAway: number; unknown: number };
+type RawTurn = Omit<TurnRow, "causes"> & {
+  cold: number | null;
+  diverged: number;
+  evicted: number;
+  routedAway: number;
+  unknown: number;
+};
 
 /** Everything the trace needs for a session (at most `max` turns and 4 × max tools), in time order. */
-export function traceRows(db: Db, sessionId: string, max = 2_000): { turns: TurnRow[]; tools: ToolRow[]; reasoning: ReasoningRow[]; sessionType: string | null; harness: string | null } {
+export function traceRows(
+  db: Db,
+  sessionId: string,
+  max = 2_000,
+): {
+  turns: TurnRow[];
+  tools: ToolRow[];
+  reasoning: ReasoningRow[];
+  sessionType: string | null;
+  harness: string | null;
+} {
   const c = db.$client;
   const raw = c
     .prepare(
@@ -151,7 +187,9 @@ export function traceRows(db: Db, sessionId: string, max = 2_000): { turns: Turn
        FROM requests r JOIN reasoning_spans s ON s.request_id = r.request_id WHERE r.session_id = ? ORDER BY s.started_at LIMIT ?`,
     )
     .all(sessionId, max * 4) as ReasoningRow[];
-  const meta = c.prepare("SELECT session_type AS sessionType, harness FROM requests WHERE session_id = ? LIMIT 1").get(sessionId) as { sessionType: string | null; harness: string | null } | undefined;
+  const meta = c
+    .prepare("SELECT session_type AS sessionType, harness FROM requests WHERE session_id = ? LIMIT 1")
+    .get(sessionId) as { sessionType: string | null; harness: string | null } | undefined;
   return { turns, tools, reasoning, sessionType: meta?.sessionType ?? null, harness: meta?.harness ?? null };
 }
 
@@ -166,7 +204,22 @@ export function decisionOf(db: Db, requestId: string) {
        FROM route_decisions d WHERE d.request_id = ? ORDER BY d.ts DESC LIMIT 1`,
     )
     .get(requestId) as
-    | { id: string; ts: number; requestId: string; sessionId: string | null; promptBlocks: number; chosenWorkerId: string; chosenOverlapBlocks: number; bestOverlapBlocks: number; candidateCount: number; candidates: string; overlapCredit: number; prefillLoadScale: number; temperature: number; blockSize: number | null }
+    | {
+        id: string;
+        ts: number;
+        requestId: string;
+        sessionId: string | null;
+        promptBlocks: number;
+        chosenWorkerId: string;
+        chosenOverlapBlocks: number;
+        bestOverlapBlocks: number;
+        candidateCount: number;
+        candidates: string;
+        overlapCredit: number;
+        prefillLoadScale: number;
+        temperature: number;
+        blockSize: number | null;
+      }
     | undefined;
 }
 
@@ -178,14 +231,23 @@ export function causeBuckets(db: Db, from: number, to: number, step: number) {
       `SELECT minute - minute % @s AS t, sum(cold) AS cold, sum(diverged) AS diverged, sum(evicted) AS evicted, sum(routed_away) AS routedAway, sum(unknown) AS unknown
        FROM causes_1m WHERE minute >= @from - @from % 60000 AND minute < @to GROUP BY t ORDER BY t LIMIT 5000`,
     )
-    .all({ from, to, s }) as { t: number; cold: number; diverged: number; evicted: number; routedAway: number; unknown: number }[];
+    .all({ from, to, s }) as {
+    t: number;
+    cold: number;
+    diverged: number;
+    evicted: number;
+    routedAway: number;
+    unknown: number;
+  }[];
 }
 
 /** Inputs of the findings over sessions active in [from, to): first-block local hashes, TTFT means, tool-wait sums. */
 export function findingInputs(db: Db, from: number, to: number) {
   const c = db.$client;
   const sessions = c
-    .prepare("SELECT session_id AS sessionId, local0, local1, diverged FROM session_summaries WHERE last_at >= ? AND first_at < ? AND local1 IS NOT NULL LIMIT 20000")
+    .prepare(
+      "SELECT session_id AS sessionId, local0, local1, diverged FROM session_summaries WHERE last_at >= ? AND first_at < ? AND local1 IS NOT NULL LIMIT 20000",
+    )
     .all(from, to) as { sessionId: string; local0: string | null; local1: string | null; diverged: number }[];
   const ttft = c
     .prepare(

@@ -32,7 +32,14 @@ export type SourceStatusRow = {
   detail: Record<string, unknown>;
   updatedAt: number;
 };
-export type SourceInput = { id: string; kind: string; name: string; config: unknown; enabled: boolean; origin?: string };
+export type SourceInput = {
+  id: string;
+  kind: string;
+  name: string;
+  config: unknown;
+  enabled: boolean;
+  origin?: string;
+};
 type Identity = { id: string; kind: string; name: string };
 
 const MAX_SOURCES = 500;
@@ -62,7 +69,13 @@ function toStatus(row: typeof sourceStatus.$inferSelect): SourceStatusRow {
 
 /** Every configured source, oldest first (bounded). */
 export function listSources(db: Db): SourceRow[] {
-  return db.select().from(sources).orderBy(asc(sources.createdAt), asc(sources.id)).limit(MAX_SOURCES).all().map(toSource);
+  return db
+    .select()
+    .from(sources)
+    .orderBy(asc(sources.createdAt), asc(sources.id))
+    .limit(MAX_SOURCES)
+    .all()
+    .map(toSource);
 }
 
 /** One configured source, or null. */
@@ -73,7 +86,13 @@ export function getSource(db: Db, id: string): SourceRow | null {
 
 /** Insert or replace a source's kind, name, config and enabled flag; keeps its creation time and status. */
 export function upsertSource(db: Db, input: SourceInput, now: number): SourceRow {
-  const values = { kind: input.kind, name: input.name, config: JSON.stringify(input.config ?? {}), enabled: input.enabled, updatedAt: now };
+  const values = {
+    kind: input.kind,
+    name: input.name,
+    config: JSON.stringify(input.config ?? {}),
+    enabled: input.enabled,
+    updatedAt: now,
+  };
   db.transaction((tx) => {
     tx.insert(sources)
       .values({ id: input.id, ...values, origin: input.origin ?? "ui", createdAt: now })
@@ -103,7 +122,8 @@ export function getSourceStatus(db: Db, id: string): SourceStatusRow | null {
   return row ? toStatus(row) : null;
 }
 
-const bounded = (names: string[] | undefined) => JSON.stringify((names ?? []).slice(0, MAX_NAMES).map((n) => String(n).slice(0, 300)));
+const bounded = (names: string[] | undefined) =>
+  JSON.stringify((names ?? []).slice(0, MAX_NAMES).map((n) => String(n).slice(0, 300)));
 const count = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? 0 : Math.max(0, Math.round(n)));
 
 /** A successful pass: bump counters, replace series/duration/missing/renamed when given. */
@@ -139,7 +159,9 @@ export function recordSourceOk(db: Db, who: Identity, at: number, seen: SourceSe
       missing: bounded(seen.missing),
       renamed: bounded(seen.renamed),
       gaps: count(seen.gaps),
-      detail: JSON.stringify(typeof seen.detail === "string" ? { note: seen.detail.slice(0, 500) } : (seen.detail ?? {})),
+      detail: JSON.stringify(
+        typeof seen.detail === "string" ? { note: seen.detail.slice(0, 500) } : (seen.detail ?? {}),
+      ),
       hasMissing: seen.missing ? 1 : 0,
       hasRenamed: seen.renamed ? 1 : 0,
       hasDetail: seen.detail ? 1 : 0,

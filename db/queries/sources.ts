@@ -17,7 +17,9 @@ export function recordDroppedEvents(db: Db, source: string, dropped: number, now
 /** Every sender that reported dropping events, most recent report first. */
 export function droppedEventReports(db: Db): DroppedReport[] {
   const rows = db.$client
-    .prepare("SELECT key, value, updated_at AS reportedAt FROM settings WHERE key >= ? AND key < ? ORDER BY updated_at DESC LIMIT 50")
+    .prepare(
+      "SELECT key, value, updated_at AS reportedAt FROM settings WHERE key >= ? AND key < ? ORDER BY updated_at DESC LIMIT 50",
+    )
     .all(PREFIX, PREFIX.slice(0, -1) + ";") as { key: string; value: string; reportedAt: number }[];
   return rows.map((r) => ({ source: r.key.slice(PREFIX.length), dropped: Number(r.value), reportedAt: r.reportedAt }));
 }

@@ -18,7 +18,9 @@ export function kvTierRows(db: Db, workerId: string, from: number, to: number): 
 /** Each tier's block count at the last minute before `from` (tiers without earlier rows are absent). */
 export function tierLevelsBefore(db: Db, workerId: string, from: number): { tier: string; blocks: number }[] {
   return db.$client
-    .prepare("SELECT tier, blocks, max(minute) AS minute FROM kv_tiers_1m WHERE worker_id = ? AND minute < ? GROUP BY tier LIMIT 16")
+    .prepare(
+      "SELECT tier, blocks, max(minute) AS minute FROM kv_tiers_1m WHERE worker_id = ? AND minute < ? GROUP BY tier LIMIT 16",
+    )
     .all(workerId, from - (from % 60_000))
     .map((r) => ({ tier: (r as { tier: string }).tier, blocks: (r as { blocks: number }).blocks }));
 }
@@ -44,13 +46,23 @@ export function kvbmRows(db: Db, workerId: string, from: number, to: number): Kv
 }
 
 /** Cluster cached-token sums by tier over the request minutes overlapping [from, to). */
-export function cachedTierSums(db: Db, from: number, to: number): { cached: number; host: number; disk: number; shared: number; prefetched: number } {
+export function cachedTierSums(
+  db: Db,
+  from: number,
+  to: number,
+): { cached: number; host: number; disk: number; shared: number; prefetched: number } {
   return db.$client
     .prepare(
       `SELECT coalesce(sum(cached_tokens), 0) AS cached, coalesce(sum(cached_host_tokens), 0) AS host, coalesce(sum(cached_disk_tokens), 0) AS disk,
          coalesce(sum(cached_shared_tokens), 0) AS shared, coalesce(sum(prefetched_tokens), 0) AS prefetched FROM requests_1m WHERE minute >= ? AND minute < ?`,
     )
-    .get(from - (from % 60_000), to) as { cached: number; host: number; disk: number; shared: number; prefetched: number };
+    .get(from - (from % 60_000), to) as {
+    cached: number;
+    host: number;
+    disk: number;
+    shared: number;
+    prefetched: number;
+  };
 }
 
 export type KvbmSample = {

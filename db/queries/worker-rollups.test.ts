@@ -15,7 +15,14 @@ const NOW = T0 + 70 * MIN;
  */
 function samples(): Raw[] {
   const out: Raw[] = [];
-  const add = (w: string, every: number, offset: number, from: number, restartAt: number | null, skip: [number, number] | null) => {
+  const add = (
+    w: string,
+    every: number,
+    offset: number,
+    from: number,
+    restartAt: number | null,
+    skip: [number, number] | null,
+  ) => {
     let q = 1_000;
     let h = 0;
     for (let ts = from + offset, i = 0; ts < NOW; ts += every, i++) {
@@ -33,7 +40,15 @@ function samples(): Raw[] {
   return out.sort((a, b) => (a.ts as number) - (b.ts as number));
 }
 
-type Row = { workerId: string; t: number; samples: number; kvActive: number; kvTotal: number; query: number; hit: number };
+type Row = {
+  workerId: string;
+  t: number;
+  samples: number;
+  kvActive: number;
+  kvTotal: number;
+  query: number;
+  hit: number;
+};
 
 /** Rows ordered by worker, then time. */
 function ordered<R extends { workerId: string; t: number }>(rows: readonly R[]): R[] {
@@ -58,7 +73,14 @@ function expectedSeries(raws: Raw[], from: number, to: number, step: number): Ro
     const t = ts - (ts % step);
     const k = `${w}@${t}`;
     const b = out.get(k) ?? { workerId: w, t, samples: 0, kvActive: 0, kvTotal: 0, query: 0, hit: 0 };
-    out.set(k, { ...b, samples: b.samples + 1, kvActive: b.kvActive + (r.kv_active_blocks as number), kvTotal: b.kvTotal + (r.kv_total_blocks as number), query: b.query + dq, hit: b.hit + dh });
+    out.set(k, {
+      ...b,
+      samples: b.samples + 1,
+      kvActive: b.kvActive + (r.kv_active_blocks as number),
+      kvTotal: b.kvTotal + (r.kv_total_blocks as number),
+      query: b.query + dq,
+      hit: b.hit + dh,
+    });
   }
   return ordered([...out.values()]);
 }
@@ -87,7 +109,9 @@ describe("10- and 30-second worker rollups", () => {
            max(preemptions_max) AS preemptions_max, sum(batch_tokens_sum) AS batch_tokens_sum, sum(batch_samples) AS batch_samples
          FROM worker_stats_10s GROUP BY 1, 2 ORDER BY 1, 2`),
     );
-    expect(db.$client.prepare("SELECT sum(counter_resets) FROM worker_stats_10s WHERE worker_id = 'w2'").pluck().get()).toBe(1);
+    expect(
+      db.$client.prepare("SELECT sum(counter_resets) FROM worker_stats_10s WHERE worker_id = 'w2'").pluck().get(),
+    ).toBe(1);
   });
 
   it.each([
@@ -96,42 +120,52 @@ describe("10- and 30-second worker rollups", () => {
     ["1 h in 30 s buckets from 30 s rows", 60 * MIN, 30_000, "30s", ["w3"]],
     ["1 h in 1 min buckets from 30 s rows (w2 restarts inside a bucket)", 60 * MIN, 60_000, "30s", ["w3", "w2"]],
     ["1 h in 1 min buckets from 10 s rows", 60 * MIN, 60_000, "10s", ["w3", "w2"]],
-  ] as const)("gives the series of the samples themselves: %s, all workers and one", (_name, span, step, source, rawDiffers) => {
-    const db = seeded(257);
-    const from = NOW - span;
-    const truth = expectedSeries(samples(), from, NOW, step);
-    const rolled = seriesRows(db, { from, to: NOW, step, source });
-    expect(rolled.length).toBeGreaterThan(span / step);
-    expect(ordered(rolled)).toEqual(truth);
-    for (const w of ["w1", "w2", "w3"]) {
-      expect(seriesRows(db, { from, to: NOW, step, source, workerId: w })).toEqual(truth.filter((r) => r.workerId === w));
-    }
-    // Raw samples give the same buckets, except the one where a worker first reported (no earlier sample to take a
-    // delta from: raw counts nothing for the whole bucket) and one where it restarted inside (raw drops what came before).
-    const raw = ordered(seriesRows(db, { from, to: NOW, step, source: "raw" }));
-    const differing = raw.filter((r, i) => JSON.stringify(r) !== JSON.stringify(truth[i]));
-    expect(raw.map(({ query: _q, hit: _h, ...g }) => g)).toEqual(truth.map(({ query: _q, hit: _h, ...g }) => g));
-    expect(differing.map((r) => r.workerId).sort()).toEqual([...rawDiffers].sort());
-    for (const r of differing) expect(r.query).toBeLessThan(truth.find((x) => x.workerId === r.workerId && x.t === r.t)!.query);
-  });
+  ] as const)(
+    "gives the series of the samples themselves: %s, all workers and one",
+    (_name, span, step, source, rawDiffers) => {
+      const db = seeded(257);
+      const from = NOW - span;
+      const truth = expectedSeries(samples(), from, NOW, step);
+      const rolled = seriesRows(db, { from, to: NOW, step, source });
+      expect(rolled.length).toBeGreaterThan(span / step);
+      expect(ordered(rolled)).toEqual(truth);
+      for (const w of ["w1", "w2", "w3"]) {
+        expect(seriesRows(db, { from, to: NOW, step, source, workerId: w })).toEqual(
+          truth.filter((r) => r.workerId === w),
+        );
+      }
+      // Raw samples give the same buckets, except the one where a worker first reported (no earlier sample to take a
+      // delta from: raw counts nothing for the whole bucket) and one where it restarted inside (raw drops what came before).
+      const raw = ordered(seriesRows(db, { from, to: NOW, step, source: "raw" }));
+      const differing = raw.filter((r, i) => JSON.stringify(r) !== JSON.stringify(truth[i]));
+      expect(raw.map(({ query: _q, hit: _h, ...g }) => g)).toEqual(truth.map(({ query: _q, hit: _h, ...g }) => g));
+      expect(differing.map((r) => r.workerId).sort()).toEqual([...rawDiffers].sort());
+      for (const r of differing)
+        expect(r.query).toBeLessThan(truth.find((x) => x.workerId === r.workerId && x.t === r.t)!.query);
+    },
+  );
 
   it.each([
     ["1h", 30_000, "30s"],
     ["15m", 10_000, "10s"],
-  ] as const)("serves the %s chart with the points raw samples give (where a worker reported before the range)", async (preset, step, source) => {
-    const db = seeded(500);
-    const caller = testCaller(db, () => NOW);
-    const rolled = await caller.workers.series({ range: { preset } });
-    expect(rolled).toMatchObject({ step, source });
-    db.$client.exec("DELETE FROM worker_stats_10s; DELETE FROM worker_stats_30s");
-    const fromRaw = await caller.workers.series({ range: { preset } });
-    expect(fromRaw.source).toBe("raw");
-    expect(rolled.workers.map((w) => w.workerId)).toEqual(["w1", "w2", "w3"]);
-    const firstOfW3 = T0 + 40 * MIN;
-    const drop = (ws: typeof rolled.workers) => ws.map((w) => ({ ...w, points: w.points.filter((p) => !(w.workerId === "w3" && p.t === firstOfW3)) }));
-    expect(drop(rolled.workers)).toEqual(drop(fromRaw.workers));
-    expect(rolled.workers[0]!.points.length).toBeGreaterThan(50);
-  });
+  ] as const)(
+    "serves the %s chart with the points raw samples give (where a worker reported before the range)",
+    async (preset, step, source) => {
+      const db = seeded(500);
+      const caller = testCaller(db, () => NOW);
+      const rolled = await caller.workers.series({ range: { preset } });
+      expect(rolled).toMatchObject({ step, source });
+      db.$client.exec("DELETE FROM worker_stats_10s; DELETE FROM worker_stats_30s");
+      const fromRaw = await caller.workers.series({ range: { preset } });
+      expect(fromRaw.source).toBe("raw");
+      expect(rolled.workers.map((w) => w.workerId)).toEqual(["w1", "w2", "w3"]);
+      const firstOfW3 = T0 + 40 * MIN;
+      const drop = (ws: typeof rolled.workers) =>
+        ws.map((w) => ({ ...w, points: w.points.filter((p) => !(w.workerId === "w3" && p.t === firstOfW3)) }));
+      expect(drop(rolled.workers)).toEqual(drop(fromRaw.workers));
+      expect(rolled.workers[0]!.points.length).toBeGreaterThan(50);
+    },
+  );
 
   it("reads raw samples while the 10 s rollup does not reach back as far (a database from before it existed)", async () => {
     const db = seeded(500);
@@ -144,7 +178,10 @@ describe("10- and 30-second worker rollups", () => {
   it("ages out with the raw samples: a row goes once its whole bucket is before the cutoff", () => {
     const db = seeded(500);
     const cutoff = T0 + 30 * MIN + 5_000;
-    const minutesBefore = db.$client.prepare("SELECT count(*) FROM worker_stats_1m WHERE minute < ?").pluck().get(T0 + 30 * MIN) as number;
+    const minutesBefore = db.$client
+      .prepare("SELECT count(*) FROM worker_stats_1m WHERE minute < ?")
+      .pluck()
+      .get(T0 + 30 * MIN) as number;
     const deleted = deleteRawBefore(db, cutoff);
     const oldest = (table: string) => db.$client.prepare(`SELECT min(minute) FROM ${table}`).pluck().get();
     expect(oldest("worker_stats_10s")).toBe(T0 + 30 * MIN);

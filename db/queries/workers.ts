@@ -4,7 +4,13 @@ import { rollupLevel } from "./rollups";
 import { minuteOf } from "../../server/analysis/counters";
 import type { CounterSample } from "../../server/analysis/counters";
 import type { StatsResolution } from "../../server/analysis/resolution";
-import { bucketDeltas, type DecisionRow, type LifecycleKind, type RawBucket, type SeriesRow } from "../../server/analysis/workers";
+import {
+  bucketDeltas,
+  type DecisionRow,
+  type LifecycleKind,
+  type RawBucket,
+  type SeriesRow,
+} from "../../server/analysis/workers";
 
 // Reads for the worker views. Every query takes a time range [from, to) (Unix ms) and is bounded.
 
@@ -22,7 +28,14 @@ export type WorkerInfo = {
   downReason: string | null;
 };
 export type LifecycleRow = { workerId: string; kind: LifecycleKind; ts: number };
-export type LatestSample = { workerId: string; ts: number; kvActive: number; kvTotal: number; running: number; waiting: number };
+export type LatestSample = {
+  workerId: string;
+  ts: number;
+  kvActive: number;
+  kvTotal: number;
+  running: number;
+  waiting: number;
+};
 export type PrefixTotals = { workerId: string; query: number; hit: number };
 
 const infoCols = `worker_id AS workerId, role, model, block_size AS blockSize, kv_total_blocks AS kvTotalBlocks,
@@ -37,14 +50,17 @@ export function workersInRange(db: Db, from: number, to: number, limit = MAX_WOR
 
 /** One worker's identity row, or undefined when it was never seen. */
 export function workerById(db: Db, workerId: string): WorkerInfo | undefined {
-  return db.$client.prepare(`SELECT ${infoCols} FROM workers WHERE worker_id = ?`).get(workerId) as WorkerInfo | undefined;
+  return db.$client.prepare(`SELECT ${infoCols} FROM workers WHERE worker_id = ?`).get(workerId) as
+    WorkerInfo | undefined;
 }
 
 /** worker.up/down events with from ≤ ts ≤ to, newest first, the latest MAX_LIFECYCLE (optionally of one worker). */
 export function lifecycleInRange(db: Db, from: number, to: number, workerId?: string): LifecycleRow[] {
   const one = workerId === undefined ? "" : "AND worker_id = @workerId";
   return db.$client
-    .prepare(`SELECT worker_id AS workerId, kind, ts FROM worker_events WHERE ts >= @from AND ts <= @to ${one} ORDER BY ts DESC LIMIT ${MAX_LIFECYCLE}`)
+    .prepare(
+      `SELECT worker_id AS workerId, kind, ts FROM worker_events WHERE ts >= @from AND ts <= @to ${one} ORDER BY ts DESC LIMIT ${MAX_LIFECYCLE}`,
+    )
     .all({ from, to, workerId }) as LifecycleRow[];
 }
 
@@ -52,7 +68,9 @@ export function lifecycleInRange(db: Db, from: number, to: number, workerId?: st
 export function lifecycleBefore(db: Db, from: number, workerId?: string): LifecycleRow[] {
   const one = workerId === undefined ? "" : "AND worker_id = @workerId";
   return db.$client
-    .prepare(`SELECT worker_id AS workerId, kind, max(ts) AS ts FROM worker_events WHERE ts < @from ${one} GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`)
+    .prepare(
+      `SELECT worker_id AS workerId, kind, max(ts) AS ts FROM worker_events WHERE ts < @from ${one} GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`,
+    )
     .all({ from, workerId }) as LifecycleRow[];
 }
 
@@ -72,7 +90,8 @@ export function latestSamples(db: Db, workerIds: readonly string[], from: number
   );
   const out: LatestSample[] = [];
   for (const workerId of workerIds.slice(0, MAX_WORKERS)) {
-    const s = (raw.get(workerId, from, to) ?? rollup.get(workerId, minuteOf(from), to)) as Omit<LatestSample, "workerId"> | undefined;
+    const s = (raw.get(workerId, from, to) ?? rollup.get(workerId, minuteOf(from), to)) as
+      Omit<LatestSample, "workerId"> | undefined;
     if (s) out.push({ workerId, ...s });
   }
   return out;
@@ -91,18 +110,26 @@ export function prefixByWorker(db: Db, from: number, to: number, workerId?: stri
 
 /** route.decision rows in [from, to). */
 export function decisionCount(db: Db, from: number, to: number): number {
-  return db.$client.prepare("SELECT count(*) FROM route_decisions WHERE ts >= ? AND ts < ?").pluck().get(from, to) as number;
+  return db.$client
+    .prepare("SELECT count(*) FROM route_decisions WHERE ts >= ? AND ts < ?")
+    .pluck()
+    .get(from, to) as number;
 }
 
 /** Decisions in [from, to) each worker won (was chosen for), keyed by worker id. */
 export function decisionsWon(db: Db, workerIds: readonly string[], from: number, to: number): Map<string, number> {
-  const stmt = db.$client.prepare("SELECT count(*) FROM route_decisions WHERE chosen_worker_id = ? AND ts >= ? AND ts < ?").pluck();
+  const stmt = db.$client
+    .prepare("SELECT count(*) FROM route_decisions WHERE chosen_worker_id = ? AND ts >= ? AND ts < ?")
+    .pluck();
   return new Map(workerIds.slice(0, MAX_WORKERS).map((w) => [w, stmt.get(w, from, to) as number]));
 }
 
 /** Requests in [from, to) that a worker served. */
 export function requestsServed(db: Db, workerId: string, from: number, to: number): number {
-  return db.$client.prepare("SELECT count(*) FROM requests WHERE worker_id = ? AND arrived_at >= ? AND arrived_at < ?").pluck().get(workerId, from, to) as number;
+  return db.$client
+    .prepare("SELECT count(*) FROM requests WHERE worker_id = ? AND arrived_at >= ? AND arrived_at < ?")
+    .pluck()
+    .get(workerId, from, to) as number;
 }
 
 export type LostScan = { scanned: number; lost: number; truncated: boolean; recent: DecisionRow[] };
@@ -111,7 +138,14 @@ export type LostScan = { scanned: number; lost: number; truncated: boolean; rece
  * Among the latest `scanLimit` decisions in [from, to): how many the worker lost (a candidate, not chosen),
  * and the most recent `recentLimit` of those rows. `truncated` when the range held more decisions than scanned.
  */
-export function decisionsLost(db: Db, workerId: string, from: number, to: number, scanLimit = 10_000, recentLimit = 20): LostScan {
+export function decisionsLost(
+  db: Db,
+  workerId: string,
+  from: number,
+  to: number,
+  scanLimit = 10_000,
+  recentLimit = 20,
+): LostScan {
   const needle = `"worker_id":${JSON.stringify(workerId)}`;
   const scanned = db.$client
     .prepare("SELECT count(*) FROM (SELECT 1 FROM route_decisions WHERE ts >= ? AND ts < ? LIMIT ?)")
@@ -133,7 +167,12 @@ export function decisionsLost(db: Db, workerId: string, from: number, to: number
 }
 
 /** Blocks and events removed from a worker's cache in [from, to) per reason (kv.cleared counts as "cleared"). */
-export function removalsByReason(db: Db, workerId: string, from: number, to: number): { reason: string; blocks: number; events: number }[] {
+export function removalsByReason(
+  db: Db,
+  workerId: string,
+  from: number,
+  to: number,
+): { reason: string; blocks: number; events: number }[] {
   return db.$client
     .prepare(
       `SELECT coalesce(reason, 'unknown') AS reason, sum(block_count) AS blocks, count(*) AS events FROM kv_events
@@ -143,7 +182,13 @@ export function removalsByReason(db: Db, workerId: string, from: number, to: num
 }
 
 /** Blocks a worker stored in [from, to) per bucket of `step` ms and retention class (null: not reported). */
-export function storedByClass(db: Db, workerId: string, from: number, to: number, step: number): { t: number; retentionClass: string | null; blocks: number }[] {
+export function storedByClass(
+  db: Db,
+  workerId: string,
+  from: number,
+  to: number,
+  step: number,
+): { t: number; retentionClass: string | null; blocks: number }[] {
   return db.$client
     .prepare(
       `SELECT (ts - ts % @step) AS t, retention_class AS retentionClass, sum(block_count) AS blocks FROM kv_events
@@ -153,10 +198,17 @@ export function storedByClass(db: Db, workerId: string, from: number, to: number
 }
 
 /** Run a per-chunk statement for each chunk [a, b) of `step` ms covering [start, to) and tag its rows with the chunk start. */
-function perChunk<R>(stmt: Statement, start: number, to: number, step: number, params: Record<string, unknown>): (R & { t: number })[] {
+function perChunk<R>(
+  stmt: Statement,
+  start: number,
+  to: number,
+  step: number,
+  params: Record<string, unknown>,
+): (R & { t: number })[] {
   const out: (R & { t: number })[] = [];
   for (let t = start - (start % step); t < to; t += step) {
-    for (const r of stmt.all({ ...params, a: Math.max(t, start), b: Math.min(t + step, to) }) as R[]) out.push({ ...r, t });
+    for (const r of stmt.all({ ...params, a: Math.max(t, start), b: Math.min(t + step, to) }) as R[])
+      out.push({ ...r, t });
   }
   return out;
 }
@@ -172,21 +224,30 @@ const rollupSums = `sum(samples) AS samples, sum(kv_active_sum) AS kvActive, sum
  * Raw samples in [from, to) bucketed by `step` ms (epoch-aligned): gauge sums and each bucket's last counter sample,
  * ordered by worker and time, plus each worker's last sample before `from` as the baseline for the first delta.
  */
-export function rawBuckets(db: Db, opts: { from: number; to: number; step: number; workerId?: string }): { rows: RawBucket[]; baselines: Map<string, CounterSample> } {
+export function rawBuckets(
+  db: Db,
+  opts: { from: number; to: number; step: number; workerId?: string },
+): { rows: RawBucket[]; baselines: Map<string, CounterSample> } {
   const { from, to, step, workerId } = opts;
   const rows =
     workerId === undefined
       ? perChunk<RawBucket>(
-          db.$client.prepare(`SELECT worker_id AS workerId, ${rawLast} FROM worker_stats INDEXED BY worker_stats_ts WHERE ts >= @a AND ts < @b GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`),
+          db.$client.prepare(
+            `SELECT worker_id AS workerId, ${rawLast} FROM worker_stats INDEXED BY worker_stats_ts WHERE ts >= @a AND ts < @b GROUP BY worker_id LIMIT ${MAX_WORKERS * 4}`,
+          ),
           from,
           to,
           step,
           {},
         ).sort((x, y) => (x.workerId === y.workerId ? x.t - y.t : x.workerId < y.workerId ? -1 : 1))
       : (db.$client
-          .prepare(`SELECT worker_id AS workerId, ts - ts % @step AS t, ${rawLast} FROM worker_stats WHERE worker_id = @workerId AND ts >= @from AND ts < @to GROUP BY t ORDER BY t`)
+          .prepare(
+            `SELECT worker_id AS workerId, ts - ts % @step AS t, ${rawLast} FROM worker_stats WHERE worker_id = @workerId AND ts >= @from AND ts < @to GROUP BY t ORDER BY t`,
+          )
           .all({ from, to, step, workerId }) as RawBucket[]);
-  const before = db.$client.prepare("SELECT ts, prefix_query_tokens AS query, prefix_hit_tokens AS hit FROM worker_stats WHERE worker_id = ? AND ts < ? ORDER BY ts DESC LIMIT 1");
+  const before = db.$client.prepare(
+    "SELECT ts, prefix_query_tokens AS query, prefix_hit_tokens AS hit FROM worker_stats WHERE worker_id = ? AND ts < ? ORDER BY ts DESC LIMIT 1",
+  );
   const baselines = new Map<string, CounterSample>();
   for (const w of new Set(rows.map((r) => r.workerId))) {
     const b = before.get(w, from) as CounterSample | undefined;
@@ -215,13 +276,19 @@ export function statsCoverage(db: Db): { oldest10s: number | null; oldestRaw: nu
  * Rollup rows of the buckets overlapping [from, to), summed per worker and bucket of `step` ms (a whole number of rows).
  * `resolution` names the rollup; without it the span picks the 1- or 15-minute one.
  */
-export function rollupBuckets(db: Db, opts: { from: number; to: number; step: number; workerId?: string; resolution?: RollupResolution }): SeriesRow[] {
+export function rollupBuckets(
+  db: Db,
+  opts: { from: number; to: number; step: number; workerId?: string; resolution?: RollupResolution },
+): SeriesRow[] {
   const { from, to, step, workerId } = opts;
-  const level = STATS_TABLES[opts.resolution ?? (rollupLevel(to - from, step).stats === "worker_stats_15m" ? "15m" : "1m")];
+  const level =
+    STATS_TABLES[opts.resolution ?? (rollupLevel(to - from, step).stats === "worker_stats_15m" ? "15m" : "1m")];
   const start = from - (from % level.align);
   if (workerId !== undefined) {
     return db.$client
-      .prepare(`SELECT worker_id AS workerId, minute - minute % @step AS t, ${rollupSums} FROM ${level.table} WHERE worker_id = @workerId AND minute >= @fromMinute AND minute < @to GROUP BY t`)
+      .prepare(
+        `SELECT worker_id AS workerId, minute - minute % @step AS t, ${rollupSums} FROM ${level.table} WHERE worker_id = @workerId AND minute >= @fromMinute AND minute < @to GROUP BY t`,
+      )
       .all({ fromMinute: start, to, step, workerId }) as SeriesRow[];
   }
   // One range scan of the bucket-start index (covering but for the 15 min rollup); rows are the buckets when
@@ -237,15 +304,34 @@ export function rollupBuckets(db: Db, opts: { from: number; to: number; step: nu
   const rows = db.$client
     .prepare(sql)
     .raw()
-    .all({ fromMinute: start, to, limit, ...(step === level.align ? {} : { step }) }) as [string, number, number, number, number, number, number][];
-  return rows.map((r) => ({ workerId: r[0], t: r[1], samples: r[2], kvActive: r[3], kvTotal: r[4], query: r[5], hit: r[6] }));
+    .all({ fromMinute: start, to, limit, ...(step === level.align ? {} : { step }) }) as [
+    string,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ][];
+  return rows.map((r) => ({
+    workerId: r[0],
+    t: r[1],
+    samples: r[2],
+    kvActive: r[3],
+    kvTotal: r[4],
+    query: r[5],
+    hit: r[6],
+  }));
 }
 
 /**
  * Bucket sums per worker over [from, to) in steps of `step` ms (epoch-aligned): "raw" from raw samples (counter deltas
  * taken the way ingest takes them), else from the named rollup ("rollup": the 1- or 15-minute one the span picks).
  */
-export function seriesRows(db: Db, opts: { from: number; to: number; step: number; source: StatsResolution | "rollup"; workerId?: string }): SeriesRow[] {
+export function seriesRows(
+  db: Db,
+  opts: { from: number; to: number; step: number; source: StatsResolution | "rollup"; workerId?: string },
+): SeriesRow[] {
   if (opts.source === "rollup") return rollupBuckets(db, opts);
   if (opts.source !== "raw") return rollupBuckets(db, { ...opts, resolution: opts.source });
   const { rows, baselines } = rawBuckets(db, opts);

@@ -30,7 +30,10 @@ export const requestItl1m = sqliteTable(
     bucket: integer("bucket").notNull(),
     n: integer("n").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.minute, t.workerId, t.stat, t.bucket] }), index("request_itl_1m_worker").on(t.workerId, t.minute)],
+  (t) => [
+    primaryKey({ columns: [t.minute, t.workerId, t.stat, t.bucket] }),
+    index("request_itl_1m_worker").on(t.workerId, t.minute),
+  ],
 );
 
 /** TTFT histogram per arrival minute (log buckets, see server/analysis/histogram.ts): mergeable percentiles. */
@@ -54,7 +57,10 @@ export const routeDecisions1m = sqliteTable(
     promptBlocks: integer("prompt_blocks").notNull(),
     lostBlocks: integer("lost_blocks").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.minute, t.chosenWorkerId] }), index("route_decisions_1m_worker").on(t.chosenWorkerId, t.minute)],
+  (t) => [
+    primaryKey({ columns: [t.minute, t.chosenWorkerId] }),
+    index("route_decisions_1m_worker").on(t.chosenWorkerId, t.minute),
+  ],
 );
 
 /**

@@ -6,22 +6,40 @@ import { blob, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlit
  * Per block (its sequence hash as the rowid): every stored→removed interval on any worker, ~8 bytes each as varints (see
  * db/queries/attribution-index.ts). One row per block instead of one per stored copy: the index grows with new blocks.
  */
-export const attrBlocks = sqliteTable("attr_blocks", { hash: integer("hash").primaryKey(), intervals: blob("intervals", { mode: "buffer" }).notNull() });
+export const attrBlocks = sqliteTable("attr_blocks", {
+  hash: integer("hash").primaryKey(),
+  intervals: blob("intervals", { mode: "buffer" }).notNull(),
+});
 
 /** Small integer ids for worker ids and removal reasons inside attr_blocks intervals. */
-export const attrNames = sqliteTable("attr_names", { id: integer("id").primaryKey(), name: text("name").notNull().unique() });
+export const attrNames = sqliteTable("attr_names", {
+  id: integer("id").primaryKey(),
+  name: text("name").notNull().unique(),
+});
 
 /** Every kv.cleared the job applied (worker as an attr_names id): closes, on read, what that worker held then. */
-export const attrClears = sqliteTable("attr_clears", { worker: integer("worker").notNull(), at: integer("at").notNull() });
+export const attrClears = sqliteTable("attr_clears", {
+  worker: integer("worker").notNull(),
+  at: integer("at").notNull(),
+});
 
 /** First time a sequence hash (a block with its whole prefix) was cacheable anywhere. */
-export const attrSeen = sqliteTable("attr_seen", { hash: integer("hash").primaryKey(), firstAt: integer("first_at").notNull() });
+export const attrSeen = sqliteTable("attr_seen", {
+  hash: integer("hash").primaryKey(),
+  firstAt: integer("first_at").notNull(),
+});
 
 /** First time a block's content (local hash) appeared in any prompt. */
-export const attrLocal = sqliteTable("attr_local", { hash: integer("hash").primaryKey(), firstAt: integer("first_at").notNull() });
+export const attrLocal = sqliteTable("attr_local", {
+  hash: integer("hash").primaryKey(),
+  firstAt: integer("first_at").notNull(),
+});
 
 /** The job's cursors (rowids of the raw tables it has read). */
-export const attrState = sqliteTable("attr_state", { key: text("key").primaryKey(), value: integer("value").notNull() });
+export const attrState = sqliteTable("attr_state", {
+  key: text("key").primaryKey(),
+  value: integer("value").notNull(),
+});
 
 /** Per request: its recomputed prompt tokens by cause, and the KV its agent held while waiting on tools before it. */
 export const requestCauses = sqliteTable(

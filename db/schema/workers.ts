@@ -67,7 +67,17 @@ export const workerStats1m = sqliteTable("worker_stats_1m", statsRollupColumns()
  * Bucket start, then worker, then every column the all-workers series and prefix totals read: a range scan of this
  * index answers them without visiting the table (an hour of 10 s rows for 64 workers is 23,000 rows).
  */
-export function seriesCover<T extends { minute: AnySQLiteColumn; workerId: AnySQLiteColumn; samples: AnySQLiteColumn; kvActiveSum: AnySQLiteColumn; kvTotalSum: AnySQLiteColumn; prefixQueryDelta: AnySQLiteColumn; prefixHitDelta: AnySQLiteColumn }>(t: T) {
+export function seriesCover<
+  T extends {
+    minute: AnySQLiteColumn;
+    workerId: AnySQLiteColumn;
+    samples: AnySQLiteColumn;
+    kvActiveSum: AnySQLiteColumn;
+    kvTotalSum: AnySQLiteColumn;
+    prefixQueryDelta: AnySQLiteColumn;
+    prefixHitDelta: AnySQLiteColumn;
+  },
+>(t: T) {
   return [t.minute, t.workerId, t.samples, t.kvActiveSum, t.kvTotalSum, t.prefixQueryDelta, t.prefixHitDelta] as const;
 }
 

@@ -6,8 +6,16 @@ const NOW = 1_764_417_600_000;
 describe("attributionLag", () => {
   it.each([
     ["nothing pending", null, { caughtUp: true, behindMs: 0, oldestPendingAt: null }],
-    ["oldest pending arrived 4 min ago", NOW - 240_000, { caughtUp: false, behindMs: 240_000, oldestPendingAt: NOW - 240_000 }],
-    ["a clock ahead of now never gives a negative lag", NOW + 5_000, { caughtUp: false, behindMs: 0, oldestPendingAt: NOW + 5_000 }],
+    [
+      "oldest pending arrived 4 min ago",
+      NOW - 240_000,
+      { caughtUp: false, behindMs: 240_000, oldestPendingAt: NOW - 240_000 },
+    ],
+    [
+      "a clock ahead of now never gives a negative lag",
+      NOW + 5_000,
+      { caughtUp: false, behindMs: 0, oldestPendingAt: NOW + 5_000 },
+    ],
   ])("%s", (_, oldest, want) => {
     expect(attributionLag(oldest, NOW)).toEqual(want);
   });

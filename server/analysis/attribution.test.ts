@@ -1,8 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { attributeTurn, blockCause, CAUSES, type BlockFacts, type TurnInput } from "./attribution";
 
-const fact = (o: Partial<BlockFacts> = {}): BlockFacts => ({ residentOn: [], seenBefore: false, lastRemoval: null, localSeenBefore: false, ...o });
-const turn = (o: Partial<TurnInput> = {}): TurnInput => ({ inputTokens: 100, cachedTokens: 0, blockSize: 16, blockCount: 6, workerId: "w1", decision: null, ...o });
+const fact = (o: Partial<BlockFacts> = {}): BlockFacts => ({
+  residentOn: [],
+  seenBefore: false,
+  lastRemoval: null,
+  localSeenBefore: false,
+  ...o,
+});
+const turn = (o: Partial<TurnInput> = {}): TurnInput => ({
+  inputTokens: 100,
+  cachedTokens: 0,
+  blockSize: 16,
+  blockCount: 6,
+  workerId: "w1",
+  decision: null,
+  ...o,
+});
 const sum = (t: Record<string, number>) => CAUSES.reduce((a, c) => a + (t[c] ?? 0), 0);
 
 describe("blockCause", () => {
@@ -13,8 +27,18 @@ describe("blockCause", () => {
     ["seen before, gone now", fact({ seenBefore: true }), {}, "evicted"],
     ["removed before", fact({ lastRemoval: { reason: "ttl", at: 1, workerId: "w1" } }), {}, "evicted"],
     ["on another worker, no decision", fact({ residentOn: ["w2"], seenBefore: true }), {}, "routed_away"],
-    ["decision: best overlap beyond chosen", fact({ seenBefore: true }), { decision: { chosenOverlap: 0, bestOverlap: 4 } }, "routed_away"],
-    ["decision: block past best overlap", fact({ residentOn: ["w2"], seenBefore: true }), { decision: { chosenOverlap: 0, bestOverlap: 0 } }, "evicted"],
+    [
+      "decision: best overlap beyond chosen",
+      fact({ seenBefore: true }),
+      { decision: { chosenOverlap: 0, bestOverlap: 4 } },
+      "routed_away",
+    ],
+    [
+      "decision: block past best overlap",
+      fact({ residentOn: ["w2"], seenBefore: true }),
+      { decision: { chosenOverlap: 0, bestOverlap: 0 } },
+      "evicted",
+    ],
   ])("%s → %s", (_, f, t, cause) => {
     expect(blockCause(2, f, turn(t), null)).toBe(cause);
   });
@@ -39,7 +63,13 @@ describe("attributeTurn", () => {
 
   it("partial first block and partial last block sum exactly (cached 20 of 100, 16-token blocks)", () => {
     // blocks 1..5 hashed (6 blocks = 96 tokens); tokens 20..96 by block, 96..100 the unhashed tail.
-    const facts = [fact(), fact({ localSeenBefore: true }), fact({ seenBefore: true, lastRemoval: { reason: "capacity", at: 5, workerId: "w1" } }), fact(), fact()];
+    const facts = [
+      fact(),
+      fact({ localSeenBefore: true }),
+      fact({ seenBefore: true, lastRemoval: { reason: "capacity", at: 5, workerId: "w1" } }),
+      fact(),
+      fact(),
+    ];
     const a = attributeTurn(turn({ cachedTokens: 20 }), facts);
     expect(a.recomputed).toBe(80);
     expect(a.tokens).toEqual({ cold: 12 + 16 + 16 + 4, diverged: 16, evicted: 16, routed_away: 0, unknown: 0 });

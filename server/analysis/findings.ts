@@ -23,7 +23,10 @@ const MIN_DISTINCT_SHARE = 0.5;
  * diverged tokens they recomputed, and a TTFT cost (mean TTFT of turns with diverged misses minus that of turns
  * mostly served from cache, × those turns). null when no group qualifies.
  */
-export function unstablePrefix(sessions: readonly PrefixSession[], ttft: { divergedMean: number | null; divergedTurns: number; cleanMean: number | null }): UnstablePrefix | null {
+export function unstablePrefix(
+  sessions: readonly PrefixSession[],
+  ttft: { divergedMean: number | null; divergedTurns: number; cleanMean: number | null },
+): UnstablePrefix | null {
   const groups = new Map<string, PrefixSession[]>();
   for (const s of sessions) if (s.local0 && s.local1) groups.set(s.local1, [...(groups.get(s.local1) ?? []), s]);
   let best: PrefixSession[] | null = null;
@@ -33,7 +36,8 @@ export function unstablePrefix(sessions: readonly PrefixSession[], ttft: { diver
   for (const s of best) counts.set(s.local0!, (counts.get(s.local0!) ?? 0) + 1);
   if (counts.size / best.length < MIN_DISTINCT_SHARE) return null;
   const common = Math.max(...counts.values());
-  const perTurn = ttft.divergedMean !== null && ttft.cleanMean !== null ? Math.max(0, ttft.divergedMean - ttft.cleanMean) : null;
+  const perTurn =
+    ttft.divergedMean !== null && ttft.cleanMean !== null ? Math.max(0, ttft.divergedMean - ttft.cleanMean) : null;
   return {
     kind: "unstable_prefix",
     sessionsAffected: common > 1 ? best.length - common : best.length,
@@ -42,7 +46,8 @@ export function unstablePrefix(sessions: readonly PrefixSession[], ttft: { diver
     tokensRecomputed: best.reduce((a, s) => a + s.diverged, 0),
     ttftPerTurnMs: perTurn === null ? null : Math.round(perTurn),
     ttftCostMs: perTurn === null ? null : Math.round(perTurn * ttft.divergedTurns),
-    remedy: "Enable preamble stripping (frontend policy strip_anthropic_preamble) so the per-session header no longer breaks the shared prefix.",
+    remedy:
+      "Enable preamble stripping (frontend policy strip_anthropic_preamble) so the per-session header no longer breaks the shared prefix.",
   };
 }
 

@@ -31,18 +31,41 @@ describe("histogramQuantile", () => {
   it("merges repeated buckets (minutes) before ranking", () => {
     const a = latencyBucket(100);
     const b = latencyBucket(1000);
-    expect(histogramQuantile([{ bucket: b, n: 1 }, { bucket: a, n: 2 }, { bucket: b, n: 2 }], 0.5)).toBeCloseTo(bucketValue(b));
-    expect(histogramQuantile([{ bucket: b, n: 1 }, { bucket: a, n: 3 }], 0.5)).toBeCloseTo(bucketValue(a));
+    expect(
+      histogramQuantile(
+        [
+          { bucket: b, n: 1 },
+          { bucket: a, n: 2 },
+          { bucket: b, n: 2 },
+        ],
+        0.5,
+      ),
+    ).toBeCloseTo(bucketValue(b));
+    expect(
+      histogramQuantile(
+        [
+          { bucket: b, n: 1 },
+          { bucket: a, n: 3 },
+        ],
+        0.5,
+      ),
+    ).toBeCloseTo(bucketValue(a));
   });
 
   it.each([0.5, 0.95, 0.99])("q=%s is within 5%% of the exact nearest-rank quantile", (q) => {
     let seed = 7;
-    const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const values = Array.from({ length: 5000 }, () => Math.round(50 + 3000 * rnd() ** 3));
     const counts = new Map<number, number>();
     for (const v of values) counts.set(latencyBucket(v), (counts.get(latencyBucket(v)) ?? 0) + 1);
-    const exact = quantileSorted([...values].sort((x, y) => x - y), q)!;
-    const approx = histogramQuantile([...counts].map(([bucket, n]) => ({ bucket, n })), q)!;
+    const exact = quantileSorted(
+      [...values].sort((x, y) => x - y),
+      q,
+    )!;
+    const approx = histogramQuantile(
+      [...counts].map(([bucket, n]) => ({ bucket, n })),
+      q,
+    )!;
     expect(Math.abs(approx - exact) / exact).toBeLessThan(0.05);
   });
 });

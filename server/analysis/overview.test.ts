@@ -13,7 +13,12 @@ describe("hitRate", () => {
   });
 });
 
-const w = (workerId: string, role: string | null, kvActiveBlocks: number, kvTotalBlocks: number): WorkerSample => ({ workerId, role, kvActiveBlocks, kvTotalBlocks });
+const w = (workerId: string, role: string | null, kvActiveBlocks: number, kvTotalBlocks: number): WorkerSample => ({
+  workerId,
+  role,
+  kvActiveBlocks,
+  kvTotalBlocks,
+});
 
 describe("kvUtilization", () => {
   it.each<[string, WorkerSample[], number | null]>([

@@ -40,7 +40,11 @@ export function plannerSeries(buckets: readonly PlannerBucket[], before: readonl
   const byRole = new Map<string, RoleSeries>();
   const get = (role: string) => {
     let s = byRole.get(role);
-    if (!s) byRole.set(role, (s = { role, metric: null, start: null, buckets: [], decisions: 0, scaleUps: 0, scaleDowns: 0 }));
+    if (!s)
+      byRole.set(
+        role,
+        (s = { role, metric: null, start: null, buckets: [], decisions: 0, scaleUps: 0, scaleDowns: 0 }),
+      );
     return s;
   };
   for (const b of before) get(b.role).start = b;

@@ -9,5 +9,8 @@ export function quantileSorted(sorted: readonly number[], q: number): number | n
 
 /** The q-quantile (0..1) of values in any order, by nearest rank; null for no values. Does not modify `values`. */
 export function quantile(values: readonly number[], q: number): number | null {
-  return quantileSorted([...values].sort((a, b) => a - b), q);
+  return quantileSorted(
+    [...values].sort((a, b) => a - b),
+    q,
+  );
 }

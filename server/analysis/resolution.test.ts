@@ -17,9 +17,30 @@ describe("statsResolution", () => {
     ["1h with a 15 s step (not whole 10 s rows)", H, 15_000, NOW - 48 * H, NOW - 48 * H, "raw"],
     ["1h, no 10 s rows at all", H, null, null, NOW - 48 * H, "raw"],
     ["1h, nothing stored", H, null, null, null, "raw"],
-    ["1h, 10 s rows start after the range start but raw starts later still", H, null, NOW - 30 * MIN, NOW - 20 * MIN, "30s"],
-    ["1h, 10 s rows start in the same 10 s bucket as raw", H, null, NOW - 30 * MIN - 10_000, NOW - 30 * MIN - 3_000, "30s"],
-    ["1h, raw reaches further back than the 10 s rows (upgraded database)", H, null, NOW - 30 * MIN, NOW - 48 * H, "raw"],
+    [
+      "1h, 10 s rows start after the range start but raw starts later still",
+      H,
+      null,
+      NOW - 30 * MIN,
+      NOW - 20 * MIN,
+      "30s",
+    ],
+    [
+      "1h, 10 s rows start in the same 10 s bucket as raw",
+      H,
+      null,
+      NOW - 30 * MIN - 10_000,
+      NOW - 30 * MIN - 3_000,
+      "30s",
+    ],
+    [
+      "1h, raw reaches further back than the 10 s rows (upgraded database)",
+      H,
+      null,
+      NOW - 30 * MIN,
+      NOW - 48 * H,
+      "raw",
+    ],
     ["1h, 10 s rows start inside the range, raw before it", H, null, NOW - 59 * MIN, NOW - 2 * H, "raw"],
     ["1h, raw starts 5 s into the oldest 10 s bucket", H, null, NOW - 24 * H, NOW - 24 * H + 5_000, "30s"],
     ["61m: minute buckets from the 1 m rollup", 61 * MIN, null, NOW - 48 * H, NOW - 48 * H, "1m"],
@@ -33,6 +54,8 @@ describe("statsResolution", () => {
     ["6h with 15 min buckets", 6 * H, 15 * MIN, null, null, "15m"],
     ["2h with a 30 s step (no rollup divides it)", 2 * H, 30_000, NOW - 48 * H, NOW - 48 * H, "raw"],
   ])("%s", (_name, span, step, oldest10s, oldestRaw, expected) => {
-    expect(statsResolution({ from: NOW - span, to: NOW, step: step ?? bucketStep(span), oldest10s, oldestRaw })).toBe(expected);
+    expect(statsResolution({ from: NOW - span, to: NOW, step: step ?? bucketStep(span), oldest10s, oldestRaw })).toBe(
+      expected,
+    );
   });
 });

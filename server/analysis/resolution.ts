@@ -10,7 +10,13 @@ const FIVE_MINUTES = 300_000;
 const QUARTER_HOUR = 900_000;
 
 /** The bucket sizes (ms) of the resolutions; raw samples have none. */
-export const RESOLUTION_MS: Record<Exclude<StatsResolution, "raw">, number> = { "10s": TEN_SECONDS, "30s": HALF_MINUTE, "1m": MINUTE, "5m": FIVE_MINUTES, "15m": QUARTER_HOUR };
+export const RESOLUTION_MS: Record<Exclude<StatsResolution, "raw">, number> = {
+  "10s": TEN_SECONDS,
+  "30s": HALF_MINUTE,
+  "1m": MINUTE,
+  "5m": FIVE_MINUTES,
+  "15m": QUARTER_HOUR,
+};
 
 /**
  * The coarsest stored resolution that draws [from, to) in buckets of `step` ms exactly (each bucket a whole number of
@@ -20,7 +26,13 @@ export const RESOLUTION_MS: Record<Exclude<StatsResolution, "raw">, number> = { 
  * samples they replace: `oldest10s` and `oldestRaw` are the earliest 10-second bucket and raw sample stored (null:
  * none). A span over an hour whose step divides no rollup reads raw samples (never produced by bucketStep).
  */
-export function statsResolution(input: { from: number; to: number; step: number; oldest10s: number | null; oldestRaw: number | null }): StatsResolution {
+export function statsResolution(input: {
+  from: number;
+  to: number;
+  step: number;
+  oldest10s: number | null;
+  oldestRaw: number | null;
+}): StatsResolution {
   const { from, to, step, oldest10s, oldestRaw } = input;
   const span = to - from;
   if (span <= RAW_MAX_SPAN_MS) {

@@ -1,10 +1,32 @@
 import { describe, expect, it } from "vitest";
-import { explainDecision, lossBuckets, rankCandidates, recomputedShare, routingLoss, routingLossSeries, runnerUp, type LossSums, type RouteCandidate } from "./routing";
+import {
+  explainDecision,
+  lossBuckets,
+  rankCandidates,
+  recomputedShare,
+  routingLoss,
+  routingLossSeries,
+  runnerUp,
+  type LossSums,
+  type RouteCandidate,
+} from "./routing";
 
 /** A candidate from (prefill, overlap, decode) with its cost under the §6 rule. */
-function cand(id: string, prefill: number, overlap: number, decode: number, opts: { credit?: number; scale?: number; cost?: number } = {}): RouteCandidate {
+function cand(
+  id: string,
+  prefill: number,
+  overlap: number,
+  decode: number,
+  opts: { credit?: number; scale?: number; cost?: number } = {},
+): RouteCandidate {
   const { credit = 1, scale = 1 } = opts;
-  return { worker_id: id, prefill_blocks: prefill, overlap_blocks: overlap, decode_blocks: decode, cost: opts.cost ?? scale * Math.max(prefill - credit * overlap, 0) + decode };
+  return {
+    worker_id: id,
+    prefill_blocks: prefill,
+    overlap_blocks: overlap,
+    decode_blocks: decode,
+    cost: opts.cost ?? scale * Math.max(prefill - credit * overlap, 0) + decode,
+  };
 }
 
 describe("explainDecision", () => {
@@ -27,7 +49,15 @@ describe("explainDecision", () => {
       "b",
       "won on load: 3 fewer decode blocks outweighed 12 fewer cached blocks",
     ],
-    ["overlap alone", "a", [cand("a", 50, 40, 10), cand("b", 50, 0, 10)], 0, "overlap", "b", "won on overlap: 40 more cached blocks"],
+    [
+      "overlap alone",
+      "a",
+      [cand("a", 50, 40, 10), cand("b", 50, 0, 10)],
+      0,
+      "overlap",
+      "b",
+      "won on overlap: 40 more cached blocks",
+    ],
     [
       "overlap outweighs more decode load",
       "a",
@@ -46,8 +76,24 @@ describe("explainDecision", () => {
       "b",
       "won on overlap and load: 40 more cached blocks, 10 fewer prefill blocks and 5 fewer decode blocks",
     ],
-    ["a shorter prefill queue, singular block", "a", [cand("a", 9, 0, 3), cand("b", 10, 0, 3)], 0, "load", "b", "won on load: 1 fewer prefill block"],
-    ["tie broken at random", "b", [cand("a", 10, 5, 5), cand("b", 10, 5, 5), cand("c", 10, 0, 5)], 0, "tie", "a", "tie broken at random (cost 10 on 2 candidates)"],
+    [
+      "a shorter prefill queue, singular block",
+      "a",
+      [cand("a", 9, 0, 3), cand("b", 10, 0, 3)],
+      0,
+      "load",
+      "b",
+      "won on load: 1 fewer prefill block",
+    ],
+    [
+      "tie broken at random",
+      "b",
+      [cand("a", 10, 5, 5), cand("b", 10, 5, 5), cand("c", 10, 0, 5)],
+      0,
+      "tie",
+      "a",
+      "tie broken at random (cost 10 on 2 candidates)",
+    ],
     [
       "sampled with temperature, not the lowest cost",
       "c",
@@ -57,7 +103,15 @@ describe("explainDecision", () => {
       "a",
       "sampled with temperature 0.7 (not the lowest cost: 15 vs 10 on a)",
     ],
-    ["sampled and also the lowest cost", "a", [cand("a", 10, 5, 5), cand("c", 10, 0, 5)], 0.7, "overlap", "c", "won on overlap: 5 more cached blocks; sampled with temperature 0.7"],
+    [
+      "sampled and also the lowest cost",
+      "a",
+      [cand("a", 10, 5, 5), cand("c", 10, 0, 5)],
+      0.7,
+      "overlap",
+      "c",
+      "won on overlap: 5 more cached blocks; sampled with temperature 0.7",
+    ],
     [
       "a cheaper worker passed over at temperature 0 (busy)",
       "c",
@@ -85,22 +139,50 @@ describe("explainDecision", () => {
 
 describe("runnerUp", () => {
   it("prefers the lowest cost, then more overlap, then the worker id", () => {
-    const cs = [cand("w", 10, 0, 1), cand("z", 10, 4, 5, { cost: 7 }), cand("y", 10, 2, 5, { cost: 7 }), cand("x", 10, 4, 5, { cost: 7 })];
+    const cs = [
+      cand("w", 10, 0, 1),
+      cand("z", 10, 4, 5, { cost: 7 }),
+      cand("y", 10, 2, 5, { cost: 7 }),
+      cand("x", 10, 4, 5, { cost: 7 }),
+    ];
     expect(runnerUp("w", cs)?.worker_id).toBe("x");
   });
 });
 
-const sums = (o: Partial<LossSums>): LossSums => ({ lostTokens: 0, promptTokens: 0, lostBlocks: 0, promptBlocks: 0, decisions: 1, unknownBlockSize: 0, ...o });
+const sums = (o: Partial<LossSums>): LossSums => ({
+  lostTokens: 0,
+  promptTokens: 0,
+  lostBlocks: 0,
+  promptBlocks: 0,
+  decisions: 1,
+  unknownBlockSize: 0,
+  ...o,
+});
 
 describe("routingLoss", () => {
   it.each<[string, LossSums, ReturnType<typeof routingLoss>]>([
-    ["in tokens when every block size is known", sums({ lostTokens: 160, promptTokens: 1600, lostBlocks: 10, promptBlocks: 100 }), { share: 0.1, lost: 160, prompt: 1600, unit: "tokens" }],
+    [
+      "in tokens when every block size is known",
+      sums({ lostTokens: 160, promptTokens: 1600, lostBlocks: 10, promptBlocks: 100 }),
+      { share: 0.1, lost: 160, prompt: 1600, unit: "tokens" },
+    ],
     [
       "in blocks when some block size is unknown",
-      sums({ lostTokens: 160, promptTokens: 1600, lostBlocks: 30, promptBlocks: 200, decisions: 3, unknownBlockSize: 1 }),
+      sums({
+        lostTokens: 160,
+        promptTokens: 1600,
+        lostBlocks: 30,
+        promptBlocks: 200,
+        decisions: 3,
+        unknownBlockSize: 1,
+      }),
       { share: 0.15, lost: 30, prompt: 200, unit: "blocks" },
     ],
-    ["no loss is 0, not null", sums({ promptTokens: 1600, promptBlocks: 100 }), { share: 0, lost: 0, prompt: 1600, unit: "tokens" }],
+    [
+      "no loss is 0, not null",
+      sums({ promptTokens: 1600, promptBlocks: 100 }),
+      { share: 0, lost: 0, prompt: 1600, unit: "tokens" },
+    ],
     ["no decisions is null (a gap)", sums({ decisions: 0 }), { share: null, lost: 0, prompt: 0, unit: "blocks" }],
     ["empty prompts are null", sums({}), { share: null, lost: 0, prompt: 0, unit: "tokens" }],
   ])("%s", (_name, s, expected) => {
@@ -160,24 +242,56 @@ describe("rankCandidates", () => {
 });
 
 describe("lossBuckets", () => {
-  const row = (t: number, workerId: string, decisions: number, lostBlocks: number, promptBlocks: number) => ({ t, workerId, decisions, lostBlocks, promptBlocks });
+  const row = (t: number, workerId: string, decisions: number, lostBlocks: number, promptBlocks: number) => ({
+    t,
+    workerId,
+    decisions,
+    lostBlocks,
+    promptBlocks,
+  });
   it.each<[string, Parameters<typeof lossBuckets>, LossSums[]]>([
     [
       "worker block sizes turn blocks into tokens and buckets add up across workers",
-      [[row(0, "a", 2, 5, 20), row(0, "b", 1, 1, 10)], new Map([["a", 16], ["b", 32]]), []],
-      [{ lostTokens: 5 * 16 + 32, promptTokens: 20 * 16 + 320, lostBlocks: 6, promptBlocks: 30, decisions: 3, unknownBlockSize: 0 }],
+      [
+        [row(0, "a", 2, 5, 20), row(0, "b", 1, 1, 10)],
+        new Map([
+          ["a", 16],
+          ["b", 32],
+        ]),
+        [],
+      ],
+      [
+        {
+          lostTokens: 5 * 16 + 32,
+          promptTokens: 20 * 16 + 320,
+          lostBlocks: 6,
+          promptBlocks: 30,
+          decisions: 3,
+          unknownBlockSize: 0,
+        },
+      ],
     ],
     [
       "a worker without a block size takes its requests' sizes, and what they lack stays unknown",
-      [[row(0, "x", 3, 4, 30)], new Map(), [{ t: 0, workerId: "x", lostTokens: 64, promptTokens: 320, unknownBlockSize: 1 }]],
+      [
+        [row(0, "x", 3, 4, 30)],
+        new Map(),
+        [{ t: 0, workerId: "x", lostTokens: 64, promptTokens: 320, unknownBlockSize: 1 }],
+      ],
       [{ lostTokens: 64, promptTokens: 320, lostBlocks: 4, promptBlocks: 30, decisions: 3, unknownBlockSize: 1 }],
     ],
-    ["no size anywhere: all unknown", [[row(0, "x", 2, 1, 10)], new Map(), []], [{ lostTokens: 0, promptTokens: 0, lostBlocks: 1, promptBlocks: 10, decisions: 2, unknownBlockSize: 2 }]],
+    [
+      "no size anywhere: all unknown",
+      [[row(0, "x", 2, 1, 10)], new Map(), []],
+      [{ lostTokens: 0, promptTokens: 0, lostBlocks: 1, promptBlocks: 10, decisions: 2, unknownBlockSize: 2 }],
+    ],
   ])("%s", (_name, args, expected) => {
     expect(lossBuckets(...args).map(({ t: _t, ...sums }) => sums)).toEqual(expected);
   });
 
   it("orders buckets by time", () => {
-    expect(lossBuckets([row(20, "a", 1, 0, 1), row(10, "a", 1, 0, 1)], new Map([["a", 1]]), []).map((b) => b.t)).toEqual([10, 20]);
+    expect(
+      lossBuckets([row(20, "a", 1, 0, 1), row(10, "a", 1, 0, 1)], new Map([["a", 1]]), []).map((b) => b.t),
+    ).toEqual([10, 20]);
   });
 });

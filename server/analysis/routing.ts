@@ -1,10 +1,17 @@
 // Routing decisions in words, and routing loss. Pure: plain rows in, values out; no data is null.
 
-export type RouteCandidate = { worker_id: string; overlap_blocks: number; prefill_blocks: number; decode_blocks: number; cost: number };
+export type RouteCandidate = {
+  worker_id: string;
+  overlap_blocks: number;
+  prefill_blocks: number;
+  decode_blocks: number;
+  cost: number;
+};
 
 export type DecisionInput = { chosenWorkerId: string; candidates: readonly RouteCandidate[]; temperature: number };
 
-export type ExplanationKind = "only" | "overlap" | "load" | "overlap_and_load" | "cost" | "tie" | "sampled" | "skipped_cheaper";
+export type ExplanationKind =
+  "only" | "overlap" | "load" | "overlap_and_load" | "cost" | "tie" | "sampled" | "skipped_cheaper";
 
 export type Explanation = { kind: ExplanationKind; winnerId: string; runnerUpId: string | null; text: string };
 
@@ -17,7 +24,14 @@ export function runnerUp(chosenWorkerId: string, candidates: readonly RouteCandi
   let best: RouteCandidate | null = null;
   for (const c of candidates) {
     if (c.worker_id === chosenWorkerId) continue;
-    if (!best || c.cost < best.cost || (c.cost === best.cost && (c.overlap_blocks > best.overlap_blocks || (c.overlap_blocks === best.overlap_blocks && c.worker_id < best.worker_id)))) best = c;
+    if (
+      !best ||
+      c.cost < best.cost ||
+      (c.cost === best.cost &&
+        (c.overlap_blocks > best.overlap_blocks ||
+          (c.overlap_blocks === best.overlap_blocks && c.worker_id < best.worker_id)))
+    )
+      best = c;
   }
   return best;
 }
@@ -41,7 +55,11 @@ function tradeoff(w: RouteCandidate, r: RouteCandidate): { kind: ExplanationKind
   if (dDecode < 0) cons.push(blocks(-dDecode, "more decode"));
   const onOverlap = dOverlap > 0;
   const onLoad = dPrefill > 0 || dDecode > 0;
-  if (!onOverlap && !onLoad) return { kind: "cost", text: `won on cost: ${costText(w.cost)} vs ${costText(r.cost)} with the same overlap and load` };
+  if (!onOverlap && !onLoad)
+    return {
+      kind: "cost",
+      text: `won on cost: ${costText(w.cost)} vs ${costText(r.cost)} with the same overlap and load`,
+    };
   const kind: ExplanationKind = onOverlap && onLoad ? "overlap_and_load" : onOverlap ? "overlap" : "load";
   const label = kind === "overlap_and_load" ? "overlap and load" : kind;
   return { kind, text: `won on ${label}: ${join(pros)}${cons.length ? ` outweighed ${join(cons)}` : ""}` };
@@ -61,12 +79,23 @@ export function explainDecision(d: DecisionInput): Explanation {
   if (!r) return { ...base, kind: "only", text: "the only candidate" };
   const sampled = d.temperature > 0 ? `sampled with temperature ${d.temperature}` : null;
   if (w.cost > r.cost) {
-    if (sampled) return { ...base, kind: "sampled", text: `${sampled} (not the lowest cost: ${costText(w.cost)} vs ${costText(r.cost)} on ${r.worker_id})` };
-    return { ...base, kind: "skipped_cheaper", text: `chosen over cheaper ${r.worker_id} (cost ${costText(r.cost)} vs ${costText(w.cost)}), which was likely busy` };
+    if (sampled)
+      return {
+        ...base,
+        kind: "sampled",
+        text: `${sampled} (not the lowest cost: ${costText(w.cost)} vs ${costText(r.cost)} on ${r.worker_id})`,
+      };
+    return {
+      ...base,
+      kind: "skipped_cheaper",
+      text: `chosen over cheaper ${r.worker_id} (cost ${costText(r.cost)} vs ${costText(w.cost)}), which was likely busy`,
+    };
   }
   if (w.cost === r.cost) {
     const ties = d.candidates.filter((c) => c.cost === w.cost).length;
-    const text = sampled ? `tied on cost ${costText(w.cost)} with ${plural(ties - 1, "other")}; ${sampled}` : `tie broken at random (cost ${costText(w.cost)} on ${plural(ties, "candidate")})`;
+    const text = sampled
+      ? `tied on cost ${costText(w.cost)} with ${plural(ties - 1, "other")}; ${sampled}`
+      : `tie broken at random (cost ${costText(w.cost)} on ${plural(ties, "candidate")})`;
     return { ...base, kind: "tie", text };
   }
   const t = tradeoff(w, r);
@@ -95,9 +124,19 @@ export type RoutingLoss = { share: number | null; lost: number; prompt: number; 
  */
 export function routingLoss(s: LossSums): RoutingLoss {
   if (s.decisions > 0 && s.unknownBlockSize === 0) {
-    return { share: s.promptTokens > 0 ? s.lostTokens / s.promptTokens : null, lost: s.lostTokens, prompt: s.promptTokens, unit: "tokens" };
+    return {
+      share: s.promptTokens > 0 ? s.lostTokens / s.promptTokens : null,
+      lost: s.lostTokens,
+      prompt: s.promptTokens,
+      unit: "tokens",
+    };
   }
-  return { share: s.promptBlocks > 0 ? s.lostBlocks / s.promptBlocks : null, lost: s.lostBlocks, prompt: s.promptBlocks, unit: "blocks" };
+  return {
+    share: s.promptBlocks > 0 ? s.lostBlocks / s.promptBlocks : null,
+    lost: s.lostBlocks,
+    prompt: s.promptBlocks,
+    unit: "blocks",
+  };
 }
 
 /** Overall recomputed share of prompt tokens (1 − cached / input); null without input tokens. */
@@ -107,7 +146,14 @@ export function recomputedShare(inputTokens: number, cachedTokens: number): numb
 
 /** Sum loss rows (e.g. per-bucket rows into a range total). */
 export function addLoss(rows: readonly LossSums[]): LossSums {
-  const out: LossSums = { lostTokens: 0, promptTokens: 0, lostBlocks: 0, promptBlocks: 0, decisions: 0, unknownBlockSize: 0 };
+  const out: LossSums = {
+    lostTokens: 0,
+    promptTokens: 0,
+    lostBlocks: 0,
+    promptBlocks: 0,
+    decisions: 0,
+    unknownBlockSize: 0,
+  };
   for (const r of rows) {
     out.lostTokens += r.lostTokens;
     out.promptTokens += r.promptTokens;
@@ -151,7 +197,12 @@ export function recomputedSeries(buckets: readonly { t: number; input: number; c
     input += b.input;
     cached += b.cached;
   }
-  return { share: recomputedShare(input, cached), inputTokens: input, cachedTokens: cached, points: buckets.map((b) => ({ t: b.t, share: recomputedShare(b.input, b.cached) })) };
+  return {
+    share: recomputedShare(input, cached),
+    inputTokens: input,
+    cachedTokens: cached,
+    points: buckets.map((b) => ({ t: b.t, share: recomputedShare(b.input, b.cached) })),
+  };
 }
 
 export type RankedCandidate = RouteCandidate & { mark: "winner" | "runner_up" | null };
@@ -160,9 +211,22 @@ export type RankedCandidate = RouteCandidate & { mark: "winner" | "runner_up" | 
  * Candidates by cost (then most overlap, then id), the winner and runner-up marked, cut to `max` rows
  * while always keeping those two.
  */
-export function rankCandidates(candidates: readonly RouteCandidate[], winnerId: string, runnerUpId: string | null, max = 50): RankedCandidate[] {
-  const sorted = [...candidates].sort((a, b) => a.cost - b.cost || b.overlap_blocks - a.overlap_blocks || (a.worker_id < b.worker_id ? -1 : a.worker_id > b.worker_id ? 1 : 0));
-  const marked = sorted.map((c) => ({ ...c, mark: c.worker_id === winnerId ? ("winner" as const) : c.worker_id === runnerUpId ? ("runner_up" as const) : null }));
+export function rankCandidates(
+  candidates: readonly RouteCandidate[],
+  winnerId: string,
+  runnerUpId: string | null,
+  max = 50,
+): RankedCandidate[] {
+  const sorted = [...candidates].sort(
+    (a, b) =>
+      a.cost - b.cost ||
+      b.overlap_blocks - a.overlap_blocks ||
+      (a.worker_id < b.worker_id ? -1 : a.worker_id > b.worker_id ? 1 : 0),
+  );
+  const marked = sorted.map((c) => ({
+    ...c,
+    mark: c.worker_id === winnerId ? ("winner" as const) : c.worker_id === runnerUpId ? ("runner_up" as const) : null,
+  }));
   if (marked.length <= max) return marked;
   const kept = marked.slice(0, max);
   for (const c of marked.slice(max)) if (c.mark) kept.push(c);
@@ -197,20 +261,48 @@ export function describeDecision<R extends StoredDecision>(row: R, maxCandidates
   };
 }
 
-export type DecisionBucket = { t: number; workerId: string; decisions: number; lostBlocks: number; promptBlocks: number };
-export type RequestSizedBucket = { t: number; workerId: string; lostTokens: number; promptTokens: number; unknownBlockSize: number };
+export type DecisionBucket = {
+  t: number;
+  workerId: string;
+  decisions: number;
+  lostBlocks: number;
+  promptBlocks: number;
+};
+export type RequestSizedBucket = {
+  t: number;
+  workerId: string;
+  lostTokens: number;
+  promptTokens: number;
+  unknownBlockSize: number;
+};
 
 /**
  * Loss sums per bucket from per-worker decision sums: tokens through the chosen worker's block size, or for a
  * worker without one through its decisions' request block sizes (`fallback`); decisions with neither count as
  * unknown. Buckets in time order.
  */
-export function lossBuckets(rows: readonly DecisionBucket[], sizes: ReadonlyMap<string, number>, fallback: readonly RequestSizedBucket[]): LossBucket[] {
+export function lossBuckets(
+  rows: readonly DecisionBucket[],
+  sizes: ReadonlyMap<string, number>,
+  fallback: readonly RequestSizedBucket[],
+): LossBucket[] {
   const fb = new Map(fallback.map((f) => [`${f.t}\u0000${f.workerId}`, f]));
   const byT = new Map<number, LossBucket>();
   for (const r of rows) {
     let b = byT.get(r.t);
-    if (!b) byT.set(r.t, (b = { t: r.t, lostTokens: 0, promptTokens: 0, lostBlocks: 0, promptBlocks: 0, decisions: 0, unknownBlockSize: 0 }));
+    if (!b)
+      byT.set(
+        r.t,
+        (b = {
+          t: r.t,
+          lostTokens: 0,
+          promptTokens: 0,
+          lostBlocks: 0,
+          promptBlocks: 0,
+          decisions: 0,
+          unknownBlockSize: 0,
+        }),
+      );
     b.decisions += r.decisions;
     b.lostBlocks += r.lostBlocks;
     b.promptBlocks += r.promptBlocks;

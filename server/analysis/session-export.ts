@@ -3,7 +3,11 @@ import type { assembleSession, ReasoningRow, Tool, Turn } from "./sessions";
 // The public session export (`switchyard.session.v1`): every key snake_case like the ingest contract; times Unix ms,
 // durations ms. The README documents it field by field; session-export.test.ts walks an export for camelCase keys.
 
-type Trace = ReturnType<typeof assembleSession> & { sessionId: string; harness: string | null; sessionType: string | null };
+type Trace = ReturnType<typeof assembleSession> & {
+  sessionId: string;
+  harness: string | null;
+  sessionType: string | null;
+};
 /** A turn's full chains as decimal u64 strings (null: the request carried no such list). */
 export type TurnChains = { sequence_hashes: string[] | null; local_hashes: string[] | null };
 
@@ -38,7 +42,11 @@ function exportTurn(u: Turn) {
     output_tokens: u.outputTokens,
     reasoning_tokens: u.reasoningTokens,
     worker_id: u.workerId,
-    runner_up: u.runnerUp && { worker_id: u.runnerUp.workerId, cost: u.runnerUp.cost, overlap_blocks: u.runnerUp.overlapBlocks },
+    runner_up: u.runnerUp && {
+      worker_id: u.runnerUp.workerId,
+      cost: u.runnerUp.cost,
+      overlap_blocks: u.runnerUp.overlapBlocks,
+    },
     policy_versions: u.policyVersions,
     recomputed: u.causes,
     evicted_reason: u.evictedReason,
@@ -48,13 +56,26 @@ function exportTurn(u: Turn) {
     preemptions: u.preemptions,
     ...(u.cachedFrom.device === null
       ? {}
-      : { cached_tokens_by_tier: { device: u.cachedFrom.device, host: u.cachedFrom.host ?? 0, disk: u.cachedFrom.disk ?? 0, shared: u.cachedFrom.shared ?? 0 } }),
+      : {
+          cached_tokens_by_tier: {
+            device: u.cachedFrom.device,
+            host: u.cachedFrom.host ?? 0,
+            disk: u.cachedFrom.disk ?? 0,
+            shared: u.cachedFrom.shared ?? 0,
+          },
+        }),
     ...(u.cachedFrom.prefetched === null ? {} : { prefetched_tokens: u.cachedFrom.prefetched }),
   };
 }
 
 function exportReasoning(r: ReasoningRow) {
-  return { request_id: r.requestId, tool_call_id: r.toolCallId, tokens: r.tokens, started_at: r.startedAt, ended_at: r.endedAt };
+  return {
+    request_id: r.requestId,
+    tool_call_id: r.toolCallId,
+    tokens: r.tokens,
+    started_at: r.startedAt,
+    ended_at: r.endedAt,
+  };
 }
 
 function exportTool(t: Tool) {
@@ -88,7 +109,10 @@ export function sessionExport(t: Trace, chains?: ReadonlyMap<string, TurnChains>
       trajectory_id: l.trajectoryId,
       parent_trajectory_id: l.parentTrajectoryId,
       role: l.role,
-      turns: l.turns.map((u) => ({ ...exportTurn(u), ...(chains && (chains.get(u.requestId) ?? { sequence_hashes: null, local_hashes: null })) })),
+      turns: l.turns.map((u) => ({
+        ...exportTurn(u),
+        ...(chains && (chains.get(u.requestId) ?? { sequence_hashes: null, local_hashes: null })),
+      })),
       tools: l.tools.map(exportTool),
       reasoning: l.reasoning.map(exportReasoning),
     })),

@@ -6,7 +6,18 @@ import { mergeHarnessTurns, type TurnRow } from "./sessions";
 /** What a summary needs of one stored request; causes null before attribution. */
 export type SummaryTurn = Pick<
   TurnRow,
-  "id" | "requestId" | "trajectoryId" | "parentTrajectoryId" | "arrivedAt" | "firstTokenAt" | "finishedAt" | "inputTokens" | "cachedTokens" | "outputTokens" | "status" | "source"
+  | "id"
+  | "requestId"
+  | "trajectoryId"
+  | "parentTrajectoryId"
+  | "arrivedAt"
+  | "firstTokenAt"
+  | "finishedAt"
+  | "inputTokens"
+  | "cachedTokens"
+  | "outputTokens"
+  | "status"
+  | "source"
 > & { causes: CauseTokens | null };
 
 /**

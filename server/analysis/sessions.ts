@@ -54,7 +54,13 @@ export type ToolRow = {
   budgetLimit: number | null;
 };
 
-export type ReasoningRow = { requestId: string; toolCallId: string | null; tokens: number; startedAt: number; endedAt: number };
+export type ReasoningRow = {
+  requestId: string;
+  toolCallId: string | null;
+  tokens: number;
+  startedAt: number;
+  endedAt: number;
+};
 
 const MAIN = "(main)";
 
@@ -75,7 +81,10 @@ export function prefillRate(turns: readonly TurnRow[]): number | null {
  * as recomputed tokens at `rate` (the fastest prefill seen in the session), capped at TTFT, and queueing is the rest.
  * Decode runs from first token to finish. ms; null where a timestamp is missing.
  */
-export function splitTurn(t: TurnRow, rate: number | null): { queue: number | null; prefill: number | null; decode: number | null } {
+export function splitTurn(
+  t: TurnRow,
+  rate: number | null,
+): { queue: number | null; prefill: number | null; decode: number | null } {
   const ttft = t.firstTokenAt === null ? null : Math.max(0, t.firstTokenAt - t.arrivedAt);
   const decode = t.firstTokenAt !== null && t.finishedAt !== null ? Math.max(0, t.finishedAt - t.firstTokenAt) : null;
   if (ttft === null) return { queue: null, prefill: null, decode };
@@ -117,7 +126,13 @@ function describeTurn(t: TurnRow, rate: number | null) {
     retentionVersion: t.retentionVersion,
     harnessRequestId: t.harnessRequestId ?? null,
     fromHarness: t.source === HARNESS_SOURCE,
-    cachedFrom: { device: t.cachedDevice ?? null, host: t.cachedHost ?? null, disk: t.cachedDisk ?? null, shared: t.cachedShared ?? null, prefetched: t.prefetched ?? null },
+    cachedFrom: {
+      device: t.cachedDevice ?? null,
+      host: t.cachedHost ?? null,
+      disk: t.cachedDisk ?? null,
+      shared: t.cachedShared ?? null,
+      prefetched: t.prefetched ?? null,
+    },
   };
 }
 
@@ -134,7 +149,9 @@ export const MATCH_WINDOW_MS = 5_000;
  * else on equal input and output tokens with starts at most MATCH_WINDOW_MS apart (the nearest wins; each turn pairs
  * once). Harness turns without a partner stay as they are.
  */
-export function mergeHarnessTurns<T extends Pick<TurnRow, "requestId" | "arrivedAt" | "inputTokens" | "outputTokens" | "source" | "harnessRequestId">>(turns: readonly T[]): T[] {
+export function mergeHarnessTurns<
+  T extends Pick<TurnRow, "requestId" | "arrivedAt" | "inputTokens" | "outputTokens" | "source" | "harnessRequestId">,
+>(turns: readonly T[]): T[] {
   const cluster = turns.filter((t) => t.source !== HARNESS_SOURCE);
   const taken = new Set<T>();
   const merged = new Map<T, string>();
@@ -148,7 +165,14 @@ export function mergeHarnessTurns<T extends Pick<TurnRow, "requestId" | "arrived
       let best = Infinity;
       for (const c of cluster) {
         const gap = Math.abs(c.arrivedAt - h.arrivedAt);
-        if (taken.has(c) || c.inputTokens !== h.inputTokens || c.outputTokens !== h.outputTokens || gap > MATCH_WINDOW_MS || gap >= best) continue;
+        if (
+          taken.has(c) ||
+          c.inputTokens !== h.inputTokens ||
+          c.outputTokens !== h.outputTokens ||
+          gap > MATCH_WINDOW_MS ||
+          gap >= best
+        )
+          continue;
         partner = c;
         best = gap;
       }
@@ -158,23 +182,49 @@ export function mergeHarnessTurns<T extends Pick<TurnRow, "requestId" | "arrived
     merged.set(partner, h.requestId);
     dropped.add(h);
   }
-  return turns.filter((t) => !dropped.has(t)).map((t) => (merged.has(t) ? { ...t, harnessRequestId: merged.get(t)! } : t));
+  return turns
+    .filter((t) => !dropped.has(t))
+    .map((t) => (merged.has(t) ? { ...t, harnessRequestId: merged.get(t)! } : t));
 }
 export type Tool = ToolRow & { earlyGainMs: number; reasoning: ReasoningRow[] };
-export type Lane = { trajectoryId: string; parentTrajectoryId: string | null; depth: number; role: "main" | "subagent"; turns: Turn[]; tools: Tool[]; reasoning: ReasoningRow[] };
+export type Lane = {
+  trajectoryId: string;
+  parentTrajectoryId: string | null;
+  depth: number;
+  role: "main" | "subagent";
+  turns: Turn[];
+  tools: Tool[];
+  reasoning: ReasoningRow[];
+};
 
 /**
  * Assemble a session: one lane per trajectory, parents before their subagents (depth-first, by first activity), turns
  * and tools in time order, reasoning spans attached to the tool call they explain (or to their turn's lane when they
  * name none). Totals over all turns; causes are null when no turn has been attributed yet.
  */
-export function assembleSession(turns: readonly TurnRow[], tools: readonly ToolRow[], reasoning: readonly ReasoningRow[]) {
+export function assembleSession(
+  turns: readonly TurnRow[],
+  tools: readonly ToolRow[],
+  reasoning: readonly ReasoningRow[],
+) {
   const rate = prefillRate(turns);
   const lanes = new Map<string, Lane>();
   const laneOf = (traj: string | null, parent: string | null): Lane => {
     const key = traj ?? MAIN;
     let l = lanes.get(key);
-    if (!l) lanes.set(key, (l = { trajectoryId: key, parentTrajectoryId: parent, depth: 0, role: parent ? "subagent" : "main", turns: [], tools: [], reasoning: [] }));
+    if (!l)
+      lanes.set(
+        key,
+        (l = {
+          trajectoryId: key,
+          parentTrajectoryId: parent,
+          depth: 0,
+          role: parent ? "subagent" : "main",
+          turns: [],
+          tools: [],
+          reasoning: [],
+        }),
+      );
     if (parent && !l.parentTrajectoryId) Object.assign(l, { parentTrajectoryId: parent, role: "subagent" });
     return l;
   };
@@ -193,7 +243,9 @@ export function assembleSession(turns: readonly TurnRow[], tools: readonly ToolR
     else turnLane.get(r.requestId)?.reasoning.push(r);
   }
   for (const tool of [...tools].sort((a, b) => a.startedAt - b.startedAt)) {
-    const l = tool.trajectoryId ? laneOf(tool.trajectoryId, null) : ((tool.requestId && turnLane.get(tool.requestId)) || laneOf(null, null));
+    const l = tool.trajectoryId
+      ? laneOf(tool.trajectoryId, null)
+      : (tool.requestId && turnLane.get(tool.requestId)) || laneOf(null, null);
     const gain = earlyDispatchGain(tool, tool.requestId ? (finishedAt.get(tool.requestId) ?? null) : null);
     l.tools.push({ ...tool, earlyGainMs: gain, reasoning: byCall.get(tool.toolCallId) ?? [] });
   }

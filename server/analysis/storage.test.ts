@@ -5,11 +5,15 @@ const S = { rawHours: 24, days: 30, summaryDays: 400 };
 
 describe("storageSummary", () => {
   it("adds file and WAL and labels each kind with its retention", () => {
-    const got = storageSummary({ fileBytes: 4_096_000, walBytes: 1_000 }, [
-      { table: "kv_events", label: "KV events", tier: "raw", oldest: 5 },
-      { table: "requests", label: "Requests", tier: "detail", oldest: null },
-      { table: "requests_1m", label: "Request rollups", tier: "summary", oldest: 7 },
-    ], S);
+    const got = storageSummary(
+      { fileBytes: 4_096_000, walBytes: 1_000 },
+      [
+        { table: "kv_events", label: "KV events", tier: "raw", oldest: 5 },
+        { table: "requests", label: "Requests", tier: "detail", oldest: null },
+        { table: "requests_1m", label: "Request rollups", tier: "summary", oldest: 7 },
+      ],
+      S,
+    );
     expect(got).toEqual({
       fileBytes: 4_096_000,
       walBytes: 1_000,

@@ -17,7 +17,11 @@ export function keptFor(tier: Tier, s: { rawHours: number; days: number; summary
 }
 
 /** The size card's data: file + WAL bytes, and each kind with its oldest row (null: none kept) and retention. */
-export function storageSummary(size: { fileBytes: number; walBytes: number }, kinds: readonly KindOldest[], s: { rawHours: number; days: number; summaryDays: number }): StorageSummary {
+export function storageSummary(
+  size: { fileBytes: number; walBytes: number },
+  kinds: readonly KindOldest[],
+  s: { rawHours: number; days: number; summaryDays: number },
+): StorageSummary {
   return {
     fileBytes: size.fileBytes,
     walBytes: size.walBytes,

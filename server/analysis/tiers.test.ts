@@ -66,7 +66,10 @@ describe("workerTierView", () => {
   });
 
   it("rows outside the range are ignored; an empty worker has no tiers", () => {
-    const v = workerTierView({ ...base, kv: [{ minute: M - MIN, tier: "host", stored: 1, removed: 0, offloaded: 1, onboarded: 0, blocks: 1 }] });
+    const v = workerTierView({
+      ...base,
+      kv: [{ minute: M - MIN, tier: "host", stored: 1, removed: 0, offloaded: 1, onboarded: 0, blocks: 1 }],
+    });
     expect(v.tiers).toEqual([]);
     expect(v.hasKvbm).toBe(false);
     expect(v.points.every((p) => p.offloadPerS === null)).toBe(true);
@@ -81,8 +84,14 @@ describe("workerTierView", () => {
 describe("cachedSplit", () => {
   it.each([
     [{ cached: 900, host: 0, disk: 0, shared: 0, prefetched: 0 }, null],
-    [{ cached: 900, host: 300, disk: 100, shared: 0, prefetched: 50 }, { device: 500, host: 300, disk: 100, shared: 0, prefetched: 50 }],
-    [{ cached: 0, host: 0, disk: 0, shared: 0, prefetched: 10 }, { device: 0, host: 0, disk: 0, shared: 0, prefetched: 10 }],
+    [
+      { cached: 900, host: 300, disk: 100, shared: 0, prefetched: 50 },
+      { device: 500, host: 300, disk: 100, shared: 0, prefetched: 50 },
+    ],
+    [
+      { cached: 0, host: 0, disk: 0, shared: 0, prefetched: 10 },
+      { device: 0, host: 0, disk: 0, shared: 0, prefetched: 10 },
+    ],
   ])("%j → %j", (sums, split) => {
     expect(cachedSplit(sums)).toEqual(split);
   });

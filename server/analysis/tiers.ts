@@ -5,9 +5,31 @@ import { bucketStep } from "./workers";
 export const TIERS: readonly StorageTier[] = ["device", "host", "disk", "shared"];
 const MINUTE = 60_000;
 
-export type KvTierRow = { minute: number; tier: string; stored: number; removed: number; offloaded: number; onboarded: number; blocks: number };
-export type RequestTierRow = { minute: number; input: number; device: number; host: number; disk: number; shared: number; prefetched: number };
-export type KvbmRow = { minute: number; offloaded: number; onboarded: number; hostHitRate: number | null; diskHitRate: number | null };
+export type KvTierRow = {
+  minute: number;
+  tier: string;
+  stored: number;
+  removed: number;
+  offloaded: number;
+  onboarded: number;
+  blocks: number;
+};
+export type RequestTierRow = {
+  minute: number;
+  input: number;
+  device: number;
+  host: number;
+  disk: number;
+  shared: number;
+  prefetched: number;
+};
+export type KvbmRow = {
+  minute: number;
+  offloaded: number;
+  onboarded: number;
+  hostHitRate: number | null;
+  diskHitRate: number | null;
+};
 
 /** One bucket of a worker's tier view: blocks held per tier at its end, blocks moved per second, hit rate per tier (0–1). */
 export type TierPoint = {
@@ -30,7 +52,15 @@ export type WorkerTierView = {
   tiers: StorageTier[];
   hasKvbm: boolean;
   /** Blocks moved per kv events (offloaded, onboarded) and per KVBM counters (kvbm*), over the range. */
-  totals: { offloaded: number; onboarded: number; kvbmOffloaded: number; kvbmOnboarded: number; input: number; cached: Record<StorageTier, number>; prefetched: number };
+  totals: {
+    offloaded: number;
+    onboarded: number;
+    kvbmOffloaded: number;
+    kvbmOnboarded: number;
+    input: number;
+    cached: Record<StorageTier, number>;
+    prefetched: number;
+  };
 };
 
 /** Bucket width for tier charts: the usual step for the span, never below the rollups' minute. */
@@ -73,7 +103,15 @@ export function workerTierView(input: {
   }));
   const at = (minute: number) => points[Math.floor((minute - start) / step)];
   const seen = new Set<StorageTier>();
-  const totals: WorkerTierView["totals"] = { offloaded: 0, onboarded: 0, kvbmOffloaded: 0, kvbmOnboarded: 0, input: 0, cached: { device: 0, host: 0, disk: 0, shared: 0 }, prefetched: 0 };
+  const totals: WorkerTierView["totals"] = {
+    offloaded: 0,
+    onboarded: 0,
+    kvbmOffloaded: 0,
+    kvbmOnboarded: 0,
+    input: 0,
+    cached: { device: 0, host: 0, disk: 0, shared: 0 },
+    prefetched: 0,
+  };
   const perS = step / 1000;
   const add = (v: number | null, x: number) => (v ?? 0) + x;
 
@@ -148,7 +186,19 @@ export function workerTierView(input: {
 }
 
 /** Cluster cached tokens by tier from request rollup sums; null when no tier other than device (and no prefetch) has data. */
-export function cachedSplit(sums: { cached: number; host: number; disk: number; shared: number; prefetched: number }): Record<StorageTier | "prefetched", number> | null {
+export function cachedSplit(sums: {
+  cached: number;
+  host: number;
+  disk: number;
+  shared: number;
+  prefetched: number;
+}): Record<StorageTier | "prefetched", number> | null {
   if (sums.host + sums.disk + sums.shared + sums.prefetched === 0) return null;
-  return { device: Math.max(0, sums.cached - sums.host - sums.disk - sums.shared), host: sums.host, disk: sums.disk, shared: sums.shared, prefetched: sums.prefetched };
+  return {
+    device: Math.max(0, sums.cached - sums.host - sums.disk - sums.shared),
+    host: sums.host,
+    disk: sums.disk,
+    shared: sums.shared,
+    prefetched: sums.prefetched,
+  };
 }

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { rangeInput } from "../routers/range";
-import { DEFAULT_PRESET, MAX_SPAN_MS, parseRange, PRESETS, rangeQuery, resolveRange, type Preset, type RangeSpec } from "./time-range";
+import {
+  DEFAULT_PRESET,
+  MAX_SPAN_MS,
+  parseRange,
+  PRESETS,
+  rangeQuery,
+  resolveRange,
+  type Preset,
+  type RangeSpec,
+} from "./time-range";
 
 const NOW = 1_764_421_200_000;
 const q = (s: string) => new URLSearchParams(s);
@@ -51,9 +60,12 @@ describe("parseRange", () => {
 });
 
 describe("resolveRange", () => {
-  it.each(Object.entries(PRESETS) as [Preset, number][])("preset %s ends now, spans %i ms and is live", (preset, span) => {
-    expect(resolveRange({ preset }, NOW)).toEqual({ from: NOW - span, to: NOW, live: true });
-  });
+  it.each(Object.entries(PRESETS) as [Preset, number][])(
+    "preset %s ends now, spans %i ms and is live",
+    (preset, span) => {
+      expect(resolveRange({ preset }, NOW)).toEqual({ from: NOW - span, to: NOW, live: true });
+    },
+  );
 
   it("fixed bounds are kept and not live", () => {
     expect(resolveRange({ from: 1000, to: 2000 }, NOW)).toEqual({ from: 1000, to: 2000, live: false });

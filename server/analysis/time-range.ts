@@ -1,6 +1,13 @@
 // Time ranges as they live in the URL: a preset ending now (`range=15m`) or fixed bounds (`from`, `to`). Pure.
 
-export const PRESETS = { "5m": 5 * 60_000, "15m": 15 * 60_000, "1h": 3_600_000, "6h": 6 * 3_600_000, "24h": 24 * 3_600_000, "7d": 7 * 24 * 3_600_000 } as const;
+export const PRESETS = {
+  "5m": 5 * 60_000,
+  "15m": 15 * 60_000,
+  "1h": 3_600_000,
+  "6h": 6 * 3_600_000,
+  "24h": 24 * 3_600_000,
+  "7d": 7 * 24 * 3_600_000,
+} as const;
 export type Preset = keyof typeof PRESETS;
 export const DEFAULT_PRESET: Preset = "15m";
 export const MAX_SPAN_MS = 31 * 24 * 3_600_000;
@@ -14,7 +21,15 @@ export function parseRange(params: { get(name: string): string | null }): RangeS
   if (preset && Object.hasOwn(PRESETS, preset)) return { preset: preset as Preset };
   const from = Number(params.get("from"));
   const to = Number(params.get("to"));
-  if (params.get("from") && params.get("to") && Number.isInteger(from) && Number.isInteger(to) && from >= 0 && to > from && to - from <= MAX_SPAN_MS) {
+  if (
+    params.get("from") &&
+    params.get("to") &&
+    Number.isInteger(from) &&
+    Number.isInteger(to) &&
+    from >= 0 &&
+    to > from &&
+    to - from <= MAX_SPAN_MS
+  ) {
     return { from, to };
   }
   return { preset: DEFAULT_PRESET };

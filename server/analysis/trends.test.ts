@@ -14,7 +14,15 @@ describe("bucketSeconds", () => {
   });
 });
 
-const w = (t: number, o: Partial<WorkerBucket> = {}): WorkerBucket => ({ t, samples: 10, kvActive: 0, kvTotal: 0, query: 0, hit: 0, ...o });
+const w = (t: number, o: Partial<WorkerBucket> = {}): WorkerBucket => ({
+  t,
+  samples: 10,
+  kvActive: 0,
+  kvTotal: 0,
+  query: 0,
+  hit: 0,
+  ...o,
+});
 const r = (t: number, requests: number, ttftP50: number | null = 100): RequestBucket => ({ t, requests, ttftP50 });
 
 describe("trendPoints", () => {
@@ -35,7 +43,10 @@ describe("trendPoints", () => {
     [
       "hit rate and KV utilization are weighted across workers, not averaged",
       [],
-      [w(0, { kvActive: 100, kvTotal: 100, query: 9000, hit: 9000 }), w(0, { kvActive: 0, kvTotal: 900, query: 1000, hit: 0 })],
+      [
+        w(0, { kvActive: 100, kvTotal: 100, query: 9000, hit: 9000 }),
+        w(0, { kvActive: 0, kvTotal: 900, query: 1000, hit: 0 }),
+      ],
       [{ t: 0, requestsPerSecond: 0, ttftP50Ms: null, itlP95Ms: null, prefixHitRate: 0.9, kvUtilization: 0.1 }],
     ],
     [
@@ -49,7 +60,13 @@ describe("trendPoints", () => {
   });
 
   it("orders points by time and skips empty buckets", () => {
-    const pts = trendPoints({ requests: [r(30_000, 10), r(10_000, 10)], workers: [w(50_000)], step: S, from: 0, to: 100_000 });
+    const pts = trendPoints({
+      requests: [r(30_000, 10), r(10_000, 10)],
+      workers: [w(50_000)],
+      step: S,
+      from: 0,
+      to: 100_000,
+    });
     expect(pts.map((p) => p.t)).toEqual([10_000, 30_000, 50_000]);
   });
 });

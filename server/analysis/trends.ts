@@ -2,8 +2,22 @@
 import { hitRate } from "./overview";
 
 export type RequestBucket = { t: number; requests: number; ttftP50: number | null };
-export type WorkerBucket = { t: number; samples: number; kvActive: number; kvTotal: number; query: number; hit: number };
-export type TrendPoint = { t: number; requestsPerSecond: number | null; ttftP50Ms: number | null; itlP95Ms: number | null; prefixHitRate: number | null; kvUtilization: number | null };
+export type WorkerBucket = {
+  t: number;
+  samples: number;
+  kvActive: number;
+  kvTotal: number;
+  query: number;
+  hit: number;
+};
+export type TrendPoint = {
+  t: number;
+  requestsPerSecond: number | null;
+  ttftP50Ms: number | null;
+  itlP95Ms: number | null;
+  prefixHitRate: number | null;
+  kvUtilization: number | null;
+};
 
 /** The part of bucket [t, t + step) inside [from, to), in seconds (edge buckets are partial). */
 export function bucketSeconds(t: number, step: number, from: number, to: number): number {
@@ -26,7 +40,18 @@ export function trendPoints(input: {
   to: number;
 }): TrendPoint[] {
   const { step, from, to } = input;
-  const byT = new Map<number, { req?: RequestBucket; itl?: number | null; samples: number; kvActive: number; kvTotal: number; query: number; hit: number }>();
+  const byT = new Map<
+    number,
+    {
+      req?: RequestBucket;
+      itl?: number | null;
+      samples: number;
+      kvActive: number;
+      kvTotal: number;
+      query: number;
+      hit: number;
+    }
+  >();
   const at = (t: number) => {
     let b = byT.get(t);
     if (!b) byT.set(t, (b = { samples: 0, kvActive: 0, kvTotal: 0, query: 0, hit: 0 }));

@@ -23,20 +23,62 @@ describe("workerState", () => {
     ["up before, reporting", [], up(FROM - 10), FROM - 10, TO - 1_000, { state: "up", joined: false, left: false }],
     ["joined in range", [up(FROM + 5)], null, FROM + 5, TO - 1_000, { state: "up", joined: true, left: false }],
     ["stats only, first seen in range", [], null, FROM + 100, TO - 1_000, { state: "up", joined: true, left: false }],
-    ["left in range", [down(TO - 5_000)], up(FROM - 10), FROM - 10, TO - 6_000, { state: "down", joined: false, left: true }],
-    ["left then rejoined", [down(FROM + 10), up(FROM + 20)], up(FROM - 10), FROM - 10, TO - 500, { state: "up", joined: true, left: true }],
+    [
+      "left in range",
+      [down(TO - 5_000)],
+      up(FROM - 10),
+      FROM - 10,
+      TO - 6_000,
+      { state: "down", joined: false, left: true },
+    ],
+    [
+      "left then rejoined",
+      [down(FROM + 10), up(FROM + 20)],
+      up(FROM - 10),
+      FROM - 10,
+      TO - 500,
+      { state: "up", joined: true, left: true },
+    ],
     ["down before the range", [], down(FROM - 5), FROM - 100, FROM - 10, { state: "down", joined: false, left: false }],
-    ["sample after a down means it is back", [], down(FROM - 5), FROM - 100, TO - 100, { state: "up", joined: false, left: false }],
-    ["silent for more than a minute", [], up(FROM - 10), FROM - 10, TO - 61_000, { state: "stale", joined: false, left: false }],
+    [
+      "sample after a down means it is back",
+      [],
+      down(FROM - 5),
+      FROM - 100,
+      TO - 100,
+      { state: "up", joined: false, left: false },
+    ],
+    [
+      "silent for more than a minute",
+      [],
+      up(FROM - 10),
+      FROM - 10,
+      TO - 61_000,
+      { state: "stale", joined: false, left: false },
+    ],
     ["exactly a minute ago is still up", [], null, FROM - 10, TO - 60_000, { state: "up", joined: false, left: false }],
-    ["up event just now without samples", [up(TO - 2_000)], null, TO - 2_000, null, { state: "up", joined: true, left: false }],
+    [
+      "up event just now without samples",
+      [up(TO - 2_000)],
+      null,
+      TO - 2_000,
+      null,
+      { state: "up", joined: true, left: false },
+    ],
     ["no samples, no events", [], null, FROM - 10, null, { state: "stale", joined: false, left: false }],
   ])("%s", (_name, inRange, before, firstSeen, lastSampleTs, expected) => {
     expect(workerState({ inRange, before, firstSeen, lastSampleTs, from: FROM, to: TO })).toEqual(expected);
   });
 
   it("event order does not matter", () => {
-    const a = workerState({ inRange: [up(FROM + 20), down(FROM + 10)], before: null, firstSeen: FROM - 1, lastSampleTs: null, from: FROM, to: FROM + 30 });
+    const a = workerState({
+      inRange: [up(FROM + 20), down(FROM + 10)],
+      before: null,
+      firstSeen: FROM - 1,
+      lastSampleTs: null,
+      from: FROM,
+      to: FROM + 30,
+    });
     expect(a).toEqual({ state: "up", joined: true, left: true });
   });
 });
@@ -82,7 +124,15 @@ describe("routingShare and lastHeard", () => {
 });
 
 describe("seriesPoints", () => {
-  const row = (workerId: string, t: number, kvActive: number, kvTotal: number, query: number, hit: number) => ({ workerId, t, samples: 1, kvActive, kvTotal, query, hit });
+  const row = (workerId: string, t: number, kvActive: number, kvTotal: number, query: number, hit: number) => ({
+    workerId,
+    t,
+    samples: 1,
+    kvActive,
+    kvTotal,
+    query,
+    hit,
+  });
 
   it("gives token-weighted ratios per bucket, null where nothing was queried or no capacity, workers and times sorted", () => {
     expect(seriesPoints([row("b", 20, 5, 10, 100, 90), row("a", 20, 0, 0, 0, 0), row("b", 10, 1, 10, 3, 1)])).toEqual([
@@ -103,14 +153,29 @@ describe("seriesPoints", () => {
 });
 
 describe("lostDecisions", () => {
-  const c = (worker_id: string, overlap_blocks: number, cost: number) => ({ worker_id, overlap_blocks, prefill_blocks: 1, decode_blocks: 1, cost });
-  const d = (ts: number, chosen: string, cands: ReturnType<typeof c>[]) => ({ ts, requestId: `r${ts}`, chosenWorkerId: chosen, candidates: JSON.stringify(cands) });
+  const c = (worker_id: string, overlap_blocks: number, cost: number) => ({
+    worker_id,
+    overlap_blocks,
+    prefill_blocks: 1,
+    decode_blocks: 1,
+    cost,
+  });
+  const d = (ts: number, chosen: string, cands: ReturnType<typeof c>[]) => ({
+    ts,
+    requestId: `r${ts}`,
+    chosenWorkerId: chosen,
+    candidates: JSON.stringify(cands),
+  });
 
   it.each<[string, ReturnType<typeof d>[], number[]]>([
     ["won: not lost", [d(1, "w1", [c("w1", 5, 10), c("w2", 1, 12)])], []],
     ["not a candidate: not lost", [d(2, "w2", [c("w2", 5, 10)])], []],
     ["a candidate, another chosen: lost", [d(3, "w2", [c("w1", 8, 11), c("w2", 5, 10)])], [3]],
-    ["a worker whose id is a prefix of another's is not confused with it", [d(4, "w2", [c("w10", 8, 11), c("w2", 5, 10)])], []],
+    [
+      "a worker whose id is a prefix of another's is not confused with it",
+      [d(4, "w2", [c("w10", 8, 11), c("w2", 5, 10)])],
+      [],
+    ],
   ])("%s", (_name, rows, lostTs) => {
     expect(lostDecisions(rows, "w1").map((l) => l.ts)).toEqual(lostTs);
   });
@@ -124,16 +189,71 @@ describe("lostDecisions", () => {
 });
 
 describe("bucketDeltas", () => {
-  const b = (workerId: string, t: number, lastQuery: string, lastHit: string) => ({ workerId, t, samples: 2, kvActive: 1, kvTotal: 2, lastTs: t + 9, lastQuery, lastHit });
+  const b = (workerId: string, t: number, lastQuery: string, lastHit: string) => ({
+    workerId,
+    t,
+    samples: 2,
+    kvActive: 1,
+    kvTotal: 2,
+    lastTs: t + 9,
+    lastQuery,
+    lastHit,
+  });
   const base = (ts: number, query: string, hit: string) => ({ ts, query, hit });
 
   it.each<[string, ReturnType<typeof b>[], [string, ReturnType<typeof base>][], [number, number][]]>([
-    ["first bucket from the baseline, then bucket to bucket", [b("w", 10, "150", "100"), b("w", 20, "250", "180")], [["w", base(5, "100", "90")]], [[50, 10], [100, 80]]],
-    ["no baseline: the first bucket has no delta", [b("w", 10, "150", "100"), b("w", 20, "250", "180")], [], [[0, 0], [100, 80]]],
-    ["a counter drop is a restart: what it counted since", [b("w", 10, "900", "800"), b("w", 20, "40", "30")], [], [[0, 0], [40, 30]]],
-    ["hits never exceed queries", [b("w", 10, "100", "0"), b("w", 20, "110", "50")], [], [[0, 0], [10, 10]]],
-    ["workers do not share counters", [b("a", 10, "100", "50"), b("b", 10, "500", "400"), b("b", 20, "600", "450")], [["a", base(1, "0", "0")]], [[100, 50], [0, 0], [100, 50]]],
-    ["64-bit counters beyond 2^53 keep exact deltas", [b("w", 10, "18014398509481984", "9007199254740993")], [["w", base(1, "18014398509481000", "9007199254740000")]], [[984, 984]]],
+    [
+      "first bucket from the baseline, then bucket to bucket",
+      [b("w", 10, "150", "100"), b("w", 20, "250", "180")],
+      [["w", base(5, "100", "90")]],
+      [
+        [50, 10],
+        [100, 80],
+      ],
+    ],
+    [
+      "no baseline: the first bucket has no delta",
+      [b("w", 10, "150", "100"), b("w", 20, "250", "180")],
+      [],
+      [
+        [0, 0],
+        [100, 80],
+      ],
+    ],
+    [
+      "a counter drop is a restart: what it counted since",
+      [b("w", 10, "900", "800"), b("w", 20, "40", "30")],
+      [],
+      [
+        [0, 0],
+        [40, 30],
+      ],
+    ],
+    [
+      "hits never exceed queries",
+      [b("w", 10, "100", "0"), b("w", 20, "110", "50")],
+      [],
+      [
+        [0, 0],
+        [10, 10],
+      ],
+    ],
+    [
+      "workers do not share counters",
+      [b("a", 10, "100", "50"), b("b", 10, "500", "400"), b("b", 20, "600", "450")],
+      [["a", base(1, "0", "0")]],
+      [
+        [100, 50],
+        [0, 0],
+        [100, 50],
+      ],
+    ],
+    [
+      "64-bit counters beyond 2^53 keep exact deltas",
+      [b("w", 10, "18014398509481984", "9007199254740993")],
+      [["w", base(1, "18014398509481000", "9007199254740000")]],
+      [[984, 984]],
+    ],
   ])("%s", (_name, rows, baselines, expected) => {
     expect(bucketDeltas(rows, new Map(baselines)).map((r) => [r.query, r.hit])).toEqual(expected);
   });
@@ -143,7 +263,11 @@ describe("candidacyWindow", () => {
   it.each<[string, { firstSeen: number; lastSeen: number }, { from: number; to: number }]>([
     ["around for the whole range", { firstSeen: FROM - 5, lastSeen: TO + 5 }, { from: FROM, to: TO }],
     ["joined in the range", { firstSeen: FROM + 100, lastSeen: TO + 5 }, { from: FROM + 100, to: TO }],
-    ["left in the range: up to a minute after its last report", { firstSeen: FROM - 5, lastSeen: FROM + 1_000 }, { from: FROM, to: FROM + 61_000 }],
+    [
+      "left in the range: up to a minute after its last report",
+      { firstSeen: FROM - 5, lastSeen: FROM + 1_000 },
+      { from: FROM, to: FROM + 61_000 },
+    ],
     ["gone before the range: empty", { firstSeen: FROM - 500_000, lastSeen: FROM - 200_000 }, { from: FROM, to: FROM }],
     ["first seen after the range: empty", { firstSeen: TO + 10, lastSeen: TO + 20 }, { from: TO + 10, to: TO + 10 }],
   ])("%s", (_name, w, expected) => {

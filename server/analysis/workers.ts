@@ -12,7 +12,12 @@ export const MAX_BUCKETS = 120;
 const SECOND = 1_000;
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
-const STEPS = [1, 2, 5, 10, 15, 30].map((s) => s * SECOND).concat([1, 2, 5, 10, 15, 30].map((m) => m * MINUTE), [1, 2, 3, 6, 12, 24].map((h) => h * HOUR));
+const STEPS = [1, 2, 5, 10, 15, 30]
+  .map((s) => s * SECOND)
+  .concat(
+    [1, 2, 5, 10, 15, 30].map((m) => m * MINUTE),
+    [1, 2, 3, 6, 12, 24].map((h) => h * HOUR),
+  );
 
 /** The smallest step from a fixed ladder (1 s … 1 d) that splits the span into ≤ MAX_BUCKETS buckets. */
 export function bucketStep(spanMs: number): number {
@@ -48,7 +53,8 @@ export function workerState(input: {
   const left = inRange.some((e) => e.kind === "worker.down");
   let last = before;
   for (const e of inRange) if (!last || e.ts >= last.ts) last = e;
-  if (last?.kind === "worker.down" && (lastSampleTs === null || lastSampleTs <= last.ts)) return { state: "down", joined, left };
+  if (last?.kind === "worker.down" && (lastSampleTs === null || lastSampleTs <= last.ts))
+    return { state: "down", joined, left };
   const heard = Math.max(lastSampleTs ?? -Infinity, last?.kind === "worker.up" ? last.ts : -Infinity);
   return { state: heard >= to - STALE_MS ? "up" : "stale", joined, left };
 }
@@ -63,8 +69,25 @@ export function utilization(active: number, total: number): number | null {
   return total > 0 ? active / total : null;
 }
 
-export type SeriesRow = { workerId: string; t: number; samples: number; kvActive: number; kvTotal: number; query: number; hit: number };
-export type RawBucket = { workerId: string; t: number; samples: number; kvActive: number; kvTotal: number; lastTs: number; lastQuery: string; lastHit: string };
+export type SeriesRow = {
+  workerId: string;
+  t: number;
+  samples: number;
+  kvActive: number;
+  kvTotal: number;
+  query: number;
+  hit: number;
+};
+export type RawBucket = {
+  workerId: string;
+  t: number;
+  samples: number;
+  kvActive: number;
+  kvTotal: number;
+  lastTs: number;
+  lastQuery: string;
+  lastHit: string;
+};
 
 /**
  * Bucket sums from raw samples: counter deltas between each bucket's last sample and the previous one of the same
@@ -82,7 +105,15 @@ export function bucketDeltas(rows: readonly RawBucket[], baselines: ReadonlyMap<
     const next = { ts: r.lastTs, query: r.lastQuery, hit: r.lastHit };
     const d = counterDelta(prev, next);
     prev = next;
-    return { workerId: r.workerId, t: r.t, samples: r.samples, kvActive: r.kvActive, kvTotal: r.kvTotal, query: d?.query ?? 0, hit: d?.hit ?? 0 };
+    return {
+      workerId: r.workerId,
+      t: r.t,
+      samples: r.samples,
+      kvActive: r.kvActive,
+      kvTotal: r.kvTotal,
+      query: d?.query ?? 0,
+      hit: d?.hit ?? 0,
+    };
   });
 }
 
@@ -110,13 +141,23 @@ export function seriesPoints(rows: readonly SeriesRow[]): WorkerSeries[] {
  * after its last. Bounded scans of decisions then cover its lifetime, not the latest decisions made without it.
  * An empty window is returned as from = to.
  */
-export function candidacyWindow(w: { firstSeen: number; lastSeen: number }, from: number, to: number): { from: number; to: number } {
+export function candidacyWindow(
+  w: { firstSeen: number; lastSeen: number },
+  from: number,
+  to: number,
+): { from: number; to: number } {
   const start = Math.max(from, w.firstSeen);
   const end = Math.min(to, w.lastSeen + STALE_MS);
   return end > start ? { from: start, to: end } : { from: start, to: start };
 }
 
-export type Candidate = { worker_id: string; overlap_blocks: number; prefill_blocks: number; decode_blocks: number; cost: number };
+export type Candidate = {
+  worker_id: string;
+  overlap_blocks: number;
+  prefill_blocks: number;
+  decode_blocks: number;
+  cost: number;
+};
 export type DecisionRow = { ts: number; requestId: string; chosenWorkerId: string; candidates: string };
 export type LostDecision = {
   ts: number;
@@ -154,7 +195,14 @@ export type WorkerRowInput = {
   workers: readonly { workerId: string; role: string | null; firstSeen: number; lastSeen: number }[];
   lifecycle: readonly ({ workerId: string } & LifecycleEvent)[];
   before: readonly ({ workerId: string } & LifecycleEvent)[];
-  latest: readonly { workerId: string; ts: number; kvActive: number; kvTotal: number; running: number; waiting: number }[];
+  latest: readonly {
+    workerId: string;
+    ts: number;
+    kvActive: number;
+    kvTotal: number;
+    running: number;
+    waiting: number;
+  }[];
   prefix: readonly { workerId: string; query: number; hit: number }[];
   won: ReadonlyMap<string, number>;
   decisions: number;
@@ -176,7 +224,12 @@ export type WorkerRow = StateInRange & {
 };
 
 /** The last time a worker was heard from up to `to`: its overall last-seen when that is not after `to`, else its latest sample or event in range. */
-export function lastHeard(lastSeen: number, lastSampleTs: number | null, lastEventTs: number | null, to: number): number | null {
+export function lastHeard(
+  lastSeen: number,
+  lastSampleTs: number | null,
+  lastEventTs: number | null,
+  to: number,
+): number | null {
   if (lastSeen <= to) return lastSeen;
   const heard = Math.max(lastSampleTs ?? -Infinity, lastEventTs ?? -Infinity);
   return Number.isFinite(heard) ? heard : null;
@@ -203,7 +256,14 @@ export function workerRows(input: WorkerRowInput): WorkerRow[] {
     return {
       workerId: w.workerId,
       role: w.role,
-      ...workerState({ inRange: events, before: before.get(w.workerId) ?? null, firstSeen: w.firstSeen, lastSampleTs: s?.ts ?? null, from, to }),
+      ...workerState({
+        inRange: events,
+        before: before.get(w.workerId) ?? null,
+        firstSeen: w.firstSeen,
+        lastSampleTs: s?.ts ?? null,
+        from,
+        to,
+      }),
       kvUtilization: s ? utilization(s.kvActive, s.kvTotal) : null,
       hitRate: p ? hitRate(p.hit, p.query) : null,
       queryTokens: p?.query ?? 0,

@@ -33,38 +33,68 @@ export const roleSchema = z.enum(ROLES);
 export function createSetupLink(db: Db, now: number): string | null {
   if (countUsers(db) > 0) return null;
   const secret = newSecret("setup");
-  insertLink(db, { digest: digestHex(secret), purpose: "setup", userId: null, createdAt: now, expiresAt: now + SETUP_LINK_MS });
+  insertLink(db, {
+    digest: digestHex(secret),
+    purpose: "setup",
+    userId: null,
+    createdAt: now,
+    expiresAt: now + SETUP_LINK_MS,
+  });
   return secret;
 }
 
 /** Invite a user with a role; returns the one-time link secret with which they set a password. */
-export function inviteUser(db: Db, input: { username: string; role: Role }, now: number): { id: number; secret: string } {
+export function inviteUser(
+  db: Db,
+  input: { username: string; role: Role },
+  now: number,
+): { id: number; secret: string } {
   if (userByName(db, input.username)) throw new AppError("CONFLICT", `user ${input.username} already exists`);
   const id = insertUser(db, { username: input.username, role: input.role, passwordHash: null }, now);
   const secret = newSecret("invite");
-  insertLink(db, { digest: digestHex(secret), purpose: "invite", userId: id, createdAt: now, expiresAt: now + INVITE_LINK_MS });
+  insertLink(db, {
+    digest: digestHex(secret),
+    purpose: "invite",
+    userId: id,
+    createdAt: now,
+    expiresAt: now + INVITE_LINK_MS,
+  });
   return { id, secret };
 }
 
 /** What a live link is for (nothing is consumed). */
-export function describeLink(db: Db, secret: string, now: number): { purpose: "setup" | "invite"; username: string | null } {
+export function describeLink(
+  db: Db,
+  secret: string,
+  now: number,
+): { purpose: "setup" | "invite"; username: string | null } {
   const link = liveLink(db, digestHex(secret), now);
-  if (!link || (link.purpose !== "setup" && link.purpose !== "invite")) throw new AppError("NOT_FOUND", "this link is invalid, expired or already used");
-  if (link.purpose === "setup" && countUsers(db) > 0) throw new AppError("NOT_FOUND", "this link is invalid, expired or already used");
-  return { purpose: link.purpose, username: link.userId === null ? null : (userById(db, link.userId)?.username ?? null) };
+  if (!link || (link.purpose !== "setup" && link.purpose !== "invite"))
+    throw new AppError("NOT_FOUND", "this link is invalid, expired or already used");
+  if (link.purpose === "setup" && countUsers(db) > 0)
+    throw new AppError("NOT_FOUND", "this link is invalid, expired or already used");
+  return {
+    purpose: link.purpose,
+    username: link.userId === null ? null : (userById(db, link.userId)?.username ?? null),
+  };
 }
 
 /**
  * Use a setup link (creates the first admin with username) or an invite link (sets the invited user's password).
  * A link works once; returns the user id to sign in.
  */
-export async function redeemLink(db: Db, input: { secret: string; username?: string; password: string }, now: number): Promise<number> {
+export async function redeemLink(
+  db: Db,
+  input: { secret: string; username?: string; password: string },
+  now: number,
+): Promise<number> {
   const { purpose } = describeLink(db, input.secret, now);
   const hash = await hashPassword(input.password);
   const digest = digestHex(input.secret);
   return db.transaction(() => {
     const link = liveLink(db, digest, now);
-    if (!link || !useLink(db, digest, now)) throw new AppError("NOT_FOUND", "this link is invalid, expired or already used");
+    if (!link || !useLink(db, digest, now))
+      throw new AppError("NOT_FOUND", "this link is invalid, expired or already used");
     if (purpose === "setup") {
       if (countUsers(db) > 0) throw new AppError("NOT_FOUND", "this link is invalid, expired or already used");
       if (!input.username) throw new AppError("BAD_REQUEST", "username is required");
@@ -97,8 +127,10 @@ export function changeUser(db: Db, id: number, patch: { role?: Role; disabled?: 
   db.transaction(() => {
     const user = userById(db, id);
     if (!user) throw new AppError("NOT_FOUND", `user ${id} does not exist`);
-    const losesAdmin = user.role === "admin" && !user.disabled && ((patch.role && patch.role !== "admin") || patch.disabled === true);
-    if (losesAdmin && countActiveAdmins(db) <= 1) throw new AppError("CONFLICT", "the last enabled admin cannot be demoted or disabled");
+    const losesAdmin =
+      user.role === "admin" && !user.disabled && ((patch.role && patch.role !== "admin") || patch.disabled === true);
+    if (losesAdmin && countActiveAdmins(db) <= 1)
+      throw new AppError("CONFLICT", "the last enabled admin cannot be demoted or disabled");
     updateUser(db, id, patch);
     if (patch.disabled) deleteUserSessions(db, id);
   });

@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { countUsers, listUsers, userByName } from "../../db/queries/auth";
 import { createCaller } from "../trpc/root";
-import { changeUser, checkPassword, createSetupLink, describeLink, ensureDemoAdmin, inviteUser, redeemLink, SETUP_LINK_MS } from "./accounts";
+import {
+  changeUser,
+  checkPassword,
+  createSetupLink,
+  describeLink,
+  ensureDemoAdmin,
+  inviteUser,
+  redeemLink,
+  SETUP_LINK_MS,
+} from "./accounts";
 import { mutationAllowed, type OriginHeaders } from "./origin";
 import { LoginLimiter } from "./rate-limit";
 import { satisfies, scopeRole } from "./roles";
@@ -28,9 +37,12 @@ describe("passwords", () => {
     expect(await verifyPassword(pw, await hashPassword(PW))).toBe(false);
   });
 
-  it.each([[null], [""], ["plain"], ["scrypt$1$2$3"], ["bcrypt$a$b$c$d$e"]])("a malformed stored hash %j never verifies", async (stored) => {
-    expect(await verifyPassword(PW, stored)).toBe(false);
-  });
+  it.each([[null], [""], ["plain"], ["scrypt$1$2$3"], ["bcrypt$a$b$c$d$e"]])(
+    "a malformed stored hash %j never verifies",
+    async (stored) => {
+      expect(await verifyPassword(PW, stored)).toBe(false);
+    },
+  );
 });
 
 describe("setup link", () => {
@@ -40,7 +52,9 @@ describe("setup link", () => {
     expect(describeLink(db, secret, T + 1)).toEqual({ purpose: "setup", username: null });
     const id = await redeemLink(db, { secret, username: "root", password: PW }, T + 2);
     expect(userByName(db, "root")).toMatchObject({ id, role: "admin", disabled: false });
-    await expect(redeemLink(db, { secret, username: "again", password: PW }, T + 3)).rejects.toThrow(/invalid, expired or already used/);
+    await expect(redeemLink(db, { secret, username: "again", password: PW }, T + 3)).rejects.toThrow(
+      /invalid, expired or already used/,
+    );
     expect(countUsers(db)).toBe(1);
     expect(createSetupLink(db, T + 4)).toBeNull();
   });
@@ -48,7 +62,9 @@ describe("setup link", () => {
   it("expires after one hour", async () => {
     const db = testDb();
     const secret = createSetupLink(db, T)!;
-    await expect(redeemLink(db, { secret, username: "late", password: PW }, T + SETUP_LINK_MS + 1)).rejects.toThrow(/expired/);
+    await expect(redeemLink(db, { secret, username: "late", password: PW }, T + SETUP_LINK_MS + 1)).rejects.toThrow(
+      /expired/,
+    );
     expect(countUsers(db)).toBe(0);
   });
 
@@ -127,14 +143,21 @@ describe("sessions", () => {
 });
 
 describe("tokens", () => {
-  it.each([["ingest", null], ["read", "viewer"], ["operate", "operator"], ["admin", "admin"]] as const)("scope %s acts as %s", (scope, role) => {
+  it.each([
+    ["ingest", null],
+    ["read", "viewer"],
+    ["operate", "operator"],
+    ["admin", "admin"],
+  ] as const)("scope %s acts as %s", (scope, role) => {
     expect(scopeRole(scope)).toBe(role);
   });
 
   it("stored hashed, usable through the API by scope, recorded when used, dead once revoked", async () => {
     const db = testDb();
     const read = createToken(db, { name: "script", scope: "read", createdBy: "t" }, T);
-    expect((db.$client.prepare("SELECT digest FROM api_tokens").pluck().all() as string[]).join()).not.toContain(read.token);
+    expect((db.$client.prepare("SELECT digest FROM api_tokens").pluck().all() as string[]).join()).not.toContain(
+      read.token,
+    );
     const api = (token: string) => createCaller({ db, now: () => T, actor: tokenActor(db, token, T) });
     await expect(api(read.token).sessions.list({ range: { from: T - 1000, to: T } } as never)).resolves.toBeDefined();
     await expect(api(read.token).users.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
@@ -156,9 +179,16 @@ describe("configured tokens", () => {
   it("on an empty database the bootstrap token becomes an admin token; the ingest token an ingest token", () => {
     const db = testDb();
     ensureConfiguredTokens(db, { ingest: INGEST, bootstrap: BOOT }, true, T);
-    expect(tokenActor(db, BOOT, T)).toMatchObject({ kind: "token", role: "admin", name: "SWITCHYARD_BOOTSTRAP_API_TOKEN" });
+    expect(tokenActor(db, BOOT, T)).toMatchObject({
+      kind: "token",
+      role: "admin",
+      name: "SWITCHYARD_BOOTSTRAP_API_TOKEN",
+    });
     expect(tokenActor(db, INGEST, T)).toBeNull();
-    expect(listTokens(db).map((t) => [t.name, t.scope])).toEqual([["SWITCHYARD_BOOTSTRAP_API_TOKEN", "admin"], ["SWITCHYARD_INGEST_TOKEN", "ingest"]]);
+    expect(listTokens(db).map((t) => [t.name, t.scope])).toEqual([
+      ["SWITCHYARD_BOOTSTRAP_API_TOKEN", "admin"],
+      ["SWITCHYARD_INGEST_TOKEN", "ingest"],
+    ]);
     ensureConfiguredTokens(db, { ingest: INGEST, bootstrap: BOOT }, true, T);
     expect(listTokens(db)).toHaveLength(2);
   });
@@ -179,7 +209,9 @@ describe("sign-in rate limit", () => {
       expect(l.check("ann", `10.0.0.${i}`, T + i)).toBeNull();
       l.fail("ann", `10.0.0.${i}`, T + i);
     }
-    expect(l.check("ann", "10.0.0.9", T + 10)?.message).toBe("Too many failed sign-in attempts for this account. Try again in 1 minute.");
+    expect(l.check("ann", "10.0.0.9", T + 10)?.message).toBe(
+      "Too many failed sign-in attempts for this account. Try again in 1 minute.",
+    );
     expect(l.check("bob", "10.0.0.9", T + 10)).toBeNull();
     expect(l.check("ann", "10.0.0.9", T + 60_001)).toBeNull();
   });
@@ -202,7 +234,14 @@ describe("sign-in rate limit", () => {
 });
 
 describe("same-origin mutations", () => {
-  const base: OriginHeaders = { method: "POST", origin: null, host: "localhost:3000", forwardedHost: null, secFetchSite: null, authorization: null };
+  const base: OriginHeaders = {
+    method: "POST",
+    origin: null,
+    host: "localhost:3000",
+    forwardedHost: null,
+    secFetchSite: null,
+    authorization: null,
+  };
   it.each<[string, Partial<OriginHeaders>, boolean]>([
     ["GET from anywhere", { method: "GET", origin: "https://evil.example" }, true],
     ["POST from the same origin", { origin: "http://localhost:3000" }, true],
@@ -214,7 +253,11 @@ describe("same-origin mutations", () => {
     ["POST by a script with a bearer token", { authorization: "Bearer sy_read_x" }, true],
     ["POST by a non-browser client without origin", {}, true],
     ["POST marked same-site (a sibling subdomain) without origin", { secFetchSite: "same-site" }, false],
-    ["POST behind a proxy naming the host", { origin: "https://ops.example", host: "127.0.0.1:3000", forwardedHost: "ops.example" }, true],
+    [
+      "POST behind a proxy naming the host",
+      { origin: "https://ops.example", host: "127.0.0.1:3000", forwardedHost: "ops.example" },
+      true,
+    ],
   ])("%s → %s", (_name, h, ok) => {
     expect(mutationAllowed({ ...base, ...h })).toBe(ok);
   });

@@ -5,7 +5,15 @@ import { describe, expect, it } from "vitest";
 // Telemetry text (session ids, tool, model and worker names, label values) reaches the UI only through React's
 // escaping: no component may inject HTML or evaluate strings.
 const ROOTS = ["app", "components"];
-const FORBIDDEN = [/dangerouslySetInnerHTML/, /\.innerHTML\s*=/, /\.outerHTML\s*=/, /insertAdjacentHTML/, /document\.write/, /\beval\(/, /new Function\(/];
+const FORBIDDEN = [
+  /dangerouslySetInnerHTML/,
+  /\.innerHTML\s*=/,
+  /\.outerHTML\s*=/,
+  /insertAdjacentHTML/,
+  /document\.write/,
+  /\beval\(/,
+  /new Function\(/,
+];
 
 function files(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

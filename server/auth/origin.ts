@@ -1,6 +1,13 @@
 // Same-origin check for state-changing requests (pure: headers in, decision out).
 
-export type OriginHeaders = { method: string; origin: string | null; host: string | null; forwardedHost: string | null; secFetchSite: string | null; authorization: string | null };
+export type OriginHeaders = {
+  method: string;
+  origin: string | null;
+  host: string | null;
+  forwardedHost: string | null;
+  secFetchSite: string | null;
+  authorization: string | null;
+};
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 

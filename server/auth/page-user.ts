@@ -12,6 +12,7 @@ export async function pageUser(): Promise<Actor | null> {
   const [jar, h] = await Promise.all([cookies(), headers()]);
   const actor = sessionActor(serverDb(), jar.get(SESSION_COOKIE)?.value, Date.now());
   const path = h.get("x-switchyard-path") ?? "/";
-  if (!actor && !isPublicPage(path.split("?")[0]!)) redirect(path === "/" ? "/login" : `/login?next=${encodeURIComponent(path)}`);
+  if (!actor && !isPublicPage(path.split("?")[0]!))
+    redirect(path === "/" ? "/login" : `/login?next=${encodeURIComponent(path)}`);
   return actor;
 }

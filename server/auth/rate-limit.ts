@@ -39,7 +39,10 @@ export class LoginLimiter {
   private blocked(who: string, times: number[], now: number) {
     const retryAfter = Math.max(1, Math.ceil((times[0]! + this.cfg.windowMs - now) / 1000));
     const minutes = Math.ceil(retryAfter / 60);
-    return { message: `Too many failed sign-in attempts for ${who}. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, retryAfter };
+    return {
+      message: `Too many failed sign-in attempts for ${who}. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+      retryAfter,
+    };
   }
 
   private prune(now: number) {

@@ -31,5 +31,7 @@ export function clientAddress(req: Request): string {
 
 /** True when the browser reached us over https (directly or through a proxy that says so). */
 export function isHttps(req: Request): boolean {
-  return new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+  return (
+    new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https"
+  );
 }

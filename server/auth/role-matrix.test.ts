@@ -5,7 +5,9 @@ import { appRouter, createCaller } from "../trpc/root";
 import type { Actor, Requirement, Role } from "./roles";
 
 type Proc = { _def: { meta?: { role?: Requirement }; type: string } };
-const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, Proc>).sort(([a], [b]) => a.localeCompare(b));
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, Proc>).sort(([a], [b]) =>
+  a.localeCompare(b),
+);
 
 const CALLERS: [string, Actor | null][] = [
   ["signed out", null],
@@ -69,10 +71,11 @@ describe("every procedure declares a role", () => {
 });
 
 describe("role × procedure matrix", () => {
-  it.each(procedures.flatMap(([path, p]) => CALLERS.map(([who, actor]) => [path, who, actor, p._def.meta?.role ?? "admin"] as const)))(
-    "%s as %s",
-    async (path, who, actor, need) => {
-      expect(await outcome(actor, path)).toBe(MATRIX[need][who]);
-    },
-  );
+  it.each(
+    procedures.flatMap(([path, p]) =>
+      CALLERS.map(([who, actor]) => [path, who, actor, p._def.meta?.role ?? "admin"] as const),
+    ),
+  )("%s as %s", async (path, who, actor, need) => {
+    expect(await outcome(actor, path)).toBe(MATRIX[need][who]);
+  });
 });

@@ -28,13 +28,21 @@ export function endSession(db: Db, value: string | null | undefined): void {
 
 /** Set-Cookie for a session: httpOnly, SameSite=Lax, Secure behind https. */
 export function sessionCookie(value: string, expiresAt: number, secure: boolean): string {
-  const parts = [`${SESSION_COOKIE}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax", `Expires=${new Date(expiresAt).toUTCString()}`];
+  const parts = [
+    `${SESSION_COOKIE}=${value}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Expires=${new Date(expiresAt).toUTCString()}`,
+  ];
   if (secure) parts.push("Secure");
   return parts.join("; ");
 }
 
 export function clearedSessionCookie(secure: boolean): string {
-  return [`${SESSION_COOKIE}=`, "Path=/", "HttpOnly", "SameSite=Lax", "Max-Age=0", ...(secure ? ["Secure"] : [])].join("; ");
+  return [`${SESSION_COOKIE}=`, "Path=/", "HttpOnly", "SameSite=Lax", "Max-Age=0", ...(secure ? ["Secure"] : [])].join(
+    "; ",
+  );
 }
 
 /** A cookie's value from a Cookie header. */

@@ -4,13 +4,22 @@ import { isScope, scopeRole, type Actor, type TokenScope } from "./roles";
 import { digestHex, newSecret } from "./secrets";
 
 /** Create a token; the value is returned once and only its digest is stored. */
-export function createToken(db: Db, input: { name: string; scope: TokenScope; createdBy: string }, now: number): { id: number; token: string } {
+export function createToken(
+  db: Db,
+  input: { name: string; scope: TokenScope; createdBy: string },
+  now: number,
+): { id: number; token: string } {
   const token = newSecret(`sy_${input.scope}`);
   return { id: storeToken(db, input, token, now), token };
 }
 
 /** Store a token with a given value (env bootstrap); returns its id. */
-export function storeToken(db: Db, input: { name: string; scope: TokenScope; createdBy: string }, token: string, now: number): number {
+export function storeToken(
+  db: Db,
+  input: { name: string; scope: TokenScope; createdBy: string },
+  token: string,
+  now: number,
+): number {
   return insertToken(db, { ...input, digest: digestHex(token), hint: `…${token.slice(-4)}`, createdAt: now });
 }
 
@@ -53,9 +62,20 @@ export function noteUse(db: Db, digest: string, now: number): void {
  * Make the configured tokens real rows: SWITCHYARD_INGEST_TOKEN as an ingest token, and on a database without users
  * or tokens SWITCHYARD_BOOTSTRAP_API_TOKEN as an admin token. Already stored (or revoked) values are left alone.
  */
-export function ensureConfiguredTokens(db: Db, cfg: { ingest?: string; bootstrap?: string }, emptyBefore: boolean, now: number): void {
-  if (cfg.ingest && !tokenByDigest(db, digestHex(cfg.ingest))) storeToken(db, { name: "SWITCHYARD_INGEST_TOKEN", scope: "ingest", createdBy: "environment" }, cfg.ingest, now);
+export function ensureConfiguredTokens(
+  db: Db,
+  cfg: { ingest?: string; bootstrap?: string },
+  emptyBefore: boolean,
+  now: number,
+): void {
+  if (cfg.ingest && !tokenByDigest(db, digestHex(cfg.ingest)))
+    storeToken(db, { name: "SWITCHYARD_INGEST_TOKEN", scope: "ingest", createdBy: "environment" }, cfg.ingest, now);
   if (cfg.bootstrap && emptyBefore && !tokenByDigest(db, digestHex(cfg.bootstrap))) {
-    storeToken(db, { name: "SWITCHYARD_BOOTSTRAP_API_TOKEN", scope: "admin", createdBy: "environment" }, cfg.bootstrap, now);
+    storeToken(
+      db,
+      { name: "SWITCHYARD_BOOTSTRAP_API_TOKEN", scope: "admin", createdBy: "environment" },
+      cfg.bootstrap,
+      now,
+    );
   }
 }

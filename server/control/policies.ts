@@ -12,7 +12,11 @@ export const AGENT_ROLES = ["main", "subagent"] as const;
 export const EVICT_ON = ["agent_end", "session_end", "never"] as const;
 
 const MAX_TTL_SECONDS = 30 * 24 * 3600;
-const priority = z.number().int("must be an integer").min(0, "must be between 0 and 100").max(100, "must be between 0 and 100");
+const priority = z
+  .number()
+  .int("must be an integer")
+  .min(0, "must be between 0 and 100")
+  .max(100, "must be between 0 and 100");
 const ttlSeconds = z
   .number()
   .int("must be a whole number of seconds")
@@ -28,7 +32,10 @@ const MAX_OFFLOAD_TTL_SECONDS = 7 * 24 * 3600;
 /** Where a rule's blocks go when evicted from device, and how long they stay there (null: until that tier needs room). */
 const offload = z
   .strictObject({
-    to: z.enum(OFFLOAD_TIERS, { error: `must be one of ${OFFLOAD_TIERS.join(", ")} or null` }).nullable().default(null),
+    to: z
+      .enum(OFFLOAD_TIERS, { error: `must be one of ${OFFLOAD_TIERS.join(", ")} or null` })
+      .nullable()
+      .default(null),
     ttl_seconds: z
       .number()
       .int("must be a whole number of seconds")
@@ -38,7 +45,12 @@ const offload = z
       .default(null),
   })
   .superRefine((o, ctx) => {
-    if (o.to === null && o.ttl_seconds !== null) ctx.addIssue({ code: "custom", path: ["ttl_seconds"], message: "must be null when blocks are dropped (to: null)" });
+    if (o.to === null && o.ttl_seconds !== null)
+      ctx.addIssue({
+        code: "custom",
+        path: ["ttl_seconds"],
+        message: "must be null when blocks are dropped (to: null)",
+      });
   });
 
 const retentionMatch = z.strictObject({
@@ -82,14 +94,19 @@ export const retentionPolicy = z
       .max(64, "at most 64 rules")
       .default(() => DEFAULT_RULES.map((r) => ({ ...r, match: { ...r.match }, offload: { ...r.offload } }))),
     default: z
-      .strictObject({ priority: priority.default(50), ttl_seconds: ttlSeconds.default(null), evict_on: evictOn.default("never") })
+      .strictObject({
+        priority: priority.default(50),
+        ttl_seconds: ttlSeconds.default(null),
+        evict_on: evictOn.default("never"),
+      })
       .prefault({}),
   })
   .superRefine((doc, ctx) => {
     const seen = new Map<string, number>();
     doc.rules.forEach((rule, i) => {
       const first = seen.get(rule.name);
-      if (first !== undefined) ctx.addIssue({ code: "custom", path: ["rules", i, "name"], message: `duplicates the name of rule ${first}` });
+      if (first !== undefined)
+        ctx.addIssue({ code: "custom", path: ["rules", i, "name"], message: `duplicates the name of rule ${first}` });
       else seen.set(rule.name, i);
     });
   });
@@ -114,9 +131,24 @@ const kvScaling = (maxReplicas: number) =>
 
 export const autoscalingPolicy = z
   .strictObject({
-    adjustment_interval_seconds: z.number().int("must be an integer").min(1, "must be at least 1").max(3600, "must be at most 3600").default(30),
-    grace_period_seconds: z.number().int("must be an integer").min(0, "must be at least 0").max(3600, "must be at most 3600").default(60),
-    max_gpu_budget: z.number().int("must be an integer").min(1, "must be at least 1").max(4096, "must be at most 4096").default(16),
+    adjustment_interval_seconds: z
+      .number()
+      .int("must be an integer")
+      .min(1, "must be at least 1")
+      .max(3600, "must be at most 3600")
+      .default(30),
+    grace_period_seconds: z
+      .number()
+      .int("must be an integer")
+      .min(0, "must be at least 0")
+      .max(3600, "must be at most 3600")
+      .default(60),
+    max_gpu_budget: z
+      .number()
+      .int("must be an integer")
+      .min(1, "must be at least 1")
+      .max(4096, "must be at most 4096")
+      .default(16),
     prefill: prefillScaling.prefault({}),
     decode: kvScaling(8).prefault({}),
     aggregated: kvScaling(16).prefault({}),
@@ -129,21 +161,35 @@ export const autoscalingPolicy = z
   })
   .superRefine((doc, ctx) => {
     const down = (role: "prefill" | "decode" | "aggregated", up: number, value: number, key: string) => {
-      if (value >= up) ctx.addIssue({ code: "custom", path: [role, key], message: `must be below the scale-up threshold (${up})` });
+      if (value >= up)
+        ctx.addIssue({ code: "custom", path: [role, key], message: `must be below the scale-up threshold (${up})` });
     };
     down("prefill", doc.prefill.queue_scale_up, doc.prefill.queue_scale_down, "queue_scale_down");
     down("decode", doc.decode.kv_scale_up, doc.decode.kv_scale_down, "kv_scale_down");
     down("aggregated", doc.aggregated.kv_scale_up, doc.aggregated.kv_scale_down, "kv_scale_down");
     for (const role of ["prefill", "decode", "aggregated"] as const) {
       const { min_replicas: min, max_replicas: max } = doc[role];
-      if (min > max) ctx.addIssue({ code: "custom", path: [role, "min_replicas"], message: `must not exceed max_replicas (${max})` });
+      if (min > max)
+        ctx.addIssue({
+          code: "custom",
+          path: [role, "min_replicas"],
+          message: `must not exceed max_replicas (${max})`,
+        });
       if (max > doc.max_gpu_budget) {
-        ctx.addIssue({ code: "custom", path: [role, "max_replicas"], message: `must not exceed max_gpu_budget (${doc.max_gpu_budget})` });
+        ctx.addIssue({
+          code: "custom",
+          path: [role, "max_replicas"],
+          message: `must not exceed max_gpu_budget (${doc.max_gpu_budget})`,
+        });
       }
     }
     const mins = doc.prefill.min_replicas + doc.decode.min_replicas + doc.aggregated.min_replicas;
     if (mins > doc.max_gpu_budget) {
-      ctx.addIssue({ code: "custom", path: ["max_gpu_budget"], message: `must cover the sum of min_replicas (${mins})` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["max_gpu_budget"],
+        message: `must cover the sum of min_replicas (${mins})`,
+      });
     }
   });
 
@@ -154,8 +200,19 @@ export const routingPolicy = z.strictObject({
   busy: z
     .strictObject({
       active_decode_blocks_threshold: fraction.nullable().default(null),
-      active_prefill_tokens_threshold: z.number().int("must be an integer").min(0, "must be at least 0").max(1e9).nullable().default(null),
-      active_prefill_tokens_threshold_frac: z.number().positive("must be positive").max(1000, "must be at most 1000").nullable().default(null),
+      active_prefill_tokens_threshold: z
+        .number()
+        .int("must be an integer")
+        .min(0, "must be at least 0")
+        .max(1e9)
+        .nullable()
+        .default(null),
+      active_prefill_tokens_threshold_frac: z
+        .number()
+        .positive("must be positive")
+        .max(1000, "must be at most 1000")
+        .nullable()
+        .default(null),
     })
     .prefault({}),
 });
@@ -165,14 +222,24 @@ export const frontendPolicy = z.strictObject({
   tool_output_budget: z
     .strictObject({
       unit: z.enum(["bytes", "tokens"]).default("tokens"),
-      limit: z.number().int("must be an integer").min(1, "must be at least 1").max(1e9, "must be at most 1000000000").default(10_000),
+      limit: z
+        .number()
+        .int("must be an integer")
+        .min(1, "must be at least 1")
+        .max(1e9, "must be at most 1000000000")
+        .default(10_000),
     })
     .prefault({}),
   /** Bring a waiting agent's blocks back to device lead_ms before its tool call is predicted to end. */
   prefetch: z
     .strictObject({
       enabled: z.boolean().default(false),
-      lead_ms: z.number().int("must be a whole number of milliseconds").min(0, "must be between 0 and 60000").max(60_000, "must be between 0 and 60000").default(300),
+      lead_ms: z
+        .number()
+        .int("must be a whole number of milliseconds")
+        .min(0, "must be between 0 and 60000")
+        .max(60_000, "must be between 0 and 60000")
+        .default(300),
     })
     .prefault({}),
 });
@@ -194,7 +261,8 @@ export type PolicyDocuments = { [K in PolicyKind]: z.output<(typeof policySchema
 export type PolicyDocumentInputs = { [K in PolicyKind]: z.input<(typeof policySchemas)[K]> };
 
 export type PolicyError = { path: string; message: string };
-export type PolicyValidation<K extends PolicyKind> = { ok: true; document: PolicyDocuments[K] } | { ok: false; errors: PolicyError[] };
+export type PolicyValidation<K extends PolicyKind> =
+  { ok: true; document: PolicyDocuments[K] } | { ok: false; errors: PolicyError[] };
 
 /** The offload tiers a retention document sends blocks to, with the path of each rule's `offload.to` (for field errors). */
 export function offloadTargets(doc: RetentionPolicy): { tier: OffloadTier; path: string }[] {

@@ -38,11 +38,41 @@ describe("reconciler against the simulated cluster process", () => {
   it("applies each kind, records a refusal by field, and re-pushes everything to a restarted process", async () => {
     const db = testDb();
     let url = await startSim();
-    upsertTarget(db, { id: "sim", name: "Sim", adapter: "sim", config: { url, token: TOKEN }, kinds: ["frontend", "autoscaling"], enabled: true }, "t", 0);
-    publishVersion(db, { kind: "frontend", document: { strip_anthropic_preamble: true }, baseVersion: null, author: "a", comment: "", now: 0 });
-    publishVersion(db, { kind: "autoscaling", document: defaultPolicies().autoscaling, baseVersion: null, author: "a", comment: "", now: 0 });
+    upsertTarget(
+      db,
+      {
+        id: "sim",
+        name: "Sim",
+        adapter: "sim",
+        config: { url, token: TOKEN },
+        kinds: ["frontend", "autoscaling"],
+        enabled: true,
+      },
+      "t",
+      0,
+    );
+    publishVersion(db, {
+      kind: "frontend",
+      document: { strip_anthropic_preamble: true },
+      baseVersion: null,
+      author: "a",
+      comment: "",
+      now: 0,
+    });
+    publishVersion(db, {
+      kind: "autoscaling",
+      document: defaultPolicies().autoscaling,
+      baseVersion: null,
+      author: "a",
+      comment: "",
+      now: 0,
+    });
     await reconcileOnce(db, defaultAdapters(), 1_000);
-    expect(listStatuses(db).map((s) => [s.kind, s.state, s.appliedVersion]).sort()).toEqual([
+    expect(
+      listStatuses(db)
+        .map((s) => [s.kind, s.state, s.appliedVersion])
+        .sort(),
+    ).toEqual([
       ["autoscaling", "in_sync", 1],
       ["frontend", "in_sync", 1],
     ]);
@@ -54,7 +84,14 @@ describe("reconciler against the simulated cluster process", () => {
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
       body: JSON.stringify({ version: 7, document: { strip_anthropic_preamble: false } }),
     });
-    publishVersion(db, { kind: "frontend", document: { strip_anthropic_preamble: true, tool_output_budget: { unit: "bytes", limit: 2000 } }, baseVersion: 1, author: "a", comment: "", now: 2_000 });
+    publishVersion(db, {
+      kind: "frontend",
+      document: { strip_anthropic_preamble: true, tool_output_budget: { unit: "bytes", limit: 2000 } },
+      baseVersion: 1,
+      author: "a",
+      comment: "",
+      now: 2_000,
+    });
     await reconcileOnce(db, defaultAdapters(), 3_000);
     const refused = listStatuses(db).find((s) => s.kind === "frontend")!;
     expect(refused).toMatchObject({ state: "rejected", desiredVersion: 2, appliedVersion: 1 });
@@ -64,7 +101,19 @@ describe("reconciler against the simulated cluster process", () => {
     // A new process at a new address (npm start restarted the sim): every kind is pushed again.
     for (const c of children.splice(0)) c.kill("SIGKILL");
     url = await startSim();
-    upsertTarget(db, { id: "sim", name: "Sim", adapter: "sim", config: { url, token: TOKEN }, kinds: ["frontend", "autoscaling"], enabled: true }, "t", 4_000);
+    upsertTarget(
+      db,
+      {
+        id: "sim",
+        name: "Sim",
+        adapter: "sim",
+        config: { url, token: TOKEN },
+        kinds: ["frontend", "autoscaling"],
+        enabled: true,
+      },
+      "t",
+      4_000,
+    );
     await reconcileOnce(db, defaultAdapters(), 5_000);
     const now = await policies(url);
     expect(now.frontend).toMatchObject({ version: 2, document: { strip_anthropic_preamble: true } });

@@ -3,7 +3,15 @@ import { listStatuses, listTargets, publishVersion, upsertTarget, type TargetRow
 import { SECRET_MARKER } from "./targets";
 import { testDb } from "../../test/db";
 import type { PolicyKind } from "./policies";
-import { nextActions, reconcileOnce, retryDelay, startReconciler, type Adapters, type PushResult, type StatusView } from "./reconciler";
+import {
+  nextActions,
+  reconcileOnce,
+  retryDelay,
+  startReconciler,
+  type Adapters,
+  type PushResult,
+  type StatusView,
+} from "./reconciler";
 
 const T0 = 1_764_417_600_000;
 const BACKOFF = { baseMs: 1_000, capMs: 8_000 };
@@ -15,19 +23,28 @@ class FakeTarget {
   async push(kind: PolicyKind, version: number, document: unknown): Promise<PushResult> {
     this.pushes.push({ kind, version, document });
     if (this.mode === "down") throw new Error("connect ECONNREFUSED");
-    if (this.mode === "reject") return { status: "rejected", message: "refused", errors: [{ path: "temperature", message: "too hot" }] };
+    if (this.mode === "reject")
+      return { status: "rejected", message: "refused", errors: [{ path: "temperature", message: "too hot" }] };
     return { status: "applied" };
   }
 }
 
-const target = (id: string, kinds: PolicyKind[], enabled = true): TargetRow => ({ id, name: id, adapter: "sim", config: { url: "http://x", token: "t" }, kinds, enabled });
+const target = (id: string, kinds: PolicyKind[], enabled = true): TargetRow => ({
+  id,
+  name: id,
+  adapter: "sim",
+  config: { url: "http://x", token: "t" },
+  kinds,
+  enabled,
+});
 
 function setup() {
   const db = testDb();
   const fake = new FakeTarget();
   const adapters: Adapters = { sim: () => fake };
   upsertTarget(db, target("sim", ["routing"]), "test", T0);
-  const publish = (document: unknown, baseVersion: number | null) => publishVersion(db, { kind: "routing", document, baseVersion, author: "a", comment: "", now: T0 });
+  const publish = (document: unknown, baseVersion: number | null) =>
+    publishVersion(db, { kind: "routing", document, baseVersion, author: "a", comment: "", now: T0 });
   const status = () => listStatuses(db).find((s) => s.targetId === "sim" && s.kind === "routing");
   return { db, fake, adapters, publish, status, run: (now: number) => reconcileOnce(db, adapters, now, BACKOFF) };
 }
@@ -44,14 +61,33 @@ describe("retryDelay", () => {
 });
 
 describe("nextActions", () => {
-  const st = (o: Partial<StatusView>): StatusView => ({ targetId: "a", kind: "routing", desiredVersion: 2, appliedVersion: 1, state: "pending", attempts: 0, nextRetryAt: null, ...o });
+  const st = (o: Partial<StatusView>): StatusView => ({
+    targetId: "a",
+    kind: "routing",
+    desiredVersion: 2,
+    appliedVersion: 1,
+    state: "pending",
+    attempts: 0,
+    nextRetryAt: null,
+    ...o,
+  });
   it.each<[string, StatusView[], boolean, unknown[]]>([
     ["no status yet: push", [], true, [{ type: "push", version: 2, attempts: 0 }]],
     ["in sync: nothing", [st({ appliedVersion: 2, state: "in_sync" })], true, []],
     ["rejected this version: nothing", [st({ state: "rejected" })], true, []],
-    ["rejected an older version: push", [st({ desiredVersion: 1, state: "rejected" })], true, [{ type: "push", version: 2, attempts: 0 }]],
+    [
+      "rejected an older version: push",
+      [st({ desiredVersion: 1, state: "rejected" })],
+      true,
+      [{ type: "push", version: 2, attempts: 0 }],
+    ],
     ["unreachable, retry ahead: wait", [st({ state: "unreachable", attempts: 2, nextRetryAt: T0 + 1 })], true, []],
-    ["unreachable, retry due: push", [st({ state: "unreachable", attempts: 2, nextRetryAt: T0 })], true, [{ type: "push", attempts: 2 }]],
+    [
+      "unreachable, retry due: push",
+      [st({ state: "unreachable", attempts: 2, nextRetryAt: T0 })],
+      true,
+      [{ type: "push", attempts: 2 }],
+    ],
     ["disabled and behind: stale", [], false, [{ type: "stale", version: 2 }]],
     ["disabled and already stale: nothing", [st({ state: "stale" })], false, []],
   ])("%s", (_name, statuses, enabled, expected) => {
@@ -68,8 +104,17 @@ describe("reconcileOnce", () => {
     expect(ctx.fake.pushes).toEqual([]);
     ctx.publish({ temperature: 1 }, null);
     await ctx.run(T0 + 10);
-    expect(ctx.fake.pushes).toMatchObject([{ kind: "routing", version: 1, document: { temperature: 1, overlap_credit: 1 } }]);
-    expect(ctx.status()).toMatchObject({ state: "in_sync", desiredVersion: 1, appliedVersion: 1, appliedAt: T0 + 10, attempts: 0, nextRetryAt: null });
+    expect(ctx.fake.pushes).toMatchObject([
+      { kind: "routing", version: 1, document: { temperature: 1, overlap_credit: 1 } },
+    ]);
+    expect(ctx.status()).toMatchObject({
+      state: "in_sync",
+      desiredVersion: 1,
+      appliedVersion: 1,
+      appliedAt: T0 + 10,
+      attempts: 0,
+      nextRetryAt: null,
+    });
     await ctx.run(T0 + 20);
     expect(ctx.fake.pushes).toHaveLength(1);
     ctx.publish({ temperature: 2 }, 1);
@@ -83,7 +128,13 @@ describe("reconcileOnce", () => {
     ctx.publish({}, null);
     ctx.fake.mode = "down";
     await ctx.run(T0);
-    expect(ctx.status()).toMatchObject({ state: "unreachable", attempts: 1, nextRetryAt: T0 + 1_000, appliedVersion: null, message: "connect ECONNREFUSED" });
+    expect(ctx.status()).toMatchObject({
+      state: "unreachable",
+      attempts: 1,
+      nextRetryAt: T0 + 1_000,
+      appliedVersion: null,
+      message: "connect ECONNREFUSED",
+    });
     await ctx.run(T0 + 999);
     expect(ctx.fake.pushes).toHaveLength(1);
     await ctx.run(T0 + 1_000);
@@ -101,7 +152,13 @@ describe("reconcileOnce", () => {
     expect(restarted.pushes).toHaveLength(0);
     await reconcileOnce(ctx.db, { sim: () => restarted }, due, BACKOFF);
     expect(restarted.pushes).toHaveLength(1);
-    expect(ctx.status()).toMatchObject({ state: "in_sync", appliedVersion: 1, attempts: 0, nextRetryAt: null, message: null });
+    expect(ctx.status()).toMatchObject({
+      state: "in_sync",
+      appliedVersion: 1,
+      attempts: 0,
+      nextRetryAt: null,
+      message: null,
+    });
   });
 
   it("records a rejection with the target's message, keeps the applied version and does not retry it", async () => {
@@ -111,7 +168,13 @@ describe("reconcileOnce", () => {
     ctx.publish({ temperature: 3 }, 1);
     ctx.fake.mode = "reject";
     await ctx.run(T0 + 1);
-    expect(ctx.status()).toMatchObject({ state: "rejected", desiredVersion: 2, appliedVersion: 1, appliedAt: T0, message: "refused — temperature: too hot" });
+    expect(ctx.status()).toMatchObject({
+      state: "rejected",
+      desiredVersion: 2,
+      appliedVersion: 1,
+      appliedAt: T0,
+      message: "refused — temperature: too hot",
+    });
     expect(JSON.parse(ctx.status()!.errors!)).toEqual([{ path: "temperature", message: "too hot" }]);
     await ctx.run(T0 + 60_000);
     expect(ctx.fake.pushes).toHaveLength(2);
@@ -158,7 +221,12 @@ describe("upsertTarget", () => {
     ctx.publish({}, null);
     await ctx.run(T0);
     expect(ctx.status()).toMatchObject({ state: "in_sync" });
-    upsertTarget(ctx.db, { ...target("sim", ["routing"]), name: "renamed", config: { url: "http://x", token: SECRET_MARKER } }, "op", T0 + 1);
+    upsertTarget(
+      ctx.db,
+      { ...target("sim", ["routing"]), name: "renamed", config: { url: "http://x", token: SECRET_MARKER } },
+      "op",
+      T0 + 1,
+    );
     expect(listTargets(ctx.db)[0]).toMatchObject({ name: "renamed", config: { url: "http://x", token: "t" } });
     expect(ctx.status()).toMatchObject({ state: "in_sync" });
     upsertTarget(ctx.db, { ...target("sim", ["routing"]), config: { url: "http://y", token: "t2" } }, "op", T0 + 2);

@@ -1,5 +1,13 @@
 import type { Db } from "../../db/client";
-import { getVersion, latestVersionNumbers, listStatuses, listTargets, putStatus, type StatusRow, type TargetRow } from "../../db/queries/control";
+import {
+  getVersion,
+  latestVersionNumbers,
+  listStatuses,
+  listTargets,
+  putStatus,
+  type StatusRow,
+  type TargetRow,
+} from "../../db/queries/control";
 import type { PolicyError, PolicyKind } from "./policies";
 import type { AdapterKind } from "./targets";
 import { errorMessage, log } from "../observability/logger";
@@ -18,7 +26,10 @@ export interface PushAdapter {
 export type Adapters = Partial<Record<AdapterKind, (target: TargetRow) => PushAdapter>>;
 
 export type RolloutState = "in_sync" | "pending" | "stale" | "rejected" | "unreachable";
-export type StatusView = Pick<StatusRow, "targetId" | "kind" | "desiredVersion" | "appliedVersion" | "state" | "attempts" | "nextRetryAt">;
+export type StatusView = Pick<
+  StatusRow,
+  "targetId" | "kind" | "desiredVersion" | "appliedVersion" | "state" | "attempts" | "nextRetryAt"
+>;
 export type Action =
   | { type: "push"; targetId: string; kind: PolicyKind; version: number; attempts: number }
   | { type: "stale"; targetId: string; kind: PolicyKind; version: number };
@@ -35,7 +46,12 @@ export function retryDelay(attempts: number, backoff: Backoff = DEFAULT_BACKOFF)
  * What to do now: push a kind's latest version to each enabled target not yet at it, unless the target already
  * refused that version or its retry time (Unix ms) is still ahead; a disabled target behind the latest is stale.
  */
-export function nextActions(now: number, targets: readonly TargetRow[], statuses: readonly StatusView[], latest: Partial<Record<string, number>>): Action[] {
+export function nextActions(
+  now: number,
+  targets: readonly TargetRow[],
+  statuses: readonly StatusView[],
+  latest: Partial<Record<string, number>>,
+): Action[] {
   const byKey = new Map(statuses.map((s) => [`${s.targetId}\u0000${s.kind}`, s]));
   const actions: Action[] = [];
   for (const target of targets) {
@@ -45,12 +61,14 @@ export function nextActions(now: number, targets: readonly TargetRow[], statuses
       const status = byKey.get(`${target.id}\u0000${kind}`);
       if (status?.appliedVersion === version) continue;
       if (!target.enabled) {
-        if (status?.state !== "stale" || status.desiredVersion !== version) actions.push({ type: "stale", targetId: target.id, kind, version });
+        if (status?.state !== "stale" || status.desiredVersion !== version)
+          actions.push({ type: "stale", targetId: target.id, kind, version });
         continue;
       }
       const sameVersion = status?.desiredVersion === version;
       if (sameVersion && status.state === "rejected") continue;
-      if (sameVersion && status.state === "unreachable" && status.nextRetryAt !== null && status.nextRetryAt > now) continue;
+      if (sameVersion && status.state === "unreachable" && status.nextRetryAt !== null && status.nextRetryAt > now)
+        continue;
       actions.push({ type: "push", targetId: target.id, kind, version, attempts: sameVersion ? status.attempts : 0 });
     }
   }
@@ -63,7 +81,12 @@ function describeRejection(result: Extract<PushResult, { status: "rejected" }>):
 }
 
 /** One pass: decide, push (outside any transaction) and record each outcome; resolves when every push settled. */
-export async function reconcileOnce(db: Db, adapters: Adapters, now: number, backoff: Backoff = DEFAULT_BACKOFF): Promise<Action[]> {
+export async function reconcileOnce(
+  db: Db,
+  adapters: Adapters,
+  now: number,
+  backoff: Backoff = DEFAULT_BACKOFF,
+): Promise<Action[]> {
   const targets = listTargets(db);
   const statuses = listStatuses(db);
   const actions = nextActions(now, targets, statuses, latestVersionNumbers(db));
@@ -99,7 +122,12 @@ export async function reconcileOnce(db: Db, adapters: Adapters, now: number, bac
       try {
         const result = await make(target).push(a.kind, a.version, document);
         if (result.status === "applied") record(a, { state: "in_sync", appliedVersion: a.version, appliedAt: now });
-        else record(a, { state: "rejected", message: describeRejection(result), errors: result.errors?.length ? JSON.stringify(result.errors) : null });
+        else
+          record(a, {
+            state: "rejected",
+            message: describeRejection(result),
+            errors: result.errors?.length ? JSON.stringify(result.errors) : null,
+          });
       } catch (err) {
         fail(err instanceof Error ? err.message : String(err));
       }
@@ -109,7 +137,12 @@ export async function reconcileOnce(db: Db, adapters: Adapters, now: number, bac
 }
 
 /** Run reconcileOnce now and then intervalMs after each pass ends; returns a stop function. */
-export function startReconciler(db: Db, adapters: Adapters, intervalMs: number, now: () => number = Date.now): () => void {
+export function startReconciler(
+  db: Db,
+  adapters: Adapters,
+  intervalMs: number,
+  now: () => number = Date.now,
+): () => void {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   const tick = async () => {

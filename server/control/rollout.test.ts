@@ -3,7 +3,14 @@ import type { StatusRow, TargetRow } from "../../db/queries/control";
 import { rolloutView } from "./rollout";
 
 const T = 1_764_417_600_000;
-const target = (enabled = true): TargetRow => ({ id: "a", name: "A", adapter: "sim", config: {}, kinds: ["routing", "frontend"], enabled });
+const target = (enabled = true): TargetRow => ({
+  id: "a",
+  name: "A",
+  adapter: "sim",
+  config: {},
+  kinds: ["routing", "frontend"],
+  enabled,
+});
 const row = (o: Partial<StatusRow>): StatusRow => ({
   targetId: "a",
   kind: "routing",
@@ -23,17 +30,48 @@ describe("rolloutView", () => {
   it.each<[string, boolean, StatusRow[], Record<string, unknown>]>([
     ["never pushed: pending", true, [], { state: "pending", appliedVersion: null, message: null }],
     ["never pushed, disabled: stale", false, [], { state: "stale" }],
-    ["applied the latest: in sync", true, [row({ desiredVersion: 2, appliedVersion: 2, state: "in_sync" })], { state: "in_sync", appliedVersion: 2 }],
-    ["in sync with an older version: pending", true, [row({ desiredVersion: 1, state: "in_sync" })], { state: "pending", appliedVersion: 1 }],
-    ["rejected the latest: rejected with the message", true, [row({ state: "rejected", message: "no" })], { state: "rejected", message: "no", appliedVersion: 1 }],
+    [
+      "applied the latest: in sync",
+      true,
+      [row({ desiredVersion: 2, appliedVersion: 2, state: "in_sync" })],
+      { state: "in_sync", appliedVersion: 2 },
+    ],
+    [
+      "in sync with an older version: pending",
+      true,
+      [row({ desiredVersion: 1, state: "in_sync" })],
+      { state: "pending", appliedVersion: 1 },
+    ],
+    [
+      "rejected the latest: rejected with the message",
+      true,
+      [row({ state: "rejected", message: "no" })],
+      { state: "rejected", message: "no", appliedVersion: 1 },
+    ],
     [
       "rejected with field reasons: the reasons by path",
       true,
-      [row({ state: "rejected", message: "no", errors: JSON.stringify([{ path: "rules.0.ttl_seconds", message: "too long" }]) })],
+      [
+        row({
+          state: "rejected",
+          message: "no",
+          errors: JSON.stringify([{ path: "rules.0.ttl_seconds", message: "too long" }]),
+        }),
+      ],
       { state: "rejected", errors: [{ path: "rules.0.ttl_seconds", message: "too long" }] },
     ],
-    ["in sync: no reasons", true, [row({ desiredVersion: 2, appliedVersion: 2, state: "in_sync", errors: "[]" })], { state: "in_sync", errors: [] }],
-    ["rejected an older version: pending", true, [row({ desiredVersion: 1, state: "rejected", message: "no" })], { state: "pending", message: null }],
+    [
+      "in sync: no reasons",
+      true,
+      [row({ desiredVersion: 2, appliedVersion: 2, state: "in_sync", errors: "[]" })],
+      { state: "in_sync", errors: [] },
+    ],
+    [
+      "rejected an older version: pending",
+      true,
+      [row({ desiredVersion: 1, state: "rejected", message: "no" })],
+      { state: "pending", message: null },
+    ],
     [
       "unreachable: with the next retry",
       true,
@@ -48,6 +86,9 @@ describe("rolloutView", () => {
 
   it("lists only kinds the target takes that have a published version", () => {
     const view = rolloutView([target()], [], { routing: 1, frontend: 3, autoscaling: 4 });
-    expect(view.map((e) => [e.kind, e.latestVersion])).toEqual([["routing", 1], ["frontend", 3]]);
+    expect(view.map((e) => [e.kind, e.latestVersion])).toEqual([
+      ["routing", 1],
+      ["frontend", 3],
+    ]);
   });
 });

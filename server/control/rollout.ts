@@ -23,7 +23,11 @@ export type RolloutEntry = {
  * Per target and kind with a published version: where the target stands against the latest version. A version the
  * reconciler has not tried yet reads pending (stale on a disabled target), whatever the previous push's outcome.
  */
-export function rolloutView(targets: readonly TargetRow[], statuses: readonly StatusRow[], latest: Partial<Record<string, number>>): RolloutEntry[] {
+export function rolloutView(
+  targets: readonly TargetRow[],
+  statuses: readonly StatusRow[],
+  latest: Partial<Record<string, number>>,
+): RolloutEntry[] {
   const byKey = new Map(statuses.map((s) => [`${s.targetId}\u0000${s.kind}`, s]));
   const out: RolloutEntry[] = [];
   for (const t of targets) {
@@ -32,7 +36,14 @@ export function rolloutView(targets: readonly TargetRow[], statuses: readonly St
       if (latestVersion === undefined) continue;
       const s = byKey.get(`${t.id}\u0000${kind}`);
       const untried = !s || s.desiredVersion !== latestVersion;
-      const state: RolloutState = s?.appliedVersion === latestVersion ? "in_sync" : untried ? (t.enabled ? "pending" : "stale") : (s.state as RolloutState);
+      const state: RolloutState =
+        s?.appliedVersion === latestVersion
+          ? "in_sync"
+          : untried
+            ? t.enabled
+              ? "pending"
+              : "stale"
+            : (s.state as RolloutState);
       out.push({
         targetId: t.id,
         targetName: t.name,

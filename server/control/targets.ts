@@ -35,12 +35,17 @@ const common = {
 export const targetInput = z
   .discriminatedUnion("adapter", [
     z.strictObject({ ...common, adapter: z.literal("sim"), config: targetConfigs.sim }),
-    z.strictObject({ ...common, adapter: z.literal("dynamo-busy-threshold"), config: targetConfigs["dynamo-busy-threshold"] }),
+    z.strictObject({
+      ...common,
+      adapter: z.literal("dynamo-busy-threshold"),
+      config: targetConfigs["dynamo-busy-threshold"],
+    }),
     z.strictObject({ ...common, adapter: z.literal("planner-file"), config: targetConfigs["planner-file"] }),
   ])
   .superRefine((t, ctx) => {
     t.kinds.forEach((kind, i) => {
-      if (!ADAPTER_KINDS[t.adapter].includes(kind)) ctx.addIssue({ code: "custom", path: ["kinds", i], message: `${t.adapter} does not take ${kind} policies` });
+      if (!ADAPTER_KINDS[t.adapter].includes(kind))
+        ctx.addIssue({ code: "custom", path: ["kinds", i], message: `${t.adapter} does not take ${kind} policies` });
     });
   });
 export type TargetInput = z.output<typeof targetInput>;

@@ -38,7 +38,12 @@ describe("decidePublish", () => {
     ["first version on no base", null, null, { ok: true, version: 1, basedOn: null }],
     ["next version on the latest", 1, v1, { ok: true, version: 2, basedOn: 1 }],
     ["a stale base is a conflict", 1, v2, { ok: false, reason: "conflict", latest: 2, base: 1 }],
-    ["a null base when versions exist is a conflict", null, v1, { ok: false, reason: "conflict", latest: 1, base: null }],
+    [
+      "a null base when versions exist is a conflict",
+      null,
+      v1,
+      { ok: false, reason: "conflict", latest: 1, base: null },
+    ],
     ["a base ahead of the latest is a conflict", 3, v2, { ok: false, reason: "conflict", latest: 2, base: 3 }],
   ] as const)("%s", (_name, base, latest, expected) => {
     const baseRecord = base === 1 ? v1 : null;
@@ -47,12 +52,22 @@ describe("decidePublish", () => {
 
   it("fills defaults and diffs against the latest", () => {
     const res = decidePublish("routing", { temperature: 2 }, 2, v2, v2);
-    expect(res).toMatchObject({ ok: true, document: { ...routing, temperature: 2 }, diff: [{ path: "temperature", before: 0.5, after: 2 }] });
+    expect(res).toMatchObject({
+      ok: true,
+      document: { ...routing, temperature: 2 },
+      diff: [{ path: "temperature", before: 0.5, after: 2 }],
+    });
   });
 
   it("carries the diff from the base to the latest on conflict", () => {
     const res = decidePublish("routing", { overlap_credit: 3 }, 1, v2, v1);
-    expect(res).toEqual({ ok: false, reason: "conflict", latest: 2, base: 1, diff: [{ path: "temperature", before: 0, after: 0.5 }] });
+    expect(res).toEqual({
+      ok: false,
+      reason: "conflict",
+      latest: 2,
+      base: 1,
+      diff: [{ path: "temperature", before: 0, after: 0.5 }],
+    });
   });
 
   it.each([
@@ -71,6 +86,12 @@ describe("decidePublish", () => {
 describe("decideRollback", () => {
   it("publishes the earlier content as a new version on top of the latest", () => {
     const res = decideRollback("routing", v1, v2);
-    expect(res).toMatchObject({ ok: true, version: 3, basedOn: 2, document: routing, diff: [{ path: "temperature", before: 0.5, after: 0 }] });
+    expect(res).toMatchObject({
+      ok: true,
+      version: 3,
+      basedOn: 2,
+      document: routing,
+      diff: [{ path: "temperature", before: 0.5, after: 0 }],
+    });
   });
 });

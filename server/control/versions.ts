@@ -57,7 +57,13 @@ export function decidePublish<K extends PolicyKind>(
   if (!checked.ok) return { ok: false, reason: "invalid", errors: checked.errors };
   const latestVersion = latest?.version ?? null;
   if (baseVersion !== latestVersion) {
-    return { ok: false, reason: "conflict", latest: latestVersion ?? 0, base: baseVersion, diff: diffDocuments(base?.document ?? null, latest?.document ?? null) };
+    return {
+      ok: false,
+      reason: "conflict",
+      latest: latestVersion ?? 0,
+      base: baseVersion,
+      diff: diffDocuments(base?.document ?? null, latest?.document ?? null),
+    };
   }
   return {
     ok: true,
@@ -69,6 +75,10 @@ export function decidePublish<K extends PolicyKind>(
 }
 
 /** Decide a rollback: publish `target`'s content as a new version on top of `latest`. */
-export function decideRollback<K extends PolicyKind>(kind: K, target: VersionRecord, latest: VersionRecord): PublishDecision<K> {
+export function decideRollback<K extends PolicyKind>(
+  kind: K,
+  target: VersionRecord,
+  latest: VersionRecord,
+): PublishDecision<K> {
   return decidePublish(kind, target.document, latest.version, latest, latest);
 }

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../errors";
-import { decodeBody, isIngestMediaType, MAX_EVENTS, mediaType, summarize, validateItems, type ItemResult } from "./batch";
+import {
+  decodeBody,
+  isIngestMediaType,
+  MAX_EVENTS,
+  mediaType,
+  summarize,
+  validateItems,
+  type ItemResult,
+} from "./batch";
 import { minimal, ndjson } from "../../test/events";
 
 const NDJSON = "application/x-ndjson";
@@ -93,11 +101,20 @@ describe("decodeBody + validateItems + summarize", () => {
   it("names the line of a non-JSON NDJSON line and accepts the rest", () => {
     const reply = run(`${JSON.stringify(a)}\n\nnot json at all\n${JSON.stringify(b)}\n`, NDJSON);
     expect(reply).toMatchObject({ accepted: 2, duplicate: 0, rejected: 1 });
-    expect(reply.items[1]).toEqual({ index: 1, line: 3, id: null, status: "rejected", error: "line 3: not valid JSON" });
+    expect(reply.items[1]).toEqual({
+      index: 1,
+      line: 3,
+      id: null,
+      status: "rejected",
+      error: "line 3: not valid JSON",
+    });
   });
 
   it("prefixes NDJSON validation errors with the line and names the field", () => {
-    const reply = run(`${JSON.stringify(a)}\n${JSON.stringify(minimal["kv.removed"]({ id: "bad", reason: "lru" }))}\n`, NDJSON);
+    const reply = run(
+      `${JSON.stringify(a)}\n${JSON.stringify(minimal["kv.removed"]({ id: "bad", reason: "lru" }))}\n`,
+      NDJSON,
+    );
     expect(reply.items[1]).toMatchObject({ index: 1, line: 2, id: "bad", status: "rejected" });
     expect(reply.items[1]!.error).toMatch(/^line 2: reason: /);
   });
@@ -105,7 +122,12 @@ describe("decodeBody + validateItems + summarize", () => {
   it("reports JSON-array validation errors without a line", () => {
     const reply = run(JSON.stringify([a, { id: "bad", kind: "kv.cleared", ts: 5, worker_id: "w1" }, 7]), JSON_TYPE);
     expect(reply).toMatchObject({ accepted: 1, duplicate: 0, rejected: 2 });
-    expect(reply.items[1]).toMatchObject({ index: 1, id: "bad", status: "rejected", error: expect.stringMatching(/^ts: /) });
+    expect(reply.items[1]).toMatchObject({
+      index: 1,
+      id: "bad",
+      status: "rejected",
+      error: expect.stringMatching(/^ts: /),
+    });
     expect(reply.items[2]).toEqual({ index: 2, id: null, status: "rejected", error: "event must be a JSON object" });
   });
 
@@ -128,8 +150,14 @@ describe("decodeBody + validateItems + summarize", () => {
 describe("summarize", () => {
   it.each<[ItemResult["status"][], [number, number, number]]>([
     [[], [0, 0, 0]],
-    [["accepted", "accepted"], [2, 0, 0]],
-    [["accepted", "duplicate", "rejected", "rejected"], [1, 1, 2]],
+    [
+      ["accepted", "accepted"],
+      [2, 0, 0],
+    ],
+    [
+      ["accepted", "duplicate", "rejected", "rejected"],
+      [1, 1, 2],
+    ],
   ])("%j → accepted/duplicate/rejected %j", (statuses, [accepted, duplicate, rejected]) => {
     const items = statuses.map((status, index): ItemResult => ({ index, id: String(index), status }));
     expect(summarize(items)).toEqual({ accepted, duplicate, rejected, items });
@@ -147,7 +175,12 @@ describe("decodeBody refusals", () => {
     ["no content type", ndjson(many(1)), "", "UNSUPPORTED_MEDIA_TYPE"],
     ["form data", "a=b", "application/x-www-form-urlencoded", "UNSUPPORTED_MEDIA_TYPE"],
     [`${MAX_EVENTS + 1} events as NDJSON`, ndjson(many(MAX_EVENTS + 1)), NDJSON, "PAYLOAD_TOO_LARGE"],
-    [`${MAX_EVENTS + 1} non-blank NDJSON lines, some not JSON`, ndjson(many(MAX_EVENTS)) + "oops\n", NDJSON, "PAYLOAD_TOO_LARGE"],
+    [
+      `${MAX_EVENTS + 1} non-blank NDJSON lines, some not JSON`,
+      ndjson(many(MAX_EVENTS)) + "oops\n",
+      NDJSON,
+      "PAYLOAD_TOO_LARGE",
+    ],
     [`${MAX_EVENTS + 1} events as a JSON array`, JSON.stringify(many(MAX_EVENTS + 1)), JSON_TYPE, "PAYLOAD_TOO_LARGE"],
   ])("%s → AppError %s", (_name, text, type, code) => {
     const err = thrown(() => decodeBody(text, type));

@@ -38,7 +38,8 @@ export function decodeBody(text: string, contentType: string): Decoded[] {
     for (let i = 0; i < lines.length; i++) {
       const raw = lines[i]!.trim();
       if (raw === "") continue;
-      if (out.length >= MAX_EVENTS) throw new AppError("PAYLOAD_TOO_LARGE", `too many events: at most ${MAX_EVENTS} per request`);
+      if (out.length >= MAX_EVENTS)
+        throw new AppError("PAYLOAD_TOO_LARGE", `too many events: at most ${MAX_EVENTS} per request`);
       try {
         out.push({ index: out.length, line: i + 1, value: JSON.parse(raw) });
       } catch {
@@ -52,10 +53,14 @@ export function decodeBody(text: string, contentType: string): Decoded[] {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new AppError("BAD_REQUEST", "body is not valid JSON (send a JSON array, or NDJSON as application/x-ndjson)");
+      throw new AppError(
+        "BAD_REQUEST",
+        "body is not valid JSON (send a JSON array, or NDJSON as application/x-ndjson)",
+      );
     }
     const list = Array.isArray(parsed) ? parsed : [parsed];
-    if (list.length > MAX_EVENTS) throw new AppError("PAYLOAD_TOO_LARGE", `too many events: ${list.length} (at most ${MAX_EVENTS} per request)`);
+    if (list.length > MAX_EVENTS)
+      throw new AppError("PAYLOAD_TOO_LARGE", `too many events: ${list.length} (at most ${MAX_EVENTS} per request)`);
     return list.map((value, index) => ({ index, value }));
   }
   throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/x-ndjson or application/json");
@@ -70,7 +75,12 @@ export function validateItems(items: Decoded[]): { events: TelemetryEvent[]; slo
     const base = item.line === undefined ? { index: item.index, id } : { index: item.index, line: item.line, id };
     if (item.error) return { ...base, status: "rejected", error: item.error };
     const parsed = parseEvent(item.value);
-    if (!parsed.ok) return { ...base, status: "rejected", error: item.line === undefined ? parsed.error : `line ${item.line}: ${parsed.error}` };
+    if (!parsed.ok)
+      return {
+        ...base,
+        status: "rejected",
+        error: item.line === undefined ? parsed.error : `line ${item.line}: ${parsed.error}`,
+      };
     events.push(parsed.event);
     slots.push(item.index);
     return { ...base, status: "accepted" };

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { asBinary, assembleChain, commonPrefix, decodeHash, decodeHashes, encodeHash, encodeHashes, hashCount, type ChainLink } from "./chain-codec";
+import {
+  asBinary,
+  assembleChain,
+  commonPrefix,
+  decodeHash,
+  decodeHashes,
+  encodeHash,
+  encodeHashes,
+  hashCount,
+  type ChainLink,
+} from "./chain-codec";
 
 const EDGES = ["0", "1", "9223372036854775807", "9223372036854775808", "18446744073709551615"];
 const bin = (...h: string[]) => encodeHashes(h);
@@ -18,7 +28,11 @@ describe("encodeHashes / decodeHashes", () => {
 
   it("encodes 5,000 spread u64 values exactly as their BigInt big-endian words", () => {
     let x = 0x9e3779b97f4a7c15n;
-    const values = Array.from({ length: 5_000 }, (_, i) => (x = (x * 6_364_136_223_846_793_005n + 1_442_695_040_888_963_407n) & 0xffffffffffffffffn) >> BigInt(i % 64));
+    const values = Array.from(
+      { length: 5_000 },
+      (_, i) =>
+        (x = (x * 6_364_136_223_846_793_005n + 1_442_695_040_888_963_407n) & 0xffffffffffffffffn) >> BigInt(i % 64),
+    );
     const b = encodeHashes(values.map(String));
     values.forEach((v, i) => expect(b.readBigUInt64BE(i * 8)).toBe(v));
   });

@@ -65,10 +65,11 @@ export function encodeHash(h: string | null): Buffer | null {
 /** A stored single hash (8-byte blob or legacy decimal text) as a decimal string; null stays null. */
 export function decodeHash(v: Uint8Array | string | null | undefined): string | null {
   if (v === null || v === undefined) return null;
-  return typeof v === "string" ? v : decodeHashes(v)[0] ?? null;
+  return typeof v === "string" ? v : (decodeHashes(v)[0] ?? null);
 }
 
-const samePrefix = (a: Buffer, b: Buffer, n: number) => a.subarray(0, n * HASH_BYTES).equals(b.subarray(0, n * HASH_BYTES));
+const samePrefix = (a: Buffer, b: Buffer, n: number) =>
+  a.subarray(0, n * HASH_BYTES).equals(b.subarray(0, n * HASH_BYTES));
 
 /** How many leading hashes two blobs share: one native compare when one extends the other, else a binary search. */
 export function commonPrefix(a: Buffer, b: Buffer): number {
@@ -92,7 +93,11 @@ export type ChainLink = { base: string | null; shared: number; tail: Buffer };
  * chain already known (a memo) to stop at. Walks each ancestor at most once and copies each hash once: linear in
  * `count` plus the number of links, never in the length of every ancestor. Throws on a missing base or a cycle.
  */
-export function assembleChain(leaf: ChainLink, count: number, next: (id: string) => ChainLink | Buffer | undefined): Buffer {
+export function assembleChain(
+  leaf: ChainLink,
+  count: number,
+  next: (id: string) => ChainLink | Buffer | undefined,
+): Buffer {
   const out = Buffer.alloc(count * HASH_BYTES);
   let end = count;
   let link: ChainLink = leaf;
@@ -100,13 +105,17 @@ export function assembleChain(leaf: ChainLink, count: number, next: (id: string)
   for (;;) {
     if (end > link.shared) {
       const take = Math.min(end - link.shared, link.tail.byteLength / HASH_BYTES);
-      if (take < end - link.shared) throw new Error(`stored chain is shorter than its count (${link.shared + take} < ${end})`);
+      if (take < end - link.shared)
+        throw new Error(`stored chain is shorter than its count (${link.shared + take} < ${end})`);
       link.tail.copy(out, link.shared * HASH_BYTES, 0, take * HASH_BYTES);
       end = link.shared;
     }
     if (end === 0) return out;
     const id = link.base;
-    if (id === null || seen.has(id)) throw new Error(id === null ? "stored chain names no base for its shared blocks" : `stored chain has a cycle at ${id}`);
+    if (id === null || seen.has(id))
+      throw new Error(
+        id === null ? "stored chain names no base for its shared blocks" : `stored chain has a cycle at ${id}`,
+      );
     seen.add(id);
     const base = next(id);
     if (base === undefined) throw new Error(`stored chain names a missing base ${id}`);

@@ -17,7 +17,11 @@ const I64_MAX = 9_223_372_036_854_775_807n;
 const MAX_TOKENS = 100_000_000;
 const MAX_BLOCKS = 1_000_000_000;
 
-const ts = z.number().int("must be an integer (Unix ms)").min(MIN_TS, "before 2000-01-01 (Unix ms expected)").max(MAX_TS, "after 2100-01-01");
+const ts = z
+  .number()
+  .int("must be an integer (Unix ms)")
+  .min(MIN_TS, "before 2000-01-01 (Unix ms expected)")
+  .max(MAX_TS, "after 2100-01-01");
 const id = z.string().min(1).max(MAX_ID);
 const name = z.string().min(1).max(256);
 const text = z.string().max(2_048);
@@ -34,7 +38,8 @@ const U64_MAX_TEXT = "18446744073709551615";
 export function hashProblem(v: unknown): string | null {
   if (typeof v !== "string") return "must be a decimal string (a JSON number would lose 64-bit precision)";
   const n = v.length;
-  if (n === 0 || n > 20 || (n > 1 && v.charCodeAt(0) === 48)) return "must be a decimal string of an unsigned 64-bit value";
+  if (n === 0 || n > 20 || (n > 1 && v.charCodeAt(0) === 48))
+    return "must be a decimal string of an unsigned 64-bit value";
   for (let i = 0; i < n; i++) {
     const c = v.charCodeAt(i);
     if (c < 48 || c > 57) return "must be a decimal string of an unsigned 64-bit value";
@@ -44,7 +49,9 @@ export function hashProblem(v: unknown): string | null {
 }
 
 /** A u64 block hash as a decimal string; JSON numbers lose precision, so they are refused. */
-export const blockHash = z.custom<string>((v) => hashProblem(v) === null, { error: (i) => hashProblem(i.input) ?? "invalid hash" });
+export const blockHash = z.custom<string>((v) => hashProblem(v) === null, {
+  error: (i) => hashProblem(i.input) ?? "invalid hash",
+});
 
 const DIGITS_AND_COMMAS = /^[0-9,]*$/;
 
@@ -52,7 +59,14 @@ const DIGITS_AND_COMMAS = /^[0-9,]*$/;
 function hashListProblem(v: unknown[]): { index: number; message: string } | null {
   for (let i = 0; i < v.length; i++) {
     const s = v[i];
-    if (typeof s !== "string" || s.length === 0 || s.length > 20 || (s.length > 1 && s.charCodeAt(0) === 48) || s.includes(",") || (s.length === 20 && s > U64_MAX_TEXT)) {
+    if (
+      typeof s !== "string" ||
+      s.length === 0 ||
+      s.length > 20 ||
+      (s.length > 1 && s.charCodeAt(0) === 48) ||
+      s.includes(",") ||
+      (s.length === 20 && s > U64_MAX_TEXT)
+    ) {
       return { index: i, message: hashProblem(s) ?? "must be a decimal string of an unsigned 64-bit value" };
     }
   }
@@ -77,12 +91,16 @@ const hashList = (min: number, max = MAX_HASHES) =>
       return;
     }
     const problem = hashListProblem(v);
-    if (problem) ctx.issues.push({ code: "custom", message: problem.message, input: v[problem.index], path: [problem.index] });
+    if (problem)
+      ctx.issues.push({ code: "custom", message: problem.message, input: v[problem.index], path: [problem.index] });
   });
 
 /** A cumulative counter: a non-negative integer or its decimal string, normalized to a string. */
 export const counter = z
-  .union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().regex(/^(0|[1-9]\d{0,18})$/, "must be a non-negative integer")])
+  .union([
+    z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    z.string().regex(/^(0|[1-9]\d{0,18})$/, "must be a non-negative integer"),
+  ])
   .transform((v) => String(v))
   .refine((s) => BigInt(s) <= I64_MAX, "exceeds 2^63-1");
 
@@ -128,7 +146,10 @@ const workerStats = z
     preemptions: counter.optional(),
     batch_tokens: z.number().min(0).max(MAX_TOKENS).optional(),
   })
-  .refine((e) => e.kv_active_blocks <= e.kv_total_blocks, { path: ["kv_active_blocks"], message: "exceeds kv_total_blocks" });
+  .refine((e) => e.kv_active_blocks <= e.kv_total_blocks, {
+    path: ["kv_active_blocks"],
+    message: "exceeds kv_total_blocks",
+  });
 
 const kvStored = z.object({
   ...base,
@@ -143,7 +164,14 @@ const kvStored = z.object({
   onboarded_from: storageTier.exclude(["device"]).optional(),
 });
 
-const kvRemoved = z.object({ ...base, kind: z.literal("kv.removed"), worker_id: id, block_hashes: hashList(1), reason: removalReason, storage_tier: storageTier.optional() });
+const kvRemoved = z.object({
+  ...base,
+  kind: z.literal("kv.removed"),
+  worker_id: id,
+  block_hashes: hashList(1),
+  reason: removalReason,
+  storage_tier: storageTier.optional(),
+});
 
 const kvCleared = z.object({ ...base, kind: z.literal("kv.cleared"), worker_id: id });
 
@@ -202,7 +230,11 @@ const request = z
     finish_reason: z.string().min(1).max(64).optional(),
     status: z.enum(["ok", "error", "cancelled"]),
     agent_hints: z
-      .object({ priority: z.number().int().min(-1000).max(1000).optional(), osl: tokens.optional(), speculative_prefill: z.boolean().optional() })
+      .object({
+        priority: z.number().int().min(-1000).max(1000).optional(),
+        osl: tokens.optional(),
+        speculative_prefill: z.boolean().optional(),
+      })
       .optional(),
     block_size: z.number().int().min(1).max(1_048_576).optional(),
     sequence_hashes: chainHashes.optional(),
@@ -215,13 +247,24 @@ const request = z
     itl_ms_p95: latencyMs.optional(),
     preemptions: count.optional(),
   })
-  .refine((e) => !e.prefix_of || e.prefix_of.blocks + Math.max(e.sequence_hashes?.length ?? 0, e.local_hashes?.length ?? 0) <= MAX_CHAIN, {
-    path: ["prefix_of", "blocks"],
-    message: `with the hashes carried exceeds ${MAX_CHAIN} blocks`,
-  })
+  .refine(
+    (e) =>
+      !e.prefix_of ||
+      e.prefix_of.blocks + Math.max(e.sequence_hashes?.length ?? 0, e.local_hashes?.length ?? 0) <= MAX_CHAIN,
+    {
+      path: ["prefix_of", "blocks"],
+      message: `with the hashes carried exceeds ${MAX_CHAIN} blocks`,
+    },
+  )
   .refine((e) => e.cached_tokens <= e.input_tokens, { path: ["cached_tokens"], message: "exceeds input_tokens" })
-  .refine((e) => e.first_token_at === undefined || e.first_token_at >= e.arrived_at, { path: ["first_token_at"], message: "is before arrived_at" })
-  .refine((e) => e.finished_at === undefined || e.finished_at >= e.arrived_at, { path: ["finished_at"], message: "is before arrived_at" })
+  .refine((e) => e.first_token_at === undefined || e.first_token_at >= e.arrived_at, {
+    path: ["first_token_at"],
+    message: "is before arrived_at",
+  })
+  .refine((e) => e.finished_at === undefined || e.finished_at >= e.arrived_at, {
+    path: ["finished_at"],
+    message: "is before arrived_at",
+  })
   .check((ctx) => {
     const t = ctx.value.cached_tokens_by_tier;
     if (t === undefined || tierSum(t) === ctx.value.cached_tokens) return;
@@ -252,10 +295,21 @@ const tool = z
     truncated: z.boolean().optional(),
     budget: z.object({ unit: z.enum(["bytes", "tokens"]), limit: z.number().int().min(1).max(1e12) }).optional(),
   })
-  .refine((e) => e.ended_at === undefined || e.ended_at >= e.started_at, { path: ["ended_at"], message: "is before started_at" });
+  .refine((e) => e.ended_at === undefined || e.ended_at >= e.started_at, {
+    path: ["ended_at"],
+    message: "is before started_at",
+  });
 
 const reasoning = z
-  .object({ ...base, kind: z.literal("reasoning"), request_id: id, tool_call_id: id.optional(), tokens, started_at: ts, ended_at: ts })
+  .object({
+    ...base,
+    kind: z.literal("reasoning"),
+    request_id: id,
+    tool_call_id: id.optional(),
+    tokens,
+    started_at: ts,
+    ended_at: ts,
+  })
   .refine((e) => e.ended_at >= e.started_at, { path: ["ended_at"], message: "is before started_at" });
 
 const plannerDecision = z.object({
@@ -308,10 +362,14 @@ export type ParseResult = { ok: true; event: TelemetryEvent } | { ok: false; err
 
 /** Validate one decoded JSON value as a telemetry event; the error names the field paths at fault. */
 export function parseEvent(value: unknown): ParseResult {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, error: "event must be a JSON object" };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { ok: false, error: "event must be a JSON object" };
   const kind = (value as { kind?: unknown }).kind;
   if (typeof kind !== "string" || !Object.hasOwn(variants, kind)) {
-    return { ok: false, error: `kind: ${kind === undefined ? "is required" : `unknown kind ${JSON.stringify(String(kind).slice(0, 40))}`}` };
+    return {
+      ok: false,
+      error: `kind: ${kind === undefined ? "is required" : `unknown kind ${JSON.stringify(String(kind).slice(0, 40))}`}`,
+    };
   }
   const result = variants[kind as EventKind].safeParse(value);
   if (result.success) return { ok: true, event: result.data as TelemetryEvent };

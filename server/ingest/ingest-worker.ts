@@ -12,7 +12,10 @@ parentPort!.on("message", (m: { id: number; text: string; contentType: string })
     const { reply, tally } = ingestBodyTallied(db, m.text, m.contentType);
     parentPort!.postMessage({ id: m.id, reply: JSON.stringify(reply), tally });
   } catch (err) {
-    const error = err instanceof AppError ? { code: err.code, message: err.message } : { code: "INTERNAL", message: "internal error" };
+    const error =
+      err instanceof AppError
+        ? { code: err.code, message: err.message }
+        : { code: "INTERNAL", message: "internal error" };
     if (!(err instanceof AppError)) log().error({ err: errorMessage(err) }, "ingest failed");
     parentPort!.postMessage({ id: m.id, error });
   }

@@ -26,7 +26,9 @@ const TABLES = [
 ] as const;
 
 function counts(db: Db): Record<string, number> {
-  return Object.fromEntries(TABLES.map((t) => [t, db.$client.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number]));
+  return Object.fromEntries(
+    TABLES.map((t) => [t, db.$client.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number]),
+  );
 }
 
 function dump(db: Db, table: string): unknown[] {
@@ -103,10 +105,16 @@ describe("ingestBody: idempotency", () => {
   it("a re-sent sample in a later batch adds nothing to the rollups", () => {
     ingestBody(db, ndjson(batch), NDJSON);
     const rollupsBefore = dump(db, "worker_stats_1m");
-    const reply = ingestBody(db, ndjson([stats("w1", T0 + 10_000, 300, 120), stats("w1", T0 + 80_000, 600, 260)]), NDJSON);
+    const reply = ingestBody(
+      db,
+      ndjson([stats("w1", T0 + 10_000, 300, 120), stats("w1", T0 + 80_000, 600, 260)]),
+      NDJSON,
+    );
     expect(reply.items.map((i) => i.status)).toEqual(["duplicate", "accepted"]);
     const after = dump(db, "worker_stats_1m") as { minute: number; samples: number; prefix_query_delta: number }[];
-    expect(after.filter((r) => r.minute === T0)).toEqual((rollupsBefore as { minute: number }[]).filter((r) => r.minute === T0));
+    expect(after.filter((r) => r.minute === T0)).toEqual(
+      (rollupsBefore as { minute: number }[]).filter((r) => r.minute === T0),
+    );
     expect(after.find((r) => r.minute === T0 + 60_000)).toMatchObject({ samples: 2, prefix_query_delta: 200 + 100 });
   });
 
@@ -142,7 +150,9 @@ describe("ingestBody: mixed batches", () => {
     ];
     const reply = ingestBody(db, JSON.stringify(items.map(([e]) => e)), "application/json");
     expect(reply).toMatchObject({ accepted: 4, duplicate: 0, rejected: 4 });
-    expect(reply.items.map((i) => [i.id, i.status])).toEqual(items.map(([e, ok]) => [e.id, ok ? "accepted" : "rejected"]));
+    expect(reply.items.map((i) => [i.id, i.status])).toEqual(
+      items.map(([e, ok]) => [e.id, ok ? "accepted" : "rejected"]),
+    );
     const stored = TABLES.filter((t) => !["worker_stats_1m", "worker_counters", "workers"].includes(t)).flatMap((t) =>
       db.$client.prepare(`SELECT id FROM ${t}`).pluck().all(),
     );
@@ -150,13 +160,21 @@ describe("ingestBody: mixed batches", () => {
   });
 
   it("an item whose kind names an Object.prototype member is rejected alone", () => {
-    const reply = ingestBody(db, ndjson([minimal.request({ id: "ok" }), { id: "weird", kind: "constructor", ts: T0 }]), NDJSON);
+    const reply = ingestBody(
+      db,
+      ndjson([minimal.request({ id: "ok" }), { id: "weird", kind: "constructor", ts: T0 }]),
+      NDJSON,
+    );
     expect(reply.items.map((i) => i.status)).toEqual(["accepted", "rejected"]);
     expect(counts(db).requests).toBe(1);
   });
 
   it("an item with a non-numeric block hash is rejected alone", () => {
-    const reply = ingestBody(db, ndjson([minimal.request({ id: "ok" }), minimal["kv.stored"]({ id: "weird", block_hashes: ["abc"] })]), NDJSON);
+    const reply = ingestBody(
+      db,
+      ndjson([minimal.request({ id: "ok" }), minimal["kv.stored"]({ id: "weird", block_hashes: ["abc"] })]),
+      NDJSON,
+    );
     expect(reply.items.map((i) => i.status)).toEqual(["accepted", "rejected"]);
     expect(counts(db).requests).toBe(1);
   });
@@ -164,12 +182,32 @@ describe("ingestBody: mixed batches", () => {
 
 describe("ingestBody: every kind lands in its table", () => {
   const cases: [EventKind, string, Record<string, unknown>][] = [
-    ["worker.up", "worker_events", { kind: "worker.up", worker_id: "w1", role: "decode", model: "llama", kv_total_blocks: 8192, block_size: 16, source: "sim" }],
+    [
+      "worker.up",
+      "worker_events",
+      {
+        kind: "worker.up",
+        worker_id: "w1",
+        role: "decode",
+        model: "llama",
+        kv_total_blocks: 8192,
+        block_size: 16,
+        source: "sim",
+      },
+    ],
     ["worker.down", "worker_events", { kind: "worker.down", worker_id: "w1", reason: "drained", role: null }],
     [
       "worker.stats",
       "worker_stats",
-      { worker_id: "w1", kv_active_blocks: 4100, kv_total_blocks: 8192, requests_running: 12, requests_waiting: 3, prefix_query_tokens: "918272", prefix_hit_tokens: "801002" },
+      {
+        worker_id: "w1",
+        kv_active_blocks: 4100,
+        kv_total_blocks: 8192,
+        requests_running: 12,
+        requests_waiting: 3,
+        prefix_query_tokens: "918272",
+        prefix_hit_tokens: "801002",
+      },
     ],
     [
       "kv.stored",
@@ -187,12 +225,24 @@ describe("ingestBody: every kind lands in its table", () => {
         reason: null,
       },
     ],
-    ["kv.removed", "kv_events", { op: "removed", block_count: 1, block_hashes: hex("0000000000000007"), reason: "agent_end" }],
+    [
+      "kv.removed",
+      "kv_events",
+      { op: "removed", block_count: 1, block_hashes: hex("0000000000000007"), reason: "agent_end" },
+    ],
     ["kv.cleared", "kv_events", { op: "cleared", block_count: 0, block_hashes: null, reason: "cleared" }],
     [
       "route.decision",
       "route_decisions",
-      { request_id: "r1", session_id: "s1", trajectory_id: "t1", chosen_worker_id: "w1", chosen_overlap_blocks: 4, best_overlap_blocks: 9, candidate_count: 2 },
+      {
+        request_id: "r1",
+        session_id: "s1",
+        trajectory_id: "t1",
+        chosen_worker_id: "w1",
+        chosen_overlap_blocks: 4,
+        best_overlap_blocks: 9,
+        candidate_count: 2,
+      },
     ],
     [
       "request",
@@ -217,10 +267,42 @@ describe("ingestBody: every kind lands in its table", () => {
         policy_versions: JSON.stringify({ retention: 12, autoscaling: 1, routing: 2, frontend: 3 }),
       },
     ],
-    ["tool", "tools", { session_id: "s1", tool_call_id: "tc1", name: "bash", status: "succeeded", truncated: 1, budget_unit: "tokens", budget_limit: 4096, output_bytes: 2048 }],
-    ["reasoning", "reasoning_spans", { request_id: "r1", tool_call_id: "tc1", tokens: 300, started_at: T0, ended_at: T0 + 1500 }],
-    ["planner.decision", "planner_decisions", { role: "prefill", metric: "prefill_queue", action: "scale_up", replicas_before: 2, replicas_after: 3, observed: 12 }],
-    ["policy.ack", "policy_acks", { target: "frontend", policy_kind: "retention", version: 3, status: "applied", message: "ok" }],
+    [
+      "tool",
+      "tools",
+      {
+        session_id: "s1",
+        tool_call_id: "tc1",
+        name: "bash",
+        status: "succeeded",
+        truncated: 1,
+        budget_unit: "tokens",
+        budget_limit: 4096,
+        output_bytes: 2048,
+      },
+    ],
+    [
+      "reasoning",
+      "reasoning_spans",
+      { request_id: "r1", tool_call_id: "tc1", tokens: 300, started_at: T0, ended_at: T0 + 1500 },
+    ],
+    [
+      "planner.decision",
+      "planner_decisions",
+      {
+        role: "prefill",
+        metric: "prefill_queue",
+        action: "scale_up",
+        replicas_before: 2,
+        replicas_after: 3,
+        observed: 12,
+      },
+    ],
+    [
+      "policy.ack",
+      "policy_acks",
+      { target: "frontend", policy_kind: "retention", version: 3, status: "applied", message: "ok" },
+    ],
   ];
 
   it.each(cases)("%s → %s", (kind, table, expected) => {
@@ -239,7 +321,13 @@ describe("ingestBody: every kind lands in its table", () => {
 
   it("absent optional fields are stored as NULL", () => {
     ingestBody(db, ndjson([minimal.request(), minimal.tool()]), NDJSON);
-    expect(row(db, "requests", "req-1")).toMatchObject({ session_id: null, first_token_at: null, agent_hints: null, sequence_hashes: null, source: null });
+    expect(row(db, "requests", "req-1")).toMatchObject({
+      session_id: null,
+      first_token_at: null,
+      agent_hints: null,
+      sequence_hashes: null,
+      source: null,
+    });
     expect(row(db, "tools", "tool-1")).toMatchObject({ truncated: null, budget_unit: null, ended_at: null });
   });
 });

@@ -9,7 +9,11 @@ export function ingestBody(db: Db, text: string, contentType: string): BatchRepl
 }
 
 /** ingestBody, plus its results tallied by event kind (for the metrics the main thread keeps). */
-export function ingestBodyTallied(db: Db, text: string, contentType: string): { reply: BatchReply; tally: IngestTally } {
+export function ingestBodyTallied(
+  db: Db,
+  text: string,
+  contentType: string,
+): { reply: BatchReply; tally: IngestTally } {
   const decoded = decodeBody(text, contentType);
   const { events, slots, results } = validateItems(decoded);
   const stored = events.length ? storeEvents(db, events) : [];
@@ -17,7 +21,18 @@ export function ingestBodyTallied(db: Db, text: string, contentType: string): { 
     const r = results[slots[i]!]!;
     const st = stored[i]!;
     if (typeof st === "string") r.status = st;
-    else Object.assign(r, { status: "rejected", code: st.code, error: r.line === undefined ? st.error : `line ${r.line}: ${st.error}` });
+    else
+      Object.assign(r, {
+        status: "rejected",
+        code: st.code,
+        error: r.line === undefined ? st.error : `line ${r.line}: ${st.error}`,
+      });
   }
-  return { reply: summarize(results), tally: tallyByKind(decoded.map((d) => kindLabel(d.value)), results) };
+  return {
+    reply: summarize(results),
+    tally: tallyByKind(
+      decoded.map((d) => kindLabel(d.value)),
+      results,
+    ),
+  };
 }

@@ -84,8 +84,15 @@ describe("ensureIngestToken / ingestTokenDigests", () => {
 
   it("read and operate tokens cannot ingest; ingest and admin tokens can", () => {
     const db = testDb();
-    const made = Object.fromEntries((["ingest", "read", "operate", "admin"] as const).map((scope) => [scope, createToken(db, { name: scope, scope, createdBy: "t" }, 1).token]));
+    const made = Object.fromEntries(
+      (["ingest", "read", "operate", "admin"] as const).map((scope) => [
+        scope,
+        createToken(db, { name: scope, scope, createdBy: "t" }, 1).token,
+      ]),
+    );
     const digests = ingestTokenDigests(db, undefined);
-    expect(Object.fromEntries(Object.entries(made).map(([k, v]) => [k, bearerMatches(`Bearer ${v}`, digests)]))).toEqual({ ingest: true, read: false, operate: false, admin: true });
+    expect(
+      Object.fromEntries(Object.entries(made).map(([k, v]) => [k, bearerMatches(`Bearer ${v}`, digests)])),
+    ).toEqual({ ingest: true, read: false, operate: false, admin: true });
   });
 });

@@ -17,7 +17,9 @@ export function ensureIngestToken(db: Db, configured: string | undefined, now: n
   const legacy = getSetting(db, LEGACY_KEY);
   if (legacy && !tokenByDigest(db, legacy)) {
     db.$client
-      .prepare("INSERT OR IGNORE INTO api_tokens (name, scope, digest, hint, created_by, created_at) VALUES (?, 'ingest', ?, '…', 'first start', ?)")
+      .prepare(
+        "INSERT OR IGNORE INTO api_tokens (name, scope, digest, hint, created_by, created_at) VALUES (?, 'ingest', ?, '…', 'first start', ?)",
+      )
       .run("generated ingest token", legacy, now);
   }
   if (configured || activeTokenDigests(db, ["ingest"]).length > 0 || legacy) return null;

@@ -29,8 +29,11 @@ afterAll(async () => {
 
 describe("IngestPool (worker threads on their own connections)", () => {
   it("stores concurrent batches exactly once each, with per-item results", async () => {
-    const batch = (n: number) => Array.from({ length: 50 }, (_, i) => stats(`w${n}`, T0 + i * 1000, 100 * i, 50 * i, { id: `b${n}-${i}` }));
-    const bodies = [0, 1, 2, 3].map((n) => ndjson([...batch(n), minimal.request({ id: "shared-request" }), "not json"]));
+    const batch = (n: number) =>
+      Array.from({ length: 50 }, (_, i) => stats(`w${n}`, T0 + i * 1000, 100 * i, 50 * i, { id: `b${n}-${i}` }));
+    const bodies = [0, 1, 2, 3].map((n) =>
+      ndjson([...batch(n), minimal.request({ id: "shared-request" }), "not json"]),
+    );
     const outcomes = await Promise.all(bodies.map((b) => pool.run(b, NDJSON)));
     const replies = outcomes.map((r) => JSON.parse(r.json) as BatchReply);
     expect(replies.map((r) => r.rejected)).toEqual([1, 1, 1, 1]);
@@ -57,7 +60,12 @@ describe("IngestPool (worker threads on their own connections)", () => {
     const other = new IngestPool(file, 1);
     other.install();
     expect(ingestRunner()).toBeDefined();
-    expect(JSON.parse((await ingestRunner()!("", NDJSON)).json)).toEqual({ accepted: 0, duplicate: 0, rejected: 0, items: [] });
+    expect(JSON.parse((await ingestRunner()!("", NDJSON)).json)).toEqual({
+      accepted: 0,
+      duplicate: 0,
+      rejected: 0,
+      items: [],
+    });
     await other.close();
     expect(ingestRunner()).toBeUndefined();
   });

@@ -1,5 +1,14 @@
 import { type Db, isBusy } from "../../db/client";
-import { applyKvEvents, attributeRequest, cursorOf, oldestUnattributedArrival, pruneIndex, requestsAfterCursor, sessionsWithNewTools, setCursor } from "../../db/queries/attribution";
+import {
+  applyKvEvents,
+  attributeRequest,
+  cursorOf,
+  oldestUnattributedArrival,
+  pruneIndex,
+  requestsAfterCursor,
+  sessionsWithNewTools,
+  setCursor,
+} from "../../db/queries/attribution";
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
 import { rebuildSessionSummary } from "../../db/queries/session-summaries";
 import { attributionLag, type AttributionLag } from "../analysis/attribution-lag";
@@ -64,7 +73,8 @@ function step(db: Db): AttributionRun {
   let sessions = 0;
   if (caughtUp || touched.size >= SUMMARY_MAX_PENDING || performance.now() - pending.last >= SUMMARY_EVERY_MS) {
     sessions = touched.size;
-    for (const chunk of chunks([...touched], 50)) c.transaction(() => chunk.forEach((id) => rebuildSessionSummary(db, id)))();
+    for (const chunk of chunks([...touched], 50))
+      c.transaction(() => chunk.forEach((id) => rebuildSessionSummary(db, id)))();
     touched.clear();
     pending.last = performance.now();
   }
@@ -108,7 +118,12 @@ export type AttributionLoop = { stop: () => Promise<void> };
  * idleMs when caught up, a short backoff when ingest holds the write lock (SQLITE_BUSY: the step rolled back and runs
  * again), and an index prune with the raw retention every hour. Between steps it yields to the thread's loop.
  */
-export function runAttributionLoop(db: Db, retentionHours: number, idleMs = 1_000, now: () => number = Date.now): AttributionLoop {
+export function runAttributionLoop(
+  db: Db,
+  retentionHours: number,
+  idleMs = 1_000,
+  now: () => number = Date.now,
+): AttributionLoop {
   let stopped = false;
   let lastPrune = now();
   const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -26,14 +26,21 @@ describe("retentionCutoff", () => {
 
 describe("tierCutoffs", () => {
   it.each([
-    [{ rawHours: 24, days: 30 }, { raw: T0 - DAY, detail: T0 - 30 * DAY, summary: T0 - 400 * DAY }],
-    [{ rawHours: 0.5, days: 1 }, { raw: T0 - HOUR / 2, detail: T0 - DAY, summary: T0 - 400 * DAY }],
+    [
+      { rawHours: 24, days: 30 },
+      { raw: T0 - DAY, detail: T0 - 30 * DAY, summary: T0 - 400 * DAY },
+    ],
+    [
+      { rawHours: 0.5, days: 1 },
+      { raw: T0 - HOUR / 2, detail: T0 - DAY, summary: T0 - 400 * DAY },
+    ],
   ])("%j", (settings, want) => {
     expect(tierCutoffs(T0, settings)).toEqual(want);
   });
 });
 
-const count = (db: ReturnType<typeof testDb>, table: string) => db.$client.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+const count = (db: ReturnType<typeof testDb>, table: string) =>
+  db.$client.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
 
 describe("sweepRetention", () => {
   it("ages every kind out by its tier and deletes many rows as many short statements, yielding between them", async () => {
@@ -42,13 +49,17 @@ describe("sweepRetention", () => {
     const raws: Raw[] = [];
     for (let i = 0; i < 1_000; i++) {
       const at = T0 + i * 1_000; // 40 days old: past the 30-day detail retention, within the 400-day rollups
-      raws.push(minimal.request({ id: `old-r${i}`, request_id: `old-r${i}`, ts: at, arrived_at: at, session_id: "s-old" }));
+      raws.push(
+        minimal.request({ id: `old-r${i}`, request_id: `old-r${i}`, ts: at, arrived_at: at, session_id: "s-old" }),
+      );
       raws.push(minimal.tool({ id: `old-t${i}`, ts: at, session_id: "s-old", tool_call_id: `c${i}`, started_at: at }));
     }
     raws.push(minimal["route.decision"]({ id: "old-rd", ts: T0, request_id: "old-r0" }));
     raws.push(minimal["planner.decision"]({ id: "old-pd", ts: T0 }));
     raws.push(minimal.reasoning({ id: "old-rs", ts: T0, request_id: "old-r0", started_at: T0, ended_at: T0 + 10 }));
-    raws.push(minimal.request({ id: "new-r", request_id: "new-r", ts: now - DAY, arrived_at: now - DAY, session_id: "s-new" }));
+    raws.push(
+      minimal.request({ id: "new-r", request_id: "new-r", ts: now - DAY, arrived_at: now - DAY, session_id: "s-new" }),
+    );
     raws.push(stats("w1", now - 2 * DAY, 0, 0), stats("w1", now - HOUR, 10, 5));
     storeEvents(db, raws.map(parsed));
     const rollups = count(db, "requests_1m");
@@ -56,7 +67,15 @@ describe("sweepRetention", () => {
 
     const r = await sweepRetention(db, tierCutoffs(now, { rawHours: 24, days: 30 }), 100, async () => void pauses++);
 
-    expect(r.deleted).toMatchObject({ requests: 1_000, tools: 1_000, route_decisions: 1, planner_decisions: 1, reasoning_spans: 1, worker_stats: 1, requests_1m: 0 });
+    expect(r.deleted).toMatchObject({
+      requests: 1_000,
+      tools: 1_000,
+      route_decisions: 1,
+      planner_decisions: 1,
+      reasoning_spans: 1,
+      worker_stats: 1,
+      requests_1m: 0,
+    });
     expect(r.transactions).toBeGreaterThanOrEqual(20);
     expect(pauses).toBeGreaterThanOrEqual(20);
     expect(db.$client.prepare("SELECT request_id FROM requests").pluck().all()).toEqual(["new-r"]);
@@ -83,7 +102,10 @@ describe("startRetentionSweeper", () => {
     vi.useFakeTimers();
     vi.spyOn(log(), "info").mockImplementation(() => {});
     const db = testDb();
-    storeEvents(db, [0, 1, 2, 3].map((h) => parsed(stats("w1", T0 + h * HOUR, 0, 0))));
+    storeEvents(
+      db,
+      [0, 1, 2, 3].map((h) => parsed(stats("w1", T0 + h * HOUR, 0, 0))),
+    );
     const remaining = () => db.$client.prepare("SELECT ts FROM worker_stats ORDER BY ts").pluck().all();
     let now = T0 + 2 * HOUR;
 

@@ -15,7 +15,11 @@ export type RetentionSettings = { rawHours: number; days: number };
 
 /** The cutoff (Unix ms) of each tier at `now`: rows with an earlier time are deleted. */
 export function tierCutoffs(now: number, s: RetentionSettings): Record<RetentionTier, number> {
-  return { raw: retentionCutoff(now, s.rawHours), detail: now - Math.round(s.days * DAY_MS), summary: now - SUMMARY_RETENTION_DAYS * DAY_MS };
+  return {
+    raw: retentionCutoff(now, s.rawHours),
+    detail: now - Math.round(s.days * DAY_MS),
+    summary: now - SUMMARY_RETENTION_DAYS * DAY_MS,
+  };
 }
 
 export type SweepResult = { deleted: Record<string, number>; transactions: number };
@@ -27,7 +31,12 @@ export const SWEEP_BATCH = 500;
  * Delete everything older than its tier's cutoff, table by table, in statements of at most `batch` rows by the
  * indexed time column, yielding (`pause`) between statements so ingest and the UI go on in between.
  */
-export async function sweepRetention(db: Db, cutoffs: Record<RetentionTier, number>, batch = SWEEP_BATCH, pause: () => Promise<void> = () => new Promise((r) => setImmediate(r))): Promise<SweepResult> {
+export async function sweepRetention(
+  db: Db,
+  cutoffs: Record<RetentionTier, number>,
+  batch = SWEEP_BATCH,
+  pause: () => Promise<void> = () => new Promise((r) => setImmediate(r)),
+): Promise<SweepResult> {
   const deleted: Record<string, number> = {};
   let transactions = 0;
   for (const { table, column, tier } of RETENTION_TABLES) {
@@ -45,7 +54,12 @@ export async function sweepRetention(db: Db, cutoffs: Record<RetentionTier, numb
 }
 
 /** Sweep every tier now and then every intervalSeconds (one sweep at a time); returns a stop function. */
-export function startRetentionSweeper(db: Db, settings: RetentionSettings, intervalSeconds: number, now: () => number = Date.now): () => void {
+export function startRetentionSweeper(
+  db: Db,
+  settings: RetentionSettings,
+  intervalSeconds: number,
+  now: () => number = Date.now,
+): () => void {
   let running = false;
   const sweep = async () => {
     if (running) return;

@@ -8,7 +8,13 @@ function capture(level: LogLevel) {
   return { logger, lines, records: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
 
-const SECRETS = ["sy_ingest_0123456789abcdefSECRET", "hunter2-correct-horse", "sy_session=abcdef0123456789SESSION", "Bearer_value_XYZ987", "link-secret-0123456789"];
+const SECRETS = [
+  "sy_ingest_0123456789abcdefSECRET",
+  "hunter2-correct-horse",
+  "sy_session=abcdef0123456789SESSION",
+  "Bearer_value_XYZ987",
+  "link-secret-0123456789",
+];
 
 describe("the JSON logger", () => {
   it("writes one JSON object per line with level, time and message", () => {
@@ -17,7 +23,13 @@ describe("the JSON logger", () => {
     logger.warn("slow");
     expect(lines).toHaveLength(2);
     expect(lines.every((l) => l.endsWith("\n") && !l.slice(0, -1).includes("\n"))).toBe(true);
-    expect(records()[0]).toMatchObject({ level: "info", msg: "batch stored", source: "sim", service: "switchyard", time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(records()[0]).toMatchObject({
+      level: "info",
+      msg: "batch stored",
+      source: "sim",
+      service: "switchyard",
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
     expect(records()[1]).toMatchObject({ level: "warn", msg: "slow" });
   });
 
@@ -33,7 +45,11 @@ describe("the JSON logger", () => {
     logger.info("i");
     logger.warn("w");
     logger.error("e");
-    expect(records().map((r) => r.level).sort()).toEqual([...written].sort());
+    expect(
+      records()
+        .map((r) => r.level)
+        .sort(),
+    ).toEqual([...written].sort());
   });
 
   it("never writes secrets: credential fields are redacted at any depth, and credential text in messages is masked", () => {

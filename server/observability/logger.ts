@@ -35,7 +35,10 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       redact: { paths: REDACT_PATHS, censor: "[redacted]" },
       hooks: {
         logMethod(args, method) {
-          method.apply(this, args.map((a) => (typeof a === "string" ? scrubSecrets(a) : a)) as Parameters<typeof method>);
+          method.apply(
+            this,
+            args.map((a) => (typeof a === "string" ? scrubSecrets(a) : a)) as Parameters<typeof method>,
+          );
         },
       },
     },

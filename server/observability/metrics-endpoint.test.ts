@@ -31,7 +31,11 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-type Family = { name: string; type: string; metrics: { value?: string; labels?: Record<string, string>; buckets?: Record<string, string> }[] };
+type Family = {
+  name: string;
+  type: string;
+  metrics: { value?: string; labels?: Record<string, string>; buckets?: Record<string, string> }[];
+};
 const families = (body: string) => parsePrometheusTextFormat(body) as Family[];
 const sample = (fs_: Family[], name: string, labels: Record<string, string> = {}) =>
   fs_.find((f) => f.name === name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
@@ -40,7 +44,13 @@ describe("GET /metrics", () => {
   it.each<[string, () => { authorization?: string; cookie?: string }, number]>([
     ["no credentials", () => ({}), 401],
     ["a wrong token", () => ({ authorization: "Bearer sy_wrong_0123456789abcdef" }), 401],
-    ["an ingest-scope token", () => ({ authorization: `Bearer ${createToken(db, { name: "sender", scope: "ingest", createdBy: "t" }, NOW).token}` }), 401],
+    [
+      "an ingest-scope token",
+      () => ({
+        authorization: `Bearer ${createToken(db, { name: "sender", scope: "ingest", createdBy: "t" }, NOW).token}`,
+      }),
+      401,
+    ],
     ["a stale session cookie", () => ({ cookie: "sy_session=not-a-session" }), 401],
   ])("refuses %s", async (_name, headers, status) => {
     const reply = await metricsReply(db, headers(), NOW);
@@ -62,14 +72,56 @@ describe("GET /metrics", () => {
 
   it("reports ingest by kind and sender, attribution lag from the cursors, rollout state per target, source errors and database size", async () => {
     // Ten requests arriving a second apart; the attribution job has read the first four.
-    const reqs = Array.from({ length: 10 }, (_, i) => minimal.request({ id: `m-r${i}`, request_id: `m-r${i}`, arrived_at: T0 + i * 1000 }));
+    const reqs = Array.from({ length: 10 }, (_, i) =>
+      minimal.request({ id: `m-r${i}`, request_id: `m-r${i}`, arrived_at: T0 + i * 1000 }),
+    );
     expect(ingestBody(db, ndjson(reqs), "application/x-ndjson").accepted).toBe(10);
-    const rowid = (id: string) => db.$client.prepare("SELECT rowid FROM requests WHERE id = ?").pluck().get(id) as number;
+    const rowid = (id: string) =>
+      db.$client.prepare("SELECT rowid FROM requests WHERE id = ?").pluck().get(id) as number;
     setCursor(db, "requests", rowid("m-r3"));
-    recordIngest("sim-1", { request: { accepted: 10, duplicate: 2, rejected: 0 }, unknown: { accepted: 0, duplicate: 0, rejected: 1 } }, 0.02, "api");
-    upsertTarget(db, { id: "sim", name: "Sim", adapter: "sim", config: { url: "http://127.0.0.1:1" }, kinds: ["routing"], enabled: true }, "t", NOW);
-    putStatus(db, { targetId: "sim", kind: "routing", desiredVersion: 2, appliedVersion: 1, appliedAt: null, state: "unreachable", message: "ECONNREFUSED", errors: null, attempts: 3, nextRetryAt: NOW + 5000, updatedAt: NOW });
-    upsertSource(db, { id: "vllm-a", kind: "prometheus", name: "vLLM A", config: { url: "http://vllm-a/metrics", kind: "vllm" }, enabled: true }, NOW);
+    recordIngest(
+      "sim-1",
+      { request: { accepted: 10, duplicate: 2, rejected: 0 }, unknown: { accepted: 0, duplicate: 0, rejected: 1 } },
+      0.02,
+      "api",
+    );
+    upsertTarget(
+      db,
+      {
+        id: "sim",
+        name: "Sim",
+        adapter: "sim",
+        config: { url: "http://127.0.0.1:1" },
+        kinds: ["routing"],
+        enabled: true,
+      },
+      "t",
+      NOW,
+    );
+    putStatus(db, {
+      targetId: "sim",
+      kind: "routing",
+      desiredVersion: 2,
+      appliedVersion: 1,
+      appliedAt: null,
+      state: "unreachable",
+      message: "ECONNREFUSED",
+      errors: null,
+      attempts: 3,
+      nextRetryAt: NOW + 5000,
+      updatedAt: NOW,
+    });
+    upsertSource(
+      db,
+      {
+        id: "vllm-a",
+        kind: "prometheus",
+        name: "vLLM A",
+        config: { url: "http://vllm-a/metrics", kind: "vllm" },
+        enabled: true,
+      },
+      NOW,
+    );
     sourceReporter(db, "vllm-a", "prometheus").ok(NOW + 1, { series: 3, events: 1 });
     sourceReporter(db, "vllm-a", "prometheus").error(NOW + 2, "HTTP 503");
     sourceReporter(db, "vllm-a", "prometheus").error(NOW + 3, "HTTP 503");
@@ -77,14 +129,24 @@ describe("GET /metrics", () => {
     const { token } = createToken(db, { name: "prom2", scope: "read", createdBy: "t" }, NOW);
     const reply = await metricsReply(db, { authorization: `Bearer ${token}` }, NOW);
     const f = families(reply.body);
-    expect(sample(f, "switchyard_ingest_events_total", { kind: "request", source: "sim-1", result: "accepted" })?.value).toBe("10");
-    expect(sample(f, "switchyard_ingest_events_total", { kind: "request", source: "sim-1", result: "duplicate" })?.value).toBe("2");
-    expect(sample(f, "switchyard_ingest_events_total", { kind: "unknown", source: "sim-1", result: "rejected" })?.value).toBe("1");
+    expect(
+      sample(f, "switchyard_ingest_events_total", { kind: "request", source: "sim-1", result: "accepted" })?.value,
+    ).toBe("10");
+    expect(
+      sample(f, "switchyard_ingest_events_total", { kind: "request", source: "sim-1", result: "duplicate" })?.value,
+    ).toBe("2");
+    expect(
+      sample(f, "switchyard_ingest_events_total", { kind: "unknown", source: "sim-1", result: "rejected" })?.value,
+    ).toBe("1");
     expect(f.find((x) => x.name === "switchyard_ingest_batch_duration_seconds")?.type).toBe("HISTOGRAM");
     expect(sample(f, "switchyard_attribution_lag_seconds")?.value).toBe("5");
     expect(sample(f, "switchyard_attribution_backlog_requests")?.value).toBe("6");
-    expect(sample(f, "switchyard_policy_rollout_state", { target: "sim", kind: "routing", state: "unreachable" })?.value).toBe("1");
-    expect(sample(f, "switchyard_policy_rollout_state", { target: "sim", kind: "routing", state: "in_sync" })?.value).toBe("0");
+    expect(
+      sample(f, "switchyard_policy_rollout_state", { target: "sim", kind: "routing", state: "unreachable" })?.value,
+    ).toBe("1");
+    expect(
+      sample(f, "switchyard_policy_rollout_state", { target: "sim", kind: "routing", state: "in_sync" })?.value,
+    ).toBe("0");
     expect(sample(f, "switchyard_source_errors", { source: "vllm-a" })?.value).toBe("2");
     expect(sample(f, "switchyard_source_up", { source: "vllm-a" })?.value).toBe("0");
     expect(Number(sample(f, "switchyard_database_size_bytes", { file: "main" })?.value)).toBeGreaterThan(4096);
@@ -102,6 +164,8 @@ describe("GET /metrics", () => {
     const promtool = spawnSync("sh", ["-c", "command -v promtool"], { encoding: "utf8" }).stdout.trim();
     if (!promtool) return;
     // promtool exits non-zero on a format error or a lint problem, printing what it found.
-    expect(() => execFileSync(promtool, ["check", "metrics"], { input: body, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] })).not.toThrow();
+    expect(() =>
+      execFileSync(promtool, ["check", "metrics"], { input: body, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] }),
+    ).not.toThrow();
   });
 });

@@ -18,12 +18,18 @@ function create() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "switchyard_" });
   // Gauges that prom-client names like counters (promtool refuses the "_total" suffix on a gauge).
-  for (const name of ["active_handles_total", "active_requests_total", "active_resources_total"]) registry.removeSingleMetric(`switchyard_nodejs_${name}`);
+  for (const name of ["active_handles_total", "active_requests_total", "active_resources_total"])
+    registry.removeSingleMetric(`switchyard_nodejs_${name}`);
   const on = { registers: [registry] };
   return {
     registry,
     sources: new Set<string>(),
-    ingestEvents: new Counter({ name: "switchyard_ingest_events_total", help: "Telemetry events received, by kind, sender and result (accepted, duplicate, rejected).", labelNames: ["kind", "source", "result"] as const, ...on }),
+    ingestEvents: new Counter({
+      name: "switchyard_ingest_events_total",
+      help: "Telemetry events received, by kind, sender and result (accepted, duplicate, rejected).",
+      labelNames: ["kind", "source", "result"] as const,
+      ...on,
+    }),
     ingestDuration: new Histogram({
       name: "switchyard_ingest_batch_duration_seconds",
       help: "Time to decode, validate and store one ingest batch (from the route or a server-side source).",
@@ -38,12 +44,40 @@ function create() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       ...on,
     }),
-    attributionLag: new Gauge({ name: "switchyard_attribution_lag_seconds", help: "Arrival time of the newest ingested request minus that of the oldest request not yet attributed (0 when caught up).", ...on }),
-    attributionBacklog: new Gauge({ name: "switchyard_attribution_backlog_requests", help: "Requests ingested but not yet attributed (by row position).", ...on }),
-    rollout: new Gauge({ name: "switchyard_policy_rollout_state", help: "1 for the current rollout state of each policy target and kind, 0 for the others.", labelNames: ["target", "kind", "state"] as const, ...on }),
-    sourceErrors: new Gauge({ name: "switchyard_source_errors", help: "Failed scrapes or receptions recorded for a source since it was added.", labelNames: ["source", "kind"] as const, ...on }),
-    sourceUp: new Gauge({ name: "switchyard_source_up", help: "1 when a source's last attempt succeeded, 0 when it failed.", labelNames: ["source", "kind"] as const, ...on }),
-    dbSize: new Gauge({ name: "switchyard_database_size_bytes", help: "Size of the SQLite database: main file and write-ahead log.", labelNames: ["file"] as const, ...on }),
+    attributionLag: new Gauge({
+      name: "switchyard_attribution_lag_seconds",
+      help: "Arrival time of the newest ingested request minus that of the oldest request not yet attributed (0 when caught up).",
+      ...on,
+    }),
+    attributionBacklog: new Gauge({
+      name: "switchyard_attribution_backlog_requests",
+      help: "Requests ingested but not yet attributed (by row position).",
+      ...on,
+    }),
+    rollout: new Gauge({
+      name: "switchyard_policy_rollout_state",
+      help: "1 for the current rollout state of each policy target and kind, 0 for the others.",
+      labelNames: ["target", "kind", "state"] as const,
+      ...on,
+    }),
+    sourceErrors: new Gauge({
+      name: "switchyard_source_errors",
+      help: "Failed scrapes or receptions recorded for a source since it was added.",
+      labelNames: ["source", "kind"] as const,
+      ...on,
+    }),
+    sourceUp: new Gauge({
+      name: "switchyard_source_up",
+      help: "1 when a source's last attempt succeeded, 0 when it failed.",
+      labelNames: ["source", "kind"] as const,
+      ...on,
+    }),
+    dbSize: new Gauge({
+      name: "switchyard_database_size_bytes",
+      help: "Size of the SQLite database: main file and write-ahead log.",
+      labelNames: ["file"] as const,
+      ...on,
+    }),
   };
 }
 
@@ -86,12 +120,15 @@ export function refreshFromDb(db: Db): void {
   m.attributionBacklog.set(a.newestRowid === null ? 0 : Math.max(0, a.newestRowid - a.cursor));
 
   m.rollout.reset();
-  for (const r of rolloutStates(db)) for (const state of ROLLOUT_STATES) m.rollout.set({ target: r.targetId, kind: r.kind, state }, r.state === state ? 1 : 0);
+  for (const r of rolloutStates(db))
+    for (const state of ROLLOUT_STATES)
+      m.rollout.set({ target: r.targetId, kind: r.kind, state }, r.state === state ? 1 : 0);
   m.sourceErrors.reset();
   m.sourceUp.reset();
   for (const s of sourceHealth(db)) {
     m.sourceErrors.set({ source: s.id, kind: s.kind }, s.errorCount);
-    if (s.lastSuccessAt !== null || s.lastErrorAt !== null) m.sourceUp.set({ source: s.id, kind: s.kind }, (s.lastSuccessAt ?? 0) >= (s.lastErrorAt ?? 0) ? 1 : 0);
+    if (s.lastSuccessAt !== null || s.lastErrorAt !== null)
+      m.sourceUp.set({ source: s.id, kind: s.kind }, (s.lastSuccessAt ?? 0) >= (s.lastErrorAt ?? 0) ? 1 : 0);
   }
   m.dbSize.set({ file: "main" }, databaseFileBytes(db));
   m.dbSize.set({ file: "wal" }, walBytes(db.$client.name));

@@ -18,6 +18,8 @@ describe("annotations.policies", () => {
       ["retention v2 published", NOW - 30 * 60_000, "ana"],
       ["routing v1 published", NOW - 10 * 60_000, "ana"],
     ]);
-    expect(await caller.annotations.policies({ range: { from: NOW - 4 * 3_600_000, to: NOW - 2 * 3_600_000 } })).toHaveLength(1);
+    expect(
+      await caller.annotations.policies({ range: { from: NOW - 4 * 3_600_000, to: NOW - 2 * 3_600_000 } }),
+    ).toHaveLength(1);
   });
 });

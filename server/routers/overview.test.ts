@@ -20,12 +20,30 @@ function seedRequests(db: Db) {
   const raws: Raw[] = TTFTS.map((ttft, k) => {
     const arrived = FROM + k * 40_000;
     const session = arrived >= FIXED_NOW - 5 * MIN ? (k % 2 ? "s1" : "s2") : "s-old";
-    return minimal.request({ id: `req-${k}`, request_id: `r${k}`, ts: arrived, arrived_at: arrived, first_token_at: arrived + ttft, session_id: session });
+    return minimal.request({
+      id: `req-${k}`,
+      request_id: `r${k}`,
+      ts: arrived,
+      arrived_at: arrived,
+      first_token_at: arrived + ttft,
+      session_id: session,
+    });
   });
   raws.push(minimal.request({ id: "req-no-ttft", ts: FIXED_NOW - MIN, arrived_at: FIXED_NOW - MIN, session_id: "s1" }));
-  raws.push(minimal.request({ id: "req-no-session", ts: FIXED_NOW - MIN, arrived_at: FIXED_NOW - MIN, first_token_at: FIXED_NOW - MIN + 100 }));
+  raws.push(
+    minimal.request({
+      id: "req-no-session",
+      ts: FIXED_NOW - MIN,
+      arrived_at: FIXED_NOW - MIN,
+      first_token_at: FIXED_NOW - MIN + 100,
+    }),
+  );
   // outside [from, to): before, exactly at `to`, after
-  for (const [id, at] of [["req-before", FROM - 1], ["req-at-to", FIXED_NOW], ["req-after", FIXED_NOW + 5_000]] as const) {
+  for (const [id, at] of [
+    ["req-before", FROM - 1],
+    ["req-at-to", FIXED_NOW],
+    ["req-after", FIXED_NOW + 5_000],
+  ] as const) {
     raws.push(minimal.request({ id, ts: at, arrived_at: at, first_token_at: at + 1, session_id: "s-outside" }));
   }
   store(db, raws);
@@ -70,7 +88,12 @@ describe("overview.summary with data", () => {
   });
 
   it("resolves the preset to [now - 15 min, now] and says it is live", async () => {
-    expect(await caller.overview.summary({ preset: "15m" })).toMatchObject({ from: FROM, to: FIXED_NOW, live: true, hasAnyData: true });
+    expect(await caller.overview.summary({ preset: "15m" })).toMatchObject({
+      from: FROM,
+      to: FIXED_NOW,
+      live: true,
+      hasAnyData: true,
+    });
   });
 
   it("requests per second = requests arrived in [from, to) / range seconds", async () => {
@@ -119,7 +142,14 @@ describe("overview.summary with data", () => {
 
   it("explicit bounds in the past see only that window", async () => {
     const s = await caller.overview.summary({ from: FROM - 15 * MIN, to: FROM });
-    expect(s).toMatchObject({ from: FROM - 15 * MIN, to: FROM, live: false, requests: 1, ttftP50Ms: 1, activeSessions: 1 });
+    expect(s).toMatchObject({
+      from: FROM - 15 * MIN,
+      to: FROM,
+      live: false,
+      requests: 1,
+      ttftP50Ms: 1,
+      activeSessions: 1,
+    });
     // w1's samples in that window: the pre-range delta of 500/500 counts here
     expect(s.prefixHitRate).toBe(1);
     expect(s.workersPresent).toBe(0);
@@ -195,7 +225,16 @@ describe("overview.summary without data", () => {
     store(
       db,
       [10, 20, 30, 40].map((itl, k) =>
-        minimal.request({ id: `i${k}`, request_id: `i${k}`, ts: at, arrived_at: at, first_token_at: at + 5, itl_ms_mean: itl, itl_ms_p95: itl * 3, preemptions: k % 2 }),
+        minimal.request({
+          id: `i${k}`,
+          request_id: `i${k}`,
+          ts: at,
+          arrived_at: at,
+          first_token_at: at + 5,
+          itl_ms_mean: itl,
+          itl_ms_p95: itl * 3,
+          preemptions: k % 2,
+        }),
       ),
     );
     const s = await testCaller(db, () => FIXED_NOW).overview.summary({ preset: "1h" });
@@ -207,7 +246,15 @@ describe("overview.summary without data", () => {
     seedWorkers(db);
     store(db, [minimal.request({ id: "old", ts: T0, arrived_at: T0, first_token_at: T0 + 5 })]);
     const s = await testCaller(db, () => FIXED_NOW + 24 * 3_600_000).overview.summary({ preset: "1h" });
-    expect(s).toMatchObject({ hasAnyData: true, requests: 0, ttftP50Ms: null, ttftP95Ms: null, prefixHitRate: null, kvUtilization: null, workersPresent: 0 });
+    expect(s).toMatchObject({
+      hasAnyData: true,
+      requests: 0,
+      ttftP50Ms: null,
+      ttftP95Ms: null,
+      prefixHitRate: null,
+      kvUtilization: null,
+      workersPresent: 0,
+    });
   });
 
   it("workers with zero capacity give no utilization (null, not 0 or NaN)", async () => {
@@ -220,9 +267,22 @@ describe("overview.summary without data", () => {
 
   // "True once anything at all has been ingested" (db/queries/overview.ts hasAnyTelemetry)
   it.each<[EventKind]>(
-    (["worker.up", "worker.down", "worker.stats", "request", "kv.stored", "kv.removed", "kv.cleared", "route.decision", "tool", "reasoning", "planner.decision", "policy.ack"] as EventKind[]).map(
-      (k) => [k],
-    ),
+    (
+      [
+        "worker.up",
+        "worker.down",
+        "worker.stats",
+        "request",
+        "kv.stored",
+        "kv.removed",
+        "kv.cleared",
+        "route.decision",
+        "tool",
+        "reasoning",
+        "planner.decision",
+        "policy.ack",
+      ] as EventKind[]
+    ).map((k) => [k]),
   )("after a single %s event, hasAnyData is true", async (kind) => {
     const db = testDb();
     store(db, [minimal[kind]()]);
@@ -254,7 +314,9 @@ describe("overview.summary input validation", () => {
   });
 
   it("accepts a span of exactly 31 days", async () => {
-    await expect(caller.overview.summary({ from: FIXED_NOW - 31 * DAY, to: FIXED_NOW })).resolves.toMatchObject({ live: false });
+    await expect(caller.overview.summary({ from: FIXED_NOW - 31 * DAY, to: FIXED_NOW })).resolves.toMatchObject({
+      live: false,
+    });
   });
 });
 
@@ -267,8 +329,16 @@ describe("overview.summary attribution lag", () => {
       minimal.request({ id: "lag-2", request_id: "lag-2", ts: FIXED_NOW - 30_000, arrived_at: FIXED_NOW - 90_000 }),
     ]);
     const caller = testCaller(db, () => FIXED_NOW);
-    expect((await caller.overview.summary({ preset: "15m" })).attribution).toEqual({ caughtUp: false, behindMs: 240_000, oldestPendingAt: FIXED_NOW - 240_000 });
+    expect((await caller.overview.summary({ preset: "15m" })).attribution).toEqual({
+      caughtUp: false,
+      behindMs: 240_000,
+      oldestPendingAt: FIXED_NOW - 240_000,
+    });
     runAttribution(db);
-    expect((await caller.overview.summary({ preset: "15m" })).attribution).toEqual({ caughtUp: true, behindMs: 0, oldestPendingAt: null });
+    expect((await caller.overview.summary({ preset: "15m" })).attribution).toEqual({
+      caughtUp: true,
+      behindMs: 0,
+      oldestPendingAt: null,
+    });
   });
 });

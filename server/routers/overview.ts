@@ -1,5 +1,12 @@
 import "server-only";
-import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, requestStats, requestTrend, sessionCount } from "../../db/queries/overview";
+import {
+  hasAnyTelemetry,
+  latestWorkerSamples,
+  prefixTokens,
+  requestStats,
+  requestTrend,
+  sessionCount,
+} from "../../db/queries/overview";
 import { decodeStats, itlTrend } from "../../db/queries/decode";
 import { droppedEventReports } from "../../db/queries/sources";
 import { seriesRows } from "../../db/queries/workers";
@@ -51,6 +58,19 @@ export const overviewRouter = router({
     const { from, to, live } = resolveInput(input, ctx.now());
     const step = bucketStep(to - from);
     const workers = seriesRows(ctx.db, { from, to, step, source: seriesSource(to - from) });
-    return { from, to, live, step, points: trendPoints({ requests: requestTrend(ctx.db, from, to, step), workers, itl: itlTrend(ctx.db, from, to, step), step, from, to }) };
+    return {
+      from,
+      to,
+      live,
+      step,
+      points: trendPoints({
+        requests: requestTrend(ctx.db, from, to, step),
+        workers,
+        itl: itlTrend(ctx.db, from, to, step),
+        step,
+        from,
+        to,
+      }),
+    };
   }),
 });

@@ -19,12 +19,57 @@ describe("planner.series and planner.list on seeded decisions", () => {
     storeEvents(
       db,
       [
-        pd("dec-before", FROM - 5 * MIN, { ...decode, observed: 0.6, scale_up_threshold: 0.9, scale_down_threshold: 0.5, action: "none", replicas_before: 4, replicas_after: 4, reason: "no change: between" }),
-        pd("pre-1", FROM + 1 * MIN, { ...prefill, observed: 0.6, scale_up_threshold: 0.5, scale_down_threshold: 0.2, action: "scale_up", replicas_before: 2, replicas_after: 3, reason: "scale up: prefill queue 0.60 above 0.50" }),
+        pd("dec-before", FROM - 5 * MIN, {
+          ...decode,
+          observed: 0.6,
+          scale_up_threshold: 0.9,
+          scale_down_threshold: 0.5,
+          action: "none",
+          replicas_before: 4,
+          replicas_after: 4,
+          reason: "no change: between",
+        }),
+        pd("pre-1", FROM + 1 * MIN, {
+          ...prefill,
+          observed: 0.6,
+          scale_up_threshold: 0.5,
+          scale_down_threshold: 0.2,
+          action: "scale_up",
+          replicas_before: 2,
+          replicas_after: 3,
+          reason: "scale up: prefill queue 0.60 above 0.50",
+        }),
         // The operator raised the thresholds: the next decision carries the new ones.
-        pd("pre-2", FROM + 2 * MIN, { ...prefill, observed: 0.4, scale_up_threshold: 0.7, scale_down_threshold: 0.3, action: "none", replicas_before: 3, replicas_after: 3, reason: "no change: prefill queue 0.40 between 0.30 and 0.70" }),
-        pd("pre-3", FROM + 2 * MIN + 2_000, { ...prefill, observed: 0.1, scale_up_threshold: 0.7, scale_down_threshold: 0.3, action: "scale_down", replicas_before: 3, replicas_after: 2, reason: "scale down: prefill queue 0.10 below 0.30" }),
-        pd("dec-1", FROM + 3 * MIN, { ...decode, observed: 0.95, scale_up_threshold: 0.9, scale_down_threshold: 0.5, action: "scale_up", replicas_before: 4, replicas_after: 5, reason: "scale up: decode KV utilization 0.95 above 0.90" }),
+        pd("pre-2", FROM + 2 * MIN, {
+          ...prefill,
+          observed: 0.4,
+          scale_up_threshold: 0.7,
+          scale_down_threshold: 0.3,
+          action: "none",
+          replicas_before: 3,
+          replicas_after: 3,
+          reason: "no change: prefill queue 0.40 between 0.30 and 0.70",
+        }),
+        pd("pre-3", FROM + 2 * MIN + 2_000, {
+          ...prefill,
+          observed: 0.1,
+          scale_up_threshold: 0.7,
+          scale_down_threshold: 0.3,
+          action: "scale_down",
+          replicas_before: 3,
+          replicas_after: 2,
+          reason: "scale down: prefill queue 0.10 below 0.30",
+        }),
+        pd("dec-1", FROM + 3 * MIN, {
+          ...decode,
+          observed: 0.95,
+          scale_up_threshold: 0.9,
+          scale_down_threshold: 0.5,
+          action: "scale_up",
+          replicas_before: 4,
+          replicas_after: 5,
+          reason: "scale up: decode KV utilization 0.95 above 0.90",
+        }),
         pd("pre-after", NOW, { ...prefill, observed: 9, action: "scale_up", replicas_before: 2, replicas_after: 3 }),
       ].map(parsed),
     );
@@ -56,11 +101,20 @@ describe("planner.series and planner.list on seeded decisions", () => {
   it("lists decisions newest first with their reasons", async () => {
     const l = await caller.planner.list({ range });
     expect(l.items.map((d) => d.id)).toEqual(["dec-1", "pre-3", "pre-2", "pre-1"]);
-    expect(l.items[3]).toMatchObject({ reason: "scale up: prefill queue 0.60 above 0.50", scaleUpThreshold: 0.5, scaleDownThreshold: 0.2, replicasBefore: 2, replicasAfter: 3 });
+    expect(l.items[3]).toMatchObject({
+      reason: "scale up: prefill queue 0.60 above 0.50",
+      scaleUpThreshold: 0.5,
+      scaleDownThreshold: 0.2,
+      replicasBefore: 2,
+      replicasAfter: 3,
+    });
   });
 
   it("filters by role and to scale actions, and pages with a cursor", async () => {
-    expect((await caller.planner.list({ range, role: "prefill", actionsOnly: true })).items.map((d) => d.id)).toEqual(["pre-3", "pre-1"]);
+    expect((await caller.planner.list({ range, role: "prefill", actionsOnly: true })).items.map((d) => d.id)).toEqual([
+      "pre-3",
+      "pre-1",
+    ]);
     const first = await caller.planner.list({ range, limit: 3 });
     expect(first.nextCursor).toEqual({ ts: FROM + 2 * MIN, id: "pre-2" });
     const second = await caller.planner.list({ range, limit: 3, cursor: first.nextCursor });

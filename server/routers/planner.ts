@@ -13,19 +13,46 @@ const role = z.enum(["prefill", "decode", "aggregated"]);
 export const plannerRouter = router({
   /** Planner decisions in the range, newest first, one page at a time, with the reason and the thresholds in force. */
   list: viewerProcedure
-    .input(z.object({ range: rangeInput, cursor: cursor.nullish(), limit: z.number().int().min(1).max(MAX_PAGE).default(25), role: role.optional(), actionsOnly: z.boolean().default(false) }))
+    .input(
+      z.object({
+        range: rangeInput,
+        cursor: cursor.nullish(),
+        limit: z.number().int().min(1).max(MAX_PAGE).default(25),
+        role: role.optional(),
+        actionsOnly: z.boolean().default(false),
+      }),
+    )
     .query(({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
-      const rows = plannerPage(ctx.db, { from, to, cursor: input.cursor ?? undefined, limit: input.limit, role: input.role, actionsOnly: input.actionsOnly });
+      const rows = plannerPage(ctx.db, {
+        from,
+        to,
+        cursor: input.cursor ?? undefined,
+        limit: input.limit,
+        role: input.role,
+        actionsOnly: input.actionsOnly,
+      });
       const items = rows.slice(0, input.limit);
       const last = items[items.length - 1];
-      return { from, to, live, items, nextCursor: rows.length > input.limit && last ? { ts: last.ts, id: last.id } : null };
+      return {
+        from,
+        to,
+        live,
+        items,
+        nextCursor: rows.length > input.limit && last ? { ts: last.ts, id: last.id } : null,
+      };
     }),
 
   /** Per role and bucket: replicas, the observed metric and the thresholds in force, with scale actions counted. */
   series: viewerProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = bucketStep(to - from);
-    return { from, to, live, step, roles: plannerSeries(plannerBuckets(ctx.db, from, to, step), plannerBefore(ctx.db, from)) };
+    return {
+      from,
+      to,
+      live,
+      step,
+      roles: plannerSeries(plannerBuckets(ctx.db, from, to, step), plannerBefore(ctx.db, from)),
+    };
   }),
 });

@@ -24,47 +24,88 @@ describe("policies router", () => {
   it("publishes version 1 then 2, with defaults filled and history newest first", async () => {
     const api = setup();
     expect(await api.policies.latest({ kind: "routing" })).toBeNull();
-    const v1 = await as("ada").policies.publish({ kind: "routing", document: {}, baseVersion: null, comment: "initial" });
+    const v1 = await as("ada").policies.publish({
+      kind: "routing",
+      document: {},
+      baseVersion: null,
+      comment: "initial",
+    });
     expect(v1).toMatchObject({ version: 1, basedOn: null });
     const v2 = await as("bob").policies.publish({ kind: "routing", document: { temperature: 0.5 }, baseVersion: 1 });
     expect(v2).toEqual({ version: 2, basedOn: 1, diff: [{ path: "temperature", before: 0, after: 0.5 }] });
     const latest = await api.policies.latest({ kind: "routing" });
-    expect(latest).toMatchObject({ version: 2, basedOn: 1, createdAt: NOW, document: { ...defaultPolicies().routing, temperature: 0.5 } });
+    expect(latest).toMatchObject({
+      version: 2,
+      basedOn: 1,
+      createdAt: NOW,
+      document: { ...defaultPolicies().routing, temperature: 0.5 },
+    });
     const history = await api.policies.history({ kind: "routing", limit: 1 });
     expect(history.items.map((v) => v.version)).toEqual([2]);
     expect(history.nextCursor).toBe(2);
-    expect((await api.policies.history({ kind: "routing", before: 2 })).items.map((v) => [v.version, v.comment])).toEqual([[1, "initial"]]);
+    expect(
+      (await api.policies.history({ kind: "routing", before: 2 })).items.map((v) => [v.version, v.comment]),
+    ).toEqual([[1, "initial"]]);
     const list = await api.policies.list();
-    expect(list.map((k) => [k.kind, k.latest?.version ?? null])).toEqual([["retention", null], ["autoscaling", null], ["routing", 2], ["frontend", null]]);
+    expect(list.map((k) => [k.kind, k.latest?.version ?? null])).toEqual([
+      ["retention", null],
+      ["autoscaling", null],
+      ["routing", 2],
+      ["frontend", null],
+    ]);
   });
 
   it("refuses a publish on a stale base with what changed, and keeps the other operator's version", async () => {
     const api = setup();
     await api.policies.publish({ kind: "frontend", document: {}, baseVersion: null });
-    await as("ada").policies.publish({ kind: "frontend", document: { strip_anthropic_preamble: true }, baseVersion: 1 });
-    const err = await caught(as("bob").policies.publish({ kind: "frontend", document: { tool_output_budget: { limit: 5 } }, baseVersion: 1 }));
+    await as("ada").policies.publish({
+      kind: "frontend",
+      document: { strip_anthropic_preamble: true },
+      baseVersion: 1,
+    });
+    const err = await caught(
+      as("bob").policies.publish({ kind: "frontend", document: { tool_output_budget: { limit: 5 } }, baseVersion: 1 }),
+    );
     expect(err.code).toBe("CONFLICT");
-    expect(err.cause).toMatchObject({ details: { latest: 2, base: 1, diff: [{ path: "strip_anthropic_preamble", before: false, after: true }] } });
+    expect(err.cause).toMatchObject({
+      details: { latest: 2, base: 1, diff: [{ path: "strip_anthropic_preamble", before: false, after: true }] },
+    });
     const latest = await api.policies.latest({ kind: "frontend" });
-    expect(latest).toMatchObject({ version: 2, document: { strip_anthropic_preamble: true, tool_output_budget: { limit: 10_000 } } });
-    const again = await as("bob").policies.publish({ kind: "frontend", document: { ...latest!.document as object, tool_output_budget: { unit: "tokens", limit: 5 } }, baseVersion: 2 });
+    expect(latest).toMatchObject({
+      version: 2,
+      document: { strip_anthropic_preamble: true, tool_output_budget: { limit: 10_000 } },
+    });
+    const again = await as("bob").policies.publish({
+      kind: "frontend",
+      document: { ...(latest!.document as object), tool_output_budget: { unit: "tokens", limit: 5 } },
+      baseVersion: 2,
+    });
     expect(again.version).toBe(3);
   });
 
   it("refuses a first publish when a version already exists", async () => {
     const api = setup();
     await api.policies.publish({ kind: "routing", document: {}, baseVersion: null });
-    expect((await caught(api.policies.publish({ kind: "routing", document: {}, baseVersion: null }))).code).toBe("CONFLICT");
+    expect((await caught(api.policies.publish({ kind: "routing", document: {}, baseVersion: null }))).code).toBe(
+      "CONFLICT",
+    );
   });
 
   it("rolls back by publishing an earlier version's content as a new version", async () => {
     const api = setup();
     await api.policies.publish({ kind: "routing", document: {}, baseVersion: null });
     await api.policies.publish({ kind: "routing", document: { overlap_credit: 2 }, baseVersion: 1 });
-    const res = await as("ada").policies.rollback({ kind: "routing", to: 1, baseVersion: 2, comment: "too aggressive" });
+    const res = await as("ada").policies.rollback({
+      kind: "routing",
+      to: 1,
+      baseVersion: 2,
+      comment: "too aggressive",
+    });
     expect(res).toEqual({ version: 3, basedOn: 2, diff: [{ path: "overlap_credit", before: 2, after: 1 }] });
     expect((await api.policies.latest({ kind: "routing" }))!.document).toEqual(defaultPolicies().routing);
-    expect(await api.policies.diff({ kind: "routing", from: 2, to: 3 })).toEqual([{ path: "overlap_credit", before: 2, after: 1 }]);
+    expect(await api.policies.diff({ kind: "routing", from: 2, to: 3 })).toEqual([
+      { path: "overlap_credit", before: 2, after: 1 },
+    ]);
     expect((await caught(api.policies.rollback({ kind: "routing", to: 9, baseVersion: 3 }))).code).toBe("NOT_FOUND");
     expect((await caught(api.policies.rollback({ kind: "routing", to: 1, baseVersion: 2 }))).code).toBe("CONFLICT");
     expect((await caught(api.policies.diff({ kind: "routing", from: 1, to: 9 }))).code).toBe("NOT_FOUND");
@@ -74,7 +115,15 @@ describe("policies router", () => {
     const api = setup();
     await as("ada").policies.publish({ kind: "routing", document: {}, baseVersion: null, comment: "c1" });
     await as("bob").policies.rollback({ kind: "routing", to: 1, baseVersion: 1 });
-    await as("cy").policies.targets.upsert({ target: { id: "sim", name: "Simulator", adapter: "sim", kinds: ["routing"], config: { url: "http://127.0.0.1:1", token: "t" } } });
+    await as("cy").policies.targets.upsert({
+      target: {
+        id: "sim",
+        name: "Simulator",
+        adapter: "sim",
+        kinds: ["routing"],
+        config: { url: "http://127.0.0.1:1", token: "t" },
+      },
+    });
     await as("cy").policies.targets.remove({ id: "sim" });
     await caught(api.policies.publish({ kind: "routing", document: {}, baseVersion: 1 }));
     const audit = await api.policies.audit({});
@@ -105,16 +154,45 @@ describe("policies router", () => {
 
   it("lists, replaces and removes targets with secrets redacted, and refuses kinds an adapter cannot take", async () => {
     const api = setup();
-    await api.policies.targets.upsert({ target: { id: "sim", name: "Sim", adapter: "sim", kinds: ["routing", "frontend"], config: { url: "http://127.0.0.1:9", token: "secret" } } });
-    await api.policies.targets.upsert({ target: { id: "sim", name: "Simulator", adapter: "sim", kinds: ["routing"], config: { url: "http://127.0.0.1:9", token: "secret" } } });
+    await api.policies.targets.upsert({
+      target: {
+        id: "sim",
+        name: "Sim",
+        adapter: "sim",
+        kinds: ["routing", "frontend"],
+        config: { url: "http://127.0.0.1:9", token: "secret" },
+      },
+    });
+    await api.policies.targets.upsert({
+      target: {
+        id: "sim",
+        name: "Simulator",
+        adapter: "sim",
+        kinds: ["routing"],
+        config: { url: "http://127.0.0.1:9", token: "secret" },
+      },
+    });
     expect(await api.policies.targets.list()).toEqual([
-      { id: "sim", name: "Simulator", adapter: "sim", kinds: ["routing"], enabled: true, config: { url: "http://127.0.0.1:9", token: "••••" } },
+      {
+        id: "sim",
+        name: "Simulator",
+        adapter: "sim",
+        kinds: ["routing"],
+        enabled: true,
+        config: { url: "http://127.0.0.1:9", token: "••••" },
+      },
     ]);
-    const err = await caught(api.policies.targets.upsert({ target: { id: "f", name: "F", adapter: "planner-file", kinds: ["routing"], config: { path: "p.json" } } }));
+    const err = await caught(
+      api.policies.targets.upsert({
+        target: { id: "f", name: "F", adapter: "planner-file", kinds: ["routing"], config: { path: "p.json" } },
+      }),
+    );
     expect(err.code).toBe("BAD_REQUEST");
     expect((await caught(api.policies.targets.remove({ id: "nope" }))).code).toBe("NOT_FOUND");
     expect(await api.policies.rollout()).toEqual([]);
     await api.policies.publish({ kind: "routing", document: {}, baseVersion: null });
-    expect(await api.policies.rollout()).toMatchObject([{ targetId: "sim", kind: "routing", latestVersion: 1, appliedVersion: null, state: "pending" }]);
+    expect(await api.policies.rollout()).toMatchObject([
+      { targetId: "sim", kind: "routing", latestVersion: 1, appliedVersion: null, state: "pending" },
+    ]);
   });
 });

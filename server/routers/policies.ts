@@ -40,9 +40,14 @@ const publishInput = z.discriminatedUnion("kind", [
 /** A stored decision as the procedure's answer; a conflict carries what changed since the base. */
 function outcome<K extends PolicyKind>(decision: PublishDecision<K>) {
   if (decision.ok) return { version: decision.version, basedOn: decision.basedOn, diff: decision.diff };
-  if (decision.reason === "invalid") throw new AppError("BAD_REQUEST", "invalid policy document", { errors: decision.errors });
+  if (decision.reason === "invalid")
+    throw new AppError("BAD_REQUEST", "invalid policy document", { errors: decision.errors });
   const { latest, base, diff } = decision;
-  throw new AppError("CONFLICT", `version ${latest} was published since version ${base ?? "none"}: review its changes and publish again`, { latest, base, diff });
+  throw new AppError(
+    "CONFLICT",
+    `version ${latest} was published since version ${base ?? "none"}: review its changes and publish again`,
+    { latest, base, diff },
+  );
 }
 
 function mustGet(db: Db, kind: PolicyKind, v: number) {
@@ -63,7 +68,8 @@ const targetsRouter = router({
 
   /** Remove a target and its rollout rows. */
   remove: operatorProcedure.input(z.object({ id: z.string().min(1).max(64) })).mutation(({ ctx, input }) => {
-    if (!removeTarget(ctx.db, input.id, authorOf(ctx), ctx.now())) throw new AppError("NOT_FOUND", `no target ${input.id}`);
+    if (!removeTarget(ctx.db, input.id, authorOf(ctx), ctx.now()))
+      throw new AppError("NOT_FOUND", `no target ${input.id}`);
     return { id: input.id };
   }),
 });
@@ -86,30 +92,50 @@ export const policiesRouter = router({
 
   /** Field-level changes from one version to another. */
   diff: viewerProcedure.input(z.object({ kind, from: version, to: version })).query(({ ctx, input }) => {
-    return diffDocuments(mustGet(ctx.db, input.kind, input.from).document, mustGet(ctx.db, input.kind, input.to).document);
+    return diffDocuments(
+      mustGet(ctx.db, input.kind, input.from).document,
+      mustGet(ctx.db, input.kind, input.to).document,
+    );
   }),
 
   /** Publish a document on top of baseVersion (null for the first); a stale base is a CONFLICT with the diff. */
-  publish: operatorProcedure.input(publishInput).mutation(({ ctx, input }) =>
-    outcome(publishVersion(ctx.db, { kind: input.kind, document: input.document, baseVersion: input.baseVersion, author: authorOf(ctx), comment: input.comment, now: ctx.now() })),
-  ),
+  publish: operatorProcedure
+    .input(publishInput)
+    .mutation(({ ctx, input }) =>
+      outcome(
+        publishVersion(ctx.db, {
+          kind: input.kind,
+          document: input.document,
+          baseVersion: input.baseVersion,
+          author: authorOf(ctx),
+          comment: input.comment,
+          now: ctx.now(),
+        }),
+      ),
+    ),
 
   /** Publish an earlier version's content as a new version on top of baseVersion. */
-  rollback: operatorProcedure.input(z.object({ kind, to: version, baseVersion: version, comment })).mutation(({ ctx, input }) => {
-    const decision = rollbackVersion(ctx.db, { ...input, author: authorOf(ctx), now: ctx.now() });
-    if (!decision) throw new AppError("NOT_FOUND", `${input.kind} version ${input.to} does not exist`);
-    return outcome(decision);
-  }),
+  rollback: operatorProcedure
+    .input(z.object({ kind, to: version, baseVersion: version, comment }))
+    .mutation(({ ctx, input }) => {
+      const decision = rollbackVersion(ctx.db, { ...input, author: authorOf(ctx), now: ctx.now() });
+      if (!decision) throw new AppError("NOT_FOUND", `${input.kind} version ${input.to} does not exist`);
+      return outcome(decision);
+    }),
 
   /** Audit entries, newest first, one page at a time. */
-  audit: viewerProcedure.input(z.object({ limit: z.number().int().min(1).max(MAX_PAGE).default(100), before: z.number().int().optional() })).query(({ ctx, input }) => {
-    const rows = listAudit(ctx.db, input.limit + 1, input.before);
-    const items = rows.slice(0, input.limit);
-    return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.id : null };
-  }),
+  audit: viewerProcedure
+    .input(z.object({ limit: z.number().int().min(1).max(MAX_PAGE).default(100), before: z.number().int().optional() }))
+    .query(({ ctx, input }) => {
+      const rows = listAudit(ctx.db, input.limit + 1, input.before);
+      const items = rows.slice(0, input.limit);
+      return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.id : null };
+    }),
 
   targets: targetsRouter,
 
   /** Per target and kind with a published version: the applied version, since when, and the push state. */
-  rollout: viewerProcedure.query(({ ctx }) => rolloutView(listTargets(ctx.db), listStatuses(ctx.db), latestVersionNumbers(ctx.db))),
+  rollout: viewerProcedure.query(({ ctx }) =>
+    rolloutView(listTargets(ctx.db), listStatuses(ctx.db), latestVersionNumbers(ctx.db)),
+  ),
 });

@@ -29,12 +29,27 @@ describe("routing.series and routing.list on seeded decisions", () => {
       minimal["worker.up"]({ id: "up-w2", worker_id: "w2", block_size: 32, ts: FROM - MIN }),
       // d1: w1 chosen with 4 cached blocks while w2 held 9 → 5 blocks lost; its request says block size 16.
       decision("d1", FROM + 1 * MIN, "w1", [cand("w1", 10, 4, 1), cand("w2", 20, 9, 12)], { prompt_blocks: 10 }),
-      minimal.request({ id: "q-d1", request_id: "req-d1", ts: FROM + MIN, arrived_at: FROM + MIN, input_tokens: 1000, cached_tokens: 800, block_size: 16 }),
+      minimal.request({
+        id: "q-d1",
+        request_id: "req-d1",
+        ts: FROM + MIN,
+        arrived_at: FROM + MIN,
+        input_tokens: 1000,
+        cached_tokens: 800,
+        block_size: 16,
+      }),
       // d2: w2 chosen with the best overlap → nothing lost; no request row, so w2's block size 32.
       decision("d2", FROM + 2 * MIN, "w2", [cand("w1", 20, 0, 5), cand("w2", 20, 8, 5)], { prompt_blocks: 20 }),
       // d3: w1 chosen with nothing cached while w2 held 10 → 10 blocks × w1's 16 tokens lost.
       decision("d3", FROM + 3 * MIN, "w1", [cand("w1", 10, 0, 1), cand("w2", 20, 10, 30)], { prompt_blocks: 10 }),
-      minimal.request({ id: "q-x", request_id: "req-x", ts: FROM + 3 * MIN, arrived_at: FROM + 3 * MIN, input_tokens: 1000, cached_tokens: 0 }),
+      minimal.request({
+        id: "q-x",
+        request_id: "req-x",
+        ts: FROM + 3 * MIN,
+        arrived_at: FROM + 3 * MIN,
+        input_tokens: 1000,
+        cached_tokens: 0,
+      }),
       // outside [from, to)
       decision("d-before", FROM - 1, "w1", [cand("w1", 10, 0, 1), cand("w2", 10, 10, 1)], { prompt_blocks: 10 }),
       decision("d-at-to", NOW, "w1", [cand("w1", 10, 0, 1), cand("w2", 10, 10, 1)], { prompt_blocks: 10 }),
@@ -75,7 +90,12 @@ describe("routing.series and routing.list on seeded decisions", () => {
     const l = await caller.routing.list({ range });
     expect(l.items.map((d) => d.id)).toEqual(["d3", "d2", "d1"]);
     const d1 = l.items[2]!;
-    expect(d1.explanation).toEqual({ kind: "load", winnerId: "w1", runnerUpId: "w2", text: "won on load: 10 fewer prefill blocks and 11 fewer decode blocks outweighed 5 fewer cached blocks" });
+    expect(d1.explanation).toEqual({
+      kind: "load",
+      winnerId: "w1",
+      runnerUpId: "w2",
+      text: "won on load: 10 fewer prefill blocks and 11 fewer decode blocks outweighed 5 fewer cached blocks",
+    });
     expect(d1.candidates.map((c) => [c.worker_id, c.cost, c.mark])).toEqual([
       ["w1", 7, "winner"],
       ["w2", 23, "runner_up"],
@@ -116,7 +136,13 @@ describe("routing loss without a known block size", () => {
       decision("a", FROM + MIN, "w1", [cand("w1", 10, 2, 1), cand("w2", 10, 6, 9)], { prompt_blocks: 10 }),
       minimal.request({ id: "q-a", request_id: "req-a", ts: FROM + MIN, arrived_at: FROM + MIN, block_size: 16 }),
       decision("b", FROM + 2 * MIN, "w2", [cand("w2", 30, 0, 1), cand("w1", 30, 30, 9)], { prompt_blocks: 30 }),
-      minimal.request({ id: "q-b", request_id: "req-b", ts: FROM + 2 * MIN, arrived_at: FROM + 2 * MIN, block_size: 8 }),
+      minimal.request({
+        id: "q-b",
+        request_id: "req-b",
+        ts: FROM + 2 * MIN,
+        arrived_at: FROM + 2 * MIN,
+        block_size: 8,
+      }),
     ]);
     const s = await testCaller(db, () => NOW).routing.series({ range });
     // a: 4 lost × 32 of 10 × 32; b: 30 lost × 8 of 30 × 8
@@ -140,15 +166,32 @@ describe("routing.list paging", () => {
   const db = testDb();
   const caller = testCaller(db, () => NOW);
   // Seven decisions; three share one timestamp, so the cursor must break ties by id.
-  const stamps: [string, number][] = [["p1", 1], ["p2", 2], ["p3", 3], ["p4", 3], ["p5", 3], ["p6", 4], ["p7", 5]];
-  beforeAll(() => store(db, stamps.map(([id, m]) => decision(id, FROM + m * MIN, "w1", [cand("w1", 10, 0, 1)]))));
+  const stamps: [string, number][] = [
+    ["p1", 1],
+    ["p2", 2],
+    ["p3", 3],
+    ["p4", 3],
+    ["p5", 3],
+    ["p6", 4],
+    ["p7", 5],
+  ];
+  beforeAll(() =>
+    store(
+      db,
+      stamps.map(([id, m]) => decision(id, FROM + m * MIN, "w1", [cand("w1", 10, 0, 1)])),
+    ),
+  );
 
   it("walks every decision exactly once, newest first, in pages of the limit", async () => {
     const seen: string[] = [];
     const sizes: number[] = [];
     let cursor: { ts: number; id: string } | null = null;
     do {
-      const page: Awaited<ReturnType<typeof caller.routing.list>> = await caller.routing.list({ range, limit: 3, cursor });
+      const page: Awaited<ReturnType<typeof caller.routing.list>> = await caller.routing.list({
+        range,
+        limit: 3,
+        cursor,
+      });
       seen.push(...page.items.map((d) => d.id));
       sizes.push(page.items.length);
       cursor = page.nextCursor;

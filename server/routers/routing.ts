@@ -1,6 +1,13 @@
 import "server-only";
 import { z } from "zod";
-import { decisionBuckets, decisionsPage, MAX_PAGE, requestSizedBuckets, tokenBuckets, workerBlockSizes } from "../../db/queries/routing";
+import {
+  decisionBuckets,
+  decisionsPage,
+  MAX_PAGE,
+  requestSizedBuckets,
+  tokenBuckets,
+  workerBlockSizes,
+} from "../../db/queries/routing";
 import { describeDecision, lossBuckets, recomputedSeries, routingLossSeries } from "../analysis/routing";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
@@ -12,10 +19,23 @@ const cursor = z.object({ ts: z.number().int().min(0), id: z.string().min(1).max
 export const routingRouter = router({
   /** Decisions in the range, newest first, one page at a time; each with ranked candidates and why the winner won. */
   list: viewerProcedure
-    .input(z.object({ range: rangeInput, cursor: cursor.nullish(), limit: z.number().int().min(1).max(MAX_PAGE).default(25), lossOnly: z.boolean().default(false) }))
+    .input(
+      z.object({
+        range: rangeInput,
+        cursor: cursor.nullish(),
+        limit: z.number().int().min(1).max(MAX_PAGE).default(25),
+        lossOnly: z.boolean().default(false),
+      }),
+    )
     .query(({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
-      const rows = decisionsPage(ctx.db, { from, to, cursor: input.cursor ?? undefined, limit: input.limit, lossOnly: input.lossOnly });
+      const rows = decisionsPage(ctx.db, {
+        from,
+        to,
+        cursor: input.cursor ?? undefined,
+        limit: input.limit,
+        lossOnly: input.lossOnly,
+      });
       const page = rows.slice(0, input.limit);
       const last = page[page.length - 1];
       const nextCursor = rows.length > input.limit && last ? { ts: last.ts, id: last.id } : null;

@@ -15,13 +15,45 @@ function seeded() {
   for (let s = 0; s < 6; s++) {
     const at = T0 + s * 10_000;
     events.push(
-      minimal["route.decision"]({ id: `rd-${s}`, ts: at, request_id: `r${s}`, session_id: `sess-${s}`, chosen_worker_id: "w1", candidates: [{ worker_id: "w1", overlap_blocks: 0, prefill_blocks: 3, decode_blocks: 0, cost: 3 }, { worker_id: "w2", overlap_blocks: 0, prefill_blocks: 3, decode_blocks: 5, cost: 8 }] }),
-      minimal.request({
-        id: `req-${s}`, request_id: `r${s}`, session_id: `sess-${s}`, trajectory_id: `main-${s}`, harness: "claude_code", session_type: "coding", worker_id: "w1",
-        arrived_at: at, first_token_at: at + 900, finished_at: at + 1000, ts: at + 1000, input_tokens: 12, cached_tokens: 0, block_size: 4,
-        sequence_hashes: [`${s + 1}1`, `${s + 1}2`, `${s + 1}3`], local_hashes: [`9${s}`, "102", "103"], status: s === 5 ? "error" : "ok",
+      minimal["route.decision"]({
+        id: `rd-${s}`,
+        ts: at,
+        request_id: `r${s}`,
+        session_id: `sess-${s}`,
+        chosen_worker_id: "w1",
+        candidates: [
+          { worker_id: "w1", overlap_blocks: 0, prefill_blocks: 3, decode_blocks: 0, cost: 3 },
+          { worker_id: "w2", overlap_blocks: 0, prefill_blocks: 3, decode_blocks: 5, cost: 8 },
+        ],
       }),
-      minimal.tool({ id: `tool-${s}`, session_id: `sess-${s}`, request_id: `r${s}`, tool_call_id: `c${s}`, started_at: at + 1000, ended_at: at + 1000 + s * 100, status: "succeeded" }),
+      minimal.request({
+        id: `req-${s}`,
+        request_id: `r${s}`,
+        session_id: `sess-${s}`,
+        trajectory_id: `main-${s}`,
+        harness: "claude_code",
+        session_type: "coding",
+        worker_id: "w1",
+        arrived_at: at,
+        first_token_at: at + 900,
+        finished_at: at + 1000,
+        ts: at + 1000,
+        input_tokens: 12,
+        cached_tokens: 0,
+        block_size: 4,
+        sequence_hashes: [`${s + 1}1`, `${s + 1}2`, `${s + 1}3`],
+        local_hashes: [`9${s}`, "102", "103"],
+        status: s === 5 ? "error" : "ok",
+      }),
+      minimal.tool({
+        id: `tool-${s}`,
+        session_id: `sess-${s}`,
+        request_id: `r${s}`,
+        tool_call_id: `c${s}`,
+        started_at: at + 1000,
+        ended_at: at + 1000 + s * 100,
+        status: "succeeded",
+      }),
     );
   }
   storeEvents(db, events.map(parsed));
@@ -70,17 +102,36 @@ describe("sessions procedures", () => {
 });
 
 describe("a model call reported by both the harness and the serving stack", () => {
-  const OTLP = JSON.parse(readFileSync(path.join(__dirname, "../sources/otlp/fixtures/claude-code.json"), "utf8")) as object;
+  const OTLP = JSON.parse(
+    readFileSync(path.join(__dirname, "../sources/otlp/fixtures/claude-code.json"), "utf8"),
+  ) as object;
   const CC = 1_764_400_000_000;
 
   /** Claude Code's OTLP logs for cc-session-1 (its api_request req_011A), plus the serving stack's `request` for the same call. */
   function both() {
     const db = testDb();
-    const harness = flattenLogs(OTLP, 5_000).map(mapRecord).flatMap((m) => (m.event ? [m.event] : []));
-    expect(harness.find((e) => e.kind === "request" && e.request_id === "req_011A")).toMatchObject({ session_id: "cc-session-1", source: "otlp", input_tokens: 20_120, output_tokens: 300 });
+    const harness = flattenLogs(OTLP, 5_000)
+      .map(mapRecord)
+      .flatMap((m) => (m.event ? [m.event] : []));
+    expect(harness.find((e) => e.kind === "request" && e.request_id === "req_011A")).toMatchObject({
+      session_id: "cc-session-1",
+      source: "otlp",
+      input_tokens: 20_120,
+      output_tokens: 300,
+    });
     const cluster = minimal.request({
-      id: "dyn-req-7", request_id: "dyn-7", session_id: "cc-session-1", worker_id: "w1", arrived_at: CC + 800, first_token_at: CC + 1_100, finished_at: CC + 2_000,
-      ts: CC + 2_000, input_tokens: 20_120, cached_tokens: 16_000, output_tokens: 300, source: "sim",
+      id: "dyn-req-7",
+      request_id: "dyn-7",
+      session_id: "cc-session-1",
+      worker_id: "w1",
+      arrived_at: CC + 800,
+      first_token_at: CC + 1_100,
+      finished_at: CC + 2_000,
+      ts: CC + 2_000,
+      input_tokens: 20_120,
+      cached_tokens: 16_000,
+      output_tokens: 300,
+      source: "sim",
     });
     storeEvents(db, [...harness, cluster].map(parsed));
     runAttribution(db);
@@ -93,8 +144,18 @@ describe("a model call reported by both the harness and the serving stack", () =
     // The fixture also holds an api_error (a failed call the serving stack never saw): two turns, not three.
     expect(trace.totals.turns).toBe(2);
     expect(trace.lanes.flatMap((l) => l.turns).find((t) => t.requestId === "dyn-7")?.harnessRequestId).toBe("req_011A");
-    const [row] = (await api.sessions.list({ range: { from: CC - 60_000, to: CC + 60_000 }, search: "cc-session-1" })).items;
-    expect(row).toMatchObject({ sessionId: "cc-session-1", turns: trace.totals.turns, inputTokens: trace.totals.inputTokens, cachedTokens: 16_000, outputTokens: 300, agents: 1, errors: 1, ttftP50: 300 });
+    const [row] = (await api.sessions.list({ range: { from: CC - 60_000, to: CC + 60_000 }, search: "cc-session-1" }))
+      .items;
+    expect(row).toMatchObject({
+      sessionId: "cc-session-1",
+      turns: trace.totals.turns,
+      inputTokens: trace.totals.inputTokens,
+      cachedTokens: 16_000,
+      outputTokens: 300,
+      agents: 1,
+      errors: 1,
+      ttftP50: 300,
+    });
     expect(row!.cachedShare).toBeCloseTo(trace.totals.cachedShare!, 9);
   });
 });

@@ -1,6 +1,15 @@
 import "server-only";
 import { z } from "zod";
-import { causeBuckets, decisionOf, findingInputs, sessionFacets, sessionsPage, SORTS, traceRows, type SortKey } from "../../db/queries/sessions";
+import {
+  causeBuckets,
+  decisionOf,
+  findingInputs,
+  sessionFacets,
+  sessionsPage,
+  SORTS,
+  traceRows,
+  type SortKey,
+} from "../../db/queries/sessions";
 import { describeDecision } from "../analysis/routing";
 import { unstablePrefix, toolWaitResidency } from "../analysis/findings";
 import { assembleSession, mergeHarnessTurns } from "../analysis/sessions";
@@ -36,17 +45,36 @@ export const sessionsRouter = router({
   /** Session summaries matching the filters, sorted by a whitelisted column, one keyset page at a time. */
   list: viewerProcedure.input(listInput).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
-    const rows = sessionsPage(ctx.db, { ...input, from, to, now: ctx.now() }, input.sort, input.dir, input.limit, input.cursor);
+    const rows = sessionsPage(
+      ctx.db,
+      { ...input, from, to, now: ctx.now() },
+      input.sort,
+      input.dir,
+      input.limit,
+      input.cursor,
+    );
     const items = rows.slice(0, input.limit).map(({ sortValue: _, ...r }) => r);
     const last = rows[input.limit - 1];
-    return { from, to, live, items, nextCursor: rows.length > input.limit && last ? { v: last.sortValue, id: last.sessionId } : null, facets: sessionFacets(ctx.db) };
+    return {
+      from,
+      to,
+      live,
+      items,
+      nextCursor: rows.length > input.limit && last ? { v: last.sortValue, id: last.sessionId } : null,
+      facets: sessionFacets(ctx.db),
+    };
   }),
 
   /** One session assembled for the trace: lanes per trajectory, turns with causes and routing, tools and reasoning. */
   byId: viewerProcedure.input(sessionId).query(({ ctx, input }) => {
     const rows = traceRows(ctx.db, input.id);
     if (rows.turns.length === 0 && rows.tools.length === 0) throw new AppError("NOT_FOUND", `no session ${input.id}`);
-    return { sessionId: input.id, harness: rows.harness, sessionType: rows.sessionType, ...assembleSession(mergeHarnessTurns(rows.turns), rows.tools, rows.reasoning) };
+    return {
+      sessionId: input.id,
+      harness: rows.harness,
+      sessionType: rows.sessionType,
+      ...assembleSession(mergeHarnessTurns(rows.turns), rows.tools, rows.reasoning),
+    };
   }),
 
   /** One turn's routing decision with every candidate ranked and why the winner won; null without a decision. */

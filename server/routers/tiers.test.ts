@@ -33,18 +33,60 @@ describe("tiers router", () => {
     const caller = testCaller(db, () => NOW);
     post(db, [req("a", T0 + MIN, { cached_tokens: 800 })]);
     expect((await caller.tiers.cluster({ range })).split).toBeNull();
-    post(db, [req("b", T0 + 2 * MIN, { cached_tokens: 600, cached_tokens_by_tier: { device: 200, host: 400 }, prefetched_tokens: 300 })]);
-    expect((await caller.tiers.cluster({ range })).split).toEqual({ device: 1000, host: 400, disk: 0, shared: 0, prefetched: 300 });
+    post(db, [
+      req("b", T0 + 2 * MIN, {
+        cached_tokens: 600,
+        cached_tokens_by_tier: { device: 200, host: 400 },
+        prefetched_tokens: 300,
+      }),
+    ]);
+    expect((await caller.tiers.cluster({ range })).split).toEqual({
+      device: 1000,
+      host: 400,
+      disk: 0,
+      shared: 0,
+      prefetched: 300,
+    });
   });
 
   it("a worker's view: blocks per tier over time, offloads and onboards, and hit rate per tier from posted events", async () => {
     const db = testDb();
     const caller = testCaller(db, () => NOW);
     post(db, [
-      { id: "s1", kind: "kv.stored", ts: T0 + 1_000, worker_id: "w1", block_hashes: ["1", "2", "3"], parent_hash: null },
-      { id: "r1", kind: "kv.removed", ts: T0 + 2 * MIN, worker_id: "w1", block_hashes: ["2", "3"], reason: "offloaded" },
-      { id: "s2", kind: "kv.stored", ts: T0 + 2 * MIN, worker_id: "w1", block_hashes: ["2", "3"], parent_hash: "1", storage_tier: "host" },
-      { id: "s3", kind: "kv.stored", ts: T0 + 5 * MIN, worker_id: "w1", block_hashes: ["2"], parent_hash: "1", onboarded_from: "host" },
+      {
+        id: "s1",
+        kind: "kv.stored",
+        ts: T0 + 1_000,
+        worker_id: "w1",
+        block_hashes: ["1", "2", "3"],
+        parent_hash: null,
+      },
+      {
+        id: "r1",
+        kind: "kv.removed",
+        ts: T0 + 2 * MIN,
+        worker_id: "w1",
+        block_hashes: ["2", "3"],
+        reason: "offloaded",
+      },
+      {
+        id: "s2",
+        kind: "kv.stored",
+        ts: T0 + 2 * MIN,
+        worker_id: "w1",
+        block_hashes: ["2", "3"],
+        parent_hash: "1",
+        storage_tier: "host",
+      },
+      {
+        id: "s3",
+        kind: "kv.stored",
+        ts: T0 + 5 * MIN,
+        worker_id: "w1",
+        block_hashes: ["2"],
+        parent_hash: "1",
+        onboarded_from: "host",
+      },
       req("c", T0 + 5 * MIN, { cached_tokens: 900, cached_tokens_by_tier: { device: 600, host: 300 } }),
     ]);
     const v = await caller.tiers.worker({ id: "w1", range });
@@ -58,7 +100,11 @@ describe("tiers router", () => {
       [1, 2],
       [2, 2],
     ]);
-    expect(v.totals).toMatchObject({ offloaded: 2, onboarded: 1, cached: { device: 600, host: 300, disk: 0, shared: 0 } });
+    expect(v.totals).toMatchObject({
+      offloaded: 2,
+      onboarded: 1,
+      cached: { device: 600, host: 300, disk: 0, shared: 0 },
+    });
     expect(v.points[5]!.hit).toEqual({ device: 0.6, host: 0.3, disk: 0, shared: 0 });
     expect((await caller.tiers.worker({ id: "w2", range })).tiers).toEqual([]);
   });

@@ -14,18 +14,20 @@ export const tiersRouter = router({
   }),
 
   /** One worker's blocks per tier, offload/onboard rates and hit rate per tier, from tiered kv events, requests and KVBM scrapes. */
-  worker: viewerProcedure.input(z.object({ id: z.string().min(1).max(MAX_ID), range: rangeInput })).query(({ ctx, input }) => {
-    const { from, to, live } = resolveInput(input.range, ctx.now());
-    const step = tierStep(to - from);
-    const view = workerTierView({
-      kv: kvTierRows(ctx.db, input.id, from, to),
-      requests: requestTierRows(ctx.db, input.id, from, to),
-      kvbm: kvbmRows(ctx.db, input.id, from, to),
-      before: tierLevelsBefore(ctx.db, input.id, from),
-      from,
-      to,
-      step,
-    });
-    return { from, to, live, ...view };
-  }),
+  worker: viewerProcedure
+    .input(z.object({ id: z.string().min(1).max(MAX_ID), range: rangeInput }))
+    .query(({ ctx, input }) => {
+      const { from, to, live } = resolveInput(input.range, ctx.now());
+      const step = tierStep(to - from);
+      const view = workerTierView({
+        kv: kvTierRows(ctx.db, input.id, from, to),
+        requests: requestTierRows(ctx.db, input.id, from, to),
+        kvbm: kvbmRows(ctx.db, input.id, from, to),
+        before: tierLevelsBefore(ctx.db, input.id, from),
+        from,
+        to,
+        step,
+      });
+      return { from, to, live, ...view };
+    }),
 });

@@ -12,12 +12,28 @@ export const tokensRouter = router({
 
   /** Create a token; its value is in this answer only. */
   create: adminProcedure
-    .input(z.object({ name: z.string().trim().min(1, "required").max(64, "at most 64 characters"), scope: z.enum(TOKEN_SCOPES) }))
+    .input(
+      z.object({
+        name: z.string().trim().min(1, "required").max(64, "at most 64 characters"),
+        scope: z.enum(TOKEN_SCOPES),
+      }),
+    )
     .mutation(({ ctx, input }) => createToken(ctx.db, { ...input, createdBy: ctx.actor!.name }, ctx.now())),
 
   /** Revoke a token: it stops working at once. */
-  revoke: adminProcedure.input(z.object({ id: z.number().int().min(1).max(2 ** 31) })).mutation(({ ctx, input }) => {
-    if (!revokeToken(ctx.db, input.id, ctx.now())) throw new AppError("NOT_FOUND", `token ${input.id} does not exist or is already revoked`);
-    return { id: input.id };
-  }),
+  revoke: adminProcedure
+    .input(
+      z.object({
+        id: z
+          .number()
+          .int()
+          .min(1)
+          .max(2 ** 31),
+      }),
+    )
+    .mutation(({ ctx, input }) => {
+      if (!revokeToken(ctx.db, input.id, ctx.now()))
+        throw new AppError("NOT_FOUND", `token ${input.id} does not exist or is already revoked`);
+      return { id: input.id };
+    }),
 });

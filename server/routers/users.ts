@@ -4,7 +4,11 @@ import { listUsers } from "../../db/queries/auth";
 import { changeUser, inviteUser, roleSchema, usernameSchema } from "../auth/accounts";
 import { adminProcedure, router, viewerProcedure } from "../trpc/init";
 
-const id = z.number().int().min(1).max(2 ** 31);
+const id = z
+  .number()
+  .int()
+  .min(1)
+  .max(2 ** 31);
 
 export const usersRouter = router({
   /** The caller (a signed-in user or a token) and its role. */

@@ -18,11 +18,26 @@ const ev = (kind: string, ts: number, o: Raw): TelemetryEvent => {
   if (!r.ok) throw new Error(r.error);
   return r.event;
 };
-const up = (w: string, ts: number, role = "decode") => ev("worker.up", ts, { worker_id: w, role, model: "m", kv_total_blocks: 1000, block_size: 16 });
+const up = (w: string, ts: number, role = "decode") =>
+  ev("worker.up", ts, { worker_id: w, role, model: "m", kv_total_blocks: 1000, block_size: 16 });
 const down = (w: string, ts: number) => ev("worker.down", ts, { worker_id: w, reason: "drained" });
 const stats = (w: string, ts: number, q: number, h: number, active = 0, total = 1000, running = 0, waiting = 0) =>
-  ev("worker.stats", ts, { worker_id: w, kv_active_blocks: active, kv_total_blocks: total, requests_running: running, requests_waiting: waiting, prefix_query_tokens: q, prefix_hit_tokens: String(h) });
-const cand = (w: string, overlap: number, cost: number) => ({ worker_id: w, overlap_blocks: overlap, prefill_blocks: 10 - overlap, decode_blocks: 5, cost });
+  ev("worker.stats", ts, {
+    worker_id: w,
+    kv_active_blocks: active,
+    kv_total_blocks: total,
+    requests_running: running,
+    requests_waiting: waiting,
+    prefix_query_tokens: q,
+    prefix_hit_tokens: String(h),
+  });
+const cand = (w: string, overlap: number, cost: number) => ({
+  worker_id: w,
+  overlap_blocks: overlap,
+  prefill_blocks: 10 - overlap,
+  decode_blocks: 5,
+  cost,
+});
 const decision = (ts: number, chosen: string, workers = ["w1", "w2", "w3"]) =>
   ev("route.decision", ts, {
     request_id: `r-${ts}`,
@@ -34,11 +49,30 @@ const decision = (ts: number, chosen: string, workers = ["w1", "w2", "w3"]) =>
     temperature: 0,
   });
 const request = (w: string, at: number) =>
-  ev("request", at, { request_id: `q-${at}-${w}`, api: "messages", model: "m", worker_id: w, arrived_at: at, input_tokens: 10, cached_tokens: 5, output_tokens: 1, status: "ok" });
+  ev("request", at, {
+    request_id: `q-${at}-${w}`,
+    api: "messages",
+    model: "m",
+    worker_id: w,
+    arrived_at: at,
+    input_tokens: 10,
+    cached_tokens: 5,
+    output_tokens: 1,
+    status: "ok",
+  });
 const stored = (w: string, ts: number, blocks: number, retention_class?: string) =>
-  ev("kv.stored", ts, { worker_id: w, block_hashes: Array.from({ length: blocks }, (_, i) => String(ts + i)), parent_hash: null, retention_class });
+  ev("kv.stored", ts, {
+    worker_id: w,
+    block_hashes: Array.from({ length: blocks }, (_, i) => String(ts + i)),
+    parent_hash: null,
+    retention_class,
+  });
 const removed = (w: string, ts: number, blocks: number, reason: string) =>
-  ev("kv.removed", ts, { worker_id: w, block_hashes: Array.from({ length: blocks }, (_, i) => String(ts + i)), reason });
+  ev("kv.removed", ts, {
+    worker_id: w,
+    block_hashes: Array.from({ length: blocks }, (_, i) => String(ts + i)),
+    reason,
+  });
 
 function seed(db: Db) {
   storeEvents(db, [
@@ -61,7 +95,9 @@ function seed(db: Db) {
     stats("w4", NOW - 5 * MIN, 0, 0, 250, 1000),
     stats("w5", T0, 0, 0),
     // routing: w1 wins 6, w2 3, w3 1 in range; the w3 win did not list w2; one decision before the range.
-    ...Array.from({ length: 10 }, (_, k) => decision(FROM + k * MIN, k < 6 ? "w1" : k < 9 ? "w2" : "w3", k === 9 ? ["w1", "w3"] : undefined)),
+    ...Array.from({ length: 10 }, (_, k) =>
+      decision(FROM + k * MIN, k < 6 ? "w1" : k < 9 ? "w2" : "w3", k === 9 ? ["w1", "w3"] : undefined),
+    ),
     decision(FROM - MIN, "w2"),
     ...[1, 2, 3, 4].map((k) => request("w1", FROM + k * MIN)),
     request("w1", FROM - MIN),
@@ -118,7 +154,12 @@ describe("workers procedures on seeded data", () => {
 
   it("routing share is the worker's share of the range's route decisions", async () => {
     const { workers } = await caller.workers.list({ preset: "15m" });
-    expect(Object.fromEntries(workers.map((w) => [w.workerId, w.routingShare]))).toEqual({ w1: 0.6, w2: 0.3, w3: 0.1, w4: 0 });
+    expect(Object.fromEntries(workers.map((w) => [w.workerId, w.routingShare]))).toEqual({
+      w1: 0.6,
+      w2: 0.3,
+      w3: 0.1,
+      w4: 0,
+    });
   });
 
   it("an explicit past range sees the state then: w2 not yet joined, w3 still up, w5 long silent", async () => {
@@ -169,7 +210,15 @@ describe("workers procedures on seeded data", () => {
     expect(d.requestsServed).toBe(1);
     // w2 first reported at FROM + 2 min: the two decisions before that are not scanned; of the 8 after, it lost 4.
     expect(d.lost).toMatchObject({ count: 4, scanned: 8, truncated: false });
-    expect(d.lost.recent[0]).toEqual({ ts: FROM + 5 * MIN, requestId: `r-${FROM + 5 * MIN}`, winnerId: "w1", overlap: 3, cost: 19, winnerOverlap: 2, winnerCost: 20 });
+    expect(d.lost.recent[0]).toEqual({
+      ts: FROM + 5 * MIN,
+      requestId: `r-${FROM + 5 * MIN}`,
+      winnerId: "w1",
+      overlap: 3,
+      cost: 19,
+      winnerOverlap: 2,
+      winnerCost: 20,
+    });
     const w1 = await caller.workers.byId({ id: "w1", range: { preset: "15m" } });
     expect(w1.requestsServed).toBe(4);
     expect(w1.lost.count).toBe(4);

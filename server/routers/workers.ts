@@ -51,17 +51,24 @@ export const workersRouter = router({
   list: viewerProcedure.input(rangeInput).query(({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const decode = decodeByWorker(ctx.db, from, to);
-    return { from, to, live, workers: rowsFor(ctx.db, from, to).map((w) => ({ ...w, decode: decode.get(w.workerId) ?? null })) };
+    return {
+      from,
+      to,
+      live,
+      workers: rowsFor(ctx.db, from, to).map((w) => ({ ...w, decode: decode.get(w.workerId) ?? null })),
+    };
   }),
 
   /** KV utilization and prefix hit rate per worker (or of one) in buckets sized to the range, from the coarsest fitting rollup. */
-  series: viewerProcedure.input(z.object({ range: rangeInput, workerId: workerId.optional() })).query(({ ctx, input }) => {
-    const { from, to, live } = resolveInput(input.range, ctx.now());
-    const step = bucketStep(to - from);
-    const source = statsResolution({ from, to, step, ...statsCoverage(ctx.db) });
-    const rows = seriesRows(ctx.db, { from, to, step, source, workerId: input.workerId });
-    return { from, to, live, step, source, workers: seriesPoints(rows) };
-  }),
+  series: viewerProcedure
+    .input(z.object({ range: rangeInput, workerId: workerId.optional() }))
+    .query(({ ctx, input }) => {
+      const { from, to, live } = resolveInput(input.range, ctx.now());
+      const step = bucketStep(to - from);
+      const source = statsResolution({ from, to, step, ...statsCoverage(ctx.db) });
+      const rows = seriesRows(ctx.db, { from, to, step, source, workerId: input.workerId });
+      return { from, to, live, step, source, workers: seriesPoints(rows) };
+    }),
 
   /** One worker over the range: state, gauges, requests served, routing decisions won and lost, evictions. */
   byId: viewerProcedure.input(oneWorker).query(({ ctx, input }) => {
@@ -77,7 +84,12 @@ export const workersRouter = router({
       info,
       summary: rowsFor(ctx.db, from, to, info)[0]!,
       requestsServed: requestsServed(ctx.db, info.workerId, from, to),
-      lost: { count: lost.lost, scanned: lost.scanned, truncated: lost.truncated, recent: lostDecisions(lost.recent, info.workerId) },
+      lost: {
+        count: lost.lost,
+        scanned: lost.scanned,
+        truncated: lost.truncated,
+        recent: lostDecisions(lost.recent, info.workerId),
+      },
       removals: removalsByReason(ctx.db, info.workerId, from, to),
       decode: {
         ...decodeStats(ctx.db, from, to, info.workerId),

@@ -39,19 +39,45 @@ export function startSession(host: AgentHost, session: Session, historyTokens = 
   startTurn(host, main);
 }
 
-function newTrajectory(host: AgentHost, session: Session, role: AgentRole, parent: Trajectory | null, call: ToolCall | null, maxTurns: number): Trajectory {
+function newTrajectory(
+  host: AgentHost,
+  session: Session,
+  role: AgentRole,
+  parent: Trajectory | null,
+  call: ToolCall | null,
+  maxTurns: number,
+): Trajectory {
   const index = role === "main" ? 0 : ++session.subagents;
   const shares = role === "main" || session.kind.subagentsShareMainPrompt === true;
   const header = session.profile.billingHeader ? contentId(NS_HEADER ^ host.salt, session.index, index) : null;
   const rng = session.rng.derive(`trajectory:${index}`);
   session.live++;
-  const traj = new Trajectory(host.nextId("t"), session, index, role, parent, call, rng, host.prefix(session.profile, !shares), header, maxTurns);
+  const traj = new Trajectory(
+    host.nextId("t"),
+    session,
+    index,
+    role,
+    parent,
+    call,
+    rng,
+    host.prefix(session.profile, !shares),
+    header,
+    maxTurns,
+  );
   session.trajectories.push(traj);
   return traj;
 }
 
 /** Build a request for the trajectory's current prompt. */
-function makeRequest(host: AgentHost, traj: Trajectory, output: number, reasoning: number, outcome: SimRequest["outcome"], reason: string, hints: SimRequest["hints"]): SimRequest {
+function makeRequest(
+  host: AgentHost,
+  traj: Trajectory,
+  output: number,
+  reasoning: number,
+  outcome: SimRequest["outcome"],
+  reason: string,
+  hints: SimRequest["hints"],
+): SimRequest {
   const s = traj.session;
   const view = traj.view(host.frontend().strip_anthropic_preamble);
   return {
@@ -174,7 +200,11 @@ function turnDone(host: AgentHost, traj: Trajectory, req: SimRequest, plan: Turn
 
 /** speculative_prefill: a 1-token request that warms the predicted next-turn prefix. */
 function warmRequest(host: AgentHost, traj: Trajectory, after: SimRequest): SimRequest {
-  return makeRequest(host, traj, 1, 0, "ok", "length", { priority: (after.hints.priority ?? 0) - 1, osl: 1, speculative_prefill: true });
+  return makeRequest(host, traj, 1, 0, "ok", "length", {
+    priority: (after.hints.priority ?? 0) - 1,
+    osl: 1,
+    speculative_prefill: true,
+  });
 }
 
 function maybeResume(host: AgentHost, traj: Trajectory): void {

@@ -56,8 +56,22 @@ export type ParseResult = { ok: true; options: CliOptions } | { ok: false; error
 
 const FLAGS = new Set(["--fast", "--full-chains", "--help", "-h"]);
 const VALUED = new Set([
-  "--dashboard", "--token", "--control-port", "--control-host", "--control-token", "--seed", "--scenario", "--speed", "--duration", "--start", "--out", "--policies",
-  "--tiers", "--engine-profile", "--workload", "--trace-block-size",
+  "--dashboard",
+  "--token",
+  "--control-port",
+  "--control-host",
+  "--control-token",
+  "--seed",
+  "--scenario",
+  "--speed",
+  "--duration",
+  "--start",
+  "--out",
+  "--policies",
+  "--tiers",
+  "--engine-profile",
+  "--workload",
+  "--trace-block-size",
 ]);
 
 /** Parse argv (without node and script) and the environment into options, or an error. */
@@ -115,7 +129,8 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
         break;
       case "--control-port": {
         const port = int(v);
-        if (port === null || port < 0 || port > 65_535) return { ok: false, error: "--control-port must be a port number" };
+        if (port === null || port < 0 || port > 65_535)
+          return { ok: false, error: "--control-port must be a port number" };
         o.controlPort = port;
         break;
       }
@@ -127,30 +142,35 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
         break;
       case "--seed": {
         const seed = int(v);
-        if (seed === null || seed < 0 || seed > 4_294_967_295) return { ok: false, error: "--seed must be an integer from 0 to 4294967295" };
+        if (seed === null || seed < 0 || seed > 4_294_967_295)
+          return { ok: false, error: "--seed must be an integer from 0 to 4294967295" };
         o.seed = seed;
         break;
       }
       case "--scenario":
-        if (!SCENARIO_NAMES.includes(v)) return { ok: false, error: `unknown scenario ${JSON.stringify(v)} (one of ${SCENARIO_NAMES.join(", ")})` };
+        if (!SCENARIO_NAMES.includes(v))
+          return { ok: false, error: `unknown scenario ${JSON.stringify(v)} (one of ${SCENARIO_NAMES.join(", ")})` };
         o.scenario = v;
         break;
       case "--speed": {
         const speed = Number(v);
-        if (!Number.isFinite(speed) || speed <= 0 || speed > 1_000_000) return { ok: false, error: "--speed must be a positive number" };
+        if (!Number.isFinite(speed) || speed <= 0 || speed > 1_000_000)
+          return { ok: false, error: "--speed must be a positive number" };
         o.speed = speed;
         speedGiven = true;
         break;
       }
       case "--duration": {
         const d = Number(v);
-        if (!Number.isFinite(d) || d <= 0 || d > 366 * 24 * 3600) return { ok: false, error: "--duration must be a positive number of seconds" };
+        if (!Number.isFinite(d) || d <= 0 || d > 366 * 24 * 3600)
+          return { ok: false, error: "--duration must be a positive number of seconds" };
         o.durationSeconds = d;
         break;
       }
       case "--start": {
         const start = int(v);
-        if (start === null || start < 946_684_800_000 || start > 4_000_000_000_000) return { ok: false, error: "--start must be Unix milliseconds (after 2000)" };
+        if (start === null || start < 946_684_800_000 || start > 4_000_000_000_000)
+          return { ok: false, error: "--start must be Unix milliseconds (after 2000)" };
         o.startMs = start;
         break;
       }
@@ -174,7 +194,8 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
         break;
       case "--trace-block-size": {
         const n = int(v);
-        if (n === null || n < 1 || n > 1_048_576) return { ok: false, error: "--trace-block-size must be a positive integer" };
+        if (n === null || n < 1 || n > 1_048_576)
+          return { ok: false, error: "--trace-block-size must be a positive integer" };
         o.traceBlockSize = n;
         break;
       }
@@ -184,10 +205,12 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
   }
   if (o.help) return { ok: true, options: o };
   if (o.fast && speedGiven) return { ok: false, error: "give --speed or --fast, not both" };
-  if (o.fast && o.durationSeconds === null && o.dashboard === null && o.workload === null) return { ok: false, error: "--fast without --duration only makes sense with --dashboard" };
+  if (o.fast && o.durationSeconds === null && o.dashboard === null && o.workload === null)
+    return { ok: false, error: "--fast without --duration only makes sense with --dashboard" };
   if (!o.out && !o.dashboard) return { ok: false, error: "nothing to do: give --out FILE and/or --dashboard URL" };
   if (o.dashboard && !o.token) return { ok: false, error: "--dashboard needs --token (or SWITCHYARD_INGEST_TOKEN)" };
-  if (o.controlPort !== null && !o.controlToken) return { ok: false, error: "--control-port needs --control-token (or SWITCHYARD_CONTROL_TOKEN)" };
+  if (o.controlPort !== null && !o.controlToken)
+    return { ok: false, error: "--control-port needs --control-token (or SWITCHYARD_CONTROL_TOKEN)" };
   return { ok: true, options: o };
 }
 

@@ -1,12 +1,32 @@
 import { describe, expect, it } from "vitest";
-import { BlockPool, EVICT_AGENT_END, EVICT_NEVER, EVICT_SESSION_END, OwnedBlocks, type RetentionClass } from "./block-pool";
+import {
+  BlockPool,
+  EVICT_AGENT_END,
+  EVICT_NEVER,
+  EVICT_SESSION_END,
+  OwnedBlocks,
+  type RetentionClass,
+} from "./block-pool";
 import { hashList, PrefixIndex } from "./prefix-index";
 
-const cls = (name: string, priority: number, extra: Partial<RetentionClass> = {}): RetentionClass => ({ name, priority, ttlMs: 0, pin: false, evictOn: EVICT_NEVER, ...extra });
+const cls = (name: string, priority: number, extra: Partial<RetentionClass> = {}): RetentionClass => ({
+  name,
+  priority,
+  ttlMs: 0,
+  pin: false,
+  evictOn: EVICT_NEVER,
+  ...extra,
+});
 const list = (prefix: string, n: number) => hashList(Array.from({ length: n }, (_, i) => `${prefix}${i}`));
 
 /** Store all blocks of a list as one request, then release them. */
-function cache(pool: BlockPool, l: ReturnType<typeof list>, c: RetentionClass, now = 0, owned = new OwnedBlocks()): number[] {
+function cache(
+  pool: BlockPool,
+  l: ReturnType<typeof list>,
+  c: RetentionClass,
+  now = 0,
+  owned = new OwnedBlocks(),
+): number[] {
   const blocks: number[] = [];
   const matched = pool.acquirePrefix(l, l.seq.length, [c], new Array(l.seq.length).fill(0), blocks);
   pool.makeRoom(l.seq.length - matched);

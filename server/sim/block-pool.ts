@@ -115,7 +115,13 @@ export class BlockPool {
   }
 
   /** Reference the leading cached blocks of hashes[0..n) (block indexes into `out`); returns how many. */
-  acquirePrefix(list: HashList, n: number, classes: readonly RetentionClass[], segments: readonly number[], out: number[]): number {
+  acquirePrefix(
+    list: HashList,
+    n: number,
+    classes: readonly RetentionClass[],
+    segments: readonly number[],
+    out: number[],
+  ): number {
     const index = this.index;
     let i = 0;
     for (; i < n; i++) {
@@ -129,7 +135,16 @@ export class BlockPool {
   }
 
   /** Cache blocks hashes[from..to) computed by a request, referenced by it; `created` gets the new ones' positions. */
-  store(list: HashList, from: number, to: number, classes: readonly RetentionClass[], segments: readonly number[], out: number[], created: number[], owned: OwnedBlocks): void {
+  store(
+    list: HashList,
+    from: number,
+    to: number,
+    classes: readonly RetentionClass[],
+    segments: readonly number[],
+    out: number[],
+    created: number[],
+    owned: OwnedBlocks,
+  ): void {
     const index = this.index;
     for (let i = from; i < to; i++) {
       const id = index.ensureAt(list, i);

@@ -14,20 +14,38 @@ const quiet = { log: () => {}, env: {} };
 
 describe("parseArgs", () => {
   it.each([
-    [["--out", "x"], { out: "x", scenario: "steady", seed: 1, speed: 1, fast: false, fullChains: false, durationSeconds: null }],
+    [
+      ["--out", "x"],
+      { out: "x", scenario: "steady", seed: 1, speed: 1, fast: false, fullChains: false, durationSeconds: null },
+    ],
     [["--dashboard", "http://d", "--token", "t", "--full-chains"], { dashboard: "http://d", fullChains: true }],
-    [["--out=x", "--scenario=surge", "--seed", "9", "--fast", "--duration", "60", "--start", START], { scenario: "surge", seed: 9, fast: true, durationSeconds: 60, startMs: Number(START) }],
-    [["--dashboard", "http://localhost:3000/", "--token", "t", "--speed", "10"], { dashboard: "http://localhost:3000", token: "t", speed: 10 }],
-    [["--out", "x", "--control-port", "0", "--control-token", "c"], { controlPort: 0, controlToken: "c", controlHost: "127.0.0.1" }],
+    [
+      ["--out=x", "--scenario=surge", "--seed", "9", "--fast", "--duration", "60", "--start", START],
+      { scenario: "surge", seed: 9, fast: true, durationSeconds: 60, startMs: Number(START) },
+    ],
+    [
+      ["--dashboard", "http://localhost:3000/", "--token", "t", "--speed", "10"],
+      { dashboard: "http://localhost:3000", token: "t", speed: 10 },
+    ],
+    [
+      ["--out", "x", "--control-port", "0", "--control-token", "c"],
+      { controlPort: 0, controlToken: "c", controlHost: "127.0.0.1" },
+    ],
     [["--out", "x"], { tiers: { host_blocks: 0, disk_blocks: 0, shared_blocks: 0 } }],
-    [["--out", "x", "--tiers", "host=4096,shared=100"], { tiers: { host_blocks: 4096, disk_blocks: 0, shared_blocks: 100 } }],
+    [
+      ["--out", "x", "--tiers", "host=4096,shared=100"],
+      { tiers: { host_blocks: 4096, disk_blocks: 0, shared_blocks: 100 } },
+    ],
   ])("accepts %j", (argv, expected) => {
     const r = parseArgs(argv);
     expect(r.ok && r.options).toMatchObject(expected);
   });
 
   it("takes tokens from the environment", () => {
-    const r = parseArgs(["--dashboard", "http://d", "--control-port", "1"], { SWITCHYARD_INGEST_TOKEN: "i", SWITCHYARD_CONTROL_TOKEN: "c" });
+    const r = parseArgs(["--dashboard", "http://d", "--control-port", "1"], {
+      SWITCHYARD_INGEST_TOKEN: "i",
+      SWITCHYARD_CONTROL_TOKEN: "c",
+    });
     expect(r.ok && [r.options.token, r.options.controlToken]).toEqual(["i", "c"]);
   });
 
@@ -54,7 +72,23 @@ describe("parseArgs", () => {
 describe("sim CLI", () => {
   const run = (name: string, extra: string[] = []) => {
     const out = join(dir, name);
-    return main(["--scenario", "preamble", "--seed", "5", "--fast", "--duration", "120", "--start", START, "--out", out, ...extra], quiet).then((code) => ({ code, text: readFileSync(out, "utf8") }));
+    return main(
+      [
+        "--scenario",
+        "preamble",
+        "--seed",
+        "5",
+        "--fast",
+        "--duration",
+        "120",
+        "--start",
+        START,
+        "--out",
+        out,
+        ...extra,
+      ],
+      quiet,
+    ).then((code) => ({ code, text: readFileSync(out, "utf8") }));
   };
 
   it("writes a byte-identical NDJSON file for the same seed, scenario, policies, duration and start", async () => {
@@ -70,10 +104,16 @@ describe("sim CLI", () => {
 
   it("applies a --policies file at start", async () => {
     const file = join(dir, "policies.json");
-    writeFileSync(file, JSON.stringify({ routing: { temperature: 0.25 }, frontend: { strip_anthropic_preamble: true } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ routing: { temperature: 0.25 }, frontend: { strip_anthropic_preamble: true } }),
+    );
     const { code, text } = await run("p.ndjson", ["--policies", file]);
     expect(code).toBe(0);
-    const events = text.trimEnd().split("\n").map((l) => JSON.parse(l) as { kind: string; temperature?: number });
+    const events = text
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { kind: string; temperature?: number });
     const decisions = events.filter((e) => e.kind === "route.decision");
     expect(decisions.length).toBeGreaterThan(0);
     expect(decisions.every((d) => d.temperature === 0.25)).toBe(true);
@@ -83,21 +123,41 @@ describe("sim CLI", () => {
     const file = join(dir, "bad.json");
     writeFileSync(file, JSON.stringify({ autoscaling: { decode: { kv_scale_down: 0.99 } } }));
     const logs: string[] = [];
-    const code = await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], { log: (l) => logs.push(l), env: {} });
+    const code = await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], {
+      log: (l) => logs.push(l),
+      env: {},
+    });
     expect(code).toBe(1);
-    expect(logs.join("\n")).toContain("invalid autoscaling policy: decode.kv_scale_down: must be below the scale-up threshold (0.9)");
+    expect(logs.join("\n")).toContain(
+      "invalid autoscaling policy: decode.kv_scale_down: must be below the scale-up threshold (0.9)",
+    );
     writeFileSync(file, JSON.stringify({ planner: {} }));
-    expect(await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], quiet)).toBe(1);
+    expect(await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], quiet)).toBe(
+      1,
+    );
   });
 
   it("refuses a --policies retention document offloading to a tier the cluster lacks (--tiers)", async () => {
     const file = join(dir, "offload.json");
-    writeFileSync(file, JSON.stringify({ retention: { rules: [{ name: "conv", offload: { to: "host", ttl_seconds: 60 } }] } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ retention: { rules: [{ name: "conv", offload: { to: "host", ttl_seconds: 60 } }] } }),
+    );
     const logs: string[] = [];
-    const code = await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], { log: (l) => logs.push(l), env: {} });
+    const code = await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file], {
+      log: (l) => logs.push(l),
+      env: {},
+    });
     expect(code).toBe(1);
-    expect(logs.join("\n")).toContain("invalid retention policy: rules.0.offload.to: this cluster has no host tier (it has device memory only)");
-    expect(await main(["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file, "--tiers", "host=1024"], quiet)).toBe(0);
+    expect(logs.join("\n")).toContain(
+      "invalid retention policy: rules.0.offload.to: this cluster has no host tier (it has device memory only)",
+    );
+    expect(
+      await main(
+        ["--fast", "--duration", "10", "--out", join(dir, "x.ndjson"), "--policies", file, "--tiers", "host=1024"],
+        quiet,
+      ),
+    ).toBe(0);
   });
 
   it("exits 2 with usage for bad arguments", async () => {
@@ -114,7 +174,9 @@ describe("sim CLI", () => {
       req.on("data", (c: Buffer) => (body += c.toString("utf8")));
       req.on("end", () => {
         if (req.headers.authorization === "Bearer ingest") received.push(...body.split("\n").filter(Boolean));
-        res.writeHead(req.headers.authorization === "Bearer ingest" ? 200 : 401, { "content-type": "application/json" });
+        res.writeHead(req.headers.authorization === "Bearer ingest" ? 200 : 401, {
+          "content-type": "application/json",
+        });
         res.end("{}");
       });
     });
@@ -134,7 +196,10 @@ describe("sim CLI", () => {
   it("by default posts the same events with requests in compact form (prefix_of), while the file keeps full lists", async () => {
     const { code, text, received } = await postTo([]);
     expect(code).toBe(0);
-    const written = text.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const written = text
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const posted = received.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(posted.map((e) => e.id)).toEqual(written.map((e) => e.id));
     const full = new Map(written.filter((e) => e.kind === "request").map((e) => [e.request_id, e]));
@@ -159,17 +224,27 @@ describe("sim CLI", () => {
   it("runs live at a speed factor and stops at the duration", async () => {
     const out = join(dir, "live.ndjson");
     const t0 = Date.now();
-    expect(await main(["--scenario", "pressure", "--speed", "200", "--duration", "30", "--start", START, "--out", out], quiet)).toBe(0);
+    expect(
+      await main(
+        ["--scenario", "pressure", "--speed", "200", "--duration", "30", "--start", START, "--out", out],
+        quiet,
+      ),
+    ).toBe(0);
     const wall = Date.now() - t0;
     expect(wall).toBeGreaterThanOrEqual(140);
     expect(wall).toBeLessThan(5_000);
-    const stats = readFileSync(out, "utf8").trimEnd().split("\n").filter((l) => l.includes('"worker.stats"'));
+    const stats = readFileSync(out, "utf8")
+      .trimEnd()
+      .split("\n")
+      .filter((l) => l.includes('"worker.stats"'));
     expect(stats.length).toBe(2 * 30);
   });
 
   it("runs as a script through tsx", async () => {
     const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      execFile(process.execPath, ["--import", "tsx", "server/sim/cli.ts", "--help"], (err, _stdout, stderr) => resolve({ code: err ? (err.code as number) : 0, stderr }));
+      execFile(process.execPath, ["--import", "tsx", "server/sim/cli.ts", "--help"], (err, _stdout, stderr) =>
+        resolve({ code: err ? (err.code as number) : 0, stderr }),
+      );
     });
     expect(code).toBe(0);
     expect(stderr).toContain("--control-port P");

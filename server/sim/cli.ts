@@ -54,7 +54,9 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
       return 1;
     }
     trace = { entries: parsed.entries, blockSize: o.traceBlockSize };
-    log(`sim: --workload ${o.workload}: ${parsed.entries.length} requests over ${Math.round(traceSpanMs(parsed.entries) / 1000)} s`);
+    log(
+      `sim: --workload ${o.workload}: ${parsed.entries.length} requests over ${Math.round(traceSpanMs(parsed.entries) / 1000)} s`,
+    );
   }
   const sim = new Simulation({ scenario, seed: o.seed, startMs, ...(trace ? { trace } : {}) });
   if (o.policies) {
@@ -88,7 +90,13 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
       target: controller,
       token: o.controlToken!,
       tiers: o.tiers,
-      status: () => ({ scenario: o.scenario, seed: o.seed, sim_time: Math.round(sim.now), events, delivery: delivery?.stats ?? null }),
+      status: () => ({
+        scenario: o.scenario,
+        seed: o.seed,
+        sim_time: Math.round(sim.now),
+        events,
+        delivery: delivery?.stats ?? null,
+      }),
     });
     const address = await listen(server, o.controlPort, o.controlHost);
     log(`sim: control API on http://${o.controlHost}:${address.port}/control/policies`);
@@ -112,12 +120,16 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
       endMs,
       signal: abort.signal,
       ...(delivery ? { backpressure: () => delivery.backpressure() } : {}),
-      ...(trace && o.fast && o.durationSeconds === null ? { done: () => sim.replay!.finished >= trace.entries.length } : {}),
+      ...(trace && o.fast && o.durationSeconds === null
+        ? { done: () => sim.replay!.finished >= trace.entries.length }
+        : {}),
     });
     file?.close();
     const wall = (performance.now() - wall0) / 1000;
     const simulated = (reached - startMs) / 1000;
-    log(`sim: simulated ${simulated.toFixed(0)} s in ${wall.toFixed(1)} s (${(simulated / wall).toFixed(1)} x real time), ${events} events (${Math.round(events / wall)} per wall second)`);
+    log(
+      `sim: simulated ${simulated.toFixed(0)} s in ${wall.toFixed(1)} s (${(simulated / wall).toFixed(1)} x real time), ${events} events (${Math.round(events / wall)} per wall second)`,
+    );
     if (delivery) await delivery.close(abort.signal.aborted ? 5_000 : 60_000);
     return 0;
   } finally {
@@ -138,15 +150,19 @@ export function loadPolicies(sim: Simulation, path: string, tiers: TierConfig = 
   } catch (err) {
     return `--policies ${path}: ${err instanceof SyntaxError ? "not valid JSON" : "cannot be read"}`;
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return `--policies ${path}: must be an object { ${POLICY_KINDS.join("?, ")}? }`;
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return `--policies ${path}: must be an object { ${POLICY_KINDS.join("?, ")}? }`;
   const docs = value as Record<string, unknown>;
-  for (const key of Object.keys(docs)) if (!isPolicyKind(key)) return `--policies ${path}: unknown policy kind ${JSON.stringify(key)}`;
+  for (const key of Object.keys(docs))
+    if (!isPolicyKind(key)) return `--policies ${path}: unknown policy kind ${JSON.stringify(key)}`;
   for (const kind of POLICY_KINDS) {
     if (!(kind in docs)) continue;
     const missing = offloadTierErrors(kind, docs[kind], tiers);
-    if (missing.length) return `--policies ${path}: invalid ${kind} policy: ${missing.map((e) => `${e.path}: ${e.message}`).join("; ")}`;
+    if (missing.length)
+      return `--policies ${path}: invalid ${kind} policy: ${missing.map((e) => `${e.path}: ${e.message}`).join("; ")}`;
     const result = sim.configure(kind, docs[kind]);
-    if (!result.ok) return `--policies ${path}: invalid ${kind} policy: ${result.errors.map((e) => `${e.path || "(document)"}: ${e.message}`).join("; ")}`;
+    if (!result.ok)
+      return `--policies ${path}: invalid ${kind} policy: ${result.errors.map((e) => `${e.path || "(document)"}: ${e.message}`).join("; ")}`;
   }
   return null;
 }
@@ -175,7 +191,9 @@ export function loadWorkloadTrace(path: string, blockSize: number): TraceParse {
   }
   let text: string;
   try {
-    text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes, { maxOutputLength: 2 ** 30 }) : bytes).toString("utf8");
+    text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes, { maxOutputLength: 2 ** 30 }) : bytes).toString(
+      "utf8",
+    );
   } catch {
     return { ok: false, error: `${path}: not a readable gzip file` };
   }

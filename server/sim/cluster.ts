@@ -51,7 +51,8 @@ export class Cluster implements WorkerHost {
     private rng: Rng,
   ) {
     this.roles = (["aggregated", "prefill", "decode"] as const).filter((r) => (config.initial[r] ?? 0) > 0);
-    if (this.roles.includes("prefill") !== this.roles.includes("decode")) throw new Error("disaggregated serving needs prefill and decode workers");
+    if (this.roles.includes("prefill") !== this.roles.includes("decode"))
+      throw new Error("disaggregated serving needs prefill and decode workers");
   }
 
   get now(): number {
@@ -76,7 +77,16 @@ export class Cluster implements WorkerHost {
   private addWorker(role: WorkerRole, immediate: boolean): void {
     const slot = this.freeSlots.shift();
     if (slot === undefined) return;
-    const w = new Worker(`w${++this.counter}`, role, slot, this.config.kvBlocks[role], this.index, this.config.blockSize, this.config.timing, this);
+    const w = new Worker(
+      `w${++this.counter}`,
+      role,
+      slot,
+      this.config.kvBlocks[role],
+      this.index,
+      this.config.blockSize,
+      this.config.timing,
+      this,
+    );
     this.workers.push(w);
     if (immediate) this.ready(w);
     else this.at(this.now + this.config.startupMs, () => this.ready(w));
@@ -87,9 +97,17 @@ export class Cluster implements WorkerHost {
     w.state = "ready";
     w.readySince = this.now;
     w.takeMeanPrefillWork(this.now);
-    this.host.emit({ kind: "worker.up", ts: ms(this.now), worker_id: w.id, role: w.role, model: this.config.model, kv_total_blocks: w.pool.capacity, block_size: this.config.blockSize });
+    this.host.emit({
+      kind: "worker.up",
+      ts: ms(this.now),
+      worker_id: w.id,
+      role: w.role,
+      model: this.config.model,
+      kv_total_blocks: w.pool.capacity,
+      block_size: this.config.blockSize,
+    });
     const parked = w.role === "decode" ? this.parkedDecode.splice(0) : this.parked.splice(0);
-    for (const req of parked) (w.role === "decode" ? this.handoff(req) : this.route(req));
+    for (const req of parked) w.role === "decode" ? this.handoff(req) : this.route(req);
   }
 
   /** Route a request among the ready entry workers (all of them if every one is busy). */
@@ -135,7 +153,11 @@ export class Cluster implements WorkerHost {
       const i = created[k - 1]!;
       const next = created[k];
       const cls = req.classes[req.segments[i]!]!;
-      const breaks = next === undefined || next !== i + 1 || req.classes[req.segments[next]!] !== cls || k - start >= MAX_HASHES_PER_EVENT;
+      const breaks =
+        next === undefined ||
+        next !== i + 1 ||
+        req.classes[req.segments[next]!] !== cls ||
+        k - start >= MAX_HASHES_PER_EVENT;
       if (!breaks) continue;
       this.host.emit(storedEvent(w.id, req, created[start]!, i + 1, cls.name, ms(this.now)));
       start = k;
@@ -145,7 +167,13 @@ export class Cluster implements WorkerHost {
   flushRemoved(w: Worker): void {
     for (const [reason, hashes] of w.pool.drainRemoved()) {
       for (let i = 0; i < hashes.length; i += MAX_HASHES_PER_EVENT) {
-        this.host.emit({ kind: "kv.removed", ts: ms(this.now), worker_id: w.id, block_hashes: hashes.slice(i, i + MAX_HASHES_PER_EVENT), reason });
+        this.host.emit({
+          kind: "kv.removed",
+          ts: ms(this.now),
+          worker_id: w.id,
+          block_hashes: hashes.slice(i, i + MAX_HASHES_PER_EVENT),
+          reason,
+        });
       }
     }
   }
@@ -241,7 +269,9 @@ export class Cluster implements WorkerHost {
     for (const role of this.roles) {
       const s = this.samples.get(role);
       this.samples.delete(role);
-      const replicas = this.workers.filter((w) => w.role === role && (w.state === "ready" || w.state === "starting")).length;
+      const replicas = this.workers.filter(
+        (w) => w.role === role && (w.state === "ready" || w.state === "starting"),
+      ).length;
       const d = decide({
         role,
         observed: s && s.n ? s.sum / s.n : null,
@@ -279,9 +309,15 @@ export class Cluster implements WorkerHost {
 
 function isBusy(w: Worker, policy: RoutingPolicy): boolean {
   const b = policy.busy;
-  if (b.active_decode_blocks_threshold !== null && w.pool.active / w.pool.capacity > b.active_decode_blocks_threshold) return true;
-  if (b.active_prefill_tokens_threshold !== null && w.pendingPrefillTokens > b.active_prefill_tokens_threshold) return true;
-  if (b.active_prefill_tokens_threshold_frac !== null && w.pendingPrefillTokens > b.active_prefill_tokens_threshold_frac * w.timing.maxBatchedTokens) return true;
+  if (b.active_decode_blocks_threshold !== null && w.pool.active / w.pool.capacity > b.active_decode_blocks_threshold)
+    return true;
+  if (b.active_prefill_tokens_threshold !== null && w.pendingPrefillTokens > b.active_prefill_tokens_threshold)
+    return true;
+  if (
+    b.active_prefill_tokens_threshold_frac !== null &&
+    w.pendingPrefillTokens > b.active_prefill_tokens_threshold_frac * w.timing.maxBatchedTokens
+  )
+    return true;
   return false;
 }
 

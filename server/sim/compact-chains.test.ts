@@ -16,7 +16,16 @@ describe("ChainCompactor: the simulator's compact request lines", () => {
   const reqLines = out.filter((o) => o.e.kind === "request");
 
   it("names the trajectory's previous request and carries only the added hashes", () => {
-    const compact = reqLines.filter((o) => o.full !== null).map((o) => JSON.parse(o.line) as { prefix_of: { request_id: string; blocks: number }; trajectory_id: string; sequence_hashes: string[] });
+    const compact = reqLines
+      .filter((o) => o.full !== null)
+      .map(
+        (o) =>
+          JSON.parse(o.line) as {
+            prefix_of: { request_id: string; blocks: number };
+            trajectory_id: string;
+            sequence_hashes: string[];
+          },
+      );
     expect(compact.length).toBeGreaterThan(requests.length / 2);
     const byId = new Map(requests.map((r) => [r.request_id, r]));
     for (const c of compact.slice(0, 200)) {
@@ -42,12 +51,18 @@ describe("ChainCompactor: the simulator's compact request lines", () => {
     const db = testDb();
     let rejected = 0;
     for (let i = 0; i < out.length; i += 1_000) {
-      const body = out.slice(i, i + 1_000).map((o) => o.line).join("\n");
+      const body = out
+        .slice(i, i + 1_000)
+        .map((o) => o.line)
+        .join("\n");
       rejected += ingestBody(db, body, "application/x-ndjson").rejected;
     }
     expect(rejected).toBe(0);
     for (const r of requests) {
-      expect(chainStringsOf(db, r.id as string), r.request_id).toEqual({ seq: r.sequence_hashes, local: r.local_hashes });
+      expect(chainStringsOf(db, r.id as string), r.request_id).toEqual({
+        seq: r.sequence_hashes,
+        local: r.local_hashes,
+      });
     }
   });
 });

@@ -16,7 +16,12 @@ afterEach(() => {
 async function setup(opts: { maxBodyBytes?: number; tiers?: TierConfig } = {}) {
   const { sim, events } = makeSim({ scenario: "preamble" });
   const controller = new SimController(sim);
-  const server = createControlServer({ target: controller, token: TOKEN, status: () => ({ sim_time: sim.now }), ...opts });
+  const server = createControlServer({
+    target: controller,
+    token: TOKEN,
+    status: () => ({ sim_time: sim.now }),
+    ...opts,
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   servers.push(server);
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -27,9 +32,18 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 const json = { ...auth, "content-type": "application/json" };
 
 /** Send a PUT and keep the simulation stepping until the reply arrives (policy changes apply between steps). */
-async function put(ctx: Awaited<ReturnType<typeof setup>>, kind: string, body: unknown, headers: Record<string, string> = json) {
+async function put(
+  ctx: Awaited<ReturnType<typeof setup>>,
+  kind: string,
+  body: unknown,
+  headers: Record<string, string> = json,
+) {
   let settled = false;
-  const reply = fetch(`${ctx.base}/control/policies/${kind}`, { method: "PUT", headers, body: typeof body === "string" ? body : JSON.stringify(body) }).finally(() => {
+  const reply = fetch(`${ctx.base}/control/policies/${kind}`, {
+    method: "PUT",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  }).finally(() => {
     settled = true;
   });
   while (!settled) {
@@ -43,12 +57,17 @@ async function put(ctx: Awaited<ReturnType<typeof setup>>, kind: string, body: u
 describe("control API", () => {
   it("refuses requests without the bearer token", async () => {
     const ctx = await setup();
-    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: TOKEN }] as Record<string, string>[]) {
+    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: TOKEN }] as Record<
+      string,
+      string
+    >[]) {
       const res = await fetch(`${ctx.base}/control/policies`, { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe("Bearer");
     }
-    expect((await put(ctx, "routing", { version: 1, document: {} }, { "content-type": "application/json" })).status).toBe(401);
+    expect(
+      (await put(ctx, "routing", { version: 1, document: {} }, { "content-type": "application/json" })).status,
+    ).toBe(401);
     expect(ctx.sim.policies().routing.version).toBe(0);
   });
 
@@ -69,10 +88,15 @@ describe("control API", () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ kind: "routing", version: 3, status: "applied", applied_at: expect.any(Number) });
     expect(reply.body.applied_at).toBeGreaterThanOrEqual(T0 + 10_000);
-    const listed = (await (await fetch(`${ctx.base}/control/policies`, { headers: auth })).json()) as Record<string, { version: number; document: { temperature: number } }>;
+    const listed = (await (await fetch(`${ctx.base}/control/policies`, { headers: auth })).json()) as Record<
+      string,
+      { version: number; document: { temperature: number } }
+    >;
     expect(listed.routing!.version).toBe(3);
     expect(listed.routing!.document.temperature).toBe(0.5);
-    expect(ofKind(ctx.events, "policy.ack")).toMatchObject([{ target: "sim", policy_kind: "routing", version: 3, status: "applied" }]);
+    expect(ofKind(ctx.events, "policy.ack")).toMatchObject([
+      { target: "sim", policy_kind: "routing", version: 3, status: "applied" },
+    ]);
   });
 
   it("rejects an invalid document with field paths (422) and keeps the previous version", async () => {
@@ -80,19 +104,35 @@ describe("control API", () => {
     const reply = await put(ctx, "autoscaling", { version: 1, document: { decode: { min_replicas: 9 }, typo: 1 } });
     expect(reply.status).toBe(422);
     expect(reply.body.status).toBe("rejected");
-    expect((reply.body.errors as { path: string }[]).map((e) => e.path).sort()).toEqual(["decode.min_replicas", "typo"]);
+    expect((reply.body.errors as { path: string }[]).map((e) => e.path).sort()).toEqual([
+      "decode.min_replicas",
+      "typo",
+    ]);
     expect(ctx.sim.policies().autoscaling.version).toBe(0);
-    expect(ofKind(ctx.events, "policy.ack")).toMatchObject([{ policy_kind: "autoscaling", version: 1, status: "rejected" }]);
+    expect(ofKind(ctx.events, "policy.ack")).toMatchObject([
+      { policy_kind: "autoscaling", version: 1, status: "rejected" },
+    ]);
   });
 
   it("refuses a retention document offloading to a tier the cluster lacks, naming the rule's field", async () => {
-    const doc = { rules: [{ name: "conv", match: { segment: "conversation" }, offload: { to: "disk", ttl_seconds: 600 } }] };
+    const doc = {
+      rules: [{ name: "conv", match: { segment: "conversation" }, offload: { to: "disk", ttl_seconds: 600 } }],
+    };
     const hostOnly = await setup({ tiers: { host_blocks: 1024, disk_blocks: 0, shared_blocks: 0 } });
     const reply = await put(hostOnly, "retention", { version: 1, document: doc });
     expect(reply.status).toBe(422);
-    expect(reply.body.errors).toEqual([{ path: "rules.0.offload.to", message: "this cluster has no disk tier (it has host)" }]);
+    expect(reply.body.errors).toEqual([
+      { path: "rules.0.offload.to", message: "this cluster has no disk tier (it has host)" },
+    ]);
     expect(hostOnly.sim.policies().retention.version).toBe(0);
-    expect(ofKind(hostOnly.events, "policy.ack")).toMatchObject([{ policy_kind: "retention", version: 1, status: "rejected", message: "rules.0.offload.to: this cluster has no disk tier (it has host)" }]);
+    expect(ofKind(hostOnly.events, "policy.ack")).toMatchObject([
+      {
+        policy_kind: "retention",
+        version: 1,
+        status: "rejected",
+        message: "rules.0.offload.to: this cluster has no disk tier (it has host)",
+      },
+    ]);
 
     const withDisk = await setup({ tiers: { host_blocks: 1024, disk_blocks: 8192, shared_blocks: 0 } });
     expect((await put(withDisk, "retention", { version: 1, document: doc })).body.status).toBe("applied");
@@ -112,7 +152,9 @@ describe("control API", () => {
     const missing = await put(ctx, "routing", { version: 2 });
     expect(missing.status).toBe(422);
     expect(missing.body.errors).toEqual([{ path: "document", message: "is required" }]);
-    expect(ofKind(ctx.events, "policy.ack")).toMatchObject([{ policy_kind: "routing", version: 2, status: "rejected", message: "document: is required" }]);
+    expect(ofKind(ctx.events, "policy.ack")).toMatchObject([
+      { policy_kind: "routing", version: 2, status: "rejected", message: "document: is required" },
+    ]);
     expect(ctx.sim.policies().routing.version).toBe(0);
   });
 
@@ -126,7 +168,12 @@ describe("control API", () => {
         c.close();
       },
     });
-    const streamed = await fetch(`${ctx.base}/control/policies/retention`, { method: "PUT", headers: json, body: chunks, duplex: "half" } as RequestInit);
+    const streamed = await fetch(`${ctx.base}/control/policies/retention`, {
+      method: "PUT",
+      headers: json,
+      body: chunks,
+      duplex: "half",
+    } as RequestInit);
     expect(streamed.status).toBe(413);
     expect(ctx.sim.policies().retention.version).toBe(0);
   });

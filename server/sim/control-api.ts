@@ -43,10 +43,18 @@ export function createControlServer(options: ControlApiOptions): Server {
   });
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: ControlApiOptions, digest: Buffer, max: number): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: ControlApiOptions,
+  digest: Buffer,
+  max: number,
+): Promise<void> {
   if (!authorized(req.headers.authorization, digest)) {
     req.resume();
-    throw new HttpError(401, "missing or wrong control token (Authorization: Bearer <token>)", { "WWW-Authenticate": "Bearer" });
+    throw new HttpError(401, "missing or wrong control token (Authorization: Bearer <token>)", {
+      "WWW-Authenticate": "Bearer",
+    });
   }
   const path = (req.url ?? "/").split("?")[0]!.replace(/\/+$/, "");
   if (path === "/control/policies") {
@@ -62,7 +70,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Contro
   const match = /^\/control\/policies\/([^/]+)$/.exec(path);
   if (!match) throw new HttpError(404, "not found");
   const kind = decodeURIComponent(match[1]!);
-  if (!isPolicyKind(kind)) throw new HttpError(404, `unknown policy kind ${JSON.stringify(kind.slice(0, 40))} (one of ${POLICY_KINDS.join(", ")})`);
+  if (!isPolicyKind(kind))
+    throw new HttpError(
+      404,
+      `unknown policy kind ${JSON.stringify(kind.slice(0, 40))} (one of ${POLICY_KINDS.join(", ")})`,
+    );
   allow(req, "PUT");
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") throw new HttpError(415, "Content-Type must be application/json");
@@ -85,17 +97,30 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Contro
   else send(res, 422, { kind, version: ack.version, status: "rejected", errors: ack.errors });
 }
 
-type Envelope = { ok: true; version: number; document: unknown } | { ok: false; version: number | null; errors: { path: string; message: string }[] };
+type Envelope =
+  | { ok: true; version: number; document: unknown }
+  | { ok: false; version: number | null; errors: { path: string; message: string }[] };
 
 function checkEnvelope(value: unknown): Envelope {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, version: null, errors: [{ path: "", message: "body must be an object { version, document }" }] };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return {
+      ok: false,
+      version: null,
+      errors: [{ path: "", message: "body must be an object { version, document }" }],
+    };
   const body = value as Record<string, unknown>;
   const errors: { path: string; message: string }[] = [];
-  const version = typeof body.version === "number" && Number.isInteger(body.version) && body.version >= 0 && body.version <= 1e9 ? body.version : null;
+  const version =
+    typeof body.version === "number" && Number.isInteger(body.version) && body.version >= 0 && body.version <= 1e9
+      ? body.version
+      : null;
   if (version === null) errors.push({ path: "version", message: "must be an integer between 0 and 1000000000" });
   if (!("document" in body)) errors.push({ path: "document", message: "is required" });
-  for (const key of Object.keys(body)) if (key !== "version" && key !== "document") errors.push({ path: key, message: "unknown field" });
-  return errors.length || version === null ? { ok: false, version, errors } : { ok: true, version, document: body.document };
+  for (const key of Object.keys(body))
+    if (key !== "version" && key !== "document") errors.push({ path: key, message: "unknown field" });
+  return errors.length || version === null
+    ? { ok: false, version, errors }
+    : { ok: true, version, document: body.document };
 }
 
 function allow(req: IncomingMessage, method: string): void {
@@ -142,6 +167,11 @@ function readBody(req: IncomingMessage, max: number): Promise<string> {
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), "cache-control": "no-store", ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-store",
+    ...headers,
+  });
   res.end(text);
 }

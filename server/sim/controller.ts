@@ -10,7 +10,13 @@ export interface PolicyTarget {
   apply(kind: PolicyKind, version: number, document: unknown, refused?: PolicyError[]): Promise<PolicyAck>;
 }
 
-type Pending = { kind: PolicyKind; version: number; document: unknown; refused: PolicyError[]; resolve: (ack: PolicyAck) => void };
+type Pending = {
+  kind: PolicyKind;
+  version: number;
+  document: unknown;
+  refused: PolicyError[];
+  resolve: (ack: PolicyAck) => void;
+};
 
 export class SimController implements PolicyTarget {
   private pending: Pending[] = [];

@@ -7,7 +7,13 @@ import { minimal, T0 } from "../../test/events";
 import { ingestBody } from "../ingest/ingest";
 import { Delivery } from "./delivery";
 
-type Received = { auth: string | undefined; type: string | undefined; dropped: string | string[] | undefined; source: string | string[] | undefined; lines: string[] };
+type Received = {
+  auth: string | undefined;
+  type: string | undefined;
+  dropped: string | string[] | undefined;
+  source: string | string[] | undefined;
+  lines: string[];
+};
 
 /** A fake /api/ingest that fails with `failStatus` while `down` is true. */
 async function fakeDashboard() {
@@ -23,7 +29,13 @@ async function fakeDashboard() {
         return;
       }
       const lines = Buffer.concat(chunks).toString("utf8").split("\n").filter(Boolean);
-      state.received.push({ auth: req.headers.authorization, type: req.headers["content-type"], dropped: req.headers["x-switchyard-dropped-events"], source: req.headers["x-switchyard-source"], lines });
+      state.received.push({
+        auth: req.headers.authorization,
+        type: req.headers["content-type"],
+        dropped: req.headers["x-switchyard-dropped-events"],
+        source: req.headers["x-switchyard-source"],
+        lines,
+      });
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ accepted: lines.length, duplicate: 0, rejected: 0, items: [] }));
     });
@@ -38,7 +50,8 @@ afterEach(() => {
   for (const s of servers.splice(0)) s.close();
 });
 
-const line = (i: number) => JSON.stringify({ id: `e-${i}`, kind: "worker.down", ts: 1_764_400_000_000 + i, worker_id: "w1" });
+const line = (i: number) =>
+  JSON.stringify({ id: `e-${i}`, kind: "worker.down", ts: 1_764_400_000_000 + i, worker_id: "w1" });
 const until = async (cond: () => boolean, ms = 5_000) => {
   const end = Date.now() + ms;
   while (!cond()) {
@@ -54,7 +67,9 @@ describe("Delivery", () => {
     d.start();
     for (let i = 0; i < 2_500; i++) d.push(line(i));
     expect(await d.close(5_000)).toBe(0);
-    expect(state.received.every((r) => r.auth === "Bearer tok" && r.type === "application/x-ndjson" && r.source === "sim")).toBe(true);
+    expect(
+      state.received.every((r) => r.auth === "Bearer tok" && r.type === "application/x-ndjson" && r.source === "sim"),
+    ).toBe(true);
     expect(Math.max(...state.received.map((r) => r.lines.length))).toBeLessThanOrEqual(1_000);
     expect(state.received.flatMap((r) => r.lines)).toEqual(Array.from({ length: 2_500 }, (_, i) => line(i)));
     expect(d.stats).toMatchObject({ delivered: 2_500, buffered: 0, dropped: 0 });
@@ -64,7 +79,14 @@ describe("Delivery", () => {
     const { state, url } = await fakeDashboard();
     state.down = true;
     const logs: string[] = [];
-    const d = new Delivery({ url, token: "tok", lingerMs: 5, initialBackoffMs: 20, maxBackoffMs: 80, log: (l) => logs.push(l) });
+    const d = new Delivery({
+      url,
+      token: "tok",
+      lingerMs: 5,
+      initialBackoffMs: 20,
+      maxBackoffMs: 80,
+      log: (l) => logs.push(l),
+    });
     d.start();
     for (let i = 0; i < 300; i++) d.push(line(i));
     await until(() => state.attempts >= 4);
@@ -83,13 +105,27 @@ describe("Delivery", () => {
     const { state, url } = await fakeDashboard();
     state.down = true;
     const logs: string[] = [];
-    const d = new Delivery({ url, token: "tok", lingerMs: 5, initialBackoffMs: 20, maxBackoffMs: 40, maxBufferEvents: 100, log: (l) => logs.push(l) });
+    const d = new Delivery({
+      url,
+      token: "tok",
+      lingerMs: 5,
+      initialBackoffMs: 20,
+      maxBackoffMs: 40,
+      maxBufferEvents: 100,
+      log: (l) => logs.push(l),
+    });
     d.start();
     d.push(line(0));
     await until(() => state.attempts >= 1 && !d.stats.healthy);
     for (let i = 1; i < 250; i++) d.push(line(i));
     expect(d.stats).toMatchObject({ buffered: 100, dropped: 150 });
-    expect(logs.filter((l) => /buffer full \(100 events, 0\.0 MiB\) while the dashboard is unreachable; dropped \d+ oldest events so far/.test(l)).length).toBe(1);
+    expect(
+      logs.filter((l) =>
+        /buffer full \(100 events, 0\.0 MiB\) while the dashboard is unreachable; dropped \d+ oldest events so far/.test(
+          l,
+        ),
+      ).length,
+    ).toBe(1);
     state.down = false;
     await until(() => d.stats.buffered === 0);
     expect(state.received.flatMap((r) => r.lines)).toEqual(Array.from({ length: 100 }, (_, i) => line(150 + i)));
@@ -108,12 +144,20 @@ describe("Delivery", () => {
     for (let i = 0; i < 10; i++) d.push(line(i));
     expect(await d.close(200)).toBe(10);
     expect(logs[0]).toContain("dashboard answered 401 (check the ingest token)");
-    expect(logs.at(-1)).toBe("delivery: stopping with 10 events not delivered (dashboard unreachable); 0 dropped earlier");
+    expect(logs.at(-1)).toBe(
+      "delivery: stopping with 10 events not delivered (dashboard unreachable); 0 dropped earlier",
+    );
   });
 
   it("survives a dashboard that is not listening at all", async () => {
     const logs: string[] = [];
-    const d = new Delivery({ url: "http://127.0.0.1:9/api/ingest", token: "t", lingerMs: 5, initialBackoffMs: 20, log: (l) => logs.push(l) });
+    const d = new Delivery({
+      url: "http://127.0.0.1:9/api/ingest",
+      token: "t",
+      lingerMs: 5,
+      initialBackoffMs: 20,
+      log: (l) => logs.push(l),
+    });
     d.start();
     d.push(line(1));
     await until(() => d.stats.failures >= 1);
@@ -148,11 +192,30 @@ describe("Delivery", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     servers.push(server);
     const logs: string[] = [];
-    const d = new Delivery({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/ingest`, token: "t", lingerMs: 5, log: (l) => logs.push(l) });
-    const turn = (n: number, o: Record<string, unknown>) => JSON.stringify(minimal.request({ id: `ev-${n}`, request_id: `r${n}`, session_id: "s1", trajectory_id: "main", arrived_at: T0 + n, ...o }));
+    const d = new Delivery({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/ingest`,
+      token: "t",
+      lingerMs: 5,
+      log: (l) => logs.push(l),
+    });
+    const turn = (n: number, o: Record<string, unknown>) =>
+      JSON.stringify(
+        minimal.request({
+          id: `ev-${n}`,
+          request_id: `r${n}`,
+          session_id: "s1",
+          trajectory_id: "main",
+          arrived_at: T0 + n,
+          ...o,
+        }),
+      );
     // r1 was lost on the way (never delivered): r2 names it, r3 names r2.
-    d.push(turn(2, { prefix_of: { request_id: "r1", blocks: 2 }, sequence_hashes: ["3"] }), () => turn(2, { sequence_hashes: ["1", "2", "3"] }));
-    d.push(turn(3, { prefix_of: { request_id: "r2", blocks: 3 }, sequence_hashes: ["4"] }), () => turn(3, { sequence_hashes: ["1", "2", "3", "4"] }));
+    d.push(turn(2, { prefix_of: { request_id: "r1", blocks: 2 }, sequence_hashes: ["3"] }), () =>
+      turn(2, { sequence_hashes: ["1", "2", "3"] }),
+    );
+    d.push(turn(3, { prefix_of: { request_id: "r2", blocks: 3 }, sequence_hashes: ["4"] }), () =>
+      turn(3, { sequence_hashes: ["1", "2", "3", "4"] }),
+    );
     d.start();
     await until(() => d.stats.delivered === 2);
     await d.close(1_000);

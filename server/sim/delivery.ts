@@ -83,7 +83,16 @@ export class Delivery {
   }
 
   get stats(): DeliveryStats {
-    return { delivered: this.delivered, buffered: this.size, bufferedBytes: this.bytes, dropped: this.dropped, rejected: this.rejected, resent: this.resent, failures: this.failures, healthy: this.healthy };
+    return {
+      delivered: this.delivered,
+      buffered: this.size,
+      bufferedBytes: this.bytes,
+      dropped: this.dropped,
+      rejected: this.rejected,
+      resent: this.resent,
+      failures: this.failures,
+      healthy: this.healthy,
+    };
   }
 
   private get size(): number {
@@ -105,7 +114,9 @@ export class Delivery {
     this.compact();
     if (this.dropped > this.droppedAtOutage && this.o.now() - this.lastDropLog > 10_000) {
       this.lastDropLog = this.o.now();
-      this.o.log(`delivery: buffer full (${this.size} events, ${mib(this.bytes)} MiB) while the dashboard is unreachable; dropped ${this.dropped} oldest events so far`);
+      this.o.log(
+        `delivery: buffer full (${this.size} events, ${mib(this.bytes)} MiB) while the dashboard is unreachable; dropped ${this.dropped} oldest events so far`,
+      );
     }
     if (this.empty || this.size >= this.o.maxBatchEvents) this.wake?.();
   }
@@ -119,7 +130,11 @@ export class Delivery {
 
   /** Resolves when the buffer is below half its bound, or at once while the dashboard is down. */
   async backpressure(): Promise<void> {
-    while (this.healthy && this.running && (this.size > this.o.maxBufferEvents / 2 || this.bytes > this.o.maxBufferBytes / 2)) {
+    while (
+      this.healthy &&
+      this.running &&
+      (this.size > this.o.maxBufferEvents / 2 || this.bytes > this.o.maxBufferBytes / 2)
+    ) {
       await new Promise<void>((resolve) => this.drainedWaiters.push(resolve));
     }
   }
@@ -135,7 +150,10 @@ export class Delivery {
     this.wake?.();
     await this.loop;
     const left = this.size;
-    if (left > 0) this.o.log(`delivery: stopping with ${left} events not delivered (dashboard unreachable); ${this.dropped} dropped earlier`);
+    if (left > 0)
+      this.o.log(
+        `delivery: stopping with ${left} events not delivered (dashboard unreachable); ${this.dropped} dropped earlier`,
+      );
     return left;
   }
 
@@ -166,7 +184,10 @@ export class Delivery {
       }
       this.failures++;
       if (outcome.tooLarge && this.batchCap > 1) this.batchCap = Math.max(1, Math.floor(count / 2));
-      if (this.healthy || this.failures % 20 === 0) this.o.log(`delivery: ${outcome.error}; ${this.size} events buffered, retrying in ${Math.round(backoff / 100) / 10} s`);
+      if (this.healthy || this.failures % 20 === 0)
+        this.o.log(
+          `delivery: ${outcome.error}; ${this.size} events buffered, retrying in ${Math.round(backoff / 100) / 10} s`,
+        );
       if (this.healthy) {
         this.healthy = false;
         this.downSince = this.o.now();
@@ -182,11 +203,14 @@ export class Delivery {
     if (!this.healthy) {
       const lost = this.dropped - this.droppedAtOutage;
       const secs = Math.round((this.o.now() - (this.downSince ?? this.o.now())) / 1000);
-      this.o.log(`delivery: dashboard reachable again after ${secs} s; ${lost ? `${lost} events were dropped (oldest first) because the buffer was full` : "no events were lost"}`);
+      this.o.log(
+        `delivery: dashboard reachable again after ${secs} s; ${lost ? `${lost} events were dropped (oldest first) because the buffer was full` : "no events were lost"}`,
+      );
       this.healthy = true;
       this.downSince = null;
     }
-    if (this.size <= this.o.maxBufferEvents / 2 && this.bytes <= this.o.maxBufferBytes / 2) for (const resolve of this.drainedWaiters.splice(0)) resolve();
+    if (this.size <= this.o.maxBufferEvents / 2 && this.bytes <= this.o.maxBufferBytes / 2)
+      for (const resolve of this.drainedWaiters.splice(0)) resolve();
   }
 
   private batch(): { count: number; body: string } {
@@ -217,7 +241,12 @@ export class Delivery {
     }
   }
 
-  private async post(body: string): Promise<{ ok: true; rejected: number; unknownPrefix: number[] } | { ok: false; error: string; retryAfterMs?: number; tooLarge?: boolean }> {
+  private async post(
+    body: string,
+  ): Promise<
+    | { ok: true; rejected: number; unknownPrefix: number[] }
+    | { ok: false; error: string; retryAfterMs?: number; tooLarge?: boolean }
+  > {
     try {
       const res = await this.o.fetch(this.o.url, {
         method: "POST",
@@ -241,7 +270,10 @@ export class Delivery {
         ...(retryAfter > 0 ? { retryAfterMs: Math.min(retryAfter * 1000, this.o.maxBackoffMs) } : {}),
       };
     } catch (err) {
-      return { ok: false, error: `dashboard unreachable (${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)})` };
+      return {
+        ok: false,
+        error: `dashboard unreachable (${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)})`,
+      };
     }
   }
 
@@ -264,13 +296,20 @@ export class Delivery {
  */
 function rejectedItems(text: string, log: (line: string) => void): { rejected: number; unknownPrefix: number[] } {
   try {
-    const reply = JSON.parse(text) as { rejected?: number; items?: { index: number; status: string; code?: string; error?: string }[] };
+    const reply = JSON.parse(text) as {
+      rejected?: number;
+      items?: { index: number; status: string; code?: string; error?: string }[];
+    };
     const rejected = reply.rejected ?? 0;
     const unknownPrefix: number[] = [];
     if (rejected > 0) {
-      for (const i of reply.items ?? []) if (i.status === "rejected" && i.code === "unknown_prefix") unknownPrefix.push(i.index);
+      for (const i of reply.items ?? [])
+        if (i.status === "rejected" && i.code === "unknown_prefix") unknownPrefix.push(i.index);
       const first = reply.items?.find((i) => i.status === "rejected" && i.code !== "unknown_prefix");
-      if (first) log(`delivery: dashboard rejected ${rejected - unknownPrefix.length} events (first: ${first.error ?? "no reason given"})`);
+      if (first)
+        log(
+          `delivery: dashboard rejected ${rejected - unknownPrefix.length} events (first: ${first.error ?? "no reason given"})`,
+        );
     }
     return { rejected, unknownPrefix };
   } catch {

@@ -39,7 +39,18 @@ describe("emitted events", () => {
 
   it("include every kind the steady cluster produces", () => {
     const kinds = new Set(steady.map((e) => e.kind));
-    for (const k of ["worker.up", "worker.stats", "kv.stored", "kv.removed", "route.decision", "request", "tool", "reasoning", "planner.decision"]) expect(kinds).toContain(k);
+    for (const k of [
+      "worker.up",
+      "worker.stats",
+      "kv.stored",
+      "kv.removed",
+      "route.decision",
+      "request",
+      "tool",
+      "reasoning",
+      "planner.decision",
+    ])
+      expect(kinds).toContain(k);
   });
 });
 
@@ -106,7 +117,9 @@ describe("requests", () => {
 
   it("share the harness prompt's local hashes across sessions while the billing header changes every sequence hash", () => {
     const firsts = new Map<string, (typeof steady)[number] & { kind: "request" }>();
-    for (const r of requests()) if (r.harness === "claude_code" && !r.parent_trajectory_id && !firsts.has(r.session_id!)) firsts.set(r.session_id!, r);
+    for (const r of requests())
+      if (r.harness === "claude_code" && !r.parent_trajectory_id && !firsts.has(r.session_id!))
+        firsts.set(r.session_id!, r);
     const [a, b] = [...firsts.values()];
     expect(a!.local_hashes!.slice(1, 300)).toEqual(b!.local_hashes!.slice(1, 300));
     expect(a!.local_hashes![0]).not.toBe(b!.local_hashes![0]);
@@ -159,13 +172,17 @@ describe("agents", () => {
       lastOf.set(r.trajectory_id!, Math.max(lastOf.get(r.trajectory_id!) ?? 0, r.finished_at!));
       arrivals.set(r.trajectory_id!, [...(arrivals.get(r.trajectory_id!) ?? []), r.arrived_at]);
     }
-    const ended = [...new Set(subs.filter((s) => lastOf.get(s.trajectory_id!)! < T0 + 150_000).map((s) => s.trajectory_id!))];
+    const ended = [
+      ...new Set(subs.filter((s) => lastOf.get(s.trajectory_id!)! < T0 + 150_000).map((s) => s.trajectory_id!)),
+    ];
     const parentOf = new Map(subs.map((s) => [s.trajectory_id!, s.parent_trajectory_id!]));
     const resumed = ended.filter((sub) => arrivals.get(parentOf.get(sub)!)!.some((t) => t >= lastOf.get(sub)!));
     expect(ended.length).toBeGreaterThan(3);
     expect(resumed.length / ended.length).toBeGreaterThan(0.95);
     const subInput = subs.reduce((s, r) => s + r.input_tokens, 0) / subs.length;
-    const mainInput = requests.filter((r) => r.harness === "claude_code" && !r.parent_trajectory_id).reduce((s, r, _, a) => s + r.input_tokens / a.length, 0);
+    const mainInput = requests
+      .filter((r) => r.harness === "claude_code" && !r.parent_trajectory_id)
+      .reduce((s, r, _, a) => s + r.input_tokens / a.length, 0);
     expect(subInput).toBeLessThan(mainInput);
   });
 });
@@ -190,13 +207,23 @@ describe("policies in the engine", () => {
     const later = ofKind(events, "request").filter((r) => r.arrived_at > T0 + 30_000);
     expect(later.length).toBeGreaterThan(0);
     expect(later.every((r) => r.policy_versions?.routing === 4)).toBe(true);
-    expect(ofKind(events, "route.decision").filter((d) => d.ts > T0 + 30_000).every((d) => d.overlap_credit === 2)).toBe(true);
-    expect(ofKind(events, "policy.ack")).toMatchObject([{ target: "sim", policy_kind: "routing", version: 4, status: "applied" }]);
+    expect(
+      ofKind(events, "route.decision")
+        .filter((d) => d.ts > T0 + 30_000)
+        .every((d) => d.overlap_credit === 2),
+    ).toBe(true);
+    expect(ofKind(events, "policy.ack")).toMatchObject([
+      { target: "sim", policy_kind: "routing", version: 4, status: "applied" },
+    ]);
     expect(sim.policies().routing).toMatchObject({ version: 4, applied_at: T0 + 30_000 });
   });
 
   it("leave busy workers out of routing unless every worker is busy", () => {
-    const events = runScenario({ scenario: "steady", seconds: 180, policies: { routing: { busy: { active_decode_blocks_threshold: 0.3 } } } });
+    const events = runScenario({
+      scenario: "steady",
+      seconds: 180,
+      policies: { routing: { busy: { active_decode_blocks_threshold: 0.3 } } },
+    });
     const total = ofKind(events, "worker.up")[0]!.kv_total_blocks;
     const busy = (c: { decode_blocks: number }) => c.decode_blocks / total > 0.3;
     let avoided = 0;

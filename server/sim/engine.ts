@@ -92,11 +92,16 @@ export class Simulation implements AgentHost, CoreHost {
     const initial = {} as PolicyDocuments;
     for (const kind of POLICY_KINDS) {
       const result = validatePolicy(kind, scenario.policies?.[kind] ?? {});
-      if (!result.ok) throw new Error(`scenario ${scenario.name}: invalid ${kind} policy: ${result.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+      if (!result.ok)
+        throw new Error(
+          `scenario ${scenario.name}: invalid ${kind} policy: ${result.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
+        );
       (initial as Record<PolicyKind, unknown>)[kind] = result.document;
     }
     this.docs = initial;
-    this.states = Object.fromEntries(POLICY_KINDS.map((k) => [k, { version: 0, document: initial[k], applied_at: startMs }])) as Record<PolicyKind, PolicyState>;
+    this.states = Object.fromEntries(
+      POLICY_KINDS.map((k) => [k, { version: 0, document: initial[k], applied_at: startMs }]),
+    ) as Record<PolicyKind, PolicyState>;
     this.versions = Object.freeze({ retention: 0, autoscaling: 0, routing: 0, frontend: 0 });
     this.retention = new RetentionClasses(initial.retention);
     this.cluster = new Cluster(
@@ -112,7 +117,9 @@ export class Simulation implements AgentHost, CoreHost {
       root.derive("router"),
     );
     this.workload = new Workload(this, scenario.kinds, root.derive("workload"));
-    this.replay = options.trace ? new TraceReplay(this, options.trace.entries, options.trace.blockSize, scenario.blockSize) : null;
+    this.replay = options.trace
+      ? new TraceReplay(this, options.trace.entries, options.trace.blockSize, scenario.blockSize)
+      : null;
   }
 
   /** Where emitted events go (in simulated-time order). */
@@ -192,15 +199,32 @@ export class Simulation implements AgentHost, CoreHost {
     const current = this.states[kind];
     const result = refused.length ? { ok: false as const, errors: refused } : validatePolicy(kind, document);
     let errors: PolicyError[] = result.ok ? [] : result.errors;
-    if (!Number.isInteger(version) || version < 0 || version > 1e9) errors = [{ path: "version", message: "must be an integer between 0 and 1000000000" }, ...errors];
-    else if (version < current.version) errors = [{ path: "version", message: `is older than the applied version ${current.version}` }, ...errors];
-    else if (result.ok && version === current.version && JSON.stringify(result.document) !== JSON.stringify(current.document)) {
+    if (!Number.isInteger(version) || version < 0 || version > 1e9)
+      errors = [{ path: "version", message: "must be an integer between 0 and 1000000000" }, ...errors];
+    else if (version < current.version)
+      errors = [{ path: "version", message: `is older than the applied version ${current.version}` }, ...errors];
+    else if (
+      result.ok &&
+      version === current.version &&
+      JSON.stringify(result.document) !== JSON.stringify(current.document)
+    ) {
       errors = [{ path: "version", message: `version ${version} is already applied with a different document` }];
     }
     const ts = ms(this.now);
     if (errors.length || !result.ok) {
-      const message = errors.map((e) => `${e.path || "document"}: ${e.message}`).join("; ").slice(0, 2048);
-      this.emit({ kind: "policy.ack", ts, target: "sim", policy_kind: kind, version: Number.isInteger(version) && version >= 0 && version <= 1e9 ? version : 0, status: "rejected", message });
+      const message = errors
+        .map((e) => `${e.path || "document"}: ${e.message}`)
+        .join("; ")
+        .slice(0, 2048);
+      this.emit({
+        kind: "policy.ack",
+        ts,
+        target: "sim",
+        policy_kind: kind,
+        version: Number.isInteger(version) && version >= 0 && version <= 1e9 ? version : 0,
+        status: "rejected",
+        message,
+      });
       return { ok: false, kind, version, status: "rejected", errors };
     }
     (this.docs as Record<PolicyKind, unknown>)[kind] = result.document;
@@ -232,7 +256,9 @@ export class Simulation implements AgentHost, CoreHost {
     let p = this.prefixes.get(key);
     if (!p) {
       const ns = profile.promptNamespace;
-      const system: [number, number, number] = subagent ? [contentId(ns, 2), profile.subagentSystemTokens, SEG_SYSTEM] : [contentId(ns, 1), profile.systemTokens, SEG_SYSTEM];
+      const system: [number, number, number] = subagent
+        ? [contentId(ns, 2), profile.subagentSystemTokens, SEG_SYSTEM]
+        : [contentId(ns, 1), profile.systemTokens, SEG_SYSTEM];
       p = buildPrefix(this.options.scenario.blockSize, [system, [contentId(ns, 3), profile.toolTokens, SEG_TOOLS]]);
       this.prefixes.set(key, p);
     }

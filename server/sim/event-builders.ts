@@ -10,13 +10,20 @@ export const CHAIN_VIEW: unique symbol = Symbol("chainView");
 
 /** What a request event knows about its chains: the hash view they are a prefix of, and its compact NDJSON form. */
 export type ChainSource = {
-  [CHAIN_VIEW]?: { view: HashView; nBlocks: number; compactJson: (e: { id: string }, prefix: { request_id: string; blocks: number }) => string };
+  [CHAIN_VIEW]?: {
+    view: HashView;
+    nBlocks: number;
+    compactJson: (e: { id: string }, prefix: { request_id: string; blocks: number }) => string;
+  };
 };
 
 // Telemetry events (DESIGN.md §3) built from the core's objects; times are rounded to Unix ms.
 
 /** The request event of a finished model call (hash arrays last, with fast NDJSON forms: full and compact). */
-export function requestEvent(req: SimRequest, scenario: Pick<Scenario, "model" | "blockSize">): EventBody & FastJson & ChainSource {
+export function requestEvent(
+  req: SimRequest,
+  scenario: Pick<Scenario, "model" | "blockSize">,
+): EventBody & FastJson & ChainSource {
   const finished = req.finishedAt ?? req.arrivedAt;
   const status = req.outcome;
   const head = {
@@ -71,13 +78,22 @@ export function requestEvent(req: SimRequest, scenario: Pick<Scenario, "model" |
 function decodeTelemetry(req: SimRequest): { itl_ms_mean?: number; itl_ms_p95?: number; preemptions?: number } {
   const { mean, p95 } = summarize(req.itlRuns);
   return {
-    ...(mean !== null && p95 !== null ? { itl_ms_mean: Math.round(mean * 1000) / 1000, itl_ms_p95: Math.round(p95 * 1000) / 1000 } : {}),
+    ...(mean !== null && p95 !== null
+      ? { itl_ms_mean: Math.round(mean * 1000) / 1000, itl_ms_p95: Math.round(p95 * 1000) / 1000 }
+      : {}),
     ...(req.workerId !== null ? { preemptions: req.preemptions } : {}),
   };
 }
 
 /** A kv.stored event for blocks [from, to) of a request's prompt (hash arrays last, with a fast NDJSON form). */
-export function storedEvent(workerId: string, req: SimRequest, from: number, to: number, retentionClass: string, ts: number): EventBody & FastJson {
+export function storedEvent(
+  workerId: string,
+  req: SimRequest,
+  from: number,
+  to: number,
+  retentionClass: string,
+  ts: number,
+): EventBody & FastJson {
   const { view } = req;
   const head = {
     kind: "kv.stored" as const,
@@ -101,7 +117,8 @@ export function storedEvent(workerId: string, req: SimRequest, from: number, to:
 
 /** Reasoning spans of a turn, each linked to the tool call it precedes. */
 export function reasoningEvents(req: SimRequest, plan: TurnPlan): EventBody[] {
-  if (req.reasoningTokens <= 0 || req.firstTokenAt === null || req.finishedAt === null || req.outcome === "error") return [];
+  if (req.reasoningTokens <= 0 || req.firstTokenAt === null || req.finishedAt === null || req.outcome === "error")
+    return [];
   const first = req.firstTokenAt;
   const span = req.finishedAt - first;
   const share = req.reasoningTokens / Math.max(1, req.outputTokens);
@@ -117,7 +134,10 @@ export function reasoningEvents(req: SimRequest, plan: TurnPlan): EventBody[] {
       ts: ms(req.finishedAt),
       request_id: req.id,
       ...(call ? { tool_call_id: call.id } : {}),
-      tokens: k === n - 1 ? req.reasoningTokens - Math.floor(req.reasoningTokens / n) * (n - 1) : Math.floor(req.reasoningTokens / n),
+      tokens:
+        k === n - 1
+          ? req.reasoningTokens - Math.floor(req.reasoningTokens / n) * (n - 1)
+          : Math.floor(req.reasoningTokens / n),
       started_at: ms(start),
       ended_at: ms(end),
     });

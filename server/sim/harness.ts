@@ -52,7 +52,13 @@ export type HarnessProfile = {
   summaryTokens: number;
 };
 
-const tool = (name: string, weight: number, wait: [number, number, number], bytes: [number, number, number], extra: Partial<ToolSpec> = {}): ToolSpec => ({
+const tool = (
+  name: string,
+  weight: number,
+  wait: [number, number, number],
+  bytes: [number, number, number],
+  extra: Partial<ToolSpec> = {},
+): ToolSpec => ({
   name,
   weight,
   wait: { median: wait[0], sigma: wait[1], max: wait[2] },
@@ -78,7 +84,11 @@ export const claudeCode: HarnessProfile = {
     tool("Grep", 14, [250, 0.8, 10_000], [3_000, 1.3, 300_000]),
     tool("Glob", 6, [80, 0.6, 5_000], [1_200, 1.0, 60_000]),
     tool("Edit", 18, [40, 0.5, 2_000], [400, 0.6, 8_000], { approval: 0.3 }),
-    tool("Bash", 22, [2_500, 1.3, 300_000], [2_200, 1.6, 800_000], { approval: 0.35, errorRate: 0.12, longTail: { p: 0.08, xm: 20_000, alpha: 1.3, max: 600_000 } }),
+    tool("Bash", 22, [2_500, 1.3, 300_000], [2_200, 1.6, 800_000], {
+      approval: 0.35,
+      errorRate: 0.12,
+      longTail: { p: 0.08, xm: 20_000, alpha: 1.3, max: 600_000 },
+    }),
     tool("WebFetch", 3, [1_800, 0.7, 30_000], [14_000, 0.9, 500_000], { bytesPerToken: 4.2 }),
     tool(TASK_TOOL, 4, [0, 0, 0], [0, 0, 0]),
   ],
@@ -109,7 +119,10 @@ export const codex: HarnessProfile = {
   billingHeader: false,
   subagentSystemTokens: 0,
   tools: [
-    tool("shell", 55, [1_500, 1.4, 300_000], [2_600, 1.5, 600_000], { errorRate: 0.1, longTail: { p: 0.07, xm: 20_000, alpha: 1.3, max: 600_000 } }),
+    tool("shell", 55, [1_500, 1.4, 300_000], [2_600, 1.5, 600_000], {
+      errorRate: 0.1,
+      longTail: { p: 0.07, xm: 20_000, alpha: 1.3, max: 600_000 },
+    }),
     tool("read_file", 20, [60, 0.6, 2_000], [8_000, 1.1, 400_000]),
     tool("apply_patch", 20, [70, 0.5, 3_000], [500, 0.7, 10_000], { approval: 0.25 }),
     tool("update_plan", 5, [10, 0.3, 200], [150, 0.4, 2_000]),

@@ -42,7 +42,8 @@ export function contentId(namespace: number, a: number, b = 0): number {
 
 /** Hash of a content id combined with a token offset: the id of a block built from several parts. */
 export function combineContent(acc: number, part: number, offset: number): number {
-  const hi = mix4(0x510e527f, Math.floor(acc / TWO32), acc >>> 0, Math.floor(part / TWO32) ^ offset, part >>> 0) & 0x1fffff;
+  const hi =
+    mix4(0x510e527f, Math.floor(acc / TWO32), acc >>> 0, Math.floor(part / TWO32) ^ offset, part >>> 0) & 0x1fffff;
   const lo = mix4(0x9b05688c, Math.floor(acc / TWO32), acc >>> 0, Math.floor(part / TWO32), (part >>> 0) ^ offset);
   return hi * TWO32 + lo;
 }

@@ -7,12 +7,18 @@ import type { SimRequest } from "./types";
 /** Blocks the requests still need to hold `passes` more tokens each. */
 export function blocksFor(entries: readonly SimRequest[], passes: number, blockSize: number): number {
   let total = 0;
-  for (const r of entries) total += Math.max(0, Math.ceil((r.computed + passes) / blockSize) - r.blocks.length - r.reservedOut);
+  for (const r of entries)
+    total += Math.max(0, Math.ceil((r.computed + passes) / blockSize) - r.blocks.length - r.reservedOut);
   return total;
 }
 
 /** Reserve the blocks of up to `passes` decode passes; returns how many passes fit (at least 1: the first is already allocated). */
-export function reserveWindow(pool: BlockPool, entries: readonly SimRequest[], passes: number, blockSize: number): number {
+export function reserveWindow(
+  pool: BlockPool,
+  entries: readonly SimRequest[],
+  passes: number,
+  blockSize: number,
+): number {
   const spare = pool.spare;
   if (blocksFor(entries, passes, blockSize) > spare) {
     let lo = 1;

@@ -36,8 +36,12 @@ export type PlannerDecision = {
 };
 
 /** Thresholds of a role under a policy. */
-export function thresholds(role: PlannerRole, policy: AutoscalingPolicy): { metric: PlannerMetric; up: number; down: number } {
-  if (role === "prefill") return { metric: "prefill_queue", up: policy.prefill.queue_scale_up, down: policy.prefill.queue_scale_down };
+export function thresholds(
+  role: PlannerRole,
+  policy: AutoscalingPolicy,
+): { metric: PlannerMetric; up: number; down: number } {
+  if (role === "prefill")
+    return { metric: "prefill_queue", up: policy.prefill.queue_scale_up, down: policy.prefill.queue_scale_down };
   return { metric: "decode_kv_utilization", up: policy[role].kv_scale_up, down: policy[role].kv_scale_down };
 }
 
@@ -47,10 +51,23 @@ export function decide(input: PlannerInput): PlannerDecision {
   const { metric, up, down } = thresholds(role, policy);
   const observed = input.observed ?? 0;
   const limits = policy[role];
-  const label = metric === "prefill_queue" ? "prefill queue" : role === "aggregated" ? "KV utilization" : "decode KV utilization";
+  const label =
+    metric === "prefill_queue" ? "prefill queue" : role === "aggregated" ? "KV utilization" : "decode KV utilization";
   const seen = `${label} ${fmtAgainst(observed, observed > up ? up : observed < down ? down : observed)}`;
-  const base = { role, metric, observed: round4(observed), scale_up_threshold: up, scale_down_threshold: down, replicas_before: replicas };
-  const none = (reason: string): PlannerDecision => ({ ...base, action: "none", replicas_after: replicas, reason: `no change: ${reason}` });
+  const base = {
+    role,
+    metric,
+    observed: round4(observed),
+    scale_up_threshold: up,
+    scale_down_threshold: down,
+    replicas_before: replicas,
+  };
+  const none = (reason: string): PlannerDecision => ({
+    ...base,
+    action: "none",
+    replicas_after: replicas,
+    reason: `no change: ${reason}`,
+  });
   const act = (action: "scale_up" | "scale_down", reason: string): PlannerDecision => ({
     ...base,
     action,
@@ -59,23 +76,32 @@ export function decide(input: PlannerInput): PlannerDecision {
   });
 
   if (replicas < limits.min_replicas) {
-    if (input.gpusInUse >= policy.max_gpu_budget) return none(`below min_replicas ${limits.min_replicas} but the GPU budget ${policy.max_gpu_budget} is used`);
+    if (input.gpusInUse >= policy.max_gpu_budget)
+      return none(`below min_replicas ${limits.min_replicas} but the GPU budget ${policy.max_gpu_budget} is used`);
     return act("scale_up", `scale up: ${replicas} replicas below min_replicas ${limits.min_replicas}`);
   }
-  if (replicas > limits.max_replicas) return act("scale_down", `scale down: ${replicas} replicas above max_replicas ${limits.max_replicas}`);
+  if (replicas > limits.max_replicas)
+    return act("scale_down", `scale down: ${replicas} replicas above max_replicas ${limits.max_replicas}`);
   if (input.observed === null) return none("no samples in this interval");
   if (input.lastChangeAt !== null) {
     const left = input.lastChangeAt + policy.grace_period_seconds * 1000 - input.now;
-    if (left > 0) return none(`${seen}; grace period after the last change (${Math.ceil(left / 1000)} s of ${policy.grace_period_seconds} s left)`);
+    if (left > 0)
+      return none(
+        `${seen}; grace period after the last change (${Math.ceil(left / 1000)} s of ${policy.grace_period_seconds} s left)`,
+      );
   }
   if (observed > up) {
-    if (replicas >= limits.max_replicas) return none(`${seen} above ${fmt(up)} but already at max_replicas ${limits.max_replicas}`);
-    if (input.gpusInUse >= policy.max_gpu_budget) return none(`${seen} above ${fmt(up)} but the GPU budget ${policy.max_gpu_budget} is used`);
-    if (input.gpusInUse >= input.maxWorkers) return none(`${seen} above ${fmt(up)} but the simulator runs at most ${input.maxWorkers} workers`);
+    if (replicas >= limits.max_replicas)
+      return none(`${seen} above ${fmt(up)} but already at max_replicas ${limits.max_replicas}`);
+    if (input.gpusInUse >= policy.max_gpu_budget)
+      return none(`${seen} above ${fmt(up)} but the GPU budget ${policy.max_gpu_budget} is used`);
+    if (input.gpusInUse >= input.maxWorkers)
+      return none(`${seen} above ${fmt(up)} but the simulator runs at most ${input.maxWorkers} workers`);
     return act("scale_up", `scale up: ${seen} above ${fmt(up)}`);
   }
   if (observed < down) {
-    if (replicas <= limits.min_replicas) return none(`${seen} below ${fmt(down)} but already at min_replicas ${limits.min_replicas}`);
+    if (replicas <= limits.min_replicas)
+      return none(`${seen} below ${fmt(down)} but already at min_replicas ${limits.min_replicas}`);
     if (replicas <= 1) return none(`${seen} below ${fmt(down)} but the last ${role} worker stays`);
     return act("scale_down", `scale down: ${seen} below ${fmt(down)}`);
   }

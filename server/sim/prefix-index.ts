@@ -7,7 +7,12 @@ import { mix4 } from "./hashing";
 export const MAX_SLOTS = 32;
 
 /** Sequence hashes (decimal strings and their 32-bit halves) with a cache of their index entry ids (-1: unknown). */
-export type HashList = { readonly seq: readonly string[]; readonly hi: readonly number[]; readonly lo: readonly number[]; readonly ids: number[] };
+export type HashList = {
+  readonly seq: readonly string[];
+  readonly hi: readonly number[];
+  readonly lo: readonly number[];
+  readonly ids: number[];
+};
 
 /** The 32-bit halves of a hash string: exact for u64 decimals, a murmur of the text otherwise (tests use names). */
 export function hashKey(hash: string): [hi: number, lo: number] {

@@ -4,7 +4,14 @@ import { decodeMs, DEFAULT_ENGINE_TIMING, prefillMs } from "./timing";
 
 const good = {
   prefill: { new_tokens: [1_000, 8_000], ms: [20, 100] },
-  decode: { active_kv_tokens: [0, 100_000], context_tokens: [1_000, 10_000], ms: [[10, 12], [20, 30]] },
+  decode: {
+    active_kv_tokens: [0, 100_000],
+    context_tokens: [1_000, 10_000],
+    ms: [
+      [10, 12],
+      [20, 30],
+    ],
+  },
   max_num_batched_tokens: 4_096,
 };
 
@@ -22,11 +29,31 @@ describe("engine profile files", () => {
   });
 
   it.each([
-    { name: "points that do not increase", doc: { prefill: { new_tokens: [1_000, 1_000], ms: [1, 2] } }, want: /^p\.json:1: prefill\.new_tokens\[1\]: must be greater/ },
-    { name: "a time that falls", doc: { prefill: { new_tokens: [1, 2, 3], ms: [5, 4, 6] } }, want: /prefill\.ms\[1\]: is below the time before it/ },
-    { name: "a negative time", doc: { prefill: { new_tokens: [1], ms: [-1] } }, want: /prefill\.ms\[0\]: must be a non-negative/ },
-    { name: "a negative point", doc: { decode: { active_kv_tokens: [-5], context_tokens: [1], ms: [[1]] } }, want: /decode\.active_kv_tokens\[0\]: must be a non-negative/ },
-    { name: "a decode row faster with more KV", doc: { decode: { active_kv_tokens: [0, 10], context_tokens: [1], ms: [[5], [4]] } }, want: /decode\.ms\[1\]\[0\]: is below the row/ },
+    {
+      name: "points that do not increase",
+      doc: { prefill: { new_tokens: [1_000, 1_000], ms: [1, 2] } },
+      want: /^p\.json:1: prefill\.new_tokens\[1\]: must be greater/,
+    },
+    {
+      name: "a time that falls",
+      doc: { prefill: { new_tokens: [1, 2, 3], ms: [5, 4, 6] } },
+      want: /prefill\.ms\[1\]: is below the time before it/,
+    },
+    {
+      name: "a negative time",
+      doc: { prefill: { new_tokens: [1], ms: [-1] } },
+      want: /prefill\.ms\[0\]: must be a non-negative/,
+    },
+    {
+      name: "a negative point",
+      doc: { decode: { active_kv_tokens: [-5], context_tokens: [1], ms: [[1]] } },
+      want: /decode\.active_kv_tokens\[0\]: must be a non-negative/,
+    },
+    {
+      name: "a decode row faster with more KV",
+      doc: { decode: { active_kv_tokens: [0, 10], context_tokens: [1], ms: [[5], [4]] } },
+      want: /decode\.ms\[1\]\[0\]: is below the row/,
+    },
     { name: "an unknown field", doc: { prefil: {} }, want: /prefil: is not a profile field/ },
   ])("refuses $name, naming file, line and field", ({ doc, want }) => {
     const r = parseEngineProfile(JSON.stringify(doc), "p.json");
@@ -35,7 +62,14 @@ describe("engine profile files", () => {
   });
 
   it("names the line of the bad field in a formatted file", () => {
-    const text = JSON.stringify({ decode: { active_kv_tokens: [0, 10], context_tokens: [1], ms: [[5], [4]] }, prefill: { new_tokens: [1, 2], ms: [1, 2] } }, null, 2);
+    const text = JSON.stringify(
+      {
+        decode: { active_kv_tokens: [0, 10], context_tokens: [1], ms: [[5], [4]] },
+        prefill: { new_tokens: [1, 2], ms: [1, 2] },
+      },
+      null,
+      2,
+    );
     const r = parseEngineProfile(text, "p.json");
     expect(r.ok ? "" : r.error).toMatch(/^p\.json:\d+: decode\.ms\[1\]\[0\]/);
     const line = Number((r.ok ? "" : r.error).split(":")[1]);

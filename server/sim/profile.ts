@@ -16,7 +16,11 @@ export type ProfileResult = { ok: true; timing: EngineTiming } | { ok: false; er
 type Problem = { field: string; message: string };
 
 /** Parse a profile's text into engine timing over the built-in defaults, or a message naming file, line and field. */
-export function parseEngineProfile(text: string, file: string, base: EngineTiming = DEFAULT_ENGINE_TIMING): ProfileResult {
+export function parseEngineProfile(
+  text: string,
+  file: string,
+  base: EngineTiming = DEFAULT_ENGINE_TIMING,
+): ProfileResult {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -34,7 +38,14 @@ export function parseEngineProfile(text: string, file: string, base: EngineTimin
 
 function readProfile(doc: unknown, file: string, base: EngineTiming, problems: Problem[]): EngineTiming | null {
   if (!isObject(doc)) return fail(problems, "(document)", "must be a JSON object");
-  const known = new Set(["prefill", "decode", "max_num_batched_tokens", "max_num_seqs", "kv_bytes_per_token", "link_gbytes_per_second"]);
+  const known = new Set([
+    "prefill",
+    "decode",
+    "max_num_batched_tokens",
+    "max_num_seqs",
+    "kv_bytes_per_token",
+    "link_gbytes_per_second",
+  ]);
   for (const key of Object.keys(doc)) if (!known.has(key)) return fail(problems, key, "is not a profile field");
   const timing: EngineTiming = { ...base, source: file };
   if (doc.prefill !== undefined) {
@@ -51,13 +62,17 @@ function readProfile(doc: unknown, file: string, base: EngineTiming, problems: P
     const kv = increasing(d.active_kv_tokens, "decode.active_kv_tokens", problems);
     const ctx = kv && increasing(d.context_tokens, "decode.context_tokens", problems);
     if (!kv || !ctx) return null;
-    if (!Array.isArray(d.ms) || d.ms.length !== kv.length) return fail(problems, "decode.ms", `must be ${kv.length} rows, one per active_kv_tokens point`);
+    if (!Array.isArray(d.ms) || d.ms.length !== kv.length)
+      return fail(problems, "decode.ms", `must be ${kv.length} rows, one per active_kv_tokens point`);
     const ms = new Float64Array(kv.length * ctx.length);
     for (let i = 0; i < kv.length; i++) {
       const row = times(d.ms[i], ctx.length, `decode.ms[${i}]`, problems);
       if (!row) return null;
       ms.set(row, i * ctx.length);
-      if (i > 0) for (let j = 0; j < ctx.length; j++) if (ms[i * ctx.length + j]! < ms[(i - 1) * ctx.length + j]!) return fail(problems, `decode.ms[${i}][${j}]`, "is below the row before it (more KV never decodes faster)");
+      if (i > 0)
+        for (let j = 0; j < ctx.length; j++)
+          if (ms[i * ctx.length + j]! < ms[(i - 1) * ctx.length + j]!)
+            return fail(problems, `decode.ms[${i}][${j}]`, "is below the row before it (more KV never decodes faster)");
     }
     timing.decodeGrid = { kv, ctx, ms };
   }
@@ -75,28 +90,36 @@ function readProfile(doc: unknown, file: string, base: EngineTiming, problems: P
 
 /** Why a token budget cannot work with a block size, or null. */
 export function budgetProblem(timing: EngineTiming, blockSize: number): string | null {
-  return timing.maxBatchedTokens < blockSize ? `max_num_batched_tokens ${timing.maxBatchedTokens} is below the block size ${blockSize}` : null;
+  return timing.maxBatchedTokens < blockSize
+    ? `max_num_batched_tokens ${timing.maxBatchedTokens} is below the block size ${blockSize}`
+    : null;
 }
 
 function increasing(v: unknown, field: string, problems: Problem[]): Float64Array | null {
-  if (!Array.isArray(v) || v.length === 0 || v.length > 10_000) return fail(problems, field, "must be a non-empty array of at most 10000 numbers");
+  if (!Array.isArray(v) || v.length === 0 || v.length > 10_000)
+    return fail(problems, field, "must be a non-empty array of at most 10000 numbers");
   const out = new Float64Array(v.length);
   for (let i = 0; i < v.length; i++) {
     const n = v[i];
-    if (typeof n !== "number" || !Number.isFinite(n) || n < 0) return fail(problems, `${field}[${i}]`, "must be a non-negative number");
-    if (i > 0 && n <= out[i - 1]!) return fail(problems, `${field}[${i}]`, "must be greater than the point before it (points must increase)");
+    if (typeof n !== "number" || !Number.isFinite(n) || n < 0)
+      return fail(problems, `${field}[${i}]`, "must be a non-negative number");
+    if (i > 0 && n <= out[i - 1]!)
+      return fail(problems, `${field}[${i}]`, "must be greater than the point before it (points must increase)");
     out[i] = n;
   }
   return out;
 }
 
 function times(v: unknown, n: number, field: string, problems: Problem[]): Float64Array | null {
-  if (!Array.isArray(v) || v.length !== n) return fail(problems, field, `must be an array of ${n} times in ms, one per point`);
+  if (!Array.isArray(v) || v.length !== n)
+    return fail(problems, field, `must be an array of ${n} times in ms, one per point`);
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const t = v[i];
-    if (typeof t !== "number" || !Number.isFinite(t) || t < 0) return fail(problems, `${field}[${i}]`, "must be a non-negative number of ms");
-    if (i > 0 && t < out[i - 1]!) return fail(problems, `${field}[${i}]`, "is below the time before it (times must not decrease)");
+    if (typeof t !== "number" || !Number.isFinite(t) || t < 0)
+      return fail(problems, `${field}[${i}]`, "must be a non-negative number of ms");
+    if (i > 0 && t < out[i - 1]!)
+      return fail(problems, `${field}[${i}]`, "is below the time before it (times must not decrease)");
     out[i] = t;
   }
   return out;
@@ -104,7 +127,8 @@ function times(v: unknown, n: number, field: string, problems: Problem[]): Float
 
 function positiveInt(v: unknown, field: string, problems: Problem[]): number | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 10_000_000) fail(problems, field, "must be a positive integer");
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 10_000_000)
+    fail(problems, field, "must be a positive integer");
   return v as number;
 }
 

@@ -8,17 +8,34 @@ import { SEGMENT_NAMES } from "./stream";
 const EVICT_CODES = { never: EVICT_NEVER, agent_end: EVICT_AGENT_END, session_end: EVICT_SESSION_END } as const;
 
 /** The class of a block of one segment for a session type and agent role. */
-export function classify(policy: RetentionPolicy, segment: number, sessionType: string, agentRole: "main" | "subagent"): RetentionClass {
+export function classify(
+  policy: RetentionPolicy,
+  segment: number,
+  sessionType: string,
+  agentRole: "main" | "subagent",
+): RetentionClass {
   const name = SEGMENT_NAMES[segment]!;
   for (const rule of policy.rules) {
     const m = rule.match;
     if (m.segment !== "any" && m.segment !== name) continue;
     if (m.session_type !== null && m.session_type !== sessionType) continue;
     if (m.agent_role !== null && m.agent_role !== agentRole) continue;
-    return { name: rule.name, priority: rule.priority, ttlMs: (rule.ttl_seconds ?? 0) * 1000, pin: rule.pin, evictOn: EVICT_CODES[rule.evict_on] };
+    return {
+      name: rule.name,
+      priority: rule.priority,
+      ttlMs: (rule.ttl_seconds ?? 0) * 1000,
+      pin: rule.pin,
+      evictOn: EVICT_CODES[rule.evict_on],
+    };
   }
   const d = policy.default;
-  return { name, priority: d.priority, ttlMs: (d.ttl_seconds ?? 0) * 1000, pin: false, evictOn: EVICT_CODES[d.evict_on] };
+  return {
+    name,
+    priority: d.priority,
+    ttlMs: (d.ttl_seconds ?? 0) * 1000,
+    pin: false,
+    evictOn: EVICT_CODES[d.evict_on],
+  };
 }
 
 /** Classes per segment code, memoised per (session type, role) for one policy version. */

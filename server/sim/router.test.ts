@@ -3,22 +3,48 @@ import { Rng } from "./prng";
 import { chooseWorker, routeCost, type CandidateLoad } from "./router";
 
 const policy = { overlap_credit: 1, prefill_load_scale: 1, temperature: 0 };
-const load = (worker_id: string, prefill_blocks: number, overlap_blocks: number, decode_blocks: number, busy = false): CandidateLoad => ({ worker_id, prefill_blocks, overlap_blocks, decode_blocks, busy });
+const load = (
+  worker_id: string,
+  prefill_blocks: number,
+  overlap_blocks: number,
+  decode_blocks: number,
+  busy = false,
+): CandidateLoad => ({ worker_id, prefill_blocks, overlap_blocks, decode_blocks, busy });
 
 describe("routeCost", () => {
   it("is prefill_load_scale x max(prefill - credit x overlap, 0) + decode", () => {
     expect(routeCost(policy, { prefill_blocks: 10, overlap_blocks: 2, decode_blocks: 10 })).toBe(18);
-    expect(routeCost({ overlap_credit: 2, prefill_load_scale: 3 }, { prefill_blocks: 10, overlap_blocks: 2, decode_blocks: 1 })).toBe(19);
-    expect(routeCost({ overlap_credit: 5, prefill_load_scale: 3 }, { prefill_blocks: 10, overlap_blocks: 4, decode_blocks: 1 })).toBe(1);
+    expect(
+      routeCost(
+        { overlap_credit: 2, prefill_load_scale: 3 },
+        { prefill_blocks: 10, overlap_blocks: 2, decode_blocks: 1 },
+      ),
+    ).toBe(19);
+    expect(
+      routeCost(
+        { overlap_credit: 5, prefill_load_scale: 3 },
+        { prefill_blocks: 10, overlap_blocks: 4, decode_blocks: 1 },
+      ),
+    ).toBe(1);
   });
 });
 
 describe("chooseWorker", () => {
   it("picks the second of the DESIGN.md worked example (costs 18, 10, 11)", () => {
-    const { chosen, candidates } = chooseWorker([load("w1", 10, 2, 10), load("w2", 10, 5, 5), load("w3", 10, 8, 9)], policy, new Rng(1));
+    const { chosen, candidates } = chooseWorker(
+      [load("w1", 10, 2, 10), load("w2", 10, 5, 5), load("w3", 10, 8, 9)],
+      policy,
+      new Rng(1),
+    );
     expect(candidates.map((c) => c.cost)).toEqual([18, 10, 11]);
     expect(chosen).toBe(1);
-    expect(candidates[1]).toEqual({ worker_id: "w2", prefill_blocks: 10, overlap_blocks: 5, decode_blocks: 5, cost: 10 });
+    expect(candidates[1]).toEqual({
+      worker_id: "w2",
+      prefill_blocks: 10,
+      overlap_blocks: 5,
+      decode_blocks: 5,
+      cost: 10,
+    });
   });
 
   it("breaks ties at random, reproducibly for a seed", () => {

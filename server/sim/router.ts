@@ -16,8 +16,14 @@ export type Candidate = {
 export type CandidateLoad = Omit<Candidate, "cost"> & { busy: boolean };
 
 /** The cost of one candidate under a routing policy. */
-export function routeCost(policy: Pick<RoutingPolicy, "overlap_credit" | "prefill_load_scale">, c: Omit<Candidate, "cost" | "worker_id">): number {
-  return policy.prefill_load_scale * Math.max(c.prefill_blocks - policy.overlap_credit * c.overlap_blocks, 0) + c.decode_blocks;
+export function routeCost(
+  policy: Pick<RoutingPolicy, "overlap_credit" | "prefill_load_scale">,
+  c: Omit<Candidate, "cost" | "worker_id">,
+): number {
+  return (
+    policy.prefill_load_scale * Math.max(c.prefill_blocks - policy.overlap_credit * c.overlap_blocks, 0) +
+    c.decode_blocks
+  );
 }
 
 /** Score every candidate and choose one; busy workers are left out unless all are busy. */
@@ -32,10 +38,22 @@ export function chooseWorker(
   const eligible: number[] = [];
   for (let i = 0; i < loads.length; i++) {
     const l = loads[i]!;
-    candidates.push({ worker_id: l.worker_id, overlap_blocks: l.overlap_blocks, prefill_blocks: l.prefill_blocks, decode_blocks: l.decode_blocks, cost: routeCost(policy, l) });
+    candidates.push({
+      worker_id: l.worker_id,
+      overlap_blocks: l.overlap_blocks,
+      prefill_blocks: l.prefill_blocks,
+      decode_blocks: l.decode_blocks,
+      cost: routeCost(policy, l),
+    });
     if (allBusy || !l.busy) eligible.push(i);
   }
-  return { chosen: policy.temperature > 0 ? sample(candidates, eligible, policy.temperature, rng) : lowest(candidates, eligible, rng), candidates };
+  return {
+    chosen:
+      policy.temperature > 0
+        ? sample(candidates, eligible, policy.temperature, rng)
+        : lowest(candidates, eligible, rng),
+    candidates,
+  };
 }
 
 function lowest(candidates: Candidate[], eligible: number[], rng: Rng): number {

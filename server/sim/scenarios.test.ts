@@ -4,7 +4,8 @@ import { cachedShare, ofKind, runScenario, T0 } from "./test-support";
 const MIN = 60_000;
 
 describe("preamble: per-session billing headers break cross-session prefix reuse", () => {
-  const run = (strip: boolean) => runScenario({ scenario: "preamble", seconds: 600, policies: { frontend: { strip_anthropic_preamble: strip } } });
+  const run = (strip: boolean) =>
+    runScenario({ scenario: "preamble", seconds: 600, policies: { frontend: { strip_anthropic_preamble: strip } } });
   const off = run(false);
   const on = run(true);
   const shareOff = cachedShare(off, T0 + 2 * MIN);
@@ -58,13 +59,16 @@ describe("surge: the planner follows the load both ways", () => {
     expect(ups.length).toBeGreaterThan(4);
     expect(downs.length).toBeGreaterThan(1);
     const first = new Map<string, number>();
-    for (const e of events) if ((e.kind === "kv.stored" || e.kind === "worker.up") && !first.has(e.worker_id)) first.set(e.worker_id, e.kind === "worker.up" ? 1 : 0);
+    for (const e of events)
+      if ((e.kind === "kv.stored" || e.kind === "worker.up") && !first.has(e.worker_id))
+        first.set(e.worker_id, e.kind === "worker.up" ? 1 : 0);
     expect([...first.values()].every((v) => v === 1)).toBe(true);
     const cleared = new Set(ofKind(events, "kv.cleared").map((e) => e.worker_id));
     const stats = ofKind(events, "worker.stats");
     for (const d of downs) {
       expect(stats.some((s) => s.worker_id === d.worker_id && s.ts > d.ts)).toBe(false);
-      if (ofKind(events, "kv.stored").some((s) => s.worker_id === d.worker_id && s.ts < d.ts)) expect(cleared.has(d.worker_id)).toBe(true);
+      if (ofKind(events, "kv.stored").some((s) => s.worker_id === d.worker_id && s.ts < d.ts))
+        expect(cleared.has(d.worker_id)).toBe(true);
     }
   });
 });
@@ -99,7 +103,9 @@ describe("pressure: the retention policy decides which prefixes survive", () => 
     expect(high.preempted.length).toBeGreaterThan(10);
     expect(high.workerPreemptions).toBeGreaterThanOrEqual(high.preempted.reduce((n, r) => n + r.preemptions!, 0));
     const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
-    const recomputed = high.preempted.filter((r) => r.first_token_at !== undefined).map((r) => r.first_token_at! - r.arrived_at);
+    const recomputed = high.preempted
+      .filter((r) => r.first_token_at !== undefined)
+      .map((r) => r.first_token_at! - r.arrived_at);
     expect(median(recomputed)).toBeGreaterThan(median(high.ttft));
   });
 

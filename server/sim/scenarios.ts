@@ -54,7 +54,8 @@ const teamOverrides = {
 
 const preamble: Scenario = {
   name: "preamble",
-  description: "an agent team: many short Claude-Code-like sessions and subagents sharing one system prompt and tool set",
+  description:
+    "an agent team: many short Claude-Code-like sessions and subagents sharing one system prompt and tool set",
   model: MODEL,
   blockSize: 64,
   timing: DEFAULT_ENGINE_TIMING,
@@ -64,7 +65,17 @@ const preamble: Scenario = {
   sessions: () => 40,
   policies: { autoscaling: { aggregated: { min_replicas: 4 } } },
   kinds: [
-    { profile: claudeCode, sessionType: "agent_team", weight: 1, interactive: false, speculative: 0, priority: 5, teamFanout: { min: 2, max: 4 }, subagentsShareMainPrompt: true, overrides: teamOverrides },
+    {
+      profile: claudeCode,
+      sessionType: "agent_team",
+      weight: 1,
+      interactive: false,
+      speculative: 0,
+      priority: 5,
+      teamFanout: { min: 2, max: 4 },
+      subagentsShareMainPrompt: true,
+      overrides: teamOverrides,
+    },
   ],
 };
 
@@ -82,7 +93,8 @@ function surgeSessions(t: number): number {
 
 const surge: Scenario = {
   name: "surge",
-  description: "disaggregated prefill/decode workers under a load that ramps up and down; the planner scales both roles",
+  description:
+    "disaggregated prefill/decode workers under a load that ramps up and down; the planner scales both roles",
   model: MODEL,
   blockSize: 64,
   timing: DEFAULT_ENGINE_TIMING,
@@ -96,7 +108,8 @@ const surge: Scenario = {
 
 const pressure: Scenario = {
   name: "pressure",
-  description: "2 aggregated workers with little KV and long sessions: the retention policy decides which prefixes survive",
+  description:
+    "2 aggregated workers with little KV and long sessions: the retention policy decides which prefixes survive",
   model: MODEL,
   blockSize: 64,
   timing: DEFAULT_ENGINE_TIMING,
@@ -108,7 +121,10 @@ const pressure: Scenario = {
     { profile: claudeCode, sessionType: "interactive", weight: 1, interactive: true, speculative: 0, priority: 10 },
     { profile: codex, sessionType: "interactive", weight: 1, interactive: true, speculative: 0, priority: 10 },
   ],
-  policies: { frontend: { strip_anthropic_preamble: true }, autoscaling: { aggregated: { min_replicas: 2, max_replicas: 2 } } },
+  policies: {
+    frontend: { strip_anthropic_preamble: true },
+    autoscaling: { aggregated: { min_replicas: 2, max_replicas: 2 } },
+  },
 };
 
 export const SCENARIOS: Record<string, Scenario> = { steady, preamble, surge, pressure };

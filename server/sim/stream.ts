@@ -153,7 +153,10 @@ export class HashView {
 export type SharedPrefix = { stream: TokenStream; view: HashView };
 
 /** Build a shared prefix from its parts. */
-export function buildPrefix(blockSize: number, parts: readonly (readonly [part: number, tokens: number, segment: number])[]): SharedPrefix {
+export function buildPrefix(
+  blockSize: number,
+  parts: readonly (readonly [part: number, tokens: number, segment: number])[],
+): SharedPrefix {
   const stream = new TokenStream(blockSize);
   for (const [part, tokens, segment] of parts) stream.append(part, tokens, segment);
   const view = new HashView(null);

@@ -7,7 +7,12 @@ import { scenarioByName } from "./scenarios";
 
 export const T0 = 1_764_400_000_000;
 
-export type RunSpec = { scenario: string; seconds: number; seed?: number; policies?: Partial<Record<PolicyKind, unknown>> };
+export type RunSpec = {
+  scenario: string;
+  seconds: number;
+  seed?: number;
+  policies?: Partial<Record<PolicyKind, unknown>>;
+};
 
 /** A simulation of a named scenario with start policies, not yet run. */
 export function makeSim(spec: Omit<RunSpec, "seconds">): { sim: Simulation; events: TelemetryEventInput[] } {
@@ -28,7 +33,10 @@ export function runScenario(spec: RunSpec): TelemetryEventInput[] {
   return events;
 }
 
-export function ofKind<K extends TelemetryEventInput["kind"]>(events: readonly TelemetryEventInput[], kind: K): EventOf<K>[] {
+export function ofKind<K extends TelemetryEventInput["kind"]>(
+  events: readonly TelemetryEventInput[],
+  kind: K,
+): EventOf<K>[] {
   return events.filter((e) => e.kind === kind) as EventOf<K>[];
 }
 

@@ -11,9 +11,15 @@ const MAX_TIER_BLOCKS = 1_000_000_000;
 const KEYS = ["host_blocks", "disk_blocks", "shared_blocks"] as const;
 
 /** Parse a `tiers` option (omitted keys are 0); negative, fractional, too large or unknown keys are refused by path. */
-export function parseTierConfig(value: unknown): { ok: true; tiers: TierConfig } | { ok: false; errors: PolicyError[] } {
+export function parseTierConfig(
+  value: unknown,
+): { ok: true; tiers: TierConfig } | { ok: false; errors: PolicyError[] } {
   if (value === undefined || value === null) return { ok: true, tiers: { ...NO_TIERS } };
-  if (typeof value !== "object" || Array.isArray(value)) return { ok: false, errors: [{ path: "tiers", message: "must be an object { host_blocks, disk_blocks, shared_blocks }" }] };
+  if (typeof value !== "object" || Array.isArray(value))
+    return {
+      ok: false,
+      errors: [{ path: "tiers", message: "must be an object { host_blocks, disk_blocks, shared_blocks }" }],
+    };
   const errors: PolicyError[] = [];
   const tiers: TierConfig = { ...NO_TIERS };
   for (const [key, v] of Object.entries(value)) {
@@ -22,7 +28,10 @@ export function parseTierConfig(value: unknown): { ok: true; tiers: TierConfig }
       continue;
     }
     if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > MAX_TIER_BLOCKS) {
-      errors.push({ path: `tiers.${key}`, message: `must be a whole number of blocks between 0 and ${MAX_TIER_BLOCKS} (0: no such tier)` });
+      errors.push({
+        path: `tiers.${key}`,
+        message: `must be a whole number of blocks between 0 and ${MAX_TIER_BLOCKS} (0: no such tier)`,
+      });
       continue;
     }
     tiers[key as (typeof KEYS)[number]] = v;

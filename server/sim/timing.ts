@@ -94,13 +94,15 @@ export function interpolate(x: Float64Array, y: Float64Array, v: number): number
   let i = 1;
   while (i < n - 1 && x[i]! < v) i++;
   if (v <= x[0]!) return y[0]! * Math.max(0, v / Math.max(x[0]!, 1e-9));
-  const x0 = x[i - 1]!, x1 = x[i]!;
+  const x0 = x[i - 1]!,
+    x1 = x[i]!;
   return y[i - 1]! + ((y[i]! - y[i - 1]!) * (v - x0)) / (x1 - x0);
 }
 
 function bilinear(g: Grid, kv: number, ctx: number): number {
   const nc = g.ctx.length;
-  const row = (i: number) => (nc === 1 ? g.ms[i]! : interpolate(g.ctx, g.ms.subarray(i * nc, (i + 1) * nc), Math.min(ctx, g.ctx[nc - 1]!)));
+  const row = (i: number) =>
+    nc === 1 ? g.ms[i]! : interpolate(g.ctx, g.ms.subarray(i * nc, (i + 1) * nc), Math.min(ctx, g.ctx[nc - 1]!));
   const nk = g.kv.length;
   if (nk === 1) return row(0);
   const ys = new Float64Array(nk);

@@ -122,7 +122,10 @@ export class TraceReplay {
       const wait = e.waitFor.length ? e.toolWaitMs : (e.delayMs ?? 0);
       this.readyAt[d] = Math.max(this.readyAt[d]!, now + wait);
       if (--this.pending[d]! > 0) continue;
-      const at = Math.max(this.readyAt[d]!, e.delayMs !== null && !e.waitFor.length ? 0 : this.host.startMs + e.timestamp);
+      const at = Math.max(
+        this.readyAt[d]!,
+        e.delayMs !== null && !e.waitFor.length ? 0 : this.host.startMs + e.timestamp,
+      );
       this.host.at(at, () => this.send(d));
     }
   }

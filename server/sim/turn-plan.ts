@@ -18,7 +18,8 @@ export function planTurn(nextId: (prefix: string) => string, traj: Trajectory): 
   const sub = traj.role === "subagent";
   const interactive = session.kind.interactive && !sub;
   const r = rng.next();
-  const outcome: TurnPlan["outcome"] = r < p.errorRate ? "error" : interactive && r < p.errorRate + p.cancelRate ? "cancelled" : "ok";
+  const outcome: TurnPlan["outcome"] =
+    r < p.errorRate ? "error" : interactive && r < p.errorRate + p.cancelRate ? "cancelled" : "ok";
   const last = traj.turns + 1 >= traj.maxTurns;
   const fanout = !sub && traj.turns === 0 ? session.kind.teamFanout : undefined;
   let nTools = 0;
@@ -54,19 +55,33 @@ export function planTurn(nextId: (prefix: string) => string, traj: Trajectory): 
 }
 
 function pickTool(rng: Rng, p: HarnessProfile, sub: boolean): ToolSpec {
-  const choices = p.tools.filter((t) => !(t.name === TASK_TOOL && (sub || p.subagentTurns === 0))).map((t) => [t, t.weight] as const);
+  const choices = p.tools
+    .filter((t) => !(t.name === TASK_TOOL && (sub || p.subagentTurns === 0)))
+    .map((t) => [t, t.weight] as const);
   return rng.weighted(choices);
 }
 
-function planTool(nextId: (prefix: string) => string, rng: Rng, p: HarnessProfile, spec: ToolSpec, interactive: boolean): ToolCall {
+function planTool(
+  nextId: (prefix: string) => string,
+  rng: Rng,
+  p: HarnessProfile,
+  spec: ToolSpec,
+  interactive: boolean,
+): ToolCall {
   let waitMs = draw(rng, spec.wait, 1);
-  if (spec.longTail && rng.chance(spec.longTail.p)) waitMs = Math.min(spec.longTail.max, Math.round(rng.pareto(spec.longTail.xm, spec.longTail.alpha)));
-  const approvalMs = interactive && rng.chance(spec.approval) ? draw(rng, { median: 4_000, sigma: 0.9, max: 300_000 }, 300) : 0;
+  if (spec.longTail && rng.chance(spec.longTail.p))
+    waitMs = Math.min(spec.longTail.max, Math.round(rng.pareto(spec.longTail.xm, spec.longTail.alpha)));
+  const approvalMs =
+    interactive && rng.chance(spec.approval) ? draw(rng, { median: 4_000, sigma: 0.9, max: 300_000 }, 300) : 0;
   const failed = rng.chance(spec.errorRate);
   const bytes = failed ? clampInt(rng.lognormal(300, 0.8), 20, 8_000) : draw(rng, spec.bytes, 1);
   const subagent =
     spec.name === TASK_TOOL
-      ? { turns: Math.min(24, rng.geometric(p.subagentTurns)), taskTokens: draw(rng, { median: 400, sigma: 0.8, max: 4_000 }, 20), resultTokens: draw(rng, p.subagentResult, 20) }
+      ? {
+          turns: Math.min(24, rng.geometric(p.subagentTurns)),
+          taskTokens: draw(rng, { median: 400, sigma: 0.8, max: 4_000 }, 20),
+          resultTokens: draw(rng, p.subagentResult, 20),
+        }
       : null;
   return {
     id: nextId("call"),

@@ -68,6 +68,27 @@ export type SimRequest = {
 export type EventBody = TelemetryEventInput extends infer T ? (T extends unknown ? Omit<T, "id"> : never) : never;
 
 /** The per-request scheduler state of a request that has not reached a worker yet. */
-export function freshEngineState(): Pick<SimRequest, "reservedOut" | "target" | "computed" | "generated" | "transferred" | "stage" | "preemptions" | "lastTokenAt" | "itlRuns"> {
-  return { reservedOut: 0, target: 0, computed: 0, generated: 0, transferred: false, stage: 0, preemptions: 0, lastTokenAt: 0, itlRuns: [] };
+export function freshEngineState(): Pick<
+  SimRequest,
+  | "reservedOut"
+  | "target"
+  | "computed"
+  | "generated"
+  | "transferred"
+  | "stage"
+  | "preemptions"
+  | "lastTokenAt"
+  | "itlRuns"
+> {
+  return {
+    reservedOut: 0,
+    target: 0,
+    computed: 0,
+    generated: 0,
+    transferred: false,
+    stage: 0,
+    preemptions: 0,
+    lastTokenAt: 0,
+    itlRuns: [],
+  };
 }

@@ -44,7 +44,13 @@ export function setup(opts: { capacity?: number; timing?: Partial<EngineTiming>;
     }
     if (t !== Infinity) host.now = t;
   };
-  const submit = (id: string, tokens: number, output: number, view = new HashView(contentId(7, ++unique)), stream = prompt(tokens)) => {
+  const submit = (
+    id: string,
+    tokens: number,
+    output: number,
+    view = new HashView(contentId(7, ++unique)),
+    stream = prompt(tokens),
+  ) => {
     view.extend(stream);
     const req = request(id, stream, view, output, host.now);
     worker.enqueue(req, req.inputTokens);
@@ -55,11 +61,35 @@ export function setup(opts: { capacity?: number; timing?: Partial<EngineTiming>;
 
 function request(id: string, stream: TokenStream, view: HashView, output: number, now: number): SimRequest {
   return {
-    id, sessionId: "s", trajectoryId: "t", parentTrajectoryId: undefined, sessionType: "x", harness: "claude_code", api: "messages",
-    view, segments: stream.segments, nBlocks: stream.contents.length, inputTokens: stream.tokens, outputTokens: output, reasoningTokens: 0,
-    classes: [cls, cls, cls, cls], owner: new OwnedBlocks(), hints: {}, outcome: "ok", finishReason: "stop",
-    policyVersions: { retention: 0, autoscaling: 0, routing: 0, frontend: 0 }, arrivedAt: now, firstTokenAt: null, finishedAt: null,
-    cachedTokens: 0, workerId: null, expectedPrefill: 0, blocks: [], ...freshEngineState(), onFirstToken: null, onDone: () => {},
+    id,
+    sessionId: "s",
+    trajectoryId: "t",
+    parentTrajectoryId: undefined,
+    sessionType: "x",
+    harness: "claude_code",
+    api: "messages",
+    view,
+    segments: stream.segments,
+    nBlocks: stream.contents.length,
+    inputTokens: stream.tokens,
+    outputTokens: output,
+    reasoningTokens: 0,
+    classes: [cls, cls, cls, cls],
+    owner: new OwnedBlocks(),
+    hints: {},
+    outcome: "ok",
+    finishReason: "stop",
+    policyVersions: { retention: 0, autoscaling: 0, routing: 0, frontend: 0 },
+    arrivedAt: now,
+    firstTokenAt: null,
+    finishedAt: null,
+    cachedTokens: 0,
+    workerId: null,
+    expectedPrefill: 0,
+    blocks: [],
+    ...freshEngineState(),
+    onFirstToken: null,
+    onDone: () => {},
   };
 }
 

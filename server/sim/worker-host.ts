@@ -21,5 +21,9 @@ export interface WorkerHost {
 export type WorkerState = "starting" | "ready" | "draining" | "down";
 
 /** One scheduled pass (or window of identical passes), for tests and traces: who computes how many tokens. */
-export type PassRecord = { at: number; passes: number; passMs: number; entries: { id: string; tokens: number; prefill: boolean }[] };
-
+export type PassRecord = {
+  at: number;
+  passes: number;
+  passMs: number;
+  entries: { id: string; tokens: number; prefill: boolean }[];
+};

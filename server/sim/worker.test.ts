@@ -48,9 +48,24 @@ describe("worker timing (calibrated to NVIDIA's 52k-token figures)", () => {
 
 describe("passes: budget, chunks, admission, preemption", () => {
   it.each([
-    { name: "a prompt larger than the budget runs in budget-sized chunks", prompts: [20_000], budget: 8_192, want: ["a:8192p", "a:8192p", "a:3616p", "a:1"] },
-    { name: "two prompts share a pass's budget in arrival order", prompts: [6_000, 6_000], budget: 8_192, want: ["a:6000p b:2192p", "a:1 b:3808p", "a:1 b:1"] },
-    { name: "a smaller budget makes more, smaller chunks", prompts: [5_000], budget: 2_048, want: ["a:2048p", "a:2048p", "a:904p", "a:1"] },
+    {
+      name: "a prompt larger than the budget runs in budget-sized chunks",
+      prompts: [20_000],
+      budget: 8_192,
+      want: ["a:8192p", "a:8192p", "a:3616p", "a:1"],
+    },
+    {
+      name: "two prompts share a pass's budget in arrival order",
+      prompts: [6_000, 6_000],
+      budget: 8_192,
+      want: ["a:6000p b:2192p", "a:1 b:3808p", "a:1 b:1"],
+    },
+    {
+      name: "a smaller budget makes more, smaller chunks",
+      prompts: [5_000],
+      budget: 2_048,
+      want: ["a:2048p", "a:2048p", "a:904p", "a:1"],
+    },
   ])("$name", ({ prompts, budget, want }) => {
     const { submit, runUntil, passes } = setup({ timing: { maxBatchedTokens: budget } });
     prompts.forEach((n, i) => submit(String.fromCharCode(97 + i), n, 3));
@@ -148,7 +163,11 @@ describe("disaggregated: prefill and decode workers run the same engine with one
     const r = submit("a", 20_000, 50);
     runUntil();
     const [prefill, decode] = workers as [Worker, Worker];
-    const prefillEnd = r.arrivedAt + setupMs(DEFAULT_ENGINE_TIMING, 20_000) + prefillMs(DEFAULT_ENGINE_TIMING, 8_192) * 2 + prefillMs(DEFAULT_ENGINE_TIMING, 3_616);
+    const prefillEnd =
+      r.arrivedAt +
+      setupMs(DEFAULT_ENGINE_TIMING, 20_000) +
+      prefillMs(DEFAULT_ENGINE_TIMING, 8_192) * 2 +
+      prefillMs(DEFAULT_ENGINE_TIMING, 3_616);
     const transfer = handoffMs(DEFAULT_ENGINE_TIMING, 20_000);
     expect(transfer).toBeCloseTo((20_000 * 253_952 * 1_000) / 64e9, 6);
     const firstDecode = passes.find((p) => p.entries.every((e) => !e.prefill))!;

@@ -162,7 +162,10 @@ export class Worker {
         this.finish(r, "context_too_long");
         continue;
       }
-      const matched = r.transferred || this.role === "decode" ? 0 : pool.acquirePrefix(r.view, r.nBlocks, r.classes, r.segments, r.blocks);
+      const matched =
+        r.transferred || this.role === "decode"
+          ? 0
+          : pool.acquirePrefix(r.view, r.nBlocks, r.classes, r.segments, r.blocks);
       const computed = r.transferred ? r.target : Math.min(matched * bs, r.target - 1);
       const n = r.transferred ? 1 : Math.min(r.target - computed, budget);
       const extra = Math.ceil((computed + n) / bs) - matched;
@@ -224,7 +227,13 @@ export class Worker {
     this.passes += passes;
     this.passTokens += passes * (newTokens + seqs);
     this.lastPassTokens = newTokens + seqs;
-    if (this.onPass) this.onPass({ at: this.host.now, passes, passMs: pass, entries: entries.map((r, i) => ({ id: r.id, tokens: tokens[i]!, prefill: r.computed < r.target })) });
+    if (this.onPass)
+      this.onPass({
+        at: this.host.now,
+        passes,
+        passMs: pass,
+        entries: entries.map((r, i) => ({ id: r.id, tokens: tokens[i]!, prefill: r.computed < r.target })),
+      });
     const gen = ++this.gen;
     this.host.at(this.host.now + passes * pass, () => this.endPass(gen));
   }

@@ -36,7 +36,8 @@ export function parseWorkloadTrace(text: string, file: string, blockSize: number
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.trim();
     if (raw === "") continue;
-    if (entries.length >= MAX_TRACE_LINES) return { ok: false, error: `${file}:${i + 1}: more than ${MAX_TRACE_LINES} requests` };
+    if (entries.length >= MAX_TRACE_LINES)
+      return { ok: false, error: `${file}:${i + 1}: more than ${MAX_TRACE_LINES} requests` };
     const r = parseLine(raw, i + 1, blockSize, ids);
     if (typeof r === "string") return { ok: false, error: `${file}:${i + 1}: ${r}` };
     if (r.requestId !== null) ids.add(r.requestId);
@@ -64,21 +65,26 @@ function parseLine(raw: string, line: number, blockSize: number, ids: Set<string
   const hashIds = o.hash_ids as unknown[];
   for (let k = 0; k < hashIds.length; k++) {
     const h = hashIds[k];
-    if (typeof h !== "number" || !Number.isSafeInteger(h) || h < 0) return `hash_ids[${k}]: must be a non-negative integer`;
+    if (typeof h !== "number" || !Number.isSafeInteger(h) || h < 0)
+      return `hash_ids[${k}]: must be a non-negative integer`;
   }
-  if (hashIds.length > Math.ceil(inputLength / blockSize)) return `hash_ids: ${hashIds.length} ids cover more than input_length ${inputLength} at ${blockSize} tokens per id`;
+  if (hashIds.length > Math.ceil(inputLength / blockSize))
+    return `hash_ids: ${hashIds.length} ids cover more than input_length ${inputLength} at ${blockSize} tokens per id`;
   const hasSession = o.session_id !== undefined && o.session_id !== null;
-  if (hasSession && typeof o.session_id !== "string" && typeof o.session_id !== "number") return "session_id: must be a string or a number";
+  if (hasSession && typeof o.session_id !== "string" && typeof o.session_id !== "number")
+    return "session_id: must be a string or a number";
   const sessionId = hasSession ? String(o.session_id).slice(0, 100) : null;
   const delay = o.delay === undefined || o.delay === null ? null : num(o.delay, "delay");
   if (typeof delay === "string") return delay;
   const timestamp = o.timestamp === undefined && delay !== null ? 0 : num(o.timestamp, "timestamp");
   if (typeof timestamp === "string") return timestamp;
   const hasId = o.request_id !== undefined && o.request_id !== null;
-  if (hasId && typeof o.request_id !== "string" && typeof o.request_id !== "number") return "request_id: must be a string or a number";
+  if (hasId && typeof o.request_id !== "string" && typeof o.request_id !== "number")
+    return "request_id: must be a string or a number";
   const requestId = hasId ? String(o.request_id).slice(0, 100) : null;
   if (requestId !== null && ids.has(requestId)) return `request_id: ${JSON.stringify(requestId)} appears twice`;
-  const waitRaw = o.wait_for === undefined || o.wait_for === null ? [] : Array.isArray(o.wait_for) ? o.wait_for : [o.wait_for];
+  const waitRaw =
+    o.wait_for === undefined || o.wait_for === null ? [] : Array.isArray(o.wait_for) ? o.wait_for : [o.wait_for];
   const waitFor: string[] = [];
   for (const w of waitRaw) {
     if (typeof w !== "string" && typeof w !== "number") return "wait_for: must be request ids (strings or numbers)";
@@ -87,7 +93,18 @@ function parseLine(raw: string, line: number, blockSize: number, ids: Set<string
   }
   const toolWait = o.tool_wait_ms === undefined || o.tool_wait_ms === null ? 0 : num(o.tool_wait_ms, "tool_wait_ms");
   if (typeof toolWait === "string") return toolWait;
-  return { line, timestamp, inputLength, outputLength, hashIds: hashIds as number[], sessionId, delayMs: delay, requestId, waitFor, toolWaitMs: toolWait };
+  return {
+    line,
+    timestamp,
+    inputLength,
+    outputLength,
+    hashIds: hashIds as number[],
+    sessionId,
+    delayMs: delay,
+    requestId,
+    waitFor,
+    toolWaitMs: toolWait,
+  };
 }
 
 function int(v: unknown, field: string, max: number): number | string {

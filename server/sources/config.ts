@@ -30,7 +30,10 @@ export type SourceInput = z.output<typeof sourceInput>;
 export type SourceFormInput = z.input<typeof sourceInput>;
 
 /** Validate a stored config for its kind; a one-line error names the first bad field. */
-export function parseSourceConfig(kind: string, config: unknown): { ok: true; config: unknown } | { ok: false; error: string } {
+export function parseSourceConfig(
+  kind: string,
+  config: unknown,
+): { ok: true; config: unknown } | { ok: false; error: string } {
   const schema = (SOURCE_CONFIGS as Record<string, z.ZodType>)[kind];
   if (!schema) return { ok: false, error: `unknown source kind "${kind}"` };
   const result = schema.safeParse(config);

@@ -15,11 +15,21 @@ function fakeStarters() {
     report.ok(NOW, { events: 1 });
     return async () => void log.push(`stop ${id}`);
   };
-  const starters: Starters = { prometheus: starter("prometheus"), "zmq-kv": starter("zmq-kv"), "trace-dir": starter("trace-dir") };
+  const starters: Starters = {
+    prometheus: starter("prometheus"),
+    "zmq-kv": starter("zmq-kv"),
+    "trace-dir": starter("trace-dir"),
+  };
   return { log, starters };
 }
 
-const prom = (id: string, url: string, enabled = true) => ({ id, kind: "prometheus", name: id, config: { url, kind: "vllm" }, enabled });
+const prom = (id: string, url: string, enabled = true) => ({
+  id,
+  kind: "prometheus",
+  name: id,
+  config: { url, kind: "vllm" },
+  enabled,
+});
 
 describe("startSources", () => {
   it("starts enabled sources with parsed configs, and reload applies adds, edits, disables and removes", async () => {
@@ -63,16 +73,25 @@ describe("startSources", () => {
     const db = testDb();
     const { log, starters } = fakeStarters();
     upsertSource(db, { id: "bad", kind: "prometheus", name: "bad", config: { url: "not a url" }, enabled: true }, NOW);
-    upsertSource(db, { id: "boom", kind: "zmq-kv", name: "boom", config: { endpoint: "tcp://h:5557", worker_id: "w" }, enabled: true }, NOW);
+    upsertSource(
+      db,
+      { id: "boom", kind: "zmq-kv", name: "boom", config: { endpoint: "tcp://h:5557", worker_id: "w" }, enabled: true },
+      NOW,
+    );
     upsertSource(db, { id: "odd", kind: "carrier-pigeon", name: "odd", config: {}, enabled: true }, NOW);
     starters["zmq-kv"] = () => {
       throw new Error("socket exploded");
     };
     const manager = startSources(db, { now: () => NOW, starters });
     expect(log).toEqual([]);
-    expect(getSourceStatus(db, "bad")).toMatchObject({ lastError: "not started: config.url: must be an http(s) URL", errorCount: 1 });
+    expect(getSourceStatus(db, "bad")).toMatchObject({
+      lastError: "not started: config.url: must be an http(s) URL",
+      errorCount: 1,
+    });
     expect(getSourceStatus(db, "boom")).toMatchObject({ lastError: "not started: socket exploded" });
-    expect(getSourceStatus(db, "odd")).toMatchObject({ lastError: 'not started: unknown source kind "carrier-pigeon"' });
+    expect(getSourceStatus(db, "odd")).toMatchObject({
+      lastError: 'not started: unknown source kind "carrier-pigeon"',
+    });
     manager.reload();
     expect(getSourceStatus(db, "bad")!.errorCount).toBe(1);
     await manager.stop();
@@ -83,7 +102,9 @@ describe("syncEnvTargets", () => {
   it("upserts environment targets by stable id and removes ones no longer listed, leaving page-added sources alone", () => {
     const db = testDb();
     upsertSource(db, prom("mine", "http://mine/metrics"), NOW - 1);
-    const two = parseScrapeTargets('[{"url":"http://a/metrics","kind":"vllm"},{"url":"http://b/metrics","kind":"sglang"}]');
+    const two = parseScrapeTargets(
+      '[{"url":"http://a/metrics","kind":"vllm"},{"url":"http://b/metrics","kind":"sglang"}]',
+    );
     syncEnvTargets(db, two, NOW);
     syncEnvTargets(db, two, NOW + 1);
     expect(listSources(db).map((s) => [s.origin, s.config.url])).toEqual([
@@ -91,7 +112,11 @@ describe("syncEnvTargets", () => {
       ["env", "http://a/metrics"],
       ["env", "http://b/metrics"],
     ]);
-    syncEnvTargets(db, parseScrapeTargets('[{"url":"http://b/metrics","kind":"sglang","interval_seconds":5}]'), NOW + 2);
+    syncEnvTargets(
+      db,
+      parseScrapeTargets('[{"url":"http://b/metrics","kind":"sglang","interval_seconds":5}]'),
+      NOW + 2,
+    );
     expect(listSources(db).map((s) => [s.origin, s.config.url, s.config.interval_seconds])).toEqual([
       ["ui", "http://mine/metrics", undefined],
       ["env", "http://b/metrics", 5],

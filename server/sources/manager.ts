@@ -32,7 +32,8 @@ export function startSources(db: Db, opts: { now?: () => number; starters?: Star
   const stopOne = (id: string) => {
     const current = running.get(id);
     running.delete(id);
-    if (current) void current.stop().catch((err) => log().error({ source: id, err: message(err) }, "stopping source failed"));
+    if (current)
+      void current.stop().catch((err) => log().error({ source: id, err: message(err) }, "stopping source failed"));
   };
 
   const reload = () => {
@@ -40,7 +41,12 @@ export function startSources(db: Db, opts: { now?: () => number; starters?: Star
     const wanted = new Map<string, { kind: string; name: string; config: unknown; fingerprint: string }>();
     for (const s of listSources(db)) {
       if (!s.enabled) continue;
-      wanted.set(s.id, { kind: s.kind, name: s.name, config: s.config, fingerprint: JSON.stringify([s.kind, s.name, s.config]) });
+      wanted.set(s.id, {
+        kind: s.kind,
+        name: s.name,
+        config: s.config,
+        fingerprint: JSON.stringify([s.kind, s.name, s.config]),
+      });
     }
     for (const id of [...running.keys()]) if (wanted.get(id)?.fingerprint !== running.get(id)!.fingerprint) stopOne(id);
     for (const [id, s] of wanted) {
@@ -85,5 +91,10 @@ function message(err: unknown): string {
 export function syncEnvTargets(db: Db, targets: EnvTarget[], now: number): void {
   const keep = new Set(targets.map((t) => t.id));
   for (const s of listSources(db)) if (s.origin === "env" && !keep.has(s.id)) removeSource(db, s.id);
-  for (const t of targets) upsertSource(db, { id: t.id, kind: "prometheus", name: t.name, config: t.config, enabled: true, origin: "env" }, now);
+  for (const t of targets)
+    upsertSource(
+      db,
+      { id: t.id, kind: "prometheus", name: t.name, config: t.config, enabled: true, origin: "env" },
+      now,
+    );
 }

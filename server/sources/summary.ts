@@ -27,13 +27,21 @@ export type SourceView = {
   detail: Record<string, unknown>;
 };
 
-const IMPLICIT_ADDRESS: Record<string, string> = { otlp: "POST /api/otlp/v1/logs", "trace-upload": "POST /api/import", ingest: "POST /api/ingest" };
+const IMPLICIT_ADDRESS: Record<string, string> = {
+  otlp: "POST /api/otlp/v1/logs",
+  "trace-upload": "POST /api/import",
+  ingest: "POST /api/ingest",
+};
 
 /** ok when the latest outcome is a success, error when it is a failure, never before either; disabled wins. */
-export function sourceState(status: Pick<SourceStatusRow, "lastSuccessAt" | "lastErrorAt"> | null, enabled: boolean): SourceState {
+export function sourceState(
+  status: Pick<SourceStatusRow, "lastSuccessAt" | "lastErrorAt"> | null,
+  enabled: boolean,
+): SourceState {
   if (!enabled) return "disabled";
   if (!status || (status.lastSuccessAt === null && status.lastErrorAt === null)) return "never";
-  if (status.lastErrorAt !== null && (status.lastSuccessAt === null || status.lastErrorAt > status.lastSuccessAt)) return "error";
+  if (status.lastErrorAt !== null && (status.lastSuccessAt === null || status.lastErrorAt > status.lastSuccessAt))
+    return "error";
   return "ok";
 }
 
@@ -46,13 +54,26 @@ export function sourceAddress(kind: string, config: Record<string, unknown>): st
 /** Configured sources in their order, then implicit ones (status without a sources row) by id. */
 export function joinSources(sources: SourceRow[], statuses: SourceStatusRow[]): SourceView[] {
   const byId = new Map(statuses.map((s) => [s.id, s]));
-  const configured = sources.map((s) => view(s.id, s.kind, s.name, true, s.enabled, s.origin, s.config, byId.get(s.id) ?? null));
+  const configured = sources.map((s) =>
+    view(s.id, s.kind, s.name, true, s.enabled, s.origin, s.config, byId.get(s.id) ?? null),
+  );
   const known = new Set(sources.map((s) => s.id));
-  const implicit = statuses.filter((s) => !known.has(s.id)).map((s) => view(s.id, s.kind, s.name, false, true, "implicit", {}, s));
+  const implicit = statuses
+    .filter((s) => !known.has(s.id))
+    .map((s) => view(s.id, s.kind, s.name, false, true, "implicit", {}, s));
   return [...configured, ...implicit];
 }
 
-function view(id: string, kind: string, name: string, configured: boolean, enabled: boolean, origin: string, config: Record<string, unknown>, status: SourceStatusRow | null): SourceView {
+function view(
+  id: string,
+  kind: string,
+  name: string,
+  configured: boolean,
+  enabled: boolean,
+  origin: string,
+  config: Record<string, unknown>,
+  status: SourceStatusRow | null,
+): SourceView {
   return {
     id,
     kind,

@@ -29,28 +29,38 @@ const codes = {
   INTERNAL: "INTERNAL_SERVER_ERROR",
 } as const;
 
-const t = initTRPC.context<InnerContext>().meta<Meta>().create({
-  transformer: superjson,
-  errorFormatter({ shape, error }) {
-    const masked = shape.data.httpStatus >= 500;
-    return {
-      ...shape,
-      message: masked ? "internal error" : shape.message,
-      data: {
-        code: shape.data.code,
-        httpStatus: shape.data.httpStatus,
-        issues: error.cause instanceof ZodError ? error.cause.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })) : null,
-        details: !masked && error.cause instanceof AppError ? (error.cause.details ?? null) : null,
-      },
-    };
-  },
-});
+const t = initTRPC
+  .context<InnerContext>()
+  .meta<Meta>()
+  .create({
+    transformer: superjson,
+    errorFormatter({ shape, error }) {
+      const masked = shape.data.httpStatus >= 500;
+      return {
+        ...shape,
+        message: masked ? "internal error" : shape.message,
+        data: {
+          code: shape.data.code,
+          httpStatus: shape.data.httpStatus,
+          issues:
+            error.cause instanceof ZodError
+              ? error.cause.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }))
+              : null,
+          details: !masked && error.cause instanceof AppError ? (error.cause.details ?? null) : null,
+        },
+      };
+    },
+  });
 
 /** Maps AppError thrown by logic into the matching tRPC error. */
 const appErrors = t.middleware(async ({ next }) => {
   const res = await next();
   if (!res.ok && res.error.cause instanceof AppError) {
-    throw new TRPCError({ code: codes[res.error.cause.code], message: res.error.cause.message, cause: res.error.cause });
+    throw new TRPCError({
+      code: codes[res.error.cause.code],
+      message: res.error.cause.message,
+      cause: res.error.cause,
+    });
   }
   return res;
 });
@@ -63,7 +73,8 @@ function requireRole(need: Requirement) {
   return t.middleware(({ ctx, next }) => {
     const actor = ctx.actor ?? null;
     if (need !== "public" && !actor) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
-    if (!satisfies(actor?.role ?? null, need)) throw new TRPCError({ code: "FORBIDDEN", message: `needs the ${need} role` });
+    if (!satisfies(actor?.role ?? null, need))
+      throw new TRPCError({ code: "FORBIDDEN", message: `needs the ${need} role` });
     return next({ ctx: { ...ctx, actor } });
   });
 }

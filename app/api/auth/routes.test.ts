@@ -39,11 +39,22 @@ afterAll(async () => {
   await restore();
 });
 
-function post(handler: (req: Request) => Promise<Response> | Response, path: string, body: unknown, headers: Record<string, string> = {}) {
+function post(
+  handler: (req: Request) => Promise<Response> | Response,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   return handler(
     new Request(`${ORIGIN}${path}`, {
       method: "POST",
-      headers: { host: "localhost:3000", origin: ORIGIN, "content-type": "application/json", "x-switchyard-client-address": "10.1.1.1", ...headers },
+      headers: {
+        host: "localhost:3000",
+        origin: ORIGIN,
+        "content-type": "application/json",
+        "x-switchyard-client-address": "10.1.1.1",
+        ...headers,
+      },
       body: typeof body === "string" ? body : JSON.stringify(body),
     }),
   );
@@ -53,7 +64,10 @@ const cookieOf = (res: Response) => /sy_session=([^;]+)/.exec(res.headers.get("s
 
 describe("setup link over HTTP", () => {
   it("describes the link, creates the first admin with a session cookie, and works only once", async () => {
-    expect(await (await post(link, "/api/auth/link", { secret: setupSecret })).json()).toEqual({ purpose: "setup", username: null });
+    expect(await (await post(link, "/api/auth/link", { secret: setupSecret })).json()).toEqual({
+      purpose: "setup",
+      username: null,
+    });
     const weak = await post(setup, "/api/auth/setup", { secret: setupSecret, username: "root", password: "short" });
     expect(weak.status).toBe(400);
     expect(((await weak.json()) as { error: string }).error).toMatch(/^password: at least 12 characters/);
@@ -72,30 +86,53 @@ describe("login, logout, rate limit", () => {
     const res = await post(login, "/api/auth/login", { username: "root", password: PW });
     expect(res.status).toBe(200);
     const cookie = cookieOf(res)!;
-    const me = await trpcGet(new Request(`${ORIGIN}/api/trpc/users.me`, { headers: { host: "localhost:3000", cookie: `sy_session=${cookie}` } }));
+    const me = await trpcGet(
+      new Request(`${ORIGIN}/api/trpc/users.me`, {
+        headers: { host: "localhost:3000", cookie: `sy_session=${cookie}` },
+      }),
+    );
     expect(me.status).toBe(200);
     const out = await post(logout, "/api/auth/logout", "", { cookie: `sy_session=${cookie}` });
     expect(out.status).toBe(303);
     expect(out.headers.get("location")).toBe("/login");
     expect(out.headers.get("set-cookie")).toMatch(/Max-Age=0/);
-    const after = await trpcGet(new Request(`${ORIGIN}/api/trpc/users.me`, { headers: { host: "localhost:3000", cookie: `sy_session=${cookie}` } }));
+    const after = await trpcGet(
+      new Request(`${ORIGIN}/api/trpc/users.me`, {
+        headers: { host: "localhost:3000", cookie: `sy_session=${cookie}` },
+      }),
+    );
     expect(after.status).toBe(401);
   });
 
   it("a wrong password is 401 without saying which part was wrong; the 6th try is 429 with Retry-After", async () => {
     for (let i = 0; i < 5; i++) {
-      const res = await post(login, "/api/auth/login", { username: "root", password: `wrong ${i}` }, { "x-switchyard-client-address": `10.2.0.${i}` });
+      const res = await post(
+        login,
+        "/api/auth/login",
+        { username: "root", password: `wrong ${i}` },
+        { "x-switchyard-client-address": `10.2.0.${i}` },
+      );
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: "wrong username or password" });
     }
-    const blocked = await post(login, "/api/auth/login", { username: "root", password: PW }, { "x-switchyard-client-address": "10.2.0.99" });
+    const blocked = await post(
+      login,
+      "/api/auth/login",
+      { username: "root", password: PW },
+      { "x-switchyard-client-address": "10.2.0.99" },
+    );
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(((await blocked.json()) as { error: string }).error).toMatch(/Too many failed sign-in attempts for this account/);
+    expect(((await blocked.json()) as { error: string }).error).toMatch(
+      /Too many failed sign-in attempts for this account/,
+    );
   });
 
   it("refuses a cross-origin sign-in, a body over 8 KiB, and a non-JSON body", async () => {
-    expect((await post(login, "/api/auth/login", { username: "x", password: "y" }, { origin: "https://evil.example" })).status).toBe(403);
+    expect(
+      (await post(login, "/api/auth/login", { username: "x", password: "y" }, { origin: "https://evil.example" }))
+        .status,
+    ).toBe(403);
     expect((await post(login, "/api/auth/login", { username: "x", password: "y".repeat(10_000) })).status).toBe(413);
     expect((await post(login, "/api/auth/login", "{not json")).status).toBe(400);
   });
@@ -108,20 +145,32 @@ describe("tRPC over HTTP", () => {
     const body = { json: { kind: "retention", document: {}, baseVersion: null } };
     const asViewer = await post(trpc, "/api/trpc/policies.publish", body, { cookie: `sy_session=${cookie}` });
     expect(asViewer.status).toBe(403);
-    const crossSite = await post(trpc, "/api/trpc/policies.publish", body, { cookie: `sy_session=${cookie}`, origin: "https://evil.example" });
+    const crossSite = await post(trpc, "/api/trpc/policies.publish", body, {
+      cookie: `sy_session=${cookie}`,
+      origin: "https://evil.example",
+    });
     expect(crossSite.status).toBe(403);
     expect(((await crossSite.json()) as { error: string }).error).toBe("cross-origin request refused");
     const headers = { host: "localhost:3000", cookie: `sy_session=${cookie}`, "sec-fetch-site": "cross-site" };
-    const marked = await trpc(new Request(`${ORIGIN}/api/trpc/policies.publish`, { method: "POST", headers, body: JSON.stringify(body) }));
+    const marked = await trpc(
+      new Request(`${ORIGIN}/api/trpc/policies.publish`, { method: "POST", headers, body: JSON.stringify(body) }),
+    );
     expect(marked.status).toBe(403);
     expect(((await marked.json()) as { error: string }).error).toBe("cross-origin request refused");
   });
 
   it("signed out is 401, a body over 1 MiB is 413, and errors carry no stack", async () => {
-    const res = await trpcGet(new Request(`${ORIGIN}/api/trpc/overview.summary`, { headers: { host: "localhost:3000" } }));
+    const res = await trpcGet(
+      new Request(`${ORIGIN}/api/trpc/overview.summary`, { headers: { host: "localhost:3000" } }),
+    );
     expect(res.status).toBe(401);
     expect(JSON.stringify(await res.json())).not.toMatch(/stack|at .*\.ts:\d+/);
-    const big = await post(trpc, "/api/trpc/policies.publish", { json: { comment: "x".repeat(1_100_000) } }, { authorization: `Bearer ${TOKEN}` });
+    const big = await post(
+      trpc,
+      "/api/trpc/policies.publish",
+      { json: { comment: "x".repeat(1_100_000) } },
+      { authorization: `Bearer ${TOKEN}` },
+    );
     expect(big.status).toBe(413);
   });
 });

@@ -28,7 +28,11 @@ describe("GET /api/health", () => {
   it("answers 200 with the database ok and the applied schema version", async () => {
     const res = GET();
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { status: string; database: string; schema: { migrations: number; latest: string | null } };
+    const body = (await res.json()) as {
+      status: string;
+      database: string;
+      schema: { migrations: number; latest: string | null };
+    };
     expect(body).toMatchObject({ status: "ok", database: "ok" });
     expect(body.schema.migrations).toBeGreaterThanOrEqual(1);
     expect(body.schema.latest).toMatch(/^\d{4}_/);

@@ -33,19 +33,32 @@ afterAll(async () => {
   await restore();
 });
 
-const post = (body: BodyInit, headers: Record<string, string>) => POST(new Request(URL_, { method: "POST", body, headers: { "x-switchyard-filename": "t.jsonl.gz", ...headers } }));
+const post = (body: BodyInit, headers: Record<string, string>) =>
+  POST(new Request(URL_, { method: "POST", body, headers: { "x-switchyard-filename": "t.jsonl.gz", ...headers } }));
 
 describe("POST /api/import", () => {
   const signIn = (role: string) => {
-    const id = insertUser(db, { username: `u-${role}-${Math.random().toString(36).slice(2, 8)}`, role, passwordHash: null }, Date.now());
+    const id = insertUser(
+      db,
+      { username: `u-${role}-${Math.random().toString(36).slice(2, 8)}`, role, passwordHash: null },
+      Date.now(),
+    );
     return `${SESSION_COOKIE}=${startSession(db, id, Date.now(), 60_000).value}`;
   };
 
   it.each<[string, () => Record<string, string>, number]>([
     ["nobody (no token, no session)", () => ({ origin: "http://localhost:3000", host: "localhost:3000" }), 401],
     ["a wrong token", () => ({ authorization: "Bearer wrong" }), 401],
-    ["a signed-in viewer", () => ({ cookie: signIn("viewer"), origin: "http://localhost:3000", host: "localhost:3000" }), 403],
-    ["an operator's session used from another site", () => ({ cookie: signIn("operator"), origin: "http://evil.example", host: "localhost:3000" }), 403],
+    [
+      "a signed-in viewer",
+      () => ({ cookie: signIn("viewer"), origin: "http://localhost:3000", host: "localhost:3000" }),
+      403,
+    ],
+    [
+      "an operator's session used from another site",
+      () => ({ cookie: signIn("operator"), origin: "http://evil.example", host: "localhost:3000" }),
+      403,
+    ],
   ])("refuses %s", async (_, headers, status) => {
     const res = await post(gzipSync(await fixture()), headers());
     expect(res.status).toBe(status);
@@ -53,15 +66,31 @@ describe("POST /api/import", () => {
   });
 
   it("imports a gzip trace uploaded by a signed-in operator from the dashboard and records the upload source's status", async () => {
-    const res = await post(gzipSync(await fixture()), { cookie: signIn("operator"), origin: "http://localhost:3000", host: "localhost:3000" });
+    const res = await post(gzipSync(await fixture()), {
+      cookie: signIn("operator"),
+      origin: "http://localhost:3000",
+      host: "localhost:3000",
+    });
     expect(res.status).toBe(200);
     const s = (await res.json()) as ImportSummary;
     expect(s).toMatchObject({ name: "t.jsonl.gz", records: 9, accepted: 4, rejected: 1, badLines: 3, fatal: null });
-    expect(db.$client.prepare("SELECT kind, events_total AS events FROM source_status WHERE id = 'trace-upload'").get()).toEqual({ kind: "trace-upload", events: 4 });
+    expect(
+      db.$client.prepare("SELECT kind, events_total AS events FROM source_status WHERE id = 'trace-upload'").get(),
+    ).toEqual({ kind: "trace-upload", events: 4 });
   });
 
   it("says a truncated upload ended early and keeps its records", async () => {
-    const body = Array.from({ length: 300 }, (_, i) => JSON.stringify({ event: { schema: "dynamo.agent.trace.v1", event_type: "request_end", event_time_unix_ms: 1_764_400_000_000 + i, agent_context: { session_id: "cut" }, request: { request_id: `cut-${i}`, input_tokens: 1 } } })).join("\n");
+    const body = Array.from({ length: 300 }, (_, i) =>
+      JSON.stringify({
+        event: {
+          schema: "dynamo.agent.trace.v1",
+          event_type: "request_end",
+          event_time_unix_ms: 1_764_400_000_000 + i,
+          agent_context: { session_id: "cut" },
+          request: { request_id: `cut-${i}`, input_tokens: 1 },
+        },
+      }),
+    ).join("\n");
     const gz = gzipSync(body);
     const res = await post(gz.subarray(0, gz.length >> 1), { authorization: `Bearer ${TOKEN}` });
     const s = (await res.json()) as ImportSummary;
@@ -99,7 +128,9 @@ describe("npm run import (CLI) against a running server", () => {
 
   const cli = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "scripts/import.ts", ...args], { env: { ...process.env, SWITCHYARD_INGEST_TOKEN: "", ...env } });
+      const child = spawn(process.execPath, ["--import", "tsx", "scripts/import.ts", ...args], {
+        env: { ...process.env, SWITCHYARD_INGEST_TOKEN: "", ...env },
+      });
       let out = "";
       let err = "";
       child.stdout.on("data", (d) => (out += d));
@@ -109,7 +140,15 @@ describe("npm run import (CLI) against a running server", () => {
 
   it("posts a gzip trace with progress and a summary, exit 0; the turns are stored", async () => {
     const lines = Array.from({ length: 3_000 }, (_, i) =>
-      JSON.stringify({ event: { schema: "dynamo.agent.trace.v1", event_type: "request_end", event_time_unix_ms: 1_764_400_000_000 + i * 10, agent_context: { session_id: "cli-session" }, request: { request_id: `cli-${i}`, model: "m", input_tokens: 100, cached_tokens: 50, output_tokens: 5 } } }),
+      JSON.stringify({
+        event: {
+          schema: "dynamo.agent.trace.v1",
+          event_type: "request_end",
+          event_time_unix_ms: 1_764_400_000_000 + i * 10,
+          agent_context: { session_id: "cli-session" },
+          request: { request_id: `cli-${i}`, model: "m", input_tokens: 100, cached_tokens: 50, output_tokens: 5 },
+        },
+      }),
     );
     const file = path.join(dir, "cli.jsonl.gz");
     await writeFile(file, gzipSync(lines.join("\n")));
@@ -117,7 +156,9 @@ describe("npm run import (CLI) against a running server", () => {
     expect(r.err).toMatch(/cli\.jsonl\.gz: .* MiB sent \(100%\)/);
     expect(r.out).toContain(`${file}: 3000 records, 3000 accepted, 0 already imported, 0 rejected, 0 bad lines`);
     expect(r.code).toBe(0);
-    expect(db.$client.prepare("SELECT count(*) FROM requests WHERE session_id = 'cli-session'").pluck().get()).toBe(3_000);
+    expect(db.$client.prepare("SELECT count(*) FROM requests WHERE session_id = 'cli-session'").pluck().get()).toBe(
+      3_000,
+    );
   });
 
   it("exits non-zero on a wrong token, a missing file, or a truncated file", async () => {

@@ -17,8 +17,10 @@ export async function POST(req: Request): Promise<Response> {
   try {
     const db = serverDb();
     const access = importAccess(req, ingestTokenAccepted, () => requestActor(db, req, Date.now()));
-    if (access === "unauthorized") throw new AppError("UNAUTHORIZED", "sign in, or send the ingest token (Authorization: Bearer <token>)");
-    if (access === "forbidden") throw new AppError("FORBIDDEN", "importing traces needs the operator role, from the dashboard itself");
+    if (access === "unauthorized")
+      throw new AppError("UNAUTHORIZED", "sign in, or send the ingest token (Authorization: Bearer <token>)");
+    if (access === "forbidden")
+      throw new AppError("FORBIDDEN", "importing traces needs the operator role, from the dashboard itself");
     if (!req.body) throw new AppError("BAD_REQUEST", "the request has no body: send the trace file's bytes");
     const name = importName(req.headers.get("x-switchyard-filename"));
     const summary = await importTraceIntoDb(db, name, limitedBody(req.body, MAX_IMPORT_BYTES));
@@ -27,6 +29,9 @@ export async function POST(req: Request): Promise<Response> {
     else report.ok(Date.now(), { events: summary.accepted, detail: { last: describeImport(summary) } });
     return Response.json(summary);
   } catch (err) {
-    return errorResponse(err, err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined);
+    return errorResponse(
+      err,
+      err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined,
+    );
   }
 }

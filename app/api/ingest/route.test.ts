@@ -39,18 +39,33 @@ function fresh<T>(fn: (db: Database.Database) => T): T {
 /** Rows across the raw event tables whose id starts with prefix. */
 function storedIds(prefix: string): string[] {
   return fresh((db) =>
-    ["worker_events", "worker_stats", "kv_events", "route_decisions", "requests", "tools", "reasoning_spans", "planner_decisions", "policy_acks"]
+    [
+      "worker_events",
+      "worker_stats",
+      "kv_events",
+      "route_decisions",
+      "requests",
+      "tools",
+      "reasoning_spans",
+      "planner_decisions",
+      "policy_acks",
+    ]
       .flatMap((t) => db.prepare(`SELECT id FROM ${t} WHERE id LIKE ?`).pluck().all(`${prefix}%`) as string[])
       .sort(),
   );
 }
 
-function post(body: BodyInit | null, headers: Record<string, string>, init: Record<string, unknown> = {}): Promise<Response> {
+function post(
+  body: BodyInit | null,
+  headers: Record<string, string>,
+  init: Record<string, unknown> = {},
+): Promise<Response> {
   return POST(new Request(URL_, { method: "POST", body, headers, ...init } as RequestInit));
 }
 
 const auth = (type = NDJSON) => ({ authorization: `Bearer ${TOKEN}`, "content-type": type });
-const events = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => minimal["kv.cleared"]({ id: `${prefix}-${i}` }));
+const events = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => minimal["kv.cleared"]({ id: `${prefix}-${i}` }));
 
 describe("POST /api/ingest: authentication", () => {
   it.each<[string, Record<string, string>]>([
@@ -71,7 +86,10 @@ describe("POST /api/ingest: authentication", () => {
   });
 
   it("accepts the scheme in any case", async () => {
-    const res = await post(ndjson(events("auth-case", 1)), { authorization: `bearer ${TOKEN}`, "content-type": NDJSON });
+    const res = await post(ndjson(events("auth-case", 1)), {
+      authorization: `bearer ${TOKEN}`,
+      "content-type": NDJSON,
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -170,9 +188,15 @@ describe("POST /api/ingest: accepted batches", () => {
 
     // durability: a separate connection opened right after the reply sees the accepted rows
     const seen = fresh((db) => ({
-      request: db.prepare("SELECT request_id, input_tokens, cached_tokens, first_token_at FROM requests WHERE id = 'ok-request'").get(),
-      stats: db.prepare("SELECT id, prefix_query_tokens FROM worker_stats WHERE worker_id = 'w-http' ORDER BY ts").all(),
-      rollup: db.prepare("SELECT samples, prefix_query_delta, prefix_hit_delta FROM worker_stats_1m WHERE worker_id = 'w-http'").get(),
+      request: db
+        .prepare("SELECT request_id, input_tokens, cached_tokens, first_token_at FROM requests WHERE id = 'ok-request'")
+        .get(),
+      stats: db
+        .prepare("SELECT id, prefix_query_tokens FROM worker_stats WHERE worker_id = 'w-http' ORDER BY ts")
+        .all(),
+      rollup: db
+        .prepare("SELECT samples, prefix_query_delta, prefix_hit_delta FROM worker_stats_1m WHERE worker_id = 'w-http'")
+        .get(),
       worker: db.prepare("SELECT role, up_at FROM workers WHERE worker_id = 'w-http'").get(),
       kv: db.prepare("SELECT block_hashes FROM kv_events WHERE id = 'ok-kv'").get(),
     }));
@@ -218,8 +242,13 @@ describe("POST /api/ingest: accepted batches", () => {
   });
 
   it("records a sender's dropped-events report from its headers, and ignores one without a token", async () => {
-    const report = () => fresh((db) => db.prepare("SELECT value FROM settings WHERE key = 'dropped_events:sim-test'").pluck().get());
-    const unauthorized = await post("", { "content-type": NDJSON, "x-switchyard-dropped-events": "999", "x-switchyard-source": "sim-test" });
+    const report = () =>
+      fresh((db) => db.prepare("SELECT value FROM settings WHERE key = 'dropped_events:sim-test'").pluck().get());
+    const unauthorized = await post("", {
+      "content-type": NDJSON,
+      "x-switchyard-dropped-events": "999",
+      "x-switchyard-source": "sim-test",
+    });
     expect(unauthorized.status).toBe(401);
     expect(report()).toBeUndefined();
     const res = await post("", { ...auth(), "x-switchyard-dropped-events": "150", "x-switchyard-source": "sim-test" });
@@ -228,10 +257,23 @@ describe("POST /api/ingest: accepted batches", () => {
   });
 
   it("shows each sender on the Sources page by its X-Switchyard-Source name, with the events accepted", async () => {
-    const status = (id: string) => fresh((db) => db.prepare("SELECT kind, name, events_total AS events, last_success_at AS at FROM source_status WHERE id = ?").get(id));
+    const status = (id: string) =>
+      fresh((db) =>
+        db
+          .prepare("SELECT kind, name, events_total AS events, last_success_at AS at FROM source_status WHERE id = ?")
+          .get(id),
+      );
     await post(ndjson(events("sender-a", 3)), { ...auth(), "x-switchyard-source": "sim-a" });
-    await post(ndjson([...events("sender-a", 3), ...events("sender-b", 2)]), { ...auth(), "x-switchyard-source": "sim-a" });
-    expect(status("ingest:sim-a")).toMatchObject({ kind: "ingest", name: "sim-a (ingest API)", events: 5, at: expect.any(Number) });
+    await post(ndjson([...events("sender-a", 3), ...events("sender-b", 2)]), {
+      ...auth(),
+      "x-switchyard-source": "sim-a",
+    });
+    expect(status("ingest:sim-a")).toMatchObject({
+      kind: "ingest",
+      name: "sim-a (ingest API)",
+      events: 5,
+      at: expect.any(Number),
+    });
     const unnamed = () => (status("ingest:unknown") as { events: number } | undefined)?.events ?? 0;
     const before = unnamed();
     await post(ndjson(events("sender-c", 1)), auth());
@@ -247,13 +289,22 @@ describe("POST /api/ingest: accepted batches", () => {
   });
 
   it("a malformed item never fails its batch (kind named like an Object.prototype member)", async () => {
-    const res = await post(ndjson([minimal["kv.cleared"]({ id: "proto-ok" }), { id: "proto-bad", kind: "constructor", ts: T0 }]), auth());
+    const res = await post(
+      ndjson([minimal["kv.cleared"]({ id: "proto-ok" }), { id: "proto-bad", kind: "constructor", ts: T0 }]),
+      auth(),
+    );
     expect(res.status).toBe(200);
     expect(storedIds("proto-")).toEqual(["proto-ok"]);
   });
 
   it("a malformed item never fails its batch (non-numeric block hash)", async () => {
-    const res = await post(ndjson([minimal["kv.cleared"]({ id: "hash-ok" }), minimal["kv.removed"]({ id: "hash-bad", block_hashes: ["12a"] })]), auth());
+    const res = await post(
+      ndjson([
+        minimal["kv.cleared"]({ id: "hash-ok" }),
+        minimal["kv.removed"]({ id: "hash-bad", block_hashes: ["12a"] }),
+      ]),
+      auth(),
+    );
     expect(res.status).toBe(200);
     expect(storedIds("hash-")).toEqual(["hash-ok"]);
   });
@@ -309,8 +360,15 @@ describe("POST /api/ingest through the worker pool: every refusal keeps its stat
   it("counts each batch's results by kind and sender in this thread's metrics, though the workers stored it", async () => {
     const { metrics } = await import("@/server/observability/metrics");
     const count = async (labels: Record<"kind" | "source" | "result", string>) =>
-      (await metrics().ingestEvents.get()).values.find((v) => v.labels.kind === labels.kind && v.labels.source === labels.source && v.labels.result === labels.result)?.value ?? 0;
-    const body = ndjson([...events("pool-count", 3), minimal.request({ id: "pool-count-r" }), minimal.request({ id: "pool-count-bad", cached_tokens: 5_000 })]) + "{nope\n";
+      (await metrics().ingestEvents.get()).values.find(
+        (v) => v.labels.kind === labels.kind && v.labels.source === labels.source && v.labels.result === labels.result,
+      )?.value ?? 0;
+    const body =
+      ndjson([
+        ...events("pool-count", 3),
+        minimal.request({ id: "pool-count-r" }),
+        minimal.request({ id: "pool-count-bad", cached_tokens: 5_000 }),
+      ]) + "{nope\n";
     const headers = { ...auth(), "x-switchyard-source": "metrics-test" };
     expect((await post(body, headers)).status).toBe(200);
     expect((await post(ndjson(events("pool-count", 3)), headers)).status).toBe(200);

@@ -38,7 +38,10 @@ export async function POST(req: Request): Promise<Response> {
     noteSender(db, source, json);
     return new Response(json, { headers: { "content-type": "application/json" } });
   } catch (err) {
-    return errorResponse(err, err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined);
+    return errorResponse(
+      err,
+      err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined,
+    );
   }
 }
 

@@ -20,13 +20,29 @@ afterAll(async () => {
   await restore();
 });
 
-const get = (token?: string) => GET(new Request("http://localhost/api/sources", { headers: token ? { authorization: `Bearer ${token}` } : {} }));
+const get = (token?: string) =>
+  GET(new Request("http://localhost/api/sources", { headers: token ? { authorization: `Bearer ${token}` } : {} }));
 
 describe("GET /api/sources", () => {
   it("answers each source's kind, address, last success and error, series and missing metrics to a read token", async () => {
     const db = serverDb();
-    upsertSource(db, { id: "vllm-a", kind: "prometheus", name: "vLLM A", config: { url: "http://vllm-a:8000/metrics", kind: "vllm" }, enabled: true }, T);
-    sourceReporter(db, "vllm-a", "prometheus").ok(T + 1, { series: 42, events: 3, missing: ["vllm:num_requests_waiting"], renamed: ["vllm:gpu_cache_usage_perc (older name of vllm:kv_cache_usage_perc)"] });
+    upsertSource(
+      db,
+      {
+        id: "vllm-a",
+        kind: "prometheus",
+        name: "vLLM A",
+        config: { url: "http://vllm-a:8000/metrics", kind: "vllm" },
+        enabled: true,
+      },
+      T,
+    );
+    sourceReporter(db, "vllm-a", "prometheus").ok(T + 1, {
+      series: 42,
+      events: 3,
+      missing: ["vllm:num_requests_waiting"],
+      renamed: ["vllm:gpu_cache_usage_perc (older name of vllm:kv_cache_usage_perc)"],
+    });
     sourceReporter(db, "vllm-a", "prometheus").error(T + 2, "HTTP 503 from http://vllm-a:8000/metrics");
     const { token } = createToken(db, { name: "monitor", scope: "read", createdBy: "test" }, T);
     const res = get(token);

@@ -16,10 +16,17 @@ export function GET(req: Request): Response {
     const db = serverDb();
     const now = Date.now();
     const actor = requestActor(db, req, now);
-    if (!actor) throw new AppError("UNAUTHORIZED", "sign in or send an API token with read scope (Authorization: Bearer <token>)");
+    if (!actor)
+      throw new AppError(
+        "UNAUTHORIZED",
+        "sign in or send an API token with read scope (Authorization: Bearer <token>)",
+      );
     if (!satisfies(actor.role, "viewer")) throw new AppError("FORBIDDEN", "this token cannot read sources");
     return Response.json(sourcesApiBody(joinSources(listSources(db), listSourceStatus(db)), now));
   } catch (err) {
-    return errorResponse(err, err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined);
+    return errorResponse(
+      err,
+      err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined,
+    );
   }
 }

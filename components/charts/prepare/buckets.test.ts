@@ -6,7 +6,13 @@ const T0 = 1_764_417_600_000; // 2025-11-29T12:00:00Z
 describe("bucketStarts", () => {
   it.each<[string, number, number, number, number[]]>([
     ["aligned range", T0, T0 + 30_000, 10_000, [T0, T0 + 10_000, T0 + 20_000]],
-    ["unaligned start begins at the bucket holding it", T0 + 5_000, T0 + 25_000, 10_000, [T0, T0 + 10_000, T0 + 20_000]],
+    [
+      "unaligned start begins at the bucket holding it",
+      T0 + 5_000,
+      T0 + 25_000,
+      10_000,
+      [T0, T0 + 10_000, T0 + 20_000],
+    ],
     ["end is exclusive", T0, T0 + 20_001, 10_000, [T0, T0 + 10_000, T0 + 20_000]],
     ["empty range", T0, T0, 10_000, []],
     ["reversed range", T0 + 10, T0, 10_000, []],
@@ -27,8 +33,22 @@ describe("fillBuckets: a bucket without a point is a gap (null), not 0", () => {
     ["no points", [], [null, null, null, null]],
     ["a point in the middle", [{ t: 10, v: 0.5 }], [null, 0.5, null, null]],
     ["a zero stays zero", [{ t: 0, v: 0 }], [0, null, null, null]],
-    ["a null value stays null", [{ t: 20, v: null }, { t: 30, v: 1 }], [null, null, null, 1]],
-    ["points outside the starts are ignored", [{ t: 15, v: 9 }, { t: 40, v: 9 }], [null, null, null, null]],
+    [
+      "a null value stays null",
+      [
+        { t: 20, v: null },
+        { t: 30, v: 1 },
+      ],
+      [null, null, null, 1],
+    ],
+    [
+      "points outside the starts are ignored",
+      [
+        { t: 15, v: 9 },
+        { t: 40, v: 9 },
+      ],
+      [null, null, null, null],
+    ],
   ])("%s", (_name, points, expected) => {
     expect(fillBuckets(starts, points, (p) => p.v)).toEqual(expected);
   });

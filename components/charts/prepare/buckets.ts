@@ -9,7 +9,11 @@ export function bucketStarts(from: number, to: number, step: number): number[] {
 }
 
 /** One value per bucket start: the value of the point at that start, null where there is none (or its value is null). */
-export function fillBuckets<P extends { t: number }>(starts: readonly number[], points: readonly P[], value: (p: P) => number | null): (number | null)[] {
+export function fillBuckets<P extends { t: number }>(
+  starts: readonly number[],
+  points: readonly P[],
+  value: (p: P) => number | null,
+): (number | null)[] {
   const at = new Map(points.map((p) => [p.t, value(p)]));
   return starts.map((t) => at.get(t) ?? null);
 }
@@ -27,7 +31,15 @@ const pad = (n: number) => String(n).padStart(2, "0");
  */
 export function formatTick(t: number, step: number, timeZone?: string): string {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" })
+    new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    })
       .formatToParts(new Date(t))
       .map((p) => [p.type, p.value]),
   ) as Record<string, string>;
@@ -37,10 +49,19 @@ export function formatTick(t: number, step: number, timeZone?: string): string {
   return hm;
 }
 
-const SOURCES = { raw: "raw samples", rollup: "per-minute rollups", "10s": "10-second rollups", "30s": "30-second rollups", "1m": "per-minute rollups", "5m": "5-minute rollups", "15m": "15-minute rollups" };
+const SOURCES = {
+  raw: "raw samples",
+  rollup: "per-minute rollups",
+  "10s": "10-second rollups",
+  "30s": "30-second rollups",
+  "1m": "per-minute rollups",
+  "5m": "5-minute rollups",
+  "15m": "15-minute rollups",
+};
 
 /** "15 min buckets from 15-minute rollups", "10 s buckets from raw samples": what a chart's points are. */
 export function describeBuckets(step: number, source: keyof typeof SOURCES): string {
-  const size = step >= 3_600_000 ? `${step / 3_600_000} h` : step >= 60_000 ? `${step / 60_000} min` : `${step / 1000} s`;
+  const size =
+    step >= 3_600_000 ? `${step / 3_600_000} h` : step >= 60_000 ? `${step / 60_000} min` : `${step / 1000} s`;
   return `${size} buckets from ${SOURCES[source]}`;
 }

@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { PlannerBucket, RoleSeries } from "@/server/analysis/planner";
-import { actionStyle, bucketAction, currentReplicas, formatMetric, formatRawMetric, metricLabel, plannerRows, replicaTicks, timeTicks, toDisplay } from "./planner";
+import {
+  actionStyle,
+  bucketAction,
+  currentReplicas,
+  formatMetric,
+  formatRawMetric,
+  metricLabel,
+  plannerRows,
+  replicaTicks,
+  timeTicks,
+  toDisplay,
+} from "./planner";
 
 const W = { from: 0, to: 200_000, step: 10_000 };
 const b = (t: number, o: Partial<PlannerBucket> = {}): PlannerBucket => ({
@@ -29,7 +40,16 @@ const series = (buckets: PlannerBucket[], start: RoleSeries["start"] = null): Ro
 
 describe("plannerRows", () => {
   it("starts with the state in force, shows KV in percent, marks actions, and carries the last state to the end", () => {
-    const rows = plannerRows(series([b(170_000, { observed: 0.95, peak: 0.95, replicas: 3, ups: 1 })], { role: "decode", ts: -5, replicas: 2, up: 0.9, down: 0.5 }), W);
+    const rows = plannerRows(
+      series([b(170_000, { observed: 0.95, peak: 0.95, replicas: 3, ups: 1 })], {
+        role: "decode",
+        ts: -5,
+        replicas: 2,
+        up: 0.9,
+        down: 0.5,
+      }),
+      W,
+    );
     expect(rows).toEqual([
       { t: 0, replicas: 2, observed: null, peak: null, up: 90, down: 50, action: null, decisions: 0 },
       { t: 170_000, replicas: 3, observed: 95, peak: 95, up: 90, down: 50, action: "scale_up", decisions: 1 },
@@ -98,7 +118,12 @@ describe("units and labels", () => {
 describe("axis ticks", () => {
   const T = 1_764_417_600_000; // 12:00:00Z
   it.each<[string, number, number, number[]]>([
-    ["an hour at 10-minute marks", T - 3_600_000 + 7_000, T + 7_000, [1, 2, 3, 4, 5, 6].map((k) => T - 3_600_000 + k * 600_000)],
+    [
+      "an hour at 10-minute marks",
+      T - 3_600_000 + 7_000,
+      T + 7_000,
+      [1, 2, 3, 4, 5, 6].map((k) => T - 3_600_000 + k * 600_000),
+    ],
     ["15 minutes at 5-minute marks", T - 15 * 60_000 + 1_000, T + 1_000, [T - 10 * 60_000, T - 5 * 60_000, T]],
     ["an empty window", T, T, []],
   ])("timeTicks: %s", (_name, from, to, ticks) => {
@@ -107,8 +132,14 @@ describe("axis ticks", () => {
 
   it.each<[(number | null)[], number[]]>([
     [[], [0, 1, 2]],
-    [[null, 1], [0, 1, 2]],
-    [[3, 6], [0, 2, 4, 6, 8]],
+    [
+      [null, 1],
+      [0, 1, 2],
+    ],
+    [
+      [3, 6],
+      [0, 2, 4, 6, 8],
+    ],
     [[4], [0, 1, 2, 3, 4, 5]],
     [[23], [0, 5, 10, 15, 20, 25]],
   ])("replicaTicks(%j) = %j", (replicas, ticks) => {

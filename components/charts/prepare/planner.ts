@@ -64,7 +64,11 @@ const ACTION_STYLE: Record<Action, { label: string; color: string; tone: "info" 
 };
 
 /** Label, marker colour and badge tone of an action. */
-export function actionStyle(action: string): { label: string; color: string; tone: "info" | "warn" | "bad" | "good" | null } {
+export function actionStyle(action: string): {
+  label: string;
+  color: string;
+  tone: "info" | "warn" | "bad" | "good" | null;
+} {
   return ACTION_STYLE[action as Action] ?? { label: action, color: "var(--muted)", tone: null };
 }
 
@@ -85,12 +89,34 @@ export function plannerRows(s: RoleSeries, w: Window): PlannerRow[] {
     action: bucketAction(b.ups, b.downs),
     decisions: b.decisions,
   });
-  const gap = (t: number): PlannerRow => ({ t, replicas: null, observed: null, peak: null, up: null, down: null, action: null, decisions: 0 });
+  const gap = (t: number): PlannerRow => ({
+    t,
+    replicas: null,
+    observed: null,
+    peak: null,
+    up: null,
+    down: null,
+    action: null,
+    decisions: 0,
+  });
   const ts = s.buckets.map((b) => b.t);
-  const spacing = quantile(ts.slice(1).map((t, i) => t - ts[i]!), 0.5);
+  const spacing = quantile(
+    ts.slice(1).map((t, i) => t - ts[i]!),
+    0.5,
+  );
   const maxGap = Math.max(3 * (spacing ?? 0), 3 * w.step);
   const rows: PlannerRow[] = [];
-  if (s.start) rows.push({ t: w.from, replicas: s.start.replicas, observed: null, peak: null, up: toDisplay(m, s.start.up), down: toDisplay(m, s.start.down), action: null, decisions: 0 });
+  if (s.start)
+    rows.push({
+      t: w.from,
+      replicas: s.start.replicas,
+      observed: null,
+      peak: null,
+      up: toDisplay(m, s.start.up),
+      down: toDisplay(m, s.start.down),
+      action: null,
+      decisions: 0,
+    });
   let prev: number | null = null;
   for (const b of s.buckets) {
     if (prev !== null && b.t - prev > maxGap) rows.push(gap(prev + w.step));
@@ -98,7 +124,8 @@ export function plannerRows(s: RoleSeries, w: Window): PlannerRow[] {
     prev = b.t;
   }
   const last = rows[rows.length - 1];
-  if (last && last.t < w.to && w.to - last.t <= maxGap) rows.push({ ...gap(w.to), replicas: last.replicas, up: last.up, down: last.down });
+  if (last && last.t < w.to && w.to - last.t <= maxGap)
+    rows.push({ ...gap(w.to), replicas: last.replicas, up: last.up, down: last.down });
   return rows;
 }
 
@@ -107,7 +134,12 @@ export function currentReplicas(s: RoleSeries): number | null {
   return s.buckets.length ? s.buckets[s.buckets.length - 1]!.replicas : (s.start?.replicas ?? null);
 }
 
-const NICE_MS = [1, 2, 5, 10, 15, 30].map((s) => s * 1_000).concat([1, 2, 5, 10, 15, 30].map((m) => m * 60_000), [1, 2, 3, 6, 12, 24].map((h) => h * 3_600_000));
+const NICE_MS = [1, 2, 5, 10, 15, 30]
+  .map((s) => s * 1_000)
+  .concat(
+    [1, 2, 5, 10, 15, 30].map((m) => m * 60_000),
+    [1, 2, 3, 6, 12, 24].map((h) => h * 3_600_000),
+  );
 
 /** Time-axis ticks at round intervals (10 s … 1 d), at most about `count` of them, inside [from, to]. */
 export function timeTicks(w: { from: number; to: number }, count = 6): number[] {

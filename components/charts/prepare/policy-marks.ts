@@ -32,7 +32,12 @@ export function snapMarks(marks: readonly PolicyMark[], bucketStarts: readonly n
     groups.set(x, [...(groups.get(x) ?? []), m]);
   }
   const mid = (starts[0]! + starts[starts.length - 1]! + step) / 2;
-  return [...groups.entries()].map(([x, ms]) => ({ x, label: joinLabels(ms), ts: ms[0]!.ts, side: x > mid ? "left" : "right" }));
+  return [...groups.entries()].map(([x, ms]) => ({
+    x,
+    label: joinLabels(ms),
+    ts: ms[0]!.ts,
+    side: x > mid ? "left" : "right",
+  }));
 }
 
 /** For numeric time axes: marks inside [from, to], those closer than minGap ms to the previous joined into one. */
@@ -49,6 +54,9 @@ export function placeMarks(marks: readonly PolicyMark[], from: number, to: numbe
 }
 
 /** snapMarks over the buckets of a chart window (the starts the server buckets by). */
-export function snapToWindow(marks: readonly PolicyMark[], w: { from: number; to: number; step: number }): PlacedMark[] {
+export function snapToWindow(
+  marks: readonly PolicyMark[],
+  w: { from: number; to: number; step: number },
+): PlacedMark[] {
   return snapMarks(marks, bucketStarts(w.from, w.to, w.step), w.step);
 }

@@ -5,7 +5,19 @@ const W = { from: 0, to: 40, step: 10 };
 
 describe("lossRows", () => {
   it("fills every bucket, in percent, with null where a series has no data", () => {
-    expect(lossRows([{ t: 10, share: 0.125 }, { t: 20, share: 0 }], [{ t: 10, share: 0.5 }, { t: 30, share: null }], W)).toEqual([
+    expect(
+      lossRows(
+        [
+          { t: 10, share: 0.125 },
+          { t: 20, share: 0 },
+        ],
+        [
+          { t: 10, share: 0.5 },
+          { t: 30, share: null },
+        ],
+        W,
+      ),
+    ).toEqual([
       { t: 0, loss: null, recomputed: null },
       { t: 10, loss: 12.5, recomputed: 50 },
       { t: 20, loss: 0, recomputed: null },
@@ -53,7 +65,11 @@ describe("lossVerdict", () => {
     [null, 0.5, null],
     [0.1, null, null],
     [0, 0, "Nothing was recomputed: every prompt token came from cache."],
-    [0.02, 0.6, "Mostly a cold or evicted workload, not routing: routing loss 2.0% of prompt tokens vs 60.0% recomputed overall."],
+    [
+      0.02,
+      0.6,
+      "Mostly a cold or evicted workload, not routing: routing loss 2.0% of prompt tokens vs 60.0% recomputed overall.",
+    ],
     [0.1, 0.4, "Routing explains part of the misses: routing loss 10.0% of prompt tokens vs 40.0% recomputed overall."],
     [
       0.3,
@@ -84,11 +100,19 @@ describe("formatting", () => {
 });
 
 describe("lossNote", () => {
-  const l = (decisions: number, unknownBlockSize: number, unit: "tokens" | "blocks", lost = 80, prompt = 4800) => ({ decisions, unknownBlockSize, total: { lost, prompt, unit } });
+  const l = (decisions: number, unknownBlockSize: number, unit: "tokens" | "blocks", lost = 80, prompt = 4800) => ({
+    decisions,
+    unknownBlockSize,
+    total: { lost, prompt, unit },
+  });
   it.each<[string, ReturnType<typeof l>, string | null]>([
     ["no decisions: nothing to say", l(0, 0, "blocks", 0, 0), null],
     ["in tokens", l(30, 0, "tokens"), "80 of 4,800 prompt tokens"],
-    ["in blocks, saying why", l(3, 1, "blocks", 34, 40), "34 of 40 prompt blocks (block size unknown for 1 of 3 decisions)"],
+    [
+      "in blocks, saying why",
+      l(3, 1, "blocks", 34, 40),
+      "34 of 40 prompt blocks (block size unknown for 1 of 3 decisions)",
+    ],
   ])("%s", (_name, input, text) => {
     expect(lossNote(input)).toBe(text);
   });

@@ -6,7 +6,14 @@ export type Window = { from: number; to: number; step: number };
 type SharePoint = { t: number; share: number | null };
 
 /** The colours of up to six workers by rank, then the rest as "other". */
-export const WORKER_COLORS = ["var(--series-1)", "var(--series-2)", "var(--series-3)", "var(--series-4)", "var(--series-5)", "var(--series-6)"];
+export const WORKER_COLORS = [
+  "var(--series-1)",
+  "var(--series-2)",
+  "var(--series-3)",
+  "var(--series-4)",
+  "var(--series-5)",
+  "var(--series-6)",
+];
 /** The key of the workers beyond the top ones. */
 export const OTHER = "other";
 
@@ -20,13 +27,21 @@ export function lossRows(loss: readonly SharePoint[], recomputed: readonly Share
   return starts.map((t, i) => ({ t, loss: toPercent(l[i]!), recomputed: toPercent(r[i]!) }));
 }
 
-export type ShareStacks = { keys: { key: string; color: string }[]; data: Record<string, number | null>[]; empty: boolean };
+export type ShareStacks = {
+  keys: { key: string; color: string }[];
+  data: Record<string, number | null>[];
+  empty: boolean;
+};
 
 /**
  * Stacked shares (percent of the bucket's decisions) per worker: the `top` workers with most decisions in the
  * range by name, the rest summed as "other". A bucket without decisions is null for every worker (a gap).
  */
-export function shareStacks(rows: readonly { t: number; workerId: string; decisions: number }[], w: Window, top = WORKER_COLORS.length): ShareStacks {
+export function shareStacks(
+  rows: readonly { t: number; workerId: string; decisions: number }[],
+  w: Window,
+  top = WORKER_COLORS.length,
+): ShareStacks {
   const totals = new Map<string, number>();
   for (const r of rows) totals.set(r.workerId, (totals.get(r.workerId) ?? 0) + r.decisions);
   const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id);
@@ -41,11 +56,19 @@ export function shareStacks(rows: readonly { t: number; workerId: string; decisi
     byT.set(r.t, d);
     sums.set(r.t, (sums.get(r.t) ?? 0) + r.decisions);
   }
-  const keys = [...shown.map((key, i) => ({ key, color: WORKER_COLORS[i % WORKER_COLORS.length]! })), ...(hasOther ? [{ key: OTHER, color: "var(--muted)" }] : [])];
+  const keys = [
+    ...shown.map((key, i) => ({ key, color: WORKER_COLORS[i % WORKER_COLORS.length]! })),
+    ...(hasOther ? [{ key: OTHER, color: "var(--muted)" }] : []),
+  ];
   const data = bucketStarts(w.from, w.to, w.step).map((t) => {
     const d = byT.get(t);
     const total = sums.get(t) ?? 0;
-    return { t, ...Object.fromEntries(keys.map(({ key }) => [key, d && total > 0 ? Math.round(((d[key] ?? 0) / total) * 1000) / 10 : null])) };
+    return {
+      t,
+      ...Object.fromEntries(
+        keys.map(({ key }) => [key, d && total > 0 ? Math.round(((d[key] ?? 0) / total) * 1000) / 10 : null]),
+      ),
+    };
   });
   return { keys, data, empty: rows.length === 0 };
 }
@@ -60,12 +83,17 @@ export function lossVerdict(loss: number | null, recomputed: number | null): str
   const part = loss / recomputed;
   const figures = `routing loss ${formatPercent(loss)} of prompt tokens vs ${formatPercent(recomputed)} recomputed overall`;
   if (part < 0.1) return `Mostly a cold or evicted workload, not routing: ${figures}.`;
-  if (part >= 0.5) return `Routing is a large part of the misses: ${figures}. The router often chose load over a worker holding more of the prefix.`;
+  if (part >= 0.5)
+    return `Routing is a large part of the misses: ${figures}. The router often chose load over a worker holding more of the prefix.`;
   return `Routing explains part of the misses: ${figures}.`;
 }
 
 /** The note under the routing-loss figure: tokens lost of prompt tokens, or why it is measured in blocks; null without decisions. */
-export function lossNote(l: { decisions: number; unknownBlockSize: number; total: { lost: number; prompt: number; unit: "tokens" | "blocks" } }): string | null {
+export function lossNote(l: {
+  decisions: number;
+  unknownBlockSize: number;
+  total: { lost: number; prompt: number; unit: "tokens" | "blocks" };
+}): string | null {
   if (l.decisions === 0) return null;
   const count = formatCount;
   if (l.total.unit === "tokens") return `${count(l.total.lost)} of ${count(l.total.prompt)} prompt tokens`;

@@ -18,7 +18,13 @@ const point = (t: number, o: Partial<TierPoint> = {}): TierPoint => ({
 
 describe("tier charts", () => {
   it("blocks: one line per tier seen, values per bucket with gaps kept", () => {
-    const c = tierBlockChart([point(0, { blocks: { device: 5, host: null, disk: null, shared: null } }), point(60, { blocks: { device: 3, host: 2, disk: null, shared: null } })], ["device", "host"]);
+    const c = tierBlockChart(
+      [
+        point(0, { blocks: { device: 5, host: null, disk: null, shared: null } }),
+        point(60, { blocks: { device: 3, host: 2, disk: null, shared: null } }),
+      ],
+      ["device", "host"],
+    );
     expect(c.lines.map((l) => l.key)).toEqual(["device", "host"]);
     expect(c.rows).toEqual([
       { t: 0, device: 5, host: null },
@@ -38,7 +44,11 @@ describe("tier charts", () => {
   });
 
   it("hit rates in percent, only for tiers with requests in range; KVBM host/disk when served", () => {
-    const c = tierHitChart([point(0, { hit: { device: 0.5, host: 0.25, disk: null, shared: null }, kvbmHostHit: 0.4 })], ["device", "host", "disk"], true);
+    const c = tierHitChart(
+      [point(0, { hit: { device: 0.5, host: 0.25, disk: null, shared: null }, kvbmHostHit: 0.4 })],
+      ["device", "host", "disk"],
+      true,
+    );
     expect(c.lines.map((l) => l.key)).toEqual(["device", "host", "kvbmHost"]);
     expect(c.rows[0]).toEqual({ t: 0, device: 50, host: 25, kvbmHost: 40, kvbmDisk: null });
   });
@@ -46,7 +56,13 @@ describe("tier charts", () => {
 
 describe("cached split and turn text", () => {
   it("lists device always and other tiers with tokens, shares of all cached tokens, prefetched apart", () => {
-    expect(splitParts({ device: 600, host: 300, disk: 0, shared: 100, prefetched: 200 }).map((p) => [p.key, p.tokens, p.share])).toEqual([
+    expect(
+      splitParts({ device: 600, host: 300, disk: 0, shared: 100, prefetched: 200 }).map((p) => [
+        p.key,
+        p.tokens,
+        p.share,
+      ]),
+    ).toEqual([
       ["device", 600, 0.6],
       ["host", 300, 0.3],
       ["shared", 100, 0.1],

@@ -1,31 +1,81 @@
 import { describe, expect, it } from "vitest";
-import { clampView, dragView, formatOffset, MIN_SPAN_MS, overlaps, panView, parseZoom, tickStep, timeAt, timeTicks, xOf, zoomParam, zoomView } from "./timeline";
+import {
+  clampView,
+  dragView,
+  formatOffset,
+  MIN_SPAN_MS,
+  overlaps,
+  panView,
+  parseZoom,
+  tickStep,
+  timeAt,
+  timeTicks,
+  xOf,
+  zoomParam,
+  zoomView,
+} from "./timeline";
 
 const S = 1_764_400_000_000;
 const B = { from: S, to: S + 600_000 };
 
 describe("formatOffset", () => {
   it.each([
-    [0, "0 s"], [250, "250 ms"], [1_000, "1 s"], [1_500, "1.5 s"], [1_250, "1.25 s"], [30_000, "30 s"], [60_000, "1 m"],
-    [90_000, "1 m 30 s"], [600_000, "10 m"], [3_600_000, "1 h"], [3_900_000, "1 h 5 m"], [-5, "0 s"],
+    [0, "0 s"],
+    [250, "250 ms"],
+    [1_000, "1 s"],
+    [1_500, "1.5 s"],
+    [1_250, "1.25 s"],
+    [30_000, "30 s"],
+    [60_000, "1 m"],
+    [90_000, "1 m 30 s"],
+    [600_000, "10 m"],
+    [3_600_000, "1 h"],
+    [3_900_000, "1 h 5 m"],
+    [-5, "0 s"],
   ])("%i ms → %s", (ms, label) => expect(formatOffset(ms)).toBe(label));
 });
 
 describe("tickStep", () => {
   it.each([
-    [600_000, 10, 60_000], [600_000, 8, 120_000], [120_000, 8, 15_000], [10_000, 10, 1_000], [1_000, 10, 100], [300, 6, 50], [5 * 86_400_000, 2, 3 * 86_400_000],
+    [600_000, 10, 60_000],
+    [600_000, 8, 120_000],
+    [120_000, 8, 15_000],
+    [10_000, 10, 1_000],
+    [1_000, 10, 100],
+    [300, 6, 50],
+    [5 * 86_400_000, 2, 3 * 86_400_000],
   ])("%i ms in %i ticks → a %i ms step", (span, n, step) => expect(tickStep(span, n)).toBe(step));
 });
 
 describe("timeTicks", () => {
   it("counts from the session's start: 0 s, 1 m, … over a 10-minute session", () => {
     const t = timeTicks(S, B, 10);
-    expect(t.map((x) => x.label)).toEqual(["0 s", "1 m", "2 m", "3 m", "4 m", "5 m", "6 m", "7 m", "8 m", "9 m", "10 m"]);
+    expect(t.map((x) => x.label)).toEqual([
+      "0 s",
+      "1 m",
+      "2 m",
+      "3 m",
+      "4 m",
+      "5 m",
+      "6 m",
+      "7 m",
+      "8 m",
+      "9 m",
+      "10 m",
+    ]);
     expect(t[1]).toEqual({ t: S + 60_000, offset: 60_000, label: "1 m" });
   });
 
   it("labels a zoomed view by its offsets from the session's start, not from the view's", () => {
-    expect(timeTicks(S, { from: S + 95_000, to: S + 125_000 }, 6).map((x) => x.label)).toEqual(["1 m 35 s", "1 m 40 s", "1 m 45 s", "1 m 50 s", "1 m 55 s", "2 m", "2 m 5 s"]);
+    expect(timeTicks(S, { from: S + 95_000, to: S + 125_000 }, 6).map((x) => x.label)).toEqual([
+      "1 m 35 s",
+      "1 m 40 s",
+      "1 m 45 s",
+      "1 m 50 s",
+      "1 m 55 s",
+      "2 m",
+      "2 m 5 s",
+    ]);
   });
 
   it("has no tick before the session's start and at most maxTicks + 1", () => {
@@ -40,7 +90,11 @@ describe("zoom", () => {
     ["before the start is moved in", { from: S - 10_000, to: S + 20_000 }, { from: S, to: S + 30_000 }],
     ["after the end is moved in", { from: S + 590_000, to: S + 620_000 }, { from: S + 570_000, to: S + 600_000 }],
     ["wider than the session is the session", { from: S - 1, to: S + 700_000 }, B],
-    ["narrower than the minimum widens", { from: S + 1_000, to: S + 1_010 }, { from: S + 1_000, to: S + 1_000 + MIN_SPAN_MS }],
+    [
+      "narrower than the minimum widens",
+      { from: S + 1_000, to: S + 1_010 },
+      { from: S + 1_000, to: S + 1_000 + MIN_SPAN_MS },
+    ],
   ])("clampView: %s", (_n, v, want) => expect(clampView(v, B)).toEqual(want));
 
   it("a session shorter than the minimum span shows whole", () => {
@@ -49,7 +103,13 @@ describe("zoom", () => {
 
   it.each([
     ["in by half around the middle", B, 0.5, undefined, { from: S + 150_000, to: S + 450_000 }],
-    ["in by half around a point keeps that point under the pointer", B, 0.5, S + 100_000, { from: S + 50_000, to: S + 350_000 }],
+    [
+      "in by half around a point keeps that point under the pointer",
+      B,
+      0.5,
+      S + 100_000,
+      { from: S + 50_000, to: S + 350_000 },
+    ],
     ["out past the session is the session", { from: S + 100_000, to: S + 400_000 }, 4, undefined, B],
   ])("zoomView: %s", (_n, v, f, at, want) => expect(zoomView(v, B, f, at)).toEqual(want));
 
@@ -73,7 +133,11 @@ describe("zoom", () => {
   });
 
   it.each([
-    [S - 10, S - 1, false], [S - 10, S, true], [S + 10, S + 20, true], [B.to, B.to + 5, true], [B.to + 1, B.to + 5, false],
+    [S - 10, S - 1, false],
+    [S - 10, S, true],
+    [S + 10, S + 20, true],
+    [B.to, B.to + 5, true],
+    [B.to + 1, B.to + 5, false],
   ])("overlaps [%i, %i] → %s", (a, b, want) => expect(overlaps(a, b, B)).toBe(want));
 });
 

@@ -6,7 +6,10 @@ export type Tick = { t: number; offset: number; label: string };
 
 /** Shortest span a zoom may show (ms): below this bars are wider than the lane anyway. */
 export const MIN_SPAN_MS = 200;
-const STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000];
+const STEPS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+  900_000, 1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
+];
 
 /** An offset from the session's start for the axis: "0 s", "30 s", "1 m", "1 m 30 s", "1 h 5 m", "250 ms", "1.5 s". */
 export function formatOffset(ms: number): string {

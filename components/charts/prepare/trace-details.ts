@@ -7,7 +7,8 @@ import { formatOffset } from "./timeline";
 
 export type BarDetails = { title: string; rows: [label: string, value: string][] };
 
-const agent = (l: Pick<Lane, "role" | "trajectoryId">) => (l.role === "main" ? "main agent" : `subagent ${l.trajectoryId}`);
+const agent = (l: Pick<Lane, "role" | "trajectoryId">) =>
+  l.role === "main" ? "main agent" : `subagent ${l.trajectoryId}`;
 const ms = (v: number | null) => formatMs(v);
 
 /** A turn: when it arrived, its queue/prefill/decode split, tokens and worker. */
@@ -19,7 +20,10 @@ export function turnDetails(t: Turn, lane: Pick<Lane, "role" | "trajectoryId">, 
       ["Queue (est.)", ms(t.split.queue)],
       ["Prefill", ms(t.split.prefill)],
       ["Decode", ms(t.split.decode)],
-      ["Tokens", `${formatCount(t.inputTokens)} in (${formatCount(t.cachedTokens)} cached) · ${formatCount(t.outputTokens)} out${t.reasoningTokens ? ` · ${formatCount(t.reasoningTokens)} reasoning` : ""}`],
+      [
+        "Tokens",
+        `${formatCount(t.inputTokens)} in (${formatCount(t.cachedTokens)} cached) · ${formatCount(t.outputTokens)} out${t.reasoningTokens ? ` · ${formatCount(t.reasoningTokens)} reasoning` : ""}`,
+      ],
       ["Worker", t.workerId ?? NO_DATA],
       ["Status", t.status],
     ],
@@ -60,9 +64,27 @@ export type LaneItem =
 /** Every bar of a lane in time order (turns, tools, reasoning spans: the tool's and the lane's), for keyboard stepping. */
 export function laneItems(l: Lane): LaneItem[] {
   const items: LaneItem[] = [
-    ...l.turns.map((turn): LaneItem => ({ kind: "turn", key: `turn:${turn.id}`, from: turn.arrivedAt, to: turn.finishedAt ?? turn.arrivedAt, turn })),
-    ...l.tools.map((tool): LaneItem => ({ kind: "tool", key: `tool:${tool.toolCallId}`, from: tool.startedAt, to: tool.endedAt ?? tool.startedAt, tool })),
-    ...[...l.tools.flatMap((t) => t.reasoning), ...l.reasoning].map((span, i): LaneItem => ({ kind: "reasoning", key: `reasoning:${span.requestId}:${span.startedAt}:${i}`, from: span.startedAt, to: span.endedAt, span })),
+    ...l.turns.map((turn): LaneItem => ({
+      kind: "turn",
+      key: `turn:${turn.id}`,
+      from: turn.arrivedAt,
+      to: turn.finishedAt ?? turn.arrivedAt,
+      turn,
+    })),
+    ...l.tools.map((tool): LaneItem => ({
+      kind: "tool",
+      key: `tool:${tool.toolCallId}`,
+      from: tool.startedAt,
+      to: tool.endedAt ?? tool.startedAt,
+      tool,
+    })),
+    ...[...l.tools.flatMap((t) => t.reasoning), ...l.reasoning].map((span, i): LaneItem => ({
+      kind: "reasoning",
+      key: `reasoning:${span.requestId}:${span.startedAt}:${i}`,
+      from: span.startedAt,
+      to: span.endedAt,
+      span,
+    })),
   ];
   return items.sort((a, b) => a.from - b.from || a.key.localeCompare(b.key));
 }

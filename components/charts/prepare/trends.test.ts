@@ -3,10 +3,21 @@ import type { TrendPoint } from "@/server/analysis/trends";
 import { sparkEmpty, sparkRows, sparkSummary } from "./trends";
 
 const W = { from: 0, to: 30, step: 10 };
-const p = (t: number, o: Partial<TrendPoint>): TrendPoint => ({ t, requestsPerSecond: null, ttftP50Ms: null, itlP95Ms: null, prefixHitRate: null, kvUtilization: null, ...o });
+const p = (t: number, o: Partial<TrendPoint>): TrendPoint => ({
+  t,
+  requestsPerSecond: null,
+  ttftP50Ms: null,
+  itlP95Ms: null,
+  prefixHitRate: null,
+  kvUtilization: null,
+  ...o,
+});
 
 describe("sparkRows", () => {
-  const points = [p(0, { requestsPerSecond: 0, prefixHitRate: 0.8123 }), p(20, { requestsPerSecond: 2.5, prefixHitRate: null })];
+  const points = [
+    p(0, { requestsPerSecond: 0, prefixHitRate: 0.8123 }),
+    p(20, { requestsPerSecond: 2.5, prefixHitRate: null }),
+  ];
   it.each<[string, Parameters<typeof sparkRows>[1], (number | null)[]]>([
     ["a rate keeps its unit and a real 0", "requestsPerSecond", [0, null, 2.5]],
     ["a ratio becomes percent; gaps stay null", "prefixHitRate", [81.2, null, null]],

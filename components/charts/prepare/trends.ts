@@ -8,7 +8,11 @@ export type SparkRow = { t: number; v: number | null };
 const RATIOS: readonly TrendKey[] = ["prefixHitRate", "kvUtilization"];
 
 /** One row per bucket of the window for one KPI, in display units (percent for ratios); missing buckets are null. */
-export function sparkRows(points: readonly TrendPoint[], key: TrendKey, w: { from: number; to: number; step: number }): SparkRow[] {
+export function sparkRows(
+  points: readonly TrendPoint[],
+  key: TrendKey,
+  w: { from: number; to: number; step: number },
+): SparkRow[] {
   const starts = bucketStarts(w.from, w.to, w.step);
   const values = fillBuckets(starts, points, (p) => p[key]);
   const ratio = RATIOS.includes(key);
@@ -27,4 +31,3 @@ export function sparkSummary(rows: readonly SparkRow[], format: (v: number) => s
 export function sparkEmpty(rows: readonly SparkRow[]): boolean {
   return rows.every((r) => r.v === null);
 }
-

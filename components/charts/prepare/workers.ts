@@ -32,7 +32,12 @@ export function heatmapRows(series: readonly Series[], w: Window, timeZone?: str
       workerId: s.workerId,
       cells: starts.map((t, i) => {
         const util = utils[i]!;
-        return { t, util, color: heatColor(util), label: `${s.workerId} · ${formatTick(t, w.step, timeZone)} · ${util === null ? "no data" : formatPercent(util)}` };
+        return {
+          t,
+          util,
+          color: heatColor(util),
+          label: `${s.workerId} · ${formatTick(t, w.step, timeZone)} · ${util === null ? "no data" : formatPercent(util)}`,
+        };
       }),
     };
   });
@@ -57,7 +62,10 @@ export function percentSeries(points: readonly Point[], w: Window): LinePoint[] 
 }
 
 /** Small multiples: one percent series per worker, plus whether it has any hit-rate data at all. */
-export function hitRateMultiples(series: readonly Series[], w: Window): { workerId: string; data: LinePoint[]; empty: boolean }[] {
+export function hitRateMultiples(
+  series: readonly Series[],
+  w: Window,
+): { workerId: string; data: LinePoint[]; empty: boolean }[] {
   return series.map((s) => {
     const data = percentSeries(s.points, w);
     return { workerId: s.workerId, data, empty: data.every((d) => d.hitRate === null) };
@@ -85,7 +93,12 @@ export function classColor(cls: string): string {
 }
 
 export type ClassRow = { t: number; retentionClass: string | null; blocks: number };
-export type ClassStacks = { classes: { key: string; color: string }[]; data: Record<string, number | null>[]; anyClassified: boolean; empty: boolean };
+export type ClassStacks = {
+  classes: { key: string; color: string }[];
+  data: Record<string, number | null>[];
+  anyClassified: boolean;
+  empty: boolean;
+};
 
 /**
  * Stacked bars of blocks stored per bucket and retention class. Buckets with no kv.stored events are null for
@@ -94,8 +107,11 @@ export type ClassStacks = { classes: { key: string; color: string }[]; data: Rec
 export function classStacks(rows: readonly ClassRow[], w: Window): ClassStacks {
   const starts = bucketStarts(w.from, w.to, w.step);
   const order = Object.keys(CLASS_COLORS);
-  const rank = (c: string) => (c === UNCLASSIFIED ? order.length + 1 : order.includes(c) ? order.indexOf(c) : order.length);
-  const keys = [...new Set(rows.map((r) => r.retentionClass ?? UNCLASSIFIED))].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const rank = (c: string) =>
+    c === UNCLASSIFIED ? order.length + 1 : order.includes(c) ? order.indexOf(c) : order.length;
+  const keys = [...new Set(rows.map((r) => r.retentionClass ?? UNCLASSIFIED))].sort(
+    (a, b) => rank(a) - rank(b) || a.localeCompare(b),
+  );
   const byT = new Map<number, Record<string, number | null>>();
   for (const r of rows) {
     const k = r.retentionClass ?? UNCLASSIFIED;
@@ -104,7 +120,12 @@ export function classStacks(rows: readonly ClassRow[], w: Window): ClassStacks {
     byT.set(r.t, d);
   }
   const data = starts.map((t) => ({ t, ...(byT.get(t) ?? Object.fromEntries(keys.map((c) => [c, null]))) }));
-  return { classes: keys.map((key) => ({ key, color: classColor(key) })), data, anyClassified: keys.some((k) => k !== UNCLASSIFIED), empty: rows.length === 0 };
+  return {
+    classes: keys.map((key) => ({ key, color: classColor(key) })),
+    data,
+    anyClassified: keys.some((k) => k !== UNCLASSIFIED),
+    empty: rows.length === 0,
+  };
 }
 
 const REASON_COLORS: Record<string, string> = {
@@ -118,9 +139,12 @@ const REASON_COLORS: Record<string, string> = {
 /** Eviction bars: reasons with blocks, events, share of removed blocks (null when none) and a colour. */
 export function evictionBars(removals: readonly { reason: string; blocks: number; events: number }[]) {
   const total = removals.reduce((s, r) => s + r.blocks, 0);
-  return removals.map((r) => ({ ...r, share: total > 0 ? r.blocks / total : null, color: REASON_COLORS[r.reason] ?? "var(--muted)" }));
+  return removals.map((r) => ({
+    ...r,
+    share: total > 0 ? r.blocks / total : null,
+    color: REASON_COLORS[r.reason] ?? "var(--muted)",
+  }));
 }
-
 
 export type Badge = { label: string; tone: "good" | "bad" | "warn" | "info" };
 

@@ -49,14 +49,19 @@ async function deadUrl(): Promise<string> {
 describe("sim adapter against the simulated cluster's control API", () => {
   it("applies a valid document at its version", async () => {
     const { sim, url } = await simTarget();
-    const res = await simAdapter({ url, token: TOKEN }).push("routing", 4, { ...defaultPolicies().routing, temperature: 0.25 });
+    const res = await simAdapter({ url, token: TOKEN }).push("routing", 4, {
+      ...defaultPolicies().routing,
+      temperature: 0.25,
+    });
     expect(res).toEqual({ status: "applied" });
     expect(sim.policies().routing).toMatchObject({ version: 4, document: { temperature: 0.25 } });
   });
 
   it("returns the target's field errors on a refused document and keeps the previous version", async () => {
     const { sim, url } = await simTarget();
-    const res = await simAdapter({ url, token: TOKEN }).push("autoscaling", 2, { decode: { kv_scale_up: 0.3, kv_scale_down: 0.6 } });
+    const res = await simAdapter({ url, token: TOKEN }).push("autoscaling", 2, {
+      decode: { kv_scale_up: 0.3, kv_scale_down: 0.6 },
+    });
     expect(res).toMatchObject({ status: "rejected", errors: [{ path: "decode.kv_scale_down" }] });
     expect(sim.policies().autoscaling.version).toBe(0);
   });
@@ -70,11 +75,32 @@ describe("sim adapter against the simulated cluster's control API", () => {
   it("brings the simulated cluster in sync through the reconciler", async () => {
     const { sim, url } = await simTarget();
     const db = testDb();
-    upsertTarget(db, { id: "sim", name: "Sim", adapter: "sim", config: { url, token: TOKEN }, kinds: ["frontend", "routing"], enabled: true }, "t", 0);
-    publishVersion(db, { kind: "frontend", document: { strip_anthropic_preamble: true }, baseVersion: null, author: "a", comment: "", now: 0 });
+    upsertTarget(
+      db,
+      {
+        id: "sim",
+        name: "Sim",
+        adapter: "sim",
+        config: { url, token: TOKEN },
+        kinds: ["frontend", "routing"],
+        enabled: true,
+      },
+      "t",
+      0,
+    );
+    publishVersion(db, {
+      kind: "frontend",
+      document: { strip_anthropic_preamble: true },
+      baseVersion: null,
+      author: "a",
+      comment: "",
+      now: 0,
+    });
     await reconcileOnce(db, defaultAdapters(), 1_000);
     expect(sim.policies().frontend).toMatchObject({ version: 1, document: { strip_anthropic_preamble: true } });
-    expect(listStatuses(db)).toMatchObject([{ targetId: "sim", kind: "frontend", state: "in_sync", appliedVersion: 1 }]);
+    expect(listStatuses(db)).toMatchObject([
+      { targetId: "sim", kind: "frontend", state: "in_sync", appliedVersion: 1 },
+    ]);
   });
 });
 
@@ -93,33 +119,60 @@ describe("busy-threshold adapter against a /busy_threshold server", () => {
     });
     return { url: await listen(server), received };
   }
-  const routing = { busy: { active_decode_blocks_threshold: 0.85, active_prefill_tokens_threshold: 20_000, active_prefill_tokens_threshold_frac: null } };
+  const routing = {
+    busy: {
+      active_decode_blocks_threshold: 0.85,
+      active_prefill_tokens_threshold: 20_000,
+      active_prefill_tokens_threshold_frac: null,
+    },
+  };
 
   it("posts the model and the routing policy's busy thresholds", async () => {
     const fe = await frontend((body) => [200, body]);
-    expect(await busyThresholdAdapter({ url: `${fe.url}/`, model: "qwen" }).push("routing", 3, routing)).toEqual({ status: "applied" });
+    expect(await busyThresholdAdapter({ url: `${fe.url}/`, model: "qwen" }).push("routing", 3, routing)).toEqual({
+      status: "applied",
+    });
     expect(fe.received).toEqual([
       {
         method: "POST",
         url: "/busy_threshold",
-        body: { model: "qwen", active_decode_blocks_threshold: 0.85, active_prefill_tokens_threshold: 20_000, active_prefill_tokens_threshold_frac: null },
+        body: {
+          model: "qwen",
+          active_decode_blocks_threshold: 0.85,
+          active_prefill_tokens_threshold: 20_000,
+          active_prefill_tokens_threshold_frac: null,
+        },
       },
     ]);
   });
 
   it("treats a 4xx as the frontend's rejection and a 5xx or no answer as unreachable", async () => {
     const bad = await frontend(() => [404, { error: "model qwen not found" }]);
-    expect(await busyThresholdAdapter({ url: bad.url, model: "qwen" }).push("routing", 1, routing)).toEqual({ status: "rejected", message: "HTTP 404: model qwen not found" });
+    expect(await busyThresholdAdapter({ url: bad.url, model: "qwen" }).push("routing", 1, routing)).toEqual({
+      status: "rejected",
+      message: "HTTP 404: model qwen not found",
+    });
     const down = await frontend(() => [503, { message: "starting" }]);
-    await expect(busyThresholdAdapter({ url: down.url, model: "m" }).push("routing", 1, routing)).rejects.toThrow("HTTP 503: starting");
-    await expect(busyThresholdAdapter({ url: await deadUrl(), model: "m" }).push("routing", 1, routing)).rejects.toThrow();
+    await expect(busyThresholdAdapter({ url: down.url, model: "m" }).push("routing", 1, routing)).rejects.toThrow(
+      "HTTP 503: starting",
+    );
+    await expect(
+      busyThresholdAdapter({ url: await deadUrl(), model: "m" }).push("routing", 1, routing),
+    ).rejects.toThrow();
   });
 
   it("refuses other policy kinds without calling the frontend", async () => {
     const fe = await frontend(() => [200, {}]);
-    expect(await busyThresholdAdapter({ url: fe.url, model: "m" }).push("frontend", 1, {})).toMatchObject({ status: "rejected" });
+    expect(await busyThresholdAdapter({ url: fe.url, model: "m" }).push("frontend", 1, {})).toMatchObject({
+      status: "rejected",
+    });
     expect(fe.received).toEqual([]);
-    expect(busyThresholdBody("m", {})).toEqual({ model: "m", active_decode_blocks_threshold: null, active_prefill_tokens_threshold: null, active_prefill_tokens_threshold_frac: null });
+    expect(busyThresholdBody("m", {})).toEqual({
+      model: "m",
+      active_decode_blocks_threshold: null,
+      active_prefill_tokens_threshold: null,
+      active_prefill_tokens_threshold_frac: null,
+    });
   });
 });
 
@@ -143,8 +196,12 @@ describe("planner-file adapter", () => {
 
   it("throws when the folder is missing and refuses other kinds", async () => {
     const dir = tempDir();
-    await expect(plannerFileAdapter({ path: path.join(dir, "missing", "p.json") }).push("autoscaling", 1, {})).rejects.toThrow(/ENOENT/);
-    expect(await plannerFileAdapter({ path: path.join(dir, "p.json") }).push("routing", 1, {})).toMatchObject({ status: "rejected" });
+    await expect(
+      plannerFileAdapter({ path: path.join(dir, "missing", "p.json") }).push("autoscaling", 1, {}),
+    ).rejects.toThrow(/ENOENT/);
+    expect(await plannerFileAdapter({ path: path.join(dir, "p.json") }).push("routing", 1, {})).toMatchObject({
+      status: "rejected",
+    });
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 });

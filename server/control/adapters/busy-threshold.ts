@@ -17,8 +17,15 @@ export function busyThresholdBody(model: string, document: unknown) {
 export function busyThresholdAdapter(config: { url: string; model: string }, timeoutMs = PUSH_TIMEOUT_MS): PushAdapter {
   return {
     async push(kind: PolicyKind, _version: number, document: unknown): Promise<PushResult> {
-      if (kind !== "routing") return { status: "rejected", message: `the busy-threshold endpoint takes only routing policies, not ${kind}` };
-      const reply = await sendJson(joinUrl(config.url, "/busy_threshold"), "POST", busyThresholdBody(config.model, document), {}, timeoutMs);
+      if (kind !== "routing")
+        return { status: "rejected", message: `the busy-threshold endpoint takes only routing policies, not ${kind}` };
+      const reply = await sendJson(
+        joinUrl(config.url, "/busy_threshold"),
+        "POST",
+        busyThresholdBody(config.model, document),
+        {},
+        timeoutMs,
+      );
       if (reply.status >= 200 && reply.status < 300) return { status: "applied" };
       const message = `HTTP ${reply.status}: ${replyMessage(reply.json, reply.text)}`;
       if (reply.status >= 400 && reply.status < 500) return { status: "rejected", message };

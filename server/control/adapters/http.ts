@@ -3,8 +3,19 @@ import type { PolicyError } from "../policies";
 export const PUSH_TIMEOUT_MS = 10_000;
 
 /** Send a JSON body; a network failure or timeout throws (the reconciler retries), any HTTP answer resolves. */
-export async function sendJson(url: string, method: string, body: unknown, headers: Record<string, string> = {}, timeoutMs = PUSH_TIMEOUT_MS) {
-  const res = await fetch(url, { method, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+export async function sendJson(
+  url: string,
+  method: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  timeoutMs = PUSH_TIMEOUT_MS,
+) {
+  const res = await fetch(url, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   const text = await res.text();
   let json: unknown = null;
   try {
@@ -20,7 +31,13 @@ export function replyErrors(json: unknown): PolicyError[] {
   const errors = (json as { errors?: unknown } | null)?.errors;
   if (!Array.isArray(errors)) return [];
   return errors
-    .filter((e): e is PolicyError => typeof e === "object" && e !== null && typeof (e as PolicyError).path === "string" && typeof (e as PolicyError).message === "string")
+    .filter(
+      (e): e is PolicyError =>
+        typeof e === "object" &&
+        e !== null &&
+        typeof (e as PolicyError).path === "string" &&
+        typeof (e as PolicyError).message === "string",
+    )
     .slice(0, 50);
 }
 

@@ -8,7 +8,8 @@ import type { PushAdapter, PushResult } from "../reconciler";
 export function plannerFileAdapter(config: { path: string }): PushAdapter {
   return {
     async push(kind: PolicyKind, _version: number, document: unknown): Promise<PushResult> {
-      if (kind !== "autoscaling") return { status: "rejected", message: `the planner file takes only autoscaling policies, not ${kind}` };
+      if (kind !== "autoscaling")
+        return { status: "rejected", message: `the planner file takes only autoscaling policies, not ${kind}` };
       const file = path.resolve(config.path);
       const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
       try {

@@ -7,9 +7,20 @@ export function simAdapter(config: { url: string; token: string }, timeoutMs = P
   return {
     async push(kind: PolicyKind, version: number, document: unknown): Promise<PushResult> {
       const url = joinUrl(config.url, `/control/policies/${encodeURIComponent(kind)}`);
-      const reply = await sendJson(url, "PUT", { version, document }, { authorization: `Bearer ${config.token}` }, timeoutMs);
+      const reply = await sendJson(
+        url,
+        "PUT",
+        { version, document },
+        { authorization: `Bearer ${config.token}` },
+        timeoutMs,
+      );
       if (reply.status === 200) return { status: "applied" };
-      if (reply.status === 422) return { status: "rejected", message: "the simulated cluster refused the document", errors: replyErrors(reply.json) };
+      if (reply.status === 422)
+        return {
+          status: "rejected",
+          message: "the simulated cluster refused the document",
+          errors: replyErrors(reply.json),
+        };
       throw new Error(`HTTP ${reply.status}: ${replyMessage(reply.json, reply.text)}`);
     },
   };

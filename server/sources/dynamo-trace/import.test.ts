@@ -18,7 +18,11 @@ async function* chunks(bytes: Uint8Array, size = 97) {
 describe("traceLines", () => {
   it("reads plain and gzip JSONL alike, numbering lines and bounding their length", async () => {
     const text = '{"a":1}\n\n{"b":"é"}\n' + "x".repeat(50) + '\n{"c":3}';
-    for (const bytes of [Buffer.from(text), gzipSync(text), Buffer.concat([gzipSync('{"a":1}\n\n'), gzipSync('{"b":"é"}\n' + "x".repeat(50) + '\n{"c":3}')])]) {
+    for (const bytes of [
+      Buffer.from(text),
+      gzipSync(text),
+      Buffer.concat([gzipSync('{"a":1}\n\n'), gzipSync('{"b":"é"}\n' + "x".repeat(50) + '\n{"c":3}')]),
+    ]) {
       const out = [];
       for await (const l of traceLines(chunks(bytes, 7), 20)) out.push(l);
       expect(out).toEqual([
@@ -33,11 +37,9 @@ describe("traceLines", () => {
 
 describe("rawSequenceHashes and eventId", () => {
   it("keeps u64 hashes exactly (JSON.parse would round them)", () => {
-    expect(rawSequenceHashes('{"input_sequence_hashes":[14879255164371896291, 274632075616497421,"18446744073709551615"]}')).toEqual([
-      "14879255164371896291",
-      "274632075616497421",
-      "18446744073709551615",
-    ]);
+    expect(
+      rawSequenceHashes('{"input_sequence_hashes":[14879255164371896291, 274632075616497421,"18446744073709551615"]}'),
+    ).toEqual(["14879255164371896291", "274632075616497421", "18446744073709551615"]);
     expect(rawSequenceHashes('{"input_sequence_hashes":[]}')).toEqual([]);
     expect(rawSequenceHashes("{}")).toBeUndefined();
   });
@@ -82,7 +84,18 @@ describe("agent trace mapping", () => {
   it("joins tool_start and tool_end into one span linked to the turn that called it", () => {
     expect(out[1]!.events).toEqual([]);
     const tool = out[3]!.events[0]!;
-    expect(tool).toMatchObject({ id: "tool:dyn-s1:call-1", kind: "tool", request_id: "cmpl-1", name: "bash", started_at: 1_764_400_001_100, ended_at: 1_764_400_003_000, status: "succeeded", output_tokens: 96, output_bytes: 2048, dispatched_at: 1_764_400_001_000 });
+    expect(tool).toMatchObject({
+      id: "tool:dyn-s1:call-1",
+      kind: "tool",
+      request_id: "cmpl-1",
+      name: "bash",
+      started_at: 1_764_400_001_100,
+      ended_at: 1_764_400_003_000,
+      status: "succeeded",
+      output_tokens: 96,
+      output_bytes: 2048,
+      dispatched_at: 1_764_400_001_000,
+    });
     expect(parseEvent(tool).ok).toBe(true);
   });
 
@@ -93,8 +106,16 @@ describe("agent trace mapping", () => {
   });
 
   it("maps tool_error with a timeout to a cancelled span and reads token counts given as strings", () => {
-    expect(out[7]!.events[0]).toMatchObject({ status: "cancelled", started_at: 1_764_400_005_500, ended_at: 1_764_400_006_000 });
-    expect(out[8]!.events[0]).toMatchObject({ output_tokens: 40, input_tokens: 4200, sequence_hashes: ["14879255164371896291", "274632075616497421", "18446744073709551615"] });
+    expect(out[7]!.events[0]).toMatchObject({
+      status: "cancelled",
+      started_at: 1_764_400_005_500,
+      ended_at: 1_764_400_006_000,
+    });
+    expect(out[8]!.events[0]).toMatchObject({
+      output_tokens: 40,
+      input_tokens: 4200,
+      sequence_hashes: ["14879255164371896291", "274632075616497421", "18446744073709551615"],
+    });
   });
 
   it.each([
@@ -104,7 +125,14 @@ describe("agent trace mapping", () => {
     [{}, undefined],
   ])("names the serving worker %j as %j (the FPM trace names its workers the same way)", (worker, want) => {
     const m = createTraceMapper();
-    const rec = { event: { schema: "dynamo.agent.trace.v1", event_type: "request_end", event_time_unix_ms: 1_764_400_000_000, request: { request_id: "r", worker } } };
+    const rec = {
+      event: {
+        schema: "dynamo.agent.trace.v1",
+        event_type: "request_end",
+        event_time_unix_ms: 1_764_400_000_000,
+        request: { request_id: "r", worker },
+      },
+    };
     expect((m.push(JSON.stringify(rec), 1).events[0] as { worker_id?: string }).worker_id).toBe(want);
   });
 
@@ -120,11 +148,32 @@ describe("agent trace mapping", () => {
   it("infers a tool span from request_end tool_calls up to the next turn when no harness tool records exist", () => {
     const m = createTraceMapper();
     const rec = (t: number, id: string, calls: string[]) =>
-      JSON.stringify({ event: { schema: "dynamo.agent.trace.v1", event_type: "request_end", event_time_unix_ms: t, agent_context: { session_id: "s", trajectory_id: "s:1" }, request: { request_id: id, request_received_ms: t - 100, finish_reason_metadata: { finish_reason: "tool_calls", tool_calls: calls.map((c) => ({ id: c, name: "grep" })) } } } });
+      JSON.stringify({
+        event: {
+          schema: "dynamo.agent.trace.v1",
+          event_type: "request_end",
+          event_time_unix_ms: t,
+          agent_context: { session_id: "s", trajectory_id: "s:1" },
+          request: {
+            request_id: id,
+            request_received_ms: t - 100,
+            finish_reason_metadata: {
+              finish_reason: "tool_calls",
+              tool_calls: calls.map((c) => ({ id: c, name: "grep" })),
+            },
+          },
+        },
+      });
     m.push(rec(1_764_400_000_000, "r1", ["c1"]), 1);
     m.push(rec(1_764_400_003_000, "r2", ["c2"]), 2);
     expect(m.finish()).toEqual([
-      expect.objectContaining({ tool_call_id: "c1", request_id: "r1", started_at: 1_764_400_000_000, ended_at: 1_764_400_002_900, status: "succeeded" }),
+      expect.objectContaining({
+        tool_call_id: "c1",
+        request_id: "r1",
+        started_at: 1_764_400_000_000,
+        ended_at: 1_764_400_002_900,
+        status: "succeeded",
+      }),
       expect.objectContaining({ tool_call_id: "c2", status: "running" }),
     ]);
   });
@@ -135,17 +184,35 @@ describe("importTraceIntoDb", () => {
     const db = testDb();
     const gz = gzipSync(read("agent-trace.jsonl"));
     const first = await importTraceIntoDb(db, "agent.jsonl.gz", chunks(gz));
-    expect(first).toMatchObject({ name: "agent.jsonl.gz", bytes: gz.length, records: 9, badLines: 3, accepted: 4, duplicate: 0, rejected: 1, fatal: null });
+    expect(first).toMatchObject({
+      name: "agent.jsonl.gz",
+      bytes: gz.length,
+      records: 9,
+      badLines: 3,
+      accepted: 4,
+      duplicate: 0,
+      rejected: 1,
+      fatal: null,
+    });
     expect(first.errors).toEqual([
       { line: 3, message: "not valid JSON" },
       { line: 5, message: "request.request_id is missing" },
       { line: 10, message: expect.stringMatching(/unknown schema/) },
       { line: 7, message: expect.stringMatching(/^input_tokens/) },
     ]);
-    expect(db.$client.prepare("SELECT request_id FROM requests WHERE session_id = 'dyn-s1' ORDER BY arrived_at").pluck().all()).toEqual(["cmpl-1", "cmpl-3"]);
+    expect(
+      db.$client
+        .prepare("SELECT request_id FROM requests WHERE session_id = 'dyn-s1' ORDER BY arrived_at")
+        .pluck()
+        .all(),
+    ).toEqual(["cmpl-1", "cmpl-3"]);
     const row = db.$client.prepare("SELECT id FROM requests WHERE request_id = 'cmpl-3'").pluck().get() as string;
     expect(chainStringsOf(db, row).seq).toEqual(["14879255164371896291", "274632075616497421", "18446744073709551615"]);
-    expect(db.$client.prepare("SELECT tool_call_id, status FROM tools WHERE session_id = 'dyn-s1' ORDER BY started_at").all()).toEqual([
+    expect(
+      db.$client
+        .prepare("SELECT tool_call_id, status FROM tools WHERE session_id = 'dyn-s1' ORDER BY started_at")
+        .all(),
+    ).toEqual([
       { tool_call_id: "call-1", status: "succeeded" },
       { tool_call_id: "call-9", status: "cancelled" },
     ]);
@@ -155,7 +222,9 @@ describe("importTraceIntoDb", () => {
 
   it("keeps the records before a gzip truncation and says the file ended early", async () => {
     const db = testDb();
-    const body = Array.from({ length: 400 }, (_, i) => read("agent-trace.jsonl").toString("utf8").split("\n")[0]!.replace("cmpl-1", `cmpl-t${i}`)).join("\n");
+    const body = Array.from({ length: 400 }, (_, i) =>
+      read("agent-trace.jsonl").toString("utf8").split("\n")[0]!.replace("cmpl-1", `cmpl-t${i}`),
+    ).join("\n");
     const gz = gzipSync(body);
     const s = await importTraceIntoDb(db, "cut.jsonl.gz", chunks(gz.subarray(0, Math.floor(gz.length * 0.6))));
     expect(s.fatal).toMatch(/ends early \(truncated file\)/);
@@ -167,14 +236,49 @@ describe("importTraceIntoDb", () => {
   it("turns forward-pass samples into load samples per worker and rank, one per second, carrying the worker's last KV state", async () => {
     const db = testDb();
     db.$client
-      .prepare("INSERT INTO worker_stats (id, ts, worker_id, kv_active_blocks, kv_total_blocks, requests_running, requests_waiting, prefix_query_tokens, prefix_hit_tokens) VALUES ('k', ?, '4192', 100, 8192, 1, 0, '5000', '4000')")
+      .prepare(
+        "INSERT INTO worker_stats (id, ts, worker_id, kv_active_blocks, kv_total_blocks, requests_running, requests_waiting, prefix_query_tokens, prefix_hit_tokens) VALUES ('k', ?, '4192', 100, 8192, 1, 0, '5000', '4000')",
+      )
       .run(1_764_399_999_000);
     const s = await importTraceIntoDb(db, "fpm.jsonl", chunks(read("fpm-trace.jsonl")));
-    expect(s).toMatchObject({ records: 5, accepted: 3, badLines: 1, gaps: 1, errors: [{ line: 5, message: "fpm.worker_id is missing" }] });
-    expect(db.$client.prepare("SELECT worker_id, ts, requests_running, requests_waiting, kv_total_blocks, prefix_hit_tokens FROM worker_stats WHERE source = 'dynamo-trace' ORDER BY ts, worker_id").all()).toEqual([
-      { worker_id: "4192", ts: 1_764_400_000_000, requests_running: 5, requests_waiting: 1, kv_total_blocks: 8192, prefix_hit_tokens: "4000" },
-      { worker_id: "4192", ts: 1_764_400_005_000, requests_running: 5, requests_waiting: 5, kv_total_blocks: 8192, prefix_hit_tokens: "4000" },
-      { worker_id: "4192-dp1", ts: 1_764_400_005_000, requests_running: 2, requests_waiting: 0, kv_total_blocks: 0, prefix_hit_tokens: "0" },
+    expect(s).toMatchObject({
+      records: 5,
+      accepted: 3,
+      badLines: 1,
+      gaps: 1,
+      errors: [{ line: 5, message: "fpm.worker_id is missing" }],
+    });
+    expect(
+      db.$client
+        .prepare(
+          "SELECT worker_id, ts, requests_running, requests_waiting, kv_total_blocks, prefix_hit_tokens FROM worker_stats WHERE source = 'dynamo-trace' ORDER BY ts, worker_id",
+        )
+        .all(),
+    ).toEqual([
+      {
+        worker_id: "4192",
+        ts: 1_764_400_000_000,
+        requests_running: 5,
+        requests_waiting: 1,
+        kv_total_blocks: 8192,
+        prefix_hit_tokens: "4000",
+      },
+      {
+        worker_id: "4192",
+        ts: 1_764_400_005_000,
+        requests_running: 5,
+        requests_waiting: 5,
+        kv_total_blocks: 8192,
+        prefix_hit_tokens: "4000",
+      },
+      {
+        worker_id: "4192-dp1",
+        ts: 1_764_400_005_000,
+        requests_running: 2,
+        requests_waiting: 0,
+        kv_total_blocks: 0,
+        prefix_hit_tokens: "0",
+      },
     ]);
   });
 });

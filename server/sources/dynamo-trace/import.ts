@@ -58,8 +58,25 @@ export function loadSampleEvent(s: LoadSample, kv: KvState | null): TelemetryEve
  * Import one dynamo.agent.trace.v1 / dynamo.fpm.trace.v1 file (JSONL or gzip JSONL) from a byte stream: bad lines are
  * counted with their numbers, good records are submitted in batches, and a truncated gzip keeps what came before it.
  */
-export async function importTrace(name: string, source: AsyncIterable<Uint8Array>, deps: ImportDeps): Promise<ImportSummary> {
-  const sum: ImportSummary = { name, bytes: 0, records: 0, badLines: 0, events: 0, accepted: 0, duplicate: 0, rejected: 0, errors: [], gaps: 0, openTools: 0, fatal: null };
+export async function importTrace(
+  name: string,
+  source: AsyncIterable<Uint8Array>,
+  deps: ImportDeps,
+): Promise<ImportSummary> {
+  const sum: ImportSummary = {
+    name,
+    bytes: 0,
+    records: 0,
+    badLines: 0,
+    events: 0,
+    accepted: 0,
+    duplicate: 0,
+    rejected: 0,
+    errors: [],
+    gaps: 0,
+    openTools: 0,
+    fatal: null,
+  };
   const mapper = createTraceMapper();
   let batch: TelemetryEventInput[] = [];
   let lines: number[] = [];
@@ -75,7 +92,8 @@ export async function importTrace(name: string, source: AsyncIterable<Uint8Array
     sum.duplicate += reply.duplicate;
     sum.rejected += reply.rejected;
     for (const item of reply.items) {
-      if (item.status === "rejected" && sum.errors.length < MAX_ERRORS) sum.errors.push({ line: lines[item.index] ?? 0, message: item.error ?? "rejected" });
+      if (item.status === "rejected" && sum.errors.length < MAX_ERRORS)
+        sum.errors.push({ line: lines[item.index] ?? 0, message: item.error ?? "rejected" });
     }
     batch = [];
     lines = [];

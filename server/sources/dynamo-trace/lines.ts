@@ -24,7 +24,10 @@ export class TraceReadError extends Error {
  * The lines of a JSONL or gzip JSONL byte stream (gzip detected by magic bytes, concatenated members allowed), read
  * incrementally. Blank lines are skipped but counted. Throws TraceReadError when the gzip data is truncated or corrupt.
  */
-export async function* traceLines(source: AsyncIterable<Uint8Array>, maxLineChars = MAX_LINE_CHARS): AsyncGenerator<TraceLine> {
+export async function* traceLines(
+  source: AsyncIterable<Uint8Array>,
+  maxLineChars = MAX_LINE_CHARS,
+): AsyncGenerator<TraceLine> {
   const decoder = new TextDecoder("utf-8");
   let pending = "";
   let skipping = false;
@@ -74,7 +77,10 @@ async function* decompressed(source: AsyncIterable<Uint8Array>): AsyncGenerator<
   }
   if (first.done) return;
   const rest: AsyncIterable<Uint8Array> = {
-    [Symbol.asyncIterator]: () => ({ next: () => it.next(), return: async () => (await it.return?.(), { done: true, value: undefined }) }),
+    [Symbol.asyncIterator]: () => ({
+      next: () => it.next(),
+      return: async () => (await it.return?.(), { done: true, value: undefined }),
+    }),
   };
   async function* all() {
     yield first.value as Uint8Array;

@@ -13,17 +13,37 @@ export const FPM_SAMPLE_MS = 1_000;
 const MAX_PENDING = 100_000;
 
 /** A load sample from the forward-pass trace; KV and prefix counters are filled in by the importer. */
-export type LoadSample = { line: number; ts: number; worker_id: string; requests_running: number; requests_waiting: number };
+export type LoadSample = {
+  line: number;
+  ts: number;
+  worker_id: string;
+  requests_running: number;
+  requests_waiting: number;
+};
 
 export type Mapped = { events: TelemetryEventInput[]; samples: LoadSample[]; error?: string };
 
 type Obj = Record<string, unknown>;
-type ToolCall = { session: string; trajectory?: string; requestId: string; id: string; name: string; at: number; line: number };
+type ToolCall = {
+  session: string;
+  trajectory?: string;
+  requestId: string;
+  id: string;
+  name: string;
+  at: number;
+  line: number;
+};
 type Turn = { key: string; arrivedAt: number };
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : typeof v === "number" && Number.isFinite(v) ? String(v) : undefined);
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : undefined);
+const str = (v: unknown): string | undefined =>
+  typeof v === "string" && v !== "" ? v : typeof v === "number" && Number.isFinite(v) ? String(v) : undefined;
+const num = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isFinite(v)
+    ? v
+    : typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v))
+      ? Number(v)
+      : undefined;
 const int = (v: unknown): number | undefined => {
   const n = num(v);
   return n === undefined ? undefined : Math.max(0, Math.round(n));
@@ -127,7 +147,12 @@ export function createTraceMapper() {
       cached_tokens: Math.min(input, int(r.cached_tokens) ?? 0),
       output_tokens: int(r.output_tokens) ?? 0,
       ...(finishReason && { finish_reason: finishReason.slice(0, 64) }),
-      status: finishReason === "error" ? "error" : finishReason === "cancelled" || finishReason === "abort" ? "cancelled" : "ok",
+      status:
+        finishReason === "error"
+          ? "error"
+          : finishReason === "cancelled" || finishReason === "abort"
+            ? "cancelled"
+            : "ok",
       ...(int(replay.trace_block_size) && { block_size: int(replay.trace_block_size) }),
       ...(hashes && { sequence_hashes: hashes }),
     } as TelemetryEventInput;
@@ -136,7 +161,15 @@ export function createTraceMapper() {
       for (const call of Array.isArray(fin.tool_calls) ? fin.tool_calls.slice(0, 1_024) : []) {
         const id = isObj(call) ? str(call.id) : undefined;
         if (!id || toolCalls.size >= MAX_PENDING) continue;
-        toolCalls.set(`${c.session}\u0000${id}`, { session: c.session, trajectory: c.trajectory, requestId, id, name: str((call as Obj).name) ?? "tool", at: Math.round(at), line: 0 });
+        toolCalls.set(`${c.session}\u0000${id}`, {
+          session: c.session,
+          trajectory: c.trajectory,
+          requestId,
+          id,
+          name: str((call as Obj).name) ?? "tool",
+          at: Math.round(at),
+          line: 0,
+        });
       }
     }
     return { events: [event], samples: [] };
@@ -152,23 +185,34 @@ export function createTraceMapper() {
     const key = `${c.session}\u0000${toolCallId}`;
     harnessTools.add(c.session);
     if (type === "tool_start") {
-      if (toolStarts.size < MAX_PENDING) toolStarts.set(key, { at: Math.round(num(t.started_at_unix_ms) ?? at), trajectory: c.trajectory });
+      if (toolStarts.size < MAX_PENDING)
+        toolStarts.set(key, { at: Math.round(num(t.started_at_unix_ms) ?? at), trajectory: c.trajectory });
       return { events: [], samples: [] };
     }
     const start = toolStarts.get(key);
     toolStarts.delete(key);
     const duration = num(t.duration_ms);
     const endedAt = Math.round(num(t.ended_at_unix_ms) ?? at);
-    const startedAt = Math.min(endedAt, Math.round(num(t.started_at_unix_ms) ?? start?.at ?? (duration !== undefined ? endedAt - duration : endedAt)));
+    const startedAt = Math.min(
+      endedAt,
+      Math.round(num(t.started_at_unix_ms) ?? start?.at ?? (duration !== undefined ? endedAt - duration : endedAt)),
+    );
     const caller = toolCalls.get(key);
-    const status = type === "tool_error" ? (TOOL_STATUS[String(t.status)] === "cancelled" ? "cancelled" : "error") : (TOOL_STATUS[String(t.status)] ?? "succeeded");
+    const status =
+      type === "tool_error"
+        ? TOOL_STATUS[String(t.status)] === "cancelled"
+          ? "cancelled"
+          : "error"
+        : (TOOL_STATUS[String(t.status)] ?? "succeeded");
     const event = {
       id: eventId("tool", c.session, toolCallId),
       kind: "tool",
       ts: endedAt,
       source: SOURCE,
       session_id: c.session.slice(0, MAX_ID),
-      ...((c.trajectory ?? caller?.trajectory) && { trajectory_id: (c.trajectory ?? caller?.trajectory)!.slice(0, MAX_ID) }),
+      ...((c.trajectory ?? caller?.trajectory) && {
+        trajectory_id: (c.trajectory ?? caller?.trajectory)!.slice(0, MAX_ID),
+      }),
       ...(caller && { request_id: caller.requestId.slice(0, MAX_ID) }),
       tool_call_id: toolCallId.slice(0, MAX_ID),
       name: (str(t.tool_class) ?? caller?.name ?? "tool").slice(0, 256),
@@ -224,7 +268,11 @@ export function createTraceMapper() {
       const schema = rec.schema;
       if (schema === FPM_SCHEMA) return mapFpm(rec, line);
       if (schema !== AGENT_SCHEMA && schema !== "dynamo.request.trace.v1") {
-        return { events: [], samples: [], error: `unknown schema ${JSON.stringify(String(schema ?? "(none)").slice(0, 60))}` };
+        return {
+          events: [],
+          samples: [],
+          error: `unknown schema ${JSON.stringify(String(schema ?? "(none)").slice(0, 60))}`,
+        };
       }
       const at = num(rec.event_time_unix_ms);
       if (at === undefined) return { events: [], samples: [], error: "event_time_unix_ms is missing" };

@@ -4,7 +4,12 @@ import { importTrace, type ImportSummary } from "./import";
 import { lastKvState } from "./store";
 
 /** Import a trace byte stream into this server's database (uploads and the watched directory). */
-export function importTraceIntoDb(db: Db, name: string, source: AsyncIterable<Uint8Array>, onProgress?: (p: { bytes: number; records: number }) => void): Promise<ImportSummary> {
+export function importTraceIntoDb(
+  db: Db,
+  name: string,
+  source: AsyncIterable<Uint8Array>,
+  onProgress?: (p: { bytes: number; records: number }) => void,
+): Promise<ImportSummary> {
   return importTrace(name, source, {
     submit: (events) => submitEvents(db, events),
     kvState: (workerId, ts) => lastKvState(db, workerId, ts),

@@ -12,7 +12,11 @@ export type ImportAccess = "ok" | "unauthorized" | "forbidden";
  * Who may upload traces: a sender with the ingest token, or a signed-in operator (session cookie or API token) whose
  * request comes from the dashboard's own origin. The one place uploads are authorized.
  */
-export function importAccess(req: Request, ingestTokenMatches: (authorization: string | null) => boolean, actor: () => Actor | null): ImportAccess {
+export function importAccess(
+  req: Request,
+  ingestTokenMatches: (authorization: string | null) => boolean,
+  actor: () => Actor | null,
+): ImportAccess {
   const authorization = req.headers.get("authorization");
   if (authorization && ingestTokenMatches(authorization)) return "ok";
   const who = actor();

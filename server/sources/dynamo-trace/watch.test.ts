@@ -9,13 +9,41 @@ import { traceDirConfig } from "./config";
 import { filesToImport, startTraceDirSource } from "./watch";
 
 const line = (id: string, t: number) =>
-  JSON.stringify({ timestamp: 1, event: { schema: "dynamo.agent.trace.v1", event_type: "request_end", event_time_unix_ms: t, agent_context: { session_id: "watched" }, request: { request_id: id, model: "m", input_tokens: 10, output_tokens: 1 } } });
+  JSON.stringify({
+    timestamp: 1,
+    event: {
+      schema: "dynamo.agent.trace.v1",
+      event_type: "request_end",
+      event_time_unix_ms: t,
+      agent_context: { session_id: "watched" },
+      request: { request_id: id, model: "m", input_tokens: 10, output_tokens: 1 },
+    },
+  });
 
 describe("filesToImport", () => {
   it.each([
-    ["new trace files, oldest first; other files skipped", [{ name: "b.jsonl.gz", size: 1, mtimeMs: 2 }, { name: "a.jsonl", size: 1, mtimeMs: 1 }, { name: "notes.txt", size: 1, mtimeMs: 0 }], {}, ["a.jsonl", "b.jsonl.gz"]],
-    ["unchanged files are not imported again", [{ name: "a.jsonl", size: 1, mtimeMs: 1 }], { "a.jsonl": { size: 1, mtimeMs: 1 } }, []],
-    ["grown files are", [{ name: "a.jsonl", size: 9, mtimeMs: 3 }], { "a.jsonl": { size: 1, mtimeMs: 1 } }, ["a.jsonl"]],
+    [
+      "new trace files, oldest first; other files skipped",
+      [
+        { name: "b.jsonl.gz", size: 1, mtimeMs: 2 },
+        { name: "a.jsonl", size: 1, mtimeMs: 1 },
+        { name: "notes.txt", size: 1, mtimeMs: 0 },
+      ],
+      {},
+      ["a.jsonl", "b.jsonl.gz"],
+    ],
+    [
+      "unchanged files are not imported again",
+      [{ name: "a.jsonl", size: 1, mtimeMs: 1 }],
+      { "a.jsonl": { size: 1, mtimeMs: 1 } },
+      [],
+    ],
+    [
+      "grown files are",
+      [{ name: "a.jsonl", size: 9, mtimeMs: 3 }],
+      { "a.jsonl": { size: 1, mtimeMs: 1 } },
+      ["a.jsonl"],
+    ],
   ])("%s", (_, listing, seen, want) => expect(filesToImport(listing, seen)).toEqual(want));
 });
 
@@ -39,11 +67,17 @@ describe("startTraceDirSource", () => {
     const db = testDb();
     const oks: SourceSeen[] = [];
     const errors: string[] = [];
-    const report = { ok: (_: number, seen: SourceSeen) => void oks.push(seen), error: (_: number, m: string) => void errors.push(m) };
+    const report = {
+      ok: (_: number, seen: SourceSeen) => void oks.push(seen),
+      error: (_: number, m: string) => void errors.push(m),
+    };
     const stop = startTraceDirSource(db, "dir1", { path: dir, poll_seconds: 1 }, report);
     const count = () => db.$client.prepare("SELECT count(*) FROM requests WHERE session_id = 'watched'").pluck().get();
     await vi.waitFor(() => expect(count()).toBe(1), { timeout: 5_000 });
-    await writeFile(path.join(dir, "b.jsonl.gz"), gzipSync(`${line("w-2", 1_764_400_001_000)}\n${line("w-3", 1_764_400_002_000)}\n`));
+    await writeFile(
+      path.join(dir, "b.jsonl.gz"),
+      gzipSync(`${line("w-2", 1_764_400_001_000)}\n${line("w-3", 1_764_400_002_000)}\n`),
+    );
     await vi.waitFor(() => expect(count()).toBe(3), { timeout: 5_000 });
     await vi.waitFor(() => expect(oks.length).toBeGreaterThanOrEqual(3), { timeout: 5_000 });
     await stop();
@@ -52,7 +86,12 @@ describe("startTraceDirSource", () => {
     expect(oks.at(-1)!.events).toBe(0);
 
     const again: SourceSeen[] = [];
-    const stop2 = startTraceDirSource(db, "dir1", { path: dir, poll_seconds: 1 }, { ok: (_, s) => void again.push(s), error: () => {} });
+    const stop2 = startTraceDirSource(
+      db,
+      "dir1",
+      { path: dir, poll_seconds: 1 },
+      { ok: (_, s) => void again.push(s), error: () => {} },
+    );
     await vi.waitFor(() => expect(again.length).toBe(1), { timeout: 5_000 });
     await stop2();
     expect(again[0]!.events).toBe(0);
@@ -60,7 +99,12 @@ describe("startTraceDirSource", () => {
 
   it("reports a directory it cannot read", async () => {
     const errors: string[] = [];
-    const stop = startTraceDirSource(testDb(), "dir2", { path: "/nonexistent/switchyard-traces", poll_seconds: 1 }, { ok: () => {}, error: (_, m) => void errors.push(m) });
+    const stop = startTraceDirSource(
+      testDb(),
+      "dir2",
+      { path: "/nonexistent/switchyard-traces", poll_seconds: 1 },
+      { ok: () => {}, error: (_, m) => void errors.push(m) },
+    );
     await vi.waitFor(() => expect(errors[0]).toMatch(/cannot read .*ENOENT/), { timeout: 5_000 });
     await stop();
   });

@@ -18,7 +18,10 @@ const MAX_REMEMBERED = 10_000;
 type Seen = Record<string, { size: number; mtimeMs: number }>;
 
 /** The trace files of a listing that are new or changed since `seen` (by size and mtime), oldest first. */
-export function filesToImport(listing: readonly { name: string; size: number; mtimeMs: number }[], seen: Seen): string[] {
+export function filesToImport(
+  listing: readonly { name: string; size: number; mtimeMs: number }[],
+  seen: Seen,
+): string[] {
   return listing
     .filter((f) => TRACE_FILE.test(f.name) && (seen[f.name]?.size !== f.size || seen[f.name]?.mtimeMs !== f.mtimeMs))
     .sort((a, b) => a.mtimeMs - b.mtimeMs || a.name.localeCompare(b.name))
@@ -30,7 +33,12 @@ export function filesToImport(listing: readonly { name: string; size: number; mt
  * remembered by name, size and mtime in the settings table, so a restart does not import again); returns stop().
  * A grown file is read again whole: its earlier records come back as duplicates and change nothing.
  */
-export function startTraceDirSource(db: Db, id: string, config: z.output<typeof traceDirConfig>, report: SourceReport): () => Promise<void> {
+export function startTraceDirSource(
+  db: Db,
+  id: string,
+  config: z.output<typeof traceDirConfig>,
+  report: SourceReport,
+): () => Promise<void> {
   const key = `trace-dir:${id}:seen`;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -48,7 +56,10 @@ export function startTraceDirSource(db: Db, id: string, config: z.output<typeof 
         if (s?.isFile()) listing.push({ name, size: s.size, mtimeMs: s.mtimeMs });
       }
     } catch (err) {
-      report.error(Date.now(), `cannot read ${config.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      report.error(
+        Date.now(),
+        `cannot read ${config.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
       return;
     }
     let events = 0;
@@ -72,7 +83,12 @@ export function startTraceDirSource(db: Db, id: string, config: z.output<typeof 
       writeSetting(db, key, JSON.stringify(seen), Date.now());
     }
     if (failed) report.error(Date.now(), failed);
-    else report.ok(Date.now(), { events, durationMs: Date.now() - started, detail: { files: Object.keys(seen).length, ...(notes.length && { last: notes.slice(-5) }) } });
+    else
+      report.ok(Date.now(), {
+        events,
+        durationMs: Date.now() - started,
+        detail: { files: Object.keys(seen).length, ...(notes.length && { last: notes.slice(-5) }) },
+      });
   };
 
   const loop = () => {

@@ -8,17 +8,39 @@ import generated from "@opentelemetry/otlp-transformer/build/src/generated/root"
 export type AttrValue = string | number | boolean | null | AttrValue[] | { [k: string]: AttrValue };
 
 /** One log record with its resource's and scope's attributes underneath its own. */
-export type FlatRecord = { index: number; timeUnixNano: string | null; observedUnixNano: string | null; body: AttrValue; eventName: string | null; attrs: Record<string, AttrValue> };
+export type FlatRecord = {
+  index: number;
+  timeUnixNano: string | null;
+  observedUnixNano: string | null;
+  body: AttrValue;
+  eventName: string | null;
+  attrs: Record<string, AttrValue>;
+};
 
-type Message = { decode(b: Uint8Array): unknown; toObject(m: unknown, o: object): unknown; encode(m: object): { finish(): Uint8Array }; create(m: object): object; fromObject(o: object): object };
-type Proto = { opentelemetry: { proto: { collector: { logs: { v1: { ExportLogsServiceRequest: Message; ExportLogsServiceResponse: Message } } } } } };
+type Message = {
+  decode(b: Uint8Array): unknown;
+  toObject(m: unknown, o: object): unknown;
+  encode(m: object): { finish(): Uint8Array };
+  create(m: object): object;
+  fromObject(o: object): object;
+};
+type Proto = {
+  opentelemetry: {
+    proto: { collector: { logs: { v1: { ExportLogsServiceRequest: Message; ExportLogsServiceResponse: Message } } } };
+  };
+};
 
 const logsProto = () => (generated as unknown as Proto).opentelemetry.proto.collector.logs.v1;
 
 /** Decode a protobuf ExportLogsServiceRequest into its OTLP/JSON-shaped object; throws on malformed bytes. */
 export function decodeProtobufLogs(bytes: Uint8Array): unknown {
   const { ExportLogsServiceRequest } = logsProto();
-  return ExportLogsServiceRequest.toObject(ExportLogsServiceRequest.decode(bytes), { longs: String, bytes: String, defaults: false, arrays: true });
+  return ExportLogsServiceRequest.toObject(ExportLogsServiceRequest.decode(bytes), {
+    longs: String,
+    bytes: String,
+    defaults: false,
+    arrays: true,
+  });
 }
 
 /** Encode a request object (OTLP/JSON shape) as protobuf; used by tests and senders. */
@@ -37,7 +59,10 @@ export function encodeProtobufResponse(rejected: number, errorMessage: string): 
 /** Decode a protobuf ExportLogsServiceResponse (for tests and clients). */
 export function decodeProtobufResponse(bytes: Uint8Array): unknown {
   const { ExportLogsServiceResponse } = logsProto();
-  return ExportLogsServiceResponse.toObject(ExportLogsServiceResponse.decode(bytes), { longs: String, defaults: false });
+  return ExportLogsServiceResponse.toObject(ExportLogsServiceResponse.decode(bytes), {
+    longs: String,
+    defaults: false,
+  });
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -68,11 +93,17 @@ export function anyValue(v: unknown, depth = 0): AttrValue {
 export function attributes(list: unknown, depth = 0): Record<string, AttrValue> {
   const out: Record<string, AttrValue> = {};
   if (!Array.isArray(list)) return out;
-  for (const kv of list.slice(0, 1_000)) if (isObj(kv) && typeof kv.key === "string") out[kv.key] = anyValue(kv.value, depth);
+  for (const kv of list.slice(0, 1_000))
+    if (isObj(kv) && typeof kv.key === "string") out[kv.key] = anyValue(kv.value, depth);
   return out;
 }
 
-const nanos = (v: unknown): string | null => (typeof v === "string" && /^\d{1,20}$/.test(v) ? v : typeof v === "number" && Number.isFinite(v) && v >= 0 ? BigInt(Math.trunc(v)).toString() : null);
+const nanos = (v: unknown): string | null =>
+  typeof v === "string" && /^\d{1,20}$/.test(v)
+    ? v
+    : typeof v === "number" && Number.isFinite(v) && v >= 0
+      ? BigInt(Math.trunc(v)).toString()
+      : null;
 
 /** Flatten resourceLogs → scopeLogs → logRecords; throws when the top-level shape is not a logs request. */
 export function flattenLogs(request: unknown, maxRecords: number): FlatRecord[] {

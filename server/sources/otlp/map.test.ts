@@ -10,12 +10,32 @@ const mapAll = (request: unknown) => flattenLogs(request, 5_000).map(mapRecord);
 
 describe("normalizeTokens", () => {
   it.each([
-    ["anthropic: cache reads and writes are added to the prompt", "anthropic", { input: 120, cacheRead: 18_000, cacheCreation: 2_000 }, { input_tokens: 20_120, cached_tokens: 18_000 }],
+    [
+      "anthropic: cache reads and writes are added to the prompt",
+      "anthropic",
+      { input: 120, cacheRead: 18_000, cacheCreation: 2_000 },
+      { input_tokens: 20_120, cached_tokens: 18_000 },
+    ],
     ["anthropic: no cache fields", "anthropic", { input: 500 }, { input_tokens: 500, cached_tokens: 0 }],
-    ["anthropic: only cache writes", "anthropic", { input: 10, cacheCreation: 90 }, { input_tokens: 100, cached_tokens: 0 }],
-    ["openai: cached is already inside input", "openai", { input: 20_000, cached: 18_000 }, { input_tokens: 20_000, cached_tokens: 18_000 }],
+    [
+      "anthropic: only cache writes",
+      "anthropic",
+      { input: 10, cacheCreation: 90 },
+      { input_tokens: 100, cached_tokens: 0 },
+    ],
+    [
+      "openai: cached is already inside input",
+      "openai",
+      { input: 20_000, cached: 18_000 },
+      { input_tokens: 20_000, cached_tokens: 18_000 },
+    ],
     ["openai: no cached field", "openai", { input: 700 }, { input_tokens: 700, cached_tokens: 0 }],
-    ["openai: cached above input is capped", "openai", { input: 100, cached: 150 }, { input_tokens: 100, cached_tokens: 100 }],
+    [
+      "openai: cached above input is capped",
+      "openai",
+      { input: 100, cached: 150 },
+      { input_tokens: 100, cached_tokens: 100 },
+    ],
   ] as const)("%s", (_, style, t, want) => {
     expect(normalizeTokens(style, t)).toEqual(want);
   });
@@ -57,12 +77,25 @@ describe("Claude Code OTLP/JSON", () => {
   });
 
   it("maps tool_result to a tool call with its outcome and span", () => {
-    expect(mapped[2]!.event).toMatchObject({ kind: "tool", id: "tool:cc-session-1:toolu_01", tool_call_id: "toolu_01", name: "Bash", status: "error", started_at: 1_764_400_002_500, ended_at: 1_764_400_005_000 });
+    expect(mapped[2]!.event).toMatchObject({
+      kind: "tool",
+      id: "tool:cc-session-1:toolu_01",
+      tool_call_id: "toolu_01",
+      name: "Bash",
+      status: "error",
+      started_at: 1_764_400_002_500,
+      ended_at: 1_764_400_005_000,
+    });
     expect(parseEvent(mapped[2]!.event).ok).toBe(true);
   });
 
   it("maps api_error to a failed turn", () => {
-    expect(mapped[3]!.event).toMatchObject({ kind: "request", status: "error", finish_reason: "http_529", input_tokens: 0 });
+    expect(mapped[3]!.event).toMatchObject({
+      kind: "request",
+      status: "error",
+      finish_reason: "http_529",
+      input_tokens: 0,
+    });
     expect(parseEvent(mapped[3]!.event).ok).toBe(true);
   });
 
@@ -89,13 +122,27 @@ describe("Codex OTLP/JSON", () => {
   it("maps response.completed to a turn with OpenAI tokens kept (cached included in input) and reasoning", () => {
     expect(mapped[0]).toEqual({ index: 0, ignored: true });
     const e = mapped[1]!.event!;
-    expect(e).toMatchObject({ kind: "request", session_id: "cx-conv-1", harness: "codex", api: "responses", input_tokens: 20_000, cached_tokens: 18_000, output_tokens: 250, reasoning_tokens: 64 });
+    expect(e).toMatchObject({
+      kind: "request",
+      session_id: "cx-conv-1",
+      harness: "codex",
+      api: "responses",
+      input_tokens: 20_000,
+      cached_tokens: 18_000,
+      output_tokens: 250,
+      reasoning_tokens: 64,
+    });
     expect(parseEvent(e).ok).toBe(true);
     expect(mapped[2]).toEqual({ index: 2, ignored: true });
   });
 
   it("maps tool_result and failed API requests", () => {
-    expect(mapped[3]!.event).toMatchObject({ kind: "tool", id: "tool:cx-conv-1:call_abc", status: "succeeded", started_at: 1_764_400_012_800 });
+    expect(mapped[3]!.event).toMatchObject({
+      kind: "tool",
+      id: "tool:cx-conv-1:call_abc",
+      status: "succeeded",
+      started_at: 1_764_400_012_800,
+    });
     expect(mapped[4]!.event).toMatchObject({ kind: "request", status: "error", finish_reason: "http_429" });
     expect(parseEvent(mapped[4]!.event).ok).toBe(true);
   });

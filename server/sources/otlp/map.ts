@@ -30,14 +30,19 @@ function tokens(attrs: Record<string, AttrValue>, key: string): number | undefin
   return Math.round(n);
 }
 
-const text = (v: AttrValue | undefined): string | undefined => (typeof v === "string" && v !== "" ? v : typeof v === "number" ? String(v) : undefined);
-const truthy = (v: AttrValue | undefined): boolean | undefined => (typeof v === "boolean" ? v : v === "true" ? true : v === "false" ? false : undefined);
+const text = (v: AttrValue | undefined): string | undefined =>
+  typeof v === "string" && v !== "" ? v : typeof v === "number" ? String(v) : undefined;
+const truthy = (v: AttrValue | undefined): boolean | undefined =>
+  typeof v === "boolean" ? v : v === "true" ? true : v === "false" ? false : undefined;
 
 /**
  * Normalize prompt tokens to the whole prompt and the part served from cache. Anthropic's input_tokens exclude cache
  * reads and cache writes (total = input + cache_read + cache_creation); OpenAI's include the cached part.
  */
-export function normalizeTokens(style: "anthropic" | "openai", t: { input: number; cacheRead?: number; cacheCreation?: number; cached?: number }): { input_tokens: number; cached_tokens: number } {
+export function normalizeTokens(
+  style: "anthropic" | "openai",
+  t: { input: number; cacheRead?: number; cacheCreation?: number; cached?: number },
+): { input_tokens: number; cached_tokens: number } {
   if (style === "anthropic") {
     const read = t.cacheRead ?? 0;
     return { input_tokens: t.input + read + (t.cacheCreation ?? 0), cached_tokens: read };
@@ -81,7 +86,11 @@ function claude(name: string, r: FlatRecord, ts: number): TelemetryEventInput | 
     const error = name === "claude_code.api_error";
     const t = error
       ? { input_tokens: 0, cached_tokens: 0 }
-      : normalizeTokens("anthropic", { input: tokens(a, "input_tokens") ?? 0, cacheRead: tokens(a, "cache_read_tokens"), cacheCreation: tokens(a, "cache_creation_tokens") });
+      : normalizeTokens("anthropic", {
+          input: tokens(a, "input_tokens") ?? 0,
+          cacheRead: tokens(a, "cache_read_tokens"),
+          cacheCreation: tokens(a, "cache_creation_tokens"),
+        });
     return {
       id: eventId("otlp", "cc", session, requestId, error ? `err:${text(a.attempt) ?? ts}` : "ok"),
       kind: "request",
@@ -104,7 +113,15 @@ function claude(name: string, r: FlatRecord, ts: number): TelemetryEventInput | 
     const toolName = text(a.tool_name) ?? "tool";
     const callId = text(a.tool_use_id) ?? `${prompt ?? "p"}:${toolName}:${ts}`;
     const ok = truthy(a.success);
-    return tool(session, callId, toolName, ts, duration, ok === false ? "error" : "succeeded", numberOf(a.tool_result_size_bytes));
+    return tool(
+      session,
+      callId,
+      toolName,
+      ts,
+      duration,
+      ok === false ? "error" : "succeeded",
+      numberOf(a.tool_result_size_bytes),
+    );
   }
   return null;
 }
@@ -117,7 +134,10 @@ function codex(name: string, r: FlatRecord, ts: number): TelemetryEventInput | n
   if (name === "codex.sse_event") {
     if (text(a["event.kind"]) !== "response.completed") return null;
     const requestId = text(a.response_id) ?? text(a["response.id"]) ?? `${session}:${ts}`;
-    const t = normalizeTokens("openai", { input: tokens(a, "input_token_count") ?? 0, cached: tokens(a, "cached_token_count") });
+    const t = normalizeTokens("openai", {
+      input: tokens(a, "input_token_count") ?? 0,
+      cached: tokens(a, "cached_token_count"),
+    });
     const duration = Math.max(0, numberOf(a.duration_ms) ?? 0);
     const reasoning = tokens(a, "reasoning_token_count");
     return {
@@ -166,12 +186,28 @@ function codex(name: string, r: FlatRecord, ts: number): TelemetryEventInput | n
   if (name === "codex.tool_result") {
     const toolName = text(a.tool_name) ?? "tool";
     const callId = text(a.call_id) ?? `${toolName}:${ts}`;
-    return tool(session, callId, toolName, ts, Math.max(0, numberOf(a.duration_ms) ?? 0), truthy(a.success) === false ? "error" : "succeeded", undefined);
+    return tool(
+      session,
+      callId,
+      toolName,
+      ts,
+      Math.max(0, numberOf(a.duration_ms) ?? 0),
+      truthy(a.success) === false ? "error" : "succeeded",
+      undefined,
+    );
   }
   return null;
 }
 
-function tool(session: string, callId: string, name: string, ts: number, duration: number, status: "succeeded" | "error", bytes: number | undefined): TelemetryEventInput {
+function tool(
+  session: string,
+  callId: string,
+  name: string,
+  ts: number,
+  duration: number,
+  status: "succeeded" | "error",
+  bytes: number | undefined,
+): TelemetryEventInput {
   return {
     id: eventId("tool", session, callId),
     kind: "tool",
@@ -190,9 +226,11 @@ function tool(session: string, callId: string, name: string, ts: number, duratio
 /** Map one log record: an event, an error naming the field at fault, or ignored (not a harness event we use). */
 export function mapRecord(r: FlatRecord): MappedRecord {
   const name = eventName(r);
-  if (!name || !(name.startsWith("claude_code.") || name.startsWith("codex."))) return { index: r.index, ignored: true };
+  if (!name || !(name.startsWith("claude_code.") || name.startsWith("codex.")))
+    return { index: r.index, ignored: true };
   const ts = recordTime(r);
-  if (ts === undefined) return { index: r.index, error: `${name}: no timestamp (timeUnixNano, observedTimeUnixNano or event.timestamp)` };
+  if (ts === undefined)
+    return { index: r.index, error: `${name}: no timestamp (timeUnixNano, observedTimeUnixNano or event.timestamp)` };
   try {
     const event = name.startsWith("claude_code.") ? claude(name, r, ts) : codex(name, r, ts);
     return event ? { index: r.index, event } : { index: r.index, ignored: true };

@@ -10,13 +10,21 @@ export const MAX_RECORDS = 5_000;
 const MAX_MESSAGES = 5;
 
 /** What an OTLP logs export gave: records seen, events stored, records refused (with the first reasons). */
-export type OtlpResult = { records: number; ignored: number; events: number; accepted: number; rejected: number; errorMessage: string };
+export type OtlpResult = {
+  records: number;
+  ignored: number;
+  events: number;
+  accepted: number;
+  rejected: number;
+  errorMessage: string;
+};
 
 /** The body's bytes, gunzipped when Content-Encoding says gzip (bounded after decompression too). */
 export function decodedBody(bytes: Uint8Array, encoding: string | null): Uint8Array {
   const enc = (encoding ?? "").trim().toLowerCase();
   if (enc === "" || enc === "identity") return bytes;
-  if (enc !== "gzip") throw new AppError("UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${enc} is not supported (use gzip or none)`);
+  if (enc !== "gzip")
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${enc} is not supported (use gzip or none)`);
   try {
     return gunzipSync(bytes, { maxOutputLength: MAX_OTLP_BYTES * 4 });
   } catch {
@@ -30,7 +38,10 @@ export function parseLogsBody(bytes: Uint8Array, mediaType: string): unknown {
     try {
       return decodeProtobufLogs(bytes);
     } catch (err) {
-      throw new AppError("BAD_REQUEST", `body is not a valid protobuf ExportLogsServiceRequest (${(err as Error).message})`);
+      throw new AppError(
+        "BAD_REQUEST",
+        `body is not a valid protobuf ExportLogsServiceRequest (${(err as Error).message})`,
+      );
     }
   }
   if (mediaType === "application/json") {
@@ -44,12 +55,18 @@ export function parseLogsBody(bytes: Uint8Array, mediaType: string): unknown {
 }
 
 /** Map every log record of a decoded request and submit the events; records that fail mapping or ingest are rejected. */
-export async function receiveLogs(request: unknown, submit: (events: TelemetryEventInput[]) => Promise<BatchReply>): Promise<OtlpResult> {
+export async function receiveLogs(
+  request: unknown,
+  submit: (events: TelemetryEventInput[]) => Promise<BatchReply>,
+): Promise<OtlpResult> {
   let records;
   try {
     records = flattenLogs(request, MAX_RECORDS);
   } catch (err) {
-    throw new AppError(/too many/.test((err as Error).message) ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", (err as Error).message);
+    throw new AppError(
+      /too many/.test((err as Error).message) ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST",
+      (err as Error).message,
+    );
   }
   const messages: string[] = [];
   let rejected = 0;
@@ -71,8 +88,16 @@ export async function receiveLogs(request: unknown, submit: (events: TelemetryEv
   for (const item of reply.items) {
     if (item.status !== "rejected") continue;
     rejected++;
-    if (messages.length < MAX_MESSAGES) messages.push(`record ${origin[item.index] ?? "?"}: ${item.error ?? "rejected"}`);
+    if (messages.length < MAX_MESSAGES)
+      messages.push(`record ${origin[item.index] ?? "?"}: ${item.error ?? "rejected"}`);
   }
   if (rejected > messages.length) messages.push(`and ${rejected - messages.length} more`);
-  return { records: records.length, ignored, events: events.length, accepted: reply.accepted + reply.duplicate, rejected, errorMessage: messages.join("; ") };
+  return {
+    records: records.length,
+    ignored,
+    events: events.length,
+    accepted: reply.accepted + reply.duplicate,
+    rejected,
+    errorMessage: messages.join("; "),
+  };
 }

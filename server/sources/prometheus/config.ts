@@ -13,7 +13,11 @@ const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const prometheusSourceConfig = z.object({
   url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2_048),
   kind: z.enum(SCRAPE_KINDS, { error: `must be one of ${SCRAPE_KINDS.join(", ")}` }).default("auto"),
-  interval_seconds: z.number({ error: "must be a number of seconds" }).min(1, "must be at least 1").max(3_600, "must be at most 3600").default(15),
+  interval_seconds: z
+    .number({ error: "must be a number of seconds" })
+    .min(1, "must be at least 1")
+    .max(3_600, "must be at most 3600")
+    .default(15),
   timeout_seconds: z.number({ error: "must be a number of seconds" }).min(0.1).max(120).optional(),
   worker_id: z.string().trim().min(1, "must not be empty").max(128).optional(),
   labels: z
@@ -22,7 +26,8 @@ export const prometheusSourceConfig = z.object({
       const names = Object.keys(r);
       if (names.length > 20) ctx.addIssue({ code: "custom", message: "at most 20 labels" });
       const bad = names.find((n) => !LABEL_NAME.test(n));
-      if (bad !== undefined) ctx.addIssue({ code: "custom", message: `${JSON.stringify(bad)} must be a Prometheus label name` });
+      if (bad !== undefined)
+        ctx.addIssue({ code: "custom", message: `${JSON.stringify(bad)} must be a Prometheus label name` });
     })
     .optional(),
 });

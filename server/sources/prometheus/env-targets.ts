@@ -17,13 +17,18 @@ export function parseScrapeTargets(raw: string | undefined): EnvTarget[] {
   } catch {
     throw new Error("must be a JSON array of {url, kind, interval_seconds?, worker_id?, labels?}");
   }
-  if (!Array.isArray(value)) throw new Error("must be a JSON array of {url, kind, interval_seconds?, worker_id?, labels?}");
+  if (!Array.isArray(value))
+    throw new Error("must be a JSON array of {url, kind, interval_seconds?, worker_id?, labels?}");
   if (value.length > MAX_TARGETS) throw new Error(`at most ${MAX_TARGETS} targets`);
   const seen = new Set<string>();
   return value.map((entry, i) => {
     const result = prometheusSourceConfig.strict().safeParse(entry);
-    const url = entry && typeof entry === "object" && "url" in entry ? ` (${JSON.stringify(String((entry as { url: unknown }).url)).slice(0, 80)})` : "";
-    if (result.success && (entry as { kind?: unknown }).kind === undefined) throw new Error(`entry ${i}${url}: kind: is required (dynamo-frontend, dynamo-worker, vllm, sglang or auto)`);
+    const url =
+      entry && typeof entry === "object" && "url" in entry
+        ? ` (${JSON.stringify(String((entry as { url: unknown }).url)).slice(0, 80)})`
+        : "";
+    if (result.success && (entry as { kind?: unknown }).kind === undefined)
+      throw new Error(`entry ${i}${url}: kind: is required (dynamo-frontend, dynamo-worker, vllm, sglang or auto)`);
     if (!result.success) {
       const issue = result.error.issues[0]!;
       const field = issue.path.length ? issue.path.join(".") : "entry";
@@ -33,13 +38,24 @@ export function parseScrapeTargets(raw: string | undefined): EnvTarget[] {
     const id = envTargetId(config.url, config.worker_id);
     if (seen.has(id)) throw new Error(`entry ${i}${url}: duplicate of an earlier entry`);
     seen.add(id);
-    return { id, name: config.worker_id ? `${config.worker_id} (${hostPath(config.url)})` : hostPath(config.url), config };
+    return {
+      id,
+      name: config.worker_id ? `${config.worker_id} (${hostPath(config.url)})` : hostPath(config.url),
+      config,
+    };
   });
 }
 
 function envTargetId(url: string, workerId: string | undefined): string {
-  const hash = createHash("sha256").update(`${url}\n${workerId ?? ""}`).digest("hex").slice(0, 10);
-  const slug = hostPath(url).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
+  const hash = createHash("sha256")
+    .update(`${url}\n${workerId ?? ""}`)
+    .digest("hex")
+    .slice(0, 10);
+  const slug = hostPath(url)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40);
   return `env-${slug || "target"}-${hash}`;
 }
 

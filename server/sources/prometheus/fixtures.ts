@@ -1,7 +1,9 @@
 // Exposition texts written from the documented metric families of each target kind (see DESIGN §3).
 
 /** vLLM v1 (newer names): one engine, cache config info with the GPU block count. */
-export const VLLM_NEW = (o: { usage?: number; queries?: number; hits?: number; running?: number; ttft?: number[] } = {}) => `# HELP vllm:num_requests_running Number of requests in model execution batches.
+export const VLLM_NEW = (
+  o: { usage?: number; queries?: number; hits?: number; running?: number; ttft?: number[] } = {},
+) => `# HELP vllm:num_requests_running Number of requests in model execution batches.
 # TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{engine="0",model_name="qwen3"} ${o.running ?? 4}
 # HELP vllm:num_requests_waiting Number of requests waiting to be processed.
@@ -87,7 +89,9 @@ dynamo_component_inflight_requests{dynamo_component="backend",dynamo_endpoint="g
 ${VLLM_NEW({ running: 5 })}`;
 
 /** Dynamo frontend with per-worker router bookkeeping. */
-export const DYNAMO_FRONTEND = (o: { requests?: number; input?: number; cached?: number; ttft?: number[] } = {}) => `# TYPE dynamo_frontend_requests_total counter
+export const DYNAMO_FRONTEND = (
+  o: { requests?: number; input?: number; cached?: number; ttft?: number[] } = {},
+) => `# TYPE dynamo_frontend_requests_total counter
 dynamo_frontend_requests_total{model="qwen",endpoint="chat_completions",request_type="stream",status="success"} ${o.requests ?? 100}
 # TYPE dynamo_frontend_queued_requests gauge
 dynamo_frontend_queued_requests{model="qwen"} 2
@@ -115,12 +119,18 @@ dynamo_frontend_model_total_kv_blocks{model="qwen"} 2048
 export function histogram(name: string, bounds: number[], counts: number[], labels: string): string {
   const lines = bounds.map((le, i) => `${name}_bucket{${labels},le="${le}"} ${counts[i] ?? 0}`);
   const total = counts.at(-1) ?? 0;
-  lines.push(`${name}_bucket{${labels},le="+Inf"} ${total}`, `${name}_sum{${labels}} ${total * 0.1}`, `${name}_count{${labels}} ${total}`);
+  lines.push(
+    `${name}_bucket{${labels},le="+Inf"} ${total}`,
+    `${name}_sum{${labels}} ${total * 0.1}`,
+    `${name}_count{${labels}} ${total}`,
+  );
   return lines.join("\n");
 }
 
 /** Dynamo KVBM's own /metrics (DYN_KVBM_METRICS=true, port 6880): block movements between tiers and per-tier hit rates. */
-export const KVBM = (o: { d2h?: number; h2d?: number; onboardH2d?: number; onboardD2d?: number; host?: number; disk?: number } = {}) => `# HELP kvbm_matched_tokens The number of matched tokens
+export const KVBM = (
+  o: { d2h?: number; h2d?: number; onboardH2d?: number; onboardD2d?: number; host?: number; disk?: number } = {},
+) => `# HELP kvbm_matched_tokens The number of matched tokens
 # TYPE kvbm_matched_tokens counter
 kvbm_matched_tokens 5120
 # HELP kvbm_offload_blocks_d2h The number of offload blocks from device to host

@@ -11,7 +11,8 @@ import { parseExposition } from "./parse";
 import { scrapeOnce } from "./scraper";
 
 const T0 = 1_764_400_000_000;
-const cfg = (kind = "auto") => prometheusSourceConfig.parse({ url: "http://gpu-3:6880/metrics", kind, worker_id: "w3" });
+const cfg = (kind = "auto") =>
+  prometheusSourceConfig.parse({ url: "http://gpu-3:6880/metrics", kind, worker_id: "w3" });
 
 describe("KVBM scrapes", () => {
   it("a KVBM-only endpoint is detected as kvbm and reports no worker.stats", () => {
@@ -22,8 +23,18 @@ describe("KVBM scrapes", () => {
 
   it("counters become blocks moved and rates over the second scrape; hit rates are read as 0–1", () => {
     const first = mapScrape(parseExposition(KVBM()), cfg(), "src", T0, emptyState());
-    expect(first.kvbm).toMatchObject({ blocks: { offload_d2h: null, onboard_h2d: null }, host_hit_rate: 0.42, disk_hit_rate: 0.05 });
-    const second = mapScrape(parseExposition(KVBM({ d2h: 400, onboardH2d: 100, host: 55 })), cfg(), "src", T0 + 15_000, first.state);
+    expect(first.kvbm).toMatchObject({
+      blocks: { offload_d2h: null, onboard_h2d: null },
+      host_hit_rate: 0.42,
+      disk_hit_rate: 0.05,
+    });
+    const second = mapScrape(
+      parseExposition(KVBM({ d2h: 400, onboardH2d: 100, host: 55 })),
+      cfg(),
+      "src",
+      T0 + 15_000,
+      first.state,
+    );
     expect(second.kvbm).toMatchObject({
       blocks: { offload_d2h: 300, offload_h2d: 0, offload_d2d: 0, onboard_h2d: 60, onboard_d2d: 0 },
       per_s: { offload_d2h: 20, onboard_h2d: 4 },
@@ -61,9 +72,14 @@ describe("KVBM scrapes", () => {
       state = await scrapeOnce(db, "kvbm-3", cfg(), report, state, { now: () => at, fetch: fetchImpl });
       at += 20_000;
     }
-    expect(kvbmRows(db, "w3", m0, m0 + 120_000)).toEqual([{ minute: m0, offloaded: 60, onboarded: 30, hostHitRate: 0.42, diskHitRate: 0.05 }]);
+    expect(kvbmRows(db, "w3", m0, m0 + 120_000)).toEqual([
+      { minute: m0, offloaded: 60, onboarded: 30, hostHitRate: 0.42, diskHitRate: 0.05 },
+    ]);
     const status = getSourceStatus(db, "kvbm-3")!;
     expect(status.lastError).toBeNull();
-    expect(status.detail).toMatchObject({ detected_kind: "kvbm", kvbm: { worker_id: "w3", per_s: { offload_d2h: 3 }, host_hit_rate: 0.42 } });
+    expect(status.detail).toMatchObject({
+      detected_kind: "kvbm",
+      kvbm: { worker_id: "w3", per_s: { offload_d2h: 3 }, host_hit_rate: 0.42 },
+    });
   });
 });

@@ -12,7 +12,10 @@ export const KVBM_COUNTERS = {
   onboard_h2d: "kvbm_onboard_blocks_h2d",
   onboard_d2d: "kvbm_onboard_blocks_d2d",
 } as const;
-export const KVBM_GAUGES = { host_hit_rate: "kvbm_host_cache_hit_rate", disk_hit_rate: "kvbm_disk_cache_hit_rate" } as const;
+export const KVBM_GAUGES = {
+  host_hit_rate: "kvbm_host_cache_hit_rate",
+  disk_hit_rate: "kvbm_disk_cache_hit_rate",
+} as const;
 
 type CounterKey = keyof typeof KVBM_COUNTERS;
 
@@ -53,7 +56,12 @@ function rate01(ex: Exposition, name: string): number | null {
  * Read KVBM from a scrape; null when none of its families is served. Counters go through prev/next (keys `kvbm:<name>`)
  * like the other adapters' counters, so a restart (a drop) counts the new value as the increase.
  */
-export function readKvbm(ex: Exposition, elapsedMs: number, prevCounters: Record<string, number>, nextCounters: Record<string, number>): KvbmReading | null {
+export function readKvbm(
+  ex: Exposition,
+  elapsedMs: number,
+  prevCounters: Record<string, number>,
+  nextCounters: Record<string, number>,
+): KvbmReading | null {
   if (!hasKvbm(ex)) return null;
   const blocks = {} as Record<CounterKey, number | null>;
   const perS = {} as Record<CounterKey, number | null>;
@@ -70,5 +78,11 @@ export function readKvbm(ex: Exposition, elapsedMs: number, prevCounters: Record
     perS[key] = ratePerSecond(inc, elapsedMs);
   }
   const series = [...ex.families.keys()].filter((n) => n.startsWith("kvbm_")).sort();
-  return { blocks, per_s: perS, host_hit_rate: rate01(ex, KVBM_GAUGES.host_hit_rate), disk_hit_rate: rate01(ex, KVBM_GAUGES.disk_hit_rate), series };
+  return {
+    blocks,
+    per_s: perS,
+    host_hit_rate: rate01(ex, KVBM_GAUGES.host_hit_rate),
+    disk_hit_rate: rate01(ex, KVBM_GAUGES.disk_hit_rate),
+    series,
+  };
 }

@@ -6,8 +6,14 @@ import { detectKind } from "./metric-names";
 import { parseExposition } from "./parse";
 
 const T0 = 1_764_400_000_000;
-const cfg = (c: Partial<PrometheusSourceConfigInput> = {}) => prometheusSourceConfig.parse({ url: "http://gpu-3:8000/metrics", ...c });
-const scrape = (text: string, c: Partial<PrometheusSourceConfigInput> = {}, at = T0, state: ScrapeState = emptyState()) => mapScrape(parseExposition(text), cfg(c), "src", at, state);
+const cfg = (c: Partial<PrometheusSourceConfigInput> = {}) =>
+  prometheusSourceConfig.parse({ url: "http://gpu-3:8000/metrics", ...c });
+const scrape = (
+  text: string,
+  c: Partial<PrometheusSourceConfigInput> = {},
+  at = T0,
+  state: ScrapeState = emptyState(),
+) => mapScrape(parseExposition(text), cfg(c), "src", at, state);
 
 describe("detectKind", () => {
   it.each([
@@ -46,7 +52,13 @@ describe("mapScrape", () => {
 
   it("vLLM (older names): still mapped, and the older names are reported as renamed", () => {
     const r = scrape(VLLM_OLD, { kind: "auto", worker_id: "w1" });
-    expect(r.events[0]).toMatchObject({ worker_id: "w1", kv_active_blocks: NOMINAL_TOTAL_BLOCKS / 2, kv_total_blocks: NOMINAL_TOTAL_BLOCKS, prefix_query_tokens: "200", prefix_hit_tokens: "50" });
+    expect(r.events[0]).toMatchObject({
+      worker_id: "w1",
+      kv_active_blocks: NOMINAL_TOTAL_BLOCKS / 2,
+      kv_total_blocks: NOMINAL_TOTAL_BLOCKS,
+      prefix_query_tokens: "200",
+      prefix_hit_tokens: "50",
+    });
     expect(r.renamed).toEqual(
       expect.arrayContaining([
         "vllm:gpu_cache_usage_perc (older name of vllm:kv_cache_usage_perc)",
@@ -67,14 +79,24 @@ describe("mapScrape", () => {
 
   it("expects the kind's families when the kind is forced: a vLLM target scraped as SGLang reports SGLang's as missing", () => {
     const r = scrape(VLLM_NEW(), { kind: "sglang" });
-    expect(r.missing).toEqual(["sglang:token_usage", "sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:cache_hit_rate"]);
+    expect(r.missing).toEqual([
+      "sglang:token_usage",
+      "sglang:num_running_reqs",
+      "sglang:num_queue_reqs",
+      "sglang:cache_hit_rate",
+    ]);
     expect(r.events).toEqual([]);
   });
 
   it("counters become rates between scrapes, reset aware; histograms become interval quantiles", () => {
     const first = scrape(DYNAMO_FRONTEND({ requests: 100, input: 10_000, cached: 4_000, ttft: [0, 0, 0, 0] }));
     expect(first.aggregates.requests_per_s).toBeNull();
-    const second = scrape(DYNAMO_FRONTEND({ requests: 130, input: 20_000, cached: 10_000, ttft: [0, 50, 100, 100] }), {}, T0 + 15_000, first.state);
+    const second = scrape(
+      DYNAMO_FRONTEND({ requests: 130, input: 20_000, cached: 10_000, ttft: [0, 50, 100, 100] }),
+      {},
+      T0 + 15_000,
+      first.state,
+    );
     expect(second.aggregates.requests_per_s).toBeCloseTo(2);
     expect(second.aggregates.prefix_hit_rate).toBeCloseTo(0.6);
     expect(second.aggregates.ttft_p50_s).toBeCloseTo(0.2);
@@ -93,8 +115,17 @@ describe("mapScrape", () => {
   });
 
   it.each([
-    ["vLLM num_preemptions_total", VLLM_NEW() + '# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total{engine="0",model_name="qwen3"} 7\n', "7"],
-    ["SGLang retracted requests", SGLANG() + "# TYPE sglang:num_retracted_reqs_total counter\nsglang:num_retracted_reqs_total 3\n", "3"],
+    [
+      "vLLM num_preemptions_total",
+      VLLM_NEW() +
+        '# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total{engine="0",model_name="qwen3"} 7\n',
+      "7",
+    ],
+    [
+      "SGLang retracted requests",
+      SGLANG() + "# TYPE sglang:num_retracted_reqs_total counter\nsglang:num_retracted_reqs_total 3\n",
+      "3",
+    ],
     ["vLLM without the counter", VLLM_NEW(), undefined],
   ])("%s: worker.stats preemptions", (_name, text, want) => {
     expect(scrape(text).events[0]!.preemptions).toBe(want);
@@ -102,7 +133,15 @@ describe("mapScrape", () => {
 
   it("SGLang: prefix counters synthesized from the prompt-token counter and the hit-rate gauge", () => {
     const a = scrape(SGLANG({ prompt: 1000, hitRate: 0.5 }), { worker_id: "sg" });
-    expect(a.events[0]).toMatchObject({ worker_id: "sg", kv_total_blocks: 100_000, kv_active_blocks: 40_000, requests_running: 7, requests_waiting: 5, prefix_query_tokens: "0", prefix_hit_tokens: "0" });
+    expect(a.events[0]).toMatchObject({
+      worker_id: "sg",
+      kv_total_blocks: 100_000,
+      kv_active_blocks: 40_000,
+      requests_running: 7,
+      requests_waiting: 5,
+      prefix_query_tokens: "0",
+      prefix_hit_tokens: "0",
+    });
     const b = scrape(SGLANG({ prompt: 3000, hitRate: 0.25 }), { worker_id: "sg" }, T0 + 5_000, a.state);
     expect(b.events[0]).toMatchObject({ prefix_query_tokens: "2000", prefix_hit_tokens: "500" });
   });
@@ -110,7 +149,12 @@ describe("mapScrape", () => {
   it("Dynamo worker (older kvstats names): active/total blocks and the generate endpoint's inflight only", () => {
     const r = scrape(DYNAMO_WORKER_OLD, { worker_id: "decode-1" });
     expect(r.kind).toBe("dynamo-worker");
-    expect(r.events[0]).toMatchObject({ worker_id: "decode-1", kv_active_blocks: 24, kv_total_blocks: 128, requests_running: 3 });
+    expect(r.events[0]).toMatchObject({
+      worker_id: "decode-1",
+      kv_active_blocks: 24,
+      kv_total_blocks: 128,
+      requests_running: 3,
+    });
     expect(r.renamed).toEqual(
       expect.arrayContaining([
         "dynamo_component_kvstats_gpu_cache_usage_percent (older name of dynamo_component_gpu_cache_usage_percent)",
@@ -122,19 +166,34 @@ describe("mapScrape", () => {
   it("Dynamo worker (newer names) with vLLM passed through: usage × total, waiting and prefix counters from vLLM", () => {
     const r = scrape(DYNAMO_WORKER_NEW, { worker_id: "decode-2" });
     expect(r.renamed).toEqual([]);
-    expect(r.events[0]).toMatchObject({ kv_active_blocks: 300, kv_total_blocks: 1000, requests_running: 5, requests_waiting: 2, prefix_query_tokens: "1000" });
+    expect(r.events[0]).toMatchObject({
+      kv_active_blocks: 300,
+      kv_total_blocks: 1000,
+      requests_running: 5,
+      requests_waiting: 2,
+      prefix_query_tokens: "1000",
+    });
   });
 
   it("NaN and +Inf gauges are ignored with a note, not turned into numbers", () => {
-    const text = VLLM_NEW().replace(/(vllm:kv_cache_usage_perc\{[^}]*\}) 0.25/, "$1 NaN").replace(/(vllm:num_requests_waiting\{[^}]*\}) 2/, "$1 +Inf");
+    const text = VLLM_NEW()
+      .replace(/(vllm:kv_cache_usage_perc\{[^}]*\}) 0.25/, "$1 NaN")
+      .replace(/(vllm:num_requests_waiting\{[^}]*\}) 2/, "$1 +Inf");
     const r = scrape(text, { kind: "vllm" });
     expect(r.notes.join("\n")).toContain("vllm:kv_cache_usage_perc: NaN ignored");
     expect(r.events).toEqual([]);
   });
 
   it("several vLLM engines become one worker each", () => {
-    const text = VLLM_NEW() + 'vllm:num_requests_running{engine="1",model_name="qwen3"} 9\nvllm:kv_cache_usage_perc{engine="1",model_name="qwen3"} 0.5\n';
-    const r = scrape(text.replace(/# TYPE vllm:num_requests_running gauge\n/, "").replace("# TYPE vllm:kv_cache_usage_perc gauge\n", ""), { kind: "vllm", worker_id: "v" });
+    const text =
+      VLLM_NEW() +
+      'vllm:num_requests_running{engine="1",model_name="qwen3"} 9\nvllm:kv_cache_usage_perc{engine="1",model_name="qwen3"} 0.5\n';
+    const r = scrape(
+      text
+        .replace(/# TYPE vllm:num_requests_running gauge\n/, "")
+        .replace("# TYPE vllm:kv_cache_usage_perc gauge\n", ""),
+      { kind: "vllm", worker_id: "v" },
+    );
     expect(r.events.map((e) => [e.worker_id, e.requests_running])).toEqual([
       ["v-e0", 4],
       ["v-e1", 9],

@@ -2,10 +2,22 @@ import type { Exposition, Family, Labels } from "./parse";
 import type { PrometheusSourceConfig, ScrapeKind } from "./config";
 import { DYNAMO_FRONTEND, DYNAMO_WORKER, EXPECTED, SGLANG, VLLM, detectKind, type MetricRef } from "./metric-names";
 import { readKvbm, type KvbmReading } from "./kvbm";
-import { bucketIncrease, counterIncrease, histogramQuantile, mergeBuckets, ratePerSecond, type Buckets } from "./series-math";
+import {
+  bucketIncrease,
+  counterIncrease,
+  histogramQuantile,
+  mergeBuckets,
+  ratePerSecond,
+  type Buckets,
+} from "./series-math";
 
 /** Carried between scrapes of one target: the previous counters and histograms, and synthesized prefix counters. */
-export type ScrapeState = { at: number | null; counters: Record<string, number>; histograms: Record<string, Buckets>; prefix: Record<string, { query: number; hit: number }> };
+export type ScrapeState = {
+  at: number | null;
+  counters: Record<string, number>;
+  histograms: Record<string, Buckets>;
+  prefix: Record<string, { query: number; hit: number }>;
+};
 export const emptyState = (): ScrapeState => ({ at: null, counters: {}, histograms: {}, prefix: {} });
 
 /** Request-level numbers over the interval since the previous scrape (null until two scrapes, or when not served). */
@@ -69,16 +81,41 @@ type Reading = {
 type Ctx = { ex: Exposition; seen: Set<string>; renamed: Set<string>; notes: string[] };
 
 /** Map one parsed scrape to worker.stats events and request aggregates. Pure: time and previous state passed in. */
-export function mapScrape(ex: Exposition, config: PrometheusSourceConfig, sourceId: string, at: number, prev: ScrapeState): MapResult {
+export function mapScrape(
+  ex: Exposition,
+  config: PrometheusSourceConfig,
+  sourceId: string,
+  at: number,
+  prev: ScrapeState,
+): MapResult {
   const kind = config.kind === "auto" ? detectKind(ex.families.keys()) : config.kind;
   const ctx: Ctx = { ex, seen: new Set(), renamed: new Set(), notes: [] };
   const state: ScrapeState = { at, counters: {}, histograms: {}, prefix: { ...prev.prefix } };
   const elapsed = prev.at === null ? 0 : at - prev.at;
-  const aggregates: Aggregates = { requests_per_s: null, ttft_p50_s: null, ttft_p95_s: null, itl_p50_s: null, itl_p95_s: null, prefix_hit_rate: null, queued: null, inflight: null };
+  const aggregates: Aggregates = {
+    requests_per_s: null,
+    ttft_p50_s: null,
+    ttft_p95_s: null,
+    itl_p50_s: null,
+    itl_p95_s: null,
+    prefix_hit_rate: null,
+    queued: null,
+    inflight: null,
+  };
   const base = config.worker_id ?? config.labels?.worker_id ?? hostOf(config.url);
   const kvbm = readKvbm(ex, elapsed, prev.counters, state.counters);
   const tiers = { kvbm, kvbm_worker: base };
-  if (!kind) return { kind, events: [], aggregates, missing: [], renamed: [], notes: ["no dynamo_frontend_*, dynamo_component_*, kvbm_*, vllm:* or sglang:* families: kind not detected"], state, ...tiers };
+  if (!kind)
+    return {
+      kind,
+      events: [],
+      aggregates,
+      missing: [],
+      renamed: [],
+      notes: ["no dynamo_frontend_*, dynamo_component_*, kvbm_*, vllm:* or sglang:* families: kind not detected"],
+      state,
+      ...tiers,
+    };
   if (kind === "kvbm") return { kind, events: [], aggregates, missing: [], renamed: [], notes: [], state, ...tiers };
 
   const counterRate = (key: string, value: number | undefined) => {
@@ -96,13 +133,28 @@ export function mapScrape(ex: Exposition, config: PrometheusSourceConfig, source
   };
 
   let readings: Reading[] = [];
-  const spec = kind === "vllm" ? VLLM : kind === "sglang" ? SGLANG : kind === "dynamo-worker" ? DYNAMO_WORKER : DYNAMO_FRONTEND;
+  const spec =
+    kind === "vllm" ? VLLM : kind === "sglang" ? SGLANG : kind === "dynamo-worker" ? DYNAMO_WORKER : DYNAMO_FRONTEND;
   if (kind === "vllm" || kind === "sglang" || kind === "dynamo-worker") {
-    const engine = kind === "dynamo-worker" ? (ex.families.has(VLLM.running.names[0]!) ? "vllm" : ex.families.has(SGLANG.running.names[0]!) ? "sglang" : null) : kind;
-    const engineReadings = engine === "vllm" ? vllmReadings(ctx, base) : engine === "sglang" ? [sglangReading(ctx, base)] : [];
+    const engine =
+      kind === "dynamo-worker"
+        ? ex.families.has(VLLM.running.names[0]!)
+          ? "vllm"
+          : ex.families.has(SGLANG.running.names[0]!)
+            ? "sglang"
+            : null
+        : kind;
+    const engineReadings =
+      engine === "vllm" ? vllmReadings(ctx, base) : engine === "sglang" ? [sglangReading(ctx, base)] : [];
     readings = kind === "dynamo-worker" ? [dynamoWorkerReading(ctx, base, engineReadings)] : engineReadings;
     const engineSpec = engine === "sglang" ? SGLANG : VLLM;
-    aggregates.requests_per_s = counterRate("requests", sum(ctx, kind === "dynamo-worker" ? DYNAMO_WORKER.requests : engine === "sglang" ? SGLANG.requests : VLLM.requests));
+    aggregates.requests_per_s = counterRate(
+      "requests",
+      sum(
+        ctx,
+        kind === "dynamo-worker" ? DYNAMO_WORKER.requests : engine === "sglang" ? SGLANG.requests : VLLM.requests,
+      ),
+    );
     [aggregates.ttft_p50_s, aggregates.ttft_p95_s] = quantiles("ttft", engineSpec.ttft);
     [aggregates.itl_p50_s, aggregates.itl_p95_s] = quantiles("itl", engineSpec.itl);
     aggregates.inflight = sumOrNull(readings.map((r) => r.running));
@@ -115,9 +167,12 @@ export function mapScrape(ex: Exposition, config: PrometheusSourceConfig, source
     aggregates.inflight = sum(ctx, DYNAMO_FRONTEND.inflight) ?? null;
     const input = histogramSum(ctx, DYNAMO_FRONTEND.input);
     const cached = histogramSum(ctx, DYNAMO_FRONTEND.cached);
-    const inputDelta = input === undefined ? null : (state.counters.input = input, counterIncrease(prev.counters.input, input));
-    const cachedDelta = cached === undefined ? null : (state.counters.cached = cached, counterIncrease(prev.counters.cached, cached));
-    if (inputDelta !== null && cachedDelta !== null && inputDelta > 0) aggregates.prefix_hit_rate = Math.min(1, cachedDelta / inputDelta);
+    const inputDelta =
+      input === undefined ? null : ((state.counters.input = input), counterIncrease(prev.counters.input, input));
+    const cachedDelta =
+      cached === undefined ? null : ((state.counters.cached = cached), counterIncrease(prev.counters.cached, cached));
+    if (inputDelta !== null && cachedDelta !== null && inputDelta > 0)
+      aggregates.prefix_hit_rate = Math.min(1, cachedDelta / inputDelta);
   }
 
   const events: WorkerStatsEvent[] = [];
@@ -137,15 +192,33 @@ export function mapScrape(ex: Exposition, config: PrometheusSourceConfig, source
     if (queryDelta > 0) aggregates.prefix_hit_rate = Math.min(1, hitDelta / queryDelta);
     else aggregates.prefix_hit_rate = meanOrNull(readings.map((r) => r.hitRate));
   }
-  return { kind, events, aggregates, missing: missingOf(ex, spec), renamed: [...ctx.renamed], notes: ctx.notes, state, ...tiers };
+  return {
+    kind,
+    events,
+    aggregates,
+    missing: missingOf(ex, spec),
+    renamed: [...ctx.renamed],
+    notes: ctx.notes,
+    state,
+    ...tiers,
+  };
 }
 
-function toStatsEvent(r: Reading, sourceId: string, at: number, prev: ScrapeState, state: ScrapeState, ctx: Ctx): WorkerStatsEvent | null {
+function toStatsEvent(
+  r: Reading,
+  sourceId: string,
+  at: number,
+  prev: ScrapeState,
+  state: ScrapeState,
+  ctx: Ctx,
+): WorkerStatsEvent | null {
   const usage = r.usage !== undefined ? (r.usage > 1 ? r.usage / 100 : r.usage) : undefined;
   let total = r.total;
   if (total === undefined && usage !== undefined) {
     total = NOMINAL_TOTAL_BLOCKS;
-    ctx.notes.push(`${r.workerId}: KV block count not served; utilization shown against ${NOMINAL_TOTAL_BLOCKS} nominal blocks`);
+    ctx.notes.push(
+      `${r.workerId}: KV block count not served; utilization shown against ${NOMINAL_TOTAL_BLOCKS} nominal blocks`,
+    );
   }
   const active = r.active ?? (usage !== undefined && total !== undefined ? usage * total : undefined);
   if (total === undefined || active === undefined || r.running === undefined) {
@@ -185,8 +258,12 @@ function toStatsEvent(r: Reading, sourceId: string, at: number, prev: ScrapeStat
 
 function vllmReadings(ctx: Ctx, base: string): Reading[] {
   const engines = new Set<string>();
-  for (const ref of [VLLM.usage, VLLM.running]) for (const s of family(ctx, ref)?.samples ?? []) if (s.labels.engine !== undefined) engines.add(s.labels.engine);
-  const groups = engines.size > 1 ? [...engines].sort().map((e) => ({ id: `${base}-e${e}`, filter: { engine: e } as Labels })) : [{ id: base, filter: undefined }];
+  for (const ref of [VLLM.usage, VLLM.running])
+    for (const s of family(ctx, ref)?.samples ?? []) if (s.labels.engine !== undefined) engines.add(s.labels.engine);
+  const groups =
+    engines.size > 1
+      ? [...engines].sort().map((e) => ({ id: `${base}-e${e}`, filter: { engine: e } as Labels }))
+      : [{ id: base, filter: undefined }];
   const info = family(ctx, VLLM.cacheConfig)?.samples[0]?.labels;
   const gpuBlocks = info?.num_gpu_blocks !== undefined ? Number(info.num_gpu_blocks) : undefined;
   return groups.map(({ id, filter }) => ({
@@ -220,7 +297,9 @@ function sglangReading(ctx: Ctx, base: string): Reading {
 
 function dynamoWorkerReading(ctx: Ctx, base: string, engine: Reading[]): Reading {
   const e = engine.length === 1 ? engine[0] : undefined;
-  const generate = family(ctx, DYNAMO_WORKER.running)?.samples.some((s) => s.labels.dynamo_endpoint === "generate") ? { dynamo_endpoint: "generate" } : undefined;
+  const generate = family(ctx, DYNAMO_WORKER.running)?.samples.some((s) => s.labels.dynamo_endpoint === "generate")
+    ? { dynamo_endpoint: "generate" }
+    : undefined;
   return {
     workerId: base,
     usage: mean(ctx, DYNAMO_WORKER.usage) ?? e?.usage,
@@ -290,7 +369,8 @@ export function missingOf(ex: Exposition, spec: Record<string, MetricRef>): stri
 
 export { EXPECTED };
 
-const sumOrNull = (values: (number | undefined)[]) => (values.some((v) => v !== undefined) ? values.reduce<number>((a, v) => a + (v ?? 0), 0) : null);
+const sumOrNull = (values: (number | undefined)[]) =>
+  values.some((v) => v !== undefined) ? values.reduce<number>((a, v) => a + (v ?? 0), 0) : null;
 const meanOrNull = (values: (number | undefined)[]) => {
   const v = values.filter((x): x is number => x !== undefined);
   return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;

@@ -37,7 +37,10 @@ export const SGLANG = {
 } satisfies Record<string, MetricRef>;
 
 export const DYNAMO_WORKER = {
-  usage: { names: ["dynamo_component_gpu_cache_usage_percent", "dynamo_component_kvstats_gpu_cache_usage_percent"], required: true },
+  usage: {
+    names: ["dynamo_component_gpu_cache_usage_percent", "dynamo_component_kvstats_gpu_cache_usage_percent"],
+    required: true,
+  },
   total: { names: ["dynamo_component_total_blocks", "dynamo_component_kvstats_total_blocks"], required: true },
   active: { names: ["dynamo_component_kvstats_active_blocks"] },
   hitRate: { names: ["dynamo_component_kv_cache_hit_rate", "dynamo_component_kvstats_gpu_prefix_cache_hit_rate"] },

@@ -9,6 +9,11 @@ declare module "parse-prometheus-text-format" {
     count?: string;
     sum?: string;
   };
-  export type ParsedFamily = { name: string; help: string; type: "COUNTER" | "GAUGE" | "HISTOGRAM" | "SUMMARY" | "UNTYPED"; metrics: ParsedSample[] };
+  export type ParsedFamily = {
+    name: string;
+    help: string;
+    type: "COUNTER" | "GAUGE" | "HISTOGRAM" | "SUMMARY" | "UNTYPED";
+    metrics: ParsedSample[];
+  };
   export default function parsePrometheusTextFormat(text: string): ParsedFamily[];
 }

@@ -19,22 +19,54 @@ describe("parseExposition", () => {
   it("groups families, histograms and labels from a documented vLLM exposition", () => {
     const ex = parseExposition(VLLM_NEW({ ttft: [1, 3, 4, 4] }));
     expect(ex.errors).toEqual([]);
-    expect(ex.families.get("vllm:kv_cache_usage_perc")).toMatchObject({ type: "gauge", samples: [{ labels: { engine: "0", model_name: "qwen3" }, value: 0.25 }] });
+    expect(ex.families.get("vllm:kv_cache_usage_perc")).toMatchObject({
+      type: "gauge",
+      samples: [{ labels: { engine: "0", model_name: "qwen3" }, value: 0.25 }],
+    });
     const ttft = ex.families.get("vllm:time_to_first_token_seconds")!;
     expect(ttft.type).toBe("histogram");
-    expect(ttft.histograms[0]!.buckets.map((b) => [b.le, b.count])).toEqual([[0.1, 1], [0.5, 3], [1, 4], [Infinity, 4]]);
+    expect(ttft.histograms[0]!.buckets.map((b) => [b.le, b.count])).toEqual([
+      [0.1, 1],
+      [0.5, 3],
+      [1, 4],
+      [Infinity, 4],
+    ]);
     expect(ttft.histograms[0]!.labels).toEqual({ engine: "0", model_name: "qwen3" });
     expect(ex.series).toBe(9);
   });
 
   it("keeps each labelled series of a histogram apart", () => {
-    const text = ["# TYPE h histogram", 'h_bucket{m="a",le="1"} 1', 'h_bucket{m="a",le="+Inf"} 2', 'h_sum{m="a"} 3', 'h_count{m="a"} 2', 'h_bucket{m="b",le="1"} 5', 'h_bucket{m="b",le="+Inf"} 6', 'h_sum{m="b"} 7', 'h_count{m="b"} 6'].join("\n");
+    const text = [
+      "# TYPE h histogram",
+      'h_bucket{m="a",le="1"} 1',
+      'h_bucket{m="a",le="+Inf"} 2',
+      'h_sum{m="a"} 3',
+      'h_count{m="a"} 2',
+      'h_bucket{m="b",le="1"} 5',
+      'h_bucket{m="b",le="+Inf"} 6',
+      'h_sum{m="b"} 7',
+      'h_count{m="b"} 6',
+    ].join("\n");
     const h = parseExposition(text).families.get("h")!;
-    expect(h.histograms.map((x) => [x.labels.m, x.buckets.length, x.sum, x.count])).toEqual([["a", 2, 3, 2], ["b", 2, 7, 6]]);
+    expect(h.histograms.map((x) => [x.labels.m, x.buckets.length, x.sum, x.count])).toEqual([
+      ["a", 2, 3, 2],
+      ["b", 2, 7, 6],
+    ]);
   });
 
   it("drops malformed lines with a line-numbered error and keeps every good series", () => {
-    const ex = parseExposition(['# TYPE a gauge', 'a{x="1"} 3', 'broken{ 2', 'b 1 2 3 4', 'c{x="unterminated} 1', "d 7", "# TYPE e wrongtype", "e 1"].join("\n"));
+    const ex = parseExposition(
+      [
+        "# TYPE a gauge",
+        'a{x="1"} 3',
+        "broken{ 2",
+        "b 1 2 3 4",
+        'c{x="unterminated} 1',
+        "d 7",
+        "# TYPE e wrongtype",
+        "e 1",
+      ].join("\n"),
+    );
     expect(ex.errors).toEqual([
       "line 3: malformed: broken{ 2",
       "line 4: malformed: b 1 2 3 4",

@@ -3,14 +3,21 @@ import parsePrometheusTextFormat, { type ParsedFamily } from "parse-prometheus-t
 export type Labels = Record<string, string>;
 export type Sample = { labels: Labels; value: number };
 export type Histogram = { labels: Labels; buckets: { le: number; count: number }[]; sum: number; count: number };
-export type Family = { name: string; type: "counter" | "gauge" | "histogram" | "summary" | "untyped"; samples: Sample[]; histograms: Histogram[] };
+export type Family = {
+  name: string;
+  type: "counter" | "gauge" | "histogram" | "summary" | "untyped";
+  samples: Sample[];
+  histograms: Histogram[];
+};
 export type Exposition = { families: Map<string, Family>; series: number; errors: string[] };
 
 const MAX_ERRORS = 20;
 const NAME = "[a-zA-Z_:][a-zA-Z0-9_:]*";
 const LABEL = `\\s*[a-zA-Z_][a-zA-Z0-9_]*\\s*=\\s*"(?:[^"\\\\\\n]|\\\\.)*"\\s*`;
 const VALUE = "(?:[+-]?(?:\\d+\\.?\\d*(?:[eE][+-]?\\d+)?|\\.\\d+(?:[eE][+-]?\\d+)?)|[+-]?Inf|NaN)";
-const SAMPLE_LINE = new RegExp(`^${NAME}(?:\\{(?:${LABEL}(?:,${LABEL})*,?\\s*)?\\})?[ \\t]+${VALUE}(?:[ \\t]+-?\\d+)?[ \\t]*$`);
+const SAMPLE_LINE = new RegExp(
+  `^${NAME}(?:\\{(?:${LABEL}(?:,${LABEL})*,?\\s*)?\\})?[ \\t]+${VALUE}(?:[ \\t]+-?\\d+)?[ \\t]*$`,
+);
 const TYPE_LINE = new RegExp(`^#\\s+TYPE\\s+${NAME}\\s+(counter|gauge|histogram|summary|untyped)\\s*$`);
 
 /** Parse a value as the text format spells it ("NaN", "+Inf", "1e300"); undefined for anything else. */
@@ -48,7 +55,14 @@ export function parseExposition(text: string): Exposition {
   try {
     parsed = parsePrometheusTextFormat(kept.join("\n") + "\n");
   } catch (err) {
-    return { families: new Map(), series: 0, errors: [...errors, `unparseable exposition: ${err instanceof Error ? err.message : String(err)}`].slice(0, MAX_ERRORS) };
+    return {
+      families: new Map(),
+      series: 0,
+      errors: [...errors, `unparseable exposition: ${err instanceof Error ? err.message : String(err)}`].slice(
+        0,
+        MAX_ERRORS,
+      ),
+    };
   }
   const families = new Map<string, Family>();
   const histograms = new Map<string, Histogram>();
@@ -60,7 +74,8 @@ export function parseExposition(text: string): Exposition {
   };
   for (const f of parsed) {
     const parent = /^(.*)_(bucket|sum|count)$/.exec(f.name);
-    const grouped = parent && (types.get(parent[1]!) === "histogram" || types.get(parent[1]!) === "summary") ? parent : null;
+    const grouped =
+      parent && (types.get(parent[1]!) === "histogram" || types.get(parent[1]!) === "summary") ? parent : null;
     for (const m of f.metrics) {
       const value = parseValue(m.value);
       if (value === undefined) {
@@ -88,7 +103,8 @@ export function parseExposition(text: string): Exposition {
       else if (part === "count") h.count = value;
       else if (le !== undefined) {
         const bound = parseValue(le);
-        if (bound === undefined || Number.isNaN(bound)) errors.push(`${f.name}: le ${JSON.stringify(le)} is not a number`);
+        if (bound === undefined || Number.isNaN(bound))
+          errors.push(`${f.name}: le ${JSON.stringify(le)} is not a number`);
         else h.buckets.push({ le: bound, count: value });
       }
     }

@@ -23,10 +23,12 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
-const text = (body: string, status = 200): Handler => (_req, res) => {
-  res.writeHead(status, { "content-type": "text/plain; version=0.0.4" });
-  res.end(body);
-};
+const text =
+  (body: string, status = 200): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { "content-type": "text/plain; version=0.0.4" });
+    res.end(body);
+  };
 
 async function once(body: Handler | string, extra: Record<string, unknown> = {}) {
   const db = testDb();
@@ -39,10 +41,19 @@ async function once(body: Handler | string, extra: Record<string, unknown> = {})
 describe("scrapeOnce", () => {
   it("a good scrape is ok with its series count, duration and the submitted event", async () => {
     const { db, status } = await once(text(VLLM_NEW()));
-    expect(status).toMatchObject({ lastError: null, errorCount: 0, series: 9, eventsTotal: 1, missing: [], renamed: [] });
+    expect(status).toMatchObject({
+      lastError: null,
+      errorCount: 0,
+      series: 9,
+      eventsTotal: 1,
+      missing: [],
+      renamed: [],
+    });
     expect(status.lastSuccessAt).not.toBeNull();
     expect(status.durationMs).toBeGreaterThanOrEqual(0);
-    expect(db.$client.prepare("SELECT worker_id, kv_total_blocks, prefix_hit_tokens FROM worker_stats").all()).toEqual([{ worker_id: "w", kv_total_blocks: 8192, prefix_hit_tokens: "600" }]);
+    expect(db.$client.prepare("SELECT worker_id, kv_total_blocks, prefix_hit_tokens FROM worker_stats").all()).toEqual([
+      { worker_id: "w", kv_total_blocks: 8192, prefix_hit_tokens: "600" },
+    ]);
   });
 
   it("malformed lines are reported while the good series still count", async () => {
@@ -56,7 +67,12 @@ describe("scrapeOnce", () => {
     ["an HTTP error", text("oops", 503), {}, /^HTTP 503 from http:\/\/127\.0\.0\.1:\d+\/metrics$/],
     ["an HTML page", text("<html><body>login</body></html>"), {}, /^no series in response: line 1: malformed: <html>/],
     ["a target that never answers", (() => {}) as Handler, { timeout_seconds: 0.2 }, /^timed out after 200 ms$/],
-    ["an unrecognised exposition under auto", text("process_cpu_seconds_total 3\n"), { kind: "auto" }, /kind not detected/],
+    [
+      "an unrecognised exposition under auto",
+      text("process_cpu_seconds_total 3\n"),
+      { kind: "auto" },
+      /kind not detected/,
+    ],
   ])("%s is an error with a clear message and nothing stored", async (_name, handler, extra, message) => {
     const { db, status } = await once(handler, extra);
     expect(status.lastSuccessAt).toBeNull();
@@ -86,7 +102,9 @@ describe("startPrometheusSource", () => {
     await expect.poll(() => scrapes, { timeout: 5_000, interval: 50 }).toBeGreaterThanOrEqual(2);
     await stop();
     const seenAtStop = scrapes;
-    const rows = db.$client.prepare("SELECT requests_running, prefix_query_tokens FROM worker_stats WHERE worker_id = 'live' ORDER BY ts").all() as { requests_running: number; prefix_query_tokens: string }[];
+    const rows = db.$client
+      .prepare("SELECT requests_running, prefix_query_tokens FROM worker_stats WHERE worker_id = 'live' ORDER BY ts")
+      .all() as { requests_running: number; prefix_query_tokens: string }[];
     expect(rows.slice(0, 2)).toEqual([
       { requests_running: 1, prefix_query_tokens: "1000" },
       { requests_running: 2, prefix_query_tokens: "2000" },

@@ -14,14 +14,25 @@ const ACCEPT = "text/plain;version=0.0.4;q=0.9,*/*;q=0.1";
 export type ScrapeOptions = { now?: () => number; fetch?: typeof fetch };
 
 /** Fetch a /metrics body with a timeout; throws an Error whose message says what went wrong. */
-export async function fetchExposition(url: string, timeoutMs: number, fetchImpl: typeof fetch = fetch): Promise<string> {
+export async function fetchExposition(
+  url: string,
+  timeoutMs: number,
+  fetchImpl: typeof fetch = fetch,
+): Promise<string> {
   let res: Response;
   try {
-    res = await fetchImpl(url, { headers: { accept: ACCEPT }, signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
+    res = await fetchImpl(url, {
+      headers: { accept: ACCEPT },
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: "follow",
+    });
   } catch (err) {
     const name = err instanceof Error ? err.name : "";
     if (name === "TimeoutError" || name === "AbortError") throw new Error(`timed out after ${timeoutMs} ms`);
-    const cause = err instanceof Error && err.cause instanceof Error ? `: ${(err.cause as NodeJS.ErrnoException).code ?? err.cause.message}` : "";
+    const cause =
+      err instanceof Error && err.cause instanceof Error
+        ? `: ${(err.cause as NodeJS.ErrnoException).code ?? err.cause.message}`
+        : "";
     throw new Error(`cannot reach ${url}${cause}`);
   }
   if (!res.ok) {
@@ -39,7 +50,14 @@ export async function fetchExposition(url: string, timeoutMs: number, fetchImpl:
 }
 
 /** One scrape: fetch, parse, map, submit, report. Returns the state for the next scrape (unchanged on failure). */
-export async function scrapeOnce(db: Db, id: string, config: PrometheusSourceConfig, report: SourceReport, state: ScrapeState, opts: ScrapeOptions = {}): Promise<ScrapeState> {
+export async function scrapeOnce(
+  db: Db,
+  id: string,
+  config: PrometheusSourceConfig,
+  report: SourceReport,
+  state: ScrapeState,
+  opts: ScrapeOptions = {},
+): Promise<ScrapeState> {
   const now = opts.now ?? Date.now;
   const started = now();
   const timeoutMs = Math.round((config.timeout_seconds ?? Math.min(10, config.interval_seconds)) * 1000);
@@ -51,14 +69,18 @@ export async function scrapeOnce(db: Db, id: string, config: PrometheusSourceCon
     return state;
   }
   const exposition = parseExposition(text);
-  if (config.labels) for (const f of exposition.families.values()) for (const s of [...f.samples, ...f.histograms]) s.labels = { ...config.labels, ...s.labels };
+  if (config.labels)
+    for (const f of exposition.families.values())
+      for (const s of [...f.samples, ...f.histograms]) s.labels = { ...config.labels, ...s.labels };
   const mapped = mapScrape(exposition, config, id, started, state);
   let rejected: string[] = [];
   let accepted = 0;
   try {
     const reply = await submitEvents(db, mapped.events);
     accepted = reply.accepted + reply.duplicate;
-    rejected = reply.items.filter((i) => i.status === "rejected").map((i) => `${i.id ?? `event ${i.index}`}: ${i.error ?? "rejected"}`);
+    rejected = reply.items
+      .filter((i) => i.status === "rejected")
+      .map((i) => `${i.id ?? `event ${i.index}`}: ${i.error ?? "rejected"}`);
   } catch (err) {
     report.error(now(), `ingest failed: ${err instanceof Error ? err.message : String(err)}`);
     return state;
@@ -73,7 +95,14 @@ export async function scrapeOnce(db: Db, id: string, config: PrometheusSourceCon
     durationMs,
     missing: mapped.missing,
     renamed: mapped.renamed,
-    detail: { detected_kind: mapped.kind, aggregates: mapped.aggregates, kvbm: mapped.kvbm && { worker_id: mapped.kvbm_worker, ...mapped.kvbm }, workers: mapped.events.map((e) => e.worker_id), notes: mapped.notes.slice(0, 20), problems: problems.slice(0, 20) },
+    detail: {
+      detected_kind: mapped.kind,
+      aggregates: mapped.aggregates,
+      kvbm: mapped.kvbm && { worker_id: mapped.kvbm_worker, ...mapped.kvbm },
+      workers: mapped.events.map((e) => e.worker_id),
+      notes: mapped.notes.slice(0, 20),
+      problems: problems.slice(0, 20),
+    },
   };
   // Partial problems (malformed lines, rejected events) stay in detail.problems: the good series still count as ok.
   if (exposition.series === 0) report.error(now(), `no series in response${problems.length ? `: ${problems[0]}` : ""}`);
@@ -100,7 +129,13 @@ function storeKvbm(db: Db, workerId: string, at: number, k: KvbmReading): void {
 }
 
 /** Scrape one /metrics endpoint on its interval and submit the mapped events; returns stop(). */
-export function startPrometheusSource(db: Db, id: string, config: PrometheusSourceConfig, report: SourceReport, opts: ScrapeOptions = {}): () => Promise<void> {
+export function startPrometheusSource(
+  db: Db,
+  id: string,
+  config: PrometheusSourceConfig,
+  report: SourceReport,
+  opts: ScrapeOptions = {},
+): () => Promise<void> {
   let state = emptyState();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

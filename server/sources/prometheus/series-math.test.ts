@@ -30,17 +30,22 @@ describe("histogramQuantile", () => {
     expect(histogramQuantile(0.25, buckets)).toBeCloseTo(0.15);
     expect(histogramQuantile(0.95, buckets)).toBeCloseTo(0.38);
   });
-  it("a rank in +Inf answers the highest finite bound", () => expect(histogramQuantile(0.99, b([1, 10], [Infinity, 20]))).toBe(1));
+  it("a rank in +Inf answers the highest finite bound", () =>
+    expect(histogramQuantile(0.99, b([1, 10], [Infinity, 20]))).toBe(1));
   it("no observations is null", () => expect(histogramQuantile(0.5, b([1, 0], [Infinity, 0]))).toBeNull());
   it("a bad q is null", () => expect(histogramQuantile(1.5, b([1, 1], [Infinity, 1]))).toBeNull());
 });
 
 describe("bucketIncrease", () => {
-  it("subtracts bucket by bucket", () => expect(bucketIncrease(b([1, 2], [Infinity, 4]), b([1, 5], [Infinity, 9]))).toEqual(b([1, 3], [Infinity, 5])));
-  it("a restart (any bucket dropped) takes the current histogram", () => expect(bucketIncrease(b([1, 10], [Infinity, 20]), b([1, 1], [Infinity, 2]))).toEqual(b([1, 1], [Infinity, 2])));
-  it("changed bounds take the current histogram", () => expect(bucketIncrease(b([1, 1], [Infinity, 2]), b([2, 3], [Infinity, 4]))).toEqual(b([2, 3], [Infinity, 4])));
+  it("subtracts bucket by bucket", () =>
+    expect(bucketIncrease(b([1, 2], [Infinity, 4]), b([1, 5], [Infinity, 9]))).toEqual(b([1, 3], [Infinity, 5])));
+  it("a restart (any bucket dropped) takes the current histogram", () =>
+    expect(bucketIncrease(b([1, 10], [Infinity, 20]), b([1, 1], [Infinity, 2]))).toEqual(b([1, 1], [Infinity, 2])));
+  it("changed bounds take the current histogram", () =>
+    expect(bucketIncrease(b([1, 1], [Infinity, 2]), b([2, 3], [Infinity, 4]))).toEqual(b([2, 3], [Infinity, 4])));
 });
 
 describe("mergeBuckets", () => {
-  it("sums series with the same bounds", () => expect(mergeBuckets([b([1, 1], [Infinity, 2]), b([1, 3], [Infinity, 3])])).toEqual(b([1, 4], [Infinity, 5])));
+  it("sums series with the same bounds", () =>
+    expect(mergeBuckets([b([1, 1], [Infinity, 2]), b([1, 3], [Infinity, 3])])).toEqual(b([1, 4], [Infinity, 5])));
 });

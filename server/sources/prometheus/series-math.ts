@@ -18,7 +18,8 @@ export function ratePerSecond(increase: number | null, elapsedMs: number): numbe
 /** Sum histograms with the same bucket bounds (series of one family with different labels) bucket by bucket. */
 export function mergeBuckets(all: Buckets[]): Buckets {
   const byLe = new Map<number, number>();
-  for (const buckets of all) for (const b of buckets) if (Number.isFinite(b.count)) byLe.set(b.le, (byLe.get(b.le) ?? 0) + b.count);
+  for (const buckets of all)
+    for (const b of buckets) if (Number.isFinite(b.count)) byLe.set(b.le, (byLe.get(b.le) ?? 0) + b.count);
   return [...byLe.entries()].sort((a, b) => a[0] - b[0]).map(([le, count]) => ({ le, count }));
 }
 

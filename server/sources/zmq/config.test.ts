@@ -3,7 +3,11 @@ import { zmqSourceConfig } from "./config";
 
 describe("zmqSourceConfig", () => {
   it("fills the defaults: every topic", () => {
-    expect(zmqSourceConfig.parse({ endpoint: "tcp://vllm-0:5557", worker_id: "w1" })).toEqual({ endpoint: "tcp://vllm-0:5557", topic: "", worker_id: "w1" });
+    expect(zmqSourceConfig.parse({ endpoint: "tcp://vllm-0:5557", worker_id: "w1" })).toEqual({
+      endpoint: "tcp://vllm-0:5557",
+      topic: "",
+      worker_id: "w1",
+    });
   });
 
   it.each([
@@ -11,7 +15,16 @@ describe("zmqSourceConfig", () => {
     ["IPv4", { endpoint: "tcp://10.0.0.7:5557" }],
     ["IPv6", { endpoint: "tcp://[::1]:5557" }],
     ["ipc path", { endpoint: "ipc:///run/vllm/kv.sock" }],
-    ["every optional field", { endpoint: "tcp://h:5557", topic: "kv-events", model: "llama-3-70b", block_size: 16, replay_endpoint: "tcp://h:5558" }],
+    [
+      "every optional field",
+      {
+        endpoint: "tcp://h:5557",
+        topic: "kv-events",
+        model: "llama-3-70b",
+        block_size: 16,
+        replay_endpoint: "tcp://h:5558",
+      },
+    ],
   ])("accepts %s", (_n, input) => {
     expect(zmqSourceConfig.safeParse({ worker_id: "w1", ...input }).success).toBe(true);
   });
@@ -28,7 +41,12 @@ describe("zmqSourceConfig", () => {
     ["zero block size", { endpoint: "tcp://h:1", worker_id: "w", block_size: 0 }, "block_size", /./],
     ["fractional block size", { endpoint: "tcp://h:1", worker_id: "w", block_size: 1.5 }, "block_size", /./],
     ["long topic", { endpoint: "tcp://h:1", worker_id: "w", topic: "t".repeat(257) }, "topic", /./],
-    ["bad replay endpoint", { endpoint: "tcp://h:1", worker_id: "w", replay_endpoint: "h:2" }, "replay_endpoint", /tcp:\/\/host:port/],
+    [
+      "bad replay endpoint",
+      { endpoint: "tcp://h:1", worker_id: "w", replay_endpoint: "h:2" },
+      "replay_endpoint",
+      /tcp:\/\/host:port/,
+    ],
   ])("rejects %s, naming the field", (_n, input, field, message) => {
     const r = zmqSourceConfig.safeParse(input);
     expect(r.success).toBe(false);

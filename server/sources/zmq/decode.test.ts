@@ -1,6 +1,15 @@
 import { encode } from "@msgpack/msgpack";
 import { describe, expect, it } from "vitest";
-import { batchTsMs, decodeBatch, decodeEvent, hashToDecimal, MAX_ARRAY, MAX_BATCH_EVENTS, splitFrames, type KvBatch } from "./decode";
+import {
+  batchTsMs,
+  decodeBatch,
+  decodeEvent,
+  hashToDecimal,
+  MAX_ARRAY,
+  MAX_BATCH_EVENTS,
+  splitFrames,
+  type KvBatch,
+} from "./decode";
 
 const pack = (v: unknown) => encode(v, { useBigInt64: true });
 const BIG = 2n ** 63n + 12_345n; // above 2^53: a JS number would round it
@@ -28,7 +37,7 @@ describe("hashToDecimal", () => {
     ["negative int64 (Python hash) as two's complement", -1n, "18446744073709551615"],
     ["negative small int as two's complement", -2, "18446744073709551614"],
     ["8 bytes big-endian", Uint8Array.from([0, 0, 0, 0, 0, 0, 1, 0]), "256"],
-    ["32-byte sha256: low 64 bits (vLLM's int conversion)", sha, (0x191a1b1c1d1e1f20n).toString()],
+    ["32-byte sha256: low 64 bits (vLLM's int conversion)", sha, 0x191a1b1c1d1e1f20n.toString()],
     ["short byte string left-padded", Uint8Array.from([1, 2]), "258"],
     ["decimal text", "18446744073709551615", "18446744073709551615"],
     ["decimal text with leading zeros is normalized", "007", "7"],
@@ -71,7 +80,15 @@ describe("decodeBatch: the two encodings", () => {
   const mapped = {
     ts: TS,
     events: [
-      { type: "BlockStored", block_hashes: [BIG, 5], parent_block_hash: null, token_ids: Array.from({ length: 32 }, (_, i) => i), block_size: 16, lora_id: null, medium: "GPU" },
+      {
+        type: "BlockStored",
+        block_hashes: [BIG, 5],
+        parent_block_hash: null,
+        token_ids: Array.from({ length: 32 }, (_, i) => i),
+        block_size: 16,
+        lora_id: null,
+        medium: "GPU",
+      },
       { type: "BlockRemoved", block_hashes: [BIG], medium: "GPU" },
       { type: "AllBlocksCleared" },
     ],
@@ -81,7 +98,14 @@ describe("decodeBatch: the two encodings", () => {
     tsMs: 1_764_417_600_250,
     dpRank: 0,
     events: [
-      { type: "stored", blockHashes: ["9223372036854788153", "5"], parentHash: null, blockSize: 16, tokenCount: 32, medium: "GPU" },
+      {
+        type: "stored",
+        blockHashes: ["9223372036854788153", "5"],
+        parentHash: null,
+        blockSize: 16,
+        tokenCount: 32,
+        medium: "GPU",
+      },
       { type: "removed", blockHashes: ["9223372036854788153"], medium: "GPU" },
       { type: "cleared", medium: null },
     ],
@@ -97,21 +121,45 @@ describe("decodeBatch: the two encodings", () => {
   });
 
   it("vLLM offloading: the CPU medium is carried through, positional and mapped alike", () => {
-    expect(decoded([TS, [["BlockStored", [7], null, [1, 2], 2, null, "CPU"], ["BlockRemoved", [7], "CPU"]]]).events).toEqual([
+    expect(
+      decoded([
+        TS,
+        [
+          ["BlockStored", [7], null, [1, 2], 2, null, "CPU"],
+          ["BlockRemoved", [7], "CPU"],
+        ],
+      ]).events,
+    ).toEqual([
       { type: "stored", blockHashes: ["7"], parentHash: null, blockSize: 2, tokenCount: 2, medium: "CPU" },
       { type: "removed", blockHashes: ["7"], medium: "CPU" },
     ]);
   });
 
   it("Dynamo router events name the tier storage_tier; it is read as the medium", () => {
-    const b = decoded({ ts: TS, events: [{ type: "BlockStored", block_hashes: [3], parent_block_hash: 2, token_ids: [1, 2], block_size: 2, storage_tier: "host_pinned" }] });
-    expect(b.events).toEqual([{ type: "stored", blockHashes: ["3"], parentHash: "2", blockSize: 2, tokenCount: 2, medium: "host_pinned" }]);
+    const b = decoded({
+      ts: TS,
+      events: [
+        {
+          type: "BlockStored",
+          block_hashes: [3],
+          parent_block_hash: 2,
+          token_ids: [1, 2],
+          block_size: 2,
+          storage_tier: "host_pinned",
+        },
+      ],
+    });
+    expect(b.events).toEqual([
+      { type: "stored", blockHashes: ["3"], parentHash: "2", blockSize: 2, tokenCount: 2, medium: "host_pinned" },
+    ]);
   });
 
   it("older vLLM: no data_parallel_rank, no medium, parent as bytes", () => {
     const b = decoded([TS, [["BlockStored", [1], Uint8Array.from([0, 9]), [1, 2], 2, null]]]);
     expect(b.dpRank).toBeNull();
-    expect(b.events).toEqual([{ type: "stored", blockHashes: ["1"], parentHash: "9", blockSize: 2, tokenCount: 2, medium: null }]);
+    expect(b.events).toEqual([
+      { type: "stored", blockHashes: ["1"], parentHash: "9", blockSize: 2, tokenCount: 2, medium: null },
+    ]);
   });
 
   it("SGLang's map batch names the rank attn_dp_rank", () => {
@@ -120,7 +168,9 @@ describe("decodeBatch: the two encodings", () => {
 
   it("byte-string hashes map like vLLM's int conversion", () => {
     const h = Uint8Array.from([...new Array(24).fill(0xaa), 0, 0, 0, 0, 0, 0, 0, 42]);
-    expect(decoded([TS, [["BlockRemoved", [h], null]]]).events).toEqual([{ type: "removed", blockHashes: ["42"], medium: null }]);
+    expect(decoded([TS, [["BlockRemoved", [h], null]]]).events).toEqual([
+      { type: "removed", blockHashes: ["42"], medium: null },
+    ]);
   });
 
   it("unknown event types are counted and skipped; the known ones are kept", () => {
@@ -150,7 +200,11 @@ describe("decodeBatch: the two encodings", () => {
     ["truncated msgpack", pack([TS, [["BlockStored", [1, 2, 3]]]]).slice(0, 8), /not valid msgpack/],
     ["a scalar", pack(5), /must be a batch/],
     ["events not an array", pack([TS, "x"]), /events must be an array/],
-    ["array above MAX_ARRAY (bounded before allocation)", Uint8Array.from([0xdd, 0x7f, 0xff, 0xff, 0xff]), /not valid msgpack/],
+    [
+      "array above MAX_ARRAY (bounded before allocation)",
+      Uint8Array.from([0xdd, 0x7f, 0xff, 0xff, 0xff]),
+      /not valid msgpack/,
+    ],
   ])("payload %s is refused with a clear error", (_n, payload, re) => {
     const r = decodeBatch(payload);
     expect(r.ok).toBe(false);
@@ -173,8 +227,12 @@ describe("decodeBatch: the two encodings", () => {
 
 describe("decodeEvent", () => {
   it("reads medium from positional BlockRemoved and map AllBlocksCleared", () => {
-    expect(decodeEvent(["BlockRemoved", [3], "CPU"])).toEqual({ event: { type: "removed", blockHashes: ["3"], medium: "CPU" } });
-    expect(decodeEvent({ type: "AllBlocksCleared", medium: "GPU" })).toEqual({ event: { type: "cleared", medium: "GPU" } });
+    expect(decodeEvent(["BlockRemoved", [3], "CPU"])).toEqual({
+      event: { type: "removed", blockHashes: ["3"], medium: "CPU" },
+    });
+    expect(decodeEvent({ type: "AllBlocksCleared", medium: "GPU" })).toEqual({
+      event: { type: "cleared", medium: "GPU" },
+    });
   });
 });
 

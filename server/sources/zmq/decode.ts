@@ -49,14 +49,22 @@ export type KvBatch = {
 export type Frames = { topic: string; seq: bigint; payload: Uint8Array };
 
 /** Split a ZMQ multipart message into topic, sequence and payload; a message of another shape is an error. */
-export function splitFrames(frames: readonly Uint8Array[]): { ok: true; frames: Frames } | { ok: false; error: string } {
-  if (frames.length !== 3) return { ok: false, error: `expected 3 frames [topic, sequence, payload], got ${frames.length}` };
+export function splitFrames(
+  frames: readonly Uint8Array[],
+): { ok: true; frames: Frames } | { ok: false; error: string } {
+  if (frames.length !== 3)
+    return { ok: false, error: `expected 3 frames [topic, sequence, payload], got ${frames.length}` };
   const [topic, seq, payload] = frames as [Uint8Array, Uint8Array, Uint8Array];
-  if (seq.length !== 8) return { ok: false, error: `sequence frame must be 8 bytes (big-endian uint64), got ${seq.length}` };
+  if (seq.length !== 8)
+    return { ok: false, error: `sequence frame must be 8 bytes (big-endian uint64), got ${seq.length}` };
   if (topic.length > 1_024) return { ok: false, error: `topic frame too long (${topic.length} bytes)` };
-  if (payload.length > MAX_PAYLOAD_BYTES) return { ok: false, error: `payload of ${payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}` };
+  if (payload.length > MAX_PAYLOAD_BYTES)
+    return { ok: false, error: `payload of ${payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}` };
   const view = new DataView(seq.buffer, seq.byteOffset, 8);
-  return { ok: true, frames: { topic: Buffer.from(topic).toString("utf8"), seq: view.getBigUint64(0, false), payload } };
+  return {
+    ok: true,
+    frames: { topic: Buffer.from(topic).toString("utf8"), seq: view.getBigUint64(0, false), payload },
+  };
 }
 
 /**
@@ -101,7 +109,10 @@ export function decodeBatch(payload: Uint8Array): { ok: true; batch: KvBatch } |
   try {
     value = decoder.decode(payload);
   } catch (err) {
-    return { ok: false, error: `payload is not valid msgpack: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300) };
+    return {
+      ok: false,
+      error: `payload is not valid msgpack: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300),
+    };
   }
   let ts: unknown;
   let events: unknown;
@@ -112,7 +123,10 @@ export function decodeBatch(payload: Uint8Array): { ok: true; batch: KvBatch } |
     ({ ts, events } = value);
     rank = value.data_parallel_rank ?? value.attn_dp_rank; // SGLang names it attn_dp_rank
   } else {
-    return { ok: false, error: `payload must be a batch [ts, events, data_parallel_rank] or a map, got ${describe(value)}` };
+    return {
+      ok: false,
+      error: `payload must be a batch [ts, events, data_parallel_rank] or a map, got ${describe(value)}`,
+    };
   }
   if (!Array.isArray(events)) return { ok: false, error: `batch events must be an array, got ${describe(events)}` };
 
@@ -136,7 +150,8 @@ export function decodeEvent(v: unknown): EventResult {
   let f: Record<string, unknown>;
   if (Array.isArray(v)) {
     tag = v[0];
-    if (tag === "BlockStored") f = { block_hashes: v[1], parent_block_hash: v[2], token_ids: v[3], block_size: v[4], medium: v[6] };
+    if (tag === "BlockStored")
+      f = { block_hashes: v[1], parent_block_hash: v[2], token_ids: v[3], block_size: v[4], medium: v[6] };
     else if (tag === "BlockRemoved") f = { block_hashes: v[1], medium: v[2] };
     else f = { medium: v[1] };
   } else if (isMap(v)) {
@@ -150,12 +165,22 @@ export function decodeEvent(v: unknown): EventResult {
     case "BlockStored": {
       const hashes = hashList(f.block_hashes);
       if ("error" in hashes) return hashes;
-      const parent = f.parent_block_hash === undefined || f.parent_block_hash === null ? null : hashToDecimal(f.parent_block_hash);
+      const parent =
+        f.parent_block_hash === undefined || f.parent_block_hash === null ? null : hashToDecimal(f.parent_block_hash);
       if (parent === null && f.parent_block_hash !== undefined && f.parent_block_hash !== null) {
         return { error: `parent_block_hash: not a 64-bit integer or byte string (${describe(f.parent_block_hash)})` };
       }
       const tokens = Array.isArray(f.token_ids) ? f.token_ids.length : null;
-      return { event: { type: "stored", blockHashes: hashes.list, parentHash: parent, blockSize: toInt(f.block_size), tokenCount: tokens, medium: text(f.medium) } };
+      return {
+        event: {
+          type: "stored",
+          blockHashes: hashes.list,
+          parentHash: parent,
+          blockSize: toInt(f.block_size),
+          tokenCount: tokens,
+          medium: text(f.medium),
+        },
+      };
     }
     case "BlockRemoved": {
       const hashes = hashList(f.block_hashes);
@@ -199,6 +224,7 @@ function describe(v: unknown): string {
   if (Array.isArray(v)) return `an array of ${v.length}`;
   if (v instanceof Uint8Array) return `${v.length} bytes`;
   if (typeof v === "string") return `text ${JSON.stringify(v.slice(0, 24))}`;
-  if (typeof v === "number" || typeof v === "bigint") return `${typeof v === "bigint" ? "integer" : "number"} ${String(v).slice(0, 24)}`;
+  if (typeof v === "number" || typeof v === "bigint")
+    return `${typeof v === "bigint" ? "integer" : "number"} ${String(v).slice(0, 24)}`;
   return typeof v === "object" ? "a map" : typeof v;
 }

@@ -7,17 +7,52 @@ import { advance, gapMessage, type SequenceState } from "./sequence";
 import { readMessage } from "./stream";
 
 const ctx = { sourceId: "vllm-a", workerId: "w1", seq: 7n, receivedAt: 1_764_417_700_000 };
-const batch = (events: KvBatch["events"], tsMs: number | null = 1_764_417_600_250): KvBatch => ({ tsMs, dpRank: null, events, unknown: {}, problems: [] });
+const batch = (events: KvBatch["events"], tsMs: number | null = 1_764_417_600_250): KvBatch => ({
+  tsMs,
+  dpRank: null,
+  events,
+  unknown: {},
+  problems: [],
+});
 const stored = (blockHashes: string[], parentHash: string | null = null, medium: string | null = null) =>
   ({ type: "stored", blockHashes, parentHash, blockSize: 16, tokenCount: 16 * blockHashes.length, medium }) as const;
 
 describe("mapBatch", () => {
   it("maps each event kind for the configured worker, with deterministic ids and valid events", () => {
-    const r = mapBatch(batch([stored(["1", "18446744073709551615"]), { type: "removed", blockHashes: ["1"], medium: "GPU" }, { type: "cleared", medium: null }]), ctx);
+    const r = mapBatch(
+      batch([
+        stored(["1", "18446744073709551615"]),
+        { type: "removed", blockHashes: ["1"], medium: "GPU" },
+        { type: "cleared", medium: null },
+      ]),
+      ctx,
+    );
     expect(r.events).toEqual([
-      { id: "zmq:vllm-a:7:1764417600250000:0", ts: 1_764_417_600_250, source: "vllm-a", worker_id: "w1", kind: "kv.stored", block_hashes: ["1", "18446744073709551615"], parent_hash: null },
-      { id: "zmq:vllm-a:7:1764417600250000:1", ts: 1_764_417_600_250, source: "vllm-a", worker_id: "w1", kind: "kv.removed", block_hashes: ["1"], reason: "capacity" },
-      { id: "zmq:vllm-a:7:1764417600250000:2", ts: 1_764_417_600_250, source: "vllm-a", worker_id: "w1", kind: "kv.cleared" },
+      {
+        id: "zmq:vllm-a:7:1764417600250000:0",
+        ts: 1_764_417_600_250,
+        source: "vllm-a",
+        worker_id: "w1",
+        kind: "kv.stored",
+        block_hashes: ["1", "18446744073709551615"],
+        parent_hash: null,
+      },
+      {
+        id: "zmq:vllm-a:7:1764417600250000:1",
+        ts: 1_764_417_600_250,
+        source: "vllm-a",
+        worker_id: "w1",
+        kind: "kv.removed",
+        block_hashes: ["1"],
+        reason: "capacity",
+      },
+      {
+        id: "zmq:vllm-a:7:1764417600250000:2",
+        ts: 1_764_417_600_250,
+        source: "vllm-a",
+        worker_id: "w1",
+        kind: "kv.cleared",
+      },
     ]);
     for (const e of r.events) expect(parseEvent(e).ok).toBe(true);
   });
@@ -58,7 +93,13 @@ describe("mapBatch", () => {
       ]),
       ctx,
     );
-    expect(r.events.map((e) => [e.kind, (e as { block_hashes?: string[] }).block_hashes?.[0], (e as { storage_tier?: string }).storage_tier])).toEqual([
+    expect(
+      r.events.map((e) => [
+        e.kind,
+        (e as { block_hashes?: string[] }).block_hashes?.[0],
+        (e as { storage_tier?: string }).storage_tier,
+      ]),
+    ).toEqual([
       ["kv.stored", "1", undefined],
       ["kv.stored", "2", "host"],
       ["kv.stored", "3", "host"],
@@ -74,7 +115,10 @@ describe("mapBatch", () => {
 
   it("splits a BlockStored above MAX_HASHES in order, chaining parents", () => {
     const hashes = Array.from({ length: MAX_HASHES * 2 + 1 }, (_, i) => String(i + 1));
-    const r = mapBatch(batch([stored(hashes, "99")]), ctx).events as { block_hashes: string[]; parent_hash: string | null }[];
+    const r = mapBatch(batch([stored(hashes, "99")]), ctx).events as {
+      block_hashes: string[];
+      parent_hash: string | null;
+    }[];
     expect(r.map((e) => e.block_hashes.length)).toEqual([MAX_HASHES, MAX_HASHES, 1]);
     expect(r.map((e) => e.parent_hash)).toEqual(["99", String(MAX_HASHES), String(MAX_HASHES * 2)]);
     for (const e of r) expect(parseEvent(e).ok).toBe(true);
@@ -105,7 +149,10 @@ describe("sequence gaps", () => {
     const r = advance({ next: 2n }, 5n);
     expect(r.step).toEqual({ kind: "gap", from: 2n, to: 4n, missed: 3n });
     expect(r.state).toEqual({ next: 6n });
-    if (r.step.kind === "gap") expect(gapMessage("tcp://h:5557", r.step)).toMatch(/^sequence gap from tcp:\/\/h:5557: missed 3 batches \(seq 2–4\)/);
+    if (r.step.kind === "gap")
+      expect(gapMessage("tcp://h:5557", r.step)).toMatch(
+        /^sequence gap from tcp:\/\/h:5557: missed 3 batches \(seq 2–4\)/,
+      );
     expect(gapMessage("e", { from: 9n, to: 9n, missed: 1n })).toMatch(/missed 1 batch \(seq 9\)/);
   });
 });

@@ -68,10 +68,24 @@ export function mapBatch(batch: KvBatch, ctx: MapContext): MapResult {
     for (let at = 0; at < e.blockHashes.length; at += MAX_HASHES) {
       const part = e.blockHashes.slice(at, at + MAX_HASHES);
       if (e.type === "stored") {
-        events.push({ ...base, id: prefix + n++, kind: "kv.stored", block_hashes: part, parent_hash: parent, ...onTier });
+        events.push({
+          ...base,
+          id: prefix + n++,
+          kind: "kv.stored",
+          block_hashes: part,
+          parent_hash: parent,
+          ...onTier,
+        });
         parent = part[part.length - 1]!;
       } else {
-        events.push({ ...base, id: prefix + n++, kind: "kv.removed", block_hashes: part, reason: "capacity", ...onTier });
+        events.push({
+          ...base,
+          id: prefix + n++,
+          kind: "kv.removed",
+          block_hashes: part,
+          reason: "capacity",
+          ...onTier,
+        });
       }
     }
   }

@@ -18,7 +18,8 @@ export function advance(state: SequenceState, seq: bigint): { state: SequenceSta
   const after = { next: seq + 1n };
   if (state.next === null) return { state: after, step: { kind: "first" } };
   if (seq === state.next) return { state: after, step: { kind: "next" } };
-  if (seq > state.next) return { state: after, step: { kind: "gap", from: state.next, to: seq - 1n, missed: seq - state.next } };
+  if (seq > state.next)
+    return { state: after, step: { kind: "gap", from: state.next, to: seq - 1n, missed: seq - state.next } };
   return { state: after, step: { kind: "restart", expected: state.next } };
 }
 

@@ -24,8 +24,22 @@ export type MessageOutcome = {
 };
 
 /** Read one multipart message: frames → sequence verdict → msgpack batch → normalized events (pure). */
-export function readMessage(state: SequenceState, frames: readonly Uint8Array[], ctx: MessageContext): { state: SequenceState; outcome: MessageOutcome } {
-  const outcome: MessageOutcome = { events: [], seq: null, step: null, error: null, problems: [], unknown: {}, skippedMedia: {}, blockSize: null, dpRank: null };
+export function readMessage(
+  state: SequenceState,
+  frames: readonly Uint8Array[],
+  ctx: MessageContext,
+): { state: SequenceState; outcome: MessageOutcome } {
+  const outcome: MessageOutcome = {
+    events: [],
+    seq: null,
+    step: null,
+    error: null,
+    problems: [],
+    unknown: {},
+    skippedMedia: {},
+    blockSize: null,
+    dpRank: null,
+  };
   const split = splitFrames(frames);
   if (!split.ok) return { state, outcome: { ...outcome, error: split.error } };
   const { seq, payload } = split.frames;
@@ -39,13 +53,18 @@ export function readMessage(state: SequenceState, frames: readonly Uint8Array[],
 export type PayloadOutcome = Omit<MessageOutcome, "seq" | "step">;
 
 /** Decode and map one payload of a known sequence number (also used for replayed batches). */
-export function readPayload(
-  payload: Uint8Array,
-  seq: bigint,
-  ctx: MessageContext,
-): PayloadOutcome {
+export function readPayload(payload: Uint8Array, seq: bigint, ctx: MessageContext): PayloadOutcome {
   const decoded = decodeBatch(payload);
-  if (!decoded.ok) return { events: [], error: `seq ${seq}: ${decoded.error}`, problems: [], unknown: {}, skippedMedia: {}, blockSize: null, dpRank: null };
+  if (!decoded.ok)
+    return {
+      events: [],
+      error: `seq ${seq}: ${decoded.error}`,
+      problems: [],
+      unknown: {},
+      skippedMedia: {},
+      blockSize: null,
+      dpRank: null,
+    };
   const { batch } = decoded;
   const mapped = mapBatch(batch, { ...ctx, seq });
   let blockSize: number | null = null;

@@ -22,12 +22,29 @@ const seqFrame = (n: bigint) => {
   return b;
 };
 
-type KvRow = { op: string; worker_id: string; block_hashes: string | null; parent_hash: string | null; reason: string | null; ts: number; source: string };
+type KvRow = {
+  op: string;
+  worker_id: string;
+  block_hashes: string | null;
+  parent_hash: string | null;
+  reason: string | null;
+  ts: number;
+  source: string;
+};
 /** kv_events rows with their stored (binary) hashes read back as comma-joined decimals. */
 const kvRows = (db: Db): KvRow[] =>
-  (db.$client.prepare("SELECT op, worker_id, block_hashes, parent_hash, reason, ts, source FROM kv_events ORDER BY rowid").all() as (Omit<KvRow, "block_hashes" | "parent_hash"> & { block_hashes: Buffer | null; parent_hash: Buffer | null })[]).map(
-    (r) => ({ ...r, block_hashes: r.block_hashes && decodeHashes(r.block_hashes).join(","), parent_hash: decodeHash(r.parent_hash) }),
-  );
+  (
+    db.$client
+      .prepare("SELECT op, worker_id, block_hashes, parent_hash, reason, ts, source FROM kv_events ORDER BY rowid")
+      .all() as (Omit<KvRow, "block_hashes" | "parent_hash"> & {
+      block_hashes: Buffer | null;
+      parent_hash: Buffer | null;
+    })[]
+  ).map((r) => ({
+    ...r,
+    block_hashes: r.block_hashes && decodeHashes(r.block_hashes).join(","),
+    parent_hash: decodeHash(r.parent_hash),
+  }));
 
 /** The registry's reporter, plus a list of the error texts it was given. */
 function recordingReporter(db: Db, id: string) {
@@ -72,14 +89,48 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     await subscribed(pub);
 
     const sha = Uint8Array.from([...new Array(24).fill(0xee), 0, 0, 0, 0, 0, 0, 0x01, 0x00]); // low 64 bits = 256
-    const errorsShow = (re: RegExp) => vi.waitFor(() => expect(errors.join("\n")).toMatch(re), { timeout: 5_000, interval: 25 });
-    await pub.send(["kv", seqFrame(0n), pack([TS, [["BlockStored", [BIG, 5], null, new Array(32).fill(1), 16, null, "GPU"]], 0])]);
-    await pub.send(["kv", seqFrame(1n), pack({ ts: TS + 1, events: [{ type: "BlockStored", block_hashes: [sha], parent_block_hash: 5, token_ids: [], block_size: 16, lora_id: null, medium: "GPU" }, { type: "BlockRemoved", block_hashes: [BIG], medium: "GPU" }] })]);
+    const errorsShow = (re: RegExp) =>
+      vi.waitFor(() => expect(errors.join("\n")).toMatch(re), { timeout: 5_000, interval: 25 });
+    await pub.send([
+      "kv",
+      seqFrame(0n),
+      pack([TS, [["BlockStored", [BIG, 5], null, new Array(32).fill(1), 16, null, "GPU"]], 0]),
+    ]);
+    await pub.send([
+      "kv",
+      seqFrame(1n),
+      pack({
+        ts: TS + 1,
+        events: [
+          {
+            type: "BlockStored",
+            block_hashes: [sha],
+            parent_block_hash: 5,
+            token_ids: [],
+            block_size: 16,
+            lora_id: null,
+            medium: "GPU",
+          },
+          { type: "BlockRemoved", block_hashes: [BIG], medium: "GPU" },
+        ],
+      }),
+    ]);
     await pub.send(["other", seqFrame(99n), pack([TS, [["AllBlocksCleared"]]])]); // another topic: not subscribed
     await vi.waitFor(() => expect(kvRows(db)).toHaveLength(3), { timeout: 5_000, interval: 25 });
     expect(errors).toEqual([]);
     // seq 2 and 3 never sent: a gap
-    await pub.send(["kv", seqFrame(4n), pack([TS + 2, [["BlockRemoved", [5], "GPU"], ["BlockPinned", [1]], ["BlockStored", [7], null, [], 16, null, "TAPE"]]])]);
+    await pub.send([
+      "kv",
+      seqFrame(4n),
+      pack([
+        TS + 2,
+        [
+          ["BlockRemoved", [5], "GPU"],
+          ["BlockPinned", [1]],
+          ["BlockStored", [7], null, [], 16, null, "TAPE"],
+        ],
+      ]),
+    ]);
     await errorsShow(/missed 2 batches/);
     await pub.send(["kv", seqFrame(5n), Buffer.from([0xc1, 0x00])]); // malformed msgpack
     await errorsShow(/seq 5: payload is not valid msgpack/);
@@ -90,13 +141,55 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     await stop();
 
     expect(kvRows(db)).toEqual([
-      { op: "stored", worker_id: "w1", block_hashes: `${BIG_TEXT},5`, parent_hash: null, reason: null, ts: 1_764_417_600_500, source: "vllm-a" },
-      { op: "stored", worker_id: "w1", block_hashes: "256", parent_hash: "5", reason: null, ts: 1_764_417_601_500, source: "vllm-a" },
-      { op: "removed", worker_id: "w1", block_hashes: BIG_TEXT, parent_hash: null, reason: "capacity", ts: 1_764_417_601_500, source: "vllm-a" },
-      { op: "removed", worker_id: "w1", block_hashes: "5", parent_hash: null, reason: "capacity", ts: 1_764_417_602_500, source: "vllm-a" },
-      { op: "cleared", worker_id: "w1", block_hashes: null, parent_hash: null, reason: "cleared", ts: 1_764_417_603_500, source: "vllm-a" },
+      {
+        op: "stored",
+        worker_id: "w1",
+        block_hashes: `${BIG_TEXT},5`,
+        parent_hash: null,
+        reason: null,
+        ts: 1_764_417_600_500,
+        source: "vllm-a",
+      },
+      {
+        op: "stored",
+        worker_id: "w1",
+        block_hashes: "256",
+        parent_hash: "5",
+        reason: null,
+        ts: 1_764_417_601_500,
+        source: "vllm-a",
+      },
+      {
+        op: "removed",
+        worker_id: "w1",
+        block_hashes: BIG_TEXT,
+        parent_hash: null,
+        reason: "capacity",
+        ts: 1_764_417_601_500,
+        source: "vllm-a",
+      },
+      {
+        op: "removed",
+        worker_id: "w1",
+        block_hashes: "5",
+        parent_hash: null,
+        reason: "capacity",
+        ts: 1_764_417_602_500,
+        source: "vllm-a",
+      },
+      {
+        op: "cleared",
+        worker_id: "w1",
+        block_hashes: null,
+        parent_hash: null,
+        reason: "cleared",
+        ts: 1_764_417_603_500,
+        source: "vllm-a",
+      },
     ]);
-    expect(errors[0]).toBe(`sequence gap from ${endpoint}: missed 2 batches (seq 2–3); blocks stored or removed in them are unknown until the next clear`);
+    expect(errors[0]).toBe(
+      `sequence gap from ${endpoint}: missed 2 batches (seq 2–3); blocks stored or removed in them are unknown until the next clear`,
+    );
     expect(errors).toHaveLength(4);
     expect(errors[3]).toMatch(/^sequence gap .*missed 1 batch \(seq 6\).*; seq 7: event 1/);
 
@@ -125,14 +218,24 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     await router.bind("tcp://127.0.0.1:*");
     cleanups.push(() => router.close());
     const batches = new Map<bigint, Buffer>();
-    for (let s = 0n; s < 4n; s++) batches.set(s, Buffer.from(pack([TS + Number(s), [["BlockStored", [100n + s], s === 0n ? null : 99n + s, [], 16, null]]])));
+    for (let s = 0n; s < 4n; s++)
+      batches.set(
+        s,
+        Buffer.from(pack([TS + Number(s), [["BlockStored", [100n + s], s === 0n ? null : 99n + s, [], 16, null]]])),
+      );
     const requests: bigint[] = [];
     void (async () => {
       for await (const [client, , start] of router) {
         const from = start!.readBigUInt64BE(0);
         requests.push(from);
-        for (const s of kept) if (s >= from) await router.send([client!, Buffer.alloc(0), seqFrame(s), batches.get(s)!]);
-        await router.send([client!, Buffer.alloc(0), Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), Buffer.alloc(0)]);
+        for (const s of kept)
+          if (s >= from) await router.send([client!, Buffer.alloc(0), seqFrame(s), batches.get(s)!]);
+        await router.send([
+          client!,
+          Buffer.alloc(0),
+          Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+          Buffer.alloc(0),
+        ]);
       }
     })().catch(() => {});
 
@@ -143,7 +246,10 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     await subscribed(pub);
     await pub.send(["", seqFrame(0n), batches.get(0n)!]);
     await pub.send(["", seqFrame(3n), batches.get(3n)!]);
-    await vi.waitFor(() => expect(kvRows(db).map((r) => r.block_hashes)).toContain("103"), { timeout: 5_000, interval: 25 });
+    await vi.waitFor(() => expect(kvRows(db).map((r) => r.block_hashes)).toContain("103"), {
+      timeout: 5_000,
+      interval: 25,
+    });
     await stop();
     return { db, errors, requests, endpoint };
   }
@@ -153,28 +259,46 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     expect(requests).toEqual([1n]);
     expect(kvRows(db).map((r) => r.block_hashes)).toEqual(["100", "101", "102", "103"]);
     expect(errors).toEqual([]); // nothing was lost
-    expect(getSourceStatus(db, "vllm-r")).toMatchObject({ gaps: 0, eventsTotal: 4, detail: { replayed_batches: 2, recovered_gaps: 1, missed_batches: "0" } });
+    expect(getSourceStatus(db, "vllm-r")).toMatchObject({
+      gaps: 0,
+      eventsTotal: 4,
+      detail: { replayed_batches: 2, recovered_gaps: 1, missed_batches: "0" },
+    });
   });
 
   it("a replay that no longer has every missed batch still counts the gap and says how much it recovered", async () => {
     const { db, errors, endpoint } = await replayScenario("vllm-p", [2n, 3n]);
     expect(kvRows(db).map((r) => r.block_hashes)).toEqual(["100", "102", "103"]);
-    expect(errors).toEqual([`sequence gap from ${endpoint}: missed 2 batches (seq 1–2); blocks stored or removed in them are unknown until the next clear (replay recovered 1 of 2)`]);
-    expect(getSourceStatus(db, "vllm-p")).toMatchObject({ gaps: 1, detail: { replayed_batches: 1, recovered_gaps: 0, missed_batches: "1" } });
+    expect(errors).toEqual([
+      `sequence gap from ${endpoint}: missed 2 batches (seq 1–2); blocks stored or removed in them are unknown until the next clear (replay recovered 1 of 2)`,
+    ]);
+    expect(getSourceStatus(db, "vllm-p")).toMatchObject({
+      gaps: 1,
+      detail: { replayed_batches: 1, recovered_gaps: 0, missed_batches: "1" },
+    });
   });
 
   it("reconnects when the publisher comes back on the same address, and reports what it missed", async () => {
     const db = testDb();
     const first = await publisher();
     const { report, errors } = recordingReporter(db, "vllm-c");
-    const stop = startZmqSource(db, "vllm-c", zmqSourceConfig.parse({ endpoint: first.endpoint, worker_id: "w3" }), report, { flushMs: 30 });
+    const stop = startZmqSource(
+      db,
+      "vllm-c",
+      zmqSourceConfig.parse({ endpoint: first.endpoint, worker_id: "w3" }),
+      report,
+      { flushMs: 30 },
+    );
     cleanups.push(stop);
     await subscribed(first.pub);
     await first.pub.send(["", seqFrame(0n), pack([TS, [["BlockStored", [1], null, [], 16, null]]])]);
     await vi.waitFor(() => expect(kvRows(db)).toHaveLength(1), { timeout: 5_000, interval: 25 });
 
     first.pub.close();
-    await vi.waitFor(() => expect(errors.join("\n")).toMatch(/disconnected from .*; reconnecting/), { timeout: 5_000, interval: 25 });
+    await vi.waitFor(() => expect(errors.join("\n")).toMatch(/disconnected from .*; reconnecting/), {
+      timeout: 5_000,
+      interval: 25,
+    });
     const again = new XPublisher({ linger: 0 });
     await again.bind(first.endpoint);
     cleanups.push(() => again.close());
@@ -186,18 +310,39 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     await vi.waitFor(() => expect(kvRows(db)).toHaveLength(4), { timeout: 5_000, interval: 25 });
     await stop();
 
-    expect(kvRows(db).map((r) => `${r.op} ${r.block_hashes ?? ""}`.trim())).toEqual(["stored 1", "removed 1", "cleared", "stored 9"]);
+    expect(kvRows(db).map((r) => `${r.op} ${r.block_hashes ?? ""}`.trim())).toEqual([
+      "stored 1",
+      "removed 1",
+      "cleared",
+      "stored 9",
+    ]);
     expect(errors.join("\n")).toContain("missed 2 batches (seq 1–2)");
-    expect(getSourceStatus(db, "vllm-c")).toMatchObject({ gaps: 1, eventsTotal: 4, detail: { connected: true, restarts: 1 } });
+    expect(getSourceStatus(db, "vllm-c")).toMatchObject({
+      gaps: 1,
+      eventsTotal: 4,
+      detail: { connected: true, restarts: 1 },
+    });
   });
 
   it("reports an unreachable publisher instead of staying silent, and stops cleanly", async () => {
     const db = testDb();
     const { report, errors } = recordingReporter(db, "vllm-x");
-    const stop = startZmqSource(db, "vllm-x", zmqSourceConfig.parse({ endpoint: "tcp://127.0.0.1:9", worker_id: "w4" }), report, { flushMs: 20, heartbeatMs: 60 });
-    await vi.waitFor(() => expect(errors).toContain("not connected to tcp://127.0.0.1:9; retrying"), { timeout: 5_000, interval: 25 });
+    const stop = startZmqSource(
+      db,
+      "vllm-x",
+      zmqSourceConfig.parse({ endpoint: "tcp://127.0.0.1:9", worker_id: "w4" }),
+      report,
+      { flushMs: 20, heartbeatMs: 60 },
+    );
+    await vi.waitFor(() => expect(errors).toContain("not connected to tcp://127.0.0.1:9; retrying"), {
+      timeout: 5_000,
+      interval: 25,
+    });
     await stop();
-    expect(getSourceStatus(db, "vllm-x")).toMatchObject({ lastSuccessAt: null, lastError: "not connected to tcp://127.0.0.1:9; retrying" });
+    expect(getSourceStatus(db, "vllm-x")).toMatchObject({
+      lastSuccessAt: null,
+      lastError: "not connected to tcp://127.0.0.1:9; retrying",
+    });
   });
 });
 

@@ -41,7 +41,14 @@ export function startZmqSource(
   const flushMs = opts.flushMs ?? 250;
   const heartbeatMs = opts.heartbeatMs ?? 30_000;
   const replayTimeoutMs = opts.replayTimeoutMs ?? 2_000;
-  const sub = new Subscriber({ linger: 0, reconnectInterval: 500, reconnectMaxInterval: 10_000, heartbeatInterval: 5_000, heartbeatTimeout: 15_000, receiveHighWaterMark: 100_000 });
+  const sub = new Subscriber({
+    linger: 0,
+    reconnectInterval: 500,
+    reconnectMaxInterval: 10_000,
+    heartbeatInterval: 5_000,
+    heartbeatTimeout: 15_000,
+    receiveHighWaterMark: 100_000,
+  });
   let state: SequenceState = { next: null };
   let stopped = false;
   let connected = false;
@@ -52,12 +59,31 @@ export function startZmqSource(
   const pending: TelemetryEventInput[] = [];
   let gaps = 0;
   let errors: string[] = [];
-  const totals = { batches: 0, missed_batches: "0", replayed_batches: 0, recovered_gaps: 0, restarts: 0, malformed: 0, last_seq: null as string | null, block_size: null as number | null, dp_rank: null as number | null };
+  const totals = {
+    batches: 0,
+    missed_batches: "0",
+    replayed_batches: 0,
+    recovered_gaps: 0,
+    restarts: 0,
+    malformed: 0,
+    last_seq: null as string | null,
+    block_size: null as number | null,
+    dp_rank: null as number | null,
+  };
   const unknownTypes: Record<string, number> = {};
   const skippedMedia: Record<string, number> = {};
 
   const ctx = (): MessageContext => ({ sourceId: id, workerId: config.worker_id, receivedAt: now() });
-  const detail = () => ({ endpoint: config.endpoint, topic: config.topic, worker_id: config.worker_id, model: config.model ?? null, connected, ...totals, unknown_types: unknownTypes, skipped_media: skippedMedia });
+  const detail = () => ({
+    endpoint: config.endpoint,
+    topic: config.topic,
+    worker_id: config.worker_id,
+    model: config.model ?? null,
+    connected,
+    ...totals,
+    unknown_types: unknownTypes,
+    skipped_media: skippedMedia,
+  });
   const noteError = (message: string) => {
     if (errors.length < 50) errors.push(message);
   };
@@ -74,7 +100,9 @@ export function startZmqSource(
     if (o.dpRank !== null) totals.dp_rank = o.dpRank;
     if (o.blockSize !== null) {
       if (config.block_size !== undefined && o.blockSize !== config.block_size && totals.block_size !== o.blockSize) {
-        noteError(`publisher block_size ${o.blockSize} differs from the configured ${config.block_size}: block hashes will not match requests`);
+        noteError(
+          `publisher block_size ${o.blockSize} differs from the configured ${config.block_size}: block hashes will not match requests`,
+        );
       }
       totals.block_size = o.blockSize;
     }
@@ -99,7 +127,8 @@ export function startZmqSource(
     const errs = errors;
     errors = [];
     if (events.length === 0 && gapCount === 0 && errs.length === 0 && t - lastReportAt < heartbeatMs) return;
-    if (connected || events.length > 0 || gapCount > 0) report.ok(t, { events: accepted, gaps: gapCount, detail: detail() });
+    if (connected || events.length > 0 || gapCount > 0)
+      report.ok(t, { events: accepted, gaps: gapCount, detail: detail() });
     if (errs.length > 0) report.error(t, summarize(errs));
     else if (!connected && events.length === 0) report.error(t, `not connected to ${config.endpoint}; retrying`);
     lastReportAt = t;
@@ -146,7 +175,10 @@ export function startZmqSource(
       } else {
         gaps++;
         totals.missed_batches = (BigInt(totals.missed_batches) + step.missed - got).toString();
-        noteError(gapMessage(config.endpoint, step) + (config.replay_endpoint ? ` (replay recovered ${got} of ${step.missed})` : ""));
+        noteError(
+          gapMessage(config.endpoint, step) +
+            (config.replay_endpoint ? ` (replay recovered ${got} of ${step.missed})` : ""),
+        );
       }
     } else if (step?.kind === "restart") {
       totals.restarts++;
@@ -162,7 +194,11 @@ export function startZmqSource(
         report.ok(now(), { events: 0, detail: detail() });
       } else if (event.type === "disconnect" && connected) {
         connected = false;
-        if (!stopped) report.error(now(), `disconnected from ${config.endpoint}; reconnecting (batches sent meanwhile show as a gap)`);
+        if (!stopped)
+          report.error(
+            now(),
+            `disconnected from ${config.endpoint}; reconnecting (batches sent meanwhile show as a gap)`,
+          );
       } else if (event.type === "end") return;
     }
   };
@@ -204,7 +240,10 @@ export function startZmqSource(
 
 /** One status line for a pass's problems: gaps first (they matter most), then the others, at most three. */
 export function summarize(errors: readonly string[]): string {
-  const ordered = [...errors.filter((e) => e.startsWith("sequence gap")), ...errors.filter((e) => !e.startsWith("sequence gap"))];
+  const ordered = [
+    ...errors.filter((e) => e.startsWith("sequence gap")),
+    ...errors.filter((e) => !e.startsWith("sequence gap")),
+  ];
   const more = ordered.length > 3 ? ` (+${ordered.length - 3} more)` : "";
   return ordered.slice(0, 3).join("; ") + more;
 }

@@ -9,7 +9,10 @@ import { loginLimiter, serverDb } from "@/server/runtime";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-const input = z.object({ username: z.string().trim().toLowerCase().min(1, "required").max(64), password: z.string().min(1, "required").max(256) });
+const input = z.object({
+  username: z.string().trim().toLowerCase().min(1, "required").max(64),
+  password: z.string().min(1, "required").max(256),
+});
 
 /** Sign in with username and password; failures are rate-limited per account and per address. */
 export async function POST(req: Request): Promise<Response> {
@@ -18,7 +21,11 @@ export async function POST(req: Request): Promise<Response> {
     const limiter = loginLimiter();
     const address = clientAddress(req);
     const blocked = limiter.check(username, address, Date.now());
-    if (blocked) return Response.json({ error: blocked.message }, { status: 429, headers: { "retry-after": String(blocked.retryAfter) } });
+    if (blocked)
+      return Response.json(
+        { error: blocked.message },
+        { status: 429, headers: { "retry-after": String(blocked.retryAfter) } },
+      );
     const userId = await checkPassword(serverDb(), username, password);
     if (userId === null) {
       limiter.fail(username, address, Date.now());

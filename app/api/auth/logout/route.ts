@@ -9,5 +9,8 @@ export const dynamic = "force-dynamic";
 export function POST(req: Request): Response {
   if (!sameOriginRequest(req)) return Response.json({ error: "cross-origin request refused" }, { status: 403 });
   endSession(serverDb(), readCookie(req.headers.get("cookie"), SESSION_COOKIE));
-  return new Response(null, { status: 303, headers: { location: "/login", "set-cookie": clearedSessionCookie(isHttps(req)), "cache-control": "no-store" } });
+  return new Response(null, {
+    status: 303,
+    headers: { location: "/login", "set-cookie": clearedSessionCookie(isHttps(req)), "cache-control": "no-store" },
+  });
 }

@@ -7,7 +7,11 @@ import { serverDb } from "@/server/runtime";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-const input = z.object({ secret: z.string().min(1).max(200), username: usernameSchema.optional(), password: passwordSchema });
+const input = z.object({
+  secret: z.string().min(1).max(200),
+  username: usernameSchema.optional(),
+  password: passwordSchema,
+});
 
 /** Use a one-time setup link (first admin) or invite link (set a password), then sign in. */
 export async function POST(req: Request): Promise<Response> {

@@ -10,7 +10,8 @@ import { useTempServerEnv } from "@/test/server-env";
 
 const TOKEN = "sy_test_token_otlp_0123456789abcdef";
 const URL_ = "http://localhost/api/otlp/v1/logs";
-const fixture = (name: string) => JSON.parse(readFileSync(path.join(process.cwd(), "server/sources/otlp/fixtures", name), "utf8")) as object;
+const fixture = (name: string) =>
+  JSON.parse(readFileSync(path.join(process.cwd(), "server/sources/otlp/fixtures", name), "utf8")) as object;
 
 let restore: () => Promise<void>;
 let POST: typeof import("./route").POST;
@@ -49,16 +50,24 @@ describe("POST /api/otlp/v1/logs", () => {
     const res = await post(Buffer.from(encodeProtobufLogs(fixture("claude-code.json"))), "application/x-protobuf");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/x-protobuf");
-    const reply = decodeProtobufResponse(new Uint8Array(await res.arrayBuffer())) as { partialSuccess: { rejectedLogRecords: string; errorMessage: string } };
+    const reply = decodeProtobufResponse(new Uint8Array(await res.arrayBuffer())) as {
+      partialSuccess: { rejectedLogRecords: string; errorMessage: string };
+    };
     expect(reply.partialSuccess.rejectedLogRecords).toBe("2");
     expect(reply.partialSuccess.errorMessage).toMatch(/record 4: claude_code.api_request: session.id is missing/);
     expect(reply.partialSuccess.errorMessage).toMatch(/record 5: .*input_tokens/);
-    const turns = db.$client.prepare("SELECT request_id, input_tokens, cached_tokens, status, harness FROM requests WHERE session_id = 'cc-session-1' ORDER BY arrived_at").all();
+    const turns = db.$client
+      .prepare(
+        "SELECT request_id, input_tokens, cached_tokens, status, harness FROM requests WHERE session_id = 'cc-session-1' ORDER BY arrived_at",
+      )
+      .all();
     expect(turns).toEqual([
       { request_id: "req_011A", input_tokens: 20_120, cached_tokens: 18_000, status: "ok", harness: "claude_code" },
       expect.objectContaining({ status: "error" }),
     ]);
-    const status = db.$client.prepare("SELECT kind, name, events_total AS events FROM source_status WHERE id = 'otlp'").get();
+    const status = db.$client
+      .prepare("SELECT kind, name, events_total AS events FROM source_status WHERE id = 'otlp'")
+      .get();
     expect(status).toEqual({ kind: "otlp", name: "Harness OTLP logs", events: 3 });
   });
 
@@ -74,7 +83,22 @@ describe("POST /api/otlp/v1/logs", () => {
   });
 
   it("joins harness turns and tools with infrastructure telemetry of the same session in the trace", async () => {
-    const infra = { id: "infra-1", kind: "request", ts: 1_764_400_001_900, request_id: "dyn-1", session_id: "cc-session-1", api: "messages", model: "claude-sonnet-4-5", worker_id: "w3", arrived_at: 1_764_400_000_600, finished_at: 1_764_400_001_900, input_tokens: 20_120, cached_tokens: 17_000, output_tokens: 300, status: "ok" };
+    const infra = {
+      id: "infra-1",
+      kind: "request",
+      ts: 1_764_400_001_900,
+      request_id: "dyn-1",
+      session_id: "cc-session-1",
+      api: "messages",
+      model: "claude-sonnet-4-5",
+      worker_id: "w3",
+      arrived_at: 1_764_400_000_600,
+      finished_at: 1_764_400_001_900,
+      input_tokens: 20_120,
+      cached_tokens: 17_000,
+      output_tokens: 300,
+      status: "ok",
+    };
     expect((await submitEvents(db, [infra])).accepted).toBe(1);
     const rows = traceRows(db, "cc-session-1");
     expect(rows.turns.map((t) => [t.requestId, t.workerId])).toEqual([

@@ -28,13 +28,23 @@ export async function POST(req: Request): Promise<Response> {
     const db = serverDb();
     const result = await receiveLogs(parseLogsBody(bytes, type), (events) => submitEvents(db, events));
     const report = sourceReporter(db, "otlp", "otlp", "Harness OTLP logs");
-    report.ok(Date.now(), { events: result.accepted, ...(result.rejected && { detail: { rejected: result.rejected, last_error: result.errorMessage.slice(0, 500) } }) });
+    report.ok(Date.now(), {
+      events: result.accepted,
+      ...(result.rejected && { detail: { rejected: result.rejected, last_error: result.errorMessage.slice(0, 500) } }),
+    });
     if (type === "application/json") {
-      const body = result.rejected ? { partialSuccess: { rejectedLogRecords: String(result.rejected), errorMessage: result.errorMessage } } : {};
+      const body = result.rejected
+        ? { partialSuccess: { rejectedLogRecords: String(result.rejected), errorMessage: result.errorMessage } }
+        : {};
       return Response.json(body);
     }
-    return new Response(Buffer.from(encodeProtobufResponse(result.rejected, result.errorMessage)), { headers: { "content-type": "application/x-protobuf" } });
+    return new Response(Buffer.from(encodeProtobufResponse(result.rejected, result.errorMessage)), {
+      headers: { "content-type": "application/x-protobuf" },
+    });
   } catch (err) {
-    return errorResponse(err, err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined);
+    return errorResponse(
+      err,
+      err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined,
+    );
   }
 }

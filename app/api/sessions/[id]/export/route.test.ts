@@ -16,25 +16,87 @@ let readToken: string;
 function session(sid: string, p: string, h: number): Raw[] {
   const decision = (rid: string, at: number, traj: string) =>
     minimal["route.decision"]({
-      id: `${p}-rd-${rid}`, ts: at, request_id: `${p}-${rid}`, session_id: sid, trajectory_id: traj, prompt_blocks: 3, chosen_worker_id: "w1",
-      candidates: [{ worker_id: "w1", overlap_blocks: 1, prefill_blocks: 2, decode_blocks: 0, cost: 2 }, { worker_id: "w2", overlap_blocks: 0, prefill_blocks: 3, decode_blocks: 5, cost: 8 }],
+      id: `${p}-rd-${rid}`,
+      ts: at,
+      request_id: `${p}-${rid}`,
+      session_id: sid,
+      trajectory_id: traj,
+      prompt_blocks: 3,
+      chosen_worker_id: "w1",
+      candidates: [
+        { worker_id: "w1", overlap_blocks: 1, prefill_blocks: 2, decode_blocks: 0, cost: 2 },
+        { worker_id: "w2", overlap_blocks: 0, prefill_blocks: 3, decode_blocks: 5, cost: 8 },
+      ],
     });
   const request = (rid: string, at: number, traj: string, o: Raw) =>
     minimal.request({
-      id: `${p}-req-${rid}`, request_id: `${p}-${rid}`, session_id: sid, trajectory_id: traj, harness: "claude_code", session_type: "coding", worker_id: "w1",
-      arrived_at: at, first_token_at: at + 300, finished_at: at + 1_000, ts: at + 1_000, output_tokens: 40, reasoning_tokens: 7, block_size: 4,
-      policy_versions: { retention: 3, routing: 2 }, ...o,
+      id: `${p}-req-${rid}`,
+      request_id: `${p}-${rid}`,
+      session_id: sid,
+      trajectory_id: traj,
+      harness: "claude_code",
+      session_type: "coding",
+      worker_id: "w1",
+      arrived_at: at,
+      first_token_at: at + 300,
+      finished_at: at + 1_000,
+      ts: at + 1_000,
+      output_tokens: 40,
+      reasoning_tokens: 7,
+      block_size: 4,
+      policy_versions: { retention: 3, routing: 2 },
+      ...o,
     });
   return [
     decision("a", T0, "main"),
-    request("a", T0, "main", { input_tokens: 14, cached_tokens: 0, sequence_hashes: [`${h + 1}`, `${h + 2}`, `${h + 3}`], local_hashes: ["11", "12", "13"] }),
-    minimal.tool({ id: `${p}-tool-1`, session_id: sid, trajectory_id: "main", request_id: `${p}-a`, tool_call_id: `${p}-call-1`, name: "Bash", started_at: T0 + 1_000, ended_at: T0 + 1_800, status: "succeeded", output_tokens: 120 }),
-    minimal.reasoning({ id: `${p}-rs-1`, request_id: `${p}-a`, tool_call_id: `${p}-call-1`, tokens: 30, started_at: T0 + 300, ended_at: T0 + 600 }),
+    request("a", T0, "main", {
+      input_tokens: 14,
+      cached_tokens: 0,
+      sequence_hashes: [`${h + 1}`, `${h + 2}`, `${h + 3}`],
+      local_hashes: ["11", "12", "13"],
+    }),
+    minimal.tool({
+      id: `${p}-tool-1`,
+      session_id: sid,
+      trajectory_id: "main",
+      request_id: `${p}-a`,
+      tool_call_id: `${p}-call-1`,
+      name: "Bash",
+      started_at: T0 + 1_000,
+      ended_at: T0 + 1_800,
+      status: "succeeded",
+      output_tokens: 120,
+    }),
+    minimal.reasoning({
+      id: `${p}-rs-1`,
+      request_id: `${p}-a`,
+      tool_call_id: `${p}-call-1`,
+      tokens: 30,
+      started_at: T0 + 300,
+      ended_at: T0 + 600,
+    }),
     decision("c", T0 + 2_000, "sub-1"),
-    request("c", T0 + 2_000, "sub-1", { parent_trajectory_id: "main", input_tokens: 8, cached_tokens: 0, sequence_hashes: [`${h + 7}`, `${h + 8}`], local_hashes: ["17", "18"] }),
+    request("c", T0 + 2_000, "sub-1", {
+      parent_trajectory_id: "main",
+      input_tokens: 8,
+      cached_tokens: 0,
+      sequence_hashes: [`${h + 7}`, `${h + 8}`],
+      local_hashes: ["17", "18"],
+    }),
     decision("b", T0 + 5_000, "main"),
-    request("b", T0 + 5_000, "main", { input_tokens: 22, cached_tokens: 4, sequence_hashes: [`${h + 1}`, `${h + 2}`, `${h + 3}`, `${h + 4}`, `${h + 5}`], local_hashes: ["11", "12", "13", "14", "15"] }),
-    minimal.reasoning({ id: `${p}-rs-2`, request_id: `${p}-b`, tokens: 9, started_at: T0 + 5_300, ended_at: T0 + 5_500 }),
+    request("b", T0 + 5_000, "main", {
+      input_tokens: 22,
+      cached_tokens: 4,
+      sequence_hashes: [`${h + 1}`, `${h + 2}`, `${h + 3}`, `${h + 4}`, `${h + 5}`],
+      local_hashes: ["11", "12", "13", "14", "15"],
+    }),
+    minimal.reasoning({
+      id: `${p}-rs-2`,
+      request_id: `${p}-b`,
+      tokens: 9,
+      started_at: T0 + 5_300,
+      ended_at: T0 + 5_500,
+    }),
   ];
 }
 
@@ -62,23 +124,45 @@ afterAll(async () => {
 /** GET the export the way Next calls the handler (params decoded from the path). */
 function get(id: string, token: string | null = readToken, query = ""): Promise<Response> {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  return GET(new Request(`http://localhost/api/sessions/${encodeURIComponent(id)}/export${query}`, { headers }), { params: Promise.resolve({ id }) });
+  return GET(new Request(`http://localhost/api/sessions/${encodeURIComponent(id)}/export${query}`, { headers }), {
+    params: Promise.resolve({ id }),
+  });
 }
 
 const CHAINS_SID = "exp-chains";
 const EDGES = ["0", "9223372036854775807", "9223372036854775808", "18446744073709551615"];
 /** n distinct u64 decimal strings starting with the edge values; `salt` makes another chain. */
-const chain = (n: number, salt: number) => [...EDGES, ...Array.from({ length: n - EDGES.length }, (_, i) => String(BigInt(i + 1) * 2_654_435_761n + BigInt(salt)))].slice(0, n);
+const chain = (n: number, salt: number) =>
+  [
+    ...EDGES,
+    ...Array.from({ length: n - EDGES.length }, (_, i) => String(BigInt(i + 1) * 2_654_435_761n + BigInt(salt))),
+  ].slice(0, n);
 /** Chains of 1, 2,000 and 65,536 blocks, full, and each extended by a compact turn (prefix_of). */
 function chainTurns(): Raw[] {
   const turn = (rid: string, at: number, traj: string, o: Raw) =>
-    minimal.request({ id: `ch-${rid}`, request_id: rid, session_id: CHAINS_SID, trajectory_id: traj, arrived_at: at, ts: at, input_tokens: 10, cached_tokens: 0, ...o });
+    minimal.request({
+      id: `ch-${rid}`,
+      request_id: rid,
+      session_id: CHAINS_SID,
+      trajectory_id: traj,
+      arrived_at: at,
+      ts: at,
+      input_tokens: 10,
+      cached_tokens: 0,
+      ...o,
+    });
   const out: Raw[] = [];
   [1, 2_000, 65_536].forEach((n, k) => {
     const seq = chain(n, k);
     const local = chain(n, k + 10).reverse();
     out.push(turn(`c${n}`, T0 + k * 10, `t${k}`, { sequence_hashes: seq, local_hashes: local }));
-    out.push(turn(`c${n}+`, T0 + k * 10 + 1, `t${k}`, { prefix_of: { request_id: `c${n}`, blocks: n }, sequence_hashes: EDGES, local_hashes: [...EDGES].reverse() }));
+    out.push(
+      turn(`c${n}+`, T0 + k * 10 + 1, `t${k}`, {
+        prefix_of: { request_id: `c${n}`, blocks: n },
+        sequence_hashes: EDGES,
+        local_hashes: [...EDGES].reverse(),
+      }),
+    );
   });
   return out;
 }
@@ -91,12 +175,27 @@ function attachmentName(h: string | null): string | null {
 
 type Exported = {
   schema: string;
-  session: { id: string; harness: string | null; session_type: string | null; totals: { turns: number; input_tokens: number; cached_tokens: number; tool_calls: number } };
+  session: {
+    id: string;
+    harness: string | null;
+    session_type: string | null;
+    totals: { turns: number; input_tokens: number; cached_tokens: number; tool_calls: number };
+  };
   trajectories: {
     trajectory_id: string;
     parent_trajectory_id: string | null;
     role: string;
-    turns: { request_id: string; input_tokens: number; cached_tokens: number; output_tokens: number; reasoning_tokens: number | null; worker_id: string | null; runner_up: { worker_id: string } | null; policy_versions: Record<string, number> | null; recomputed: Record<(typeof CAUSES)[number], number> | null }[];
+    turns: {
+      request_id: string;
+      input_tokens: number;
+      cached_tokens: number;
+      output_tokens: number;
+      reasoning_tokens: number | null;
+      worker_id: string | null;
+      runner_up: { worker_id: string } | null;
+      policy_versions: Record<string, number> | null;
+      recomputed: Record<(typeof CAUSES)[number], number> | null;
+    }[];
     tools: { tool_call_id: string; name: string; reasoning: { tokens: number }[] }[];
     reasoning: { tokens: number; request_id: string }[];
   }[];
@@ -119,12 +218,28 @@ describe("GET /api/sessions/[id]/export", () => {
   it("holds the session, its trajectories and every turn with tokens, worker, runner-up and policy versions", async () => {
     const doc = (await (await get(SID)).json()) as Exported;
     expect(doc.schema).toBe("switchyard.session.v1");
-    expect(doc.session).toMatchObject({ id: SID, harness: "claude_code", session_type: "coding", totals: { turns: 3, input_tokens: 44, cached_tokens: 4, tool_calls: 1 } });
-    expect(doc.trajectories.map((t) => [t.trajectory_id, t.role, t.parent_trajectory_id])).toEqual([["main", "main", null], ["sub-1", "subagent", "main"]]);
+    expect(doc.session).toMatchObject({
+      id: SID,
+      harness: "claude_code",
+      session_type: "coding",
+      totals: { turns: 3, input_tokens: 44, cached_tokens: 4, tool_calls: 1 },
+    });
+    expect(doc.trajectories.map((t) => [t.trajectory_id, t.role, t.parent_trajectory_id])).toEqual([
+      ["main", "main", null],
+      ["sub-1", "subagent", "main"],
+    ]);
     const [main, sub] = doc.trajectories;
     expect(main!.turns.map((u) => u.request_id)).toEqual(["x-a", "x-b"]);
     expect(sub!.turns.map((u) => u.request_id)).toEqual(["x-c"]);
-    expect(main!.turns[1]).toMatchObject({ input_tokens: 22, cached_tokens: 4, output_tokens: 40, reasoning_tokens: 7, worker_id: "w1", runner_up: { worker_id: "w2" }, policy_versions: { retention: 3, routing: 2 } });
+    expect(main!.turns[1]).toMatchObject({
+      input_tokens: 22,
+      cached_tokens: 4,
+      output_tokens: 40,
+      reasoning_tokens: 7,
+      worker_id: "w1",
+      runner_up: { worker_id: "w2" },
+      policy_versions: { retention: 3, routing: 2 },
+    });
   });
 
   it("gives every turn its recomputed tokens by cause, summing to input − cached", async () => {
@@ -135,7 +250,10 @@ describe("GET /api/sessions/[id]/export", () => {
       expect(u.recomputed, u.request_id).not.toBeNull();
       expect(Object.keys(u.recomputed!).sort()).toEqual([...CAUSES].sort());
       for (const c of CAUSES) expect(u.recomputed![c]).toBeGreaterThanOrEqual(0);
-      expect(CAUSES.reduce((s, c) => s + u.recomputed![c], 0), u.request_id).toBe(u.input_tokens - u.cached_tokens);
+      expect(
+        CAUSES.reduce((s, c) => s + u.recomputed![c], 0),
+        u.request_id,
+      ).toBe(u.input_tokens - u.cached_tokens);
     }
     // The first turn has nothing before it: all of its full blocks are cold.
     expect(turns.find((u) => u.request_id === "x-a")!.recomputed!.cold).toBeGreaterThan(0);
@@ -185,7 +303,9 @@ describe("GET /api/sessions/[id]/export", () => {
   it("?chains=1 gives every turn its exact chains: u64 edges, 1, 2,000 and 65,536 blocks, full or compact as sent", async () => {
     const res = await get(CHAINS_SID, readToken, "?chains=1");
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { trajectories: { turns: { request_id: string; sequence_hashes: string[]; local_hashes: string[] }[] }[] };
+    const doc = (await res.json()) as {
+      trajectories: { turns: { request_id: string; sequence_hashes: string[]; local_hashes: string[] }[] }[];
+    };
     const got = new Map(doc.trajectories.flatMap((t) => t.turns).map((u) => [u.request_id, u]));
     [1, 2_000, 65_536].forEach((n, k) => {
       const seq = chain(n, k);
@@ -200,7 +320,9 @@ describe("GET /api/sessions/[id]/export", () => {
   it("leaves the chains out without ?chains=1, and gives null lists to turns that carried none", async () => {
     const plain = (await (await get(CHAINS_SID)).json()) as { trajectories: { turns: Record<string, unknown>[] }[] };
     expect(plain.trajectories[0]!.turns[0]).not.toHaveProperty("sequence_hashes");
-    const withChains = (await (await get(SID, readToken, "?chains=1")).json()) as Exported & { trajectories: { turns: { sequence_hashes: string[] | null }[] }[] };
+    const withChains = (await (await get(SID, readToken, "?chains=1")).json()) as Exported & {
+      trajectories: { turns: { sequence_hashes: string[] | null }[] }[];
+    };
     expect(withChains.trajectories[0]!.turns[1]!.sequence_hashes).toEqual(["101", "102", "103", "104", "105"]);
   });
 });

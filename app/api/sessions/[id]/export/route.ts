@@ -13,17 +13,26 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
   const { id } = await params;
   try {
     const db = serverDb();
-    const trace = await createCaller({ db, now: Date.now, actor: requestActor(db, req, Date.now()) }).sessions.byId({ id });
+    const trace = await createCaller({ db, now: Date.now, actor: requestActor(db, req, Date.now()) }).sessions.byId({
+      id,
+    });
     const chains = new URL(req.url).searchParams.get("chains") === "1" ? sessionChains(db, id) : undefined;
     return new Response(JSON.stringify(sessionExport(trace, chains), null, 2), {
-      headers: { "content-type": "application/json", "content-disposition": `attachment; filename="session-${id.replace(/[^\w.-]/g, "_")}.json"` },
+      headers: {
+        "content-type": "application/json",
+        "content-disposition": `attachment; filename="session-${id.replace(/[^\w.-]/g, "_")}.json"`,
+      },
     });
   } catch (err) {
     // An id the procedure's input rejects (e.g. longer than any stored id) is the caller's mistake, not a server failure.
     if (err instanceof TRPCError && (err.code === "UNAUTHORIZED" || err.code === "FORBIDDEN")) {
-      return Response.json({ error: "sign in or send a read token (Authorization: Bearer <token>)" }, { status: err.code === "UNAUTHORIZED" ? 401 : 403 });
+      return Response.json(
+        { error: "sign in or send a read token (Authorization: Bearer <token>)" },
+        { status: err.code === "UNAUTHORIZED" ? 401 : 403 },
+      );
     }
-    if (err instanceof TRPCError && err.code === "BAD_REQUEST") return Response.json({ error: "invalid session id" }, { status: 400 });
+    if (err instanceof TRPCError && err.code === "BAD_REQUEST")
+      return Response.json({ error: "invalid session id" }, { status: 400 });
     const notFound = err instanceof Error && /no session/.test(err.message);
     return Response.json({ error: notFound ? "session not found" : "export failed" }, { status: notFound ? 404 : 500 });
   }
