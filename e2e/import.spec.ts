@@ -78,13 +78,11 @@ test("a truncated gzip upload says where it broke and keeps what came before", a
   const whole = agentTrace(session, 200);
   await page.goto("/sources");
   const card = page.getByRole("region", { name: "Import trace files" });
-  await card
-    .getByLabel("Trace files")
-    .setInputFiles({
-      name: "cut.jsonl.gz",
-      mimeType: "application/gzip",
-      buffer: whole.subarray(0, whole.length >> 1),
-    });
+  await card.getByLabel("Trace files").setInputFiles({
+    name: "cut.jsonl.gz",
+    mimeType: "application/gzip",
+    buffer: whole.subarray(0, whole.length >> 1),
+  });
   await card.getByRole("button", { name: "Import" }).click();
   const item = card.getByRole("listitem", { name: "cut.jsonl.gz" });
   await expect(item.getByRole("status")).toContainText("Import incomplete");

@@ -65,15 +65,13 @@ function makeEvents(n: number): TelemetryEventInput[] {
     } else if (roll < 0.7) {
       out.push({ id: `kr-${i}`, kind: "kv.removed", ts, worker_id, block_hashes: hashes(16), reason: "capacity" });
     } else if (roll < 0.8) {
-      const candidates = workers
-        .slice(0, 8)
-        .map((c, k) => ({
-          worker_id: c,
-          overlap_blocks: k * 3,
-          prefill_blocks: 60,
-          decode_blocks: 10 + k,
-          cost: 60 - k * 3 + 10 + k,
-        }));
+      const candidates = workers.slice(0, 8).map((c, k) => ({
+        worker_id: c,
+        overlap_blocks: k * 3,
+        prefill_blocks: 60,
+        decode_blocks: 10 + k,
+        cost: 60 - k * 3 + 10 + k,
+      }));
       out.push({
         id: `rd-${i}`,
         kind: "route.decision",

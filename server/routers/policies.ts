@@ -99,20 +99,18 @@ export const policiesRouter = router({
   }),
 
   /** Publish a document on top of baseVersion (null for the first); a stale base is a CONFLICT with the diff. */
-  publish: operatorProcedure
-    .input(publishInput)
-    .mutation(({ ctx, input }) =>
-      outcome(
-        publishVersion(ctx.db, {
-          kind: input.kind,
-          document: input.document,
-          baseVersion: input.baseVersion,
-          author: authorOf(ctx),
-          comment: input.comment,
-          now: ctx.now(),
-        }),
-      ),
+  publish: operatorProcedure.input(publishInput).mutation(({ ctx, input }) =>
+    outcome(
+      publishVersion(ctx.db, {
+        kind: input.kind,
+        document: input.document,
+        baseVersion: input.baseVersion,
+        author: authorOf(ctx),
+        comment: input.comment,
+        now: ctx.now(),
+      }),
     ),
+  ),
 
   /** Publish an earlier version's content as a new version on top of baseVersion. */
   rollback: operatorProcedure
