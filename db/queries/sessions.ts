@@ -1,5 +1,6 @@
 import type { ReasoningRow, ToolRow, TurnRow } from "../../server/analysis/sessions";
 import type { Db } from "../client";
+import type { DecisionListRow } from "./routing";
 
 // Reads for the sessions list and the session trace. Lists are bounded and keyset-paged.
 
@@ -203,24 +204,7 @@ export function decisionOf(db: Db, requestId: string) {
          (SELECT r.block_size FROM requests r WHERE r.request_id = d.request_id LIMIT 1) AS blockSize
        FROM route_decisions d WHERE d.request_id = ? ORDER BY d.ts DESC LIMIT 1`,
     )
-    .get(requestId) as
-    | {
-        id: string;
-        ts: number;
-        requestId: string;
-        sessionId: string | null;
-        promptBlocks: number;
-        chosenWorkerId: string;
-        chosenOverlapBlocks: number;
-        bestOverlapBlocks: number;
-        candidateCount: number;
-        candidates: string;
-        overlapCredit: number;
-        prefillLoadScale: number;
-        temperature: number;
-        blockSize: number | null;
-      }
-    | undefined;
+    .get(requestId) as DecisionListRow | undefined;
 }
 
 /** Recomputed tokens by cause per bucket of `step` ms over [from, to), from the per-minute sums; empty buckets absent. */
