@@ -206,7 +206,7 @@ test("the storage card shows the database size and the oldest data kept per kind
   await page.goto("/sources");
   const card = page.getByTestId("storage-card");
   await expect(card.getByRole("heading", { name: "Storage" })).toBeVisible();
-  await expect(card.getByTestId("database-size")).toHaveText(/Database size: [\d.]+ (kB|MB|GB)/);
+  await expect(card.getByTestId("database-size")).toHaveText(/Database size: [\d.]+ (B|KiB|MiB|GiB)/);
   const requests = card.getByRole("row", { name: /^Requests / });
   await expect(requests).toBeVisible();
   await expect(requests.getByRole("cell").nth(1)).toHaveText("30 days");

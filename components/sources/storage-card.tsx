@@ -2,7 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
-import { formatBytes } from "@/server/analysis/storage";
+import { formatBytes, formatDateTime } from "@/components/format";
 
 const REFRESH_MS = 30_000;
 
@@ -42,7 +42,7 @@ export function StorageCard() {
                 {d.kinds.map((k) => (
                   <tr key={k.table}>
                     <th scope="row">{k.label}</th>
-                    <td>{k.oldest === null ? "none" : new Date(k.oldest).toLocaleString()}</td>
+                    <td>{k.oldest === null ? "none" : formatDateTime(k.oldest)}</td>
                     <td>{k.keptFor}</td>
                   </tr>
                 ))}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, keptFor, storageSummary } from "./storage";
+import { keptFor, storageSummary } from "./storage";
 
 const S = { rawHours: 24, days: 30, summaryDays: 400 };
 
@@ -32,17 +32,5 @@ describe("storageSummary", () => {
     ["summary", S, "400 days"],
   ] as const)("keptFor(%s)", (tier, s, want) => {
     expect(keptFor(tier, s)).toBe(want);
-  });
-});
-
-describe("formatBytes", () => {
-  it.each([
-    [0, "0 B"],
-    [999, "999 B"],
-    [1_500, "1.5 kB"],
-    [12_345_678, "12 MB"],
-    [2_500_000_000, "2.5 GB"],
-  ])("%i → %s", (n, want) => {
-    expect(formatBytes(n)).toBe(want);
   });
 });

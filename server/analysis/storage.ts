@@ -29,16 +29,3 @@ export function storageSummary(
     kinds: kinds.map((k) => ({ table: k.table, label: k.label, oldest: k.oldest, keptFor: keptFor(k.tier, s) })),
   };
 }
-
-/** Bytes as "12.3 MB" (decimal units, as disk tools show them). */
-export function formatBytes(n: number): string {
-  if (n < 1_000) return `${n} B`;
-  const units = ["kB", "MB", "GB", "TB"];
-  let v = n / 1_000;
-  let u = 0;
-  while (v >= 1_000 && u < units.length - 1) {
-    v /= 1_000;
-    u++;
-  }
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
-}
