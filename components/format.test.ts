@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  formatMsPair,
   formatAgo,
   formatBytes,
   formatCompact,
@@ -60,6 +61,15 @@ describe("formatPercentPoints", () => {
     [0, "0.0%"],
     [null, "—"],
   ])("formatPercentPoints(%j) = %s", (v, out) => expect(formatPercentPoints(v)).toBe(out));
+});
+
+describe("formatMsPair", () => {
+  it.each<[number | null, number | null, string]>([
+    [20, 135, "20 / 135 ms"],
+    [20, 12_345, "20 ms / 12.3 s"],
+    [null, 40, "— / 40 ms"],
+    [null, null, "— / —"],
+  ])("formatMsPair(%j, %j) = %s", (a, b, out) => expect(formatMsPair(a, b)).toBe(out));
 });
 
 describe("formatMs", () => {

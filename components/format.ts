@@ -23,6 +23,12 @@ export function formatMs(ms: Maybe): string {
   return `${(ms / 3_600_000).toFixed(1)} h`;
 }
 
+/** Two durations as one value ("20 / 135 ms" when both are in ms, else "8 ms / 12.3 s"): p50 / p95 on a card. */
+export function formatMsPair(a: Maybe, b: Maybe): string {
+  const [x, y] = [formatMs(a), formatMs(b)];
+  return x.endsWith(" ms") && y.endsWith(" ms") ? `${x.slice(0, -3)} / ${y}` : `${x} / ${y}`;
+}
+
 /** A value already in percent points (0..100, as charts hold it) as "95.0%". */
 export function formatPercentPoints(points: Maybe, digits = 1): string {
   return missing(points) ? NO_DATA : `${points.toFixed(digits)}%`;

@@ -61,7 +61,7 @@ test("a worker's ITL and preemptions, and a turn's, reach the worker page and th
   ]);
 
   await page.goto(`/workers/${encodeURIComponent(w)}?range=15m`);
-  await expect(page.getByTestId("kpi-itl")).toContainText("20 ms / 90 ms");
+  await expect(page.getByTestId("kpi-itl")).toContainText("20 / 90 ms");
   await expect(page.getByTestId("kpi-preemptions")).toHaveText("5");
   await expect(page.getByText("512 tokens per pass")).toBeVisible();
 

@@ -5,10 +5,12 @@ import {
   formatCount,
   formatDateTime,
   formatMs,
+  formatMsPair,
   formatPercent,
   formatRange,
   formatRate,
   formatRoles,
+  NO_DATA,
 } from "@/components/format";
 import { KpiCard } from "@/components/ui/kpi-card";
 import { CachedTierCard } from "@/components/ui/cached-tier-card";
@@ -109,7 +111,7 @@ export function OverviewView() {
           <KpiCard
             id="kpi-itl"
             label="ITL p50 / p95"
-            value={d ? `${formatMs(d.itlP50Ms)} / ${formatMs(d.itlP95Ms)}` : "—"}
+            value={d ? formatMsPair(d.itlP50Ms, d.itlP95Ms) : NO_DATA}
             note="inter-token latency per request"
             loading={loading}
             trend={trend("itlP95Ms")}

@@ -7,7 +7,7 @@ import { ClassStacksChart } from "@/components/charts/class-stacks-chart";
 import { EvictionBars } from "@/components/charts/eviction-bars";
 import { PercentLinesChart } from "@/components/charts/percent-lines-chart";
 import { describeBuckets } from "@/components/charts/prepare/buckets";
-import { formatAgo, formatCount, formatMs, formatPercent, NO_DATA } from "@/components/format";
+import { formatAgo, formatCount, formatMsPair, formatPercent, NO_DATA } from "@/components/format";
 import { classStacks, percentSeries } from "@/components/charts/prepare/workers";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LostDecisionsTable } from "@/components/tables/lost-decisions-table";
@@ -115,7 +115,7 @@ export function WorkerDetailView({ id }: { id: string }) {
           <KpiCard
             id="kpi-itl"
             label="ITL p50 / p95"
-            value={d ? `${formatMs(d.decode.itlP50Ms)} / ${formatMs(d.decode.itlP95Ms)}` : NO_DATA}
+            value={d ? formatMsPair(d.decode.itlP50Ms, d.decode.itlP95Ms) : NO_DATA}
             note="inter-token latency per request"
             loading={loading}
           />
