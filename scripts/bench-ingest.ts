@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDb } from "../db/client";
-import { rowOf, tables } from "../db/queries/ingest";
+import { rowOf, tables } from "../db/queries/ingest-rows";
 import { parseEvent, type TelemetryEvent, type TelemetryEventInput } from "../server/ingest/events";
 import { buildIfNeeded } from "./build-if-needed";
 import { waitForHealth } from "./wait-for-health";

@@ -1,0 +1,406 @@
+import type { TelemetryEvent } from "../../server/ingest/events";
+import { encodeHash, encodeHashes } from "../../server/ingest/chain-codec";
+import { CHAIN_COLUMNS, type ChainColumns } from "./ingest-chains";
+import { overlaps } from "./ingest-rollups";
+
+// How each kind of event is stored: its table's INSERT and the row it becomes (column order matches).
+
+export type Row = (string | number | Buffer | null)[];
+type Table = { sql: string; row: (e: never) => Row };
+
+const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+export const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
+const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : encodeHashes(v));
+/** A request's chains stored whole, no base (rowOf; it ignores prefix_of): storeEvents stores them compactly instead. */
+const wholeChains = (e: Extract<TelemetryEvent, { kind: "request" }>): ChainColumns => [
+  hashesOrNull(e.sequence_hashes),
+  hashesOrNull(e.local_hashes),
+  null,
+  0,
+  0,
+  e.sequence_hashes?.length ?? null,
+  e.local_hashes?.length ?? null,
+];
+
+/** A request row's columns before the chain columns. */
+export const requestHead = (e: Extract<TelemetryEvent, { kind: "request" }>): Row => [
+  e.id,
+  e.ts,
+  e.request_id,
+  opt(e.session_id),
+  opt(e.trajectory_id),
+  opt(e.parent_trajectory_id),
+  opt(e.session_type),
+  opt(e.harness),
+  e.api,
+  e.model,
+  opt(e.worker_id),
+  e.arrived_at,
+  opt(e.first_token_at),
+  opt(e.finished_at),
+  e.input_tokens,
+  e.cached_tokens,
+  e.output_tokens,
+  opt(e.reasoning_tokens),
+  opt(e.finish_reason),
+  e.status,
+  json(e.agent_hints),
+  opt(e.block_size),
+  json(e.policy_versions),
+  opt(e.source),
+  opt(e.itl_ms_mean),
+  opt(e.itl_ms_p95),
+  opt(e.preemptions),
+  ...tierColumns(e),
+];
+
+function insert(table: string, columns: string[]): string {
+  return `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT(id) DO NOTHING`;
+}
+
+const kvCols = [
+  "id",
+  "ts",
+  "op",
+  "worker_id",
+  "block_count",
+  "block_hashes",
+  "parent_hash",
+  "local_hashes",
+  "retention_class",
+  "session_id",
+  "reason",
+  "source",
+  "storage_tier",
+  "onboarded_from",
+];
+const workerEventCols = [
+  "id",
+  "ts",
+  "kind",
+  "worker_id",
+  "role",
+  "model",
+  "kv_total_blocks",
+  "block_size",
+  "reason",
+  "source",
+];
+
+/** Insert SQL and row mapping per event kind (column order matches). */
+export const tables: Record<TelemetryEvent["kind"], Table> = {
+  "worker.up": {
+    sql: insert("worker_events", workerEventCols),
+    row: (e: Extract<TelemetryEvent, { kind: "worker.up" }>) => [
+      e.id,
+      e.ts,
+      e.kind,
+      e.worker_id,
+      e.role,
+      e.model,
+      e.kv_total_blocks,
+      e.block_size,
+      null,
+      opt(e.source),
+    ],
+  },
+  "worker.down": {
+    sql: insert("worker_events", workerEventCols),
+    row: (e: Extract<TelemetryEvent, { kind: "worker.down" }>) => [
+      e.id,
+      e.ts,
+      e.kind,
+      e.worker_id,
+      null,
+      null,
+      null,
+      null,
+      opt(e.reason),
+      opt(e.source),
+    ],
+  },
+  "worker.stats": {
+    sql: insert("worker_stats", [
+      "id",
+      "ts",
+      "worker_id",
+      "kv_active_blocks",
+      "kv_total_blocks",
+      "requests_running",
+      "requests_waiting",
+      "prefix_query_tokens",
+      "prefix_hit_tokens",
+      "preemptions",
+      "batch_tokens",
+      "source",
+    ]),
+    row: (e: Extract<TelemetryEvent, { kind: "worker.stats" }>) => [
+      e.id,
+      e.ts,
+      e.worker_id,
+      e.kv_active_blocks,
+      e.kv_total_blocks,
+      e.requests_running,
+      e.requests_waiting,
+      e.prefix_query_tokens,
+      e.prefix_hit_tokens,
+      opt(e.preemptions),
+      opt(e.batch_tokens),
+      opt(e.source),
+    ],
+  },
+  // A kv.stored event's local_hashes are validated but not stored: nothing reads them (attribution takes a turn's
+  // local hashes from its request), and they were half of every KV event row.
+  "kv.stored": {
+    sql: insert("kv_events", kvCols),
+    row: (e: Extract<TelemetryEvent, { kind: "kv.stored" }>) => [
+      e.id,
+      e.ts,
+      "stored",
+      e.worker_id,
+      e.block_hashes.length,
+      encodeHashes(e.block_hashes),
+      encodeHash(e.parent_hash),
+      null,
+      opt(e.retention_class),
+      opt(e.session_id),
+      null,
+      opt(e.source),
+      opt(e.storage_tier),
+      opt(e.onboarded_from),
+    ],
+  },
+  "kv.removed": {
+    sql: insert("kv_events", kvCols),
+    row: (e: Extract<TelemetryEvent, { kind: "kv.removed" }>) => [
+      e.id,
+      e.ts,
+      "removed",
+      e.worker_id,
+      e.block_hashes.length,
+      encodeHashes(e.block_hashes),
+      null,
+      null,
+      null,
+      null,
+      e.reason,
+      opt(e.source),
+      opt(e.storage_tier),
+      null,
+    ],
+  },
+  "kv.cleared": {
+    sql: insert("kv_events", kvCols),
+    row: (e: Extract<TelemetryEvent, { kind: "kv.cleared" }>) => [
+      e.id,
+      e.ts,
+      "cleared",
+      e.worker_id,
+      0,
+      null,
+      null,
+      null,
+      null,
+      null,
+      "cleared",
+      opt(e.source),
+      null,
+      null,
+    ],
+  },
+  "route.decision": {
+    sql: insert("route_decisions", [
+      "id",
+      "ts",
+      "request_id",
+      "session_id",
+      "trajectory_id",
+      "prompt_blocks",
+      "chosen_worker_id",
+      "chosen_overlap_blocks",
+      "best_overlap_blocks",
+      "candidate_count",
+      "candidates",
+      "overlap_credit",
+      "prefill_load_scale",
+      "temperature",
+      "source",
+    ]),
+    row: (e: Extract<TelemetryEvent, { kind: "route.decision" }>) => {
+      const { best, chosen } = overlaps(e);
+      return [
+        e.id,
+        e.ts,
+        e.request_id,
+        opt(e.session_id),
+        opt(e.trajectory_id),
+        e.prompt_blocks,
+        e.chosen_worker_id,
+        chosen,
+        best,
+        e.candidates.length,
+        JSON.stringify(e.candidates),
+        e.overlap_credit,
+        e.prefill_load_scale,
+        e.temperature,
+        opt(e.source),
+      ];
+    },
+  },
+  request: {
+    sql: insert("requests", [
+      "id",
+      "ts",
+      "request_id",
+      "session_id",
+      "trajectory_id",
+      "parent_trajectory_id",
+      "session_type",
+      "harness",
+      "api",
+      "model",
+      "worker_id",
+      "arrived_at",
+      "first_token_at",
+      "finished_at",
+      "input_tokens",
+      "cached_tokens",
+      "output_tokens",
+      "reasoning_tokens",
+      "finish_reason",
+      "status",
+      "agent_hints",
+      "block_size",
+      "policy_versions",
+      "source",
+      "itl_ms_mean",
+      "itl_ms_p95",
+      "preemptions",
+      "cached_device_tokens",
+      "cached_host_tokens",
+      "cached_disk_tokens",
+      "cached_shared_tokens",
+      "prefetched_tokens",
+      ...CHAIN_COLUMNS,
+    ]),
+    row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [...requestHead(e), ...wholeChains(e)],
+  },
+  tool: {
+    sql: insert("tools", [
+      "id",
+      "ts",
+      "session_id",
+      "trajectory_id",
+      "request_id",
+      "tool_call_id",
+      "name",
+      "dispatched_at",
+      "started_at",
+      "ended_at",
+      "status",
+      "output_bytes",
+      "output_tokens",
+      "truncated",
+      "budget_unit",
+      "budget_limit",
+      "source",
+    ]),
+    row: (e: Extract<TelemetryEvent, { kind: "tool" }>) => [
+      e.id,
+      e.ts,
+      e.session_id,
+      opt(e.trajectory_id),
+      opt(e.request_id),
+      e.tool_call_id,
+      e.name,
+      opt(e.dispatched_at),
+      e.started_at,
+      opt(e.ended_at),
+      e.status,
+      opt(e.output_bytes),
+      opt(e.output_tokens),
+      e.truncated === undefined ? null : e.truncated ? 1 : 0,
+      e.budget?.unit ?? null,
+      e.budget?.limit ?? null,
+      opt(e.source),
+    ],
+  },
+  reasoning: {
+    sql: insert("reasoning_spans", [
+      "id",
+      "ts",
+      "request_id",
+      "tool_call_id",
+      "tokens",
+      "started_at",
+      "ended_at",
+      "source",
+    ]),
+    row: (e: Extract<TelemetryEvent, { kind: "reasoning" }>) => [
+      e.id,
+      e.ts,
+      e.request_id,
+      opt(e.tool_call_id),
+      e.tokens,
+      e.started_at,
+      e.ended_at,
+      opt(e.source),
+    ],
+  },
+  "planner.decision": {
+    sql: insert("planner_decisions", [
+      "id",
+      "ts",
+      "role",
+      "metric",
+      "observed",
+      "scale_up_threshold",
+      "scale_down_threshold",
+      "action",
+      "replicas_before",
+      "replicas_after",
+      "reason",
+      "source",
+    ]),
+    row: (e: Extract<TelemetryEvent, { kind: "planner.decision" }>) => [
+      e.id,
+      e.ts,
+      e.role,
+      e.metric,
+      e.observed,
+      e.scale_up_threshold,
+      e.scale_down_threshold,
+      e.action,
+      e.replicas_before,
+      e.replicas_after,
+      e.reason,
+      opt(e.source),
+    ],
+  },
+  "policy.ack": {
+    sql: insert("policy_acks", ["id", "ts", "target", "policy_kind", "version", "status", "message", "source"]),
+    row: (e: Extract<TelemetryEvent, { kind: "policy.ack" }>) => [
+      e.id,
+      e.ts,
+      e.target,
+      e.policy_kind,
+      e.version,
+      e.status,
+      opt(e.message),
+      opt(e.source),
+    ],
+  },
+};
+
+/** The per-tier cached tokens and prefetched tokens of a request row (all null when the event split none). */
+function tierColumns(e: Extract<TelemetryEvent, { kind: "request" }>): Row {
+  const t = e.cached_tokens_by_tier;
+  return t === undefined
+    ? [null, null, null, null, opt(e.prefetched_tokens)]
+    : [t.device ?? 0, t.host ?? 0, t.disk ?? 0, t.shared ?? 0, opt(e.prefetched_tokens)];
+}
+
+/** The row an event is stored as, in its table's column order. */
+export function rowOf(e: TelemetryEvent): Row {
+  return (tables[e.kind].row as (x: TelemetryEvent) => Row)(e);
+}
