@@ -1,4 +1,4 @@
-import { asBinary, HASH_BYTES } from "../../server/ingest/chain-codec";
+import { asBinary, HASH_BYTES } from "../chain-codec";
 import type { Db } from "../client";
 import { chainsOf as storedChainsOf } from "./chains";
 

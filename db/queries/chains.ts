@@ -6,7 +6,7 @@ import {
   HASH_BYTES,
   hashCount,
   type ChainLink,
-} from "../../server/ingest/chain-codec";
+} from "../chain-codec";
 import type { NamedRequest } from "../../server/ingest/prefix";
 import type { Db } from "../client";
 

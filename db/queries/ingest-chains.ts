@@ -1,5 +1,5 @@
 import type { EventOf } from "../../server/ingest/events";
-import { commonPrefix, encodeHashes, HASH_BYTES } from "../../server/ingest/chain-codec";
+import { commonPrefix, encodeHashes, HASH_BYTES } from "../chain-codec";
 import { resolvePrefix, type PrefixCode } from "../../server/ingest/prefix";
 import { chainsOf, namedRequest, previousTurnOf, rememberChains } from "./chains";
 import type { Db } from "../client";

@@ -1,5 +1,5 @@
 import type { TelemetryEvent } from "../../server/ingest/events";
-import { encodeHash, encodeHashes } from "../../server/ingest/chain-codec";
+import { encodeHash, encodeHashes } from "../chain-codec";
 import { CHAIN_COLUMNS, type ChainColumns } from "./ingest-chains";
 import { overlaps } from "./ingest-rollups";
 

@@ -1,6 +1,6 @@
 import { summarizeTurns, type SummaryTurn } from "../../server/analysis/session-summary";
 import type { Db } from "../client";
-import { decodeHashes, HASH_BYTES } from "../../server/ingest/chain-codec";
+import { decodeHashes, HASH_BYTES } from "../chain-codec";
 import { chainsOf } from "./chains";
 
 // Rebuilds one session_summaries row from the session's requests, causes and tools (the attribution job calls it).

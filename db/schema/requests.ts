@@ -3,7 +3,7 @@ import { blob, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlit
 /**
  * One model call (a turn); hints and policy versions JSON. Kept: sessions are built from these. Chains are stored as
  * the extension of an earlier row (chain_base): its first seq_shared / local_shared hashes, then the tails held here as
- * 8-byte big-endian u64 blobs (server/ingest/chain-codec.ts; read through db/queries/chains.ts, never directly). Rows
+ * 8-byte big-endian u64 blobs (db/chain-codec.ts; read through db/queries/chains.ts, never directly). Rows
  * written before that hold the full chains as comma-separated decimal text, no base and null counts; readers take both.
  */
 export const requests = sqliteTable(

@@ -7,7 +7,7 @@ import { testDb } from "../../../test/db";
 import { sourceReporter, type SourceReport } from "../status";
 import { zmqSourceConfig } from "./config";
 import { startZmqSource, summarize } from "./subscriber";
-import { decodeHash, decodeHashes } from "../../ingest/chain-codec";
+import { decodeHash, decodeHashes } from "../../../db/chain-codec";
 
 // A real ZMQ publisher in the test, the real subscriber, a real (in-memory, migrated) database.
 
