@@ -1,12 +1,5 @@
 import type Database from "better-sqlite3";
-import {
-  asBinary,
-  assembleChain,
-  decodeHashes,
-  HASH_BYTES,
-  hashCount,
-  type ChainLink,
-} from "../chain-codec";
+import { asBinary, assembleChain, decodeHashes, HASH_BYTES, hashCount, type ChainLink } from "../chain-codec";
 import type { NamedRequest } from "../../server/ingest/prefix";
 import type { Db } from "../client";
 
