@@ -10,6 +10,7 @@ import { appendAudit, getVersion, publishVersion, rollbackVersion, type PublishR
 export const GUARD_ACTOR = "guard";
 
 export type GuardRow = typeof policyGuards.$inferSelect;
+const IMMEDIATE = { behavior: "immediate" } as const;
 
 /** Publish a version and, when it published, store its guard (waiting for a target to apply it), atomically. */
 export function publishGuarded<K extends PolicyKind>(
@@ -17,6 +18,8 @@ export function publishGuarded<K extends PolicyKind>(
   req: PublishRequest & { kind: K },
   guard: GuardSpec | null,
 ): PublishDecision<K> {
+  // IMMEDIATE: take the write lock before reading the latest version, so a busy store waits (busy_timeout) instead of
+  // failing the read-to-write upgrade while ingest writes.
   return db.transaction(() => {
     const decision = publishVersion(db, req);
     if (!decision.ok || !guard) return decision;
@@ -38,7 +41,7 @@ export function publishGuarded<K extends PolicyKind>(
       detail: guard,
     });
     return decision;
-  });
+  }, IMMEDIATE);
 }
 
 /** Guards still being evaluated (waiting for an ack or watching), oldest first. */
@@ -96,7 +99,7 @@ export function saveGuardState(
         version: guard.version,
         detail: { message: fields.message },
       });
-  });
+  }, IMMEDIATE);
 }
 
 /**
@@ -157,7 +160,7 @@ export function tripGuard(
       detail: { reason: decision.reason, message: decision.message, rollbackVersion: rolled.version, to: previous },
     });
     return rolled.version;
-  });
+  }, IMMEDIATE);
 }
 
 /** Versions a tripped guard published in [from, to): the guarded version and why, for the charts' policy marks. */

@@ -62,7 +62,9 @@ export function guardWindows(spec: GuardSpec, appliedAt: number, now: number): I
 }
 
 const signed = (v: number, digits: number) => `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(digits)}`;
-const minutes = (ms: number) => `${Math.floor(ms / MINUTE)} of`;
+/** "3 of 10 min", or "25 s of 10 min" within the first minute. */
+const measuredOf = (ms: number, windowMinutes: number) =>
+  `${ms < MINUTE ? `${Math.round(ms / 1000)} s` : Math.floor(ms / MINUTE)} of ${windowMinutes} min`;
 
 /** TTFT p95's rise as "TTFT p95 +34%" and the hit rate's fall as "hit rate −7.2 points". */
 export function describeTtftRise(risePct: number): string {
@@ -111,7 +113,7 @@ export function decideGuard(
       measuredMs: 0,
     };
   const windows = guardWindows(spec, appliedAt, now);
-  const of = `${minutes(windows.measuredMs)} ${spec.windowMinutes} min`;
+  const of = measuredOf(windows.measuredMs, spec.windowMinutes);
   const d = deltasOf(before, after);
   const breaches: string[] = [];
   const limits: string[] = [];
