@@ -142,6 +142,27 @@ describe("guarded rollout", () => {
     expect((await testCaller(db2).policies.audit({})).items[0]).toMatchObject({ action: "guard.superseded" });
   });
 
+  it("passes when the window ends within the limits, and says so in the audit log", async () => {
+    const db = testDb();
+    await publishGuarded(db, { ttftP95RisePct: 20, hitRateDropPoints: 5, windowMinutes: 3 });
+    store(db, [
+      ...requests(APPLIED - 3 * MIN, 3 * MIN, 60, 100, 0.8),
+      ack(2, APPLIED),
+      ...requests(APPLIED, 3 * MIN, 60, 110, 0.78),
+    ]);
+    expect(evaluateGuards(db, APPLIED + 2 * MIN)[0]!.state).toBe("watching");
+    expect(evaluateGuards(db, APPLIED + 3 * MIN + 1)[0]!.state).toBe("passed");
+    expect(evaluateGuards(db, APPLIED + 4 * MIN)).toEqual([]);
+    const api = testCaller(db);
+    expect((await api.policies.latest({ kind: "frontend" }))!.version).toBe(2);
+    expect((await api.policies.audit({})).items[0]).toMatchObject({
+      action: "guard.passed",
+      actor: "guard",
+      version: 2,
+      detail: { message: "passed after 3 min: TTFT p95 +10% (limit +20%), hit rate −2.0 points (limit −5)" },
+    });
+  });
+
   it.each<[string, unknown, string]>([
     ["no limit", { windowMinutes: 10 }, "ttftP95RisePct"],
     ["a rise of 0%", { ttftP95RisePct: 0 }, "ttftP95RisePct"],
