@@ -43,8 +43,8 @@ export function GuardStatus({ kind, version, guard }: { kind: PolicyKind; versio
         {s.label}
       </span>{" "}
       {guard.state === "tripped" && guard.rollbackVersion !== null
-        ? `Rolled back by guard: ${guard.reason} — v${guard.rollbackVersion} restores the previous content. ${guard.message}.`
-        : guard.message}
+        ? `Rolled back by guard: ${guard.reason} — v${guard.rollbackVersion} restores the previous content.`
+        : `${guard.message}.`}
     </p>
   );
 }

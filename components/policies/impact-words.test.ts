@@ -56,6 +56,11 @@ describe("impact words", () => {
       impactWindows(T, T + 90 * MIN, 30 * MIN, T + 20 * MIN),
       "20 of 30 minutes measured: the next version took effect then",
     ],
+    [
+      impactWindows(T, T + 90 * MIN, null, T + 40_000),
+      "40 s of 60 minutes measured: the next version took effect then",
+    ],
+    [impactWindows(T, T + 30_000, 5 * MIN), "30 s of 5 minutes measured (the after-window is filling)"],
   ])("window %#", (w, words) => expect(windowWords(w)).toBe(words));
 });
 

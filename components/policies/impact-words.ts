@@ -6,6 +6,8 @@ import type { Prediction } from "@/server/preview/prediction";
 
 const MINUTE = 60_000;
 const minutes = (ms: number) => Math.floor(ms / MINUTE);
+/** "40 s" within the first minute, else whole minutes. */
+const measured = (ms: number) => (ms < MINUTE ? `${Math.round(ms / 1000)} s` : `${minutes(ms)}`);
 
 /** "hit rate 58% → 81%, predicted 79%" (the prediction left out when there is none). */
 export function changeWords(
@@ -36,9 +38,9 @@ export function impactSentence(before: WindowMetrics, after: WindowMetrics, pred
 export function windowWords(w: ImpactWindows): string {
   const length = minutes(w.lengthMs);
   if (w.cut === "filling")
-    return `${minutes(w.measuredMs)} of ${length} minutes measured (the after-window is filling)`;
+    return `${measured(w.measuredMs)} of ${length} minutes measured (the after-window is filling)`;
   if (w.cut === "superseded")
-    return `${minutes(w.measuredMs)} of ${length} minutes measured: the next version took effect then`;
+    return `${measured(w.measuredMs)} of ${length} minutes measured: the next version took effect then`;
   return `${length} minutes before and ${length} after`;
 }
 

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { GuardDecision, GuardSpec, GuardState } from "../../server/control/guard";
+import { measuredOf, type GuardDecision, type GuardSpec, type GuardState } from "../../server/control/guard";
 import type { PolicyKind } from "../../server/control/policies";
 import type { PublishDecision } from "../../server/control/versions";
 import type { Db } from "../client";
@@ -111,7 +111,7 @@ export function saveGuardState(
 export function tripGuard(
   db: Db,
   guard: GuardRow,
-  decision: Pick<GuardDecision, "message" | "reason" | "deltas">,
+  decision: Pick<GuardDecision, "message" | "reason" | "deltas" | "measuredMs">,
   appliedAt: number,
   now: number,
 ): number | null {
@@ -124,7 +124,8 @@ export function tripGuard(
     if (!current || (current.state !== "waiting" && current.state !== "watching")) return null;
     const guarded = getVersion(db, guard.kind, guard.version);
     const previous = guarded?.basedOn ?? null;
-    const comment = `rolled back by guard: ${decision.reason} (v${guard.version}: ${decision.message})`;
+    const after = measuredOf(decision.measuredMs, guard.windowMinutes);
+    const comment = `rolled back by guard: ${decision.reason} (v${guard.version}, after ${after})`;
     const rolled =
       previous === null
         ? null

@@ -63,7 +63,7 @@ export function guardWindows(spec: GuardSpec, appliedAt: number, now: number): I
 
 const signed = (v: number, digits: number) => `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(digits)}`;
 /** "3 of 10 min", or "25 s of 10 min" within the first minute. */
-const measuredOf = (ms: number, windowMinutes: number) =>
+export const measuredOf = (ms: number, windowMinutes: number) =>
   `${ms < MINUTE ? `${Math.round(ms / 1000)} s` : Math.floor(ms / MINUTE)} of ${windowMinutes} min`;
 
 /** TTFT p95's rise as "TTFT p95 +34%" and the hit rate's fall as "hit rate −7.2 points". */
