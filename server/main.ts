@@ -12,6 +12,7 @@ import { serverDb } from "./runtime";
 import { defaultAdapters } from "./control/adapters";
 import { POLICY_KINDS } from "./control/policies";
 import { startReconciler } from "./control/reconciler";
+import { startGuardLoop } from "./control/guard-loop";
 import { upsertTarget } from "../db/queries/control";
 import { startSources, syncEnvTargets } from "./sources/manager";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
@@ -80,6 +81,7 @@ async function main() {
     );
   }
   const stopReconciler = startReconciler(db, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
+  const stopGuards = startGuardLoop(db, Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000));
   syncEnvTargets(db, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
   const sources = startSources(db);
 
@@ -122,6 +124,7 @@ async function main() {
     clearInterval(authSweep);
     stopSweeper();
     stopReconciler();
+    stopGuards();
     server.close();
     void Promise.all([sources.stop(), stopAttribution()])
       .then(() => pool?.close())

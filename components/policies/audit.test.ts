@@ -17,6 +17,21 @@ describe("describeAudit", () => {
       "target fe (dynamo-busy-threshold) · disabled",
     ],
     ["target.remove", { id: "sim" }, "target sim"],
+    [
+      "guard.add",
+      { ttftP95RisePct: null, hitRateDropPoints: 5, windowMinutes: 10 },
+      "Hit rate may not fall more than 5 points within 10 min",
+    ],
+    [
+      "guard.tripped",
+      { reason: "TTFT p95 +34%", message: "tripped after 3 of 10 min: TTFT p95 +34%", rollbackVersion: 8, to: 6 },
+      "rolled back by guard: TTFT p95 +34% (as v8)",
+    ],
+    [
+      "guard.passed",
+      { message: "passed after 10 min: TTFT p95 +2% (limit +20%)" },
+      "passed after 10 min: TTFT p95 +2% (limit +20%)",
+    ],
     ["publish", null, "—"],
     ["publish", "garbage", "—"],
   ])("%s %j", (action, detail, out) => expect(describeAudit(action, detail)).toBe(out));

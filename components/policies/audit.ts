@@ -1,5 +1,6 @@
 // Audit entries as one line each. Pure.
 import { NO_DATA } from "@/components/format";
+import { describeGuard } from "./guard-form";
 
 /** A readable summary of an audit entry's detail: the comment and change count of a publish or rollback, a target's id. */
 export function describeAudit(action: string, detail: unknown): string {
@@ -12,6 +13,13 @@ export function describeAudit(action: string, detail: unknown): string {
     parts.push(`target ${d.id}${typeof d.adapter === "string" ? ` (${d.adapter})` : ""}`);
     if (typeof d.enabled === "boolean" && !d.enabled) parts.push("disabled");
   }
+  if (action === "guard.tripped" && typeof d.reason === "string")
+    parts.push(
+      `rolled back by guard: ${d.reason}${typeof d.rollbackVersion === "number" ? ` (as v${d.rollbackVersion})` : ""}`,
+    );
+  if (action.startsWith("guard.") && action !== "guard.tripped" && typeof d.message === "string") parts.push(d.message);
+  if (action === "guard.add" && typeof d.windowMinutes === "number")
+    parts.push(describeGuard(d as unknown as Parameters<typeof describeGuard>[0]));
   if (typeof d.comment === "string" && d.comment) parts.push(`“${d.comment}”`);
   return parts.join(" · ") || NO_DATA;
 }

@@ -10,6 +10,7 @@ import type { PolicyKind } from "@/server/control/policies";
 import { DiffTable } from "./diff-table";
 import { conflictDetails, type Conflict } from "./drafts";
 import type { Operator } from "./fields";
+import { GuardStatus, ImpactPanel } from "./impact-panel";
 
 const PAGE_SIZE = 20;
 const REFRESH_MS = 2_000;
@@ -33,6 +34,8 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
     enabled: from !== undefined && to !== undefined && from !== to,
   });
   const [rollback, setRollback] = useState<number | null>(null);
+  const [shown, setShown] = useState<number | null>(null);
+  const impactOf = shown ?? newest;
 
   if (history.isError)
     return (
@@ -80,8 +83,20 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
                 </td>
                 <td>{v.author}</td>
                 <td title={formatDateTime(v.createdAt)}>{formatTime(v.createdAt, now)}</td>
-                <td className="policies-detail">{v.comment || <span className="sub">—</span>}</td>
+                <td className="policies-detail">
+                  {v.comment || <span className="sub">—</span>}
+                  {v.guard && <GuardStatus kind={kind} version={v.version} guard={v.guard} />}
+                </td>
                 <td>
+                  <button
+                    type="button"
+                    className="button"
+                    aria-pressed={impactOf === v.version}
+                    onClick={() => setShown(v.version)}
+                    aria-label={`Impact of v${v.version}`}
+                  >
+                    Impact
+                  </button>
                   {newest !== undefined && v.version !== newest && operator.canEdit && (
                     <button
                       type="button"
@@ -105,6 +120,7 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
         onNewer={pages.newer}
         onOlder={() => history.data?.nextCursor && pages.older(history.data.nextCursor)}
       />
+      {impactOf !== undefined && <ImpactPanel kind={kind} version={impactOf} />}
       {rollback !== null && newest !== undefined && (
         <RollbackForm kind={kind} to={rollback} base={newest} onDone={() => setRollback(null)} />
       )}

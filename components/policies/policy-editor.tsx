@@ -10,6 +10,8 @@ import { ConflictPanel, type ConflictState } from "./conflict-panel";
 import { DiffTable } from "./diff-table";
 import { conflictDetails, errorsByPath, rebaseDraft, serverFieldErrors } from "./drafts";
 import { FieldScope, type Operator, type TargetReason } from "./fields";
+import { GuardFields } from "./guard-fields";
+import { checkGuardDraft, DEFAULT_GUARD_DRAFT, describeGuard, type GuardDraft } from "./guard-form";
 import { KindFields } from "./kind-fields";
 
 type Published = { version: number; document: unknown; author: string; createdAt: number } | null;
@@ -45,7 +47,9 @@ export function PolicyEditor({
   const [conflict, setConflict] = useState<ConflictState | null>(null);
   const [comment, setComment] = useState("");
   const [refused, setRefused] = useState<{ message: string; errors: PolicyError[] } | null>(null);
-  const [published, setPublished] = useState<number | null>(null);
+  const [published, setPublished] = useState<{ version: number; guard: string | null } | null>(null);
+  const [guardDraft, setGuardDraft] = useState<GuardDraft>(DEFAULT_GUARD_DRAFT);
+  const guardCheck = checkGuardDraft(guardDraft);
   const form = useForm<FieldValues>({
     resolver: zodResolver(policySchemas[kind] as never) as unknown as Resolver<FieldValues>,
     mode: "onChange",
@@ -88,7 +92,11 @@ export function PolicyEditor({
         reset(doc);
         setReview(null);
         setComment("");
-        setPublished(res.version);
+        setPublished({
+          version: res.version,
+          guard: input.guard && guardCheck.guard ? describeGuard(guardCheck.guard) : null,
+        });
+        setGuardDraft(DEFAULT_GUARD_DRAFT);
         void invalidate();
       },
       onError: async (err) => {
@@ -170,7 +178,8 @@ export function PolicyEditor({
           </p>
           {published !== null && (
             <p className="policies-ok" role="status">
-              Published v{published}.
+              Published v{published.version}.
+              {published.guard && <> Guard: {published.guard}; it rolls back by itself if it trips.</>}
             </p>
           )}
           {newer && formState.isDirty && !conflict && (
@@ -232,15 +241,31 @@ export function PolicyEditor({
                   placeholder="Why this change (shown in history and audit)"
                 />
               </label>
+              <GuardFields
+                idPrefix={kind}
+                draft={guardDraft}
+                errors={guardCheck.errors}
+                onChange={setGuardDraft}
+                available={base.version !== null}
+              />
               <div className="policies-actions">
                 <button
                   type="button"
                   className="button policies-primary"
                   disabled={
-                    !operator.canEdit || publish.isPending || (review.diff.length === 0 && base.version !== null)
+                    !operator.canEdit ||
+                    publish.isPending ||
+                    (review.diff.length === 0 && base.version !== null) ||
+                    (guardDraft.enabled && !guardCheck.guard)
                   }
                   onClick={() =>
-                    publish.mutate({ kind, document: review.document, baseVersion: base.version, comment } as never)
+                    publish.mutate({
+                      kind,
+                      document: review.document,
+                      baseVersion: base.version,
+                      comment,
+                      guard: base.version === null ? null : guardCheck.guard,
+                    } as never)
                   }
                 >
                   {publish.isPending ? "Publishing…" : `Publish v${nextVersion}`}

@@ -92,7 +92,7 @@ export function latestVersionNumbers(db: Db): Partial<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.kind, r.version]));
 }
 
-function appendAudit(db: Conn, ts: number, entry: AuditEntry): void {
+export function appendAudit(db: Conn, ts: number, entry: AuditEntry): void {
   db.insert(controlAudit)
     .values({
       ts,

@@ -10,22 +10,24 @@ import {
   listTargets,
   listVersions,
   MAX_PAGE,
-  publishVersion,
   removeTarget,
   rollbackVersion,
   upsertTarget,
 } from "../../db/queries/control";
+import { guardsOf, publishGuarded } from "../../db/queries/guards";
+import { guardInput } from "../control/guard";
 import { policySchemas, POLICY_KINDS, type PolicyKind } from "../control/policies";
 import { rolloutView } from "../control/rollout";
 import { redactConfig, targetInput } from "../control/targets";
 import { diffDocuments, type PublishDecision } from "../control/versions";
 import { AppError } from "../errors";
 import { operatorProcedure, router, viewerProcedure } from "../trpc/init";
+import { guardView, impactProcedures } from "./policy-impact";
 
 const kind = z.enum(POLICY_KINDS);
 const version = z.number().int().min(1).max(1e9);
 const comment = z.string().max(2000).default("");
-const meta = { baseVersion: version.nullable(), comment };
+const meta = { baseVersion: version.nullable(), comment, guard: guardInput.nullable().default(null) };
 
 /** Who made a change, for versions and the audit log: the signed-in user or token, never what the client says. */
 const authorOf = (ctx: { actor?: { name: string } | null }) => ctx.actor?.name ?? "system";
@@ -86,7 +88,18 @@ export const policiesRouter = router({
     .input(z.object({ kind, limit: z.number().int().min(1).max(MAX_PAGE).default(50), before: version.optional() }))
     .query(({ ctx, input }) => {
       const rows = listVersions(ctx.db, input.kind, input.limit + 1, input.before);
-      const items = rows.slice(0, input.limit);
+      const page = rows.slice(0, input.limit);
+      const guards = new Map(
+        guardsOf(
+          ctx.db,
+          input.kind,
+          page.map((v) => v.version),
+        ).map((g) => [g.version, g]),
+      );
+      const items = page.map((v) => ({
+        ...v,
+        guard: guards.has(v.version) ? guardView(guards.get(v.version)!) : null,
+      }));
       return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.version : null };
     }),
 
@@ -98,19 +111,27 @@ export const policiesRouter = router({
     );
   }),
 
-  /** Publish a document on top of baseVersion (null for the first); a stale base is a CONFLICT with the diff. */
-  publish: operatorProcedure.input(publishInput).mutation(({ ctx, input }) =>
-    outcome(
-      publishVersion(ctx.db, {
-        kind: input.kind,
-        document: input.document,
-        baseVersion: input.baseVersion,
-        author: authorOf(ctx),
-        comment: input.comment,
-        now: ctx.now(),
-      }),
-    ),
-  ),
+  /**
+   * Publish a document on top of baseVersion (null for the first); a stale base is a CONFLICT with the diff. A guard
+   * rolls the version back by itself if it trips (server/control/guard.ts), so it needs an earlier version.
+   */
+  publish: operatorProcedure.input(publishInput).mutation(({ ctx, input }) => {
+    if (input.guard && input.baseVersion === null)
+      throw new AppError("BAD_REQUEST", "invalid guard", {
+        errors: [
+          { path: "guard", message: "a guard rolls back to the previous version: publish a first version without one" },
+        ],
+      });
+    const req = {
+      kind: input.kind,
+      document: input.document,
+      baseVersion: input.baseVersion,
+      author: authorOf(ctx),
+      comment: input.comment,
+      now: ctx.now(),
+    };
+    return outcome(publishGuarded(ctx.db, req, input.guard));
+  }),
 
   /** Publish an earlier version's content as a new version on top of baseVersion. */
   rollback: operatorProcedure
@@ -131,6 +152,7 @@ export const policiesRouter = router({
     }),
 
   targets: targetsRouter,
+  ...impactProcedures,
 
   /** Per target and kind with a published version: the applied version, since when, and the push state. */
   rollout: viewerProcedure.query(({ ctx }) =>

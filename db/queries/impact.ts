@@ -1,0 +1,40 @@
+import type { AckRow, CauseTotals, Span, WindowRows } from "../../server/analysis/impact";
+import type { Db } from "../client";
+import { ttftsInRange } from "./overview";
+
+/** policy.ack rows of one kind for `version` and later versions, oldest first (bounded). */
+export function acksFrom(db: Db, kind: string, version: number, limit = 2_000): AckRow[] {
+  return db.$client
+    .prepare(
+      `SELECT target, version, status, ts, message FROM policy_acks WHERE policy_kind = ? AND version >= ?
+       ORDER BY ts LIMIT ?`,
+    )
+    .all(kind, version, limit) as AckRow[];
+}
+
+/** What the impact panel and the guard measure over [from, to): request token sums, TTFTs, causes, device evictions. */
+export function windowRows(db: Db, span: Span): WindowRows {
+  const { from, to } = span;
+  const totals = db.$client
+    .prepare(
+      `SELECT count(*) AS requests, coalesce(sum(input_tokens), 0) AS inputTokens,
+              coalesce(sum(cached_tokens), 0) AS cachedTokens
+       FROM requests WHERE arrived_at >= ? AND arrived_at < ?`,
+    )
+    .get(from, to) as { requests: number; inputTokens: number; cachedTokens: number };
+  const causes = db.$client
+    .prepare(
+      `SELECT coalesce(sum(cold), 0) AS cold, coalesce(sum(diverged), 0) AS diverged, coalesce(sum(evicted), 0) AS evicted,
+              coalesce(sum(routed_away), 0) AS routedAway, coalesce(sum(unknown), 0) AS unknown
+       FROM request_causes WHERE arrived_at >= ? AND arrived_at < ?`,
+    )
+    .get(from, to) as CauseTotals;
+  const evictions = db.$client
+    .prepare(
+      `SELECT coalesce(reason, 'unknown') AS reason, sum(block_count) AS blocks FROM kv_events
+       WHERE ts >= ? AND ts < ? AND op = 'removed' AND coalesce(storage_tier, 'device') = 'device'
+       GROUP BY 1 ORDER BY 2 DESC LIMIT 20`,
+    )
+    .all(from, to) as { reason: string; blocks: number }[];
+  return { ...totals, ttftsSorted: from < to ? ttftsInRange(db, from, to) : [], causes, evictions };
+}

@@ -1,0 +1,79 @@
+import "server-only";
+import { z } from "zod";
+import type { Db } from "../../db/client";
+import { oldestUnattributedArrival } from "../../db/queries/attribution";
+import { getVersion } from "../../db/queries/control";
+import { guardsOf, type GuardRow } from "../../db/queries/guards";
+import { acksFrom, windowRows } from "../../db/queries/impact";
+import { ackTimes, impactWindows, MINUTE, targetImpact, type TargetImpact } from "../analysis/impact";
+import { policyContentHash } from "../control/content-hash";
+import { POLICY_KINDS, type PolicyKind } from "../control/policies";
+import { AppError } from "../errors";
+import { latestPredictionFor } from "../preview/prediction";
+import { viewerProcedure } from "../trpc/init";
+
+const MAX_TARGETS = 20;
+
+/** What the panels show of a guard. */
+export function guardView(g: GuardRow) {
+  return {
+    ttftP95RisePct: g.ttftP95RisePct,
+    hitRateDropPoints: g.hitRateDropPoints,
+    windowMinutes: g.windowMinutes,
+    state: g.state,
+    message: g.message,
+    reason: g.reason,
+    appliedAt: g.appliedAt,
+    checkedAt: g.checkedAt,
+    rollbackVersion: g.rollbackVersion,
+  };
+}
+
+/** Per target that acknowledged the version: its before/after windows measured at `now`. */
+function targetsImpact(db: Db, kind: PolicyKind, version: number, lengthMs: number | null, now: number) {
+  const pending = oldestUnattributedArrival(db);
+  return ackTimes(acksFrom(db, kind, version), version)
+    .slice(0, MAX_TARGETS)
+    .map((a): TargetImpact => {
+      if (a.state === "rejected") return a;
+      const windows = impactWindows(a.appliedAt, now, lengthMs, a.nextAppliedAt);
+      return targetImpact(
+        a.target,
+        a.appliedAt,
+        windows,
+        windowRows(db, windows.before),
+        windowRows(db, windows.after),
+        pending,
+      );
+    });
+}
+
+export const impactProcedures = {
+  /**
+   * A published version's impact: per target, the metrics of equal windows before and after it applied the version
+   * (windowMinutes null: min(time since the ack, 1 h)), the preview's prediction for the same content, and its guard.
+   */
+  impact: viewerProcedure
+    .input(
+      z.object({
+        kind: z.enum(POLICY_KINDS),
+        version: z.number().int().min(1).max(1e9),
+        windowMinutes: z.number().int().min(1).max(120).nullable().default(null),
+      }),
+    )
+    .query(({ ctx, input }) => {
+      const stored = getVersion(ctx.db, input.kind, input.version);
+      if (!stored) throw new AppError("NOT_FOUND", `${input.kind} version ${input.version} does not exist`);
+      const now = ctx.now();
+      const guard = guardsOf(ctx.db, input.kind, [input.version])[0];
+      const lengthMs = input.windowMinutes === null ? null : input.windowMinutes * MINUTE;
+      return {
+        kind: input.kind,
+        version: input.version,
+        now,
+        prediction: latestPredictionFor(ctx.db, input.kind, policyContentHash(input.kind, stored.document)),
+        targets: targetsImpact(ctx.db, input.kind, input.version, lengthMs, now),
+        guard: guard ? guardView(guard) : null,
+      };
+    }),
+};
