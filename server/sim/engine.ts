@@ -24,7 +24,7 @@ import { Workload } from "./workload";
 import { TraceReplay } from "./trace-replay";
 import type { TraceEntry } from "./workload-trace";
 import { contentId } from "./hashing";
-import { reasoningEvents, requestEvent, toolEvent } from "./event-builders";
+import { LAZY_ID, reasoningEvents, requestEvent, toolEvent } from "./event-builders";
 
 // The deterministic discrete-event core: a seeded PRNG, a queue of timed callbacks and simulated
 // time passed in by the caller (runUntil). No I/O: events go to a sink, policies come in as calls.
@@ -171,7 +171,12 @@ export class Simulation implements AgentHost, CoreHost {
   }
 
   emit(body: EventBody): void {
-    this.sink({ id: `${this.run}-${ABBREV[body.kind]}-${++this.seq}`, ...body } as TelemetryEventInput);
+    const id = `${this.run}-${ABBREV[body.kind]}-${++this.seq}`;
+    if (LAZY_ID in body) {
+      const event = body as unknown as TelemetryEventInput;
+      event.id = id;
+      this.sink(event);
+    } else this.sink({ id, ...body } as TelemetryEventInput);
   }
 
   nextId(prefix: string): string {
