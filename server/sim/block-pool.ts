@@ -20,6 +20,7 @@ export type RemovalReason = "capacity" | "ttl" | "agent_end" | "session_end";
 export { OwnedBlocks } from "./owned-blocks";
 
 const PRIORITIES = 101;
+const NOTHING_REMOVED: [RemovalReason, string[]][] = [];
 
 export class BlockPool {
   /** Cached blocks in this pool. */
@@ -51,6 +52,7 @@ export class BlockPool {
   private ttlQueued: Uint8Array;
   /** Removed hashes since the last drain, by reason. */
   private removed: Record<RemovalReason, string[]> = { capacity: [], ttl: [], agent_end: [], session_end: [] };
+  private removedCount = 0;
 
   constructor(
     readonly capacity: number,
@@ -234,6 +236,8 @@ export class BlockPool {
 
   /** Take the removed hashes collected so far, by reason. */
   drainRemoved(): [RemovalReason, string[]][] {
+    if (this.removedCount === 0) return NOTHING_REMOVED;
+    this.removedCount = 0;
     const out: [RemovalReason, string[]][] = [];
     for (const reason of ["capacity", "ttl", "agent_end", "session_end"] as const) {
       if (this.removed[reason].length) {
@@ -271,6 +275,7 @@ export class BlockPool {
     this.pinned[b] = 0;
     const id = this.entry[b]!;
     this.removed[reason].push(this.index.hashes[id]!);
+    this.removedCount++;
     this.index.drop(id, this.bit);
     this.entry[b] = -1;
     this.cached--;

@@ -308,12 +308,12 @@ export class Simulation implements AgentHost, CoreHost {
 
   private evictOwned(traj: Trajectory, trigger: "agent_end" | "session_end"): boolean {
     if (!this.lifecycleEver) return false;
-    const { pools, starts, refs } = traj.stored;
+    const { pools, starts, refs, length } = traj.stored;
     let any = false;
     for (let k = 0; k < pools.length; k++) {
       const pool = pools[k]!;
       if (pool.cached === 0) continue;
-      const end = k + 1 < pools.length ? starts[k + 1]! : refs.length;
+      const end = k + 1 < pools.length ? starts[k + 1]! : length;
       for (let i = starts[k]!; i < end; i++) any = pool.evictOnEnd(refs[i]!, trigger) || any;
     }
     return any;

@@ -7,14 +7,21 @@ export class OwnedBlocks {
   /** The pool of each run of refs, and the index in `refs` where the run starts. */
   readonly pools: BlockPool[] = [];
   readonly starts: number[] = [];
-  readonly refs: number[] = [];
+  /** refs[0, length): off the JS heap, so that the garbage collector never walks a long trajectory's refs. */
+  refs = new Float64Array(64);
+  length = 0;
 
   /** Record one stored block of `pool`. */
   add(pool: BlockPool, ref: number): void {
     if (this.pools[this.pools.length - 1] !== pool) {
       this.pools.push(pool);
-      this.starts.push(this.refs.length);
+      this.starts.push(this.length);
     }
-    this.refs.push(ref);
+    if (this.length === this.refs.length) {
+      const grown = new Float64Array(this.refs.length * 2);
+      grown.set(this.refs);
+      this.refs = grown;
+    }
+    this.refs[this.length++] = ref;
   }
 }

@@ -47,6 +47,8 @@ export class Worker {
   private winStart = 0;
   private winPass = 0;
   private winCount = 1;
+  /** Scratch list of the prompt positions a store created (read by the host before the next store). */
+  private created: number[] = [];
   /** Observer of every scheduled pass (null in normal runs). */
   onPass: ((pass: PassRecord) => void) | null = null;
 
@@ -283,7 +285,8 @@ export class Worker {
     const to = Math.min(r.nBlocks, Math.floor(r.computed / this.blockSize));
     const from = r.blocks.length;
     if (to <= from) return;
-    const created: number[] = [];
+    const created = this.created;
+    created.length = 0;
     this.pool.store(r.view, from, to, r.classes, r.segments, r.blocks, created, r.owner);
     const moved = Math.min(to - from, r.reservedOut);
     r.reservedOut -= moved;
