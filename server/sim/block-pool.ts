@@ -116,16 +116,32 @@ export class BlockPool {
     return true;
   }
 
-  /** Reference the leading cached blocks of hashes[0..n) (block indexes into `out`); returns how many. */
+  /**
+   * Reference the leading cached blocks of hashes[0..n) (block indexes into `out`); returns how many. With `owner`,
+   * the blocks its last request held here for the same view are checked by generation first (no index lookups).
+   */
   acquirePrefix(
     list: HashList,
     n: number,
     classes: readonly RetentionClass[],
     segments: readonly number[],
     out: number[],
+    owner?: OwnedBlocks,
   ): number {
     const index = this.index;
     let i = 0;
+    if (owner && owner.heldPool === this && owner.heldView === list && out.length === 0) {
+      const held = owner.heldBlocks;
+      const gens = owner.heldGens;
+      const m = Math.min(n, held.length);
+      owner.heldPool = null;
+      for (; i < m; i++) {
+        const b = held[i]!;
+        if (this.entry[b]! < 0 || this.gen[b] !== gens[i]) break;
+        this.touch(b, classes[segments[i]!]!);
+        out.push(b);
+      }
+    }
     for (; i < n; i++) {
       const id = index.idAt(list, i);
       if (id < 0 || (index.mask[id]! & this.bit) === 0) break;
@@ -186,6 +202,17 @@ export class BlockPool {
         this.ttlQueued[b] = 1;
       }
     }
+  }
+
+  /** Note the blocks a request of `owner` held for `view` (just released) so that its next turn can check them by generation. */
+  remember(owner: OwnedBlocks, view: HashList, blocks: readonly number[]): void {
+    if (owner.heldGens.length < blocks.length)
+      owner.heldGens = new Int32Array(Math.max(blocks.length, 2 * owner.heldGens.length));
+    const gens = owner.heldGens;
+    for (let i = 0; i < blocks.length; i++) gens[i] = this.gen[blocks[i]!]!;
+    owner.heldPool = this;
+    owner.heldView = view;
+    owner.heldBlocks = blocks;
   }
 
   /** Remove unreferenced blocks whose TTL (counted from their last release) ran out by `now`. */

@@ -1,4 +1,5 @@
 import type { BlockPool } from "./block-pool";
+import type { HashList } from "./prefix-index";
 
 // The blocks one trajectory stored, so that lifecycle triggers (agent_end, session_end) can evict them.
 
@@ -10,6 +11,15 @@ export class OwnedBlocks {
   /** refs[0, length): off the JS heap, so that the garbage collector never walks a long trajectory's refs. */
   refs = new Float64Array(64);
   length = 0;
+
+  /**
+   * The blocks the trajectory's last request held when it released them (positions 0… of `heldView` in `heldPool`),
+   * with each block's generation then: the next turn checks those instead of looking its prefix up again.
+   */
+  heldPool: BlockPool | null = null;
+  heldView: HashList | null = null;
+  heldBlocks: readonly number[] = [];
+  heldGens = new Int32Array(0);
 
   /** Record one stored block of `pool`. */
   add(pool: BlockPool, ref: number): void {

@@ -167,13 +167,12 @@ export class Worker {
       const matched =
         r.transferred || this.role === "decode"
           ? 0
-          : pool.acquirePrefix(r.view, r.nBlocks, r.classes, r.segments, r.blocks);
+          : pool.acquirePrefix(r.view, r.nBlocks, r.classes, r.segments, r.blocks, r.owner);
       const computed = r.transferred ? r.target : Math.min(matched * bs, r.target - 1);
       const n = r.transferred ? 1 : Math.min(r.target - computed, budget);
       const extra = Math.ceil((computed + n) / bs) - matched;
       if (!pool.makeRoom(extra)) {
-        pool.release(r.blocks, this.host.now);
-        r.blocks.length = 0;
+        this.releaseBlocks(r);
         break;
       }
       this.dequeue();
@@ -374,9 +373,15 @@ export class Worker {
   }
 
   private releaseAll(r: SimRequest): void {
-    this.pool.release(r.blocks, this.host.now);
-    r.blocks = [];
+    this.releaseBlocks(r);
     this.pool.reserved -= r.reservedOut;
     r.reservedOut = 0;
+  }
+
+  /** Drop the request's block references; they stay noted for its trajectory's next turn on this worker. */
+  private releaseBlocks(r: SimRequest): void {
+    this.pool.release(r.blocks, this.host.now);
+    if (r.blocks.length) this.pool.remember(r.owner, r.view, r.blocks);
+    r.blocks = [];
   }
 }
