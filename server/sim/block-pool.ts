@@ -130,17 +130,20 @@ export class BlockPool {
   ): number {
     const index = this.index;
     let i = 0;
-    if (owner && owner.heldPool === this && owner.heldView === list && out.length === 0) {
+    if (owner && owner.heldPool === this && owner.heldView === list && (out.length === 0 || out === owner.heldBlocks)) {
       const held = owner.heldBlocks;
       const gens = owner.heldGens;
+      const inPlace = out === held;
       const m = Math.min(n, held.length);
       owner.heldPool = null;
+      owner.heldBlocks = [];
       for (; i < m; i++) {
         const b = held[i]!;
         if (this.entry[b]! < 0 || this.gen[b] !== gens[i]) break;
         this.touch(b, classes[segments[i]!]!);
-        out.push(b);
+        if (!inPlace) out.push(b);
       }
+      if (inPlace) out.length = i;
     }
     for (; i < n; i++) {
       const id = index.idAt(list, i);
@@ -204,8 +207,13 @@ export class BlockPool {
     }
   }
 
+  /** The list a request of `owner` collects its blocks of `list` in: the blocks its trajectory last held here for that view (acquirePrefix keeps the valid ones in place), else `fallback`. */
+  blockList(owner: OwnedBlocks, list: HashList, fallback: number[]): number[] {
+    return owner.heldPool === this && owner.heldView === list && fallback.length === 0 ? owner.heldBlocks : fallback;
+  }
+
   /** Note the blocks a request of `owner` held for `view` (just released) so that its next turn can check them by generation. */
-  remember(owner: OwnedBlocks, view: HashList, blocks: readonly number[]): void {
+  remember(owner: OwnedBlocks, view: HashList, blocks: number[]): void {
     if (owner.heldGens.length < blocks.length)
       owner.heldGens = new Int32Array(Math.max(blocks.length, 2 * owner.heldGens.length));
     const gens = owner.heldGens;

@@ -18,7 +18,7 @@ export class OwnedBlocks {
    */
   heldPool: BlockPool | null = null;
   heldView: HashList | null = null;
-  heldBlocks: readonly number[] = [];
+  heldBlocks: number[] = [];
   heldGens = new Int32Array(0);
 
   /** Record one stored block of `pool`. */

@@ -164,10 +164,11 @@ export class Worker {
         this.finish(r, "context_too_long");
         continue;
       }
-      const matched =
-        r.transferred || this.role === "decode"
-          ? 0
-          : pool.acquirePrefix(r.view, r.nBlocks, r.classes, r.segments, r.blocks, r.owner);
+      let matched = 0;
+      if (!r.transferred && this.role !== "decode") {
+        r.blocks = pool.blockList(r.owner, r.view, r.blocks);
+        matched = pool.acquirePrefix(r.view, r.nBlocks, r.classes, r.segments, r.blocks, r.owner);
+      }
       const computed = r.transferred ? r.target : Math.min(matched * bs, r.target - 1);
       const n = r.transferred ? 1 : Math.min(r.target - computed, budget);
       const extra = Math.ceil((computed + n) / bs) - matched;
