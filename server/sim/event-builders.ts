@@ -147,6 +147,23 @@ function withLazyArrays<H extends object, A extends Record<string, () => string[
   return Object.assign(out, extra, { [LAZY_ID]: true }) as H & { [K in keyof A]: string[] } & X;
 }
 
+/** A kv.removed event; its NDJSON line joins the hashes (decimal strings need no escaping) instead of walking them. */
+export function removedEvent(
+  workerId: string,
+  hashes: string[],
+  reason: "capacity" | "ttl" | "agent_end" | "session_end",
+  ts: number,
+): EventBody & FastJson {
+  const head = { kind: "kv.removed" as const, ts, worker_id: workerId };
+  return {
+    ...head,
+    block_hashes: hashes,
+    reason,
+    [FAST_JSON]: (e) =>
+      `${JSON.stringify({ id: e.id, ...head }).slice(0, -1)},"block_hashes":[${hashes.length ? `"${hashes.join('","')}"` : ""}],"reason":"${reason}"}`,
+  };
+}
+
 /** Reasoning spans of a turn, each linked to the tool call it precedes. */
 export function reasoningEvents(req: SimRequest, plan: TurnPlan): EventBody[] {
   if (req.reasoningTokens <= 0 || req.firstTokenAt === null || req.finishedAt === null || req.outcome === "error")
