@@ -191,10 +191,23 @@ export class BlockPool {
     }
   }
 
-  /** Drop a request's references, tail first so that a prefix outlives its continuation under LRU. */
-  release(blocks: readonly number[], now: number): void {
+  /**
+   * Drop a request's references, tail first so that a prefix outlives its continuation under LRU. With `owner`, the
+   * list is kept as what its trajectory last held here for `view` (see acquirePrefix); the caller must not reuse it.
+   */
+  release(blocks: number[], now: number, owner?: OwnedBlocks, view?: HashList): void {
+    let gens: Int32Array | null = null;
+    if (owner && view && blocks.length) {
+      if (owner.heldGens.length < blocks.length)
+        owner.heldGens = new Int32Array(Math.max(blocks.length, 2 * owner.heldGens.length));
+      gens = owner.heldGens;
+      owner.heldPool = this;
+      owner.heldView = view;
+      owner.heldBlocks = blocks;
+    }
     for (let i = blocks.length - 1; i >= 0; i--) {
       const b = blocks[i]!;
+      if (gens) gens[i] = this.gen[b]!;
       if (--this.ref[b]! > 0) continue;
       this.referenced--;
       this.releasedAt[b] = now;
@@ -210,17 +223,6 @@ export class BlockPool {
   /** The list a request of `owner` collects its blocks of `list` in: the blocks its trajectory last held here for that view (acquirePrefix keeps the valid ones in place), else `fallback`. */
   blockList(owner: OwnedBlocks, list: HashList, fallback: number[]): number[] {
     return owner.heldPool === this && owner.heldView === list && fallback.length === 0 ? owner.heldBlocks : fallback;
-  }
-
-  /** Note the blocks a request of `owner` held for `view` (just released) so that its next turn can check them by generation. */
-  remember(owner: OwnedBlocks, view: HashList, blocks: number[]): void {
-    if (owner.heldGens.length < blocks.length)
-      owner.heldGens = new Int32Array(Math.max(blocks.length, 2 * owner.heldGens.length));
-    const gens = owner.heldGens;
-    for (let i = 0; i < blocks.length; i++) gens[i] = this.gen[blocks[i]!]!;
-    owner.heldPool = this;
-    owner.heldView = view;
-    owner.heldBlocks = blocks;
   }
 
   /** Remove unreferenced blocks whose TTL (counted from their last release) ran out by `now`. */

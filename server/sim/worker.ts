@@ -381,8 +381,7 @@ export class Worker {
 
   /** Drop the request's block references; they stay noted for its trajectory's next turn on this worker. */
   private releaseBlocks(r: SimRequest): void {
-    this.pool.release(r.blocks, this.host.now);
-    if (r.blocks.length) this.pool.remember(r.owner, r.view, r.blocks);
+    this.pool.release(r.blocks, this.host.now, r.owner, r.view);
     r.blocks = [];
   }
 }
