@@ -87,7 +87,8 @@ export function toDecimal(hi: number, lo: number): string {
   const b = top - a * 1e8;
   const b1 = Math.floor(b / 10_000);
   const b0 = DIGITS4[b - b1 * 10_000]!;
-  if (a > 0) return `${a}${DIGITS4[b1]!}${b0}${low}`;
-  if (b1 > 0) return `${b1}${b0}${low}`;
-  return `${b - b1 * 10_000}${low}`;
+  // join writes one flat string: a chain of `+` would leave a tree of parts that every later copy has to walk.
+  if (a > 0) return [String(a), DIGITS4[b1]!, b0, low].join("");
+  if (b1 > 0) return [String(b1), b0, low].join("");
+  return String(b - b1 * 10_000) + low;
 }
