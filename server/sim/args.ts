@@ -35,10 +35,10 @@ export const USAGE = `usage: npm run sim -- [options]
   --start UNIX_MS        simulated clock origin (default: now, to the second)
   --speed X              X times real time (default 1)
   --fast                 as fast as possible (needs --duration)
-  --out FILE             write the events as NDJSON to FILE (request chains always as full lists)
+  --out FILE             write the events as NDJSON to FILE, as --dashboard receives them
   --dashboard URL        POST the events to URL/api/ingest
-  --full-chains          send each request's full hash lists to --dashboard (default: only what a turn
-                         adds to its trajectory's previous turn, with prefix_of)
+  --full-chains          write and send each request's full hash lists (default: only what a turn adds
+                         to its trajectory's previous turn, with prefix_of)
   --token T              ingest token for --dashboard (or SWITCHYARD_INGEST_TOKEN)
   --control-port P       serve the control API on P (0: any free port)
   --control-host H       address of the control API (default 127.0.0.1)

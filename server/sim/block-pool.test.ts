@@ -101,9 +101,9 @@ describe("BlockPool", () => {
     cache(pool, list("sub", 2), cls("subagent_state", 50, { evictOn: EVICT_AGENT_END }), 0, owned);
     cache(pool, list("conv", 2), cls("conversation", 50, { evictOn: EVICT_SESSION_END }), 0, owned);
     cache(pool, list("sys", 2), cls("system_prompt", 50), 0, owned);
-    for (const ref of owned.refs) pool.evictOnEnd(ref, "agent_end");
+    for (const ref of owned.refs.subarray(0, owned.length)) pool.evictOnEnd(ref, "agent_end");
     expect(pool.drainRemoved()).toEqual([["agent_end", ["sub0", "sub1"]]]);
-    for (const ref of owned.refs) pool.evictOnEnd(ref, "session_end");
+    for (const ref of owned.refs.subarray(0, owned.length)) pool.evictOnEnd(ref, "session_end");
     expect(pool.drainRemoved()).toEqual([["session_end", ["conv0", "conv1"]]]);
     expect(pool.cached).toBe(2);
   });
@@ -114,7 +114,7 @@ describe("BlockPool", () => {
     cache(pool, list("a", 2), cls("c", 50, { evictOn: EVICT_AGENT_END }), 0, owned);
     cache(pool, list("b", 2), cls("c", 50, { evictOn: EVICT_AGENT_END }), 1);
     pool.drainRemoved();
-    for (const ref of owned.refs) expect(pool.evictOnEnd(ref, "agent_end")).toBe(false);
+    for (const ref of owned.refs.subarray(0, owned.length)) expect(pool.evictOnEnd(ref, "agent_end")).toBe(false);
     expect(pool.cached).toBe(2);
   });
 

@@ -20,6 +20,7 @@ export type RemovalReason = "capacity" | "ttl" | "agent_end" | "session_end";
 export { OwnedBlocks } from "./owned-blocks";
 
 const PRIORITIES = 101;
+const NOTHING_REMOVED: [RemovalReason, string[]][] = [];
 
 export class BlockPool {
   /** Cached blocks in this pool. */
@@ -51,6 +52,7 @@ export class BlockPool {
   private ttlQueued: Uint8Array;
   /** Removed hashes since the last drain, by reason. */
   private removed: Record<RemovalReason, string[]> = { capacity: [], ttl: [], agent_end: [], session_end: [] };
+  private removedCount = 0;
 
   constructor(
     readonly capacity: number,
@@ -114,16 +116,35 @@ export class BlockPool {
     return true;
   }
 
-  /** Reference the leading cached blocks of hashes[0..n) (block indexes into `out`); returns how many. */
+  /**
+   * Reference the leading cached blocks of hashes[0..n) (block indexes into `out`); returns how many. With `owner`,
+   * the blocks its last request held here for the same view are checked by generation first (no index lookups).
+   */
   acquirePrefix(
     list: HashList,
     n: number,
     classes: readonly RetentionClass[],
     segments: readonly number[],
     out: number[],
+    owner?: OwnedBlocks,
   ): number {
     const index = this.index;
     let i = 0;
+    if (owner && owner.heldPool === this && owner.heldView === list && (out.length === 0 || out === owner.heldBlocks)) {
+      const held = owner.heldBlocks;
+      const gens = owner.heldGens;
+      const inPlace = out === held;
+      const m = Math.min(n, held.length);
+      owner.heldPool = null;
+      owner.heldBlocks = [];
+      for (; i < m; i++) {
+        const b = held[i]!;
+        if (this.entry[b]! < 0 || this.gen[b] !== gens[i]) break;
+        this.touch(b, classes[segments[i]!]!);
+        if (!inPlace) out.push(b);
+      }
+      if (inPlace) out.length = i;
+    }
     for (; i < n; i++) {
       const id = index.idAt(list, i);
       if (id < 0 || (index.mask[id]! & this.bit) === 0) break;
@@ -170,10 +191,23 @@ export class BlockPool {
     }
   }
 
-  /** Drop a request's references, tail first so that a prefix outlives its continuation under LRU. */
-  release(blocks: readonly number[], now: number): void {
+  /**
+   * Drop a request's references, tail first so that a prefix outlives its continuation under LRU. With `owner`, the
+   * list is kept as what its trajectory last held here for `view` (see acquirePrefix); the caller must not reuse it.
+   */
+  release(blocks: number[], now: number, owner?: OwnedBlocks, view?: HashList): void {
+    let gens: Int32Array | null = null;
+    if (owner && view && blocks.length) {
+      if (owner.heldGens.length < blocks.length)
+        owner.heldGens = new Int32Array(Math.max(blocks.length, 2 * owner.heldGens.length));
+      gens = owner.heldGens;
+      owner.heldPool = this;
+      owner.heldView = view;
+      owner.heldBlocks = blocks;
+    }
     for (let i = blocks.length - 1; i >= 0; i--) {
       const b = blocks[i]!;
+      if (gens) gens[i] = this.gen[b]!;
       if (--this.ref[b]! > 0) continue;
       this.referenced--;
       this.releasedAt[b] = now;
@@ -184,6 +218,11 @@ export class BlockPool {
         this.ttlQueued[b] = 1;
       }
     }
+  }
+
+  /** The list a request of `owner` collects its blocks of `list` in: the blocks its trajectory last held here for that view (acquirePrefix keeps the valid ones in place), else `fallback`. */
+  blockList(owner: OwnedBlocks, list: HashList, fallback: number[]): number[] {
+    return owner.heldPool === this && owner.heldView === list && fallback.length === 0 ? owner.heldBlocks : fallback;
   }
 
   /** Remove unreferenced blocks whose TTL (counted from their last release) ran out by `now`. */
@@ -234,6 +273,8 @@ export class BlockPool {
 
   /** Take the removed hashes collected so far, by reason. */
   drainRemoved(): [RemovalReason, string[]][] {
+    if (this.removedCount === 0) return NOTHING_REMOVED;
+    this.removedCount = 0;
     const out: [RemovalReason, string[]][] = [];
     for (const reason of ["capacity", "ttl", "agent_end", "session_end"] as const) {
       if (this.removed[reason].length) {
@@ -271,6 +312,7 @@ export class BlockPool {
     this.pinned[b] = 0;
     const id = this.entry[b]!;
     this.removed[reason].push(this.index.hashes[id]!);
+    this.removedCount++;
     this.index.drop(id, this.bit);
     this.entry[b] = -1;
     this.cached--;

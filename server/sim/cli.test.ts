@@ -193,23 +193,25 @@ describe("sim CLI", () => {
     expect(received.join("\n") + "\n").toBe(text);
   });
 
-  it("by default posts the same events with requests in compact form (prefix_of), while the file keeps full lists", async () => {
+  it("by default writes and posts the same events with requests in compact form (prefix_of)", async () => {
     const { code, text, received } = await postTo([]);
     expect(code).toBe(0);
-    const written = text
+    expect(received.join("\n") + "\n").toBe(text);
+    const full = await run("full.ndjson", ["--full-chains"]);
+    const written = full.text
       .trimEnd()
       .split("\n")
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     const posted = received.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(posted.map((e) => e.id)).toEqual(written.map((e) => e.id));
-    const full = new Map(written.filter((e) => e.kind === "request").map((e) => [e.request_id, e]));
+    const byId = new Map(written.filter((e) => e.kind === "request").map((e) => [e.request_id, e]));
     let compact = 0;
     posted.forEach((e, i) => {
       const w = written[i]!;
       if (!e.prefix_of) return expect(e).toEqual(w);
       compact++;
       const { request_id, blocks } = e.prefix_of as { request_id: string; blocks: number };
-      const named = full.get(request_id)!;
+      const named = byId.get(request_id)!;
       expect(named.trajectory_id).toBe(w.trajectory_id);
       for (const key of ["sequence_hashes", "local_hashes"] as const) {
         expect([...(named[key] as string[]).slice(0, blocks), ...(e[key] as string[])]).toEqual(w[key]);

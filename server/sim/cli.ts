@@ -70,15 +70,13 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
   const file = o.out ? new NdjsonFile(o.out) : null;
   const delivery = o.dashboard ? new Delivery({ url: `${o.dashboard}/api/ingest`, token: o.token!, log }) : null;
   let events = 0;
-  // The file keeps full lists (any reader can use it alone); the dashboard gets the compact form unless --full-chains.
-  const compactor = delivery && !o.fullChains ? new ChainCompactor() : null;
+  // The file holds what the dashboard receives: requests in the compact form unless --full-chains.
+  const compactor = o.fullChains ? null : new ChainCompactor();
   sim.setSink((event) => {
     events++;
-    const out = compactor?.line(event) ?? null;
-    // The full-list line when it is already at hand (not a compact request).
-    const full = out === null ? toJsonLine(event) : out.full === null ? out.line : null;
-    file?.write(full ?? toJsonLine(event));
-    delivery?.push(out?.line ?? full!, out?.full ?? null);
+    const out = compactor ? compactor.line(event) : { line: toJsonLine(event), full: null };
+    file?.write(out.line);
+    delivery?.push(out.line, out.full);
   });
   delivery?.start();
 

@@ -1,6 +1,6 @@
 import type { AutoscalingPolicy, RoutingPolicy } from "../control/policies";
 import { MAX_SLOTS, PrefixIndex } from "./prefix-index";
-import { storedEvent } from "./event-builders";
+import { removedEvent, storedEvent } from "./event-builders";
 import { decide, type PlannerRole } from "./planner";
 import type { Rng } from "./prng";
 import { chooseWorker, type CandidateLoad } from "./router";
@@ -167,13 +167,8 @@ export class Cluster implements WorkerHost {
   flushRemoved(w: Worker): void {
     for (const [reason, hashes] of w.pool.drainRemoved()) {
       for (let i = 0; i < hashes.length; i += MAX_HASHES_PER_EVENT) {
-        this.host.emit({
-          kind: "kv.removed",
-          ts: ms(this.now),
-          worker_id: w.id,
-          block_hashes: hashes.slice(i, i + MAX_HASHES_PER_EVENT),
-          reason,
-        });
+        const part = hashes.length <= MAX_HASHES_PER_EVENT ? hashes : hashes.slice(i, i + MAX_HASHES_PER_EVENT);
+        this.host.emit(removedEvent(w.id, part, reason, ms(this.now)));
       }
     }
   }

@@ -6,6 +6,7 @@ import {
   type PolicyDocuments,
   type PolicyError,
   type PolicyKind,
+  type RetentionPolicy,
   type RoutingPolicy,
 } from "../control/policies";
 import type { TelemetryEventInput } from "../ingest/events";
@@ -24,7 +25,7 @@ import { Workload } from "./workload";
 import { TraceReplay } from "./trace-replay";
 import type { TraceEntry } from "./workload-trace";
 import { contentId } from "./hashing";
-import { reasoningEvents, requestEvent, toolEvent } from "./event-builders";
+import { LAZY_ID, reasoningEvents, requestEvent, toolEvent } from "./event-builders";
 
 // The deterministic discrete-event core: a seeded PRNG, a queue of timed callbacks and simulated
 // time passed in by the caller (runUntil). No I/O: events go to a sink, policies come in as calls.
@@ -74,7 +75,9 @@ export class Simulation implements AgentHost, CoreHost {
   versions: PolicyVersions;
   private docs: PolicyDocuments;
   private states: Record<PolicyKind, PolicyState>;
-  private retention: RetentionClasses;
+  private retention!: RetentionClasses;
+  /** A class that evicts on agent_end / session_end was ever handed out (else lifecycle triggers have nothing to do). */
+  private lifecycleEver = false;
   private queue = new EventQueue();
   private seq = 0;
   private ids = 0;
@@ -103,7 +106,7 @@ export class Simulation implements AgentHost, CoreHost {
       POLICY_KINDS.map((k) => [k, { version: 0, document: initial[k], applied_at: startMs }]),
     ) as Record<PolicyKind, PolicyState>;
     this.versions = Object.freeze({ retention: 0, autoscaling: 0, routing: 0, frontend: 0 });
-    this.retention = new RetentionClasses(initial.retention);
+    this.setRetention(initial.retention);
     this.cluster = new Cluster(
       this,
       {
@@ -171,7 +174,12 @@ export class Simulation implements AgentHost, CoreHost {
   }
 
   emit(body: EventBody): void {
-    this.sink({ id: `${this.run}-${ABBREV[body.kind]}-${++this.seq}`, ...body } as TelemetryEventInput);
+    const id = `${this.run}-${ABBREV[body.kind]}-${++this.seq}`;
+    if (LAZY_ID in body) {
+      const event = body as unknown as TelemetryEventInput;
+      event.id = id;
+      this.sink(event);
+    } else this.sink({ id, ...body } as TelemetryEventInput);
   }
 
   nextId(prefix: string): string {
@@ -190,7 +198,7 @@ export class Simulation implements AgentHost, CoreHost {
     if (!result.ok) return result;
     (this.docs as Record<PolicyKind, unknown>)[kind] = result.document;
     this.states[kind] = { version: 0, document: result.document, applied_at: this.startMs };
-    if (kind === "retention") this.retention = new RetentionClasses(this.docs.retention);
+    if (kind === "retention") this.setRetention(this.docs.retention);
     return { ok: true };
   }
 
@@ -230,7 +238,7 @@ export class Simulation implements AgentHost, CoreHost {
     (this.docs as Record<PolicyKind, unknown>)[kind] = result.document;
     this.states[kind] = { version, document: result.document, applied_at: ts };
     this.versions = Object.freeze({ ...this.versions, [kind]: version });
-    if (kind === "retention") this.retention = new RetentionClasses(this.docs.retention);
+    if (kind === "retention") this.setRetention(this.docs.retention);
     this.emit({ kind: "policy.ack", ts, target: "sim", policy_kind: kind, version, status: "applied" });
     return { ok: true, kind, version, status: "applied", applied_at: ts };
   }
@@ -245,6 +253,11 @@ export class Simulation implements AgentHost, CoreHost {
 
   frontend(): FrontendPolicy {
     return this.docs.frontend;
+  }
+
+  private setRetention(policy: RetentionPolicy): void {
+    this.retention = new RetentionClasses(policy);
+    this.lifecycleEver ||= this.retention.lifecycle;
   }
 
   classes(sessionType: string, role: AgentRole): readonly RetentionClass[] {
@@ -294,12 +307,13 @@ export class Simulation implements AgentHost, CoreHost {
   }
 
   private evictOwned(traj: Trajectory, trigger: "agent_end" | "session_end"): boolean {
-    const { pools, starts, refs } = traj.stored;
+    if (!this.lifecycleEver) return false;
+    const { pools, starts, refs, length } = traj.stored;
     let any = false;
     for (let k = 0; k < pools.length; k++) {
       const pool = pools[k]!;
       if (pool.cached === 0) continue;
-      const end = k + 1 < pools.length ? starts[k + 1]! : refs.length;
+      const end = k + 1 < pools.length ? starts[k + 1]! : length;
       for (let i = starts[k]!; i < end; i++) any = pool.evictOnEnd(refs[i]!, trigger) || any;
     }
     return any;

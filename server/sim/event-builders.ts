@@ -7,6 +7,8 @@ import type { HashView } from "./stream";
 import type { EventBody, SimRequest } from "./types";
 
 export const CHAIN_VIEW: unique symbol = Symbol("chainView");
+/** Marks an event body that already has its `id` key first, to be set in place by the engine. */
+export const LAZY_ID: unique symbol = Symbol("lazyId");
 
 /** What a request event knows about its chains: the hash view they are a prefix of, and its compact NDJSON form. */
 export type ChainSource = {
@@ -53,25 +55,29 @@ export function requestEvent(
     ...decodeTelemetry(req),
   };
   const { view, nBlocks } = req;
-  return {
-    ...head,
-    sequence_hashes: view.seq.slice(0, nBlocks),
-    local_hashes: view.local.slice(0, nBlocks),
-    [FAST_JSON]: (e) =>
-      jsonWithArrays({ id: e.id, ...head }, [
-        ["sequence_hashes", view.jsonItems("seq", 0, nBlocks)],
-        ["local_hashes", view.jsonItems("local", 0, nBlocks)],
-      ]),
-    [CHAIN_VIEW]: {
-      view,
-      nBlocks,
-      compactJson: (e, prefix) =>
-        jsonWithArrays({ id: e.id, ...head, prefix_of: prefix }, [
-          ["sequence_hashes", view.jsonItems("seq", prefix.blocks, nBlocks)],
-          ["local_hashes", view.jsonItems("local", prefix.blocks, nBlocks)],
-        ]),
+  return withLazyArrays(
+    head,
+    {
+      sequence_hashes: () => view.seq.slice(0, nBlocks),
+      local_hashes: () => view.local.slice(0, nBlocks),
     },
-  };
+    {
+      [FAST_JSON]: (e: { id: string }) =>
+        jsonWithArrays({ id: e.id, ...head }, [
+          ["sequence_hashes", view.jsonItems("seq", 0, nBlocks)],
+          ["local_hashes", view.jsonItems("local", 0, nBlocks)],
+        ]),
+      [CHAIN_VIEW]: {
+        view,
+        nBlocks,
+        compactJson: (e: { id: string }, prefix: { request_id: string; blocks: number }) =>
+          jsonWithArrays({ id: e.id, ...head, prefix_of: prefix }, [
+            ["sequence_hashes", view.jsonItems("seq", prefix.blocks, nBlocks)],
+            ["local_hashes", view.jsonItems("local", prefix.blocks, nBlocks)],
+          ]),
+      },
+    },
+  );
 }
 
 /** Inter-token latency (rounded to µs) and preemptions of a request, when it decoded or was preempted. */
@@ -112,6 +118,49 @@ export function storedEvent(
         ["block_hashes", view.jsonItems("seq", from, to)],
         ["local_hashes", view.jsonItems("local", from, to)],
       ]),
+  };
+}
+
+/**
+ * `{ id: "", ...head, ...arrays, ...extra }` with each array an enumerable getter that builds it on first read (JSON,
+ * tests), so runs that only serialise through FAST_JSON or discard events never copy a whole chain (a kv.stored
+ * event's lists are only the new blocks and stay plain arrays: a getter costs more than such a copy). The engine fills in
+ * `id` in place (LAZY_ID) instead of spreading, which would read the getters.
+ */
+function withLazyArrays<H extends object, A extends Record<string, () => string[]>, X extends object>(
+  head: H,
+  arrays: A,
+  extra: X,
+): H & { [K in keyof A]: string[] } & X {
+  const out: Record<string | symbol, unknown> = { id: "", ...head };
+  for (const [key, build] of Object.entries(arrays)) {
+    Object.defineProperty(out, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = build();
+        Object.defineProperty(out, key, { value, enumerable: true, configurable: true, writable: true });
+        return value;
+      },
+    });
+  }
+  return Object.assign(out, extra, { [LAZY_ID]: true }) as H & { [K in keyof A]: string[] } & X;
+}
+
+/** A kv.removed event; its NDJSON line joins the hashes (decimal strings need no escaping) instead of walking them. */
+export function removedEvent(
+  workerId: string,
+  hashes: string[],
+  reason: "capacity" | "ttl" | "agent_end" | "session_end",
+  ts: number,
+): EventBody & FastJson {
+  const head = { kind: "kv.removed" as const, ts, worker_id: workerId };
+  return {
+    ...head,
+    block_hashes: hashes,
+    reason,
+    [FAST_JSON]: (e) =>
+      `${JSON.stringify({ id: e.id, ...head }).slice(0, -1)},"block_hashes":[${hashes.length ? `"${hashes.join('","')}"` : ""}],"reason":"${reason}"}`,
   };
 }
 

@@ -12,6 +12,12 @@ describe("toDecimal", () => {
     [0xffffffff, 0xffffffff],
     [0x80000000, 9999],
     [123456789, 987654321],
+    [0, 4294967295],
+    [1, 0],
+    [2, 1_410_065_407],
+    [0x8ac72304, 0x89e80000],
+    [0x8ac72304, 0x89e7ffff],
+    [232830, 2_764_472_319],
   ])("writes %i:%i as its u64 decimal", (hi, lo) => {
     expect(toDecimal(hi, lo)).toBe(big(hi, lo));
   });

@@ -69,14 +69,26 @@ export function localHash(content: number, out: Hash64): Hash64 {
   return out;
 }
 
+/** "0000" … "9999". */
+const DIGITS4 = Array.from({ length: 10_000 }, (_, i) => String(i).padStart(4, "0"));
+
 /**
- * The u64 decimal string of a hash, without BigInt: hi * 2^32 + lo = X * 10^4 + Y with
- * X = hi * 429496 and Y = hi * 7296 + lo (2^32 = 429496 * 10^4 + 7296), all below 2^53.
+ * The u64 decimal string of a hash, without BigInt: hi * 2^32 + lo = X * 10^4 + Y with X = hi * 429496 + ⌊y / 10^4⌋
+ * and y = hi * 7296 + lo (2^32 = 429496 * 10^4 + 7296), all below 2^53; X is written as small integers (X = a * 10^8
+ * + b), because turning a double above 2^31 into text is several times slower.
  */
 export function toDecimal(hi: number, lo: number): string {
-  if (hi < 0x200000) return String(hi * TWO32 + lo);
+  if (hi === 0) return String(lo);
   const y = hi * 7296 + lo;
-  const top = hi * 429496 + Math.floor(y / 10_000);
-  const rest = y % 10_000;
-  return `${top}${rest < 10 ? "000" : rest < 100 ? "00" : rest < 1000 ? "0" : ""}${rest}`;
+  const q = Math.floor(y / 10_000);
+  const low = DIGITS4[y - q * 10_000]!;
+  const top = hi * 429496 + q;
+  const a = Math.floor(top / 1e8);
+  const b = top - a * 1e8;
+  const b1 = Math.floor(b / 10_000);
+  const b0 = DIGITS4[b - b1 * 10_000]!;
+  // join writes one flat string: a chain of `+` would leave a tree of parts that every later copy has to walk.
+  if (a > 0) return [String(a), DIGITS4[b1]!, b0, low].join("");
+  if (b1 > 0) return [String(b1), b0, low].join("");
+  return String(b - b1 * 10_000) + low;
 }

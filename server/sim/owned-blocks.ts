@@ -1,4 +1,5 @@
 import type { BlockPool } from "./block-pool";
+import type { HashList } from "./prefix-index";
 
 // The blocks one trajectory stored, so that lifecycle triggers (agent_end, session_end) can evict them.
 
@@ -7,14 +8,30 @@ export class OwnedBlocks {
   /** The pool of each run of refs, and the index in `refs` where the run starts. */
   readonly pools: BlockPool[] = [];
   readonly starts: number[] = [];
-  readonly refs: number[] = [];
+  /** refs[0, length): off the JS heap, so that the garbage collector never walks a long trajectory's refs. */
+  refs = new Float64Array(64);
+  length = 0;
+
+  /**
+   * The blocks the trajectory's last request held when it released them (positions 0… of `heldView` in `heldPool`),
+   * with each block's generation then: the next turn checks those instead of looking its prefix up again.
+   */
+  heldPool: BlockPool | null = null;
+  heldView: HashList | null = null;
+  heldBlocks: number[] = [];
+  heldGens = new Int32Array(0);
 
   /** Record one stored block of `pool`. */
   add(pool: BlockPool, ref: number): void {
     if (this.pools[this.pools.length - 1] !== pool) {
       this.pools.push(pool);
-      this.starts.push(this.refs.length);
+      this.starts.push(this.length);
     }
-    this.refs.push(ref);
+    if (this.length === this.refs.length) {
+      const grown = new Float64Array(this.refs.length * 2);
+      grown.set(this.refs);
+      this.refs = grown;
+    }
+    this.refs[this.length++] = ref;
   }
 }

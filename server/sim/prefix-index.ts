@@ -84,17 +84,30 @@ export class PrefixIndex {
 
   /** Entry id of list.seq[i], created if needed. */
   ensureAt(list: HashList, i: number): number {
-    let id = this.idAt(list, i);
-    if (id >= 0) return id;
-    id = this.free.length ? this.free.pop()! : this.hashes.length;
-    if (id >= this.mask.length) this.grow();
     const hi = list.hi[i]! | 0;
     const lo = list.lo[i]! | 0;
+    const cached = list.ids[i]!;
+    if (cached >= 0 && this.keys[2 * cached + 1] === lo && this.keys[2 * cached] === hi) return cached;
+    // One probe finds the entry or the empty slot it goes into.
+    const table = this.table;
+    const m = table.length - 1;
+    let s = this.home(hi, lo);
+    for (; ; s = (s + 1) & m) {
+      const v = table[s]!;
+      if (v === 0) break;
+      if (this.keys[2 * v - 1] === lo && this.keys[2 * v - 2] === hi) {
+        list.ids[i] = v - 1;
+        return v - 1;
+      }
+    }
+    const id = this.free.length ? this.free.pop()! : this.hashes.length;
+    if (id >= this.mask.length) this.grow();
     this.hashes[id] = list.seq[i]!;
     this.keys[2 * id] = hi;
     this.keys[2 * id + 1] = lo;
     this.mask[id] = 0;
-    this.insert(hi, lo, id);
+    if (++this.entries * 2 > table.length) this.rehash(table.length * 2);
+    else table[s] = id + 1;
     list.ids[i] = id;
     return id;
   }
@@ -161,18 +174,6 @@ export class PrefixIndex {
       if (v === 0) return -1;
       if (this.keys[2 * v - 1] === lo && this.keys[2 * v - 2] === hi) return v - 1;
     }
-  }
-
-  private insert(hi: number, lo: number, id: number): void {
-    if (++this.entries * 2 > this.table.length) {
-      this.rehash(this.table.length * 2);
-      return;
-    }
-    const table = this.table;
-    const m = table.length - 1;
-    let s = this.home(hi, lo);
-    while (table[s] !== 0) s = (s + 1) & m;
-    table[s] = id + 1;
   }
 
   /** Remove an entry from the table (backward-shift deletion keeps probe runs unbroken). */

@@ -42,7 +42,12 @@ export function classify(
 export class RetentionClasses {
   private cache = new Map<string, RetentionClass[]>();
 
-  constructor(readonly policy: RetentionPolicy) {}
+  /** Some class of this policy evicts on agent_end or session_end. */
+  readonly lifecycle: boolean;
+
+  constructor(readonly policy: RetentionPolicy) {
+    this.lifecycle = policy.default.evict_on !== "never" || policy.rules.some((r) => r.evict_on !== "never");
+  }
 
   forAgent(sessionType: string, agentRole: "main" | "subagent"): RetentionClass[] {
     const key = `${agentRole}\u0000${sessionType}`;

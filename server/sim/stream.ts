@@ -71,11 +71,15 @@ export class HashView {
   /** Prefix-index entry ids cached per block (-1: not looked up or absent). */
   readonly ids: number[] = [];
   /**
-   * The hashes of blocks [0, jsonBlocks) as JSON array items ("h0","h1",...,) and the end offset
-   * of each item's comma + 1; written when first asked for (runs without output never build them).
+   * The hashes of blocks [0, jsonBlocks) as JSON array items ("h0","h1",…,), in one flat chunk per build (a build
+   * covers the blocks hashed since the previous one), and the end offset of each item's comma + 1 within its chunk;
+   * written when first asked for (runs without output never build them). Chunks instead of one growing string:
+   * slicing a string that was appended to copies all of it, which made every turn's serialisation cost its context.
    */
-  private seqJson = "";
-  private localJson = "";
+  private readonly seqChunks: string[] = [];
+  private readonly localChunks: string[] = [];
+  /** First block of each chunk. */
+  private readonly chunkFirst: number[] = [];
   private readonly seqEnds: number[] = [];
   private readonly localEnds: number[] = [];
   private jsonBlocks = 0;
@@ -86,25 +90,46 @@ export class HashView {
   jsonItems(which: "seq" | "local", from: number, to: number): string {
     if (to <= from) return "";
     if (to > this.jsonBlocks) this.buildJson();
-    const [json, ends] = which === "seq" ? [this.seqJson, this.seqEnds] : [this.localJson, this.localEnds];
-    return json.slice(from === 0 ? 0 : ends[from - 1]!, ends[to - 1]! - 1);
+    const [chunks, ends] = which === "seq" ? [this.seqChunks, this.seqEnds] : [this.localChunks, this.localEnds];
+    const first = this.chunkFirst;
+    const k1 = this.chunkOf(from);
+    const k2 = this.chunkOf(to - 1);
+    const start = from === first[k1] ? 0 : ends[from - 1]!;
+    if (k1 === k2) return chunks[k1]!.slice(start, ends[to - 1]! - 1);
+    let out = chunks[k1]!.slice(start);
+    for (let k = k1 + 1; k < k2; k++) out += chunks[k]!;
+    return out + chunks[k2]!.slice(0, ends[to - 1]! - 1);
   }
 
-  /** Append the JSON items of every block hashed since the last call, in one string each. */
+  /** The chunk holding block i (i < jsonBlocks). */
+  private chunkOf(i: number): number {
+    const first = this.chunkFirst;
+    let lo = 0;
+    let hi = first.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (first[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Add one chunk of JSON items for every block hashed since the last call. */
   private buildJson(): void {
     const from = this.jsonBlocks;
     const to = this.seq.length;
     if (to <= from) return;
-    let seqEnd = this.seqJson.length;
-    let localEnd = this.localJson.length;
+    let seqEnd = 0;
+    let localEnd = 0;
     for (let i = from; i < to; i++) {
       seqEnd += this.seq[i]!.length + 3;
       this.seqEnds.push(seqEnd);
       localEnd += this.local[i]!.length + 3;
       this.localEnds.push(localEnd);
     }
-    this.seqJson += `"${this.seq.slice(from, to).join('","')}",`;
-    this.localJson += `"${this.local.slice(from, to).join('","')}",`;
+    this.seqChunks.push(`"${this.seq.slice(from, to).join('","')}",`);
+    this.localChunks.push(`"${this.local.slice(from, to).join('","')}",`);
+    this.chunkFirst.push(from);
     this.jsonBlocks = to;
   }
 
@@ -140,8 +165,9 @@ export class HashView {
     copy.seq.push(...this.seq);
     copy.ids.push(...this.ids);
     copy.local.push(...this.local);
-    copy.seqJson = this.seqJson;
-    copy.localJson = this.localJson;
+    copy.seqChunks.push(...this.seqChunks);
+    copy.localChunks.push(...this.localChunks);
+    copy.chunkFirst.push(...this.chunkFirst);
     copy.seqEnds.push(...this.seqEnds);
     copy.localEnds.push(...this.localEnds);
     copy.jsonBlocks = this.jsonBlocks;

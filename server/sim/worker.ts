@@ -47,6 +47,8 @@ export class Worker {
   private winStart = 0;
   private winPass = 0;
   private winCount = 1;
+  /** Scratch list of the prompt positions a store created (read by the host before the next store). */
+  private created: number[] = [];
   /** Observer of every scheduled pass (null in normal runs). */
   onPass: ((pass: PassRecord) => void) | null = null;
 
@@ -162,16 +164,16 @@ export class Worker {
         this.finish(r, "context_too_long");
         continue;
       }
-      const matched =
-        r.transferred || this.role === "decode"
-          ? 0
-          : pool.acquirePrefix(r.view, r.nBlocks, r.classes, r.segments, r.blocks);
+      let matched = 0;
+      if (!r.transferred && this.role !== "decode") {
+        r.blocks = pool.blockList(r.owner, r.view, r.blocks);
+        matched = pool.acquirePrefix(r.view, r.nBlocks, r.classes, r.segments, r.blocks, r.owner);
+      }
       const computed = r.transferred ? r.target : Math.min(matched * bs, r.target - 1);
       const n = r.transferred ? 1 : Math.min(r.target - computed, budget);
       const extra = Math.ceil((computed + n) / bs) - matched;
       if (!pool.makeRoom(extra)) {
-        pool.release(r.blocks, this.host.now);
-        r.blocks.length = 0;
+        this.releaseBlocks(r);
         break;
       }
       this.dequeue();
@@ -283,7 +285,8 @@ export class Worker {
     const to = Math.min(r.nBlocks, Math.floor(r.computed / this.blockSize));
     const from = r.blocks.length;
     if (to <= from) return;
-    const created: number[] = [];
+    const created = this.created;
+    created.length = 0;
     this.pool.store(r.view, from, to, r.classes, r.segments, r.blocks, created, r.owner);
     const moved = Math.min(to - from, r.reservedOut);
     r.reservedOut -= moved;
@@ -371,9 +374,14 @@ export class Worker {
   }
 
   private releaseAll(r: SimRequest): void {
-    this.pool.release(r.blocks, this.host.now);
-    r.blocks = [];
+    this.releaseBlocks(r);
     this.pool.reserved -= r.reservedOut;
     r.reservedOut = 0;
+  }
+
+  /** Drop the request's block references; they stay noted for its trajectory's next turn on this worker. */
+  private releaseBlocks(r: SimRequest): void {
+    this.pool.release(r.blocks, this.host.now, r.owner, r.view);
+    r.blocks = [];
   }
 }
