@@ -1,0 +1,187 @@
+import { quantileSorted } from "../analysis/quantile";
+import type { TelemetryEventInput } from "../ingest/events";
+import type { SimRequest } from "../sim/types";
+import { blockKey } from "./prefix-shape";
+import type { CauseTokens, RecordedTurn, RunSummary } from "./types";
+
+// What one replay run measured, from the requests it finished and the events the simulated cluster emitted: the same
+// figures the dashboard shows for live traffic, reduced to a summary. Miss causes follow the attribution's meaning at
+// the replay's resolution: a block the replay never saw is cold (diverged when its content was seen after another
+// prefix), one another worker held at routing time is routed away, one seen and gone is evicted.
+
+const SEEN_SEQ = 2;
+const SEEN_LOCAL = 1;
+
+export class RunCollector {
+  private hit = 0;
+  private query = 0;
+  private ttft: number[] = [];
+  private causes: CauseTokens = { cold: 0, diverged: 0, evicted: 0, routed_away: 0 };
+  private byReason: Record<string, number> = {};
+  private byClass: Record<string, number> = {};
+  private held = new Map<string, Map<string, string>>();
+  private kv = new Map<string, { sum: number; n: number; max: number; preemptions: number }>();
+  private routedAway = new Map<string, number>();
+  private flags = new Map<string, Uint8Array>();
+  private seenSeq = new Set<number>();
+  private seenLocal = new Set<number>();
+  private up = new Map<string, number>();
+  private gpuMs = 0;
+  private decisions: RunSummary["planner"]["decisions"] = [];
+  private requests = 0;
+  /** Per turn: cached tokens in this run (-1: not finished). */
+  readonly cachedOf: Int32Array;
+
+  constructor(
+    private turns: readonly RecordedTurn[],
+    private blockSize: number,
+    private from: number,
+  ) {
+    this.cachedOf = new Int32Array(turns.length).fill(-1);
+  }
+
+  private counted(i: number): boolean {
+    return !this.turns[i]!.warmup;
+  }
+
+  /** A turn was sent: note which of its blocks the replay saw before (`contents`: its blocks' content ids). */
+  sent(i: number, req: SimRequest, contents: readonly number[]): void {
+    const v = req.view;
+    const n = req.nBlocks;
+    const f = new Uint8Array(n);
+    const pair = new Uint32Array(2);
+    for (let k = 0; k < n; k++) {
+      pair[0] = v.hi[k]!;
+      pair[1] = v.lo[k]!;
+      const seq = blockKey(pair, 0);
+      const local = contents[k]!;
+      f[k] = this.seenSeq.has(seq) ? SEEN_SEQ : this.seenLocal.has(local) ? SEEN_LOCAL : 0;
+      this.seenSeq.add(seq);
+      this.seenLocal.add(local);
+    }
+    if (this.counted(i)) this.flags.set(req.id, f);
+  }
+
+  done(i: number, req: SimRequest): void {
+    this.cachedOf[i] = req.cachedTokens;
+    if (!this.counted(i)) return;
+    this.requests++;
+    this.hit += req.cachedTokens;
+    this.query += req.inputTokens;
+    if (req.firstTokenAt !== null) this.ttft.push(req.firstTokenAt - req.arrivedAt);
+    const f = this.flags.get(req.id);
+    this.flags.delete(req.id);
+    let missed = req.inputTokens - req.cachedTokens;
+    if (!f || missed <= 0) return;
+    const bs = this.blockSize;
+    let away = (this.routedAway.get(req.id) ?? 0) * bs;
+    this.routedAway.delete(req.id);
+    for (let k = Math.floor(req.cachedTokens / bs); k < f.length && missed > 0; k++) {
+      const tokens = Math.min(bs, missed);
+      missed -= tokens;
+      if (f[k] === SEEN_SEQ) {
+        const a = Math.min(away, tokens);
+        away -= a;
+        this.causes.routed_away += a;
+        this.causes.evicted += tokens - a;
+      } else if (f[k] === SEEN_LOCAL) this.causes.diverged += tokens;
+      else this.causes.cold += tokens;
+    }
+    this.causes.cold += missed;
+  }
+
+  event(e: TelemetryEventInput): void {
+    switch (e.kind) {
+      case "route.decision": {
+        if (!this.flags.has(e.request_id)) return;
+        let best = 0;
+        let chosen = 0;
+        for (const c of e.candidates) {
+          best = Math.max(best, c.overlap_blocks);
+          if (c.worker_id === e.chosen_worker_id) chosen = c.overlap_blocks;
+        }
+        if (best > chosen) this.routedAway.set(e.request_id, best - chosen);
+        return;
+      }
+      case "kv.stored": {
+        let m = this.held.get(e.worker_id);
+        if (!m) this.held.set(e.worker_id, (m = new Map()));
+        for (const h of e.block_hashes) m.set(h, e.retention_class ?? "unknown");
+        return;
+      }
+      case "kv.removed": {
+        const m = this.held.get(e.worker_id);
+        const counted = e.ts >= this.from;
+        for (const h of e.block_hashes) {
+          const cls = m?.get(h) ?? "unknown";
+          m?.delete(h);
+          if (counted) this.byClass[cls] = (this.byClass[cls] ?? 0) + 1;
+        }
+        if (counted) this.byReason[e.reason] = (this.byReason[e.reason] ?? 0) + e.block_hashes.length;
+        return;
+      }
+      case "kv.cleared":
+        this.held.delete(e.worker_id);
+        return;
+      case "worker.stats": {
+        if (e.ts < this.from) return;
+        const s = this.kv.get(e.worker_id) ?? { sum: 0, n: 0, max: 0, preemptions: 0 };
+        const u = e.kv_total_blocks > 0 ? e.kv_active_blocks / e.kv_total_blocks : 0;
+        s.sum += u;
+        s.n++;
+        s.max = Math.max(s.max, u);
+        if (e.preemptions !== undefined) s.preemptions = Number(e.preemptions);
+        this.kv.set(e.worker_id, s);
+        return;
+      }
+      case "worker.up":
+        this.up.set(e.worker_id, Math.max(e.ts, this.from));
+        return;
+      case "worker.down": {
+        const since = this.up.get(e.worker_id);
+        if (since !== undefined) this.gpuMs += Math.max(0, e.ts - since);
+        this.up.delete(e.worker_id);
+        return;
+      }
+      case "planner.decision":
+        if (e.action !== "none" && e.ts >= this.from)
+          this.decisions.push({
+            ts: e.ts,
+            role: e.role,
+            action: e.action,
+            replicas_after: e.replicas_after,
+            reason: e.reason,
+          });
+        return;
+      default:
+    }
+  }
+
+  /** The run's summary; workers still up count GPU time to `endMs`. */
+  summary(endMs: number): RunSummary {
+    let gpuMs = this.gpuMs;
+    for (const since of this.up.values()) gpuMs += Math.max(0, endMs - since);
+    const sorted = this.ttft.sort((a, b) => a - b);
+    const round = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
+    return {
+      hit_rate: this.query > 0 ? this.hit / this.query : null,
+      prompt_tokens: this.query,
+      cached_tokens: this.hit,
+      recomputed_by_cause: { ...this.causes },
+      ttft_p50_ms: round(quantileSorted(sorted, 0.5)),
+      ttft_p95_ms: round(quantileSorted(sorted, 0.95)),
+      evictions_by_reason: { ...this.byReason },
+      evictions_by_class: { ...this.byClass },
+      workers: [...this.kv]
+        .map(([id, s]) => ({
+          worker_id: id,
+          kv_mean: s.n ? s.sum / s.n : null,
+          kv_max: s.n ? s.max : null,
+          preemptions: s.preemptions,
+        }))
+        .sort((a, b) => a.worker_id.localeCompare(b.worker_id, "en", { numeric: true })),
+      planner: { decisions: this.decisions.slice(0, 200), gpu_hours: gpuMs / 3_600_000 },
+      requests: this.requests,
+    };
+  }
+}
