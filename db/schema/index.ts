@@ -12,3 +12,4 @@ export * from "./control";
 export * from "./sources";
 export * from "./auth";
 export * from "./tiers";
+export * from "./previews";
