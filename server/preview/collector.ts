@@ -1,7 +1,7 @@
 import { quantileSorted } from "../analysis/quantile";
 import type { TelemetryEventInput } from "../ingest/events";
 import type { SimRequest } from "../sim/types";
-import { blockKey } from "./prefix-shape";
+import { PairSet } from "./pair-set";
 import type { CauseTokens, RecordedTurn, RunSummary } from "./types";
 
 // What one replay run measured, from the requests it finished and the events the simulated cluster emitted: the same
@@ -11,6 +11,7 @@ import type { CauseTokens, RecordedTurn, RunSummary } from "./types";
 
 const SEEN_SEQ = 2;
 const SEEN_LOCAL = 1;
+const TWO32 = 4294967296;
 
 export class RunCollector {
   private hit = 0;
@@ -22,9 +23,10 @@ export class RunCollector {
   private held = new Map<string, Map<string, string>>();
   private kv = new Map<string, { sum: number; n: number; max: number; preemptions: number }>();
   private routedAway = new Map<string, number>();
-  private flags = new Map<string, Uint8Array>();
-  private seenSeq = new Set<number>();
-  private seenLocal = new Set<number>();
+  private flags = new Map<string, { from: number; f: Uint8Array }>();
+  private checked = new WeakMap<object, number>();
+  private seenSeq = new PairSet();
+  private seenLocal = new PairSet();
   private up = new Map<string, number>();
   private gpuMs = 0;
   private decisions: RunSummary["planner"]["decisions"] = [];
@@ -44,22 +46,23 @@ export class RunCollector {
     return !this.turns[i]!.warmup;
   }
 
-  /** A turn was sent: note which of its blocks the replay saw before (`contents`: its blocks' content ids). */
+  /**
+   * A turn was sent: note which of its blocks the replay saw before (`contents`: its blocks' content ids). Blocks of
+   * its view checked for an earlier turn were seen by that turn, so only the blocks it adds are looked up.
+   */
   sent(i: number, req: SimRequest, contents: readonly number[]): void {
     const v = req.view;
     const n = req.nBlocks;
-    const f = new Uint8Array(n);
-    const pair = new Uint32Array(2);
-    for (let k = 0; k < n; k++) {
-      pair[0] = v.hi[k]!;
-      pair[1] = v.lo[k]!;
-      const seq = blockKey(pair, 0);
-      const local = contents[k]!;
-      f[k] = this.seenSeq.has(seq) ? SEEN_SEQ : this.seenLocal.has(local) ? SEEN_LOCAL : 0;
-      this.seenSeq.add(seq);
-      this.seenLocal.add(local);
+    const from = Math.min(n, this.checked.get(v) ?? 0);
+    const f = new Uint8Array(n - from);
+    for (let k = from; k < n; k++) {
+      const c = contents[k]!;
+      const seq = this.seenSeq.addSeen(v.hi[k]!, v.lo[k]!);
+      const local = this.seenLocal.addSeen(Math.floor(c / TWO32), c % TWO32);
+      f[k - from] = seq ? SEEN_SEQ : local ? SEEN_LOCAL : 0;
     }
-    if (this.counted(i)) this.flags.set(req.id, f);
+    if (n > from) this.checked.set(v, n);
+    if (this.counted(i)) this.flags.set(req.id, { from, f });
   }
 
   done(i: number, req: SimRequest): void {
@@ -69,22 +72,24 @@ export class RunCollector {
     this.hit += req.cachedTokens;
     this.query += req.inputTokens;
     if (req.firstTokenAt !== null) this.ttft.push(req.firstTokenAt - req.arrivedAt);
-    const f = this.flags.get(req.id);
+    const seen = this.flags.get(req.id);
     this.flags.delete(req.id);
     let missed = req.inputTokens - req.cachedTokens;
-    if (!f || missed <= 0) return;
+    if (!seen || missed <= 0) return;
+    const { from, f } = seen;
     const bs = this.blockSize;
     let away = (this.routedAway.get(req.id) ?? 0) * bs;
     this.routedAway.delete(req.id);
-    for (let k = Math.floor(req.cachedTokens / bs); k < f.length && missed > 0; k++) {
+    for (let k = Math.floor(req.cachedTokens / bs); k < req.nBlocks && missed > 0; k++) {
       const tokens = Math.min(bs, missed);
       missed -= tokens;
-      if (f[k] === SEEN_SEQ) {
+      const flag = k < from ? SEEN_SEQ : f[k - from];
+      if (flag === SEEN_SEQ) {
         const a = Math.min(away, tokens);
         away -= a;
         this.causes.routed_away += a;
         this.causes.evicted += tokens - a;
-      } else if (f[k] === SEEN_LOCAL) this.causes.diverged += tokens;
+      } else if (flag === SEEN_LOCAL) this.causes.diverged += tokens;
       else this.causes.cold += tokens;
     }
     this.causes.cold += missed;

@@ -36,6 +36,8 @@ export class RecordedReplay {
   private owners = new Map<string, OwnedBlocks>();
   private sessions = new Map<string, { trajectories: string[]; left: number }>();
   private continuing: Set<string>;
+  /** Per trajectory: the prompt its turns have grown so far, and the recorded blocks it was grown from. */
+  private grown = new Map<string, { stream: TokenStream; view: HashView; pairs: Uint32Array }>();
 
   constructor(
     private host: LifecycleHost,
@@ -75,9 +77,7 @@ export class RecordedReplay {
     const overlaps = next !== undefined && (t.finishedAt === null || this.turns[next]!.arrivedAt < t.finishedAt);
     if (next !== undefined && overlaps)
       this.host.at(this.host.now + this.turns[next]!.arrivedAt - t.arrivedAt, () => this.send(list, k + 1));
-    const stream = this.promptOf(i);
-    const view = new HashView(null);
-    view.extend(stream);
+    const prompt = this.promptOf(i);
     let owner = this.owners.get(t.trajectoryId);
     if (!owner) this.owners.set(t.trajectoryId, (owner = new OwnedBlocks()));
     const role = t.parentTrajectoryId ? "subagent" : "main";
@@ -90,9 +90,9 @@ export class RecordedReplay {
       sessionType: t.sessionType,
       harness: (t.harness === "claude_code" || t.harness === "codex" ? t.harness : "trace") as Harness,
       api: "chat_completions" as Api,
-      view,
-      segments: stream.segments,
-      nBlocks: stream.contents.length,
+      view: prompt.view,
+      segments: prompt.segments,
+      nBlocks: prompt.nBlocks,
       inputTokens: t.inputTokens,
       outputTokens: Math.max(1, t.outputTokens),
       reasoningTokens: t.reasoningTokens,
@@ -119,31 +119,70 @@ export class RecordedReplay {
         if (next === undefined) this.ended(t);
       },
     };
-    this.hooks.sent(i, req, stream.contents);
+    this.hooks.sent(i, req, prompt.contents);
     host.submit(req);
   }
 
-  /** The turn's prompt as abstract content: one part per recorded block, the rest of the prompt unique to the turn. */
-  private promptOf(i: number): TokenStream {
+  /**
+   * The turn's prompt as abstract content (one part per recorded block, the rest of the prompt unique to the turn) and
+   * the hash view it is a prefix of. A turn whose blocks extend its trajectory's previous turn grows that turn's view,
+   * as the simulator's trajectories do; anything else starts a new one.
+   */
+  private promptOf(i: number): {
+    view: HashView;
+    segments: readonly number[];
+    nBlocks: number;
+    contents: readonly number[];
+  } {
     const t = this.turns[i]!;
+    const per = t.blockSize ?? this.blockSize;
+    const b = t.blocks;
+    const n = b ? b.length / 2 : 0;
+    const full = Math.min(n, Math.floor(t.inputTokens / per));
+    if (per === this.blockSize && t.inputTokens - full * per < per) {
+      let g = this.grown.get(t.trajectoryId);
+      const m = g ? g.stream.contents.length : 0;
+      let same = g !== undefined;
+      for (let k = 0; same && k < Math.min(m, full); k++)
+        same = g!.pairs[2 * k] === b![2 * k] && g!.pairs[2 * k + 1] === b![2 * k + 1];
+      if (!g || !same) {
+        g = { stream: new TokenStream(this.blockSize), view: new HashView(null), pairs: b ?? new Uint32Array(0) };
+        this.grown.set(t.trajectoryId, g);
+      }
+      if (full > g.stream.contents.length) {
+        this.appendBlocks(g.stream, t, g.stream.contents.length, full);
+        g.view.extend(g.stream);
+        g.pairs = b!;
+      }
+      return { view: g.view, segments: g.stream.segments, nBlocks: full, contents: g.stream.contents };
+    }
     const stream = new TokenStream(this.blockSize);
+    const used = this.appendBlocks(stream, t, 0, n);
+    const own = t.parentTrajectoryId ? SEG_SUBAGENT : SEG_CONVERSATION;
+    if (t.inputTokens - used > 0) stream.append(contentId(NS_TAIL, i), t.inputTokens - used, own);
+    const view = new HashView(null);
+    view.extend(stream);
+    return { view, segments: stream.segments, nBlocks: stream.contents.length, contents: stream.contents };
+  }
+
+  /** Append recorded blocks [from, to) of a turn; returns the tokens they cover. */
+  private appendBlocks(stream: TokenStream, t: RecordedTurn, from: number, to: number): number {
     const own = t.parentTrajectoryId ? SEG_SUBAGENT : SEG_CONVERSATION;
     const shape = this.shapes.get(t.trajectoryId) ?? { sharedBlocks: 0, headed: false };
     const per = t.blockSize ?? this.blockSize;
-    const b = t.blocks;
-    let left = t.inputTokens;
+    const b = t.blocks!;
     const n = b ? b.length / 2 : 0;
-    for (let k = 0; k < n && left > 0; k++) {
-      let part = contentId(NS_RECORDED, b![2 * k]!, b![2 * k + 1]!);
-      if (k === 0 && this.header === "strip" && shape.headed && n > 1) part = contentId(NS_STRIPPED, b![2]!, b![3]!);
+    let used = from * per;
+    for (let k = from; k < to && used < t.inputTokens; k++) {
+      let part = contentId(NS_RECORDED, b[2 * k]!, b[2 * k + 1]!);
+      if (k === 0 && this.header === "strip" && shape.headed && n > 1) part = contentId(NS_STRIPPED, b[2]!, b[3]!);
       else if (k === 0 && this.header === "add" && !shape.headed && t.harness === "claude_code")
         part = contentId(NS_HEADER, hashString(t.trajectoryId));
-      const take = Math.min(per, left);
+      const take = Math.min(per, t.inputTokens - used);
       stream.append(part, take, k < shape.sharedBlocks ? SEG_SYSTEM : own);
-      left -= take;
+      used += take;
     }
-    if (left > 0) stream.append(contentId(NS_TAIL, i), left, own);
-    return stream;
+    return used;
   }
 
   /** A trajectory's last turn finished: its agent ends (and its session, once all its agents have) unless it goes on. */
