@@ -11,6 +11,7 @@ import { DiffTable } from "./diff-table";
 import { conflictDetails, errorsByPath, rebaseDraft, serverFieldErrors } from "./drafts";
 import { FieldScope, type Operator, type TargetReason } from "./fields";
 import { KindFields } from "./kind-fields";
+import { PreviewPanel } from "@/components/preview/preview-panel";
 
 type Published = { version: number; document: unknown; author: string; createdAt: number } | null;
 type Base = { version: number | null; document: FieldValues };
@@ -221,6 +222,7 @@ export function PolicyEditor({
                 label="Changes to publish"
                 empty={base.version === null ? "Same as the defaults." : `No changes against v${base.version}.`}
               />
+              <PreviewPanel kind={kind} document={review.document} canRun={operator.canEdit} />
               <label className="policies-comment" htmlFor={`${kind}-comment`}>
                 Comment
                 <textarea

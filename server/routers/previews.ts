@@ -1,7 +1,10 @@
 import "server-only";
 import { z } from "zod";
 import type { Db } from "../../db/client";
-import { countWindowRequests } from "../../db/queries/previews";
+import { countWindowRequests, latestPreview } from "../../db/queries/previews";
+import { policyContentHash } from "../control/content-hash";
+import { validatePolicy } from "../control/policies";
+import type { PreviewResult } from "../preview/types";
 import { AppError } from "../errors";
 import { preparePreview, previewInput, type PreparedPreview } from "../preview/request";
 import { previewQueue } from "../preview/service";
@@ -32,6 +35,16 @@ export const previewsRouter = router({
     if (!job) throw new AppError("NOT_FOUND", `no preview job ${input.id}`);
     return job;
   }),
+
+  /** The newest stored result for this document (any window), so the review screen shows it at once; null: none. */
+  stored: operatorProcedure
+    .input(z.object({ kind: previewInput.shape.kind, document: z.unknown() }))
+    .query(({ ctx, input }) => {
+      const checked = validatePolicy(input.kind, input.document);
+      if (!checked.ok) return null;
+      const row = latestPreview(ctx.db, input.kind, policyContentHash(input.kind, checked.document));
+      return row ? (JSON.parse(row.result) as PreviewResult) : null;
+    }),
 
   /** Cancel a queued or running job. */
   cancel: operatorProcedure
