@@ -1,4 +1,4 @@
-// `npm run bench:preview [-- --minutes N]`: does the preview predict what a policy change does? For two cases —
+// `npm run bench:preview [-- --minutes N] [--case preamble|pressure]`: does the preview predict what a policy change does? For two cases —
 // stripping the billing header in the `preamble` scenario, and a retention change in `pressure` — it records N
 // simulated minutes (default 60, after 5 of warm-up) under the start policies, ingests them into a fresh database
 // through the ingest's own validation and batch transaction, previews the change on that window, then runs the
@@ -170,7 +170,10 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-preview-"));
   try {
     console.log(`bench:preview — ${os.cpus().length} cores; figures depend on what else the machine is doing`);
-    for (const c of CASES) await runCase(c, minutes, dir);
+    const only = process.argv.indexOf("--case");
+    const picked = only >= 0 ? CASES.filter((c) => c.name === process.argv[only + 1]) : CASES;
+    if (picked.length === 0) throw new Error(`--case takes one of ${CASES.map((c) => c.name).join(", ")}`);
+    for (const c of picked) await runCase(c, minutes, dir);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

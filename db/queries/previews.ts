@@ -30,6 +30,8 @@ export type WindowRequestRow = {
   /** Local hashes when stored, else sequence hashes (8-byte big-endian each); null: none. */
   chain: Buffer | null;
   chainIsLocal: boolean;
+  /** The first sequence hash (8 bytes), null: none. */
+  firstSeq: Buffer | null;
 };
 
 /** Requests that arrived in [from, to), oldest first, at most `limit`, each with its full chain. */
@@ -43,12 +45,50 @@ export function windowRequests(db: Db, from: number, to: number, limit: number):
          agent_hints AS agentHints, block_size AS blockSize, policy_versions AS policyVersions, source
        FROM requests WHERE arrived_at >= ? AND arrived_at < ? ORDER BY arrived_at, rowid LIMIT ?`,
     )
-    .all(from, to, limit) as Omit<WindowRequestRow, "chain" | "chainIsLocal">[];
+    .all(from, to, limit) as Omit<WindowRequestRow, "chain" | "chainIsLocal" | "firstSeq">[];
   return rows.map((r) => {
     const c = chainsOf(db, r.id);
     const local = c?.local && c.local.byteLength > 0 ? c.local : null;
-    return { ...r, chain: local ?? c?.seq ?? null, chainIsLocal: local !== null };
+    const firstSeq = c?.seq && c.seq.byteLength >= 8 ? c.seq.subarray(0, 8) : null;
+    return { ...r, chain: local ?? c?.seq ?? null, chainIsLocal: local !== null, firstSeq };
   });
+}
+
+export type FirstRunRow = {
+  first: Buffer;
+  last: Buffer;
+  blocks: number;
+  retentionClass: string | null;
+  workerId: string;
+  ts: number;
+};
+export type StoredRunRow = { parent: Buffer; last: Buffer; blocks: number; retentionClass: string | null };
+
+const RUN_COLUMNS = `substr(block_hashes, length(block_hashes) - 7, 8) AS last, block_count AS blocks, retention_class AS retentionClass`;
+const DEVICE_STORE = `op = 'stored' AND typeof(block_hashes) = 'blob' AND (storage_tier IS NULL OR storage_tier = 'device')`;
+
+/**
+ * kv.stored events on device that start a chain (no parent) in [from, to), at most `limit`: the first block's hash,
+ * how many blocks the event stored and their class. The simulator and vLLM-style senders split a store where the
+ * class changes, so such an event spans the first segment of a prompt.
+ */
+export function chainStartRuns(db: Db, from: number, to: number, limit: number): FirstRunRow[] {
+  return db.$client
+    .prepare(
+      `SELECT substr(block_hashes, 1, 8) AS first, ${RUN_COLUMNS}, worker_id AS workerId, ts FROM kv_events
+       WHERE ts >= ? AND ts < ? AND parent_hash IS NULL AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
+    )
+    .all(from, to, limit) as FirstRunRow[];
+}
+
+/** Device stores of one worker in [from, to) with a parent, oldest first, at most `limit` (a chain's later chunks). */
+export function storedRunsOf(db: Db, workerId: string, from: number, to: number, limit: number): StoredRunRow[] {
+  return db.$client
+    .prepare(
+      `SELECT parent_hash AS parent, ${RUN_COLUMNS} FROM kv_events
+       WHERE worker_id = ? AND ts >= ? AND ts < ? AND parent_hash IS NOT NULL AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
+    )
+    .all(workerId, from, to, limit) as StoredRunRow[];
 }
 
 /** Requests that arrived in [from, to) (for the window limit and the empty-window answer). */

@@ -1,6 +1,15 @@
 import type { Db } from "../../db/client";
 import { getVersion } from "../../db/queries/control";
-import { trajectoriesBetween, windowRequests, windowWorkers, type WindowRequestRow } from "../../db/queries/previews";
+import {
+  chainStartRuns,
+  storedRunsOf,
+  trajectoriesBetween,
+  windowRequests,
+  windowWorkers,
+  type FirstRunRow,
+  type WindowRequestRow,
+} from "../../db/queries/previews";
+import { SEGMENT_NAMES } from "../sim/stream";
 import {
   defaultPolicies,
   POLICY_KINDS,
@@ -19,6 +28,11 @@ export const MAX_WINDOW_MS = 24 * 3_600_000;
 export const DEFAULT_WINDOW_MS = 3_600_000;
 export const WARMUP_MS = 5 * 60_000;
 export const MAX_REPLAY_REQUESTS = 300_000;
+const RUNS_LOOKBACK_MS = 6 * 3_600_000;
+const MAX_RUNS = 20_000;
+const FOLLOW_MS = 120_000;
+const FOLLOW_ROWS = 5_000;
+const MAX_DISTINCT_STARTS = 64;
 
 export type LoadOptions = {
   /** Documents to use for a kind whose version in force the console does not hold (e.g. a target's start configuration). */
@@ -53,6 +67,7 @@ export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions =
     continuing: trajectoriesBetween(db, to, to + DEFAULT_WINDOW_MS),
     baseline,
     baselineNotes: notes,
+    firstRuns: firstRunsOf(db, chainStartRuns(db, from - RUNS_LOOKBACK_MS, to, MAX_RUNS), baseline),
     imported,
   };
 }
@@ -84,6 +99,7 @@ function turnOf(r: WindowRequestRow, from: number): RecordedTurn {
     blockSize: r.blockSize,
     blocks: r.chain ? pairsOf(r.chain) : null,
     workerId: r.workerId,
+    firstSeq: r.firstSeq ? [r.firstSeq.readUInt32BE(0), r.firstSeq.readUInt32BE(4)] : null,
     warmup: r.arrivedAt < from,
   };
 }
@@ -139,4 +155,42 @@ function baselineOf(
     );
   }
   return { baseline, notes };
+}
+
+/**
+ * The segment each recorded chain start began with, and for how many blocks: from the retention class of the store
+ * (a rule's segment, or a default class named after its segment), followed through the worker's next stores of the
+ * same chain while the class stays (prefill stores a long prompt in chunks). The earliest start per first block wins.
+ */
+function firstRunsOf(db: Db, rows: readonly FirstRunRow[], baseline: PolicyDocuments): ReplayInput["firstRuns"] {
+  const segmentOf = (cls: string | null): string | null => {
+    if (cls === null) return null;
+    const rule = baseline.retention.rules.find((r) => r.name === cls);
+    if (rule) return rule.match.segment === "any" ? null : rule.match.segment;
+    return (SEGMENT_NAMES as readonly string[]).includes(cls) ? cls : null;
+  };
+  const out = new Map<string, ReplayInput["firstRuns"][number]>();
+  for (const r of rows) {
+    const key = r.first.toString("hex");
+    const segment = segmentOf(r.retentionClass);
+    if (out.has(key) || segment === null || r.first.byteLength < 8) continue;
+    let blocks = r.blocks;
+    let last = r.last;
+    const later = storedRunsOf(db, r.workerId, r.ts, r.ts + FOLLOW_MS, FOLLOW_ROWS);
+    for (let more = true; more;) {
+      more = false;
+      for (const n of later) {
+        if (!n.parent.equals(last)) continue;
+        if (n.retentionClass === r.retentionClass) {
+          blocks += n.blocks;
+          last = n.last;
+          more = true;
+        }
+        break;
+      }
+    }
+    out.set(key, { hi: r.first.readUInt32BE(0), lo: r.first.readUInt32BE(4), blocks, segment });
+    if (out.size >= MAX_DISTINCT_STARTS) break;
+  }
+  return [...out.values()];
 }

@@ -105,6 +105,9 @@ export function turnsOfRequests(events: readonly EventOf<"request">[], from: num
           ? decimalPairs(e.sequence_hashes)
           : null,
       workerId: e.worker_id ?? null,
+      firstSeq: e.sequence_hashes?.length
+        ? (Array.from(decimalPairs(e.sequence_hashes.slice(0, 1))) as [number, number])
+        : null,
       warmup: e.arrived_at < from,
     }))
     .sort((a, b) => a.arrivedAt - b.arrivedAt);

@@ -1,7 +1,7 @@
 import { OwnedBlocks } from "../sim/block-pool";
 import { contentId } from "../sim/hashing";
 import { hashString } from "../sim/prng";
-import { HashView, SEG_CONVERSATION, SEG_SUBAGENT, SEG_SYSTEM, TokenStream } from "../sim/stream";
+import { HashView, SEG_CONVERSATION, SEG_SUBAGENT, SEG_TOOLS, TokenStream } from "../sim/stream";
 import type { ReplayHost } from "../sim/trace-replay";
 import { freshEngineState, type Api, type Harness, type SimRequest } from "../sim/types";
 import type { PrefixShape } from "./prefix-shape";
@@ -29,6 +29,7 @@ const NS_RECORDED = 0x5ec0;
 const NS_STRIPPED = 0x5ec1;
 const NS_HEADER = 0x5ec2;
 const NS_TAIL = 0x5ec3;
+const NO_SHAPE: PrefixShape = { sharedBlocks: 0, headed: false, firstBlocks: 0, firstSegment: 0 };
 
 export class RecordedReplay {
   finished = 0;
@@ -168,7 +169,7 @@ export class RecordedReplay {
   /** Append recorded blocks [from, to) of a turn; returns the tokens they cover. */
   private appendBlocks(stream: TokenStream, t: RecordedTurn, from: number, to: number): number {
     const own = t.parentTrajectoryId ? SEG_SUBAGENT : SEG_CONVERSATION;
-    const shape = this.shapes.get(t.trajectoryId) ?? { sharedBlocks: 0, headed: false };
+    const shape = this.shapes.get(t.trajectoryId) ?? NO_SHAPE;
     const per = t.blockSize ?? this.blockSize;
     const b = t.blocks!;
     const n = b ? b.length / 2 : 0;
@@ -179,7 +180,8 @@ export class RecordedReplay {
       else if (k === 0 && this.header === "add" && !shape.headed && t.harness === "claude_code")
         part = contentId(NS_HEADER, hashString(t.trajectoryId));
       const take = Math.min(per, t.inputTokens - used);
-      stream.append(part, take, k < shape.sharedBlocks ? SEG_SYSTEM : own);
+      const seg = k < shape.firstBlocks ? shape.firstSegment : k < shape.sharedBlocks ? SEG_TOOLS : own;
+      stream.append(part, take, seg);
       used += take;
     }
     return used;

@@ -50,6 +50,7 @@ function inputOf(lines: string[], to: number): ReplayInput {
     continuing: [],
     baseline,
     baselineNotes: [],
+    firstRuns: [],
     imported: true,
   };
 }

@@ -43,7 +43,7 @@ export function runPreview(
 ): PreviewResult {
   const started = Date.now();
   const shape = clusterShape(input.workers, input.turns, override);
-  const shapes = prefixShapes(input.turns);
+  const shapes = prefixShapes(input.turns, input.firstRuns);
   const candidateDocs = { ...input.baseline, [kind]: candidate } as PolicyDocuments;
   const recordedStrip = input.baseline.frontend.strip_anthropic_preamble;
   const header = (docs: PolicyDocuments): HeaderMode =>
@@ -167,7 +167,7 @@ function assumptionsOf(
   out.push(
     "caches start as the replay of the minutes before the window leaves them",
     "engine speed is the simulator's built-in profile (prefill and decode curves calibrated to 52k-token prompts)",
-    "prompt segments are inferred: blocks several sessions share at the start are the system prompt (tool definitions are not told apart), the rest the agent's conversation or subagent state",
+    `prompt segments are inferred: blocks several sessions share at the start are the system prompt and tool definitions (split where a recorded store of the same first block changed class: found for ${[...shapes.values()].filter((s) => s.firstBlocks < s.sharedBlocks || s.firstSegment !== 0).length} of ${shapes.size} trajectories; else all taken as system prompt), the rest the agent's conversation or subagent state`,
     "tool output truncation is not replayed: prompts are as recorded",
   );
   if (header !== "as_recorded") {

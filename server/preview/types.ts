@@ -27,6 +27,8 @@ export type RecordedTurn = {
   /** Local (content) hashes when recorded, else sequence hashes: pairs hi, lo per block. */
   blocks: Uint32Array | null;
   workerId: string | null;
+  /** The first sequence hash as (hi, lo), null: no chain. */
+  firstSeq: [number, number] | null;
   /** Before the window: replayed to warm the caches, not counted. */
   warmup: boolean;
 };
@@ -51,6 +53,8 @@ export type ReplayInput = {
   /** Policies in force in the window, per kind, with where each came from. */
   baseline: PolicyDocuments;
   baselineNotes: string[];
+  /** Recorded first-segment runs: a chain starting with this block hash holds `blocks` blocks of `segment` first. */
+  firstRuns: { hi: number; lo: number; blocks: number; segment: string }[];
   /** Turns came from an imported trace (no measured cache figures). */
   imported: boolean;
 };
