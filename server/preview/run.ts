@@ -33,7 +33,37 @@ export const DRAIN_MS = 10 * 60_000;
 const STEP_MS = 60_000;
 const SEED = 1;
 
-/** Preview `candidate` (a validated document of `kind`) on the recorded window. */
+export type ReplayPlan = {
+  shape: ClusterShape;
+  shapes: Map<string, PrefixShape>;
+  /** Baseline, then candidate: the policies and what the frontend does to block 0 compared with the recording. */
+  runs: [PolicyDocuments, HeaderMode][];
+};
+
+/** What the two runs replay: the cluster, the prompt shapes, and each run's policies. */
+export function planPreview(
+  input: ReplayInput,
+  kind: PolicyKind,
+  candidate: unknown,
+  override: ClusterOverride | null,
+): ReplayPlan {
+  const shape = clusterShape(input.workers, input.turns, override);
+  const shapes = prefixShapes(input.turns, input.firstRuns);
+  const candidateDocs = { ...input.baseline, [kind]: candidate } as PolicyDocuments;
+  const recordedStrip = input.baseline.frontend.strip_anthropic_preamble;
+  const header = (docs: PolicyDocuments): HeaderMode =>
+    docs.frontend.strip_anthropic_preamble === recordedStrip ? "as_recorded" : recordedStrip ? "add" : "strip";
+  return {
+    shape,
+    shapes,
+    runs: [
+      [input.baseline, "as_recorded"],
+      [candidateDocs, header(candidateDocs)],
+    ],
+  };
+}
+
+/** Preview `candidate` (a validated document of `kind`) on the recorded window, both runs on this thread. */
 export function runPreview(
   input: ReplayInput,
   kind: PolicyKind,
@@ -42,20 +72,32 @@ export function runPreview(
   hooks: PreviewHooks = {},
 ): PreviewResult {
   const started = Date.now();
-  const shape = clusterShape(input.workers, input.turns, override);
-  const shapes = prefixShapes(input.turns, input.firstRuns);
-  const candidateDocs = { ...input.baseline, [kind]: candidate } as PolicyDocuments;
-  const recordedStrip = input.baseline.frontend.strip_anthropic_preamble;
-  const header = (docs: PolicyDocuments): HeaderMode =>
-    docs.frontend.strip_anthropic_preamble === recordedStrip ? "as_recorded" : recordedStrip ? "add" : "strip";
-  const runs: [PolicyDocuments, HeaderMode][] = [
-    [input.baseline, "as_recorded"],
-    [candidateDocs, header(candidateDocs)],
-  ];
-  const results = runs.map(([docs, mode], r) =>
-    replayOnce(input, docs, mode, shape, shapes, (share) => hooks.progress?.((r + share) / 2), hooks.cancelled),
-  );
-  const [base, cand] = results as [Replayed, Replayed];
+  const plan = planPreview(input, kind, candidate, override);
+  const [base, cand] = plan.runs.map(([docs, mode], r) =>
+    replayOnce(
+      input,
+      docs,
+      mode,
+      plan.shape,
+      plan.shapes,
+      (share) => hooks.progress?.((r + share) / 2),
+      hooks.cancelled,
+    ),
+  ) as [Replayed, Replayed];
+  return assembleResult(input, kind, candidate, plan, base, cand, started);
+}
+
+/** The result of two finished runs. */
+export function assembleResult(
+  input: ReplayInput,
+  kind: PolicyKind,
+  candidate: unknown,
+  plan: ReplayPlan,
+  base: Replayed,
+  cand: Replayed,
+  started: number,
+): PreviewResult {
+  const { shape, shapes, runs } = plan;
   const measured = measure(input);
   const diff = (p: number | null, m: number | null, scale = 1) =>
     p === null || m === null ? null : Math.round((p - m) * scale * 10) / 10;
@@ -83,9 +125,10 @@ export function runPreview(
   };
 }
 
-type Replayed = { summary: RunSummary; cached: Int32Array };
+export type Replayed = { summary: RunSummary; cached: Int32Array };
 
-function replayOnce(
+/** One run of the window under `docs`; `progress` gets the share of the window done. */
+export function replayOnce(
   input: ReplayInput,
   docs: PolicyDocuments,
   header: HeaderMode,
