@@ -12,7 +12,7 @@ import { openDb } from "../db/client";
 import { storeEvents } from "../db/queries/ingest";
 import type { PolicyKind } from "../server/control/policies";
 import { parseEvent, type TelemetryEvent } from "../server/ingest/events";
-import { computePreviewParallel } from "../server/preview/compute";
+import { computePreview } from "../server/preview/compute";
 import { preparePreview } from "../server/preview/request";
 import { Simulation } from "../server/sim/engine";
 import { toJsonLine } from "../server/sim/json-lines";
@@ -126,10 +126,10 @@ async function runCase(c: Case, minutes: number, dir: string): Promise<void> {
   simulation(c, startMs, false).runUntil(to);
   const plainS = (performance.now() - t) / 1000;
 
-  // 3. The preview as the dashboard runs it (reads the window back, replays baseline and candidate side by side).
+  // 3. The preview as the dashboard's preview thread runs it (reads the window back, replays it twice).
   const scenario = scenarioByName(c.scenario)!;
   t = performance.now();
-  const result = await computePreviewParallel(
+  const result = computePreview(
     db,
     preparePreview({ kind: c.kind, document: c.document, window: { from, to }, baseline: scenario.policies ?? {} }, to),
   );

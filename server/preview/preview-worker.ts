@@ -1,28 +1,31 @@
-// A preview job's thread: its own read connection to the database file, one preview (its candidate run in a thread of
-// its own), its progress and result posted back.
+// A preview thread: its own read connection to the database file, kept between jobs (starting a thread costs
+// seconds of module loading); each job message is one preview, its progress and result posted back with its id.
 import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/client";
 import { AppError } from "../errors";
-import { computePreviewParallel } from "./compute";
+import { computePreview } from "./compute";
 import type { PreparedPreview } from "./request";
 
-const { dbFile, request } = workerData as { dbFile: string; request: PreparedPreview };
+const { dbFile } = workerData as { dbFile: string };
 const db = openDb(dbFile, 200);
-let last = 0;
 
-computePreviewParallel(db, request, {
-  progress: (share) => {
-    const now = Date.now();
-    if (now - last < 200 && share < 1) return;
-    last = now;
-    parentPort!.postMessage({ progress: share });
-  },
-})
-  .then((result) => parentPort!.postMessage({ result }))
-  .catch((err: unknown) =>
+parentPort!.on("message", (m: { id: number; request: PreparedPreview }) => {
+  let last = 0;
+  try {
+    const result = computePreview(db, m.request, {
+      progress: (share) => {
+        const now = Date.now();
+        if (now - last < 200 && share < 1) return;
+        last = now;
+        parentPort!.postMessage({ id: m.id, progress: share });
+      },
+    });
+    parentPort!.postMessage({ id: m.id, result });
+  } catch (err) {
     parentPort!.postMessage({
+      id: m.id,
       error: err instanceof Error ? err.message : String(err),
       code: err instanceof AppError ? err.code : "INTERNAL",
-    }),
-  )
-  .finally(() => db.$client.close());
+    });
+  }
+});

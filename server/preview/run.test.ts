@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { defaultPolicies } from "../control/policies";
 import { parseWorkloadTrace } from "../sim/workload-trace";
 import { mooncakeRequests, turnsOfRequests } from "./mooncake";
-import { runPreviewParallel } from "./parallel";
 import { runPreview } from "./run";
 import type { ReplayInput } from "./types";
 
@@ -85,28 +84,5 @@ describe("preview replay of a Mooncake trace on one worker", () => {
       expect(result.measured.hit_rate).toBeNull();
       expect(result.assumptions.join(" ")).toMatch(/cluster override/);
     }
-  });
-});
-
-describe("preview with the candidate in its own thread", () => {
-  it("gives the same result as both runs on one thread", async () => {
-    const lines = Array.from({ length: 40 }, (_, i) =>
-      JSON.stringify({
-        timestamp: i * 5_000,
-        input_length: 8 * BS,
-        output_length: 3,
-        hash_ids: [1, 2, 3, i % 5, 50 + i, 60 + i, 70 + i, 80 + i],
-      }),
-    );
-    const input = inputOf(lines, T0 + 200_000);
-    const cluster = { workers: 1, kv_total_blocks: 24, block_size: BS };
-    const candidate = {
-      ...input.baseline.retention,
-      default: { priority: 10, ttl_seconds: 3, evict_on: "never" as const },
-    };
-    const one = runPreview(input, "retention", candidate, cluster);
-    const two = await runPreviewParallel(input, "retention", candidate, cluster);
-    expect(one.candidate.hit_rate).not.toBe(one.baseline.hit_rate);
-    expect({ ...two, elapsed_ms: 0 }).toEqual({ ...one, elapsed_ms: 0 });
   });
 });
