@@ -143,6 +143,7 @@ async function runCase(c: Case, minutes: number, dir: string): Promise<void> {
   });
   actual.runUntil(to + 120_000);
   const actualRate = hitRate(actualRequests, from, to);
+  const actualCount = actualRequests.filter((r) => r.arrived_at >= from && r.arrived_at < to).length;
   db.$client.close();
 
   const predicted = result.candidate.hit_rate;
@@ -155,6 +156,9 @@ async function runCase(c: Case, minutes: number, dir: string): Promise<void> {
   );
   console.log(
     `  predicted: ${pct(predicted)} actual: ${pct(actualRate)} (hit rate) — ${gap.toFixed(1)} points apart (target ≤ 3)`,
+  );
+  console.log(
+    `  requests: ${result.candidate.requests} replayed (as recorded), ${actualCount} in the simulator run with the change (a faster cluster lets sessions send more turns; the replay keeps the recorded ones)`,
   );
   console.log(
     `  TTFT p50/p95 predicted ${result.candidate.ttft_p50_ms}/${result.candidate.ttft_p95_ms} ms, baseline ${result.baseline.ttft_p50_ms}/${result.baseline.ttft_p95_ms} ms, measured ${result.measured.ttft_p50_ms}/${result.measured.ttft_p95_ms} ms`,

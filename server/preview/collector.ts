@@ -31,20 +31,19 @@ export class RunCollector {
   private gpuMs = 0;
   private decisions: RunSummary["planner"]["decisions"] = [];
   private requests = 0;
-  /** Per turn: cached tokens in this run (-1: not finished). */
+  /** Per turn: cached tokens in this run (-1: not sent inside the window, or not finished). */
   readonly cachedOf: Int32Array;
 
   constructor(
     private turns: readonly RecordedTurn[],
     private blockSize: number,
     private from: number,
+    private to: number,
   ) {
     this.cachedOf = new Int32Array(turns.length).fill(-1);
   }
 
-  private counted(i: number): boolean {
-    return !this.turns[i]!.warmup;
-  }
+  private counted = new Set<string>();
 
   /**
    * A turn was sent: note which of its blocks the replay saw before (`contents`: its blocks' content ids). Blocks of
@@ -62,12 +61,15 @@ export class RunCollector {
       f[k - from] = seq ? SEEN_SEQ : local ? SEEN_LOCAL : 0;
     }
     if (n > from) this.checked.set(v, n);
-    if (this.counted(i)) this.flags.set(req.id, { from, f });
+    if (req.arrivedAt >= this.from && req.arrivedAt < this.to) {
+      this.counted.add(req.id);
+      this.flags.set(req.id, { from, f });
+    }
   }
 
   done(i: number, req: SimRequest): void {
+    if (!this.counted.delete(req.id)) return;
     this.cachedOf[i] = req.cachedTokens;
-    if (!this.counted(i)) return;
     this.requests++;
     this.hit += req.cachedTokens;
     this.query += req.inputTokens;

@@ -27,6 +27,8 @@ import type { RecordedTurn, ReplayInput } from "./types";
 export const MAX_WINDOW_MS = 24 * 3_600_000;
 export const DEFAULT_WINDOW_MS = 3_600_000;
 export const WARMUP_MS = 5 * 60_000;
+/** Recorded turns after the window loaded too: a faster candidate can send them inside it. */
+export const AFTER_MS = 20 * 60_000;
 export const MAX_REPLAY_REQUESTS = 300_000;
 const RUNS_LOOKBACK_MS = 6 * 3_600_000;
 const MAX_RUNS = 20_000;
@@ -42,14 +44,14 @@ export type LoadOptions = {
 
 /** Read a window for the replay; refuses an empty window and one over the request limit (AppError). */
 export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions = {}): ReplayInput {
-  const rows = windowRequests(db, from - WARMUP_MS, to, MAX_REPLAY_REQUESTS + 1);
+  const rows = windowRequests(db, from - WARMUP_MS, to + AFTER_MS, MAX_REPLAY_REQUESTS + 1);
   if (rows.length > MAX_REPLAY_REQUESTS)
     throw new AppError(
       "BAD_REQUEST",
       `the window holds more than ${MAX_REPLAY_REQUESTS} requests: preview a shorter window`,
     );
-  const turns = rows.map((r) => turnOf(r, from));
-  if (!turns.some((t) => !t.warmup))
+  const turns = rows.map((r) => turnOf(r, from, to));
+  if (!turns.some((t) => t.phase === "window"))
     throw new AppError("BAD_REQUEST", "no recorded traffic in this window: nothing to replay", { empty: true });
   const { baseline, notes } = baselineOf(db, rows, from, opts.baseline ?? {});
   const workers = windowWorkers(db, from, to).map((w) => ({
@@ -64,7 +66,7 @@ export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions =
     to,
     turns,
     workers,
-    continuing: trajectoriesBetween(db, to, to + DEFAULT_WINDOW_MS),
+    continuing: trajectoriesBetween(db, to + AFTER_MS, to + AFTER_MS + DEFAULT_WINDOW_MS),
     baseline,
     baselineNotes: notes,
     firstRuns: firstRunsOf(db, chainStartRuns(db, from - RUNS_LOOKBACK_MS, to, MAX_RUNS), baseline),
@@ -72,7 +74,7 @@ export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions =
   };
 }
 
-function turnOf(r: WindowRequestRow, from: number): RecordedTurn {
+function turnOf(r: WindowRequestRow, from: number, to: number): RecordedTurn {
   let hints = {};
   try {
     hints = r.agentHints ? (JSON.parse(r.agentHints) as object) : {};
@@ -100,7 +102,7 @@ function turnOf(r: WindowRequestRow, from: number): RecordedTurn {
     blocks: r.chain ? pairsOf(r.chain) : null,
     workerId: r.workerId,
     firstSeq: r.firstSeq ? [r.firstSeq.readUInt32BE(0), r.firstSeq.readUInt32BE(4)] : null,
-    warmup: r.arrivedAt < from,
+    phase: r.arrivedAt < from ? "warmup" : r.arrivedAt >= to ? "after" : "window",
   };
 }
 

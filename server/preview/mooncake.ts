@@ -108,7 +108,7 @@ export function turnsOfRequests(events: readonly EventOf<"request">[], from: num
       firstSeq: e.sequence_hashes?.length
         ? (Array.from(decimalPairs(e.sequence_hashes.slice(0, 1))) as [number, number])
         : null,
-      warmup: e.arrived_at < from,
+      phase: (e.arrived_at < from ? "warmup" : "window") as RecordedTurn["phase"],
     }))
     .sort((a, b) => a.arrivedAt - b.arrivedAt);
 }

@@ -33,6 +33,7 @@ const NO_SHAPE: PrefixShape = { sharedBlocks: 0, headed: false, firstBlocks: 0, 
 
 export class RecordedReplay {
   finished = 0;
+  sent = 0;
   private order = new Map<string, number[]>();
   private owners = new Map<string, OwnedBlocks>();
   private sessions = new Map<string, { trajectories: string[]; left: number }>();
@@ -48,6 +49,8 @@ export class RecordedReplay {
     private header: HeaderMode,
     continuing: readonly string[],
     private hooks: ReplayHooks,
+    /** No turn is sent at or after this time (Unix ms). */
+    private until: number,
   ) {
     this.continuing = new Set(continuing);
     turns.forEach((t, i) => {
@@ -71,7 +74,13 @@ export class RecordedReplay {
     }
   }
 
+  /** Nothing in flight (every turn sent has finished). */
+  get idle(): boolean {
+    return this.sent === this.finished;
+  }
+
   private send(list: number[], k: number): void {
+    if (this.host.now >= this.until) return;
     const i = list[k]!;
     const t = this.turns[i]!;
     const next = list[k + 1];
@@ -120,6 +129,7 @@ export class RecordedReplay {
         if (next === undefined) this.ended(t);
       },
     };
+    this.sent++;
     this.hooks.sent(i, req, prompt.contents);
     host.submit(req);
   }

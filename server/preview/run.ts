@@ -153,14 +153,14 @@ export function replayOnce(
     policies: docs,
   };
   const sim = new Simulation({ scenario, seed: SEED, startMs, trace: { entries: [], blockSize: shape.blockSize } });
-  const collector = new RunCollector(turns, shape.blockSize, input.from);
+  const collector = new RunCollector(turns, shape.blockSize, input.from, input.to);
   sim.setSink((e) => collector.event(e));
-  const replay = new RecordedReplay(sim, turns, shapes, shape.blockSize, header, input.continuing, collector);
+  const replay = new RecordedReplay(sim, turns, shapes, shape.blockSize, header, input.continuing, collector, input.to);
   replay.start();
   const end = input.to + DRAIN_MS;
   const span = Math.max(1, input.to - startMs);
   let t = startMs;
-  while (t < end && replay.finished < turns.length) {
+  while (t < end && !(t >= input.to && replay.idle)) {
     if (cancelled?.()) throw new PreviewCancelled();
     t = Math.min(end, t + STEP_MS);
     sim.runUntil(t);
@@ -177,7 +177,7 @@ function measure(input: ReplayInput): PreviewResult["measured"] {
   let requests = 0;
   const ttft: number[] = [];
   for (const t of input.turns) {
-    if (t.warmup) continue;
+    if (t.phase !== "window") continue;
     requests++;
     hit += t.cachedTokens;
     query += t.inputTokens;
@@ -209,6 +209,7 @@ function assumptionsOf(
     out.push("the requests were imported from a trace: no cached tokens were measured to compare with");
   out.push(
     "caches start as the replay of the minutes before the window leaves them",
+    "each trajectory sends its recorded turns in order, each its recorded gap after the previous one finished; a turn counts when the replay sends it inside the window (a faster candidate can bring in turns recorded after it, never turns that were not recorded)",
     "engine speed is the simulator's built-in profile (prefill and decode curves calibrated to 52k-token prompts)",
     `prompt segments are inferred: blocks several sessions share at the start are the system prompt and tool definitions (split where a recorded store of the same first block changed class: found for ${[...shapes.values()].filter((s) => s.firstBlocks < s.sharedBlocks || s.firstSegment !== 0).length} of ${shapes.size} trajectories; else all taken as system prompt), the rest the agent's conversation or subagent state`,
     "tool output truncation is not replayed: prompts are as recorded",

@@ -1,8 +1,8 @@
 import type { RecordedTurn, SessionDelta } from "./types";
 
-// The sessions whose cached tokens change most between two replay runs (counted turns only). Pure.
+// The sessions whose cached tokens change most between two replay runs (turns both counted: cached ≥ 0). Pure.
 
-/** Top `limit` sessions by |candidate − baseline cached tokens|, largest first; ties by session id. */
+/** Top `limit` sessions by |candidate − baseline cached tokens| over turns both runs counted, largest first; ties by id. */
 export function compareSessions(
   turns: readonly RecordedTurn[],
   baseline: Int32Array,
@@ -11,7 +11,7 @@ export function compareSessions(
 ): SessionDelta[] {
   const by = new Map<string, { input: number; base: number; cand: number }>();
   turns.forEach((t, i) => {
-    if (t.warmup || baseline[i]! < 0 || candidate[i]! < 0) return;
+    if (baseline[i]! < 0 || candidate[i]! < 0) return;
     const s = by.get(t.sessionId) ?? { input: 0, base: 0, cand: 0 };
     s.input += t.inputTokens;
     s.base += baseline[i]!;

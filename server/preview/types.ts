@@ -29,8 +29,9 @@ export type RecordedTurn = {
   workerId: string | null;
   /** The first sequence hash as (hi, lo), null: no chain. */
   firstSeq: [number, number] | null;
-  /** Before the window: replayed to warm the caches, not counted. */
-  warmup: boolean;
+  /** Recorded before the window (replayed to warm the caches) or after it (replayed when earlier turns of its
+   * trajectory finish sooner, so it is sent inside the window); "window": recorded in it. */
+  phase: "warmup" | "window" | "after";
 };
 
 export type ObservedWorker = {
