@@ -158,7 +158,7 @@ async function runCase(c: Case, minutes: number, dir: string): Promise<void> {
     `  predicted: ${pct(predicted)} actual: ${pct(actualRate)} (hit rate) — ${gap.toFixed(1)} points apart (target ≤ 3)`,
   );
   console.log(
-    `  requests: ${result.candidate.requests} replayed (as recorded), ${actualCount} in the simulator run with the change (a faster cluster lets sessions send more turns; the replay keeps the recorded ones)`,
+    `  requests: ${result.candidate.requests} replayed (as recorded), ${actualCount} in the simulator run with the change (the replay sends only recorded turns)`,
   );
   console.log(
     `  TTFT p50/p95 predicted ${result.candidate.ttft_p50_ms}/${result.candidate.ttft_p95_ms} ms, baseline ${result.baseline.ttft_p50_ms}/${result.baseline.ttft_p95_ms} ms, measured ${result.measured.ttft_p50_ms}/${result.measured.ttft_p95_ms} ms`,
