@@ -208,7 +208,9 @@ export class PreviewQueue {
   }
 }
 
-const WORKER_FILE = path.join(process.cwd(), "server", "preview", "preview-worker-entry.mjs");
+// Joined at run time and marked ignored: this module is bundled into route code, and the bundler must not follow the
+// thread's entry (it loads TypeScript through tsx, which is for Node, not for a bundle).
+const WORKER_FILE = path.join(process.cwd(), ["server", "preview", "preview-worker-entry.mjs"].join(path.sep));
 
 type Message = { id: number; progress?: number; result?: PreviewResult; error?: string; code?: AppErrorCode };
 
@@ -220,7 +222,9 @@ export function threadRunner(dbFile: string): Runner {
   const idle: Worker[] = [];
   let seq = 0;
   return (request, progress) => {
-    const worker = idle.pop() ?? new Worker(WORKER_FILE, { workerData: { dbFile } });
+    const worker =
+      idle.pop() ??
+      new Worker(/* turbopackIgnore: true */ /* webpackIgnore: true */ WORKER_FILE, { workerData: { dbFile } });
     worker.unref();
     const id = ++seq;
     let settle: { resolve: (r: PreviewResult) => void; reject: (e: Error) => void } | null = null;
