@@ -1,5 +1,3 @@
-import path from "node:path";
-import { Worker } from "node:worker_threads";
 import type { Db } from "../../db/client";
 import { findPreview, insertPreview } from "../../db/queries/previews";
 import { AppError, type AppErrorCode } from "../errors";
@@ -39,6 +37,7 @@ type Job = {
   waiters: { resolve: (v: JobView) => void }[];
 };
 
+/** Runs one job; `stop` abandons it. The server process installs a thread runner (thread-runner.ts). */
 export type Runner = (
   request: PreparedPreview,
   progress: (share: number) => void,
@@ -208,67 +207,18 @@ export class PreviewQueue {
   }
 }
 
-// Joined at run time and marked ignored: this module is bundled into route code, and the bundler must not follow the
-// thread's entry (it loads TypeScript through tsx, which is for Node, not for a bundle).
-const WORKER_FILE = path.join(process.cwd(), ["server", "preview", "preview-worker-entry.mjs"].join(path.sep));
+const key = Symbol.for("switchyard.previewRunner");
+type Holder = { [key]?: Runner };
 
-type Message = { id: number; progress?: number; result?: PreviewResult; error?: string; code?: AppErrorCode };
+/** The installed runner, if any (route handlers use it; tests and in-memory stores run previews inline). */
+export function installedPreviewRunner(): Runner | undefined {
+  return (globalThis as Holder)[key];
+}
 
-/**
- * Run each job in a worker thread with its own connection to `dbFile`. Threads are kept between jobs (one per running
- * job, so at most MAX_RUNNING); stopping a job terminates its thread, and a new one starts for the next job.
- */
-export function threadRunner(dbFile: string): Runner {
-  const idle: Worker[] = [];
-  let seq = 0;
-  return (request, progress) => {
-    const worker =
-      idle.pop() ??
-      new Worker(/* turbopackIgnore: true */ /* webpackIgnore: true */ WORKER_FILE, { workerData: { dbFile } });
-    worker.unref();
-    const id = ++seq;
-    let settle: { resolve: (r: PreviewResult) => void; reject: (e: Error) => void } | null = null;
-    const onMessage = (m: Message) => {
-      if (m.id !== id || !settle) return;
-      if (m.progress !== undefined) return progress(m.progress);
-      const s = settle;
-      settle = null;
-      detach();
-      idle.push(worker);
-      if (m.result) s.resolve(m.result);
-      else s.reject(new AppError(m.code ?? "INTERNAL", m.error ?? "preview failed"));
-    };
-    const onExit = (code: number) => {
-      detach();
-      settle?.reject(new Error(`preview thread exited (${code})`));
-      settle = null;
-    };
-    const onError = (err: Error) => {
-      detach();
-      settle?.reject(err);
-      settle = null;
-    };
-    const detach = () => {
-      worker.off("message", onMessage);
-      worker.off("exit", onExit);
-      worker.off("error", onError);
-    };
-    const done = new Promise<PreviewResult>((resolve, reject) => {
-      settle = { resolve, reject };
-      worker.on("message", onMessage);
-      worker.on("exit", onExit);
-      worker.on("error", onError);
-      worker.postMessage({ id, request });
-    });
-    return {
-      done,
-      stop: () => {
-        const i = idle.indexOf(worker);
-        if (i >= 0) idle.splice(i, 1);
-        void worker.terminate();
-      },
-    };
-  };
+/** Install (or with undefined, remove) the process's preview runner. */
+export function setPreviewRunner(run: Runner | undefined): void {
+  if (run) (globalThis as Holder)[key] = run;
+  else delete (globalThis as Holder)[key];
 }
 
 /** Run each job on this thread after the current tick (tests, in-memory databases); stop takes effect between minutes. */

@@ -6,6 +6,8 @@ import { SESSION_COOKIE } from "@/server/auth/constants";
 import { startSession } from "@/server/auth/sessions";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
 import type { PreviewResult } from "@/server/preview/types";
+import { setPreviewRunner } from "@/server/preview/queue";
+import { threadRunner } from "@/server/preview/thread-runner";
 import { useTempServerEnv } from "@/test/server-env";
 
 const TOKEN = "sy_test_token_preview_0123456789abc";
@@ -18,13 +20,17 @@ let previewPost: typeof import("./route").POST;
 let db: Db;
 
 beforeAll(async () => {
-  ({ restore } = await useTempServerEnv("switchyard-preview-route-", TOKEN));
+  let file: string;
+  ({ restore, file } = await useTempServerEnv("switchyard-preview-route-", TOKEN));
+  // As the server process does: previews in worker threads on their own connections.
+  setPreviewRunner(threadRunner(file));
   ({ POST: importPost } = await import("../../import/route"));
   ({ POST: previewPost } = await import("./route"));
   db = (await import("@/server/runtime")).serverDb();
 });
 
 afterAll(async () => {
+  setPreviewRunner(undefined);
   db?.$client.close();
   await restore();
 });
