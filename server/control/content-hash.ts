@@ -1,21 +1,19 @@
 import { createHash } from "node:crypto";
+import type { PolicyKind } from "./policies";
 
-// A policy document's identity by content: the same kind and fields give the same hash whatever the key order.
-
-/** sha256 hex of the kind, a newline and the document as JSON with object keys sorted (arrays keep their order). */
-export function policyContentHash(kind: string, document: unknown): string {
-  return createHash("sha256")
-    .update(`${kind}\n${canonicalJson(document)}`)
-    .digest("hex");
+/** JSON with every object's keys sorted, so equal documents written in any key order serialise the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
 }
 
-/** JSON with every object's keys in sorted order; undefined members are dropped as JSON.stringify drops them. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
-  const o = value as Record<string, unknown>;
-  const keys = Object.keys(o)
-    .filter((k) => o[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
+/** The identity of a policy's content: sha256 (hex) of its kind followed by the document as canonical JSON. */
+export function policyContentHash(kind: PolicyKind, document: unknown): string {
+  return createHash("sha256").update(kind).update(canonicalJson(document)).digest("hex");
 }

@@ -1,6 +1,8 @@
 import type { Db } from "../../db/client";
 import { latestPreview } from "../../db/queries/previews";
+import type { PolicyKind } from "../control/policies";
 
+/** A stored preview result for one policy content: predicted token-weighted hit rate (0–1) and TTFT (ms). */
 export type Prediction = {
   hit_rate: number | null;
   ttft_p50_ms: number | null;
@@ -9,8 +11,8 @@ export type Prediction = {
   computed_at: number;
 };
 
-/** The newest stored preview of this policy content (its candidate side), for the impact panel; null: never previewed. */
-export function latestPredictionFor(db: Db, kind: string, contentHash: string): Prediction | null {
+/** The newest preview computed for this content (see policyContentHash), its candidate side; null when none was run. */
+export function latestPredictionFor(db: Db, kind: PolicyKind | string, contentHash: string): Prediction | null {
   const row = latestPreview(db, kind, contentHash);
   if (!row) return null;
   return {

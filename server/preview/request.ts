@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { POLICY_KINDS, validatePolicy, type PolicyKind } from "../control/policies";
-import { policyContentHash } from "../control/content-hash";
+import { createHash } from "node:crypto";
+import { canonicalJson, policyContentHash } from "../control/content-hash";
 import { AppError } from "../errors";
 import type { ClusterOverride } from "./types";
 
@@ -77,7 +78,10 @@ export function preparePreview(raw: unknown, now: number): PreparedPreview {
     from,
     to,
     cluster,
-    clusterKey: cluster || Object.keys(baseline).length ? policyContentHash("cluster", { cluster, baseline }) : "",
+    clusterKey:
+      cluster || Object.keys(baseline).length
+        ? createHash("sha256").update(canonicalJson({ cluster, baseline })).digest("hex")
+        : "",
     baseline,
   };
 }
