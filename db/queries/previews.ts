@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../client";
 import { previewResults } from "../schema";
 import { chainsOf } from "./chains";
@@ -189,9 +189,4 @@ export function latestPreview(db: Db, kind: string, contentHash: string): Stored
 /** Keep one result. */
 export function insertPreview(db: Db, row: Omit<StoredPreview, "id">): number {
   return Number(db.insert(previewResults).values(row).run().lastInsertRowid);
-}
-
-/** Delete results computed before `before` (they age out like other derived data); returns rows deleted. */
-export function deletePreviewsBefore(db: Db, before: number): number {
-  return db.delete(previewResults).where(lt(previewResults.computedAt, before)).run().changes;
 }
