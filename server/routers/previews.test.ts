@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { storeEvents } from "../../db/queries/ingest";
 import { testCaller, testDb } from "../../test/db";
 import { latestPredictionFor } from "../preview/prediction";
+import { previewQueue } from "../preview/service";
 import { policyContentHash } from "../control/content-hash";
 import { retentionPolicy } from "../control/policies";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
@@ -112,6 +113,20 @@ describe("previews router", () => {
       window: WINDOW,
     });
     expect(latestPredictionFor(db, "retention", "0".repeat(64))).toBeNull();
+  });
+
+  it("replays the planner for an autoscaling document: GPU-hours in the window", async () => {
+    const job = await api().previews.start({
+      kind: "autoscaling",
+      document: { aggregated: { min_replicas: 1, max_replicas: 2, kv_scale_up: 1, kv_scale_down: 0.99 } },
+      window: WINDOW,
+      baseline: START,
+    });
+    const done = (await previewQueue(db).wait(job.id)).result!;
+    // Two workers through the window as recorded; the candidate's planner scales to one during the warm-up minutes.
+    const hours = (WINDOW.to - WINDOW.from) / 3_600_000;
+    expect(done.baseline.planner).toEqual({ decisions: [], gpu_hours: 2 * hours });
+    expect(done.candidate.planner.gpu_hours).toBeCloseTo(hours, 6);
   });
 
   it.each([
