@@ -1,5 +1,7 @@
-// `npm run import -- [--dashboard URL] [--token T] FILE...`: post Dynamo trace files (dynamo.agent.trace.v1 /
-// dynamo.fpm.trace.v1, JSONL or gzip JSONL) to a running dashboard's /api/import, one file per request.
+// `npm run import -- [--dashboard URL] [--token T] [--format dynamo|mooncake] [--block-size N] [--start MS] FILE...`:
+// post Dynamo trace files (dynamo.agent.trace.v1 / dynamo.fpm.trace.v1) or Mooncake-format traces (`--format mooncake`,
+// `--block-size` tokens per hash id, default 512; `--start` the Unix ms of the trace's time zero), JSONL or gzip JSONL,
+// to a running dashboard's /api/import, one file per request.
 // Raw files are posted rather than events parsed here: one parser on the server (the same as uploads and watched
 // directories, with the database at hand for load samples), and gzip stays compressed on the wire.
 import fs from "node:fs";
@@ -10,7 +12,17 @@ import type { ImportSummary } from "../server/sources/dynamo-trace/import";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 
-type Args = { dashboard: string; token: string | undefined; files: string[] };
+type Args = {
+  dashboard: string;
+  token: string | undefined;
+  files: string[];
+  format: "dynamo" | "mooncake";
+  blockSize: number | null;
+  start: number | null;
+};
+
+const USAGE =
+  "usage: npm run import -- [--dashboard URL] [--token T] [--format dynamo|mooncake] [--block-size N] [--start <Unix ms>] FILE...";
 
 /** Parse the command line; throws with a usage note on a bad flag. */
 function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Args {
@@ -18,18 +30,33 @@ function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Args {
     dashboard: env.SWITCHYARD_DASHBOARD ?? "http://localhost:3000",
     token: env.SWITCHYARD_INGEST_TOKEN,
     files: [],
+    format: "dynamo",
+    blockSize: null,
+    start: null,
+  };
+  const int = (flag: string, v: string, min: number): number => {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n < min) throw new Error(`${flag} takes an integer of at least ${min}`);
+    return n;
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === "--dashboard" || a === "--token") {
+    if (a === "--dashboard" || a === "--token" || a === "--format" || a === "--block-size" || a === "--start") {
       const v = argv[++i];
       if (!v) throw new Error(`${a} needs a value`);
       if (a === "--dashboard") out.dashboard = v;
-      else out.token = v;
+      else if (a === "--token") out.token = v;
+      else if (a === "--format") {
+        if (v !== "dynamo" && v !== "mooncake") throw new Error("--format takes dynamo or mooncake");
+        out.format = v;
+      } else if (a === "--block-size") out.blockSize = int(a, v, 1);
+      else out.start = int(a, v, 0);
     } else if (a.startsWith("--")) throw new Error(`unknown option ${a}`);
     else out.files.push(a);
   }
   if (out.files.length === 0) throw new Error("no trace files given");
+  if (out.format !== "mooncake" && (out.blockSize !== null || out.start !== null))
+    throw new Error("--block-size and --start are for --format mooncake");
   return out;
 }
 
@@ -37,6 +64,11 @@ function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Args {
 function postFile(file: string, args: Args, onProgress: (sent: number, total: number) => void): Promise<ImportSummary> {
   const total = fs.statSync(file).size;
   const url = new URL("/api/import", args.dashboard);
+  if (args.format === "mooncake") {
+    url.searchParams.set("format", "mooncake");
+    if (args.blockSize !== null) url.searchParams.set("block_size", String(args.blockSize));
+    if (args.start !== null) url.searchParams.set("start", String(args.start));
+  }
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(url, {
@@ -85,7 +117,7 @@ async function main(): Promise<number> {
   try {
     args = parseArgs(process.argv.slice(2), process.env);
   } catch (err) {
-    console.error(`import: ${(err as Error).message}\nusage: npm run import -- [--dashboard URL] [--token T] FILE...`);
+    console.error(`import: ${(err as Error).message}\n${USAGE}`);
     return 2;
   }
   let failed = 0;

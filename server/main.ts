@@ -7,6 +7,8 @@ import { env, EnvError, type Env } from "./env";
 import { ensureIngestToken } from "./ingest/token";
 import { startAttributionThread } from "./jobs/attribution-thread";
 import { IngestPool } from "./ingest/worker-pool";
+import { setPreviewRunner } from "./preview/queue";
+import { threadRunner } from "./preview/thread-runner";
 import { startRetentionSweeper } from "./jobs/retention";
 import { serverDb } from "./runtime";
 import { defaultAdapters } from "./control/adapters";
@@ -71,6 +73,7 @@ async function main() {
       ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS)
       : null;
   pool?.install();
+  setPreviewRunner(threadRunner(settings.SWITCHYARD_DB));
   if (settings.SWITCHYARD_SIM_CONTROL_URL && settings.SWITCHYARD_SIM_CONTROL_TOKEN) {
     const config = { url: settings.SWITCHYARD_SIM_CONTROL_URL, token: settings.SWITCHYARD_SIM_CONTROL_TOKEN };
     upsertTarget(

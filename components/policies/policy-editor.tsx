@@ -13,6 +13,7 @@ import { FieldScope, type Operator, type TargetReason } from "./fields";
 import { GuardFields } from "./guard-fields";
 import { checkGuardDraft, DEFAULT_GUARD_DRAFT, describeGuard, type GuardDraft } from "./guard-form";
 import { KindFields } from "./kind-fields";
+import { PreviewPanel } from "@/components/preview/preview-panel";
 
 type Published = { version: number; document: unknown; author: string; createdAt: number } | null;
 type Base = { version: number | null; document: FieldValues };
@@ -230,6 +231,7 @@ export function PolicyEditor({
                 label="Changes to publish"
                 empty={base.version === null ? "Same as the defaults." : `No changes against v${base.version}.`}
               />
+              <PreviewPanel kind={kind} document={review.document} canRun={operator.canEdit} />
               <label className="policies-comment" htmlFor={`${kind}-comment`}>
                 Comment
                 <textarea

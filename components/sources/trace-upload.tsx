@@ -10,11 +10,22 @@ type FileState =
   | { name: string; size: number; state: "done"; summary: ImportSummary }
   | { name: string; size: number; state: "failed"; error: string };
 
+/** How the files are read: Dynamo traces, or Mooncake-format traces with their tokens per hash id and time zero. */
+type Format = { kind: "dynamo" } | { kind: "mooncake"; blockSize: number; start: number | null };
+
+/** The import address for a format (Mooncake options in the query). */
+export function importUrl(format: Format): string {
+  if (format.kind === "dynamo") return "/api/import";
+  const q = new URLSearchParams({ format: "mooncake", block_size: String(format.blockSize) });
+  if (format.start !== null) q.set("start", String(format.start));
+  return `/api/import?${q}`;
+}
+
 /** Upload one file to /api/import with upload progress; resolves with the server's summary or rejects with its error. */
-function uploadTrace(file: File, onProgress: (sent: number) => void): Promise<ImportSummary> {
+function uploadTrace(file: File, format: Format, onProgress: (sent: number) => void): Promise<ImportSummary> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open("POST", "/api/import");
+    xhr.open("POST", importUrl(format));
     xhr.setRequestHeader("content-type", "application/octet-stream");
     xhr.setRequestHeader("x-switchyard-filename", encodeURIComponent(file.name));
     xhr.upload.onprogress = (e) => onProgress(e.loaded);
@@ -38,6 +49,15 @@ export function TraceUpload() {
   const inputId = useId();
   const input = useRef<HTMLInputElement>(null);
   const [files, setFiles] = useState<FileState[]>([]);
+  const [kind, setKind] = useState<"dynamo" | "mooncake">("dynamo");
+  const [blockSize, setBlockSize] = useState("512");
+  const [startMs, setStartMs] = useState("");
+  const blockSizeOk = /^[1-9]\d{0,6}$/.test(blockSize);
+  const startOk = startMs === "" || /^\d{1,16}$/.test(startMs);
+  const format: Format =
+    kind === "dynamo"
+      ? { kind }
+      : { kind, blockSize: Number(blockSize), start: startMs === "" ? null : Number(startMs) };
   const busy = files.some((f) => f.state === "uploading" || f.state === "waiting");
 
   const start = async () => {
@@ -48,7 +68,7 @@ export function TraceUpload() {
     for (const [i, file] of picked.entries()) {
       set(i, { name: file.name, size: file.size, state: "uploading", sent: 0 });
       try {
-        const summary = await uploadTrace(file, (sent) =>
+        const summary = await uploadTrace(file, format, (sent) =>
           set(i, { name: file.name, size: file.size, state: "uploading", sent }),
         );
         set(i, { name: file.name, size: file.size, state: "done", summary });
@@ -64,7 +84,8 @@ export function TraceUpload() {
       <h2 id={`${inputId}-title`}>Import trace files</h2>
       <p className="sub">
         Dynamo agent traces (dynamo.agent.trace.v1) and forward-pass traces (dynamo.fpm.trace.v1), as .jsonl or
-        .jsonl.gz. Importing a file twice changes nothing.
+        .jsonl.gz, or Mooncake-format request traces (timestamp, input_length, output_length, hash_ids), imported as
+        recorded requests to preview policies on. Importing a file twice changes nothing.
       </p>
       <form
         className="trace-upload-form"
@@ -73,6 +94,38 @@ export function TraceUpload() {
           void start();
         }}
       >
+        <label htmlFor={`${inputId}-format`}>Format</label>
+        <select
+          id={`${inputId}-format`}
+          value={kind}
+          onChange={(e) => setKind(e.target.value as "dynamo" | "mooncake")}
+          disabled={busy}
+        >
+          <option value="dynamo">Dynamo agent / forward-pass trace</option>
+          <option value="mooncake">Mooncake trace</option>
+        </select>
+        {kind === "mooncake" && (
+          <>
+            <label htmlFor={`${inputId}-block-size`}>Tokens per hash id</label>
+            <input
+              id={`${inputId}-block-size`}
+              inputMode="numeric"
+              value={blockSize}
+              onChange={(e) => setBlockSize(e.target.value.trim())}
+              aria-invalid={!blockSizeOk}
+              disabled={busy}
+            />
+            <label htmlFor={`${inputId}-start`}>Start (Unix ms, empty: so it ends a minute ago)</label>
+            <input
+              id={`${inputId}-start`}
+              inputMode="numeric"
+              value={startMs}
+              onChange={(e) => setStartMs(e.target.value.trim())}
+              aria-invalid={!startOk}
+              disabled={busy}
+            />
+          </>
+        )}
         <label htmlFor={inputId}>Trace files</label>
         <input
           id={inputId}
@@ -82,7 +135,7 @@ export function TraceUpload() {
           accept=".jsonl,.gz,.jsonl.gz,application/gzip,application/x-ndjson"
           disabled={busy}
         />
-        <button className="button" type="submit" disabled={busy}>
+        <button className="button" type="submit" disabled={busy || (kind === "mooncake" && !(blockSizeOk && startOk))}>
           {busy ? "Importing…" : "Import"}
         </button>
       </form>

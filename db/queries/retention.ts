@@ -33,6 +33,7 @@ export const RETENTION_TABLES: readonly RetentionTable[] = [
   { table: "kvbm_1m", column: "minute", tier: "summary", label: "KVBM rollups" },
   { table: "causes_1m", column: "minute", tier: "summary", label: "Miss-cause rollups" },
   { table: "session_summaries", column: "last_at", tier: "summary", label: "Session summaries" },
+  { table: "preview_results", column: "computed_at", tier: "summary", label: "Policy previews" },
 ];
 
 const RAW_TABLES = RETENTION_TABLES.filter((t) => t.tier === "raw");

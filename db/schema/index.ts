@@ -13,3 +13,4 @@ export * from "./sources";
 export * from "./auth";
 export * from "./tiers";
 export * from "./guards";
+export * from "./previews";

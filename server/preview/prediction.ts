@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client";
+import { latestPreview } from "../../db/queries/previews";
 import type { PolicyKind } from "../control/policies";
 
 /** A stored preview result for one policy content: predicted token-weighted hit rate (0–1) and TTFT (ms). */
@@ -10,7 +11,15 @@ export type Prediction = {
   computed_at: number;
 };
 
-/** The newest preview computed for this content (see policyContentHash), or null when none was run. */
-export function latestPredictionFor(_db: Db, _kind: PolicyKind, _contentHash: string): Prediction | null {
-  return null; // replaced by the preview engine's store
+/** The newest preview computed for this content (see policyContentHash), its candidate side; null when none was run. */
+export function latestPredictionFor(db: Db, kind: PolicyKind | string, contentHash: string): Prediction | null {
+  const row = latestPreview(db, kind, contentHash);
+  if (!row) return null;
+  return {
+    hit_rate: row.hitRate,
+    ttft_p50_ms: row.ttftP50Ms,
+    ttft_p95_ms: row.ttftP95Ms,
+    window: { from: row.windowFrom, to: row.windowTo },
+    computed_at: row.computedAt,
+  };
 }

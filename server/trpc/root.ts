@@ -3,6 +3,7 @@ import { annotationsRouter } from "../routers/annotations";
 import { overviewRouter } from "../routers/overview";
 import { plannerRouter } from "../routers/planner";
 import { policiesRouter } from "../routers/policies";
+import { previewsRouter } from "../routers/previews";
 import { routingRouter } from "../routers/routing";
 import { sessionsRouter } from "../routers/sessions";
 import { sourcesRouter } from "../routers/sources";
@@ -19,6 +20,7 @@ export const appRouter = router({
   workers: workersRouter,
   sessions: sessionsRouter,
   policies: policiesRouter,
+  previews: previewsRouter,
   sources: sourcesRouter,
   users: usersRouter,
   tokens: tokensRouter,

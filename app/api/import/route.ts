@@ -5,12 +5,32 @@ import { ingestTokenAccepted, serverDb } from "@/server/runtime";
 import { importAccess, importName, limitedBody, MAX_IMPORT_BYTES } from "@/server/sources/dynamo-trace/upload";
 import { describeImport, importTraceIntoDb } from "@/server/sources/dynamo-trace/run";
 import { sourceReporter } from "@/server/sources/status";
+import { DEFAULT_MOONCAKE_BLOCK_SIZE, importMooncakeIntoDb } from "@/server/sources/mooncake/import";
 
 export const runtime = "nodejs";
+
+/** `?format=mooncake[&block_size=N][&start=<Unix ms>]`: a Mooncake trace; null: a Dynamo trace (the default). */
+function mooncakeOptions(q: URLSearchParams): { blockSize: number; startMs: number | null } | null {
+  const format = q.get("format");
+  if (format === null || format === "dynamo") return null;
+  if (format !== "mooncake") throw new AppError("BAD_REQUEST", "format: must be dynamo or mooncake");
+  const int = (key: string, min: number, max: number): number | null => {
+    const raw = q.get(key);
+    if (raw === null) return null;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new AppError("BAD_REQUEST", `${key}: must be an integer from ${min} to ${max}`);
+    return n;
+  };
+  return {
+    blockSize: int("block_size", 1, 1_048_576) ?? DEFAULT_MOONCAKE_BLOCK_SIZE,
+    startMs: int("start", 0, 8_640_000_000_000),
+  };
+}
 export const dynamic = "force-dynamic";
 
 /**
- * POST one dynamo.agent.trace.v1 / dynamo.fpm.trace.v1 file (JSONL or gzip JSONL, raw bytes, streamed) with the ingest
+ * POST one dynamo.agent.trace.v1 / dynamo.fpm.trace.v1 file (or, with ?format=mooncake, a Mooncake trace) (JSONL or gzip JSONL, raw bytes, streamed) with the ingest
  * token or by a signed-in operator from the dashboard itself; the file name comes from X-Switchyard-Filename. Replies with the import summary.
  */
 export async function POST(req: Request): Promise<Response> {
@@ -23,7 +43,11 @@ export async function POST(req: Request): Promise<Response> {
       throw new AppError("FORBIDDEN", "importing traces needs the operator role, from the dashboard itself");
     if (!req.body) throw new AppError("BAD_REQUEST", "the request has no body: send the trace file's bytes");
     const name = importName(req.headers.get("x-switchyard-filename"));
-    const summary = await importTraceIntoDb(db, name, limitedBody(req.body, MAX_IMPORT_BYTES));
+    const format = mooncakeOptions(new URL(req.url).searchParams);
+    const body = limitedBody(req.body, MAX_IMPORT_BYTES);
+    const summary = format
+      ? await importMooncakeIntoDb(db, name, body, { ...format, now: Date.now() })
+      : await importTraceIntoDb(db, name, body);
     const report = sourceReporter(db, "trace-upload", "trace-upload", "Trace uploads");
     if (summary.fatal) report.error(Date.now(), describeImport(summary));
     else report.ok(Date.now(), { events: summary.accepted, detail: { last: describeImport(summary) } });

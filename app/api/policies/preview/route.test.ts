@@ -1,0 +1,129 @@
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db/client";
+import { insertUser } from "@/db/queries/auth";
+import { SESSION_COOKIE } from "@/server/auth/constants";
+import { startSession } from "@/server/auth/sessions";
+import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
+import type { PreviewResult } from "@/server/preview/types";
+import { setPreviewRunner } from "@/server/preview/queue";
+import { threadRunner } from "@/server/preview/thread-runner";
+import { useTempServerEnv } from "@/test/server-env";
+
+const TOKEN = "sy_test_token_preview_0123456789abc";
+const ORIGIN = "http://localhost:3000";
+const START = 1_764_400_000_000;
+
+let restore: () => Promise<void>;
+let importPost: typeof import("../../import/route").POST;
+let previewPost: typeof import("./route").POST;
+let db: Db;
+
+beforeAll(async () => {
+  let file: string;
+  ({ restore, file } = await useTempServerEnv("switchyard-preview-route-", TOKEN));
+  // As the server process does: previews in worker threads on their own connections.
+  setPreviewRunner(threadRunner(file));
+  ({ POST: importPost } = await import("../../import/route"));
+  ({ POST: previewPost } = await import("./route"));
+  db = (await import("@/server/runtime")).serverDb();
+});
+
+afterAll(async () => {
+  setPreviewRunner(undefined);
+  db?.$client.close();
+  await restore();
+});
+
+const signIn = (role: string) => {
+  const id = insertUser(
+    db,
+    { username: `u-${role}-${Math.random().toString(36).slice(2, 8)}`, role, passwordHash: null },
+    Date.now(),
+  );
+  return `${SESSION_COOKIE}=${startSession(db, id, Date.now(), 60_000).value}`;
+};
+const asOperator = () => ({ cookie: signIn("operator"), origin: ORIGIN, host: "localhost:3000" });
+
+/** A small Mooncake trace: two sessions sharing a 4-block prefix, a request every 10 s. */
+function trace(): string {
+  return Array.from({ length: 30 }, (_, i) =>
+    JSON.stringify({
+      timestamp: i * 10_000,
+      input_length: 6 * 16,
+      output_length: 4,
+      hash_ids: [1, 2, 3, 4, 100 + (i % 2), 200 + i],
+      session_id: `s${i % 2}`,
+    }),
+  ).join("\n");
+}
+
+const upload = (body: BodyInit, name: string, query: string) =>
+  importPost(
+    new Request(`${ORIGIN}/api/import?${query}`, {
+      method: "POST",
+      body,
+      headers: { authorization: `Bearer ${TOKEN}`, "x-switchyard-filename": name },
+    }),
+  );
+
+const preview = (body: unknown, headers: Record<string, string> = asOperator()) =>
+  previewPost(
+    new Request(`${ORIGIN}/api/policies/preview`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { "content-type": "application/json", ...headers },
+    }),
+  );
+
+describe("Mooncake import and POST /api/policies/preview", () => {
+  it("refuses a bad Mooncake file naming file, line and field, and stores nothing", async () => {
+    const bad = `${trace().split("\n").slice(0, 2).join("\n")}\n{"timestamp":1,"output_length":2,"hash_ids":[1]}\n`;
+    const s = (await (await upload(bad, "bad.jsonl", "format=mooncake&block_size=16")).json()) as ImportSummary;
+    expect(s.fatal).toBe("bad.jsonl:3: input_length: is missing");
+    expect(s.errors).toEqual([{ line: 3, message: "input_length: is missing" }]);
+    expect(db.$client.prepare("SELECT count(*) FROM requests").pluck().get()).toBe(0);
+    const res = await upload(bad, "bad.jsonl", "format=mooncake&block_size=0");
+    expect(res.status).toBe(400);
+  });
+
+  it("imports a gzip Mooncake trace as one session per session_id and previews it on the cluster override", async () => {
+    const s = (await (
+      await upload(gzipSync(trace()), "t.jsonl.gz", `format=mooncake&block_size=16&start=${START}`)
+    ).json()) as ImportSummary;
+    expect(s).toMatchObject({ records: 30, accepted: 30, fatal: null });
+    expect(db.$client.prepare("SELECT count(DISTINCT session_id) FROM requests").pluck().get()).toBe(2);
+    const window = { from: START, to: START + 300_000 };
+    const res = await preview({
+      kind: "routing",
+      document: { temperature: 0 },
+      window,
+      cluster: { workers: 1, kv_total_blocks: 64, block_size: 16 },
+    });
+    expect(res.status).toBe(200);
+    const r = (await res.json()) as PreviewResult;
+    // Every request after the first of its session finds the 5 blocks it shares with it; the first of s1 finds 4.
+    expect(r.baseline.hit_rate).toBeCloseTo((4 * 16 + 28 * 5 * 16) / (30 * 96), 6);
+    expect(r.candidate.hit_rate).toBe(r.baseline.hit_rate);
+    expect(r.measured.hit_rate).toBeNull();
+    expect(r.cluster.source).toBe("override");
+    expect(r.assumptions.join("\n")).toMatch(/capacities came from the cluster override/);
+  });
+
+  it.each([
+    ["an invalid document", { kind: "routing", document: { temperature: -1 } }, 400, "document.temperature"],
+    ["a window over 24 h", { kind: "routing", document: {}, window: { from: 0, to: 86_400_001 } }, 400, "window"],
+    ["an empty window", { kind: "routing", document: {}, window: { from: 0, to: 60_000 } }, 400, "window"],
+  ])("refuses %s with field errors", async (_, body, status, path) => {
+    const res = await preview(body);
+    expect(res.status).toBe(status);
+    const j = (await res.json()) as { error: string; errors: { path: string }[] };
+    expect(j.errors.map((e) => e.path)).toContain(path);
+  });
+
+  it("needs the operate scope", async () => {
+    expect((await preview({ kind: "routing", document: {} }, {})).status).toBe(401);
+    const viewer = { cookie: signIn("viewer"), origin: ORIGIN, host: "localhost:3000" };
+    expect((await preview({ kind: "routing", document: {} }, viewer)).status).toBe(403);
+  });
+});

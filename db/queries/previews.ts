@@ -1,0 +1,192 @@
+import { and, desc, eq } from "drizzle-orm";
+import type { Db } from "../client";
+import { previewResults } from "../schema";
+import { chainsOf } from "./chains";
+
+// Rows the policy preview reads (recorded requests of a window with their full chains, the workers seen in it) and
+// the results it keeps. Rows in, rows out: the replay and its decisions live in server/preview.
+
+export type WindowRequestRow = {
+  id: string;
+  requestId: string;
+  sessionId: string | null;
+  trajectoryId: string | null;
+  parentTrajectoryId: string | null;
+  sessionType: string | null;
+  harness: string | null;
+  workerId: string | null;
+  arrivedAt: number;
+  firstTokenAt: number | null;
+  finishedAt: number | null;
+  inputTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+  reasoningTokens: number | null;
+  status: string;
+  agentHints: string | null;
+  blockSize: number | null;
+  policyVersions: string | null;
+  source: string | null;
+  /** Local hashes when stored, else sequence hashes (8-byte big-endian each); null: none. */
+  chain: Buffer | null;
+  chainIsLocal: boolean;
+  /** The first sequence hash (8 bytes), null: none. */
+  firstSeq: Buffer | null;
+};
+
+/** Requests that arrived in [from, to), oldest first, at most `limit`, each with its full chain. */
+export function windowRequests(db: Db, from: number, to: number, limit: number): WindowRequestRow[] {
+  const rows = db.$client
+    .prepare(
+      `SELECT id, request_id AS requestId, session_id AS sessionId, trajectory_id AS trajectoryId,
+         parent_trajectory_id AS parentTrajectoryId, session_type AS sessionType, harness, worker_id AS workerId,
+         arrived_at AS arrivedAt, first_token_at AS firstTokenAt, finished_at AS finishedAt, input_tokens AS inputTokens,
+         cached_tokens AS cachedTokens, output_tokens AS outputTokens, reasoning_tokens AS reasoningTokens, status,
+         agent_hints AS agentHints, block_size AS blockSize, policy_versions AS policyVersions, source
+       FROM requests WHERE arrived_at >= ? AND arrived_at < ? ORDER BY arrived_at, rowid LIMIT ?`,
+    )
+    .all(from, to, limit) as Omit<WindowRequestRow, "chain" | "chainIsLocal" | "firstSeq">[];
+  return rows.map((r) => {
+    const c = chainsOf(db, r.id);
+    const local = c?.local && c.local.byteLength > 0 ? c.local : null;
+    const firstSeq = c?.seq && c.seq.byteLength >= 8 ? c.seq.subarray(0, 8) : null;
+    return { ...r, chain: local ?? c?.seq ?? null, chainIsLocal: local !== null, firstSeq };
+  });
+}
+
+export type FirstRunRow = {
+  first: Buffer;
+  last: Buffer;
+  blocks: number;
+  retentionClass: string | null;
+  workerId: string;
+  ts: number;
+};
+export type StoredRunRow = { parent: Buffer; last: Buffer; blocks: number; retentionClass: string | null };
+
+const RUN_COLUMNS = `substr(block_hashes, length(block_hashes) - 7, 8) AS last, block_count AS blocks, retention_class AS retentionClass`;
+const DEVICE_STORE = `op = 'stored' AND typeof(block_hashes) = 'blob' AND (storage_tier IS NULL OR storage_tier = 'device')`;
+
+/**
+ * kv.stored events on device that start a chain (no parent) in [from, to), at most `limit`: the first block's hash,
+ * how many blocks the event stored and their class. The simulator and vLLM-style senders split a store where the
+ * class changes, so such an event spans the first segment of a prompt.
+ */
+export function chainStartRuns(db: Db, from: number, to: number, limit: number): FirstRunRow[] {
+  return db.$client
+    .prepare(
+      `SELECT substr(block_hashes, 1, 8) AS first, ${RUN_COLUMNS}, worker_id AS workerId, ts FROM kv_events
+       WHERE ts >= ? AND ts < ? AND parent_hash IS NULL AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
+    )
+    .all(from, to, limit) as FirstRunRow[];
+}
+
+/** Device stores of one worker in [from, to) with a parent, oldest first, at most `limit` (a chain's later chunks). */
+export function storedRunsOf(db: Db, workerId: string, from: number, to: number, limit: number): StoredRunRow[] {
+  return db.$client
+    .prepare(
+      `SELECT parent_hash AS parent, ${RUN_COLUMNS} FROM kv_events
+       WHERE worker_id = ? AND ts >= ? AND ts < ? AND parent_hash IS NOT NULL AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
+    )
+    .all(workerId, from, to, limit) as StoredRunRow[];
+}
+
+/** Requests that arrived in [from, to) (for the window limit and the empty-window answer). */
+export function countWindowRequests(db: Db, from: number, to: number): number {
+  return db.$client
+    .prepare("SELECT count(*) FROM requests WHERE arrived_at >= ? AND arrived_at < ?")
+    .pluck()
+    .get(from, to) as number;
+}
+
+/** Trajectory ids with a request in [from, to) (those still going after a window). */
+export function trajectoriesBetween(db: Db, from: number, to: number): string[] {
+  return db.$client
+    .prepare(
+      "SELECT DISTINCT coalesce(trajectory_id, session_id) FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND coalesce(trajectory_id, session_id) IS NOT NULL",
+    )
+    .pluck()
+    .all(from, to) as string[];
+}
+
+export type WindowWorkerRow = {
+  workerId: string;
+  role: string | null;
+  kvTotalBlocks: number | null;
+  blockSize: number | null;
+};
+
+/** Workers up at some point in [from, to): seen by worker.up or a stats sample in it, or up before it and not down. */
+export function windowWorkers(db: Db, from: number, to: number): WindowWorkerRow[] {
+  return db.$client
+    .prepare(
+      `SELECT w.worker_id AS workerId, w.role, coalesce(
+           (SELECT max(kv_total_blocks) FROM worker_stats s WHERE s.worker_id = w.worker_id AND s.ts >= @from AND s.ts < @to),
+           w.kv_total_blocks) AS kvTotalBlocks, w.block_size AS blockSize
+       FROM workers w
+       WHERE w.first_seen < @to AND (w.down_at IS NULL OR w.down_at >= @from OR w.last_seen >= @from)
+         AND w.last_seen >= @from
+       ORDER BY w.worker_id`,
+    )
+    .all({ from, to }) as WindowWorkerRow[];
+}
+
+export type StoredPreview = {
+  id: number;
+  kind: string;
+  contentHash: string;
+  windowFrom: number;
+  windowTo: number;
+  clusterKey: string;
+  computedAt: number;
+  hitRate: number | null;
+  ttftP50Ms: number | null;
+  ttftP95Ms: number | null;
+  result: string;
+};
+
+/** The stored result for exactly this content, window and cluster, newest first; null: none. */
+export function findPreview(
+  db: Db,
+  kind: string,
+  contentHash: string,
+  from: number,
+  to: number,
+  clusterKey: string,
+): StoredPreview | null {
+  return (
+    db
+      .select()
+      .from(previewResults)
+      .where(
+        and(
+          eq(previewResults.kind, kind),
+          eq(previewResults.contentHash, contentHash),
+          eq(previewResults.windowFrom, from),
+          eq(previewResults.windowTo, to),
+          eq(previewResults.clusterKey, clusterKey),
+        ),
+      )
+      .orderBy(desc(previewResults.computedAt))
+      .limit(1)
+      .get() ?? null
+  );
+}
+
+/** The newest stored result for a policy content, any window; null: none. */
+export function latestPreview(db: Db, kind: string, contentHash: string): StoredPreview | null {
+  return (
+    db
+      .select()
+      .from(previewResults)
+      .where(and(eq(previewResults.kind, kind), eq(previewResults.contentHash, contentHash)))
+      .orderBy(desc(previewResults.computedAt), desc(previewResults.id))
+      .limit(1)
+      .get() ?? null
+  );
+}
+
+/** Keep one result. */
+export function insertPreview(db: Db, row: Omit<StoredPreview, "id">): number {
+  return Number(db.insert(previewResults).values(row).run().lastInsertRowid);
+}

@@ -1,0 +1,194 @@
+import { quantileSorted } from "../analysis/quantile";
+import type { TelemetryEventInput } from "../ingest/events";
+import type { SimRequest } from "../sim/types";
+import { PairSet } from "./pair-set";
+import type { CauseTokens, RecordedTurn, RunSummary } from "./types";
+
+// What one replay run measured, from the requests it finished and the events the simulated cluster emitted: the same
+// figures the dashboard shows for live traffic, reduced to a summary. Miss causes follow the attribution's meaning at
+// the replay's resolution: a block the replay never saw is cold (diverged when its content was seen after another
+// prefix), one another worker held at routing time is routed away, one seen and gone is evicted.
+
+const SEEN_SEQ = 2;
+const SEEN_LOCAL = 1;
+const TWO32 = 4294967296;
+
+export class RunCollector {
+  private hit = 0;
+  private query = 0;
+  private ttft: number[] = [];
+  private causes: CauseTokens = { cold: 0, diverged: 0, evicted: 0, routed_away: 0 };
+  private byReason: Record<string, number> = {};
+  private byClass: Record<string, number> = {};
+  private held = new Map<string, Map<string, string>>();
+  private kv = new Map<string, { sum: number; n: number; max: number; preemptions: number }>();
+  private routedAway = new Map<string, number>();
+  private flags = new Map<string, { from: number; f: Uint8Array }>();
+  private checked = new WeakMap<object, number>();
+  private seenSeq = new PairSet();
+  private seenLocal = new PairSet();
+  private up = new Map<string, number>();
+  private gpuMs = 0;
+  private decisions: RunSummary["planner"]["decisions"] = [];
+  private requests = 0;
+  /** Per turn: cached tokens in this run (-1: not sent inside the window, or not finished). */
+  readonly cachedOf: Int32Array;
+
+  constructor(
+    private turns: readonly RecordedTurn[],
+    private blockSize: number,
+    private from: number,
+    private to: number,
+  ) {
+    this.cachedOf = new Int32Array(turns.length).fill(-1);
+  }
+
+  private counted = new Set<string>();
+
+  /**
+   * A turn was sent: note which of its blocks the replay saw before (`contents`: its blocks' content ids). Blocks of
+   * its view checked for an earlier turn were seen by that turn, so only the blocks it adds are looked up.
+   */
+  sent(i: number, req: SimRequest, contents: readonly number[]): void {
+    const v = req.view;
+    const n = req.nBlocks;
+    const from = Math.min(n, this.checked.get(v) ?? 0);
+    const f = new Uint8Array(n - from);
+    for (let k = from; k < n; k++) {
+      const c = contents[k]!;
+      const seq = this.seenSeq.addSeen(v.hi[k]!, v.lo[k]!);
+      const local = this.seenLocal.addSeen(Math.floor(c / TWO32), c % TWO32);
+      f[k - from] = seq ? SEEN_SEQ : local ? SEEN_LOCAL : 0;
+    }
+    if (n > from) this.checked.set(v, n);
+    if (req.arrivedAt >= this.from && req.arrivedAt < this.to) {
+      this.counted.add(req.id);
+      this.flags.set(req.id, { from, f });
+    }
+  }
+
+  done(i: number, req: SimRequest): void {
+    if (!this.counted.delete(req.id)) return;
+    this.cachedOf[i] = req.cachedTokens;
+    this.requests++;
+    this.hit += req.cachedTokens;
+    this.query += req.inputTokens;
+    if (req.firstTokenAt !== null) this.ttft.push(req.firstTokenAt - req.arrivedAt);
+    const seen = this.flags.get(req.id);
+    this.flags.delete(req.id);
+    let missed = req.inputTokens - req.cachedTokens;
+    if (!seen || missed <= 0) return;
+    const { from, f } = seen;
+    const bs = this.blockSize;
+    let away = (this.routedAway.get(req.id) ?? 0) * bs;
+    this.routedAway.delete(req.id);
+    for (let k = Math.floor(req.cachedTokens / bs); k < req.nBlocks && missed > 0; k++) {
+      const tokens = Math.min(bs, missed);
+      missed -= tokens;
+      const flag = k < from ? SEEN_SEQ : f[k - from];
+      if (flag === SEEN_SEQ) {
+        const a = Math.min(away, tokens);
+        away -= a;
+        this.causes.routed_away += a;
+        this.causes.evicted += tokens - a;
+      } else if (flag === SEEN_LOCAL) this.causes.diverged += tokens;
+      else this.causes.cold += tokens;
+    }
+    this.causes.cold += missed;
+  }
+
+  event(e: TelemetryEventInput): void {
+    switch (e.kind) {
+      case "route.decision": {
+        if (!this.flags.has(e.request_id)) return;
+        let best = 0;
+        let chosen = 0;
+        for (const c of e.candidates) {
+          best = Math.max(best, c.overlap_blocks);
+          if (c.worker_id === e.chosen_worker_id) chosen = c.overlap_blocks;
+        }
+        if (best > chosen) this.routedAway.set(e.request_id, best - chosen);
+        return;
+      }
+      case "kv.stored": {
+        let m = this.held.get(e.worker_id);
+        if (!m) this.held.set(e.worker_id, (m = new Map()));
+        for (const h of e.block_hashes) m.set(h, e.retention_class ?? "unknown");
+        return;
+      }
+      case "kv.removed": {
+        const m = this.held.get(e.worker_id);
+        const counted = e.ts >= this.from;
+        for (const h of e.block_hashes) {
+          const cls = m?.get(h) ?? "unknown";
+          m?.delete(h);
+          if (counted) this.byClass[cls] = (this.byClass[cls] ?? 0) + 1;
+        }
+        if (counted) this.byReason[e.reason] = (this.byReason[e.reason] ?? 0) + e.block_hashes.length;
+        return;
+      }
+      case "kv.cleared":
+        this.held.delete(e.worker_id);
+        return;
+      case "worker.stats": {
+        if (e.ts < this.from) return;
+        const s = this.kv.get(e.worker_id) ?? { sum: 0, n: 0, max: 0, preemptions: 0 };
+        const u = e.kv_total_blocks > 0 ? e.kv_active_blocks / e.kv_total_blocks : 0;
+        s.sum += u;
+        s.n++;
+        s.max = Math.max(s.max, u);
+        if (e.preemptions !== undefined) s.preemptions = Number(e.preemptions);
+        this.kv.set(e.worker_id, s);
+        return;
+      }
+      case "worker.up":
+        this.up.set(e.worker_id, Math.max(e.ts, this.from));
+        return;
+      case "worker.down": {
+        const since = this.up.get(e.worker_id);
+        if (since !== undefined) this.gpuMs += Math.max(0, e.ts - since);
+        this.up.delete(e.worker_id);
+        return;
+      }
+      case "planner.decision":
+        if (e.action !== "none" && e.ts >= this.from)
+          this.decisions.push({
+            ts: e.ts,
+            role: e.role,
+            action: e.action,
+            replicas_after: e.replicas_after,
+            reason: e.reason,
+          });
+        return;
+      default:
+    }
+  }
+
+  /** The run's summary; workers still up count GPU time to `endMs`. */
+  summary(endMs: number): RunSummary {
+    let gpuMs = this.gpuMs;
+    for (const since of this.up.values()) gpuMs += Math.max(0, endMs - since);
+    const sorted = this.ttft.sort((a, b) => a - b);
+    const round = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
+    return {
+      hit_rate: this.query > 0 ? this.hit / this.query : null,
+      prompt_tokens: this.query,
+      cached_tokens: this.hit,
+      recomputed_by_cause: { ...this.causes },
+      ttft_p50_ms: round(quantileSorted(sorted, 0.5)),
+      ttft_p95_ms: round(quantileSorted(sorted, 0.95)),
+      evictions_by_reason: { ...this.byReason },
+      evictions_by_class: { ...this.byClass },
+      workers: [...this.kv]
+        .map(([id, s]) => ({
+          worker_id: id,
+          kv_mean: s.n ? s.sum / s.n : null,
+          kv_max: s.n ? s.max : null,
+          preemptions: s.preemptions,
+        }))
+        .sort((a, b) => a.worker_id.localeCompare(b.worker_id, "en", { numeric: true })),
+      planner: { decisions: this.decisions.slice(0, 200), gpu_hours: gpuMs / 3_600_000 },
+      requests: this.requests,
+    };
+  }
+}

@@ -1,0 +1,198 @@
+import type { Db } from "../../db/client";
+import { getVersion } from "../../db/queries/control";
+import {
+  chainStartRuns,
+  storedRunsOf,
+  trajectoriesBetween,
+  windowRequests,
+  windowWorkers,
+  type FirstRunRow,
+  type WindowRequestRow,
+} from "../../db/queries/previews";
+import { SEGMENT_NAMES } from "../sim/stream";
+import {
+  defaultPolicies,
+  POLICY_KINDS,
+  validatePolicy,
+  type PolicyDocuments,
+  type PolicyKind,
+} from "../control/policies";
+import { AppError } from "../errors";
+import type { WorkerRole } from "../sim/types";
+import type { RecordedTurn, ReplayInput } from "./types";
+
+// The recorded window as the replay's plain input: requests (and the minutes before, to warm the caches), the workers
+// seen, which trajectories go on after it, and the policies in force then (the version most of its requests ran under).
+
+export const MAX_WINDOW_MS = 24 * 3_600_000;
+export const DEFAULT_WINDOW_MS = 3_600_000;
+export const WARMUP_MS = 5 * 60_000;
+/** Recorded turns after the window loaded too: a faster candidate can send them inside it. */
+export const AFTER_MS = 20 * 60_000;
+export const MAX_REPLAY_REQUESTS = 300_000;
+const RUNS_LOOKBACK_MS = 6 * 3_600_000;
+const MAX_RUNS = 20_000;
+const FOLLOW_MS = 120_000;
+const FOLLOW_ROWS = 5_000;
+const MAX_DISTINCT_STARTS = 64;
+
+export type LoadOptions = {
+  /** Documents to use for a kind whose version in force the console does not hold (e.g. a target's start configuration). */
+  baseline?: Partial<Record<PolicyKind, unknown>>;
+  imported?: boolean;
+};
+
+/** Read a window for the replay; refuses an empty window and one over the request limit (AppError). */
+export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions = {}): ReplayInput {
+  const rows = windowRequests(db, from - WARMUP_MS, to + AFTER_MS, MAX_REPLAY_REQUESTS + 1);
+  if (rows.length > MAX_REPLAY_REQUESTS)
+    throw new AppError(
+      "BAD_REQUEST",
+      `the window holds more than ${MAX_REPLAY_REQUESTS} requests: preview a shorter window`,
+    );
+  const turns = rows.map((r) => turnOf(r, from, to));
+  if (!turns.some((t) => t.phase === "window"))
+    throw new AppError("BAD_REQUEST", "no recorded traffic in this window: nothing to replay", { empty: true });
+  const { baseline, notes } = baselineOf(db, rows, from, opts.baseline ?? {});
+  const workers = windowWorkers(db, from, to).map((w) => ({
+    workerId: w.workerId,
+    role: (w.role === "prefill" || w.role === "decode" ? w.role : "aggregated") as WorkerRole,
+    kvTotalBlocks: w.kvTotalBlocks,
+    blockSize: w.blockSize,
+  }));
+  const imported = opts.imported ?? rows.every((r) => r.harness === "mooncake");
+  return {
+    from,
+    to,
+    turns,
+    workers,
+    continuing: trajectoriesBetween(db, to + AFTER_MS, to + AFTER_MS + DEFAULT_WINDOW_MS),
+    baseline,
+    baselineNotes: notes,
+    firstRuns: firstRunsOf(db, chainStartRuns(db, from - RUNS_LOOKBACK_MS, to, MAX_RUNS), baseline),
+    imported,
+  };
+}
+
+function turnOf(r: WindowRequestRow, from: number, to: number): RecordedTurn {
+  let hints = {};
+  try {
+    hints = r.agentHints ? (JSON.parse(r.agentHints) as object) : {};
+  } catch {
+    hints = {};
+  }
+  const session = r.sessionId ?? r.requestId;
+  return {
+    requestId: r.requestId,
+    sessionId: session,
+    trajectoryId: r.trajectoryId ?? session,
+    parentTrajectoryId: r.parentTrajectoryId,
+    sessionType: r.sessionType ?? "unknown",
+    harness: r.harness,
+    arrivedAt: r.arrivedAt,
+    firstTokenAt: r.firstTokenAt,
+    finishedAt: r.finishedAt,
+    inputTokens: r.inputTokens,
+    cachedTokens: r.cachedTokens,
+    outputTokens: r.outputTokens,
+    reasoningTokens: r.reasoningTokens ?? 0,
+    status: r.status === "error" || r.status === "cancelled" ? r.status : "ok",
+    hints,
+    blockSize: r.blockSize,
+    blocks: r.chain ? pairsOf(r.chain) : null,
+    workerId: r.workerId,
+    firstSeq: r.firstSeq ? [r.firstSeq.readUInt32BE(0), r.firstSeq.readUInt32BE(4)] : null,
+    phase: r.arrivedAt < from ? "warmup" : r.arrivedAt >= to ? "after" : "window",
+  };
+}
+
+/** 8-byte big-endian hashes as (hi, lo) pairs. */
+function pairsOf(buf: Buffer): Uint32Array {
+  const n = buf.byteLength / 8;
+  const out = new Uint32Array(n * 2);
+  for (let i = 0; i < n; i++) {
+    out[2 * i] = buf.readUInt32BE(8 * i);
+    out[2 * i + 1] = buf.readUInt32BE(8 * i + 4);
+  }
+  return out;
+}
+
+/** Per kind, the version most counted requests ran under, as a document; defaults (said so) when it is not held. */
+function baselineOf(
+  db: Db,
+  rows: readonly WindowRequestRow[],
+  from: number,
+  given: Partial<Record<PolicyKind, unknown>>,
+): { baseline: PolicyDocuments; notes: string[] } {
+  const counts = Object.fromEntries(POLICY_KINDS.map((k) => [k, new Map<number, number>()])) as Record<
+    PolicyKind,
+    Map<number, number>
+  >;
+  for (const r of rows) {
+    if (r.arrivedAt < from || !r.policyVersions) continue;
+    let v: Partial<Record<PolicyKind, number>>;
+    try {
+      v = JSON.parse(r.policyVersions) as Partial<Record<PolicyKind, number>>;
+    } catch {
+      continue;
+    }
+    for (const k of POLICY_KINDS) if (typeof v[k] === "number") counts[k].set(v[k], (counts[k].get(v[k]) ?? 0) + 1);
+  }
+  const baseline = defaultPolicies();
+  const notes: string[] = [];
+  for (const kind of POLICY_KINDS) {
+    const version = [...counts[kind]].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+    const stored = version !== null && version > 0 ? getVersion(db, kind, version) : null;
+    const doc = stored ? stored.document : given[kind];
+    const checked = doc === undefined ? null : validatePolicy(kind, doc);
+    if (checked?.ok) {
+      (baseline as Record<PolicyKind, unknown>)[kind] = checked.document;
+      if (!stored) notes.push(`${kind} in force: the start configuration given with the preview`);
+      continue;
+    }
+    notes.push(
+      version === null
+        ? `${kind} in force unknown (requests carry no version): the defaults assumed`
+        : `${kind} version ${version} is not held by the console (a target's start configuration): the defaults assumed`,
+    );
+  }
+  return { baseline, notes };
+}
+
+/**
+ * The segment each recorded chain start began with, and for how many blocks: from the retention class of the store
+ * (a rule's segment, or a default class named after its segment), followed through the worker's next stores of the
+ * same chain while the class stays (prefill stores a long prompt in chunks). The earliest start per first block wins.
+ */
+function firstRunsOf(db: Db, rows: readonly FirstRunRow[], baseline: PolicyDocuments): ReplayInput["firstRuns"] {
+  const segmentOf = (cls: string | null): string | null => {
+    if (cls === null) return null;
+    const rule = baseline.retention.rules.find((r) => r.name === cls);
+    if (rule) return rule.match.segment === "any" ? null : rule.match.segment;
+    return (SEGMENT_NAMES as readonly string[]).includes(cls) ? cls : null;
+  };
+  const out = new Map<string, ReplayInput["firstRuns"][number]>();
+  for (const r of rows) {
+    const key = r.first.toString("hex");
+    const segment = segmentOf(r.retentionClass);
+    if (out.has(key) || segment === null || r.first.byteLength < 8) continue;
+    let blocks = r.blocks;
+    let last = r.last;
+    const later = storedRunsOf(db, r.workerId, r.ts, r.ts + FOLLOW_MS, FOLLOW_ROWS);
+    for (let more = true; more;) {
+      more = false;
+      for (const n of later) {
+        if (!n.parent.equals(last)) continue;
+        if (n.retentionClass === r.retentionClass) {
+          blocks += n.blocks;
+          last = n.last;
+          more = true;
+        }
+        break;
+      }
+    }
+    out.set(key, { hi: r.first.readUInt32BE(0), lo: r.first.readUInt32BE(4), blocks, segment });
+    if (out.size >= MAX_DISTINCT_STARTS) break;
+  }
+  return [...out.values()];
+}

@@ -1,0 +1,239 @@
+import type { Db } from "../../db/client";
+import { findPreview, insertPreview } from "../../db/queries/previews";
+import { AppError, type AppErrorCode } from "../errors";
+import { computePreview } from "./compute";
+import type { PreparedPreview } from "./request";
+import type { PreviewResult } from "./types";
+
+// Preview jobs: at most two replay at once (each in its own worker thread on its own connection, so the dashboard's
+// event loop stays free), the others wait in order with their place known; a job can be cancelled queued or running.
+// A finished result is kept per (kind, content, window, cluster): asking again answers from the database at once.
+
+export const MAX_RUNNING = 2;
+const KEEP_FINISHED_MS = 10 * 60_000;
+
+export type JobStatus = "queued" | "running" | "done" | "failed" | "cancelled";
+export type JobView = {
+  id: string;
+  status: JobStatus;
+  /** 1-based place in the queue while queued (1: next to start), else null. */
+  place: number | null;
+  progress: number;
+  result: PreviewResult | null;
+  error: string | null;
+};
+
+type Job = {
+  id: string;
+  key: string;
+  request: PreparedPreview;
+  status: JobStatus;
+  progress: number;
+  result: PreviewResult | null;
+  error: string | null;
+  errorCode: AppErrorCode | null;
+  finishedAt: number | null;
+  stop: (() => void) | null;
+  waiters: { resolve: (v: JobView) => void }[];
+};
+
+/** Runs one job; `stop` abandons it. The server process installs a thread runner (thread-runner.ts). */
+export type Runner = (
+  request: PreparedPreview,
+  progress: (share: number) => void,
+) => { done: Promise<PreviewResult>; stop: () => void };
+
+const keyOf = (p: PreparedPreview) => `${p.kind}:${p.contentHash}:${p.from}:${p.to}:${p.clusterKey}`;
+
+export class PreviewQueue {
+  private jobs = new Map<string, Job>();
+  private waiting: Job[] = [];
+  private running = 0;
+  private seq = 0;
+
+  constructor(
+    private db: Db,
+    private runner: Runner,
+    private now: () => number = Date.now,
+  ) {}
+
+  /** Start (or join) a preview; a stored result answers at once as a finished job. */
+  submit(request: PreparedPreview): JobView {
+    this.prune();
+    const stored = findPreview(
+      this.db,
+      request.kind,
+      request.contentHash,
+      request.from,
+      request.to,
+      request.clusterKey,
+    );
+    if (stored) {
+      const job = this.newJob(request);
+      job.status = "done";
+      job.progress = 1;
+      job.result = JSON.parse(stored.result) as PreviewResult;
+      job.finishedAt = this.now();
+      return this.view(job);
+    }
+    for (const j of this.jobs.values())
+      if (j.key === keyOf(request) && (j.status === "queued" || j.status === "running")) return this.view(j);
+    const job = this.newJob(request);
+    this.waiting.push(job);
+    this.pump();
+    return this.view(job);
+  }
+
+  /** A job's state; null when unknown (or finished long ago). */
+  status(id: string): JobView | null {
+    const job = this.jobs.get(id);
+    return job ? this.view(job) : null;
+  }
+
+  /** Cancel a queued or running job; false when it was not (any longer) cancellable. */
+  cancel(id: string): boolean {
+    const job = this.jobs.get(id);
+    if (!job || (job.status !== "queued" && job.status !== "running")) return false;
+    if (job.status === "queued") this.waiting.splice(this.waiting.indexOf(job), 1);
+    else {
+      job.stop?.();
+      this.running--;
+    }
+    this.finish(job, "cancelled", null, "cancelled");
+    this.pump();
+    return true;
+  }
+
+  /** Resolve once the job has finished (done, failed or cancelled). */
+  wait(id: string): Promise<JobView> {
+    const job = this.jobs.get(id);
+    if (!job) return Promise.reject(new AppError("NOT_FOUND", `no preview job ${id}`));
+    if (job.finishedAt !== null) return Promise.resolve(this.view(job));
+    return new Promise((resolve) => job.waiters.push({ resolve }));
+  }
+
+  /** The error a failed job ended with, as the AppError its caller should see. */
+  errorOf(id: string): AppError | null {
+    const job = this.jobs.get(id);
+    if (!job || job.status !== "failed") return null;
+    return new AppError(job.errorCode ?? "INTERNAL", job.error ?? "preview failed");
+  }
+
+  private newJob(request: PreparedPreview): Job {
+    const job: Job = {
+      id: `p${++this.seq}-${this.now().toString(36)}`,
+      key: keyOf(request),
+      request,
+      status: "queued",
+      progress: 0,
+      result: null,
+      error: null,
+      errorCode: null,
+      finishedAt: null,
+      stop: null,
+      waiters: [],
+    };
+    this.jobs.set(job.id, job);
+    return job;
+  }
+
+  private pump(): void {
+    while (this.running < MAX_RUNNING && this.waiting.length) {
+      const job = this.waiting.shift()!;
+      job.status = "running";
+      this.running++;
+      const { done, stop } = this.runner(job.request, (share) => {
+        if (job.status === "running") job.progress = Math.max(job.progress, Math.min(0.99, share));
+      });
+      job.stop = stop;
+      done.then(
+        (result) => {
+          if (job.status !== "running") return;
+          this.running--;
+          this.store(job.request, result);
+          this.finish(job, "done", result, null);
+          this.pump();
+        },
+        (err: unknown) => {
+          if (job.status !== "running") return;
+          this.running--;
+          job.errorCode = err instanceof AppError ? err.code : "INTERNAL";
+          this.finish(job, "failed", null, err instanceof Error ? err.message : String(err));
+          this.pump();
+        },
+      );
+    }
+  }
+
+  private store(p: PreparedPreview, result: PreviewResult): void {
+    insertPreview(this.db, {
+      kind: p.kind,
+      contentHash: p.contentHash,
+      windowFrom: p.from,
+      windowTo: p.to,
+      clusterKey: p.clusterKey,
+      computedAt: this.now(),
+      hitRate: result.candidate.hit_rate,
+      ttftP50Ms: result.candidate.ttft_p50_ms,
+      ttftP95Ms: result.candidate.ttft_p95_ms,
+      result: JSON.stringify(result),
+    });
+  }
+
+  private finish(job: Job, status: JobStatus, result: PreviewResult | null, error: string | null): void {
+    job.status = status;
+    job.result = result;
+    job.error = error;
+    job.progress = status === "done" ? 1 : job.progress;
+    job.finishedAt = this.now();
+    job.stop = null;
+    for (const w of job.waiters.splice(0)) w.resolve(this.view(job));
+  }
+
+  private view(job: Job): JobView {
+    return {
+      id: job.id,
+      status: job.status,
+      place: job.status === "queued" ? this.waiting.indexOf(job) + 1 : null,
+      progress: job.progress,
+      result: job.result,
+      error: job.error,
+    };
+  }
+
+  private prune(): void {
+    const cutoff = this.now() - KEEP_FINISHED_MS;
+    for (const [id, j] of this.jobs) if (j.finishedAt !== null && j.finishedAt < cutoff) this.jobs.delete(id);
+  }
+}
+
+const key = Symbol.for("switchyard.previewRunner");
+type Holder = { [key]?: Runner };
+
+/** The installed runner, if any (route handlers use it; tests and in-memory stores run previews inline). */
+export function installedPreviewRunner(): Runner | undefined {
+  return (globalThis as Holder)[key];
+}
+
+/** Install (or with undefined, remove) the process's preview runner. */
+export function setPreviewRunner(run: Runner | undefined): void {
+  if (run) (globalThis as Holder)[key] = run;
+  else delete (globalThis as Holder)[key];
+}
+
+/** Run each job on this thread after the current tick (tests, in-memory databases); stop takes effect between minutes. */
+export function inProcessRunner(db: Db): Runner {
+  return (request, progress) => {
+    let stopped = false;
+    const done = new Promise<PreviewResult>((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          resolve(computePreview(db, request, { progress, cancelled: () => stopped }));
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
+    return { done, stop: () => (stopped = true) };
+  };
+}

@@ -1,0 +1,180 @@
+import { TRPCError } from "@trpc/server";
+import { beforeAll, describe, expect, it } from "vitest";
+import { storeEvents } from "../../db/queries/ingest";
+import { testCaller, testDb } from "../../test/db";
+import { latestPredictionFor } from "../preview/prediction";
+import { previewQueue } from "../preview/service";
+import { policyContentHash } from "../control/content-hash";
+import { retentionPolicy } from "../control/policies";
+import { parseEvent, type TelemetryEvent } from "../ingest/events";
+import { cachedShare, runScenario, T0 } from "../sim/test-support";
+import type { Db } from "../../db/client";
+
+const SECONDS = 420;
+const NOW = T0 + SECONDS * 1000;
+const WINDOW = { from: T0 + 120_000, to: T0 + SECONDS * 1000 };
+/** Conversation kept longer and the shared prompt pinned: the pressure scenario's hit rate rises under it. */
+const CANDIDATE = {
+  rules: [
+    {
+      name: "conversation",
+      match: { segment: "conversation", session_type: null, agent_role: null },
+      priority: 80,
+      ttl_seconds: null,
+      pin: false,
+      evict_on: "never",
+    },
+    {
+      name: "system",
+      match: { segment: "system_prompt", session_type: null, agent_role: null },
+      priority: 95,
+      ttl_seconds: null,
+      pin: true,
+      evict_on: "never",
+    },
+  ],
+};
+
+/** The pressure scenario's start configuration (version 0: the console never saw it published). */
+const START = {
+  frontend: { strip_anthropic_preamble: true },
+  autoscaling: { aggregated: { min_replicas: 2, max_replicas: 2 } },
+};
+
+let db: Db;
+const api = () => testCaller(db, () => NOW);
+
+async function caught(p: Promise<unknown>): Promise<TRPCError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof TRPCError) return err;
+    throw err;
+  }
+  throw new Error("expected a TRPCError");
+}
+
+const details = (e: TRPCError) => (e.cause as { details?: Record<string, unknown> } | undefined)?.details ?? {};
+
+beforeAll(() => {
+  db = testDb();
+  const events: TelemetryEvent[] = [];
+  for (const e of runScenario({ scenario: "pressure", seconds: SECONDS })) {
+    const p = parseEvent(JSON.parse(JSON.stringify(e)));
+    if (p.ok) events.push(p.event);
+  }
+  for (let i = 0; i < events.length; i += 2000) storeEvents(db, events.slice(i, i + 2000));
+});
+
+describe("previews router", () => {
+  it("replays the window under the baseline and the candidate, stores the result, and re-opens it at once", async () => {
+    const started = await api().previews.start({
+      kind: "retention",
+      document: CANDIDATE,
+      window: WINDOW,
+      baseline: START,
+    });
+    expect(["queued", "running"]).toContain(started.status);
+    let job = started;
+    while (job.status === "queued" || job.status === "running") {
+      await new Promise((r) => setTimeout(r, 20));
+      job = await api().previews.status({ id: started.id });
+    }
+    expect(job.status).toBe("done");
+    const r = job.result!;
+    expect(r.window).toEqual(WINDOW);
+    expect(r.measured.hit_rate).toBeGreaterThan(0);
+    expect(r.baseline.hit_rate).not.toBeNull();
+    expect(Math.abs(r.error.hit_rate_points!)).toBeLessThan(8);
+    // What the change really does: the simulator over the same minutes with the candidate in force.
+    const actual = cachedShare(
+      runScenario({ scenario: "pressure", seconds: SECONDS, policies: { retention: CANDIDATE } }),
+      WINDOW.from,
+      WINDOW.to,
+    );
+    expect(Math.abs(r.candidate.hit_rate! - actual)).toBeLessThan(0.03);
+    expect(r.candidate.hit_rate).not.toBe(r.baseline.hit_rate);
+    expect(r.candidate.evictions_by_class.conversation ?? 0).toBeGreaterThan(0);
+    expect(r.candidate.evictions_by_class.system ?? 0).toBe(0);
+    expect(r.baseline.workers.map((w) => w.worker_id)).toEqual(["w1", "w2"]);
+    expect(r.sessions.length).toBeGreaterThan(0);
+    expect(r.assumptions.length).toBeGreaterThan(0);
+    const again = await api().previews.start({
+      kind: "retention",
+      document: CANDIDATE,
+      window: WINDOW,
+      baseline: START,
+    });
+    expect(again.status).toBe("done");
+    expect(again.result).toEqual(r);
+    const hash = policyContentHash("retention", retentionPolicy.parse(CANDIDATE));
+    expect(latestPredictionFor(db, "retention", hash)).toMatchObject({
+      hit_rate: r.candidate.hit_rate,
+      window: WINDOW,
+    });
+    expect(latestPredictionFor(db, "retention", "0".repeat(64))).toBeNull();
+  });
+
+  it("replays the planner for an autoscaling document: GPU-hours in the window", async () => {
+    const job = await api().previews.start({
+      kind: "autoscaling",
+      document: { aggregated: { min_replicas: 1, max_replicas: 2, kv_scale_up: 1, kv_scale_down: 0.99 } },
+      window: WINDOW,
+      baseline: START,
+    });
+    const done = (await previewQueue(db).wait(job.id)).result!;
+    // Two workers through the window as recorded; the candidate's planner scales to one during the warm-up minutes.
+    const hours = (WINDOW.to - WINDOW.from) / 3_600_000;
+    expect(done.baseline.planner).toEqual({ decisions: [], gpu_hours: 2 * hours });
+    expect(done.candidate.planner.gpu_hours).toBeCloseTo(hours, 6);
+  });
+
+  it.each([
+    [
+      "an invalid candidate, field by field",
+      { kind: "retention", document: { default: { priority: 500 } } },
+      "document.default.priority",
+    ],
+    ["a window over 24 h", { kind: "routing", document: {}, window: { from: T0 - 86_400_001, to: T0 } }, "window"],
+    [
+      "a window with no traffic",
+      { kind: "routing", document: {}, window: { from: T0 - 7_200_000, to: T0 - 3_600_000 } },
+      "window",
+    ],
+  ])("refuses %s before any replay", async (_name, input, path) => {
+    const err = await caught(api().previews.start(input as never));
+    expect(err.code).toBe("BAD_REQUEST");
+    const errors = details(err).errors as { path: string; message: string }[];
+    expect(errors.map((e) => e.path)).toContain(path);
+  });
+
+  it("says the limit and that an empty window is empty", async () => {
+    const over = await caught(
+      api().previews.start({ kind: "routing", document: {}, window: { from: 0, to: 86_400_001 } }),
+    );
+    expect(over.message).toMatch(/24 h/);
+    expect(details(over).limit_ms).toBe(86_400_000);
+    const empty = await caught(
+      api().previews.start({ kind: "routing", document: {}, window: { from: T0 - 7_200_000, to: T0 - 3_600_000 } }),
+    );
+    expect(empty.message).toMatch(/no recorded traffic/);
+  });
+
+  it("runs at most two at once and shows the others' place; a queued job can be cancelled", async () => {
+    const windows = [0, 1, 2, 3].map((k) => ({ from: T0 + 200_000 + k * 1000, to: T0 + 260_000 }));
+    const jobs = [];
+    for (const w of windows)
+      jobs.push(await api().previews.start({ kind: "routing", document: { temperature: 0.1 }, window: w }));
+    expect(jobs.map((j) => j.status)).toEqual(["running", "running", "queued", "queued"]);
+    expect(jobs.map((j) => j.place)).toEqual([null, null, 1, 2]);
+    expect(await api().previews.cancel({ id: jobs[2]!.id })).toEqual({ cancelled: true });
+    expect((await api().previews.status({ id: jobs[3]!.id })).place).toBe(1);
+    expect((await api().previews.status({ id: jobs[2]!.id })).status).toBe("cancelled");
+  });
+
+  it("needs the operator role", async () => {
+    const viewer = testCaller(db, () => NOW, { kind: "user", id: 3, name: "v", role: "viewer" });
+    const err = await caught(viewer.previews.start({ kind: "routing", document: {}, window: WINDOW }));
+    expect(err.code).toBe("FORBIDDEN");
+  });
+});
