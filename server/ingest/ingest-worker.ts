@@ -3,13 +3,17 @@ import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/client";
 import { AppError } from "../errors";
 import { ingestBodyTallied } from "./ingest";
+import type { Sender } from "./sender";
+import { WriteGate } from "./write-gate";
 import { errorMessage, log } from "../observability/logger";
 
-const db = openDb((workerData as { dbFile: string }).dbFile);
+const { dbFile, gate: shared } = workerData as { dbFile: string; gate?: SharedArrayBuffer };
+const db = openDb(dbFile);
+const gate = shared ? new WriteGate(shared) : undefined;
 
-parentPort!.on("message", (m: { id: number; text: string; contentType: string }) => {
+parentPort!.on("message", (m: { id: number; text: string; contentType: string; sender?: Sender }) => {
   try {
-    const { reply, tally } = ingestBodyTallied(db, m.text, m.contentType);
+    const { reply, tally } = ingestBodyTallied(db, m.text, m.contentType, { sender: m.sender, gate });
     parentPort!.postMessage({ id: m.id, reply: JSON.stringify(reply), tally });
   } catch (err) {
     const error =

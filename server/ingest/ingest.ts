@@ -1,11 +1,16 @@
-import type { Db } from "../../db/client";
+import { isBusy, type Db } from "../../db/client";
 import { storeEvents } from "../../db/queries/ingest";
 import { decodeBody, summarize, validateItems, type BatchReply } from "./batch";
+import { recordSender, type Sender } from "./sender";
 import { kindLabel, tallyByKind, type IngestTally } from "./tally";
+import type { WriteGate } from "./write-gate";
+
+/** How a body is stored: `sender` is recorded with the batch; `gate` queues the write among ingest threads. */
+export type IngestOptions = { sender?: Sender; gate?: WriteGate };
 
 /** Decode, validate per item and store one request body; nothing is stored if decoding refuses it. */
-export function ingestBody(db: Db, text: string, contentType: string): BatchReply {
-  return ingestBodyTallied(db, text, contentType).reply;
+export function ingestBody(db: Db, text: string, contentType: string, options: IngestOptions = {}): BatchReply {
+  return ingestBodyTallied(db, text, contentType, options).reply;
 }
 
 /** ingestBody, plus its results tallied by event kind (for the metrics the main thread keeps). */
@@ -13,10 +18,23 @@ export function ingestBodyTallied(
   db: Db,
   text: string,
   contentType: string,
+  options: IngestOptions = {},
 ): { reply: BatchReply; tally: IngestTally } {
   const decoded = decodeBody(text, contentType);
   const { events, slots, results } = validateItems(decoded);
-  const stored = events.length ? storeEvents(db, events) : [];
+  const { sender, gate } = options;
+  const now = Date.now();
+  const write = <T>(fn: () => T): T => (gate ? gate.run(fn) : fn());
+  const stored = events.length
+    ? write(() =>
+        storeEvents(
+          db,
+          events,
+          sender && ((out) => recordSender(db, sender, out.filter((s) => s === "accepted").length, now)),
+        ),
+      )
+    : [];
+  if (!events.length && sender) write(() => noteAlone(db, sender, now));
   for (let i = 0; i < stored.length; i++) {
     const r = results[slots[i]!]!;
     const st = stored[i]!;
@@ -35,4 +53,13 @@ export function ingestBodyTallied(
       results,
     ),
   };
+}
+
+/** A batch with nothing to store still shows its sender; when the write lock is busy, the sender's next batch does. */
+function noteAlone(db: Db, sender: Sender, now: number): void {
+  try {
+    db.$client.transaction(() => recordSender(db, sender, 0, now)).immediate();
+  } catch (err) {
+    if (!isBusy(err)) throw err;
+  }
 }

@@ -2,6 +2,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode } from "../errors";
 import { setIngestRunner, type IngestOutcome } from "./runner";
+import type { Sender } from "./sender";
 import type { IngestTally } from "./tally";
 import { log } from "../observability/logger";
 
@@ -21,8 +22,10 @@ export class IngestPool {
   private nextId = 1;
 
   constructor(dbFile: string, size: number) {
+    // The workers' write gate (write-gate.ts): one lock word in memory they all share.
+    const gate = new SharedArrayBuffer(4);
     for (let i = 0; i < size; i++) {
-      const slot = { worker: new Worker(WORKER_FILE, { workerData: { dbFile } }), inFlight: 0 };
+      const slot = { worker: new Worker(WORKER_FILE, { workerData: { dbFile, gate } }), inFlight: 0 };
       slot.worker.on("message", (m: Reply) => this.settle(slot, m));
       slot.worker.on("error", (err) => this.fail(err));
       slot.worker.unref();
@@ -32,17 +35,17 @@ export class IngestPool {
 
   /** Make this pool the process's ingest runner. */
   install(): void {
-    setIngestRunner((text, contentType) => this.run(text, contentType));
+    setIngestRunner((text, contentType, sender) => this.run(text, contentType, sender));
   }
 
   /** Ingest one body on the least busy worker. */
-  run(text: string, contentType: string): Promise<IngestOutcome> {
+  run(text: string, contentType: string, sender?: Sender): Promise<IngestOutcome> {
     const slot = this.workers.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
     const id = this.nextId++;
     slot.inFlight++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, text, contentType });
+      slot.worker.postMessage({ id, text, contentType, sender });
     });
   }
 
