@@ -11,9 +11,12 @@ const { dbFile, gate: shared } = workerData as { dbFile: string; gate?: SharedAr
 const db = openDb(dbFile);
 const gate = shared ? new WriteGate(shared) : undefined;
 
-parentPort!.on("message", (m: { id: number; text: string; contentType: string; sender?: Sender }) => {
+type Message = { id: number; ticket: number; text: string; contentType: string; sender?: Sender };
+
+parentPort!.on("message", (m: Message) => {
   try {
-    const { reply, tally } = ingestBodyTallied(db, m.text, m.contentType, { sender: m.sender, gate });
+    const turn = gate && (<T>(write: () => T): T => gate.run(m.ticket, write));
+    const { reply, tally } = ingestBodyTallied(db, m.text, m.contentType, { sender: m.sender, turn });
     parentPort!.postMessage({ id: m.id, reply: JSON.stringify(reply), tally });
   } catch (err) {
     const error =

@@ -3,10 +3,12 @@ import { storeEvents } from "../../db/queries/ingest";
 import { decodeBody, summarize, validateItems, type BatchReply } from "./batch";
 import { recordSender, type Sender } from "./sender";
 import { kindLabel, tallyByKind, type IngestTally } from "./tally";
-import type { WriteGate } from "./write-gate";
 
-/** How a body is stored: `sender` is recorded with the batch; `gate` queues the write among ingest threads. */
-export type IngestOptions = { sender?: Sender; gate?: WriteGate };
+/**
+ * How a body is stored: `sender` is recorded with the batch; `turn` runs its write (exactly once per body, also when
+ * it has nothing to write or is refused) when it is this body's turn among the ingest threads (write-gate.ts).
+ */
+export type IngestOptions = { sender?: Sender; turn?: <T>(write: () => T) => T };
 
 /** Decode, validate per item and store one request body; nothing is stored if decoding refuses it. */
 export function ingestBody(db: Db, text: string, contentType: string, options: IngestOptions = {}): BatchReply {
@@ -20,21 +22,39 @@ export function ingestBodyTallied(
   contentType: string,
   options: IngestOptions = {},
 ): { reply: BatchReply; tally: IngestTally } {
+  const turn = options.turn ?? (<T>(write: () => T): T => write());
+  let turned = false;
+  const inTurn = <T>(write: () => T): T => {
+    turned = true;
+    return turn(write);
+  };
+  try {
+    return ingestInTurn(db, text, contentType, options.sender, inTurn);
+  } finally {
+    if (!turned) turn(() => undefined);
+  }
+}
+
+function ingestInTurn(
+  db: Db,
+  text: string,
+  contentType: string,
+  sender: Sender | undefined,
+  inTurn: <T>(write: () => T) => T,
+): { reply: BatchReply; tally: IngestTally } {
   const decoded = decodeBody(text, contentType);
   const { events, slots, results } = validateItems(decoded);
-  const { sender, gate } = options;
   const now = Date.now();
-  const write = <T>(fn: () => T): T => (gate ? gate.run(fn) : fn());
-  const stored = events.length
-    ? write(() =>
-        storeEvents(
-          db,
-          events,
-          sender && ((out) => recordSender(db, sender, out.filter((s) => s === "accepted").length, now)),
-        ),
-      )
-    : [];
-  if (!events.length && sender) write(() => noteAlone(db, sender, now));
+  const stored = inTurn(() => {
+    if (events.length)
+      return storeEvents(
+        db,
+        events,
+        sender && ((out) => recordSender(db, sender, out.filter((s) => s === "accepted").length, now)),
+      );
+    if (sender) noteAlone(db, sender, now);
+    return [];
+  });
   for (let i = 0; i < stored.length; i++) {
     const r = results[slots[i]!]!;
     const st = stored[i]!;

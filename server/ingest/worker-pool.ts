@@ -15,17 +15,29 @@ type Reply = { id: number; reply?: string; tally?: IngestTally; error?: { code: 
 type Pending = { resolve: (outcome: IngestOutcome) => void; reject: (err: Error) => void };
 
 const WORKER_FILE = path.join(process.cwd(), "server", "ingest", "ingest-worker-entry.mjs");
+/**
+ * A batch's parsed events (up to 8 MiB of JSON) are garbage once stored: a young generation that holds a few batches
+ * (semi-spaces of 64 MiB instead of 16) lets them die there instead of being promoted and marked, ~15% less CPU per
+ * event. Costs up to ~128 MiB of memory per busy worker.
+ */
+const YOUNG_GENERATION_MB = 192;
 /** A fixed pool of ingest workers; requests go to the worker with the fewest in flight. */
 export class IngestPool {
   private workers: { worker: Worker; inFlight: number }[] = [];
   private pending = new Map<number, Pending>();
   private nextId = 1;
+  /** Write turns in arrival order (write-gate.ts); the workers count from 0. */
+  private nextTicket = 0;
 
   constructor(dbFile: string, size: number) {
-    // The workers' write gate (write-gate.ts): one lock word in memory they all share.
+    // The workers' write gate (write-gate.ts): one turn counter in memory they all share.
     const gate = new SharedArrayBuffer(4);
     for (let i = 0; i < size; i++) {
-      const slot = { worker: new Worker(WORKER_FILE, { workerData: { dbFile, gate } }), inFlight: 0 };
+      const worker = new Worker(WORKER_FILE, {
+        workerData: { dbFile, gate },
+        resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+      });
+      const slot = { worker, inFlight: 0 };
       slot.worker.on("message", (m: Reply) => this.settle(slot, m));
       slot.worker.on("error", (err) => this.fail(err));
       slot.worker.unref();
@@ -45,7 +57,7 @@ export class IngestPool {
     slot.inFlight++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, text, contentType, sender });
+      slot.worker.postMessage({ id, ticket: this.nextTicket++, text, contentType, sender });
     });
   }
 

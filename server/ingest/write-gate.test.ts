@@ -2,58 +2,70 @@ import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { WriteGate } from "./write-gate";
 
-// Another thread holds the gate word for holdMs, then releases it as WriteGate does (store 0, notify).
-function holdElsewhere(buffer: SharedArrayBuffer, holdMs: number): Promise<Worker> {
+const serving = (buffer: SharedArrayBuffer) => Atomics.load(new Int32Array(buffer), 0);
+
+/** Another thread that has turn 0 and, after holdMs (never when negative), passes it as WriteGate does. */
+function turnElsewhere(buffer: SharedArrayBuffer, holdMs: number): Promise<Worker> {
   const w = new Worker(
     `const { workerData, parentPort } = require("node:worker_threads");
      const cell = new Int32Array(workerData.buffer, 0, 1);
-     Atomics.store(cell, 0, 1);
-     parentPort.postMessage("held");
-     if (workerData.holdMs >= 0) setTimeout(() => { Atomics.store(cell, 0, 0); Atomics.notify(cell, 0, 1); }, workerData.holdMs);`,
+     parentPort.postMessage("ready");
+     if (workerData.holdMs >= 0) setTimeout(() => { Atomics.store(cell, 0, 1); Atomics.notify(cell, 0); }, workerData.holdMs);`,
     { eval: true, workerData: { buffer, holdMs } },
   );
   return new Promise((resolve) => w.once("message", () => resolve(w)));
 }
 
 describe("WriteGate", () => {
-  it("runs fn, returns its value and leaves the gate free, also when fn throws", () => {
+  it("runs each turn in ticket order and passes it on, also when the write throws", () => {
     const buffer = new SharedArrayBuffer(4);
     const gate = new WriteGate(buffer);
-    expect(gate.run(() => 42)).toBe(42);
-    expect(Atomics.load(new Int32Array(buffer), 0)).toBe(0);
+    expect(gate.run(0, () => 42)).toBe(42);
+    expect(serving(buffer)).toBe(1);
     expect(() =>
-      gate.run(() => {
+      gate.run(1, () => {
         throw new Error("rolled back");
       }),
     ).toThrow("rolled back");
-    expect(Atomics.load(new Int32Array(buffer), 0)).toBe(0);
+    expect(serving(buffer)).toBe(2);
   });
 
-  it("waits while another thread holds the gate and goes on as soon as it is released", async () => {
+  it("waits for the earlier turn held by another thread, and goes on as soon as it is passed", async () => {
     const buffer = new SharedArrayBuffer(4);
-    const w = await holdElsewhere(buffer, 150);
+    const w = await turnElsewhere(buffer, 150);
     const gate = new WriteGate(buffer, 10_000);
     const t = performance.now();
-    let inside = -1;
-    gate.run(() => {
-      inside = Atomics.load(new Int32Array(buffer), 0);
+    let during = -1;
+    gate.run(1, () => {
+      during = serving(buffer);
     });
     const waited = performance.now() - t;
     await w.terminate();
-    expect(inside).toBe(1);
+    expect(during).toBe(1);
     expect(waited).toBeGreaterThanOrEqual(100);
     expect(waited).toBeLessThan(5_000);
+    expect(serving(buffer)).toBe(2);
   });
 
-  it("goes ahead after maxWaitMs when the holder never releases (SQLite still orders the writes)", async () => {
+  it("goes ahead after maxWaitMs when an earlier turn is never passed (SQLite still orders the writes)", async () => {
     const buffer = new SharedArrayBuffer(4);
-    const w = await holdElsewhere(buffer, -1);
+    const w = await turnElsewhere(buffer, -1);
     const gate = new WriteGate(buffer, 100);
     const t = performance.now();
-    expect(gate.run(() => "stored")).toBe("stored");
+    expect(gate.run(1, () => "stored")).toBe("stored");
     const waited = performance.now() - t;
     await w.terminate();
     expect(waited).toBeGreaterThanOrEqual(95);
-    expect(Atomics.load(new Int32Array(buffer), 0)).toBe(1);
+    expect(serving(buffer)).toBe(2);
+  });
+
+  it("a late turn runs at once and never moves the counter back", () => {
+    const buffer = new SharedArrayBuffer(4);
+    Atomics.store(new Int32Array(buffer), 0, 5);
+    const gate = new WriteGate(buffer, 10_000);
+    const t = performance.now();
+    expect(gate.run(2, () => "late")).toBe("late");
+    expect(performance.now() - t).toBeLessThan(1_000);
+    expect(serving(buffer)).toBe(5);
   });
 });

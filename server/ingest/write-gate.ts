@@ -1,39 +1,48 @@
-// The ingest threads' write transactions queue here, on a lock in shared memory that wakes the next thread the moment
-// the holder releases it, instead of in SQLite's busy handler (which polls, sleeping 1 to 100 ms between tries, and
-// so leaves the write lock idle while a batch is ready). SQLite's own lock stays the guarantee: a thread that has
-// waited maxWaitMs goes ahead and lets SQLite order the writes (a crashed holder never stalls ingest).
+// The ingest threads' write transactions take turns here, in the order their bodies arrived (a ticket the pool hands
+// out per body), on a counter in shared memory that wakes the next thread the moment the previous batch committed.
+// So a sender that posts several bodies at once sees them stored in the order it sent them (a compact request whose
+// prefix is in the body before never finds it missing), and no thread polls in SQLite's busy handler (which sleeps
+// 1 to 100 ms between tries, leaving the write lock idle while a batch is ready). SQLite's own lock stays the
+// guarantee: a thread that has waited maxWaitMs for its turn goes ahead (a crashed thread never stalls ingest).
 
-/** Serializes write transactions across threads that share `buffer` (a SharedArrayBuffer of at least 4 bytes). */
+/** Turns for write transactions across threads that share `buffer` (a SharedArrayBuffer of at least 4 bytes). */
 export class WriteGate {
-  private readonly cell: Int32Array;
+  private readonly serving: Int32Array;
 
   constructor(
     buffer: SharedArrayBuffer,
     private readonly maxWaitMs = 2_000,
   ) {
-    this.cell = new Int32Array(buffer, 0, 1);
+    this.serving = new Int32Array(buffer, 0, 1);
   }
 
-  /** Run fn holding the gate (or, after maxWaitMs, without it). */
-  run<T>(fn: () => T): T {
-    const held = this.acquire();
+  /**
+   * Run fn in turn `ticket` (0, 1, 2, … as handed out; every ticket must be run once, also when it has nothing to
+   * write, or later tickets wait maxWaitMs). Returns fn's value; the next turn starts when fn returns or throws.
+   */
+  run<T>(ticket: number, fn: () => T): T {
+    this.await(ticket);
     try {
       return fn();
     } finally {
-      if (held) {
-        Atomics.store(this.cell, 0, 0);
-        Atomics.notify(this.cell, 0, 1);
-      }
+      this.pass(ticket);
     }
   }
 
-  private acquire(): boolean {
+  private await(ticket: number): void {
     const deadline = performance.now() + this.maxWaitMs;
-    while (Atomics.compareExchange(this.cell, 0, 0, 1) !== 0) {
+    for (let now = Atomics.load(this.serving, 0); now < ticket; now = Atomics.load(this.serving, 0)) {
       const left = deadline - performance.now();
-      if (left <= 0) return false;
-      Atomics.wait(this.cell, 0, 1, left);
+      if (left <= 0) return;
+      Atomics.wait(this.serving, 0, now, left);
     }
-    return true;
+  }
+
+  /** The turn after `ticket` (never back: a late thread that went ahead leaves the counter where it is). */
+  private pass(ticket: number): void {
+    for (let now = Atomics.load(this.serving, 0); now < ticket + 1; now = Atomics.load(this.serving, 0)) {
+      if (Atomics.compareExchange(this.serving, 0, now, ticket + 1) === now) break;
+    }
+    Atomics.notify(this.serving, 0);
   }
 }
