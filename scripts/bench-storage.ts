@@ -12,6 +12,7 @@ import Database from "better-sqlite3";
 import { openDb } from "../db/client";
 import { runAttribution } from "../server/jobs/attribution";
 import { buildIfNeeded } from "./build-if-needed";
+import { postNdjson } from "./post-ndjson";
 import { fullLine, writeSimStream, type SimStream } from "./sim-stream";
 import { waitForHealth } from "./wait-for-health";
 
@@ -136,18 +137,12 @@ async function ingest(
   let accepted = 0;
   const post = async (body: Buffer | string, first: number | null): Promise<void> => {
     bytes += Buffer.byteLength(body);
-    const res = await fetch(`${url}/api/ingest`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${TOKEN}`,
-        "Content-Type": "application/x-ndjson",
-        "X-Switchyard-Source": "sim",
-      },
-      body:
-        typeof body === "string" ? body : new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength),
+    const res = await postNdjson(`${url}/api/ingest`, body, {
+      authorization: `Bearer ${TOKEN}`,
+      "x-switchyard-source": "sim",
     });
-    const reply = (await res.json()) as Reply;
-    if (!res.ok) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
+    const reply = JSON.parse(res.text) as Reply;
+    if (res.status !== 200) throw new Error(`ingest failed: ${res.status} ${res.text.slice(0, 300)}`);
     accepted += reply.accepted;
     reply.items.forEach((it, i) => {
       if (it.status !== "rejected") return;
@@ -178,6 +173,16 @@ async function ingest(
   }
   if (accepted !== stream.events) throw new Error(`${accepted} events accepted of the ${stream.events} sent`);
   return { events: stream.events, bytes, seconds: (performance.now() - started) / 1000, resent };
+}
+
+/** CPU seconds a process has used, all its threads (Linux /proc; null elsewhere). */
+function processCpu(pid: number): number | null {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime in clock ticks (USER_HZ, 100 on Linux)
+  } catch {
+    return null;
+  }
 }
 
 /** Poll the database until the attribution job has judged every request and applied every KV event. */
@@ -293,9 +298,13 @@ async function main() {
     });
     const url = `http://localhost:${port}`;
     if (!(await waitForHealth(`${url}/api/health`, 120_000))) throw new Error("dashboard did not become healthy");
+    const cpu0 = processCpu(server.pid!);
+    const sender0 = process.cpuUsage();
     const started = performance.now();
     const ing = await ingest(url, stream);
     const afterIngest = performance.now();
+    const cpu1 = processCpu(server.pid!);
+    const senderCpu = process.cpuUsage(sender0);
     if (!(await attributed(dbFile, 30 * 60_000))) throw new Error("attribution did not catch up within 30 minutes");
     const liveSeconds = (performance.now() - started) / 1000;
     const tailSeconds = (performance.now() - afterIngest) / 1000;
@@ -330,6 +339,10 @@ async function main() {
     console.log(
       `ingest: ${Math.round(rate)} events/s (${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s); baseline raw inserts of the same lines ${Math.round(raw)} events/s, ratio ${(rate / raw).toFixed(3)}`,
     );
+    if (cpu0 !== null && cpu1 !== null)
+      console.log(
+        `ingest CPU: dashboard ${(cpu1 - cpu0).toFixed(1)} s (${Math.round(ing.events / Math.max(0.01, cpu1 - cpu0))} events per CPU-second, all its threads), sender ${((senderCpu.user + senderCpu.system) / 1e6).toFixed(1)} s, over ${ing.seconds.toFixed(1)} s of wall time`,
+      );
     console.log(
       `attribution: ${(simSeconds / alone.seconds).toFixed(0)} x real time (alone, ${alone.seconds.toFixed(1)} s; baseline: reading its input, ${alone.chainMiB.toFixed(0)} MiB of chains, ${alone.rawReadSeconds.toFixed(1)} s; ratio ${(alone.seconds / Math.max(0.001, alone.rawReadSeconds)).toFixed(1)})`,
     );
