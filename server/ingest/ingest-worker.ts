@@ -10,6 +10,9 @@ import { errorMessage, log } from "../observability/logger";
 const { dbFile, gate: shared } = workerData as { dbFile: string; gate?: SharedArrayBuffer };
 const db = openDb(dbFile);
 const gate = shared ? new WriteGate(shared) : undefined;
+// The pool's checkpoint thread copies the WAL into the database file (checkpoint-worker.mjs): a commit here never
+// runs the checkpoint itself, which would hold up the next batch's write turn for the time it takes.
+db.$client.pragma("wal_autocheckpoint = 0");
 
 type Message = { id: number; ticket: number; text: string; contentType: string; sender?: Sender };
 

@@ -61,6 +61,19 @@ describe("IngestPool (worker threads on their own connections)", () => {
     expect(JSON.parse(b.json) as BatchReply).toMatchObject({ accepted: 1, rejected: 0 });
   });
 
+  it("checkpoints the WAL into the database file on its own thread while batches are stored", async () => {
+    const size = () => fs.statSync(file).size;
+    const before = size();
+    const body = ndjson(
+      Array.from({ length: 2_000 }, (_, i) => stats("ckpt-w", T0 + i * 1000, 10 * i, 5 * i, { id: `ckpt-${i}` })),
+    );
+    expect(JSON.parse((await pool.run(body, NDJSON)).json)).toMatchObject({ accepted: 2_000 });
+    // Only a checkpoint writes pages into the database file itself (commits append to the WAL).
+    const deadline = Date.now() + 10_000;
+    while (size() <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(size()).toBeGreaterThan(before);
+  });
+
   it.each([
     ["text/plain", "x", "UNSUPPORTED_MEDIA_TYPE"],
     ["application/json", "{not json", "BAD_REQUEST"],

@@ -15,6 +15,8 @@ type Reply = { id: number; reply?: string; tally?: IngestTally; error?: { code: 
 type Pending = { resolve: (outcome: IngestOutcome) => void; reject: (err: Error) => void };
 
 const WORKER_FILE = path.join(process.cwd(), "server", "ingest", "ingest-worker-entry.mjs");
+const CHECKPOINT_FILE = path.join(process.cwd(), "server", "ingest", "checkpoint-worker.mjs");
+const CHECKPOINT_EVERY_MS = 1_000;
 /**
  * A batch's parsed events (up to 8 MiB of JSON) are garbage once stored: a young generation that holds a few batches
  * (semi-spaces of 64 MiB instead of 16) lets them die there instead of being promoted and marked, ~15% less CPU per
@@ -24,12 +26,17 @@ const YOUNG_GENERATION_MB = 192;
 /** A fixed pool of ingest workers; requests go to the worker with the fewest in flight. */
 export class IngestPool {
   private workers: { worker: Worker; inFlight: number }[] = [];
+  /** Checkpoints the WAL off the ingest workers' write turns (they run with wal_autocheckpoint = 0). */
+  private checkpointer: Worker;
   private pending = new Map<number, Pending>();
   private nextId = 1;
   /** Write turns in arrival order (write-gate.ts); the workers count from 0. */
   private nextTicket = 0;
 
   constructor(dbFile: string, size: number) {
+    this.checkpointer = new Worker(CHECKPOINT_FILE, { workerData: { dbFile, everyMs: CHECKPOINT_EVERY_MS } });
+    this.checkpointer.on("error", (err) => log().error({ err: err.message }, "ingest checkpoint thread failed"));
+    this.checkpointer.unref();
     // The workers' write gate (write-gate.ts): one turn counter in memory they all share.
     const gate = new SharedArrayBuffer(4);
     for (let i = 0; i < size; i++) {
@@ -63,7 +70,7 @@ export class IngestPool {
 
   async close(): Promise<void> {
     setIngestRunner(undefined);
-    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+    await Promise.all([...this.workers.map((w) => w.worker.terminate()), this.checkpointer.terminate()]);
   }
 
   private settle(slot: { inFlight: number }, m: Reply) {
