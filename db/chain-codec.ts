@@ -7,21 +7,41 @@ const EMPTY = Buffer.alloc(0);
 
 const TWO_32 = 4_294_967_296;
 
-/** Decimal u64 strings (already validated) as one big-endian blob, 8 bytes per hash. Two 32-bit limbs, no BigInt. */
+/** Powers of ten up to the six digits taken per step (lo · 10^6 + six digits stays below 2^53, exact in a double). */
+const POW10 = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000];
+
+/**
+ * Decimal u64 strings (already validated) as one big-endian blob, 8 bytes per hash. Two 32-bit limbs, no BigInt;
+ * digits taken six at a time (one division per six digits, not per digit: this runs for every hash ingested).
+ */
 export function encodeHashes(list: readonly string[]): Buffer {
   const out = Buffer.allocUnsafe(list.length * HASH_BYTES);
   for (let i = 0; i < list.length; i++) {
     const s = list[i]!;
+    const n = s.length;
     let hi = 0;
     let lo = 0;
-    for (let k = 0; k < s.length; k++) {
-      const v = lo * 10 + (s.charCodeAt(k) - 48);
-      const carry = Math.floor(v / TWO_32);
+    let k = 0;
+    let step = n % 6 || 6;
+    while (k < n) {
+      let chunk = 0;
+      for (const end = k + step; k < end; k++) chunk = chunk * 10 + (s.charCodeAt(k) - 48);
+      const p = POW10[step]!;
+      const v = lo * p + chunk;
+      const carry = (v / TWO_32) >>> 0;
       lo = v - carry * TWO_32;
-      hi = hi * 10 + carry;
+      hi = hi * p + carry;
+      step = 6;
     }
-    out.writeUInt32BE(hi, i * HASH_BYTES);
-    out.writeUInt32BE(lo, i * HASH_BYTES + 4);
+    const o = i * HASH_BYTES;
+    out[o] = hi >>> 24;
+    out[o + 1] = hi >>> 16;
+    out[o + 2] = hi >>> 8;
+    out[o + 3] = hi;
+    out[o + 4] = lo >>> 24;
+    out[o + 5] = lo >>> 16;
+    out[o + 6] = lo >>> 8;
+    out[o + 7] = lo;
   }
   return out;
 }

@@ -1,5 +1,6 @@
-// `npm run bench:storage [-- --minutes N]`: the steady scenario generated at full speed by the simulator, posted
-// through the real /api/ingest of a real dashboard process into a fresh database, then attribution to completion.
+// `npm run bench:storage [-- --minutes N] [--full-chains]`: the steady scenario generated at full speed by the
+// simulator, posted as the simulator sends it (compact chains with prefix_of; --full-chains: full lists) through the
+// real /api/ingest of a real dashboard process into a fresh database, then attribution to completion.
 // Prints storage per simulated hour and per request, ingest rate and attribution speed, each beside a baseline
 // measured in the same run (the machine may be busy: compare the ratios).
 import { spawn, type ChildProcess } from "node:child_process";
@@ -7,11 +8,12 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import readline from "node:readline";
 import Database from "better-sqlite3";
 import { openDb } from "../db/client";
 import { runAttribution } from "../server/jobs/attribution";
 import { buildIfNeeded } from "./build-if-needed";
+import { postNdjson } from "./post-ndjson";
+import { fullLine, writeSimStream, type SimStream } from "./sim-stream";
 import { waitForHealth } from "./wait-for-health";
 
 const TOKEN = "bench-storage-token-0123456789abcdef";
@@ -43,47 +45,74 @@ function exited(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
 }
 
-/** The simulator's NDJSON for the steady scenario, at full speed. */
-async function simulate(file: string, seconds: number): Promise<void> {
-  const start = String(Math.floor(Date.now() / 60_000) * 60_000 - seconds * 1000 - 60_000);
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "server/sim/cli.ts",
-      "--scenario",
-      "steady",
-      "--seed",
-      "1",
-      "--fast",
-      "--duration",
-      String(seconds),
-      "--start",
-      start,
-      "--out",
-      file,
-    ],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  );
-  if ((await exited(child)) !== 0) throw new Error("the simulator failed");
+/** A body to post: whole NDJSON lines, `count` of them (blank lines aside), the first being line `first` of the file. */
+type Body = { bytes: Buffer; count: number; first: number };
+
+/**
+ * NDJSON bodies of up to BATCH lines (and under the request size limit), read from the file in large chunks and cut
+ * at newlines without decoding: the sender shares the machine with the dashboard, so it should cost little.
+ */
+function* bodies(file: string): Generator<Body> {
+  const fd = fs.openSync(file, "r");
+  try {
+    let buf = Buffer.alloc(0);
+    let first = 0;
+    let eof = false;
+    for (;;) {
+      let at = 0;
+      let count = 0;
+      let cut = false;
+      for (;;) {
+        if (count === BATCH) {
+          cut = true;
+          break;
+        }
+        const nl = buf.indexOf(10, at);
+        if (nl === -1) break;
+        if (count > 0 && nl + 1 > BODY_LIMIT) {
+          cut = true;
+          break;
+        }
+        if (nl > at) count++;
+        at = nl + 1;
+      }
+      if (cut || (eof && at > 0)) {
+        if (count > 0) yield { bytes: buf.subarray(0, at), count, first };
+        first += count;
+        buf = buf.subarray(at);
+        continue;
+      }
+      if (eof) {
+        if (buf.some((c) => c !== 10 && c !== 13 && c !== 32)) yield { bytes: buf, count: 1, first };
+        return;
+      }
+      const chunk = Buffer.allocUnsafe(Math.max(16 * MiB, buf.length * 2));
+      buf.copy(chunk, 0);
+      const n = fs.readSync(fd, chunk, buf.length, chunk.length - buf.length, null);
+      eof = n === 0;
+      buf = chunk.subarray(0, buf.length + n);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
-/** NDJSON bodies of up to BATCH lines (and under the request size limit), streamed from the file. */
-async function* bodies(file: string): AsyncGenerator<string[]> {
-  let lines: string[] = [];
+/** Lines in bodies of up to BATCH lines and under the request size limit. */
+function chunked(lines: string[]): string[][] {
+  const out: string[][] = [];
+  let cur: string[] = [];
   let size = 0;
-  for await (const line of readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity })) {
-    if (!line) continue;
-    if (lines.length === BATCH || (lines.length > 0 && size + line.length + 1 > BODY_LIMIT)) {
-      yield lines;
-      lines = [];
+  for (const l of lines) {
+    if (cur.length === BATCH || (cur.length > 0 && size + l.length + 1 > BODY_LIMIT)) {
+      out.push(cur);
+      cur = [];
       size = 0;
     }
-    lines.push(line);
-    size += line.length + 1;
+    cur.push(l);
+    size += l.length + 1;
   }
-  if (lines.length) yield lines;
+  if (cur.length) out.push(cur);
+  return out;
 }
 
 type Reply = {
@@ -93,44 +122,67 @@ type Reply = {
   items: { status: string; error?: string; code?: string }[];
 };
 
-/** Post every line of the file; lines refused as unknown_prefix (their prefix was in a batch still in flight) go again at the end. */
-async function ingest(url: string, file: string): Promise<{ events: number; bytes: number; seconds: number }> {
-  const post = async (lines: string[]): Promise<string[]> => {
-    const res = await fetch(`${url}/api/ingest`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/x-ndjson" },
-      body: lines.join("\n"),
+/**
+ * Post every line of the stream, CONCURRENCY bodies in flight. A compact request refused as unknown_prefix (its prefix
+ * was in a body still in flight) is answered as the simulator's delivery does: its full-list line goes in a later body.
+ */
+async function ingest(
+  url: string,
+  stream: SimStream,
+): Promise<{ events: number; bytes: number; seconds: number; resent: number }> {
+  const fd = fs.openSync(stream.fullFile, "r");
+  const resend: string[] = [];
+  let resent = 0;
+  let bytes = 0;
+  let accepted = 0;
+  const post = async (body: Buffer | string, first: number | null): Promise<void> => {
+    bytes += Buffer.byteLength(body);
+    const res = await postNdjson(`${url}/api/ingest`, body, {
+      authorization: `Bearer ${TOKEN}`,
+      "x-switchyard-source": "sim",
     });
-    const reply = (await res.json()) as Reply;
-    if (!res.ok) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
-    const retry: string[] = [];
+    const reply = JSON.parse(res.text) as Reply;
+    if (res.status !== 200) throw new Error(`ingest failed: ${res.status} ${res.text.slice(0, 300)}`);
+    accepted += reply.accepted;
     reply.items.forEach((it, i) => {
       if (it.status !== "rejected") return;
-      if (JSON.stringify(it).includes("unknown_prefix")) retry.push(lines[i]!);
-      else throw new Error(`event rejected: ${JSON.stringify(it).slice(0, 300)}`);
+      const full = it.code === "unknown_prefix" && first !== null ? fullLine(stream, fd, first + i) : null;
+      if (full === null) throw new Error(`event rejected: ${JSON.stringify(it).slice(0, 300)}`);
+      resend.push(full);
+      resent++;
     });
-    return retry;
   };
-  let events = 0;
-  let bytes = 0;
-  const retry: string[] = [];
   const inFlight = new Set<Promise<void>>();
-  const started = performance.now();
-  for await (const lines of bodies(file)) {
-    events += lines.length;
-    bytes += lines.reduce((n, l) => n + l.length + 1, 0);
-    const p: Promise<void> = post(lines)
-      .then((r) => void retry.push(...r))
-      .finally(() => inFlight.delete(p));
+  const send = async (body: Buffer | string, first: number | null) => {
+    const p: Promise<void> = post(body, first).finally(() => inFlight.delete(p));
     inFlight.add(p);
     if (inFlight.size >= CONCURRENCY) await Promise.race(inFlight);
+  };
+  const started = performance.now();
+  try {
+    for (const { bytes: body, first } of bodies(stream.file)) {
+      for (const again of chunked(resend.splice(0))) await send(again.join("\n"), null);
+      await send(body, first);
+    }
+    while (inFlight.size || resend.length) {
+      await Promise.all(inFlight);
+      for (const again of chunked(resend.splice(0))) await send(again.join("\n"), null);
+    }
+  } finally {
+    fs.closeSync(fd);
   }
-  await Promise.all(inFlight);
-  for (let i = 0; i < retry.length; i += BATCH) {
-    const left = await post(retry.slice(i, i + BATCH));
-    if (left.length) throw new Error(`${left.length} events still refused as unknown_prefix`);
+  if (accepted !== stream.events) throw new Error(`${accepted} events accepted of the ${stream.events} sent`);
+  return { events: stream.events, bytes, seconds: (performance.now() - started) / 1000, resent };
+}
+
+/** CPU seconds a process has used, all its threads (Linux /proc; null elsewhere). */
+function processCpu(pid: number): number | null {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime in clock ticks (USER_HZ, 100 on Linux)
+  } catch {
+    return null;
   }
-  return { events, bytes, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Poll the database until the attribution job has judged every request and applied every KV event. */
@@ -161,12 +213,18 @@ async function rawInsertRate(file: string, dir: string): Promise<number> {
   db.pragma("synchronous = FULL");
   db.exec("CREATE TABLE raw (id INTEGER PRIMARY KEY, line BLOB NOT NULL)");
   const ins = db.prepare("INSERT INTO raw (line) VALUES (?)");
-  const tx = db.transaction((lines: string[]) => {
-    for (const l of lines) ins.run(Buffer.from(l));
+  const tx = db.transaction((lines: Buffer[]) => {
+    for (const l of lines) ins.run(l);
   });
   let events = 0;
   let spent = 0;
-  for await (const lines of bodies(file)) {
+  for (const { bytes } of bodies(file)) {
+    const lines: Buffer[] = [];
+    for (let at = 0, nl = bytes.indexOf(10); at < bytes.length; at = nl + 1, nl = bytes.indexOf(10, at)) {
+      const end = nl === -1 ? bytes.length : nl;
+      if (end > at) lines.push(bytes.subarray(at, end));
+      if (nl === -1) break;
+    }
     const t = performance.now();
     tx(lines);
     spent += performance.now() - t;
@@ -207,14 +265,25 @@ function attributionAlone(dbFile: string, dir: string): { seconds: number; rawRe
 
 async function main() {
   const minutes = minutesArg(process.argv.slice(2));
+  const fullChains = process.argv.includes("--full-chains");
   const simSeconds = Math.round(minutes * 60);
   buildIfNeeded();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-storage-"));
   const simFile = path.join(dir, "steady.ndjson");
+  const fullFile = path.join(dir, "steady-full-lines.ndjson");
   const dbFile = path.join(dir, "switchyard.db");
   let server: ChildProcess | null = null;
   try {
-    await simulate(simFile, simSeconds);
+    const startMs = Math.floor(Date.now() / 60_000) * 60_000 - simSeconds * 1000 - 60_000;
+    const stream = await writeSimStream({
+      file: simFile,
+      fullFile,
+      scenario: "steady",
+      seed: 1,
+      startMs,
+      seconds: simSeconds,
+      fullChains,
+    });
     const port = await freePort();
     server = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
       env: {
@@ -229,9 +298,13 @@ async function main() {
     });
     const url = `http://localhost:${port}`;
     if (!(await waitForHealth(`${url}/api/health`, 120_000))) throw new Error("dashboard did not become healthy");
+    const cpu0 = processCpu(server.pid!);
+    const sender0 = process.cpuUsage();
     const started = performance.now();
-    const ing = await ingest(url, simFile);
+    const ing = await ingest(url, stream);
     const afterIngest = performance.now();
+    const cpu1 = processCpu(server.pid!);
+    const senderCpu = process.cpuUsage(sender0);
     if (!(await attributed(dbFile, 30 * 60_000))) throw new Error("attribution did not catch up within 30 minutes");
     const liveSeconds = (performance.now() - started) / 1000;
     const tailSeconds = (performance.now() - afterIngest) / 1000;
@@ -257,15 +330,19 @@ async function main() {
     const hours = simSeconds / 3600;
     const rate = ing.events / ing.seconds;
     console.log(
-      `scenario: steady, ${minutes} simulated min, ${ing.events} events, ${requests} requests, ${(ndjsonBytes / MiB).toFixed(1)} MiB of NDJSON`,
+      `scenario: steady, ${minutes} simulated min, ${ing.events} events, ${requests} requests, ${(ndjsonBytes / MiB).toFixed(1)} MiB of NDJSON as the simulator sends it (${fullChains ? "full lists" : `compact chains: ${stream.fallbacks.size} requests with prefix_of, ${ing.resent} re-sent in full after unknown_prefix`})`,
     );
     console.log(
       `db: ${(dbBytes / 1e6 / hours).toFixed(1)} MB per simulated hour (${(dbBytes / 1e6).toFixed(1)} MB; baseline NDJSON ${(ndjsonBytes / 1e6 / hours).toFixed(1)} MB per hour, ratio ${(dbBytes / ndjsonBytes).toFixed(3)})`,
     );
     console.log(`per request: ${Math.round(dbBytes / Math.max(1, requests))} bytes`);
     console.log(
-      `ingest: ${Math.round(rate)} events/s (${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s); baseline raw inserts ${Math.round(raw)} events/s, ratio ${(rate / raw).toFixed(3)}`,
+      `ingest: ${Math.round(rate)} events/s (${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s); baseline raw inserts of the same lines ${Math.round(raw)} events/s, ratio ${(rate / raw).toFixed(3)}`,
     );
+    if (cpu0 !== null && cpu1 !== null)
+      console.log(
+        `ingest CPU: dashboard ${(cpu1 - cpu0).toFixed(1)} s (${Math.round(ing.events / Math.max(0.01, cpu1 - cpu0))} events per CPU-second, all its threads), sender ${((senderCpu.user + senderCpu.system) / 1e6).toFixed(1)} s, over ${ing.seconds.toFixed(1)} s of wall time`,
+      );
     console.log(
       `attribution: ${(simSeconds / alone.seconds).toFixed(0)} x real time (alone, ${alone.seconds.toFixed(1)} s; baseline: reading its input, ${alone.chainMiB.toFixed(0)} MiB of chains, ${alone.rawReadSeconds.toFixed(1)} s; ratio ${(alone.seconds / Math.max(0.001, alone.rawReadSeconds)).toFixed(1)})`,
     );

@@ -16,8 +16,24 @@ export function serverDb(): Db {
 export function ingestTokenAccepted(header: string | null): boolean {
   const db = serverDb();
   const digest = matchedBearer(header, ingestTokenDigests(db, env().SWITCHYARD_INGEST_TOKEN));
-  if (digest) noteUse(db, digest, Date.now());
+  if (digest) noteUseAtMostPerMinute(db, digest, Date.now());
   return digest !== null;
+}
+
+const notedKey = Symbol.for("switchyard.ingestTokenNoted");
+type NotedHolder = { [notedKey]?: WeakMap<Db, Map<string, number>> };
+
+/**
+ * The store keeps last use to the minute; an UPDATE takes the write lock even when it changes nothing, so on the
+ * event loop it would wait for every ingest batch being written. Noted at most once a minute per token here.
+ */
+function noteUseAtMostPerMinute(db: Db, digest: string, now: number): void {
+  const byDb = ((globalThis as NotedHolder)[notedKey] ??= new WeakMap());
+  let noted = byDb.get(db);
+  if (!noted) byDb.set(db, (noted = new Map()));
+  if (now - (noted.get(digest) ?? -Infinity) < 60_000) return;
+  noted.set(digest, now);
+  noteUse(db, digest, now);
 }
 
 const limiterKey = Symbol.for("switchyard.loginLimiter");

@@ -26,14 +26,21 @@ function requestIndexes(events: readonly TelemetryEvent[]): Map<string, number> 
 /**
  * Store validated events in one transaction: raw rows, worker state and per-minute rollups.
  * Returns per event whether it was new, its id was already stored (a duplicate changes nothing), or it was refused
- * (a request whose prefix_of names nothing usable; the rest of the batch is stored).
+ * (a request whose prefix_of names nothing usable; the rest of the batch is stored). `alsoInTransaction` runs last in
+ * the same transaction with those results (a write that must commit with the batch and never wait for the lock alone).
  */
-export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreStatus[] {
+export function storeEvents(
+  db: Db,
+  events: readonly TelemetryEvent[],
+  alsoInTransaction?: (out: readonly StoreStatus[]) => void,
+): StoreStatus[] {
   const sqlite = db.$client;
   const st = statements(sqlite);
   const positions = requestIndexes(events);
+  // Rows that need nothing from the store are built before the write lock is taken.
+  const rows = events.map((e) => (e.kind === "request" ? null : rowOf(e)));
   try {
-    return store(db, st, events, positions);
+    return store(db, st, events, rows, positions, alsoInTransaction);
   } catch (err) {
     forgetChains(db);
     throw err;
@@ -44,7 +51,9 @@ function store(
   db: Db,
   st: Statements,
   events: readonly TelemetryEvent[],
+  rows: readonly (Row | null)[],
   positions: Map<string, number> | null,
+  alsoInTransaction: ((out: readonly StoreStatus[]) => void) | undefined,
 ): StoreStatus[] {
   const sqlite = db.$client;
   // IMMEDIATE: take the write lock up front, so concurrent writers wait (busy_timeout) instead of failing an upgrade.
@@ -59,9 +68,8 @@ function store(
       for (let i = 0; i < events.length; i++) {
         const e = events[i]!;
         const t = tables[e.kind];
-        let row: Row;
-        if (e.kind !== "request") row = rowOf(e);
-        else {
+        let row = rows[i]!;
+        if (e.kind === "request") {
           if (requestRowExists(db, e.id)) {
             out[i] = "duplicate";
             continue;
@@ -100,6 +108,7 @@ function store(
       flushStats(rollups, st);
       for (const [w, c] of counters) if (c) st.counterPut.run(w, c.ts, c.query, c.hit);
       for (const [w, s] of seen) st.workerSeen.run(w, s.kvTotal, s.first, s.last);
+      alsoInTransaction?.(out);
       return out;
     })
     .immediate();

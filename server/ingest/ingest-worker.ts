@@ -3,13 +3,23 @@ import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/client";
 import { AppError } from "../errors";
 import { ingestBodyTallied } from "./ingest";
+import type { Sender } from "./sender";
+import { WriteGate } from "./write-gate";
 import { errorMessage, log } from "../observability/logger";
 
-const db = openDb((workerData as { dbFile: string }).dbFile);
+const { dbFile, gate: shared } = workerData as { dbFile: string; gate?: SharedArrayBuffer };
+const db = openDb(dbFile);
+const gate = shared ? new WriteGate(shared) : undefined;
+// The pool's checkpoint thread copies the WAL into the database file (checkpoint-worker.mjs): a commit here never
+// runs the checkpoint itself, which would hold up the next batch's write turn for the time it takes.
+db.$client.pragma("wal_autocheckpoint = 0");
 
-parentPort!.on("message", (m: { id: number; text: string; contentType: string }) => {
+type Message = { id: number; ticket: number; text: string; contentType: string; sender?: Sender };
+
+parentPort!.on("message", (m: Message) => {
   try {
-    const { reply, tally } = ingestBodyTallied(db, m.text, m.contentType);
+    const turn = gate && (<T>(write: () => T): T => gate.run(m.ticket, write));
+    const { reply, tally } = ingestBodyTallied(db, m.text, m.contentType, { sender: m.sender, turn });
     parentPort!.postMessage({ id: m.id, reply: JSON.stringify(reply), tally });
   } catch (err) {
     const error =

@@ -1,11 +1,18 @@
-import type { Db } from "../../db/client";
+import { isBusy, type Db } from "../../db/client";
 import { storeEvents } from "../../db/queries/ingest";
 import { decodeBody, summarize, validateItems, type BatchReply } from "./batch";
+import { recordSender, type Sender } from "./sender";
 import { kindLabel, tallyByKind, type IngestTally } from "./tally";
 
+/**
+ * How a body is stored: `sender` is recorded with the batch; `turn` runs its write (exactly once per body, also when
+ * it has nothing to write or is refused) when it is this body's turn among the ingest threads (write-gate.ts).
+ */
+export type IngestOptions = { sender?: Sender; turn?: <T>(write: () => T) => T };
+
 /** Decode, validate per item and store one request body; nothing is stored if decoding refuses it. */
-export function ingestBody(db: Db, text: string, contentType: string): BatchReply {
-  return ingestBodyTallied(db, text, contentType).reply;
+export function ingestBody(db: Db, text: string, contentType: string, options: IngestOptions = {}): BatchReply {
+  return ingestBodyTallied(db, text, contentType, options).reply;
 }
 
 /** ingestBody, plus its results tallied by event kind (for the metrics the main thread keeps). */
@@ -13,10 +20,41 @@ export function ingestBodyTallied(
   db: Db,
   text: string,
   contentType: string,
+  options: IngestOptions = {},
+): { reply: BatchReply; tally: IngestTally } {
+  const turn = options.turn ?? (<T>(write: () => T): T => write());
+  let turned = false;
+  const inTurn = <T>(write: () => T): T => {
+    turned = true;
+    return turn(write);
+  };
+  try {
+    return ingestInTurn(db, text, contentType, options.sender, inTurn);
+  } finally {
+    if (!turned) turn(() => undefined);
+  }
+}
+
+function ingestInTurn(
+  db: Db,
+  text: string,
+  contentType: string,
+  sender: Sender | undefined,
+  inTurn: <T>(write: () => T) => T,
 ): { reply: BatchReply; tally: IngestTally } {
   const decoded = decodeBody(text, contentType);
   const { events, slots, results } = validateItems(decoded);
-  const stored = events.length ? storeEvents(db, events) : [];
+  const now = Date.now();
+  const stored = inTurn(() => {
+    if (events.length)
+      return storeEvents(
+        db,
+        events,
+        sender && ((out) => recordSender(db, sender, out.filter((s) => s === "accepted").length, now)),
+      );
+    if (sender) noteAlone(db, sender, now);
+    return [];
+  });
   for (let i = 0; i < stored.length; i++) {
     const r = results[slots[i]!]!;
     const st = stored[i]!;
@@ -35,4 +73,13 @@ export function ingestBodyTallied(
       results,
     ),
   };
+}
+
+/** A batch with nothing to store still shows its sender; when the write lock is busy, the sender's next batch does. */
+function noteAlone(db: Db, sender: Sender, now: number): void {
+  try {
+    db.$client.transaction(() => recordSender(db, sender, 0, now)).immediate();
+  } catch (err) {
+    if (!isBusy(err)) throw err;
+  }
 }

@@ -1,3 +1,4 @@
+import type { Sender } from "./sender";
 import type { IngestTally } from "./tally";
 
 // The hand-off between the server process and route handlers: the server installs an ingest runner (its worker
@@ -6,8 +7,8 @@ import type { IngestTally } from "./tally";
 /** One ingested body: the JSON text of its BatchReply and its results by event kind. */
 export type IngestOutcome = { json: string; tally: IngestTally };
 
-/** Ingest one body. */
-export type IngestRunner = (text: string, contentType: string) => Promise<IngestOutcome>;
+/** Ingest one body (recording its sender with it, when given). */
+export type IngestRunner = (text: string, contentType: string, sender?: Sender) => Promise<IngestOutcome>;
 
 const key = Symbol.for("switchyard.ingestRunner");
 type Holder = { [key]?: IngestRunner };

@@ -46,6 +46,34 @@ describe("IngestPool (worker threads on their own connections)", () => {
     db.close();
   });
 
+  it("stores bodies in the order they were handed in, so a compact turn finds its prefix in the body before", async () => {
+    const hashes = (from: number, n: number) => Array.from({ length: n }, (_, i) => String(from + i));
+    const turn = (n: number, o: Record<string, unknown>) =>
+      minimal.request({ id: `ord-${n}`, request_id: `ord-r${n}`, session_id: "ord", arrived_at: T0 + n, ...o });
+    // A large body (slow to validate) with the first turn, then a tiny one with the turn extending it.
+    const big = ndjson([
+      ...Array.from({ length: 3_000 }, (_, i) => stats("ord-w", T0 + i * 1000, 10 * i, 5 * i, { id: `ord-s${i}` })),
+      turn(1, { sequence_hashes: hashes(1, 2_000) }),
+    ]);
+    const small = ndjson([turn(2, { prefix_of: { request_id: "ord-r1", blocks: 2_000 }, sequence_hashes: ["9"] })]);
+    const [a, b] = await Promise.all([pool.run(big, NDJSON), pool.run(small, NDJSON)]);
+    expect((JSON.parse(a.json) as BatchReply).accepted).toBe(3_001);
+    expect(JSON.parse(b.json) as BatchReply).toMatchObject({ accepted: 1, rejected: 0 });
+  });
+
+  it("checkpoints the WAL into the database file on its own thread while batches are stored", async () => {
+    const size = () => fs.statSync(file).size;
+    const before = size();
+    const body = ndjson(
+      Array.from({ length: 2_000 }, (_, i) => stats("ckpt-w", T0 + i * 1000, 10 * i, 5 * i, { id: `ckpt-${i}` })),
+    );
+    expect(JSON.parse((await pool.run(body, NDJSON)).json)).toMatchObject({ accepted: 2_000 });
+    // Only a checkpoint writes pages into the database file itself (commits append to the WAL).
+    const deadline = Date.now() + 10_000;
+    while (size() <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(size()).toBeGreaterThan(before);
+  });
+
   it.each([
     ["text/plain", "x", "UNSUPPORTED_MEDIA_TYPE"],
     ["application/json", "{not json", "BAD_REQUEST"],

@@ -92,6 +92,22 @@ describe("POST /api/ingest: authentication", () => {
     });
     expect(res.status).toBe(200);
   });
+
+  it("checks the token without waiting for a batch that holds the write lock", async () => {
+    expect((await post(ndjson(events("auth-used", 1)), auth())).status).toBe(200);
+    const { ingestTokenAccepted } = await import("@/server/runtime");
+    const writer = new Database(file);
+    writer.exec("BEGIN IMMEDIATE");
+    try {
+      const t = performance.now();
+      expect(ingestTokenAccepted(`Bearer ${TOKEN}`)).toBe(true);
+      // The event loop's connection waits up to 250 ms for the write lock; a check must not take it at all.
+      expect(performance.now() - t).toBeLessThan(200);
+    } finally {
+      writer.exec("COMMIT");
+      writer.close();
+    }
+  });
 });
 
 describe("POST /api/ingest: refused requests store nothing", () => {

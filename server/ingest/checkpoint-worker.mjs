@@ -1,0 +1,14 @@
+// The ingest pool's checkpoint thread: every second, a PASSIVE checkpoint on its own connection copies committed WAL
+// frames into the database file while ingest goes on writing (a passive checkpoint never takes the write lock and
+// never waits for readers). Plain JavaScript: it needs no TypeScript loader.
+import { workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+
+const db = new Database(workerData.dbFile, { timeout: 0 });
+setInterval(() => {
+  try {
+    db.pragma("wal_checkpoint(PASSIVE)");
+  } catch {
+    // Busy (another checkpoint is running) or closing: the next tick tries again.
+  }
+}, workerData.everyMs);
