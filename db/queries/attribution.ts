@@ -35,7 +35,7 @@ function prepare(c: Database.Database) {
       "INSERT INTO attr_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     ),
     kvAfter: c.prepare(
-      "SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, reason FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?",
+      "SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, block_refs AS refs, reason FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?",
     ),
     local: c.prepare(
       "INSERT INTO attr_local (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)",
@@ -98,16 +98,17 @@ export function applyKvEvents(db: Db, limit: number): number {
     op: string;
     workerId: string;
     hashes: string | null;
+    refs: Uint8Array | null;
     reason: string | null;
   }[];
   const w = new IndexWriter(db);
   for (const r of rows) {
     const worker = nameId(db, r.workerId);
     if (r.op === "cleared") w.cleared(worker, r.ts);
-    else if (r.op === "stored") for (const h of blockListOf(r)) w.stored(h, worker, r.ts);
+    else if (r.op === "stored") for (const h of blockListOf(db, r)) w.stored(h, worker, r.ts);
     else if (r.op === "removed") {
       const why = nameId(db, r.reason ?? "unknown");
-      for (const h of blockListOf(r)) w.removed(h, worker, r.ts, why);
+      for (const h of blockListOf(db, r)) w.removed(h, worker, r.ts, why);
     }
     w.applied(r.rid);
   }

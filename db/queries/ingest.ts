@@ -8,6 +8,8 @@ import type { Db } from "../client";
 import { TierRollups } from "./ingest-tiers";
 import { opt, requestHead, rowOf, tables, type Row } from "./ingest-rows";
 import { statements } from "./ingest-statements";
+import { compactKvRow } from "./ingest-kv-rows";
+import { forgetKvLocations, kvRowStored } from "./kv-lists";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
 
@@ -36,6 +38,7 @@ export function storeEvents(db: Db, events: readonly TelemetryEvent[]): StoreSta
     return store(db, st, events, positions);
   } catch (err) {
     forgetChains(db);
+    forgetKvLocations(db);
     throw err;
   }
 }
@@ -60,7 +63,8 @@ function store(
         const e = events[i]!;
         const t = tables[e.kind];
         let row: Row;
-        if (e.kind !== "request") row = rowOf(e);
+        if (e.kind === "kv.stored" || e.kind === "kv.removed") row = compactKvRow(db, e);
+        else if (e.kind !== "request") row = rowOf(e);
         else {
           if (requestRowExists(db, e.id)) {
             out[i] = "duplicate";
@@ -90,6 +94,7 @@ function store(
           minutes.addRequest(e);
           tiers.addRequest(e);
         } else if (e.kind === "kv.stored" || e.kind === "kv.removed" || e.kind === "kv.cleared") {
+          if (e.kind !== "kv.cleared") kvRowStored(db, info.lastInsertRowid);
           tiers.addKv(e);
         } else if (e.kind === "route.decision") {
           minutes.addDecision(e);

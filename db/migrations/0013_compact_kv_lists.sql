@@ -1,0 +1,1 @@
+ALTER TABLE `kv_events` ADD `block_refs` blob;
