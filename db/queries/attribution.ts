@@ -12,12 +12,13 @@ import { blockListOf, chainsOf } from "./attribution-chains";
 import {
   blockFactsAt,
   flushIndex,
-  forgetSeen,
   IndexWriter,
   kvApplied,
+  dropEmptyBlocks,
   markSeen,
   nameId,
-  pruneBlocks,
+  pruneDone,
+  pruneLists,
   seenFirstAt,
 } from "./attribution-index";
 
@@ -263,12 +264,13 @@ export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
   const c = db.$client;
   while (c.transaction(() => flushIndex(db, batch))() > 0);
   let n = 0;
-  let after: bigint | null = null;
+  let after: number | null = 0;
   do {
-    const r = c.transaction(() => pruneBlocks(db, cutoff, after, batch))();
+    const r = c.transaction(() => pruneLists(db, cutoff, after!, batch))();
     n += r.changed;
     after = r.next;
   } while (after !== null);
+  for (let k = batch; k === batch; n += k) k = c.transaction(() => dropEmptyBlocks(db, batch))();
   const seen = c.prepare(
     "DELETE FROM attr_seen WHERE rowid IN (SELECT rowid FROM attr_seen WHERE first_at < ? AND hash NOT IN (SELECT hash FROM attr_blocks) LIMIT ?)",
   );
@@ -278,7 +280,7 @@ export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
   for (const stmt of [seen, local]) {
     for (let k = batch; k === batch; n += k) k = stmt.run(cutoff, batch).changes;
   }
-  forgetSeen(db);
+  pruneDone(db);
   return n;
 }
 
