@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { BlockFacts } from "../../server/analysis/attribution";
 import type { Db } from "../client";
 import { decodeIntervals, encodeIntervals, withRemoved, withStored, type Interval } from "./attribution-intervals";
+import { resetSeen } from "./attribution-seen";
 
 export { decodeIntervals, encodeIntervals, MAX_INTERVALS, type Interval } from "./attribution-intervals";
 
@@ -28,6 +29,7 @@ type State = {
   blockDel: Database.Statement;
   listGet: Database.Statement;
   listAdd: Database.Statement;
+  listNew: Database.Statement;
   listSub: Database.Statement;
   listDrop: Database.Statement;
   names: Map<string, number>;
@@ -36,10 +38,6 @@ type State = {
   blocks: Map<bigint, Entry>;
   lists: Map<number, readonly Interval[]>;
   nextList: number;
-  /** attr_seen first_at of recently read or written sequence hashes (a read-through, write-through cache). */
-  seen: Map<bigint, number>;
-  seenGet: Database.Statement;
-  seenPut: Database.Statement;
   dirty: Set<bigint>;
   /** Dirty blocks in key order, written from the end: each short transaction touches one narrow range of pages. */
   flushOrder: bigint[];
@@ -74,16 +72,10 @@ function state(db: Db): State {
     ),
     blockDel: c.prepare("DELETE FROM attr_blocks WHERE hash = ?"),
     listGet: c.prepare("SELECT intervals FROM attr_lists WHERE id = ?").pluck(),
-    listAdd: c.prepare(
-      "INSERT INTO attr_lists (id, refs, intervals) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET refs = refs + excluded.refs",
-    ),
+    listAdd: c.prepare("UPDATE attr_lists SET refs = refs + ? WHERE id = ?"),
+    listNew: c.prepare("INSERT INTO attr_lists (id, refs, intervals) VALUES (?, ?, ?)"),
     listSub: c.prepare("UPDATE attr_lists SET refs = refs - ? WHERE id = ?"),
     listDrop: c.prepare("DELETE FROM attr_lists WHERE id = ? AND refs <= 0"),
-    seen: new Map(),
-    seenGet: c.prepare("SELECT first_at FROM attr_seen WHERE hash = ?").pluck(),
-    seenPut: c.prepare(
-      "INSERT INTO attr_seen (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)",
-    ),
     names,
     byId,
     clears,
@@ -101,9 +93,10 @@ function state(db: Db): State {
   return s;
 }
 
-/** Forget this connection's cached index rows (after a rolled-back transaction: the cache may hold its writes). */
+/** Forget this connection's cached index rows and unwritten marks (after a rolled-back transaction). */
 export function resetIndexCache(db: Db): void {
   states.delete(db.$client);
+  resetSeen(db);
 }
 
 /** The attr_names id of a worker id or reason (created on first use); -1 when `create` is false and it is unknown. */
@@ -142,36 +135,6 @@ function listOf(s: State, id: number): readonly Interval[] {
 export function intervalsOf(db: Db, hash: bigint): readonly Interval[] {
   const s = state(db);
   return listOf(s, entryOf(s, hash).cur);
-}
-
-const SEEN_MAX = 500_000;
-
-/** When a sequence hash was first cacheable (attr_seen), or undefined when never. */
-export function seenFirstAt(db: Db, hash: bigint): number | undefined {
-  const s = state(db);
-  const hit = s.seen.get(hash);
-  if (hit !== undefined) return hit;
-  const at = s.seenGet.get(hash) as number | undefined;
-  if (at !== undefined) rememberSeen(s, hash, at);
-  return at;
-}
-
-/** Record that a sequence hash was cacheable at `at` (keeps the earliest time). */
-export function markSeen(db: Db, hash: bigint, at: number): void {
-  const s = state(db);
-  s.seenPut.run(hash, at);
-  const had = s.seen.get(hash);
-  if (had === undefined || at < had) rememberSeen(s, hash, had === undefined ? at : Math.min(had, at));
-}
-
-/** Drop the cached first-seen marks (after rows were deleted underneath them). */
-export function forgetSeen(db: Db): void {
-  state(db).seen.clear();
-}
-
-function rememberSeen(s: State, hash: bigint, at: number) {
-  if (s.seen.size >= SEEN_MAX) s.seen.delete(s.seen.keys().next().value as bigint);
-  s.seen.set(hash, at);
 }
 
 /** Drop clean cached blocks (oldest first) and lists down to their bounds; only once every change is written. */
@@ -294,8 +257,9 @@ export function flushIndex(db: Db, limit: number): number {
     e.disk = e.cur;
   }
   for (const [id, d] of delta) {
-    if (d > 0) s.listAdd.run(id, d, encodeIntervals(s.lists.get(id)!));
-    else if (d < 0) {
+    if (d > 0) {
+      if (s.listAdd.run(d, id).changes === 0) s.listNew.run(id, d, encodeIntervals(s.lists.get(id)!));
+    } else if (d < 0) {
       s.listSub.run(-d, id);
       s.listDrop.run(id);
     }
@@ -409,5 +373,4 @@ export function pruneDone(db: Db): void {
   s.blocks.clear();
   s.lists = new Map([[0, EMPTY]]);
   s.facts.byList.clear();
-  s.seen.clear();
 }
