@@ -9,7 +9,8 @@ export { decodeIntervals, encodeIntervals, MAX_INTERVALS, type Interval } from "
 // The attribution job's residency index. Every block (its i64 sequence hash) has a list of stored→removed intervals on
 // any worker (~8 bytes each as varints); worker ids and removal reasons are small integers (attr_names). Blocks stored
 // and removed by the same events have the same list, so lists are shared: attr_blocks maps a block to a list id and
-// attr_lists holds each list once with the number of blocks that point to it. A list is never changed in place: an
+// attr_lists holds each list once with the number of blocks that point to it (attr_blocks.first_at is the block's
+// first-seen mark, attribution-seen.ts). A list is never changed in place: an
 // event maps each distinct list among its blocks to a new one (once per event, however many blocks share it).
 // A `kv.cleared` is kept once per worker (attr_clears) and closes, on read, every interval of that worker open when it
 // was applied. The job applies KV events in memory and writes each changed block once per flush (flushIndex), in short
@@ -70,7 +71,7 @@ function state(db: Db): State {
     blockPut: c.prepare(
       "INSERT INTO attr_blocks (hash, list) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET list = excluded.list",
     ),
-    blockDel: c.prepare("DELETE FROM attr_blocks WHERE hash = ?"),
+    blockDel: c.prepare("UPDATE attr_blocks SET list = 0 WHERE hash = ?"),
     listGet: c.prepare("SELECT intervals FROM attr_lists WHERE id = ?").pluck(),
     listAdd: c.prepare("UPDATE attr_lists SET refs = refs + ? WHERE id = ?"),
     listNew: c.prepare("INSERT INTO attr_lists (id, refs, intervals) VALUES (?, ?, ?)"),
@@ -355,12 +356,15 @@ export function pruneLists(
   return { next: rows.length < limit ? null : rows[rows.length - 1]!.id, changed };
 }
 
-/** After a prune: delete up to `limit` blocks whose list is now empty (with the empty lists); returns rows deleted. */
+/**
+ * After a prune: up to `limit` blocks whose list is now empty point to none (the empty lists are deleted once none is
+ * left); returns blocks changed.
+ */
 export function dropEmptyBlocks(db: Db, limit: number): number {
   const c = db.$client;
   const n = c
     .prepare(
-      "DELETE FROM attr_blocks WHERE rowid IN (SELECT b.hash FROM attr_blocks b JOIN attr_lists l ON l.id = b.list WHERE length(l.intervals) = 0 LIMIT ?)",
+      "UPDATE attr_blocks SET list = 0 WHERE rowid IN (SELECT b.hash FROM attr_blocks b JOIN attr_lists l ON l.id = b.list WHERE length(l.intervals) = 0 LIMIT ?)",
     )
     .run(limit).changes;
   if (n < limit) c.prepare("DELETE FROM attr_lists WHERE length(intervals) = 0").run();

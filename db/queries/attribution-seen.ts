@@ -1,8 +1,8 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
 
-// First-seen marks of the attribution job: attr_seen (a sequence hash first cacheable) and attr_local (a block's
-// content first in a prompt), both keyed by random 64-bit hashes. Marks are kept in memory and written in key order
+// First-seen marks of the attribution job: attr_blocks.first_at (a sequence hash first cacheable) and attr_local (a
+// block's content first in a prompt), both keyed by random 64-bit hashes. Marks are kept in memory and written in key order
 // (flushSeen), a narrow range of pages per short transaction, instead of one random insert per new block in every
 // request transaction. The requests cursor is saved by the flush that writes the marks of the requests before it, so
 // after a crash those requests are judged again: their causes rows are already there (kept), their marks come back.
@@ -11,7 +11,7 @@ const SEEN_MAX = 500_000;
 const CHUNK = 64;
 
 type State = {
-  /** attr_seen first_at of recently read or written sequence hashes (a read-through cache). */
+  /** first_at of recently read or written sequence hashes (a read-through cache). */
   seen: Map<bigint, number>;
   /** Marks not written yet (earliest time per hash). */
   seenDirty: Map<bigint, number>;
@@ -36,9 +36,9 @@ function state(db: Db): State {
     seenDirty: new Map(),
     localDirty: new Map(),
     order: { seen: [], local: [] },
-    seenGet: c.prepare("SELECT first_at FROM attr_seen WHERE hash = ?").pluck(),
+    seenGet: c.prepare("SELECT first_at FROM attr_blocks WHERE hash = ? AND first_at IS NOT NULL").pluck(),
     seenPut: c.prepare(
-      "INSERT INTO attr_seen (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)",
+      "INSERT INTO attr_blocks (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)",
     ),
     localPut: c.prepare(
       "INSERT INTO attr_local (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)",
@@ -64,7 +64,7 @@ const earliest = (m: Map<bigint, number>, k: bigint, at: number) => {
   if (had === undefined || at < had) m.set(k, at);
 };
 
-/** When a sequence hash was first cacheable (attr_seen and marks not yet written), or undefined when never. */
+/** When a sequence hash was first cacheable (attr_blocks and marks not yet written), or undefined when never. */
 export function seenFirstAt(db: Db, hash: bigint): number | undefined {
   const s = state(db);
   const hit = s.seen.get(hash);

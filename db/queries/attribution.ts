@@ -262,7 +262,7 @@ export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
   } while (after !== null);
   for (let k = batch; k === batch; n += k) k = c.transaction(() => dropEmptyBlocks(db, batch))();
   const seen = c.prepare(
-    "DELETE FROM attr_seen WHERE rowid IN (SELECT rowid FROM attr_seen WHERE first_at < ? AND hash NOT IN (SELECT hash FROM attr_blocks) LIMIT ?)",
+    "DELETE FROM attr_blocks WHERE rowid IN (SELECT hash FROM attr_blocks WHERE list = 0 AND (first_at IS NULL OR first_at < ?) LIMIT ?)",
   );
   const local = c.prepare(
     "DELETE FROM attr_local WHERE rowid IN (SELECT rowid FROM attr_local WHERE first_at < ? LIMIT ?)",
