@@ -1,19 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { decodeHashes, encodeHashes } from "./chain-codec";
-import { decodeBlockList, encodeBlockList, MIN_REF_RUN, type Location } from "./kv-list-codec";
+import { decodeBlockList, encodeBlockList, MIN_REF_RUN } from "./kv-list-codec";
 
 const words = (from: number, n: number, step = 1) =>
   Array.from({ length: n }, (_, i) => String(BigInt(from + i * step) * 1_000_003n + 18_000_000_000_000_000_000n));
 
-/** An origin store: rowid → literal hashes, and a locate() that finds a hash in any of them. */
-function origins(rows: Record<number, string[]>) {
+/** An origin store: rowid → literal hashes (its time: rowid × 10 s, or `sec`), and where each hash is held. */
+function origins(rows: Record<number, string[]>, sec = (rowid: number) => rowid * 10) {
   const blobs = new Map(Object.entries(rows).map(([k, v]) => [Number(k), encodeHashes(v)]));
-  const where = new Map<string, Location>();
+  const where = new Map<string, { rowid: number; pos: number }>();
   for (const [rowid, list] of Object.entries(rows))
     list.forEach((h, pos) => where.set(h, { rowid: Number(rowid), pos }));
   return {
     origin: (rowid: number) => blobs.get(rowid) ?? null,
-    locate: (list: string[]) => (i: number) => where.get(list[i]!) ?? null,
+    info: (rowid: number) => {
+      const b = blobs.get(rowid);
+      return b ? { sec: sec(rowid), count: b.byteLength / 8 } : null;
+    },
+    locate: (list: string[]) => ({
+      rowid: Float64Array.from(list, (h) => where.get(h)?.rowid ?? 0),
+      pos: Int32Array.from(list, (h) => where.get(h)?.pos ?? 0),
+      sec: Float64Array.from(list, (h) => (where.has(h) ? where.get(h)!.rowid * 10 : 0)),
+    }),
     blobs,
   };
 }
@@ -36,24 +44,27 @@ describe("encodeBlockList / decodeBlockList", () => {
     ["positions not consecutive in the origin stay literal", base.filter((_, i) => i % 2 === 0), 20, false],
     ["u64 edges", ["0", "18446744073709551615", "9223372036854775808", "9223372036854775807"], 4, false],
   ])("%s", (_, list, literal, hasRefs) => {
-    const enc = encodeBlockList(encodeHashes(list), o.locate(list), o.origin);
+    const enc = encodeBlockList(encodeHashes(list), o.locate(list), o.info);
     expect(enc.literal.byteLength / 8).toBe(literal);
     expect(enc.refs !== null).toBe(hasRefs);
     expect(decodeHashes(decodeBlockList(enc.literal, enc.refs, o.origin))).toEqual(list);
     expect(enc.literalAt.map((i) => list[i])).toEqual(decodeHashes(enc.literal));
   });
 
-  it("keeps a run literal when the origin no longer holds what the map says (stale location)", () => {
+  it.each([
+    ["is another row now (another time)", origins({ 7: base }, () => 99).info],
+    ["holds fewer hashes than the run", origins({ 7: base.slice(0, 5) }).info],
+    ["is gone", () => null],
+  ])("keeps a run literal when the origin %s", (_, info) => {
     const list = base.slice(0, 10);
-    const stale = origins({ 7: words(50_000, 40) });
-    const enc = encodeBlockList(encodeHashes(list), o.locate(list), stale.origin);
+    const enc = encodeBlockList(encodeHashes(list), o.locate(list), info);
     expect(enc.refs).toBeNull();
     expect(decodeHashes(enc.literal)).toEqual(list);
   });
 
   it("drops a reference whose origin is gone or changed, keeping the rest of the list", () => {
     const list = [...words(9_000, 2), ...base.slice(0, 10), ...words(9_100, 1)];
-    const enc = encodeBlockList(encodeHashes(list), o.locate(list), o.origin);
+    const enc = encodeBlockList(encodeHashes(list), o.locate(list), o.info);
     expect(decodeHashes(decodeBlockList(enc.literal, enc.refs, () => null))).toEqual([
       ...words(9_000, 2),
       ...words(9_100, 1),

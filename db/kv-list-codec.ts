@@ -5,9 +5,6 @@
 
 import { HASH_BYTES } from "./chain-codec";
 
-/** Where an earlier event holds a hash literally: its kv_events rowid and the index among its literal hashes. */
-export type Location = { rowid: number; pos: number };
-
 /** Shortest run stored as a reference (a shorter one costs about what its hashes cost). */
 export const MIN_REF_RUN = 4;
 
@@ -31,57 +28,41 @@ export type EncodedList = {
   literalAt: number[];
 };
 
-/** True when words [i, i + run) of `list` are words pos, pos ± 1, … of `src` (descending when `down`). */
-function sameRun(list: Buffer, i: number, src: Buffer, pos: number, run: number, down: boolean): boolean {
-  const first = down ? pos - run + 1 : pos;
-  if (first < 0 || (first + run) * HASH_BYTES > src.byteLength) return false;
-  if (!down)
-    return list.compare(src, pos * HASH_BYTES, (pos + run) * HASH_BYTES, i * HASH_BYTES, (i + run) * HASH_BYTES) === 0;
-  for (let k = 0; k < run; k++)
-    if (
-      list.compare(
-        src,
-        (pos - k) * HASH_BYTES,
-        (pos - k + 1) * HASH_BYTES,
-        (i + k) * HASH_BYTES,
-        (i + k + 1) * HASH_BYTES,
-      ) !== 0
-    )
-      return false;
-  return true;
-}
+/** What encoding needs to know of an origin: its time (seconds, as the location recorded it) and literal count. */
+export type OriginInfo = { sec: number; count: number };
 
 /**
- * Encode a list (8-byte words) given where earlier events may hold its hashes (`locate(i)`: null when nowhere known)
- * and those events' literal hashes (`origin(rowid)`, null when gone). Runs of at least MIN_REF_RUN hashes at
- * consecutive positions of one origin (ascending, or descending as evictions report a chain leaf first) that the
- * origin really holds become references; the rest stays literal. Program: repeated [literal count]
+ * Encode a list (8-byte words) given where earlier events hold its hashes literally (`at.rowid[i]`, 0 when nowhere
+ * known, `at.pos[i]`, and the origin's time `at.sec[i]` in seconds) and what those events are now (`origin(rowid)`,
+ * null when gone). Runs of at least MIN_REF_RUN hashes at consecutive positions of one origin (ascending, or
+ * descending as evictions report a chain leaf first) become references when the origin is still the row the location
+ * was taken from (same time) and holds that range; the rest stays literal. Program: repeated [literal count]
  * [2 × reference count + (1 when descending)][origin rowid, position of the run's first hash, check (count > 0)].
  */
 export function encodeBlockList(
   list: Buffer,
-  locate: (i: number) => Location | null,
-  origin: (rowid: number) => Buffer | null,
+  at: { rowid: Float64Array; pos: Int32Array; sec: Float64Array },
+  origin: (rowid: number) => OriginInfo | null,
 ): EncodedList {
   const n = list.byteLength / HASH_BYTES;
-  const at: (Location | null)[] = new Array(n);
-  for (let i = 0; i < n; i++) at[i] = locate(i);
+  const { rowid, pos, sec } = at;
   const prog: number[] = [];
   const literalAt: number[] = [];
   let lit = 0;
   let i = 0;
   while (i < n) {
-    const a = at[i];
+    const r = rowid[i]!;
+    const p = pos[i]!;
     let run = 1;
     let down = false;
-    if (a) {
-      const b = at[i + 1];
-      down = b?.rowid === a.rowid && b.pos === a.pos - 1;
+    if (r !== 0) {
+      down = i + 1 < n && rowid[i + 1] === r && pos[i + 1] === p - 1;
       const step = down ? -1 : 1;
-      while (i + run < n && at[i + run]?.rowid === a.rowid && at[i + run]!.pos === a.pos + step * run) run++;
+      while (i + run < n && rowid[i + run] === r && pos[i + run] === p + step * run) run++;
     }
-    const src = a && run >= MIN_REF_RUN ? origin(a.rowid) : null;
-    if (!a || !src || !sameRun(list, i, src, a.pos, run, down)) {
+    const o = r !== 0 && run >= MIN_REF_RUN ? origin(r) : null;
+    const first = down ? p - run + 1 : p;
+    if (!o || o.sec !== sec[i] || first < 0 || first + run > o.count) {
       for (let k = 0; k < run; k++) literalAt.push(i + k);
       lit += run;
       i += run;
@@ -89,8 +70,8 @@ export function encodeBlockList(
     }
     putVarint(prog, lit);
     putVarint(prog, run * 2 + (down ? 1 : 0));
-    putVarint(prog, a.rowid);
-    putVarint(prog, a.pos);
+    putVarint(prog, r);
+    putVarint(prog, p);
     putVarint(prog, check(list, i));
     lit = 0;
     i += run;
