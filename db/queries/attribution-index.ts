@@ -17,7 +17,7 @@ export { decodeIntervals, encodeIntervals, MAX_INTERVALS, type Interval } from "
 // transactions; applying an event twice changes nothing, so a flush cut short is repaired by re-applying from the
 // saved cursor.
 
-const BLOCK_CACHE_MAX = 400_000;
+const BLOCK_CACHE_MAX = 1_000_000;
 const LIST_CACHE_MAX = 200_000;
 const EMPTY: readonly Interval[] = [];
 
