@@ -178,18 +178,20 @@ export class IndexWriter {
   private s: State;
   /** Old list id → new list id for the current edit (one edit: one op, worker, time and reason). */
   private memo = new Map<number, number>();
-  private edit = "";
+  private edit = { op: 0, w: -1, ts: NaN, why: -1 };
   constructor(private db: Db) {
     this.s = state(db);
   }
 
   stored(hash: bigint, w: number, ts: number): void {
-    this.apply(hash, `s ${w} ${ts}`, (l) => withStored(l, w, ts));
+    this.begin(1, w, ts, 0);
+    this.apply(hash, (l) => withStored(l, w, ts));
   }
 
   /** Close the latest interval of worker w that is open and stored at or before ts (as the old row-per-interval UPDATE did). */
   removed(hash: bigint, w: number, ts: number, why: number): void {
-    this.apply(hash, `r ${w} ${ts} ${why}`, (l) => withRemoved(l, w, ts, why, (v) => endOf(this.s, v) === null));
+    this.begin(2, w, ts, why);
+    this.apply(hash, (l) => withRemoved(l, w, ts, why, (v) => endOf(this.s, v) === null));
   }
 
   /** Every interval of worker w open now and stored at or before ts ends at ts with reason `cleared` (applied on read). */
@@ -202,7 +204,7 @@ export class IndexWriter {
       w,
       [...at, ts].sort((a, b) => a - b),
     );
-    this.edit = "";
+    this.edit.op = 0;
     this.memo.clear();
     this.s.facts.byList.clear();
   }
@@ -212,12 +214,19 @@ export class IndexWriter {
     this.s.kvApplied = Math.max(this.s.kvApplied, rid);
   }
 
-  private apply(hash: bigint, edit: string, f: (l: readonly Interval[]) => readonly Interval[]): void {
+  /** Start an edit; the memo of the previous one is kept when it is the same edit. */
+  private begin(op: number, w: number, ts: number, why: number): void {
+    const e = this.edit;
+    if (e.op === op && e.w === w && e.ts === ts && e.why === why) return;
+    e.op = op;
+    e.w = w;
+    e.ts = ts;
+    e.why = why;
+    this.memo.clear();
+  }
+
+  private apply(hash: bigint, f: (l: readonly Interval[]) => readonly Interval[]): void {
     const s = this.s;
-    if (edit !== this.edit) {
-      this.edit = edit;
-      this.memo.clear();
-    }
     const e = entryOf(s, hash);
     let to = this.memo.get(e.cur);
     if (to === undefined) {

@@ -9,6 +9,7 @@ import {
 import { minuteOf } from "../../server/analysis/counters";
 import type { Db } from "../client";
 import { blockListOf, chainsOf } from "./attribution-chains";
+import { forgetKvLocations } from "./kv-lists";
 import {
   blockFactsAt,
   flushIndex,
@@ -272,6 +273,7 @@ export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
   }
   pruneDone(db);
   forgetSeen(db);
+  forgetKvLocations(db);
   return n;
 }
 

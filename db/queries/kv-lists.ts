@@ -85,7 +85,10 @@ type State = {
   info: Database.Statement;
   recent: Map<number, Buffer>;
   recentBytes: number;
+  /** Origins read by kvBlockList, newest last (readers go through events in order: their origins are recent). */
+  read: Map<number, Buffer | null>;
 };
+const READ_CACHE = 20_000;
 
 function remember(s: State, rowid: number, literal: Buffer) {
   if (literal.byteLength === 0) return;
@@ -110,6 +113,7 @@ function state(db: Db): State {
       pending: null,
       recent: new Map(),
       recentBytes: 0,
+      read: new Map(),
       origin: db.$client.prepare("SELECT block_hashes FROM kv_events WHERE rowid = ?").pluck(),
       info: db.$client.prepare("SELECT ts, length(block_hashes) AS bytes FROM kv_events WHERE rowid = ?"),
     };
@@ -203,7 +207,7 @@ export function kvRowStored(db: Db, rowid: number | bigint): void {
     );
 }
 
-/** Forget every remembered location (after a rolled-back transaction: its rowids may be reused). */
+/** Forget every remembered location and origin read (after a rolled-back transaction or a prune: rowids may be reused). */
 export function forgetKvLocations(db: Db): void {
   const s = states.get(db.$client);
   if (!s) return;
@@ -211,6 +215,7 @@ export function forgetKvLocations(db: Db): void {
   s.pending = null;
   s.recent.clear();
   s.recentBytes = 0;
+  s.read.clear();
 }
 
 /** A stored KV block list in full (8-byte words), references resolved through the origins still stored. */
@@ -219,5 +224,12 @@ export function kvBlockList(db: Db, hashes: Uint8Array | string | null, refs: Ui
   if (literal === null) return null;
   if (refs === null) return literal;
   const s = state(db);
-  return decodeBlockList(literal, refs, (rowid) => asBinary(s.origin.get(rowid) as Uint8Array | string | undefined));
+  return decodeBlockList(literal, refs, (rowid) => {
+    const hit = s.read.get(rowid);
+    if (hit !== undefined) return hit;
+    const b = asBinary(s.origin.get(rowid) as Uint8Array | string | undefined);
+    s.read.set(rowid, b);
+    if (s.read.size > READ_CACHE) s.read.delete(s.read.keys().next().value as number);
+    return b;
+  });
 }
