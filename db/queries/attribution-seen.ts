@@ -13,6 +13,9 @@ const CHUNK = 64;
 type State = {
   /** first_at of recently read or written sequence hashes (a read-through cache). */
   seen: Map<bigint, number>;
+  /** The cache's keys in insertion order from `head` on (the oldest is dropped first, in O(1)). */
+  fifo: bigint[];
+  head: number;
   /** Marks not written yet (earliest time per hash). */
   seenDirty: Map<bigint, number>;
   localDirty: Map<bigint, number>;
@@ -33,6 +36,8 @@ function state(db: Db): State {
   if (s) return s;
   s = {
     seen: new Map(),
+    fifo: [],
+    head: 0,
     seenDirty: new Map(),
     localDirty: new Map(),
     order: { seen: [], local: [] },
@@ -85,7 +90,14 @@ export function markSeen(db: Db, hash: bigint, at: number): void {
 }
 
 function rememberSeen(s: State, hash: bigint, at: number) {
-  if (s.seen.size >= SEEN_MAX) s.seen.delete(s.seen.keys().next().value as bigint);
+  if (!s.seen.has(hash)) {
+    if (s.seen.size >= SEEN_MAX) s.seen.delete(s.fifo[s.head++]!);
+    s.fifo.push(hash);
+    if (s.head > SEEN_MAX) {
+      s.fifo = s.fifo.slice(s.head);
+      s.head = 0;
+    }
+  }
   s.seen.set(hash, at);
 }
 
@@ -172,5 +184,8 @@ export function flushSeen(db: Db, limit: number): number {
 
 /** Drop the cached first-seen marks (after rows were deleted underneath them; everything was flushed before). */
 export function forgetSeen(db: Db): void {
-  state(db).seen.clear();
+  const s = state(db);
+  s.seen.clear();
+  s.fifo = [];
+  s.head = 0;
 }

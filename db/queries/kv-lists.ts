@@ -85,8 +85,13 @@ type State = {
   info: Database.Statement;
   recent: Map<number, Buffer>;
   recentBytes: number;
+  /** `recent`'s rowids in insertion order from recentHead on (a Map would skip every deleted entry to find its oldest). */
+  recentOrder: number[];
+  recentHead: number;
   /** Origins read by kvBlockList, newest last (readers go through events in order: their origins are recent). */
   read: Map<number, Buffer | null>;
+  readOrder: number[];
+  readHead: number;
 };
 const READ_CACHE = 20_000;
 
@@ -95,12 +100,19 @@ function remember(s: State, rowid: number, literal: Buffer) {
   // Its own memory: a small Buffer may be a view of a shared 8 KiB pool slab that it would keep alive.
   const own = Buffer.allocUnsafeSlow(literal.byteLength);
   literal.copy(own);
+  const had = s.recent.get(rowid);
+  if (had) s.recentBytes -= had.byteLength;
+  else s.recentOrder.push(rowid);
   s.recent.set(rowid, own);
   s.recentBytes += literal.byteLength;
-  for (const [k, b] of s.recent) {
-    if (s.recentBytes <= RECENT_BYTES) break;
+  while (s.recentBytes > RECENT_BYTES && s.recentHead < s.recentOrder.length) {
+    const k = s.recentOrder[s.recentHead++]!;
+    s.recentBytes -= s.recent.get(k)?.byteLength ?? 0;
     s.recent.delete(k);
-    s.recentBytes -= b.byteLength;
+  }
+  if (s.recentHead > 65_536) {
+    s.recentOrder = s.recentOrder.slice(s.recentHead);
+    s.recentHead = 0;
   }
 }
 const states = new WeakMap<Database.Database, State>();
@@ -113,7 +125,11 @@ function state(db: Db): State {
       pending: null,
       recent: new Map(),
       recentBytes: 0,
+      recentOrder: [],
+      recentHead: 0,
       read: new Map(),
+      readOrder: [],
+      readHead: 0,
       origin: db.$client.prepare("SELECT block_hashes FROM kv_events WHERE rowid = ?").pluck(),
       info: db.$client.prepare("SELECT ts, length(block_hashes) AS bytes FROM kv_events WHERE rowid = ?"),
     };
@@ -215,7 +231,11 @@ export function forgetKvLocations(db: Db): void {
   s.pending = null;
   s.recent.clear();
   s.recentBytes = 0;
+  s.recentOrder = [];
+  s.recentHead = 0;
   s.read.clear();
+  s.readOrder = [];
+  s.readHead = 0;
 }
 
 /** A stored KV block list in full (8-byte words), references resolved through the origins still stored. */
@@ -229,7 +249,12 @@ export function kvBlockList(db: Db, hashes: Uint8Array | string | null, refs: Ui
     if (hit !== undefined) return hit;
     const b = asBinary(s.origin.get(rowid) as Uint8Array | string | undefined);
     s.read.set(rowid, b);
-    if (s.read.size > READ_CACHE) s.read.delete(s.read.keys().next().value as number);
+    s.readOrder.push(rowid);
+    if (s.read.size > READ_CACHE) s.read.delete(s.readOrder[s.readHead++]!);
+    if (s.readHead > 65_536) {
+      s.readOrder = s.readOrder.slice(s.readHead);
+      s.readHead = 0;
+    }
     return b;
   });
 }
