@@ -240,7 +240,7 @@ function attributionAlone(dbFile: string, dir: string): { seconds: number; rawRe
   fs.copyFileSync(dbFile, copy);
   const db = openDb(copy);
   db.$client.exec(
-    "DELETE FROM attr_blocks; DELETE FROM attr_names; DELETE FROM attr_clears; DELETE FROM attr_seen; DELETE FROM attr_local; DELETE FROM attr_state; DELETE FROM request_causes; DELETE FROM causes_1m; DELETE FROM session_summaries",
+    "DELETE FROM attr_blocks; DELETE FROM attr_names; DELETE FROM attr_clears; DELETE FROM attr_lists; DELETE FROM attr_local; DELETE FROM attr_state; DELETE FROM request_causes; DELETE FROM causes_1m; DELETE FROM session_summaries",
   );
   db.$client.pragma("synchronous = NORMAL");
   let t = performance.now();

@@ -1,6 +1,7 @@
-import { asBinary, HASH_BYTES } from "../chain-codec";
+import { HASH_BYTES } from "../chain-codec";
 import type { Db } from "../client";
 import { chainsOf as storedChainsOf } from "./chains";
+import { kvBlockList } from "./kv-lists";
 
 // The only place the attribution job decodes stored hash lists: binary u64 (or legacy decimal text), read as i64 keys.
 
@@ -10,9 +11,9 @@ export const toKey = (h: string): bigint => BigInt.asIntN(64, BigInt(h));
 /** Random access to a request's chains as i64 keys; `local` is null where the request carried no local hashes. */
 export type Chains = { length: number; seqKey(i: number): bigint; localKey(i: number): bigint | null };
 
-/** The block hashes of one kv_events row (stored/removed), as i64 keys in order. */
-export function blockListOf(row: { hashes: Uint8Array | string | null }): bigint[] {
-  const b = asBinary(row.hashes);
+/** The block hashes of one kv_events row (stored/removed), as i64 keys in order (references resolved). */
+export function blockListOf(db: Db, row: { hashes: Uint8Array | string | null; refs: Uint8Array | null }): bigint[] {
+  const b = kvBlockList(db, row.hashes, row.refs);
   if (!b) return [];
   const out: bigint[] = new Array(b.byteLength / HASH_BYTES);
   for (let i = 0; i < out.length; i++) out[i] = b.readBigInt64BE(i * HASH_BYTES);

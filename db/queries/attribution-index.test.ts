@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
+import { pruneIndex } from "./attribution";
 import {
   blockFactsAt,
   decodeIntervals,
@@ -15,6 +16,8 @@ import {
 
 const T = 1_764_417_600_000;
 const H = -5_000_000_000_000_000_000n;
+/** A block's stored interval list (attr_blocks points to its attr_lists row). */
+const LIST_OF = "SELECT l.intervals FROM attr_blocks b JOIN attr_lists l ON l.id = b.list WHERE b.hash = ?";
 
 describe("interval blobs", () => {
   it.each<[string, Interval[]]>([
@@ -92,7 +95,7 @@ describe("the block index", () => {
     }
     expect(blockFactsAt(db, H, T + 40, "w1", true)).toMatchObject({ residentOn: ["w1"], lastRemoval: { at: T + 20 } });
     db.$client.transaction(() => flushIndex(db, 10))();
-    const blob = db.$client.prepare("SELECT intervals FROM attr_blocks WHERE hash = ?").pluck().get(H) as Buffer;
+    const blob = db.$client.prepare(LIST_OF).pluck().get(H) as Buffer;
     expect(decodeIntervals(blob)).toHaveLength(2);
   });
 
@@ -115,10 +118,49 @@ describe("the block index", () => {
       w.removed(H, w1, T + i * 10 + 5, capacity);
     }
     db.$client.transaction(() => flushIndex(db, 10))();
-    const list = decodeIntervals(
-      db.$client.prepare("SELECT intervals FROM attr_blocks WHERE hash = ?").pluck().get(H) as Buffer,
-    );
+    const list = decodeIntervals(db.$client.prepare(LIST_OF).pluck().get(H) as Buffer);
     expect(list).toHaveLength(MAX_INTERVALS);
     expect(list[0]!.storedAt).toBe(T + 10 * 10);
+  });
+
+  const lists = (db: ReturnType<typeof testDb>) =>
+    db.$client.prepare("SELECT refs, intervals FROM attr_lists ORDER BY id").all() as {
+      refs: number;
+      intervals: Buffer;
+    }[];
+  const flushAll = (db: ReturnType<typeof testDb>) => {
+    while (db.$client.transaction(() => flushIndex(db, 2))() > 0);
+  };
+
+  it("stores one list for the blocks an event changed alike, counts who points to it, and deletes one nobody does", () => {
+    const { db, w1, capacity, w } = setup();
+    const hs = [H, H + 1n, H + 2n];
+    for (const h of hs) w.stored(h, w1, T);
+    flushAll(db);
+    expect(lists(db).map((l) => l.refs)).toEqual([3]);
+    w.removed(H, w1, T + 5, capacity);
+    flushAll(db);
+    expect(lists(db).map((l) => l.refs)).toEqual([2, 1]);
+    for (const h of hs.slice(1)) w.removed(h, w1, T + 5, capacity);
+    flushAll(db);
+    expect(lists(db)).toHaveLength(1);
+    expect(lists(db)[0]!.refs).toBe(3);
+    expect(decodeIntervals(lists(db)[0]!.intervals)).toEqual([{ w: w1, storedAt: T, removedAt: T + 5, why: capacity }]);
+    resetIndexCache(db);
+    for (const h of hs) expect(blockFactsAt(db, h, T + 6, "w1", true).lastRemoval).toMatchObject({ at: T + 5 });
+  });
+
+  it("a prune drops intervals that ended before the cutoff; a block left with none is deleted, the others keep theirs", () => {
+    const { db, w1, w2, capacity, w } = setup();
+    w.stored(H, w1, T);
+    w.removed(H, w1, T + 10, capacity);
+    w.stored(H + 1n, w1, T);
+    w.removed(H + 1n, w1, T + 10, capacity);
+    w.stored(H + 1n, w2, T + 20);
+    expect(pruneIndex(db, T + 15)).toBeGreaterThan(0);
+    expect(db.$client.prepare("SELECT hash FROM attr_blocks").pluck().safeIntegers().all()).toEqual([H + 1n]);
+    expect(blockFactsAt(db, H, T + 30, "w1", true)).toMatchObject({ residentOn: [], lastRemoval: null });
+    expect(blockFactsAt(db, H + 1n, T + 30, "w1", true)).toMatchObject({ residentOn: ["w2"], lastRemoval: null });
+    expect(lists(db).map((l) => l.refs)).toEqual([1]);
   });
 });

@@ -1,38 +1,51 @@
 import type Database from "better-sqlite3";
 import type { BlockFacts } from "../../server/analysis/attribution";
 import type { Db } from "../client";
-import { decodeIntervals, encodeIntervals, type Interval } from "./attribution-intervals";
+import { decodeIntervals, encodeIntervals, withRemoved, withStored, type Interval } from "./attribution-intervals";
+import { resetSeen } from "./attribution-seen";
 
-export { decodeIntervals, encodeIntervals, type Interval } from "./attribution-intervals";
+export { decodeIntervals, encodeIntervals, MAX_INTERVALS, type Interval } from "./attribution-intervals";
 
-// The attribution job's residency index: one row per block (its i64 sequence hash as the rowid) holding every
-// stored→removed interval of that block on any worker as varints (~8 bytes per interval); worker ids and removal
-// reasons are small integers (attr_names). A `kv.cleared` is kept once per worker (attr_clears) and closes, on read, every
-// interval of that worker that was open when it was applied. The job applies KV events to decoded rows in memory and
-// writes each changed block once per flush (flushIndex), in short transactions; applying an event twice changes
-// nothing, so a flush cut short (a crash between its transactions) is repaired by re-applying from the saved cursor.
+// The attribution job's residency index. Every block (its i64 sequence hash) has a list of stored→removed intervals on
+// any worker (~8 bytes each as varints); worker ids and removal reasons are small integers (attr_names). Blocks stored
+// and removed by the same events have the same list, so lists are shared: attr_blocks maps a block to a list id and
+// attr_lists holds each list once with the number of blocks that point to it (attr_blocks.first_at is the block's
+// first-seen mark, attribution-seen.ts). A list is never changed in place: an
+// event maps each distinct list among its blocks to a new one (once per event, however many blocks share it).
+// A `kv.cleared` is kept once per worker (attr_clears) and closes, on read, every interval of that worker open when it
+// was applied. The job applies KV events in memory and writes each changed block once per flush (flushIndex), in short
+// transactions; applying an event twice changes nothing, so a flush cut short is repaired by re-applying from the
+// saved cursor.
 
-/** Intervals kept per block (oldest closed ones dropped first): a block stored and evicted more often is capped. */
-export const MAX_INTERVALS = 64;
-const CACHE_MAX = 400_000;
+const BLOCK_CACHE_MAX = 1_000_000;
+const LIST_CACHE_MAX = 200_000;
+const EMPTY: readonly Interval[] = [];
+
+/** A block's list id in memory (`cur`) and on disk (`disk`); 0 is the empty list (no row). */
+type Entry = { cur: number; disk: number };
 
 type State = {
-  get: Database.Statement;
-  put: Database.Statement;
-  del: Database.Statement;
+  blockGet: Database.Statement;
+  blockPut: Database.Statement;
+  blockDel: Database.Statement;
+  listGet: Database.Statement;
+  listAdd: Database.Statement;
+  listNew: Database.Statement;
+  listSub: Database.Statement;
+  listDrop: Database.Statement;
   names: Map<string, number>;
   byId: string[];
   clears: Map<number, number[]>;
-  cache: Map<bigint, Interval[]>;
-  /** attr_seen first_at of recently read or written sequence hashes (a read-through, write-through cache). */
-  seen: Map<bigint, number>;
-  seenGet: Database.Statement;
-  seenPut: Database.Statement;
+  blocks: Map<bigint, Entry>;
+  lists: Map<number, readonly Interval[]>;
+  nextList: number;
   dirty: Set<bigint>;
   /** Dirty blocks in key order, written from the end: each short transaction touches one narrow range of pages. */
   flushOrder: bigint[];
   /** kv_events rowid applied in memory; saved as the "kv" cursor by the flush that writes its effects. */
   kvApplied: number;
+  /** Facts per list for the last (time, worker) asked: the blocks of one turn mostly share a few lists. */
+  facts: { t: number; chosen: number; byList: Map<number, Omit<BlockFacts, "seenBefore">> };
 };
 const states = new WeakMap<Database.Database, State>();
 
@@ -54,23 +67,26 @@ function state(db: Db): State {
     clears.set(r.worker, [...(clears.get(r.worker) ?? []), r.at]);
   }
   s = {
-    get: c.prepare("SELECT intervals FROM attr_blocks WHERE hash = ?").pluck(),
-    put: c.prepare(
-      "INSERT INTO attr_blocks (hash, intervals) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET intervals = excluded.intervals",
+    blockGet: c.prepare("SELECT list FROM attr_blocks WHERE hash = ?").pluck(),
+    blockPut: c.prepare(
+      "INSERT INTO attr_blocks (hash, list) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET list = excluded.list",
     ),
-    del: c.prepare("DELETE FROM attr_blocks WHERE hash = ?"),
-    seen: new Map(),
-    seenGet: c.prepare("SELECT first_at FROM attr_seen WHERE hash = ?").pluck(),
-    seenPut: c.prepare(
-      "INSERT INTO attr_seen (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)",
-    ),
+    blockDel: c.prepare("UPDATE attr_blocks SET list = 0 WHERE hash = ?"),
+    listGet: c.prepare("SELECT intervals FROM attr_lists WHERE id = ?").pluck(),
+    listAdd: c.prepare("UPDATE attr_lists SET refs = refs + ? WHERE id = ?"),
+    listNew: c.prepare("INSERT INTO attr_lists (id, refs, intervals) VALUES (?, ?, ?)"),
+    listSub: c.prepare("UPDATE attr_lists SET refs = refs - ? WHERE id = ?"),
+    listDrop: c.prepare("DELETE FROM attr_lists WHERE id = ? AND refs <= 0"),
     names,
     byId,
     clears,
-    cache: new Map(),
+    blocks: new Map(),
+    lists: new Map([[0, EMPTY]]),
+    nextList: ((c.prepare("SELECT max(id) FROM attr_lists").pluck().get() as number | null) ?? 0) + 1,
     dirty: new Set(),
     flushOrder: [],
     kvApplied: (c.prepare("SELECT value FROM attr_state WHERE key = 'kv'").pluck().get() as number | undefined) ?? 0,
+    facts: { t: NaN, chosen: NaN, byList: new Map() },
   };
   // A database from before this index (a kv cursor but no names yet): rebuild the index from the retained KV events.
   if (names.size === 0) s.kvApplied = 0;
@@ -78,9 +94,10 @@ function state(db: Db): State {
   return s;
 }
 
-/** Forget this connection's cached index rows (after a rolled-back transaction: the cache may hold its writes). */
+/** Forget this connection's cached index rows and unwritten marks (after a rolled-back transaction). */
 export function resetIndexCache(db: Db): void {
   states.delete(db.$client);
+  resetSeen(db);
 }
 
 /** The attr_names id of a worker id or reason (created on first use); -1 when `create` is false and it is unknown. */
@@ -95,57 +112,40 @@ export function nameId(db: Db, name: string, create = true): number {
   return got;
 }
 
-/** Read one block's intervals (cached). */
-export function intervalsOf(db: Db, hash: bigint): Interval[] {
-  const s = state(db);
-  const hit = s.cache.get(hash);
-  if (hit) return hit;
-  const blob = s.get.get(hash) as Buffer | undefined;
-  const list = blob ? decodeIntervals(blob) : [];
-  remember(s, hash, list);
-  return list;
-}
-
-function remember(s: State, hash: bigint, list: Interval[]) {
-  s.cache.set(hash, list);
-}
-
-const SEEN_MAX = 500_000;
-
-/** When a sequence hash was first cacheable (attr_seen), or undefined when never. */
-export function seenFirstAt(db: Db, hash: bigint): number | undefined {
-  const s = state(db);
-  const hit = s.seen.get(hash);
-  if (hit !== undefined) return hit;
-  const at = s.seenGet.get(hash) as number | undefined;
-  if (at !== undefined) rememberSeen(s, hash, at);
-  return at;
-}
-
-/** Record that a sequence hash was cacheable at `at` (keeps the earliest time). */
-export function markSeen(db: Db, hash: bigint, at: number): void {
-  const s = state(db);
-  s.seenPut.run(hash, at);
-  const had = s.seen.get(hash);
-  if (had === undefined || at < had) rememberSeen(s, hash, had === undefined ? at : Math.min(had, at));
-}
-
-/** Drop the cached first-seen marks (after rows were deleted underneath them). */
-export function forgetSeen(db: Db): void {
-  state(db).seen.clear();
-}
-
-function rememberSeen(s: State, hash: bigint, at: number) {
-  if (s.seen.size >= SEEN_MAX) s.seen.delete(s.seen.keys().next().value as bigint);
-  s.seen.set(hash, at);
-}
-
-/** Drop clean cached rows, oldest first, down to the cache bound (dirty ones stay until flushed). */
-function trimCache(s: State) {
-  for (const k of s.cache.keys()) {
-    if (s.cache.size <= CACHE_MAX) break;
-    if (!s.dirty.has(k)) s.cache.delete(k);
+function entryOf(s: State, hash: bigint): Entry {
+  let e = s.blocks.get(hash);
+  if (!e) {
+    const id = (s.blockGet.get(hash) as number | undefined) ?? 0;
+    e = { cur: id, disk: id };
+    s.blocks.set(hash, e);
   }
+  return e;
+}
+
+function listOf(s: State, id: number): readonly Interval[] {
+  let l = s.lists.get(id);
+  if (!l) {
+    const blob = s.listGet.get(id) as Buffer | undefined;
+    l = blob ? decodeIntervals(blob) : EMPTY;
+    s.lists.set(id, l);
+  }
+  return l;
+}
+
+/** Read one block's intervals (cached). */
+export function intervalsOf(db: Db, hash: bigint): readonly Interval[] {
+  const s = state(db);
+  return listOf(s, entryOf(s, hash).cur);
+}
+
+/** Drop clean cached blocks (oldest first) and lists down to their bounds; only once every change is written. */
+function trimCache(s: State) {
+  for (const k of s.blocks.keys()) {
+    if (s.blocks.size <= BLOCK_CACHE_MAX) break;
+    s.blocks.delete(k);
+  }
+  if (s.lists.size > LIST_CACHE_MAX) s.lists = new Map([[0, EMPTY]]);
+  s.facts.byList.clear();
 }
 
 /** The first clear of worker w at or after `from` (Unix ms), or null. */
@@ -176,33 +176,22 @@ export function dirtyBlocks(db: Db): number {
 /** Apply KV edits to the in-memory index; idempotent per event, so re-applying after a crash is safe. */
 export class IndexWriter {
   private s: State;
+  /** Old list id → new list id for the current edit (one edit: one op, worker, time and reason). */
+  private memo = new Map<number, number>();
+  private edit = { op: 0, w: -1, ts: NaN, why: -1 };
   constructor(private db: Db) {
     this.s = state(db);
   }
 
   stored(hash: bigint, w: number, ts: number): void {
-    const list = this.list(hash);
-    if (list.some((v) => v.w === w && v.storedAt === ts)) return;
-    list.push({ w, storedAt: ts, removedAt: null, why: 0 });
-    if (list.length > MAX_INTERVALS) {
-      const i = list.findIndex((v) => v.removedAt !== null);
-      list.splice(i < 0 ? 0 : i, 1);
-    }
+    this.begin(1, w, ts, 0);
+    this.apply(hash, (l) => withStored(l, w, ts));
   }
 
   /** Close the latest interval of worker w that is open and stored at or before ts (as the old row-per-interval UPDATE did). */
   removed(hash: bigint, w: number, ts: number, why: number): void {
-    const list = this.list(hash);
-    let best: Interval | null = null;
-    for (const v of list) {
-      if (v.w !== w) continue;
-      if (v.removedAt === ts) return;
-      if (v.storedAt <= ts && endOf(this.s, v) === null && (!best || v.storedAt > best.storedAt)) best = v;
-    }
-    if (best) {
-      best.removedAt = ts;
-      best.why = why;
-    }
+    this.begin(2, w, ts, why);
+    this.apply(hash, (l) => withRemoved(l, w, ts, why, (v) => endOf(this.s, v) === null));
   }
 
   /** Every interval of worker w open now and stored at or before ts ends at ts with reason `cleared` (applied on read). */
@@ -215,6 +204,9 @@ export class IndexWriter {
       w,
       [...at, ts].sort((a, b) => a - b),
     );
+    this.edit.op = 0;
+    this.memo.clear();
+    this.s.facts.byList.clear();
   }
 
   /** Mark events up to kv_events rowid `rid` as applied. */
@@ -222,29 +214,65 @@ export class IndexWriter {
     this.s.kvApplied = Math.max(this.s.kvApplied, rid);
   }
 
-  private list(hash: bigint): Interval[] {
-    const l = intervalsOf(this.db, hash);
-    this.s.dirty.add(hash);
-    return l;
+  /** Start an edit; the memo of the previous one is kept when it is the same edit. */
+  private begin(op: number, w: number, ts: number, why: number): void {
+    const e = this.edit;
+    if (e.op === op && e.w === w && e.ts === ts && e.why === why) return;
+    e.op = op;
+    e.w = w;
+    e.ts = ts;
+    e.why = why;
+    this.memo.clear();
+  }
+
+  private apply(hash: bigint, f: (l: readonly Interval[]) => readonly Interval[]): void {
+    const s = this.s;
+    const e = entryOf(s, hash);
+    let to = this.memo.get(e.cur);
+    if (to === undefined) {
+      const from = listOf(s, e.cur);
+      const next = f(from);
+      to = next === from ? e.cur : s.nextList++;
+      if (to !== e.cur) s.lists.set(to, next);
+      this.memo.set(e.cur, to);
+    }
+    if (to === e.cur) return;
+    e.cur = to;
+    s.dirty.add(hash);
   }
 }
 
 /**
- * Write up to `limit` changed blocks (call inside a transaction); when none is left afterwards, the applied KV cursor
- * is saved with them. Returns how many blocks are still waiting.
+ * Write up to `limit` changed blocks (call inside a transaction) with the lists they now point to and the reference
+ * counts of the lists they left (a list no block points to is deleted); when none is left afterwards, the applied KV
+ * cursor is saved with them. Returns how many blocks are still waiting.
  */
 export function flushIndex(db: Db, limit: number): number {
   const s = state(db);
   if (s.flushOrder.length === 0) s.flushOrder = [...s.dirty].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const delta = new Map<number, number>();
   let n = 0;
   while (n < limit && s.flushOrder.length > 0) {
     const hash = s.flushOrder.pop()!;
     if (!s.dirty.has(hash)) continue;
     n++;
-    const list = s.cache.get(hash) ?? [];
-    if (list.length) s.put.run(hash, encodeIntervals(list));
-    else s.del.run(hash);
     s.dirty.delete(hash);
+    const e = s.blocks.get(hash)!;
+    if (e.cur === e.disk) continue;
+    if (e.cur !== 0) {
+      s.blockPut.run(hash, e.cur);
+      delta.set(e.cur, (delta.get(e.cur) ?? 0) + 1);
+    } else s.blockDel.run(hash);
+    if (e.disk !== 0) delta.set(e.disk, (delta.get(e.disk) ?? 0) - 1);
+    e.disk = e.cur;
+  }
+  for (const [id, d] of delta) {
+    if (d > 0) {
+      if (s.listAdd.run(d, id).changes === 0) s.listNew.run(id, d, encodeIntervals(s.lists.get(id)!));
+    } else if (d < 0) {
+      s.listSub.run(-d, id);
+      s.listDrop.run(id);
+    }
   }
   if (s.flushOrder.length === 0 && s.dirty.size > 0)
     s.flushOrder = [...s.dirty].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -269,11 +297,24 @@ export function blockFactsAt(
 ): BlockFacts {
   const s = state(db);
   const chosen = workerId === null ? -2 : nameId(db, workerId, false);
+  const memo = s.facts;
+  if (memo.t !== t || memo.chosen !== chosen) {
+    memo.t = t;
+    memo.chosen = chosen;
+    memo.byList.clear();
+  }
+  const id = entryOf(s, hash).cur;
+  let f = memo.byList.get(id);
+  if (!f) memo.byList.set(id, (f = factsOf(s, listOf(s, id), t, chosen)));
+  return { residentOn: f.residentOn, seenBefore, lastRemoval: f.lastRemoval, localSeenBefore: null };
+}
+
+function factsOf(s: State, list: readonly Interval[], t: number, chosen: number): Omit<BlockFacts, "seenBefore"> {
   const residentOn: string[] = [];
   let rw = -1;
   let rat = 0;
   let rwhy = 0;
-  for (const v of intervalsOf(db, hash)) {
+  for (const v of list) {
     let endAt = v.removedAt;
     let why = v.why;
     if (endAt === null && s.clears.size > 0) {
@@ -291,41 +332,58 @@ export function blockFactsAt(
     }
   }
   const lastRemoval = rw === -1 ? null : { reason: s.byId[rwhy] ?? "unknown", at: rat, workerId: s.byId[rw]! };
-  return { residentOn, seenBefore, lastRemoval, localSeenBefore: null };
+  return { residentOn, lastRemoval, localSeenBefore: null };
 }
 
 /**
- * Drop from up to `limit` blocks after `afterHash` the intervals that ended before cutoff (Unix ms); a block left
- * without intervals is deleted. Returns the last hash visited (null when the scan is complete) and rows changed.
+ * Drop from up to `limit` lists after id `afterId` the intervals that ended before cutoff (Unix ms), in place (every
+ * block sharing a list shares the result). Returns the last id visited (null when the scan is complete) and lists
+ * changed. Call with everything flushed; the caches are dropped afterwards (pruneDone).
  */
-export function pruneBlocks(
+export function pruneLists(
   db: Db,
   cutoff: number,
-  afterHash: bigint | null,
+  afterId: number,
   limit: number,
-): { next: bigint | null; changed: number } {
+): { next: number | null; changed: number } {
   const s = state(db);
   const rows = db.$client
-    .prepare("SELECT hash, intervals FROM attr_blocks WHERE hash > ? ORDER BY hash LIMIT ?")
-    .safeIntegers()
-    .all(afterHash ?? -(2n ** 63n), limit) as { hash: bigint; intervals: Buffer }[];
+    .prepare("SELECT id, intervals FROM attr_lists WHERE id > ? ORDER BY id LIMIT ?")
+    .all(afterId, limit) as { id: number; intervals: Buffer }[];
+  const put = db.$client.prepare("UPDATE attr_lists SET intervals = ? WHERE id = ?");
   let changed = 0;
   for (const r of rows) {
-    const list = s.cache.get(r.hash) ?? decodeIntervals(r.intervals);
+    const list = decodeIntervals(r.intervals);
     const kept = list.filter((v) => {
       const end = endOf(s, v);
       return end === null || end.at >= cutoff;
     });
     if (kept.length === list.length) continue;
     changed++;
-    s.dirty.delete(r.hash);
-    if (kept.length) {
-      s.put.run(r.hash, encodeIntervals(kept));
-      if (s.cache.has(r.hash)) s.cache.set(r.hash, kept);
-    } else {
-      s.del.run(r.hash);
-      s.cache.delete(r.hash);
-    }
+    put.run(encodeIntervals(kept), r.id);
   }
-  return { next: rows.length < limit ? null : rows[rows.length - 1]!.hash, changed };
+  return { next: rows.length < limit ? null : rows[rows.length - 1]!.id, changed };
+}
+
+/**
+ * After a prune: up to `limit` blocks whose list is now empty point to none (the empty lists are deleted once none is
+ * left); returns blocks changed.
+ */
+export function dropEmptyBlocks(db: Db, limit: number): number {
+  const c = db.$client;
+  const n = c
+    .prepare(
+      "UPDATE attr_blocks SET list = 0 WHERE rowid IN (SELECT b.hash FROM attr_blocks b JOIN attr_lists l ON l.id = b.list WHERE length(l.intervals) = 0 LIMIT ?)",
+    )
+    .run(limit).changes;
+  if (n < limit) c.prepare("DELETE FROM attr_lists WHERE length(intervals) = 0").run();
+  return n;
+}
+
+/** Forget cached blocks and lists after a prune rewrote them on disk (everything was flushed before it). */
+export function pruneDone(db: Db): void {
+  const s = state(db);
+  s.blocks.clear();
+  s.lists = new Map([[0, EMPTY]]);
+  s.facts.byList.clear();
 }

@@ -57,3 +57,42 @@ export function decodeIntervals(b: Uint8Array): Interval[] {
   }
   return out;
 }
+
+/** Intervals kept per block (oldest closed ones dropped first): a block stored and evicted more often is capped. */
+export const MAX_INTERVALS = 64;
+
+/** A list with a stored interval of worker w at ts appended (capped), or the same list when it already has it. */
+export function withStored(list: readonly Interval[], w: number, ts: number): readonly Interval[] {
+  if (list.some((v) => v.w === w && v.storedAt === ts)) return list;
+  const out = [...list, { w, storedAt: ts, removedAt: null, why: 0 }];
+  if (out.length > MAX_INTERVALS) {
+    const i = out.findIndex((v) => v.removedAt !== null);
+    out.splice(i < 0 ? 0 : i, 1);
+  }
+  return out;
+}
+
+/**
+ * A list with the latest interval of worker w that is open (`open(v)`: no removal and no clear of its worker since)
+ * and stored at or before ts closed at ts for reason `why`; the same list when w already has a removal at ts or
+ * nothing is open.
+ */
+export function withRemoved(
+  list: readonly Interval[],
+  w: number,
+  ts: number,
+  why: number,
+  open: (v: Interval) => boolean,
+): readonly Interval[] {
+  let best = -1;
+  for (let i = 0; i < list.length; i++) {
+    const v = list[i]!;
+    if (v.w !== w) continue;
+    if (v.removedAt === ts) return list;
+    if (v.storedAt <= ts && open(v) && (best < 0 || v.storedAt > list[best]!.storedAt)) best = i;
+  }
+  if (best < 0) return list;
+  const out = list.slice();
+  out[best] = { ...list[best]!, removedAt: ts, why };
+  return out;
+}

@@ -9,17 +9,26 @@ import {
 import { minuteOf } from "../../server/analysis/counters";
 import type { Db } from "../client";
 import { blockListOf, chainsOf } from "./attribution-chains";
+import { forgetKvLocations } from "./kv-lists";
 import {
   blockFactsAt,
   flushIndex,
-  forgetSeen,
   IndexWriter,
   kvApplied,
-  markSeen,
+  dropEmptyBlocks,
   nameId,
-  pruneBlocks,
-  seenFirstAt,
+  pruneDone,
+  pruneLists,
 } from "./attribution-index";
+import {
+  flushSeen,
+  forgetSeen,
+  localSeenBefore,
+  markLocal,
+  markSeen,
+  requestsDone,
+  seenFirstAt,
+} from "./attribution-seen";
 
 // Reads and writes of the attribution job's index tables (db/schema/sessions.ts). Never called from ingest.
 
@@ -35,15 +44,8 @@ function prepare(c: Database.Database) {
       "INSERT INTO attr_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     ),
     kvAfter: c.prepare(
-      "SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, reason FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?",
+      "SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, block_refs AS refs, reason FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?",
     ),
-    local: c.prepare(
-      "INSERT INTO attr_local (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)",
-    ),
-    localIn: c
-      .prepare(`SELECT hash FROM attr_local WHERE hash IN (${Array(64).fill("?").join(",")}) AND first_at < ?`)
-      .pluck()
-      .safeIntegers(),
     requestsAfter: c.prepare(
       `SELECT rowid AS rid, id, request_id AS requestId, session_id AS sessionId, trajectory_id AS trajectoryId, worker_id AS workerId, arrived_at AS arrivedAt,
          first_token_at AS firstTokenAt, finished_at AS finishedAt, input_tokens AS inputTokens, cached_tokens AS cachedTokens, output_tokens AS outputTokens,
@@ -98,16 +100,17 @@ export function applyKvEvents(db: Db, limit: number): number {
     op: string;
     workerId: string;
     hashes: string | null;
+    refs: Uint8Array | null;
     reason: string | null;
   }[];
   const w = new IndexWriter(db);
   for (const r of rows) {
     const worker = nameId(db, r.workerId);
     if (r.op === "cleared") w.cleared(worker, r.ts);
-    else if (r.op === "stored") for (const h of blockListOf(r)) w.stored(h, worker, r.ts);
+    else if (r.op === "stored") for (const h of blockListOf(db, r)) w.stored(h, worker, r.ts);
     else if (r.op === "removed") {
       const why = nameId(db, r.reason ?? "unknown");
-      for (const h of blockListOf(r)) w.removed(h, worker, r.ts, why);
+      for (const h of blockListOf(db, r)) w.removed(h, worker, r.ts, why);
     }
     w.applied(r.rid);
   }
@@ -132,20 +135,7 @@ export type RequestRow = {
 
 /** Requests after the job's cursor, in insertion order. */
 export function requestsAfterCursor(db: Db, limit: number): RequestRow[] {
-  return stmts(db).requestsAfter.all(cursorOf(db, "requests"), limit) as RequestRow[];
-}
-
-const CHUNK = 64;
-
-/** Which of `keys` the statement (attr_local or attr_seen) has first seen before t (one IN query per 64 keys). */
-function seenIn(stmt: Database.Statement, keys: readonly bigint[], t: number): Set<bigint> {
-  const out = new Set<bigint>();
-  for (let i = 0; i < keys.length; i += CHUNK) {
-    const chunk = keys.slice(i, i + CHUNK);
-    while (chunk.length < CHUNK) chunk.push(chunk[0]!);
-    for (const h of stmt.all(...chunk, t) as bigint[]) out.add(h);
-  }
-  return out;
+  return stmts(db).requestsAfter.all(requestsDone(db), limit) as RequestRow[];
 }
 
 /**
@@ -187,7 +177,7 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
   }
   const localKeys: bigint[] = [];
   if (hasLocal) for (let i = first + boundary; i < end; i++) localKeys.push(chains.localKey(i)!);
-  const known = hasLocal ? seenIn(s.localIn, localKeys, r.arrivedAt) : new Set<bigint>();
+  const known = hasLocal ? localSeenBefore(db, localKeys, r.arrivedAt) : new Set<bigint>();
   for (let k = boundary; k < seqKeys.length; k++) {
     const lk = hasLocal ? localKeys[k - boundary]! : null;
     facts.push({
@@ -201,7 +191,7 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
   for (let k = boundary; k < seqKeys.length; k++) {
     markSeen(db, seqKeys[k]!, cacheableAt);
     const lk = localKeys[k - boundary];
-    if (lk !== undefined && !known.has(lk)) s.local.run(lk, r.arrivedAt);
+    if (lk !== undefined && !known.has(lk)) markLocal(db, lk, r.arrivedAt);
   }
   const a = attributeTurn(turn, facts);
   let retentionVersion: number | null = null;
@@ -215,7 +205,8 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
         { input: number; finishedAt: number | null } | undefined)
     : undefined;
   const c = a.tokens;
-  s.putCauses.run({
+  // Judged again after a crash (the cursor is saved with the marks): the causes row is kept and counted once.
+  const fresh = s.putCauses.run({
     id: r.id,
     requestId: r.requestId,
     sessionId: r.sessionId,
@@ -231,7 +222,8 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
     heldTokens: prev ? prev.input : null,
     waitMs: prev?.finishedAt ? Math.max(0, r.arrivedAt - prev.finishedAt) : null,
     survivedTokens: prev ? Math.min(r.cachedTokens, prev.input) : null,
-  });
+  }).changes;
+  if (fresh === 0) return a;
   s.putMinute.run({
     minute: minuteOf(r.arrivedAt),
     cold: c.cold,
@@ -261,15 +253,17 @@ export function setCursor(db: Db, key: string, value: number): void {
 export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
   const c = db.$client;
   while (c.transaction(() => flushIndex(db, batch))() > 0);
+  while (c.transaction(() => flushSeen(db, batch))() > 0);
   let n = 0;
-  let after: bigint | null = null;
+  let after: number | null = 0;
   do {
-    const r = c.transaction(() => pruneBlocks(db, cutoff, after, batch))();
+    const r = c.transaction(() => pruneLists(db, cutoff, after!, batch))();
     n += r.changed;
     after = r.next;
   } while (after !== null);
+  for (let k = batch; k === batch; n += k) k = c.transaction(() => dropEmptyBlocks(db, batch))();
   const seen = c.prepare(
-    "DELETE FROM attr_seen WHERE rowid IN (SELECT rowid FROM attr_seen WHERE first_at < ? AND hash NOT IN (SELECT hash FROM attr_blocks) LIMIT ?)",
+    "DELETE FROM attr_blocks WHERE rowid IN (SELECT hash FROM attr_blocks WHERE list = 0 AND (first_at IS NULL OR first_at < ?) LIMIT ?)",
   );
   const local = c.prepare(
     "DELETE FROM attr_local WHERE rowid IN (SELECT rowid FROM attr_local WHERE first_at < ? LIMIT ?)",
@@ -277,7 +271,9 @@ export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
   for (const stmt of [seen, local]) {
     for (let k = batch; k === batch; n += k) k = stmt.run(cutoff, batch).changes;
   }
+  pruneDone(db);
   forgetSeen(db);
+  forgetKvLocations(db);
   return n;
 }
 

@@ -1,5 +1,6 @@
-import type { TelemetryEvent } from "../../server/ingest/events";
-import { encodeHash, encodeHashes } from "../chain-codec";
+import type { EventOf, TelemetryEvent } from "../../server/ingest/events";
+import { encodeHashes } from "../chain-codec";
+import { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } from "./ingest-kv-rows";
 import { CHAIN_COLUMNS, type ChainColumns } from "./ingest-chains";
 import { overlaps } from "./ingest-rollups";
 
@@ -58,22 +59,6 @@ function insert(table: string, columns: string[]): string {
   return `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT(id) DO NOTHING`;
 }
 
-const kvCols = [
-  "id",
-  "ts",
-  "op",
-  "worker_id",
-  "block_count",
-  "block_hashes",
-  "parent_hash",
-  "local_hashes",
-  "retention_class",
-  "session_id",
-  "reason",
-  "source",
-  "storage_tier",
-  "onboarded_from",
-];
 const workerEventCols = [
   "id",
   "ts",
@@ -151,63 +136,12 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
   },
   // A kv.stored event's local_hashes are validated but not stored: nothing reads them (attribution takes a turn's
   // local hashes from its request), and they were half of every KV event row.
-  "kv.stored": {
-    sql: insert("kv_events", kvCols),
-    row: (e: Extract<TelemetryEvent, { kind: "kv.stored" }>) => [
-      e.id,
-      e.ts,
-      "stored",
-      e.worker_id,
-      e.block_hashes.length,
-      encodeHashes(e.block_hashes),
-      encodeHash(e.parent_hash),
-      null,
-      opt(e.retention_class),
-      opt(e.session_id),
-      null,
-      opt(e.source),
-      opt(e.storage_tier),
-      opt(e.onboarded_from),
-    ],
-  },
+  "kv.stored": { sql: KV_INSERT, row: (e: EventOf<"kv.stored">) => kvStoredRow(e, encodeHashes(e.block_hashes), null) },
   "kv.removed": {
-    sql: insert("kv_events", kvCols),
-    row: (e: Extract<TelemetryEvent, { kind: "kv.removed" }>) => [
-      e.id,
-      e.ts,
-      "removed",
-      e.worker_id,
-      e.block_hashes.length,
-      encodeHashes(e.block_hashes),
-      null,
-      null,
-      null,
-      null,
-      e.reason,
-      opt(e.source),
-      opt(e.storage_tier),
-      null,
-    ],
+    sql: KV_INSERT,
+    row: (e: EventOf<"kv.removed">) => kvRemovedRow(e, encodeHashes(e.block_hashes), null),
   },
-  "kv.cleared": {
-    sql: insert("kv_events", kvCols),
-    row: (e: Extract<TelemetryEvent, { kind: "kv.cleared" }>) => [
-      e.id,
-      e.ts,
-      "cleared",
-      e.worker_id,
-      0,
-      null,
-      null,
-      null,
-      null,
-      null,
-      "cleared",
-      opt(e.source),
-      null,
-      null,
-    ],
-  },
+  "kv.cleared": { sql: KV_INSERT, row: kvClearedRow },
   "route.decision": {
     sql: insert("route_decisions", [
       "id",

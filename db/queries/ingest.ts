@@ -8,6 +8,8 @@ import type { Db } from "../client";
 import { TierRollups } from "./ingest-tiers";
 import { opt, requestHead, rowOf, tables, type Row } from "./ingest-rows";
 import { statements } from "./ingest-statements";
+import { compactKvRow } from "./ingest-kv-rows";
+import { forgetKvLocations, kvRowStored } from "./kv-lists";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
 
@@ -38,11 +40,14 @@ export function storeEvents(
   const st = statements(sqlite);
   const positions = requestIndexes(events);
   // Rows that need nothing from the store are built before the write lock is taken.
-  const rows = events.map((e) => (e.kind === "request" ? null : rowOf(e)));
+  const rows = events.map((e) =>
+    e.kind === "request" || e.kind === "kv.stored" || e.kind === "kv.removed" ? null : rowOf(e),
+  );
   try {
     return store(db, st, events, rows, positions, alsoInTransaction);
   } catch (err) {
     forgetChains(db);
+    forgetKvLocations(db);
     throw err;
   }
 }
@@ -68,8 +73,10 @@ function store(
       for (let i = 0; i < events.length; i++) {
         const e = events[i]!;
         const t = tables[e.kind];
-        let row = rows[i]!;
-        if (e.kind === "request") {
+        let row: Row;
+        if (e.kind === "kv.stored" || e.kind === "kv.removed") row = compactKvRow(db, e);
+        else if (e.kind !== "request") row = rows[i]!;
+        else {
           if (requestRowExists(db, e.id)) {
             out[i] = "duplicate";
             continue;
@@ -98,6 +105,7 @@ function store(
           minutes.addRequest(e);
           tiers.addRequest(e);
         } else if (e.kind === "kv.stored" || e.kind === "kv.removed" || e.kind === "kv.cleared") {
+          if (e.kind !== "kv.cleared") kvRowStored(db, info.lastInsertRowid);
           tiers.addKv(e);
         } else if (e.kind === "route.decision") {
           minutes.addDecision(e);

@@ -3,11 +3,20 @@ import { blob, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlit
 // Maintained by the attribution job (server/jobs/attribution.ts), never by ingest. Hashes are u64 stored as signed i64.
 
 /**
- * Per block (its sequence hash as the rowid): every stored→removed interval on any worker, ~8 bytes each as varints (see
- * db/queries/attribution-index.ts). One row per block instead of one per stored copy: the index grows with new blocks.
+ * Per block (its sequence hash as the rowid): the attr_lists row holding every stored→removed interval of that block
+ * on any worker (0: none; see db/queries/attribution-index.ts; blocks with the same history share one list), and the
+ * first time the block (with its whole prefix) was cacheable anywhere (null: not yet).
  */
 export const attrBlocks = sqliteTable("attr_blocks", {
   hash: integer("hash").primaryKey(),
+  list: integer("list").notNull().default(0),
+  firstAt: integer("first_at"),
+});
+
+/** Interval lists, ~8 bytes per interval as varints, each stored once; refs: the attr_blocks rows pointing to it. */
+export const attrLists = sqliteTable("attr_lists", {
+  id: integer("id").primaryKey(),
+  refs: integer("refs").notNull(),
   intervals: blob("intervals", { mode: "buffer" }).notNull(),
 });
 
@@ -21,12 +30,6 @@ export const attrNames = sqliteTable("attr_names", {
 export const attrClears = sqliteTable("attr_clears", {
   worker: integer("worker").notNull(),
   at: integer("at").notNull(),
-});
-
-/** First time a sequence hash (a block with its whole prefix) was cacheable anywhere. */
-export const attrSeen = sqliteTable("attr_seen", {
-  hash: integer("hash").primaryKey(),
-  firstAt: integer("first_at").notNull(),
 });
 
 /** First time a block's content (local hash) appeared in any prompt. */

@@ -7,15 +7,15 @@ import {
   pruneIndex,
   requestsAfterCursor,
   sessionsWithNewTools,
-  setCursor,
 } from "../../db/queries/attribution";
+import { dirtySeen, flushSeen, requestsJudged } from "../../db/queries/attribution-seen";
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
 import { rebuildSessionSummary } from "../../db/queries/session-summaries";
 import { attributionLag, type AttributionLag } from "../analysis/attribution-lag";
 import { errorMessage, log } from "../observability/logger";
 
 const KV_BATCH = 100;
-/** Changed index blocks held in memory before they are written (each is written once however often it changed). */
+/** Changed index blocks (and first-seen marks) held in memory before they are written (each once, in key order). */
 const FLUSH_AT = 200_000;
 /** Session summaries wait at most this long (wall time) while the job is behind: one rebuild covers many turns. */
 const SUMMARY_EVERY_MS = 2_000;
@@ -61,7 +61,7 @@ function step(db: Db): AttributionRun {
       if (r.sessionId) touched.add(r.sessionId);
     }
     const last = rows[rows.length - 1];
-    if (last) setCursor(db, "requests", last.rid);
+    if (last) requestsJudged(db, last.rid);
     return rows.length;
   })();
   const tools = c.transaction(() => {
@@ -70,6 +70,7 @@ function step(db: Db): AttributionRun {
     return ids.length;
   })();
   const caughtUp = requests < REQUEST_BATCH && tools < TOOL_BATCH;
+  if (caughtUp || dirtySeen(db) >= FLUSH_AT) while (c.transaction(() => flushSeen(db, FLUSH_BATCH))() > 0);
   let sessions = 0;
   if (caughtUp || touched.size >= SUMMARY_MAX_PENDING || performance.now() - pending.last >= SUMMARY_EVERY_MS) {
     sessions = touched.size;

@@ -1,0 +1,64 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { drizzle } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { afterEach, describe, expect, it } from "vitest";
+import { MIGRATIONS_FOLDER, openDb } from "../client";
+import { blockFactsAt, encodeIntervals } from "./attribution-index";
+import { seenFirstAt } from "./attribution-seen";
+
+const T = 1_764_417_600_000;
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+/** A database file migrated only up to the given migration tag (as a previous release left it). */
+function databaseAt(tag: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-migration-"));
+  dirs.push(dir);
+  const folder = path.join(dir, "migrations");
+  fs.cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
+  const journalFile = path.join(folder, "meta", "_journal.json");
+  const journal = JSON.parse(fs.readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
+  journal.entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === tag) + 1);
+  fs.writeFileSync(journalFile, JSON.stringify(journal));
+  const file = path.join(dir, "old.db");
+  const c = new Database(file);
+  migrate(drizzle(c), { migrationsFolder: folder });
+  c.close();
+  return file;
+}
+
+describe("migration 0013 (shared interval lists, first-seen marks on the block row)", () => {
+  it("keeps every block's intervals and first-seen time, and the KV events", () => {
+    const file = databaseAt("0012_compact_chains");
+    const c = new Database(file);
+    c.prepare("INSERT INTO attr_names (id, name) VALUES (1, 'w1'), (2, 'capacity')").run();
+    const put = c.prepare("INSERT INTO attr_blocks (hash, intervals) VALUES (?, ?)");
+    put.run(-5n, encodeIntervals([{ w: 1, storedAt: T, removedAt: T + 10, why: 2 }]));
+    put.run(7n, encodeIntervals([{ w: 1, storedAt: T + 20, removedAt: null, why: 0 }]));
+    c.prepare("INSERT INTO attr_seen (hash, first_at) VALUES (-5, ?), (7, ?), (9, ?)").run(T - 1, T + 5, T + 50);
+    c.prepare("INSERT INTO attr_state (key, value) VALUES ('kv', 1), ('requests', 0)").run();
+    c.prepare(
+      "INSERT INTO kv_events (id, ts, op, worker_id, block_count, block_hashes) VALUES ('k1', ?, 'stored', 'w1', 1, ?)",
+    ).run(T, Buffer.alloc(8));
+    c.close();
+
+    const db = openDb(file);
+    expect(blockFactsAt(db, -5n, T + 15, "w1", true)).toMatchObject({
+      residentOn: [],
+      lastRemoval: { reason: "capacity", at: T + 10, workerId: "w1" },
+    });
+    expect(blockFactsAt(db, 7n, T + 25, "w1", true)).toMatchObject({ residentOn: ["w1"], lastRemoval: null });
+    expect([seenFirstAt(db, -5n), seenFirstAt(db, 7n), seenFirstAt(db, 9n), seenFirstAt(db, 11n)]).toEqual([
+      T - 1,
+      T + 5,
+      T + 50,
+      undefined,
+    ]);
+    expect(db.$client.prepare("SELECT sum(refs), count(*) FROM attr_lists").raw().get()).toEqual([2, 2]);
+    expect(db.$client.prepare("SELECT block_count, block_refs FROM kv_events").raw().get()).toEqual([1, null]);
+    db.$client.close();
+  });
+});

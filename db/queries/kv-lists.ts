@@ -1,0 +1,260 @@
+import type Database from "better-sqlite3";
+import { asBinary, encodeHashes, HASH_BYTES } from "../chain-codec";
+import { decodeBlockList, encodeBlockList, type OriginInfo } from "../kv-list-codec";
+import type { Db } from "../client";
+
+// KV block lists on the ingest path (kv_events.block_hashes / block_refs, db/kv-list-codec.ts): each connection
+// remembers where the events it stored hold hashes literally, so a later list that repeats them (a block stored again
+// after an eviction, on another worker, or removed) is stored as references. Nothing here is durable: after a restart,
+// or on another ingest connection, lists are stored literally until the map has warmed up again.
+
+/**
+ * A reference names an origin at most this much older (event time, ms). Encoding reads the origin (it exists when the
+ * reference is written); the window bounds which rows retention can leave referring to an origin it deleted.
+ */
+export const REF_WINDOW_MS = 60 * 60_000;
+const SLOTS = 1 << 21;
+/** The map is emptied when this full (open addressing stays short-probed; a clear only costs literal lists). */
+const MAX_ENTRIES = SLOTS * 0.6;
+
+/**
+ * Hash → latest literal location, open addressing on the hash's two 32-bit halves; one slot is six consecutive u32
+ * (hash high and low halves, rowid low and high, position, event time in seconds), so a lookup reads one cache line.
+ * A rowid of 0 marks an empty slot (rowids start at 1).
+ */
+class Locations {
+  private t = new Uint32Array(SLOTS * 6);
+  size = 0;
+
+  private slot(hi: number, lo: number): number {
+    const t = this.t;
+    let i = (Math.imul(hi ^ Math.imul(lo, 0x9e3779b1), 0x85ebca6b) >>> 0) & (SLOTS - 1);
+    for (;;) {
+      const o = i * 6;
+      if ((t[o + 2] === 0 && t[o + 3] === 0) || (t[o] === hi && t[o + 1] === lo)) return o;
+      i = (i + 1) & (SLOTS - 1);
+    }
+  }
+
+  /** Fill out.rowid[k] / out.pos[k] with the hash's location (rowid 0: unknown or older than minSec). */
+  get(
+    hi: number,
+    lo: number,
+    minSec: number,
+    out: { rowid: Float64Array; pos: Int32Array; sec: Float64Array },
+    k: number,
+  ): void {
+    const t = this.t;
+    const o = this.slot(hi, lo);
+    const rowid = t[o + 2]! + t[o + 3]! * 4_294_967_296;
+    const found = rowid !== 0 && t[o + 5]! >= minSec;
+    out.rowid[k] = found ? rowid : 0;
+    out.pos[k] = found ? t[o + 4]! : 0;
+    out.sec[k] = found ? t[o + 5]! : 0;
+  }
+
+  set(hi: number, lo: number, rowid: number, pos: number, sec: number): void {
+    if (this.size >= MAX_ENTRIES) this.clear();
+    const t = this.t;
+    const o = this.slot(hi, lo);
+    if (t[o + 2] === 0 && t[o + 3] === 0) {
+      t[o] = hi;
+      t[o + 1] = lo;
+      this.size++;
+    }
+    t[o + 2] = rowid % 4_294_967_296;
+    t[o + 3] = Math.floor(rowid / 4_294_967_296);
+    t[o + 4] = pos;
+    t[o + 5] = sec;
+  }
+
+  clear(): void {
+    this.t.fill(0);
+    this.size = 0;
+  }
+}
+
+type Pending = { literal: Buffer; ts: number };
+/** The map is allocated on the first list encoded (48 MiB): connections that only read lists never build one. */
+/** Literal hashes of rows this connection stored recently, by rowid (bounded in bytes, oldest dropped first). */
+const RECENT_BYTES = 16 * 1024 * 1024;
+type State = {
+  map: Locations | null;
+  pending: Pending | null;
+  origin: Database.Statement;
+  info: Database.Statement;
+  recent: Map<number, Buffer>;
+  recentBytes: number;
+  /** `recent`'s rowids in insertion order from recentHead on (a Map would skip every deleted entry to find its oldest). */
+  recentOrder: number[];
+  recentHead: number;
+  /** Origins read by kvBlockList, newest last (readers go through events in order: their origins are recent). */
+  read: Map<number, Buffer | null>;
+  readOrder: number[];
+  readHead: number;
+};
+const READ_CACHE = 20_000;
+
+function remember(s: State, rowid: number, literal: Buffer) {
+  if (literal.byteLength === 0) return;
+  // Its own memory: a small Buffer may be a view of a shared 8 KiB pool slab that it would keep alive.
+  const own = Buffer.allocUnsafeSlow(literal.byteLength);
+  literal.copy(own);
+  const had = s.recent.get(rowid);
+  if (had) s.recentBytes -= had.byteLength;
+  else s.recentOrder.push(rowid);
+  s.recent.set(rowid, own);
+  s.recentBytes += literal.byteLength;
+  while (s.recentBytes > RECENT_BYTES && s.recentHead < s.recentOrder.length) {
+    const k = s.recentOrder[s.recentHead++]!;
+    s.recentBytes -= s.recent.get(k)?.byteLength ?? 0;
+    s.recent.delete(k);
+  }
+  if (s.recentHead > 65_536) {
+    s.recentOrder = s.recentOrder.slice(s.recentHead);
+    s.recentHead = 0;
+  }
+}
+const states = new WeakMap<Database.Database, State>();
+
+function state(db: Db): State {
+  let s = states.get(db.$client);
+  if (!s) {
+    s = {
+      map: null,
+      pending: null,
+      recent: new Map(),
+      recentBytes: 0,
+      recentOrder: [],
+      recentHead: 0,
+      read: new Map(),
+      readOrder: [],
+      readHead: 0,
+      origin: db.$client.prepare("SELECT block_hashes FROM kv_events WHERE rowid = ?").pluck(),
+      info: db.$client.prepare("SELECT ts, length(block_hashes) AS bytes FROM kv_events WHERE rowid = ?"),
+    };
+    states.set(db.$client, s);
+  }
+  return s;
+}
+
+/**
+ * The block_hashes and block_refs values of a kv.stored / kv.removed event at `ts` (Unix ms). The row's rowid must
+ * then be given to kvRowStored once it is inserted (its literal hashes become origins for later lists).
+ */
+export function kvListColumns(db: Db, hashes: readonly string[], ts: number): [Buffer, Buffer | null] {
+  const s = state(db);
+  const map = (s.map ??= new Locations());
+  const list = encodeHashes(hashes);
+  const minSec = Math.max(0, Math.ceil((ts - REF_WINDOW_MS) / 1000));
+  const origins = new Map<number, OriginInfo | null>();
+  const origin = (rowid: number) => {
+    let o = origins.get(rowid);
+    if (o === undefined) {
+      const r = s.info.get(rowid) as { ts: number; bytes: number | null } | undefined;
+      o =
+        r && typeof r.bytes === "number"
+          ? { sec: Math.max(0, Math.floor(r.ts / 1000)), count: r.bytes / HASH_BYTES }
+          : null;
+      origins.set(rowid, o);
+    }
+    return o;
+  };
+  const n = list.byteLength / HASH_BYTES;
+  const at = { rowid: new Float64Array(n), pos: new Int32Array(n), sec: new Float64Array(n) };
+  for (let i = 0; i < n;) i += locateRun(s, map, list, i, minSec, at);
+  const enc = encodeBlockList(list, at, origin);
+  s.pending = { literal: enc.literal, ts };
+  return [enc.literal, enc.refs];
+}
+
+/** Word a of x equals word b of y (8-byte words). */
+const sameWord = (x: Buffer, a: number, y: Buffer, b: number) =>
+  b >= 0 &&
+  (b + 1) * HASH_BYTES <= y.byteLength &&
+  x.readUInt32BE(a * HASH_BYTES) === y.readUInt32BE(b * HASH_BYTES) &&
+  x.readUInt32BE(a * HASH_BYTES + 4) === y.readUInt32BE(b * HASH_BYTES + 4);
+
+/**
+ * Locate hash i in the map; when its origin's literal hashes are still in memory, the words after it that continue
+ * there (ascending or descending) are located by comparing words instead of looking each up. Returns words located.
+ */
+function locateRun(
+  s: State,
+  map: Locations,
+  list: Buffer,
+  i: number,
+  minSec: number,
+  at: { rowid: Float64Array; pos: Int32Array; sec: Float64Array },
+): number {
+  map.get(list.readUInt32BE(i * HASH_BYTES), list.readUInt32BE(i * HASH_BYTES + 4), minSec, at, i);
+  const r = at.rowid[i]!;
+  const buf = r === 0 ? undefined : s.recent.get(r);
+  const n = list.byteLength / HASH_BYTES;
+  if (!buf || i + 1 >= n) return 1;
+  const p = at.pos[i]!;
+  const step = sameWord(list, i + 1, buf, p + 1) ? 1 : sameWord(list, i + 1, buf, p - 1) ? -1 : 0;
+  if (step === 0) return 1;
+  let k = 1;
+  for (; i + k < n && sameWord(list, i + k, buf, p + step * k); k++) {
+    at.rowid[i + k] = r;
+    at.pos[i + k] = p + step * k;
+    at.sec[i + k] = at.sec[i]!;
+  }
+  return k;
+}
+
+/** Record the literal hashes of the row just inserted for the last kvListColumns call (skip when it was a duplicate). */
+export function kvRowStored(db: Db, rowid: number | bigint): void {
+  const s = state(db);
+  const p = s.pending;
+  s.pending = null;
+  if (!p || !s.map) return;
+  const n = p.literal.byteLength / HASH_BYTES;
+  const sec = Math.max(0, Math.floor(p.ts / 1000));
+  remember(s, Number(rowid), p.literal);
+  for (let k = 0; k < n; k++)
+    s.map.set(
+      p.literal.readUInt32BE(k * HASH_BYTES),
+      p.literal.readUInt32BE(k * HASH_BYTES + 4),
+      Number(rowid),
+      k,
+      sec,
+    );
+}
+
+/** Forget every remembered location and origin read (after a rolled-back transaction or a prune: rowids may be reused). */
+export function forgetKvLocations(db: Db): void {
+  const s = states.get(db.$client);
+  if (!s) return;
+  s.map?.clear();
+  s.pending = null;
+  s.recent.clear();
+  s.recentBytes = 0;
+  s.recentOrder = [];
+  s.recentHead = 0;
+  s.read.clear();
+  s.readOrder = [];
+  s.readHead = 0;
+}
+
+/** A stored KV block list in full (8-byte words), references resolved through the origins still stored. */
+export function kvBlockList(db: Db, hashes: Uint8Array | string | null, refs: Uint8Array | null): Buffer | null {
+  const literal = asBinary(hashes);
+  if (literal === null) return null;
+  if (refs === null) return literal;
+  const s = state(db);
+  return decodeBlockList(literal, refs, (rowid) => {
+    const hit = s.read.get(rowid);
+    if (hit !== undefined) return hit;
+    const b = asBinary(s.origin.get(rowid) as Uint8Array | string | undefined);
+    s.read.set(rowid, b);
+    s.readOrder.push(rowid);
+    if (s.read.size > READ_CACHE) s.read.delete(s.readOrder[s.readHead++]!);
+    if (s.readHead > 65_536) {
+      s.readOrder = s.readOrder.slice(s.readHead);
+      s.readHead = 0;
+    }
+    return b;
+  });
+}
