@@ -2,6 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../client";
 import { previewResults } from "../schema";
 import { chainsOf } from "./chains";
+import { kvBlockList } from "./kv-lists";
 
 // Rows the policy preview reads (recorded requests of a window with their full chains, the workers seen in it) and
 // the results it keeps. Rows in, rows out: the replay and its decisions live in server/preview.
@@ -64,8 +65,17 @@ export type FirstRunRow = {
 };
 export type StoredRunRow = { parent: Buffer; last: Buffer; blocks: number; retentionClass: string | null };
 
-const RUN_COLUMNS = `substr(block_hashes, length(block_hashes) - 7, 8) AS last, block_count AS blocks, retention_class AS retentionClass`;
+const RUN_COLUMNS = `block_hashes AS hashes, block_refs AS refs, block_count AS blocks, retention_class AS retentionClass`;
 const DEVICE_STORE = `op = 'stored' AND typeof(block_hashes) = 'blob' AND (storage_tier IS NULL OR storage_tier = 'device')`;
+
+type RawRun = { hashes: Buffer; refs: Buffer | null; blocks: number; retentionClass: string | null };
+
+/** A stored list's first and last 8-byte hashes (references to earlier events resolved); null when unreadable. */
+function ends(db: Db, r: RawRun): { first: Buffer; last: Buffer } | null {
+  const list = r.refs === null ? r.hashes : kvBlockList(db, r.hashes, r.refs);
+  if (list === null || list.length < 8) return null;
+  return { first: list.subarray(0, 8), last: list.subarray(list.length - 8) };
+}
 
 /**
  * kv.stored events on device that start a chain (no parent) in [from, to), at most `limit`: the first block's hash,
@@ -73,22 +83,34 @@ const DEVICE_STORE = `op = 'stored' AND typeof(block_hashes) = 'blob' AND (stora
  * class changes, so such an event spans the first segment of a prompt.
  */
 export function chainStartRuns(db: Db, from: number, to: number, limit: number): FirstRunRow[] {
-  return db.$client
+  const rows = db.$client
     .prepare(
-      `SELECT substr(block_hashes, 1, 8) AS first, ${RUN_COLUMNS}, worker_id AS workerId, ts FROM kv_events
+      `SELECT ${RUN_COLUMNS}, worker_id AS workerId, ts FROM kv_events
        WHERE ts >= ? AND ts < ? AND parent_hash IS NULL AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
     )
-    .all(from, to, limit) as FirstRunRow[];
+    .all(from, to, limit) as (RawRun & { workerId: string; ts: number })[];
+  const out: FirstRunRow[] = [];
+  for (const r of rows) {
+    const e = ends(db, r);
+    if (e) out.push({ ...e, blocks: r.blocks, retentionClass: r.retentionClass, workerId: r.workerId, ts: r.ts });
+  }
+  return out;
 }
 
 /** Device stores of one worker in [from, to) with a parent, oldest first, at most `limit` (a chain's later chunks). */
 export function storedRunsOf(db: Db, workerId: string, from: number, to: number, limit: number): StoredRunRow[] {
-  return db.$client
+  const rows = db.$client
     .prepare(
       `SELECT parent_hash AS parent, ${RUN_COLUMNS} FROM kv_events
        WHERE worker_id = ? AND ts >= ? AND ts < ? AND parent_hash IS NOT NULL AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
     )
-    .all(workerId, from, to, limit) as StoredRunRow[];
+    .all(workerId, from, to, limit) as (RawRun & { parent: Buffer })[];
+  const out: StoredRunRow[] = [];
+  for (const r of rows) {
+    const e = ends(db, r);
+    if (e) out.push({ parent: r.parent, last: e.last, blocks: r.blocks, retentionClass: r.retentionClass });
+  }
+  return out;
 }
 
 /** Requests that arrived in [from, to) (for the window limit and the empty-window answer). */
