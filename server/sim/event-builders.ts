@@ -5,6 +5,7 @@ import { FAST_JSON, jsonWithArrays, type FastJson } from "./json-lines";
 import { summarize } from "./itl";
 import type { HashView } from "./stream";
 import type { EventBody, SimRequest } from "./types";
+import { cachedByTier } from "./kv-tiers";
 
 export const CHAIN_VIEW: unique symbol = Symbol("chainView");
 
@@ -51,6 +52,7 @@ export function requestEvent(
     policy_versions: req.policyVersions,
     block_size: scenario.blockSize,
     ...decodeTelemetry(req),
+    ...tierTelemetry(req, scenario.blockSize),
   };
   const { view, nBlocks } = req;
   return {
@@ -72,6 +74,16 @@ export function requestEvent(
         ]),
     },
   };
+}
+
+/** Cached tokens by the tier they came from and prefetched tokens, on a cluster with lower tiers. */
+function tierTelemetry(
+  req: SimRequest,
+  blockSize: number,
+): { cached_tokens_by_tier?: Record<"device" | "host" | "disk" | "shared", number>; prefetched_tokens?: number } {
+  if (!req.tierHit) return {};
+  const { byTier, prefetched } = cachedByTier(req, req.tierHit, blockSize);
+  return { cached_tokens_by_tier: byTier, prefetched_tokens: prefetched };
 }
 
 /** Inter-token latency (rounded to µs) and preemptions of a request, when it decoded or was preempted. */
