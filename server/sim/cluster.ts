@@ -188,6 +188,7 @@ export class Cluster implements WorkerHost {
     hit.prefetched = pending?.marks ?? null;
     req.tierHit = hit;
     const delay = Math.max(hit.onboardMs, inFlight ? pending.completesAt - this.now : 0);
+    hit.onboardMs = delay;
     if (pending !== null || hit.tiers.some((t) => t > 0)) {
       // Runs just before the request joins the queue (scheduled first, same time): the prefetch's hold passes to it.
       this.at(this.now + (setupMs(w.timing, req.inputTokens) + delay), () => {

@@ -80,10 +80,15 @@ export function requestEvent(
 function tierTelemetry(
   req: SimRequest,
   blockSize: number,
-): { cached_tokens_by_tier?: Record<"device" | "host" | "disk" | "shared", number>; prefetched_tokens?: number } {
+): {
+  cached_tokens_by_tier?: Record<"device" | "host" | "disk" | "shared", number>;
+  prefetched_tokens?: number;
+  onboard_ms?: number;
+} {
   if (!req.tierHit) return {};
   const { byTier, prefetched } = cachedByTier(req, req.tierHit, blockSize);
-  return { cached_tokens_by_tier: byTier, prefetched_tokens: prefetched };
+  const wait = Math.round(req.tierHit.onboardMs * 1000) / 1000;
+  return { cached_tokens_by_tier: byTier, prefetched_tokens: prefetched, ...(wait > 0 ? { onboard_ms: wait } : {}) };
 }
 
 /** Inter-token latency (rounded to µs) and preemptions of a request, when it decoded or was preempted. */

@@ -31,6 +31,7 @@ export type TierHit = {
   tiers: Uint8Array;
   /** Block positions a prefetch brought back to device for this request's trajectory (null: none). */
   prefetched: Uint8Array | null;
+  /** Time the request waits for its blocks from lower tiers (and an in-flight prefetch) before it is scheduled (ms). */
   onboardMs: number;
 };
 
