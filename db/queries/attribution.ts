@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import {
   attributeTurn,
+  isDeviceResidency,
   recomputedBlocks,
   type Attribution,
   type BlockFacts,
@@ -35,7 +36,7 @@ function prepare(c: Database.Database) {
       "INSERT INTO attr_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     ),
     kvAfter: c.prepare(
-      "SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, reason FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?",
+      "SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, reason, storage_tier AS tier FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?",
     ),
     local: c.prepare(
       "INSERT INTO attr_local (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)",
@@ -99,9 +100,14 @@ export function applyKvEvents(db: Db, limit: number): number {
     workerId: string;
     hashes: string | null;
     reason: string | null;
+    tier: string | null;
   }[];
   const w = new IndexWriter(db);
   for (const r of rows) {
+    if (!isDeviceResidency(r.tier)) {
+      w.applied(r.rid);
+      continue;
+    }
     const worker = nameId(db, r.workerId);
     if (r.op === "cleared") w.cleared(worker, r.ts);
     else if (r.op === "stored") for (const h of blockListOf(r)) w.stored(h, worker, r.ts);
