@@ -162,7 +162,7 @@ export function traceRows(
          r.arrived_at AS arrivedAt, r.first_token_at AS firstTokenAt, r.finished_at AS finishedAt, r.input_tokens AS inputTokens, r.cached_tokens AS cachedTokens,
          r.output_tokens AS outputTokens, r.reasoning_tokens AS reasoningTokens, r.status, r.policy_versions AS policyVersions, r.source,
          r.cached_device_tokens AS cachedDevice, r.cached_host_tokens AS cachedHost, r.cached_disk_tokens AS cachedDisk, r.cached_shared_tokens AS cachedShared,
-         r.prefetched_tokens AS prefetched,
+         r.prefetched_tokens AS prefetched, r.onboard_ms AS onboardMs,
          r.itl_ms_mean AS itlMsMean, r.itl_ms_p95 AS itlMsP95, r.preemptions,
          rc.cold, rc.diverged, rc.evicted, rc.routed_away AS routedAway, rc.unknown, rc.evicted_reason AS evictedReason, rc.retention_version AS retentionVersion,
          (SELECT d.candidates FROM route_decisions d WHERE d.request_id = r.request_id ORDER BY d.ts DESC LIMIT 1) AS candidates
