@@ -18,7 +18,7 @@ describe("offload scenario: off, offload to host, offload + prefetch on resume",
 
   it("recomputes agents' context after long tool waits with offload off (only the shared system prompt stays cached)", () => {
     expect(off.share.host).toBe(0);
-    expect(off.share.cached).toBeLessThan(0.6);
+    expect(off.share.cached).toBeLessThan(0.65);
   });
 
   it("brings most of it back as host hits with offload to host", () => {

@@ -138,7 +138,7 @@ const offloadTools: ToolSpec[] = [
     name: "Bash",
     weight: 90,
     wait: { median: 40_000, sigma: 0.3, max: 240_000 },
-    bytes: { median: 2_500, sigma: 1.0, max: 60_000 },
+    bytes: { median: 600, sigma: 0.8, max: 20_000 },
     bytesPerToken: 3.6,
     approval: 0,
     errorRate: 0.05,
@@ -184,6 +184,8 @@ const offload: Scenario = {
         endAtIdle: 0.05,
         subagentTurns: 0,
         compactAt: 140_000,
+        // Short outputs and tool results: contexts grow slowly, so minutes apart the load is alike.
+        output: { median: 150, sigma: 0.6, max: 2_000 },
       },
     },
   ],
