@@ -5,7 +5,7 @@ import { FAST_JSON, jsonWithArrays, type FastJson } from "./json-lines";
 import { summarize } from "./itl";
 import type { HashView } from "./stream";
 import type { EventBody, SimRequest } from "./types";
-import { cachedByTier } from "./kv-tiers";
+import { cachedByTier } from "./tier-hit";
 
 export const CHAIN_VIEW: unique symbol = Symbol("chainView");
 

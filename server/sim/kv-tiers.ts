@@ -3,14 +3,15 @@ import type { RetentionClass } from "./block-pool";
 import type { TierConfig } from "./tiers";
 import { TierPool } from "./tier-pool";
 import type { EventBody, SimRequest } from "./types";
+import { TIER_CODES, type TierHit } from "./tier-hit";
+
+export { cachedByTier, TIER_CODES, type TierHit } from "./tier-hit";
 
 // The cluster's KV tiers below device (DESIGN §3 "Storage tiers"): per worker a host and a local disk tier, one
 // shared tier for every worker. A block evicted from device goes to its class's offload tier (block-pool's hook);
 // a request's prefix is looked up block by block along its chain on the fastest tier holding it, and the blocks
 // found below device are onboarded before the request can be scheduled, at that tier's bandwidth.
 
-/** Tier codes of a request's onboard plan: 0 device, then the lower tiers. */
-export const TIER_CODES = ["device", "host", "disk", "shared"] as const;
 const HOST = 1;
 const DISK = 2;
 const SHARED = 3;
@@ -24,16 +25,6 @@ export const DEFAULT_TIER_BANDWIDTH: TierBandwidth = Object.freeze({ host: 25e9,
  * disk (0.25); shared storage is slower still (2 GB/s vs 5) and reachable from every worker alike, so 0.1.
  */
 export const TIER_CREDIT: readonly number[] = [1, 0.75, 0.25, 0.1];
-
-/** Where a request's cached blocks come from: tier codes of blocks [from, from + tiers.length), and marks of prefetched blocks. */
-export type TierHit = {
-  from: number;
-  tiers: Uint8Array;
-  /** Block positions a prefetch brought back to device for this request's trajectory (null: none). */
-  prefetched: Uint8Array | null;
-  /** Time the request waits for its blocks from lower tiers (and an in-flight prefetch) before it is scheduled (ms). */
-  onboardMs: number;
-};
 
 /** What a worker exposes to the tiers: its id, slot, and device pool. */
 export type TierWorker = {
@@ -307,23 +298,4 @@ export class ClusterTiers {
     for (const p of this.disk.values()) disk += p.size;
     return { host, disk, shared: this.shared?.size ?? 0 };
   }
-}
-
-/** Split a request's cached tokens by the tier each block came from, and count its prefetched tokens. */
-export function cachedByTier(
-  req: Pick<SimRequest, "cachedTokens">,
-  hit: TierHit,
-  blockSize: number,
-): { byTier: Record<(typeof TIER_CODES)[number], number>; prefetched: number } {
-  const byTier = { device: 0, host: 0, disk: 0, shared: 0 };
-  let prefetched = 0;
-  const blocks = Math.floor(req.cachedTokens / blockSize);
-  for (let i = 0; i < blocks; i++) {
-    const k = i - hit.from;
-    const t = k >= 0 && k < hit.tiers.length ? hit.tiers[k]! : 0;
-    byTier[TIER_CODES[t]!] += blockSize;
-    if (t === 0 && hit.prefetched?.[i]) prefetched += blockSize;
-  }
-  byTier.device += req.cachedTokens - blocks * blockSize;
-  return { byTier, prefetched };
 }

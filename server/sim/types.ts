@@ -2,7 +2,7 @@ import type { TelemetryEventInput } from "../ingest/events";
 import type { PolicyKind } from "../control/policies";
 import type { OwnedBlocks, RetentionClass } from "./block-pool";
 import type { HashView } from "./stream";
-import type { TierHit } from "./kv-tiers";
+import type { TierHit } from "./tier-hit";
 
 // Shared shapes of the simulation core.
 
