@@ -41,7 +41,9 @@ export function TurnDetails({ turn }: { turn: Turn }) {
         <dt>Time</dt>
         <dd>
           TTFT {formatMs(turn.ttft)} = queue {formatMs(turn.split.queue)} + prefill {formatMs(turn.split.prefill)}{" "}
-          (estimated) · decode {formatMs(turn.split.decode)}
+          (estimated)
+          {turn.onboardMs !== null && turn.onboardMs > 0 && `, of which onboarding ${formatMs(turn.onboardMs)}`} ·
+          decode {formatMs(turn.split.decode)}
         </dd>
         <dt>Decode</dt>
         <dd data-testid="turn-decode">
