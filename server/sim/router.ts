@@ -3,7 +3,8 @@ import type { Rng } from "./prng";
 
 // Dynamo's KV-aware routing rule: cost = prefill_load_scale * max(prefill_blocks - credit *
 // overlap_blocks, 0) + decode_blocks. Lowest cost wins (seeded random tie-break); with temperature
-// > 0 a softmax over min-max-normalised costs is sampled instead.
+// > 0 a softmax over min-max-normalised costs is sampled instead. With lower KV tiers the overlap in the cost is
+// credited per tier (kv-tiers.ts TIER_CREDIT); decisions still report device overlap.
 
 export type Candidate = {
   worker_id: string;
