@@ -236,9 +236,10 @@ export class Cluster implements WorkerHost {
     if (this.tiers && drained.length) this.tiers.flush();
   }
 
-  /** Report removals of every worker (after lifecycle evictions). */
+  /** Report removals of every worker (after lifecycle evictions), on every tier. */
   flushAll(): void {
     for (const w of this.workers) this.flushRemoved(w);
+    this.tiers?.flush();
   }
 
   handoff(req: SimRequest): void {

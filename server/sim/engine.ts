@@ -319,7 +319,18 @@ export class Simulation implements AgentHost, CoreHost {
 
   private evictOwned(traj: Trajectory, trigger: "agent_end" | "session_end"): boolean {
     const { pools, starts, refs } = traj.stored;
-    let any = false;
+    const tiers = this.cluster.tiers;
+    let any =
+      tiers !== null &&
+      tiers.dropOnEnd(
+        {
+          seq: traj.view(this.docs.frontend.strip_anthropic_preamble).seq,
+          n: traj.stream.contents.length,
+          classes: this.classes(traj.session.kind.sessionType, traj.role),
+          segments: traj.stream.segments,
+        },
+        trigger,
+      ) > 0;
     for (let k = 0; k < pools.length; k++) {
       const pool = pools[k]!;
       if (pool.cached === 0) continue;

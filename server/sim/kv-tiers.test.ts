@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TelemetryEventInput } from "../ingest/events";
-import { BlockPool, OwnedBlocks, type RetentionClass } from "./block-pool";
+import { BlockPool, EVICT_AGENT_END, OwnedBlocks, type RetentionClass } from "./block-pool";
 import { cachedByTier, ClusterTiers, DEFAULT_TIER_BANDWIDTH, TIER_CREDIT, type TierHit } from "./kv-tiers";
 import { hashList, PrefixIndex } from "./prefix-index";
 import { DEFAULT_ENGINE_TIMING, MODEL_KV_BYTES_PER_TOKEN, prefillMs } from "./timing";
@@ -137,6 +137,26 @@ describe("offload, lookup along the chain, onboarding", () => {
       { kind: "kv.stored", worker_id: "w1", block_hashes: ["h2", "h3"], parent_hash: "h1", onboarded_from: "host" },
     ]);
     expect(tiers.counters.onboarded).toEqual([0, 2, 0, 0]);
+  });
+
+  it("drops an ended agent's blocks from the lower tiers when their class evicts on agent end", () => {
+    const { w, tiers, events } = setup({ capacity: 4 });
+    const ending: RetentionClass = { ...toHost, name: "agent-state", evictOn: EVICT_AGENT_END };
+    const req = request(4, toHost);
+    req.classes = [toHost, ending];
+    req.segments = [0, 0, 1, 1];
+    compute(w, req, 0, 4);
+    w.pool.makeRoom(4);
+    tiers.flush();
+    events.length = 0;
+    const chain = { seq: req.view.seq, n: 4, classes: req.classes, segments: req.segments };
+    expect(tiers.dropOnEnd(chain, "agent_end")).toBe(2);
+    expect(tiers.dropOnEnd(chain, "session_end")).toBe(0);
+    tiers.flush();
+    expect(events).toMatchObject([
+      { kind: "kv.removed", storage_tier: "host", reason: "agent_end", block_hashes: ["h2", "h3"] },
+    ]);
+    expect(tiers.sizes().host).toBe(2);
   });
 
   it("splits a request's cached tokens by the tier of each block and counts prefetched ones (a subset of device)", () => {

@@ -1,5 +1,5 @@
 import type { OffloadTier } from "../control/policies";
-import type { RetentionClass } from "./block-pool";
+import { EVICT_AGENT_END, EVICT_NEVER, type RetentionClass } from "./block-pool";
 import type { TierConfig } from "./tiers";
 import { TierPool } from "./tier-pool";
 import type { EventBody, SimRequest } from "./types";
@@ -249,6 +249,25 @@ export class ClusterTiers {
     });
   }
 
+  /**
+   * An agent or session ended: drop its chain's blocks whose class evicts on that event from every lower tier (as the
+   * device pool does), reported as kv.removed with the trigger as reason. Returns how many were dropped.
+   */
+  dropOnEnd(
+    chain: { seq: readonly string[]; n: number; classes: readonly RetentionClass[]; segments: readonly number[] },
+    trigger: "agent_end" | "session_end",
+  ): number {
+    const pools = [...this.host.values(), ...this.disk.values(), ...(this.shared ? [this.shared] : [])];
+    if (pools.length === 0) return 0;
+    let dropped = 0;
+    for (let i = 0; i < chain.n; i++) {
+      const evictOn = chain.classes[chain.segments[i]!]!.evictOn;
+      if (trigger === "agent_end" ? evictOn !== EVICT_AGENT_END : evictOn === EVICT_NEVER) continue;
+      for (const p of pools) if (p.dropOnEnd(chain.seq[i]!, trigger)) dropped++;
+    }
+    return dropped;
+  }
+
   /** Once a second: drop expired blocks on every tier. */
   tick(now: number): void {
     for (const p of this.host.values()) p.expire(now);
@@ -268,10 +287,9 @@ export class ClusterTiers {
     if (moves === null) return;
     const { stored, removed } = moves;
     for (const [owner, hashes] of stored) this.emitHashes("kv.stored", owner, p.tier, hashes, null);
-    for (const [owner, r] of removed) {
-      this.emitHashes("kv.removed", owner, p.tier, r.capacity, "capacity");
-      this.emitHashes("kv.removed", owner, p.tier, r.ttl, "ttl");
-    }
+    for (const [owner, r] of removed)
+      for (const reason of ["capacity", "ttl", "agent_end", "session_end"] as const)
+        this.emitHashes("kv.removed", owner, p.tier, r[reason], reason);
   }
 
   private emitHashes(
@@ -279,7 +297,7 @@ export class ClusterTiers {
     workerId: string,
     tier: OffloadTier,
     hashes: string[],
-    reason: "capacity" | "ttl" | "cleared" | null,
+    reason: "capacity" | "ttl" | "agent_end" | "session_end" | "cleared" | null,
   ): void {
     const ts = Math.round(this.core.now);
     for (let i = 0; i < hashes.length; i += MAX_HASHES) {

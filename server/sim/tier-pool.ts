@@ -10,7 +10,8 @@ const PRIORITIES = 101;
 type Entry = { priority: number; expiresAt: number; owner: string };
 
 /** Blocks that entered or left a tier since the last drain, per owning worker (the worker that offloaded them). */
-export type TierMoves = { stored: Map<string, string[]>; removed: Map<string, { capacity: string[]; ttl: string[] }> };
+export type TierRemoval = "capacity" | "ttl" | "agent_end" | "session_end";
+export type TierMoves = { stored: Map<string, string[]>; removed: Map<string, Record<TierRemoval, string[]>> };
 
 export class TierPool {
   private entries = new Map<string, Entry>();
@@ -81,6 +82,14 @@ export class TierPool {
     }
   }
 
+  /** Drop a held block because its agent or session ended (lifecycle eviction reaches the lower tiers too); true when held. */
+  dropOnEnd(hash: string, reason: "agent_end" | "session_end"): boolean {
+    const e = this.entries.get(hash);
+    if (e === undefined) return false;
+    this.remove(hash, e, reason);
+    return true;
+  }
+
   /** Drop everything an owner offloaded (that worker left); returns the hashes. */
   dropOwner(owner: string): string[] {
     const out: string[] = [];
@@ -113,12 +122,12 @@ export class TierPool {
     return false;
   }
 
-  private remove(hash: string, e: Entry, reason: "capacity" | "ttl" | null): void {
+  private remove(hash: string, e: Entry, reason: TierRemoval | null): void {
     this.entries.delete(hash);
     this.lru[e.priority]!.delete(hash);
     if (reason === null) return;
     let r = this.moves.removed.get(e.owner);
-    if (!r) this.moves.removed.set(e.owner, (r = { capacity: [], ttl: [] }));
+    if (!r) this.moves.removed.set(e.owner, (r = { capacity: [], ttl: [], agent_end: [], session_end: [] }));
     r[reason].push(hash);
   }
 
