@@ -4,6 +4,7 @@ import { causeText } from "@/components/charts/prepare/causes";
 import { formatCount, formatDecimal, formatMs, NO_DATA } from "@/components/format";
 import { turnWindow } from "@/components/tables/turn-window";
 import { CauseBar } from "@/components/ui/cause-bar";
+import { onboardedText } from "@/components/charts/prepare/tiers";
 import type { Lane, Turn } from "@/server/analysis/sessions";
 
 /** Row height (px) the window is computed with; the CSS holds rows to it. */
@@ -61,6 +62,7 @@ const TurnRow = memo(function TurnRow({
         {t.causes ? (
           <>
             <CauseBar causes={t.causes} /> {causeText(t.causes)}
+            {onboardedText(t.cachedFrom) && <span className="muted"> · {onboardedText(t.cachedFrom)}</span>}
           </>
         ) : (
           "pending"

@@ -46,6 +46,16 @@ export function SessionFindings({ range }: { range: RangeSpec }) {
                 prompt tokens of KV; {formatPercent(w.survivedShare)} of it was still cached at the agent&apos;s next
                 turn.
               </p>
+              {w.prefetch && (
+                <p style={{ fontSize: 13, margin: "6px 0 0" }} data-testid="finding-prefetch">
+                  Prefetch on resume brought back {formatCount(w.prefetch.prefetchedTokens)} tokens before agents
+                  resumed
+                  {w.prefetch.savedMs !== null && ` (≈ ${formatMs(w.prefetch.savedMs)} of onboarding saved)`};{" "}
+                  {w.prefetch.onboardTurns > 0
+                    ? `${formatCount(w.prefetch.onboardTurns)} turns still waited ${formatMs(w.prefetch.wouldSaveMs)} for ${formatCount(w.prefetch.onboardedTokens)} tokens from host, disk or shared storage — what prefetch would save.`
+                    : "no turn waited for blocks from a lower tier."}
+                </p>
+              )}
             </article>
           )}
           {q.data && !u && !w && (

@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { causeText } from "@/components/charts/prepare/causes";
 import { formatCount, formatDecimal, formatMs, NO_DATA } from "@/components/format";
-import { turnTierText } from "@/components/charts/prepare/tiers";
+import { onboardedText, turnTierText } from "@/components/charts/prepare/tiers";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import type { Turn } from "@/server/analysis/sessions";
 
@@ -13,6 +13,7 @@ export function TurnDetails({ turn }: { turn: Turn }) {
   const d = useQuery(trpc.sessions.decision.queryOptions({ requestId: turn.requestId }));
   const pv = turn.policyVersions;
   const from = turnTierText(turn.cachedFrom);
+  const onboarded = onboardedText(turn.cachedFrom);
   return (
     <section className="card turn-detail" aria-labelledby="turn-heading" data-testid="turn-details">
       <h2 id="turn-heading">Turn {turn.requestId}</h2>
@@ -28,10 +29,21 @@ export function TurnDetails({ turn }: { turn: Turn }) {
             <dd data-testid="turn-cached-from">{from}</dd>
           </>
         )}
+        {onboarded && (
+          <>
+            <dt>Hits that cost time</dt>
+            <dd data-testid="turn-onboarded">
+              {onboarded}
+              {turn.onboardMs !== null && turn.onboardMs > 0 && ` (waited ${formatMs(turn.onboardMs)} for them)`}
+            </dd>
+          </>
+        )}
         <dt>Time</dt>
         <dd>
           TTFT {formatMs(turn.ttft)} = queue {formatMs(turn.split.queue)} + prefill {formatMs(turn.split.prefill)}{" "}
-          (estimated) · decode {formatMs(turn.split.decode)}
+          (estimated)
+          {turn.onboardMs !== null && turn.onboardMs > 0 && `, of which onboarding ${formatMs(turn.onboardMs)}`} ·
+          decode {formatMs(turn.split.decode)}
         </dd>
         <dt>Decode</dt>
         <dd data-testid="turn-decode">

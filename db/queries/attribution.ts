@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import {
   attributeTurn,
+  isDeviceResidency,
   recomputedBlocks,
   type Attribution,
   type BlockFacts,
@@ -44,7 +45,7 @@ function prepare(c: Database.Database) {
       "INSERT INTO attr_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     ),
     kvAfter: c.prepare(
-      "SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, block_refs AS refs, reason FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?",
+      "SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, block_refs AS refs, reason, storage_tier AS tier FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?",
     ),
     requestsAfter: c.prepare(
       `SELECT rowid AS rid, id, request_id AS requestId, session_id AS sessionId, trajectory_id AS trajectoryId, worker_id AS workerId, arrived_at AS arrivedAt,
@@ -102,9 +103,14 @@ export function applyKvEvents(db: Db, limit: number): number {
     hashes: string | null;
     refs: Uint8Array | null;
     reason: string | null;
+    tier: string | null;
   }[];
   const w = new IndexWriter(db);
   for (const r of rows) {
+    if (!isDeviceResidency(r.tier)) {
+      w.applied(r.rid);
+      continue;
+    }
     const worker = nameId(db, r.workerId);
     if (r.op === "cleared") w.cleared(worker, r.ts);
     else if (r.op === "stored") for (const h of blockListOf(db, r)) w.stored(h, worker, r.ts);

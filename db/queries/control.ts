@@ -142,6 +142,12 @@ function store<K extends PolicyKind>(
   });
 }
 
+/**
+ * Read-then-write transactions take the write lock up front: a deferred one that read under WAL while ingest committed
+ * cannot upgrade (SQLITE_BUSY at once, busy_timeout does not apply), and the operator saw "internal error".
+ */
+const IMMEDIATE = { behavior: "immediate" } as const;
+
 /** Validate and store a new version atomically; a stale base or invalid document stores nothing. */
 export function publishVersion<K extends PolicyKind>(db: Db, req: PublishRequest & { kind: K }): PublishDecision<K> {
   return db.transaction((tx) => {
@@ -150,7 +156,7 @@ export function publishVersion<K extends PolicyKind>(db: Db, req: PublishRequest
     const decision = decidePublish(req.kind, req.document, req.baseVersion, latest, base);
     store(tx, req, decision, "publish", {});
     return decision;
-  });
+  }, IMMEDIATE);
 }
 
 /** Publish version `to`'s content as a new version on top of `baseVersion`; null when `to` does not exist. */
@@ -175,7 +181,7 @@ export function rollbackVersion<K extends PolicyKind>(
     const decision = decideRollback(req.kind, target as VersionRecord, latest);
     store(tx, { ...req, document: target.document }, decision, "rollback", { from: latest.version, to: req.to });
     return decision;
-  });
+  }, IMMEDIATE);
 }
 
 /** Audit entries, newest first, below id `before` when given. */

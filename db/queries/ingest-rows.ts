@@ -215,6 +215,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
       "cached_disk_tokens",
       "cached_shared_tokens",
       "prefetched_tokens",
+      "onboard_ms",
       ...CHAIN_COLUMNS,
     ]),
     row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [...requestHead(e), ...wholeChains(e)],
@@ -326,12 +327,12 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
   },
 };
 
-/** The per-tier cached tokens and prefetched tokens of a request row (all null when the event split none). */
+/** The per-tier cached tokens, prefetched tokens and onboarding time of a request row (tiers null when the event split none). */
 function tierColumns(e: Extract<TelemetryEvent, { kind: "request" }>): Row {
   const t = e.cached_tokens_by_tier;
   return t === undefined
-    ? [null, null, null, null, opt(e.prefetched_tokens)]
-    : [t.device ?? 0, t.host ?? 0, t.disk ?? 0, t.shared ?? 0, opt(e.prefetched_tokens)];
+    ? [null, null, null, null, opt(e.prefetched_tokens), opt(e.onboard_ms)]
+    : [t.device ?? 0, t.host ?? 0, t.disk ?? 0, t.shared ?? 0, opt(e.prefetched_tokens), opt(e.onboard_ms)];
 }
 
 /** The row an event is stored as, in its table's column order. */

@@ -162,7 +162,7 @@ export function traceRows(
          r.arrived_at AS arrivedAt, r.first_token_at AS firstTokenAt, r.finished_at AS finishedAt, r.input_tokens AS inputTokens, r.cached_tokens AS cachedTokens,
          r.output_tokens AS outputTokens, r.reasoning_tokens AS reasoningTokens, r.status, r.policy_versions AS policyVersions, r.source,
          r.cached_device_tokens AS cachedDevice, r.cached_host_tokens AS cachedHost, r.cached_disk_tokens AS cachedDisk, r.cached_shared_tokens AS cachedShared,
-         r.prefetched_tokens AS prefetched,
+         r.prefetched_tokens AS prefetched, r.onboard_ms AS onboardMs,
          r.itl_ms_mean AS itlMsMean, r.itl_ms_p95 AS itlMsP95, r.preemptions,
          rc.cold, rc.diverged, rc.evicted, rc.routed_away AS routedAway, rc.unknown, rc.evicted_reason AS evictedReason, rc.retention_version AS retentionVersion,
          (SELECT d.candidates FROM route_decisions d WHERE d.request_id = r.request_id ORDER BY d.ts DESC LIMIT 1) AS candidates
@@ -242,9 +242,22 @@ export function findingInputs(db: Db, from: number, to: number) {
     .get(from, to) as { divergedMean: number | null; divergedTurns: number | null; cleanMean: number | null };
   const waits = c
     .prepare(
-      `SELECT count(*) AS waits, coalesce(sum(held_tokens), 0) AS heldTokens, coalesce(sum(survived_tokens), 0) AS survivedTokens, coalesce(sum(wait_ms), 0) AS waitMs
-       FROM request_causes WHERE arrived_at >= ? AND arrived_at < ? AND wait_ms IS NOT NULL`,
+      `SELECT count(*) AS waits, coalesce(sum(rc.held_tokens), 0) AS heldTokens, coalesce(sum(rc.survived_tokens), 0) AS survivedTokens,
+         coalesce(sum(rc.wait_ms), 0) AS waitMs, coalesce(sum(r.prefetched_tokens), 0) AS prefetchedTokens,
+         coalesce(sum(coalesce(r.cached_host_tokens, 0) + coalesce(r.cached_disk_tokens, 0) + coalesce(r.cached_shared_tokens, 0)), 0) AS onboardedTokens,
+         coalesce(sum(r.onboard_ms), 0) AS onboardMs,
+         coalesce(sum(coalesce(r.cached_host_tokens, 0) + coalesce(r.cached_disk_tokens, 0) + coalesce(r.cached_shared_tokens, 0) > 0), 0) AS onboardTurns
+       FROM request_causes rc JOIN requests r ON r.id = rc.id WHERE rc.arrived_at >= ? AND rc.arrived_at < ? AND rc.wait_ms IS NOT NULL`,
     )
-    .get(from, to) as { waits: number; heldTokens: number; survivedTokens: number; waitMs: number };
+    .get(from, to) as {
+    waits: number;
+    heldTokens: number;
+    survivedTokens: number;
+    waitMs: number;
+    prefetchedTokens: number;
+    onboardedTokens: number;
+    onboardMs: number;
+    onboardTurns: number;
+  };
   return { sessions, ttft: { ...ttft, divergedTurns: ttft.divergedTurns ?? 0 }, waits };
 }

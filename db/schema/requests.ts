@@ -56,6 +56,8 @@ export const requests = sqliteTable(
     cachedDiskTokens: integer("cached_disk_tokens"),
     cachedSharedTokens: integer("cached_shared_tokens"),
     prefetchedTokens: integer("prefetched_tokens"),
+    /** Time spent onboarding its cached blocks from lower tiers before it was scheduled (ms; null: not reported). */
+    onboardMs: real("onboard_ms"),
   },
   (t) => [
     index("requests_arrived").on(t.arrivedAt),

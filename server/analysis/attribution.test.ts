@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { attributeTurn, blockCause, CAUSES, type BlockFacts, type TurnInput } from "./attribution";
+import {
+  attributeTurn,
+  blockCause,
+  CAUSES,
+  isDeviceResidency,
+  onboardedFrom,
+  type BlockFacts,
+  type TurnInput,
+} from "./attribution";
 
 const fact = (o: Partial<BlockFacts> = {}): BlockFacts => ({
   residentOn: [],
@@ -92,5 +100,33 @@ describe("attributeTurn", () => {
 
   it("cached larger than input clamps to zero recomputed", () => {
     expect(attributeTurn(turn({ cachedTokens: 500 }), []).recomputed).toBe(0);
+  });
+});
+
+describe("storage tiers in attribution", () => {
+  it.each([
+    [null, true],
+    [undefined, true],
+    ["device", true],
+    ["host", false],
+    ["disk", false],
+    ["shared", false],
+  ])("a KV event on tier %s changes device residency: %s", (tier, expected) => {
+    expect(isDeviceResidency(tier)).toBe(expected);
+  });
+
+  it.each([
+    [null, []],
+    [{ host: 0, disk: null }, []],
+    [
+      { host: 300, disk: 100, shared: 0 },
+      [
+        { tier: "host", tokens: 300 },
+        { tier: "disk", tokens: 100 },
+      ],
+    ],
+    [{ shared: 64 }, [{ tier: "shared", tokens: 64 }]],
+  ])("cached tokens by tier %j are onboarded from %j", (byTier, expected) => {
+    expect(onboardedFrom(byTier as Parameters<typeof onboardedFrom>[0])).toEqual(expected);
   });
 });

@@ -4,6 +4,31 @@ export const CAUSES = ["cold", "diverged", "evicted", "routed_away", "unknown"] 
 export type Cause = (typeof CAUSES)[number];
 export type CauseTokens = Record<Cause, number>;
 
+/** Tiers a cached block can be onboarded from (a hit that cost time, not a recompute). */
+export const ONBOARD_TIERS = ["host", "disk", "shared"] as const;
+export type OnboardTier = (typeof ONBOARD_TIERS)[number];
+
+/**
+ * Whether a kv.stored / kv.removed of this storage tier changes device residency (null: sent before tiers existed, so
+ * device). A block held only on host, disk or shared storage is not resident: a turn that finds it there onboards it.
+ */
+export function isDeviceResidency(storageTier: string | null | undefined): boolean {
+  return storageTier === null || storageTier === undefined || storageTier === "device";
+}
+
+/**
+ * The outcome "onboarded from <tier>" of a turn: its cached tokens that came from a lower tier, largest first (empty
+ * when all came from device or the source did not split them).
+ */
+export function onboardedFrom(
+  byTier: Partial<Record<OnboardTier, number | null>> | null | undefined,
+): { tier: OnboardTier; tokens: number }[] {
+  if (!byTier) return [];
+  return ONBOARD_TIERS.map((tier) => ({ tier, tokens: byTier[tier] ?? 0 }))
+    .filter((o) => o.tokens > 0)
+    .sort((a, b) => b.tokens - a.tokens);
+}
+
 /** What was known about one prompt block (by its sequence hash) at the moment the turn arrived. */
 export type BlockFacts = {
   /** Workers holding the block at arrival. */

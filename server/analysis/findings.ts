@@ -51,11 +51,33 @@ export function unstablePrefix(
   };
 }
 
-export type ToolWaitSums = { waits: number; heldTokens: number; survivedTokens: number; waitMs: number };
+/**
+ * Sums over turns that followed a tool wait: KV held and still cached, and (storage tiers) tokens prefetched back to
+ * device before the turn, tokens it onboarded from host/disk/shared storage, the time it waited for them (ms), and how
+ * many turns onboarded anything.
+ */
+export type ToolWaitSums = {
+  waits: number;
+  heldTokens: number;
+  survivedTokens: number;
+  waitMs: number;
+  prefetchedTokens?: number;
+  onboardedTokens?: number;
+  onboardMs?: number;
+  onboardTurns?: number;
+};
 
-/** KV held by agents waiting on tools and how much of it was still cached at their next turn; null without waits. */
+/**
+ * KV held by agents waiting on tools, how much of it was still cached at their next turn, and what prefetch on resume
+ * saved (tokens back on device before the turn, and the onboarding time that spared at the rate the onboarding turns
+ * paid) or would save (the time turns still waited for blocks from lower tiers). null without waits.
+ */
 export function toolWaitResidency(s: ToolWaitSums) {
   if (s.waits === 0) return null;
+  const prefetched = s.prefetchedTokens ?? 0;
+  const onboarded = s.onboardedTokens ?? 0;
+  const onboardMs = s.onboardMs ?? 0;
+  const msPerToken = onboarded > 0 && onboardMs > 0 ? onboardMs / onboarded : null;
   return {
     kind: "tool_wait_kv" as const,
     waits: s.waits,
@@ -63,5 +85,15 @@ export function toolWaitResidency(s: ToolWaitSums) {
     survivedTokens: s.survivedTokens,
     survivedShare: s.heldTokens > 0 ? s.survivedTokens / s.heldTokens : null,
     meanWaitMs: Math.round(s.waitMs / s.waits),
+    prefetch:
+      prefetched + onboarded === 0
+        ? null
+        : {
+            prefetchedTokens: prefetched,
+            savedMs: msPerToken === null || prefetched === 0 ? null : Math.round(prefetched * msPerToken),
+            onboardedTokens: onboarded,
+            onboardTurns: s.onboardTurns ?? 0,
+            wouldSaveMs: Math.round(onboardMs),
+          },
   };
 }

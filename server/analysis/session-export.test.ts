@@ -37,6 +37,7 @@ const turn = (o: Partial<TurnRow>): TurnRow => ({
   cachedDisk: 40,
   cachedShared: 0,
   prefetched: 30,
+  onboardMs: 12.5,
   ...o,
 });
 const tool = (o: Partial<ToolRow>): ToolRow => ({

@@ -65,6 +65,7 @@ function exportTurn(u: Turn) {
           },
         }),
     ...(u.cachedFrom.prefetched === null ? {} : { prefetched_tokens: u.cachedFrom.prefetched }),
+    ...(u.onboardMs === null ? {} : { onboard_ms: u.onboardMs }),
   };
 }
 

@@ -36,6 +36,8 @@ export type TurnRow = {
   cachedDisk?: number | null;
   cachedShared?: number | null;
   prefetched?: number | null;
+  /** Time the turn waited for its blocks from lower tiers (ms), when reported. */
+  onboardMs?: number | null;
 };
 
 export type ToolRow = {
@@ -133,6 +135,7 @@ function describeTurn(t: TurnRow, rate: number | null) {
       shared: t.cachedShared ?? null,
       prefetched: t.prefetched ?? null,
     },
+    onboardMs: t.onboardMs ?? null,
   };
 }
 

@@ -235,6 +235,8 @@ const request = z
     policy_versions: policyVersions.optional(),
     cached_tokens_by_tier: cachedByTier.optional(),
     prefetched_tokens: tokens.optional(),
+    /** Time the request waited for its blocks to come back from lower tiers before it could be scheduled (ms). */
+    onboard_ms: latencyMs.optional(),
     itl_ms_mean: latencyMs.optional(),
     itl_ms_p95: latencyMs.optional(),
     preemptions: count.optional(),

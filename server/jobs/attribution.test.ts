@@ -115,6 +115,28 @@ describe("attribution job", () => {
     },
   );
 
+  it("a block held only on a lower tier is not device residency: offloaded, then recomputed elsewhere, is evicted", () => {
+    const db = run([
+      req({ rid: "r1", at: T0 - 100, worker: "w1", seq: A, local: LA }),
+      stored("w1", T0, A),
+      removed("w1", T0 + 5, A, "offloaded"),
+      { ...stored("w1", T0 + 5, A), storage_tier: "host" },
+      req({ rid: "r2", at: T0 + 10, worker: "w2", seq: A, local: LA }),
+    ]);
+    expect(causesOf(db, "r2")).toMatchObject({ recomputed: 12, evicted: 12, routedAway: 0, reason: "offloaded" });
+  });
+
+  it("a removal from a lower tier leaves device residency as it was", () => {
+    const db = run([
+      req({ rid: "r1", at: T0 - 100, worker: "w1", seq: A, local: LA }),
+      stored("w1", T0, A),
+      { ...stored("w1", T0 + 2, A), storage_tier: "disk" },
+      { ...removed("w1", T0 + 5, A, "capacity"), storage_tier: "disk" },
+      req({ rid: "r2", at: T0 + 10, worker: "w2", seq: A, local: LA }),
+    ]);
+    expect(causesOf(db, "r2")).toMatchObject({ recomputed: 12, routedAway: 12, evicted: 0 });
+  });
+
   it("a per-session header in block 0: block 0 is new, the identical rest diverged", () => {
     const db = run([
       req({ rid: "r1", at: T0, worker: "w1", seq: A, local: LA, session: "s1" }),

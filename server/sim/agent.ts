@@ -23,6 +23,8 @@ export interface AgentHost {
   submit(req: SimRequest): void;
   emitTurnEvents(traj: Trajectory, req: SimRequest, plan: TurnPlan): void;
   emitTool(traj: Trajectory, call: ToolCall): void;
+  /** A turn's tool calls were dispatched (their start times are known). */
+  toolsDispatched?(traj: Trajectory, req: SimRequest, plan: TurnPlan): void;
   trajectoryEnded(traj: Trajectory): void;
   sessionEnded(session: Session): void;
 }
@@ -142,6 +144,7 @@ function dispatchTools(host: AgentHost, traj: Trajectory, req: SimRequest, plan:
     if (call.subagent) host.at(call.startedAt, () => startSubagent(host, traj, call));
     else host.at(call.startedAt + call.waitMs, () => toolDone(host, traj, call, call.bytes, call.spec.bytesPerToken));
   });
+  if (n > 0) host.toolsDispatched?.(traj, req, plan);
 }
 
 function startSubagent(host: AgentHost, parent: Trajectory, call: ToolCall): void {

@@ -1,5 +1,6 @@
 import { SCENARIO_NAMES } from "./scenarios";
-import { NO_TIERS, parseTierFlag, type TierConfig } from "./tiers";
+import { parseBandwidthFlag, parseTierFlag, type TierConfig } from "./tiers";
+import { DEFAULT_TIER_BANDWIDTH, type TierBandwidth } from "./kv-tiers";
 
 // Command-line options of the simulator, parsed without I/O.
 
@@ -19,8 +20,10 @@ export type CliOptions = {
   startMs: number | null;
   out: string | null;
   policies: string | null;
-  /** Lower KV tiers of the cluster (blocks; 0: absent): retention documents may offload only to these. */
-  tiers: TierConfig;
+  /** Lower KV tiers of the cluster (blocks; 0: absent; null: the scenario's): retention documents may offload only to these. */
+  tiers: TierConfig | null;
+  /** Read bandwidth of each lower tier in bytes per second (null: the scenario's or the defaults). */
+  tierBandwidth: TierBandwidth | null;
   engineProfile: string | null;
   workload: string | null;
   traceBlockSize: number;
@@ -44,7 +47,10 @@ export const USAGE = `usage: npm run sim -- [options]
   --control-host H       address of the control API (default 127.0.0.1)
   --control-token C      bearer token of the control API (or SWITCHYARD_CONTROL_TOKEN)
   --policies FILE        JSON { retention?, autoscaling?, routing?, frontend? } applied at start
-  --tiers host=N,disk=N,shared=N  lower KV tiers in blocks (0 or omitted: the cluster has no such tier)
+  --tiers host=N,disk=N,shared=N  lower KV tiers in blocks, each at least 1 (a tier left out: none;
+                         default: the scenario's, e.g. offload has host and disk)
+  --tier-bandwidth host=G,disk=G,shared=G  their read bandwidth into GPU memory in GB/s
+                         (default host 25, disk 5, shared 2)
   --engine-profile FILE  pass-time curves measured on your hardware (JSON; see server/sim/profile.ts)
   --workload FILE        replay a Mooncake-format trace (JSONL, plain or gzip) instead of generated sessions
   --trace-block-size N   tokens per hash id of the --workload trace (default 512)
@@ -69,6 +75,7 @@ const VALUED = new Set([
   "--out",
   "--policies",
   "--tiers",
+  "--tier-bandwidth",
   "--engine-profile",
   "--workload",
   "--trace-block-size",
@@ -91,7 +98,8 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
     startMs: null,
     out: null,
     policies: null,
-    tiers: { ...NO_TIERS },
+    tiers: null,
+    tierBandwidth: null,
     engineProfile: null,
     workload: null,
     traceBlockSize: 512,
@@ -184,6 +192,13 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
         const t = parseTierFlag(v);
         if (!t.ok) return { ok: false, error: `--tiers: ${t.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}` };
         o.tiers = t.tiers;
+        break;
+      }
+      case "--tier-bandwidth": {
+        const b = parseBandwidthFlag(v, DEFAULT_TIER_BANDWIDTH);
+        if (!b.ok)
+          return { ok: false, error: `--tier-bandwidth: ${b.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}` };
+        o.tierBandwidth = b.bandwidth;
         break;
       }
       case "--engine-profile":

@@ -14,8 +14,19 @@ export const EVICT_SESSION_END = 2;
 export const MAX_POOL_BLOCKS = 1 << 22;
 const GEN_MOD = 2 ** 30;
 
-export type RetentionClass = { name: string; priority: number; ttlMs: number; pin: boolean; evictOn: number };
-export type RemovalReason = "capacity" | "ttl" | "agent_end" | "session_end";
+export type RetentionClass = {
+  name: string;
+  priority: number;
+  ttlMs: number;
+  pin: boolean;
+  evictOn: number;
+  /** Where evicted blocks go below device (tier-pool.ts), for how long (0: until that tier needs room), and whether a waiting agent's blocks are prefetched back. */
+  offload?: { to: "host" | "disk" | "shared"; ttlMs: number } | null;
+  prefetch?: boolean;
+};
+export type RemovalReason = "capacity" | "ttl" | "agent_end" | "session_end" | "offloaded";
+/** Takes a block evicted for capacity or TTL to a lower tier; true when it did (the removal's reason is then `offloaded`). */
+export type Offloader = (hash: string, cls: RetentionClass) => boolean;
 
 export { OwnedBlocks } from "./owned-blocks";
 
@@ -51,8 +62,16 @@ export class BlockPool {
   private releasedAt: Float64Array;
   private ttlQueued: Uint8Array;
   /** Removed hashes since the last drain, by reason. */
-  private removed: Record<RemovalReason, string[]> = { capacity: [], ttl: [], agent_end: [], session_end: [] };
+  private removed: Record<RemovalReason, string[]> = {
+    capacity: [],
+    ttl: [],
+    agent_end: [],
+    session_end: [],
+    offloaded: [],
+  };
   private removedCount = 0;
+  /** Lower tiers of this worker (null: device only, the removal goes by its own reason). */
+  offload: Offloader | null = null;
 
   constructor(
     readonly capacity: number,
@@ -276,7 +295,7 @@ export class BlockPool {
     if (this.removedCount === 0) return NOTHING_REMOVED;
     this.removedCount = 0;
     const out: [RemovalReason, string[]][] = [];
-    for (const reason of ["capacity", "ttl", "agent_end", "session_end"] as const) {
+    for (const reason of ["capacity", "ttl", "agent_end", "session_end", "offloaded"] as const) {
       if (this.removed[reason].length) {
         out.push([reason, this.removed[reason]]);
         this.removed[reason] = [];
@@ -311,7 +330,10 @@ export class BlockPool {
     if (this.pinned[b]) this.pinnedCount--;
     this.pinned[b] = 0;
     const id = this.entry[b]!;
-    this.removed[reason].push(this.index.hashes[id]!);
+    const hash = this.index.hashes[id]!;
+    const off =
+      this.offload !== null && (reason === "capacity" || reason === "ttl") && this.offload(hash, this.cls[b]!);
+    this.removed[off ? "offloaded" : reason].push(hash);
     this.removedCount++;
     this.index.drop(id, this.bit);
     this.entry[b] = -1;

@@ -31,7 +31,11 @@ describe("parseArgs", () => {
       ["--out", "x", "--control-port", "0", "--control-token", "c"],
       { controlPort: 0, controlToken: "c", controlHost: "127.0.0.1" },
     ],
-    [["--out", "x"], { tiers: { host_blocks: 0, disk_blocks: 0, shared_blocks: 0 } }],
+    [["--out", "x"], { tiers: null, tierBandwidth: null }],
+    [
+      ["--out", "x", "--tier-bandwidth", "host=50,shared=0.5"],
+      { tierBandwidth: { host: 50e9, disk: 5e9, shared: 0.5e9 } },
+    ],
     [
       ["--out", "x", "--tiers", "host=4096,shared=100"],
       { tiers: { host_blocks: 4096, disk_blocks: 0, shared_blocks: 100 } },
@@ -60,6 +64,9 @@ describe("parseArgs", () => {
     [["--out", "x", "--seed", "-1"], "--seed must be"],
     [["--out", "x", "--tiers", "host=-5"], "--tiers: tiers.host_blocks: must be a whole number"],
     [["--out", "x", "--tiers", "ssd=5"], "--tiers: tiers.ssd_blocks: unknown field"],
+    [["--out", "x", "--tiers", "host=0"], "--tiers: tiers.host_blocks: must be a whole number of blocks between 1"],
+    [["--out", "x", "--tier-bandwidth", "host=0"], "--tier-bandwidth: tier_bandwidth.host: must be GB/s above 0"],
+    [["--out", "x", "--tier-bandwidth", "gpu=5"], "--tier-bandwidth: tier_bandwidth.gpu: unknown tier"],
     [["--out", "x", "--start", "17644"], "--start must be Unix milliseconds"],
     [["--out", "x", "--bogus"], "unknown option --bogus"],
     [["--out"], "--out needs a value"],

@@ -58,9 +58,16 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
       `sim: --workload ${o.workload}: ${parsed.entries.length} requests over ${Math.round(traceSpanMs(parsed.entries) / 1000)} s`,
     );
   }
-  const sim = new Simulation({ scenario, seed: o.seed, startMs, ...(trace ? { trace } : {}) });
+  if (o.tierBandwidth) scenario = { ...scenario, tierBandwidth: o.tierBandwidth };
+  const sim = new Simulation({
+    scenario,
+    seed: o.seed,
+    startMs,
+    ...(trace ? { trace } : {}),
+    ...(o.tiers ? { tiers: o.tiers } : {}),
+  });
   if (o.policies) {
-    const error = loadPolicies(sim, o.policies, o.tiers);
+    const error = loadPolicies(sim, o.policies, sim.tiers);
     if (error) {
       log(`sim: ${error}`);
       return 1;
@@ -87,7 +94,7 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     server = createControlServer({
       target: controller,
       token: o.controlToken!,
-      tiers: o.tiers,
+      tiers: sim.tiers,
       status: () => ({
         scenario: o.scenario,
         seed: o.seed,

@@ -4,7 +4,10 @@ import { removedEvent, storedEvent } from "./event-builders";
 import { decide, type PlannerRole } from "./planner";
 import type { Rng } from "./prng";
 import { chooseWorker, type CandidateLoad } from "./router";
-import { prefillTokensPerSecond, type EngineTiming } from "./timing";
+import { prefillTokensPerSecond, setupMs, type EngineTiming } from "./timing";
+import { ClusterTiers, type TierBandwidth } from "./kv-tiers";
+import { Prefetcher } from "./prefetch";
+import type { TierConfig } from "./tiers";
 import type { EventBody, SimRequest, WorkerRole } from "./types";
 import { Worker, type WorkerHost } from "./worker";
 
@@ -27,6 +30,9 @@ export type ClusterConfig = {
   startupMs: number;
   kvBlocks: Record<WorkerRole, number>;
   initial: Partial<Record<WorkerRole, number>>;
+  /** Lower KV tiers (absent or all 0: device only) and their bandwidths (defaults in kv-tiers.ts). */
+  tiers?: TierConfig;
+  tierBandwidth?: TierBandwidth;
 };
 
 export const MAX_WORKERS = MAX_SLOTS;
@@ -44,12 +50,33 @@ export class Cluster implements WorkerHost {
   private lastChange = new Map<PlannerRole, number>();
   private overlap: number[] = new Array(MAX_WORKERS).fill(0);
   private lastPlan = 0;
+  /** Host, disk and shared tiers and the prefetcher (null when the cluster has device memory only). */
+  readonly tiers: ClusterTiers | null;
+  readonly prefetcher: Prefetcher | null;
 
   constructor(
     private host: CoreHost,
     readonly config: ClusterConfig,
     private rng: Rng,
   ) {
+    const t = config.tiers;
+    this.tiers =
+      t && t.host_blocks + t.disk_blocks + t.shared_blocks > 0
+        ? new ClusterTiers(host, t, config.blockSize, config.timing.kvBytesPerToken, config.tierBandwidth)
+        : null;
+    this.prefetcher = this.tiers
+      ? new Prefetcher(
+          {
+            get now() {
+              return host.now;
+            },
+            at: (at, run) => host.at(at, run),
+            worker: (id) => this.workers.find((w) => w.id === id && w.state === "ready") ?? null,
+            flushRemoved: (w) => this.flushRemoved(w as Worker),
+          },
+          this.tiers,
+        )
+      : null;
     this.roles = (["aggregated", "prefill", "decode"] as const).filter((r) => (config.initial[r] ?? 0) > 0);
     if (this.roles.includes("prefill") !== this.roles.includes("decode"))
       throw new Error("disaggregated serving needs prefill and decode workers");
@@ -88,6 +115,7 @@ export class Cluster implements WorkerHost {
       this,
     );
     this.workers.push(w);
+    this.tiers?.attach(w);
     if (immediate) this.ready(w);
     else this.at(this.now + this.config.startupMs, () => this.ready(w));
   }
@@ -126,8 +154,11 @@ export class Cluster implements WorkerHost {
       worker_id: w.id,
       overlap_blocks: this.overlap[w.slot]!,
       prefill_blocks: Math.ceil(w.pendingPrefillTokens / bs) + req.nBlocks,
-      decode_blocks: w.pool.active,
+      decode_blocks: this.tiers
+        ? w.pool.active - this.prefetcher!.heldRefs(w.id) - this.tiers.queuedRefs(w.id)
+        : w.pool.active,
       busy: isBusy(w, policy),
+      ...(this.tiers ? { credited_overlap: this.tiers.creditedOverlap(w, req, this.overlap[w.slot]!) } : {}),
     }));
     const { chosen, candidates } = chooseWorker(loads, policy, this.rng);
     const w = ready[chosen]!;
@@ -144,7 +175,31 @@ export class Cluster implements WorkerHost {
       prefill_load_scale: policy.prefill_load_scale,
       temperature: policy.temperature,
     });
-    w.enqueue(req, Math.max(0, req.inputTokens - loads[chosen]!.overlap_blocks * bs));
+    if (this.tiers) this.enqueueTiered(req, w, loads[chosen]!.overlap_blocks);
+    else w.enqueue(req, Math.max(0, req.inputTokens - loads[chosen]!.overlap_blocks * bs));
+  }
+
+  /** Queue a request on a cluster with lower tiers: it waits for its blocks below device (and its prefetch) to come back. */
+  private enqueueTiered(req: SimRequest, w: Worker, overlap: number): void {
+    const tiers = this.tiers!;
+    const pending = this.prefetcher!.settle(req.trajectoryId, w.id);
+    const inFlight = pending !== null && !pending.done;
+    const hit = tiers.plan(w, req, overlap, inFlight ? pending.planned : null);
+    hit.prefetched = pending?.marks ?? null;
+    req.tierHit = hit;
+    const delay = Math.max(hit.onboardMs, inFlight ? pending.completesAt - this.now : 0);
+    hit.onboardMs = delay;
+    if (pending !== null || hit.tiers.some((t) => t > 0)) {
+      // Runs just before the request joins the queue (scheduled first, same time): the prefetch's hold passes to it.
+      this.at(this.now + (setupMs(w.timing, req.inputTokens) + delay), () => {
+        const brought = tiers.onboard(w, req, hit.from, hit.tiers, null) + (pending?.blocks ?? 0);
+        tiers.holdQueued(w, req, brought);
+        if (pending) this.prefetcher!.release(pending);
+        this.flushRemoved(w);
+      });
+    }
+    const cached = (overlap + hit.tiers.length) * this.config.blockSize;
+    w.enqueue(req, Math.max(0, req.inputTokens - cached), delay);
   }
 
   stored(w: Worker, req: SimRequest, created: number[]): void {
@@ -165,17 +220,21 @@ export class Cluster implements WorkerHost {
   }
 
   flushRemoved(w: Worker): void {
-    for (const [reason, hashes] of w.pool.drainRemoved()) {
+    const drained = w.pool.drainRemoved();
+    for (const [reason, hashes] of drained) {
       for (let i = 0; i < hashes.length; i += MAX_HASHES_PER_EVENT) {
         const part = hashes.length <= MAX_HASHES_PER_EVENT ? hashes : hashes.slice(i, i + MAX_HASHES_PER_EVENT);
         this.host.emit(removedEvent(w.id, part, reason, ms(this.now)));
       }
     }
+    // Offloads land on the lower tiers with the device removals (and may push older blocks out of them).
+    if (this.tiers && drained.length) this.tiers.flush();
   }
 
-  /** Report removals of every worker (after lifecycle evictions). */
+  /** Report removals of every worker (after lifecycle evictions), on every tier. */
   flushAll(): void {
     for (const w of this.workers) this.flushRemoved(w);
+    this.tiers?.flush();
   }
 
   handoff(req: SimRequest): void {
@@ -198,6 +257,7 @@ export class Cluster implements WorkerHost {
     if (w.state !== "draining") return;
     w.state = "down";
     if (w.pool.clear() > 0) this.host.emit({ kind: "kv.cleared", ts: ms(this.now), worker_id: w.id });
+    this.tiers?.detach(w);
     this.host.emit({ kind: "worker.down", ts: ms(this.now), worker_id: w.id, reason: "scaled down by the planner" });
     this.release(w);
   }
@@ -211,6 +271,10 @@ export class Cluster implements WorkerHost {
   /** Once per simulated second: TTL expiry, worker.stats, planner samples. */
   statsTick(): void {
     const now = this.now;
+    if (this.tiers) {
+      this.tiers.tick(now);
+      this.tiers.flush();
+    }
     for (const w of this.workers.slice()) {
       if (!w.up) continue;
       w.tick(now);

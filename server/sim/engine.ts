@@ -26,6 +26,7 @@ import { TraceReplay } from "./trace-replay";
 import type { TraceEntry } from "./workload-trace";
 import { contentId } from "./hashing";
 import { LAZY_ID, reasoningEvents, requestEvent, toolEvent } from "./event-builders";
+import { NO_TIERS, type TierConfig } from "./tiers";
 
 // The deterministic discrete-event core: a seeded PRNG, a queue of timed callbacks and simulated
 // time passed in by the caller (runUntil). No I/O: events go to a sink, policies come in as calls.
@@ -42,6 +43,8 @@ export type SimulationOptions = {
   startMs: number;
   /** Replay these trace requests instead of the scenario's generated sessions (tokens per hash id: blockSize). */
   trace?: { entries: readonly TraceEntry[]; blockSize: number };
+  /** Lower KV tiers, instead of the scenario's (blocks; 0: no such tier). */
+  tiers?: TierConfig;
 };
 
 const ABBREV: Record<string, string> = {
@@ -84,6 +87,8 @@ export class Simulation implements AgentHost, CoreHost {
   private prefixes = new Map<string, SharedPrefix>();
   private sink: (event: TelemetryEventInput) => void = () => {};
   private started = false;
+  /** The cluster's lower KV tiers (blocks; all 0: device only). */
+  readonly tiers: TierConfig;
 
   constructor(readonly options: SimulationOptions) {
     const { scenario, seed, startMs } = options;
@@ -107,6 +112,7 @@ export class Simulation implements AgentHost, CoreHost {
     ) as Record<PolicyKind, PolicyState>;
     this.versions = Object.freeze({ retention: 0, autoscaling: 0, routing: 0, frontend: 0 });
     this.setRetention(initial.retention);
+    this.tiers = { ...(options.tiers ?? scenario.tiers ?? NO_TIERS) };
     this.cluster = new Cluster(
       this,
       {
@@ -116,6 +122,8 @@ export class Simulation implements AgentHost, CoreHost {
         startupMs: scenario.startupSeconds * 1000,
         kvBlocks: scenario.kvBlocks,
         initial: scenario.workers,
+        tiers: this.tiers,
+        ...(scenario.tierBandwidth ? { tierBandwidth: scenario.tierBandwidth } : {}),
       },
       root.derive("router"),
     );
@@ -293,9 +301,25 @@ export class Simulation implements AgentHost, CoreHost {
 
   emitTool(traj: Trajectory, call: ToolCall): void {
     this.emit(toolEvent(traj, call));
+    if (!call.subagent) this.cluster.prefetcher?.durations.record(call.spec.name, call.endedAt - call.startedAt);
+  }
+
+  toolsDispatched(traj: Trajectory, req: SimRequest, plan: TurnPlan): void {
+    const prefetcher = this.cluster.prefetcher;
+    const { enabled, lead_ms } = this.docs.frontend.prefetch;
+    if (!prefetcher || !enabled) return;
+    const turn = traj.turns;
+    prefetcher.schedule(
+      req,
+      plan.tools,
+      plan.overheadMs,
+      lead_ms,
+      () => traj.turns === turn && !traj.ended && this.docs.frontend.prefetch.enabled,
+    );
   }
 
   trajectoryEnded(traj: Trajectory): void {
+    this.cluster.prefetcher?.settle(traj.id, null);
     if (this.evictOwned(traj, "agent_end")) this.cluster.flushAll();
   }
 
@@ -309,7 +333,18 @@ export class Simulation implements AgentHost, CoreHost {
   private evictOwned(traj: Trajectory, trigger: "agent_end" | "session_end"): boolean {
     if (!this.lifecycleEver) return false;
     const { pools, starts, refs, length } = traj.stored;
-    let any = false;
+    const tiers = this.cluster.tiers;
+    let any =
+      tiers !== null &&
+      tiers.dropOnEnd(
+        {
+          seq: traj.view(this.docs.frontend.strip_anthropic_preamble).seq,
+          n: traj.stream.contents.length,
+          classes: this.classes(traj.session.kind.sessionType, traj.role),
+          segments: traj.stream.segments,
+        },
+        trigger,
+      ) > 0;
     for (let k = 0; k < pools.length; k++) {
       const pool = pools[k]!;
       if (pool.cached === 0) continue;

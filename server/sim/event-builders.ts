@@ -5,6 +5,8 @@ import { FAST_JSON, jsonWithArrays, type FastJson } from "./json-lines";
 import { summarize } from "./itl";
 import type { HashView } from "./stream";
 import type { EventBody, SimRequest } from "./types";
+import { cachedByTier } from "./tier-hit";
+import type { RemovalReason } from "./block-pool";
 
 export const CHAIN_VIEW: unique symbol = Symbol("chainView");
 /** Marks an event body that already has its `id` key first, to be set in place by the engine. */
@@ -53,6 +55,7 @@ export function requestEvent(
     policy_versions: req.policyVersions,
     block_size: scenario.blockSize,
     ...decodeTelemetry(req),
+    ...tierTelemetry(req, scenario.blockSize),
   };
   const { view, nBlocks } = req;
   return withLazyArrays(
@@ -78,6 +81,21 @@ export function requestEvent(
       },
     },
   );
+}
+
+/** Cached tokens by the tier they came from and prefetched tokens, on a cluster with lower tiers. */
+function tierTelemetry(
+  req: SimRequest,
+  blockSize: number,
+): {
+  cached_tokens_by_tier?: Record<"device" | "host" | "disk" | "shared", number>;
+  prefetched_tokens?: number;
+  onboard_ms?: number;
+} {
+  if (!req.tierHit) return {};
+  const { byTier, prefetched } = cachedByTier(req, req.tierHit, blockSize);
+  const wait = Math.round(req.tierHit.onboardMs * 1000) / 1000;
+  return { cached_tokens_by_tier: byTier, prefetched_tokens: prefetched, ...(wait > 0 ? { onboard_ms: wait } : {}) };
 }
 
 /** Inter-token latency (rounded to µs) and preemptions of a request, when it decoded or was preempted. */
@@ -151,7 +169,7 @@ function withLazyArrays<H extends object, A extends Record<string, () => string[
 export function removedEvent(
   workerId: string,
   hashes: string[],
-  reason: "capacity" | "ttl" | "agent_end" | "session_end",
+  reason: RemovalReason,
   ts: number,
 ): EventBody & FastJson {
   const head = { kind: "kv.removed" as const, ts, worker_id: workerId };

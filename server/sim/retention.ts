@@ -26,6 +26,8 @@ export function classify(
       ttlMs: (rule.ttl_seconds ?? 0) * 1000,
       pin: rule.pin,
       evictOn: EVICT_CODES[rule.evict_on],
+      offload: rule.offload.to === null ? null : { to: rule.offload.to, ttlMs: (rule.offload.ttl_seconds ?? 0) * 1000 },
+      prefetch: rule.prefetch_on_resume,
     };
   }
   const d = policy.default;

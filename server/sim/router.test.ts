@@ -30,6 +30,22 @@ describe("routeCost", () => {
 });
 
 describe("chooseWorker", () => {
+  it("weighs overlap per tier when lower tiers are present: 8 host blocks (0.75 each) beat 5 on device", () => {
+    const host = { ...load("w1", 10, 0, 5), credited_overlap: 8 * 0.75 };
+    const device = { ...load("w2", 10, 5, 5), credited_overlap: 5 };
+    const { chosen, candidates } = chooseWorker([host, device], policy, new Rng(1));
+    expect(candidates.map((c) => c.cost)).toEqual([9, 10]);
+    expect(chosen).toBe(0);
+    // The decision reports device overlap; the credited overlap is the router's own.
+    expect(candidates[0]).toEqual({
+      worker_id: "w1",
+      overlap_blocks: 0,
+      prefill_blocks: 10,
+      decode_blocks: 5,
+      cost: 9,
+    });
+  });
+
   it("picks the second of the DESIGN.md worked example (costs 18, 10, 11)", () => {
     const { chosen, candidates } = chooseWorker(
       [load("w1", 10, 2, 10), load("w2", 10, 5, 5), load("w3", 10, 8, 9)],

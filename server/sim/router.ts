@@ -3,7 +3,8 @@ import type { Rng } from "./prng";
 
 // Dynamo's KV-aware routing rule: cost = prefill_load_scale * max(prefill_blocks - credit *
 // overlap_blocks, 0) + decode_blocks. Lowest cost wins (seeded random tie-break); with temperature
-// > 0 a softmax over min-max-normalised costs is sampled instead.
+// > 0 a softmax over min-max-normalised costs is sampled instead. With lower KV tiers the overlap in the cost is
+// credited per tier (kv-tiers.ts TIER_CREDIT); decisions still report device overlap.
 
 export type Candidate = {
   worker_id: string;
@@ -13,17 +14,16 @@ export type Candidate = {
   cost: number;
 };
 
-export type CandidateLoad = Omit<Candidate, "cost"> & { busy: boolean };
+/** A candidate's load; `credited_overlap` (lower KV tiers present) is its overlap with each tier's credit, used in the cost. */
+export type CandidateLoad = Omit<Candidate, "cost"> & { busy: boolean; credited_overlap?: number };
 
 /** The cost of one candidate under a routing policy. */
 export function routeCost(
   policy: Pick<RoutingPolicy, "overlap_credit" | "prefill_load_scale">,
-  c: Omit<Candidate, "cost" | "worker_id">,
+  c: Omit<Candidate, "cost" | "worker_id"> & { credited_overlap?: number },
 ): number {
-  return (
-    policy.prefill_load_scale * Math.max(c.prefill_blocks - policy.overlap_credit * c.overlap_blocks, 0) +
-    c.decode_blocks
-  );
+  const overlap = c.credited_overlap ?? c.overlap_blocks;
+  return policy.prefill_load_scale * Math.max(c.prefill_blocks - policy.overlap_credit * overlap, 0) + c.decode_blocks;
 }
 
 /** Score every candidate and choose one; busy workers are left out unless all are busy. */

@@ -1,7 +1,9 @@
 import type { PolicyDocumentInputs } from "../control/policies";
-import { claudeCode, codex, type SessionKind } from "./harness";
+import { claudeCode, codex, type SessionKind, type ToolSpec } from "./harness";
 import { DEFAULT_ENGINE_TIMING, type EngineTiming } from "./timing";
 import type { WorkerRole } from "./types";
+import type { TierConfig } from "./tiers";
+import type { TierBandwidth } from "./kv-tiers";
 
 // Named workloads and cluster shapes. `sessions(t)` is the target number of live sessions t
 // simulated seconds after the start.
@@ -19,6 +21,9 @@ export type Scenario = {
   kinds: readonly SessionKind[];
   /** The cluster's configuration at start (version 0), over the §5 defaults. */
   policies?: Partial<PolicyDocumentInputs>;
+  /** Lower KV tiers of the cluster (blocks; omitted: device only) and their read bandwidths (kv-tiers.ts defaults). */
+  tiers?: TierConfig;
+  tierBandwidth?: TierBandwidth;
 };
 
 const MODEL = "qwen3-coder-480b-a35b";
@@ -127,7 +132,76 @@ const pressure: Scenario = {
   },
 };
 
-export const SCENARIOS: Record<string, Scenario> = { steady, preamble, surge, pressure };
+/** A long build-and-test tool (tens of seconds, a narrow spread) and a quick file read. */
+const offloadTools: ToolSpec[] = [
+  {
+    name: "Bash",
+    weight: 90,
+    wait: { median: 40_000, sigma: 0.3, max: 240_000 },
+    bytes: { median: 600, sigma: 0.8, max: 20_000 },
+    bytesPerToken: 3.6,
+    approval: 0,
+    errorRate: 0.05,
+  },
+  {
+    name: "Read",
+    weight: 10,
+    wait: { median: 80, sigma: 0.6, max: 2_000 },
+    bytes: { median: 6_000, sigma: 1.0, max: 100_000 },
+    bytesPerToken: 3.6,
+    approval: 0,
+    errorRate: 0.02,
+  },
+];
+
+const offload: Scenario = {
+  name: "offload",
+  description:
+    "2 aggregated workers with tight GPU memory, host and disk tiers, and agents waiting ~40 s on builds: offload and prefetch decide what comes back",
+  // Routing weighs prefill 4:1 over decode load, so that a returning agent goes back to the worker holding its blocks.
+  model: MODEL,
+  blockSize: 64,
+  timing: DEFAULT_ENGINE_TIMING,
+  startupSeconds: 30,
+  kvBlocks: { aggregated: 5_000, prefill: 5_000, decode: 5_000 },
+  workers: { aggregated: 2 },
+  sessions: () => 16,
+  tiers: { host_blocks: 24_000, disk_blocks: 96_000, shared_blocks: 0 },
+  kinds: [
+    {
+      profile: claudeCode,
+      sessionType: "interactive",
+      weight: 1,
+      interactive: true,
+      speculative: 0,
+      priority: 10,
+      overrides: {
+        billingHeader: false,
+        tools: offloadTools,
+        toolTurn: 0.95,
+        toolsPerTurn: 1,
+        earlyDispatch: 0,
+        endAtIdle: 0.05,
+        subagentTurns: 0,
+        compactAt: 140_000,
+        // Short outputs and tool results: contexts grow slowly, so minutes apart the load is alike.
+        output: { median: 150, sigma: 0.6, max: 2_000 },
+      },
+    },
+  ],
+  policies: {
+    retention: {
+      rules: [
+        { name: "keep-system-prompt", match: { segment: "system_prompt" }, priority: 90, ttl_seconds: 3600 },
+        { name: "agent-context", match: { segment: "any" }, priority: 50 },
+      ],
+    },
+    autoscaling: { aggregated: { min_replicas: 2, max_replicas: 2 } },
+    routing: { prefill_load_scale: 4 },
+  },
+};
+
+export const SCENARIOS: Record<string, Scenario> = { steady, preamble, surge, pressure, offload };
 export const SCENARIO_NAMES = Object.keys(SCENARIOS);
 
 /** A scenario by name, or null. */

@@ -15,6 +15,7 @@ describe("tier config", () => {
 
   it.each([
     [{ host_blocks: -1 }, "tiers.host_blocks"],
+    [{ host_blocks: 0 }, "tiers.host_blocks"],
     [{ disk_blocks: 1.5 }, "tiers.disk_blocks"],
     [{ shared_blocks: "10" }, "tiers.shared_blocks"],
     [{ gpu_blocks: 10 }, "tiers.gpu_blocks"],

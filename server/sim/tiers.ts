@@ -10,7 +10,7 @@ export const NO_TIERS: TierConfig = Object.freeze({ host_blocks: 0, disk_blocks:
 const MAX_TIER_BLOCKS = 1_000_000_000;
 const KEYS = ["host_blocks", "disk_blocks", "shared_blocks"] as const;
 
-/** Parse a `tiers` option (omitted keys are 0); negative, fractional, too large or unknown keys are refused by path. */
+/** Parse a `tiers` option (omitted keys: no such tier, 0); zero, negative, fractional, too large or unknown keys are refused by path. */
 export function parseTierConfig(
   value: unknown,
 ): { ok: true; tiers: TierConfig } | { ok: false; errors: PolicyError[] } {
@@ -27,10 +27,10 @@ export function parseTierConfig(
       errors.push({ path: `tiers.${key}`, message: "unknown field" });
       continue;
     }
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > MAX_TIER_BLOCKS) {
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_TIER_BLOCKS) {
       errors.push({
         path: `tiers.${key}`,
-        message: `must be a whole number of blocks between 0 and ${MAX_TIER_BLOCKS} (0: no such tier)`,
+        message: `must be a whole number of blocks between 1 and ${MAX_TIER_BLOCKS} (leave the tier out for none)`,
       });
       continue;
     }
@@ -47,6 +47,29 @@ export function parseTierFlag(text: string): { ok: true; tiers: TierConfig } | {
     out[`${name!.trim()}_blocks`] = n !== undefined && /^-?\d+$/.test(n.trim()) ? Number(n.trim()) : n;
   }
   return parseTierConfig(out);
+}
+
+/** Parse `--tier-bandwidth host=25,disk=5,shared=2` (GB/s, decimals allowed) over the defaults; bytes per second out. */
+export function parseBandwidthFlag(
+  text: string,
+  defaults: Record<OffloadTier, number>,
+): { ok: true; bandwidth: Record<OffloadTier, number> } | { ok: false; errors: PolicyError[] } {
+  const bandwidth = { ...defaults };
+  const errors: PolicyError[] = [];
+  for (const part of text.split(",").filter(Boolean)) {
+    const [name, n] = part.split("=").map((x) => x.trim());
+    if (name !== "host" && name !== "disk" && name !== "shared") {
+      errors.push({ path: `tier_bandwidth.${name}`, message: "unknown tier (host, disk or shared)" });
+      continue;
+    }
+    const gbps = n !== undefined && /^\d+(\.\d+)?$/.test(n) ? Number(n) : NaN;
+    if (!(gbps > 0 && gbps <= 10_000)) {
+      errors.push({ path: `tier_bandwidth.${name}`, message: "must be GB/s above 0 and at most 10000" });
+      continue;
+    }
+    bandwidth[name] = gbps * 1e9;
+  }
+  return errors.length ? { ok: false, errors } : { ok: true, bandwidth };
 }
 
 /** The lower tiers a cluster has. */

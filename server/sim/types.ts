@@ -2,6 +2,7 @@ import type { TelemetryEventInput } from "../ingest/events";
 import type { PolicyKind } from "../control/policies";
 import type { OwnedBlocks, RetentionClass } from "./block-pool";
 import type { HashView } from "./stream";
+import type { TierHit } from "./tier-hit";
 
 // Shared shapes of the simulation core.
 
@@ -59,6 +60,10 @@ export type SimRequest = {
   lastTokenAt: number;
   /** Inter-token gaps as runs [ms, count, …] (itl.ts). */
   itlRuns: number[];
+  /** Where its cached blocks come from below device (set by the router when the cluster has lower tiers). */
+  tierHit?: TierHit;
+  /** Called once it is admitted to a pass (its blocks are then referenced); set only on clusters with lower tiers. */
+  onAdmit?: (req: SimRequest) => void;
   /** Called when the request has streamed its last token (first and last token times are known). */
   onFirstToken: ((req: SimRequest) => void) | null;
   onDone: (req: SimRequest) => void;

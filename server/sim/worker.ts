@@ -86,13 +86,13 @@ export class Worker {
     return this.waiting === 0 && this.running === 0;
   }
 
-  /** Queue a routed request: schedulable once its prompt is tokenized and hashed. */
-  enqueue(req: SimRequest, expectedPrefill: number): void {
+  /** Queue a routed request: schedulable once its prompt is tokenized and hashed (and `extraMs` later: onboarding). */
+  enqueue(req: SimRequest, expectedPrefill: number, extraMs = 0): void {
     req.workerId = this.id;
     req.expectedPrefill = expectedPrefill;
     req.target = req.inputTokens;
     this.addPrefillWork(expectedPrefill);
-    this.arrive(req, setupMs(this.timing, req.inputTokens));
+    this.arrive(req, setupMs(this.timing, req.inputTokens) + extraMs);
   }
 
   /** Accept a prefilled request for decode (decode role): schedulable once its KV has crossed the link. */
@@ -181,6 +181,7 @@ export class Worker {
       r.reservedOut = extra;
       r.computed = computed;
       r.stage = RUNNING;
+      if (r.onAdmit) r.onAdmit(r);
       if (r.preemptions === 0 && !r.transferred) {
         r.cachedTokens = matched * bs;
         this.queryTokens += r.inputTokens;

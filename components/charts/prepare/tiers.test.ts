@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TierPoint } from "@/server/analysis/tiers";
-import { splitParts, tierBlockChart, tierHitChart, tierRateChart, turnTierText } from "./tiers";
+import { onboardedText, splitParts, tierBlockChart, tierHitChart, tierRateChart, turnTierText } from "./tiers";
 
 const point = (t: number, o: Partial<TierPoint> = {}): TierPoint => ({
   t,
@@ -77,5 +77,13 @@ describe("cached split and turn text", () => {
     [{ device: 0, host: 0, disk: 0, shared: 0, prefetched: null }, "none cached"],
   ])("%j → %s", (t, text) => {
     expect(turnTierText(t)).toBe(text);
+  });
+
+  it.each([
+    [{ host: null, disk: null, shared: null }, null],
+    [{ host: 0, disk: 0, shared: 0 }, null],
+    [{ host: 300, disk: 1200, shared: 0 }, "onboarded from disk 1,200 · host 300"],
+  ])("onboarded outcome of %j → %s", (t, text) => {
+    expect(onboardedText(t)).toBe(text);
   });
 });

@@ -1,4 +1,5 @@
 // Chart data for the storage-tier views: blocks per tier, offload/onboard rates, hit rate per tier, the cached split. Pure.
+import { onboardedFrom } from "@/server/analysis/attribution";
 import type { TierPoint } from "@/server/analysis/tiers";
 import type { StorageTier } from "@/server/ingest/events";
 import { formatCount } from "@/components/format";
@@ -113,4 +114,10 @@ export function turnTierText(t: {
   if (t.prefetched !== null && t.prefetched > 0) parts.push(`prefetched ${formatCount(t.prefetched)}`);
   if (parts.length === 0) return t.device === null && t.prefetched === null ? null : "none cached";
   return parts.join(" · ");
+}
+
+/** The outcome "onboarded from <tier>" of a turn (a hit that cost time), e.g. "onboarded from host 300"; null when none. */
+export function onboardedText(t: { host: number | null; disk: number | null; shared: number | null }): string | null {
+  const parts = onboardedFrom(t).map((o) => `${o.tier} ${formatCount(o.tokens)}`);
+  return parts.length ? `onboarded from ${parts.join(" · ")}` : null;
 }
