@@ -113,14 +113,7 @@ export class RecordedReplay {
       finishReason: "stop",
       policyVersions: host.versions,
       arrivedAt: host.now,
-      firstTokenAt: null,
-      finishedAt: null,
-      cachedTokens: 0,
-      workerId: null,
-      expectedPrefill: 0,
-      blocks: [],
       ...freshEngineState(),
-      onFirstToken: null,
       onDone: (r) => {
         this.finished++;
         this.hooks.done(i, r);

@@ -103,14 +103,7 @@ function makeRequest(
     finishReason: reason,
     policyVersions: host.versions,
     arrivedAt: host.now,
-    firstTokenAt: null,
-    finishedAt: null,
-    cachedTokens: 0,
-    workerId: null,
-    expectedPrefill: 0,
-    blocks: [],
     ...freshEngineState(),
-    onFirstToken: null,
     onDone: () => {},
   };
 }

@@ -102,14 +102,7 @@ export class TraceReplay {
       finishReason: "stop",
       policyVersions: host.versions,
       arrivedAt: host.now,
-      firstTokenAt: null,
-      finishedAt: null,
-      cachedTokens: 0,
-      workerId: null,
-      expectedPrefill: 0,
-      blocks: [],
       ...freshEngineState(),
-      onFirstToken: null,
       onDone: () => this.done(i),
     });
   }

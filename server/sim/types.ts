@@ -72,9 +72,16 @@ export type SimRequest = {
 /** An event as the core emits it; the engine adds the id. */
 export type EventBody = TelemetryEventInput extends infer T ? (T extends unknown ? Omit<T, "id"> : never) : never;
 
-/** The per-request scheduler state of a request that has not reached a worker yet. */
+/** The per-request scheduler state of a request that has not reached a worker yet (no token, no worker, no blocks). */
 export function freshEngineState(): Pick<
   SimRequest,
+  | "firstTokenAt"
+  | "finishedAt"
+  | "cachedTokens"
+  | "workerId"
+  | "expectedPrefill"
+  | "blocks"
+  | "onFirstToken"
   | "reservedOut"
   | "target"
   | "computed"
@@ -86,6 +93,13 @@ export function freshEngineState(): Pick<
   | "itlRuns"
 > {
   return {
+    firstTokenAt: null,
+    finishedAt: null,
+    cachedTokens: 0,
+    workerId: null,
+    expectedPrefill: 0,
+    blocks: [],
+    onFirstToken: null,
     reservedOut: 0,
     target: 0,
     computed: 0,

@@ -81,14 +81,7 @@ function request(id: string, stream: TokenStream, view: HashView, output: number
     finishReason: "stop",
     policyVersions: { retention: 0, autoscaling: 0, routing: 0, frontend: 0 },
     arrivedAt: now,
-    firstTokenAt: null,
-    finishedAt: null,
-    cachedTokens: 0,
-    workerId: null,
-    expectedPrefill: 0,
-    blocks: [],
     ...freshEngineState(),
-    onFirstToken: null,
     onDone: () => {},
   };
 }

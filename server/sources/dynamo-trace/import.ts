@@ -27,6 +27,24 @@ export type ImportSummary = {
   fatal: string | null;
 };
 
+/** A summary of a file nothing has been read from yet. */
+export function emptyImportSummary(name: string): ImportSummary {
+  return {
+    name,
+    bytes: 0,
+    records: 0,
+    badLines: 0,
+    events: 0,
+    accepted: 0,
+    duplicate: 0,
+    rejected: 0,
+    errors: [],
+    gaps: 0,
+    openTools: 0,
+    fatal: null,
+  };
+}
+
 export type ImportDeps = {
   submit: (events: TelemetryEventInput[]) => Promise<BatchReply>;
   /** The worker's last KV sample at or before ts (load samples carry it forward), or null. */
@@ -63,20 +81,7 @@ export async function importTrace(
   source: AsyncIterable<Uint8Array>,
   deps: ImportDeps,
 ): Promise<ImportSummary> {
-  const sum: ImportSummary = {
-    name,
-    bytes: 0,
-    records: 0,
-    badLines: 0,
-    events: 0,
-    accepted: 0,
-    duplicate: 0,
-    rejected: 0,
-    errors: [],
-    gaps: 0,
-    openTools: 0,
-    fatal: null,
-  };
+  const sum = emptyImportSummary(name);
   const mapper = createTraceMapper();
   let batch: TelemetryEventInput[] = [];
   let lines: number[] = [];

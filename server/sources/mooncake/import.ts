@@ -2,7 +2,7 @@ import type { Db } from "../../../db/client";
 import { submitEvents } from "../../ingest/submit";
 import { mooncakeRequests } from "../../preview/mooncake";
 import { parseWorkloadTrace, traceSpanMs } from "../../sim/workload-trace";
-import { BATCH, MAX_ERRORS, type ImportSummary } from "../dynamo-trace/import";
+import { BATCH, emptyImportSummary, MAX_ERRORS, type ImportSummary } from "../dynamo-trace/import";
 import { traceLines, TraceReadError } from "../dynamo-trace/lines";
 
 // Mooncake-format traces (plain or gzip JSONL) imported as recorded requests. The whole file is checked by the
@@ -25,20 +25,7 @@ export async function importMooncakeIntoDb(
   source: AsyncIterable<Uint8Array>,
   opts: MooncakeImportOptions,
 ): Promise<ImportSummary> {
-  const summary: ImportSummary = {
-    name,
-    bytes: 0,
-    records: 0,
-    badLines: 0,
-    events: 0,
-    accepted: 0,
-    duplicate: 0,
-    rejected: 0,
-    errors: [],
-    gaps: 0,
-    openTools: 0,
-    fatal: null,
-  };
+  const summary = emptyImportSummary(name);
   const counted = (async function* () {
     for await (const chunk of source) {
       summary.bytes += chunk.byteLength;
