@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { FormProvider, useForm, type FieldValues, type Resolver } from "react-hook-form";
 import { useTRPC } from "@/components/providers/trpc-provider";
-import { defaultPolicies, policySchemas, type PolicyError, type PolicyKind } from "@/server/control/policies";
+import { defaultPolicies, policySchemas, type PolicyKind } from "@/server/control/policies";
 import { diffDocuments, type DiffEntry } from "@/server/control/versions";
 import { ConflictPanel, type ConflictState } from "./conflict-panel";
 import { DiffTable } from "./diff-table";
@@ -14,6 +14,7 @@ import { GuardFields } from "./guard-fields";
 import { checkGuardDraft, DEFAULT_GUARD_DRAFT, describeGuard, type GuardDraft } from "./guard-form";
 import { KindFields } from "./kind-fields";
 import { PreviewPanel } from "@/components/preview/preview-panel";
+import { RefusalNotice, type Refusal } from "./refusal-notice";
 
 type Published = { version: number; document: unknown; author: string; createdAt: number } | null;
 type Base = { version: number | null; document: FieldValues };
@@ -47,7 +48,7 @@ export function PolicyEditor({
   const [review, setReview] = useState<Review | null>(null);
   const [conflict, setConflict] = useState<ConflictState | null>(null);
   const [comment, setComment] = useState("");
-  const [refused, setRefused] = useState<{ message: string; errors: PolicyError[] } | null>(null);
+  const [refused, setRefused] = useState<Refusal | null>(null);
   const [published, setPublished] = useState<{ version: number; guard: string | null } | null>(null);
   const [guardDraft, setGuardDraft] = useState<GuardDraft>(DEFAULT_GUARD_DRAFT);
   const guardCheck = checkGuardDraft(guardDraft);
@@ -194,21 +195,7 @@ export function PolicyEditor({
               </button>
             </div>
           )}
-          {refused && (
-            <div className="notice error" role="alert">
-              <h2>The document was refused</h2>
-              <p>{refused.message}</p>
-              {refused.errors.length > 0 && (
-                <ul>
-                  {refused.errors.map((e, i) => (
-                    <li key={i}>
-                      <code>{e.path || "(document)"}</code>: {e.message}
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </div>
-          )}
+          {refused && <RefusalNotice refused={refused} title="The document was refused" />}
 
           {conflict && (
             <ConflictPanel

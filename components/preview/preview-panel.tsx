@@ -3,9 +3,10 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { serverFieldErrors } from "@/components/policies/drafts";
-import type { PolicyError, PolicyKind } from "@/server/control/policies";
+import type { PolicyKind } from "@/server/control/policies";
 import { PREVIEW_SPANS, previewWindow, type SpanId } from "./prepare";
 import { PreviewResultView } from "./preview-result";
+import { RefusalNotice, type Refusal } from "@/components/policies/refusal-notice";
 
 const POLL_MS = 500;
 
@@ -18,7 +19,7 @@ export function PreviewPanel({ kind, document, canRun }: { kind: PolicyKind; doc
   const trpc = useTRPC();
   const [span, setSpan] = useState<SpanId>("1h");
   const [jobId, setJobId] = useState<string | null>(null);
-  const [refused, setRefused] = useState<{ message: string; errors: PolicyError[] } | null>(null);
+  const [refused, setRefused] = useState<Refusal | null>(null);
   const stored = useQuery({ ...trpc.previews.stored.queryOptions({ kind, document }), enabled: canRun });
   const start = useMutation(
     trpc.previews.start.mutationOptions({
@@ -92,20 +93,7 @@ export function PreviewPanel({ kind, document, canRun }: { kind: PolicyKind; doc
           Preview failed: {job.error}
         </p>
       )}
-      {refused && (
-        <div className="notice error" role="alert">
-          <p>{refused.message}</p>
-          {refused.errors.length > 0 && (
-            <ul>
-              {refused.errors.map((e, i) => (
-                <li key={i}>
-                  <code>{e.path || "(document)"}</code>: {e.message}
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
+      {refused && <RefusalNotice refused={refused} />}
       {result && <PreviewResultView result={result} />}
     </section>
   );
