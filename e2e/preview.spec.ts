@@ -75,7 +75,7 @@ test("a retention change previewed on the last hour shows predicted against base
   await priority.fill("12");
   await form.getByRole("button", { name: "Review changes" }).click();
   await expect(form.getByRole("table", { name: "Changes to publish" })).toBeVisible();
-  await form.getByLabel("Window").selectOption({ label: "Last hour" });
+  await form.getByLabel("Preview window").selectOption({ label: "Last hour" });
   await form.getByRole("button", { name: "Preview on the last hour" }).click();
   const table = form.getByRole("table", { name: "Predicted against baseline" });
   await expect(table).toBeVisible({ timeout: 60_000 });

@@ -179,7 +179,7 @@ export function ImpactPanel({ kind, version }: { kind: PolicyKind; version: numb
       <h3 id={`${id}-heading`}>Impact of v{version}</h3>
       <div className="policies-actions">
         <label>
-          Window{" "}
+          Measured window{" "}
           <select
             value={windowMinutes ?? ""}
             onChange={(e) => setWindowMinutes(e.target.value === "" ? null : Number(e.target.value))}

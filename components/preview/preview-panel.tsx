@@ -46,7 +46,7 @@ export function PreviewPanel({ kind, document, canRun }: { kind: PolicyKind; doc
       <h4 id={`${kind}-preview-heading`}>Preview</h4>
       <div className="policies-actions">
         <label htmlFor={`${kind}-preview-window`}>
-          Window{" "}
+          Preview window{" "}
           <select
             id={`${kind}-preview-window`}
             value={span}
