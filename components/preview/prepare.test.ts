@@ -46,10 +46,12 @@ describe("preview rows", () => {
       baseline: "50.0%",
       candidate: "81.0%",
       change: "+31.0 points",
-      measured: "52.0% (baseline off by -2 points)",
+      measured: "52.0%",
+      error: "−2 points",
     });
     expect(rows[2]!.change).toBe("−50%");
     expect(rows[2]!.measured).toBe("—");
+    expect(rows[2]!.error).toBe("—");
     expect(summarySentence(result({ hit_rate: null }, {}))).toBe("Hit rate — → 50.0% (—), TTFT p95 900 ms → 900 ms.");
   });
 

@@ -27,31 +27,38 @@ const relative = (a: number | null, b: number | null) =>
   a === null || b === null || a === 0 ? "—" : `${b >= a ? "+" : "−"}${Math.abs(((b - a) / a) * 100).toFixed(0)}%`;
 const delta = (a: number, b: number) => (b === a ? "same" : `${b > a ? "+" : "−"}${formatCount(Math.abs(b - a))}`);
 
-/** Hit rate and TTFT, baseline → candidate, and the measured value with the baseline's error beside it. */
-export function headlineRows(r: PreviewResult): (Row & { measured: string })[] {
-  const err = (v: number | null, unit: string) =>
-    v === null ? "" : ` (baseline off by ${v > 0 ? "+" : ""}${v}${unit})`;
+/** Hit rate and TTFT, baseline → candidate, the measured value and the baseline's error (baseline − measured). */
+export function headlineRows(r: PreviewResult): (Row & { measured: string; error: string })[] {
+  const sign = (v: number) => (v > 0 ? "+" : v < 0 ? "−" : "±");
   return [
     {
       metric: "Hit rate (token-weighted)",
       baseline: formatPercent(r.baseline.hit_rate),
       candidate: formatPercent(r.candidate.hit_rate),
       change: points(r.baseline.hit_rate, r.candidate.hit_rate),
-      measured: formatPercent(r.measured.hit_rate) + err(r.error.hit_rate_points, " points"),
+      measured: formatPercent(r.measured.hit_rate),
+      error:
+        r.error.hit_rate_points === null
+          ? "—"
+          : `${sign(r.error.hit_rate_points)}${Math.abs(r.error.hit_rate_points)} points`,
     },
     {
       metric: "TTFT p50",
       baseline: formatMs(r.baseline.ttft_p50_ms),
       candidate: formatMs(r.candidate.ttft_p50_ms),
       change: relative(r.baseline.ttft_p50_ms, r.candidate.ttft_p50_ms),
-      measured: formatMs(r.measured.ttft_p50_ms) + err(r.error.ttft_p50_ms, " ms"),
+      measured: formatMs(r.measured.ttft_p50_ms),
+      error:
+        r.error.ttft_p50_ms === null ? "—" : `${sign(r.error.ttft_p50_ms)}${formatMs(Math.abs(r.error.ttft_p50_ms))}`,
     },
     {
       metric: "TTFT p95",
       baseline: formatMs(r.baseline.ttft_p95_ms),
       candidate: formatMs(r.candidate.ttft_p95_ms),
       change: relative(r.baseline.ttft_p95_ms, r.candidate.ttft_p95_ms),
-      measured: formatMs(r.measured.ttft_p95_ms) + err(r.error.ttft_p95_ms, " ms"),
+      measured: formatMs(r.measured.ttft_p95_ms),
+      error:
+        r.error.ttft_p95_ms === null ? "—" : `${sign(r.error.ttft_p95_ms)}${formatMs(Math.abs(r.error.ttft_p95_ms))}`,
     },
   ];
 }

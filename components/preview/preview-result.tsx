@@ -51,6 +51,7 @@ export function PreviewResultView({ result: r }: { result: PreviewResult }) {
               <th scope="col">Candidate</th>
               <th scope="col">Change</th>
               <th scope="col">Measured in the window</th>
+              <th scope="col">Baseline error</th>
             </tr>
           </thead>
           <tbody>
@@ -61,6 +62,7 @@ export function PreviewResultView({ result: r }: { result: PreviewResult }) {
                 <td className="num">{h.candidate}</td>
                 <td className="num">{h.change}</td>
                 <td className="num">{h.measured}</td>
+                <td className="num">{h.error}</td>
               </tr>
             ))}
           </tbody>
