@@ -17,6 +17,7 @@ import { preparePreview } from "../server/preview/request";
 import { Simulation } from "../server/sim/engine";
 import { toJsonLine } from "../server/sim/json-lines";
 import { scenarioByName } from "../server/sim/scenarios";
+import { PRESSURE_RETENTION_CANDIDATE } from "../test/preview-candidates";
 
 const WARMUP_S = 300;
 const BATCH = 5_000;
@@ -35,26 +36,7 @@ const CASES: Case[] = [
     name: "pressure",
     scenario: "pressure",
     kind: "retention",
-    document: {
-      rules: [
-        {
-          name: "conversation",
-          match: { segment: "conversation", session_type: null, agent_role: null },
-          priority: 80,
-          ttl_seconds: null,
-          pin: false,
-          evict_on: "never",
-        },
-        {
-          name: "system",
-          match: { segment: "system_prompt", session_type: null, agent_role: null },
-          priority: 95,
-          ttl_seconds: null,
-          pin: true,
-          evict_on: "never",
-        },
-      ],
-    },
+    document: PRESSURE_RETENTION_CANDIDATE,
     label: "retention: conversation at priority 80, the shared prompt pinned",
   },
 ];

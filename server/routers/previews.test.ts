@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { storeEvents } from "../../db/queries/ingest";
 import { testCaller, testDb } from "../../test/db";
+import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
 import { latestPredictionFor } from "../preview/prediction";
 import { previewQueue } from "../preview/service";
 import { policyContentHash } from "../control/content-hash";
@@ -13,27 +14,7 @@ import type { Db } from "../../db/client";
 const SECONDS = 420;
 const NOW = T0 + SECONDS * 1000;
 const WINDOW = { from: T0 + 120_000, to: T0 + SECONDS * 1000 };
-/** Conversation kept longer and the shared prompt pinned: the pressure scenario's hit rate rises under it. */
-const CANDIDATE = {
-  rules: [
-    {
-      name: "conversation",
-      match: { segment: "conversation", session_type: null, agent_role: null },
-      priority: 80,
-      ttl_seconds: null,
-      pin: false,
-      evict_on: "never",
-    },
-    {
-      name: "system",
-      match: { segment: "system_prompt", session_type: null, agent_role: null },
-      priority: 95,
-      ttl_seconds: null,
-      pin: true,
-      evict_on: "never",
-    },
-  ],
-};
+const CANDIDATE = PRESSURE_RETENTION_CANDIDATE;
 
 /** The pressure scenario's start configuration (version 0: the console never saw it published). */
 const START = {
