@@ -1,8 +1,9 @@
-// `npm run bench:storage [-- --minutes N] [--full-chains]`: the steady scenario generated at full speed by the
+// `npm run bench:storage [-- --minutes N] [--full-chains] [--keep-db FILE]`: the steady scenario generated at full speed by the
 // simulator, posted as the simulator sends it (compact chains with prefix_of; --full-chains: full lists) through the
 // real /api/ingest of a real dashboard process into a fresh database, then attribution to completion.
 // Prints storage per simulated hour and per request, ingest rate and attribution speed, each beside a baseline
-// measured in the same run (the machine may be busy: compare the ratios).
+// measured in the same run (the machine may be busy: compare the ratios). --keep-db copies the ingested database to
+// FILE (e.g. to profile attribution over it with scripts/replay-attribution.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -29,6 +30,14 @@ function minutesArg(argv: readonly string[]): number {
   if (!Number.isFinite(n) || n <= 0 || n > 24 * 60)
     throw new Error("--minutes takes a number of simulated minutes (0 < N ≤ 1440)");
   return n;
+}
+
+function keepDbArg(argv: readonly string[]): string | null {
+  const i = argv.indexOf("--keep-db");
+  if (i < 0) return null;
+  const file = argv[i + 1];
+  if (!file || file.startsWith("--")) throw new Error("--keep-db takes a file to copy the database to");
+  return path.resolve(file);
 }
 
 function freePort(): Promise<number> {
@@ -322,6 +331,8 @@ async function main() {
         .all() as typeof tables;
     } catch {}
     db.close();
+    const keep = keepDbArg(process.argv.slice(2));
+    if (keep) fs.copyFileSync(dbFile, keep);
     const dbBytes = fs.statSync(dbFile).size + (fs.existsSync(`${dbFile}-wal`) ? fs.statSync(`${dbFile}-wal`).size : 0);
     const ndjsonBytes = fs.statSync(simFile).size;
 

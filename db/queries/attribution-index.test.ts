@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { pruneIndex } from "./attribution";
 import {
-  blockFactsAt,
+  residencyAt,
   decodeIntervals,
   dirtyBlocks,
   encodeIntervals,
@@ -65,13 +65,11 @@ describe("the block index", () => {
     w.stored(H, w1, T);
     w.stored(H, w2, T + 10);
     w.removed(H, w1, T + 20, capacity);
-    const at = (t: number, on: string | null) => blockFactsAt(db, H, t, on, true);
+    const at = (t: number, on: string | null) => residencyAt(db, H, t, on);
     const check = () => {
       expect(at(T + 5, "w2")).toEqual({
         residentOn: ["w1"],
-        seenBefore: true,
         lastRemoval: null,
-        localSeenBefore: null,
       });
       expect([...at(T + 15, "w1").residentOn].sort()).toEqual(["w1", "w2"]);
       expect(at(T + 25, "w1")).toMatchObject({
@@ -93,7 +91,7 @@ describe("the block index", () => {
       w.removed(H, w1, T + 20, capacity);
       w.stored(H, w1, T + 30);
     }
-    expect(blockFactsAt(db, H, T + 40, "w1", true)).toMatchObject({ residentOn: ["w1"], lastRemoval: { at: T + 20 } });
+    expect(residencyAt(db, H, T + 40, "w1")).toMatchObject({ residentOn: ["w1"], lastRemoval: { at: T + 20 } });
     db.$client.transaction(() => flushIndex(db, 10))();
     const blob = db.$client.prepare(LIST_OF).pluck().get(H) as Buffer;
     expect(decodeIntervals(blob)).toHaveLength(2);
@@ -104,11 +102,11 @@ describe("the block index", () => {
     w.stored(H, w1, T);
     w.cleared(w1, T + 10);
     w.stored(H + 1n, w1, T + 20);
-    expect(blockFactsAt(db, H, T + 15, "w1", true)).toMatchObject({
+    expect(residencyAt(db, H, T + 15, "w1")).toMatchObject({
       residentOn: [],
       lastRemoval: { reason: "cleared", at: T + 10 },
     });
-    expect(blockFactsAt(db, H + 1n, T + 25, "w1", true)).toMatchObject({ residentOn: ["w1"], lastRemoval: null });
+    expect(residencyAt(db, H + 1n, T + 25, "w1")).toMatchObject({ residentOn: ["w1"], lastRemoval: null });
   });
 
   it("keeps at most MAX_INTERVALS per block, dropping the oldest closed ones", () => {
@@ -147,7 +145,7 @@ describe("the block index", () => {
     expect(lists(db)[0]!.refs).toBe(3);
     expect(decodeIntervals(lists(db)[0]!.intervals)).toEqual([{ w: w1, storedAt: T, removedAt: T + 5, why: capacity }]);
     resetIndexCache(db);
-    for (const h of hs) expect(blockFactsAt(db, h, T + 6, "w1", true).lastRemoval).toMatchObject({ at: T + 5 });
+    for (const h of hs) expect(residencyAt(db, h, T + 6, "w1").lastRemoval).toMatchObject({ at: T + 5 });
   });
 
   it("a prune drops intervals that ended before the cutoff; a block left with none is deleted, the others keep theirs", () => {
@@ -159,8 +157,8 @@ describe("the block index", () => {
     w.stored(H + 1n, w2, T + 20);
     expect(pruneIndex(db, T + 15)).toBeGreaterThan(0);
     expect(db.$client.prepare("SELECT hash FROM attr_blocks").pluck().safeIntegers().all()).toEqual([H + 1n]);
-    expect(blockFactsAt(db, H, T + 30, "w1", true)).toMatchObject({ residentOn: [], lastRemoval: null });
-    expect(blockFactsAt(db, H + 1n, T + 30, "w1", true)).toMatchObject({ residentOn: ["w2"], lastRemoval: null });
+    expect(residencyAt(db, H, T + 30, "w1")).toMatchObject({ residentOn: [], lastRemoval: null });
+    expect(residencyAt(db, H + 1n, T + 30, "w1")).toMatchObject({ residentOn: ["w2"], lastRemoval: null });
     expect(lists(db).map((l) => l.refs)).toEqual([1]);
   });
 });

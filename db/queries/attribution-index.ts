@@ -1,5 +1,4 @@
 import type Database from "better-sqlite3";
-import type { BlockFacts } from "../../server/analysis/attribution";
 import type { Db } from "../client";
 import { decodeIntervals, encodeIntervals, withRemoved, withStored, type Interval } from "./attribution-intervals";
 import { resetSeen } from "./attribution-seen";
@@ -20,6 +19,12 @@ export { decodeIntervals, encodeIntervals, MAX_INTERVALS, type Interval } from "
 const BLOCK_CACHE_MAX = 1_000_000;
 const LIST_CACHE_MAX = 200_000;
 const EMPTY: readonly Interval[] = [];
+
+/** Where a block was resident at a time t, and its latest removal before t (the chosen worker's when it had one). */
+export type Residency = {
+  residentOn: readonly string[];
+  lastRemoval: { reason: string; at: number; workerId: string } | null;
+};
 
 /** A block's list id in memory (`cur`) and on disk (`disk`); 0 is the empty list (no row). */
 type Entry = { cur: number; disk: number };
@@ -45,7 +50,7 @@ type State = {
   /** kv_events rowid applied in memory; saved as the "kv" cursor by the flush that writes its effects. */
   kvApplied: number;
   /** Facts per list for the last (time, worker) asked: the blocks of one turn mostly share a few lists. */
-  facts: { t: number; chosen: number; byList: Map<number, Omit<BlockFacts, "seenBefore">> };
+  facts: { t: number; chosen: number; byList: Map<number, Residency> };
 };
 const states = new WeakMap<Database.Database, State>();
 
@@ -287,14 +292,8 @@ export function flushIndex(db: Db, limit: number): number {
   return s.dirty.size;
 }
 
-/** What the index knew about one block at time t, for a turn on `workerId` (see BlockFacts). */
-export function blockFactsAt(
-  db: Db,
-  hash: bigint,
-  t: number,
-  workerId: string | null,
-  seenBefore: boolean,
-): BlockFacts {
+/** What the index knew about one block at time t, for a turn on `workerId` (null: no worker). */
+export function residencyAt(db: Db, hash: bigint, t: number, workerId: string | null): Residency {
   const s = state(db);
   const chosen = workerId === null ? -2 : nameId(db, workerId, false);
   const memo = s.facts;
@@ -306,10 +305,10 @@ export function blockFactsAt(
   const id = entryOf(s, hash).cur;
   let f = memo.byList.get(id);
   if (!f) memo.byList.set(id, (f = factsOf(s, listOf(s, id), t, chosen)));
-  return { residentOn: f.residentOn, seenBefore, lastRemoval: f.lastRemoval, localSeenBefore: null };
+  return f;
 }
 
-function factsOf(s: State, list: readonly Interval[], t: number, chosen: number): Omit<BlockFacts, "seenBefore"> {
+function factsOf(s: State, list: readonly Interval[], t: number, chosen: number): Residency {
   const residentOn: string[] = [];
   let rw = -1;
   let rat = 0;
@@ -332,7 +331,7 @@ function factsOf(s: State, list: readonly Interval[], t: number, chosen: number)
     }
   }
   const lastRemoval = rw === -1 ? null : { reason: s.byId[rwhy] ?? "unknown", at: rat, workerId: s.byId[rw]! };
-  return { residentOn, lastRemoval, localSeenBefore: null };
+  return { residentOn, lastRemoval };
 }
 
 /**

@@ -6,7 +6,7 @@ import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { afterEach, describe, expect, it } from "vitest";
 import { MIGRATIONS_FOLDER, openDb } from "../client";
-import { blockFactsAt, encodeIntervals } from "./attribution-index";
+import { residencyAt, encodeIntervals } from "./attribution-index";
 import { seenFirstAt } from "./attribution-seen";
 
 const T = 1_764_417_600_000;
@@ -46,11 +46,11 @@ describe("migration 0013 (shared interval lists, first-seen marks on the block r
     c.close();
 
     const db = openDb(file);
-    expect(blockFactsAt(db, -5n, T + 15, "w1", true)).toMatchObject({
+    expect(residencyAt(db, -5n, T + 15, "w1")).toMatchObject({
       residentOn: [],
       lastRemoval: { reason: "capacity", at: T + 10, workerId: "w1" },
     });
-    expect(blockFactsAt(db, 7n, T + 25, "w1", true)).toMatchObject({ residentOn: ["w1"], lastRemoval: null });
+    expect(residencyAt(db, 7n, T + 25, "w1")).toMatchObject({ residentOn: ["w1"], lastRemoval: null });
     expect([seenFirstAt(db, -5n), seenFirstAt(db, 7n), seenFirstAt(db, 9n), seenFirstAt(db, 11n)]).toEqual([
       T - 1,
       T + 5,

@@ -1,35 +1,8 @@
 import type Database from "better-sqlite3";
-import {
-  attributeTurn,
-  isDeviceResidency,
-  recomputedBlocks,
-  type Attribution,
-  type BlockFacts,
-  type TurnInput,
-} from "../../server/analysis/attribution";
-import { minuteOf } from "../../server/analysis/counters";
 import type { Db } from "../client";
-import { blockListOf, chainsOf } from "./attribution-chains";
+import { flushIndex, dropEmptyBlocks, pruneDone, pruneLists } from "./attribution-index";
+import { flushSeen, forgetSeen, requestsDone } from "./attribution-seen";
 import { forgetKvLocations } from "./kv-lists";
-import {
-  blockFactsAt,
-  flushIndex,
-  IndexWriter,
-  kvApplied,
-  dropEmptyBlocks,
-  nameId,
-  pruneDone,
-  pruneLists,
-} from "./attribution-index";
-import {
-  flushSeen,
-  forgetSeen,
-  localSeenBefore,
-  markLocal,
-  markSeen,
-  requestsDone,
-  seenFirstAt,
-} from "./attribution-seen";
 
 // Reads and writes of the attribution job's index tables (db/schema/sessions.ts). Never called from ingest.
 
@@ -92,35 +65,21 @@ export function cursorOf(db: Db, key: string): number {
   return (stmts(db).getState.get(key) as number | undefined) ?? 0;
 }
 
-/** Apply up to `limit` KV events after those already applied to the in-memory index; returns how many were read. */
-export function applyKvEvents(db: Db, limit: number): number {
-  const s = stmts(db);
-  const rows = s.kvAfter.all(kvApplied(db), limit) as {
-    rid: number;
-    ts: number;
-    op: string;
-    workerId: string;
-    hashes: string | null;
-    refs: Uint8Array | null;
-    reason: string | null;
-    tier: string | null;
-  }[];
-  const w = new IndexWriter(db);
-  for (const r of rows) {
-    if (!isDeviceResidency(r.tier)) {
-      w.applied(r.rid);
-      continue;
-    }
-    const worker = nameId(db, r.workerId);
-    if (r.op === "cleared") w.cleared(worker, r.ts);
-    else if (r.op === "stored") for (const h of blockListOf(db, r)) w.stored(h, worker, r.ts);
-    else if (r.op === "removed") {
-      const why = nameId(db, r.reason ?? "unknown");
-      for (const h of blockListOf(db, r)) w.removed(h, worker, r.ts, why);
-    }
-    w.applied(r.rid);
-  }
-  return rows.length;
+/** A kv_events row as the job reads it (hashes and refs as stored; blockListOf decodes them). */
+export type KvEventRow = {
+  rid: number;
+  ts: number;
+  op: string;
+  workerId: string;
+  hashes: string | null;
+  refs: Uint8Array | null;
+  reason: string | null;
+  tier: string | null;
+};
+
+/** Up to `limit` KV events after kv_events rowid `after`, in insertion order. */
+export function kvEventsAfter(db: Db, after: number, limit: number): KvEventRow[] {
+  return stmts(db).kvAfter.all(after, limit) as KvEventRow[];
 }
 
 export type RequestRow = {
@@ -144,101 +103,59 @@ export function requestsAfterCursor(db: Db, limit: number): RequestRow[] {
   return stmts(db).requestsAfter.all(requestsDone(db), limit) as RequestRow[];
 }
 
-/**
- * The first block in [lo, hi) whose sequence hash was not cacheable before t. Sequence hashes chain their prefix, so
- * "seen" is prefix-closed and a binary search finds the boundary in a few lookups.
- */
-function firstUnseen(db: Db, keys: readonly bigint[], lo: number, hi: number, t: number): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = seenFirstAt(db, keys[mid]!);
-    if (at !== undefined && at < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/** The chosen and the best candidate's overlap of a request's latest routing decision, or null without one. */
+export function decisionOf(db: Db, requestId: string): { chosenOverlap: number; bestOverlap: number } | null {
+  return (stmts(db).decision.get(requestId) as { chosenOverlap: number; bestOverlap: number } | undefined) ?? null;
 }
 
-/** Attribute one request's misses, record its new blocks as seen, and store its causes and minute sums. */
-export function attributeRequest(db: Db, r: RequestRow): Attribution {
+/** The input tokens and finish time of the turn before `before` in the same session and trajectory, if any. */
+export function previousTurnOf(
+  db: Db,
+  sessionId: string,
+  trajectoryId: string | null,
+  before: number,
+): { input: number; finishedAt: number | null } | undefined {
+  return stmts(db).previousTurn.get(sessionId, trajectoryId, before) as
+    { input: number; finishedAt: number | null } | undefined;
+}
+
+/** The policy_versions JSON of the latest request arrived at or before t that carried one. */
+export function policyVersionsAt(db: Db, t: number): string | undefined {
+  return stmts(db).versionAt.get(t) as string | undefined;
+}
+
+/** A request's causes row as stored (request_causes). */
+export type CausesRow = {
+  id: string;
+  requestId: string;
+  sessionId: string | null;
+  arrivedAt: number;
+  recomputed: number;
+  cold: number;
+  diverged: number;
+  evicted: number;
+  routedAway: number;
+  unknown: number;
+  evictedReason: string | null;
+  retentionVersion: number | null;
+  heldTokens: number | null;
+  waitMs: number | null;
+  survivedTokens: number | null;
+};
+
+/** Store a request's causes and add them to their minute (minute start, Unix ms); a row already there is kept and not counted again. */
+export function putCauses(db: Db, row: CausesRow, minute: number): boolean {
   const s = stmts(db);
-  const chains = chainsOf(db, r);
-  const decision = (s.decision.get(r.requestId) as { chosenOverlap: number; bestOverlap: number } | undefined) ?? null;
-  const turn: TurnInput = {
-    inputTokens: r.inputTokens,
-    cachedTokens: r.cachedTokens,
-    blockSize: r.blockSize,
-    blockCount: chains.length,
-    workerId: r.workerId,
-    decision,
-  };
-  const { first, end } = recomputedBlocks(turn);
-  const hasLocal = chains.length > 0 && chains.localKey(0) !== null;
-  const seqKeys: bigint[] = [];
-  for (let i = first; i < end; i++) seqKeys.push(chains.seqKey(i));
-  const boundary = firstUnseen(db, seqKeys, 0, seqKeys.length, r.arrivedAt);
-  const facts: BlockFacts[] = [];
-  for (let k = 0; k < boundary; k++) {
-    const seenAt = seenFirstAt(db, seqKeys[k]!);
-    facts.push(blockFactsAt(db, seqKeys[k]!, r.arrivedAt, r.workerId, seenAt !== undefined && seenAt < r.arrivedAt));
-  }
-  const localKeys: bigint[] = [];
-  if (hasLocal) for (let i = first + boundary; i < end; i++) localKeys.push(chains.localKey(i)!);
-  const known = hasLocal ? localSeenBefore(db, localKeys, r.arrivedAt) : new Set<bigint>();
-  for (let k = boundary; k < seqKeys.length; k++) {
-    const lk = hasLocal ? localKeys[k - boundary]! : null;
-    facts.push({
-      residentOn: [],
-      seenBefore: false,
-      lastRemoval: null,
-      localSeenBefore: lk === null ? null : known.has(lk),
-    });
-  }
-  const cacheableAt = r.firstTokenAt ?? r.finishedAt ?? r.arrivedAt;
-  for (let k = boundary; k < seqKeys.length; k++) {
-    markSeen(db, seqKeys[k]!, cacheableAt);
-    const lk = localKeys[k - boundary];
-    if (lk !== undefined && !known.has(lk)) markLocal(db, lk, r.arrivedAt);
-  }
-  const a = attributeTurn(turn, facts);
-  let retentionVersion: number | null = null;
-  if (a.mainRemoval) {
-    const pv = s.versionAt.get(a.mainRemoval.at) as string | undefined;
-    const v = pv ? (JSON.parse(pv) as { retention?: unknown }).retention : undefined;
-    retentionVersion = typeof v === "number" ? v : null;
-  }
-  const prev = r.sessionId
-    ? (s.previousTurn.get(r.sessionId, r.trajectoryId, r.arrivedAt) as
-        { input: number; finishedAt: number | null } | undefined)
-    : undefined;
-  const c = a.tokens;
-  // Judged again after a crash (the cursor is saved with the marks): the causes row is kept and counted once.
-  const fresh = s.putCauses.run({
-    id: r.id,
-    requestId: r.requestId,
-    sessionId: r.sessionId,
-    arrivedAt: r.arrivedAt,
-    recomputed: a.recomputed,
-    cold: c.cold,
-    diverged: c.diverged,
-    evicted: c.evicted,
-    routedAway: c.routed_away,
-    unknown: c.unknown,
-    evictedReason: a.mainRemoval?.reason ?? (c.evicted > 0 ? "unknown" : null),
-    retentionVersion,
-    heldTokens: prev ? prev.input : null,
-    waitMs: prev?.finishedAt ? Math.max(0, r.arrivedAt - prev.finishedAt) : null,
-    survivedTokens: prev ? Math.min(r.cachedTokens, prev.input) : null,
-  }).changes;
-  if (fresh === 0) return a;
+  if (s.putCauses.run(row).changes === 0) return false;
   s.putMinute.run({
-    minute: minuteOf(r.arrivedAt),
-    cold: c.cold,
-    diverged: c.diverged,
-    evicted: c.evicted,
-    routedAway: c.routed_away,
-    unknown: c.unknown,
+    minute,
+    cold: row.cold,
+    diverged: row.diverged,
+    evicted: row.evicted,
+    routedAway: row.routedAway,
+    unknown: row.unknown,
   });
-  return a;
+  return true;
 }
 
 /** Sessions with tool rows after the tools cursor (and advance it). */

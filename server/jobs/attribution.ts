@@ -1,13 +1,12 @@
 import { type Db, isBusy } from "../../db/client";
 import {
-  applyKvEvents,
-  attributeRequest,
   cursorOf,
   oldestUnattributedArrival,
   pruneIndex,
   requestsAfterCursor,
   sessionsWithNewTools,
 } from "../../db/queries/attribution";
+import { applyKvEvents, attributeRequest } from "./attribution-request";
 import { dirtySeen, flushSeen, requestsJudged } from "../../db/queries/attribution-seen";
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
 import { rebuildSessionSummary } from "../../db/queries/session-summaries";

@@ -1,0 +1,140 @@
+import type { Db } from "../../db/client";
+import {
+  decisionOf,
+  kvEventsAfter,
+  previousTurnOf,
+  policyVersionsAt,
+  putCauses,
+  type RequestRow,
+} from "../../db/queries/attribution";
+import { blockListOf, chainsOf } from "../../db/queries/attribution-chains";
+import { IndexWriter, kvApplied, nameId, residencyAt } from "../../db/queries/attribution-index";
+import { localSeenBefore, markLocal, markSeen, seenFirstAt } from "../../db/queries/attribution-seen";
+import {
+  attributeTurn,
+  isDeviceResidency,
+  recomputedBlocks,
+  type Attribution,
+  type BlockFacts,
+  type TurnInput,
+} from "../analysis/attribution";
+import { minuteOf } from "../analysis/counters";
+
+// The attribution step's decisions (DESIGN §4): which KV events change device residency, which facts a turn's
+// recomputed blocks had at arrival, and what is stored for it. The index and its rows live in db/queries/attribution*.
+
+/** Apply up to `limit` KV events after those already applied to the in-memory index; returns how many were read. */
+export function applyKvEvents(db: Db, limit: number): number {
+  const rows = kvEventsAfter(db, kvApplied(db), limit);
+  const w = new IndexWriter(db);
+  for (const r of rows) {
+    if (!isDeviceResidency(r.tier)) {
+      w.applied(r.rid);
+      continue;
+    }
+    const worker = nameId(db, r.workerId);
+    if (r.op === "cleared") w.cleared(worker, r.ts);
+    else if (r.op === "stored") for (const h of blockListOf(db, r)) w.stored(h, worker, r.ts);
+    else if (r.op === "removed") {
+      const why = nameId(db, r.reason ?? "unknown");
+      for (const h of blockListOf(db, r)) w.removed(h, worker, r.ts, why);
+    }
+    w.applied(r.rid);
+  }
+  return rows.length;
+}
+
+/**
+ * The first block in [lo, hi) whose sequence hash was not cacheable before t. Sequence hashes chain their prefix, so
+ * "seen" is prefix-closed and a binary search finds the boundary in a few lookups.
+ */
+function firstUnseen(db: Db, keys: readonly bigint[], lo: number, hi: number, t: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = seenFirstAt(db, keys[mid]!);
+    if (at !== undefined && at < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The retention policy version in force at t, from the policy versions the requests carried (null: none known). */
+function retentionVersionAt(db: Db, t: number): number | null {
+  const pv = policyVersionsAt(db, t);
+  const v = pv ? (JSON.parse(pv) as { retention?: unknown }).retention : undefined;
+  return typeof v === "number" ? v : null;
+}
+
+/** Attribute one request's misses, record its new blocks as seen, and store its causes and minute sums. */
+export function attributeRequest(db: Db, r: RequestRow): Attribution {
+  const chains = chainsOf(db, r);
+  const turn: TurnInput = {
+    inputTokens: r.inputTokens,
+    cachedTokens: r.cachedTokens,
+    blockSize: r.blockSize,
+    blockCount: chains.length,
+    workerId: r.workerId,
+    decision: decisionOf(db, r.requestId),
+  };
+  const { first, end } = recomputedBlocks(turn);
+  const hasLocal = chains.length > 0 && chains.localKey(0) !== null;
+  const seqKeys: bigint[] = [];
+  for (let i = first; i < end; i++) seqKeys.push(chains.seqKey(i));
+  const boundary = firstUnseen(db, seqKeys, 0, seqKeys.length, r.arrivedAt);
+  const facts: BlockFacts[] = [];
+  for (let k = 0; k < boundary; k++) {
+    const seenAt = seenFirstAt(db, seqKeys[k]!);
+    const at = residencyAt(db, seqKeys[k]!, r.arrivedAt, r.workerId);
+    facts.push({
+      residentOn: at.residentOn,
+      seenBefore: seenAt !== undefined && seenAt < r.arrivedAt,
+      lastRemoval: at.lastRemoval,
+      localSeenBefore: null,
+    });
+  }
+  const localKeys: bigint[] = [];
+  if (hasLocal) for (let i = first + boundary; i < end; i++) localKeys.push(chains.localKey(i)!);
+  const known = hasLocal ? localSeenBefore(db, localKeys, r.arrivedAt) : new Set<bigint>();
+  for (let k = boundary; k < seqKeys.length; k++) {
+    const lk = hasLocal ? localKeys[k - boundary]! : null;
+    facts.push({
+      residentOn: [],
+      seenBefore: false,
+      lastRemoval: null,
+      localSeenBefore: lk === null ? null : known.has(lk),
+    });
+  }
+  const cacheableAt = r.firstTokenAt ?? r.finishedAt ?? r.arrivedAt;
+  for (let k = boundary; k < seqKeys.length; k++) {
+    markSeen(db, seqKeys[k]!, cacheableAt);
+    const lk = localKeys[k - boundary];
+    if (lk !== undefined && !known.has(lk)) markLocal(db, lk, r.arrivedAt);
+  }
+  const a = attributeTurn(turn, facts);
+  const retentionVersion = a.mainRemoval ? retentionVersionAt(db, a.mainRemoval.at) : null;
+  const prev = r.sessionId ? previousTurnOf(db, r.sessionId, r.trajectoryId, r.arrivedAt) : undefined;
+  const c = a.tokens;
+  // Judged again after a crash (the cursor is saved with the marks): the causes row is kept and counted once.
+  putCauses(
+    db,
+    {
+      id: r.id,
+      requestId: r.requestId,
+      sessionId: r.sessionId,
+      arrivedAt: r.arrivedAt,
+      recomputed: a.recomputed,
+      cold: c.cold,
+      diverged: c.diverged,
+      evicted: c.evicted,
+      routedAway: c.routed_away,
+      unknown: c.unknown,
+      evictedReason: a.mainRemoval?.reason ?? (c.evicted > 0 ? "unknown" : null),
+      retentionVersion,
+      heldTokens: prev ? prev.input : null,
+      waitMs: prev?.finishedAt ? Math.max(0, r.arrivedAt - prev.finishedAt) : null,
+      survivedTokens: prev ? Math.min(r.cachedTokens, prev.input) : null,
+    },
+    minuteOf(r.arrivedAt),
+  );
+  return a;
+}
