@@ -49,6 +49,7 @@ function main() {
   const progress = c.prepare("SELECT arrived_at FROM requests WHERE rowid = ?").pluck();
   const lastMark = { at: span.lo, wall: performance.now() };
   t = performance.now();
+  const cpu0 = process.cpuUsage();
   const step = 600_000;
   for (;;) {
     const r = attributionStep(db);
@@ -65,8 +66,10 @@ function main() {
     if (r.caughtUp) break;
   }
   const seconds = (performance.now() - t) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   console.log(
-    `attribution: ${(simSeconds / seconds).toFixed(0)} x real time (${seconds.toFixed(1)} s for ${(simSeconds / 60).toFixed(0)} simulated min; baseline: a raw read of its input, ${(bytes / MB).toFixed(0)} MB, ${rawRead.toFixed(1)} s; ratio ${(seconds / rawRead).toFixed(1)})`,
+    `attribution: ${(simSeconds / seconds).toFixed(0)} x real time (${seconds.toFixed(1)} s, ${cpuSeconds.toFixed(1)} CPU s, for ${(simSeconds / 60).toFixed(0)} simulated min; baseline: a raw read of its input, ${(bytes / MB).toFixed(0)} MB, ${rawRead.toFixed(1)} s; ratio ${(seconds / rawRead).toFixed(1)})`,
   );
   c.pragma("wal_checkpoint(TRUNCATE)");
   const tables = c

@@ -11,13 +11,12 @@ export const toKey = (h: string): bigint => BigInt.asIntN(64, BigInt(h));
 /** Random access to a request's chains as i64 keys; `local` is null where the request carried no local hashes. */
 export type Chains = { length: number; seqKey(i: number): bigint; localKey(i: number): bigint | null };
 
-/** The block hashes of one kv_events row (stored/removed), as i64 keys in order (references resolved). */
-export function blockListOf(db: Db, row: { hashes: Uint8Array | string | null; refs: Uint8Array | null }): bigint[] {
-  const b = kvBlockList(db, row.hashes, row.refs);
-  if (!b) return [];
-  const out: bigint[] = new Array(b.byteLength / HASH_BYTES);
-  for (let i = 0; i < out.length; i++) out[i] = b.readBigInt64BE(i * HASH_BYTES);
-  return out;
+/** The block hashes of one kv_events row (stored/removed) as 8-byte big-endian hashes in order (references resolved). */
+export function blockBytesOf(
+  db: Db,
+  row: { hashes: Uint8Array | string | null; refs: Uint8Array | null },
+): Buffer | null {
+  return kvBlockList(db, row.hashes, row.refs);
 }
 
 /** A request's full sequence and local chains (rebuilt from its compact row; keys decoded on access: a turn reads only its recomputed blocks). */

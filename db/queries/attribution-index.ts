@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
 import { decodeIntervals, encodeIntervals, withRemoved, withStored, type Interval } from "./attribution-intervals";
+import { BlockTable, halvesOf, keyOf } from "./attribution-block-table";
 import { resetSeen } from "./attribution-seen";
 
 export { decodeIntervals, encodeIntervals, MAX_INTERVALS, type Interval } from "./attribution-intervals";
@@ -26,9 +27,6 @@ export type Residency = {
   lastRemoval: { reason: string; at: number; workerId: string } | null;
 };
 
-/** A block's list id in memory (`cur`) and on disk (`disk`); 0 is the empty list (no row). */
-type Entry = { cur: number; disk: number };
-
 type State = {
   blockGet: Database.Statement;
   blockPut: Database.Statement;
@@ -41,12 +39,12 @@ type State = {
   names: Map<string, number>;
   byId: string[];
   clears: Map<number, number[]>;
-  blocks: Map<bigint, Entry>;
+  /** Blocks' list ids in memory and on disk (0 is the empty list: no row). */
+  blocks: BlockTable;
   lists: Map<number, readonly Interval[]>;
   nextList: number;
-  dirty: Set<bigint>;
   /** Dirty blocks in key order, written from the end: each short transaction touches one narrow range of pages. */
-  flushOrder: bigint[];
+  flushOrder: { hi: Int32Array; lo: Int32Array; left: number };
   /** kv_events rowid applied in memory; saved as the "kv" cursor by the flush that writes its effects. */
   kvApplied: number;
   /** Facts per list for the last (time, worker) asked: the blocks of one turn mostly share a few lists. */
@@ -85,11 +83,10 @@ function state(db: Db): State {
     names,
     byId,
     clears,
-    blocks: new Map(),
+    blocks: new BlockTable(),
     lists: new Map([[0, EMPTY]]),
     nextList: ((c.prepare("SELECT max(id) FROM attr_lists").pluck().get() as number | null) ?? 0) + 1,
-    dirty: new Set(),
-    flushOrder: [],
+    flushOrder: { hi: new Int32Array(0), lo: new Int32Array(0), left: 0 },
     kvApplied: (c.prepare("SELECT value FROM attr_state WHERE key = 'kv'").pluck().get() as number | undefined) ?? 0,
     facts: { t: NaN, chosen: NaN, byList: new Map() },
   };
@@ -117,14 +114,16 @@ export function nameId(db: Db, name: string, create = true): number {
   return got;
 }
 
-function entryOf(s: State, hash: bigint): Entry {
-  let e = s.blocks.get(hash);
-  if (!e) {
-    const id = (s.blockGet.get(hash) as number | undefined) ?? 0;
-    e = { cur: id, disk: id };
-    s.blocks.set(hash, e);
-  }
-  return e;
+/** The table slot of a block (read from attr_blocks on first use). */
+function slotOf(s: State, hi: number, lo: number): number {
+  const i = s.blocks.find(hi, lo);
+  if (i >= 0) return i;
+  return s.blocks.add(hi, lo, (s.blockGet.get(keyOf(hi, lo)) as number | undefined) ?? 0);
+}
+
+function curOf(s: State, hash: bigint): number {
+  const [hi, lo] = halvesOf(hash);
+  return s.blocks.cur[slotOf(s, hi, lo)]!;
 }
 
 function listOf(s: State, id: number): readonly Interval[] {
@@ -140,15 +139,12 @@ function listOf(s: State, id: number): readonly Interval[] {
 /** Read one block's intervals (cached). */
 export function intervalsOf(db: Db, hash: bigint): readonly Interval[] {
   const s = state(db);
-  return listOf(s, entryOf(s, hash).cur);
+  return listOf(s, curOf(s, hash));
 }
 
 /** Drop clean cached blocks (oldest first) and lists down to their bounds; only once every change is written. */
 function trimCache(s: State) {
-  for (const k of s.blocks.keys()) {
-    if (s.blocks.size <= BLOCK_CACHE_MAX) break;
-    s.blocks.delete(k);
-  }
+  s.blocks.trim(BLOCK_CACHE_MAX);
   if (s.lists.size > LIST_CACHE_MAX) s.lists = new Map([[0, EMPTY]]);
   s.facts.byList.clear();
 }
@@ -175,7 +171,7 @@ export function kvApplied(db: Db): number {
 
 /** Blocks changed in memory and not yet written. */
 export function dirtyBlocks(db: Db): number {
-  return state(db).dirty.size;
+  return state(db).blocks.dirtyCount;
 }
 
 /** Apply KV edits to the in-memory index; idempotent per event, so re-applying after a crash is safe. */
@@ -190,13 +186,29 @@ export class IndexWriter {
 
   stored(hash: bigint, w: number, ts: number): void {
     this.begin(1, w, ts, 0);
-    this.apply(hash, (l) => withStored(l, w, ts));
+    const [hi, lo] = halvesOf(hash);
+    this.apply(hi, lo, (l) => withStored(l, w, ts));
+  }
+
+  /** stored() for every block of a list of 8-byte big-endian hashes (one event's), in order. */
+  storedList(hashes: Buffer, w: number, ts: number): void {
+    this.begin(1, w, ts, 0);
+    const f = (l: readonly Interval[]) => withStored(l, w, ts);
+    for (let o = 0; o + 8 <= hashes.length; o += 8) this.apply(hashes.readInt32BE(o), hashes.readInt32BE(o + 4), f);
+  }
+
+  /** removed() for every block of a list of 8-byte big-endian hashes (one event's), in order. */
+  removedList(hashes: Buffer, w: number, ts: number, why: number): void {
+    this.begin(2, w, ts, why);
+    const f = (l: readonly Interval[]) => withRemoved(l, w, ts, why, (v) => endOf(this.s, v) === null);
+    for (let o = 0; o + 8 <= hashes.length; o += 8) this.apply(hashes.readInt32BE(o), hashes.readInt32BE(o + 4), f);
   }
 
   /** Close the latest interval of worker w that is open and stored at or before ts (as the old row-per-interval UPDATE did). */
   removed(hash: bigint, w: number, ts: number, why: number): void {
     this.begin(2, w, ts, why);
-    this.apply(hash, (l) => withRemoved(l, w, ts, why, (v) => endOf(this.s, v) === null));
+    const [hi, lo] = halvesOf(hash);
+    this.apply(hi, lo, (l) => withRemoved(l, w, ts, why, (v) => endOf(this.s, v) === null));
   }
 
   /** Every interval of worker w open now and stored at or before ts ends at ts with reason `cleared` (applied on read). */
@@ -230,20 +242,20 @@ export class IndexWriter {
     this.memo.clear();
   }
 
-  private apply(hash: bigint, f: (l: readonly Interval[]) => readonly Interval[]): void {
+  private apply(hi: number, lo: number, f: (l: readonly Interval[]) => readonly Interval[]): void {
     const s = this.s;
-    const e = entryOf(s, hash);
-    let to = this.memo.get(e.cur);
+    const i = slotOf(s, hi, lo);
+    const cur = s.blocks.cur[i]!;
+    let to = this.memo.get(cur);
     if (to === undefined) {
-      const from = listOf(s, e.cur);
+      const from = listOf(s, cur);
       const next = f(from);
-      to = next === from ? e.cur : s.nextList++;
-      if (to !== e.cur) s.lists.set(to, next);
-      this.memo.set(e.cur, to);
+      to = next === from ? cur : s.nextList++;
+      if (to !== cur) s.lists.set(to, next);
+      this.memo.set(cur, to);
     }
-    if (to === e.cur) return;
-    e.cur = to;
-    s.dirty.add(hash);
+    if (to === cur) return;
+    s.blocks.set(i, to);
   }
 }
 
@@ -254,22 +266,29 @@ export class IndexWriter {
  */
 export function flushIndex(db: Db, limit: number): number {
   const s = state(db);
-  if (s.flushOrder.length === 0) s.flushOrder = [...s.dirty].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const t = s.blocks;
+  let order = s.flushOrder;
+  if (order.left === 0 && t.dirtyCount > 0) order = s.flushOrder = { ...t.takeDirtySorted(), left: 0 };
+  if (order.left === 0) order.left = order.hi.length;
   const delta = new Map<number, number>();
   let n = 0;
-  while (n < limit && s.flushOrder.length > 0) {
-    const hash = s.flushOrder.pop()!;
-    if (!s.dirty.has(hash)) continue;
+  while (n < limit && order.left > 0) {
+    order.left--;
+    const hi = order.hi[order.left]!;
+    const lo = order.lo[order.left]!;
+    const i = t.find(hi, lo);
+    if (i < 0 || t.dirtyFlag[i] === 0) continue;
     n++;
-    s.dirty.delete(hash);
-    const e = s.blocks.get(hash)!;
-    if (e.cur === e.disk) continue;
-    if (e.cur !== 0) {
-      s.blockPut.run(hash, e.cur);
-      delta.set(e.cur, (delta.get(e.cur) ?? 0) + 1);
+    const cur = t.cur[i]!;
+    const disk = t.disk[i]!;
+    t.clean(i);
+    if (cur === disk) continue;
+    const hash = keyOf(hi, lo);
+    if (cur !== 0) {
+      s.blockPut.run(hash, cur);
+      delta.set(cur, (delta.get(cur) ?? 0) + 1);
     } else s.blockDel.run(hash);
-    if (e.disk !== 0) delta.set(e.disk, (delta.get(e.disk) ?? 0) - 1);
-    e.disk = e.cur;
+    if (disk !== 0) delta.set(disk, (delta.get(disk) ?? 0) - 1);
   }
   for (const [id, d] of delta) {
     if (d > 0) {
@@ -279,9 +298,9 @@ export function flushIndex(db: Db, limit: number): number {
       s.listDrop.run(id);
     }
   }
-  if (s.flushOrder.length === 0 && s.dirty.size > 0)
-    s.flushOrder = [...s.dirty].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  if (s.dirty.size === 0) {
+  if (order.left === 0 && t.dirtyCount > 0) s.flushOrder = { ...t.takeDirtySorted(), left: 0 };
+  if (t.dirtyCount === 0) {
+    s.flushOrder = { hi: new Int32Array(0), lo: new Int32Array(0), left: 0 };
     db.$client
       .prepare(
         "INSERT INTO attr_state (key, value) VALUES ('kv', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -289,7 +308,7 @@ export function flushIndex(db: Db, limit: number): number {
       .run(s.kvApplied);
     trimCache(s);
   }
-  return s.dirty.size;
+  return t.dirtyCount;
 }
 
 /** What the index knew about one block at time t, for a turn on `workerId` (null: no worker). */
@@ -302,7 +321,7 @@ export function residencyAt(db: Db, hash: bigint, t: number, workerId: string | 
     memo.chosen = chosen;
     memo.byList.clear();
   }
-  const id = entryOf(s, hash).cur;
+  const id = curOf(s, hash);
   let f = memo.byList.get(id);
   if (!f) memo.byList.set(id, (f = factsOf(s, listOf(s, id), t, chosen)));
   return f;

@@ -65,7 +65,7 @@ export function cursorOf(db: Db, key: string): number {
   return (stmts(db).getState.get(key) as number | undefined) ?? 0;
 }
 
-/** A kv_events row as the job reads it (hashes and refs as stored; blockListOf decodes them). */
+/** A kv_events row as the job reads it (hashes and refs as stored; blockBytesOf decodes them). */
 export type KvEventRow = {
   rid: number;
   ts: number;

@@ -7,7 +7,7 @@ import {
   putCauses,
   type RequestRow,
 } from "../../db/queries/attribution";
-import { blockListOf, chainsOf } from "../../db/queries/attribution-chains";
+import { blockBytesOf, chainsOf } from "../../db/queries/attribution-chains";
 import { IndexWriter, kvApplied, nameId, residencyAt } from "../../db/queries/attribution-index";
 import { localSeenBefore, markLocal, markSeen, seenFirstAt } from "../../db/queries/attribution-seen";
 import {
@@ -34,10 +34,13 @@ export function applyKvEvents(db: Db, limit: number): number {
     }
     const worker = nameId(db, r.workerId);
     if (r.op === "cleared") w.cleared(worker, r.ts);
-    else if (r.op === "stored") for (const h of blockListOf(db, r)) w.stored(h, worker, r.ts);
-    else if (r.op === "removed") {
+    else if (r.op === "stored") {
+      const hashes = blockBytesOf(db, r);
+      if (hashes) w.storedList(hashes, worker, r.ts);
+    } else if (r.op === "removed") {
       const why = nameId(db, r.reason ?? "unknown");
-      for (const h of blockListOf(db, r)) w.removed(h, worker, r.ts, why);
+      const hashes = blockBytesOf(db, r);
+      if (hashes) w.removedList(hashes, worker, r.ts, why);
     }
     w.applied(r.rid);
   }

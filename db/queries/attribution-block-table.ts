@@ -1,0 +1,152 @@
+// The attribution index's in-memory block entries: an open-addressing hash table keyed by a block's 64-bit hash as two
+// int32 halves (no BigInt per block), with each block's list id in memory (`cur`) and on disk (`disk`), a dirty flag and
+// the order of first use (the oldest clean entries are dropped first when the table is trimmed).
+
+/** The signed 64-bit key of halves (hi signed, lo as its 32 bits). */
+export const keyOf = (hi: number, lo: number): bigint => (BigInt(hi) << 32n) | BigInt(lo >>> 0);
+
+/** The int32 halves of a signed 64-bit key. */
+export function halvesOf(key: bigint): [hi: number, lo: number] {
+  return [Number(BigInt.asIntN(32, key >> 32n)), Number(BigInt.asIntN(32, key))];
+}
+
+const EMPTY = 0;
+const USED = 1;
+
+export class BlockTable {
+  size = 0;
+  private cap = 0;
+  private mask = 0;
+  private hi!: Int32Array;
+  private lo!: Int32Array;
+  private state!: Uint8Array;
+  private stamp!: Float64Array;
+  private seq = 0;
+  cur!: Float64Array;
+  disk!: Float64Array;
+  dirtyFlag!: Uint8Array;
+  /** Dirty keys in the order they became dirty (may hold keys flushed since; check dirtyFlag). */
+  dirtyHi: number[] = [];
+  dirtyLo: number[] = [];
+  dirtyCount = 0;
+
+  constructor(capacity = 1 << 16) {
+    this.alloc(capacity);
+  }
+
+  private alloc(cap: number) {
+    this.cap = cap;
+    this.mask = cap - 1;
+    this.hi = new Int32Array(cap);
+    this.lo = new Int32Array(cap);
+    this.state = new Uint8Array(cap);
+    this.stamp = new Float64Array(cap);
+    this.cur = new Float64Array(cap);
+    this.disk = new Float64Array(cap);
+    this.dirtyFlag = new Uint8Array(cap);
+  }
+
+  private slotFor(hi: number, lo: number): number {
+    return (Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b) >>> 0) & this.mask;
+  }
+
+  /** The slot of a key, or −1 when the table does not hold it. */
+  find(hi: number, lo: number): number {
+    let i = this.slotFor(hi, lo);
+    for (;;) {
+      if (this.state[i] === EMPTY) return -1;
+      if (this.hi[i] === hi && this.lo[i] === lo) return i;
+      i = (i + 1) & this.mask;
+    }
+  }
+
+  /** Add a key not held yet with its list id (clean: the same in memory and on disk); returns its slot. */
+  add(hi: number, lo: number, list: number): number {
+    if ((this.size + 1) * 2 > this.cap) this.rehash(this.cap * 2, -Infinity);
+    let i = this.slotFor(hi, lo);
+    while (this.state[i] !== EMPTY) i = (i + 1) & this.mask;
+    this.state[i] = USED;
+    this.hi[i] = hi;
+    this.lo[i] = lo;
+    this.cur[i] = list;
+    this.disk[i] = list;
+    this.dirtyFlag[i] = 0;
+    this.stamp[i] = this.seq++;
+    this.size++;
+    return i;
+  }
+
+  /** Point a slot's block at list `to` in memory (marking it dirty). */
+  set(i: number, to: number): void {
+    this.cur[i] = to;
+    if (this.dirtyFlag[i] === 0) {
+      this.dirtyFlag[i] = 1;
+      this.dirtyCount++;
+      this.dirtyHi.push(this.hi[i]!);
+      this.dirtyLo.push(this.lo[i]!);
+    }
+  }
+
+  /** The slot's block was written: clean again. */
+  clean(i: number): void {
+    this.disk[i] = this.cur[i]!;
+    if (this.dirtyFlag[i] === 1) {
+      this.dirtyFlag[i] = 0;
+      this.dirtyCount--;
+    }
+  }
+
+  /** The dirty keys in key order (signed hi, then unsigned lo), as [hi, lo] pairs; the dirty list is consumed. */
+  takeDirtySorted(): { hi: Int32Array; lo: Int32Array } {
+    const n = this.dirtyHi.length;
+    const idx = new Uint32Array(n);
+    for (let k = 0; k < n; k++) idx[k] = k;
+    const H = this.dirtyHi;
+    const L = this.dirtyLo;
+    const sorted = Array.from(idx).sort((a, b) => H[a]! - H[b]! || (L[a]! >>> 0) - (L[b]! >>> 0));
+    const hi = new Int32Array(n);
+    const lo = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      hi[k] = H[sorted[k]!]!;
+      lo[k] = L[sorted[k]!]!;
+    }
+    this.dirtyHi = [];
+    this.dirtyLo = [];
+    return { hi, lo };
+  }
+
+  /** Keep at most `max` entries, the most recently added; only call when nothing is dirty. */
+  trim(max: number): void {
+    if (this.size <= max) return;
+    this.rehash(this.cap, this.seq - Math.floor(max / 2));
+  }
+
+  /** Drop every entry (nothing may be dirty). */
+  clear(): void {
+    this.alloc(1 << 16);
+    this.size = 0;
+    this.dirtyHi = [];
+    this.dirtyLo = [];
+    this.dirtyCount = 0;
+  }
+
+  private rehash(cap: number, keepFrom: number) {
+    const { hi, lo, state, stamp, cur, disk, dirtyFlag } = this;
+    const old = this.cap;
+    this.alloc(cap);
+    this.size = 0;
+    for (let i = 0; i < old; i++) {
+      if (state[i] !== USED || (stamp[i]! < keepFrom && dirtyFlag[i] === 0)) continue;
+      let j = this.slotFor(hi[i]!, lo[i]!);
+      while (this.state[j] !== EMPTY) j = (j + 1) & this.mask;
+      this.state[j] = USED;
+      this.hi[j] = hi[i]!;
+      this.lo[j] = lo[i]!;
+      this.cur[j] = cur[i]!;
+      this.disk[j] = disk[i]!;
+      this.dirtyFlag[j] = dirtyFlag[i]!;
+      this.stamp[j] = stamp[i]!;
+      this.size++;
+    }
+  }
+}
