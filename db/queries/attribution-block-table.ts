@@ -150,3 +150,48 @@ export class BlockTable {
     }
   }
 }
+
+/**
+ * A Bloom filter over 64-bit keys as int32 halves: `mightHold` is false only for keys never added. The index keeps one
+ * over the blocks that may have a list on disk, so a block stored for the first time is not looked up in attr_blocks.
+ */
+const MAX_BITS = 1 << 28;
+
+export class KeyFilter {
+  private bits: Int32Array;
+  private mask: number;
+  added = 0;
+
+  /** Room for about `expected` keys at ~1% false positives (a power of two from 2^23 to 2^28 bits: 1 to 32 MiB). */
+  constructor(expected: number) {
+    let n = 1 << 23;
+    while (n < expected * 10 && n < MAX_BITS) n *= 2;
+    this.bits = new Int32Array(n >>> 5);
+    this.mask = n - 1;
+  }
+
+  /** True when the filter holds more keys than it was sized for and can be rebuilt larger. */
+  full(): boolean {
+    return this.added * 10 > this.mask && this.mask + 1 < MAX_BITS;
+  }
+
+  add(hi: number, lo: number): void {
+    let h = Math.imul(lo ^ 0x5bd1e995, 0xcc9e2d51) ^ hi;
+    const step = Math.imul(hi ^ (lo >>> 16), 0x1b873593) | 1;
+    for (let k = 0; k < 4; k++, h = (h + step) | 0) {
+      const b = h & this.mask;
+      this.bits[b >>> 5]! |= 1 << (b & 31);
+    }
+    this.added++;
+  }
+
+  mightHold(hi: number, lo: number): boolean {
+    let h = Math.imul(lo ^ 0x5bd1e995, 0xcc9e2d51) ^ hi;
+    const step = Math.imul(hi ^ (lo >>> 16), 0x1b873593) | 1;
+    for (let k = 0; k < 4; k++, h = (h + step) | 0) {
+      const b = h & this.mask;
+      if ((this.bits[b >>> 5]! & (1 << (b & 31))) === 0) return false;
+    }
+    return true;
+  }
+}

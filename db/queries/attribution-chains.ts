@@ -8,8 +8,15 @@ import { kvBlockList } from "./kv-lists";
 /** A u64 decimal hash as the signed 64-bit integer key the attribution index stores. */
 export const toKey = (h: string): bigint => BigInt.asIntN(64, BigInt(h));
 
-/** Random access to a request's chains as i64 keys; `local` is null where the request carried no local hashes. */
-export type Chains = { length: number; seqKey(i: number): bigint; localKey(i: number): bigint | null };
+/** Random access to a request's chains, each i64 key as its int32 halves; hasLocal is false without local hashes. */
+export type Chains = {
+  length: number;
+  hasLocal: boolean;
+  seqHi(i: number): number;
+  seqLo(i: number): number;
+  localHi(i: number): number;
+  localLo(i: number): number;
+};
 
 /** The block hashes of one kv_events row (stored/removed) as 8-byte big-endian hashes in order (references resolved). */
 export function blockBytesOf(
@@ -28,7 +35,10 @@ export function chainsOf(db: Db, row: { id: string }): Chains {
   const hasLocal = local !== null && seq !== null && local.byteLength === seq.byteLength;
   return {
     length,
-    seqKey: (i) => seq!.readBigInt64BE(i * HASH_BYTES),
-    localKey: (i) => (hasLocal ? local!.readBigInt64BE(i * HASH_BYTES) : null),
+    hasLocal: hasLocal && length > 0,
+    seqHi: (i) => seq!.readInt32BE(i * HASH_BYTES),
+    seqLo: (i) => seq!.readInt32BE(i * HASH_BYTES + 4),
+    localHi: (i) => local!.readInt32BE(i * HASH_BYTES),
+    localLo: (i) => local!.readInt32BE(i * HASH_BYTES + 4),
   };
 }

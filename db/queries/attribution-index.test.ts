@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { halvesOf } from "./attribution-block-table";
 import { testDb } from "../../test/db";
 import { pruneIndex } from "./attribution";
 import {
@@ -65,7 +66,7 @@ describe("the block index", () => {
     w.stored(H, w1, T);
     w.stored(H, w2, T + 10);
     w.removed(H, w1, T + 20, capacity);
-    const at = (t: number, on: string | null) => residencyAt(db, H, t, on);
+    const at = (t: number, on: string | null) => residencyAt(db, ...halvesOf(H), t, on);
     const check = () => {
       expect(at(T + 5, "w2")).toEqual({
         residentOn: ["w1"],
@@ -91,7 +92,10 @@ describe("the block index", () => {
       w.removed(H, w1, T + 20, capacity);
       w.stored(H, w1, T + 30);
     }
-    expect(residencyAt(db, H, T + 40, "w1")).toMatchObject({ residentOn: ["w1"], lastRemoval: { at: T + 20 } });
+    expect(residencyAt(db, ...halvesOf(H), T + 40, "w1")).toMatchObject({
+      residentOn: ["w1"],
+      lastRemoval: { at: T + 20 },
+    });
     db.$client.transaction(() => flushIndex(db, 10))();
     const blob = db.$client.prepare(LIST_OF).pluck().get(H) as Buffer;
     expect(decodeIntervals(blob)).toHaveLength(2);
@@ -102,11 +106,11 @@ describe("the block index", () => {
     w.stored(H, w1, T);
     w.cleared(w1, T + 10);
     w.stored(H + 1n, w1, T + 20);
-    expect(residencyAt(db, H, T + 15, "w1")).toMatchObject({
+    expect(residencyAt(db, ...halvesOf(H), T + 15, "w1")).toMatchObject({
       residentOn: [],
       lastRemoval: { reason: "cleared", at: T + 10 },
     });
-    expect(residencyAt(db, H + 1n, T + 25, "w1")).toMatchObject({ residentOn: ["w1"], lastRemoval: null });
+    expect(residencyAt(db, ...halvesOf(H + 1n), T + 25, "w1")).toMatchObject({ residentOn: ["w1"], lastRemoval: null });
   });
 
   it("keeps at most MAX_INTERVALS per block, dropping the oldest closed ones", () => {
@@ -145,7 +149,7 @@ describe("the block index", () => {
     expect(lists(db)[0]!.refs).toBe(3);
     expect(decodeIntervals(lists(db)[0]!.intervals)).toEqual([{ w: w1, storedAt: T, removedAt: T + 5, why: capacity }]);
     resetIndexCache(db);
-    for (const h of hs) expect(residencyAt(db, h, T + 6, "w1").lastRemoval).toMatchObject({ at: T + 5 });
+    for (const h of hs) expect(residencyAt(db, ...halvesOf(h), T + 6, "w1").lastRemoval).toMatchObject({ at: T + 5 });
   });
 
   it("a prune drops intervals that ended before the cutoff; a block left with none is deleted, the others keep theirs", () => {
@@ -157,8 +161,8 @@ describe("the block index", () => {
     w.stored(H + 1n, w2, T + 20);
     expect(pruneIndex(db, T + 15)).toBeGreaterThan(0);
     expect(db.$client.prepare("SELECT hash FROM attr_blocks").pluck().safeIntegers().all()).toEqual([H + 1n]);
-    expect(residencyAt(db, H, T + 30, "w1")).toMatchObject({ residentOn: [], lastRemoval: null });
-    expect(residencyAt(db, H + 1n, T + 30, "w1")).toMatchObject({ residentOn: ["w2"], lastRemoval: null });
+    expect(residencyAt(db, ...halvesOf(H), T + 30, "w1")).toMatchObject({ residentOn: [], lastRemoval: null });
+    expect(residencyAt(db, ...halvesOf(H + 1n), T + 30, "w1")).toMatchObject({ residentOn: ["w2"], lastRemoval: null });
     expect(lists(db).map((l) => l.refs)).toEqual([1]);
   });
 });

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
 import { decodeIntervals, encodeIntervals, withRemoved, withStored, type Interval } from "./attribution-intervals";
-import { BlockTable, halvesOf, keyOf } from "./attribution-block-table";
+import { BlockTable, halvesOf, KeyFilter, keyOf } from "./attribution-block-table";
 import { resetSeen } from "./attribution-seen";
 
 export { decodeIntervals, encodeIntervals, MAX_INTERVALS, type Interval } from "./attribution-intervals";
@@ -18,6 +18,8 @@ export { decodeIntervals, encodeIntervals, MAX_INTERVALS, type Interval } from "
 // saved cursor.
 
 const BLOCK_CACHE_MAX = 1_000_000;
+/** Blocks of one KV event not in memory are read from attr_blocks this many per query. */
+const LOOKUP_CHUNK = 64;
 const LIST_CACHE_MAX = 200_000;
 const EMPTY: readonly Interval[] = [];
 
@@ -29,6 +31,7 @@ export type Residency = {
 
 type State = {
   blockGet: Database.Statement;
+  blocksIn: Database.Statement;
   blockPut: Database.Statement;
   blockDel: Database.Statement;
   listGet: Database.Statement;
@@ -41,6 +44,8 @@ type State = {
   clears: Map<number, number[]>;
   /** Blocks' list ids in memory and on disk (0 is the empty list: no row). */
   blocks: BlockTable;
+  /** Every block that may have a list on disk (a superset): a block outside it is not read from attr_blocks. */
+  onDisk: KeyFilter;
   lists: Map<number, readonly Interval[]>;
   nextList: number;
   /** Dirty blocks in key order, written from the end: each short transaction touches one narrow range of pages. */
@@ -71,6 +76,12 @@ function state(db: Db): State {
   }
   s = {
     blockGet: c.prepare("SELECT list FROM attr_blocks WHERE hash = ?").pluck(),
+    blocksIn: c
+      .prepare(
+        `SELECT hash, list FROM attr_blocks WHERE hash IN (${Array(LOOKUP_CHUNK).fill("?").join(",")}) AND list <> 0`,
+      )
+      .raw()
+      .safeIntegers(),
     blockPut: c.prepare(
       "INSERT INTO attr_blocks (hash, list) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET list = excluded.list",
     ),
@@ -84,6 +95,7 @@ function state(db: Db): State {
     byId,
     clears,
     blocks: new BlockTable(),
+    onDisk: filterOfDisk(c),
     lists: new Map([[0, EMPTY]]),
     nextList: ((c.prepare("SELECT max(id) FROM attr_lists").pluck().get() as number | null) ?? 0) + 1,
     flushOrder: { hi: new Int32Array(0), lo: new Int32Array(0), left: 0 },
@@ -94,6 +106,22 @@ function state(db: Db): State {
   if (names.size === 0) s.kvApplied = 0;
   states.set(c, s);
   return s;
+}
+
+/** A filter over the blocks attr_blocks gives a list (read once per connection, and again when it fills up). */
+function filterOfDisk(c: Database.Database): KeyFilter {
+  const n = c.prepare("SELECT count(*) FROM attr_blocks WHERE list <> 0").pluck().get() as number;
+  const f = new KeyFilter(Math.max(2_000_000, n * 2));
+  const buf = Buffer.alloc(8);
+  for (const [h] of c
+    .prepare("SELECT hash FROM attr_blocks WHERE list <> 0")
+    .raw()
+    .safeIntegers()
+    .iterate() as Iterable<[bigint]>) {
+    buf.writeBigInt64BE(h);
+    f.add(buf.readInt32BE(0), buf.readInt32BE(4));
+  }
+  return f;
 }
 
 /** Forget this connection's cached index rows and unwritten marks (after a rolled-back transaction). */
@@ -114,10 +142,33 @@ export function nameId(db: Db, name: string, create = true): number {
   return got;
 }
 
+/** Read into the table, LOOKUP_CHUNK per query, the blocks of a list of 8-byte hashes it does not hold yet. */
+function loadMissing(s: State, hashes: Buffer): void {
+  const miss: bigint[] = [];
+  for (let o = 0; o + 8 <= hashes.length; o += 8) {
+    const hi = hashes.readInt32BE(o);
+    const lo = hashes.readInt32BE(o + 4);
+    if (s.blocks.find(hi, lo) >= 0) continue;
+    if (s.onDisk.mightHold(hi, lo)) miss.push(hashes.readBigInt64BE(o));
+    else s.blocks.add(hi, lo, 0);
+  }
+  for (let k = 0; k < miss.length; k += LOOKUP_CHUNK) {
+    const chunk = miss.slice(k, k + LOOKUP_CHUNK);
+    const found = new Map<bigint, number>();
+    while (chunk.length < LOOKUP_CHUNK) chunk.push(chunk[0]!);
+    for (const [h, list] of s.blocksIn.all(...chunk) as [bigint, bigint][]) found.set(h, Number(list));
+    for (let j = k; j < Math.min(miss.length, k + LOOKUP_CHUNK); j++) {
+      const [hi, lo] = halvesOf(miss[j]!);
+      if (s.blocks.find(hi, lo) < 0) s.blocks.add(hi, lo, found.get(miss[j]!) ?? 0);
+    }
+  }
+}
+
 /** The table slot of a block (read from attr_blocks on first use). */
 function slotOf(s: State, hi: number, lo: number): number {
   const i = s.blocks.find(hi, lo);
   if (i >= 0) return i;
+  if (!s.onDisk.mightHold(hi, lo)) return s.blocks.add(hi, lo, 0);
   return s.blocks.add(hi, lo, (s.blockGet.get(keyOf(hi, lo)) as number | undefined) ?? 0);
 }
 
@@ -193,6 +244,7 @@ export class IndexWriter {
   /** stored() for every block of a list of 8-byte big-endian hashes (one event's), in order. */
   storedList(hashes: Buffer, w: number, ts: number): void {
     this.begin(1, w, ts, 0);
+    loadMissing(this.s, hashes);
     const f = (l: readonly Interval[]) => withStored(l, w, ts);
     for (let o = 0; o + 8 <= hashes.length; o += 8) this.apply(hashes.readInt32BE(o), hashes.readInt32BE(o + 4), f);
   }
@@ -200,6 +252,7 @@ export class IndexWriter {
   /** removed() for every block of a list of 8-byte big-endian hashes (one event's), in order. */
   removedList(hashes: Buffer, w: number, ts: number, why: number): void {
     this.begin(2, w, ts, why);
+    loadMissing(this.s, hashes);
     const f = (l: readonly Interval[]) => withRemoved(l, w, ts, why, (v) => endOf(this.s, v) === null);
     for (let o = 0; o + 8 <= hashes.length; o += 8) this.apply(hashes.readInt32BE(o), hashes.readInt32BE(o + 4), f);
   }
@@ -286,6 +339,7 @@ export function flushIndex(db: Db, limit: number): number {
     const hash = keyOf(hi, lo);
     if (cur !== 0) {
       s.blockPut.run(hash, cur);
+      s.onDisk.add(hi, lo);
       delta.set(cur, (delta.get(cur) ?? 0) + 1);
     } else s.blockDel.run(hash);
     if (disk !== 0) delta.set(disk, (delta.get(disk) ?? 0) - 1);
@@ -307,12 +361,13 @@ export function flushIndex(db: Db, limit: number): number {
       )
       .run(s.kvApplied);
     trimCache(s);
+    if (s.onDisk.full()) s.onDisk = filterOfDisk(db.$client);
   }
   return t.dirtyCount;
 }
 
-/** What the index knew about one block at time t, for a turn on `workerId` (null: no worker). */
-export function residencyAt(db: Db, hash: bigint, t: number, workerId: string | null): Residency {
+/** What the index knew about one block (its hash as int32 halves) at time t, for a turn on `workerId` (null: no worker). */
+export function residencyAt(db: Db, hi: number, lo: number, t: number, workerId: string | null): Residency {
   const s = state(db);
   const chosen = workerId === null ? -2 : nameId(db, workerId, false);
   const memo = s.facts;
@@ -321,7 +376,7 @@ export function residencyAt(db: Db, hash: bigint, t: number, workerId: string | 
     memo.chosen = chosen;
     memo.byList.clear();
   }
-  const id = curOf(s, hash);
+  const id = s.blocks.cur[slotOf(s, hi, lo)]!;
   let f = memo.byList.get(id);
   if (!f) memo.byList.set(id, (f = factsOf(s, listOf(s, id), t, chosen)));
   return f;

@@ -6,6 +6,7 @@ import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { afterEach, describe, expect, it } from "vitest";
 import { MIGRATIONS_FOLDER, openDb } from "../client";
+import { halvesOf } from "./attribution-block-table";
 import { residencyAt, encodeIntervals } from "./attribution-index";
 import { seenFirstAt } from "./attribution-seen";
 
@@ -46,17 +47,17 @@ describe("migration 0013 (shared interval lists, first-seen marks on the block r
     c.close();
 
     const db = openDb(file);
-    expect(residencyAt(db, -5n, T + 15, "w1")).toMatchObject({
+    expect(residencyAt(db, ...halvesOf(-5n), T + 15, "w1")).toMatchObject({
       residentOn: [],
       lastRemoval: { reason: "capacity", at: T + 10, workerId: "w1" },
     });
-    expect(residencyAt(db, 7n, T + 25, "w1")).toMatchObject({ residentOn: ["w1"], lastRemoval: null });
-    expect([seenFirstAt(db, -5n), seenFirstAt(db, 7n), seenFirstAt(db, 9n), seenFirstAt(db, 11n)]).toEqual([
-      T - 1,
-      T + 5,
-      T + 50,
-      undefined,
-    ]);
+    expect(residencyAt(db, ...halvesOf(7n), T + 25, "w1")).toMatchObject({ residentOn: ["w1"], lastRemoval: null });
+    expect([
+      seenFirstAt(db, ...halvesOf(-5n)),
+      seenFirstAt(db, ...halvesOf(7n)),
+      seenFirstAt(db, ...halvesOf(9n)),
+      seenFirstAt(db, ...halvesOf(11n)),
+    ]).toEqual([T - 1, T + 5, T + 50, undefined]);
     expect(db.$client.prepare("SELECT sum(refs), count(*) FROM attr_lists").raw().get()).toEqual([2, 2]);
     expect(db.$client.prepare("SELECT block_count, block_refs FROM kv_events").raw().get()).toEqual([1, null]);
     db.$client.close();

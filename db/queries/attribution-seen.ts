@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
+import { BlockTable, keyOf } from "./attribution-block-table";
 
 // First-seen marks of the attribution job: attr_blocks.first_at (a sequence hash first cacheable) and attr_local (a
 // block's content first in a prompt), both keyed by random 64-bit hashes. Marks are kept in memory and written in key order
@@ -10,17 +11,19 @@ import type { Db } from "../client";
 const SEEN_MAX = 500_000;
 const CHUNK = 64;
 
+/** first_at of a cached sequence hash not on disk (the hash was looked up and had no mark). */
+const NONE = -1;
+
+type Order = { hi: Int32Array; lo: Int32Array; left: number };
+
 type State = {
-  /** first_at of recently read or written sequence hashes (a read-through cache). */
-  seen: Map<bigint, number>;
-  /** The cache's keys in insertion order from `head` on (the oldest is dropped first, in O(1)). */
-  fifo: bigint[];
-  head: number;
-  /** Marks not written yet (earliest time per hash). */
-  seenDirty: Map<bigint, number>;
-  localDirty: Map<bigint, number>;
+  /** first_at (or NONE) of recently read or written sequence hashes, in `cur` (a read-through cache, trimmed oldest first). */
+  seen: BlockTable;
+  /** Marks not written yet: earliest time per hash in `cur` of the dirty entries (clean entries were written). */
+  seenDirty: BlockTable;
+  localDirty: BlockTable;
   /** Dirty keys in key order, written from the end (sorted once per round of flushes). */
-  order: { seen: bigint[]; local: bigint[] };
+  order: { seen: Order; local: Order };
   seenGet: Database.Statement;
   seenPut: Database.Statement;
   localPut: Database.Statement;
@@ -35,12 +38,10 @@ function state(db: Db): State {
   let s = states.get(c);
   if (s) return s;
   s = {
-    seen: new Map(),
-    fifo: [],
-    head: 0,
-    seenDirty: new Map(),
-    localDirty: new Map(),
-    order: { seen: [], local: [] },
+    seen: new BlockTable(),
+    seenDirty: new BlockTable(),
+    localDirty: new BlockTable(),
+    order: { seen: noOrder(), local: noOrder() },
     seenGet: c.prepare("SELECT first_at FROM attr_blocks WHERE hash = ? AND first_at IS NOT NULL").pluck(),
     seenPut: c.prepare(
       "INSERT INTO attr_blocks (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)",
@@ -64,63 +65,84 @@ export function resetSeen(db: Db): void {
   states.delete(db.$client);
 }
 
-const earliest = (m: Map<bigint, number>, k: bigint, at: number) => {
-  const had = m.get(k);
-  if (had === undefined || at < had) m.set(k, at);
-};
+const noOrder = (): Order => ({ hi: new Int32Array(0), lo: new Int32Array(0), left: 0 });
 
-/** When a sequence hash was first cacheable (attr_blocks and marks not yet written), or undefined when never. */
-export function seenFirstAt(db: Db, hash: bigint): number | undefined {
+/** Keep the earliest pending time of a key (dirty until written). */
+function earliest(t: BlockTable, hi: number, lo: number, at: number) {
+  let i = t.find(hi, lo);
+  if (i < 0) i = t.add(hi, lo, at);
+  else if (t.dirtyFlag[i] === 1 && t.cur[i]! <= at) return;
+  t.set(i, at);
+}
+
+/** The pending (not yet written) time of a key, or undefined. */
+function pending(t: BlockTable, hi: number, lo: number): number | undefined {
+  if (t.dirtyCount === 0) return undefined;
+  const i = t.find(hi, lo);
+  return i >= 0 && t.dirtyFlag[i] === 1 ? t.cur[i] : undefined;
+}
+
+/** When a sequence hash (as int32 halves) was first cacheable (attr_blocks and marks not yet written), or undefined when never. */
+export function seenFirstAt(db: Db, hi: number, lo: number): number | undefined {
   const s = state(db);
-  const hit = s.seen.get(hash);
-  if (hit !== undefined) return hit;
-  const stored = s.seenGet.get(hash) as number | undefined;
-  const dirty = s.seenDirty.get(hash);
+  const i = s.seen.find(hi, lo);
+  if (i >= 0) {
+    const at = s.seen.cur[i]!;
+    return at === NONE ? undefined : at;
+  }
+  const stored = s.seenGet.get(keyOf(hi, lo)) as number | undefined;
+  const dirty = pending(s.seenDirty, hi, lo);
   const at = stored === undefined ? dirty : dirty === undefined ? stored : Math.min(stored, dirty);
-  if (at !== undefined) rememberSeen(s, hash, at);
+  rememberSeen(s, hi, lo, at ?? NONE);
   return at;
 }
 
 /** Record that a sequence hash was cacheable at `at` (keeps the earliest time). */
-export function markSeen(db: Db, hash: bigint, at: number): void {
+export function markSeen(db: Db, hi: number, lo: number, at: number): void {
   const s = state(db);
-  earliest(s.seenDirty, hash, at);
-  const had = s.seen.get(hash);
-  if (had === undefined || at < had) rememberSeen(s, hash, had === undefined ? at : Math.min(had, at));
+  earliest(s.seenDirty, hi, lo, at);
+  const i = s.seen.find(hi, lo);
+  if (i < 0) rememberSeen(s, hi, lo, at);
+  else if (s.seen.cur[i] === NONE || at < s.seen.cur[i]!) s.seen.cur[i] = at;
 }
 
-function rememberSeen(s: State, hash: bigint, at: number) {
-  if (!s.seen.has(hash)) {
-    if (s.seen.size >= SEEN_MAX) s.seen.delete(s.fifo[s.head++]!);
-    s.fifo.push(hash);
-    if (s.head > SEEN_MAX) {
-      s.fifo = s.fifo.slice(s.head);
-      s.head = 0;
-    }
+function rememberSeen(s: State, hi: number, lo: number, at: number) {
+  if (s.seen.size >= SEEN_MAX) s.seen.trim(SEEN_MAX);
+  s.seen.add(hi, lo, at);
+}
+
+/**
+ * Which of the local hashes (int32 halves `hi[k]`, `lo[k]`) appeared in a prompt before t, as their indexes: attr_local,
+ * one IN query per 64 keys, and marks not written.
+ */
+export function localSeenBefore(db: Db, hi: Int32Array, lo: Int32Array, t: number): Set<number> {
+  const s = state(db);
+  const out = new Set<number>();
+  const index = new Map<bigint, number[]>();
+  const keys: bigint[] = [];
+  for (let k = 0; k < hi.length; k++) {
+    const key = keyOf(hi[k]!, lo[k]!);
+    keys.push(key);
+    const at = index.get(key);
+    if (at) at.push(k);
+    else index.set(key, [k]);
   }
-  s.seen.set(hash, at);
-}
-
-/** Which of `keys` (local hashes) appeared in a prompt before t: attr_local, one IN query per 64 keys, and marks not written. */
-export function localSeenBefore(db: Db, keys: readonly bigint[], t: number): Set<bigint> {
-  const s = state(db);
-  const out = new Set<bigint>();
   for (let i = 0; i < keys.length; i += CHUNK) {
     const chunk = keys.slice(i, i + CHUNK);
     while (chunk.length < CHUNK) chunk.push(chunk[0]!);
-    for (const h of s.localIn.all(...chunk, t) as bigint[]) out.add(h);
+    for (const h of s.localIn.all(...chunk, t) as bigint[]) for (const k of index.get(h)!) out.add(k);
   }
-  if (s.localDirty.size > 0)
-    for (const k of keys) {
-      const at = s.localDirty.get(k);
+  if (s.localDirty.dirtyCount > 0)
+    for (let k = 0; k < hi.length; k++) {
+      const at = pending(s.localDirty, hi[k]!, lo[k]!);
       if (at !== undefined && at < t) out.add(k);
     }
   return out;
 }
 
-/** Record that a local hash appeared in a prompt at `at` (keeps the earliest time). */
-export function markLocal(db: Db, hash: bigint, at: number): void {
-  earliest(state(db).localDirty, hash, at);
+/** Record that a local hash (int32 halves) appeared in a prompt at `at` (keeps the earliest time). */
+export function markLocal(db: Db, hi: number, lo: number, at: number): void {
+  earliest(state(db).localDirty, hi, lo, at);
 }
 
 /** The requests rowid judged so far (at least the saved cursor). */
@@ -137,29 +159,36 @@ export function requestsJudged(db: Db, rid: number): void {
 /** Marks not written yet. */
 export function dirtySeen(db: Db): number {
   const s = state(db);
-  return s.seenDirty.size + s.localDirty.size;
+  return s.seenDirty.dirtyCount + s.localDirty.dirtyCount;
 }
 
-const byKey = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Write up to `n` marks of one dirty map, highest keys first; returns how many were written. */
+/** Write up to `n` marks of one dirty table, highest keys first; returns how many were written. */
 function writeSome(
-  m: Map<bigint, number>,
-  o: { seen: bigint[]; local: bigint[] },
+  t: BlockTable,
+  o: { seen: Order; local: Order },
   which: "seen" | "local",
   put: Database.Statement,
   n: number,
 ): number {
-  if (o[which].length === 0) o[which] = [...m.keys()].sort(byKey);
+  if (o[which].left === 0) {
+    o[which] = { ...t.takeDirtySorted(), left: 0 };
+    o[which].left = o[which].hi.length;
+  }
   const order = o[which];
   let done = 0;
-  while (done < n && order.length > 0) {
-    const k = order.pop()!;
-    const at = m.get(k);
-    if (at === undefined) continue;
-    put.run(k, at);
-    m.delete(k);
+  while (done < n && order.left > 0) {
+    order.left--;
+    const hi = order.hi[order.left]!;
+    const lo = order.lo[order.left]!;
+    const i = t.find(hi, lo);
+    if (i < 0 || t.dirtyFlag[i] === 0) continue;
+    put.run(keyOf(hi, lo), t.cur[i]!);
+    t.clean(i);
     done++;
+  }
+  if (t.dirtyCount === 0) {
+    t.clear();
+    o[which] = noOrder();
   }
   return done;
 }
@@ -171,21 +200,19 @@ function writeSome(
 export function flushSeen(db: Db, limit: number): number {
   const s = state(db);
   let left = limit;
-  if (s.seenDirty.size > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.seenPut, left);
-  if (left > 0 && s.localDirty.size > 0) writeSome(s.localDirty, s.order, "local", s.localPut, left);
-  if (s.seenDirty.size + s.localDirty.size === 0)
+  if (s.seenDirty.dirtyCount > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.seenPut, left);
+  if (left > 0 && s.localDirty.dirtyCount > 0) writeSome(s.localDirty, s.order, "local", s.localPut, left);
+  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount === 0)
     db.$client
       .prepare(
         "INSERT INTO attr_state (key, value) VALUES ('requests', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
       )
       .run(s.requestsDone);
-  return s.seenDirty.size + s.localDirty.size;
+  return s.seenDirty.dirtyCount + s.localDirty.dirtyCount;
 }
 
 /** Drop the cached first-seen marks (after rows were deleted underneath them; everything was flushed before). */
 export function forgetSeen(db: Db): void {
   const s = state(db);
   s.seen.clear();
-  s.fifo = [];
-  s.head = 0;
 }

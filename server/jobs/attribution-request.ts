@@ -48,17 +48,17 @@ export function applyKvEvents(db: Db, limit: number): number {
 }
 
 /**
- * The first block in [lo, hi) whose sequence hash was not cacheable before t. Sequence hashes chain their prefix, so
- * "seen" is prefix-closed and a binary search finds the boundary in a few lookups.
+ * The first block in [from, to) whose sequence hash (halves hi[k], lo[k]) was not cacheable before t. Sequence hashes
+ * chain their prefix, so "seen" is prefix-closed and a binary search finds the boundary in a few lookups.
  */
-function firstUnseen(db: Db, keys: readonly bigint[], lo: number, hi: number, t: number): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = seenFirstAt(db, keys[mid]!);
-    if (at !== undefined && at < t) lo = mid + 1;
-    else hi = mid;
+function firstUnseen(db: Db, hi: Int32Array, lo: Int32Array, from: number, to: number, t: number): number {
+  while (from < to) {
+    const mid = (from + to) >>> 1;
+    const at = seenFirstAt(db, hi[mid]!, lo[mid]!);
+    if (at !== undefined && at < t) from = mid + 1;
+    else to = mid;
   }
-  return lo;
+  return from;
 }
 
 /** The retention policy version in force at t, from the policy versions the requests carried (null: none known). */
@@ -80,14 +80,18 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
     decision: decisionOf(db, r.requestId),
   };
   const { first, end } = recomputedBlocks(turn);
-  const hasLocal = chains.length > 0 && chains.localKey(0) !== null;
-  const seqKeys: bigint[] = [];
-  for (let i = first; i < end; i++) seqKeys.push(chains.seqKey(i));
-  const boundary = firstUnseen(db, seqKeys, 0, seqKeys.length, r.arrivedAt);
+  const n = end - first;
+  const seqHi = new Int32Array(n);
+  const seqLo = new Int32Array(n);
+  for (let k = 0; k < n; k++) {
+    seqHi[k] = chains.seqHi(first + k);
+    seqLo[k] = chains.seqLo(first + k);
+  }
+  const boundary = firstUnseen(db, seqHi, seqLo, 0, n, r.arrivedAt);
   const facts: BlockFacts[] = [];
   for (let k = 0; k < boundary; k++) {
-    const seenAt = seenFirstAt(db, seqKeys[k]!);
-    const at = residencyAt(db, seqKeys[k]!, r.arrivedAt, r.workerId);
+    const seenAt = seenFirstAt(db, seqHi[k]!, seqLo[k]!);
+    const at = residencyAt(db, seqHi[k]!, seqLo[k]!, r.arrivedAt, r.workerId);
     facts.push({
       residentOn: at.residentOn,
       seenBefore: seenAt !== undefined && seenAt < r.arrivedAt,
@@ -95,23 +99,27 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
       localSeenBefore: null,
     });
   }
-  const localKeys: bigint[] = [];
-  if (hasLocal) for (let i = first + boundary; i < end; i++) localKeys.push(chains.localKey(i)!);
-  const known = hasLocal ? localSeenBefore(db, localKeys, r.arrivedAt) : new Set<bigint>();
-  for (let k = boundary; k < seqKeys.length; k++) {
-    const lk = hasLocal ? localKeys[k - boundary]! : null;
+  const m = chains.hasLocal ? n - boundary : 0;
+  const localHi = new Int32Array(m);
+  const localLo = new Int32Array(m);
+  for (let k = 0; k < m; k++) {
+    localHi[k] = chains.localHi(first + boundary + k);
+    localLo[k] = chains.localLo(first + boundary + k);
+  }
+  const known = chains.hasLocal ? localSeenBefore(db, localHi, localLo, r.arrivedAt) : new Set<number>();
+  for (let k = boundary; k < n; k++) {
     facts.push({
       residentOn: [],
       seenBefore: false,
       lastRemoval: null,
-      localSeenBefore: lk === null ? null : known.has(lk),
+      localSeenBefore: chains.hasLocal ? known.has(k - boundary) : null,
     });
   }
   const cacheableAt = r.firstTokenAt ?? r.finishedAt ?? r.arrivedAt;
-  for (let k = boundary; k < seqKeys.length; k++) {
-    markSeen(db, seqKeys[k]!, cacheableAt);
-    const lk = localKeys[k - boundary];
-    if (lk !== undefined && !known.has(lk)) markLocal(db, lk, r.arrivedAt);
+  for (let k = boundary; k < n; k++) {
+    markSeen(db, seqHi[k]!, seqLo[k]!, cacheableAt);
+    if (k - boundary < m && !known.has(k - boundary))
+      markLocal(db, localHi[k - boundary]!, localLo[k - boundary]!, r.arrivedAt);
   }
   const a = attributeTurn(turn, facts);
   const retentionVersion = a.mainRemoval ? retentionVersionAt(db, a.mainRemoval.at) : null;
