@@ -12,6 +12,8 @@ export function halvesOf(key: bigint): [hi: number, lo: number] {
 
 const EMPTY = 0;
 const USED = 1;
+/** Up to this many dirty keys are sorted packed with their index in one double. */
+const SORT_INDEX = 2 ** 21;
 
 export class BlockTable {
   size = 0;
@@ -96,19 +98,32 @@ export class BlockTable {
     }
   }
 
-  /** The dirty keys in key order (signed hi, then unsigned lo), as [hi, lo] pairs; the dirty list is consumed. */
+  /**
+   * The dirty keys ordered by their high half (ties in any order: the order only keeps each write transaction on a
+   * narrow range of pages), as [hi, lo] pairs; the dirty list is consumed.
+   */
   takeDirtySorted(): { hi: Int32Array; lo: Int32Array } {
     const n = this.dirtyHi.length;
-    const idx = new Uint32Array(n);
-    for (let k = 0; k < n; k++) idx[k] = k;
     const H = this.dirtyHi;
     const L = this.dirtyLo;
-    const sorted = Array.from(idx).sort((a, b) => H[a]! - H[b]! || (L[a]! >>> 0) - (L[b]! >>> 0));
     const hi = new Int32Array(n);
     const lo = new Int32Array(n);
-    for (let k = 0; k < n; k++) {
-      hi[k] = H[sorted[k]!]!;
-      lo[k] = L[sorted[k]!]!;
+    if (n < SORT_INDEX) {
+      // (hi + 2^31) · 2^21 + k is exact in a double: one native numeric sort, no comparator.
+      const packed = new Float64Array(n);
+      for (let k = 0; k < n; k++) packed[k] = (H[k]! + 2 ** 31) * SORT_INDEX + k;
+      packed.sort();
+      for (let j = 0; j < n; j++) {
+        const k = packed[j]! % SORT_INDEX;
+        hi[j] = H[k]!;
+        lo[j] = L[k]!;
+      }
+    } else {
+      const idx = Array.from({ length: n }, (_, k) => k).sort((a, b) => H[a]! - H[b]!);
+      for (let j = 0; j < n; j++) {
+        hi[j] = H[idx[j]!]!;
+        lo[j] = L[idx[j]!]!;
+      }
     }
     this.dirtyHi = [];
     this.dirtyLo = [];
