@@ -85,7 +85,7 @@ export function state(db: Db): State {
     byId,
     clears,
     blocks: new BlockTable(),
-    onDisk: filterOfDisk(c),
+    onDisk: filters.get(c) ?? filterOfDisk(c),
     lists: new Map([[0, EMPTY]]),
     nextList: ((c.prepare("SELECT max(id) FROM attr_lists").pluck().get() as number | null) ?? 0) + 1,
     flushOrder: { hi: new Int32Array(0), lo: new Int32Array(0), left: 0 },
@@ -97,6 +97,12 @@ export function state(db: Db): State {
   states.set(c, s);
   return s;
 }
+
+/**
+ * Per connection, kept across resetIndexCache: rows of a rolled-back flush leave it a superset, so a transaction that
+ * failed (e.g. busy while ingest held the lock) does not cost a scan of attr_blocks.
+ */
+const filters = new WeakMap<Database.Database, KeyFilter>();
 
 /** A filter over the blocks attr_blocks gives a list (read once per connection, and again when it fills up). */
 export function filterOfDisk(c: Database.Database): KeyFilter {
@@ -111,6 +117,7 @@ export function filterOfDisk(c: Database.Database): KeyFilter {
     buf.writeBigInt64BE(h);
     f.add(buf.readInt32BE(0), buf.readInt32BE(4));
   }
+  filters.set(c, f);
   return f;
 }
 
