@@ -1,4 +1,4 @@
-import type { ReasoningRow, ToolRow, TurnRow } from "../../server/analysis/sessions";
+import type { ReasoningRow, ToolRow, TurnRow } from "../rows/sessions";
 import type { Db } from "../client";
 import type { DecisionListRow } from "./routing";
 
