@@ -1,16 +1,8 @@
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../client";
 import { rollupLevel } from "./rollups";
-import { minuteOf } from "../../server/analysis/counters";
-import type { CounterSample } from "../../server/analysis/counters";
-import type { StatsResolution } from "../../server/analysis/resolution";
-import {
-  bucketDeltas,
-  type DecisionRow,
-  type LifecycleKind,
-  type RawBucket,
-  type SeriesRow,
-} from "../../server/analysis/workers";
+import { minuteOf, type CounterSample } from "../../lib/counters";
+import type { DecisionRow, LifecycleKind, RawBucket, SeriesRow, StatsResolution } from "../rows/workers";
 
 // Reads for the worker views. Every query takes a time range [from, to) (Unix ms) and is bounded.
 
@@ -256,7 +248,8 @@ export function rawBuckets(
   return { rows, baselines };
 }
 
-type RollupResolution = Exclude<StatsResolution, "raw">;
+/** A stored rollup of worker stats. */
+export type RollupResolution = Exclude<StatsResolution, "raw">;
 const STATS_TABLES: Record<RollupResolution, { table: string; minuteIndex: string; align: number }> = {
   "10s": { table: "worker_stats_10s", minuteIndex: "worker_stats_10s_minute", align: 10_000 },
   "30s": { table: "worker_stats_30s", minuteIndex: "worker_stats_30s_minute", align: 30_000 },
@@ -322,18 +315,4 @@ export function rollupBuckets(
     query: r[5],
     hit: r[6],
   }));
-}
-
-/**
- * Bucket sums per worker over [from, to) in steps of `step` ms (epoch-aligned): "raw" from raw samples (counter deltas
- * taken the way ingest takes them), else from the named rollup ("rollup": the 1- or 15-minute one the span picks).
- */
-export function seriesRows(
-  db: Db,
-  opts: { from: number; to: number; step: number; source: StatsResolution | "rollup"; workerId?: string },
-): SeriesRow[] {
-  if (opts.source === "rollup") return rollupBuckets(db, opts);
-  if (opts.source !== "raw") return rollupBuckets(db, { ...opts, resolution: opts.source });
-  const { rows, baselines } = rawBuckets(db, opts);
-  return bucketDeltas(rows, baselines);
 }
