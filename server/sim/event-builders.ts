@@ -127,23 +127,24 @@ export function storedEvent(
     retention_class: retentionClass,
     session_id: req.sessionId,
   };
-  return {
-    ...head,
-    block_hashes: view.seq.slice(from, to),
-    local_hashes: view.local.slice(from, to),
-    [FAST_JSON]: (e) =>
-      jsonWithArrays({ id: e.id, ...head }, [
-        ["block_hashes", view.jsonItems("seq", from, to)],
-        ["local_hashes", view.jsonItems("local", from, to)],
-      ]),
-  };
+  return withLazyArrays(
+    head,
+    { block_hashes: () => view.seq.slice(from, to), local_hashes: () => view.local.slice(from, to) },
+    {
+      [FAST_JSON]: (e: { id: string }) =>
+        jsonWithArrays({ id: e.id, ...head }, [
+          ["block_hashes", view.jsonItems("seq", from, to)],
+          ["local_hashes", view.jsonItems("local", from, to)],
+        ]),
+    },
+  );
 }
 
 /**
  * `{ id: "", ...head, ...arrays, ...extra }` with each array an enumerable getter that builds it on first read (JSON,
- * tests), so runs that only serialise through FAST_JSON or discard events never copy a whole chain (a kv.stored
- * event's lists are only the new blocks and stay plain arrays: a getter costs more than such a copy). The engine fills in
- * `id` in place (LAZY_ID) instead of spreading, which would read the getters.
+ * tests), so runs that only serialise through FAST_JSON or discard events never copy a whole chain, nor (kv.stored) write
+ * the text of local hashes no one reads (stream.ts writes it on first read). The engine fills in `id` in place (LAZY_ID)
+ * instead of spreading, which would read the getters.
  */
 function withLazyArrays<H extends object, A extends Record<string, () => string[]>, X extends object>(
   head: H,
