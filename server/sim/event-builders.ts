@@ -189,14 +189,26 @@ export function removedEvent(
   reason: RemovalReason,
   ts: number,
 ): EventBody & FastJson {
-  const head = { kind: "kv.removed" as const, ts, worker_id: workerId };
-  return {
-    ...head,
+  // One literal with its id slot first (LAZY_ID: the engine fills it in place) and a shared serialiser: no spreads.
+  const event = {
+    id: "",
+    kind: "kv.removed" as const,
+    ts,
+    worker_id: workerId,
     block_hashes: hashes,
     reason,
-    [FAST_JSON]: (e) =>
-      `${JSON.stringify({ id: e.id, ...head }).slice(0, -1)},"block_hashes":[${hashes.length ? `"${hashes.join('","')}"` : ""}],"reason":"${reason}"}`,
+    [FAST_JSON]: removedJson,
+    [LAZY_ID]: true as const,
   };
+  return event;
+}
+
+/** JSON.stringify of a kv.removed event as removedEvent builds it. */
+function removedJson(e: { id: string }): string {
+  const r = e as unknown as { id: string; ts: number; worker_id: string; block_hashes: string[]; reason: string };
+  const head = JSON.stringify({ id: r.id, kind: "kv.removed", ts: r.ts, worker_id: r.worker_id }).slice(0, -1);
+  const hashes = r.block_hashes;
+  return `${head},"block_hashes":[${hashes.length ? `"${hashes.join('","')}"` : ""}],"reason":"${r.reason}"}`;
 }
 
 /** Reasoning spans of a turn, each linked to the tool call it precedes. */
