@@ -92,6 +92,8 @@ type State = {
   read: Map<number, Buffer | null>;
   readOrder: number[];
   readHead: number;
+  /** Where each hash of the list being encoded is held (see scratch). */
+  at: { rowid: Float64Array; pos: Int32Array; sec: Float64Array };
 };
 const READ_CACHE = 20_000;
 
@@ -130,6 +132,7 @@ function state(db: Db): State {
       read: new Map(),
       readOrder: [],
       readHead: 0,
+      at: { rowid: new Float64Array(256), pos: new Int32Array(256), sec: new Float64Array(256) },
       origin: db.$client.prepare("SELECT block_hashes FROM kv_events WHERE rowid = ?").pluck(),
       info: db.$client.prepare("SELECT ts, length(block_hashes) AS bytes FROM kv_events WHERE rowid = ?"),
     };
@@ -161,11 +164,20 @@ export function kvListColumns(db: Db, hashes: readonly string[], ts: number): [B
     return o;
   };
   const n = list.byteLength / HASH_BYTES;
-  const at = { rowid: new Float64Array(n), pos: new Int32Array(n), sec: new Float64Array(n) };
+  const at = scratch(s, n);
   for (let i = 0; i < n;) i += locateRun(s, map, list, i, minSec, at);
   const enc = encodeBlockList(list, at, origin);
   s.pending = { literal: enc.literal, ts };
   return [enc.literal, enc.refs];
+}
+
+/** The connection's location arrays, at least n long (one list is encoded at a time; entries past n are stale). */
+function scratch(s: State, n: number): State["at"] {
+  if (s.at.rowid.length < n) {
+    const size = Math.max(n, s.at.rowid.length * 2);
+    s.at = { rowid: new Float64Array(size), pos: new Int32Array(size), sec: new Float64Array(size) };
+  }
+  return s.at;
 }
 
 /** Word a of x equals word b of y (8-byte words). */
