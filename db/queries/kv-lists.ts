@@ -5,8 +5,9 @@ import type { Db } from "../client";
 
 // KV block lists on the ingest path (kv_events.block_hashes / block_refs, db/kv-list-codec.ts): each connection
 // remembers where the events it stored hold hashes literally, so a later list that repeats them (a block stored again
-// after an eviction, on another worker, or removed) is stored as references. Nothing here is durable: after a restart,
-// or on another ingest connection, lists are stored literally until the map has warmed up again.
+// after an eviction, on another worker, or removed) is stored as references; ingest threads share one map
+// (shareKvLocations). Nothing here is durable: after a restart, or on a connection with a map of its own, lists are
+// stored literally until the map has warmed up again.
 
 /**
  * A reference names an origin at most this much older (event time, ms). Encoding reads the origin (it exists when the
@@ -23,8 +24,18 @@ const MAX_ENTRIES = SLOTS * 0.6;
  * A rowid of 0 marks an empty slot (rowids start at 1).
  */
 class Locations {
-  private t = new Uint32Array(SLOTS * 6);
-  size = 0;
+  private t: Uint32Array;
+  /** Entries in use, kept in memory the connections share when the map is shared. */
+  private used: Int32Array;
+
+  constructor(shared?: SharedArrayBuffer) {
+    this.t = shared ? new Uint32Array(shared, 0, SLOTS * 6) : new Uint32Array(SLOTS * 6);
+    this.used = shared ? new Int32Array(shared, SLOTS * 24, 1) : new Int32Array(1);
+  }
+
+  get size(): number {
+    return this.used[0]!;
+  }
 
   private slot(hi: number, lo: number): number {
     const t = this.t;
@@ -60,7 +71,7 @@ class Locations {
     if (t[o + 2] === 0 && t[o + 3] === 0) {
       t[o] = hi;
       t[o + 1] = lo;
-      this.size++;
+      this.used[0]!++;
     }
     t[o + 2] = rowid % 4_294_967_296;
     t[o + 3] = Math.floor(rowid / 4_294_967_296);
@@ -70,9 +81,12 @@ class Locations {
 
   clear(): void {
     this.t.fill(0);
-    this.size = 0;
+    this.used[0] = 0;
   }
 }
+
+/** Bytes of a location map shared by connections (see shareKvLocations). */
+export const KV_LOCATIONS_BYTES = SLOTS * 24 + 4;
 
 type Pending = { literal: Buffer; ts: number };
 /** The map is allocated on the first list encoded (48 MiB): connections that only read lists never build one. */
@@ -139,6 +153,16 @@ function state(db: Db): State {
     states.set(db.$client, s);
   }
   return s;
+}
+
+/**
+ * Make this connection use a location map in shared memory (KV_LOCATIONS_BYTES, zeroed): ingest threads whose write
+ * transactions never overlap (their write turns, and SQLite's write lock: the map is only read and written inside
+ * a write transaction) then store a list as references to what any of them stored, not only to their own rows.
+ */
+export function shareKvLocations(db: Db, buffer: SharedArrayBuffer): void {
+  if (buffer.byteLength < KV_LOCATIONS_BYTES) throw new Error("shared KV location map too small");
+  state(db).map = new Locations(buffer);
 }
 
 /**
