@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../client";
+import { candidatesJson } from "../candidate-codec";
 import { rollupLevel } from "./rollups";
 import { minuteOf, type CounterSample } from "../../lib/counters";
 import type { DecisionRow, LifecycleKind, RawBucket, SeriesRow, StatsResolution } from "../rows/workers";
@@ -139,6 +140,7 @@ export function decisionsLost(
   recentLimit = 20,
 ): LostScan {
   const needle = `"worker_id":${JSON.stringify(workerId)}`;
+  const compactNeedle = `;${workerId},`;
   const scanned = db.$client
     .prepare("SELECT count(*) FROM (SELECT 1 FROM route_decisions WHERE ts >= ? AND ts < ? LIMIT ?)")
     .pluck()
@@ -147,14 +149,16 @@ export function decisionsLost(
     .prepare(
       `SELECT ts, request_id AS requestId, chosen_worker_id AS chosenWorkerId, candidates, count(*) OVER () AS lost
        FROM (SELECT ts, request_id, chosen_worker_id, candidates FROM route_decisions WHERE ts >= @from AND ts < @to ORDER BY ts DESC LIMIT @scanLimit)
-       WHERE chosen_worker_id <> @workerId AND instr(candidates, @needle) > 0 ORDER BY ts DESC LIMIT @recentLimit`,
+       WHERE chosen_worker_id <> @workerId
+         AND CASE WHEN substr(candidates, 1, 1) = '[' THEN instr(candidates, @needle) ELSE instr(';' || candidates, @compactNeedle) END > 0
+       ORDER BY ts DESC LIMIT @recentLimit`,
     )
-    .all({ from, to, scanLimit, workerId, needle, recentLimit }) as (DecisionRow & { lost: number })[];
+    .all({ from, to, scanLimit, workerId, needle, compactNeedle, recentLimit }) as (DecisionRow & { lost: number })[];
   return {
     scanned: Math.min(scanned, scanLimit),
     lost: rows[0]?.lost ?? 0,
     truncated: scanned > scanLimit,
-    recent: rows.map(({ lost: _, ...r }) => r),
+    recent: rows.map(({ lost: _, candidates, ...r }) => ({ ...r, candidates: candidatesJson(candidates) })),
   };
 }
 
