@@ -1,9 +1,10 @@
-// `npm run bench:storage [-- --minutes N] [--full-chains] [--keep-db FILE]`: the steady scenario generated at full speed by the
+// `npm run bench:storage [-- --minutes N] [--full-chains] [--cpu-prof DIR] [--keep-db FILE]`: the steady scenario generated at full speed by the
 // simulator, posted as the simulator sends it (compact chains with prefix_of; --full-chains: full lists) through the
 // real /api/ingest of a real dashboard process into a fresh database, then attribution to completion.
-// Prints storage per simulated hour and per request, ingest rate and attribution speed, each beside a baseline
-// measured in the same run (the machine may be busy: compare the ratios). --keep-db copies the ingested database to
-// FILE (e.g. to profile attribution over it with scripts/replay-attribution.ts).
+// --cpu-prof DIR: the dashboard process writes CPU profiles of its threads there (node --cpu-prof). --keep-db FILE:
+// a copy of the ingested database (e.g. to replay attribution over it with scripts/replay-attribution.ts).
+// Prints storage per simulated hour and per request, every table's and index's size, ingest rate and attribution speed, each beside a baseline
+// measured in the same run (the machine may be busy: compare the ratios).
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -38,6 +39,37 @@ function keepDbArg(argv: readonly string[]): string | null {
   const file = argv[i + 1];
   if (!file || file.startsWith("--")) throw new Error("--keep-db takes a file to copy the database to");
   return path.resolve(file);
+}
+
+function cpuProfArg(argv: readonly string[]): string | null {
+  const i = argv.indexOf("--cpu-prof");
+  if (i < 0) return null;
+  const dir = argv[i + 1];
+  if (!dir || dir.startsWith("--")) throw new Error("--cpu-prof takes a folder for the profiles");
+  return path.resolve(dir);
+}
+
+type Size = { name: string; table: string; index: boolean; bytes: number };
+
+/** Bytes per table and per index (dbstat), largest table first, each table's indexes after it. */
+function sizes(db: Database.Database): Size[] {
+  const rows = db
+    .prepare(
+      `SELECT d.name, coalesce(m.tbl_name, d.name) AS tbl, m.type = 'index' AS isIndex, sum(d.pgsize) AS bytes
+       FROM dbstat d LEFT JOIN sqlite_master m ON m.name = d.name GROUP BY d.name`,
+    )
+    .all() as { name: string; tbl: string; isIndex: number | null; bytes: number }[];
+  const byTable = new Map<string, number>();
+  for (const r of rows) byTable.set(r.tbl, (byTable.get(r.tbl) ?? 0) + r.bytes);
+  return rows
+    .map((r) => ({ name: r.name, table: r.tbl, index: r.isIndex === 1, bytes: r.bytes }))
+    .sort(
+      (a, b) =>
+        byTable.get(b.table)! - byTable.get(a.table)! ||
+        a.table.localeCompare(b.table) ||
+        Number(a.index) - Number(b.index) ||
+        b.bytes - a.bytes,
+    );
 }
 
 function freePort(): Promise<number> {
@@ -275,6 +307,7 @@ function attributionAlone(dbFile: string, dir: string): { seconds: number; rawRe
 async function main() {
   const minutes = minutesArg(process.argv.slice(2));
   const fullChains = process.argv.includes("--full-chains");
+  const cpuProf = cpuProfArg(process.argv.slice(2));
   const simSeconds = Math.round(minutes * 60);
   buildIfNeeded();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-storage-"));
@@ -294,7 +327,8 @@ async function main() {
       fullChains,
     });
     const port = await freePort();
-    server = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    const profile = cpuProf ? ["--cpu-prof", "--cpu-prof-dir", cpuProf] : [];
+    server = spawn(process.execPath, [...profile, "--import", "tsx", "server/main.ts"], {
       env: {
         ...process.env,
         PORT: String(port),
@@ -324,11 +358,9 @@ async function main() {
     const db = new Database(dbFile);
     db.pragma("wal_checkpoint(TRUNCATE)");
     const requests = db.prepare("SELECT count(*) FROM requests").pluck().get() as number;
-    let tables: { name: string; bytes: number }[] = [];
+    let tables: Size[] = [];
     try {
-      tables = db
-        .prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 8")
-        .all() as typeof tables;
+      tables = sizes(db);
     } catch {}
     db.close();
     const keep = keepDbArg(process.argv.slice(2));
@@ -360,8 +392,14 @@ async function main() {
     console.log(
       `attribution in the dashboard's worker: caught up ${tailSeconds.toFixed(1)} s after ingest ended; ${(simSeconds / liveSeconds).toFixed(0)} x real time from the first post`,
     );
-    if (tables.length)
-      console.log(`largest: ${tables.map((t) => `${t.name} ${(t.bytes / 1e6).toFixed(1)} MB`).join(", ")}`);
+    const mb = (b: number) => (b / 1e6).toFixed(2);
+    if (tables.length) console.log("tables (10 kB or more) with their indexes:");
+    for (const t of tables.filter((t) => !t.index && t.bytes >= 10_000)) {
+      const indexes = tables.filter((i) => i.index && i.table === t.name);
+      const all = t.bytes + indexes.reduce((a, i) => a + i.bytes, 0);
+      const list = indexes.map((i) => `${i.name} ${mb(i.bytes)}`).join(", ");
+      console.log(`  ${t.name}: ${mb(all)} MB (rows ${mb(t.bytes)}${list ? `; indexes: ${list}` : ""})`);
+    }
   } finally {
     if (server) {
       server.kill("SIGTERM");

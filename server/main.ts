@@ -15,7 +15,7 @@ import { defaultAdapters } from "./control/adapters";
 import { POLICY_KINDS } from "./control/policies";
 import { startReconciler } from "./control/reconciler";
 import { startGuardLoop } from "./control/guard-loop";
-import { upsertTarget } from "../db/queries/control";
+import { upsertTarget } from "./control/store";
 import { startSources, syncEnvTargets } from "./sources/manager";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 import { countUsers, deleteExpiredAuth, listTokens } from "../db/queries/auth";

@@ -1,13 +1,5 @@
 import { and, desc, eq, lt } from "drizzle-orm";
-import {
-  decidePublish,
-  decideRollback,
-  diffDocuments,
-  type PublishDecision,
-  type VersionRecord,
-} from "../../server/control/versions";
-import type { PolicyKind } from "../../server/control/policies";
-import { SECRET_MARKER } from "../../server/control/targets";
+import type { PolicyKind } from "../../lib/policy-kinds";
 import type { Db } from "../client";
 import { controlAudit, controlTargets, policyVersions, rolloutStatus } from "../schema";
 
@@ -39,7 +31,8 @@ export type AuditEntry = {
   detail?: unknown;
 };
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-type Conn = Db | Tx;
+/** The database, or the transaction a caller runs these reads and writes in. */
+export type Conn = Db | Tx;
 
 function toVersion(row: typeof policyVersions.$inferSelect): StoredVersion {
   return { ...row, document: JSON.parse(row.document) as unknown };
@@ -105,83 +98,30 @@ export function appendAudit(db: Conn, ts: number, entry: AuditEntry): void {
     .run();
 }
 
-export type PublishRequest = {
+/** A new version as stored: the document already validated (server/control decides what to store). */
+export type NewVersion = {
   kind: PolicyKind;
+  version: number;
   document: unknown;
-  baseVersion: number | null;
   author: string;
   comment: string;
-  now: number;
+  createdAt: number;
+  basedOn: number | null;
 };
 
-function store<K extends PolicyKind>(
-  tx: Tx,
-  req: PublishRequest,
-  decision: PublishDecision<K>,
-  action: string,
-  extra: Record<string, unknown>,
-): void {
-  if (!decision.ok) return;
-  tx.insert(policyVersions)
-    .values({
-      kind: req.kind,
-      version: decision.version,
-      document: JSON.stringify(decision.document),
-      author: req.author,
-      comment: req.comment,
-      createdAt: req.now,
-      basedOn: decision.basedOn,
-    })
+/** Store one version; the (kind, version) key must be free. */
+export function insertVersion(db: Conn, row: NewVersion): void {
+  db.insert(policyVersions)
+    .values({ ...row, document: JSON.stringify(row.document) })
     .run();
-  appendAudit(tx, req.now, {
-    actor: req.author,
-    action,
-    kind: req.kind,
-    version: decision.version,
-    detail: { comment: req.comment, changes: decision.diff.length, ...extra },
-  });
 }
 
 /**
- * Read-then-write transactions take the write lock up front: a deferred one that read under WAL while ingest committed
- * cannot upgrade (SQLITE_BUSY at once, busy_timeout does not apply), and the operator saw "internal error".
+ * Run `fn` in a transaction that takes the write lock up front: a deferred one that read under WAL while ingest
+ * committed cannot upgrade (SQLITE_BUSY at once, busy_timeout does not apply), and the operator saw "internal error".
  */
-const IMMEDIATE = { behavior: "immediate" } as const;
-
-/** Validate and store a new version atomically; a stale base or invalid document stores nothing. */
-export function publishVersion<K extends PolicyKind>(db: Db, req: PublishRequest & { kind: K }): PublishDecision<K> {
-  return db.transaction((tx) => {
-    const latest = latestVersion(tx, req.kind);
-    const base = req.baseVersion === null ? null : getVersion(tx, req.kind, req.baseVersion);
-    const decision = decidePublish(req.kind, req.document, req.baseVersion, latest, base);
-    store(tx, req, decision, "publish", {});
-    return decision;
-  }, IMMEDIATE);
-}
-
-/** Publish version `to`'s content as a new version on top of `baseVersion`; null when `to` does not exist. */
-export function rollbackVersion<K extends PolicyKind>(
-  db: Db,
-  req: { kind: K; to: number; baseVersion: number; author: string; comment: string; now: number },
-): PublishDecision<K> | null {
-  return db.transaction((tx) => {
-    const target = getVersion(tx, req.kind, req.to);
-    const latest = latestVersion(tx, req.kind);
-    if (!target || !latest) return null;
-    if (latest.version !== req.baseVersion) {
-      const base = getVersion(tx, req.kind, req.baseVersion);
-      return {
-        ok: false as const,
-        reason: "conflict" as const,
-        latest: latest.version,
-        base: req.baseVersion,
-        diff: diffDocuments(base?.document ?? null, latest.document),
-      };
-    }
-    const decision = decideRollback(req.kind, target as VersionRecord, latest);
-    store(tx, { ...req, document: target.document }, decision, "rollback", { from: latest.version, to: req.to });
-    return decision;
-  }, IMMEDIATE);
+export function inWriteTransaction<T>(db: Db, fn: (tx: Tx) => T): T {
+  return db.transaction(fn, { behavior: "immediate" });
 }
 
 /** Audit entries, newest first, below id `before` when given. */
@@ -213,39 +153,25 @@ export function listTargets(db: Db): TargetRow[] {
     }));
 }
 
-function keepStoredSecret(
-  config: Record<string, unknown>,
-  stored: Record<string, unknown> | null,
-): Record<string, unknown> {
-  return config.token === SECRET_MARKER && stored && typeof stored.token === "string"
-    ? { ...config, token: stored.token }
-    : config;
+/** A target's stored row (config and kinds as stored JSON), or undefined. */
+export function storedTarget(db: Conn, id: string): typeof controlTargets.$inferSelect | undefined {
+  return db.select().from(controlTargets).where(eq(controlTargets.id, id)).get();
 }
 
-/** Create or replace a target and audit it. */
-export function upsertTarget(db: Db, target: TargetRow, actor: string, now: number): void {
-  db.transaction((tx) => {
-    const before = tx.select().from(controlTargets).where(eq(controlTargets.id, target.id)).get();
-    const config = keepStoredSecret(
-      target.config,
-      before ? (JSON.parse(before.config) as Record<string, unknown>) : null,
-    );
-    const values = {
-      name: target.name,
-      adapter: target.adapter,
-      config: JSON.stringify(config),
-      kinds: JSON.stringify(target.kinds),
-      enabled: target.enabled,
-    };
-    tx.insert(controlTargets)
-      .values({ id: target.id, createdAt: now, ...values })
-      .onConflictDoUpdate({ target: controlTargets.id, set: values })
-      .run();
-    // A target at a new address (or a restarted one with a new token) holds none of our versions: push all again.
-    if (before && (before.config !== values.config || before.adapter !== values.adapter))
-      tx.delete(rolloutStatus).where(eq(rolloutStatus.targetId, target.id)).run();
-    appendAudit(tx, now, { actor, action: "target.upsert", detail: { id: target.id, ...values, config: undefined } });
-  });
+/** A target's columns as stored: config and kinds JSON-encoded. */
+export type TargetValues = { name: string; adapter: string; config: string; kinds: string; enabled: boolean };
+
+/** Create or replace a target's row (`now` is its creation time when new). */
+export function writeTarget(db: Conn, id: string, values: TargetValues, now: number): void {
+  db.insert(controlTargets)
+    .values({ id, createdAt: now, ...values })
+    .onConflictDoUpdate({ target: controlTargets.id, set: values })
+    .run();
+}
+
+/** Drop a target's rollout rows (every kind). */
+export function deleteStatuses(db: Conn, targetId: string): void {
+  db.delete(rolloutStatus).where(eq(rolloutStatus.targetId, targetId)).run();
 }
 
 /** Remove a target (and its rollout rows); false when it did not exist. */

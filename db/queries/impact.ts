@@ -1,4 +1,4 @@
-import type { AckRow, CauseTotals, Span, WindowRows } from "../../server/analysis/impact";
+import type { AckRow, CauseTotals, Span, WindowRows } from "../rows/impact";
 import type { Db } from "../client";
 import { ttftsInRange } from "./overview";
 

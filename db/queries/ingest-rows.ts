@@ -1,5 +1,6 @@
 import type { EventOf, TelemetryEvent } from "../../server/ingest/events";
 import { encodeHashes } from "../chain-codec";
+import { encodeCandidates } from "../candidate-codec";
 import { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } from "./ingest-kv-rows";
 import { CHAIN_COLUMNS, type ChainColumns } from "./ingest-chains";
 import { overlaps } from "./ingest-rollups";
@@ -173,7 +174,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
         chosen,
         best,
         e.candidates.length,
-        JSON.stringify(e.candidates),
+        encodeCandidates(e.candidates),
         e.overlap_credit,
         e.prefill_load_scale,
         e.temperature,

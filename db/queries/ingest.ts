@@ -64,60 +64,77 @@ function store(
   // IMMEDIATE: take the write lock up front, so concurrent writers wait (busy_timeout) instead of failing an upgrade.
   return sqlite
     .transaction(() => {
-      const out: StoreStatus[] = new Array(events.length);
-      const rollups = new Map<string, Rollup & { w: string; m: number }>();
-      const counters = new Map<string, CounterSample | undefined>();
-      const seen = new Map<string, { first: number; last: number; kvTotal: number }>();
-      const minutes = new MinuteRollups();
-      const tiers = new TierRollups(st.tiers);
-      for (let i = 0; i < events.length; i++) {
-        const e = events[i]!;
-        const t = tables[e.kind];
-        let row: Row;
-        if (e.kind === "kv.stored" || e.kind === "kv.removed") row = compactKvRow(db, e);
-        else if (e.kind !== "request") row = rows[i]!;
-        else {
-          if (requestRowExists(db, e.id)) {
-            out[i] = "duplicate";
-            continue;
-          }
-          const chains = chainColumns(db, e, (rid) => (positions?.get(rid) ?? -1) > i);
-          if (!chains.ok) {
-            out[i] = { status: "rejected", code: chains.code, error: chains.error };
-            continue;
-          }
-          row = [...requestHead(e), ...chains.columns];
-        }
-        const info = st.inserts.get(t.sql)!.run(row);
-        if (info.changes === 0) {
-          out[i] = "duplicate";
-          continue;
-        }
-        out[i] = "accepted";
-        if (e.kind === "worker.stats") {
-          noteSeen(seen, e.worker_id, e.ts, e.kv_total_blocks);
-          addSample(rollups, counters, st, e);
-        } else if (e.kind === "worker.up") {
-          st.workerUp.run(e.worker_id, e.role, e.model, e.block_size, e.kv_total_blocks, e.ts, e.ts, e.ts);
-        } else if (e.kind === "worker.down") {
-          st.workerDown.run(e.worker_id, e.ts, e.ts, e.ts, opt(e.reason));
-        } else if (e.kind === "request") {
-          minutes.addRequest(e);
-          tiers.addRequest(e);
-        } else if (e.kind === "kv.stored" || e.kind === "kv.removed" || e.kind === "kv.cleared") {
-          if (e.kind !== "kv.cleared") kvRowStored(db, info.lastInsertRowid);
-          tiers.addKv(e);
-        } else if (e.kind === "route.decision") {
-          minutes.addDecision(e);
-        }
+      try {
+        return storeInTransaction(db, st, events, rows, positions, alsoInTransaction);
+      } catch (err) {
+        // While the write lock is still held: a location map shared with other ingest threads forgets rows rolled back.
+        forgetKvLocations(db);
+        throw err;
       }
-      minutes.flush(st);
-      tiers.flush();
-      flushStats(rollups, st);
-      for (const [w, c] of counters) if (c) st.counterPut.run(w, c.ts, c.query, c.hit);
-      for (const [w, s] of seen) st.workerSeen.run(w, s.kvTotal, s.first, s.last);
-      alsoInTransaction?.(out);
-      return out;
     })
     .immediate();
+}
+
+function storeInTransaction(
+  db: Db,
+  st: Statements,
+  events: readonly TelemetryEvent[],
+  rows: readonly (Row | null)[],
+  positions: Map<string, number> | null,
+  alsoInTransaction: ((out: readonly StoreStatus[]) => void) | undefined,
+): StoreStatus[] {
+  const out: StoreStatus[] = new Array(events.length);
+  const rollups = new Map<string, Rollup & { w: string; m: number }>();
+  const counters = new Map<string, CounterSample | undefined>();
+  const seen = new Map<string, { first: number; last: number; kvTotal: number }>();
+  const minutes = new MinuteRollups();
+  const tiers = new TierRollups(st.tiers);
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    const t = tables[e.kind];
+    let row: Row;
+    if (e.kind === "kv.stored" || e.kind === "kv.removed") row = compactKvRow(db, e);
+    else if (e.kind !== "request") row = rows[i]!;
+    else {
+      if (requestRowExists(db, e.id)) {
+        out[i] = "duplicate";
+        continue;
+      }
+      const chains = chainColumns(db, e, (rid) => (positions?.get(rid) ?? -1) > i);
+      if (!chains.ok) {
+        out[i] = { status: "rejected", code: chains.code, error: chains.error };
+        continue;
+      }
+      row = [...requestHead(e), ...chains.columns];
+    }
+    const info = st.inserts.get(t.sql)!.run(row);
+    if (info.changes === 0) {
+      out[i] = "duplicate";
+      continue;
+    }
+    out[i] = "accepted";
+    if (e.kind === "worker.stats") {
+      noteSeen(seen, e.worker_id, e.ts, e.kv_total_blocks);
+      addSample(rollups, counters, st, e);
+    } else if (e.kind === "worker.up") {
+      st.workerUp.run(e.worker_id, e.role, e.model, e.block_size, e.kv_total_blocks, e.ts, e.ts, e.ts);
+    } else if (e.kind === "worker.down") {
+      st.workerDown.run(e.worker_id, e.ts, e.ts, e.ts, opt(e.reason));
+    } else if (e.kind === "request") {
+      minutes.addRequest(e);
+      tiers.addRequest(e);
+    } else if (e.kind === "kv.stored" || e.kind === "kv.removed" || e.kind === "kv.cleared") {
+      if (e.kind !== "kv.cleared") kvRowStored(db, info.lastInsertRowid);
+      tiers.addKv(e);
+    } else if (e.kind === "route.decision") {
+      minutes.addDecision(e);
+    }
+  }
+  minutes.flush(st);
+  tiers.flush();
+  flushStats(rollups, st);
+  for (const [w, c] of counters) if (c) st.counterPut.run(w, c.ts, c.query, c.hit);
+  for (const [w, s] of seen) st.workerSeen.run(w, s.kvTotal, s.first, s.last);
+  alsoInTransaction?.(out);
+  return out;
 }

@@ -1,10 +1,13 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { decodeHashes } from "../chain-codec";
-import type { Db } from "../client";
+import { openDb, type Db } from "../client";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { storeEvents } from "./ingest";
-import { forgetKvLocations, kvBlockList, REF_WINDOW_MS } from "./kv-lists";
+import { forgetKvLocations, KV_LOCATIONS_BYTES, kvBlockList, REF_WINDOW_MS, shareKvLocations } from "./kv-lists";
 
 const chain = (from: number, n: number) =>
   Array.from({ length: n }, (_, i) => String(BigInt(from + i) * 7_919_000_000_017n + 2n ** 63n - 5n));
@@ -88,5 +91,63 @@ describe("KV block lists stored compactly on ingest", () => {
     storeEvents(db, [stored("s1", a), removed("r1", [...chain(900, 2), ...a])]);
     db.$client.prepare("DELETE FROM kv_events WHERE id = 's1'").run();
     expect(lists()).toEqual({ r1: chain(900, 2) });
+  });
+});
+
+describe("a location map shared by ingest connections", () => {
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  /** Two connections to one database file, sharing a map when `share`. */
+  function pair(share: boolean): [Db, Db] {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-kv-lists-"));
+    dirs.push(dir);
+    const a = openDb(path.join(dir, "db.sqlite"));
+    const b = openDb(path.join(dir, "db.sqlite"));
+    if (share) {
+      const map = new SharedArrayBuffer(KV_LOCATIONS_BYTES);
+      shareKvLocations(a, map);
+      shareKvLocations(b, map);
+    }
+    return [a, b];
+  }
+  const literalOf = (c: Db, id: string) =>
+    ((c.$client.prepare("SELECT block_hashes FROM kv_events WHERE id = ?").pluck().get(id) as Buffer | null)
+      ?.byteLength ?? 0) / 8;
+  const listOf = (c: Db, id: string) => {
+    const r = c.$client.prepare("SELECT block_hashes AS h, block_refs AS r FROM kv_events WHERE id = ?").get(id) as {
+      h: Buffer;
+      r: Buffer | null;
+    };
+    return decodeHashes(kvBlockList(c, r.h, r.r));
+  };
+
+  it.each([
+    { share: true, literal: 0 },
+    { share: false, literal: 64 },
+  ])("share $share: a list refers to another connection's rows ($literal literal)", ({ share, literal }) => {
+    const [a, b] = pair(share);
+    const list = chain(0, 64);
+    storeEvents(a, [stored("s1", list)]);
+    storeEvents(b, [removed("r1", list)]);
+    expect(literalOf(b, "r1")).toBe(literal);
+    expect(listOf(a, "r1")).toEqual(list);
+    a.$client.close();
+    b.$client.close();
+  });
+
+  it("forgets a rolled-back batch's rows for every connection (their rowids are used again)", () => {
+    const [a, b] = pair(true);
+    const gone = chain(0, 64);
+    expect(() =>
+      storeEvents(a, [stored("s1", gone)], () => {
+        throw new Error("refused");
+      }),
+    ).toThrow("refused");
+    const other = chain(5_000, 64);
+    storeEvents(b, [stored("s2", other), removed("r1", gone)]);
+    expect(literalOf(b, "r1")).toBe(64);
+    expect([listOf(a, "s2"), listOf(a, "r1")]).toEqual([other, gone]);
+    a.$client.close();
+    b.$client.close();
   });
 });

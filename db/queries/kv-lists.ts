@@ -5,8 +5,9 @@ import type { Db } from "../client";
 
 // KV block lists on the ingest path (kv_events.block_hashes / block_refs, db/kv-list-codec.ts): each connection
 // remembers where the events it stored hold hashes literally, so a later list that repeats them (a block stored again
-// after an eviction, on another worker, or removed) is stored as references. Nothing here is durable: after a restart,
-// or on another ingest connection, lists are stored literally until the map has warmed up again.
+// after an eviction, on another worker, or removed) is stored as references; ingest threads share one map
+// (shareKvLocations). Nothing here is durable: after a restart, or on a connection with a map of its own, lists are
+// stored literally until the map has warmed up again.
 
 /**
  * A reference names an origin at most this much older (event time, ms). Encoding reads the origin (it exists when the
@@ -23,8 +24,18 @@ const MAX_ENTRIES = SLOTS * 0.6;
  * A rowid of 0 marks an empty slot (rowids start at 1).
  */
 class Locations {
-  private t = new Uint32Array(SLOTS * 6);
-  size = 0;
+  private t: Uint32Array;
+  /** Entries in use, kept in memory the connections share when the map is shared. */
+  private used: Int32Array;
+
+  constructor(shared?: SharedArrayBuffer) {
+    this.t = shared ? new Uint32Array(shared, 0, SLOTS * 6) : new Uint32Array(SLOTS * 6);
+    this.used = shared ? new Int32Array(shared, SLOTS * 24, 1) : new Int32Array(1);
+  }
+
+  get size(): number {
+    return this.used[0]!;
+  }
 
   private slot(hi: number, lo: number): number {
     const t = this.t;
@@ -60,7 +71,7 @@ class Locations {
     if (t[o + 2] === 0 && t[o + 3] === 0) {
       t[o] = hi;
       t[o + 1] = lo;
-      this.size++;
+      this.used[0]!++;
     }
     t[o + 2] = rowid % 4_294_967_296;
     t[o + 3] = Math.floor(rowid / 4_294_967_296);
@@ -70,9 +81,12 @@ class Locations {
 
   clear(): void {
     this.t.fill(0);
-    this.size = 0;
+    this.used[0] = 0;
   }
 }
+
+/** Bytes of a location map shared by connections (see shareKvLocations). */
+export const KV_LOCATIONS_BYTES = SLOTS * 24 + 4;
 
 type Pending = { literal: Buffer; ts: number };
 /** The map is allocated on the first list encoded (48 MiB): connections that only read lists never build one. */
@@ -92,6 +106,8 @@ type State = {
   read: Map<number, Buffer | null>;
   readOrder: number[];
   readHead: number;
+  /** Where each hash of the list being encoded is held (see scratch). */
+  at: { rowid: Float64Array; pos: Int32Array; sec: Float64Array };
 };
 const READ_CACHE = 20_000;
 
@@ -130,12 +146,23 @@ function state(db: Db): State {
       read: new Map(),
       readOrder: [],
       readHead: 0,
+      at: { rowid: new Float64Array(256), pos: new Int32Array(256), sec: new Float64Array(256) },
       origin: db.$client.prepare("SELECT block_hashes FROM kv_events WHERE rowid = ?").pluck(),
       info: db.$client.prepare("SELECT ts, length(block_hashes) AS bytes FROM kv_events WHERE rowid = ?"),
     };
     states.set(db.$client, s);
   }
   return s;
+}
+
+/**
+ * Make this connection use a location map in shared memory (KV_LOCATIONS_BYTES, zeroed): ingest threads whose write
+ * transactions never overlap (their write turns, and SQLite's write lock: the map is only read and written inside
+ * a write transaction) then store a list as references to what any of them stored, not only to their own rows.
+ */
+export function shareKvLocations(db: Db, buffer: SharedArrayBuffer): void {
+  if (buffer.byteLength < KV_LOCATIONS_BYTES) throw new Error("shared KV location map too small");
+  state(db).map = new Locations(buffer);
 }
 
 /**
@@ -161,11 +188,20 @@ export function kvListColumns(db: Db, hashes: readonly string[], ts: number): [B
     return o;
   };
   const n = list.byteLength / HASH_BYTES;
-  const at = { rowid: new Float64Array(n), pos: new Int32Array(n), sec: new Float64Array(n) };
+  const at = scratch(s, n);
   for (let i = 0; i < n;) i += locateRun(s, map, list, i, minSec, at);
   const enc = encodeBlockList(list, at, origin);
   s.pending = { literal: enc.literal, ts };
   return [enc.literal, enc.refs];
+}
+
+/** The connection's location arrays, at least n long (one list is encoded at a time; entries past n are stale). */
+function scratch(s: State, n: number): State["at"] {
+  if (s.at.rowid.length < n) {
+    const size = Math.max(n, s.at.rowid.length * 2);
+    s.at = { rowid: new Float64Array(size), pos: new Int32Array(size), sec: new Float64Array(size) };
+  }
+  return s.at;
 }
 
 /** Word a of x equals word b of y (8-byte words). */

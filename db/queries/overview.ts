@@ -1,34 +1,6 @@
 import type { Db } from "../client";
-import { minuteOf } from "../../server/analysis/counters";
-import { histogramQuantile } from "../../server/analysis/histogram";
-import type { WorkerSample } from "../../server/analysis/overview";
-import { quantileSorted } from "../../server/analysis/quantile";
-import { rolledRequestCount, rolledRequestTrend, rolledTtftHistogram, useRollups } from "./rollups";
-
-/**
- * Requests that arrived in [from, to) and their TTFT p50/p95 (ms; null without timed requests): exact from raw
- * rows up to an hour, from the per-minute histogram rollups (within ~5%) beyond.
- */
-export function requestStats(
-  db: Db,
-  from: number,
-  to: number,
-): { requests: number; ttftP50Ms: number | null; ttftP95Ms: number | null } {
-  if (useRollups(from, to, 60_000)) {
-    const hist = rolledTtftHistogram(db, from, to);
-    return {
-      requests: rolledRequestCount(db, from, to),
-      ttftP50Ms: histogramQuantile(hist, 0.5),
-      ttftP95Ms: histogramQuantile(hist, 0.95),
-    };
-  }
-  const ttfts = ttftsInRange(db, from, to);
-  return {
-    requests: requestCount(db, from, to),
-    ttftP50Ms: quantileSorted(ttfts, 0.5),
-    ttftP95Ms: quantileSorted(ttfts, 0.95),
-  };
-}
+import { minuteOf } from "../../lib/counters";
+import type { WorkerSample } from "../rows/overview";
 
 /** Time to first token (ms), ascending, of requests that arrived in [from, to). */
 export function ttftsInRange(db: Db, from: number, to: number): number[] {
@@ -102,16 +74,15 @@ export function hasAnyTelemetry(db: Db): boolean {
 }
 
 /**
- * Per bucket of `step` ms over requests that arrived in [from, to): how many, and the nearest-rank median
+ * Per bucket of `step` ms over raw requests that arrived in [from, to): how many, and the nearest-rank median
  * TTFT (ms) of those with a first token (null when none had one). Buckets without requests are absent.
  */
-export function requestTrend(
+export function rawRequestTrend(
   db: Db,
   from: number,
   to: number,
   step: number,
 ): { t: number; requests: number; ttftP50: number | null }[] {
-  if (useRollups(from, to, step)) return rolledRequestTrend(db, from, to, step);
   return db.$client
     .prepare(
       `WITH x AS MATERIALIZED (

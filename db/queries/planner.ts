@@ -1,5 +1,5 @@
 import type { Db } from "../client";
-import type { PlannerBucket } from "../../server/analysis/planner";
+import type { PlannerBucket } from "../rows/planner";
 
 // Reads for the planner view. Every query takes a time range [from, to) (Unix ms) and is bounded.
 

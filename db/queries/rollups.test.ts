@@ -2,9 +2,8 @@ import { describe, expect, it } from "vitest";
 import { testDb, testCaller } from "../../test/db";
 import { minimal, parsed, stats, T0 } from "../../test/events";
 import { storeEvents } from "./ingest";
-import { requestStats } from "./overview";
 import { decisionBuckets, tokenBuckets } from "./routing";
-import { rolledDecisionBuckets, rolledRequestCount, rolledTokenBuckets, rollupLevel, useRollups } from "./rollups";
+import { rolledDecisionBuckets, rolledRequestCount, rolledTokenBuckets, rollupLevel } from "./rollups";
 
 const HOUR = 3_600_000;
 
@@ -66,12 +65,6 @@ describe("request and routing rollups", () => {
     expect(lost("w2")).toBe(0);
   });
 
-  it.each([
-    ["30 min", 30 * 60_000, 60_000, false],
-    ["6 h, 5-minute buckets", 6 * HOUR, 300_000, true],
-    ["6 h, 30-second buckets", 6 * HOUR, 30_000, false],
-  ])("rollups for %s: %s", (_, _span, _step, expected) => expect(useRollups(T0, T0 + _span, _step)).toBe(expected));
-
   it("give the same token and decision buckets as raw rows over a long range", () => {
     const db = seed();
     const raw = db.$client
@@ -88,18 +81,6 @@ describe("request and routing rollups", () => {
       )
       .all();
     expect(decisionBuckets(db, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(rawDecisions);
-  });
-
-  it("give TTFT percentiles within 5% of the exact ones over a long range", () => {
-    const db = seed();
-    // TTFTs are 100 … 699 ms: exact p50 = 399, p95 = 669 (nearest rank).
-    const s = requestStats(db, T0, T0 + 6 * HOUR);
-    expect(s.requests).toBe(600);
-    expect(Math.abs(s.ttftP50Ms! - 399) / 399).toBeLessThan(0.05);
-    expect(Math.abs(s.ttftP95Ms! - 669) / 669).toBeLessThan(0.05);
-    const exact = requestStats(db, T0, T0 + HOUR);
-    expect(exact.requests).toBe(100);
-    expect(exact.ttftP50Ms).toBe(149);
   });
 
   it("feed the overview over 24 h without reading raw requests", async () => {

@@ -1,7 +1,9 @@
 import type { Db } from "../client";
-import { minuteOf } from "../../server/analysis/counters";
-import { histogramQuantile, type HistogramEntry } from "../../server/analysis/histogram";
-import { seriesSource } from "../../server/analysis/workers";
+import { minuteOf } from "../../lib/counters";
+import type { HistogramEntry } from "../../lib/latency-buckets";
+
+// The raw-vs-rollup rule, for db/queries/routing.ts until it moves with issue 13's layering (server/analysis decides).
+export { useRollups } from "../../lib/series-source";
 
 // Reads of the per-minute request and routing rollups. Ranges are widened to whole minutes at the start.
 
@@ -32,11 +34,6 @@ export function rollupLevel(spanMs: number, step: number = QUARTER_HOUR): Rollup
   return spanMs > COARSE_MIN_SPAN_MS && step % QUARTER_HOUR === 0 ? QUARTER_LEVEL : MINUTE_LEVEL;
 }
 
-/** True when a query over [from, to) in buckets of `step` ms should read rollups rather than raw rows. */
-export function useRollups(from: number, to: number, step: number): boolean {
-  return seriesSource(to - from) === "rollup" && step % 60_000 === 0;
-}
-
 /** Requests that arrived in the minutes overlapping [from, to). */
 export function rolledRequestCount(db: Db, from: number, to: number): number {
   return db.$client
@@ -52,27 +49,28 @@ export function rolledTtftHistogram(db: Db, from: number, to: number): Histogram
     .all(minuteOf(from), to) as HistogramEntry[];
 }
 
-/** Requests and TTFT p50 per bucket of `step` ms (a multiple of a minute); buckets without requests are absent. */
-export function rolledRequestTrend(
+/**
+ * Requests per bucket of `step` ms (a multiple of a minute), ascending, and the TTFT histogram entries of each bucket
+ * (in no order; a bucket may repeat); buckets without requests are absent.
+ */
+export function rolledRequestBuckets(
   db: Db,
   from: number,
   to: number,
   step: number,
-): { t: number; requests: number; ttftP50: number | null }[] {
+): { counts: { t: number; requests: number }[]; ttft: ({ t: number } & HistogramEntry)[] } {
   const args = { from: minuteOf(from), to, step };
   const counts = db.$client
     .prepare(
       `SELECT minute - minute % @step AS t, sum(requests) AS requests FROM requests_1m WHERE minute >= @from AND minute < @to GROUP BY t ORDER BY t LIMIT ${MAX_ROWS}`,
     )
     .all(args) as { t: number; requests: number }[];
-  const hist = db.$client
+  const ttft = db.$client
     .prepare(
       `SELECT minute - minute % @step AS t, bucket, sum(n) AS n FROM request_ttft_1m WHERE minute >= @from AND minute < @to GROUP BY t, bucket LIMIT ${MAX_ROWS * 10}`,
     )
     .all(args) as ({ t: number } & HistogramEntry)[];
-  const byT = new Map<number, HistogramEntry[]>();
-  for (const h of hist) (byT.get(h.t) ?? byT.set(h.t, []).get(h.t)!).push(h);
-  return counts.map((c) => ({ t: c.t, requests: c.requests, ttftP50: histogramQuantile(byT.get(c.t) ?? [], 0.5) }));
+  return { counts, ttft };
 }
 
 /** Prompt and cached tokens per bucket of `step` ms from the request rollups; empty buckets are absent. */

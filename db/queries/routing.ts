@@ -1,5 +1,6 @@
 import type { Db } from "../client";
 import type { DecisionBucket, RequestSizedBucket } from "../../server/analysis/routing";
+import { candidatesJson } from "../candidate-codec";
 import { rolledDecisionBuckets, rolledTokenBuckets, useRollups } from "./rollups";
 
 // Reads for the routing view. Every query takes a time range [from, to) (Unix ms) and is bounded.
@@ -56,7 +57,13 @@ export function decisionsPage(
        FROM route_decisions d WHERE d.ts >= @from AND d.ts < @to ${after} ${loss}
        ORDER BY d.ts DESC, d.id DESC LIMIT @limit`,
     )
-    .all({ from, to, limit, cts: cursor?.ts ?? null, cid: cursor?.id ?? null }) as DecisionListRow[];
+    .all({ from, to, limit, cts: cursor?.ts ?? null, cid: cursor?.id ?? null })
+    .map((r) => withCandidatesJson(r as DecisionListRow));
+}
+
+/** A decision row with its stored candidate list as the JSON array text the event carried. */
+export function withCandidatesJson<T extends { candidates: string }>(row: T): T {
+  return { ...row, candidates: candidatesJson(row.candidates) };
 }
 
 /** Per bucket of `step` ms (epoch-aligned) and chosen worker over decisions in [from, to): decisions, lost (best − chosen) and prompt blocks. */

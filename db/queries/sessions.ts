@@ -1,6 +1,7 @@
-import type { ReasoningRow, ToolRow, TurnRow } from "../../server/analysis/sessions";
+import type { ReasoningRow, ToolRow, TurnRow } from "../rows/sessions";
 import type { Db } from "../client";
-import type { DecisionListRow } from "./routing";
+import { candidatesJson } from "../candidate-codec";
+import { withCandidatesJson, type DecisionListRow } from "./routing";
 
 // Reads for the sessions list and the session trace. Lists are bounded and keyset-paged.
 
@@ -169,8 +170,9 @@ export function traceRows(
        FROM requests r LEFT JOIN request_causes rc ON rc.id = r.id WHERE r.session_id = ? ORDER BY r.arrived_at LIMIT ?`,
     )
     .all(sessionId, max) as RawTurn[];
-  const turns: TurnRow[] = raw.map(({ cold, diverged, evicted, routedAway, unknown, ...t }) => ({
+  const turns: TurnRow[] = raw.map(({ cold, diverged, evicted, routedAway, unknown, candidates, ...t }) => ({
     ...t,
+    candidates: candidates === null ? null : candidatesJson(candidates),
     causes: cold === null ? null : { cold, diverged, evicted, routed_away: routedAway, unknown },
   }));
   const tools = (
@@ -196,7 +198,7 @@ export function traceRows(
 
 /** The routing decision of one request (newest if several), or undefined. */
 export function decisionOf(db: Db, requestId: string) {
-  return db.$client
+  const row = db.$client
     .prepare(
       `SELECT d.id, d.ts, d.request_id AS requestId, d.session_id AS sessionId, d.prompt_blocks AS promptBlocks, d.chosen_worker_id AS chosenWorkerId,
          d.chosen_overlap_blocks AS chosenOverlapBlocks, d.best_overlap_blocks AS bestOverlapBlocks, d.candidate_count AS candidateCount, d.candidates,
@@ -205,6 +207,7 @@ export function decisionOf(db: Db, requestId: string) {
        FROM route_decisions d WHERE d.request_id = ? ORDER BY d.ts DESC LIMIT 1`,
     )
     .get(requestId) as DecisionListRow | undefined;
+  return row && withCandidatesJson(row);
 }
 
 /** Recomputed tokens by cause per bucket of `step` ms over [from, to), from the per-minute sums; empty buckets absent. */

@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import type { Db } from "../client";
 import { sourceStatus, sources } from "../schema";
-import type { SourceSeen } from "../../server/sources/status";
+import type { SourceSeen } from "../rows/sources";
 
 export type SourceRow = {
   id: string;

@@ -1,5 +1,5 @@
 import type { Db } from "../client";
-import type { KvbmRow, KvTierRow, RequestTierRow } from "../../server/analysis/tiers";
+import type { KvbmRow, KvTierRow, RequestTierRow } from "../rows/tiers";
 
 // Reads and writes of the storage-tier rollups. Every read takes [from, to) (Unix ms) and is bounded.
 

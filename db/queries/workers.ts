@@ -1,16 +1,9 @@
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../client";
+import { candidatesJson } from "../candidate-codec";
 import { rollupLevel } from "./rollups";
-import { minuteOf } from "../../server/analysis/counters";
-import type { CounterSample } from "../../server/analysis/counters";
-import type { StatsResolution } from "../../server/analysis/resolution";
-import {
-  bucketDeltas,
-  type DecisionRow,
-  type LifecycleKind,
-  type RawBucket,
-  type SeriesRow,
-} from "../../server/analysis/workers";
+import { minuteOf, type CounterSample } from "../../lib/counters";
+import type { DecisionRow, LifecycleKind, RawBucket, SeriesRow, StatsResolution } from "../rows/workers";
 
 // Reads for the worker views. Every query takes a time range [from, to) (Unix ms) and is bounded.
 
@@ -147,6 +140,7 @@ export function decisionsLost(
   recentLimit = 20,
 ): LostScan {
   const needle = `"worker_id":${JSON.stringify(workerId)}`;
+  const compactNeedle = `;${workerId},`;
   const scanned = db.$client
     .prepare("SELECT count(*) FROM (SELECT 1 FROM route_decisions WHERE ts >= ? AND ts < ? LIMIT ?)")
     .pluck()
@@ -155,14 +149,16 @@ export function decisionsLost(
     .prepare(
       `SELECT ts, request_id AS requestId, chosen_worker_id AS chosenWorkerId, candidates, count(*) OVER () AS lost
        FROM (SELECT ts, request_id, chosen_worker_id, candidates FROM route_decisions WHERE ts >= @from AND ts < @to ORDER BY ts DESC LIMIT @scanLimit)
-       WHERE chosen_worker_id <> @workerId AND instr(candidates, @needle) > 0 ORDER BY ts DESC LIMIT @recentLimit`,
+       WHERE chosen_worker_id <> @workerId
+         AND CASE WHEN substr(candidates, 1, 1) = '[' THEN instr(candidates, @needle) ELSE instr(';' || candidates, @compactNeedle) END > 0
+       ORDER BY ts DESC LIMIT @recentLimit`,
     )
-    .all({ from, to, scanLimit, workerId, needle, recentLimit }) as (DecisionRow & { lost: number })[];
+    .all({ from, to, scanLimit, workerId, needle, compactNeedle, recentLimit }) as (DecisionRow & { lost: number })[];
   return {
     scanned: Math.min(scanned, scanLimit),
     lost: rows[0]?.lost ?? 0,
     truncated: scanned > scanLimit,
-    recent: rows.map(({ lost: _, ...r }) => r),
+    recent: rows.map(({ lost: _, candidates, ...r }) => ({ ...r, candidates: candidatesJson(candidates) })),
   };
 }
 
@@ -256,7 +252,8 @@ export function rawBuckets(
   return { rows, baselines };
 }
 
-type RollupResolution = Exclude<StatsResolution, "raw">;
+/** A stored rollup of worker stats. */
+export type RollupResolution = Exclude<StatsResolution, "raw">;
 const STATS_TABLES: Record<RollupResolution, { table: string; minuteIndex: string; align: number }> = {
   "10s": { table: "worker_stats_10s", minuteIndex: "worker_stats_10s_minute", align: 10_000 },
   "30s": { table: "worker_stats_30s", minuteIndex: "worker_stats_30s_minute", align: 30_000 },
@@ -322,18 +319,4 @@ export function rollupBuckets(
     query: r[5],
     hit: r[6],
   }));
-}
-
-/**
- * Bucket sums per worker over [from, to) in steps of `step` ms (epoch-aligned): "raw" from raw samples (counter deltas
- * taken the way ingest takes them), else from the named rollup ("rollup": the 1- or 15-minute one the span picks).
- */
-export function seriesRows(
-  db: Db,
-  opts: { from: number; to: number; step: number; source: StatsResolution | "rollup"; workerId?: string },
-): SeriesRow[] {
-  if (opts.source === "rollup") return rollupBuckets(db, opts);
-  if (opts.source !== "raw") return rollupBuckets(db, { ...opts, resolution: opts.source });
-  const { rows, baselines } = rawBuckets(db, opts);
-  return bucketDeltas(rows, baselines);
 }

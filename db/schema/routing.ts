@@ -1,6 +1,10 @@
 import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-/** route.decision events; candidates as JSON. best/chosen overlap are derived for routing loss. */
+/**
+ * route.decision events; candidates in the compact text of db/candidate-codec.ts (rows stored before it, or with
+ * worker ids it cannot hold: the JSON array), read back as JSON through candidatesJson. best/chosen overlap are
+ * derived for routing loss.
+ */
 export const routeDecisions = sqliteTable(
   "route_decisions",
   {
@@ -22,7 +26,6 @@ export const routeDecisions = sqliteTable(
   },
   (t) => [
     index("route_decisions_ts").on(t.ts),
-    index("route_decisions_session").on(t.sessionId),
     index("route_decisions_worker_ts").on(t.chosenWorkerId, t.ts),
     index("route_decisions_request").on(t.requestId),
   ],

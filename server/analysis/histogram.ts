@@ -1,23 +1,8 @@
-// Log-bucketed latency histograms: mergeable across minutes, so percentiles over days never read raw rows. Pure.
+// Percentiles from log-bucketed latency histograms (the bucket scheme is lib/latency-buckets.ts). Pure.
+import { bucketValue, type HistogramEntry } from "../../lib/latency-buckets";
 
-/** Each bucket spans a factor of 1.1, so a quantile read from buckets is within ~5% of the exact value. */
-export const BUCKET_RATIO = 1.1;
-const LOG_RATIO = Math.log(BUCKET_RATIO);
-export const MAX_BUCKET = 255;
-
-export type HistogramEntry = { bucket: number; n: number };
-
-/** The bucket of a latency in ms: 0 holds [0, 1] ms; bucket b > 0 holds (1.1^(b-1), 1.1^b]. */
-export function latencyBucket(ms: number): number {
-  if (!(ms > 1)) return 0;
-  return Math.min(MAX_BUCKET, Math.ceil(Math.log(ms) / LOG_RATIO - 1e-9));
-}
-
-/** A representative value (ms) of a bucket: the geometric middle of its bounds. */
-export function bucketValue(bucket: number): number {
-  if (bucket <= 0) return 1;
-  return BUCKET_RATIO ** (bucket - 0.5);
-}
+// Re-exported so the ingest's imports keep working until it moves with issue 13's layering.
+export { BUCKET_RATIO, MAX_BUCKET, bucketValue, latencyBucket, type HistogramEntry } from "../../lib/latency-buckets";
 
 /** The q-quantile (0..1, nearest rank) of a histogram in ms; null when it is empty. Entries may repeat buckets. */
 export function histogramQuantile(entries: readonly HistogramEntry[], q: number): number | null {

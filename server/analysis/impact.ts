@@ -3,14 +3,14 @@
 
 import { hitRate } from "./overview";
 import { quantileSorted } from "./quantile";
+import type { Span, CauseTotals, WindowRows, AckRow } from "../../db/rows/impact";
+export type { Span, CauseTotals, WindowRows, AckRow } from "../../db/rows/impact";
 
 export const MINUTE = 60_000;
 /** The longest window the panel offers and the default's cap (the default is min(time since the ack, 1 h)). */
 export const IMPACT_MAX_WINDOW_MS = 60 * MINUTE;
 /** Window lengths (minutes) the panel's selector offers besides the default. */
 export const IMPACT_WINDOW_CHOICES = [5, 15, 30, 60] as const;
-
-export type Span = { from: number; to: number };
 
 /**
  * The windows to compare for a version a target applied at `appliedAt` (Unix ms): `lengthMs` asked (null: the
@@ -54,19 +54,6 @@ export function impactWindows(
     cut,
   };
 }
-
-/** Recomputed prompt tokens of a window's attributed requests, by cause (server/analysis/attribution's causes). */
-export type CauseTotals = { cold: number; diverged: number; evicted: number; routedAway: number; unknown: number };
-
-/** What the store holds for one window: token sums, TTFTs (ms, ascending), causes and device evictions by reason. */
-export type WindowRows = {
-  requests: number;
-  inputTokens: number;
-  cachedTokens: number;
-  ttftsSorted: readonly number[];
-  causes: CauseTotals;
-  evictions: readonly { reason: string; blocks: number }[];
-};
 
 export type WindowMetrics = {
   requests: number;
@@ -129,8 +116,6 @@ export function targetImpact(
     noTraffic: before.requests === 0 && after.requests === 0,
   };
 }
-
-export type AckRow = { target: string; version: number; status: string; ts: number; message: string | null };
 
 /**
  * Per target that acknowledged `version`: when it first applied it and when it first applied a later version (null:

@@ -1,11 +1,11 @@
 // Cluster KPIs from plain rows. Pure: no data is null (a gap), never 0.
+import type { WorkerSample } from "../../db/rows/overview";
+export type { WorkerSample } from "../../db/rows/overview";
 
 /** Token-weighted hit rate: hit tokens over queried tokens; null when nothing was queried. */
 export function hitRate(hitTokens: number, queryTokens: number): number | null {
   return queryTokens > 0 ? hitTokens / queryTokens : null;
 }
-
-export type WorkerSample = { workerId: string; role: string | null; kvActiveBlocks: number; kvTotalBlocks: number };
 
 /** Cluster KV utilization: total active over total capacity of the latest samples; null without capacity. */
 export function kvUtilization(samples: readonly WorkerSample[]): number | null {

@@ -1,20 +1,6 @@
 // Planner decisions grouped per role for the planner view. Pure.
-
-export type PlannerBucket = {
-  role: string;
-  metric: string;
-  t: number;
-  decisions: number;
-  /** Mean of the observed metric over the bucket's decisions. */
-  observed: number;
-  peak: number;
-  /** Thresholds and replicas after the bucket's last decision. */
-  up: number;
-  down: number;
-  replicas: number;
-  ups: number;
-  downs: number;
-};
+import type { PlannerBucket } from "../../db/rows/planner";
+export type { PlannerBucket } from "../../db/rows/planner";
 
 export type RoleStart = { role: string; ts: number; replicas: number; up: number; down: number };
 

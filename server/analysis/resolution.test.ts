@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bucketStep } from "./workers";
-import { statsResolution, type StatsResolution } from "./resolution";
+import { statsResolution, useRollups, type StatsResolution } from "./resolution";
 
 const MIN = 60_000;
 const H = 60 * MIN;
@@ -58,4 +58,16 @@ describe("statsResolution", () => {
       expected,
     );
   });
+});
+
+describe("useRollups", () => {
+  it.each([
+    ["30 min", 30 * MIN, MIN, false],
+    ["exactly an hour", H, MIN, false],
+    ["an hour and a minute", H + MIN, MIN, true],
+    ["6 h, 5-minute buckets", 6 * H, 5 * MIN, true],
+    ["6 h, 30-second buckets", 6 * H, 30_000, false],
+    ["empty range", 0, MIN, false],
+    ["reversed range", -6 * H, MIN, false],
+  ])("%s", (_, span, step, expected) => expect(useRollups(NOW, NOW + span, step)).toBe(expected));
 });

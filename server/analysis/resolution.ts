@@ -1,7 +1,10 @@
 // Which stored resolution of worker stats a chart reads: raw samples, or a 10- or 30-second, 1- or 15-minute rollup. Pure.
-import { RAW_MAX_SPAN_MS } from "./workers";
+import { RAW_MAX_SPAN_MS } from "../../lib/series-source";
 
-export type StatsResolution = "raw" | "10s" | "30s" | "1m" | "5m" | "15m";
+/** Raw rows or rollups for a span: the one rule (lib/series-source.ts), decided here for the reads that use it. */
+export { seriesSource, useRollups } from "../../lib/series-source";
+import type { StatsResolution } from "../../db/rows/workers";
+export type { StatsResolution } from "../../db/rows/workers";
 
 const TEN_SECONDS = 10_000;
 const HALF_MINUTE = 30_000;

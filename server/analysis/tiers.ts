@@ -1,35 +1,11 @@
 // Storage-tier views from plain rows (kv_tiers_1m, request_tiers_1m, kvbm_1m, requests_1m). Pure: rows and range in.
 import type { StorageTier } from "../ingest/events";
 import { bucketStep } from "./workers";
+import type { KvTierRow, RequestTierRow, KvbmRow } from "../../db/rows/tiers";
+export type { KvTierRow, RequestTierRow, KvbmRow } from "../../db/rows/tiers";
 
 export const TIERS: readonly StorageTier[] = ["device", "host", "disk", "shared"];
 const MINUTE = 60_000;
-
-export type KvTierRow = {
-  minute: number;
-  tier: string;
-  stored: number;
-  removed: number;
-  offloaded: number;
-  onboarded: number;
-  blocks: number;
-};
-export type RequestTierRow = {
-  minute: number;
-  input: number;
-  device: number;
-  host: number;
-  disk: number;
-  shared: number;
-  prefetched: number;
-};
-export type KvbmRow = {
-  minute: number;
-  offloaded: number;
-  onboarded: number;
-  hostHitRate: number | null;
-  diskHitRate: number | null;
-};
 
 /** One bucket of a worker's tier view: blocks held per tier at its end, blocks moved per second, hit rate per tier (0–1). */
 export type TierPoint = {

@@ -1,11 +1,13 @@
 // Worker views from plain rows: lifecycle state in a range, routing share, series buckets, lost decisions. Pure.
-import { counterDelta, type CounterSample } from "./counters";
+import { counterDelta, type CounterSample } from "../../lib/counters";
 import { hitRate } from "./overview";
+import { RAW_MAX_SPAN_MS, seriesSource } from "../../lib/series-source";
+import type { LifecycleKind, SeriesRow, RawBucket, DecisionRow } from "../../db/rows/workers";
+export type { LifecycleKind, SeriesRow, RawBucket, DecisionRow } from "../../db/rows/workers";
+export { RAW_MAX_SPAN_MS, seriesSource };
 
 /** A worker without a report in the last minute of the range is stale. */
 export const STALE_MS = 60_000;
-/** Ranges up to an hour read raw 1-second samples; longer ranges read per-minute rollups. */
-export const RAW_MAX_SPAN_MS = 3_600_000;
 /** Charts aim for at most this many buckets. */
 export const MAX_BUCKETS = 120;
 
@@ -24,12 +26,6 @@ export function bucketStep(spanMs: number): number {
   return STEPS.find((s) => spanMs / s <= MAX_BUCKETS) ?? STEPS[STEPS.length - 1]!;
 }
 
-/** Where a chart over this span reads from: raw samples up to an hour, rollups beyond. */
-export function seriesSource(spanMs: number): "raw" | "rollup" {
-  return spanMs <= RAW_MAX_SPAN_MS ? "raw" : "rollup";
-}
-
-export type LifecycleKind = "worker.up" | "worker.down";
 export type LifecycleEvent = { kind: LifecycleKind; ts: number };
 export type WorkerState = "up" | "down" | "stale";
 export type StateInRange = { state: WorkerState; joined: boolean; left: boolean };
@@ -68,26 +64,6 @@ export function routingShare(won: number, total: number): number | null {
 export function utilization(active: number, total: number): number | null {
   return total > 0 ? active / total : null;
 }
-
-export type SeriesRow = {
-  workerId: string;
-  t: number;
-  samples: number;
-  kvActive: number;
-  kvTotal: number;
-  query: number;
-  hit: number;
-};
-export type RawBucket = {
-  workerId: string;
-  t: number;
-  samples: number;
-  kvActive: number;
-  kvTotal: number;
-  lastTs: number;
-  lastQuery: string;
-  lastHit: string;
-};
 
 /**
  * Bucket sums from raw samples: counter deltas between each bucket's last sample and the previous one of the same
@@ -158,7 +134,6 @@ export type Candidate = {
   decode_blocks: number;
   cost: number;
 };
-export type DecisionRow = { ts: number; requestId: string; chosenWorkerId: string; candidates: string };
 export type LostDecision = {
   ts: number;
   requestId: string;

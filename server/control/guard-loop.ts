@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client";
 import { latestVersionNumbers } from "../../db/queries/control";
-import { openGuards, saveGuardState, tripGuard, type GuardRow } from "../../db/queries/guards";
+import { openGuards, type GuardRow } from "../../db/queries/guards";
+import { saveGuardState, tripGuard } from "./guard-store";
 import { acksFrom, windowRows } from "../../db/queries/impact";
 import { ackTimes } from "../analysis/impact";
 import { errorMessage, log } from "../observability/logger";

@@ -1,11 +1,11 @@
 import { z } from "zod";
+import { POLICY_KINDS, type PolicyKind } from "../../lib/policy-kinds";
 
 // Policy documents of DESIGN.md §5 as zod schemas. Omitted fields take the §5 defaults, unknown
 // fields are refused at every level, and cross-field rules report the field at fault. Free of
 // Node-only imports: the same schemas serve forms, the dashboard API and the simulated cluster.
 
-export const POLICY_KINDS = ["retention", "autoscaling", "routing", "frontend"] as const;
-export type PolicyKind = (typeof POLICY_KINDS)[number];
+export { POLICY_KINDS, type PolicyKind } from "../../lib/policy-kinds";
 
 export const SEGMENTS = ["system_prompt", "tool_definitions", "conversation", "subagent_state", "any"] as const;
 export const AGENT_ROLES = ["main", "subagent"] as const;

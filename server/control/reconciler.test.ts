@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { listStatuses, listTargets, publishVersion, upsertTarget, type TargetRow } from "../../db/queries/control";
+import { listStatuses, listTargets, type TargetRow } from "../../db/queries/control";
+import { publishVersion, upsertTarget } from "./store";
 import { SECRET_MARKER } from "./targets";
 import { testDb } from "../../test/db";
 import type { PolicyKind } from "./policies";

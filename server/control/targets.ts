@@ -54,3 +54,13 @@ export type TargetInput = z.output<typeof targetInput>;
 export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
   return "token" in config ? { ...config, token: SECRET_MARKER } : config;
 }
+
+/** The config to store when an edit sends `config`: a token sent back as SECRET_MARKER keeps the stored token. */
+export function keepStoredSecret(
+  config: Record<string, unknown>,
+  stored: Record<string, unknown> | null,
+): Record<string, unknown> {
+  return config.token === SECRET_MARKER && stored && typeof stored.token === "string"
+    ? { ...config, token: stored.token }
+    : config;
+}

@@ -1,14 +1,24 @@
 // One ingest worker thread: its own connection to the database file; one message per request body.
 import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/client";
+import { shareKvLocations } from "../../db/queries/kv-lists";
 import { AppError } from "../errors";
 import { ingestBodyTallied } from "./ingest";
 import type { Sender } from "./sender";
 import { WriteGate } from "./write-gate";
 import { errorMessage, log } from "../observability/logger";
 
-const { dbFile, gate: shared } = workerData as { dbFile: string; gate?: SharedArrayBuffer };
+const {
+  dbFile,
+  gate: shared,
+  kvLocations,
+} = workerData as {
+  dbFile: string;
+  gate?: SharedArrayBuffer;
+  kvLocations?: SharedArrayBuffer;
+};
 const db = openDb(dbFile);
+if (kvLocations) shareKvLocations(db, kvLocations);
 const gate = shared ? new WriteGate(shared) : undefined;
 // The pool's checkpoint thread copies the WAL into the database file (checkpoint-worker.mjs): a commit here never
 // runs the checkpoint itself, which would hold up the next batch's write turn for the time it takes.

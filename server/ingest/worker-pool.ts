@@ -1,5 +1,6 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { KV_LOCATIONS_BYTES } from "../../db/queries/kv-lists";
 import { AppError, type AppErrorCode } from "../errors";
 import { setIngestRunner, type IngestOutcome } from "./runner";
 import type { Sender } from "./sender";
@@ -39,9 +40,11 @@ export class IngestPool {
     this.checkpointer.unref();
     // The workers' write gate (write-gate.ts): one turn counter in memory they all share.
     const gate = new SharedArrayBuffer(4);
+    // One KV location map for all workers: a list refers to what any of them stored (db/queries/kv-lists.ts).
+    const kvLocations = new SharedArrayBuffer(KV_LOCATIONS_BYTES);
     for (let i = 0; i < size; i++) {
       const worker = new Worker(WORKER_FILE, {
-        workerData: { dbFile, gate },
+        workerData: { dbFile, gate, kvLocations },
         resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       });
       const slot = { worker, inFlight: 0 };

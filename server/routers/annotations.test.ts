@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { publishVersion } from "../../db/queries/control";
+import { publishVersion } from "../control/store";
 import { testCaller, testDb } from "../../test/db";
 
 const NOW = 1_764_417_600_000;

@@ -1,19 +1,13 @@
 import "server-only";
-import {
-  hasAnyTelemetry,
-  latestWorkerSamples,
-  prefixTokens,
-  requestStats,
-  requestTrend,
-  sessionCount,
-} from "../../db/queries/overview";
-import { decodeStats, itlTrend } from "../../db/queries/decode";
+import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, sessionCount } from "../../db/queries/overview";
 import { droppedEventReports } from "../../db/queries/sources";
-import { seriesRows } from "../../db/queries/workers";
 import { hitRate, kvUtilization, workersByRole } from "../analysis/overview";
 import { trendPoints } from "../analysis/trends";
 import { bucketStep, seriesSource } from "../analysis/workers";
 import { attributionLagOf } from "../jobs/attribution";
+import { decodeStats, itlTrend } from "../reads/decode";
+import { requestStats, requestTrend } from "../reads/requests";
+import { seriesRows } from "../reads/worker-series";
 import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 

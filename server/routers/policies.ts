@@ -11,13 +11,13 @@ import {
   listVersions,
   MAX_PAGE,
   removeTarget,
-  rollbackVersion,
-  upsertTarget,
 } from "../../db/queries/control";
-import { guardsOf, publishGuarded } from "../../db/queries/guards";
+import { guardsOf } from "../../db/queries/guards";
 import { guardInput } from "../control/guard";
+import { publishGuarded } from "../control/guard-store";
 import { policySchemas, POLICY_KINDS, type PolicyKind } from "../control/policies";
 import { rolloutView } from "../control/rollout";
+import { rollbackVersion, upsertTarget } from "../control/store";
 import { redactConfig, targetInput } from "../control/targets";
 import { diffDocuments, type PublishDecision } from "../control/versions";
 import { AppError } from "../errors";

@@ -10,19 +10,20 @@ import {
   prefixByWorker,
   removalsByReason,
   requestsServed,
-  seriesRows,
   statsCoverage,
   storedByClass,
   workerById,
   workersInRange,
   type WorkerInfo,
 } from "../../db/queries/workers";
-import { decodeByWorker, decodeStats, workerPreemptions } from "../../db/queries/decode";
+import { workerPreemptions } from "../../db/queries/decode";
 import type { Db } from "../../db/client";
 import { statsResolution } from "../analysis/resolution";
 import { bucketStep, candidacyWindow, lostDecisions, seriesPoints, workerRows } from "../analysis/workers";
 import { AppError } from "../errors";
 import { MAX_ID } from "../ingest/events";
+import { decodeByWorker, decodeStats } from "../reads/decode";
+import { seriesRows } from "../reads/worker-series";
 import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 

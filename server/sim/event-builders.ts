@@ -127,23 +127,24 @@ export function storedEvent(
     retention_class: retentionClass,
     session_id: req.sessionId,
   };
-  return {
-    ...head,
-    block_hashes: view.seq.slice(from, to),
-    local_hashes: view.local.slice(from, to),
-    [FAST_JSON]: (e) =>
-      jsonWithArrays({ id: e.id, ...head }, [
-        ["block_hashes", view.jsonItems("seq", from, to)],
-        ["local_hashes", view.jsonItems("local", from, to)],
-      ]),
-  };
+  return withLazyArrays(
+    head,
+    { block_hashes: () => view.seq.slice(from, to), local_hashes: () => view.local.slice(from, to) },
+    {
+      [FAST_JSON]: (e: { id: string }) =>
+        jsonWithArrays({ id: e.id, ...head }, [
+          ["block_hashes", view.jsonItems("seq", from, to)],
+          ["local_hashes", view.jsonItems("local", from, to)],
+        ]),
+    },
+  );
 }
 
 /**
  * `{ id: "", ...head, ...arrays, ...extra }` with each array an enumerable getter that builds it on first read (JSON,
- * tests), so runs that only serialise through FAST_JSON or discard events never copy a whole chain (a kv.stored
- * event's lists are only the new blocks and stay plain arrays: a getter costs more than such a copy). The engine fills in
- * `id` in place (LAZY_ID) instead of spreading, which would read the getters.
+ * tests), so runs that only serialise through FAST_JSON or discard events never copy a whole chain, nor (kv.stored) write
+ * the text of local hashes no one reads (stream.ts writes it on first read). The engine fills in `id` in place (LAZY_ID)
+ * instead of spreading, which would read the getters.
  */
 function withLazyArrays<H extends object, A extends Record<string, () => string[]>, X extends object>(
   head: H,
@@ -151,18 +152,34 @@ function withLazyArrays<H extends object, A extends Record<string, () => string[
   extra: X,
 ): H & { [K in keyof A]: string[] } & X {
   const out: Record<string | symbol, unknown> = { id: "", ...head };
-  for (const [key, build] of Object.entries(arrays)) {
-    Object.defineProperty(out, key, {
+  out[BUILDERS] = arrays;
+  for (const key in arrays) Object.defineProperty(out, key, lazyDescriptor(key));
+  return Object.assign(out, extra, { [LAZY_ID]: true }) as H & { [K in keyof A]: string[] } & X;
+}
+
+/** Where a lazy event keeps the builders of its arrays (read by the shared getters). */
+const BUILDERS: unique symbol = Symbol("builders");
+const LAZY_DESCRIPTORS = new Map<string, PropertyDescriptor>();
+
+/**
+ * One getter per key, shared by every event: an accessor defined with the same function keeps the events' hidden
+ * class shared (a closure per event made each one a dictionary object, several µs per event).
+ */
+function lazyDescriptor(key: string): PropertyDescriptor {
+  let d = LAZY_DESCRIPTORS.get(key);
+  if (!d) {
+    d = {
       enumerable: true,
       configurable: true,
-      get() {
-        const value = build();
-        Object.defineProperty(out, key, { value, enumerable: true, configurable: true, writable: true });
+      get(this: Record<string | symbol, unknown>) {
+        const value = (this[BUILDERS] as Record<string, () => string[]>)[key]!();
+        Object.defineProperty(this, key, { value, enumerable: true, configurable: true, writable: true });
         return value;
       },
-    });
+    };
+    LAZY_DESCRIPTORS.set(key, d);
   }
-  return Object.assign(out, extra, { [LAZY_ID]: true }) as H & { [K in keyof A]: string[] } & X;
+  return d;
 }
 
 /** A kv.removed event; its NDJSON line joins the hashes (decimal strings need no escaping) instead of walking them. */
@@ -172,14 +189,26 @@ export function removedEvent(
   reason: RemovalReason,
   ts: number,
 ): EventBody & FastJson {
-  const head = { kind: "kv.removed" as const, ts, worker_id: workerId };
-  return {
-    ...head,
+  // One literal with its id slot first (LAZY_ID: the engine fills it in place) and a shared serialiser: no spreads.
+  const event = {
+    id: "",
+    kind: "kv.removed" as const,
+    ts,
+    worker_id: workerId,
     block_hashes: hashes,
     reason,
-    [FAST_JSON]: (e) =>
-      `${JSON.stringify({ id: e.id, ...head }).slice(0, -1)},"block_hashes":[${hashes.length ? `"${hashes.join('","')}"` : ""}],"reason":"${reason}"}`,
+    [FAST_JSON]: removedJson,
+    [LAZY_ID]: true as const,
   };
+  return event;
+}
+
+/** JSON.stringify of a kv.removed event as removedEvent builds it. */
+function removedJson(e: { id: string }): string {
+  const r = e as unknown as { id: string; ts: number; worker_id: string; block_hashes: string[]; reason: string };
+  const head = JSON.stringify({ id: r.id, kind: "kv.removed", ts: r.ts, worker_id: r.worker_id }).slice(0, -1);
+  const hashes = r.block_hashes;
+  return `${head},"block_hashes":[${hashes.length ? `"${hashes.join('","')}"` : ""}],"reason":"${r.reason}"}`;
 }
 
 /** Reasoning spans of a turn, each linked to the tool call it precedes. */

@@ -15,12 +15,12 @@ describe("hashKey", () => {
 describe("PrefixIndex", () => {
   it("finds every entry after growth, and forgets swept ones while keeping the rest", () => {
     const index = new PrefixIndex();
-    const n = 150_000;
+    const n = 400_000;
     const list = hashList(Array.from({ length: n }, (_, i) => `h${i}`));
     for (let i = 0; i < n; i++) index.add(index.ensureAt(list, i), 1, 0, i);
     expect(index.size).toBe(n);
-    // Drop two entries in three: once idle entries outnumber live ones (and 65,536) a sweep deletes them.
-    const kept = (i: number) => i % 3 === 0;
+    // Drop three entries in four: once idle entries outnumber live ones twice (and 2^18) a sweep deletes them.
+    const kept = (i: number) => i % 4 === 0;
     for (let i = 0; i < n; i++) if (!kept(i)) index.drop(list.ids[i]!, 1);
     const fresh = hashList(list.seq);
     let found = 0;
@@ -29,13 +29,13 @@ describe("PrefixIndex", () => {
       if (kept(i)) expect(index.blockOf[id * 32]).toBe(i);
       if (id >= 0) found++;
     }
-    expect(index.size).toBe(n / 3);
-    expect(found).toBeGreaterThanOrEqual(n / 3);
+    expect(index.size).toBe(n / 4);
+    expect(found).toBeGreaterThanOrEqual(n / 4);
     expect(found).toBeLessThan(n);
     // Cached ids of swept entries are not trusted, even before their ids are reused.
     let stale = 0;
     for (let i = 0; i < n; i++) if (!kept(i) && index.idAt(list, i) >= 0 && index.maskOf(list.seq[i]!) === 0) stale++;
-    expect(stale).toBe(found - n / 3);
+    expect(stale).toBe(found - n / 4);
     // Re-adding reuses swept ids and every hash still resolves to its own entry.
     for (let i = 0; i < n; i++) if (!kept(i)) index.add(index.ensureAt(list, i), 2, 1, i);
     for (let i = 0; i < n; i++) {

@@ -67,7 +67,11 @@ export class HashView {
   readonly hi: number[] = [];
   readonly lo: number[] = [];
   readonly seq: string[] = [];
-  readonly local: string[] = [];
+  /** Content id each block's local hash is taken from; the local hashes' decimal strings are written when first read. */
+  private readonly contentOf: number[] = [];
+  private readonly localStr: string[] = [];
+  /** The shared prefix's view whose local strings blocks below its length reuse (same content, same string). */
+  private shared: HashView | null = null;
   /** Prefix-index entry ids cached per block (-1: not looked up or absent). */
   readonly ids: number[] = [];
   /**
@@ -85,6 +89,23 @@ export class HashView {
   private jsonBlocks = 0;
 
   constructor(readonly firstBlock: number | null) {}
+
+  /** Local (content-only) hashes of every hashed block (not to be modified): runs that never serialise them never write their text. */
+  get local(): string[] {
+    const out = this.localStr;
+    const n = this.seq.length;
+    if (out.length === n) return out;
+    const shared = this.shared;
+    const sharedLocal = shared ? shared.local : null;
+    for (let i = out.length; i < n; i++) {
+      if (sharedLocal && i < sharedLocal.length && (i > 0 || this.firstBlock === null)) out.push(sharedLocal[i]!);
+      else {
+        localHash(this.contentOf[i]!, scratch);
+        out.push(toDecimal(scratch.hi, scratch.lo));
+      }
+    }
+    return out;
+  }
 
   /** JSON array items (without brackets) of the sequence or local hashes of blocks [from, to). */
   jsonItems(which: "seq" | "local", from: number, to: number): string {
@@ -119,16 +140,17 @@ export class HashView {
     const from = this.jsonBlocks;
     const to = this.seq.length;
     if (to <= from) return;
+    const local = this.local;
     let seqEnd = 0;
     let localEnd = 0;
     for (let i = from; i < to; i++) {
       seqEnd += this.seq[i]!.length + 3;
       this.seqEnds.push(seqEnd);
-      localEnd += this.local[i]!.length + 3;
+      localEnd += local[i]!.length + 3;
       this.localEnds.push(localEnd);
     }
     this.seqChunks.push(`"${this.seq.slice(from, to).join('","')}",`);
-    this.localChunks.push(`"${this.local.slice(from, to).join('","')}",`);
+    this.localChunks.push(`"${local.slice(from, to).join('","')}",`);
     this.chunkFirst.push(from);
     this.jsonBlocks = to;
   }
@@ -136,6 +158,7 @@ export class HashView {
   /** Hash blocks up to the stream's current length. */
   extend(stream: TokenStream, shared?: HashView): void {
     const contents = stream.contents;
+    if (shared && !this.shared) this.shared = shared;
     for (let i = this.seq.length; i < contents.length; i++) {
       const content = i === 0 && this.firstBlock !== null ? this.firstBlock : contents[i]!;
       const pHi = i === 0 ? 0 : this.hi[i - 1]!;
@@ -146,14 +169,7 @@ export class HashView {
       const seq = toDecimal(scratch.hi, scratch.lo);
       this.seq.push(seq);
       this.ids.push(-1);
-      let local: string;
-      if (shared && i < shared.local.length && (i > 0 || this.firstBlock === null)) {
-        local = shared.local[i]!;
-      } else {
-        localHash(content, scratch);
-        local = toDecimal(scratch.hi, scratch.lo);
-      }
-      this.local.push(local);
+      this.contentOf.push(content);
     }
   }
 
@@ -164,7 +180,9 @@ export class HashView {
     copy.lo.push(...this.lo);
     copy.seq.push(...this.seq);
     copy.ids.push(...this.ids);
-    copy.local.push(...this.local);
+    copy.contentOf.push(...this.contentOf);
+    copy.localStr.push(...this.localStr);
+    copy.shared = this.shared;
     copy.seqChunks.push(...this.seqChunks);
     copy.localChunks.push(...this.localChunks);
     copy.chunkFirst.push(...this.chunkFirst);

@@ -1,24 +1,11 @@
 import type { Db } from "../../db/client";
 import { recordSourceError, recordSourceOk } from "../../db/queries/source-registry";
 import { errorMessage, log } from "../observability/logger";
+import type { SourceSeen } from "../../db/rows/sources";
+export type { SourceSeen } from "../../db/rows/sources";
 
 export const SOURCE_KINDS = ["prometheus", "zmq-kv", "trace-dir", "otlp", "trace-upload", "ingest"] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
-
-/**
- * What one successful pass saw. events: events submitted in this pass (added to the running total); series: series
- * in the last scrape (replaces); durationMs: this pass's duration; missing/renamed: metric names expected but absent,
- * and "old → new" renames detected (both replace); gaps: sequence gaps found in this pass (added); detail: a JSON object, or a short note shown as { note }.
- */
-export type SourceSeen = {
-  events?: number;
-  series?: number;
-  durationMs?: number;
-  missing?: string[];
-  renamed?: string[];
-  gaps?: number;
-  detail?: Record<string, unknown> | string;
-};
 
 export type SourceReport = { ok(at: number, seen: SourceSeen): void; error(at: number, message: string): void };
 

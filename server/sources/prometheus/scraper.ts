@@ -5,7 +5,7 @@ import type { PrometheusSourceConfig } from "./config";
 import { emptyState, mapScrape, type ScrapeState } from "./map";
 import { parseExposition } from "./parse";
 import { addKvbmSample } from "../../../db/queries/tiers";
-import { minuteOf } from "../../analysis/counters";
+import { minuteOf } from "../../../lib/counters";
 import type { KvbmReading } from "./kvbm";
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;

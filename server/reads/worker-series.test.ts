@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Db } from "../client";
+import type { Db } from "../../db/client";
 import { testCaller, testDb } from "../../test/db";
 import { parsed, stats, T0, type Raw } from "../../test/events";
-import { storeEvents } from "./ingest";
-import { deleteRawBefore } from "./retention";
-import { seriesRows } from "./workers";
+import { storeEvents } from "../../db/queries/ingest";
+import { deleteRawBefore } from "../../db/queries/retention";
+import { seriesRows } from "./worker-series";
 
 const MIN = 60_000;
 const NOW = T0 + 70 * MIN;

@@ -1,0 +1,3 @@
+// Rows the overview queries return (db/queries/overview.ts).
+
+export type WorkerSample = { workerId: string; role: string | null; kvActiveBlocks: number; kvTotalBlocks: number };

@@ -1,0 +1,17 @@
+// Rows the planner query returns (db/queries/planner.ts), read by server/analysis/planner.ts.
+
+export type PlannerBucket = {
+  role: string;
+  metric: string;
+  t: number;
+  decisions: number;
+  /** Mean of the observed metric over the bucket's decisions. */
+  observed: number;
+  peak: number;
+  /** Thresholds and replicas after the bucket's last decision. */
+  up: number;
+  down: number;
+  replicas: number;
+  ups: number;
+  downs: number;
+};

@@ -1,0 +1,131 @@
+import type { Db } from "../../db/client";
+import { appendAudit, getVersion, inWriteTransaction } from "../../db/queries/control";
+import {
+  guardByKey,
+  insertGuard,
+  updateGuard,
+  updateOpenGuard,
+  type GuardKey,
+  type GuardRow,
+} from "../../db/queries/guards";
+import { measuredOf, type GuardDecision, type GuardSpec, type GuardState } from "./guard";
+import type { PolicyKind } from "./policies";
+import { publishVersion, rollbackVersion, type PublishRequest } from "./store";
+import type { PublishDecision } from "./versions";
+
+// What a guard does to the store: added with its version, its evaluation recorded, a trip rolled back, each in one
+// write transaction (IMMEDIATE: the write lock is taken before the first read, so a busy store waits on busy_timeout
+// instead of failing the read-to-write upgrade while ingest writes). The decisions are guard.ts's.
+
+/** The author of what a guard does, in versions and the audit log. */
+export const GUARD_ACTOR = "guard";
+
+/** Publish a version and, when it published, store its guard (waiting for a target to apply it), atomically. */
+export function publishGuarded<K extends PolicyKind>(
+  db: Db,
+  req: PublishRequest & { kind: K },
+  guard: GuardSpec | null,
+): PublishDecision<K> {
+  return inWriteTransaction(db, () => {
+    const decision = publishVersion(db, req);
+    if (!decision.ok || !guard) return decision;
+    insertGuard(db, {
+      kind: req.kind,
+      version: decision.version,
+      ...guard,
+      createdAt: req.now,
+      state: "waiting",
+      message: "waiting for a target to apply this version",
+    });
+    appendAudit(db, req.now, {
+      actor: req.author,
+      action: "guard.add",
+      kind: req.kind,
+      version: decision.version,
+      detail: guard,
+    });
+    return decision;
+  });
+}
+
+/** Record a decision that rolls nothing back; a terminal state (passed, inconclusive, superseded) is audited. */
+export function saveGuardState(
+  db: Db,
+  guard: GuardKey,
+  state: GuardState,
+  fields: { message: string; appliedAt?: number | null; detail?: unknown },
+  now: number,
+): void {
+  inWriteTransaction(db, () => {
+    const changed = updateOpenGuard(db, guard, {
+      state,
+      message: fields.message,
+      checkedAt: now,
+      ...(fields.appliedAt !== undefined ? { appliedAt: fields.appliedAt } : {}),
+      ...(fields.detail !== undefined ? { detail: JSON.stringify(fields.detail) } : {}),
+    });
+    if (changed && state !== "waiting" && state !== "watching")
+      appendAudit(db, now, {
+        actor: GUARD_ACTOR,
+        action: `guard.${state}`,
+        kind: guard.kind,
+        version: guard.version,
+        detail: { message: fields.message },
+      });
+  });
+}
+
+/**
+ * A tripped guard: publish the content of the version the guarded one was based on as a new version (author "guard",
+ * the reason as its comment), mark the guard tripped with that version, and audit why, in one transaction. A version
+ * published since (or a guard no longer open) rolls nothing back: the guard is marked superseded instead. Returns the
+ * rollback version, or null.
+ */
+export function tripGuard(
+  db: Db,
+  guard: GuardRow,
+  decision: Pick<GuardDecision, "message" | "reason" | "deltas" | "measuredMs">,
+  appliedAt: number,
+  now: number,
+): number | null {
+  return inWriteTransaction(db, () => {
+    const current = guardByKey(db, guard);
+    if (!current || (current.state !== "waiting" && current.state !== "watching")) return null;
+    const guarded = getVersion(db, guard.kind, guard.version);
+    const previous = guarded?.basedOn ?? null;
+    const after = measuredOf(decision.measuredMs, guard.windowMinutes);
+    const comment = `rolled back by guard: ${decision.reason} (v${guard.version}, after ${after})`;
+    const rolled =
+      previous === null
+        ? null
+        : rollbackVersion(db, {
+            kind: guard.kind as PolicyKind,
+            to: previous,
+            baseVersion: guard.version,
+            author: GUARD_ACTOR,
+            comment,
+            now,
+          });
+    if (!rolled?.ok) {
+      saveGuardState(db, guard, "superseded", { message: "a newer version was published before it tripped" }, now);
+      return null;
+    }
+    updateGuard(db, guard, {
+      state: "tripped",
+      message: decision.message,
+      reason: decision.reason,
+      detail: JSON.stringify(decision.deltas),
+      appliedAt,
+      checkedAt: now,
+      rollbackVersion: rolled.version,
+    });
+    appendAudit(db, now, {
+      actor: GUARD_ACTOR,
+      action: "guard.tripped",
+      kind: guard.kind,
+      version: guard.version,
+      detail: { reason: decision.reason, message: decision.message, rollbackVersion: rolled.version, to: previous },
+    });
+    return rolled.version;
+  });
+}

@@ -1,0 +1,85 @@
+import "server-only";
+import type { Db } from "../../db/client";
+import {
+  itlValues,
+  rawItlP95Rows,
+  rawPreemptions,
+  rolledItlHistogram,
+  rolledItlP95Buckets,
+  rolledPreemptions,
+  workerDecodeRows,
+  workerPreemptions,
+} from "../../db/queries/decode";
+import { histogramQuantile } from "../analysis/histogram";
+import { histogramQuantilePerBucket, sortedQuantilePerBucket } from "../analysis/latency";
+import { quantileSorted } from "../analysis/quantile";
+import { useRollups } from "../analysis/resolution";
+
+// Decode-side telemetry: inter-token latency and preemptions, cluster-wide or for one worker. ITL p50 is the
+// median of the requests' mean ITL, ITL p95 the 95th percentile of their p95 ITL; exact from raw rows up to an
+// hour, from the per-minute histograms (within ~5%) beyond.
+
+export type DecodeStats = {
+  itlP50Ms: number | null;
+  itlP95Ms: number | null;
+  preemptions: number;
+  preemptedRequests: number;
+};
+
+export type WorkerDecode = {
+  preemptions: number | null;
+  batchTokens: number | null;
+  itlP50Ms: number | null;
+  itlP95Ms: number | null;
+};
+
+/** ITL p50/p95 (ms; null without decoding requests) and preemptions of requests that arrived in [from, to), optionally on one worker. */
+export function decodeStats(db: Db, from: number, to: number, workerId?: string): DecodeStats {
+  if (useRollups(from, to, 60_000)) {
+    return {
+      itlP50Ms: histogramQuantile(rolledItlHistogram(db, from, to, 0, workerId), 0.5),
+      itlP95Ms: histogramQuantile(rolledItlHistogram(db, from, to, 1, workerId), 0.95),
+      preemptions: workerId === undefined ? rolledPreemptions(db, from, to) : workerPreemptions(db, from, to, workerId),
+      preemptedRequests: 0,
+    };
+  }
+  const p = rawPreemptions(db, from, to, workerId);
+  return {
+    itlP50Ms: quantileSorted(itlValues(db, from, to, "itl_ms_mean", workerId), 0.5),
+    itlP95Ms: quantileSorted(itlValues(db, from, to, "itl_ms_p95", workerId), 0.95),
+    preemptions: p.preemptions,
+    preemptedRequests: p.preempted,
+  };
+}
+
+/** Latest cumulative preemptions, mean batch tokens per pass and ITL p50/p95 per worker over [from, to) (workers page columns). */
+export function decodeByWorker(db: Db, from: number, to: number): Map<string, WorkerDecode> {
+  const { workers, itl } = workerDecodeRows(db, from, to);
+  const hist = new Map<string, { bucket: number; n: number }[]>();
+  for (const r of itl) {
+    const k = `${r.w}\u0000${r.stat}`;
+    const h = hist.get(k) ?? [];
+    h.push({ bucket: r.bucket, n: r.n });
+    hist.set(k, h);
+  }
+  const out = new Map<string, WorkerDecode>();
+  const byId = new Map(workers.map((r) => [r.w, r]));
+  for (const w of new Set([...workers.map((r) => r.w), ...itl.map((r) => r.w)])) {
+    const r = byId.get(w);
+    out.set(w, {
+      preemptions: r?.preemptions ?? null,
+      batchTokens: r?.batch ?? null,
+      itlP50Ms: histogramQuantile(hist.get(`${w}\u00000`) ?? [], 0.5),
+      itlP95Ms: histogramQuantile(hist.get(`${w}\u00001`) ?? [], 0.95),
+    });
+  }
+  return out;
+}
+
+/** Per bucket of `step` ms over requests that arrived in [from, to): the 95th percentile of their p95 ITL (ms). Buckets without ITL are absent. */
+export function itlTrend(db: Db, from: number, to: number, step: number): { t: number; itlP95: number | null }[] {
+  const buckets = useRollups(from, to, step)
+    ? histogramQuantilePerBucket(rolledItlP95Buckets(db, from, to, step), 0.95)
+    : sortedQuantilePerBucket(rawItlP95Rows(db, from, to, step), 0.95);
+  return buckets.map((b) => ({ t: b.t, itlP95: b.value }));
+}
