@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { testDb, testCaller } from "../../test/db";
 import { minimal, parsed, stats, T0 } from "../../test/events";
 import { storeEvents } from "./ingest";
-import { decisionBuckets, tokenBuckets } from "./routing";
+import { rawDecisionBuckets, rawTokenBuckets } from "./routing";
 import { rolledDecisionBuckets, rolledRequestCount, rolledTokenBuckets, rollupLevel } from "./rollups";
 
 const HOUR = 3_600_000;
@@ -72,7 +72,7 @@ describe("request and routing rollups", () => {
         "SELECT arrived_at - arrived_at % 1800000 AS t, count(*) AS requests, sum(input_tokens) AS input, sum(cached_tokens) AS cached FROM requests GROUP BY t ORDER BY t",
       )
       .all();
-    expect(tokenBuckets(db, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(raw);
+    expect(rawTokenBuckets(db, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(raw);
     expect(rolledTokenBuckets(db, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(raw);
     const rawDecisions = db.$client
       .prepare(
@@ -80,7 +80,7 @@ describe("request and routing rollups", () => {
            sum(prompt_blocks) AS promptBlocks FROM route_decisions GROUP BY t, workerId ORDER BY t`,
       )
       .all();
-    expect(decisionBuckets(db, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(rawDecisions);
+    expect(rawDecisionBuckets(db, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(rawDecisions);
   });
 
   it("feed the overview over 24 h without reading raw requests", async () => {

@@ -1,9 +1,7 @@
 import type { Db } from "../client";
 import { minuteOf } from "../../lib/counters";
 import type { HistogramEntry } from "../../lib/latency-buckets";
-
-// The raw-vs-rollup rule, for db/queries/routing.ts until it moves with issue 13's layering (server/analysis decides).
-export { useRollups } from "../../lib/series-source";
+import type { DecisionBucket, TokenBucket } from "../rows/routing";
 
 // Reads of the per-minute request and routing rollups. Ranges are widened to whole minutes at the start.
 
@@ -74,12 +72,7 @@ export function rolledRequestBuckets(
 }
 
 /** Prompt and cached tokens per bucket of `step` ms from the request rollups; empty buckets are absent. */
-export function rolledTokenBuckets(
-  db: Db,
-  from: number,
-  to: number,
-  step: number,
-): { t: number; requests: number; input: number; cached: number }[] {
+export function rolledTokenBuckets(db: Db, from: number, to: number, step: number): TokenBucket[] {
   return db.$client
     .prepare(
       `SELECT minute - minute % @step AS t, sum(requests) AS requests, sum(input_tokens) AS input, sum(cached_tokens) AS cached
@@ -89,12 +82,7 @@ export function rolledTokenBuckets(
 }
 
 /** Decisions, lost and prompt blocks per bucket of `step` ms and chosen worker, from the routing rollups. */
-export function rolledDecisionBuckets(
-  db: Db,
-  from: number,
-  to: number,
-  step: number,
-): { t: number; workerId: string; decisions: number; lostBlocks: number; promptBlocks: number }[] {
+export function rolledDecisionBuckets(db: Db, from: number, to: number, step: number): DecisionBucket[] {
   const level = rollupLevel(to - from, step);
   return db.$client
     .prepare(

@@ -1,7 +1,6 @@
 import type { Db } from "../client";
-import type { DecisionBucket, RequestSizedBucket } from "../../server/analysis/routing";
+import type { DecisionBucket, RequestSizedBucket, TokenBucket } from "../rows/routing";
 import { candidatesJson } from "../candidate-codec";
-import { rolledDecisionBuckets, rolledTokenBuckets, useRollups } from "./rollups";
 
 // Reads for the routing view. Every query takes a time range [from, to) (Unix ms) and is bounded.
 
@@ -66,9 +65,11 @@ export function withCandidatesJson<T extends { candidates: string }>(row: T): T 
   return { ...row, candidates: candidatesJson(row.candidates) };
 }
 
-/** Per bucket of `step` ms (epoch-aligned) and chosen worker over decisions in [from, to): decisions, lost (best − chosen) and prompt blocks. */
-export function decisionBuckets(db: Db, from: number, to: number, step: number): DecisionBucket[] {
-  if (useRollups(from, to, step)) return rolledDecisionBuckets(db, from, to, step);
+/**
+ * Per bucket of `step` ms (epoch-aligned) and chosen worker over raw decisions in [from, to): decisions, lost (best −
+ * chosen) and prompt blocks. server/reads/routing.ts picks these or the rollups' sums.
+ */
+export function rawDecisionBuckets(db: Db, from: number, to: number, step: number): DecisionBucket[] {
   return db.$client
     .prepare(
       `SELECT ts - ts % @step AS t, chosen_worker_id AS workerId, count(*) AS decisions,
@@ -114,18 +115,12 @@ export function requestSizedBuckets(
   return workerIds.slice(0, 100).flatMap((workerId) => stmt.all({ from, to, step, workerId }) as RequestSizedBucket[]);
 }
 
-/** Prompt and cached tokens of requests that arrived in [from, to), per bucket of `step` ms; empty buckets are absent. */
-export function tokenBuckets(
-  db: Db,
-  from: number,
-  to: number,
-  step: number,
-): { t: number; requests: number; input: number; cached: number }[] {
-  if (useRollups(from, to, step)) return rolledTokenBuckets(db, from, to, step);
+/** Prompt and cached tokens of raw requests that arrived in [from, to), per bucket of `step` ms; empty buckets are absent. */
+export function rawTokenBuckets(db: Db, from: number, to: number, step: number): TokenBucket[] {
   return db.$client
     .prepare(
       `SELECT arrived_at - arrived_at % @step AS t, count(*) AS requests, sum(input_tokens) AS input, sum(cached_tokens) AS cached
        FROM requests WHERE arrived_at >= @from AND arrived_at < @to GROUP BY t ORDER BY t LIMIT ${MAX_BUCKET_ROWS}`,
     )
-    .all({ from, to, step }) as { t: number; requests: number; input: number; cached: number }[];
+    .all({ from, to, step }) as TokenBucket[];
 }

@@ -1,3 +1,5 @@
+import type { DecisionBucket, RequestSizedBucket } from "../../db/rows/routing";
+
 // Routing decisions in words, and routing loss. Pure: plain rows in, values out; no data is null.
 
 export type RouteCandidate = {
@@ -261,20 +263,7 @@ export function describeDecision<R extends StoredDecision>(row: R, maxCandidates
   };
 }
 
-export type DecisionBucket = {
-  t: number;
-  workerId: string;
-  decisions: number;
-  lostBlocks: number;
-  promptBlocks: number;
-};
-export type RequestSizedBucket = {
-  t: number;
-  workerId: string;
-  lostTokens: number;
-  promptTokens: number;
-  unknownBlockSize: number;
-};
+export type { DecisionBucket, RequestSizedBucket } from "../../db/rows/routing";
 
 /**
  * Loss sums per bucket from per-worker decision sums: tokens through the chosen worker's block size, or for a

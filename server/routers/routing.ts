@@ -1,15 +1,9 @@
 import "server-only";
 import { z } from "zod";
-import {
-  decisionBuckets,
-  decisionsPage,
-  MAX_PAGE,
-  requestSizedBuckets,
-  tokenBuckets,
-  workerBlockSizes,
-} from "../../db/queries/routing";
+import { decisionsPage, MAX_PAGE, requestSizedBuckets, workerBlockSizes } from "../../db/queries/routing";
 import { describeDecision, lossBuckets, recomputedSeries, routingLossSeries } from "../analysis/routing";
 import { bucketStep } from "../analysis/workers";
+import { decisionBuckets, tokenBuckets } from "../reads/routing";
 import { MAX_ID } from "../ingest/events";
 import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
