@@ -21,7 +21,6 @@ const fromDb = {
 export const layeringExceptions = [
   "db/queries/ingest*.ts", // event types and prefix resolution of server/ingest; counters and buckets via re-exports
   "db/queries/chains*.ts", // NamedRequest of server/ingest/prefix; its test ingests through server/ingest
-  "db/queries/session-summaries.ts", // summarizeTurns: moves with the attribution job that calls it
 ];
 
 export default defineConfig([

@@ -1,24 +1,11 @@
 // The counting behind a sessions-list row (DESIGN §7), over the same turns the trace shows. Pure.
 import { CAUSES, emptyCauses, type CauseTokens } from "./attribution";
 import { quantile } from "./quantile";
-import { mergeHarnessTurns, type TurnRow } from "./sessions";
+import type { SummaryTurnRow } from "../../db/rows/session-summaries";
+import { mergeHarnessTurns } from "./sessions";
 
 /** What a summary needs of one stored request; causes null before attribution. */
-export type SummaryTurn = Pick<
-  TurnRow,
-  | "id"
-  | "requestId"
-  | "trajectoryId"
-  | "parentTrajectoryId"
-  | "arrivedAt"
-  | "firstTokenAt"
-  | "finishedAt"
-  | "inputTokens"
-  | "cachedTokens"
-  | "outputTokens"
-  | "status"
-  | "source"
-> & { causes: CauseTokens | null };
+export type SummaryTurn = SummaryTurnRow;
 
 /**
  * A session's turn counts and sums for its list row. A model call the harness and the serving stack both reported

@@ -9,7 +9,7 @@ import {
 import { applyKvEvents, attributeRequest } from "./attribution-request";
 import { dirtySeen, flushSeen, requestsJudged } from "../../db/queries/attribution-seen";
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
-import { rebuildSessionSummary } from "../../db/queries/session-summaries";
+import { rebuildSessionSummary } from "./session-summary";
 import { attributionLag, type AttributionLag } from "../analysis/attribution-lag";
 import { errorMessage, log } from "../observability/logger";
 
