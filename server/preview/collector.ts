@@ -47,12 +47,13 @@ export class RunCollector {
 
   /**
    * A turn was sent: note which of its blocks the replay saw before (`contents`: its blocks' content ids). Blocks of
-   * its view checked for an earlier turn were seen by that turn, so only the blocks it adds are looked up.
+   * its view checked for an earlier turn were seen by that turn, and so were its first `known` blocks (an opening
+   * another turn sent), so only the blocks it adds are looked up.
    */
-  sent(i: number, req: SimRequest, contents: readonly number[]): void {
+  sent(i: number, req: SimRequest, contents: readonly number[], known = 0): void {
     const v = req.view;
     const n = req.nBlocks;
-    const from = Math.min(n, this.checked.get(v) ?? 0);
+    const from = Math.min(n, Math.max(known, this.checked.get(v) ?? 0));
     const f = new Uint8Array(n - from);
     for (let k = from; k < n; k++) {
       const c = contents[k]!;
