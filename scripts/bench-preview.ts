@@ -141,14 +141,17 @@ async function runCase(c: Case, minutes: number, dir: string, sequential: boolea
     throw new Error("the preview with the baseline kept differs from the first");
 
   // 4. What the change really does: the simulator for the same window with it in force.
-  const actualRequests: { arrived_at: number; input_tokens: number; cached_tokens: number }[] = [];
+  const actualRequests: { arrived_at: number; input_tokens: number; cached_tokens: number; finish_reason?: string }[] =
+    [];
   const actual = simulation(c, startMs, true);
   actual.setSink((e) => {
     if (e.kind === "request") actualRequests.push(e);
   });
   actual.runUntil(to + 120_000);
   const actualRate = hitRate(actualRequests, from, to);
-  const actualCount = actualRequests.filter((r) => r.arrived_at >= from && r.arrived_at < to).length;
+  const inWindow = actualRequests.filter((r) => r.arrived_at >= from && r.arrived_at < to);
+  const actualCount = inWindow.length;
+  const actualRefused = inWindow.filter((r) => r.finish_reason === "context_too_long").length;
   db.$client.close();
 
   const predicted = result.candidate.hit_rate;
@@ -165,6 +168,11 @@ async function runCase(c: Case, minutes: number, dir: string, sequential: boolea
   console.log(
     `  requests: ${result.candidate.requests} replayed (as recorded), ${actualCount} in the simulator run with the change (the replay sends only recorded turns)`,
   );
+  for (const note of result.assumptions.filter((a) => a.includes("were refused"))) console.log(`  note: ${note}`);
+  if (actualRefused > 0)
+    console.log(
+      `  refused in the simulator run with the change (prompt over the KV beside pinned blocks): ${actualRefused}`,
+    );
   console.log(
     `  TTFT p50/p95 predicted ${result.candidate.ttft_p50_ms}/${result.candidate.ttft_p95_ms} ms, baseline ${result.baseline.ttft_p50_ms}/${result.baseline.ttft_p95_ms} ms, measured ${result.measured.ttft_p50_ms}/${result.measured.ttft_p95_ms} ms`,
   );

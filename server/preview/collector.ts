@@ -31,6 +31,8 @@ export class RunCollector {
   private gpuMs = 0;
   private decisions: RunSummary["planner"]["decisions"] = [];
   private requests = 0;
+  /** Turns counted in the window that the recording served and this run refused (they can never fit a worker's KV). */
+  refused = 0;
   /** Per turn: cached tokens in this run (-1: not sent inside the window, or not finished). */
   readonly cachedOf: Int32Array;
 
@@ -70,6 +72,7 @@ export class RunCollector {
 
   done(i: number, req: SimRequest): void {
     if (!this.counted.delete(req.id)) return;
+    if (req.finishReason === "context_too_long" && this.turns[i]!.status !== "error") this.refused++;
     this.cachedOf[i] = req.cachedTokens;
     this.requests++;
     this.hit += req.cachedTokens;
