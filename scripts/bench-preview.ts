@@ -78,6 +78,12 @@ function hitRate(
   return query ? hit / query : NaN;
 }
 
+/** CPU seconds of this process so far, every thread (the helper's too). */
+const cpuS = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
 const pct = (v: number | null) => (v === null || Number.isNaN(v) ? "n/a" : `${(v * 100).toFixed(1)}%`);
 
 async function runCase(c: Case, minutes: number, dir: string, sequential: boolean): Promise<void> {
@@ -109,8 +115,10 @@ async function runCase(c: Case, minutes: number, dir: string, sequential: boolea
 
   // 2. One plain simulator run of the window (no output): the same-run yardstick for the preview's time.
   t = performance.now();
+  const cpu0 = cpuS();
   simulation(c, startMs, false).runUntil(to);
   const plainS = (performance.now() - t) / 1000;
+  const plainCpu = cpuS() - cpu0;
 
   // 3. The preview as the dashboard's preview thread runs it (reads the window back, baseline in the helper thread).
   const scenario = scenarioByName(c.scenario)!;
@@ -122,18 +130,25 @@ async function runCase(c: Case, minutes: number, dir: string, sequential: boolea
   await helper.ready;
   forgetBaselines();
   t = performance.now();
+  let cpu = cpuS();
   const result = await computePreviewParallel(db, request, helper.run);
   const previewS = (performance.now() - t) / 1000;
+  const previewCpu = cpuS() - cpu;
   t = performance.now();
+  cpu = cpuS();
   const again = await computePreviewParallel(db, request, helper.run);
   const keptS = (performance.now() - t) / 1000;
+  const keptCpu = cpuS() - cpu;
   await helper.close();
   let sequentialS: number | null = null;
+  let sequentialCpu = 0;
   if (sequential) {
     forgetBaselines();
     t = performance.now();
+    cpu = cpuS();
     const one = computePreview(db, request);
     sequentialS = (performance.now() - t) / 1000;
+    sequentialCpu = cpuS() - cpu;
     if (one.candidate.hit_rate !== result.candidate.hit_rate || one.baseline.hit_rate !== result.baseline.hit_rate)
       throw new Error("the one-thread preview differs from the parallel one");
   }
@@ -178,15 +193,17 @@ async function runCase(c: Case, minutes: number, dir: string, sequential: boolea
   );
   const perHour = (sec: number) => `${((sec * 60) / minutes).toFixed(1)} s per hour`;
   const ratio = (sec: number) => `ratio ${(sec / plainS).toFixed(2)}`;
+  const cpuOf = (sec: number) =>
+    `CPU ${sec.toFixed(1)} s, ${(sec / plainCpu).toFixed(2)}× the plain run's ${plainCpu.toFixed(1)} s`;
   console.log(
-    `  preview: ${perHour(previewS)} (${previewS.toFixed(1)} s for ${minutes} min, ${ratio(previewS)} to one plain simulator run of the window: ${plainS.toFixed(1)} s; target ≤ 10 s per hour)`,
+    `  preview: ${perHour(previewS)} (${previewS.toFixed(1)} s for ${minutes} min, ${ratio(previewS)} to one plain simulator run of the window: ${plainS.toFixed(1)} s; target ≤ 10 s per hour; ${cpuOf(previewCpu)})`,
   );
   console.log(
-    `  again, baseline kept (a second candidate on this window): ${perHour(keptS)} (${keptS.toFixed(1)} s, ${ratio(keptS)})`,
+    `  again, baseline kept (a second candidate on this window): ${perHour(keptS)} (${keptS.toFixed(1)} s, ${ratio(keptS)}; ${cpuOf(keptCpu)})`,
   );
   if (sequentialS !== null)
     console.log(
-      `  both runs on one thread (the previous way): ${perHour(sequentialS)} (${sequentialS.toFixed(1)} s, ${ratio(sequentialS)})`,
+      `  both runs on one thread (the previous way): ${perHour(sequentialS)} (${sequentialS.toFixed(1)} s, ${ratio(sequentialS)}; ${cpuOf(sequentialCpu)})`,
     );
 }
 
