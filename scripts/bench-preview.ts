@@ -1,10 +1,12 @@
-// `npm run bench:preview [-- --minutes N] [--case preamble|pressure]`: does the preview predict what a policy change does? For two cases —
+// `npm run bench:preview [-- --minutes N] [--case preamble|pressure] [--sequential]`: does the preview predict what a policy change does? For two cases —
 // stripping the billing header in the `preamble` scenario, and a retention change in `pressure` — it records N
 // simulated minutes (default 60, after 5 of warm-up) under the start policies, ingests them into a fresh database
 // through the ingest's own validation and batch transaction, previews the change on that window, then runs the
 // simulator for the same window with the change in force. Prints the predicted and the actual hit rate, the
 // baseline's error against the recording, and the preview's wall time beside one plain simulator run of the same
-// window measured in the same process (the machine may be busy: compare the ratio).
+// window measured in the same process (the machine may be busy: compare the ratio): as the dashboard's preview thread
+// runs it (the baseline in a kept helper thread beside the candidate), again with the baseline kept (what a second
+// candidate on the same window costs), and with `--sequential` both runs on one thread (the previous way).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,7 +14,9 @@ import { openDb } from "../db/client";
 import { storeEvents } from "../db/queries/ingest";
 import type { PolicyKind } from "../server/control/policies";
 import { parseEvent, type TelemetryEvent } from "../server/ingest/events";
-import { computePreview } from "../server/preview/compute";
+import { forgetBaselines } from "../server/preview/baseline-cache";
+import { baselineThread } from "../server/preview/baseline-thread";
+import { computePreview, computePreviewParallel } from "../server/preview/compute";
 import { preparePreview } from "../server/preview/request";
 import { Simulation } from "../server/sim/engine";
 import { toJsonLine } from "../server/sim/json-lines";
@@ -74,9 +78,15 @@ function hitRate(
   return query ? hit / query : NaN;
 }
 
+/** CPU seconds of this process so far, every thread (the helper's too). */
+const cpuS = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
 const pct = (v: number | null) => (v === null || Number.isNaN(v) ? "n/a" : `${(v * 100).toFixed(1)}%`);
 
-async function runCase(c: Case, minutes: number, dir: string): Promise<void> {
+async function runCase(c: Case, minutes: number, dir: string, sequential: boolean): Promise<void> {
   const startMs = Math.floor(Date.now() / 60_000) * 60_000 - (minutes * 60 + WARMUP_S) * 1000 - 3_600_000;
   const from = startMs + WARMUP_S * 1000;
   const to = from + minutes * 60_000;
@@ -105,27 +115,58 @@ async function runCase(c: Case, minutes: number, dir: string): Promise<void> {
 
   // 2. One plain simulator run of the window (no output): the same-run yardstick for the preview's time.
   t = performance.now();
+  const cpu0 = cpuS();
   simulation(c, startMs, false).runUntil(to);
   const plainS = (performance.now() - t) / 1000;
+  const plainCpu = cpuS() - cpu0;
 
-  // 3. The preview as the dashboard's preview thread runs it (reads the window back, replays it twice).
+  // 3. The preview as the dashboard's preview thread runs it (reads the window back, baseline in the helper thread).
   const scenario = scenarioByName(c.scenario)!;
-  t = performance.now();
-  const result = computePreview(
-    db,
-    preparePreview({ kind: c.kind, document: c.document, window: { from, to }, baseline: scenario.policies ?? {} }, to),
+  const request = preparePreview(
+    { kind: c.kind, document: c.document, window: { from, to }, baseline: scenario.policies ?? {} },
+    to,
   );
+  const helper = baselineThread(dbFile);
+  await helper.ready;
+  forgetBaselines();
+  t = performance.now();
+  let cpu = cpuS();
+  const result = await computePreviewParallel(db, request, helper.run);
   const previewS = (performance.now() - t) / 1000;
+  const previewCpu = cpuS() - cpu;
+  t = performance.now();
+  cpu = cpuS();
+  const again = await computePreviewParallel(db, request, helper.run);
+  const keptS = (performance.now() - t) / 1000;
+  const keptCpu = cpuS() - cpu;
+  await helper.close();
+  let sequentialS: number | null = null;
+  let sequentialCpu = 0;
+  if (sequential) {
+    forgetBaselines();
+    t = performance.now();
+    cpu = cpuS();
+    const one = computePreview(db, request);
+    sequentialS = (performance.now() - t) / 1000;
+    sequentialCpu = cpuS() - cpu;
+    if (one.candidate.hit_rate !== result.candidate.hit_rate || one.baseline.hit_rate !== result.baseline.hit_rate)
+      throw new Error("the one-thread preview differs from the parallel one");
+  }
+  if (again.candidate.hit_rate !== result.candidate.hit_rate || again.baseline.hit_rate !== result.baseline.hit_rate)
+    throw new Error("the preview with the baseline kept differs from the first");
 
   // 4. What the change really does: the simulator for the same window with it in force.
-  const actualRequests: { arrived_at: number; input_tokens: number; cached_tokens: number }[] = [];
+  const actualRequests: { arrived_at: number; input_tokens: number; cached_tokens: number; finish_reason?: string }[] =
+    [];
   const actual = simulation(c, startMs, true);
   actual.setSink((e) => {
     if (e.kind === "request") actualRequests.push(e);
   });
   actual.runUntil(to + 120_000);
   const actualRate = hitRate(actualRequests, from, to);
-  const actualCount = actualRequests.filter((r) => r.arrived_at >= from && r.arrived_at < to).length;
+  const inWindow = actualRequests.filter((r) => r.arrived_at >= from && r.arrived_at < to);
+  const actualCount = inWindow.length;
+  const actualRefused = inWindow.filter((r) => r.finish_reason === "context_too_long").length;
   db.$client.close();
 
   const predicted = result.candidate.hit_rate;
@@ -142,13 +183,28 @@ async function runCase(c: Case, minutes: number, dir: string): Promise<void> {
   console.log(
     `  requests: ${result.candidate.requests} replayed (as recorded), ${actualCount} in the simulator run with the change (the replay sends only recorded turns)`,
   );
+  for (const note of result.assumptions.filter((a) => a.includes("were refused"))) console.log(`  note: ${note}`);
+  if (actualRefused > 0)
+    console.log(
+      `  refused in the simulator run with the change (prompt over the KV beside pinned blocks): ${actualRefused}`,
+    );
   console.log(
     `  TTFT p50/p95 predicted ${result.candidate.ttft_p50_ms}/${result.candidate.ttft_p95_ms} ms, baseline ${result.baseline.ttft_p50_ms}/${result.baseline.ttft_p95_ms} ms, measured ${result.measured.ttft_p50_ms}/${result.measured.ttft_p95_ms} ms`,
   );
-  const perHour = (previewS * 60) / minutes;
+  const perHour = (sec: number) => `${((sec * 60) / minutes).toFixed(1)} s per hour`;
+  const ratio = (sec: number) => `ratio ${(sec / plainS).toFixed(2)}`;
+  const cpuOf = (sec: number) =>
+    `CPU ${sec.toFixed(1)} s, ${(sec / plainCpu).toFixed(2)}× the plain run's ${plainCpu.toFixed(1)} s`;
   console.log(
-    `  preview: ${perHour.toFixed(1)} s for one hour (${previewS.toFixed(1)} s for ${minutes} min; one plain simulator run of the window: ${plainS.toFixed(1)} s, ratio ${(previewS / plainS).toFixed(2)}; target ≤ 10 s per hour)`,
+    `  preview: ${perHour(previewS)} (${previewS.toFixed(1)} s for ${minutes} min, ${ratio(previewS)} to one plain simulator run of the window: ${plainS.toFixed(1)} s; target ≤ 10 s per hour; ${cpuOf(previewCpu)})`,
   );
+  console.log(
+    `  again, baseline kept (a second candidate on this window): ${perHour(keptS)} (${keptS.toFixed(1)} s, ${ratio(keptS)}; ${cpuOf(keptCpu)})`,
+  );
+  if (sequentialS !== null)
+    console.log(
+      `  both runs on one thread (the previous way): ${perHour(sequentialS)} (${sequentialS.toFixed(1)} s, ${ratio(sequentialS)}; ${cpuOf(sequentialCpu)})`,
+    );
 }
 
 async function main(): Promise<void> {
@@ -159,7 +215,8 @@ async function main(): Promise<void> {
     const only = process.argv.indexOf("--case");
     const picked = only >= 0 ? CASES.filter((c) => c.name === process.argv[only + 1]) : CASES;
     if (picked.length === 0) throw new Error(`--case takes one of ${CASES.map((c) => c.name).join(", ")}`);
-    for (const c of picked) await runCase(c, minutes, dir);
+    const sequential = process.argv.includes("--sequential");
+    for (const c of picked) await runCase(c, minutes, dir, sequential);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -31,6 +31,8 @@ export class RunCollector {
   private gpuMs = 0;
   private decisions: RunSummary["planner"]["decisions"] = [];
   private requests = 0;
+  /** Turns counted in the window that the recording served and this run refused (they can never fit a worker's KV). */
+  refused = 0;
   /** Per turn: cached tokens in this run (-1: not sent inside the window, or not finished). */
   readonly cachedOf: Int32Array;
 
@@ -47,12 +49,13 @@ export class RunCollector {
 
   /**
    * A turn was sent: note which of its blocks the replay saw before (`contents`: its blocks' content ids). Blocks of
-   * its view checked for an earlier turn were seen by that turn, so only the blocks it adds are looked up.
+   * its view checked for an earlier turn were seen by that turn, and so were its first `known` blocks (an opening
+   * another turn sent), so only the blocks it adds are looked up.
    */
-  sent(i: number, req: SimRequest, contents: readonly number[]): void {
+  sent(i: number, req: SimRequest, contents: readonly number[], known = 0): void {
     const v = req.view;
     const n = req.nBlocks;
-    const from = Math.min(n, this.checked.get(v) ?? 0);
+    const from = Math.min(n, Math.max(known, this.checked.get(v) ?? 0));
     const f = new Uint8Array(n - from);
     for (let k = from; k < n; k++) {
       const c = contents[k]!;
@@ -69,6 +72,7 @@ export class RunCollector {
 
   done(i: number, req: SimRequest): void {
     if (!this.counted.delete(req.id)) return;
+    if (req.finishReason === "context_too_long" && this.turns[i]!.status !== "error") this.refused++;
     this.cachedOf[i] = req.cachedTokens;
     this.requests++;
     this.hit += req.cachedTokens;

@@ -5,6 +5,7 @@ import { HashView, SEG_CONVERSATION, SEG_SUBAGENT, SEG_TOOLS, TokenStream } from
 import type { ReplayHost } from "../sim/trace-replay";
 import { freshEngineState, type Api, type Harness, type SimRequest } from "../sim/types";
 import type { PrefixShape } from "./prefix-shape";
+import { MIN_SHARED_BLOCKS, SharedPrefixes } from "./shared-prefixes";
 import type { RecordedTurn } from "./types";
 
 // Plays recorded turns into a Simulation in trace mode (the same host interface as the sim's trace replay), with what a
@@ -21,7 +22,8 @@ export interface LifecycleHost extends ReplayHost {
 }
 
 export type ReplayHooks = {
-  sent(turn: number, req: SimRequest, contents: readonly number[]): void;
+  /** `known`: the prompt's first blocks a turn sent before held too (a shared opening copied from it). */
+  sent(turn: number, req: SimRequest, contents: readonly number[], known: number): void;
   done(turn: number, req: SimRequest): void;
 };
 
@@ -40,6 +42,7 @@ export class RecordedReplay {
   private continuing: Set<string>;
   /** Per trajectory: the prompt its turns have grown so far, and the recorded blocks it was grown from. */
   private grown = new Map<string, { stream: TokenStream; view: HashView; pairs: Uint32Array }>();
+  private prefixes = new SharedPrefixes();
 
   constructor(
     private host: LifecycleHost,
@@ -123,7 +126,7 @@ export class RecordedReplay {
       },
     };
     this.sent++;
-    this.hooks.sent(i, req, prompt.contents);
+    this.hooks.sent(i, req, prompt.contents, prompt.known);
     host.submit(req);
   }
 
@@ -137,6 +140,7 @@ export class RecordedReplay {
     segments: readonly number[];
     nBlocks: number;
     contents: readonly number[];
+    known: number;
   } {
     const t = this.turns[i]!;
     const per = t.blockSize ?? this.blockSize;
@@ -149,8 +153,11 @@ export class RecordedReplay {
       let same = g !== undefined;
       for (let k = 0; same && k < Math.min(m, full); k++)
         same = g!.pairs[2 * k] === b![2 * k] && g!.pairs[2 * k + 1] === b![2 * k + 1];
+      let known = 0;
       if (!g || !same) {
-        g = { stream: new TokenStream(this.blockSize), view: new HashView(null), pairs: b ?? new Uint32Array(0) };
+        const opened = this.opening(t, full);
+        known = opened.known;
+        g = { stream: opened.stream, view: opened.view, pairs: b ?? new Uint32Array(0) };
         this.grown.set(t.trajectoryId, g);
       }
       if (full > g.stream.contents.length) {
@@ -158,7 +165,7 @@ export class RecordedReplay {
         g.view.extend(g.stream);
         g.pairs = b!;
       }
-      return { view: g.view, segments: g.stream.segments, nBlocks: full, contents: g.stream.contents };
+      return { view: g.view, segments: g.stream.segments, nBlocks: full, contents: g.stream.contents, known };
     }
     const stream = new TokenStream(this.blockSize);
     const used = this.appendBlocks(stream, t, 0, n);
@@ -166,24 +173,54 @@ export class RecordedReplay {
     if (t.inputTokens - used > 0) stream.append(contentId(NS_TAIL, i), t.inputTokens - used, own);
     const view = new HashView(null);
     view.extend(stream);
-    return { view, segments: stream.segments, nBlocks: stream.contents.length, contents: stream.contents };
+    return { view, segments: stream.segments, nBlocks: stream.contents.length, contents: stream.contents, known: 0 };
+  }
+
+  /**
+   * A new stream and view for a trajectory: its shared opening (the shape's shared blocks, when the turn holds them)
+   * copied from the first trajectory that sent the same blocks, else hashed here and kept for the next.
+   */
+  private opening(t: RecordedTurn, full: number): { stream: TokenStream; view: HashView; known: number } {
+    const stream = new TokenStream(this.blockSize);
+    const view = new HashView(null);
+    const k = (this.shapes.get(t.trajectoryId) ?? NO_SHAPE).sharedBlocks;
+    if (k < MIN_SHARED_BLOCKS || k > full || t.inputTokens < k * this.blockSize) return { stream, view, known: 0 };
+    const parts: number[] = [];
+    const segments: number[] = [];
+    for (let j = 0; j < k; j++) {
+      const [part, seg] = this.blockOf(t, j);
+      parts.push(part);
+      segments.push(seg);
+    }
+    const kept = this.prefixes.take(parts, segments);
+    if (kept) return { ...kept, known: k };
+    for (let j = 0; j < k; j++) stream.append(parts[j]!, this.blockSize, segments[j]!);
+    view.extend(stream);
+    this.prefixes.keep(parts, segments, stream, view);
+    return { stream, view, known: 0 };
+  }
+
+  /** Content id and segment of recorded block k of a turn (block 0 as the frontend mode makes it). */
+  private blockOf(t: RecordedTurn, k: number): [number, number] {
+    const shape = this.shapes.get(t.trajectoryId) ?? NO_SHAPE;
+    const b = t.blocks!;
+    const n = b.length / 2;
+    let part = contentId(NS_RECORDED, b[2 * k]!, b[2 * k + 1]!);
+    if (k === 0 && this.header === "strip" && shape.headed && n > 1) part = contentId(NS_STRIPPED, b[2]!, b[3]!);
+    else if (k === 0 && this.header === "add" && !shape.headed && t.harness === "claude_code")
+      part = contentId(NS_HEADER, hashString(t.trajectoryId));
+    const own = t.parentTrajectoryId ? SEG_SUBAGENT : SEG_CONVERSATION;
+    const seg = k < shape.firstBlocks ? shape.firstSegment : k < shape.sharedBlocks ? SEG_TOOLS : own;
+    return [part, seg];
   }
 
   /** Append recorded blocks [from, to) of a turn; returns the tokens they cover. */
   private appendBlocks(stream: TokenStream, t: RecordedTurn, from: number, to: number): number {
-    const own = t.parentTrajectoryId ? SEG_SUBAGENT : SEG_CONVERSATION;
-    const shape = this.shapes.get(t.trajectoryId) ?? NO_SHAPE;
     const per = t.blockSize ?? this.blockSize;
-    const b = t.blocks!;
-    const n = b ? b.length / 2 : 0;
     let used = from * per;
     for (let k = from; k < to && used < t.inputTokens; k++) {
-      let part = contentId(NS_RECORDED, b[2 * k]!, b[2 * k + 1]!);
-      if (k === 0 && this.header === "strip" && shape.headed && n > 1) part = contentId(NS_STRIPPED, b[2]!, b[3]!);
-      else if (k === 0 && this.header === "add" && !shape.headed && t.harness === "claude_code")
-        part = contentId(NS_HEADER, hashString(t.trajectoryId));
+      const [part, seg] = this.blockOf(t, k);
       const take = Math.min(per, t.inputTokens - used);
-      const seg = k < shape.firstBlocks ? shape.firstSegment : k < shape.sharedBlocks ? SEG_TOOLS : own;
       stream.append(part, take, seg);
       used += take;
     }

@@ -114,7 +114,7 @@ export function assembleResult(
       ttft_p95_ms: diff(base.summary.ttft_p95_ms, measured.ttft_p95_ms),
     },
     sessions: compareSessions(input.turns, base.cached, cand.cached, 10),
-    assumptions: assumptionsOf(input, shape, shapes, runs[1]![1]),
+    assumptions: [...assumptionsOf(input, shape, shapes, runs[1]![1]), ...refusalNotes(base.refused, cand.refused)],
     cluster: {
       workers: shape.workers,
       kv_blocks: Object.fromEntries(Object.keys(shape.workers).map((r) => [r, shape.kvBlocks[r as "aggregated"]])),
@@ -125,7 +125,8 @@ export function assembleResult(
   };
 }
 
-export type Replayed = { summary: RunSummary; cached: Int32Array };
+/** `refused`: turns of the window the recording served that this run refused (see RunCollector.refused). */
+export type Replayed = { summary: RunSummary; cached: Int32Array; refused: number };
 
 /** One run of the window under `docs`; `progress` gets the share of the window done. */
 export function replayOnce(
@@ -167,7 +168,18 @@ export function replayOnce(
     progress(Math.min(1, (t - startMs) / span));
   }
   progress(1);
-  return { summary: collector.summary(Math.min(t, input.to)), cached: collector.cachedOf };
+  return { summary: collector.summary(Math.min(t, input.to)), cached: collector.cachedOf, refused: collector.refused };
+}
+
+/**
+ * Turns the recording served that a run refused: a worker's KV less its pinned blocks no longer holds their prompt and
+ * output. The replay still sends their agents' later turns (the load of whoever goes on or replaces them), so these
+ * turns' own answers and what their agents would do without them are not modelled.
+ */
+function refusalNotes(base: number, cand: number): string[] {
+  const note = (n: number, run: string) =>
+    `${n} turns the recording served were refused in the ${run} (prompt and output over a worker's KV less its pinned blocks): they count with no cached tokens, and their agents' later recorded turns are still sent`;
+  return [...(base > 0 ? [note(base, "baseline")] : []), ...(cand > 0 ? [note(cand, "candidate")] : [])];
 }
 
 /** The window's own figures: token-weighted hit rate and TTFT of the recorded (not warm-up) turns. */

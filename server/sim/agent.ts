@@ -169,6 +169,11 @@ function toolDone(host: AgentHost, traj: Trajectory, call: ToolCall, bytes: numb
 function turnDone(host: AgentHost, traj: Trajectory, req: SimRequest, plan: TurnPlan, speculative: boolean): void {
   traj.streaming = false;
   host.emitTurnEvents(traj, req, plan);
+  if (req.finishReason === "context_too_long") {
+    // Refused by the worker (it can never hold the prompt): no answer and no tool calls to wait for, the agent ends.
+    endTrajectory(host, traj);
+    return;
+  }
   if (plan.outcome === "error") {
     host.at(host.now + plan.retryMs, () => startTurn(host, traj));
     return;

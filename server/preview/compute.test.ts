@@ -1,0 +1,128 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDb, type Db } from "../../db/client";
+import { storeEvents } from "../../db/queries/ingest";
+import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
+import { parseEvent, type TelemetryEvent } from "../ingest/events";
+import { runScenario, T0 } from "../sim/test-support";
+import { baselineKey, forgetBaselines, keptBaseline } from "./baseline-cache";
+import { baselineThread } from "./baseline-thread";
+import { computePreview, computePreviewParallel, prepareRuns } from "./compute";
+import { preparePreview } from "./request";
+import type { PreviewResult } from "./types";
+
+// The preview thread's way (baseline in a helper thread, kept for the next candidate) must answer exactly what both
+// runs on one thread answer.
+
+const SECONDS = 300;
+const WINDOW = { from: T0 + 120_000, to: T0 + SECONDS * 1000 };
+const START = {
+  frontend: { strip_anthropic_preamble: true },
+  autoscaling: { aggregated: { min_replicas: 2, max_replicas: 2 } },
+};
+const request = (document: unknown) =>
+  preparePreview({ kind: "retention", document, window: WINDOW, baseline: START }, WINDOW.to);
+const RULES = PRESSURE_RETENTION_CANDIDATE.rules;
+const noTime = (r: PreviewResult) => ({ ...r, elapsed_ms: 0 });
+
+let dir: string;
+let db: Db;
+let helper: ReturnType<typeof baselineThread>;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-preview-compute-"));
+  const file = path.join(dir, "store.db");
+  db = openDb(file);
+  const events: TelemetryEvent[] = [];
+  for (const e of runScenario({ scenario: "pressure", seconds: SECONDS })) {
+    const p = parseEvent(JSON.parse(JSON.stringify(e)));
+    if (p.ok) events.push(p.event);
+  }
+  for (let i = 0; i < events.length; i += 2000) storeEvents(db, events.slice(i, i + 2000));
+  helper = baselineThread(file);
+  await helper.ready;
+}, 60_000);
+
+afterAll(async () => {
+  await helper?.close();
+  db?.$client.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("preview with the baseline in a helper thread", () => {
+  it("answers as both runs on one thread do, and a second candidate reuses the kept baseline", async () => {
+    forgetBaselines();
+    const one = computePreview(db, request(PRESSURE_RETENTION_CANDIDATE));
+    forgetBaselines();
+    const shares: number[] = [];
+    const two = await computePreviewParallel(db, request(PRESSURE_RETENTION_CANDIDATE), helper.run, {
+      progress: (s) => shares.push(s),
+    });
+    expect(noTime(two)).toEqual(noTime(one));
+    expect(shares.at(-1)).toBe(1);
+    expect(shares.every((s, i) => i === 0 || s >= shares[i - 1]! - 1e-9)).toBe(true);
+    const prep = prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE));
+    expect(keptBaseline(prep.key)).not.toBeNull();
+    // Another candidate on the same window: its baseline is the kept one, its own run differs.
+    const other = { rules: [{ ...RULES[0]!, priority: 20 }] };
+    const three = await computePreviewParallel(db, request(other), helper.run);
+    expect(three.baseline).toEqual(one.baseline);
+    expect(three.candidate).not.toEqual(one.candidate);
+    forgetBaselines();
+    expect(noTime(computePreview(db, request(other)))).toEqual(noTime(three));
+  }, 120_000);
+
+  it("keys the baseline by what it replays: other policies in force, another window or another row are new keys", () => {
+    const base = prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE));
+    const cases: [string, () => string][] = [
+      ["the same request", () => prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE)).key],
+      ["another candidate", () => prepareRuns(db, request({ rules: [] })).key],
+      [
+        "other policies in force",
+        () =>
+          prepareRuns(
+            db,
+            preparePreview(
+              {
+                kind: "retention",
+                document: { rules: [] },
+                window: WINDOW,
+                baseline: { ...START, routing: { overlap_credit: 0.5 } },
+              },
+              WINDOW.to,
+            ),
+          ).key,
+      ],
+      [
+        "a shorter window",
+        () =>
+          prepareRuns(
+            db,
+            preparePreview(
+              {
+                kind: "retention",
+                document: { rules: [] },
+                window: { ...WINDOW, to: WINDOW.to - 60_000 },
+                baseline: START,
+              },
+              WINDOW.to,
+            ),
+          ).key,
+      ],
+      [
+        "one turn's tokens changed",
+        () => {
+          const input = structuredClone(base.input);
+          input.turns[input.turns.length >> 1]!.inputTokens += 1;
+          return baselineKey(input, base.plan, null);
+        },
+      ],
+    ];
+    const keys = cases.map(([, k]) => k());
+    expect(keys[0]).toBe(base.key);
+    expect(keys[1]).toBe(base.key);
+    for (const k of keys.slice(2)) expect(k).not.toBe(base.key);
+  });
+});
