@@ -6,10 +6,11 @@ import { ofKind, runScenario } from "./test-support";
 // an allocation needs it), so freeing it earlier (a TTL, evict_on agent_end) gives running requests nothing they
 // lacked. Preemptions there come from admitted prompts outgrowing KV chunk by chunk. The only retention lever on KV
 // that requests can use is the pin, and holding KV that way cuts preemptions by admitting less work, not by freeing.
-// What does free KV running requests need is ending a hold sooner: a pinned block cannot be evicted, so a running
-// request that outgrows its blocks while waiting agents' conversations are pinned is preempted instead (as with any
-// engine whose cache pins or locks blocks outside the running batch). A TTL on the pin (counted from the block's last
-// release, as every TTL) returns idle agents' KV to the pool: fewer preemptions while serving at least as much.
+// Ending a hold sooner (a TTL on the pin) lets more work in, and the preemptions come with that work: across all
+// four policies below, seeds 1–3, preemptions per million served prompt tokens stay within 11.1–11.8. (An earlier
+// version of this test found fewer preemptions with the TTL; that was agents hung after a refused turn, since fixed
+// in agent.ts.) So in this model, as in vLLM, retention changes how much is admitted, not how often admitted work is
+// preempted: the issue's check "a retention policy that frees KV earlier reduces them" does not hold here.
 
 const SEEDS = [1, 2, 3];
 const SECONDS = 600;
@@ -74,13 +75,13 @@ describe("pressure: preemptions against retention (seeds 1–3, 10 simulated min
     expect(held.promptTokens).toBeLessThan(0.8 * base.promptTokens);
   });
 
-  it("lowers them when held KV is freed earlier (a 30 s TTL on the pin), at the same or a higher served load", () => {
-    // Seeds 1–3: 177 preemptions over 23.2 M prompt tokens pinned until evicted, 141 over 28.1 M with the TTL.
-    expect(heldBriefly.promptTokens).toBeGreaterThanOrEqual(held.promptTokens);
-    expect(heldBriefly.requests).toBeGreaterThanOrEqual(held.requests);
-    expect(heldBriefly.preemptions).toBeLessThan(0.9 * held.preemptions);
-    expect(heldBriefly.preemptions / heldBriefly.promptTokens).toBeLessThan(
-      0.8 * (held.preemptions / held.promptTokens),
-    );
+  it("keeps them in step with the served load when the hold ends sooner (a 30 s TTL on the pin): more served, same rate", () => {
+    // Seeds 1–3: pinned until evicted 308 preemptions over 26.9 M prompt tokens; with the TTL 363 over 32.7 M.
+    expect(heldBriefly.promptTokens).toBeGreaterThan(1.1 * held.promptTokens);
+    const rate = (r: { preemptions: number; promptTokens: number }) => r.preemptions / r.promptTokens;
+    for (const r of [freed, held, heldBriefly]) {
+      expect(rate(r)).toBeGreaterThan(0.85 * rate(base));
+      expect(rate(r)).toBeLessThan(1.15 * rate(base));
+    }
   });
 });
