@@ -7,6 +7,9 @@ import { BlockTable, keyOf } from "./attribution-block-table";
 // (flushSeen), a narrow range of pages per short transaction, instead of one random insert per new block in every
 // request transaction. The requests cursor is saved by the flush that writes the marks of the requests before it, so
 // after a crash those requests are judged again: their causes rows are already there (kept), their marks come back.
+// Times on disk are ms after an epoch kept in attr_state ('epoch', the first mark's time, saved with the first marks
+// written): ~4 bytes per row in SQLite's integer sizes instead of 6 for Unix ms, for 24 days after the epoch. Rows
+// exist on disk only with an epoch saved; in memory, and to callers, times are Unix ms.
 
 const SEEN_MAX = 500_000;
 const CHUNK = 64;
@@ -30,6 +33,9 @@ type State = {
   localIn: Database.Statement;
   /** requests rowid judged in memory; saved as the "requests" cursor by the flush that writes its marks. */
   requestsDone: number;
+  /** Unix ms that times on disk are relative to (null: none chosen yet, nothing on disk); saved: it is in attr_state. */
+  epoch: number | null;
+  epochSaved: boolean;
 };
 const states = new WeakMap<Database.Database, State>();
 
@@ -37,7 +43,10 @@ function state(db: Db): State {
   const c = db.$client;
   let s = states.get(c);
   if (s) return s;
+  const epoch = c.prepare("SELECT value FROM attr_state WHERE key = 'epoch'").pluck().get() as number | undefined;
   s = {
+    epoch: epoch ?? null,
+    epochSaved: epoch !== undefined,
     seen: new BlockTable(),
     seenDirty: new BlockTable(),
     localDirty: new BlockTable(),
@@ -90,7 +99,8 @@ export function seenFirstAt(db: Db, hi: number, lo: number): number | undefined 
     const at = s.seen.cur[i]!;
     return at === NONE ? undefined : at;
   }
-  const stored = s.seenGet.get(keyOf(hi, lo)) as number | undefined;
+  const rel = s.seenGet.get(keyOf(hi, lo)) as number | undefined;
+  const stored = rel === undefined ? undefined : rel + (s.epoch ?? 0);
   const dirty = pending(s.seenDirty, hi, lo);
   const at = stored === undefined ? dirty : dirty === undefined ? stored : Math.min(stored, dirty);
   rememberSeen(s, hi, lo, at ?? NONE);
@@ -100,6 +110,7 @@ export function seenFirstAt(db: Db, hi: number, lo: number): number | undefined 
 /** Record that a sequence hash was cacheable at `at` (keeps the earliest time). */
 export function markSeen(db: Db, hi: number, lo: number, at: number): void {
   const s = state(db);
+  if (s.epoch === null) s.epoch = at;
   earliest(s.seenDirty, hi, lo, at);
   const i = s.seen.find(hi, lo);
   if (i < 0) rememberSeen(s, hi, lo, at);
@@ -130,7 +141,7 @@ export function localSeenBefore(db: Db, hi: Int32Array, lo: Int32Array, t: numbe
   for (let i = 0; i < keys.length; i += CHUNK) {
     const chunk = keys.slice(i, i + CHUNK);
     while (chunk.length < CHUNK) chunk.push(chunk[0]!);
-    for (const h of s.localIn.all(...chunk, t) as bigint[]) for (const k of index.get(h)!) out.add(k);
+    for (const h of s.localIn.all(...chunk, t - (s.epoch ?? 0)) as bigint[]) for (const k of index.get(h)!) out.add(k);
   }
   if (s.localDirty.dirtyCount > 0)
     for (let k = 0; k < hi.length; k++) {
@@ -142,7 +153,14 @@ export function localSeenBefore(db: Db, hi: Int32Array, lo: Int32Array, t: numbe
 
 /** Record that a local hash (int32 halves) appeared in a prompt at `at` (keeps the earliest time). */
 export function markLocal(db: Db, hi: number, lo: number, at: number): void {
-  earliest(state(db).localDirty, hi, lo, at);
+  const s = state(db);
+  if (s.epoch === null) s.epoch = at;
+  earliest(s.localDirty, hi, lo, at);
+}
+
+/** The Unix ms that first-seen times on disk (attr_blocks.first_at, attr_local.first_at) are relative to. */
+export function seenEpoch(db: Db): number {
+  return state(db).epoch ?? 0;
 }
 
 /** The requests rowid judged so far (at least the saved cursor). */
@@ -169,6 +187,7 @@ function writeSome(
   which: "seen" | "local",
   put: Database.Statement,
   n: number,
+  epoch: number,
 ): number {
   if (o[which].left === 0) {
     o[which] = { ...t.takeDirtySorted(), left: 0 };
@@ -182,7 +201,7 @@ function writeSome(
     const lo = order.lo[order.left]!;
     const i = t.find(hi, lo);
     if (i < 0 || t.dirtyFlag[i] === 0) continue;
-    put.run(keyOf(hi, lo), t.cur[i]!);
+    put.run(keyOf(hi, lo), t.cur[i]! - epoch);
     t.clean(i);
     done++;
   }
@@ -200,8 +219,13 @@ function writeSome(
 export function flushSeen(db: Db, limit: number): number {
   const s = state(db);
   let left = limit;
-  if (s.seenDirty.dirtyCount > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.seenPut, left);
-  if (left > 0 && s.localDirty.dirtyCount > 0) writeSome(s.localDirty, s.order, "local", s.localPut, left);
+  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount > 0 && !s.epochSaved) {
+    db.$client.prepare("INSERT INTO attr_state (key, value) VALUES ('epoch', ?)").run(s.epoch!);
+    s.epochSaved = true;
+  }
+  const epoch = s.epoch ?? 0;
+  if (s.seenDirty.dirtyCount > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.seenPut, left, epoch);
+  if (left > 0 && s.localDirty.dirtyCount > 0) writeSome(s.localDirty, s.order, "local", s.localPut, left, epoch);
   if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount === 0)
     db.$client
       .prepare(

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
 import { flushIndex, dropEmptyBlocks, pruneDone, pruneLists } from "./attribution-index";
-import { flushSeen, forgetSeen, requestsDone } from "./attribution-seen";
+import { flushSeen, forgetSeen, requestsDone, seenEpoch } from "./attribution-seen";
 import { forgetKvLocations } from "./kv-lists";
 
 // Reads and writes of the attribution job's index tables (db/schema/sessions.ts). Never called from ingest.
@@ -191,8 +191,9 @@ export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
   const local = c.prepare(
     "DELETE FROM attr_local WHERE rowid IN (SELECT rowid FROM attr_local WHERE first_at < ? LIMIT ?)",
   );
+  const before = cutoff - seenEpoch(db);
   for (const stmt of [seen, local]) {
-    for (let k = batch; k === batch; n += k) k = stmt.run(cutoff, batch).changes;
+    for (let k = batch; k === batch; n += k) k = stmt.run(before, batch).changes;
   }
   pruneDone(db);
   forgetSeen(db);

@@ -5,7 +5,7 @@ import { blob, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlit
 /**
  * Per block (its sequence hash as the rowid): the attr_lists row holding every stored→removed interval of that block
  * on any worker (0: none; see db/queries/attribution-index.ts; blocks with the same history share one list), and the
- * first time the block (with its whole prefix) was cacheable anywhere (null: not yet).
+ * first time the block (with its whole prefix) was cacheable anywhere (null: not yet), in ms after attr_state's 'epoch'.
  */
 export const attrBlocks = sqliteTable("attr_blocks", {
   hash: integer("hash").primaryKey(),
@@ -32,7 +32,7 @@ export const attrClears = sqliteTable("attr_clears", {
   at: integer("at").notNull(),
 });
 
-/** First time a block's content (local hash) appeared in any prompt. */
+/** First time a block's content (local hash) appeared in any prompt, in ms after attr_state's 'epoch'. */
 export const attrLocal = sqliteTable("attr_local", {
   hash: integer("hash").primaryKey(),
   firstAt: integer("first_at").notNull(),
