@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { TelemetryEvent } from "../../server/ingest/events";
-import { counterDelta, minuteOf, type CounterSample } from "../../server/analysis/counters";
-import { latencyBucket } from "../../server/analysis/histogram";
+import { counterDelta, minuteOf, type CounterSample } from "../../lib/counters";
+import { latencyBucket } from "../../lib/latency-buckets";
 import type { TierStatements } from "./ingest-tiers";
 
 // Per-batch accumulators for the rollup tables; storeEvents writes each key once per batch.

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { EventOf } from "../../server/ingest/events";
-import { minuteOf } from "../../server/analysis/counters";
+import { minuteOf } from "../../lib/counters";
 
 // Per-batch accumulators for the storage-tier rollups (kv_tiers_1m, worker_tier_blocks, request_tiers_1m).
 

@@ -2,7 +2,7 @@ import type { TelemetryEvent } from "../../server/ingest/events";
 import type { PrefixCode } from "../../server/ingest/prefix";
 import { chainColumns } from "./ingest-chains";
 import { forgetChains, requestRowExists } from "./chains";
-import type { CounterSample } from "../../server/analysis/counters";
+import type { CounterSample } from "../../lib/counters";
 import { addSample, flushStats, MinuteRollups, noteSeen, type Rollup, type Statements } from "./ingest-rollups";
 import type { Db } from "../client";
 import { TierRollups } from "./ingest-tiers";
