@@ -14,15 +14,6 @@ const fromDb = {
   message: "lib/ is pure code shared by db/ and server/: it imports from neither.",
 };
 
-/**
- * Files of db/ that still import server/: they move with the ingest and attribution layering, issue 13 (their code is
- * being changed on other branches). Remove an entry when its file no longer imports server/.
- */
-export const layeringExceptions = [
-  "db/queries/ingest*.ts", // event types and prefix resolution of server/ingest; counters and buckets via re-exports
-  "db/queries/chains*.ts", // NamedRequest of server/ingest/prefix; its test ingests through server/ingest
-];
-
 export default defineConfig([
   {
     files: ["db/**/*.ts", "lib/**/*.ts"],
@@ -36,9 +27,5 @@ export default defineConfig([
   {
     files: ["lib/**/*.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: [fromServer, fromDb] }] },
-  },
-  {
-    files: layeringExceptions,
-    rules: { "no-restricted-imports": "off" },
   },
 ]);

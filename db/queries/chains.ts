@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { asBinary, assembleChain, decodeHashes, HASH_BYTES, hashCount, type ChainLink } from "../chain-codec";
-import type { NamedRequest } from "../../server/ingest/prefix";
+import type { NamedRequest } from "../rows/ingest";
 import type { Db } from "../client";
 
 // The row side of request chains (schema: db/schema/requests.ts). Every reader of requests.sequence_hashes /

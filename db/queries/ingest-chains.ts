@@ -1,6 +1,5 @@
-import type { EventOf } from "../../server/ingest/events";
+import type { IngestRowOf, PrefixCode, ResolvePrefix } from "../rows/ingest";
 import { commonPrefix, encodeHashes, HASH_BYTES } from "../chain-codec";
-import { resolvePrefix, type PrefixCode } from "../../server/ingest/prefix";
 import { chainsOf, namedRequest, previousTurnOf, rememberChains } from "./chains";
 import type { Db } from "../client";
 
@@ -24,12 +23,14 @@ export const CHAIN_COLUMNS = [
  * The stored form of a request's chains. Compact (prefix_of): the named request is the base, the carried lists are the
  * tails, nothing is decoded. Full lists: matched against the trajectory's previous turn (longest common prefix), so a
  * third-party sender's turns are stored as compactly as the simulator's. `laterInBatch` says whether a request_id comes
- * later in the same batch (a prefix naming it is a cycle, not an unknown request).
+ * later in the same batch (a prefix naming it is a cycle, not an unknown request). Whether a prefix_of may extend the
+ * request it names is `resolvePrefix`'s decision (server/ingest/prefix.ts): this only reads and writes the chain rows.
  */
 export function chainColumns(
   db: Db,
-  e: EventOf<"request">,
+  e: IngestRowOf<"request">,
   laterInBatch: (requestId: string) => boolean,
+  resolvePrefix: ResolvePrefix,
 ): ChainOutcome {
   const local = e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
   if (e.prefix_of) {

@@ -1,4 +1,4 @@
-import type { EventOf } from "../../server/ingest/events";
+import type { IngestRowOf } from "../rows/ingest";
 import { encodeHash } from "../chain-codec";
 import type { Db } from "../client";
 import { kvListColumns } from "./kv-lists";
@@ -29,7 +29,7 @@ const COLUMNS = [
 export const KV_INSERT = `INSERT INTO kv_events (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")}) ON CONFLICT(id) DO NOTHING`;
 
 /** A kv.stored row given its block list columns (the hashes kept literally, and the reference program or null). */
-export const kvStoredRow = (e: EventOf<"kv.stored">, hashes: Buffer, refs: Buffer | null): Row => [
+export const kvStoredRow = (e: IngestRowOf<"kv.stored">, hashes: Buffer, refs: Buffer | null): Row => [
   e.id,
   e.ts,
   "stored",
@@ -48,7 +48,7 @@ export const kvStoredRow = (e: EventOf<"kv.stored">, hashes: Buffer, refs: Buffe
 ];
 
 /** A kv.removed row given its block list columns (the hashes kept literally, and the reference program or null). */
-export const kvRemovedRow = (e: EventOf<"kv.removed">, hashes: Buffer, refs: Buffer | null): Row => [
+export const kvRemovedRow = (e: IngestRowOf<"kv.removed">, hashes: Buffer, refs: Buffer | null): Row => [
   e.id,
   e.ts,
   "removed",
@@ -66,7 +66,7 @@ export const kvRemovedRow = (e: EventOf<"kv.removed">, hashes: Buffer, refs: Buf
   refs,
 ];
 
-export const kvClearedRow = (e: EventOf<"kv.cleared">): Row => [
+export const kvClearedRow = (e: IngestRowOf<"kv.cleared">): Row => [
   e.id,
   e.ts,
   "cleared",
@@ -88,7 +88,7 @@ export const kvClearedRow = (e: EventOf<"kv.cleared">): Row => [
  * The row of a kv.stored / kv.removed event on the ingest path: runs of its list that earlier events on this
  * connection hold literally are stored as references (db/queries/kv-lists.ts). Call kvRowStored after inserting it.
  */
-export function compactKvRow(db: Db, e: EventOf<"kv.stored"> | EventOf<"kv.removed">): Row {
+export function compactKvRow(db: Db, e: IngestRowOf<"kv.stored"> | IngestRowOf<"kv.removed">): Row {
   const [hashes, refs] = kvListColumns(db, e.block_hashes, e.ts);
   return e.kind === "kv.stored" ? kvStoredRow(e, hashes, refs) : kvRemovedRow(e, hashes, refs);
 }

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
-import type { TelemetryEvent } from "../../server/ingest/events";
-import { counterDelta, minuteOf, type CounterSample } from "../../server/analysis/counters";
-import { latencyBucket } from "../../server/analysis/histogram";
+import type { IngestRowOf } from "../rows/ingest";
+import { counterDelta, minuteOf, type CounterSample } from "../../lib/counters";
+import { latencyBucket } from "../../lib/latency-buckets";
 import type { TierStatements } from "./ingest-tiers";
 
 // Per-batch accumulators for the rollup tables; storeEvents writes each key once per batch.
@@ -27,7 +27,7 @@ export type Statements = {
 };
 
 /** The best candidate's overlap and the chosen worker's (in blocks) of a routing decision. */
-export function overlaps(e: Extract<TelemetryEvent, { kind: "route.decision" }>): { best: number; chosen: number } {
+export function overlaps(e: IngestRowOf<"route.decision">): { best: number; chosen: number } {
   let best = 0;
   let chosen = 0;
   for (const c of e.candidates) {
@@ -130,7 +130,7 @@ export class MinuteRollups {
   private itl = new Map<string, [number, string, number, number, number]>();
   private decisions = new Map<string, { m: number; w: string; decisions: number; prompt: number; lost: number }>();
 
-  addRequest(e: Extract<TelemetryEvent, { kind: "request" }>) {
+  addRequest(e: IngestRowOf<"request">) {
     const m = minuteOf(e.arrived_at);
     let r = this.requests.get(m);
     if (!r)
@@ -176,7 +176,7 @@ export class MinuteRollups {
     else this.itl.set(k, [m, w, stat, b, 1]);
   }
 
-  addDecision(e: Extract<TelemetryEvent, { kind: "route.decision" }>) {
+  addDecision(e: IngestRowOf<"route.decision">) {
     const m = minuteOf(e.ts);
     const k = `${e.chosen_worker_id}\u0000${m}`;
     let d = this.decisions.get(k);
@@ -241,7 +241,7 @@ export function addSample(
   rollups: Map<string, Rollup & { w: string; m: number }>,
   counters: Map<string, CounterSample | undefined>,
   st: Statements,
-  e: Extract<TelemetryEvent, { kind: "worker.stats" }>,
+  e: IngestRowOf<"worker.stats">,
 ) {
   const w = e.worker_id;
   if (!counters.has(w)) counters.set(w, st.counterGet.get(w) as CounterSample | undefined);

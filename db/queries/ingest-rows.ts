@@ -1,4 +1,4 @@
-import type { EventOf, TelemetryEvent } from "../../server/ingest/events";
+import type { IngestRow, IngestRowOf, IngestKind } from "../rows/ingest";
 import { encodeHashes } from "../chain-codec";
 import { encodeCandidates } from "../candidate-codec";
 import { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } from "./ingest-kv-rows";
@@ -14,7 +14,7 @@ const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 export const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
 const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : encodeHashes(v));
 /** A request's chains stored whole, no base (rowOf; it ignores prefix_of): storeEvents stores them compactly instead. */
-const wholeChains = (e: Extract<TelemetryEvent, { kind: "request" }>): ChainColumns => [
+const wholeChains = (e: IngestRowOf<"request">): ChainColumns => [
   hashesOrNull(e.sequence_hashes),
   hashesOrNull(e.local_hashes),
   null,
@@ -25,7 +25,7 @@ const wholeChains = (e: Extract<TelemetryEvent, { kind: "request" }>): ChainColu
 ];
 
 /** A request row's columns before the chain columns. */
-export const requestHead = (e: Extract<TelemetryEvent, { kind: "request" }>): Row => [
+export const requestHead = (e: IngestRowOf<"request">): Row => [
   e.id,
   e.ts,
   e.request_id,
@@ -74,10 +74,10 @@ const workerEventCols = [
 ];
 
 /** Insert SQL and row mapping per event kind (column order matches). */
-export const tables: Record<TelemetryEvent["kind"], Table> = {
+export const tables: Record<IngestKind, Table> = {
   "worker.up": {
     sql: insert("worker_events", workerEventCols),
-    row: (e: Extract<TelemetryEvent, { kind: "worker.up" }>) => [
+    row: (e: IngestRowOf<"worker.up">) => [
       e.id,
       e.ts,
       e.kind,
@@ -92,7 +92,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
   },
   "worker.down": {
     sql: insert("worker_events", workerEventCols),
-    row: (e: Extract<TelemetryEvent, { kind: "worker.down" }>) => [
+    row: (e: IngestRowOf<"worker.down">) => [
       e.id,
       e.ts,
       e.kind,
@@ -120,7 +120,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
       "batch_tokens",
       "source",
     ]),
-    row: (e: Extract<TelemetryEvent, { kind: "worker.stats" }>) => [
+    row: (e: IngestRowOf<"worker.stats">) => [
       e.id,
       e.ts,
       e.worker_id,
@@ -137,10 +137,13 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
   },
   // A kv.stored event's local_hashes are validated but not stored: nothing reads them (attribution takes a turn's
   // local hashes from its request), and they were half of every KV event row.
-  "kv.stored": { sql: KV_INSERT, row: (e: EventOf<"kv.stored">) => kvStoredRow(e, encodeHashes(e.block_hashes), null) },
+  "kv.stored": {
+    sql: KV_INSERT,
+    row: (e: IngestRowOf<"kv.stored">) => kvStoredRow(e, encodeHashes(e.block_hashes), null),
+  },
   "kv.removed": {
     sql: KV_INSERT,
-    row: (e: EventOf<"kv.removed">) => kvRemovedRow(e, encodeHashes(e.block_hashes), null),
+    row: (e: IngestRowOf<"kv.removed">) => kvRemovedRow(e, encodeHashes(e.block_hashes), null),
   },
   "kv.cleared": { sql: KV_INSERT, row: kvClearedRow },
   "route.decision": {
@@ -161,7 +164,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
       "temperature",
       "source",
     ]),
-    row: (e: Extract<TelemetryEvent, { kind: "route.decision" }>) => {
+    row: (e: IngestRowOf<"route.decision">) => {
       const { best, chosen } = overlaps(e);
       return [
         e.id,
@@ -219,7 +222,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
       "onboard_ms",
       ...CHAIN_COLUMNS,
     ]),
-    row: (e: Extract<TelemetryEvent, { kind: "request" }>) => [...requestHead(e), ...wholeChains(e)],
+    row: (e: IngestRowOf<"request">) => [...requestHead(e), ...wholeChains(e)],
   },
   tool: {
     sql: insert("tools", [
@@ -241,7 +244,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
       "budget_limit",
       "source",
     ]),
-    row: (e: Extract<TelemetryEvent, { kind: "tool" }>) => [
+    row: (e: IngestRowOf<"tool">) => [
       e.id,
       e.ts,
       e.session_id,
@@ -272,7 +275,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
       "ended_at",
       "source",
     ]),
-    row: (e: Extract<TelemetryEvent, { kind: "reasoning" }>) => [
+    row: (e: IngestRowOf<"reasoning">) => [
       e.id,
       e.ts,
       e.request_id,
@@ -298,7 +301,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
       "reason",
       "source",
     ]),
-    row: (e: Extract<TelemetryEvent, { kind: "planner.decision" }>) => [
+    row: (e: IngestRowOf<"planner.decision">) => [
       e.id,
       e.ts,
       e.role,
@@ -315,7 +318,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
   },
   "policy.ack": {
     sql: insert("policy_acks", ["id", "ts", "target", "policy_kind", "version", "status", "message", "source"]),
-    row: (e: Extract<TelemetryEvent, { kind: "policy.ack" }>) => [
+    row: (e: IngestRowOf<"policy.ack">) => [
       e.id,
       e.ts,
       e.target,
@@ -329,7 +332,7 @@ export const tables: Record<TelemetryEvent["kind"], Table> = {
 };
 
 /** The per-tier cached tokens, prefetched tokens and onboarding time of a request row (tiers null when the event split none). */
-function tierColumns(e: Extract<TelemetryEvent, { kind: "request" }>): Row {
+function tierColumns(e: IngestRowOf<"request">): Row {
   const t = e.cached_tokens_by_tier;
   return t === undefined
     ? [null, null, null, null, opt(e.prefetched_tokens), opt(e.onboard_ms)]
@@ -337,6 +340,6 @@ function tierColumns(e: Extract<TelemetryEvent, { kind: "request" }>): Row {
 }
 
 /** The row an event is stored as, in its table's column order. */
-export function rowOf(e: TelemetryEvent): Row {
-  return (tables[e.kind].row as (x: TelemetryEvent) => Row)(e);
+export function rowOf(e: IngestRow): Row {
+  return (tables[e.kind].row as (x: IngestRow) => Row)(e);
 }

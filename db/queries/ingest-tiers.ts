@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import type { EventOf } from "../../server/ingest/events";
-import { minuteOf } from "../../server/analysis/counters";
+import type { IngestRowOf } from "../rows/ingest";
+import { minuteOf } from "../../lib/counters";
 
 // Per-batch accumulators for the storage-tier rollups (kv_tiers_1m, worker_tier_blocks, request_tiers_1m).
 
@@ -51,7 +51,7 @@ type RequestRow = {
   shared: number;
   prefetched: number;
 };
-type KvEvent = EventOf<"kv.stored"> | EventOf<"kv.removed"> | EventOf<"kv.cleared">;
+type KvEvent = IngestRowOf<"kv.stored"> | IngestRowOf<"kv.removed"> | IngestRowOf<"kv.cleared">;
 
 /**
  * Tier rollups of one batch. A block stored on a tier other than device is an offload (into that tier); one stored on
@@ -84,7 +84,7 @@ export class TierRollups {
     row.blocks = level.blocks;
   }
 
-  addRequest(e: EventOf<"request">) {
+  addRequest(e: IngestRowOf<"request">) {
     if (e.worker_id === undefined) return;
     const m = minuteOf(e.arrived_at);
     const k = `${e.worker_id}\u0000${m}`;

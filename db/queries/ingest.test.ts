@@ -220,6 +220,33 @@ describe("storeEvents result", () => {
     expect(() => storeEvents(db, [good, broken])).toThrow();
     expect(db.$client.prepare("SELECT count(*) FROM kv_events").pluck().get()).toBe(0);
   });
+
+  it("refuses a batch naming a prefix_of without a resolver, storing nothing (the decision is not db's)", () => {
+    const first = parsed(minimal["kv.cleared"]({ id: "a" }));
+    const compact = parsed(minimal.request({ id: "b", request_id: "r2", prefix_of: { request_id: "r1", blocks: 1 } }));
+    expect(() => storeEvents(db, [first, compact])).toThrow(/no resolvePrefix/);
+    expect(db.$client.prepare("SELECT count(*) FROM kv_events").pluck().get()).toBe(0);
+  });
+
+  it("asks the resolver about each prefix_of and refuses the request alone when it says no", () => {
+    const asked: [string, string | undefined, boolean][] = [];
+    const out = storeEvents(
+      db,
+      [
+        parsed(minimal["kv.cleared"]({ id: "a" })),
+        parsed(minimal.request({ id: "b", request_id: "r2", prefix_of: { request_id: "r9", blocks: 1 } })),
+      ],
+      {
+        resolvePrefix: (e, named, later) => {
+          asked.push([e.request_id, named?.rowId, later]);
+          return { ok: false, code: "unknown_prefix", error: "not held" };
+        },
+      },
+    );
+    expect(asked).toEqual([["r2", undefined, false]]);
+    expect(out).toEqual(["accepted", { status: "rejected", code: "unknown_prefix", error: "not held" }]);
+    expect(db.$client.prepare("SELECT count(*) FROM requests").pluck().get()).toBe(0);
+  });
 });
 
 describe("workers table", () => {

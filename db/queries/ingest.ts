@@ -1,8 +1,7 @@
-import type { TelemetryEvent } from "../../server/ingest/events";
-import type { PrefixCode } from "../../server/ingest/prefix";
+import type { IngestRow, PrefixCode, ResolvePrefix } from "../rows/ingest";
 import { chainColumns } from "./ingest-chains";
 import { forgetChains, requestRowExists } from "./chains";
-import type { CounterSample } from "../../server/analysis/counters";
+import type { CounterSample } from "../../lib/counters";
 import { addSample, flushStats, MinuteRollups, noteSeen, type Rollup, type Statements } from "./ingest-rollups";
 import type { Db } from "../client";
 import { TierRollups } from "./ingest-tiers";
@@ -16,9 +15,15 @@ import { forgetKvLocations, kvRowStored } from "./kv-lists";
 /** A request whose prefix_of cannot be resolved is refused alone (its code tells the sender what to do). */
 export type StoreRejection = { status: "rejected"; code: PrefixCode; error: string };
 export type StoreStatus = "accepted" | "duplicate" | StoreRejection;
+export type StoreOptions = {
+  /** Decides each request's prefix_of (server/ingest/prefix.ts); required when a request of the batch names one. */
+  resolvePrefix?: ResolvePrefix;
+  /** Runs last in the same transaction with the results (a write that must commit with the batch). */
+  alsoInTransaction?: (out: readonly StoreStatus[]) => void;
+};
 
 /** request_id → index of its last request event in the batch (only built when some request names a prefix). */
-function requestIndexes(events: readonly TelemetryEvent[]): Map<string, number> | null {
+function requestIndexes(events: readonly IngestRow[]): Map<string, number> | null {
   if (!events.some((e) => e.kind === "request" && e.prefix_of)) return null;
   const m = new Map<string, number>();
   events.forEach((e, i) => e.kind === "request" && m.set(e.request_id, i));
@@ -31,20 +36,18 @@ function requestIndexes(events: readonly TelemetryEvent[]): Map<string, number> 
  * (a request whose prefix_of names nothing usable; the rest of the batch is stored). `alsoInTransaction` runs last in
  * the same transaction with those results (a write that must commit with the batch and never wait for the lock alone).
  */
-export function storeEvents(
-  db: Db,
-  events: readonly TelemetryEvent[],
-  alsoInTransaction?: (out: readonly StoreStatus[]) => void,
-): StoreStatus[] {
+export function storeEvents(db: Db, events: readonly IngestRow[], options: StoreOptions = {}): StoreStatus[] {
   const sqlite = db.$client;
   const st = statements(sqlite);
   const positions = requestIndexes(events);
+  const resolve = options.resolvePrefix;
+  if (positions && !resolve) throw new Error("storeEvents: a request names prefix_of but no resolvePrefix was given");
   // Rows that need nothing from the store are built before the write lock is taken.
   const rows = events.map((e) =>
     e.kind === "request" || e.kind === "kv.stored" || e.kind === "kv.removed" ? null : rowOf(e),
   );
   try {
-    return store(db, st, events, rows, positions, alsoInTransaction);
+    return store(db, st, events, rows, positions, resolve, options.alsoInTransaction);
   } catch (err) {
     forgetChains(db);
     forgetKvLocations(db);
@@ -55,9 +58,10 @@ export function storeEvents(
 function store(
   db: Db,
   st: Statements,
-  events: readonly TelemetryEvent[],
+  events: readonly IngestRow[],
   rows: readonly (Row | null)[],
   positions: Map<string, number> | null,
+  resolve: ResolvePrefix | undefined,
   alsoInTransaction: ((out: readonly StoreStatus[]) => void) | undefined,
 ): StoreStatus[] {
   const sqlite = db.$client;
@@ -65,7 +69,7 @@ function store(
   return sqlite
     .transaction(() => {
       try {
-        return storeInTransaction(db, st, events, rows, positions, alsoInTransaction);
+        return storeInTransaction(db, st, events, rows, positions, resolve, alsoInTransaction);
       } catch (err) {
         // While the write lock is still held: a location map shared with other ingest threads forgets rows rolled back.
         forgetKvLocations(db);
@@ -78,9 +82,10 @@ function store(
 function storeInTransaction(
   db: Db,
   st: Statements,
-  events: readonly TelemetryEvent[],
+  events: readonly IngestRow[],
   rows: readonly (Row | null)[],
   positions: Map<string, number> | null,
+  resolve: ResolvePrefix | undefined,
   alsoInTransaction: ((out: readonly StoreStatus[]) => void) | undefined,
 ): StoreStatus[] {
   const out: StoreStatus[] = new Array(events.length);
@@ -100,7 +105,7 @@ function storeInTransaction(
         out[i] = "duplicate";
         continue;
       }
-      const chains = chainColumns(db, e, (rid) => (positions?.get(rid) ?? -1) > i);
+      const chains = chainColumns(db, e, (rid) => (positions?.get(rid) ?? -1) > i, resolve!);
       if (!chains.ok) {
         out[i] = { status: "rejected", code: chains.code, error: chains.error };
         continue;

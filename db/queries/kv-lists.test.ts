@@ -139,8 +139,10 @@ describe("a location map shared by ingest connections", () => {
     const [a, b] = pair(true);
     const gone = chain(0, 64);
     expect(() =>
-      storeEvents(a, [stored("s1", gone)], () => {
-        throw new Error("refused");
+      storeEvents(a, [stored("s1", gone)], {
+        alsoInTransaction: () => {
+          throw new Error("refused");
+        },
       }),
     ).toThrow("refused");
     const other = chain(5_000, 64);

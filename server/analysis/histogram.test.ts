@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bucketValue, histogramQuantile, latencyBucket } from "./histogram";
+import { bucketValue, latencyBucket } from "../../lib/latency-buckets";
+import { histogramQuantile } from "./histogram";
 import { quantileSorted } from "./quantile";
 
 describe("latencyBucket", () => {

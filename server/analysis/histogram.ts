@@ -1,9 +1,6 @@
 // Percentiles from log-bucketed latency histograms (the bucket scheme is lib/latency-buckets.ts). Pure.
 import { bucketValue, type HistogramEntry } from "../../lib/latency-buckets";
 
-// Re-exported so the ingest's imports keep working until it moves with issue 13's layering.
-export { BUCKET_RATIO, MAX_BUCKET, bucketValue, latencyBucket, type HistogramEntry } from "../../lib/latency-buckets";
-
 /** The q-quantile (0..1, nearest rank) of a histogram in ms; null when it is empty. Entries may repeat buckets. */
 export function histogramQuantile(entries: readonly HistogramEntry[], q: number): number | null {
   const merged = new Map<number, number>();

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { IngestKind, IngestRowOf } from "../../db/rows/ingest";
 
 // switchyard.telemetry.v1: the normalized event model (DESIGN.md §3) with bounds on every field.
 
@@ -351,6 +352,14 @@ export type TelemetryEvent = { [K in EventKind]: z.output<(typeof variants)[K]> 
 /** An event as a sender writes it (counters may be numbers). */
 export type TelemetryEventInput = { [K in EventKind]: z.input<(typeof variants)[K]> }[EventKind];
 export type EventOf<K extends EventKind> = Extract<TelemetryEvent, { kind: K }>;
+
+/** db/ stores events as the row shapes of db/rows/ingest.ts: each kind's shape must be its event's, field for field. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type AllTrue<T extends true> = T;
+export type RowShapesMatch = [
+  AllTrue<Same<EventKind, IngestKind>>,
+  AllTrue<{ [K in EventKind]: Same<EventOf<K>, IngestRowOf<K>> }[EventKind]>,
+];
 
 export type ParseResult = { ok: true; event: TelemetryEvent } | { ok: false; error: string };
 

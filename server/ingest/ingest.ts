@@ -1,6 +1,7 @@
 import { isBusy, type Db } from "../../db/client";
 import { storeEvents } from "../../db/queries/ingest";
 import { decodeBody, summarize, validateItems, type BatchReply } from "./batch";
+import { resolvePrefix } from "./prefix";
 import { recordSender, type Sender } from "./sender";
 import { kindLabel, tallyByKind, type IngestTally } from "./tally";
 
@@ -47,11 +48,11 @@ function ingestInTurn(
   const now = Date.now();
   const stored = inTurn(() => {
     if (events.length)
-      return storeEvents(
-        db,
-        events,
-        sender && ((out) => recordSender(db, sender, out.filter((s) => s === "accepted").length, now)),
-      );
+      return storeEvents(db, events, {
+        resolvePrefix,
+        alsoInTransaction:
+          sender && ((out) => recordSender(db, sender, out.filter((s) => s === "accepted").length, now)),
+      });
     if (sender) noteAlone(db, sender, now);
     return [];
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parsed, minimal, T0 } from "../../test/events";
 import type { EventOf } from "./events";
-import { resolvePrefix, type NamedRequest } from "./prefix";
+import type { NamedRequest } from "../../db/rows/ingest";
+import { resolvePrefix } from "./prefix";
 
 const held: NamedRequest = {
   rowId: "row-a",

@@ -1,21 +1,8 @@
+import type { NamedRequest, PrefixCode, PrefixResolution } from "../../db/rows/ingest";
 import type { EventOf } from "./events";
 
-// The rules of `prefix_of` (DESIGN.md §3 "Compact chains"): which earlier request a compact request may extend. Pure.
-
-/** What the store holds for the request a `prefix_of` names (newest row with that request_id). */
-export type NamedRequest = {
-  rowId: string;
-  sessionId: string | null;
-  source: string | null;
-  arrivedAt: number;
-  seqCount: number;
-  /** null: it carried no local_hashes. */
-  localCount: number | null;
-};
-
-export type PrefixCode = "unknown_prefix" | "invalid_prefix";
-export type PrefixResolution =
-  { ok: true; base: string; shared: number; localShared: number } | { ok: false; code: PrefixCode; error: string };
+// The rules of `prefix_of` (DESIGN.md §3 "Compact chains"): which earlier request a compact request may extend. Pure;
+// db/ finds the named request (db/queries/chains.ts namedRequest), this decides.
 
 const bad = (code: PrefixCode, error: string): PrefixResolution => ({ ok: false, code, error });
 

@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, ndjson, T0, type Raw } from "../../test/events";
-import { ingestBody } from "../../server/ingest/ingest";
-import type { Db } from "../client";
-import { chainStringsOf, forgetChains, sessionChains } from "./chains";
-import { deleteBatchBefore } from "./retention";
+import { ingestBody } from "./ingest";
+import type { Db } from "../../db/client";
+import { chainStringsOf, forgetChains, sessionChains } from "../../db/queries/chains";
+import { deleteBatchBefore } from "../../db/queries/retention";
 
 const NDJSON = "application/x-ndjson";
 const range = (from: number, to: number, salt = 0) =>

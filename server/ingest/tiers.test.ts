@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Db } from "../client";
+import type { Db } from "../../db/client";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
-import { ingestBody } from "../../server/ingest/ingest";
-import { storeEvents } from "./ingest";
+import { ingestBody } from "./ingest";
+import { storeEvents } from "../../db/queries/ingest";
 
 let db: Db;
 beforeEach(() => {
