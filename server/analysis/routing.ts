@@ -263,8 +263,6 @@ export function describeDecision<R extends StoredDecision>(row: R, maxCandidates
   };
 }
 
-export type { DecisionBucket, RequestSizedBucket } from "../../db/rows/routing";
-
 /**
  * Loss sums per bucket from per-worker decision sums: tokens through the chosen worker's block size, or for a
  * worker without one through its decisions' request block sizes (`fallback`); decisions with neither count as

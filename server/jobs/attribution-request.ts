@@ -18,7 +18,7 @@ import {
   type BlockFacts,
   type TurnInput,
 } from "../analysis/attribution";
-import { minuteOf } from "../analysis/counters";
+import { minuteOf } from "../../lib/counters";
 
 // The attribution step's decisions (DESIGN §4): which KV events change device residency, which facts a turn's
 // recomputed blocks had at arrival, and what is stored for it. The index and its rows live in db/queries/attribution*.
