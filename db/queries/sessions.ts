@@ -2,6 +2,7 @@ import type { ReasoningRow, ToolRow, TurnRow } from "../rows/sessions";
 import type { Db } from "../client";
 import { candidatesJson } from "../candidate-codec";
 import { withCandidatesJson, type DecisionListRow } from "./routing";
+import type { SessionRow } from "../rows/session-summaries";
 
 // Reads for the sessions list and the session trace. Lists are bounded and keyset-paged.
 
@@ -48,30 +49,7 @@ const COLUMNS = `session_id AS sessionId, harness, session_type AS sessionType, 
   input_tokens AS inputTokens, cached_tokens AS cachedTokens, output_tokens AS outputTokens, cached_share AS cachedShare, cold, diverged, evicted,
   routed_away AS routedAway, unknown, ttft_p50 AS ttftP50, tool_calls AS toolCalls, tool_wait_ms AS toolWaitMs, errors, duration`;
 
-export type SessionRow = {
-  sessionId: string;
-  harness: string | null;
-  sessionType: string | null;
-  firstAt: number;
-  lastAt: number;
-  turns: number;
-  agents: number;
-  subagents: number;
-  inputTokens: number;
-  cachedTokens: number;
-  outputTokens: number;
-  cachedShare: number | null;
-  cold: number;
-  diverged: number;
-  evicted: number;
-  routedAway: number;
-  unknown: number;
-  ttftP50: number | null;
-  toolCalls: number;
-  toolWaitMs: number;
-  errors: number;
-  duration: number;
-};
+export type { SessionRow };
 
 function where(f: SessionFilter): { sql: string; params: Record<string, unknown> } {
   const w = ["last_at >= @from", "first_at < @to"];

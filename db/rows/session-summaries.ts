@@ -28,8 +28,8 @@ export type SummaryInputs = {
   local1: string | null;
 };
 
-/** A session_summaries row. */
-export type SummaryRow = {
+/** A sessions-list row: one session_summaries row as the list reads it. */
+export type SessionRow = {
   sessionId: string;
   harness: string | null;
   sessionType: string | null;
@@ -52,6 +52,7 @@ export type SummaryRow = {
   toolWaitMs: number;
   errors: number;
   duration: number;
-  local0: string | null;
-  local1: string | null;
 };
+
+/** A session_summaries row as a rebuild writes it: the list row and the main agent's first two local hashes. */
+export type SummaryRow = SessionRow & { local0: string | null; local1: string | null };
