@@ -1,12 +1,11 @@
-// `npm run bench:preview [-- --minutes N] [--case preamble|pressure] [--sequential]`: does the preview predict what a policy change does? For two cases —
+// `npm run bench:preview [-- --minutes N] [--case preamble|pressure]`: does the preview predict what a policy change does? For two cases —
 // stripping the billing header in the `preamble` scenario, and a retention change in `pressure` — it records N
 // simulated minutes (default 60, after 5 of warm-up) under the start policies, ingests them into a fresh database
 // through the ingest's own validation and batch transaction, previews the change on that window, then runs the
 // simulator for the same window with the change in force. Prints the predicted and the actual hit rate, the
 // baseline's error against the recording, and the preview's wall time beside one plain simulator run of the same
 // window measured in the same process (the machine may be busy: compare the ratio): as the dashboard's preview thread
-// runs it (the baseline in a kept helper thread beside the candidate), again with the baseline kept (what a second
-// candidate on the same window costs), and with `--sequential` both runs on one thread (the previous way).
+// runs it (baseline then candidate), and again with the baseline kept (what a second candidate on the window costs).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,8 +14,7 @@ import { storeEvents } from "../db/queries/ingest";
 import type { PolicyKind } from "../server/control/policies";
 import { parseEvent, type TelemetryEvent } from "../server/ingest/events";
 import { forgetBaselines } from "../server/preview/baseline-cache";
-import { baselineThread } from "../server/preview/baseline-thread";
-import { computePreview, computePreviewParallel } from "../server/preview/compute";
+import { computePreview } from "../server/preview/compute";
 import { preparePreview } from "../server/preview/request";
 import { Simulation } from "../server/sim/engine";
 import { toJsonLine } from "../server/sim/json-lines";
@@ -78,7 +76,7 @@ function hitRate(
   return query ? hit / query : NaN;
 }
 
-/** CPU seconds of this process so far, every thread (the helper's too). */
+/** CPU seconds of this process so far, every thread. */
 const cpuS = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -86,7 +84,7 @@ const cpuS = () => {
 
 const pct = (v: number | null) => (v === null || Number.isNaN(v) ? "n/a" : `${(v * 100).toFixed(1)}%`);
 
-async function runCase(c: Case, minutes: number, dir: string, sequential: boolean): Promise<void> {
+async function runCase(c: Case, minutes: number, dir: string): Promise<void> {
   const startMs = Math.floor(Date.now() / 60_000) * 60_000 - (minutes * 60 + WARMUP_S) * 1000 - 3_600_000;
   const from = startMs + WARMUP_S * 1000;
   const to = from + minutes * 60_000;
@@ -120,38 +118,23 @@ async function runCase(c: Case, minutes: number, dir: string, sequential: boolea
   const plainS = (performance.now() - t) / 1000;
   const plainCpu = cpuS() - cpu0;
 
-  // 3. The preview as the dashboard's preview thread runs it (reads the window back, baseline in the helper thread).
+  // 3. The preview as the dashboard's preview thread runs it (reads the window back, replays baseline and candidate).
   const scenario = scenarioByName(c.scenario)!;
   const request = preparePreview(
     { kind: c.kind, document: c.document, window: { from, to }, baseline: scenario.policies ?? {} },
     to,
   );
-  const helper = baselineThread(dbFile);
-  await helper.ready;
   forgetBaselines();
   t = performance.now();
   let cpu = cpuS();
-  const result = await computePreviewParallel(db, request, helper.run);
+  const result = computePreview(db, request);
   const previewS = (performance.now() - t) / 1000;
   const previewCpu = cpuS() - cpu;
   t = performance.now();
   cpu = cpuS();
-  const again = await computePreviewParallel(db, request, helper.run);
+  const again = computePreview(db, request);
   const keptS = (performance.now() - t) / 1000;
   const keptCpu = cpuS() - cpu;
-  await helper.close();
-  let sequentialS: number | null = null;
-  let sequentialCpu = 0;
-  if (sequential) {
-    forgetBaselines();
-    t = performance.now();
-    cpu = cpuS();
-    const one = computePreview(db, request);
-    sequentialS = (performance.now() - t) / 1000;
-    sequentialCpu = cpuS() - cpu;
-    if (one.candidate.hit_rate !== result.candidate.hit_rate || one.baseline.hit_rate !== result.baseline.hit_rate)
-      throw new Error("the one-thread preview differs from the parallel one");
-  }
   if (again.candidate.hit_rate !== result.candidate.hit_rate || again.baseline.hit_rate !== result.baseline.hit_rate)
     throw new Error("the preview with the baseline kept differs from the first");
 
@@ -201,10 +184,6 @@ async function runCase(c: Case, minutes: number, dir: string, sequential: boolea
   console.log(
     `  again, baseline kept (a second candidate on this window): ${perHour(keptS)} (${keptS.toFixed(1)} s, ${ratio(keptS)}; ${cpuOf(keptCpu)})`,
   );
-  if (sequentialS !== null)
-    console.log(
-      `  both runs on one thread (the previous way): ${perHour(sequentialS)} (${sequentialS.toFixed(1)} s, ${ratio(sequentialS)}; ${cpuOf(sequentialCpu)})`,
-    );
 }
 
 async function main(): Promise<void> {
@@ -215,8 +194,7 @@ async function main(): Promise<void> {
     const only = process.argv.indexOf("--case");
     const picked = only >= 0 ? CASES.filter((c) => c.name === process.argv[only + 1]) : CASES;
     if (picked.length === 0) throw new Error(`--case takes one of ${CASES.map((c) => c.name).join(", ")}`);
-    const sequential = process.argv.includes("--sequential");
-    for (const c of picked) await runCase(c, minutes, dir, sequential);
+    for (const c of picked) await runCase(c, minutes, dir);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

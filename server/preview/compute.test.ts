@@ -8,13 +8,12 @@ import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { runScenario, T0 } from "../sim/test-support";
 import { baselineKey, forgetBaselines, keptBaseline } from "./baseline-cache";
-import { baselineThread } from "./baseline-thread";
-import { computePreview, computePreviewParallel, prepareRuns } from "./compute";
+import { computePreview, prepareRuns } from "./compute";
 import { preparePreview } from "./request";
 import type { PreviewResult } from "./types";
 
-// The preview thread's way (baseline in a helper thread, kept for the next candidate) must answer exactly what both
-// runs on one thread answer.
+// A preview keeps its baseline run for the next candidate on the same window: that candidate must answer exactly
+// what a preview replaying both runs answers, and the kept run's key must change with everything the baseline replays.
 
 const SECONDS = 300;
 const WINDOW = { from: T0 + 120_000, to: T0 + SECONDS * 1000 };
@@ -29,7 +28,6 @@ const noTime = (r: PreviewResult) => ({ ...r, elapsed_ms: 0 });
 
 let dir: string;
 let db: Db;
-let helper: ReturnType<typeof baselineThread>;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-preview-compute-"));
@@ -41,33 +39,26 @@ beforeAll(async () => {
     if (p.ok) events.push(p.event);
   }
   for (let i = 0; i < events.length; i += 2000) storeEvents(db, events.slice(i, i + 2000));
-  helper = baselineThread(file);
-  await helper.ready;
 }, 60_000);
 
 afterAll(async () => {
-  await helper?.close();
   db?.$client.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe("preview with the baseline in a helper thread", () => {
-  it("answers as both runs on one thread do, and a second candidate reuses the kept baseline", async () => {
-    forgetBaselines();
-    const one = computePreview(db, request(PRESSURE_RETENTION_CANDIDATE));
+describe("preview with the baseline kept", () => {
+  it("reuses the kept baseline for a second candidate and answers as replaying both runs does", () => {
     forgetBaselines();
     const shares: number[] = [];
-    const two = await computePreviewParallel(db, request(PRESSURE_RETENTION_CANDIDATE), helper.run, {
-      progress: (s) => shares.push(s),
-    });
-    expect(noTime(two)).toEqual(noTime(one));
+    const one = computePreview(db, request(PRESSURE_RETENTION_CANDIDATE), { progress: (s) => shares.push(s) });
     expect(shares.at(-1)).toBe(1);
     expect(shares.every((s, i) => i === 0 || s >= shares[i - 1]! - 1e-9)).toBe(true);
+    expect(noTime(computePreview(db, request(PRESSURE_RETENTION_CANDIDATE)))).toEqual(noTime(one));
     const prep = prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE));
     expect(keptBaseline(prep.key)).not.toBeNull();
     // Another candidate on the same window: its baseline is the kept one, its own run differs.
     const other = { rules: [{ ...RULES[0]!, priority: 20 }] };
-    const three = await computePreviewParallel(db, request(other), helper.run);
+    const three = computePreview(db, request(other));
     expect(three.baseline).toEqual(one.baseline);
     expect(three.candidate).not.toEqual(one.candidate);
     forgetBaselines();
