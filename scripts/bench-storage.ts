@@ -14,6 +14,7 @@ import Database from "better-sqlite3";
 import { openDb } from "../db/client";
 import { runAttribution } from "../server/jobs/attribution";
 import { buildIfNeeded } from "./build-if-needed";
+import { sizeLines, tableSizes, type Size } from "./db-sizes";
 import { postNdjson } from "./post-ndjson";
 import { fullLine, writeSimStream, type SimStream } from "./sim-stream";
 import { waitForHealth } from "./wait-for-health";
@@ -47,29 +48,6 @@ function cpuProfArg(argv: readonly string[]): string | null {
   const dir = argv[i + 1];
   if (!dir || dir.startsWith("--")) throw new Error("--cpu-prof takes a folder for the profiles");
   return path.resolve(dir);
-}
-
-type Size = { name: string; table: string; index: boolean; bytes: number };
-
-/** Bytes per table and per index (dbstat), largest table first, each table's indexes after it. */
-function sizes(db: Database.Database): Size[] {
-  const rows = db
-    .prepare(
-      `SELECT d.name, coalesce(m.tbl_name, d.name) AS tbl, m.type = 'index' AS isIndex, sum(d.pgsize) AS bytes
-       FROM dbstat d LEFT JOIN sqlite_master m ON m.name = d.name GROUP BY d.name`,
-    )
-    .all() as { name: string; tbl: string; isIndex: number | null; bytes: number }[];
-  const byTable = new Map<string, number>();
-  for (const r of rows) byTable.set(r.tbl, (byTable.get(r.tbl) ?? 0) + r.bytes);
-  return rows
-    .map((r) => ({ name: r.name, table: r.tbl, index: r.isIndex === 1, bytes: r.bytes }))
-    .sort(
-      (a, b) =>
-        byTable.get(b.table)! - byTable.get(a.table)! ||
-        a.table.localeCompare(b.table) ||
-        Number(a.index) - Number(b.index) ||
-        b.bytes - a.bytes,
-    );
 }
 
 function freePort(): Promise<number> {
@@ -360,7 +338,7 @@ async function main() {
     const requests = db.prepare("SELECT count(*) FROM requests").pluck().get() as number;
     let tables: Size[] = [];
     try {
-      tables = sizes(db);
+      tables = tableSizes(db);
     } catch {}
     db.close();
     const keep = keepDbArg(process.argv.slice(2));
@@ -392,14 +370,7 @@ async function main() {
     console.log(
       `attribution in the dashboard's worker: caught up ${tailSeconds.toFixed(1)} s after ingest ended; ${(simSeconds / liveSeconds).toFixed(0)} x real time from the first post`,
     );
-    const mb = (b: number) => (b / 1e6).toFixed(2);
-    if (tables.length) console.log("tables (10 kB or more) with their indexes:");
-    for (const t of tables.filter((t) => !t.index && t.bytes >= 10_000)) {
-      const indexes = tables.filter((i) => i.index && i.table === t.name);
-      const all = t.bytes + indexes.reduce((a, i) => a + i.bytes, 0);
-      const list = indexes.map((i) => `${i.name} ${mb(i.bytes)}`).join(", ");
-      console.log(`  ${t.name}: ${mb(all)} MB (rows ${mb(t.bytes)}${list ? `; indexes: ${list}` : ""})`);
-    }
+    for (const line of sizeLines(tables)) console.log(line);
   } finally {
     if (server) {
       server.kill("SIGTERM");
