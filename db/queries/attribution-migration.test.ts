@@ -1,35 +1,14 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import Database from "better-sqlite3";
-import { drizzle } from "drizzle-orm/better-sqlite3";
-import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { afterEach, describe, expect, it } from "vitest";
-import { MIGRATIONS_FOLDER, openDb } from "../client";
+import { migratedDatabases } from "../../test/migrated-at";
+import { openDb } from "../client";
 import { halvesOf } from "./attribution-block-table";
 import { residencyAt, encodeIntervals } from "./attribution-index";
 import { localSeenBefore, seenFirstAt } from "./attribution-seen";
 
 const T = 1_764_417_600_000;
-const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-
-/** A database file migrated only up to the given migration tag (as a previous release left it). */
-function databaseAt(tag: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-migration-"));
-  dirs.push(dir);
-  const folder = path.join(dir, "migrations");
-  fs.cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-  const journalFile = path.join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(fs.readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
-  journal.entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === tag) + 1);
-  fs.writeFileSync(journalFile, JSON.stringify(journal));
-  const file = path.join(dir, "old.db");
-  const c = new Database(file);
-  migrate(drizzle(c), { migrationsFolder: folder });
-  c.close();
-  return file;
-}
+const { databaseAt, cleanup } = migratedDatabases();
+afterEach(cleanup);
 
 describe("migration 0013 (shared interval lists, first-seen marks on the block row)", () => {
   it("keeps every block's intervals and first-seen time, and the KV events", () => {
