@@ -21,6 +21,7 @@ import { startSources, syncEnvTargets } from "./sources/manager";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 import { countUsers, deleteExpiredAuth, listTokens } from "../db/queries/auth";
 import { createSetupLink, ensureDemoAdmin } from "./auth/accounts";
+import { pruneLoginFailures } from "./auth/rate-limit";
 import { ensureConfiguredTokens } from "./auth/tokens";
 import { errorMessage, log } from "./observability/logger";
 import { instrumentRequest, metrics } from "./observability/metrics";
@@ -139,7 +140,14 @@ async function main() {
  * subscriptions, expired sign-in housekeeping — and return the function that stops all of it.
  */
 function startBackground(db: ReturnType<typeof serverDb>, settings: Env): () => Promise<void> {
-  const authSweep = setInterval(() => deleteExpiredAuth(db, Date.now()), 3_600_000);
+  const authSweep = setInterval(() => {
+    try {
+      deleteExpiredAuth(db, Date.now());
+      pruneLoginFailures(db, Date.now());
+    } catch (err) {
+      log().warn({ err: errorMessage(err) }, "auth housekeeping failed (next try in an hour)");
+    }
+  }, 3_600_000);
   authSweep.unref();
   const stopSweeper = startRetentionSweeper(
     db,

@@ -20,7 +20,13 @@ export function readLease(db: Db, name: string): LeaseRow | null {
  */
 export function replaceLease(db: Db, name: string, expected: LeaseRow | null, next: LeaseRow): boolean {
   if (expected === null)
-    return db.insert(leases).values({ name, ...next }).onConflictDoNothing().run().changes === 1;
+    return (
+      db
+        .insert(leases)
+        .values({ name, ...next })
+        .onConflictDoNothing()
+        .run().changes === 1
+    );
   return (
     db
       .update(leases)
@@ -39,8 +45,10 @@ export function replaceLease(db: Db, name: string, expected: LeaseRow | null, ne
 
 /** Give the lease up (a clean shutdown), so another process need not wait for it to expire; false if not held. */
 export function releaseLease(db: Db, name: string, holder: string): boolean {
-  return db
-    .delete(leases)
-    .where(and(eq(leases.name, name), eq(leases.holder, holder)))
-    .run().changes === 1;
+  return (
+    db
+      .delete(leases)
+      .where(and(eq(leases.name, name), eq(leases.holder, holder)))
+      .run().changes === 1
+  );
 }

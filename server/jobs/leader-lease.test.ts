@@ -11,7 +11,11 @@ describe("leaseClaim", () => {
   it.each<[string, LeaseRow | null, LeaseRow | null]>([
     ["no lease yet: take it", null, { holder: "me", since: T, expiresAt: T + 12_000 }],
     ["my live lease: renew it, keeping since", mine(T - 60_000, T + 8_000), mine(T - 60_000, T + 12_000)],
-    ["my expired lease (nobody took it): take it again, since kept", mine(T - 60_000, T - 1), mine(T - 60_000, T + 12_000)],
+    [
+      "my expired lease (nobody took it): take it again, since kept",
+      mine(T - 60_000, T - 1),
+      mine(T - 60_000, T + 12_000),
+    ],
     ["another's live lease: leave it", theirs(T - 60_000, T + 1), null],
     ["another's lease expiring this ms: it is free", theirs(T - 60_000, T), mine(T, T + 12_000)],
     ["another's expired lease: take it, since now", theirs(T - 60_000, T - 5_000), mine(T, T + 12_000)],
@@ -35,11 +39,26 @@ describe("leaseStep", () => {
   it.each<[string, LeaderState, LeaseOutcome, Partial<ReturnType<typeof leaseStep>>]>([
     ["a follower that wins starts the work", follower, won, { leading: true, change: "start", nextInMs: 4_000 }],
     ["a leader that renews changes nothing", leader(T + 8_000), won, { leading: true, change: null, nextInMs: 4_000 }],
-    ["a leader that finds another holder stops", leader(T + 8_000), held(T + 12_000), { leading: false, change: "stop" }],
-    ["a follower that sees a live lease waits a renew period", follower, held(T + 12_000), { change: null, nextInMs: 4_000 }],
+    [
+      "a leader that finds another holder stops",
+      leader(T + 8_000),
+      held(T + 12_000),
+      { leading: false, change: "stop" },
+    ],
+    [
+      "a follower that sees a live lease waits a renew period",
+      follower,
+      held(T + 12_000),
+      { change: null, nextInMs: 4_000 },
+    ],
     ["…or looks again just after it expires", follower, held(T + 1_500), { change: null, nextInMs: 1_525 }],
     ["…at once when it has just expired", follower, held(T), { change: null, nextInMs: 25 }],
-    ["a leader whose renew failed keeps leading while its lease holds", leader(T + 8_000), failed, { leading: true, change: null, nextInMs: 1_000 }],
+    [
+      "a leader whose renew failed keeps leading while its lease holds",
+      leader(T + 8_000),
+      failed,
+      { leading: true, change: null, nextInMs: 1_000 },
+    ],
     ["…and stops when the next try could come too late", leader(T + 3_000), failed, { leading: false, change: "stop" }],
     ["…or its lease has already expired", leader(T - 1), failed, { leading: false, change: "stop" }],
     ["a follower whose look failed retries soon", follower, failed, { leading: false, change: null, nextInMs: 1_000 }],

@@ -41,7 +41,9 @@ describe("lease rows", () => {
 
   it("process ids differ between two processes on one host and name the host and pid", () => {
     const a = processId();
-    expect(a).toMatch(new RegExp(`^${os.hostname().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:${process.pid}:[0-9a-f]{8}$`));
+    expect(a).toMatch(
+      new RegExp(`^${os.hostname().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:${process.pid}:[0-9a-f]{8}$`),
+    );
     expect(processId()).not.toBe(a);
   });
 });

@@ -41,7 +41,9 @@ function observe(db: Db, name: string, holder: string, now: number, t: LeaseTimi
     if (claim === null) return { kind: "held", lease: row! };
     if (replaceLease(db, name, row, claim)) return { kind: "won", lease: claim };
     const after = readLease(db, name);
-    return after && after.holder !== holder && after.expiresAt > now ? { kind: "held", lease: after } : { kind: "failed" };
+    return after && after.holder !== holder && after.expiresAt > now
+      ? { kind: "held", lease: after }
+      : { kind: "failed" };
   } catch (err) {
     log().warn({ err: errorMessage(err) }, "leader lease: the store did not answer");
     return { kind: "failed" };
