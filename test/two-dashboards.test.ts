@@ -98,8 +98,9 @@ afterAll(async () => {
 type Sent = { kv: Map<string, string[]>; requests: Map<string, string[]> };
 
 /**
- * One body of events for round `n`: KV lists that repeat earlier rounds' hashes (stored as references to rows either
- * process wrote) and a request that extends the previous round's request with prefix_of (stored by the other process).
+ * One body of events for round `n`: KV lists that repeat earlier rounds' hashes (a process stores a repeat as a
+ * reference only to a row it wrote itself) and a request that extends the previous round's request with prefix_of
+ * (stored by the other process while the two alternate).
  */
 function body(n: number, ts: number): { lines: string; kv: [string, string[]][]; request: [string, string[]] } {
   const hash = (i: number) => String(1_000_000 + i);
@@ -232,7 +233,26 @@ it("the follower leads within 15 s of the leader's SIGKILL; nothing acknowledged
     }
     return false;
   };
-  for (let i = 0; i < 20; i++) expect(await send(i % 2 === 0 ? portA : portB)).toBe(true);
+  // Beside each round, the other process stores KV lists of its own at the same time: two writers on one file.
+  const side = async (port: number, n: number) => {
+    const id = `side-${n}`;
+    const hashes = Array.from({ length: 8 }, (_, i) => String(5_000_000 + (n % 5) * 4 + i));
+    const line = JSON.stringify({
+      id,
+      kind: "kv.stored",
+      ts: Date.now(),
+      worker_id: "x1",
+      block_hashes: hashes,
+      parent_hash: null,
+    });
+    const acked = (await ingest(port, line))?.has(id) ?? false;
+    if (acked) sent.kv.set(id, hashes);
+    return acked;
+  };
+  for (let i = 0; i < 20; i++) {
+    const [mine, other] = i % 2 === 0 ? [portA, portB] : [portB, portA];
+    expect(await Promise.all([send(mine), side(other, i)])).toEqual([true, true]);
+  }
 
   // A policy published through the follower before the kill; the leader's reconciler has already made its one pass.
   const before = (await simPolicies())?.autoscaling?.version ?? null;
