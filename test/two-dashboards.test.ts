@@ -1,9 +1,7 @@
 // Two real dashboard processes on one SQLite file: both ingest, one leads background work. SIGKILL the leader during
 // ingest: the other leads within 15 s (its /api/health says so), every acknowledged event is stored and reads back
 // exactly, and a policy published before the kill still reaches the simulator.
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -12,60 +10,16 @@ import { encodeHashes } from "../db/chain-codec";
 import { chainsOf } from "../db/queries/chains";
 import { kvBlockList } from "../db/queries/kv-lists";
 import { buildIfNeeded } from "../scripts/build-if-needed";
+import { freePort, health, ingest, spawnNode, until, type Proc } from "./processes";
 
 const INGEST_TOKEN = "two-dashboards-ingest-token-0123456789";
 const ADMIN_TOKEN = "two-dashboards-admin-token-0123456789ab";
 const CONTROL_TOKEN = "two-dashboards-control-token-0123456789";
 const DEMO_PASSWORD = "two-dashboards-demo-password";
 
-type Proc = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
-type Health = {
-  leader: { holder: string; since: number; this_process: boolean } | null;
-  process: { id: string; leading: boolean } | null;
-};
-
 let dir: string;
 const procs: Proc[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function run(args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout!.on("data", (d) => (out += String(d)));
-  child.stderr!.on("data", (d) => (out += String(d)));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const p = { child, output: () => out, exited };
-  procs.push(p);
-  return p;
-}
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function health(port: number): Promise<Health | null> {
-  const res = await fetch(`http://localhost:${port}/api/health`, { signal: AbortSignal.timeout(2_000) });
-  return res.ok ? ((await res.json()) as Health) : null;
-}
+const run = (args: string[], env: Record<string, string>) => spawnNode(procs, args, env);
 
 function dashboard(port: number, dbFile: string, simUrl: string): Proc {
   return run(["server/main.ts"], {
@@ -131,23 +85,6 @@ function body(n: number, ts: number): { lines: string; kv: [string, string[]][];
     },
   ];
   return { lines: events.map((e) => JSON.stringify(e)).join("\n"), kv, request: [`req-${n}`, chain] };
-}
-
-/** POST a body; the ids it acknowledged (accepted or already held), or null without a reply. */
-async function ingest(port: number, lines: string): Promise<Set<string> | null> {
-  try {
-    const res = await fetch(`http://localhost:${port}/api/ingest`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${INGEST_TOKEN}`, "content-type": "application/x-ndjson" },
-      body: lines,
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (res.status !== 200) return null;
-    const reply = (await res.json()) as { items: { id: string | null; status: string }[] };
-    return new Set(reply.items.filter((i) => i.status !== "rejected" && i.id !== null).map((i) => i.id!));
-  } catch {
-    return null;
-  }
 }
 
 it("the follower leads within 15 s of the leader's SIGKILL; nothing acknowledged is lost; a published policy reaches the simulator", async () => {
@@ -221,7 +158,7 @@ it("the follower leads within 15 s of the leader's SIGKILL; nothing acknowledged
   const send = async (port: number) => {
     for (let attempt = 0; attempt < 25; attempt++) {
       const next = body(round, Date.now());
-      const acked = await ingest(port, next.lines);
+      const acked = await ingest(port, next.lines, INGEST_TOKEN);
       if (acked === null) {
         await new Promise((r) => setTimeout(r, 200));
         continue;
@@ -245,7 +182,7 @@ it("the follower leads within 15 s of the leader's SIGKILL; nothing acknowledged
       block_hashes: hashes,
       parent_hash: null,
     });
-    const acked = (await ingest(port, line))?.has(id) ?? false;
+    const acked = (await ingest(port, line, INGEST_TOKEN))?.has(id) ?? false;
     if (acked) sent.kv.set(id, hashes);
     return acked;
   };
@@ -268,7 +205,7 @@ it("the follower leads within 15 s of the leader's SIGKILL; nothing acknowledged
   expect(before ?? 0).toBe(0);
 
   // SIGKILL the leader while a body is on its way to it, then keep ingesting through B and watch B's health.
-  const inFlight = ingest(portA, body(round + 1000, Date.now()).lines);
+  const inFlight = ingest(portA, body(round + 1000, Date.now()).lines, INGEST_TOKEN);
   a.child.kill("SIGKILL");
   killedAt = Date.now();
   await a.exited;
