@@ -6,6 +6,7 @@ import { AppError } from "../errors";
 import { ingestBodyTallied } from "./ingest";
 import type { Sender } from "./sender";
 import { WriteGate } from "./write-gate";
+import { nameThread } from "../jobs/thread-priority";
 import { errorMessage, log } from "../observability/logger";
 
 const {
@@ -17,6 +18,8 @@ const {
   gate?: SharedArrayBuffer;
   kvLocations?: SharedArrayBuffer;
 };
+// Named so its CPU time can be told from the other threads' (bench:storage's CPU by thread).
+nameThread("sy-ingest");
 const db = openDb(dbFile);
 if (kvLocations) shareKvLocations(db, kvLocations);
 const gate = shared ? new WriteGate(shared) : undefined;
