@@ -23,8 +23,13 @@ type ChainRow = {
   local: Uint8Array | string | null;
 };
 
-const COLUMNS = `id, request_id AS requestId, chain_base AS base, seq_shared AS seqShared, local_shared AS localShared, seq_count AS seqCount,
+/** The chain columns of requests, for a query that reads them beside others (rows then go to chainPass). */
+export const CHAIN_COLUMNS = `chain_base AS base, seq_shared AS seqShared, local_shared AS localShared, seq_count AS seqCount,
   local_count AS localCount, sequence_hashes AS seq, local_hashes AS local`;
+const COLUMNS = `id, request_id AS requestId, ${CHAIN_COLUMNS}`;
+
+/** A request row's id and its CHAIN_COLUMNS. */
+export type ChainColumns = Omit<ChainRow, "requestId">;
 
 function prepare(c: Database.Database) {
   return {
@@ -124,6 +129,20 @@ export function chainsOf(db: Db, rowId: string): Chains | null {
   const c = build(s, r, () => undefined);
   s.memo.set(rowId, c);
   return c;
+}
+
+/**
+ * Full chains of many rows read in one pass (each row with CHAIN_COLUMNS, oldest first): a base built earlier in the
+ * pass is taken from it (the pass remembers the newest, bounded in bytes), else read as chainsOf reads it.
+ */
+export function chainPass(db: Db): (r: ChainColumns) => Chains {
+  const s = state(db);
+  const built = new ChainMemo(MEMO_BYTES);
+  return (r) => {
+    const c = build(s, r as ChainRow, (id) => built.get(id));
+    built.set(r.id, c);
+    return c;
+  };
 }
 
 /** One request's chains as decimal strings ([] when it carried none), for readers that work on the wire form. */

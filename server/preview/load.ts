@@ -3,7 +3,7 @@ import type { Db } from "../../db/client";
 import { getVersion } from "../../db/queries/control";
 import {
   chainStartRuns,
-  storedRunsOf,
+  storedRunsAfter,
   trajectoriesBetween,
   windowRequests,
   windowWorkers,
@@ -34,6 +34,7 @@ export const MAX_REPLAY_REQUESTS = 300_000;
 const RUNS_LOOKBACK_MS = 6 * 3_600_000;
 const MAX_RUNS = 20_000;
 const FOLLOW_MS = 120_000;
+/** At most this many later chunks of one chain start are followed. */
 const FOLLOW_ROWS = 5_000;
 const MAX_DISTINCT_STARTS = 64;
 
@@ -189,18 +190,11 @@ function firstRunsOf(db: Db, rows: readonly FirstRunRow[], baseline: PolicyDocum
     if (out.has(key) || segment === null || r.first.byteLength < 8) continue;
     let blocks = r.blocks;
     let last = r.last;
-    const later = storedRunsOf(db, r.workerId, r.ts, r.ts + FOLLOW_MS, FOLLOW_ROWS);
-    for (let more = true; more;) {
-      more = false;
-      for (const n of later) {
-        if (!n.parent.equals(last)) continue;
-        if (n.retentionClass === r.retentionClass) {
-          blocks += n.blocks;
-          last = n.last;
-          more = true;
-        }
-        break;
-      }
+    for (let k = 0; k < FOLLOW_ROWS; k++) {
+      const n = storedRunsAfter(db, r.workerId, last, r.ts, r.ts + FOLLOW_MS, 4)[0];
+      if (!n || n.retentionClass !== r.retentionClass) break;
+      blocks += n.blocks;
+      last = n.last;
     }
     out.set(key, { hi: r.first.readUInt32BE(0), lo: r.first.readUInt32BE(4), blocks, segment });
     if (out.size >= MAX_DISTINCT_STARTS) break;
