@@ -131,17 +131,51 @@ export function chainsOf(db: Db, rowId: string): Chains | null {
   return c;
 }
 
+/** One of a row's chains built whole, a base taken from `known` first (null: not known), then the memo, then its row. */
+function buildOne(s: State, r: ChainRow, which: "seq" | "local", known: (id: string) => Buffer | null): Buffer | null {
+  const count = which === "seq" ? seqCountOf(r) : localCountOf(r);
+  if (count === null) return null;
+  return assembleChain(link(r, which), count, (id) => {
+    const k = known(id) ?? s.memo.get(id)?.[which];
+    if (k) return k;
+    const b = s.row.get(id) as ChainRow | undefined;
+    return b && link(b, which);
+  });
+}
+
+/** What a pass reads of a row: its local chain (null: none), the sequence chain only when it has no local one, and its first sequence hash. */
+export type PassChains = { local: Buffer | null; seq: Buffer | null; firstSeq: Buffer | null };
+const FIRSTS_KEPT = 200_000;
+
 /**
- * Full chains of many rows read in one pass (each row with CHAIN_COLUMNS, oldest first): a base built earlier in the
- * pass is taken from it (the pass remembers the newest, bounded in bytes), else read as chainsOf reads it.
+ * Chains of many rows read in one pass (each row with CHAIN_COLUMNS, oldest first), for a reader that needs each
+ * turn's local chain and only the first of its sequence hashes: a base built earlier in the pass is taken from it (the
+ * pass remembers the newest, bounded in bytes), else read as chainsOf reads it.
  */
-export function chainPass(db: Db): (r: ChainColumns) => Chains {
+export function chainPass(db: Db): (r: ChainColumns) => PassChains {
   const s = state(db);
-  const built = new ChainMemo(MEMO_BYTES);
-  return (r) => {
-    const c = build(s, r as ChainRow, (id) => built.get(id));
-    built.set(r.id, c);
-    return c;
+  const locals = new ChainMemo(MEMO_BYTES);
+  const firsts = new Map<string, Buffer>();
+  const none = () => null;
+  return (row) => {
+    const r = row as ChainRow;
+    const local = buildOne(s, r, "local", (id) => locals.get(id)?.local ?? null);
+    let seq: Buffer | null = null;
+    let firstSeq: Buffer | null = null;
+    const tail = isLegacy(r) ? null : asBinary(r.seq);
+    if (local === null || local.byteLength === 0 || isLegacy(r)) seq = buildOne(s, r, "seq", none);
+    else if ((r.seqCount ?? 0) === 0) firstSeq = null;
+    else if (r.seqShared === 0 && tail !== null && tail.byteLength >= 8) firstSeq = tail.subarray(0, 8);
+    else firstSeq = (r.base !== null ? firsts.get(r.base) : undefined) ?? buildOne(s, r, "seq", none);
+    if (seq !== null) firstSeq = seq;
+    if (firstSeq !== null && firstSeq.byteLength < 8) firstSeq = null;
+    if (firstSeq !== null) {
+      firstSeq = firstSeq.subarray(0, 8);
+      if (firsts.size >= FIRSTS_KEPT) firsts.clear();
+      firsts.set(r.id, firstSeq);
+    }
+    if (local !== null) locals.set(r.id, { seq: null, local });
+    return { local, seq, firstSeq };
   };
 }
 

@@ -51,7 +51,6 @@ export function windowRequests(db: Db, from: number, to: number, limit: number):
   return rows.map((r) => {
     const c = chains(r);
     const local = c.local && c.local.byteLength > 0 ? c.local : null;
-    const firstSeq = c.seq && c.seq.byteLength >= 8 ? c.seq.subarray(0, 8) : null;
     return {
       id: r.id,
       requestId: r.requestId,
@@ -73,9 +72,9 @@ export function windowRequests(db: Db, from: number, to: number, limit: number):
       blockSize: r.blockSize,
       policyVersions: r.policyVersions,
       source: r.source,
-      chain: local ?? c.seq ?? null,
+      chain: local ?? c.seq,
       chainIsLocal: local !== null,
-      firstSeq,
+      firstSeq: c.firstSeq,
     };
   });
 }

@@ -31,8 +31,8 @@ export class RunCollector {
   private routedAway = new Map<string, number>();
   private flags = new Map<string, { from: number; f: Uint8Array }>();
   private checked = new WeakMap<object, number>();
-  private seenSeq = new PairSet();
-  private seenLocal = new PairSet();
+  private seenSeq = new PairSet(1 << 18);
+  private seenLocal = new PairSet(1 << 18);
   private up = new Map<string, number>();
   private gpuMs = 0;
   private decisions: RunSummary["planner"]["decisions"] = [];
