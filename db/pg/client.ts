@@ -52,15 +52,3 @@ export async function openPg(url: string, options: PgOptions = {}): Promise<PgDb
   await migratePg(url, options);
   return connectPg(url, options);
 }
-
-/** A connection URL with its password replaced by *** (for messages and logs). */
-export function maskUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    if (u.searchParams.has("password")) u.searchParams.set("password", "***");
-    return u.toString();
-  } catch {
-    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, "$1***@");
-  }
-}
