@@ -6,7 +6,7 @@ import { requestHead, rowOf } from "../queries/ingest-rows";
 import { noteSeen } from "../queries/ingest-rollups";
 import type { PgDb } from "./client";
 import { dayOf, ensurePartitions, forgetPartitions, PARTITIONED } from "./partitions";
-import { columnArrays, insertPlans, type InsertPlan, type Value } from "./rows";
+import { insertPlans, planParams, type InsertPlan, type Value } from "./rows";
 import { upsertWorkers } from "./workers";
 
 // PostgreSQL's ingest: the structural rows SQLite's storeEvents takes, stored with one multi-row insert per table in
@@ -89,7 +89,7 @@ async function storeInTransaction(
   }
   const inserted = await Promise.all(
     [...rows].map(async ([plan, g]) => {
-      const stored = await tx.unsafe<{ id: string }[]>(plan.sql, columnArrays(g.values, plan.columns.length), {
+      const stored = await tx.unsafe<{ id: string }[]>(plan.sql, planParams(plan, g.values), {
         prepare: true,
       });
       return { g, ids: new Set(stored.map((r) => r.id)) };
