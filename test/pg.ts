@@ -11,12 +11,14 @@ export const PG_SKIP_REASON =
   "PostgreSQL tests skipped: SWITCHYARD_TEST_DATABASE_URL is not set (`npm run test:pg` runs them on a throwaway server)";
 
 /** A new, migrated database on the test server (one per test file or test, so parallel files never share rows). */
-export async function freshPg(): Promise<{ pg: PgDb; url: string; drop: () => Promise<void> }> {
-  if (!PG_TEST_URL) throw new Error(PG_SKIP_REASON);
+export async function freshPg(
+  serverUrl: string | undefined = PG_TEST_URL,
+): Promise<{ pg: PgDb; url: string; drop: () => Promise<void> }> {
+  if (!serverUrl) throw new Error(PG_SKIP_REASON);
   const name = `sw_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const admin = postgres(PG_TEST_URL, { max: 1, onnotice: () => {} });
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE DATABASE "${name}"`);
-  const u = new URL(PG_TEST_URL);
+  const u = new URL(serverUrl);
   u.pathname = `/${name}`;
   const url = u.toString();
   const pg = await openPg(url, { max: 4 });
