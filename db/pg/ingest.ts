@@ -3,7 +3,6 @@ import type { IngestRow, IngestRowOf, NamedRequest, ResolvePrefix } from "../row
 import type { StoreStatus } from "../queries/ingest";
 import { encodeHashes, HASH_BYTES } from "../chain-codec";
 import { requestHead, rowOf } from "../queries/ingest-rows";
-import { noteSeen } from "../queries/ingest-rollups";
 import type { PgDb } from "./client";
 import { dayOf, ensurePartitions, forgetPartitions, PARTITIONED } from "./partitions";
 import { insertPlans, planParams, type InsertPlan, type Value } from "./rows";
@@ -97,7 +96,7 @@ async function storeInTransaction(
   );
   for (const { g, ids } of inserted)
     for (const i of g.index) out[i] = ids.has(events[i]!.id) ? "accepted" : "duplicate";
-  await upsertWorkers(tx, events, out, noteSeen);
+  await upsertWorkers(tx, events, out);
   return out;
 }
 

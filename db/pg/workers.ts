@@ -1,12 +1,12 @@
 import type postgres from "postgres";
 import type { IngestRow } from "../rows/ingest";
 import type { StoreStatus } from "../queries/ingest";
+import { noteSeen } from "../queries/ingest-rollups";
 
 // The workers table on PostgreSQL's ingest: the same upserts as SQLite's (db/queries/ingest-statements.ts), in the
 // batch's transaction, for accepted events only.
 
 type Seen = Map<string, { first: number; last: number; kvTotal: number }>;
-type NoteSeen = (seen: Seen, w: string, ts: number, kvTotal: number) => void;
 
 const UP = `INSERT INTO workers (worker_id, role, model, block_size, kv_total_blocks, first_seen, last_seen, up_at)
   VALUES ($1, $2, $3, $4, $5, $6, $6, $6)
@@ -29,7 +29,6 @@ export async function upsertWorkers(
   tx: postgres.TransactionSql,
   events: readonly IngestRow[],
   out: readonly StoreStatus[],
-  noteSeen: NoteSeen,
 ): Promise<void> {
   const seen: Seen = new Map();
   const pending: Promise<unknown>[] = [];
