@@ -91,6 +91,7 @@ function element(v: Value | boolean): string {
   if (typeof v === "number") return String(v);
   if (typeof v === "boolean") return v ? "t" : "f";
   if (Buffer.isBuffer(v)) throw new Error("bytes belong in a bytea column");
+  if (v.includes("\u0000")) throw new Error("PostgreSQL text cannot hold U+0000 (a NUL character)");
   return `"${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 

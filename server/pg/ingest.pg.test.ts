@@ -125,6 +125,9 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
     await expect(storeEventsPg(pg, [good, overflow])).rejects.toThrow();
     const fraction = { ...parsed(minimal.tool({ id: "d" })), output_tokens: 1.5 } as IngestRow;
     await expect(storeEventsPg(pg, [good, fraction])).rejects.toThrow();
+    // Valid JSON and valid for SQLite, but PostgreSQL's text has no NUL: the batch is refused whole, with the reason.
+    const nul = parsed(minimal.tool({ id: "e", name: "a\u0000b" })) as IngestRow;
+    await expect(storeEventsPg(pg, [good, nul])).rejects.toThrow(/U\+0000/);
     expect(await Promise.all(ALL_TABLES.map(count))).toEqual(ALL_TABLES.map(() => 0));
   });
 
