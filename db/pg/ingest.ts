@@ -21,6 +21,45 @@ export type PgStoreOptions = {
 type HeldRequest = NamedRequest & { seq: Buffer | null; local: Buffer | null };
 
 /**
+ * Requests this process's recent batches stored or are storing (request_id → rows, oldest first), so a batch in
+ * flight beside the one holding the request its prefix_of names still finds it: chains are stored whole, so the
+ * later row never depends on the earlier committing. Bounded; a batch that fails takes its requests out again.
+ */
+const RECENT_LIMIT = 50_000;
+const recentBySql = new WeakMap<postgres.Sql, Map<string, HeldRequest[]>>();
+
+function recentOf(sql: postgres.Sql): Map<string, HeldRequest[]> {
+  let m = recentBySql.get(sql);
+  if (!m) recentBySql.set(sql, (m = new Map()));
+  return m;
+}
+
+/** Forget the recent batches' requests (after rows were deleted behind this process's back, e.g. between tests). */
+export function forgetRecentRequests(pg: PgDb): void {
+  recentBySql.delete(pg.$client);
+}
+
+function remember(recent: Map<string, HeldRequest[]>, batch: Map<string, HeldRequest[]>): void {
+  for (const [id, rows] of batch) {
+    const list = recent.get(id);
+    if (list) list.push(...rows);
+    else recent.set(id, [...rows]);
+  }
+  for (const id of recent.keys()) {
+    if (recent.size <= RECENT_LIMIT) break;
+    recent.delete(id);
+  }
+}
+
+function forget(recent: Map<string, HeldRequest[]>, batch: Map<string, HeldRequest[]>): void {
+  for (const [id, rows] of batch) {
+    const kept = (recent.get(id) ?? []).filter((r) => !rows.includes(r));
+    if (kept.length) recent.set(id, kept);
+    else recent.delete(id);
+  }
+}
+
+/**
  * Store validated events in one transaction: accepted (new), duplicate (its id is already stored, in this batch or
  * before, at any ts), or a request refused alone because its prefix_of names nothing usable. Chains are stored whole:
  * a prefix_of is expanded from the named request. Throws (nothing stored) when the database refuses any row.
@@ -37,18 +76,19 @@ export async function storeEventsPg(
   for (const e of events) if (PLANS[e.kind].partitioned) days.add(dayOf(e.ts));
   await ensurePartitions(sql, days);
   try {
-    return await sql.begin((tx) => storeInTransaction(tx, events, options.resolvePrefix));
+    return await sql.begin((tx) => storeInTransaction(tx, recentOf(sql), events, options.resolvePrefix));
   } catch (err) {
     // Another process may have dropped a partition this one remembered: make it again once, then give up.
     if ((err as { code?: string }).code !== "23514") throw err;
     forgetPartitions(sql);
     await ensurePartitions(sql, days);
-    return await sql.begin((tx) => storeInTransaction(tx, events, options.resolvePrefix));
+    return await sql.begin((tx) => storeInTransaction(tx, recentOf(sql), events, options.resolvePrefix));
   }
 }
 
 async function storeInTransaction(
   tx: postgres.TransactionSql,
+  recent: Map<string, HeldRequest[]>,
   events: readonly IngestRow[],
   resolve: ResolvePrefix | undefined,
 ): Promise<StoreStatus[]> {
@@ -70,7 +110,7 @@ async function storeInTransaction(
     let row: Value[];
     if (e.kind !== "request") row = rowOf(e);
     else {
-      const stored = requestRow(e, i, held.byRequestId, batchRequests, laterIds, resolve);
+      const stored = requestRow(e, i, held.byRequestId, recent, batchRequests, laterIds, resolve);
       if ("status" in stored) {
         out[i] = stored;
         continue;
@@ -86,18 +126,24 @@ async function storeInTransaction(
     group.index.push(i);
     group.values.push(row);
   }
-  const inserted = await Promise.all(
-    [...rows].map(async ([plan, g]) => {
-      const stored = await tx.unsafe<{ id: string }[]>(plan.sql, planParams(plan, g.values), {
-        prepare: true,
-      });
-      return { g, ids: new Set(stored.map((r) => r.id)) };
-    }),
-  );
-  for (const { g, ids } of inserted)
-    for (const i of g.index) out[i] = ids.has(events[i]!.id) ? "accepted" : "duplicate";
-  await upsertWorkers(tx, events, out);
-  return out;
+  remember(recent, batchRequests);
+  try {
+    const inserted = await Promise.all(
+      [...rows].map(async ([plan, g]) => {
+        const stored = await tx.unsafe<{ id: string }[]>(plan.sql, planParams(plan, g.values), {
+          prepare: true,
+        });
+        return { g, ids: new Set(stored.map((r) => r.id)) };
+      }),
+    );
+    for (const { g, ids } of inserted)
+      for (const i of g.index) out[i] = ids.has(events[i]!.id) ? "accepted" : "duplicate";
+    await upsertWorkers(tx, events, out);
+    return out;
+  } catch (err) {
+    forget(recent, batchRequests);
+    throw err;
+  }
 }
 
 /** Requests of the batch already stored (by row id) and the stored requests its prefix_of lists name (by request_id). */
@@ -152,15 +198,17 @@ async function heldRequests(
 
 /**
  * The request a prefix_of names, as SQLite picks it: the newest with this request_id from the same session and sender,
- * else the newest at all; rows of this batch (stored after every held row) count as newer than held ones.
+ * else the newest at all; rows of recent batches, then of this one, count as newer than rows read from the table.
  */
 function pickNamed(
   e: IngestRowOf<"request">,
   held: readonly HeldRequest[],
+  recent: readonly HeldRequest[],
   batch: readonly HeldRequest[],
 ): HeldRequest | null {
   const same = (r: HeldRequest) => r.sessionId === (e.session_id ?? null) && r.source === (e.source ?? null);
-  const all = [...held, ...batch];
+  const inTable = new Set(held.map((r) => r.rowId));
+  const all = [...held, ...recent.filter((r) => !inTable.has(r.rowId)), ...batch];
   return all.findLast(same) ?? all.at(-1) ?? null;
 }
 
@@ -169,6 +217,7 @@ function requestRow(
   e: IngestRowOf<"request">,
   i: number,
   held: Map<string, HeldRequest[]>,
+  recent: Map<string, HeldRequest[]>,
   batch: Map<string, HeldRequest[]>,
   laterIds: Map<string, number>,
   resolve: ResolvePrefix | undefined,
@@ -177,7 +226,7 @@ function requestRow(
   let local = e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
   if (e.prefix_of) {
     const id = e.prefix_of.request_id;
-    const named = pickNamed(e, held.get(id) ?? [], batch.get(id) ?? []);
+    const named = pickNamed(e, held.get(id) ?? [], recent.get(id) ?? [], batch.get(id) ?? []);
     const r = resolve!(e, named, (laterIds.get(id) ?? -1) > i);
     if (!r.ok) return { status: "rejected", code: r.code, error: r.error };
     const n = named!;

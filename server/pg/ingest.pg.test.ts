@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { IngestRow } from "../../db/rows/ingest";
 import type { PgDb } from "../../db/pg/client";
-import { storeEventsPg } from "../../db/pg/ingest";
+import { forgetRecentRequests, storeEventsPg } from "../../db/pg/ingest";
 import { listPartitions } from "../../db/pg/partitions";
 import { decodeHashes } from "../../db/chain-codec";
 import { storeEvents } from "../../db/queries/ingest";
@@ -56,6 +56,7 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
   afterAll(() => drop?.());
   beforeEach(async () => {
     await pg.$client.unsafe(`TRUNCATE ${ALL_TABLES.join(", ")}`);
+    forgetRecentRequests(pg);
   });
 
   const store = (raws: Raw[]) => storeEventsPg(pg, rows(raws), { resolvePrefix });
@@ -200,6 +201,30 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
       expect({ seq: decodeHashes(r.seq), local: decodeHashes(r.local) }).toEqual(want);
       expect(r.chain_base).toBeNull();
     }
+  });
+
+  it("a batch in flight beside the one holding the request its prefix_of names still finds it", async () => {
+    await store([minimal.tool({ id: "warm-up" })]); // the day's partitions exist before the lock below
+    const blocker = await pg.$client.reserve();
+    try {
+      await blocker`BEGIN`;
+      await blocker`LOCK TABLE tools IN ACCESS EXCLUSIVE MODE`;
+      const first = store([turn(1, { sequence_hashes: hashes(0, 10) }), minimal.tool({ id: "held-up" })]);
+      for (let waiting = 0; waiting === 0;)
+        waiting = Number(
+          (await pg.$client`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)[0]!.n,
+        );
+      const second = await store([
+        turn(2, { prefix_of: { request_id: "r1", blocks: 10 }, sequence_hashes: hashes(10, 2) }),
+      ]);
+      expect(second).toEqual(["accepted"]);
+      await blocker`COMMIT`;
+      expect(await first).toEqual(["accepted", "accepted"]);
+    } finally {
+      blocker.release();
+    }
+    const [r] = await pg.$client<{ seq: Buffer }[]>`SELECT sequence_hashes AS seq FROM requests WHERE id = 'ev-2'`;
+    expect(decodeHashes(r!.seq)).toEqual(hashes(0, 12));
   });
 
   const M0 = T0;
