@@ -34,6 +34,26 @@ function recentOf(sql: postgres.Sql): Map<string, HeldRequest[]> {
   return m;
 }
 
+/** A batch's turn to read what it names and build its rows: after the batches started before it did so. */
+type Turn = { recent: Map<string, HeldRequest[]>; previous: Promise<void>; done: () => void };
+const lastTurn = new WeakMap<postgres.Sql, Promise<void>>();
+
+/**
+ * Run a batch's transaction holding a turn taken now (in call order): its reads and row building wait for the batches
+ * before it to have built theirs (and remembered their requests); inserts and commits of batches still overlap.
+ */
+async function inTurn<T>(sql: postgres.Sql, run: (turn: Turn) => Promise<T>): Promise<T> {
+  const previous = lastTurn.get(sql) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  lastTurn.set(sql, mine);
+  try {
+    return await run({ recent: recentOf(sql), previous, done });
+  } finally {
+    done();
+  }
+}
+
 /** Forget the recent batches' requests (after rows were deleted behind this process's back, e.g. between tests). */
 export function forgetRecentRequests(pg: PgDb): void {
   recentBySql.delete(pg.$client);
@@ -76,22 +96,24 @@ export async function storeEventsPg(
   for (const e of events) if (PLANS[e.kind].partitioned) days.add(dayOf(e.ts));
   await ensurePartitions(sql, days);
   try {
-    return await sql.begin((tx) => storeInTransaction(tx, recentOf(sql), events, options.resolvePrefix));
+    return await inTurn(sql, (turn) => sql.begin((tx) => storeInTransaction(tx, turn, events, options.resolvePrefix)));
   } catch (err) {
     // Another process may have dropped a partition this one remembered: make it again once, then give up.
     if ((err as { code?: string }).code !== "23514") throw err;
     forgetPartitions(sql);
     await ensurePartitions(sql, days);
-    return await sql.begin((tx) => storeInTransaction(tx, recentOf(sql), events, options.resolvePrefix));
+    return await inTurn(sql, (turn) => sql.begin((tx) => storeInTransaction(tx, turn, events, options.resolvePrefix)));
   }
 }
 
 async function storeInTransaction(
   tx: postgres.TransactionSql,
-  recent: Map<string, HeldRequest[]>,
+  turn: Turn,
   events: readonly IngestRow[],
   resolve: ResolvePrefix | undefined,
 ): Promise<StoreStatus[]> {
+  await turn.previous;
+  const recent = turn.recent;
   const out: StoreStatus[] = new Array(events.length);
   const held = await heldRequests(tx, events);
   const rows = new Map<InsertPlan, { index: number[]; values: Value[][] }>();
@@ -127,6 +149,7 @@ async function storeInTransaction(
     group.values.push(row);
   }
   remember(recent, batchRequests);
+  turn.done();
   try {
     const inserted = await Promise.all(
       [...rows].map(async ([plan, g]) => {
