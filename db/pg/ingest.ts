@@ -25,7 +25,7 @@ type HeldRequest = NamedRequest & { seq: Buffer | null; local: Buffer | null };
  * flight beside the one holding the request its prefix_of names still finds it: chains are stored whole, so the
  * later row never depends on the earlier committing. Bounded; a batch that fails takes its requests out again.
  */
-const RECENT_LIMIT = 50_000;
+const RECENT_LIMIT = 2_000;
 const recentBySql = new WeakMap<postgres.Sql, Map<string, HeldRequest[]>>();
 
 function recentOf(sql: postgres.Sql): Map<string, HeldRequest[]> {
@@ -39,19 +39,16 @@ type Turn = { recent: Map<string, HeldRequest[]>; previous: Promise<void>; done:
 const lastTurn = new WeakMap<postgres.Sql, Promise<void>>();
 
 /**
- * Run a batch's transaction holding a turn taken now (in call order): its reads and row building wait for the batches
- * before it to have built theirs (and remembered their requests); inserts and commits of batches still overlap.
+ * Take a batch's turn, in call order (synchronously, before anything is awaited): its reads and row building wait
+ * for the batches before it to have built theirs (and remembered their requests); inserts and commits still overlap.
+ * The wait happens before a connection is taken, so waiting batches never hold the pool.
  */
-async function inTurn<T>(sql: postgres.Sql, run: (turn: Turn) => Promise<T>): Promise<T> {
+function takeTurn(sql: postgres.Sql): Turn {
   const previous = lastTurn.get(sql) ?? Promise.resolve();
   let done!: () => void;
   const mine = new Promise<void>((resolve) => (done = resolve));
   lastTurn.set(sql, mine);
-  try {
-    return await run({ recent: recentOf(sql), previous, done });
-  } finally {
-    done();
-  }
+  return { recent: recentOf(sql), previous, done };
 }
 
 /** Forget the recent batches' requests (after rows were deleted behind this process's back, e.g. between tests). */
@@ -92,17 +89,23 @@ export async function storeEventsPg(
   const sql = pg.$client;
   if (!options.resolvePrefix && events.some((e) => e.kind === "request" && e.prefix_of))
     throw new Error("storeEventsPg: a request names prefix_of but no resolvePrefix was given");
-  const days = new Set<number>();
-  for (const e of events) if (PLANS[e.kind].partitioned) days.add(dayOf(e.ts));
-  await ensurePartitions(sql, days);
+  const turn = takeTurn(sql);
   try {
-    return await inTurn(sql, (turn) => sql.begin((tx) => storeInTransaction(tx, turn, events, options.resolvePrefix)));
-  } catch (err) {
-    // Another process may have dropped a partition this one remembered: make it again once, then give up.
-    if ((err as { code?: string }).code !== "23514") throw err;
-    forgetPartitions(sql);
+    const days = new Set<number>();
+    for (const e of events) if (PLANS[e.kind].partitioned) days.add(dayOf(e.ts));
     await ensurePartitions(sql, days);
-    return await inTurn(sql, (turn) => sql.begin((tx) => storeInTransaction(tx, turn, events, options.resolvePrefix)));
+    await turn.previous;
+    try {
+      return await sql.begin((tx) => storeInTransaction(tx, turn, events, options.resolvePrefix));
+    } catch (err) {
+      // Another process may have dropped a partition this one remembered: make it again once, then give up.
+      if ((err as { code?: string }).code !== "23514") throw err;
+      forgetPartitions(sql);
+      await ensurePartitions(sql, days);
+      return await sql.begin((tx) => storeInTransaction(tx, turn, events, options.resolvePrefix));
+    }
+  } finally {
+    turn.done();
   }
 }
 
@@ -112,10 +115,9 @@ async function storeInTransaction(
   events: readonly IngestRow[],
   resolve: ResolvePrefix | undefined,
 ): Promise<StoreStatus[]> {
-  await turn.previous;
   const recent = turn.recent;
   const out: StoreStatus[] = new Array(events.length);
-  const held = await heldRequests(tx, events);
+  const held = await heldRequests(tx, events, recent);
   const rows = new Map<InsertPlan, { index: number[]; values: Value[][] }>();
   const inBatch = new Set<string>();
   const batchRequests = new Map<string, HeldRequest[]>();
@@ -169,17 +171,23 @@ async function storeInTransaction(
   }
 }
 
-/** Requests of the batch already stored (by row id) and the stored requests its prefix_of lists name (by request_id). */
+/**
+ * Requests of the batch already stored (by row id) and the stored requests its prefix_of lists name (by request_id).
+ * A name a recent batch of this process holds from the same session and sender is not read: that row would be picked.
+ */
 async function heldRequests(
   tx: postgres.TransactionSql,
   events: readonly IngestRow[],
+  recent: Map<string, HeldRequest[]>,
 ): Promise<{ rowIds: Set<string>; byRequestId: Map<string, HeldRequest[]> }> {
   const ids: string[] = [];
   const named: string[] = [];
   for (const e of events)
     if (e.kind === "request") {
       ids.push(e.id);
-      if (e.prefix_of) named.push(e.prefix_of.request_id);
+      const p = e.prefix_of;
+      const same = (r: HeldRequest) => r.sessionId === (e.session_id ?? null) && r.source === (e.source ?? null);
+      if (p && !recent.get(p.request_id)?.some(same)) named.push(p.request_id);
     }
   const rowIds = new Set<string>();
   const byRequestId = new Map<string, HeldRequest[]>();
