@@ -203,6 +203,23 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
     }
   });
 
+  it("a prefix stored before this process started is read from the table, newest same-session row first", async () => {
+    const sqlite = testDb();
+    const batches = [
+      [turn(1, { sequence_hashes: hashes(0, 6), local_hashes: hashes(0, 6, 3) })],
+      [turn(11, { id: "ev-1-again", request_id: "r1", session_id: "s2", sequence_hashes: hashes(50, 6) })],
+      [turn(2, { prefix_of: { request_id: "r1", blocks: 6 }, sequence_hashes: hashes(6, 1), local_hashes: [] })],
+    ];
+    for (const b of batches) {
+      forgetRecentRequests(pg);
+      expect(await store(b)).toEqual(storeEvents(sqlite, rows(b), { resolvePrefix }));
+    }
+    const [r] = await pg.$client<{ seq: Buffer; local: Buffer }[]>`
+      SELECT sequence_hashes AS seq, local_hashes AS local FROM requests WHERE id = 'ev-2'`;
+    expect({ seq: decodeHashes(r!.seq), local: decodeHashes(r!.local) }).toEqual(chainStringsOf(sqlite, "ev-2"));
+    expect(decodeHashes(r!.seq)).toEqual(hashes(0, 7));
+  });
+
   it("a batch in flight beside the one holding the request its prefix_of names still finds it", async () => {
     await store([minimal.tool({ id: "warm-up" })]); // the day's partitions exist before the lock below
     const blocker = await pg.$client.reserve();
