@@ -6,7 +6,7 @@ import path from "node:path";
 import { openDb } from "../db/client";
 import { storeEvents } from "../db/queries/ingest";
 import type { IngestRow } from "../db/rows/ingest";
-import { connectPg, migratePg } from "../db/pg/client";
+import { connectPg } from "../db/pg/client";
 import { storeEventsPg } from "../db/pg/ingest";
 import { resolvePrefix } from "../server/ingest/prefix";
 import type { TelemetryEvent } from "../server/ingest/events";
@@ -65,25 +65,27 @@ function benchSqliteStore(events: readonly TelemetryEvent[], batch: number): Res
 async function benchPgStore(events: readonly TelemetryEvent[], batch: number, concurrency: number): Promise<Result> {
   const given = process.env.SWITCHYARD_TEST_DATABASE_URL;
   const server = given ? null : await startThrowawayPg({ durable: true });
-  const fresh = await freshPg(given ?? server!.url);
-  const pg = connectPg(fresh.url, { max: concurrency });
   try {
-    await migratePg(fresh.url);
-    const queue = batches(asRows(events), batch);
-    // Requests naming a prefix must follow the request they name: batches go in order, each worker takes the next.
-    const started = performance.now();
-    let next = 0;
-    let notAccepted = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        for (let i = next++; i < queue.length; i = next++)
-          for (const s of await storeEventsPg(pg, queue[i]!, { resolvePrefix })) if (s !== "accepted") notAccepted++;
-      }),
-    );
-    return { rate: events.length / ((performance.now() - started) / 1000), notAccepted };
+    const fresh = await freshPg(given ?? server!.url);
+    const pg = connectPg(fresh.url, { max: concurrency });
+    try {
+      const queue = batches(asRows(events), batch);
+      // Batches go in order, each in-flight slot taking the next (a request's prefix is in an earlier batch).
+      const started = performance.now();
+      let next = 0;
+      let notAccepted = 0;
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          for (let i = next++; i < queue.length; i = next++)
+            for (const s of await storeEventsPg(pg, queue[i]!, { resolvePrefix })) if (s !== "accepted") notAccepted++;
+        }),
+      );
+      return { rate: events.length / ((performance.now() - started) / 1000), notAccepted };
+    } finally {
+      await pg.$client.end({ timeout: 5 });
+      await fresh.drop();
+    }
   } finally {
-    await pg.$client.end({ timeout: 5 });
-    await fresh.drop();
     server?.stop();
   }
 }

@@ -9,6 +9,12 @@ async function main(): Promise<number> {
   if (!url) {
     server = await startThrowawayPg({ durable: false });
     url = server.url;
+    const started = server;
+    for (const signal of ["SIGINT", "SIGTERM"] as const)
+      process.once(signal, () => {
+        started.stop();
+        process.exit(1);
+      });
     console.log("test:pg: started a throwaway PostgreSQL server");
   }
   try {
