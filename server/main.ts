@@ -4,6 +4,7 @@ import http from "node:http";
 import path from "node:path";
 import next from "next";
 import { env, EnvError, type Env } from "./env";
+import { checkEngine, EngineError } from "./engine-start";
 import { ensureIngestToken } from "./ingest/token";
 import { startAttributionThread } from "./jobs/attribution-thread";
 import { processId, startLeader } from "./jobs/leader";
@@ -41,6 +42,11 @@ function settingsOrExit(): Env {
 
 async function main() {
   const settings = settingsOrExit();
+  await checkEngine(settings.SWITCHYARD_DATABASE_URL).catch((err: unknown) => {
+    if (!(err instanceof EngineError)) throw err;
+    log().fatal(err.message);
+    process.exit(1);
+  });
   if (!fs.existsSync(path.join(process.cwd(), ".next", "BUILD_ID"))) {
     log().fatal("no production build found; run `npm run build` first (or `npm start`, which builds when needed)");
     process.exit(1);
