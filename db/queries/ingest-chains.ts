@@ -87,7 +87,7 @@ const tail = (b: Buffer | null, n: number) => b && b.subarray(n * HASH_BYTES);
 type Origins = { at: Map<string, number>; rows: { id: string; arrivedAt: number }[] };
 const origins = new WeakMap<object, Origins>();
 /** Hashes remembered (the map is emptied when this full: a clear only costs first turns stored whole). */
-const ORIGIN_HASHES = 400_000;
+const ORIGIN_HASHES = 200_000;
 const POS = 2 ** 21;
 /**
  * A first turn refers to an origin that arrived at most this long before or after it. Bounds what retention must
