@@ -4,17 +4,10 @@
 // Pure; no I/O.
 
 import { HASH_BYTES } from "./chain-codec";
+import { putVarint, varintReader } from "./run-codec";
 
 /** Shortest run stored as a reference (a shorter one costs about what its hashes cost). */
 export const MIN_REF_RUN = 4;
-
-function putVarint(out: number[], v: number) {
-  while (v >= 128) {
-    out.push((v % 128) + 128);
-    v = Math.floor(v / 128);
-  }
-  out.push(v);
-}
 
 /** Low 16 bits of the hash at word `i`: a check that a referenced origin still holds what it held. */
 const check = (b: Buffer, i: number) => b.readUInt16BE(i * HASH_BYTES + 6);
@@ -102,21 +95,10 @@ export function decodeBlockList(
   origin: (rowid: number) => Buffer | null,
 ): Buffer {
   if (refs === null) return literal;
-  let o = 0;
-  const next = () => {
-    let v = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = refs[o++];
-      if (byte === undefined) throw new Error("KV block list program ends inside a number");
-      v += (byte & 127) * scale;
-      if (byte < 128) return v;
-      scale *= 128;
-    }
-  };
+  const { next, done } = varintReader(refs, "KV block list program");
   const parts: Buffer[] = [];
   let used = 0;
-  while (o < refs.length) {
+  while (!done()) {
     const lit = next();
     const count = next();
     if (lit > 0) {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { openDb, type Db } from "../db/client";
 import { encodeHashes } from "../db/chain-codec";
 import { chainsOf } from "../db/queries/chains";
+import { idKey } from "../db/queries/ingest-kv-rows";
 import { kvBlockList } from "../db/queries/kv-lists";
 import { buildIfNeeded } from "../scripts/build-if-needed";
 import { freePort, health, ingest, spawnNode, until, type Proc } from "./processes";
@@ -236,16 +237,16 @@ it("the follower leads within 15 s of the leader's SIGKILL; nothing acknowledged
   await simulator.exited;
   const db: Db = openDb(dbFile);
   try {
-    const kvRows = db.$client.prepare("SELECT id, block_hashes, block_refs FROM kv_events").all() as {
-      id: string;
+    const kvRows = db.$client.prepare("SELECT id_key, block_hashes, block_refs FROM kv_events").all() as {
+      id_key: number;
       block_hashes: Buffer | null;
       block_refs: Buffer | null;
     }[];
-    const byId = new Map(kvRows.map((r) => [r.id, r]));
+    const byKey = new Map(kvRows.map((r) => [r.id_key, r]));
     expect(sent.kv.size).toBeGreaterThan(60);
     let referenced = 0;
     for (const [id, hashes] of sent.kv) {
-      const row = byId.get(id);
+      const row = byKey.get(idKey(id));
       expect(row, id).toBeDefined();
       if (row!.block_refs !== null) referenced++;
       expect(kvBlockList(db, row!.block_hashes, row!.block_refs)?.equals(encodeHashes(hashes)), id).toBe(true);

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { asBinary, assembleChain, decodeHashes, HASH_BYTES, hashCount, type ChainLink } from "../chain-codec";
+import { decodeRuns } from "../run-codec";
 import type { NamedRequest } from "../rows/ingest";
 import type { Db } from "../client";
 
@@ -21,11 +22,13 @@ type ChainRow = {
   localCount: number | null;
   seq: Uint8Array | string | null;
   local: Uint8Array | string | null;
+  /** Null: local is a tail after base's first localShared. Else local's hashes interleave with runs of base's chain. */
+  localRefs: Uint8Array | null;
 };
 
 /** The chain columns of requests, for a query that reads them beside others (rows then go to chainPass). */
 export const CHAIN_COLUMNS = `chain_base AS base, seq_shared AS seqShared, local_shared AS localShared, seq_count AS seqCount,
-  local_count AS localCount, sequence_hashes AS seq, local_hashes AS local`;
+  local_count AS localCount, sequence_hashes AS seq, local_hashes AS local, local_refs AS localRefs`;
 const COLUMNS = `id, request_id AS requestId, ${CHAIN_COLUMNS}`;
 
 /** A request row's id and its CHAIN_COLUMNS. */
@@ -109,14 +112,33 @@ function build(s: State, r: ChainRow, known: (id: string) => Chains | undefined)
   const make = (which: "seq" | "local"): Buffer | null => {
     const count = which === "seq" ? seqCountOf(r) : localCountOf(r);
     if (count === null) return null;
+    if (which === "local" && r.localRefs !== null) return localFromRuns(s, r, count, known);
     return assembleChain(link(r, which), count, (id) => {
       const k = known(id) ?? s.memo.get(id);
       if (k) return k[which] ?? EMPTY;
       const b = s.row.get(id) as ChainRow | undefined;
+      if (b && which === "local" && b.localRefs !== null) return localFromRuns(s, b, localCountOf(b) ?? 0, known);
       return b && link(b, which);
     });
   };
   return { seq: make("seq"), local: make("local") };
+}
+
+/** The local chain of a row stored as runs of its base's full local chain (db/run-codec.ts). */
+function localFromRuns(s: State, r: ChainRow, count: number, known: (id: string) => Chains | undefined): Buffer {
+  if (r.base === null) throw new Error(`stored chain ${r.id} refers to runs of no base`);
+  let base = known(r.base) ?? s.memo.get(r.base);
+  if (!base) {
+    const b = s.row.get(r.base) as ChainRow | undefined;
+    if (!b) throw new Error(`stored chain names a missing base ${r.base}`);
+    if (b.localRefs !== null)
+      throw new Error(`stored chain ${r.id} refers to runs of ${r.base}, itself stored as runs`);
+    base = build(s, b, known);
+  }
+  const out = decodeRuns(asBinary(r.local) ?? EMPTY, r.localRefs!, base.local ?? EMPTY);
+  if (out.byteLength !== count * HASH_BYTES)
+    throw new Error(`stored chain ${r.id} holds ${out.byteLength / HASH_BYTES} local hashes, not ${count}`);
+  return out;
 }
 
 /** One request's full chains by row id (requests.id); null when no such row. */
@@ -135,10 +157,16 @@ export function chainsOf(db: Db, rowId: string): Chains | null {
 function buildOne(s: State, r: ChainRow, which: "seq" | "local", known: (id: string) => Buffer | null): Buffer | null {
   const count = which === "seq" ? seqCountOf(r) : localCountOf(r);
   if (count === null) return null;
+  const knownLocal = (id: string): Chains | undefined => {
+    const local = known(id);
+    return local ? { seq: null, local } : undefined;
+  };
+  if (which === "local" && r.localRefs !== null) return localFromRuns(s, r, count, knownLocal);
   return assembleChain(link(r, which), count, (id) => {
     const k = known(id) ?? s.memo.get(id)?.[which];
     if (k) return k;
     const b = s.row.get(id) as ChainRow | undefined;
+    if (b && which === "local" && b.localRefs !== null) return localFromRuns(s, b, localCountOf(b) ?? 0, knownLocal);
     return b && link(b, which);
   });
 }
@@ -268,7 +296,7 @@ export function rebaseDependents(db: Db, ids: readonly string[]): number {
   const c = db.$client;
   const dependents = c.prepare("SELECT id FROM requests WHERE chain_base = ?").pluck();
   const store = c.prepare(
-    "UPDATE requests SET sequence_hashes = ?, local_hashes = ?, chain_base = NULL, seq_shared = 0, local_shared = 0, seq_count = ?, local_count = ? WHERE id = ?",
+    "UPDATE requests SET sequence_hashes = ?, local_hashes = ?, chain_base = NULL, seq_shared = 0, local_shared = 0, local_refs = NULL, seq_count = ?, local_count = ? WHERE id = ?",
   );
   const gone = new Set(ids);
   let n = 0;

@@ -1,12 +1,23 @@
 import type { IngestRowOf, PrefixCode, ResolvePrefix } from "../rows/ingest";
 import { commonPrefix, encodeHashes, HASH_BYTES } from "../chain-codec";
-import { chainsOf, namedRequest, previousTurnOf, rememberChains } from "./chains";
+import { chainsOf, namedRequest, previousTurnOf, rememberChains, requestRowExists } from "./chains";
+import { encodeRuns, MIN_RUN } from "../run-codec";
 import type { Db } from "../client";
 
-// How a request's chains are stored on ingest: as the extension of an earlier turn, holding only the new hashes.
+// How a request's chains are stored on ingest: as the extension of an earlier turn, holding only the new hashes; a
+// turn that extends none (a session's first) as runs of a recent first turn that holds its local hashes.
 
-/** Values of sequence_hashes, local_hashes, chain_base, seq_shared, local_shared, seq_count, local_count (column order). */
-export type ChainColumns = [Buffer | null, Buffer | null, string | null, number, number, number | null, number | null];
+/** Values of sequence_hashes, local_hashes, chain_base, seq_shared, local_shared, seq_count, local_count, local_refs. */
+export type ChainColumns = [
+  Buffer | null,
+  Buffer | null,
+  string | null,
+  number,
+  number,
+  number | null,
+  number | null,
+  Buffer | null,
+];
 export type ChainOutcome = { ok: true; columns: ChainColumns } | { ok: false; code: PrefixCode; error: string };
 
 export const CHAIN_COLUMNS = [
@@ -17,6 +28,7 @@ export const CHAIN_COLUMNS = [
   "local_shared",
   "seq_count",
   "local_count",
+  "local_refs",
 ];
 
 /**
@@ -43,20 +55,102 @@ export function chainColumns(
     const seq = encodeHashes(e.sequence_hashes ?? []);
     const seqCount = r.shared + seq.byteLength / HASH_BYTES;
     const localCount = local && r.localShared + local.byteLength / HASH_BYTES;
-    return { ok: true, columns: [seq, local, r.base, r.shared, r.localShared, seqCount, localCount] };
+    return { ok: true, columns: [seq, local, r.base, r.shared, r.localShared, seqCount, localCount, null] };
   }
   const seq = e.sequence_hashes === undefined ? null : encodeHashes(e.sequence_hashes);
   const counts = [seq && seq.byteLength / HASH_BYTES, local && local.byteLength / HASH_BYTES] as const;
-  if (!seq?.byteLength && !local?.byteLength) return { ok: true, columns: [seq, local, null, 0, 0, ...counts] };
+  if (!seq?.byteLength && !local?.byteLength) return { ok: true, columns: [seq, local, null, 0, 0, ...counts, null] };
   const prev = previousTurnOf(db, e);
   const base = prev === null ? null : chainsOf(db, prev);
   const seqShared = seq && base?.seq ? commonPrefix(base.seq, seq) : 0;
   const localShared = local && base?.local ? commonPrefix(base.local, local) : 0;
   rememberChains(db, e.id, { seq, local });
-  if (seqShared === 0 && localShared === 0) return { ok: true, columns: [seq, local, null, 0, 0, ...counts] };
-  const tail = (b: Buffer | null, n: number) => b && b.subarray(n * HASH_BYTES);
+  if (seqShared === 0 && localShared === 0) {
+    const runs = local && e.local_hashes ? asRuns(db, e, e.local_hashes, seq, local) : null;
+    if (runs) return { ok: true, columns: [...runs.slice(0, 5), ...counts, runs[5]] as ChainColumns };
+    if (local && e.local_hashes) noteOrigin(db, e, e.local_hashes);
+    return { ok: true, columns: [seq, local, null, 0, 0, ...counts, null] };
+  }
   return {
     ok: true,
-    columns: [tail(seq, seqShared), tail(local, localShared), prev, seqShared, localShared, ...counts],
+    columns: [tail(seq, seqShared), tail(local, localShared), prev, seqShared, localShared, ...counts, null],
   };
+}
+
+const tail = (b: Buffer | null, n: number) => b && b.subarray(n * HASH_BYTES);
+
+/**
+ * Recent rows stored whole (a session's first turn), per connection: where each of their local hashes sits, as origin
+ * index × 2^21 + position (newest origin wins). Only whole rows are origins, so a chain stored as runs is one step
+ * from whole. Nothing here is trusted: an origin is read back and compared word by word before it is referred to.
+ */
+type Origins = { at: Map<string, number>; rows: { id: string; arrivedAt: number }[] };
+const origins = new WeakMap<object, Origins>();
+/** Hashes remembered (the map is emptied when this full: a clear only costs first turns stored whole). */
+const ORIGIN_HASHES = 200_000;
+const POS = 2 ** 21;
+/**
+ * A first turn refers to an origin that arrived at most this long before or after it. Bounds what retention must
+ * store whole (rebaseDependents) when it deletes an origin: the first turns of this window that refer to it.
+ */
+export const ORIGIN_WINDOW_MS = 5 * 60_000;
+
+function originsOf(db: Db): Origins {
+  let o = origins.get(db.$client);
+  if (!o) origins.set(db.$client, (o = { at: new Map(), rows: [] }));
+  return o;
+}
+
+function noteOrigin(db: Db, e: IngestRowOf<"request">, hashes: readonly string[]): void {
+  const o = originsOf(db);
+  if (o.at.size + hashes.length > ORIGIN_HASHES || hashes.length >= POS) {
+    o.at.clear();
+    o.rows = [];
+    if (hashes.length > ORIGIN_HASHES || hashes.length >= POS) return;
+  }
+  const k = o.rows.push({ id: e.id, arrivedAt: e.arrived_at }) - 1;
+  for (let i = 0; i < hashes.length; i++) o.at.set(hashes[i]!, k * POS + i);
+}
+
+/**
+ * A turn that extends none stored against the recent origin holding most of its local hashes: its sequence chain as
+ * that origin's extension (the shared prefix, often none), its local chain as runs of the origin's. Returns
+ * [sequence_hashes, local_hashes, chain_base, seq_shared, local_shared, local_refs], or null when nothing pays.
+ */
+function asRuns(
+  db: Db,
+  e: IngestRowOf<"request">,
+  hashes: readonly string[],
+  seq: Buffer | null,
+  local: Buffer,
+): [Buffer | null, Buffer, string, number, number, Buffer] | null {
+  const o = originsOf(db);
+  const hits = new Map<number, number>();
+  for (const h of hashes) {
+    const v = o.at.get(h);
+    if (v !== undefined) {
+      const k = Math.floor(v / POS);
+      hits.set(k, (hits.get(k) ?? 0) + 1);
+    }
+  }
+  let best = -1;
+  for (const [k, n] of hits)
+    if (
+      n >= MIN_RUN &&
+      (best < 0 || n > hits.get(best)!) &&
+      Math.abs(o.rows[k]!.arrivedAt - e.arrived_at) <= ORIGIN_WINDOW_MS
+    )
+      best = k;
+  if (best < 0) return null;
+  const id = o.rows[best]!.id;
+  if (id === e.id || !requestRowExists(db, id)) return null;
+  const base = chainsOf(db, id);
+  if (!base?.local) return null;
+  const enc = encodeRuns(local, base.local, (i) => {
+    const v = o.at.get(hashes[i]!);
+    return v !== undefined && Math.floor(v / POS) === best ? v % POS : -1;
+  });
+  if (!enc.refs) return null;
+  const seqShared = seq && base.seq ? commonPrefix(base.seq, seq) : 0;
+  return [tail(seq, seqShared), enc.literal, id, seqShared, 0, enc.refs];
 }

@@ -3,13 +3,38 @@ import { encodeHash } from "../chain-codec";
 import type { Db } from "../client";
 import { kvListColumns } from "./kv-lists";
 
-// How KV events are stored (kv_events, db/schema/kv.ts): one row per event, its block list literal or compact.
+// How KV events are stored (kv_events, db/schema/kv.ts): one row per event, its block list literal or compact, its id
+// as a hash (idKey).
 
 type Row = (string | number | Buffer | null)[];
 const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
 
+/**
+ * A 48-bit hash of an event id (a safe integer; SQLite stores it in 6 bytes): kv_events keeps it instead of the id's
+ * text, unique with ts. Two different events collide only with the same ts and hash, about 2^-48 per pair in one ms.
+ * Two independent 32-bit FNV-1a-style lanes over the UTF-16 code units, each finished with a murmur3 mix.
+ */
+export function idKey(id: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  const mix = (h: number) => {
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+  };
+  return (mix(b ^ id.length) & 0xffff) * 4_294_967_296 + mix(a);
+}
+
 const COLUMNS = [
-  "id",
+  "id_key",
   "ts",
   "op",
   "worker_id",
@@ -26,11 +51,11 @@ const COLUMNS = [
   "block_refs",
 ];
 
-export const KV_INSERT = `INSERT INTO kv_events (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")}) ON CONFLICT(id) DO NOTHING`;
+export const KV_INSERT = `INSERT INTO kv_events (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")}) ON CONFLICT(ts, id_key) DO NOTHING`;
 
 /** A kv.stored row given its block list columns (the hashes kept literally, and the reference program or null). */
 export const kvStoredRow = (e: IngestRowOf<"kv.stored">, hashes: Buffer, refs: Buffer | null): Row => [
-  e.id,
+  idKey(e.id),
   e.ts,
   "stored",
   e.worker_id,
@@ -49,7 +74,7 @@ export const kvStoredRow = (e: IngestRowOf<"kv.stored">, hashes: Buffer, refs: B
 
 /** A kv.removed row given its block list columns (the hashes kept literally, and the reference program or null). */
 export const kvRemovedRow = (e: IngestRowOf<"kv.removed">, hashes: Buffer, refs: Buffer | null): Row => [
-  e.id,
+  idKey(e.id),
   e.ts,
   "removed",
   e.worker_id,
@@ -67,7 +92,7 @@ export const kvRemovedRow = (e: IngestRowOf<"kv.removed">, hashes: Buffer, refs:
 ];
 
 export const kvClearedRow = (e: IngestRowOf<"kv.cleared">): Row => [
-  e.id,
+  idKey(e.id),
   e.ts,
   "cleared",
   e.worker_id,

@@ -22,6 +22,7 @@ const wholeChains = (e: IngestRowOf<"request">): ChainColumns => [
   0,
   e.sequence_hashes?.length ?? null,
   e.local_hashes?.length ?? null,
+  null,
 ];
 
 /** A request row's columns before the chain columns. */

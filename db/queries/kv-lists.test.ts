@@ -7,14 +7,18 @@ import { openDb, type Db } from "../client";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { storeEvents } from "./ingest";
+import { idKey } from "./ingest-kv-rows";
 import { forgetKvLocations, KV_LOCATIONS_BYTES, kvBlockList, REF_WINDOW_MS, shareKvLocations } from "./kv-lists";
 
 const chain = (from: number, n: number) =>
   Array.from({ length: n }, (_, i) => String(BigInt(from + i) * 7_919_000_000_017n + 2n ** 63n - 5n));
+/** Event ids by their stored key (kv_events keeps a hash of the id, not its text). */
+const names = new Map<number, string>();
+const named = (id: string) => (names.set(idKey(id), id), id);
 const stored = (id: string, hashes: string[], o: Raw = {}) =>
-  parsed(minimal["kv.stored"]({ id, block_hashes: hashes, ...o }));
+  parsed(minimal["kv.stored"]({ id: named(id), block_hashes: hashes, ...o }));
 const removed = (id: string, hashes: string[], o: Raw = {}) =>
-  parsed(minimal["kv.removed"]({ id, block_hashes: hashes, ...o }));
+  parsed(minimal["kv.removed"]({ id: named(id), block_hashes: hashes, ...o }));
 
 let db: Db;
 beforeEach(() => {
@@ -24,8 +28,14 @@ beforeEach(() => {
 type KvRow = { id: string; block_count: number; hashes: Buffer | null; refs: Buffer | null };
 const rows = () =>
   db.$client
-    .prepare("SELECT id, block_count, block_hashes AS hashes, block_refs AS refs FROM kv_events ORDER BY rowid")
-    .all() as KvRow[];
+    .prepare(
+      "SELECT id_key AS k, block_count, block_hashes AS hashes, block_refs AS refs FROM kv_events ORDER BY rowid",
+    )
+    .all()
+    .map((row) => {
+      const { k, ...r } = row as { k: number } & Omit<KvRow, "id">;
+      return { id: names.get(k)!, ...r };
+    }) as KvRow[];
 const lists = () => Object.fromEntries(rows().map((r) => [r.id, decodeHashes(kvBlockList(db, r.hashes, r.refs))]));
 const literalCount = (id: string) => (rows().find((r) => r.id === id)!.hashes?.byteLength ?? 0) / 8;
 
@@ -80,7 +90,7 @@ describe("KV block lists stored compactly on ingest", () => {
     const a = chain(0, 64);
     storeEvents(db, [stored("s1", a)]);
     expect(storeEvents(db, [stored("s1", chain(500, 64))])).toEqual(["duplicate"]);
-    db.$client.prepare("DELETE FROM kv_events WHERE id = 's1'").run();
+    db.$client.prepare("DELETE FROM kv_events WHERE id_key = ?").run(idKey("s1"));
     storeEvents(db, [removed("r1", a)]);
     expect(literalCount("r1")).toBe(64);
     expect(lists()).toEqual({ r1: a });
@@ -89,7 +99,7 @@ describe("KV block lists stored compactly on ingest", () => {
   it("reads a list whose origin aged out as the hashes it still holds (retention keeps the rows, not the origin)", () => {
     const a = chain(0, 64);
     storeEvents(db, [stored("s1", a), removed("r1", [...chain(900, 2), ...a])]);
-    db.$client.prepare("DELETE FROM kv_events WHERE id = 's1'").run();
+    db.$client.prepare("DELETE FROM kv_events WHERE id_key = ?").run(idKey("s1"));
     expect(lists()).toEqual({ r1: chain(900, 2) });
   });
 });
@@ -111,10 +121,12 @@ describe("a location map shared by ingest connections", () => {
     return [a, b];
   }
   const literalOf = (c: Db, id: string) =>
-    ((c.$client.prepare("SELECT block_hashes FROM kv_events WHERE id = ?").pluck().get(id) as Buffer | null)
+    ((c.$client.prepare("SELECT block_hashes FROM kv_events WHERE id_key = ?").pluck().get(idKey(id)) as Buffer | null)
       ?.byteLength ?? 0) / 8;
   const listOf = (c: Db, id: string) => {
-    const r = c.$client.prepare("SELECT block_hashes AS h, block_refs AS r FROM kv_events WHERE id = ?").get(id) as {
+    const r = c.$client
+      .prepare("SELECT block_hashes AS h, block_refs AS r FROM kv_events WHERE id_key = ?")
+      .get(idKey(id)) as {
       h: Buffer;
       r: Buffer | null;
     };

@@ -4,6 +4,7 @@ import { testDb } from "../../test/db";
 import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
 import { storeEvents } from "./ingest";
 import { deleteRawBefore } from "./retention";
+import { idKey } from "./ingest-kv-rows";
 
 const CUTOFF = T0 + 3_600_000;
 
@@ -53,7 +54,8 @@ describe("deleteRawBefore", () => {
     expect(count("worker_stats", `ts < ${CUTOFF}`)).toBe(0);
     expect(count("kv_events", `ts < ${CUTOFF}`)).toBe(0);
     expect(ids("worker_stats")).toEqual(Array.from({ length: 10 }, (_, i) => `new-s-${i}`).sort());
-    expect(ids("kv_events")).toEqual(Array.from({ length: 10 }, (_, i) => `new-kv-${i}`).sort());
+    const kvKeys = db.$client.prepare("SELECT id_key FROM kv_events ORDER BY id_key").pluck().all();
+    expect(kvKeys).toEqual(Array.from({ length: 10 }, (_, i) => idKey(`new-kv-${i}`)).sort((a, b) => a - b));
     expect(db.$client.prepare("SELECT * FROM worker_stats_1m ORDER BY minute").all()).toEqual(rollupsBefore);
     expect(ids("requests")).toEqual(["old-request"]);
     expect(ids("worker_events")).toEqual(["old-up"]);

@@ -43,6 +43,12 @@ export const requests = sqliteTable(
     seqCount: integer("seq_count"),
     /** Length of the full local chain (null: none, or a row stored before compact chains). */
     localCount: integer("local_count"),
+    /**
+     * Null: the local chain is chain_base's first local_shared hashes, then local_hashes. Else (local_shared 0) the
+     * program that interleaves local_hashes with runs of chain_base's full local chain (db/run-codec.ts): a first turn
+     * repeating another session's system prompt and tool definitions at an offset.
+     */
+    localRefs: blob("local_refs", { mode: "buffer" }),
     policyVersions: text("policy_versions"),
     /** Inter-token latency over the request's decode (ms): mean and 95th percentile. */
     itlMsMean: real("itl_ms_mean"),

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { candidatesJson } from "../../db/candidate-codec";
+import { idKey } from "../../db/queries/ingest-kv-rows";
 import type { Db } from "../../db/client";
 import { testDb } from "../../test/db";
 import { full, minimal, ndjson, stats, T0, type Raw } from "../../test/events";
@@ -36,8 +37,12 @@ function dump(db: Db, table: string): unknown[] {
   return db.$client.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
 }
 
+/** A stored row by event id (kv_events keeps a hash of the id: its row is found by that and given the id back). */
 function row(db: Db, table: string, id: string): Record<string, unknown> | undefined {
-  return db.$client.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+  if (table !== "kv_events")
+    return db.$client.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+  const r = db.$client.prepare("SELECT * FROM kv_events WHERE id_key = ?").get(idKey(id)) as Record<string, unknown>;
+  return r && { ...r, id: r.id ?? id };
 }
 
 let db: Db;
@@ -155,7 +160,13 @@ describe("ingestBody: mixed batches", () => {
       items.map(([e, ok]) => [e.id, ok ? "accepted" : "rejected"]),
     );
     const stored = TABLES.filter((t) => !["worker_stats_1m", "worker_counters", "workers"].includes(t)).flatMap((t) =>
-      db.$client.prepare(`SELECT id FROM ${t}`).pluck().all(),
+      t === "kv_events"
+        ? db.$client
+            .prepare("SELECT id_key FROM kv_events")
+            .pluck()
+            .all()
+            .map((k) => (k === idKey("good-2") ? "good-2" : k))
+        : db.$client.prepare(`SELECT id FROM ${t}`).pluck().all(),
     );
     expect(stored.sort()).toEqual(["good-1", "good-2", "good-3", "good-4"]);
   });

@@ -4,6 +4,7 @@ import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { ingestBody } from "./ingest";
 import { storeEvents } from "../../db/queries/ingest";
+import { idKey } from "../../db/queries/ingest-kv-rows";
 
 let db: Db;
 beforeEach(() => {
@@ -26,7 +27,9 @@ describe("storage tiers: kv events", () => {
       stored("c", T0, ["1"], { onboarded_from: "host" }),
       removed("d", T0, ["2"], { reason: "offloaded" }),
     ]);
-    expect(all("SELECT id, storage_tier, onboarded_from, reason FROM kv_events ORDER BY id")).toEqual([
+    const id = new Map(["a", "b", "c", "d"].map((k) => [idKey(k), k]));
+    const rows = all("SELECT id_key, storage_tier, onboarded_from, reason FROM kv_events ORDER BY rowid");
+    expect(rows.map(({ id_key, ...r }) => ({ id: id.get(id_key as number), ...r }))).toEqual([
       { id: "a", storage_tier: null, onboarded_from: null, reason: null },
       { id: "b", storage_tier: "host", onboarded_from: null, reason: null },
       { id: "c", storage_tier: null, onboarded_from: "host", reason: null },

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { full, minimal, ndjson, stats, T0, type Raw } from "@/test/events";
 import type { BatchReply } from "@/server/ingest/batch";
+import { idKey } from "@/db/queries/ingest-kv-rows";
 import { useTempServerEnv } from "@/test/server-env";
 
 const TOKEN = "sy_test_token_0123456789abcdefXY";
@@ -50,16 +51,27 @@ function storedIds(prefix: string): string[] {
       "planner_decisions",
       "policy_acks",
     ]
-      .flatMap((t) => db.prepare(`SELECT id FROM ${t} WHERE id LIKE ?`).pluck().all(`${prefix}%`) as string[])
+      .flatMap((t) =>
+        t === "kv_events"
+          ? (db.prepare("SELECT id_key FROM kv_events").pluck().all() as number[])
+              .map((k) => posted.get(k) ?? "")
+              .filter((id) => id.startsWith(prefix))
+          : (db.prepare(`SELECT id FROM ${t} WHERE id LIKE ?`).pluck().all(`${prefix}%`) as string[]),
+      )
       .sort(),
   );
 }
+
+/** Ids of the events posted, by their kv_events key (KV rows keep a hash of the id, not its text). */
+const posted = new Map<number, string>();
 
 function post(
   body: BodyInit | null,
   headers: Record<string, string>,
   init: Record<string, unknown> = {},
 ): Promise<Response> {
+  const text = typeof body === "string" ? body : body instanceof Uint8Array ? Buffer.from(body).toString() : "";
+  for (const m of text.matchAll(/"id":"([^"]*)"/g)) posted.set(idKey(m[1]!), m[1]!);
   return POST(new Request(URL_, { method: "POST", body, headers, ...init } as RequestInit));
 }
 
@@ -214,7 +226,7 @@ describe("POST /api/ingest: accepted batches", () => {
         .prepare("SELECT samples, prefix_query_delta, prefix_hit_delta FROM worker_stats_1m WHERE worker_id = 'w-http'")
         .get(),
       worker: db.prepare("SELECT role, up_at FROM workers WHERE worker_id = 'w-http'").get(),
-      kv: db.prepare("SELECT block_hashes FROM kv_events WHERE id = 'ok-kv'").get(),
+      kv: db.prepare("SELECT block_hashes FROM kv_events WHERE id_key = ?").get(idKey("ok-kv")),
     }));
     expect(seen).toEqual({
       request: { request_id: "r1", input_tokens: 1000, cached_tokens: 800, first_token_at: T0 + 150 },
