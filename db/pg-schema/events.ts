@@ -8,7 +8,8 @@ import { bytea, ms } from "./columns";
 export const kvEvents = pgTable(
   "kv_events",
   {
-    id: text("id").notNull(),
+    /** 48-bit hash of the event id (db/queries/ingest-kv-rows.ts), as on SQLite: with ts, what makes a re-sent event a duplicate. */
+    idKey: bigint("id_key", { mode: "number" }).notNull(),
     ts: ms("ts").notNull(),
     op: text("op", { enum: ["stored", "removed", "cleared"] }).notNull(),
     workerId: text("worker_id").notNull(),
@@ -24,7 +25,7 @@ export const kvEvents = pgTable(
     onboardedFrom: text("onboarded_from"),
     blockRefs: bytea("block_refs"),
   },
-  (t) => [primaryKey({ columns: [t.id, t.ts] }), index("kv_events_worker_ts").on(t.workerId, t.ts)],
+  (t) => [primaryKey({ columns: [t.ts, t.idKey] }), index("kv_events_worker_ts").on(t.workerId, t.ts)],
 );
 
 /** route.decision events; candidates in db/candidate-codec.ts's compact text, as on SQLite. */

@@ -33,6 +33,8 @@ export const requests = pgTable(
     blockSize: integer("block_size"),
     sequenceHashes: bytea("sequence_hashes"),
     localHashes: bytea("local_hashes"),
+    /** As on SQLite (db/run-codec.ts); always null here: PostgreSQL stores chains whole. */
+    localRefs: bytea("local_refs"),
     chainBase: text("chain_base"),
     seqShared: integer("seq_shared").notNull().default(0),
     localShared: integer("local_shared").notNull().default(0),

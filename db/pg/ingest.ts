@@ -3,6 +3,7 @@ import type { IngestRow, IngestRowOf, NamedRequest, ResolvePrefix } from "../row
 import type { StoreStatus } from "../queries/ingest";
 import { encodeHashes, HASH_BYTES } from "../chain-codec";
 import { requestHead, rowOf } from "../queries/ingest-rows";
+import { idKey } from "../queries/ingest-kv-rows";
 import type { PgDb } from "./client";
 import { dayOf, ensurePartitions, forgetPartitions, PARTITIONED } from "./partitions";
 import { insertPlans, planParams, type InsertPlan, type Value } from "./rows";
@@ -109,6 +110,9 @@ export async function storeEventsPg(
   }
 }
 
+/** What a stored row of the plan's table is known by, as its INSERT returns it (db/pg/rows.ts). */
+const keyOf = (plan: InsertPlan, id: string): string => (plan.key === "id_key" ? String(idKey(id)) : id);
+
 async function storeInTransaction(
   tx: postgres.TransactionSql,
   turn: Turn,
@@ -126,7 +130,7 @@ async function storeInTransaction(
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     const plan = PLANS[e.kind];
-    const key = `${plan.table}\u0000${e.id}`;
+    const key = `${plan.table}\u0000${keyOf(plan, e.id)}`;
     if (inBatch.has(key) || (e.kind === "request" && held.rowIds.has(e.id))) {
       out[i] = "duplicate";
       continue;
@@ -158,11 +162,11 @@ async function storeInTransaction(
         const stored = await tx.unsafe<{ id: string }[]>(plan.sql, planParams(plan, g.values), {
           prepare: true,
         });
-        return { g, ids: new Set(stored.map((r) => r.id)) };
+        return { g: { ...g, plan }, ids: new Set(stored.map((r) => r.id)) };
       }),
     );
     for (const { g, ids } of inserted)
-      for (const i of g.index) out[i] = ids.has(events[i]!.id) ? "accepted" : "duplicate";
+      for (const i of g.index) out[i] = ids.has(keyOf(g.plan, events[i]!.id)) ? "accepted" : "duplicate";
     await upsertWorkers(tx, events, out);
     return out;
   } catch (err) {
@@ -267,7 +271,7 @@ function requestRow(
   const seqCount = seq && seq.byteLength / HASH_BYTES;
   const localCount = local && local.byteLength / HASH_BYTES;
   return {
-    row: [...requestHead(e), seq, local, null, 0, 0, seqCount, localCount],
+    row: [...requestHead(e), seq, local, null, 0, 0, seqCount, localCount, null],
     held: {
       rowId: e.id,
       sessionId: e.session_id ?? null,

@@ -14,6 +14,8 @@ export type InsertPlan = {
   bytes: boolean[];
   sql: string;
   partitioned: boolean;
+  /** The column a stored row is known by: id, or id_key (kv_events: the event id's 48-bit hash, as on SQLite). */
+  key: "id" | "id_key";
 };
 
 const pgTables = new Map<string, PgTable>(
@@ -55,13 +57,15 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
   }
   const blob = bytes.some(Boolean) ? `$${unnested.length + 1}::bytea` : "";
   const cols = columns.map((c) => `"${c}"`).join(", ");
-  const notHeld = partitioned ? ` WHERE NOT EXISTS (SELECT 1 FROM "${table}" x WHERE x.id = v.id)` : "";
+  const key = columns.includes("id_key") ? "id_key" : "id";
+  const notHeld = partitioned ? ` WHERE NOT EXISTS (SELECT 1 FROM "${table}" x WHERE x.${key} = v.${key})` : "";
   return {
     table,
     columns,
     bytes,
     partitioned,
-    sql: `INSERT INTO "${table}" (${cols}) SELECT ${selected.join(", ").replaceAll("$BLOB", blob)} FROM unnest(${unnested.join(", ")}) AS v(${names.join(", ")})${notHeld} ON CONFLICT DO NOTHING RETURNING id`,
+    key,
+    sql: `INSERT INTO "${table}" (${cols}) SELECT ${selected.join(", ").replaceAll("$BLOB", blob)} FROM unnest(${unnested.join(", ")}) AS v(${names.join(", ")})${notHeld} ON CONFLICT DO NOTHING RETURNING ${key}::text AS id`,
   };
 }
 
