@@ -6,7 +6,7 @@ import {
   requestsAfterCursor,
   sessionsWithNewTools,
 } from "../../db/queries/attribution";
-import { applyKvEvents, attributeRequest } from "./attribution-request";
+import { applyKvEvents, attributeRequest, kvNeededBy } from "./attribution-request";
 import { dirtySeen, flushSeen, requestsJudged } from "../../db/queries/attribution-seen";
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
 import { rebuildSessionSummary } from "./session-summary";
@@ -32,9 +32,11 @@ const TOOL_BATCH = 5_000;
 export type AttributionRun = { kvEvents: number; requests: number; sessions: number; caughtUp: boolean };
 
 /**
- * One bounded step of the attribution job: KV events first (residency must be current before a request is judged),
- * then requests in insertion order, then the summaries of every session they or new tool rows touched. Each batch is
- * its own short transaction so ingest is never blocked long. Returns what it did; caughtUp when nothing was left.
+ * One bounded step of the attribution job: the next requests in insertion order, after the KV events up to the latest
+ * of their arrivals (residency at a request's arrival must be current; all of them once the requests are caught up),
+ * then the summaries of every session they or new tool rows touched. KV events are applied KV_BATCH per step, so a
+ * backlog is applied as the requests reach its times, not all before the first request. Each batch is its own short
+ * transaction so ingest is never blocked long. Returns what it did; caughtUp when nothing was left.
  * A failed transaction rolled back: the index cache, which may hold its writes, is dropped before the error goes on.
  */
 export function attributionStep(db: Db): AttributionRun {
@@ -48,8 +50,11 @@ export function attributionStep(db: Db): AttributionRun {
 
 function step(db: Db): AttributionRun {
   const c = db.$client;
-  const kvEvents = applyKvEvents(db, KV_BATCH);
-  if (kvEvents < KV_BATCH || dirtyBlocks(db) >= FLUSH_AT) {
+  const rows = requestsAfterCursor(db, REQUEST_BATCH);
+  const allKv = rows.length < REQUEST_BATCH;
+  const upTo = allKv ? undefined : kvNeededBy(db, Math.max(...rows.map((r) => r.arrivedAt)));
+  const kvEvents = applyKvEvents(db, KV_BATCH, upTo);
+  if ((allKv && kvEvents < KV_BATCH) || dirtyBlocks(db) >= FLUSH_AT) {
     while (c.transaction(() => flushIndex(db, FLUSH_BATCH))() > 0);
   }
   if (kvEvents === KV_BATCH) return { kvEvents, requests: 0, sessions: 0, caughtUp: false };
@@ -57,7 +62,6 @@ function step(db: Db): AttributionRun {
   if (!pending) pendingSessions.set(c, (pending = { ids: new Set(), last: performance.now() }));
   const touched = pending.ids;
   const requests = c.transaction(() => {
-    const rows = requestsAfterCursor(db, REQUEST_BATCH);
     for (const r of rows) {
       attributeRequest(db, r);
       if (r.sessionId) touched.add(r.sessionId);
