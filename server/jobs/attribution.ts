@@ -19,11 +19,16 @@ const KV_BATCH = 100;
  * saves little time and grows attr_blocks: rows written in fewer, larger runs split more pages.
  */
 const FLUSH_AT = 200_000;
-/** Session summaries wait at most this long (wall time) while the job is behind: one rebuild covers many turns. */
+/**
+ * While the job is behind, session summaries are rebuilt once this much wall time passed and this many turns were
+ * judged since the last rebuild (or this many sessions wait): one rebuild covers many turns, and a slow or busy machine
+ * does not rebuild the same sessions more often for the same work.
+ */
 const SUMMARY_EVERY_MS = 2_000;
+const SUMMARY_EVERY_TURNS = 2_000;
 const SUMMARY_MAX_PENDING = 2_000;
 
-const pendingSessions = new WeakMap<object, { ids: Set<string>; last: number }>();
+const pendingSessions = new WeakMap<object, { ids: Set<string>; last: number; turns: number }>();
 /** Index blocks written per transaction: a few milliseconds of the write lock. */
 const FLUSH_BATCH = 2_000;
 const REQUEST_BATCH = 25;
@@ -59,7 +64,7 @@ function step(db: Db): AttributionRun {
   }
   if (kvEvents === KV_BATCH) return { kvEvents, requests: 0, sessions: 0, caughtUp: false };
   let pending = pendingSessions.get(c);
-  if (!pending) pendingSessions.set(c, (pending = { ids: new Set(), last: performance.now() }));
+  if (!pending) pendingSessions.set(c, (pending = { ids: new Set(), last: performance.now(), turns: 0 }));
   const touched = pending.ids;
   const requests = c.transaction(() => {
     for (const r of rows) {
@@ -78,12 +83,15 @@ function step(db: Db): AttributionRun {
   const caughtUp = requests < REQUEST_BATCH && tools < TOOL_BATCH;
   if (caughtUp || dirtySeen(db) >= FLUSH_AT) while (c.transaction(() => flushSeen(db, FLUSH_BATCH))() > 0);
   let sessions = 0;
-  if (caughtUp || touched.size >= SUMMARY_MAX_PENDING || performance.now() - pending.last >= SUMMARY_EVERY_MS) {
+  pending.turns += requests;
+  const due = performance.now() - pending.last >= SUMMARY_EVERY_MS && pending.turns >= SUMMARY_EVERY_TURNS;
+  if (caughtUp || touched.size >= SUMMARY_MAX_PENDING || due) {
     sessions = touched.size;
     for (const chunk of chunks([...touched], 50))
       c.transaction(() => chunk.forEach((id) => rebuildSessionSummary(db, id)))();
     touched.clear();
     pending.last = performance.now();
+    pending.turns = 0;
   }
   return { kvEvents, requests, sessions, caughtUp };
 }
