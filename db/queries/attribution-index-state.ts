@@ -3,6 +3,7 @@ import type { Db } from "../client";
 import { decodeIntervals, type Interval } from "./attribution-intervals";
 import { BlockTable, halvesOf, KeyFilter, keyOf } from "./attribution-block-table";
 import { resetSeen } from "./attribution-seen";
+import type { Round } from "./attribution-flush";
 
 // The attribution index's per-connection state (see attribution-index.ts): names, clears, the block table, cached
 // lists, and the reads behind them.
@@ -40,6 +41,8 @@ export type State = {
   nextList: number;
   /** Dirty blocks in key order, written from the end: each short transaction touches one narrow range of pages. */
   flushOrder: { hi: Int32Array; lo: Int32Array; left: number };
+  /** The flush round under way (attribution-flush.ts), null between rounds. */
+  round: Round | null;
   /** kv_events rowid applied in memory; saved as the "kv" cursor by the flush that writes its effects. */
   kvApplied: number;
   /** Facts per list for the last (time, worker) asked: the blocks of one turn mostly share a few lists. */
@@ -89,6 +92,7 @@ export function state(db: Db): State {
     lists: new Map([[0, EMPTY]]),
     nextList: ((c.prepare("SELECT max(id) FROM attr_lists").pluck().get() as number | null) ?? 0) + 1,
     flushOrder: { hi: new Int32Array(0), lo: new Int32Array(0), left: 0 },
+    round: null,
     kvApplied: (c.prepare("SELECT value FROM attr_state WHERE key = 'kv'").pluck().get() as number | undefined) ?? 0,
     facts: { t: NaN, chosen: NaN, byList: new Map() },
   };
