@@ -59,13 +59,14 @@ function main() {
   const rawRead = (performance.now() - t) / 1000;
 
   const progress = c.prepare("SELECT arrived_at FROM requests WHERE rowid = ?").pluck();
+  const cursor = c.prepare("SELECT value FROM attr_state WHERE key = 'requests'").pluck();
   const lastMark = { at: span.lo, wall: performance.now() };
   t = performance.now();
   const cpu0 = process.cpuUsage();
   const step = 600_000;
   for (;;) {
     const r = attributionStep(db);
-    const cur = c.prepare("SELECT value FROM attr_state WHERE key = 'requests'").pluck().get() as number | undefined;
+    const cur = cursor.get() as number | undefined;
     const at = cur ? ((progress.get(cur) as number | undefined) ?? span.lo) : span.lo;
     if (at - lastMark.at >= step || r.caughtUp) {
       const now = performance.now();

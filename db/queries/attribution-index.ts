@@ -5,7 +5,7 @@ import {
   EMPTY,
   endOf,
   listOf,
-  loadMissing,
+  slotsOf,
   nameId,
   nameIdOf,
   slotOf,
@@ -55,17 +55,17 @@ export class IndexWriter {
   /** stored() for every block of a list of 8-byte big-endian hashes (one event's), in order. */
   storedList(hashes: Buffer, w: number, ts: number): void {
     this.begin(1, w, ts, 0);
-    loadMissing(this.s, hashes);
+    const slots = slotsOf(this.s, hashes);
     const f = (l: readonly Interval[]) => withStored(l, w, ts);
-    for (let o = 0; o + 8 <= hashes.length; o += 8) this.apply(hashes.readInt32BE(o), hashes.readInt32BE(o + 4), f);
+    for (let k = 0; k < slots.length; k++) this.applyAt(slots[k]!, f);
   }
 
   /** removed() for every block of a list of 8-byte big-endian hashes (one event's), in order. */
   removedList(hashes: Buffer, w: number, ts: number, why: number): void {
     this.begin(2, w, ts, why);
-    loadMissing(this.s, hashes);
+    const slots = slotsOf(this.s, hashes);
     const f = (l: readonly Interval[]) => withRemoved(l, w, ts, why, (v) => endOf(this.s, v) === null);
-    for (let o = 0; o + 8 <= hashes.length; o += 8) this.apply(hashes.readInt32BE(o), hashes.readInt32BE(o + 4), f);
+    for (let k = 0; k < slots.length; k++) this.applyAt(slots[k]!, f);
   }
 
   /** Close the latest interval of worker w that is open and stored at or before ts (as the old row-per-interval UPDATE did). */
@@ -107,8 +107,11 @@ export class IndexWriter {
   }
 
   private apply(hi: number, lo: number, f: (l: readonly Interval[]) => readonly Interval[]): void {
+    this.applyAt(slotOf(this.s, hi, lo), f);
+  }
+
+  private applyAt(i: number, f: (l: readonly Interval[]) => readonly Interval[]): void {
     const s = this.s;
-    const i = slotOf(s, hi, lo);
     const cur = s.blocks.cur[i]!;
     let to = this.memo.get(cur);
     if (to === undefined) {
