@@ -16,5 +16,6 @@ export default defineConfig({
     environment: "node",
     testTimeout: 20_000,
     pool: "forks",
+    globalSetup: ["test/pg-global-setup.ts"],
   },
 });

@@ -10,10 +10,13 @@ import { rowOf, tables } from "../db/queries/ingest-rows";
 import { parseEvent, type TelemetryEvent, type TelemetryEventInput } from "../server/ingest/events";
 import { buildIfNeeded } from "./build-if-needed";
 import { waitForHealth } from "./wait-for-health";
+import { benchEngines, takeEngineOption } from "./bench-ingest-engines";
 
-// Usage: bench-ingest [EVENTS] [FILE.ndjson] — with a file (e.g. a simulator --out stream), its first EVENTS lines are the mix.
-const TOTAL = Number(process.argv[2] ?? 200_000);
-const FILE = process.argv[3];
+// Usage: bench-ingest [EVENTS] [FILE.ndjson] [--engine sqlite|postgres|both] — with a file (e.g. a simulator --out
+// stream), its first EVENTS lines are the mix; --engine adds each engine's store function over the same events.
+const { engines: ENGINES, rest: ARGS } = takeEngineOption(process.argv.slice(2));
+const TOTAL = Number(ARGS[0] ?? 200_000);
+const FILE = ARGS[1];
 const BATCH = 1_000;
 const CONCURRENCY = 2;
 const TOKEN = "bench-ingest-token-0123456789abcdef";
@@ -241,7 +244,7 @@ function benchRaw(events: TelemetryEvent[]): number {
 }
 
 async function main() {
-  buildIfNeeded();
+  if (ENGINES?.length !== 1 || ENGINES[0] !== "postgres") buildIfNeeded();
   const inputs = FILE ? readEvents(FILE, TOTAL + BATCH) : makeEvents(TOTAL + BATCH);
   const bodies = toBodies(inputs);
   if (bodies.length < 2) throw new Error(`need more than one batch of events, got ${inputs.length}`);
@@ -255,11 +258,13 @@ async function main() {
   console.log(
     `events: ${inputs.length - warmup} from ${FILE ?? "the built-in mix"} in ${bodies.length - 1} batches of up to ${BATCH} (${mb.toFixed(1)} MiB of NDJSON, ${Math.round((mb * 1048576) / inputs.length)} B/event), concurrency ${CONCURRENCY}`,
   );
+  if (ENGINES?.length === 1 && ENGINES[0] === "postgres") return benchEngines(ENGINES, parsed, BATCH, CONCURRENCY);
   const http = await benchHttp(bodies);
   const raw = benchRaw(parsed);
   console.log(`http: ${Math.round(http)} events/s (${((http * mb) / inputs.length).toFixed(1)} MiB/s)`);
   console.log(`raw: ${Math.round(raw)} events/s`);
   console.log(`ratio: ${(http / raw).toFixed(3)}`);
+  if (ENGINES) await benchEngines(ENGINES, parsed, BATCH, CONCURRENCY);
 }
 
 void main().catch((err) => {

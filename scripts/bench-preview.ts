@@ -1,5 +1,6 @@
-// `npm run bench:preview [-- --minutes N] [--case preamble|pressure]`: does the preview predict what a policy change does? For two cases —
-// stripping the billing header in the `preamble` scenario, and a retention change in `pressure` — it records N
+// `npm run bench:preview [-- --minutes N] [--case preamble|pressure|steady]`: does the preview predict what a policy change does? For three
+// cases — stripping the billing header in the `preamble` scenario, a retention change in `pressure`, and one in `steady`
+// (the issue's "one hour of steady traffic previewed in ≤ 10 s") — it records N
 // simulated minutes (default 60, after 5 of warm-up) under the start policies, ingests them into a fresh database
 // through the ingest's own validation and batch transaction, previews the change on that window, then runs the
 // simulator for the same window with the change in force. Prints the predicted and the actual hit rate, the
@@ -22,6 +23,14 @@ import { scenarioByName } from "../server/sim/scenarios";
 import { PRESSURE_RETENTION_CANDIDATE } from "../test/preview-candidates";
 
 const WARMUP_S = 300;
+
+/** The default rule (system prompt at priority 90 for an hour) and the tool definitions kept next to it. */
+const STEADY_RETENTION_CANDIDATE = {
+  rules: [
+    { name: "keep-system-prompt", match: { segment: "system_prompt" }, priority: 90, ttl_seconds: 3600 },
+    { name: "keep-tool-definitions", match: { segment: "tool_definitions" }, priority: 80, ttl_seconds: 3600 },
+  ],
+};
 const BATCH = 5_000;
 
 type Case = { name: string; scenario: string; kind: PolicyKind; document: unknown; label: string };
@@ -40,6 +49,13 @@ const CASES: Case[] = [
     kind: "retention",
     document: PRESSURE_RETENTION_CANDIDATE,
     label: "retention: conversation at priority 80, the shared prompt pinned",
+  },
+  {
+    name: "steady",
+    scenario: "steady",
+    kind: "retention",
+    document: STEADY_RETENTION_CANDIDATE,
+    label: "retention: tool definitions kept at priority 80 for an hour beside the default system-prompt rule",
   },
 ];
 

@@ -14,6 +14,7 @@ import Database from "better-sqlite3";
 import { runAttribution } from "../server/jobs/attribution";
 import { buildIfNeeded } from "./build-if-needed";
 import { sizeLines, tableSizes, type Size } from "./db-sizes";
+import { cpuByRole, threadCpu } from "./thread-cpu";
 import { postNdjson } from "./post-ndjson";
 import { clearedCopy } from "./replay-attribution";
 import { fullLine, writeSimStream, type SimStream } from "./sim-stream";
@@ -323,11 +324,14 @@ async function main() {
     const url = `http://localhost:${port}`;
     if (!(await waitForHealth(`${url}/api/health`, 120_000))) throw new Error("dashboard did not become healthy");
     const cpu0 = processCpu(server.pid!);
+    const pid = server.pid!;
+    const threads0 = threadCpu(pid);
     const sender0 = process.cpuUsage();
     const started = performance.now();
     const ing = await ingest(url, stream);
     const afterIngest = performance.now();
     const cpu1 = processCpu(server.pid!);
+    const threads1 = threadCpu(pid);
     const senderCpu = process.cpuUsage(sender0);
     if (!(await attributed(dbFile, 30 * 60_000))) throw new Error("attribution did not catch up within 30 minutes");
     const liveSeconds = (performance.now() - started) / 1000;
@@ -367,6 +371,7 @@ async function main() {
       console.log(
         `ingest CPU: dashboard ${(cpu1 - cpu0).toFixed(1)} s (${Math.round(ing.events / Math.max(0.01, cpu1 - cpu0))} events per CPU-second, all its threads), sender ${((senderCpu.user + senderCpu.system) / 1e6).toFixed(1)} s, over ${ing.seconds.toFixed(1)} s of wall time`,
       );
+    if (threads1.size) console.log(`ingest CPU by dashboard thread: ${cpuByRole(pid, threads0, threads1)}`);
     console.log(
       `attribution: ${(simSeconds / alone.seconds).toFixed(0)} x real time (alone, ${alone.seconds.toFixed(1)} s, ${alone.cpuSeconds.toFixed(1)} CPU s; baseline: reading its input, ${alone.chainMiB.toFixed(0)} MiB of chains, ${alone.rawReadSeconds.toFixed(1)} s; ratio ${(alone.seconds / Math.max(0.001, alone.rawReadSeconds)).toFixed(1)})`,
     );

@@ -47,6 +47,11 @@ describe("parseEnv", () => {
     ],
     ["db path", { SWITCHYARD_DB: "/tmp/x.db" }, { SWITCHYARD_DB: "/tmp/x.db" }],
     ["node env", { NODE_ENV: "test" }, { NODE_ENV: "test" }],
+    [
+      "a PostgreSQL URL",
+      { SWITCHYARD_DATABASE_URL: "postgres://sw:pw@db:5432/switchyard" },
+      { SWITCHYARD_DATABASE_URL: "postgres://sw:pw@db:5432/switchyard" },
+    ],
     ["inline ingest", { SWITCHYARD_INGEST_WORKERS: "0" }, { SWITCHYARD_INGEST_WORKERS: 0 }],
     [
       "the embedded sim's control API",
@@ -80,6 +85,9 @@ describe("parseEnv", () => {
     ["SWITCHYARD_SIM_CONTROL_URL", "ftp://sim:21"],
     ["SWITCHYARD_SIM_CONTROL_TOKEN", "short"],
     ["SWITCHYARD_RECONCILE_SECONDS", "0"],
+    ["SWITCHYARD_DATABASE_URL", "mysql://sw:pw@db/x"],
+    ["SWITCHYARD_DATABASE_URL", "postgres://"],
+    ["SWITCHYARD_DATABASE_URL", "postgres://db/x with space"],
   ])("%s=%s throws an EnvError naming the setting in one line", (name, value) => {
     const err = envError({ [name]: value });
     expect(err.message).toContain(name);
@@ -97,4 +105,11 @@ describe("parseEnv", () => {
       expect(envError({ SWITCHYARD_INGEST_TOKEN: token }).message).not.toContain(token);
     },
   );
+
+  it("shows a rejected database URL with its password masked", () => {
+    const message = envError({ SWITCHYARD_DATABASE_URL: "mysql://sw:s3cret@db/x" }).message;
+    expect(message).toContain("SWITCHYARD_DATABASE_URL");
+    expect(message).toContain("mysql://sw:***@db/x");
+    expect(message).not.toContain("s3cret");
+  });
 });

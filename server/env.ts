@@ -1,11 +1,18 @@
 import { z } from "zod";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
+import { maskUrl } from "../lib/mask-url";
 
 // The one reader of process.env: every setting, validated, with its default.
 const schema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   HOST: z.string().min(1).max(255).default("0.0.0.0"),
   SWITCHYARD_DB: z.string().min(1).max(4096).default("./data/switchyard.db"),
+  // PostgreSQL instead of the SQLite file (see README "PostgreSQL"); unset: SQLite.
+  SWITCHYARD_DATABASE_URL: z
+    .string()
+    .max(4096)
+    .regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgres:// or postgresql:// URL")
+    .optional(),
   SWITCHYARD_INGEST_TOKEN: z
     .string()
     .min(16, "must be at least 16 characters")
@@ -67,7 +74,8 @@ export function parseEnv(raw: Record<string, string | undefined>): Env {
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const name = String(issue.path[0] ?? "environment");
-  const shown = /TOKEN|SECRET|PASSWORD/.test(name) ? "" : `=${JSON.stringify(raw[name] ?? "")}`;
+  const value = name === "SWITCHYARD_DATABASE_URL" ? maskUrl(raw[name] ?? "") : (raw[name] ?? "");
+  const shown = /TOKEN|SECRET|PASSWORD/.test(name) ? "" : `=${JSON.stringify(value)}`;
   throw new EnvError(`invalid setting ${name}${shown}: ${issue.message}`);
 }
 

@@ -4,8 +4,10 @@ import http from "node:http";
 import path from "node:path";
 import next from "next";
 import { env, EnvError, type Env } from "./env";
+import { checkEngine, EngineError } from "./engine-start";
 import { ensureIngestToken } from "./ingest/token";
 import { startAttributionThread } from "./jobs/attribution-thread";
+import { processId, startLeader } from "./jobs/leader";
 import { IngestPool } from "./ingest/worker-pool";
 import { setPreviewRunner } from "./preview/queue";
 import { threadRunner } from "./preview/thread-runner";
@@ -20,6 +22,7 @@ import { startSources, syncEnvTargets } from "./sources/manager";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 import { countUsers, deleteExpiredAuth, listTokens } from "../db/queries/auth";
 import { createSetupLink, ensureDemoAdmin } from "./auth/accounts";
+import { pruneLoginFailures } from "./auth/rate-limit";
 import { ensureConfiguredTokens } from "./auth/tokens";
 import { errorMessage, log } from "./observability/logger";
 import { instrumentRequest, metrics } from "./observability/metrics";
@@ -39,6 +42,11 @@ function settingsOrExit(): Env {
 
 async function main() {
   const settings = settingsOrExit();
+  await checkEngine(settings.SWITCHYARD_DATABASE_URL).catch((err: unknown) => {
+    if (!(err instanceof EngineError)) throw err;
+    log().fatal(err.message);
+    process.exit(1);
+  });
   if (!fs.existsSync(path.join(process.cwd(), ".next", "BUILD_ID"))) {
     log().fatal("no production build found; run `npm run build` first (or `npm start`, which builds when needed)");
     process.exit(1);
@@ -54,20 +62,12 @@ async function main() {
   if (settings.SWITCHYARD_DEMO_ADMIN_PASSWORD)
     await ensureDemoAdmin(db, "demo", settings.SWITCHYARD_DEMO_ADMIN_PASSWORD, Date.now());
   const setupSecret = createSetupLink(db, Date.now());
-  const authSweep = setInterval(() => deleteExpiredAuth(db, Date.now()), 3_600_000);
-  authSweep.unref();
   const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
   // Secrets shown once to whoever started the server go to the terminal (stderr), never into the JSON log.
   if (token) {
     process.stderr.write(`Ingest token generated (shown only this once; keep it): ${token}\n`);
     log().info("ingest token generated and shown once on stderr");
   }
-  const stopSweeper = startRetentionSweeper(
-    db,
-    { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS },
-    settings.SWITCHYARD_RETENTION_SWEEP_SECONDS,
-  );
-  const stopAttribution = startAttributionThread(settings.SWITCHYARD_DB, settings.SWITCHYARD_RAW_RETENTION_HOURS);
   const pool =
     settings.SWITCHYARD_INGEST_WORKERS > 0
       ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS)
@@ -83,10 +83,9 @@ async function main() {
       Date.now(),
     );
   }
-  const stopReconciler = startReconciler(db, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
-  const stopGuards = startGuardLoop(db, Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000));
   syncEnvTargets(db, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
-  const sources = startSources(db);
+  // Background work runs on the one process that holds the lease; pages and ingest run on every process.
+  const leader = startLeader(db, () => startBackground(db, settings), { holder: processId() });
 
   const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
@@ -124,12 +123,9 @@ async function main() {
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    clearInterval(authSweep);
-    stopSweeper();
-    stopReconciler();
-    stopGuards();
     server.close();
-    void Promise.all([sources.stop(), stopAttribution()])
+    void leader
+      .stop()
       .then(() => pool?.close())
       .finally(() => {
         db.$client.close();
@@ -143,6 +139,48 @@ async function main() {
     process.channel.unref();
     process.on("disconnect", stop);
   }
+}
+
+/**
+ * Start the work only the leader does — retention, attribution, the policy reconciler and guards, scrapes and ZMQ
+ * subscriptions, expired sign-in housekeeping — and return the function that stops all of it.
+ */
+function startBackground(db: ReturnType<typeof serverDb>, settings: Env): () => Promise<void> {
+  const authSweep = setInterval(() => {
+    try {
+      deleteExpiredAuth(db, Date.now());
+      pruneLoginFailures(db, Date.now());
+    } catch (err) {
+      log().warn({ err: errorMessage(err) }, "auth housekeeping failed (next try in an hour)");
+    }
+  }, 3_600_000);
+  authSweep.unref();
+  const stopSweeper = startRetentionSweeper(
+    db,
+    { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS },
+    settings.SWITCHYARD_RETENTION_SWEEP_SECONDS,
+  );
+  const stopAttribution = startAttributionThread(settings.SWITCHYARD_DB, settings.SWITCHYARD_RAW_RETENTION_HOURS);
+  const stopReconciler = startReconciler(db, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
+  const stopGuards = startGuardLoop(db, Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000));
+  const sources = startSources(db);
+  // A source added or changed through another process reaches this one's manager on its next reload.
+  const sourceReload = setInterval(() => {
+    try {
+      sources.reload();
+    } catch (err) {
+      log().warn({ err: errorMessage(err) }, "sources: reload failed");
+    }
+  }, 5_000);
+  sourceReload.unref();
+  return async () => {
+    clearInterval(authSweep);
+    clearInterval(sourceReload);
+    stopSweeper();
+    stopReconciler();
+    stopGuards();
+    await Promise.all([sources.stop(), stopAttribution()]);
+  };
 }
 
 /** GET /metrics, answered here rather than by a Next route: the page proxy would send a token-only scraper to sign-in. */

@@ -36,12 +36,7 @@ function noteUseAtMostPerMinute(db: Db, digest: string, now: number): void {
   noteUse(db, digest, now);
 }
 
-const limiterKey = Symbol.for("switchyard.loginLimiter");
-type Holder = { [limiterKey]?: LoginLimiter };
-
-/** The process's sign-in rate limiter (shared by every route bundle). */
+/** The sign-in rate limiter over the server database (its counts live there, shared by every process). */
 export function loginLimiter(): LoginLimiter {
-  const holder = globalThis as Holder;
-  holder[limiterKey] ??= new LoginLimiter();
-  return holder[limiterKey];
+  return new LoginLimiter(serverDb());
 }

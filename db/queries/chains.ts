@@ -23,8 +23,13 @@ type ChainRow = {
   local: Uint8Array | string | null;
 };
 
-const COLUMNS = `id, request_id AS requestId, chain_base AS base, seq_shared AS seqShared, local_shared AS localShared, seq_count AS seqCount,
+/** The chain columns of requests, for a query that reads them beside others (rows then go to chainPass). */
+export const CHAIN_COLUMNS = `chain_base AS base, seq_shared AS seqShared, local_shared AS localShared, seq_count AS seqCount,
   local_count AS localCount, sequence_hashes AS seq, local_hashes AS local`;
+const COLUMNS = `id, request_id AS requestId, ${CHAIN_COLUMNS}`;
+
+/** A request row's id and its CHAIN_COLUMNS. */
+export type ChainColumns = Omit<ChainRow, "requestId">;
 
 function prepare(c: Database.Database) {
   return {
@@ -124,6 +129,54 @@ export function chainsOf(db: Db, rowId: string): Chains | null {
   const c = build(s, r, () => undefined);
   s.memo.set(rowId, c);
   return c;
+}
+
+/** One of a row's chains built whole, a base taken from `known` first (null: not known), then the memo, then its row. */
+function buildOne(s: State, r: ChainRow, which: "seq" | "local", known: (id: string) => Buffer | null): Buffer | null {
+  const count = which === "seq" ? seqCountOf(r) : localCountOf(r);
+  if (count === null) return null;
+  return assembleChain(link(r, which), count, (id) => {
+    const k = known(id) ?? s.memo.get(id)?.[which];
+    if (k) return k;
+    const b = s.row.get(id) as ChainRow | undefined;
+    return b && link(b, which);
+  });
+}
+
+/** What a pass reads of a row: its local chain (null: none), the sequence chain only when it has no local one, and its first sequence hash. */
+export type PassChains = { local: Buffer | null; seq: Buffer | null; firstSeq: Buffer | null };
+const FIRSTS_KEPT = 200_000;
+
+/**
+ * Chains of many rows read in one pass (each row with CHAIN_COLUMNS, oldest first), for a reader that needs each
+ * turn's local chain and only the first of its sequence hashes: a base built earlier in the pass is taken from it (the
+ * pass remembers the newest, bounded in bytes), else read as chainsOf reads it.
+ */
+export function chainPass(db: Db): (r: ChainColumns) => PassChains {
+  const s = state(db);
+  const locals = new ChainMemo(MEMO_BYTES);
+  const firsts = new Map<string, Buffer>();
+  const none = () => null;
+  return (row) => {
+    const r = row as ChainRow;
+    const local = buildOne(s, r, "local", (id) => locals.get(id)?.local ?? null);
+    let seq: Buffer | null = null;
+    let firstSeq: Buffer | null = null;
+    const tail = isLegacy(r) ? null : asBinary(r.seq);
+    if (local === null || local.byteLength === 0 || isLegacy(r)) seq = buildOne(s, r, "seq", none);
+    else if ((r.seqCount ?? 0) === 0) firstSeq = null;
+    else if (r.seqShared === 0 && tail !== null && tail.byteLength >= 8) firstSeq = tail.subarray(0, 8);
+    else firstSeq = (r.base !== null ? firsts.get(r.base) : undefined) ?? buildOne(s, r, "seq", none);
+    if (seq !== null) firstSeq = seq;
+    if (firstSeq !== null && firstSeq.byteLength < 8) firstSeq = null;
+    if (firstSeq !== null) {
+      firstSeq = firstSeq.subarray(0, 8);
+      if (firsts.size >= FIRSTS_KEPT) firsts.clear();
+      firsts.set(r.id, firstSeq);
+    }
+    if (local !== null) locals.set(r.id, { seq: null, local });
+    return { local, seq, firstSeq };
+  };
 }
 
 /** One request's chains as decimal strings ([] when it carried none), for readers that work on the wire form. */

@@ -3,7 +3,7 @@ import { chainColumns } from "./ingest-chains";
 import { forgetChains, requestRowExists } from "./chains";
 import type { CounterSample } from "../../lib/counters";
 import { addSample, flushStats, MinuteRollups, noteSeen, type Rollup, type Statements } from "./ingest-rollups";
-import type { Db } from "../client";
+import { isBusy, type Db } from "../client";
 import { TierRollups } from "./ingest-tiers";
 import { opt, requestHead, rowOf, tables, type Row } from "./ingest-rows";
 import { statements } from "./ingest-statements";
@@ -20,7 +20,17 @@ export type StoreOptions = {
   resolvePrefix?: ResolvePrefix;
   /** Runs last in the same transaction with the results (a write that must commit with the batch). */
   alsoInTransaction?: (out: readonly StoreStatus[]) => void;
+  /**
+   * When the write lock is held by another connection, retry taking it every LOCK_RETRY_MS for up to this long
+   * before the batch fails busy (default 0: the connection's busy_timeout alone). A connection with busy_timeout 0
+   * (the ingest workers) then takes the lock within a fraction of a millisecond of its release, where SQLite's busy
+   * handler sleeps 1, 2, 5, 10, ... 100 ms between tries and leaves the lock idle while a batch waits.
+   */
+  lockWaitMs?: number;
 };
+
+const LOCK_RETRY_MS = 0.25;
+const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /** request_id → index of its last request event in the batch (only built when some request names a prefix). */
 function requestIndexes(events: readonly IngestRow[]): Map<string, number> | null {
@@ -47,7 +57,17 @@ export function storeEvents(db: Db, events: readonly IngestRow[], options: Store
     e.kind === "request" || e.kind === "kv.stored" || e.kind === "kv.removed" ? null : rowOf(e),
   );
   try {
-    return store(db, st, events, rows, positions, resolve, options.alsoInTransaction);
+    const deadline = performance.now() + (options.lockWaitMs ?? 0);
+    for (;;) {
+      const began = { yes: false };
+      try {
+        return store(db, st, events, rows, positions, resolve, options.alsoInTransaction, began);
+      } catch (err) {
+        // Only BEGIN IMMEDIATE found the lock taken: nothing ran, so the batch simply tries again.
+        if (began.yes || !isBusy(err) || performance.now() >= deadline) throw err;
+        Atomics.wait(pause, 0, 0, LOCK_RETRY_MS);
+      }
+    }
   } catch (err) {
     forgetChains(db);
     forgetKvLocations(db);
@@ -63,11 +83,13 @@ function store(
   positions: Map<string, number> | null,
   resolve: ResolvePrefix | undefined,
   alsoInTransaction: ((out: readonly StoreStatus[]) => void) | undefined,
+  began: { yes: boolean },
 ): StoreStatus[] {
   const sqlite = db.$client;
   // IMMEDIATE: take the write lock up front, so concurrent writers wait (busy_timeout) instead of failing an upgrade.
   return sqlite
     .transaction(() => {
+      began.yes = true;
       try {
         return storeInTransaction(db, st, events, rows, positions, resolve, alsoInTransaction);
       } catch (err) {

@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../client";
 import { previewResults } from "../schema";
-import { chainsOf } from "./chains";
+import { CHAIN_COLUMNS, chainPass, type ChainColumns } from "./chains";
 import { kvBlockList } from "./kv-lists";
 
 // Rows the policy preview reads (recorded requests of a window with their full chains, the workers seen in it) and
@@ -43,15 +43,39 @@ export function windowRequests(db: Db, from: number, to: number, limit: number):
          parent_trajectory_id AS parentTrajectoryId, session_type AS sessionType, harness, worker_id AS workerId,
          arrived_at AS arrivedAt, first_token_at AS firstTokenAt, finished_at AS finishedAt, input_tokens AS inputTokens,
          cached_tokens AS cachedTokens, output_tokens AS outputTokens, reasoning_tokens AS reasoningTokens, status,
-         agent_hints AS agentHints, block_size AS blockSize, policy_versions AS policyVersions, source
+         agent_hints AS agentHints, block_size AS blockSize, policy_versions AS policyVersions, source, ${CHAIN_COLUMNS}
        FROM requests WHERE arrived_at >= ? AND arrived_at < ? ORDER BY arrived_at, rowid LIMIT ?`,
     )
-    .all(from, to, limit) as Omit<WindowRequestRow, "chain" | "chainIsLocal" | "firstSeq">[];
+    .all(from, to, limit) as (Omit<WindowRequestRow, "chain" | "chainIsLocal" | "firstSeq"> & ChainColumns)[];
+  const chains = chainPass(db);
   return rows.map((r) => {
-    const c = chainsOf(db, r.id);
-    const local = c?.local && c.local.byteLength > 0 ? c.local : null;
-    const firstSeq = c?.seq && c.seq.byteLength >= 8 ? c.seq.subarray(0, 8) : null;
-    return { ...r, chain: local ?? c?.seq ?? null, chainIsLocal: local !== null, firstSeq };
+    const c = chains(r);
+    const local = c.local && c.local.byteLength > 0 ? c.local : null;
+    return {
+      id: r.id,
+      requestId: r.requestId,
+      sessionId: r.sessionId,
+      trajectoryId: r.trajectoryId,
+      parentTrajectoryId: r.parentTrajectoryId,
+      sessionType: r.sessionType,
+      harness: r.harness,
+      workerId: r.workerId,
+      arrivedAt: r.arrivedAt,
+      firstTokenAt: r.firstTokenAt,
+      finishedAt: r.finishedAt,
+      inputTokens: r.inputTokens,
+      cachedTokens: r.cachedTokens,
+      outputTokens: r.outputTokens,
+      reasoningTokens: r.reasoningTokens,
+      status: r.status,
+      agentHints: r.agentHints,
+      blockSize: r.blockSize,
+      policyVersions: r.policyVersions,
+      source: r.source,
+      chain: local ?? c.seq,
+      chainIsLocal: local !== null,
+      firstSeq: c.firstSeq,
+    };
   });
 }
 
@@ -97,14 +121,24 @@ export function chainStartRuns(db: Db, from: number, to: number, limit: number):
   return out;
 }
 
-/** Device stores of one worker in [from, to) with a parent, oldest first, at most `limit` (a chain's later chunks). */
-export function storedRunsOf(db: Db, workerId: string, from: number, to: number, limit: number): StoredRunRow[] {
+/**
+ * Device stores of one worker in [from, to) that continue `parent` (their parent hash), oldest first, at most `limit`
+ * (a chain's later chunks); rows whose list cannot be read are left out.
+ */
+export function storedRunsAfter(
+  db: Db,
+  workerId: string,
+  parent: Buffer,
+  from: number,
+  to: number,
+  limit: number,
+): StoredRunRow[] {
   const rows = db.$client
     .prepare(
       `SELECT parent_hash AS parent, ${RUN_COLUMNS} FROM kv_events
-       WHERE worker_id = ? AND ts >= ? AND ts < ? AND parent_hash IS NOT NULL AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
+       WHERE worker_id = ? AND ts >= ? AND ts < ? AND parent_hash = ? AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
     )
-    .all(workerId, from, to, limit) as (RawRun & { parent: Buffer })[];
+    .all(workerId, from, to, parent, limit) as (RawRun & { parent: Buffer })[];
   const out: StoredRunRow[] = [];
   for (const r of rows) {
     const e = ends(db, r);

@@ -14,3 +14,4 @@ export * from "./auth";
 export * from "./tiers";
 export * from "./guards";
 export * from "./previews";
+export * from "./leases";

@@ -204,7 +204,7 @@ describe("sign-in rate limit", () => {
   const cfg = { windowMs: 60_000, perAccount: 3, perAddress: 5 };
 
   it("locks an account after 3 failures from anywhere, for the rest of the window", () => {
-    const l = new LoginLimiter(cfg);
+    const l = new LoginLimiter(testDb(), cfg);
     for (let i = 0; i < 3; i++) {
       expect(l.check("ann", `10.0.0.${i}`, T + i)).toBeNull();
       l.fail("ann", `10.0.0.${i}`, T + i);
@@ -217,14 +217,14 @@ describe("sign-in rate limit", () => {
   });
 
   it("locks an address after 5 failures across accounts", () => {
-    const l = new LoginLimiter(cfg);
+    const l = new LoginLimiter(testDb(), cfg);
     for (let i = 0; i < 5; i++) l.fail(`user${i}`, "10.0.0.1", T);
     expect(l.check("someone", "10.0.0.1", T)?.message).toMatch(/for your address/);
     expect(l.check("someone", "10.0.0.2", T)).toBeNull();
   });
 
   it("a success clears the account's count", () => {
-    const l = new LoginLimiter(cfg);
+    const l = new LoginLimiter(testDb(), cfg);
     l.fail("ann", "a", T);
     l.fail("ann", "a", T);
     l.succeed("ann");

@@ -1,52 +1,79 @@
-// Failed sign-in attempts per account and per address in a sliding window; time is passed in.
+// Failed sign-in attempts per account and per address in a sliding window, counted in the database so that every
+// dashboard process sharing it enforces the same limit; the decision is limitDecision's, time is passed in.
+import type { Db } from "../../db/client";
+import {
+  clearLoginFailures,
+  deleteLoginFailuresBefore,
+  insertLoginFailures,
+  loginFailuresSince,
+} from "../../db/queries/auth";
 
 export type LimitConfig = { windowMs: number; perAccount: number; perAddress: number };
 
 export const DEFAULT_LIMITS: LimitConfig = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 };
 
-const MAX_KEYS = 10_000;
+/** Failures in the window: how many, and when the oldest of them was (Unix ms; null when none). */
+export type RecentFailures = { count: number; oldest: number | null };
 
+export type Blocked = { message: string; retryAfter: number };
+
+/**
+ * null when a sign-in may be tried at `now`, else a message and the whole seconds (≥ 1) until the oldest failure
+ * that counts leaves the window. The account's limit is checked first (it names the account, not the address).
+ */
+export function limitDecision(
+  account: RecentFailures,
+  address: RecentFailures,
+  now: number,
+  cfg: LimitConfig,
+): Blocked | null {
+  if (account.count >= cfg.perAccount) return blocked("this account", account.oldest ?? now, now, cfg);
+  if (address.count >= cfg.perAddress) return blocked("your address", address.oldest ?? now, now, cfg);
+  return null;
+}
+
+function blocked(who: string, oldest: number, now: number, cfg: LimitConfig): Blocked {
+  const retryAfter = Math.max(1, Math.ceil((oldest + cfg.windowMs - now) / 1000));
+  const minutes = Math.ceil(retryAfter / 60);
+  return {
+    message: `Too many failed sign-in attempts for ${who}. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+    retryAfter,
+  };
+}
+
+const accountKey = (account: string) => `a:${account}`;
+const addressKey = (address: string) => `i:${address}`;
+
+/** The sign-in limit over the failures stored in `db` (no state of its own: any process may make one per request). */
 export class LoginLimiter {
-  private failures = new Map<string, number[]>();
-
-  constructor(private readonly cfg: LimitConfig = DEFAULT_LIMITS) {}
+  constructor(
+    private readonly db: Db,
+    private readonly cfg: LimitConfig = DEFAULT_LIMITS,
+  ) {}
 
   /** null when a sign-in may be tried, else a message and the seconds to wait. */
-  check(account: string, address: string, now: number): { message: string; retryAfter: number } | null {
-    const acc = this.recent(`a:${account}`, now);
-    if (acc.length >= this.cfg.perAccount) return this.blocked("this account", acc, now);
-    const addr = this.recent(`i:${address}`, now);
-    if (addr.length >= this.cfg.perAddress) return this.blocked("your address", addr, now);
-    return null;
+  check(account: string, address: string, now: number): Blocked | null {
+    const since = now - this.cfg.windowMs;
+    return limitDecision(
+      loginFailuresSince(this.db, accountKey(account), since),
+      loginFailuresSince(this.db, addressKey(address), since),
+      now,
+      this.cfg,
+    );
   }
 
+  /** Count a failure against the account and the address (and drop their failures that left the window). */
   fail(account: string, address: string, now: number): void {
-    for (const key of [`a:${account}`, `i:${address}`]) {
-      if (this.failures.size >= MAX_KEYS && !this.failures.has(key)) this.prune(now);
-      this.failures.set(key, [...this.recent(key, now), now]);
-    }
+    insertLoginFailures(this.db, [accountKey(account), addressKey(address)], now, now - this.cfg.windowMs);
   }
 
   /** A successful sign-in clears the account's failures (the address keeps its count). */
   succeed(account: string): void {
-    this.failures.delete(`a:${account}`);
+    clearLoginFailures(this.db, accountKey(account));
   }
+}
 
-  private recent(key: string, now: number): number[] {
-    return (this.failures.get(key) ?? []).filter((t) => t > now - this.cfg.windowMs);
-  }
-
-  private blocked(who: string, times: number[], now: number) {
-    const retryAfter = Math.max(1, Math.ceil((times[0]! + this.cfg.windowMs - now) / 1000));
-    const minutes = Math.ceil(retryAfter / 60);
-    return {
-      message: `Too many failed sign-in attempts for ${who}. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
-      retryAfter,
-    };
-  }
-
-  private prune(now: number) {
-    for (const [k, v] of this.failures) if (!v.some((t) => t > now - this.cfg.windowMs)) this.failures.delete(k);
-    if (this.failures.size >= MAX_KEYS) this.failures.delete(this.failures.keys().next().value!);
-  }
+/** Housekeeping: drop every failure that left the window at `now`. Returns rows gone. */
+export function pruneLoginFailures(db: Db, now: number, cfg: LimitConfig = DEFAULT_LIMITS): number {
+  return deleteLoginFailuresBefore(db, now - cfg.windowMs);
 }

@@ -2,7 +2,12 @@
 // frames into the database file while ingest goes on writing (a passive checkpoint never takes the write lock and
 // never waits for readers). Plain JavaScript: it needs no TypeScript loader.
 import { workerData } from "node:worker_threads";
+import fs from "node:fs";
 import Database from "better-sqlite3";
+
+try {
+  fs.writeFileSync("/proc/thread-self/comm", "sy-checkpoint"); // Linux: the thread's name (bench:storage's CPU by thread)
+} catch {}
 
 const db = new Database(workerData.dbFile, { timeout: 0 });
 setInterval(() => {

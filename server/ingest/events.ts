@@ -1,22 +1,49 @@
 import { z } from "zod";
+import {
+  badHashIndex,
+  BUDGET_UNITS,
+  hashProblem,
+  MAX_BLOCK_SIZE,
+  MAX_BLOCKS,
+  MAX_CANDIDATES,
+  MAX_CHAIN,
+  MAX_COUNT,
+  MAX_HASHES,
+  MAX_ID,
+  MAX_LATENCY_MS,
+  MAX_RATIO,
+  MAX_TOKENS,
+  MAX_TS,
+  MIN_TS,
+  REMOVAL_REASONS,
+  REQUEST_APIS,
+  REQUEST_STATUSES,
+  STORAGE_TIERS,
+  TOOL_STATUSES,
+  WORKER_ROLES,
+} from "./event-bounds";
+import { fastParse } from "./event-fast-path";
 import type { IngestKind, IngestRowOf } from "../../db/rows/ingest";
 
-// switchyard.telemetry.v1: the normalized event model (DESIGN.md §3) with bounds on every field.
+// switchyard.telemetry.v1: the normalized event model (DESIGN.md §3) with bounds on every field (event-bounds.ts).
+// parseEvent takes the hand-written fast path first (event-fast-path.ts): it accepts only what this schema accepts
+// and builds the same event; anything else (every bad input) is parsed here, so errors come from this schema alone.
+
+export {
+  MAX_CANDIDATES,
+  MAX_CHAIN,
+  MAX_HASHES,
+  MAX_ID,
+  MAX_TS,
+  MIN_TS,
+  STORAGE_TIERS,
+  hashProblem,
+  type StorageTier,
+} from "./event-bounds";
 
 export const TELEMETRY_FORMAT = "switchyard.telemetry.v1";
 
-/** Unix ms between 2000-01-01 and 2100-01-01. */
-export const MIN_TS = 946_684_800_000;
-export const MAX_TS = 4_102_444_800_000;
-export const MAX_ID = 128;
-/** Bound of one hash list on the wire for KV events. */
-export const MAX_HASHES = 16_384;
-/** Bound of the full chain a request stands for (a 1M-token context at block size 16 is 62,500 blocks); its lists too. */
-export const MAX_CHAIN = 131_072;
-export const MAX_CANDIDATES = 1_024;
 const I64_MAX = 9_223_372_036_854_775_807n;
-const MAX_TOKENS = 100_000_000;
-const MAX_BLOCKS = 1_000_000_000;
 
 const ts = z
   .number()
@@ -28,47 +55,20 @@ const name = z.string().min(1).max(256);
 const text = z.string().max(2_048);
 const tokens = z.number().int().min(0).max(MAX_TOKENS);
 const blocks = z.number().int().min(0).max(MAX_BLOCKS);
-const count = z.number().int().min(0).max(10_000_000);
-const ratio = z.number().min(0).max(1_000_000);
+const count = z.number().int().min(0).max(MAX_COUNT);
+const ratio = z.number().min(0).max(MAX_RATIO);
 /** A latency in ms (fractions allowed), at most a day. */
-const latencyMs = z.number().min(0).max(86_400_000);
-
-const U64_MAX_TEXT = "18446744073709551615";
-
-/** Why a value is not a u64 decimal string, or null when it is one. Hand-written: it runs per block. */
-export function hashProblem(v: unknown): string | null {
-  if (typeof v !== "string") return "must be a decimal string (a JSON number would lose 64-bit precision)";
-  const n = v.length;
-  if (n === 0 || n > 20 || (n > 1 && v.charCodeAt(0) === 48))
-    return "must be a decimal string of an unsigned 64-bit value";
-  for (let i = 0; i < n; i++) {
-    const c = v.charCodeAt(i);
-    if (c < 48 || c > 57) return "must be a decimal string of an unsigned 64-bit value";
-  }
-  if (n === 20 && v > U64_MAX_TEXT) return "exceeds 2^64-1";
-  return null;
-}
+const latencyMs = z.number().min(0).max(MAX_LATENCY_MS);
 
 /** A u64 block hash as a decimal string; JSON numbers lose precision, so they are refused. */
 export const blockHash = z.custom<string>((v) => hashProblem(v) === null, {
   error: (i) => hashProblem(i.input) ?? "invalid hash",
 });
 
-/** The first problem in a list of hashes (index and message), or null. One pass of cheap checks, no allocation. */
+/** The first problem in a list of hashes (index and message), or null. */
 function hashListProblem(v: unknown[]): { index: number; message: string } | null {
-  for (let i = 0; i < v.length; i++) {
-    const s = v[i];
-    if (typeof s !== "string") return { index: i, message: hashProblem(s)! };
-    const n = s.length;
-    let bad = n === 0 || n > 20 || (n > 1 && s.charCodeAt(0) === 48);
-    for (let k = 0; k < n && !bad; k++) {
-      const c = s.charCodeAt(k);
-      bad = c < 48 || c > 57;
-    }
-    if (bad || (n === 20 && s > U64_MAX_TEXT))
-      return { index: i, message: hashProblem(s) ?? "must be a decimal string of an unsigned 64-bit value" };
-  }
-  return null;
+  const i = badHashIndex(v);
+  return i < 0 ? null : { index: i, message: hashProblem(v[i]) ?? "invalid hash" };
 }
 
 /** Between min and max block hashes (the error names the first bad index); over the bound is refused, never truncated. */
@@ -102,12 +102,9 @@ const chainHashes = hashList(0, MAX_CHAIN);
 const base = { id, ts, source: z.string().max(MAX_ID).optional() };
 const session = { session_id: id.optional(), trajectory_id: id.optional() };
 
-export const workerRole = z.enum(["prefill", "decode", "aggregated"]);
+export const workerRole = z.enum(WORKER_ROLES);
 export const policyKind = z.enum(["retention", "autoscaling", "routing", "frontend"]);
-export const removalReason = z.enum(["capacity", "ttl", "agent_end", "session_end", "cleared", "offloaded", "unknown"]);
-/** Where a KV block lives (DESIGN §3 "Storage tiers"): GPU memory, CPU memory, local SSD, storage shared by workers. */
-export const STORAGE_TIERS = ["device", "host", "disk", "shared"] as const;
-export type StorageTier = (typeof STORAGE_TIERS)[number];
+export const removalReason = z.enum(REMOVAL_REASONS);
 export const storageTier = z.enum(STORAGE_TIERS, { error: `must be one of ${STORAGE_TIERS.join(", ")}` });
 const cachedByTier = z
   .object({ device: tokens.optional(), host: tokens.optional(), disk: tokens.optional(), shared: tokens.optional() })
@@ -120,7 +117,7 @@ const workerUp = z.object({
   role: workerRole,
   model: name,
   kv_total_blocks: blocks,
-  block_size: z.number().int().min(1).max(1_048_576),
+  block_size: z.number().int().min(1).max(MAX_BLOCK_SIZE),
 });
 
 const workerDown = z.object({ ...base, kind: z.literal("worker.down"), worker_id: id, reason: text.optional() });
@@ -210,7 +207,7 @@ const request = z
     parent_trajectory_id: id.optional(),
     session_type: z.string().min(1).max(64).optional(),
     harness: z.string().min(1).max(64).optional(),
-    api: z.enum(["chat_completions", "responses", "messages"]),
+    api: z.enum(REQUEST_APIS),
     model: name,
     worker_id: id.optional(),
     arrived_at: ts,
@@ -221,7 +218,7 @@ const request = z
     output_tokens: tokens,
     reasoning_tokens: tokens.optional(),
     finish_reason: z.string().min(1).max(64).optional(),
-    status: z.enum(["ok", "error", "cancelled"]),
+    status: z.enum(REQUEST_STATUSES),
     agent_hints: z
       .object({
         priority: z.number().int().min(-1000).max(1000).optional(),
@@ -229,7 +226,7 @@ const request = z
         speculative_prefill: z.boolean().optional(),
       })
       .optional(),
-    block_size: z.number().int().min(1).max(1_048_576).optional(),
+    block_size: z.number().int().min(1).max(MAX_BLOCK_SIZE).optional(),
     sequence_hashes: chainHashes.optional(),
     local_hashes: chainHashes.optional(),
     prefix_of: z.object({ request_id: id, blocks: z.number().int().min(0).max(MAX_CHAIN) }).optional(),
@@ -284,11 +281,11 @@ const tool = z
     dispatched_at: ts.optional(),
     started_at: ts,
     ended_at: ts.optional(),
-    status: z.enum(["running", "succeeded", "error", "cancelled"]),
+    status: z.enum(TOOL_STATUSES),
     output_bytes: z.number().int().min(0).max(1e12).optional(),
     output_tokens: tokens.optional(),
     truncated: z.boolean().optional(),
-    budget: z.object({ unit: z.enum(["bytes", "tokens"]), limit: z.number().int().min(1).max(1e12) }).optional(),
+    budget: z.object({ unit: z.enum(BUDGET_UNITS), limit: z.number().int().min(1).max(1e12) }).optional(),
   })
   .refine((e) => e.ended_at === undefined || e.ended_at >= e.started_at, {
     path: ["ended_at"],
@@ -365,6 +362,19 @@ export type ParseResult = { ok: true; event: TelemetryEvent } | { ok: false; err
 
 /** Validate one decoded JSON value as a telemetry event; the error names the field paths at fault. */
 export function parseEvent(value: unknown): ParseResult {
+  const kind = kindOf(value);
+  if (typeof kind !== "string") return kind;
+  const fast = fastParse(kind, value as Record<string, unknown>);
+  return fast ? { ok: true, event: fast } : parseKind(kind, value);
+}
+
+/** parseEvent by the schema alone (no fast path): what the fast path must agree with. */
+export function parseEventBySchema(value: unknown): ParseResult {
+  const kind = kindOf(value);
+  return typeof kind === "string" ? parseKind(kind, value) : kind;
+}
+
+function kindOf(value: unknown): EventKind | { ok: false; error: string } {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     return { ok: false, error: "event must be a JSON object" };
   const kind = (value as { kind?: unknown }).kind;
@@ -374,7 +384,11 @@ export function parseEvent(value: unknown): ParseResult {
       error: `kind: ${kind === undefined ? "is required" : `unknown kind ${JSON.stringify(String(kind).slice(0, 40))}`}`,
     };
   }
-  const result = variants[kind as EventKind].safeParse(value);
+  return kind as EventKind;
+}
+
+function parseKind(kind: EventKind, value: unknown): ParseResult {
+  const result = variants[kind].safeParse(value);
   if (result.success) return { ok: true, event: result.data as TelemetryEvent };
   return { ok: false, error: formatIssues(result.error.issues) };
 }

@@ -6,6 +6,7 @@ import { AppError } from "../errors";
 import { ingestBodyTallied } from "./ingest";
 import type { Sender } from "./sender";
 import { WriteGate } from "./write-gate";
+import { nameThread } from "../jobs/thread-priority";
 import { errorMessage, log } from "../observability/logger";
 
 const {
@@ -17,19 +18,29 @@ const {
   gate?: SharedArrayBuffer;
   kvLocations?: SharedArrayBuffer;
 };
+// Named so its CPU time can be told from the other threads' (bench:storage's CPU by thread).
+nameThread("sy-ingest");
 const db = openDb(dbFile);
 if (kvLocations) shareKvLocations(db, kvLocations);
 const gate = shared ? new WriteGate(shared) : undefined;
 // The pool's checkpoint thread copies the WAL into the database file (checkpoint-worker.mjs): a commit here never
 // runs the checkpoint itself, which would hold up the next batch's write turn for the time it takes.
 db.$client.pragma("wal_autocheckpoint = 0");
+// Another connection's write (attribution, the dashboard) is waited for by storeEvents' own retries, which take the
+// lock within a fraction of a millisecond of its release, not by SQLite's busy handler (sleeps of up to 100 ms).
+db.$client.pragma("busy_timeout = 0");
+const LOCK_WAIT_MS = 5_000;
 
 type Message = { id: number; ticket: number; text: string; contentType: string; sender?: Sender };
 
 parentPort!.on("message", (m: Message) => {
   try {
     const turn = gate && (<T>(write: () => T): T => gate.run(m.ticket, write));
-    const { reply, tally } = ingestBodyTallied(db, m.text, m.contentType, { sender: m.sender, turn });
+    const { reply, tally } = ingestBodyTallied(db, m.text, m.contentType, {
+      sender: m.sender,
+      turn,
+      lockWaitMs: LOCK_WAIT_MS,
+    });
     parentPort!.postMessage({ id: m.id, reply: JSON.stringify(reply), tally });
   } catch (err) {
     const error =

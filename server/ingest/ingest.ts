@@ -9,7 +9,12 @@ import { kindLabel, tallyByKind, type IngestTally } from "./tally";
  * How a body is stored: `sender` is recorded with the batch; `turn` runs its write (exactly once per body, also when
  * it has nothing to write or is refused) when it is this body's turn among the ingest threads (write-gate.ts).
  */
-export type IngestOptions = { sender?: Sender; turn?: <T>(write: () => T) => T };
+export type IngestOptions = {
+  sender?: Sender;
+  turn?: <T>(write: () => T) => T;
+  /** storeEvents' lockWaitMs: how long a batch retries taking a write lock another connection holds. */
+  lockWaitMs?: number;
+};
 
 /** Decode, validate per item and store one request body; nothing is stored if decoding refuses it. */
 export function ingestBody(db: Db, text: string, contentType: string, options: IngestOptions = {}): BatchReply {
@@ -30,7 +35,7 @@ export function ingestBodyTallied(
     return turn(write);
   };
   try {
-    return ingestInTurn(db, text, contentType, options.sender, inTurn);
+    return ingestInTurn(db, text, contentType, options, inTurn);
   } finally {
     if (!turned) turn(() => undefined);
   }
@@ -40,7 +45,7 @@ function ingestInTurn(
   db: Db,
   text: string,
   contentType: string,
-  sender: Sender | undefined,
+  { sender, lockWaitMs }: IngestOptions,
   inTurn: <T>(write: () => T) => T,
 ): { reply: BatchReply; tally: IngestTally } {
   const decoded = decodeBody(text, contentType);
@@ -50,6 +55,7 @@ function ingestInTurn(
     if (events.length)
       return storeEvents(db, events, {
         resolvePrefix,
+        lockWaitMs,
         alsoInTransaction:
           sender && ((out) => recordSender(db, sender, out.filter((s) => s === "accepted").length, now)),
       });

@@ -10,14 +10,18 @@ const WORKER = `
 const { parentPort, workerData } = require("node:worker_threads");
 const fs = require("node:fs");
 const os = require("node:os");
-const { lowerThreadPriority } = require("tsx/cjs/api").require(workerData.module, workerData.module);
+const { lowerThreadPriority, nameThread } = require("tsx/cjs/api").require(workerData.module, workerData.module);
 const lowered = lowerThreadPriority(workerData.nice);
+const named = workerData.name ? nameThread(workerData.name) : false;
 const tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());
-parentPort.postMessage({ lowered, tid, nice: os.getPriority(tid) });
+const comm = fs.readFileSync("/proc/thread-self/comm", "utf8").trim();
+parentPort.postMessage({ lowered, tid, nice: os.getPriority(tid), named, comm });
 `;
 
-async function inWorker(nice: number): Promise<{ lowered: boolean; tid: number; nice: number }> {
-  const w = new Worker(WORKER, { eval: true, workerData: { module: MODULE, nice } });
+type Seen = { lowered: boolean; tid: number; nice: number; named: boolean; comm: string };
+
+async function inWorker(nice: number, name?: string): Promise<Seen> {
+  const w = new Worker(WORKER, { eval: true, workerData: { module: MODULE, nice, name } });
   try {
     return await new Promise((resolve, reject) => {
       w.once("message", resolve);
@@ -36,5 +40,19 @@ describe.runIf(fs.existsSync("/proc/thread-self"))("lowerThreadPriority", () => 
     expect(low.tid).not.toBe(process.pid);
     expect(os.getPriority(0)).toBe(before);
     expect((await inWorker(before - 1)).nice).toBe(before);
+  });
+});
+
+describe.runIf(fs.existsSync("/proc/thread-self"))("nameThread", () => {
+  const main = () => fs.readFileSync("/proc/thread-self/comm", "utf8").trim();
+
+  it.each([
+    ["a short name", "sy-ingest", "sy-ingest"],
+    ["a name over 15 bytes, cut", "switchyard-ingest-worker", "switchyard-inge"],
+  ])("names the calling thread only: %s", async (_case, name, want) => {
+    const before = main();
+    const seen = await inWorker(os.getPriority(0), name);
+    expect(seen).toMatchObject({ named: true, comm: want });
+    expect(main()).toBe(before);
   });
 });

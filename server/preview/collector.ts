@@ -1,5 +1,6 @@
 import { quantileSorted } from "../analysis/quantile";
 import type { TelemetryEventInput } from "../ingest/events";
+import type { BlockPool } from "../sim/block-pool";
 import type { SimRequest } from "../sim/types";
 import { PairSet } from "./pair-set";
 import type { CauseTokens, RecordedTurn, RunSummary } from "./types";
@@ -7,11 +8,15 @@ import type { CauseTokens, RecordedTurn, RunSummary } from "./types";
 // What one replay run measured, from the requests it finished and the events the simulated cluster emitted: the same
 // figures the dashboard shows for live traffic, reduced to a summary. Miss causes follow the attribution's meaning at
 // the replay's resolution: a block the replay never saw is cold (diverged when its content was seen after another
-// prefix), one another worker held at routing time is routed away, one seen and gone is evicted.
+// prefix), one another worker held at routing time is routed away, one seen and gone is evicted. Evictions by class
+// are the class each block had in its pool as it left (the pool tells the collector); below device, "unknown".
 
 const SEEN_SEQ = 2;
 const SEEN_LOCAL = 1;
 const TWO32 = 4294967296;
+
+/** The simulated cluster's workers as the collector reads them: each pool tells it the class of what it removes. */
+export type WatchedWorkers = { readonly workers: readonly { readonly id: string; readonly pool: BlockPool }[] };
 
 export class RunCollector {
   private hit = 0;
@@ -20,13 +25,14 @@ export class RunCollector {
   private causes: CauseTokens = { cold: 0, diverged: 0, evicted: 0, routed_away: 0 };
   private byReason: Record<string, number> = {};
   private byClass: Record<string, number> = {};
-  private held = new Map<string, Map<string, string>>();
+  /** Per worker: blocks its pool removed since its last kv.removed event, by class name. */
+  private pending = new Map<string, Map<string, number>>();
   private kv = new Map<string, { sum: number; n: number; max: number; preemptions: number }>();
   private routedAway = new Map<string, number>();
   private flags = new Map<string, { from: number; f: Uint8Array }>();
   private checked = new WeakMap<object, number>();
-  private seenSeq = new PairSet();
-  private seenLocal = new PairSet();
+  private seenSeq = new PairSet(1 << 18);
+  private seenLocal = new PairSet(1 << 18);
   private up = new Map<string, number>();
   private gpuMs = 0;
   private decisions: RunSummary["planner"]["decisions"] = [];
@@ -41,6 +47,7 @@ export class RunCollector {
     private blockSize: number,
     private from: number,
     private to: number,
+    private cluster: WatchedWorkers,
   ) {
     this.cachedOf = new Int32Array(turns.length).fill(-1);
   }
@@ -114,26 +121,23 @@ export class RunCollector {
         if (best > chosen) this.routedAway.set(e.request_id, best - chosen);
         return;
       }
-      case "kv.stored": {
-        let m = this.held.get(e.worker_id);
-        if (!m) this.held.set(e.worker_id, (m = new Map()));
-        for (const h of e.block_hashes) m.set(h, e.retention_class ?? "unknown");
+      case "kv.stored":
+        if (!this.pending.has(e.worker_id)) this.watch(e.worker_id);
         return;
-      }
       case "kv.removed": {
-        const m = this.held.get(e.worker_id);
+        const n = e.block_hashes.length;
         const counted = e.ts >= this.from;
-        for (const h of e.block_hashes) {
-          const cls = m?.get(h) ?? "unknown";
-          m?.delete(h);
-          if (counted) this.byClass[cls] = (this.byClass[cls] ?? 0) + 1;
+        if (counted) this.byReason[e.reason] = (this.byReason[e.reason] ?? 0) + n;
+        if (e.storage_tier !== undefined && e.storage_tier !== "device") {
+          if (counted) this.byClass.unknown = (this.byClass.unknown ?? 0) + n;
+          return;
         }
-        if (counted) this.byReason[e.reason] = (this.byReason[e.reason] ?? 0) + e.block_hashes.length;
+        const p = this.pending.get(e.worker_id);
+        if (!p || p.size === 0) return;
+        if (counted) for (const [cls, k] of p) this.byClass[cls] = (this.byClass[cls] ?? 0) + k;
+        p.clear();
         return;
       }
-      case "kv.cleared":
-        this.held.delete(e.worker_id);
-        return;
       case "worker.stats": {
         if (e.ts < this.from) return;
         const s = this.kv.get(e.worker_id) ?? { sum: 0, n: 0, max: 0, preemptions: 0 };
@@ -166,6 +170,14 @@ export class RunCollector {
         return;
       default:
     }
+  }
+
+  /** Have the worker's pool tell this collector the class of each block it removes (before its first store). */
+  private watch(workerId: string): void {
+    const p = new Map<string, number>();
+    this.pending.set(workerId, p);
+    const w = this.cluster.workers.find((x) => x.id === workerId);
+    if (w) w.pool.onRemove = (cls) => p.set(cls.name, (p.get(cls.name) ?? 0) + 1);
   }
 
   /** The run's summary; workers still up count GPU time to `endMs`. */

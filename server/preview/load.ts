@@ -1,8 +1,9 @@
+import os from "node:os";
 import type { Db } from "../../db/client";
 import { getVersion } from "../../db/queries/control";
 import {
   chainStartRuns,
-  storedRunsOf,
+  storedRunsAfter,
   trajectoriesBetween,
   windowRequests,
   windowWorkers,
@@ -18,7 +19,7 @@ import {
   type PolicyKind,
 } from "../control/policies";
 import { AppError } from "../errors";
-import type { WorkerRole } from "../sim/types";
+import type { AgentHints, WorkerRole } from "../sim/types";
 import type { RecordedTurn, ReplayInput } from "./types";
 
 // The recorded window as the replay's plain input: requests (and the minutes before, to warm the caches), the workers
@@ -33,6 +34,7 @@ export const MAX_REPLAY_REQUESTS = 300_000;
 const RUNS_LOOKBACK_MS = 6 * 3_600_000;
 const MAX_RUNS = 20_000;
 const FOLLOW_MS = 120_000;
+/** At most this many later chunks of one chain start are followed. */
 const FOLLOW_ROWS = 5_000;
 const MAX_DISTINCT_STARTS = 64;
 
@@ -50,7 +52,8 @@ export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions =
       "BAD_REQUEST",
       `the window holds more than ${MAX_REPLAY_REQUESTS} requests: preview a shorter window`,
     );
-  const turns = rows.map((r) => turnOf(r, from, to));
+  const hints = new Map<string, AgentHints>();
+  const turns = rows.map((r) => turnOf(r, from, to, hints));
   if (!turns.some((t) => t.phase === "window"))
     throw new AppError("BAD_REQUEST", "no recorded traffic in this window: nothing to replay", { empty: true });
   const { baseline, notes } = baselineOf(db, rows, from, opts.baseline ?? {});
@@ -74,13 +77,8 @@ export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions =
   };
 }
 
-function turnOf(r: WindowRequestRow, from: number, to: number): RecordedTurn {
-  let hints = {};
-  try {
-    hints = r.agentHints ? (JSON.parse(r.agentHints) as object) : {};
-  } catch {
-    hints = {};
-  }
+/** `hints`: agent hints parsed so far, by their text (turns repeat a few thousand texts; the replay only reads them). */
+function turnOf(r: WindowRequestRow, from: number, to: number, hints: Map<string, AgentHints>): RecordedTurn {
   const session = r.sessionId ?? r.requestId;
   return {
     requestId: r.requestId,
@@ -97,7 +95,7 @@ function turnOf(r: WindowRequestRow, from: number, to: number): RecordedTurn {
     outputTokens: r.outputTokens,
     reasoningTokens: r.reasoningTokens ?? 0,
     status: r.status === "error" || r.status === "cancelled" ? r.status : "ok",
-    hints,
+    hints: hintsOf(r.agentHints, hints),
     blockSize: r.blockSize,
     blocks: r.chain ? pairsOf(r.chain) : null,
     workerId: r.workerId,
@@ -106,14 +104,28 @@ function turnOf(r: WindowRequestRow, from: number, to: number): RecordedTurn {
   };
 }
 
-/** 8-byte big-endian hashes as (hi, lo) pairs. */
-function pairsOf(buf: Buffer): Uint32Array {
-  const n = buf.byteLength / 8;
-  const out = new Uint32Array(n * 2);
-  for (let i = 0; i < n; i++) {
-    out[2 * i] = buf.readUInt32BE(8 * i);
-    out[2 * i + 1] = buf.readUInt32BE(8 * i + 4);
+const NO_HINTS: AgentHints = Object.freeze({});
+
+function hintsOf(text: string | null, parsed: Map<string, AgentHints>): AgentHints {
+  if (!text) return NO_HINTS;
+  let h = parsed.get(text);
+  if (h === undefined) {
+    try {
+      h = JSON.parse(text) as AgentHints;
+    } catch {
+      h = NO_HINTS;
+    }
+    parsed.set(text, h);
   }
+  return h;
+}
+
+/** 8-byte big-endian hashes as (hi, lo) pairs: the bytes copied as they are, then each 32-bit word swapped in place. */
+function pairsOf(buf: Buffer): Uint32Array {
+  const out = new Uint32Array(Math.floor(buf.byteLength / 8) * 2);
+  const bytes = Buffer.from(out.buffer, 0, out.byteLength);
+  buf.copy(bytes, 0, 0, out.byteLength);
+  if (os.endianness() === "LE") bytes.swap32();
   return out;
 }
 
@@ -178,18 +190,11 @@ function firstRunsOf(db: Db, rows: readonly FirstRunRow[], baseline: PolicyDocum
     if (out.has(key) || segment === null || r.first.byteLength < 8) continue;
     let blocks = r.blocks;
     let last = r.last;
-    const later = storedRunsOf(db, r.workerId, r.ts, r.ts + FOLLOW_MS, FOLLOW_ROWS);
-    for (let more = true; more;) {
-      more = false;
-      for (const n of later) {
-        if (!n.parent.equals(last)) continue;
-        if (n.retentionClass === r.retentionClass) {
-          blocks += n.blocks;
-          last = n.last;
-          more = true;
-        }
-        break;
-      }
+    for (let k = 0; k < FOLLOW_ROWS; k++) {
+      const n = storedRunsAfter(db, r.workerId, last, r.ts, r.ts + FOLLOW_MS, 4)[0];
+      if (!n || n.retentionClass !== r.retentionClass) break;
+      blocks += n.blocks;
+      last = n.last;
     }
     out.set(key, { hi: r.first.readUInt32BE(0), lo: r.first.readUInt32BE(4), blocks, segment });
     if (out.size >= MAX_DISTINCT_STARTS) break;

@@ -13,6 +13,13 @@ import type { RecordedTurn } from "./types";
 // trajectory is closed-loop: a turn is sent as long after the previous one finished as it was in the recording (its
 // tool wait), or, when the recording overlapped them, as long after the previous one was sent.
 
+/** The first n (hi, lo) pairs of a and b are equal (one native compare of their bytes). */
+function samePairs(a: Uint32Array, b: Uint32Array, n: number): boolean {
+  if (n === 0) return true;
+  const bytes = n * 8;
+  return Buffer.from(a.buffer, a.byteOffset, bytes).equals(Buffer.from(b.buffer, b.byteOffset, bytes));
+}
+
 /** What the frontend does to block 0 of a Claude-Code-like prompt compared with the recording. */
 export type HeaderMode = "as_recorded" | "strip" | "add";
 
@@ -150,9 +157,7 @@ export class RecordedReplay {
     if (per === this.blockSize && t.inputTokens - full * per < per) {
       let g = this.grown.get(t.trajectoryId);
       const m = g ? g.stream.contents.length : 0;
-      let same = g !== undefined;
-      for (let k = 0; same && k < Math.min(m, full); k++)
-        same = g!.pairs[2 * k] === b![2 * k] && g!.pairs[2 * k + 1] === b![2 * k + 1];
+      const same = g !== undefined && samePairs(g.pairs, b!, Math.min(m, full));
       let known = 0;
       if (!g || !same) {
         const opened = this.opening(t, full);

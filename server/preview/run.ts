@@ -154,7 +154,7 @@ export function replayOnce(
     policies: docs,
   };
   const sim = new Simulation({ scenario, seed: SEED, startMs, trace: { entries: [], blockSize: shape.blockSize } });
-  const collector = new RunCollector(turns, shape.blockSize, input.from, input.to);
+  const collector = new RunCollector(turns, shape.blockSize, input.from, input.to, sim.cluster);
   sim.setSink((e) => collector.event(e));
   const replay = new RecordedReplay(sim, turns, shapes, shape.blockSize, header, input.continuing, collector, input.to);
   replay.start();

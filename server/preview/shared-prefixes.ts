@@ -11,6 +11,8 @@ type Entry = { parts: number[]; segments: number[]; stream: TokenStream; view: H
 
 export class SharedPrefixes {
   private byKey = new Map<string, Entry[]>();
+  /** Keys asked for once and not kept: an opening is kept the second time it is hashed (most are one session's own). */
+  private once = new Set<string>();
 
   /** A copy of the stream and view of exactly these blocks (content ids and segments), or null when not kept. */
   take(parts: readonly number[], segments: readonly number[]): { stream: TokenStream; view: HashView } | null {
@@ -19,9 +21,16 @@ export class SharedPrefixes {
     return null;
   }
 
-  /** Keep a copy of a stream that holds just these blocks, hashed (view extended over all of them). */
+  /**
+   * Keep a copy of a stream that holds just these blocks, hashed (view extended over all of them), once blocks with
+   * the same key were offered before: a key seen once is only noted.
+   */
   keep(parts: readonly number[], segments: readonly number[], stream: TokenStream, view: HashView): void {
     const k = keyOf(parts, segments);
+    if (!this.once.has(k)) {
+      this.once.add(k);
+      return;
+    }
     const list = this.byKey.get(k) ?? [];
     list.push({ parts: [...parts], segments: [...segments], stream: stream.clone(), view: view.clone() });
     this.byKey.set(k, list);

@@ -72,6 +72,8 @@ export class BlockPool {
   private removedCount = 0;
   /** Lower tiers of this worker (null: device only, the removal goes by its own reason). */
   offload: Offloader | null = null;
+  /** Told the class of every block removed, as it leaves (the policy preview counts evictions by class with it). */
+  onRemove: ((cls: RetentionClass) => void) | null = null;
 
   constructor(
     readonly capacity: number,
@@ -335,6 +337,7 @@ export class BlockPool {
       this.offload !== null && (reason === "capacity" || reason === "ttl") && this.offload(hash, this.cls[b]!);
     this.removed[off ? "offloaded" : reason].push(hash);
     this.removedCount++;
+    if (this.onRemove !== null) this.onRemove(this.cls[b]!);
     this.index.drop(id, this.bit);
     this.entry[b] = -1;
     this.cached--;

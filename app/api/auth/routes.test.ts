@@ -128,6 +128,26 @@ describe("login, logout, rate limit", () => {
     );
   });
 
+  it("a failure that cannot be counted (another process holds the write lock) is 503, not an answer", async () => {
+    const { default: Database } = await import("better-sqlite3");
+    const { env } = await import("@/server/env");
+    const other = new Database(env().SWITCHYARD_DB);
+    other.prepare("BEGIN IMMEDIATE").run();
+    try {
+      const res = await post(
+        login,
+        "/api/auth/login",
+        { username: "ghost", password: "wrong again" },
+        { "x-switchyard-client-address": "10.3.0.1" },
+      );
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("1");
+    } finally {
+      other.prepare("ROLLBACK").run();
+      other.close();
+    }
+  });
+
   it("refuses a cross-origin sign-in, a body over 8 KiB, and a non-JSON body", async () => {
     expect(
       (await post(login, "/api/auth/login", { username: "x", password: "y" }, { origin: "https://evil.example" }))

@@ -37,6 +37,30 @@ describe("GET /api/health", () => {
     expect(body.schema.migrations).toBeGreaterThanOrEqual(1);
     expect(body.schema.latest).toMatch(/^\d{4}_/);
     expect(fs.existsSync(file)).toBe(true);
+    expect(body).toMatchObject({ leader: null, process: null });
+  });
+
+  it("says which process leads background work and whether it is this one", async () => {
+    const { startLeader } = await import("@/server/jobs/leader");
+    const { readLease, replaceLease } = await import("@/db/queries/leases");
+    type Body = { leader: { holder: string; since: number; this_process: boolean } | null; process: unknown };
+    const before = Date.now();
+    const leader = startLeader(serverDb(), () => () => {}, { holder: "host-a:1:0a0b0c0d" });
+    const mine = (await GET().json()) as Body;
+    expect(mine.leader).toEqual({ holder: "host-a:1:0a0b0c0d", since: expect.any(Number), this_process: true });
+    expect(mine.leader!.since).toBeGreaterThanOrEqual(before);
+    expect(mine.process).toEqual({ id: "host-a:1:0a0b0c0d", leading: true });
+    await leader.stop();
+    expect(((await GET().json()) as Body).leader).toBeNull();
+    // Another process took the lease: it is named, and this process is not the leader.
+    replaceLease(serverDb(), "background", readLease(serverDb(), "background"), {
+      holder: "host-b:2:0a0b0c0d",
+      since: before,
+      expiresAt: Date.now() + 60_000,
+    });
+    const theirs = (await GET().json()) as Body;
+    expect(theirs.leader).toEqual({ holder: "host-b:2:0a0b0c0d", since: before, this_process: false });
+    expect(theirs.process).toEqual({ id: "host-a:1:0a0b0c0d", leading: false });
   });
 
   it("answers 503 without details when the database does not answer", async () => {

@@ -1,15 +1,32 @@
 import { schemaVersion } from "@/db/client";
+import { leaderStatus, liveLease } from "@/server/jobs/leader";
 import { serverDb } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** Liveness and readiness: the database answers and its schema version. */
+/**
+ * Liveness and readiness: the database answers and its schema version; which process leads background work
+ * (`leader`: the live lease's holder and since, Unix ms; null while no process holds one) and this process's id and
+ * whether it is that leader (`process`: null when this process takes no part in the election).
+ */
 export function GET(): Response {
   try {
     const db = serverDb();
     db.$client.prepare("SELECT 1").get();
-    return Response.json({ status: "ok", database: "ok", schema: schemaVersion(db) });
+    const lease = liveLease(db, Date.now());
+    const self = leaderStatus();
+    return Response.json({
+      status: "ok",
+      database: "ok",
+      schema: schemaVersion(db),
+      leader: lease && {
+        holder: lease.holder,
+        since: lease.since,
+        this_process: self?.leading === true && lease.holder === self.holder,
+      },
+      process: self && { id: self.holder, leading: self.leading },
+    });
   } catch (err) {
     console.error("health check failed:", err instanceof Error ? err.message : String(err));
     return Response.json({ status: "error", database: "unavailable" }, { status: 503 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isBusy } from "@/db/client";
 import { checkPassword } from "@/server/auth/accounts";
 import { clientAddress } from "@/server/auth/request";
 import { authBody, signedIn } from "@/server/auth/routes";
@@ -34,6 +35,9 @@ export async function POST(req: Request): Promise<Response> {
     limiter.succeed(username);
     return signedIn(req, userId, Date.now());
   } catch (err) {
+    // The failure could not be counted (another process holds the write lock): no answer without it.
+    if (isBusy(err))
+      return Response.json({ error: "busy, try again" }, { status: 503, headers: { "retry-after": "1" } });
     return errorResponse(err);
   }
 }

@@ -1,0 +1,3 @@
+export * from "./workers";
+export * from "./events";
+export * from "./requests";

@@ -1,0 +1,54 @@
+import path from "node:path";
+import postgres from "postgres";
+import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { migrate } from "drizzle-orm/postgres-js/migrator";
+import * as schema from "../pg-schema";
+
+// The PostgreSQL store's connection: porsager's `postgres` driver under drizzle's pg dialect.
+
+export type PgDb = PostgresJsDatabase<typeof schema> & { $client: postgres.Sql };
+
+export const PG_MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations-pg");
+
+/** int8 read as a JS number: every 64-bit column on PostgreSQL holds Unix ms or a count that fits 2^53. */
+const int8AsNumber = {
+  to: 20,
+  from: [20],
+  serialize: (v: number | bigint | string) => String(v),
+  parse: (v: string) => Number(v),
+};
+
+export type PgOptions = {
+  /** Pool size (connections); default 4. */
+  max?: number;
+  /** Seconds to wait for a connection before failing; default 10. */
+  connectTimeoutSeconds?: number;
+};
+
+/** A pooled connection (lazy: nothing is opened until the first query). */
+export function connectPg(url: string, options: PgOptions = {}): PgDb {
+  const client = postgres(url, {
+    max: options.max ?? 4,
+    connect_timeout: options.connectTimeoutSeconds ?? 10,
+    onnotice: () => {},
+    types: { int8: int8AsNumber },
+  });
+  return drizzle(client, { schema }) as PgDb;
+}
+
+/** Apply the committed PostgreSQL migrations, one process at a time (an advisory lock on its own connection). */
+export async function migratePg(url: string, options: PgOptions = {}): Promise<void> {
+  const one = connectPg(url, { ...options, max: 1 });
+  try {
+    await one.$client`SELECT pg_advisory_lock(hashtext('switchyard.migrate'))`;
+    await migrate(one, { migrationsFolder: PG_MIGRATIONS_FOLDER });
+  } finally {
+    await one.$client.end({ timeout: 5 });
+  }
+}
+
+/** Connect and migrate; throws the driver's error when the server cannot be reached or refuses. */
+export async function openPg(url: string, options: PgOptions = {}): Promise<PgDb> {
+  await migratePg(url, options);
+  return connectPg(url, options);
+}

@@ -1,0 +1,282 @@
+import type postgres from "postgres";
+import type { IngestRow, IngestRowOf, NamedRequest, ResolvePrefix } from "../rows/ingest";
+import type { StoreStatus } from "../queries/ingest";
+import { encodeHashes, HASH_BYTES } from "../chain-codec";
+import { requestHead, rowOf } from "../queries/ingest-rows";
+import type { PgDb } from "./client";
+import { dayOf, ensurePartitions, forgetPartitions, PARTITIONED } from "./partitions";
+import { insertPlans, planParams, type InsertPlan, type Value } from "./rows";
+import { upsertWorkers } from "./workers";
+
+// PostgreSQL's ingest: the structural rows SQLite's storeEvents takes, stored with one multi-row insert per table in
+// one transaction per batch, idempotent by event id. Raw rows only, plus worker state: rollups are not kept yet.
+
+const PLANS = insertPlans((table) => table in PARTITIONED);
+
+export type PgStoreOptions = {
+  /** Decides each request's prefix_of (server/ingest/prefix.ts); required when a request of the batch names one. */
+  resolvePrefix?: ResolvePrefix;
+};
+
+type HeldRequest = NamedRequest & { seq: Buffer | null; local: Buffer | null };
+
+/**
+ * Requests this process's recent batches stored or are storing (request_id → rows, oldest first), so a batch in
+ * flight beside the one holding the request its prefix_of names still finds it: chains are stored whole, so the
+ * later row never depends on the earlier committing. Bounded; a batch that fails takes its requests out again.
+ */
+const RECENT_LIMIT = 2_000;
+const recentBySql = new WeakMap<postgres.Sql, Map<string, HeldRequest[]>>();
+
+function recentOf(sql: postgres.Sql): Map<string, HeldRequest[]> {
+  let m = recentBySql.get(sql);
+  if (!m) recentBySql.set(sql, (m = new Map()));
+  return m;
+}
+
+/** A batch's turn to read what it names and build its rows: after the batches started before it did so. */
+type Turn = { recent: Map<string, HeldRequest[]>; previous: Promise<void>; done: () => void };
+const lastTurn = new WeakMap<postgres.Sql, Promise<void>>();
+
+/**
+ * Take a batch's turn, in call order (synchronously, before anything is awaited): its reads and row building wait
+ * for the batches before it to have built theirs (and remembered their requests); inserts and commits still overlap.
+ * The wait happens before a connection is taken, so waiting batches never hold the pool.
+ */
+function takeTurn(sql: postgres.Sql): Turn {
+  const previous = lastTurn.get(sql) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  lastTurn.set(sql, mine);
+  return { recent: recentOf(sql), previous, done };
+}
+
+/** Forget the recent batches' requests (after rows were deleted behind this process's back, e.g. between tests). */
+export function forgetRecentRequests(pg: PgDb): void {
+  recentBySql.delete(pg.$client);
+}
+
+function remember(recent: Map<string, HeldRequest[]>, batch: Map<string, HeldRequest[]>): void {
+  for (const [id, rows] of batch) {
+    const list = recent.get(id);
+    if (list) list.push(...rows);
+    else recent.set(id, [...rows]);
+  }
+  for (const id of recent.keys()) {
+    if (recent.size <= RECENT_LIMIT) break;
+    recent.delete(id);
+  }
+}
+
+function forget(recent: Map<string, HeldRequest[]>, batch: Map<string, HeldRequest[]>): void {
+  for (const [id, rows] of batch) {
+    const kept = (recent.get(id) ?? []).filter((r) => !rows.includes(r));
+    if (kept.length) recent.set(id, kept);
+    else recent.delete(id);
+  }
+}
+
+/**
+ * Store validated events in one transaction: accepted (new), duplicate (its id is already stored, in this batch or
+ * before, at any ts), or a request refused alone because its prefix_of names nothing usable. Chains are stored whole:
+ * a prefix_of is expanded from the named request. Throws (nothing stored) when the database refuses any row.
+ */
+export async function storeEventsPg(
+  pg: PgDb,
+  events: readonly IngestRow[],
+  options: PgStoreOptions = {},
+): Promise<StoreStatus[]> {
+  const sql = pg.$client;
+  if (!options.resolvePrefix && events.some((e) => e.kind === "request" && e.prefix_of))
+    throw new Error("storeEventsPg: a request names prefix_of but no resolvePrefix was given");
+  const turn = takeTurn(sql);
+  try {
+    const days = new Set<number>();
+    for (const e of events) if (PLANS[e.kind].partitioned) days.add(dayOf(e.ts));
+    await ensurePartitions(sql, days);
+    await turn.previous;
+    try {
+      return await sql.begin((tx) => storeInTransaction(tx, turn, events, options.resolvePrefix));
+    } catch (err) {
+      // Another process may have dropped a partition this one remembered: make it again once, then give up.
+      if ((err as { code?: string }).code !== "23514") throw err;
+      forgetPartitions(sql);
+      await ensurePartitions(sql, days);
+      return await sql.begin((tx) => storeInTransaction(tx, turn, events, options.resolvePrefix));
+    }
+  } finally {
+    turn.done();
+  }
+}
+
+async function storeInTransaction(
+  tx: postgres.TransactionSql,
+  turn: Turn,
+  events: readonly IngestRow[],
+  resolve: ResolvePrefix | undefined,
+): Promise<StoreStatus[]> {
+  const recent = turn.recent;
+  const out: StoreStatus[] = new Array(events.length);
+  const held = await heldRequests(tx, events, recent);
+  const rows = new Map<InsertPlan, { index: number[]; values: Value[][] }>();
+  const inBatch = new Set<string>();
+  const batchRequests = new Map<string, HeldRequest[]>();
+  const laterIds = new Map<string, number>();
+  events.forEach((e, i) => e.kind === "request" && laterIds.set(e.request_id, i));
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    const plan = PLANS[e.kind];
+    const key = `${plan.table}\u0000${e.id}`;
+    if (inBatch.has(key) || (e.kind === "request" && held.rowIds.has(e.id))) {
+      out[i] = "duplicate";
+      continue;
+    }
+    let row: Value[];
+    if (e.kind !== "request") row = rowOf(e);
+    else {
+      const stored = requestRow(e, i, held.byRequestId, recent, batchRequests, laterIds, resolve);
+      if ("status" in stored) {
+        out[i] = stored;
+        continue;
+      }
+      row = stored.row;
+      const list = batchRequests.get(e.request_id) ?? [];
+      list.push(stored.held);
+      batchRequests.set(e.request_id, list);
+    }
+    inBatch.add(key);
+    let group = rows.get(plan);
+    if (!group) rows.set(plan, (group = { index: [], values: [] }));
+    group.index.push(i);
+    group.values.push(row);
+  }
+  remember(recent, batchRequests);
+  turn.done();
+  try {
+    const inserted = await Promise.all(
+      [...rows].map(async ([plan, g]) => {
+        const stored = await tx.unsafe<{ id: string }[]>(plan.sql, planParams(plan, g.values), {
+          prepare: true,
+        });
+        return { g, ids: new Set(stored.map((r) => r.id)) };
+      }),
+    );
+    for (const { g, ids } of inserted)
+      for (const i of g.index) out[i] = ids.has(events[i]!.id) ? "accepted" : "duplicate";
+    await upsertWorkers(tx, events, out);
+    return out;
+  } catch (err) {
+    forget(recent, batchRequests);
+    throw err;
+  }
+}
+
+/**
+ * Requests of the batch already stored (by row id) and the stored requests its prefix_of lists name (by request_id).
+ * A name a recent batch of this process holds from the same session and sender is not read: that row would be picked.
+ */
+async function heldRequests(
+  tx: postgres.TransactionSql,
+  events: readonly IngestRow[],
+  recent: Map<string, HeldRequest[]>,
+): Promise<{ rowIds: Set<string>; byRequestId: Map<string, HeldRequest[]> }> {
+  const ids: string[] = [];
+  const named: string[] = [];
+  for (const e of events)
+    if (e.kind === "request") {
+      ids.push(e.id);
+      const p = e.prefix_of;
+      const same = (r: HeldRequest) => r.sessionId === (e.session_id ?? null) && r.source === (e.source ?? null);
+      if (p && !recent.get(p.request_id)?.some(same)) named.push(p.request_id);
+    }
+  const rowIds = new Set<string>();
+  const byRequestId = new Map<string, HeldRequest[]>();
+  if (ids.length === 0) return { rowIds, byRequestId };
+  const existing = await tx<{ id: string }[]>`SELECT id FROM requests WHERE id = ANY(${ids}::text[])`;
+  for (const r of existing) rowIds.add(r.id);
+  if (named.length === 0) return { rowIds, byRequestId };
+  const rows = await tx<
+    {
+      id: string;
+      requestId: string;
+      sessionId: string | null;
+      source: string | null;
+      arrivedAt: number;
+      seqCount: number | null;
+      localCount: number | null;
+      seq: Buffer | null;
+      local: Buffer | null;
+    }[]
+  >`SELECT id, request_id AS "requestId", session_id AS "sessionId", source, arrived_at AS "arrivedAt",
+      seq_count AS "seqCount", local_count AS "localCount", sequence_hashes AS seq, local_hashes AS local
+    FROM requests WHERE request_id = ANY(${[...new Set(named)]}::text[]) ORDER BY arrived_at, id`;
+  for (const r of rows) {
+    const list = byRequestId.get(r.requestId) ?? [];
+    list.push({
+      rowId: r.id,
+      sessionId: r.sessionId,
+      source: r.source,
+      arrivedAt: r.arrivedAt,
+      seqCount: r.seqCount ?? 0,
+      localCount: r.localCount,
+      seq: r.seq,
+      local: r.local,
+    });
+    byRequestId.set(r.requestId, list);
+  }
+  return { rowIds, byRequestId };
+}
+
+/**
+ * The request a prefix_of names, as SQLite picks it: the newest with this request_id from the same session and sender,
+ * else the newest at all; rows of recent batches, then of this one, count as newer than rows read from the table.
+ */
+function pickNamed(
+  e: IngestRowOf<"request">,
+  held: readonly HeldRequest[],
+  recent: readonly HeldRequest[],
+  batch: readonly HeldRequest[],
+): HeldRequest | null {
+  const same = (r: HeldRequest) => r.sessionId === (e.session_id ?? null) && r.source === (e.source ?? null);
+  const inTable = new Set(held.map((r) => r.rowId));
+  const all = [...held, ...recent.filter((r) => !inTable.has(r.rowId)), ...batch];
+  return all.findLast(same) ?? all.at(-1) ?? null;
+}
+
+/** A request's row with its chains whole, or why its prefix_of is refused. */
+function requestRow(
+  e: IngestRowOf<"request">,
+  i: number,
+  held: Map<string, HeldRequest[]>,
+  recent: Map<string, HeldRequest[]>,
+  batch: Map<string, HeldRequest[]>,
+  laterIds: Map<string, number>,
+  resolve: ResolvePrefix | undefined,
+): { row: Value[]; held: HeldRequest } | Extract<StoreStatus, { status: "rejected" }> {
+  let seq = e.sequence_hashes === undefined ? null : encodeHashes(e.sequence_hashes);
+  let local = e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
+  if (e.prefix_of) {
+    const id = e.prefix_of.request_id;
+    const named = pickNamed(e, held.get(id) ?? [], recent.get(id) ?? [], batch.get(id) ?? []);
+    const r = resolve!(e, named, (laterIds.get(id) ?? -1) > i);
+    if (!r.ok) return { status: "rejected", code: r.code, error: r.error };
+    const n = named!;
+    seq = Buffer.concat([(n.seq ?? Buffer.alloc(0)).subarray(0, r.shared * HASH_BYTES), seq ?? Buffer.alloc(0)]);
+    if (local) local = Buffer.concat([(n.local ?? Buffer.alloc(0)).subarray(0, r.localShared * HASH_BYTES), local]);
+  }
+  const seqCount = seq && seq.byteLength / HASH_BYTES;
+  const localCount = local && local.byteLength / HASH_BYTES;
+  return {
+    row: [...requestHead(e), seq, local, null, 0, 0, seqCount, localCount],
+    held: {
+      rowId: e.id,
+      sessionId: e.session_id ?? null,
+      source: e.source ?? null,
+      arrivedAt: e.arrived_at,
+      seqCount: seqCount ?? 0,
+      localCount,
+      seq,
+      local,
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
+import type { IngestKind } from "../rows/ingest";
+import { tables } from "../queries/ingest-rows";
+import * as schema from "../pg-schema";
+
+// The multi-row inserts of PostgreSQL's ingest: SQLite's row shapes (db/queries/ingest-rows.ts, the same column order),
+// sent as one array per column and unnested, so a batch of any size is one prepared statement per table.
+
+export type Value = string | number | Buffer | null;
+export type InsertPlan = {
+  table: string;
+  columns: string[];
+  /** Per column: bytea (sent as a slice of the bytes parameter). */
+  bytes: boolean[];
+  sql: string;
+  partitioned: boolean;
+};
+
+const pgTables = new Map<string, PgTable>(
+  Object.values(schema).map((t) => [getTableConfig(t as PgTable).name, t as PgTable]),
+);
+
+/** Column name → SQL type of a PostgreSQL table of the ingest (throws for a table the pg schema lacks). */
+function columnTypes(table: string): Map<string, string> {
+  const t = pgTables.get(table);
+  if (!t) throw new Error(`no PostgreSQL table ${table}`);
+  return new Map(getTableConfig(t).columns.map((c) => [c.name, c.getSQLType()]));
+}
+
+/**
+ * The INSERT of a table given SQLite's column order; rows already stored (any ts, for partitioned tables) are skipped.
+ * Every column is one array parameter, except bytea columns: those are slices (offset and length arrays) of one
+ * bytes parameter, last, because PostgreSQL parses a bytea[] literal several times slower than it slices one value.
+ */
+function plan(table: string, columns: string[], partitioned: boolean): InsertPlan {
+  const types = columnTypes(table);
+  const unnested: string[] = [];
+  const names: string[] = [];
+  const selected: string[] = [];
+  const bytes: boolean[] = [];
+  for (const c of columns) {
+    const type = types.get(c);
+    if (!type) throw new Error(`PostgreSQL table ${table} has no column ${c}`);
+    const isBytes = type === "bytea";
+    bytes.push(isBytes);
+    if (isBytes) {
+      unnested.push(`$${unnested.length + 1}::int4[]`, `$${unnested.length + 2}::int4[]`);
+      names.push(`"${c}_o"`, `"${c}_n"`);
+      selected.push(`CASE WHEN v."${c}_n" >= 0 THEN substring($BLOB from v."${c}_o" for v."${c}_n") END`);
+    } else {
+      unnested.push(`$${unnested.length + 1}::${type}[]`);
+      names.push(`"${c}"`);
+      selected.push(`v."${c}"`);
+    }
+  }
+  const blob = bytes.some(Boolean) ? `$${unnested.length + 1}::bytea` : "";
+  const cols = columns.map((c) => `"${c}"`).join(", ");
+  const notHeld = partitioned ? ` WHERE NOT EXISTS (SELECT 1 FROM "${table}" x WHERE x.id = v.id)` : "";
+  return {
+    table,
+    columns,
+    bytes,
+    partitioned,
+    sql: `INSERT INTO "${table}" (${cols}) SELECT ${selected.join(", ").replaceAll("$BLOB", blob)} FROM unnest(${unnested.join(", ")}) AS v(${names.join(", ")})${notHeld} ON CONFLICT DO NOTHING RETURNING id`,
+  };
+}
+
+/** SQLite's column list of an ingest table, read from its INSERT (db/queries/ingest-rows.ts). */
+function sqliteColumns(sql: string): { table: string; columns: string[] } {
+  const m = /^INSERT INTO (\w+) \(([^)]+)\)/.exec(sql);
+  if (!m) throw new Error(`unexpected ingest insert: ${sql.slice(0, 80)}`);
+  return { table: m[1]!, columns: m[2]!.split(",").map((c) => c.trim()) };
+}
+
+/** The insert plan per event kind (kinds sharing a table share its plan). */
+export function insertPlans(partitioned: (table: string) => boolean): Record<IngestKind, InsertPlan> {
+  const byTable = new Map<string, InsertPlan>();
+  const out = {} as Record<IngestKind, InsertPlan>;
+  for (const kind of Object.keys(tables) as IngestKind[]) {
+    const { table, columns } = sqliteColumns(tables[kind].sql);
+    let p = byTable.get(table);
+    if (!p) byTable.set(table, (p = plan(table, columns, partitioned(table))));
+    out[kind] = p;
+  }
+  return out;
+}
+
+/** One value as an element of a PostgreSQL array literal (strings always quoted). */
+function element(v: Value | boolean): string {
+  if (v === null) return "NULL";
+  if (typeof v === "number") return String(v);
+  if (typeof v === "boolean") return v ? "t" : "f";
+  if (Buffer.isBuffer(v)) throw new Error("bytes belong in a bytea column");
+  if (v.includes("\u0000")) throw new Error("PostgreSQL text cannot hold U+0000 (a NUL character)");
+  return `"${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+/** A plan's parameters for rows in its column order: one array literal per column, bytea columns as slices of one buffer. */
+export function planParams(plan: InsertPlan, rows: readonly Value[][]): (string | Buffer)[] {
+  const width = plan.columns.length;
+  const cols: string[][] = [];
+  const chunks: Buffer[] = [];
+  let offset = 1;
+  for (let c = 0; c < width; c++) cols.push(...(plan.bytes[c] ? [[], []] : [[]]));
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    if (row.length !== width) throw new Error(`row of ${row.length} values for ${width} columns`);
+    for (let c = 0, k = 0; c < width; c++) {
+      const v = row[c]!;
+      if (!plan.bytes[c]) {
+        cols[k++]!.push(element(v));
+        continue;
+      }
+      if (v !== null && !Buffer.isBuffer(v)) throw new Error(`column ${plan.columns[c]} takes bytes`);
+      cols[k++]!.push(String(offset));
+      cols[k++]!.push(v === null ? "-1" : String(v.length));
+      if (v !== null) {
+        chunks.push(v);
+        offset += v.length;
+      }
+    }
+  }
+  const params: (string | Buffer)[] = cols.map((c) => `{${c.join(",")}}`);
+  if (plan.bytes.some(Boolean)) params.push(Buffer.concat(chunks));
+  return params;
+}

@@ -1,0 +1,115 @@
+// bench:ingest's `--engine sqlite|postgres|both`: the same parsed events through each engine's store function, in
+// the same batches, one engine after the other in this run, printed side by side.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openDb } from "../db/client";
+import { storeEvents } from "../db/queries/ingest";
+import type { IngestRow } from "../db/rows/ingest";
+import { connectPg } from "../db/pg/client";
+import { storeEventsPg } from "../db/pg/ingest";
+import { resolvePrefix } from "../server/ingest/prefix";
+import type { TelemetryEvent } from "../server/ingest/events";
+import { startThrowawayPg } from "../test/pg-server";
+import { freshPg } from "../test/pg";
+
+export type Engine = "sqlite" | "postgres";
+export const ENGINES: Record<string, Engine[]> = {
+  sqlite: ["sqlite"],
+  postgres: ["postgres"],
+  both: ["sqlite", "postgres"],
+};
+
+/** `--engine NAME` taken out of argv (the rest keeps its order); null engines: the option was not given. */
+export function takeEngineOption(argv: readonly string[]): { engines: Engine[] | null; rest: string[] } {
+  const rest = [...argv];
+  const at = rest.findIndex((a) => a === "--engine" || a.startsWith("--engine="));
+  if (at < 0) return { engines: null, rest };
+  const value = rest[at]!.includes("=") ? rest[at]!.split("=")[1]! : rest[at + 1];
+  rest.splice(at, rest[at]!.includes("=") ? 1 : 2);
+  const engines = value === undefined ? undefined : ENGINES[value];
+  if (!engines) throw new Error(`--engine must be sqlite, postgres or both (got ${JSON.stringify(value)})`);
+  return { engines, rest };
+}
+
+const asRows = (events: readonly TelemetryEvent[]) => events as readonly IngestRow[];
+
+function batches<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** SQLite: storeEvents on a fresh file (synchronous=FULL), one batch after another. */
+type Result = { rate: number; notAccepted: number };
+
+function benchSqliteStore(events: readonly TelemetryEvent[], batch: number): Result {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-store-"));
+  const db = openDb(path.join(dir, "store.db"));
+  try {
+    const started = performance.now();
+    let notAccepted = 0;
+    for (const b of batches(asRows(events), batch))
+      for (const s of storeEvents(db, b, { resolvePrefix })) if (s !== "accepted") notAccepted++;
+    return { rate: events.length / ((performance.now() - started) / 1000), notAccepted };
+  } finally {
+    db.$client.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * PostgreSQL: storeEventsPg into a fresh database (on SWITCHYARD_TEST_DATABASE_URL's server, else a throwaway
+ * server with PostgreSQL's durable defaults), `concurrency` batches in flight as the dashboard's ingest workers have.
+ */
+async function benchPgStore(events: readonly TelemetryEvent[], batch: number, concurrency: number): Promise<Result> {
+  const given = process.env.SWITCHYARD_TEST_DATABASE_URL;
+  const server = given ? null : await startThrowawayPg({ durable: true });
+  try {
+    const fresh = await freshPg(given ?? server!.url);
+    const pg = connectPg(fresh.url, { max: concurrency });
+    try {
+      const queue = batches(asRows(events), batch);
+      // Batches go in order, each in-flight slot taking the next (a request's prefix is in an earlier batch).
+      const started = performance.now();
+      let next = 0;
+      let notAccepted = 0;
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          for (let i = next++; i < queue.length; i = next++)
+            for (const s of await storeEventsPg(pg, queue[i]!, { resolvePrefix })) if (s !== "accepted") notAccepted++;
+        }),
+      );
+      return { rate: events.length / ((performance.now() - started) / 1000), notAccepted };
+    } finally {
+      await pg.$client.end({ timeout: 5 });
+      await fresh.drop();
+    }
+  } finally {
+    server?.stop();
+  }
+}
+
+/** Run each engine's store over the same events and print their events/s side by side. */
+export async function benchEngines(
+  engines: readonly Engine[],
+  events: readonly TelemetryEvent[],
+  batch: number,
+  concurrency: number,
+): Promise<void> {
+  const rates: [Engine, number, Result][] = [];
+  for (const engine of engines) {
+    if (engine === "sqlite") rates.push([engine, 1, benchSqliteStore(events, batch)]);
+    // One batch at a time is the like-for-like figure (SQLite's writes are serial); with several in flight a request
+    // may name a prefix whose batch has not committed yet and is refused (the dashboard orders its writes).
+    else for (const n of new Set([1, concurrency])) rates.push([engine, n, await benchPgStore(events, batch, n)]);
+  }
+  console.log(`engines: the same ${events.length} events through each store function, batches of ${batch}`);
+  const base = rates.find(([e]) => e === "sqlite")?.[2].rate;
+  for (const [engine, n, { rate, notAccepted }] of rates) {
+    const vs = base && engine !== "sqlite" ? ` (${(rate / base).toFixed(2)}x sqlite)` : "";
+    const how = n === 1 ? "one batch at a time" : `${n} batches in flight`;
+    const refused = notAccepted ? `; ${notAccepted} not accepted (duplicates or refused prefixes)` : "";
+    console.log(`  ${engine.padEnd(8)} store: ${Math.round(rate)} events/s, ${how}${vs}${refused}`);
+  }
+}

@@ -1,0 +1,46 @@
+// CPU time of a process's threads by role, for bench:storage: which of the dashboard's threads used the cores while
+// it ingested (Linux /proc; nothing elsewhere).
+import fs from "node:fs";
+
+/** CPU seconds of each thread of a process, with its name and nice value (Linux /proc; empty elsewhere). */
+export function threadCpu(pid: number): Map<number, { cpu: number; name: string; nice: number }> {
+  const out = new Map<number, { cpu: number; name: string; nice: number }>();
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+        out.set(Number(tid), { cpu: (Number(f[11]) + Number(f[12])) / 100, name, nice: Number(f[16]) });
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+  } catch {}
+  return out;
+}
+
+/**
+ * The dashboard's CPU between two threadCpu snapshots by role: the main thread, the ingest workers and the checkpoint
+ * thread (they name themselves), threads at a lowered priority (the attribution job), and everything else.
+ */
+export function cpuByRole(pid: number, a: ReturnType<typeof threadCpu>, b: ReturnType<typeof threadCpu>): string {
+  const roles = new Map<string, number>();
+  for (const [tid, t] of b) {
+    const role =
+      tid === pid
+        ? "main"
+        : t.name === "sy-ingest"
+          ? "ingest workers"
+          : t.name === "sy-checkpoint"
+            ? "checkpoint"
+            : t.nice > 0
+              ? `lowered priority (attribution, nice ${t.nice})`
+              : "other";
+    roles.set(role, (roles.get(role) ?? 0) + t.cpu - (a.get(tid)?.cpu ?? 0));
+  }
+  return [...roles]
+    .sort((x, y) => y[1] - x[1])
+    .map(([role, cpu]) => `${role} ${cpu.toFixed(1)} s`)
+    .join(", ");
+}

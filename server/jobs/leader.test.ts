@@ -1,0 +1,142 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { openDb, type Db } from "../../db/client";
+import { readLease, releaseLease, replaceLease } from "../../db/queries/leases";
+import { testDb } from "../../test/db";
+import { log } from "../observability/logger";
+import { LEASE_TIMING } from "./leader-lease";
+import { leaderStatus, liveLease, processId, startLeader, type Leader } from "./leader";
+
+const T = 1_800_000_000_000;
+
+describe("lease rows", () => {
+  it("of two processes that read the same row and write their claim, exactly one wins", () => {
+    const db = testDb();
+    expect(replaceLease(db, "x", null, { holder: "a", since: T, expiresAt: T + 10 })).toBe(true);
+    expect(replaceLease(db, "x", null, { holder: "b", since: T, expiresAt: T + 10 })).toBe(false);
+    const seen = readLease(db, "x")!;
+    expect(replaceLease(db, "x", seen, { holder: "b", since: T + 20, expiresAt: T + 30 })).toBe(true);
+    expect(replaceLease(db, "x", seen, { holder: "a", since: T + 20, expiresAt: T + 30 })).toBe(false);
+    expect(readLease(db, "x")).toEqual({ holder: "b", since: T + 20, expiresAt: T + 30 });
+  });
+
+  it("only the holder releases a lease; leases are independent by name", () => {
+    const db = testDb();
+    replaceLease(db, "x", null, { holder: "a", since: T, expiresAt: T + 10 });
+    replaceLease(db, "y", null, { holder: "b", since: T, expiresAt: T + 10 });
+    expect(releaseLease(db, "x", "b")).toBe(false);
+    expect(releaseLease(db, "x", "a")).toBe(true);
+    expect(readLease(db, "x")).toBeNull();
+    expect(readLease(db, "y")?.holder).toBe("b");
+  });
+
+  it("liveLease shows a lease until it expires", () => {
+    const db = testDb();
+    replaceLease(db, "background", null, { holder: "a", since: T, expiresAt: T + 10 });
+    expect(liveLease(db, T + 9)?.holder).toBe("a");
+    expect(liveLease(db, T + 10)).toBeNull();
+  });
+
+  it("process ids differ between two processes on one host and name the host and pid", () => {
+    const a = processId();
+    expect(a).toMatch(
+      new RegExp(`^${os.hostname().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:${process.pid}:[0-9a-f]{8}$`),
+    );
+    expect(processId()).not.toBe(a);
+  });
+});
+
+describe("startLeader: two processes on one database file", () => {
+  let dir: string;
+  let dbs: Db[];
+  let leaders: Leader[];
+  let events: string[];
+
+  beforeEach(() => {
+    vi.useFakeTimers({ now: T });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-leader-"));
+    const file = path.join(dir, "db.sqlite");
+    dbs = [openDb(file), openDb(file)];
+    leaders = [];
+    events = [];
+    vi.spyOn(log(), "info").mockImplementation(() => {});
+    vi.spyOn(log(), "warn").mockImplementation(() => {});
+  });
+
+  afterEach(async () => {
+    for (const l of leaders) await l.stop();
+    for (const db of dbs) if (db.$client.open) db.$client.close();
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const start = (i: number) => {
+    const name = `p${i}`;
+    const l = startLeader(
+      dbs[i]!,
+      () => {
+        events.push(`${name} start @${Date.now() - T}`);
+        return () => void events.push(`${name} stop @${Date.now() - T}`);
+      },
+      { holder: name },
+    );
+    leaders.push(l);
+    return l;
+  };
+
+  it("the first process leads and runs the work; the second follows and runs nothing", async () => {
+    const [a, b] = [start(0), start(1)];
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(a.leading()).toBe(true);
+    expect(b.leading()).toBe(false);
+    expect(events).toEqual(["p0 start @0"]);
+    expect(readLease(dbs[1]!, "background")).toMatchObject({ holder: "p0", since: T });
+    expect(readLease(dbs[1]!, "background")!.expiresAt).toBeGreaterThan(Date.now());
+  });
+
+  it("when the leader dies, it stops its work before the lease expires and the other takes over within 15 s", async () => {
+    const [a, b] = [start(0), start(1)];
+    await vi.advanceTimersByTimeAsync(10_000);
+    const lastRenewal = readLease(dbs[1]!, "background")!.expiresAt - LEASE_TIMING.ttlMs;
+    // The leader can no longer reach the store (its connection is gone): its renewals fail.
+    dbs[0]!.$client.close();
+    const died = Date.now();
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(a.leading()).toBe(false);
+    expect(b.leading()).toBe(true);
+    const at = (e: string) => Number(/@(\d+)/.exec(events.find((x) => x.startsWith(e))!)![1]) + T;
+    expect(at("p0 stop")).toBeLessThan(lastRenewal + LEASE_TIMING.ttlMs);
+    expect(at("p1 start")).toBeGreaterThanOrEqual(lastRenewal + LEASE_TIMING.ttlMs);
+    expect(at("p1 start") - died).toBeLessThanOrEqual(15_000);
+    expect(events.map((e) => e.split(" @")[0])).toEqual(["p0 start", "p0 stop", "p1 start"]);
+  });
+
+  it("a leader that stops cleanly releases the lease: the other takes over within one renew period", async () => {
+    const [a, b] = [start(0), start(1)];
+    await vi.advanceTimersByTimeAsync(5_000);
+    const stopped = Date.now();
+    await a.stop();
+    await vi.advanceTimersByTimeAsync(LEASE_TIMING.renewMs);
+    expect(b.leading()).toBe(true);
+    const started = Number(/@(\d+)/.exec(events.at(-1)!)![1]) + T;
+    expect(started - stopped).toBeLessThanOrEqual(LEASE_TIMING.renewMs);
+    expect(events.map((e) => e.split(" @")[0])).toEqual(["p0 start", "p0 stop", "p1 start"]);
+  });
+
+  it("a stalled leader (its event loop blocked past the TTL) loses the lease to the other and stops", async () => {
+    const [a, b] = [start(0), start(1)];
+    await vi.advanceTimersByTimeAsync(1_000);
+    // A third process took the lease as if p0's had expired unseen: p0's next renewal finds another holder.
+    const row = readLease(dbs[1]!, "background")!;
+    replaceLease(dbs[1]!, "background", row, { holder: "p9", since: Date.now(), expiresAt: Date.now() + 60_000 });
+    await vi.advanceTimersByTimeAsync(LEASE_TIMING.renewMs);
+    expect(a.leading()).toBe(false);
+    expect(events).toContain(`p0 stop @${LEASE_TIMING.renewMs}`);
+    expect(b.leading()).toBe(false);
+    expect(events).toEqual(["p0 start @0", `p0 stop @${LEASE_TIMING.renewMs}`]);
+    expect(leaderStatus()).toEqual({ holder: "p1", leading: false });
+  });
+});

@@ -1,0 +1,304 @@
+// Whole-path: PostgreSQL's store with the real prefix_of decision (server/ingest/prefix.ts), beside SQLite's on the same events.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { IngestRow } from "../../db/rows/ingest";
+import type { PgDb } from "../../db/pg/client";
+import { forgetRecentRequests, storeEventsPg } from "../../db/pg/ingest";
+import { listPartitions } from "../../db/pg/partitions";
+import { decodeHashes } from "../../db/chain-codec";
+import { storeEvents } from "../../db/queries/ingest";
+import { chainStringsOf } from "../../db/queries/chains";
+import { testDb } from "../../test/db";
+import { full, minimal, parsed, stats, T0, type Raw } from "../../test/events";
+import { freshPg, PG_TEST_URL } from "../../test/pg";
+import { resolvePrefix } from "../ingest/prefix";
+import type { EventKind } from "../ingest/events";
+
+// PostgreSQL's ingest against SQLite's on the same events: the same rows out, the same statuses, nothing stored twice.
+
+const DAY = 86_400_000;
+const TABLE: Record<EventKind, string> = {
+  "worker.up": "worker_events",
+  "worker.down": "worker_events",
+  "worker.stats": "worker_stats",
+  "kv.stored": "kv_events",
+  "kv.removed": "kv_events",
+  "kv.cleared": "kv_events",
+  "route.decision": "route_decisions",
+  request: "requests",
+  tool: "tools",
+  reasoning: "reasoning_spans",
+  "planner.decision": "planner_decisions",
+  "policy.ack": "policy_acks",
+};
+const ALL_TABLES = [...new Set(Object.values(TABLE)), "workers"];
+const KINDS = Object.keys(TABLE) as EventKind[];
+const rows = (raws: Raw[]) => raws.map(parsed) as IngestRow[];
+const hashes = (from: number, n: number, salt = 0) =>
+  Array.from({ length: n }, (_, i) => String(BigInt(from + i) * 1_000_003n + BigInt(salt)));
+
+/** A row with booleans as 0/1 (SQLite's form) and Uint8Arrays as Buffers, for comparing engines. */
+function normal(row: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!row) return row;
+  return Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [
+      k,
+      typeof v === "boolean" ? (v ? 1 : 0) : v instanceof Uint8Array ? Buffer.from(v) : v,
+    ]),
+  );
+}
+
+describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
+  let pg: PgDb;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ pg, drop } = await freshPg());
+  });
+  afterAll(() => drop?.());
+  beforeEach(async () => {
+    await pg.$client.unsafe(`TRUNCATE ${ALL_TABLES.join(", ")}`);
+    forgetRecentRequests(pg);
+  });
+
+  const store = (raws: Raw[]) => storeEventsPg(pg, rows(raws), { resolvePrefix });
+  const pgRow = async (table: string, id: string) =>
+    normal((await pg.$client.unsafe(`SELECT * FROM ${table} WHERE id = $1`, [id]))[0]);
+  const count = async (table: string) =>
+    Number((await pg.$client.unsafe(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n);
+
+  describe.each([
+    ["required fields only", minimal],
+    ["every optional field", full],
+  ])("same event in, same row out as SQLite: %s", (_name, fixtures) => {
+    it.each(KINDS)("%s", async (kind) => {
+      const event = fixtures[kind]();
+      const sqlite = testDb();
+      expect(storeEvents(sqlite, rows([event]), { resolvePrefix })).toEqual(["accepted"]);
+      expect(await store([event])).toEqual(["accepted"]);
+      const expected = sqlite.$client.prepare(`SELECT * FROM ${TABLE[kind]} WHERE id = ?`).get(event.id) as Record<
+        string,
+        unknown
+      >;
+      expect(await pgRow(TABLE[kind], String(event.id))).toEqual(normal(expected));
+      const worker = sqlite.$client.prepare("SELECT * FROM workers").all();
+      expect((await pg.$client`SELECT * FROM workers`).map((r) => normal(r))).toEqual(
+        worker.map((r) => normal(r as never)),
+      );
+    });
+  });
+
+  it.each(['a "quoted", {braced} \\ name', "NULL", " ", "ünïcødé ✓ \t tab", "x,".repeat(60)])(
+    "text survives the array literal exactly: %j",
+    async (name) => {
+      expect(await store([minimal.tool({ id: "t", name, source: name })])).toEqual(["accepted"]);
+      expect(await pgRow("tools", "t")).toMatchObject({ name, source: name });
+    },
+  );
+
+  it("a re-sent batch stores nothing twice: every event a duplicate, row counts unchanged", async () => {
+    const batch = KINDS.map((k) => full[k]());
+    expect(await store(batch)).toEqual(batch.map(() => "accepted"));
+    const before = await Promise.all(ALL_TABLES.map(count));
+    expect(await store(batch)).toEqual(batch.map(() => "duplicate"));
+    expect(await Promise.all(ALL_TABLES.map(count))).toEqual(before);
+  });
+
+  it("returns accepted or duplicate per event in order, as SQLite does", async () => {
+    const batches = [
+      [minimal["kv.cleared"]({ id: "a" }), minimal["kv.cleared"]({ id: "b" })],
+      [minimal["kv.cleared"]({ id: "c" }), minimal["kv.cleared"]({ id: "a" }), minimal["kv.cleared"]({ id: "c" })],
+      [minimal.request({ id: "q" }), minimal.request({ id: "q", request_id: "other" }), minimal.tool({ id: "q" })],
+    ];
+    const sqlite = testDb();
+    for (const b of batches) expect(await store(b)).toEqual(storeEvents(sqlite, rows(b), { resolvePrefix }));
+  });
+
+  it("an id already stored on another day is a duplicate (idempotent across partitions)", async () => {
+    expect(await store([minimal["worker.stats"]({ id: "s", ts: T0 })])).toEqual(["accepted"]);
+    expect(await store([minimal["worker.stats"]({ id: "s", ts: T0 + 3 * DAY })])).toEqual(["duplicate"]);
+    expect(await count("worker_stats")).toBe(1);
+  });
+
+  it("stores nothing when the database refuses a row of the batch", async () => {
+    const good = parsed(minimal["kv.cleared"]({ id: "a" })) as IngestRow;
+    const broken = { ...parsed(minimal.request({ id: "b" })), api: null } as unknown as IngestRow;
+    await expect(storeEventsPg(pg, [good, broken])).rejects.toThrow();
+    const overflow = { ...parsed(minimal["worker.stats"]({ id: "c" })), kv_active_blocks: 2 ** 40 } as IngestRow;
+    await expect(storeEventsPg(pg, [good, overflow])).rejects.toThrow();
+    const fraction = { ...parsed(minimal.tool({ id: "d" })), output_tokens: 1.5 } as IngestRow;
+    await expect(storeEventsPg(pg, [good, fraction])).rejects.toThrow();
+    // Valid JSON and valid for SQLite, but PostgreSQL's text has no NUL: the batch is refused whole, with the reason.
+    const nul = parsed(minimal.tool({ id: "e", name: "a\u0000b" })) as IngestRow;
+    await expect(storeEventsPg(pg, [good, nul])).rejects.toThrow(/U\+0000/);
+    expect(await Promise.all(ALL_TABLES.map(count))).toEqual(ALL_TABLES.map(() => 0));
+  });
+
+  it("refuses a batch naming a prefix_of without a resolver, storing nothing", async () => {
+    const batch = rows([
+      minimal["kv.cleared"]({ id: "a" }),
+      minimal.request({ id: "b", request_id: "r2", prefix_of: { request_id: "r1", blocks: 1 } }),
+    ]);
+    await expect(storeEventsPg(pg, batch)).rejects.toThrow(/no resolvePrefix/);
+    expect(await count("kv_events")).toBe(0);
+  });
+
+  const turn = (n: number, o: Raw = {}) =>
+    minimal.request({
+      id: `ev-${n}`,
+      request_id: `r${n}`,
+      session_id: "s1",
+      trajectory_id: "main",
+      source: "sim",
+      arrived_at: T0 + n * 1_000,
+      ts: T0 + n * 1_000,
+      ...o,
+    });
+
+  it.each<[string, Raw[][]]>([
+    [
+      "a prefix earlier in the same batch, chained twice",
+      [
+        [
+          turn(1, { sequence_hashes: hashes(0, 100), local_hashes: hashes(0, 100, 7) }),
+          turn(2, {
+            prefix_of: { request_id: "r1", blocks: 100 },
+            sequence_hashes: hashes(100, 20),
+            local_hashes: hashes(100, 20, 7),
+          }),
+          turn(3, { prefix_of: { request_id: "r2", blocks: 110 }, sequence_hashes: hashes(500, 5) }),
+        ],
+      ],
+    ],
+    [
+      "a prefix stored by an earlier batch",
+      [
+        [turn(1, { sequence_hashes: hashes(0, 30), local_hashes: hashes(0, 30, 7) })],
+        [turn(2, { prefix_of: { request_id: "r1", blocks: 30 }, sequence_hashes: [], local_hashes: hashes(9, 2) })],
+      ],
+    ],
+    [
+      "refused alone: unknown, too long, later in the batch, another session",
+      [
+        [turn(1, { sequence_hashes: hashes(0, 10) })],
+        [
+          turn(2, { prefix_of: { request_id: "r9", blocks: 1 }, sequence_hashes: hashes(0, 1) }),
+          turn(3, { prefix_of: { request_id: "r1", blocks: 11 }, sequence_hashes: hashes(0, 1) }),
+          turn(4, { prefix_of: { request_id: "r5", blocks: 1 }, sequence_hashes: hashes(0, 1) }),
+          turn(5, { sequence_hashes: hashes(0, 3) }),
+          turn(6, { session_id: "s2", prefix_of: { request_id: "r1", blocks: 2 }, sequence_hashes: hashes(0, 1) }),
+          turn(7, { prefix_of: { request_id: "r1", blocks: 4 }, sequence_hashes: hashes(40, 2) }),
+        ],
+      ],
+    ],
+  ])("prefix_of as SQLite resolves it, stored whole: %s", async (_name, batches) => {
+    const sqlite = testDb();
+    for (const b of batches) expect(await store(b)).toEqual(storeEvents(sqlite, rows(b), { resolvePrefix }));
+    const ids = sqlite.$client.prepare("SELECT id FROM requests ORDER BY id").pluck().all() as string[];
+    const stored = await pg.$client<{ id: string; seq: Buffer | null; local: Buffer | null; chain_base: null }[]>`
+      SELECT id, sequence_hashes AS seq, local_hashes AS local, chain_base FROM requests ORDER BY id`;
+    expect(stored.map((r) => r.id)).toEqual(ids);
+    for (const r of stored) {
+      const want = chainStringsOf(sqlite, r.id);
+      expect({ seq: decodeHashes(r.seq), local: decodeHashes(r.local) }).toEqual(want);
+      expect(r.chain_base).toBeNull();
+    }
+  });
+
+  it("a prefix stored before this process started is read from the table, newest same-session row first", async () => {
+    const sqlite = testDb();
+    const batches = [
+      [turn(1, { sequence_hashes: hashes(0, 6), local_hashes: hashes(0, 6, 3) })],
+      [turn(11, { id: "ev-1-again", request_id: "r1", session_id: "s2", sequence_hashes: hashes(50, 6) })],
+      [turn(2, { prefix_of: { request_id: "r1", blocks: 6 }, sequence_hashes: hashes(6, 1), local_hashes: [] })],
+    ];
+    for (const b of batches) {
+      forgetRecentRequests(pg);
+      expect(await store(b)).toEqual(storeEvents(sqlite, rows(b), { resolvePrefix }));
+    }
+    const [r] = await pg.$client<{ seq: Buffer; local: Buffer }[]>`
+      SELECT sequence_hashes AS seq, local_hashes AS local FROM requests WHERE id = 'ev-2'`;
+    expect({ seq: decodeHashes(r!.seq), local: decodeHashes(r!.local) }).toEqual(chainStringsOf(sqlite, "ev-2"));
+    expect(decodeHashes(r!.seq)).toEqual(hashes(0, 7));
+  });
+
+  it("a batch in flight beside the one holding the request its prefix_of names still finds it", async () => {
+    await store([minimal.tool({ id: "warm-up" })]); // the day's partitions exist before the lock below
+    const blocker = await pg.$client.reserve();
+    try {
+      await blocker`BEGIN`;
+      await blocker`LOCK TABLE tools IN ACCESS EXCLUSIVE MODE`;
+      const first = store([turn(1, { sequence_hashes: hashes(0, 10) }), minimal.tool({ id: "held-up" })]);
+      for (let waiting = 0; waiting === 0;)
+        waiting = Number(
+          (await pg.$client`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)[0]!.n,
+        );
+      const second = await store([
+        turn(2, { prefix_of: { request_id: "r1", blocks: 10 }, sequence_hashes: hashes(10, 2) }),
+      ]);
+      expect(second).toEqual(["accepted"]);
+      await blocker`COMMIT`;
+      expect(await first).toEqual(["accepted", "accepted"]);
+    } finally {
+      blocker.release();
+    }
+    const [r] = await pg.$client<{ seq: Buffer }[]>`SELECT sequence_hashes AS seq FROM requests WHERE id = 'ev-2'`;
+    expect(decodeHashes(r!.seq)).toEqual(hashes(0, 12));
+  });
+
+  const M0 = T0;
+  it.each<[string, Raw[][]]>([
+    [
+      "seen through stats only",
+      [
+        [
+          stats("w1", M0 + 5_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 1000 }),
+          stats("w1", M0 + 1_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 500 }),
+          stats("w1", M0 + 9_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 2000 }),
+        ],
+      ],
+    ],
+    [
+      "an older sample in a later batch",
+      [
+        [stats("w1", M0 + 5_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 1000 })],
+        [stats("w1", M0 + 1_000, 0, 0, { kv_active_blocks: 0, kv_total_blocks: 500 })],
+      ],
+    ],
+    [
+      "stats then worker.up in one batch",
+      [[stats("w1", M0 + 1_000, 0, 0), minimal["worker.up"]({ ts: M0 + 2_000, role: "aggregated" })]],
+    ],
+    [
+      "up, down, up again, and a duplicate up",
+      [
+        [minimal["worker.up"]({ id: "u1", ts: M0 })],
+        [minimal["worker.down"]({ ts: M0 + 1_000, reason: "drained" })],
+        [minimal["worker.up"]({ id: "u2", ts: M0 + 2_000 }), minimal["worker.up"]({ id: "u1", ts: M0 + 9_000 })],
+      ],
+    ],
+    ["worker.down for a worker never seen", [[minimal["worker.down"]({ ts: M0 + 7, worker_id: "w2" })]]],
+  ])("workers table as on SQLite: %s", async (_name, batches) => {
+    const sqlite = testDb();
+    for (const b of batches) {
+      storeEvents(sqlite, rows(b));
+      await store(b);
+    }
+    const want = sqlite.$client.prepare("SELECT * FROM workers ORDER BY worker_id").all();
+    expect(await pg.$client`SELECT * FROM workers ORDER BY worker_id`).toEqual(want);
+  });
+
+  it("puts rows in the partition of their UTC day, making partitions as days appear", async () => {
+    const day = Math.floor(T0 / DAY);
+    const d0 = day * DAY;
+    await store([
+      minimal["worker.stats"]({ id: "a", ts: d0 + 5 }),
+      minimal["kv.cleared"]({ id: "b", ts: d0 + DAY }),
+      minimal.tool({ id: "c", ts: d0 + 2 * DAY - 1 }),
+    ]);
+    const parts = await listPartitions(pg.$client);
+    for (const d of [day, day + 1]) expect(parts.filter((p) => p.day === d)).toHaveLength(8);
+    const where = await pg.$client.unsafe(
+      "SELECT tableoid::regclass::text AS part FROM worker_stats UNION ALL SELECT tableoid::regclass::text FROM kv_events UNION ALL SELECT tableoid::regclass::text FROM tools ORDER BY 1",
+    );
+    expect(where.map((r) => r.part)).toEqual(["kv_events_d20251130", "tools_d20251130", "worker_stats_d20251129"]);
+  });
+});

@@ -1,0 +1,70 @@
+// Helpers for tests that run real processes (a dashboard, the simulator) and talk to them over HTTP.
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+
+export type Proc = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
+export type Health = {
+  leader: { holder: string; since: number; this_process: boolean } | null;
+  process: { id: string; leading: boolean } | null;
+};
+
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Start `node --import tsx ARGS` with env added to this process's; kept in procs so a test can stop them all. */
+export function spawnNode(procs: Proc[], args: string[], env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d) => (out += String(d)));
+  child.stderr!.on("data", (d) => (out += String(d)));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const p = { child, output: () => out, exited };
+  procs.push(p);
+  return p;
+}
+
+/** Poll probe (every 100 ms) until it gives a value; throws naming `what` after timeoutMs. */
+export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe().catch(() => null);
+    if (v !== null) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A dashboard's /api/health body, or null when it does not answer 200. */
+export async function health(port: number): Promise<Health | null> {
+  const res = await fetch(`http://localhost:${port}/api/health`, { signal: AbortSignal.timeout(2_000) });
+  return res.ok ? ((await res.json()) as Health) : null;
+}
+
+/** POST a body; the ids it acknowledged (accepted or already held), or null without a reply. */
+export async function ingest(port: number, lines: string, token: string): Promise<Set<string> | null> {
+  try {
+    const res = await fetch(`http://localhost:${port}/api/ingest`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" },
+      body: lines,
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (res.status !== 200) return null;
+    const reply = (await res.json()) as { items: { id: string | null; status: string }[] };
+    return new Set(reply.items.filter((i) => i.status !== "rejected" && i.id !== null).map((i) => i.id!));
+  } catch {
+    return null;
+  }
+}
