@@ -11,12 +11,12 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { openDb } from "../db/client";
 import { runAttribution } from "../server/jobs/attribution";
 import { buildIfNeeded } from "./build-if-needed";
 import { sizeLines, tableSizes, type Size } from "./db-sizes";
 import { cpuByRole, threadCpu } from "./thread-cpu";
 import { postNdjson } from "./post-ndjson";
+import { clearedCopy } from "./replay-attribution";
 import { fullLine, writeSimStream, type SimStream } from "./sim-stream";
 import { waitForHealth } from "./wait-for-health";
 
@@ -254,15 +254,16 @@ async function rawInsertRate(file: string, dir: string): Promise<number> {
   return events / (spent / 1000);
 }
 
-/** Attribution alone on a copy of the database (index and causes cleared), with a raw read of its input as the baseline. */
-function attributionAlone(dbFile: string, dir: string): { seconds: number; rawReadSeconds: number; chainMiB: number } {
+/**
+ * Attribution alone on a copy of the database (index and causes cleared and VACUUMed, as replay-attribution.ts does),
+ * with a raw read of its input as the baseline; wall and CPU seconds (on a shared machine the CPU figure is steadier).
+ */
+function attributionAlone(
+  dbFile: string,
+  dir: string,
+): { seconds: number; cpuSeconds: number; rawReadSeconds: number; chainMiB: number } {
   const copy = path.join(dir, "attr.db");
-  fs.copyFileSync(dbFile, copy);
-  const db = openDb(copy);
-  db.$client.exec(
-    "DELETE FROM attr_blocks; DELETE FROM attr_names; DELETE FROM attr_clears; DELETE FROM attr_lists; DELETE FROM attr_local; DELETE FROM attr_state; DELETE FROM request_causes; DELETE FROM causes_1m; DELETE FROM session_summaries",
-  );
-  db.$client.pragma("synchronous = NORMAL");
+  const db = clearedCopy(dbFile, copy);
   let t = performance.now();
   let chars = 0;
   for (const r of db.$client.prepare("SELECT block_hashes AS h FROM kv_events").iterate() as Iterable<{
@@ -275,12 +276,14 @@ function attributionAlone(dbFile: string, dir: string): { seconds: number; rawRe
     chars += String(r.s ?? "").length + String(r.l ?? "").length;
   const rawReadSeconds = (performance.now() - t) / 1000;
   t = performance.now();
+  const cpu0 = process.cpuUsage();
   const run = runAttribution(db);
+  const cpu = process.cpuUsage(cpu0);
   const seconds = (performance.now() - t) / 1000;
   if (!run.caughtUp) throw new Error("attribution did not finish");
   db.$client.close();
   fs.rmSync(copy, { force: true });
-  return { seconds, rawReadSeconds, chainMiB: chars / MiB };
+  return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, rawReadSeconds, chainMiB: chars / MiB };
 }
 
 async function main() {
@@ -370,7 +373,7 @@ async function main() {
       );
     if (threads1.size) console.log(`ingest CPU by dashboard thread: ${cpuByRole(pid, threads0, threads1)}`);
     console.log(
-      `attribution: ${(simSeconds / alone.seconds).toFixed(0)} x real time (alone, ${alone.seconds.toFixed(1)} s; baseline: reading its input, ${alone.chainMiB.toFixed(0)} MiB of chains, ${alone.rawReadSeconds.toFixed(1)} s; ratio ${(alone.seconds / Math.max(0.001, alone.rawReadSeconds)).toFixed(1)})`,
+      `attribution: ${(simSeconds / alone.seconds).toFixed(0)} x real time (alone, ${alone.seconds.toFixed(1)} s, ${alone.cpuSeconds.toFixed(1)} CPU s; baseline: reading its input, ${alone.chainMiB.toFixed(0)} MiB of chains, ${alone.rawReadSeconds.toFixed(1)} s; ratio ${(alone.seconds / Math.max(0.001, alone.rawReadSeconds)).toFixed(1)})`,
     );
     console.log(
       `attribution in the dashboard's worker: caught up ${tailSeconds.toFixed(1)} s after ingest ended; ${(simSeconds / liveSeconds).toFixed(0)} x real time from the first post`,

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDb } from "../db/client";
+import { openDb, type Db } from "../db/client";
 import { attributionStep } from "../server/jobs/attribution";
 
 const MB = 1e6;
@@ -16,12 +16,13 @@ function arg(argv: readonly string[], name: string): string | null {
   return i >= 0 ? (argv[i + 1] ?? null) : null;
 }
 
-function main() {
-  const argv = process.argv.slice(2);
-  const src = argv[0];
-  if (!src || !fs.existsSync(src)) throw new Error("usage: replay-attribution.ts DB [--causes OUT] [--keep COPY]");
-  const keep = arg(argv, "--keep");
-  const copy = keep ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-replay-")), "attr.db");
+/**
+ * A copy of a database at `copy` with the attribution index, causes and summaries cleared, opened as the job's thread
+ * opens it (synchronous NORMAL). VACUUMed: the cleared tables' pages would otherwise sit on the freelist, and SQLite
+ * searches it for a page near the one that splits on every allocation, which a fresh database (the live job's) never
+ * does.
+ */
+export function clearedCopy(src: string, copy: string): Db {
   fs.copyFileSync(src, copy);
   const db = openDb(copy);
   const c = db.$client;
@@ -30,6 +31,17 @@ function main() {
   );
   c.exec("VACUUM");
   c.pragma("synchronous = NORMAL");
+  return db;
+}
+
+function main() {
+  const argv = process.argv.slice(2);
+  const src = argv[0];
+  if (!src || !fs.existsSync(src)) throw new Error("usage: replay-attribution.ts DB [--causes OUT] [--keep COPY]");
+  const keep = arg(argv, "--keep");
+  const copy = keep ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-replay-")), "attr.db");
+  const db = clearedCopy(src, copy);
+  const c = db.$client;
   const span = c.prepare("SELECT min(arrived_at) AS lo, max(arrived_at) AS hi FROM requests").get() as {
     lo: number;
     hi: number;
@@ -47,13 +59,14 @@ function main() {
   const rawRead = (performance.now() - t) / 1000;
 
   const progress = c.prepare("SELECT arrived_at FROM requests WHERE rowid = ?").pluck();
+  const cursor = c.prepare("SELECT value FROM attr_state WHERE key = 'requests'").pluck();
   const lastMark = { at: span.lo, wall: performance.now() };
   t = performance.now();
   const cpu0 = process.cpuUsage();
   const step = 600_000;
   for (;;) {
     const r = attributionStep(db);
-    const cur = c.prepare("SELECT value FROM attr_state WHERE key = 'requests'").pluck().get() as number | undefined;
+    const cur = cursor.get() as number | undefined;
     const at = cur ? ((progress.get(cur) as number | undefined) ?? span.lo) : span.lo;
     if (at - lastMark.at >= step || r.caughtUp) {
       const now = performance.now();
@@ -98,4 +111,8 @@ function main() {
   if (!keep) fs.rmSync(path.dirname(copy), { recursive: true, force: true });
 }
 
-main();
+if (
+  process.argv[1] &&
+  path.resolve(process.argv[1]) === path.resolve(process.cwd(), "scripts", "replay-attribution.ts")
+)
+  main();

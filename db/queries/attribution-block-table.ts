@@ -52,6 +52,13 @@ export class BlockTable {
     return (Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b) >>> 0) & this.mask;
   }
 
+  /** Room for `extra` more keys without growing: slots stay where they are while that many are added. */
+  reserve(extra: number): void {
+    let cap = this.cap;
+    while ((this.size + extra + 1) * 2 > cap) cap *= 2;
+    if (cap > this.cap) this.rehash(cap, -Infinity);
+  }
+
   /** The slot of a key, or −1 when the table does not hold it. */
   find(hi: number, lo: number): number {
     let i = this.slotFor(hi, lo);

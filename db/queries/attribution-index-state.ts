@@ -3,6 +3,7 @@ import type { Db } from "../client";
 import { decodeIntervals, type Interval } from "./attribution-intervals";
 import { BlockTable, halvesOf, KeyFilter, keyOf } from "./attribution-block-table";
 import { resetSeen } from "./attribution-seen";
+import type { Round } from "./attribution-flush";
 
 // The attribution index's per-connection state (see attribution-index.ts): names, clears, the block table, cached
 // lists, and the reads behind them.
@@ -40,6 +41,8 @@ export type State = {
   nextList: number;
   /** Dirty blocks in key order, written from the end: each short transaction touches one narrow range of pages. */
   flushOrder: { hi: Int32Array; lo: Int32Array; left: number };
+  /** The flush round under way (attribution-flush.ts), null between rounds. */
+  round: Round | null;
   /** kv_events rowid applied in memory; saved as the "kv" cursor by the flush that writes its effects. */
   kvApplied: number;
   /** Facts per list for the last (time, worker) asked: the blocks of one turn mostly share a few lists. */
@@ -89,6 +92,7 @@ export function state(db: Db): State {
     lists: new Map([[0, EMPTY]]),
     nextList: ((c.prepare("SELECT max(id) FROM attr_lists").pluck().get() as number | null) ?? 0) + 1,
     flushOrder: { hi: new Int32Array(0), lo: new Int32Array(0), left: 0 },
+    round: null,
     kvApplied: (c.prepare("SELECT value FROM attr_state WHERE key = 'kv'").pluck().get() as number | undefined) ?? 0,
     facts: { t: NaN, chosen: NaN, byList: new Map() },
   };
@@ -139,26 +143,41 @@ export function nameId(db: Db, name: string, create = true): number {
   return got;
 }
 
-/** Read into the table, LOOKUP_CHUNK per query, the blocks of a list of 8-byte hashes it does not hold yet. */
-export function loadMissing(s: State, hashes: Buffer): void {
-  const miss: bigint[] = [];
-  for (let o = 0; o + 8 <= hashes.length; o += 8) {
-    const hi = hashes.readInt32BE(o);
-    const lo = hashes.readInt32BE(o + 4);
-    if (s.blocks.find(hi, lo) >= 0) continue;
-    if (s.onDisk.mightHold(hi, lo)) miss.push(hashes.readBigInt64BE(o));
-    else s.blocks.add(hi, lo, 0);
+/**
+ * The table slot of every block of a list of 8-byte hashes, in order; the blocks it does not hold yet are read,
+ * LOOKUP_CHUNK per query (none when the filter says a block has no list on disk). Room is reserved first, so the slots
+ * stay valid until more blocks are added.
+ */
+export function slotsOf(s: State, hashes: Buffer): Int32Array {
+  const n = hashes.length >>> 3;
+  const t = s.blocks;
+  t.reserve(n);
+  const slots = new Int32Array(n);
+  const miss: number[] = [];
+  for (let k = 0; k < n; k++) {
+    const hi = hashes.readInt32BE(k * 8);
+    const lo = hashes.readInt32BE(k * 8 + 4);
+    const i = t.find(hi, lo);
+    if (i >= 0) slots[k] = i;
+    else if (s.onDisk.mightHold(hi, lo)) miss.push(k);
+    else slots[k] = t.add(hi, lo, 0);
   }
-  for (let k = 0; k < miss.length; k += LOOKUP_CHUNK) {
-    const chunk = miss.slice(k, k + LOOKUP_CHUNK);
+  for (let m = 0; m < miss.length; m += LOOKUP_CHUNK) {
+    const chunk: bigint[] = [];
+    for (let j = m; j < Math.min(miss.length, m + LOOKUP_CHUNK); j++) chunk.push(hashes.readBigInt64BE(miss[j]! * 8));
     const found = new Map<bigint, number>();
+    const keys = chunk.length;
     while (chunk.length < LOOKUP_CHUNK) chunk.push(chunk[0]!);
     for (const [h, list] of s.blocksIn.all(...chunk) as [bigint, bigint][]) found.set(h, Number(list));
-    for (let j = k; j < Math.min(miss.length, k + LOOKUP_CHUNK); j++) {
-      const [hi, lo] = halvesOf(miss[j]!);
-      if (s.blocks.find(hi, lo) < 0) s.blocks.add(hi, lo, found.get(miss[j]!) ?? 0);
+    for (let j = 0; j < keys; j++) {
+      const k = miss[m + j]!;
+      const hi = hashes.readInt32BE(k * 8);
+      const lo = hashes.readInt32BE(k * 8 + 4);
+      const i = t.find(hi, lo);
+      slots[k] = i >= 0 ? i : t.add(hi, lo, found.get(chunk[j]!) ?? 0);
     }
   }
+  return slots;
 }
 
 /** The table slot of a block (read from attr_blocks on first use). */

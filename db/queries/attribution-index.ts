@@ -1,22 +1,21 @@
 import type { Db } from "../client";
 import { encodeIntervals, withRemoved, withStored, decodeIntervals, type Interval } from "./attribution-intervals";
-import { halvesOf, keyOf } from "./attribution-block-table";
+import { halvesOf } from "./attribution-block-table";
 import {
   EMPTY,
   endOf,
-  filterOfDisk,
   listOf,
-  loadMissing,
+  slotsOf,
   nameId,
   nameIdOf,
   slotOf,
   state,
-  trimCache,
   type Residency,
   type State,
 } from "./attribution-index-state";
 
 export { decodeIntervals, encodeIntervals, MAX_INTERVALS, type Interval } from "./attribution-intervals";
+export { flushIndex } from "./attribution-flush";
 export {
   dirtyBlocks,
   intervalsOf,
@@ -34,7 +33,7 @@ export {
 // event maps each distinct list among its blocks to a new one (once per event, however many blocks share it).
 // A `kv.cleared` is kept once per worker (attr_clears) and closes, on read, every interval of that worker open when it
 // was applied. The job applies KV events in memory and writes each changed block once per flush (flushIndex), in short
-// transactions; applying an event twice changes nothing, so a flush cut short is repaired by re-applying from the
+// transactions (attribution-flush.ts); applying an event twice changes nothing, so a flush cut short is repaired by re-applying from the
 // saved cursor.
 
 /** Apply KV edits to the in-memory index; idempotent per event, so re-applying after a crash is safe. */
@@ -56,17 +55,17 @@ export class IndexWriter {
   /** stored() for every block of a list of 8-byte big-endian hashes (one event's), in order. */
   storedList(hashes: Buffer, w: number, ts: number): void {
     this.begin(1, w, ts, 0);
-    loadMissing(this.s, hashes);
+    const slots = slotsOf(this.s, hashes);
     const f = (l: readonly Interval[]) => withStored(l, w, ts);
-    for (let o = 0; o + 8 <= hashes.length; o += 8) this.apply(hashes.readInt32BE(o), hashes.readInt32BE(o + 4), f);
+    for (let k = 0; k < slots.length; k++) this.applyAt(slots[k]!, f);
   }
 
   /** removed() for every block of a list of 8-byte big-endian hashes (one event's), in order. */
   removedList(hashes: Buffer, w: number, ts: number, why: number): void {
     this.begin(2, w, ts, why);
-    loadMissing(this.s, hashes);
+    const slots = slotsOf(this.s, hashes);
     const f = (l: readonly Interval[]) => withRemoved(l, w, ts, why, (v) => endOf(this.s, v) === null);
-    for (let o = 0; o + 8 <= hashes.length; o += 8) this.apply(hashes.readInt32BE(o), hashes.readInt32BE(o + 4), f);
+    for (let k = 0; k < slots.length; k++) this.applyAt(slots[k]!, f);
   }
 
   /** Close the latest interval of worker w that is open and stored at or before ts (as the old row-per-interval UPDATE did). */
@@ -108,8 +107,11 @@ export class IndexWriter {
   }
 
   private apply(hi: number, lo: number, f: (l: readonly Interval[]) => readonly Interval[]): void {
+    this.applyAt(slotOf(this.s, hi, lo), f);
+  }
+
+  private applyAt(i: number, f: (l: readonly Interval[]) => readonly Interval[]): void {
     const s = this.s;
-    const i = slotOf(s, hi, lo);
     const cur = s.blocks.cur[i]!;
     let to = this.memo.get(cur);
     if (to === undefined) {
@@ -122,60 +124,6 @@ export class IndexWriter {
     if (to === cur) return;
     s.blocks.set(i, to);
   }
-}
-
-/**
- * Write up to `limit` changed blocks (call inside a transaction) with the lists they now point to and the reference
- * counts of the lists they left (a list no block points to is deleted); when none is left afterwards, the applied KV
- * cursor is saved with them. Returns how many blocks are still waiting.
- */
-export function flushIndex(db: Db, limit: number): number {
-  const s = state(db);
-  const t = s.blocks;
-  let order = s.flushOrder;
-  if (order.left === 0 && t.dirtyCount > 0) order = s.flushOrder = { ...t.takeDirtySorted(), left: 0 };
-  if (order.left === 0) order.left = order.hi.length;
-  const delta = new Map<number, number>();
-  let n = 0;
-  while (n < limit && order.left > 0) {
-    order.left--;
-    const hi = order.hi[order.left]!;
-    const lo = order.lo[order.left]!;
-    const i = t.find(hi, lo);
-    if (i < 0 || t.dirtyFlag[i] === 0) continue;
-    n++;
-    const cur = t.cur[i]!;
-    const disk = t.disk[i]!;
-    t.clean(i);
-    if (cur === disk) continue;
-    const hash = keyOf(hi, lo);
-    if (cur !== 0) {
-      s.blockPut.run(hash, cur);
-      s.onDisk.add(hi, lo);
-      delta.set(cur, (delta.get(cur) ?? 0) + 1);
-    } else s.blockDel.run(hash);
-    if (disk !== 0) delta.set(disk, (delta.get(disk) ?? 0) - 1);
-  }
-  for (const [id, d] of delta) {
-    if (d > 0) {
-      if (s.listAdd.run(d, id).changes === 0) s.listNew.run(id, d, encodeIntervals(s.lists.get(id)!));
-    } else if (d < 0) {
-      s.listSub.run(-d, id);
-      s.listDrop.run(id);
-    }
-  }
-  if (order.left === 0 && t.dirtyCount > 0) s.flushOrder = { ...t.takeDirtySorted(), left: 0 };
-  if (t.dirtyCount === 0) {
-    s.flushOrder = { hi: new Int32Array(0), lo: new Int32Array(0), left: 0 };
-    db.$client
-      .prepare(
-        "INSERT INTO attr_state (key, value) VALUES ('kv', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-      )
-      .run(s.kvApplied);
-    trimCache(s);
-    if (s.onDisk.full()) s.onDisk = filterOfDisk(db.$client);
-  }
-  return t.dirtyCount;
 }
 
 /** What the index knew about one block (its hash as int32 halves) at time t, for a turn on `workerId` (null: no worker). */

@@ -18,8 +18,12 @@ function prepare(c: Database.Database) {
       "INSERT INTO attr_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     ),
     kvAfter: c.prepare(
-      "SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, block_refs AS refs, reason, storage_tier AS tier FROM kv_events WHERE rowid > ? ORDER BY rowid LIMIT ?",
+      "SELECT rowid AS rid, ts, op, worker_id AS workerId, block_hashes AS hashes, block_refs AS refs, reason, storage_tier AS tier FROM kv_events WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?",
     ),
+    kvMaxRowid: c.prepare("SELECT coalesce(max(rowid), 0) FROM kv_events").pluck(),
+    kvLastInWindow: c.prepare("SELECT max(rowid) FROM kv_events WHERE ts > ? AND ts <= ?").pluck(),
+    // +ts: scan the rowid range (rows inserted since the last look), not the whole of kv_events_ts up to the time.
+    kvLastInRange: c.prepare("SELECT max(rowid) FROM kv_events WHERE rowid > ? AND rowid <= ? AND +ts <= ?").pluck(),
     requestsAfter: c.prepare(
       `SELECT rowid AS rid, id, request_id AS requestId, session_id AS sessionId, trajectory_id AS trajectoryId, worker_id AS workerId, arrived_at AS arrivedAt,
          first_token_at AS firstTokenAt, finished_at AS finishedAt, input_tokens AS inputTokens, cached_tokens AS cachedTokens, output_tokens AS outputTokens,
@@ -77,9 +81,24 @@ export type KvEventRow = {
   tier: string | null;
 };
 
-/** Up to `limit` KV events after kv_events rowid `after`, in insertion order. */
-export function kvEventsAfter(db: Db, after: number, limit: number): KvEventRow[] {
-  return stmts(db).kvAfter.all(after, limit) as KvEventRow[];
+/** Up to `limit` KV events with kv_events rowid in (after, upTo], in insertion order. */
+export function kvEventsAfter(db: Db, after: number, limit: number, upTo = Number.MAX_SAFE_INTEGER): KvEventRow[] {
+  return stmts(db).kvAfter.all(after, upTo, limit) as KvEventRow[];
+}
+
+/** The largest kv_events rowid (0 when empty). */
+export function kvMaxRowid(db: Db): number {
+  return stmts(db).kvMaxRowid.get() as number;
+}
+
+/** The largest kv_events rowid among events with ts in (after, upTo] (Unix ms), through kv_events_ts; null when none. */
+export function kvLastInWindow(db: Db, after: number, upTo: number): number | null {
+  return stmts(db).kvLastInWindow.get(after, upTo) as number | null;
+}
+
+/** The largest kv_events rowid in (fromRid, toRid] among events with ts ≤ upTo (Unix ms); null when none. */
+export function kvLastInRange(db: Db, fromRid: number, toRid: number, upTo: number): number | null {
+  return stmts(db).kvLastInRange.get(fromRid, toRid, upTo) as number | null;
 }
 
 export type RequestRow = {

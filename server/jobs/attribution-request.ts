@@ -2,6 +2,9 @@ import type { Db } from "../../db/client";
 import {
   decisionOf,
   kvEventsAfter,
+  kvLastInRange,
+  kvLastInWindow,
+  kvMaxRowid,
   previousTurnOf,
   policyVersionsAt,
   putCauses,
@@ -23,9 +26,12 @@ import { minuteOf } from "../../lib/counters";
 // The attribution step's decisions (DESIGN §4): which KV events change device residency, which facts a turn's
 // recomputed blocks had at arrival, and what is stored for it. The index and its rows live in db/queries/attribution*.
 
-/** Apply up to `limit` KV events after those already applied to the in-memory index; returns how many were read. */
-export function applyKvEvents(db: Db, limit: number): number {
-  const rows = kvEventsAfter(db, kvApplied(db), limit);
+/**
+ * Apply up to `limit` KV events after those already applied to the in-memory index, up to kv_events rowid `upTo`
+ * (default: all); returns how many were read.
+ */
+export function applyKvEvents(db: Db, limit: number, upTo?: number): number {
+  const rows = kvEventsAfter(db, kvApplied(db), limit, upTo);
   const w = new IndexWriter(db);
   for (const r of rows) {
     if (!isDeviceResidency(r.tier)) {
@@ -45,6 +51,32 @@ export function applyKvEvents(db: Db, limit: number): number {
     w.applied(r.rid);
   }
   return rows.length;
+}
+
+/** How far kv_events was looked at for kvNeededBy: up to time t, rows up to rowid `scanned`; `need` the answer so far. */
+type KvHorizon = { t: number; scanned: number; need: number };
+const horizons = new WeakMap<object, KvHorizon>();
+
+/**
+ * The kv_events rowid the index must have applied before a request that arrived at t (Unix ms) is judged: the last
+ * event with ts ≤ t. Later events do not change residency at t (except through the MAX_INTERVALS cap, which they can
+ * only make drop a block's older intervals sooner). Moves forward per connection: the events of the new time window
+ * through kv_events_ts, and events inserted since the last look whatever their time (a KV event sent late).
+ */
+export function kvNeededBy(db: Db, t: number): number {
+  let h = horizons.get(db.$client);
+  if (!h) horizons.set(db.$client, (h = { t: Number.MIN_SAFE_INTEGER, scanned: kvMaxRowid(db), need: 0 }));
+  const max = kvMaxRowid(db);
+  const upTo = Math.max(h.t, t);
+  if (max > h.scanned) {
+    h.need = Math.max(h.need, kvLastInRange(db, h.scanned, max, upTo) ?? 0);
+    h.scanned = max;
+  }
+  if (upTo > h.t) {
+    h.need = Math.max(h.need, kvLastInWindow(db, h.t, upTo) ?? 0);
+    h.t = upTo;
+  }
+  return h.need;
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   requestsAfterCursor,
   sessionsWithNewTools,
 } from "../../db/queries/attribution";
-import { applyKvEvents, attributeRequest } from "./attribution-request";
+import { applyKvEvents, attributeRequest, kvNeededBy } from "./attribution-request";
 import { dirtySeen, flushSeen, requestsJudged } from "../../db/queries/attribution-seen";
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
 import { rebuildSessionSummary } from "./session-summary";
@@ -19,11 +19,16 @@ const KV_BATCH = 100;
  * saves little time and grows attr_blocks: rows written in fewer, larger runs split more pages.
  */
 const FLUSH_AT = 200_000;
-/** Session summaries wait at most this long (wall time) while the job is behind: one rebuild covers many turns. */
+/**
+ * While the job is behind, session summaries are rebuilt once this much wall time passed and this many turns were
+ * judged since the last rebuild (or this many sessions wait): one rebuild covers many turns, and a slow or busy machine
+ * does not rebuild the same sessions more often for the same work.
+ */
 const SUMMARY_EVERY_MS = 2_000;
+const SUMMARY_EVERY_TURNS = 2_000;
 const SUMMARY_MAX_PENDING = 2_000;
 
-const pendingSessions = new WeakMap<object, { ids: Set<string>; last: number }>();
+const pendingSessions = new WeakMap<object, { ids: Set<string>; last: number; turns: number }>();
 /** Index blocks written per transaction: a few milliseconds of the write lock. */
 const FLUSH_BATCH = 2_000;
 const REQUEST_BATCH = 25;
@@ -32,9 +37,11 @@ const TOOL_BATCH = 5_000;
 export type AttributionRun = { kvEvents: number; requests: number; sessions: number; caughtUp: boolean };
 
 /**
- * One bounded step of the attribution job: KV events first (residency must be current before a request is judged),
- * then requests in insertion order, then the summaries of every session they or new tool rows touched. Each batch is
- * its own short transaction so ingest is never blocked long. Returns what it did; caughtUp when nothing was left.
+ * One bounded step of the attribution job: the next requests in insertion order, after the KV events up to the latest
+ * of their arrivals (residency at a request's arrival must be current; all of them once the requests are caught up),
+ * then the summaries of every session they or new tool rows touched. KV events are applied KV_BATCH per step, so a
+ * backlog is applied as the requests reach its times, not all before the first request. Each batch is its own short
+ * transaction so ingest is never blocked long. Returns what it did; caughtUp when nothing was left.
  * A failed transaction rolled back: the index cache, which may hold its writes, is dropped before the error goes on.
  */
 export function attributionStep(db: Db): AttributionRun {
@@ -48,16 +55,18 @@ export function attributionStep(db: Db): AttributionRun {
 
 function step(db: Db): AttributionRun {
   const c = db.$client;
-  const kvEvents = applyKvEvents(db, KV_BATCH);
-  if (kvEvents < KV_BATCH || dirtyBlocks(db) >= FLUSH_AT) {
+  const rows = requestsAfterCursor(db, REQUEST_BATCH);
+  const allKv = rows.length < REQUEST_BATCH;
+  const upTo = allKv ? undefined : kvNeededBy(db, Math.max(...rows.map((r) => r.arrivedAt)));
+  const kvEvents = applyKvEvents(db, KV_BATCH, upTo);
+  if ((allKv && kvEvents < KV_BATCH) || dirtyBlocks(db) >= FLUSH_AT) {
     while (c.transaction(() => flushIndex(db, FLUSH_BATCH))() > 0);
   }
   if (kvEvents === KV_BATCH) return { kvEvents, requests: 0, sessions: 0, caughtUp: false };
   let pending = pendingSessions.get(c);
-  if (!pending) pendingSessions.set(c, (pending = { ids: new Set(), last: performance.now() }));
+  if (!pending) pendingSessions.set(c, (pending = { ids: new Set(), last: performance.now(), turns: 0 }));
   const touched = pending.ids;
   const requests = c.transaction(() => {
-    const rows = requestsAfterCursor(db, REQUEST_BATCH);
     for (const r of rows) {
       attributeRequest(db, r);
       if (r.sessionId) touched.add(r.sessionId);
@@ -74,12 +83,15 @@ function step(db: Db): AttributionRun {
   const caughtUp = requests < REQUEST_BATCH && tools < TOOL_BATCH;
   if (caughtUp || dirtySeen(db) >= FLUSH_AT) while (c.transaction(() => flushSeen(db, FLUSH_BATCH))() > 0);
   let sessions = 0;
-  if (caughtUp || touched.size >= SUMMARY_MAX_PENDING || performance.now() - pending.last >= SUMMARY_EVERY_MS) {
+  pending.turns += requests;
+  const due = performance.now() - pending.last >= SUMMARY_EVERY_MS && pending.turns >= SUMMARY_EVERY_TURNS;
+  if (caughtUp || touched.size >= SUMMARY_MAX_PENDING || due) {
     sessions = touched.size;
     for (const chunk of chunks([...touched], 50))
       c.transaction(() => chunk.forEach((id) => rebuildSessionSummary(db, id)))();
     touched.clear();
     pending.last = performance.now();
+    pending.turns = 0;
   }
   return { kvEvents, requests, sessions, caughtUp };
 }

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { testDb } from "../../test/db";
+import type { Db } from "../client";
+import { flushIndex, IndexWriter, nameId, resetIndexCache, residencyAt } from "./attribution-index";
+import { halvesOf } from "./attribution-block-table";
+
+const T = 1_764_417_600_000;
+const H = 1n << 40n;
+
+/** Stored lists counts against the blocks on disk that point to each list (they must agree after a flush). */
+function counts(db: Db) {
+  const c = db.$client;
+  const refs = c.prepare("SELECT id, refs FROM attr_lists ORDER BY id").raw().all();
+  const pointed = c
+    .prepare("SELECT list, count(*) FROM attr_blocks WHERE list <> 0 GROUP BY list ORDER BY list")
+    .raw()
+    .all();
+  return { refs, pointed };
+}
+
+const marked = (db: Db) =>
+  db.$client.prepare("SELECT count(*) FROM attr_state WHERE key = 'flush_round'").pluck().get();
+
+/** 200 blocks stored on two workers and removed in groups: many lists, each shared by a few blocks. */
+function events(db: Db) {
+  const w = new IndexWriter(db);
+  const w1 = nameId(db, "w1");
+  const w2 = nameId(db, "w2");
+  const why = nameId(db, "capacity");
+  for (let k = 0; k < 200; k++) w.stored(H + BigInt(k), k % 2 ? w1 : w2, T + k);
+  for (let k = 0; k < 200; k += 3) w.removed(H + BigInt(k), k % 2 ? w1 : w2, T + 1_000 + (k % 7), why);
+}
+
+describe("flushing the index in rounds", () => {
+  it("writes lists, then blocks, then dropped references over many short transactions, counts exact", () => {
+    const db = testDb();
+    events(db);
+    const flush = () => db.$client.transaction(() => flushIndex(db, 7))();
+    let txs = 0;
+    while (flush() > 0) {
+      txs++;
+      expect(marked(db)).toBe(1);
+    }
+    expect(txs).toBeGreaterThan(10);
+    expect(marked(db)).toBe(0);
+    const { refs, pointed } = counts(db);
+    expect(refs).toEqual(pointed);
+    expect(refs.length).toBeGreaterThan(5);
+    // A second round moves blocks off lists written by the first: the lists nobody points to are deleted.
+    const w = new IndexWriter(db);
+    for (let k = 0; k < 200; k++) w.removed(H + BigInt(k), k % 2 ? nameId(db, "w1") : nameId(db, "w2"), T + 5_000, 1);
+    while (flush() > 0);
+    expect(counts(db).refs).toEqual(counts(db).pointed);
+    resetIndexCache(db);
+    expect(residencyAt(db, ...halvesOf(H + 1n), T + 500, "w1").residentOn).toEqual(["w1"]);
+    expect(residencyAt(db, ...halvesOf(H + 1n), T + 6_000, "w1").lastRemoval).toMatchObject({ at: T + 5_000 });
+  });
+
+  it("a round cut short (a transaction rolled back) is repaired: counts from attr_blocks, orphan lists deleted", () => {
+    const db = testDb();
+    events(db);
+    for (let i = 0; i < 12; i++) db.$client.transaction(() => flushIndex(db, 7))();
+    expect(marked(db)).toBe(1);
+    expect(counts(db).refs).not.toEqual(counts(db).pointed);
+    resetIndexCache(db);
+    events(db);
+    while (db.$client.transaction(() => flushIndex(db, 7))() > 0);
+    expect(marked(db)).toBe(0);
+    const { refs, pointed } = counts(db);
+    expect(refs).toEqual(pointed);
+    resetIndexCache(db);
+    expect(residencyAt(db, ...halvesOf(H + 3n), T + 2_000, "w1").lastRemoval).toMatchObject({ at: T + 1_003 });
+    expect(residencyAt(db, ...halvesOf(H + 4n), T + 2_000, "w2").residentOn).toEqual(["w2"]);
+  });
+});
