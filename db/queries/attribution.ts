@@ -22,7 +22,7 @@ function prepare(c: Database.Database) {
     ),
     kvMaxRowid: c.prepare("SELECT coalesce(max(rowid), 0) FROM kv_events").pluck(),
     kvLastInWindow: c.prepare("SELECT max(rowid) FROM kv_events WHERE ts > ? AND ts <= ?").pluck(),
-    // +ts: scan the rowid range (rows inserted since the last look), not the whole of kv_events_ts up to the time.
+    // +ts: scan the rowid range (rows inserted since the last look), not the whole of the (ts, id_key) index up to the time.
     kvLastInRange: c.prepare("SELECT max(rowid) FROM kv_events WHERE rowid > ? AND rowid <= ? AND +ts <= ?").pluck(),
     requestsAfter: c.prepare(
       `SELECT rowid AS rid, id, request_id AS requestId, session_id AS sessionId, trajectory_id AS trajectoryId, worker_id AS workerId, arrived_at AS arrivedAt,
@@ -91,7 +91,7 @@ export function kvMaxRowid(db: Db): number {
   return stmts(db).kvMaxRowid.get() as number;
 }
 
-/** The largest kv_events rowid among events with ts in (after, upTo] (Unix ms), through kv_events_ts; null when none. */
+/** The largest kv_events rowid among events with ts in (after, upTo] (Unix ms), through the (ts, id_key) index; null when none. */
 export function kvLastInWindow(db: Db, after: number, upTo: number): number | null {
   return stmts(db).kvLastInWindow.get(after, upTo) as number | null;
 }

@@ -61,7 +61,7 @@ const horizons = new WeakMap<object, KvHorizon>();
  * The kv_events rowid the index must have applied before a request that arrived at t (Unix ms) is judged: the last
  * event with ts ≤ t. Later events do not change residency at t (except through the MAX_INTERVALS cap, which they can
  * only make drop a block's older intervals sooner). Moves forward per connection: the events of the new time window
- * through kv_events_ts, and events inserted since the last look whatever their time (a KV event sent late).
+ * through the (ts, id_key) index, and events inserted since the last look whatever their time (a KV event sent late).
  */
 export function kvNeededBy(db: Db, t: number): number {
   let h = horizons.get(db.$client);
