@@ -4,6 +4,7 @@ import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { storeEvents } from "../../db/queries/ingest";
 import { kvApplied } from "../../db/queries/attribution-index";
 import type { Db } from "../../db/client";
+import { idKey } from "../../db/queries/ingest-kv-rows";
 import { attributionStep, runAttribution } from "./attribution";
 import { applyKvEvents, kvNeededBy } from "./attribution-request";
 
@@ -38,7 +39,10 @@ const req = (rid: string, at: number, worker: string, seq: string[], cached = 0)
   });
 
 const rowidOf = (db: Db, eventId: unknown) =>
-  db.$client.prepare("SELECT rowid FROM kv_events WHERE id = ?").pluck().get(eventId) as number;
+  db.$client
+    .prepare("SELECT rowid FROM kv_events WHERE id_key = ?")
+    .pluck()
+    .get(idKey(String(eventId))) as number;
 
 function causes(db: Db): unknown[] {
   return db.$client.prepare("SELECT * FROM request_causes ORDER BY id").raw().all();
