@@ -1,4 +1,5 @@
 import { chainHash, combineContent, localHash, toDecimal, type Hash64 } from "./hashing";
+import type { LineOut } from "./json-lines";
 
 // A trajectory's prompt as abstract content: parts (content id + token count) packed into blocks of
 // blockSize tokens. Only full blocks are hashed, as in vLLM/Dynamo.
@@ -107,19 +108,23 @@ export class HashView {
     return out;
   }
 
-  /** JSON array items (without brackets) of the sequence or local hashes of blocks [from, to). */
-  jsonItems(which: "seq" | "local", from: number, to: number): string {
-    if (to <= from) return "";
+  /** Write the JSON array items (without brackets) of the sequence or local hashes of blocks [from, to) to `out`, chunk by chunk (no joined copy). */
+  writeItems(out: LineOut, which: "seq" | "local", from: number, to: number): void {
+    if (to <= from) return;
     if (to > this.jsonBlocks) this.buildJson();
-    const [chunks, ends] = which === "seq" ? [this.seqChunks, this.seqEnds] : [this.localChunks, this.localEnds];
+    const chunks = which === "seq" ? this.seqChunks : this.localChunks;
+    const ends = which === "seq" ? this.seqEnds : this.localEnds;
     const first = this.chunkFirst;
     const k1 = this.chunkOf(from);
     const k2 = this.chunkOf(to - 1);
     const start = from === first[k1] ? 0 : ends[from - 1]!;
-    if (k1 === k2) return chunks[k1]!.slice(start, ends[to - 1]! - 1);
-    let out = chunks[k1]!.slice(start);
-    for (let k = k1 + 1; k < k2; k++) out += chunks[k]!;
-    return out + chunks[k2]!.slice(0, ends[to - 1]! - 1);
+    if (k1 === k2) {
+      out.ascii(chunks[k1]!.slice(start, ends[to - 1]! - 1));
+      return;
+    }
+    out.ascii(start === 0 ? chunks[k1]! : chunks[k1]!.slice(start));
+    for (let k = k1 + 1; k < k2; k++) out.ascii(chunks[k]!);
+    out.ascii(chunks[k2]!.slice(0, ends[to - 1]! - 1));
   }
 
   /** The chunk holding block i (i < jsonBlocks). */
