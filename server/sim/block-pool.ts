@@ -1,7 +1,8 @@
 // One worker's KV block pool: cached blocks keyed by sequence hash, reference counts for running
 // requests, eviction by retention priority then least recently used, TTL expiry, pins and
-// lifecycle triggers. State lives in typed arrays indexed by block slot (no object per block);
-// the cluster-wide prefix index (prefix-index.ts) tells the router which workers hold a hash.
+// lifecycle triggers. Each block's state is one record of 8 int32 in a single typed array (no
+// object per block; what a block operation reads sits in one cache line instead of one line per
+// field array); the cluster-wide prefix index (prefix-index.ts) tells the router which workers hold a hash.
 
 import { MAX_SLOTS, type HashList, type PrefixIndex } from "./prefix-index";
 import type { OwnedBlocks } from "./owned-blocks";
@@ -31,6 +32,26 @@ export type Offloader = (hash: string, cls: RetentionClass) => boolean;
 export { OwnedBlocks } from "./owned-blocks";
 
 const PRIORITIES = 101;
+
+// A block's record: its fields at b * REC + field.
+const REC = 8;
+/** Prefix-index entry id (-1: free slot). */
+const ENTRY = 0;
+const REF = 1;
+/** Generation, bumped each time the slot caches a new block. */
+const GEN = 2;
+/** Free-list neighbours (-1: none). */
+const PREV = 3;
+const NEXT = 4;
+/** Free-list bucket (the priority it is linked under; -1: not linked). */
+const BUCKET = 5;
+const FLAGS = 6;
+/** Priority of the block's retention class. */
+const PRIO = 7;
+const PINNED = 1;
+const TTL_QUEUED = 2;
+/** Its class has a TTL. */
+const HAS_TTL = 4;
 const NOTHING_REMOVED: [RemovalReason, string[]][] = [];
 
 export class BlockPool {
@@ -42,13 +63,8 @@ export class BlockPool {
   referenced = 0;
   pinnedCount = 0;
   readonly bit: number;
-  private entry: Int32Array;
-  private ref: Int32Array;
-  private gen: Int32Array;
-  private prev: Int32Array;
-  private next: Int32Array;
-  private bucket: Int16Array;
-  private pinned: Uint8Array;
+  /** Block records (REC int32 each). */
+  private rec: Int32Array;
   private cls: RetentionClass[];
   private unused: Int32Array;
   private unusedTop: number;
@@ -60,7 +76,6 @@ export class BlockPool {
   /** TTL deadlines: at most one entry per block, re-checked against the last release when due. */
   private ttl: TtlHeap;
   private releasedAt: Float64Array;
-  private ttlQueued: Uint8Array;
   /** Removed hashes since the last drain, by reason. */
   private removed: Record<RemovalReason, string[]> = {
     capacity: [],
@@ -80,16 +95,11 @@ export class BlockPool {
   ) {
     if (capacity > MAX_POOL_BLOCKS) throw new Error(`at most ${MAX_POOL_BLOCKS} blocks per worker`);
     this.bit = 1 << slot;
-    this.entry = new Int32Array(capacity).fill(-1);
-    this.ref = new Int32Array(capacity);
+    this.rec = new Int32Array(capacity * REC);
+    for (let o = 0; o < capacity * REC; o += REC)
+      this.rec[o + ENTRY] = this.rec[o + PREV] = this.rec[o + NEXT] = this.rec[o + BUCKET] = -1;
     this.ttl = new TtlHeap(capacity);
     this.releasedAt = new Float64Array(capacity);
-    this.ttlQueued = new Uint8Array(capacity);
-    this.gen = new Int32Array(capacity);
-    this.prev = new Int32Array(capacity).fill(-1);
-    this.next = new Int32Array(capacity).fill(-1);
-    this.bucket = new Int16Array(capacity).fill(-1);
-    this.pinned = new Uint8Array(capacity);
     this.cls = new Array<RetentionClass>(capacity);
     this.unused = new Int32Array(capacity);
     for (let i = 0; i < capacity; i++) this.unused[i] = capacity - 1 - i;
@@ -156,9 +166,10 @@ export class BlockPool {
       const m = Math.min(n, held.length);
       owner.heldPool = null;
       owner.heldBlocks = [];
+      const rec = this.rec;
       for (; i < m; i++) {
         const b = held[i]!;
-        if (this.entry[b]! < 0 || this.gen[b] !== gens[i]) break;
+        if (rec[b * REC + ENTRY]! < 0 || rec[b * REC + GEN] !== gens[i]) break;
         this.touch(b, classes[segments[i]!]!);
         if (!inPlace) out.push(b);
       }
@@ -186,6 +197,7 @@ export class BlockPool {
     owned: OwnedBlocks,
   ): void {
     const index = this.index;
+    const rec = this.rec;
     for (let i = from; i < to; i++) {
       const id = index.ensureAt(list, i);
       const cls = classes[segments[i]!]!;
@@ -195,16 +207,18 @@ export class BlockPool {
         this.touch(b, cls);
       } else {
         b = this.unused[--this.unusedTop]!;
-        this.entry[b] = id;
-        this.ref[b] = 1;
-        this.gen[b] = (this.gen[b]! + 1) & (GEN_MOD - 1);
-        this.cls[b] = cls;
+        const o = b * REC;
+        const gen = (rec[o + GEN]! + 1) & (GEN_MOD - 1);
+        rec[o + ENTRY] = id;
+        rec[o + REF] = 1;
+        rec[o + GEN] = gen;
+        this.setClass(b, cls);
         this.referenced++;
         this.cached++;
         index.add(id, this.bit, this.slot, b);
         this.applyPin(b);
         created.push(i);
-        owned.add(this, b * GEN_MOD + this.gen[b]!);
+        owned.add(this, b * GEN_MOD + gen);
       }
       out.push(b);
     }
@@ -224,17 +238,21 @@ export class BlockPool {
       owner.heldView = view;
       owner.heldBlocks = blocks;
     }
+    const rec = this.rec;
     for (let i = blocks.length - 1; i >= 0; i--) {
       const b = blocks[i]!;
-      if (gens) gens[i] = this.gen[b]!;
-      if (--this.ref[b]! > 0) continue;
+      const o = b * REC;
+      if (gens) gens[i] = rec[o + GEN]!;
+      const ref = rec[o + REF]! - 1;
+      rec[o + REF] = ref;
+      if (ref > 0) continue;
       this.referenced--;
       this.releasedAt[b] = now;
-      if (!this.pinned[b]) this.link(b);
-      const ttl = this.cls[b]!.ttlMs;
-      if (ttl > 0 && !this.ttlQueued[b]) {
-        this.ttl.push(now + ttl, b);
-        this.ttlQueued[b] = 1;
+      const flags = rec[o + FLAGS]!;
+      if ((flags & PINNED) === 0) this.link(b);
+      if ((flags & (HAS_TTL | TTL_QUEUED)) === HAS_TTL) {
+        this.ttl.push(now + this.cls[b]!.ttlMs, b);
+        rec[o + FLAGS] = flags | TTL_QUEUED;
       }
     }
   }
@@ -249,15 +267,16 @@ export class BlockPool {
     const heap = this.ttl;
     while (heap.peekTime() <= now) {
       const b = heap.pop();
-      this.ttlQueued[b] = 0;
-      if (this.entry[b]! < 0 || this.ref[b]! > 0) continue;
+      const o = b * REC;
+      this.rec[o + FLAGS] = this.rec[o + FLAGS]! & ~TTL_QUEUED;
+      if (this.rec[o + ENTRY]! < 0 || this.rec[o + REF]! > 0) continue;
       const ttl = this.cls[b]!.ttlMs;
       if (ttl <= 0) continue;
       const due = this.releasedAt[b]! + ttl;
       if (due <= now) this.remove(b, "ttl");
       else {
         heap.push(due, b);
-        this.ttlQueued[b] = 1;
+        this.rec[o + FLAGS] = this.rec[o + FLAGS]! | TTL_QUEUED;
       }
     }
   }
@@ -265,7 +284,8 @@ export class BlockPool {
   /** Lifecycle trigger on an owned-block ref: evict it if still the same block, unreferenced, and its class evicts on this event. */
   evictOnEnd(ref: number, trigger: "agent_end" | "session_end"): boolean {
     const b = Math.floor(ref / GEN_MOD);
-    if (this.entry[b]! < 0 || this.gen[b] !== ref % GEN_MOD || this.ref[b] !== 0) return false;
+    const o = b * REC;
+    if (this.rec[o + ENTRY]! < 0 || this.rec[o + GEN] !== ref % GEN_MOD || this.rec[o + REF] !== 0) return false;
     const evictOn = this.cls[b]!.evictOn;
     const fires = trigger === "agent_end" ? evictOn === EVICT_AGENT_END : evictOn !== EVICT_NEVER;
     if (fires) this.remove(b, trigger);
@@ -275,18 +295,20 @@ export class BlockPool {
   /** Drop everything (the worker left); returns the number of cached blocks dropped. */
   clear(): number {
     const n = this.cached;
+    const rec = this.rec;
     for (let b = 0; b < this.capacity; b++) {
-      const id = this.entry[b]!;
+      const o = b * REC;
+      rec[o + FLAGS] = rec[o + FLAGS]! & ~TTL_QUEUED;
+      const id = rec[o + ENTRY]!;
       if (id < 0) continue;
       this.index.drop(id, this.bit);
-      this.entry[b] = -1;
+      rec[o + ENTRY] = -1;
     }
     this.cached = this.referenced = this.pinnedCount = this.evictable = 0;
     this.heads.fill(-1);
     this.tails.fill(-1);
     this.lowHint = PRIORITIES;
     this.ttl.clear();
-    this.ttlQueued.fill(0);
     return n;
   }
 
@@ -305,38 +327,53 @@ export class BlockPool {
   }
 
   private touch(b: number, cls: RetentionClass): void {
-    if (this.ref[b] === 0) {
+    const rec = this.rec;
+    const o = b * REC;
+    const ref = rec[o + REF]!;
+    if (ref === 0) {
       this.referenced++;
-      if (this.bucket[b]! >= 0) this.unlink(b);
+      if (rec[o + BUCKET]! >= 0) this.unlink(b);
     }
-    this.ref[b] = this.ref[b]! + 1;
+    rec[o + REF] = ref + 1;
     if (this.cls[b] !== cls) {
-      if (this.pinned[b]) this.pinnedCount--;
-      this.pinned[b] = 0;
-      this.cls[b] = cls;
+      const flags = rec[o + FLAGS]!;
+      if (flags & PINNED) this.pinnedCount--;
+      rec[o + FLAGS] = flags & ~PINNED;
+      this.setClass(b, cls);
       this.applyPin(b);
     }
   }
 
+  /** The block's class, with the priority and TTL flag its record keeps. */
+  private setClass(b: number, cls: RetentionClass): void {
+    const o = b * REC;
+    this.cls[b] = cls;
+    this.rec[o + PRIO] = cls.priority;
+    this.rec[o + FLAGS] = cls.ttlMs > 0 ? this.rec[o + FLAGS]! | HAS_TTL : this.rec[o + FLAGS]! & ~HAS_TTL;
+  }
+
   private applyPin(b: number): void {
     if (this.cls[b]!.pin && this.pinnedCount < this.capacity / 2) {
-      this.pinned[b] = 1;
+      this.rec[b * REC + FLAGS] = this.rec[b * REC + FLAGS]! | PINNED;
       this.pinnedCount++;
     }
   }
 
   private remove(b: number, reason: RemovalReason): void {
-    if (this.bucket[b]! >= 0) this.unlink(b);
-    if (this.pinned[b]) this.pinnedCount--;
-    this.pinned[b] = 0;
-    const id = this.entry[b]!;
+    const rec = this.rec;
+    const o = b * REC;
+    if (rec[o + BUCKET]! >= 0) this.unlink(b);
+    const flags = rec[o + FLAGS]!;
+    if (flags & PINNED) this.pinnedCount--;
+    rec[o + FLAGS] = flags & ~PINNED;
+    const id = rec[o + ENTRY]!;
     const hash = this.index.hashes[id]!;
     const off =
       this.offload !== null && (reason === "capacity" || reason === "ttl") && this.offload(hash, this.cls[b]!);
     this.removed[off ? "offloaded" : reason].push(hash);
     this.removedCount++;
     this.index.drop(id, this.bit);
-    this.entry[b] = -1;
+    rec[o + ENTRY] = -1;
     this.cached--;
     this.unused[this.unusedTop++] = b;
   }
@@ -348,12 +385,14 @@ export class BlockPool {
   }
 
   private link(b: number): void {
-    const p = this.cls[b]!.priority;
+    const rec = this.rec;
+    const o = b * REC;
+    const p = rec[o + PRIO]!;
     const tail = this.tails[p]!;
-    this.bucket[b] = p;
-    this.prev[b] = tail;
-    this.next[b] = -1;
-    if (tail >= 0) this.next[tail] = b;
+    rec[o + BUCKET] = p;
+    rec[o + PREV] = tail;
+    rec[o + NEXT] = -1;
+    if (tail >= 0) rec[tail * REC + NEXT] = b;
     else this.heads[p] = b;
     this.tails[p] = b;
     this.evictable++;
@@ -361,15 +400,17 @@ export class BlockPool {
   }
 
   private unlink(b: number): void {
-    const p = this.bucket[b]!;
-    const prev = this.prev[b]!;
-    const next = this.next[b]!;
-    if (prev >= 0) this.next[prev] = next;
+    const rec = this.rec;
+    const o = b * REC;
+    const p = rec[o + BUCKET]!;
+    const prev = rec[o + PREV]!;
+    const next = rec[o + NEXT]!;
+    if (prev >= 0) rec[prev * REC + NEXT] = next;
     else this.heads[p] = next;
-    if (next >= 0) this.prev[next] = prev;
+    if (next >= 0) rec[next * REC + PREV] = prev;
     else this.tails[p] = prev;
-    this.prev[b] = this.next[b] = -1;
-    this.bucket[b] = -1;
+    rec[o + PREV] = rec[o + NEXT] = -1;
+    rec[o + BUCKET] = -1;
     this.evictable--;
   }
 }
