@@ -1,7 +1,7 @@
 import type { ToolCall, Trajectory, TurnPlan } from "./trajectory";
 import { ms } from "./cluster";
 import type { Scenario } from "./scenarios";
-import { FAST_JSON, openWithId, type FastJson, type LineOut } from "./json-lines";
+import { FAST_JSON, writeOpen, type FastJson, type LineOut } from "./json-lines";
 import { summarize } from "./itl";
 import type { HashView } from "./stream";
 import type { EventBody, SimRequest } from "./types";
@@ -67,14 +67,15 @@ export function requestEvent(
     },
     {
       [FAST_JSON]: (e: { id: string }, out: LineOut) => {
-        out.text(openWithId(e.id, head));
+        writeOpen(out, e.id, head);
         writeChains(out, view, SEQUENCE_KEY, 0, nBlocks);
       },
       [CHAIN_VIEW]: {
         view,
         nBlocks,
         compactJson: (e: { id: string }, prefix: { request_id: string; blocks: number }, out: LineOut) => {
-          out.text(`${openWithId(e.id, head)},"prefix_of":${JSON.stringify(prefix)}`);
+          writeOpen(out, e.id, head);
+          out.text(`,"prefix_of":${JSON.stringify(prefix)}`);
           writeChains(out, view, SEQUENCE_KEY, prefix.blocks, nBlocks);
         },
       },
@@ -131,7 +132,7 @@ export function storedEvent(
     { block_hashes: () => view.seq.slice(from, to), local_hashes: () => view.local.slice(from, to) },
     {
       [FAST_JSON]: (e: { id: string }, out: LineOut) => {
-        out.text(openWithId(e.id, head));
+        writeOpen(out, e.id, head);
         writeChains(out, view, BLOCK_KEY, from, to);
       },
     },
@@ -216,7 +217,7 @@ export function removedEvent(
 /** JSON.stringify of a kv.removed event as removedEvent builds it. */
 function removedJson(e: { id: string }, out: LineOut): void {
   const r = e as unknown as { id: string; ts: number; worker_id: string; block_hashes: string[]; reason: string };
-  out.text(openWithId(r.id, { kind: "kv.removed", ts: r.ts, worker_id: r.worker_id }));
+  writeOpen(out, r.id, { kind: "kv.removed", ts: r.ts, worker_id: r.worker_id });
   const hashes = r.block_hashes;
   out.ascii(',"block_hashes":[');
   // Decimal strings: ASCII with nothing to escape.

@@ -49,10 +49,14 @@ export function writeJsonLine(event: TelemetryEventInput, out: LineOut): void {
 }
 
 /**
- * The opening of `JSON.stringify({ id, ...head })` without its closing brace: `{"id":…,` and head's members. Head
- * must have at least one member and no `id` key (true of every event head).
+ * Writes the opening of `JSON.stringify({ id, ...head })` without its closing brace: `{"id":…,` and head's members
+ * (head's text is handed on as a slice, not copied into a new string). Head must have at least one member and no `id`
+ * key (true of every event head).
  */
-export function openWithId(id: string, head: object): string {
+export function writeOpen(out: LineOut, id: string, head: object): void {
   const json = JSON.stringify(head);
-  return `{"id":${JSON.stringify(id)},${json.slice(1, -1)}`;
+  out.ascii('{"id":');
+  out.text(JSON.stringify(id));
+  out.ascii(",");
+  out.text(json.slice(1, -1));
 }

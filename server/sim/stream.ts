@@ -1,4 +1,4 @@
-import { chainHash, combineContent, localHash, toDecimal, type Hash64 } from "./hashing";
+import { chainHash, combineContent, localHash, toDecimal, writeDecimal, type Hash64 } from "./hashing";
 import type { LineOut } from "./json-lines";
 
 // A trajectory's prompt as abstract content: parts (content id + token count) packed into blocks of
@@ -59,6 +59,13 @@ export class TokenStream {
 }
 
 const scratch: Hash64 = { hi: 0, lo: 0 };
+let chunkBuf = Buffer.allocUnsafe(1 << 16);
+
+/** A scratch buffer of at least `n` bytes for one chunk's text. */
+function chunkBytes(n: number): Buffer {
+  if (chunkBuf.length < n) chunkBuf = Buffer.allocUnsafe(Math.max(n, 2 * chunkBuf.length));
+  return chunkBuf;
+}
 
 /**
  * Sequence and local hashes of a stream's full blocks, computed incrementally. `firstBlock`, when
@@ -140,22 +147,31 @@ export class HashView {
     return lo;
   }
 
-  /** Add one chunk of JSON items for every block hashed since the last call. */
+  /**
+   * Add one chunk of JSON items for every block hashed since the last call. The local hashes' digits are written
+   * straight into bytes (no string per block: a run that only serialises them never keeps their strings).
+   */
   private buildJson(): void {
     const from = this.jsonBlocks;
     const to = this.seq.length;
     if (to <= from) return;
-    const local = this.local;
     let seqEnd = 0;
-    let localEnd = 0;
     for (let i = from; i < to; i++) {
       seqEnd += this.seq[i]!.length + 3;
       this.seqEnds.push(seqEnd);
-      localEnd += local[i]!.length + 3;
-      this.localEnds.push(localEnd);
     }
     this.seqChunks.push(`"${this.seq.slice(from, to).join('","')}",`);
-    this.localChunks.push(`"${local.slice(from, to).join('","')}",`);
+    const bytes = chunkBytes((to - from) * 23);
+    let at = 0;
+    for (let i = from; i < to; i++) {
+      localHash(this.contentOf[i]!, scratch);
+      bytes[at++] = 34;
+      at = writeDecimal(bytes, at, scratch.hi, scratch.lo);
+      bytes[at++] = 34;
+      bytes[at++] = 44;
+      this.localEnds.push(at);
+    }
+    this.localChunks.push(bytes.toString("latin1", 0, at));
     this.chunkFirst.push(from);
     this.jsonBlocks = to;
   }
