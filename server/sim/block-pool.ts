@@ -1,12 +1,25 @@
 // One worker's KV block pool: cached blocks keyed by sequence hash, reference counts for running
 // requests, eviction by retention priority then least recently used, TTL expiry, pins and
-// lifecycle triggers. Each block's state is one record of 8 int32 in a single typed array (no
-// object per block; what a block operation reads sits in one cache line instead of one line per
-// field array); the cluster-wide prefix index (prefix-index.ts) tells the router which workers hold a hash.
+// lifecycle triggers. Each block's state is one record in a single typed array (block-records.ts,
+// no object per block); the cluster-wide prefix index (prefix-index.ts) tells the router which
+// workers hold a hash.
 
 import { MAX_SLOTS, type HashList, type PrefixIndex } from "./prefix-index";
 import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
+import {
+  blockRecords,
+  ENTRY,
+  EvictionLists,
+  FLAGS,
+  GEN,
+  HAS_TTL,
+  PINNED,
+  PRIO,
+  REC,
+  REF,
+  TTL_QUEUED,
+} from "./block-records";
 
 export const EVICT_NEVER = 0;
 export const EVICT_AGENT_END = 1;
@@ -31,27 +44,6 @@ export type Offloader = (hash: string, cls: RetentionClass) => boolean;
 
 export { OwnedBlocks } from "./owned-blocks";
 
-const PRIORITIES = 101;
-
-// A block's record: its fields at b * REC + field.
-const REC = 8;
-/** Prefix-index entry id (-1: free slot). */
-const ENTRY = 0;
-const REF = 1;
-/** Generation, bumped each time the slot caches a new block. */
-const GEN = 2;
-/** Free-list neighbours (-1: none). */
-const PREV = 3;
-const NEXT = 4;
-/** Free-list bucket (the priority it is linked under; -1: not linked). */
-const BUCKET = 5;
-const FLAGS = 6;
-/** Priority of the block's retention class. */
-const PRIO = 7;
-const PINNED = 1;
-const TTL_QUEUED = 2;
-/** Its class has a TTL. */
-const HAS_TTL = 4;
 const NOTHING_REMOVED: [RemovalReason, string[]][] = [];
 
 export class BlockPool {
@@ -68,11 +60,8 @@ export class BlockPool {
   private cls: RetentionClass[];
   private unused: Int32Array;
   private unusedTop: number;
-  private heads = new Int32Array(PRIORITIES).fill(-1);
-  /** No free-list bucket below this priority is non-empty. */
-  private lowHint = PRIORITIES;
-  private tails = new Int32Array(PRIORITIES).fill(-1);
-  private evictable = 0;
+  /** Unreferenced, unpinned cached blocks in eviction order. */
+  private lru: EvictionLists;
   /** TTL deadlines: at most one entry per block, re-checked against the last release when due. */
   private ttl: TtlHeap;
   private releasedAt: Float64Array;
@@ -95,9 +84,8 @@ export class BlockPool {
   ) {
     if (capacity > MAX_POOL_BLOCKS) throw new Error(`at most ${MAX_POOL_BLOCKS} blocks per worker`);
     this.bit = 1 << slot;
-    this.rec = new Int32Array(capacity * REC);
-    for (let o = 0; o < capacity * REC; o += REC)
-      this.rec[o + ENTRY] = this.rec[o + PREV] = this.rec[o + NEXT] = this.rec[o + BUCKET] = -1;
+    this.rec = blockRecords(capacity);
+    this.lru = new EvictionLists(this.rec);
     this.ttl = new TtlHeap(capacity);
     this.releasedAt = new Float64Array(capacity);
     this.cls = new Array<RetentionClass>(capacity);
@@ -117,7 +105,7 @@ export class BlockPool {
 
   /** Blocks makeRoom could still provide: free slots plus unreferenced, unpinned cached blocks. */
   get spare(): number {
-    return this.capacity - this.used + this.evictable;
+    return this.capacity - this.used + this.lru.size;
   }
 
   /** Leading blocks of hashes[0..n) present in this pool. */
@@ -138,7 +126,7 @@ export class BlockPool {
   makeRoom(count: number): boolean {
     if (count > this.capacity) return false;
     while (this.capacity - this.used < count) {
-      const victim = this.lowest();
+      const victim = this.lru.lowest();
       if (victim < 0) return false;
       this.remove(victim, "capacity");
     }
@@ -249,7 +237,7 @@ export class BlockPool {
       this.referenced--;
       this.releasedAt[b] = now;
       const flags = rec[o + FLAGS]!;
-      if ((flags & PINNED) === 0) this.link(b);
+      if ((flags & PINNED) === 0) this.lru.link(b);
       if ((flags & (HAS_TTL | TTL_QUEUED)) === HAS_TTL) {
         this.ttl.push(now + this.cls[b]!.ttlMs, b);
         rec[o + FLAGS] = flags | TTL_QUEUED;
@@ -304,10 +292,8 @@ export class BlockPool {
       this.index.drop(id, this.bit);
       rec[o + ENTRY] = -1;
     }
-    this.cached = this.referenced = this.pinnedCount = this.evictable = 0;
-    this.heads.fill(-1);
-    this.tails.fill(-1);
-    this.lowHint = PRIORITIES;
+    this.cached = this.referenced = this.pinnedCount = 0;
+    this.lru.clear();
     this.ttl.clear();
     return n;
   }
@@ -332,7 +318,7 @@ export class BlockPool {
     const ref = rec[o + REF]!;
     if (ref === 0) {
       this.referenced++;
-      if (rec[o + BUCKET]! >= 0) this.unlink(b);
+      if (this.lru.has(b)) this.lru.unlink(b);
     }
     rec[o + REF] = ref + 1;
     if (this.cls[b] !== cls) {
@@ -362,7 +348,7 @@ export class BlockPool {
   private remove(b: number, reason: RemovalReason): void {
     const rec = this.rec;
     const o = b * REC;
-    if (rec[o + BUCKET]! >= 0) this.unlink(b);
+    if (this.lru.has(b)) this.lru.unlink(b);
     const flags = rec[o + FLAGS]!;
     if (flags & PINNED) this.pinnedCount--;
     rec[o + FLAGS] = flags & ~PINNED;
@@ -376,41 +362,5 @@ export class BlockPool {
     rec[o + ENTRY] = -1;
     this.cached--;
     this.unused[this.unusedTop++] = b;
-  }
-
-  private lowest(): number {
-    if (this.evictable === 0) return -1;
-    while (this.lowHint < PRIORITIES && this.heads[this.lowHint]! < 0) this.lowHint++;
-    return this.lowHint < PRIORITIES ? this.heads[this.lowHint]! : -1;
-  }
-
-  private link(b: number): void {
-    const rec = this.rec;
-    const o = b * REC;
-    const p = rec[o + PRIO]!;
-    const tail = this.tails[p]!;
-    rec[o + BUCKET] = p;
-    rec[o + PREV] = tail;
-    rec[o + NEXT] = -1;
-    if (tail >= 0) rec[tail * REC + NEXT] = b;
-    else this.heads[p] = b;
-    this.tails[p] = b;
-    this.evictable++;
-    if (p < this.lowHint) this.lowHint = p;
-  }
-
-  private unlink(b: number): void {
-    const rec = this.rec;
-    const o = b * REC;
-    const p = rec[o + BUCKET]!;
-    const prev = rec[o + PREV]!;
-    const next = rec[o + NEXT]!;
-    if (prev >= 0) rec[prev * REC + NEXT] = next;
-    else this.heads[p] = next;
-    if (next >= 0) rec[next * REC + PREV] = prev;
-    else this.tails[p] = prev;
-    rec[o + PREV] = rec[o + NEXT] = -1;
-    rec[o + BUCKET] = -1;
-    this.evictable--;
   }
 }
