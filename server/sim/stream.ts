@@ -162,11 +162,14 @@ export class HashView {
     }
     this.seqChunks.push(`"${this.seq.slice(from, to).join('","')}",`);
     const bytes = chunkBytes((to - from) * 23);
+    // Read once: an imported function is a property load per call once compiled to CommonJS.
+    const hash = localHash;
+    const write = writeDecimal;
     let at = 0;
     for (let i = from; i < to; i++) {
-      localHash(this.contentOf[i]!, scratch);
+      hash(this.contentOf[i]!, scratch);
       bytes[at++] = 34;
-      at = writeDecimal(bytes, at, scratch.hi, scratch.lo);
+      at = write(bytes, at, scratch.hi, scratch.lo);
       bytes[at++] = 34;
       bytes[at++] = 44;
       this.localEnds.push(at);
