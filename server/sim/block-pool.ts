@@ -1,11 +1,13 @@
 // One worker's KV block pool: cached blocks keyed by sequence hash, reference counts for running
 // requests, eviction by retention priority then least recently used, TTL expiry, pins and
-// lifecycle triggers. State lives in typed arrays indexed by block slot (no object per block);
-// the cluster-wide prefix index (prefix-index.ts) tells the router which workers hold a hash.
+// lifecycle triggers. Each block's state is one record in a single typed array (block-records.ts,
+// no object per block); the cluster-wide prefix index (prefix-index.ts) tells the router which
+// workers hold a hash.
 
 import { MAX_SLOTS, type HashList, type PrefixIndex } from "./prefix-index";
 import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
+import * as records from "./block-records";
 
 export const EVICT_NEVER = 0;
 export const EVICT_AGENT_END = 1;
@@ -30,7 +32,12 @@ export type Offloader = (hash: string, cls: RetentionClass) => boolean;
 
 export { OwnedBlocks } from "./owned-blocks";
 
-const PRIORITIES = 101;
+// Module-local copies: a constant read through an import is a property load on every use once compiled to CommonJS
+// (as tsx runs the simulator), which made the hot loops below a third slower.
+const { blockRecords, EvictionLists } = records;
+const { ENTRY, FLAGS, GEN, HAS_TTL, PINNED, PRIO, REC, REF, TTL_QUEUED } = records;
+const SLOTS = MAX_SLOTS;
+
 const NOTHING_REMOVED: [RemovalReason, string[]][] = [];
 
 export class BlockPool {
@@ -42,25 +49,16 @@ export class BlockPool {
   referenced = 0;
   pinnedCount = 0;
   readonly bit: number;
-  private entry: Int32Array;
-  private ref: Int32Array;
-  private gen: Int32Array;
-  private prev: Int32Array;
-  private next: Int32Array;
-  private bucket: Int16Array;
-  private pinned: Uint8Array;
+  /** Block records (REC int32 each). */
+  private rec: Int32Array;
   private cls: RetentionClass[];
   private unused: Int32Array;
   private unusedTop: number;
-  private heads = new Int32Array(PRIORITIES).fill(-1);
-  /** No free-list bucket below this priority is non-empty. */
-  private lowHint = PRIORITIES;
-  private tails = new Int32Array(PRIORITIES).fill(-1);
-  private evictable = 0;
+  /** Unreferenced, unpinned cached blocks in eviction order. */
+  private lru: records.EvictionLists;
   /** TTL deadlines: at most one entry per block, re-checked against the last release when due. */
   private ttl: TtlHeap;
   private releasedAt: Float64Array;
-  private ttlQueued: Uint8Array;
   /** Removed hashes since the last drain, by reason. */
   private removed: Record<RemovalReason, string[]> = {
     capacity: [],
@@ -82,16 +80,10 @@ export class BlockPool {
   ) {
     if (capacity > MAX_POOL_BLOCKS) throw new Error(`at most ${MAX_POOL_BLOCKS} blocks per worker`);
     this.bit = 1 << slot;
-    this.entry = new Int32Array(capacity).fill(-1);
-    this.ref = new Int32Array(capacity);
+    this.rec = blockRecords(capacity);
+    this.lru = new EvictionLists(this.rec);
     this.ttl = new TtlHeap(capacity);
     this.releasedAt = new Float64Array(capacity);
-    this.ttlQueued = new Uint8Array(capacity);
-    this.gen = new Int32Array(capacity);
-    this.prev = new Int32Array(capacity).fill(-1);
-    this.next = new Int32Array(capacity).fill(-1);
-    this.bucket = new Int16Array(capacity).fill(-1);
-    this.pinned = new Uint8Array(capacity);
     this.cls = new Array<RetentionClass>(capacity);
     this.unused = new Int32Array(capacity);
     for (let i = 0; i < capacity; i++) this.unused[i] = capacity - 1 - i;
@@ -109,7 +101,7 @@ export class BlockPool {
 
   /** Blocks makeRoom could still provide: free slots plus unreferenced, unpinned cached blocks. */
   get spare(): number {
-    return this.capacity - this.used + this.evictable;
+    return this.capacity - this.used + this.lru.size;
   }
 
   /** Leading blocks of hashes[0..n) present in this pool. */
@@ -123,14 +115,14 @@ export class BlockPool {
   classOf(hash: string): RetentionClass | null {
     const id = this.index.lookup(hash);
     if (id < 0 || (this.index.mask[id]! & this.bit) === 0) return null;
-    return this.cls[this.index.blockOf[id * MAX_SLOTS + this.slot]!]!;
+    return this.cls[this.index.blockOf[id * SLOTS + this.slot]!]!;
   }
 
   /** Make room for `count` more blocks, evicting if needed; false if referenced/pinned blocks leave no room. */
   makeRoom(count: number): boolean {
     if (count > this.capacity) return false;
     while (this.capacity - this.used < count) {
-      const victim = this.lowest();
+      const victim = this.lru.lowest();
       if (victim < 0) return false;
       this.remove(victim, "capacity");
     }
@@ -158,9 +150,10 @@ export class BlockPool {
       const m = Math.min(n, held.length);
       owner.heldPool = null;
       owner.heldBlocks = [];
+      const rec = this.rec;
       for (; i < m; i++) {
         const b = held[i]!;
-        if (this.entry[b]! < 0 || this.gen[b] !== gens[i]) break;
+        if (rec[b * REC + ENTRY]! < 0 || rec[b * REC + GEN] !== gens[i]) break;
         this.touch(b, classes[segments[i]!]!);
         if (!inPlace) out.push(b);
       }
@@ -169,7 +162,7 @@ export class BlockPool {
     for (; i < n; i++) {
       const id = index.idAt(list, i);
       if (id < 0 || (index.mask[id]! & this.bit) === 0) break;
-      const b = index.blockOf[id * MAX_SLOTS + this.slot]!;
+      const b = index.blockOf[id * SLOTS + this.slot]!;
       this.touch(b, classes[segments[i]!]!);
       out.push(b);
     }
@@ -188,25 +181,28 @@ export class BlockPool {
     owned: OwnedBlocks,
   ): void {
     const index = this.index;
+    const rec = this.rec;
     for (let i = from; i < to; i++) {
       const id = index.ensureAt(list, i);
       const cls = classes[segments[i]!]!;
       let b: number;
       if ((index.mask[id]! & this.bit) !== 0) {
-        b = index.blockOf[id * MAX_SLOTS + this.slot]!;
+        b = index.blockOf[id * SLOTS + this.slot]!;
         this.touch(b, cls);
       } else {
         b = this.unused[--this.unusedTop]!;
-        this.entry[b] = id;
-        this.ref[b] = 1;
-        this.gen[b] = (this.gen[b]! + 1) & (GEN_MOD - 1);
-        this.cls[b] = cls;
+        const o = b * REC;
+        const gen = (rec[o + GEN]! + 1) & (GEN_MOD - 1);
+        rec[o + ENTRY] = id;
+        rec[o + REF] = 1;
+        rec[o + GEN] = gen;
+        this.setClass(b, cls);
         this.referenced++;
         this.cached++;
         index.add(id, this.bit, this.slot, b);
         this.applyPin(b);
         created.push(i);
-        owned.add(this, b * GEN_MOD + this.gen[b]!);
+        owned.add(this, b * GEN_MOD + gen);
       }
       out.push(b);
     }
@@ -226,17 +222,21 @@ export class BlockPool {
       owner.heldView = view;
       owner.heldBlocks = blocks;
     }
+    const rec = this.rec;
     for (let i = blocks.length - 1; i >= 0; i--) {
       const b = blocks[i]!;
-      if (gens) gens[i] = this.gen[b]!;
-      if (--this.ref[b]! > 0) continue;
+      const o = b * REC;
+      if (gens) gens[i] = rec[o + GEN]!;
+      const ref = rec[o + REF]! - 1;
+      rec[o + REF] = ref;
+      if (ref > 0) continue;
       this.referenced--;
       this.releasedAt[b] = now;
-      if (!this.pinned[b]) this.link(b);
-      const ttl = this.cls[b]!.ttlMs;
-      if (ttl > 0 && !this.ttlQueued[b]) {
-        this.ttl.push(now + ttl, b);
-        this.ttlQueued[b] = 1;
+      const flags = rec[o + FLAGS]!;
+      if ((flags & PINNED) === 0) this.lru.link(b);
+      if ((flags & (HAS_TTL | TTL_QUEUED)) === HAS_TTL) {
+        this.ttl.push(now + this.cls[b]!.ttlMs, b);
+        rec[o + FLAGS] = flags | TTL_QUEUED;
       }
     }
   }
@@ -251,15 +251,16 @@ export class BlockPool {
     const heap = this.ttl;
     while (heap.peekTime() <= now) {
       const b = heap.pop();
-      this.ttlQueued[b] = 0;
-      if (this.entry[b]! < 0 || this.ref[b]! > 0) continue;
+      const o = b * REC;
+      this.rec[o + FLAGS] = this.rec[o + FLAGS]! & ~TTL_QUEUED;
+      if (this.rec[o + ENTRY]! < 0 || this.rec[o + REF]! > 0) continue;
       const ttl = this.cls[b]!.ttlMs;
       if (ttl <= 0) continue;
       const due = this.releasedAt[b]! + ttl;
       if (due <= now) this.remove(b, "ttl");
       else {
         heap.push(due, b);
-        this.ttlQueued[b] = 1;
+        this.rec[o + FLAGS] = this.rec[o + FLAGS]! | TTL_QUEUED;
       }
     }
   }
@@ -267,7 +268,8 @@ export class BlockPool {
   /** Lifecycle trigger on an owned-block ref: evict it if still the same block, unreferenced, and its class evicts on this event. */
   evictOnEnd(ref: number, trigger: "agent_end" | "session_end"): boolean {
     const b = Math.floor(ref / GEN_MOD);
-    if (this.entry[b]! < 0 || this.gen[b] !== ref % GEN_MOD || this.ref[b] !== 0) return false;
+    const o = b * REC;
+    if (this.rec[o + ENTRY]! < 0 || this.rec[o + GEN] !== ref % GEN_MOD || this.rec[o + REF] !== 0) return false;
     const evictOn = this.cls[b]!.evictOn;
     const fires = trigger === "agent_end" ? evictOn === EVICT_AGENT_END : evictOn !== EVICT_NEVER;
     if (fires) this.remove(b, trigger);
@@ -277,18 +279,18 @@ export class BlockPool {
   /** Drop everything (the worker left); returns the number of cached blocks dropped. */
   clear(): number {
     const n = this.cached;
+    const rec = this.rec;
     for (let b = 0; b < this.capacity; b++) {
-      const id = this.entry[b]!;
+      const o = b * REC;
+      rec[o + FLAGS] = rec[o + FLAGS]! & ~TTL_QUEUED;
+      const id = rec[o + ENTRY]!;
       if (id < 0) continue;
       this.index.drop(id, this.bit);
-      this.entry[b] = -1;
+      rec[o + ENTRY] = -1;
     }
-    this.cached = this.referenced = this.pinnedCount = this.evictable = 0;
-    this.heads.fill(-1);
-    this.tails.fill(-1);
-    this.lowHint = PRIORITIES;
+    this.cached = this.referenced = this.pinnedCount = 0;
+    this.lru.clear();
     this.ttl.clear();
-    this.ttlQueued.fill(0);
     return n;
   }
 
@@ -307,31 +309,46 @@ export class BlockPool {
   }
 
   private touch(b: number, cls: RetentionClass): void {
-    if (this.ref[b] === 0) {
+    const rec = this.rec;
+    const o = b * REC;
+    const ref = rec[o + REF]!;
+    if (ref === 0) {
       this.referenced++;
-      if (this.bucket[b]! >= 0) this.unlink(b);
+      if (this.lru.has(b)) this.lru.unlink(b);
     }
-    this.ref[b] = this.ref[b]! + 1;
+    rec[o + REF] = ref + 1;
     if (this.cls[b] !== cls) {
-      if (this.pinned[b]) this.pinnedCount--;
-      this.pinned[b] = 0;
-      this.cls[b] = cls;
+      const flags = rec[o + FLAGS]!;
+      if (flags & PINNED) this.pinnedCount--;
+      rec[o + FLAGS] = flags & ~PINNED;
+      this.setClass(b, cls);
       this.applyPin(b);
     }
   }
 
+  /** The block's class, with the priority and TTL flag its record keeps. */
+  private setClass(b: number, cls: RetentionClass): void {
+    const o = b * REC;
+    this.cls[b] = cls;
+    this.rec[o + PRIO] = cls.priority;
+    this.rec[o + FLAGS] = cls.ttlMs > 0 ? this.rec[o + FLAGS]! | HAS_TTL : this.rec[o + FLAGS]! & ~HAS_TTL;
+  }
+
   private applyPin(b: number): void {
     if (this.cls[b]!.pin && this.pinnedCount < this.capacity / 2) {
-      this.pinned[b] = 1;
+      this.rec[b * REC + FLAGS] = this.rec[b * REC + FLAGS]! | PINNED;
       this.pinnedCount++;
     }
   }
 
   private remove(b: number, reason: RemovalReason): void {
-    if (this.bucket[b]! >= 0) this.unlink(b);
-    if (this.pinned[b]) this.pinnedCount--;
-    this.pinned[b] = 0;
-    const id = this.entry[b]!;
+    const rec = this.rec;
+    const o = b * REC;
+    if (this.lru.has(b)) this.lru.unlink(b);
+    const flags = rec[o + FLAGS]!;
+    if (flags & PINNED) this.pinnedCount--;
+    rec[o + FLAGS] = flags & ~PINNED;
+    const id = rec[o + ENTRY]!;
     const hash = this.index.hashes[id]!;
     const off =
       this.offload !== null && (reason === "capacity" || reason === "ttl") && this.offload(hash, this.cls[b]!);
@@ -339,40 +356,8 @@ export class BlockPool {
     this.removedCount++;
     if (this.onRemove !== null) this.onRemove(this.cls[b]!);
     this.index.drop(id, this.bit);
-    this.entry[b] = -1;
+    rec[o + ENTRY] = -1;
     this.cached--;
     this.unused[this.unusedTop++] = b;
-  }
-
-  private lowest(): number {
-    if (this.evictable === 0) return -1;
-    while (this.lowHint < PRIORITIES && this.heads[this.lowHint]! < 0) this.lowHint++;
-    return this.lowHint < PRIORITIES ? this.heads[this.lowHint]! : -1;
-  }
-
-  private link(b: number): void {
-    const p = this.cls[b]!.priority;
-    const tail = this.tails[p]!;
-    this.bucket[b] = p;
-    this.prev[b] = tail;
-    this.next[b] = -1;
-    if (tail >= 0) this.next[tail] = b;
-    else this.heads[p] = b;
-    this.tails[p] = b;
-    this.evictable++;
-    if (p < this.lowHint) this.lowHint = p;
-  }
-
-  private unlink(b: number): void {
-    const p = this.bucket[b]!;
-    const prev = this.prev[b]!;
-    const next = this.next[b]!;
-    if (prev >= 0) this.next[prev] = next;
-    else this.heads[p] = next;
-    if (next >= 0) this.prev[next] = prev;
-    else this.tails[p] = prev;
-    this.prev[b] = this.next[b] = -1;
-    this.bucket[b] = -1;
-    this.evictable--;
   }
 }

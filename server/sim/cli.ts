@@ -9,7 +9,7 @@ import { createControlServer } from "./control-api";
 import { SimController } from "./controller";
 import { Delivery } from "./delivery";
 import { Simulation } from "./engine";
-import { toJsonLine } from "./json-lines";
+import { toJsonLine, writeJsonLine } from "./json-lines";
 import { ChainCompactor } from "./compact-chains";
 import { NdjsonFile } from "./ndjson-file";
 import { runSimulation } from "./runner";
@@ -79,12 +79,23 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
   let events = 0;
   // The file holds what the dashboard receives: requests in the compact form unless --full-chains.
   const compactor = o.fullChains ? null : new ChainCompactor();
-  sim.setSink((event) => {
-    events++;
-    const out = compactor ? compactor.line(event) : { line: toJsonLine(event), full: null };
-    file?.write(out.line);
-    delivery?.push(out.line, out.full);
-  });
+  sim.setSink(
+    delivery
+      ? (event) => {
+          events++;
+          const out = compactor ? compactor.line(event) : { line: toJsonLine(event), full: null };
+          file?.write(out.line);
+          delivery.push(out.line, out.full);
+        }
+      : (event) => {
+          events++;
+          if (!file) return;
+          // No line strings: the event's pieces go straight into the file's buffer.
+          if (compactor) compactor.write(event, file);
+          else writeJsonLine(event, file);
+          file.endLine();
+        },
+  );
   delivery?.start();
 
   const controller = new SimController(sim);

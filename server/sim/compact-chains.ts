@@ -1,6 +1,6 @@
 import type { TelemetryEventInput } from "../ingest/events";
 import { CHAIN_VIEW, type ChainSource } from "./event-builders";
-import { toJsonLine } from "./json-lines";
+import { StringOut, toJsonLine, writeJsonLine, type LineOut } from "./json-lines";
 import type { HashView } from "./stream";
 
 // The compact wire form of request chains (DESIGN.md §3 "Compact chains"): a turn names its trajectory's previous
@@ -21,6 +21,18 @@ export class ChainCompactor {
     this.last.set(c.view, { requestId: event.request_id, nBlocks: c.nBlocks });
     if (!prev) return { line: toJsonLine(event), full: null };
     const blocks = Math.min(prev.nBlocks, c.nBlocks);
-    return { line: c.compactJson(event, { request_id: prev.requestId, blocks }), full: () => toJsonLine(event) };
+    const out = new StringOut();
+    c.compactJson(event, { request_id: prev.requestId, blocks }, out);
+    return { line: out.s, full: () => toJsonLine(event) };
+  }
+
+  /** Write the line of an event to `out` (as `line` would give it, without building it). */
+  write(event: TelemetryEventInput, out: LineOut): void {
+    const c = (event as ChainSource)[CHAIN_VIEW];
+    if (!c || event.kind !== "request") return writeJsonLine(event, out);
+    const prev = this.last.get(c.view);
+    this.last.set(c.view, { requestId: event.request_id, nBlocks: c.nBlocks });
+    if (!prev) return writeJsonLine(event, out);
+    c.compactJson(event, { request_id: prev.requestId, blocks: Math.min(prev.nBlocks, c.nBlocks) }, out);
   }
 }

@@ -1,7 +1,7 @@
 import type { ToolCall, Trajectory, TurnPlan } from "./trajectory";
 import { ms } from "./cluster";
 import type { Scenario } from "./scenarios";
-import { FAST_JSON, jsonWithArrays, type FastJson } from "./json-lines";
+import { FAST_JSON, writeOpen, type FastJson, type LineOut } from "./json-lines";
 import { summarize } from "./itl";
 import type { HashView } from "./stream";
 import type { EventBody, SimRequest } from "./types";
@@ -17,7 +17,8 @@ export type ChainSource = {
   [CHAIN_VIEW]?: {
     view: HashView;
     nBlocks: number;
-    compactJson: (e: { id: string }, prefix: { request_id: string; blocks: number }) => string;
+    /** Writes the compact line: `prefix_of` names the earlier request whose first `blocks` blocks this one omits. */
+    compactJson: (e: { id: string }, prefix: { request_id: string; blocks: number }, out: LineOut) => void;
   };
 };
 
@@ -65,19 +66,18 @@ export function requestEvent(
       local_hashes: () => view.local.slice(0, nBlocks),
     },
     {
-      [FAST_JSON]: (e: { id: string }) =>
-        jsonWithArrays({ id: e.id, ...head }, [
-          ["sequence_hashes", view.jsonItems("seq", 0, nBlocks)],
-          ["local_hashes", view.jsonItems("local", 0, nBlocks)],
-        ]),
+      [FAST_JSON]: (e: { id: string }, out: LineOut) => {
+        writeOpen(out, e.id, head);
+        writeChains(out, view, SEQUENCE_KEY, 0, nBlocks);
+      },
       [CHAIN_VIEW]: {
         view,
         nBlocks,
-        compactJson: (e: { id: string }, prefix: { request_id: string; blocks: number }) =>
-          jsonWithArrays({ id: e.id, ...head, prefix_of: prefix }, [
-            ["sequence_hashes", view.jsonItems("seq", prefix.blocks, nBlocks)],
-            ["local_hashes", view.jsonItems("local", prefix.blocks, nBlocks)],
-          ]),
+        compactJson: (e: { id: string }, prefix: { request_id: string; blocks: number }, out: LineOut) => {
+          writeOpen(out, e.id, head);
+          out.text(`,"prefix_of":${JSON.stringify(prefix)}`);
+          writeChains(out, view, SEQUENCE_KEY, prefix.blocks, nBlocks);
+        },
       },
     },
   );
@@ -131,13 +131,24 @@ export function storedEvent(
     head,
     { block_hashes: () => view.seq.slice(from, to), local_hashes: () => view.local.slice(from, to) },
     {
-      [FAST_JSON]: (e: { id: string }) =>
-        jsonWithArrays({ id: e.id, ...head }, [
-          ["block_hashes", view.jsonItems("seq", from, to)],
-          ["local_hashes", view.jsonItems("local", from, to)],
-        ]),
+      [FAST_JSON]: (e: { id: string }, out: LineOut) => {
+        writeOpen(out, e.id, head);
+        writeChains(out, view, BLOCK_KEY, from, to);
+      },
     },
   );
+}
+
+const SEQUENCE_KEY = ',"sequence_hashes":[';
+const BLOCK_KEY = ',"block_hashes":[';
+
+/** The two trailing arrays of a request or kv.stored line (sequence hashes under `seqKey`, then local) and its closing brace. */
+function writeChains(out: LineOut, view: HashView, seqKey: string, from: number, to: number): void {
+  out.ascii(seqKey);
+  view.writeItems(out, "seq", from, to);
+  out.ascii('],"local_hashes":[');
+  view.writeItems(out, "local", from, to);
+  out.ascii("]}");
 }
 
 /**
@@ -204,11 +215,14 @@ export function removedEvent(
 }
 
 /** JSON.stringify of a kv.removed event as removedEvent builds it. */
-function removedJson(e: { id: string }): string {
+function removedJson(e: { id: string }, out: LineOut): void {
   const r = e as unknown as { id: string; ts: number; worker_id: string; block_hashes: string[]; reason: string };
-  const head = JSON.stringify({ id: r.id, kind: "kv.removed", ts: r.ts, worker_id: r.worker_id }).slice(0, -1);
+  writeOpen(out, r.id, { kind: "kv.removed", ts: r.ts, worker_id: r.worker_id });
   const hashes = r.block_hashes;
-  return `${head},"block_hashes":[${hashes.length ? `"${hashes.join('","')}"` : ""}],"reason":"${r.reason}"}`;
+  out.ascii(',"block_hashes":[');
+  // Decimal strings: ASCII with nothing to escape.
+  if (hashes.length) out.ascii(`"${hashes.join('","')}"`);
+  out.ascii(`],"reason":"${r.reason}"}`);
 }
 
 /** Reasoning spans of a turn, each linked to the tool call it precedes. */

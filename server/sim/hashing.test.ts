@@ -1,25 +1,39 @@
 import { describe, expect, it } from "vitest";
-import { chainHash, contentId, localHash, toDecimal } from "./hashing";
+import { chainHash, contentId, localHash, toDecimal, writeDecimal } from "./hashing";
 
 const big = (hi: number, lo: number) => ((BigInt(hi) << 32n) | BigInt(lo)).toString();
+const CASES: [number, number][] = [
+  [0, 0],
+  [0, 1],
+  [0, 9999],
+  [0, 10_000],
+  [0x1fffff, 0xffffffff],
+  [0x200000, 0],
+  [0xffffffff, 0xffffffff],
+  [0x80000000, 9999],
+  [123456789, 987654321],
+  [0, 4294967295],
+  [1, 0],
+  [2, 1_410_065_407],
+  [0x8ac72304, 0x89e80000],
+  [0x8ac72304, 0x89e7ffff],
+  [232830, 2_764_472_319],
+];
+/** writeDecimal's bytes as text, written after a byte that must stay untouched. */
+const written = (hi: number, lo: number) => {
+  const bytes = new Uint8Array(24).fill(33);
+  const end = writeDecimal(bytes, 1, hi, lo);
+  expect(bytes[0]).toBe(33);
+  return Buffer.from(bytes.subarray(1, end)).toString("latin1");
+};
 
 describe("toDecimal", () => {
-  it.each([
-    [0, 0],
-    [0, 1],
-    [0x1fffff, 0xffffffff],
-    [0x200000, 0],
-    [0xffffffff, 0xffffffff],
-    [0x80000000, 9999],
-    [123456789, 987654321],
-    [0, 4294967295],
-    [1, 0],
-    [2, 1_410_065_407],
-    [0x8ac72304, 0x89e80000],
-    [0x8ac72304, 0x89e7ffff],
-    [232830, 2_764_472_319],
-  ])("writes %i:%i as its u64 decimal", (hi, lo) => {
+  it.each(CASES)("writes %i:%i as its u64 decimal", (hi, lo) => {
     expect(toDecimal(hi, lo)).toBe(big(hi, lo));
+  });
+
+  it.each(CASES)("writeDecimal writes %i:%i as the same digits into bytes", (hi, lo) => {
+    expect(written(hi, lo)).toBe(big(hi, lo));
   });
 
   it("agrees with BigInt on many values", () => {
@@ -29,6 +43,7 @@ describe("toDecimal", () => {
       const hi = x;
       x = (Math.imul(x, 1103515245) + 12345) >>> 0;
       expect(toDecimal(hi, x)).toBe(big(hi, x));
+      if (i % 5 === 0) expect(written(i % 10 === 0 ? 0 : hi, x)).toBe(big(i % 10 === 0 ? 0 : hi, x));
     }
   });
 });

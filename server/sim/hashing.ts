@@ -92,3 +92,60 @@ export function toDecimal(hi: number, lo: number): string {
   if (b1 > 0) return [String(b1), b0, low].join("");
   return String(b - b1 * 10_000) + low;
 }
+
+/** Writes digits of x (0 <= x < 10^width, an integer) zero-padded to `width` at bytes[end - width, end). */
+function writePadded(bytes: Uint8Array, end: number, x: number, width: number): void {
+  for (let i = end - 1; i >= end - width; i--) {
+    const q = (x / 10) | 0;
+    bytes[i] = 48 + x - q * 10;
+    x = q;
+  }
+}
+
+/** Number of decimal digits of a non-negative integer below 2^31. */
+function digits31(x: number): number {
+  let n = 1;
+  while (x >= 10) {
+    x = (x / 10) | 0;
+    n++;
+  }
+  return n;
+}
+
+/**
+ * toDecimal(hi, lo) written as ASCII digits into bytes at `off` (room for 20 bytes needed); returns the end offset. No
+ * string is made: the simulator writes the text of hashes it never keeps (local hashes of serialised chains) this way.
+ */
+export function writeDecimal(bytes: Uint8Array, off: number, hi: number, lo: number): number {
+  if (hi === 0) {
+    // lo < 2^32 may exceed int32: split into its top and its last 4 digits.
+    const top = Math.floor(lo / 10_000);
+    const low = lo - top * 10_000;
+    if (top === 0) {
+      const n = digits31(low);
+      writePadded(bytes, off + n, low, n);
+      return off + n;
+    }
+    const n = digits31(top);
+    writePadded(bytes, off + n, top, n);
+    writePadded(bytes, off + n + 4, low, 4);
+    return off + n + 4;
+  }
+  const y = hi * 7296 + lo;
+  const q = Math.floor(y / 10_000);
+  const low = y - q * 10_000;
+  const top = hi * 429496 + q;
+  const a = Math.floor(top / 1e8);
+  const b = top - a * 1e8;
+  if (a > 0) {
+    const n = digits31(a);
+    writePadded(bytes, off + n, a, n);
+    writePadded(bytes, off + n + 8, b, 8);
+    writePadded(bytes, off + n + 12, low, 4);
+    return off + n + 12;
+  }
+  const n = digits31(b);
+  writePadded(bytes, off + n, b, n);
+  writePadded(bytes, off + n + 4, low, 4);
+  return off + n + 4;
+}

@@ -1,9 +1,12 @@
 import { closeSync, openSync, writeSync } from "node:fs";
+import type { LineOut } from "./json-lines";
 
 // A buffered, synchronous NDJSON file writer: lines are encoded straight into one reused buffer
 // and written in emission order, so the file depends only on the simulation, never on I/O timing.
+// A line is either one string (write) or pieces appended in order (text/ascii, then endLine), so
+// that an event's big hash arrays go into the buffer without first being joined into a line.
 
-export class NdjsonFile {
+export class NdjsonFile implements LineOut {
   private fd: number;
   private buf: Buffer;
   private off = 0;
@@ -14,17 +17,41 @@ export class NdjsonFile {
     this.buf = Buffer.allocUnsafe(bufferBytes);
   }
 
+  /** One whole line (no newline). */
   write(line: string): void {
-    this.lines++;
-    const worst = line.length * 3 + 1;
+    this.text(line);
+    this.endLine();
+  }
+
+  /** Part of the current line, any text. */
+  text(s: string): void {
+    const worst = s.length * 3;
     if (this.off + worst > this.buf.length) {
       this.flush();
       if (worst > this.buf.length) {
-        this.writeAll(Buffer.from(`${line}\n`, "utf8"));
+        this.writeAll(Buffer.from(s, "utf8"));
         return;
       }
     }
-    this.off += this.buf.write(line, this.off, "utf8");
+    this.off += this.buf.write(s, this.off, "utf8");
+  }
+
+  /** Part of the current line, ASCII only (one byte per character, copied as is). */
+  ascii(s: string): void {
+    if (this.off + s.length > this.buf.length) {
+      this.flush();
+      if (s.length > this.buf.length) {
+        this.writeAll(Buffer.from(s, "latin1"));
+        return;
+      }
+    }
+    this.off += this.buf.write(s, this.off, "latin1");
+  }
+
+  /** End the current line. */
+  endLine(): void {
+    this.lines++;
+    if (this.off === this.buf.length) this.flush();
     this.buf[this.off++] = 10;
   }
 

@@ -1,4 +1,5 @@
-import { chainHash, combineContent, localHash, toDecimal, type Hash64 } from "./hashing";
+import { chainHash, combineContent, localHash, toDecimal, writeDecimal, type Hash64 } from "./hashing";
+import type { LineOut } from "./json-lines";
 
 // A trajectory's prompt as abstract content: parts (content id + token count) packed into blocks of
 // blockSize tokens. Only full blocks are hashed, as in vLLM/Dynamo.
@@ -58,6 +59,13 @@ export class TokenStream {
 }
 
 const scratch: Hash64 = { hi: 0, lo: 0 };
+let chunkBuf = Buffer.allocUnsafe(1 << 16);
+
+/** A scratch buffer of at least `n` bytes for one chunk's text. */
+function chunkBytes(n: number): Buffer {
+  if (chunkBuf.length < n) chunkBuf = Buffer.allocUnsafe(Math.max(n, 2 * chunkBuf.length));
+  return chunkBuf;
+}
 
 /**
  * Sequence and local hashes of a stream's full blocks, computed incrementally. `firstBlock`, when
@@ -107,19 +115,23 @@ export class HashView {
     return out;
   }
 
-  /** JSON array items (without brackets) of the sequence or local hashes of blocks [from, to). */
-  jsonItems(which: "seq" | "local", from: number, to: number): string {
-    if (to <= from) return "";
+  /** Write the JSON array items (without brackets) of the sequence or local hashes of blocks [from, to) to `out`, chunk by chunk (no joined copy). */
+  writeItems(out: LineOut, which: "seq" | "local", from: number, to: number): void {
+    if (to <= from) return;
     if (to > this.jsonBlocks) this.buildJson();
-    const [chunks, ends] = which === "seq" ? [this.seqChunks, this.seqEnds] : [this.localChunks, this.localEnds];
+    const chunks = which === "seq" ? this.seqChunks : this.localChunks;
+    const ends = which === "seq" ? this.seqEnds : this.localEnds;
     const first = this.chunkFirst;
     const k1 = this.chunkOf(from);
     const k2 = this.chunkOf(to - 1);
     const start = from === first[k1] ? 0 : ends[from - 1]!;
-    if (k1 === k2) return chunks[k1]!.slice(start, ends[to - 1]! - 1);
-    let out = chunks[k1]!.slice(start);
-    for (let k = k1 + 1; k < k2; k++) out += chunks[k]!;
-    return out + chunks[k2]!.slice(0, ends[to - 1]! - 1);
+    if (k1 === k2) {
+      out.ascii(chunks[k1]!.slice(start, ends[to - 1]! - 1));
+      return;
+    }
+    out.ascii(start === 0 ? chunks[k1]! : chunks[k1]!.slice(start));
+    for (let k = k1 + 1; k < k2; k++) out.ascii(chunks[k]!);
+    out.ascii(chunks[k2]!.slice(0, ends[to - 1]! - 1));
   }
 
   /** The chunk holding block i (i < jsonBlocks). */
@@ -135,22 +147,34 @@ export class HashView {
     return lo;
   }
 
-  /** Add one chunk of JSON items for every block hashed since the last call. */
+  /**
+   * Add one chunk of JSON items for every block hashed since the last call. The local hashes' digits are written
+   * straight into bytes (no string per block: a run that only serialises them never keeps their strings).
+   */
   private buildJson(): void {
     const from = this.jsonBlocks;
     const to = this.seq.length;
     if (to <= from) return;
-    const local = this.local;
     let seqEnd = 0;
-    let localEnd = 0;
     for (let i = from; i < to; i++) {
       seqEnd += this.seq[i]!.length + 3;
       this.seqEnds.push(seqEnd);
-      localEnd += local[i]!.length + 3;
-      this.localEnds.push(localEnd);
     }
     this.seqChunks.push(`"${this.seq.slice(from, to).join('","')}",`);
-    this.localChunks.push(`"${local.slice(from, to).join('","')}",`);
+    const bytes = chunkBytes((to - from) * 23);
+    // Read once: an imported function is a property load per call once compiled to CommonJS.
+    const hash = localHash;
+    const write = writeDecimal;
+    let at = 0;
+    for (let i = from; i < to; i++) {
+      hash(this.contentOf[i]!, scratch);
+      bytes[at++] = 34;
+      at = write(bytes, at, scratch.hi, scratch.lo);
+      bytes[at++] = 34;
+      bytes[at++] = 44;
+      this.localEnds.push(at);
+    }
+    this.localChunks.push(bytes.toString("latin1", 0, at));
     this.chunkFirst.push(from);
     this.jsonBlocks = to;
   }

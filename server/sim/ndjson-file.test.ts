@@ -1,0 +1,129 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ChainCompactor } from "./compact-chains";
+import { toJsonLine, writeJsonLine } from "./json-lines";
+import { NdjsonFile } from "./ndjson-file";
+import { runScenario } from "./test-support";
+
+const dir = mkdtempSync(join(tmpdir(), "switchyard-ndjson-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+/** Write lines given as pieces ([kind, text]) through a file with a buffer of `bytes`, and read the file back. */
+function written(bytes: number, lines: readonly (readonly (readonly ["text" | "ascii" | "line", string])[])[]): string {
+  const path = join(dir, `f${files++}.ndjson`);
+  const file = new NdjsonFile(path, bytes);
+  for (const pieces of lines) {
+    let whole = false;
+    for (const [kind, s] of pieces) {
+      if (kind === "line") {
+        file.write(s);
+        whole = true;
+      } else file[kind](s);
+    }
+    if (!whole) file.endLine();
+  }
+  file.close();
+  return readFileSync(path, "utf8");
+}
+
+describe("NdjsonFile: lines written whole or in pieces", () => {
+  const long = "7".repeat(100);
+  it.each([
+    [
+      "pieces in a large buffer",
+      1024,
+      [
+        [
+          ["text", '{"a":'],
+          ["ascii", "1"],
+          ["text", "}"],
+        ],
+      ],
+      '{"a":1}\n',
+    ],
+    ["non-ASCII text as UTF-8", 64, [[["text", '"é→€"']]], '"é→€"\n'],
+    [
+      "a whole line beside pieces",
+      16,
+      [
+        [["line", "abc"]],
+        [
+          ["ascii", "d"],
+          ["ascii", "e"],
+        ],
+      ],
+      "abc\nde\n",
+    ],
+    [
+      "pieces straddling flushes of a tiny buffer",
+      8,
+      [
+        [
+          ["ascii", "0123456"],
+          ["ascii", "789"],
+          ["text", "ab"],
+        ],
+      ],
+      "0123456789ab\n",
+    ],
+    [
+      "a piece longer than the buffer",
+      16,
+      [
+        [
+          ["ascii", "x"],
+          ["ascii", long],
+          ["text", long],
+        ],
+      ],
+      `x${long}${long}\n`,
+    ],
+    ["a newline landing on a full buffer", 4, [[["ascii", "abcd"]], [["ascii", "ef"]]], "abcd\nef\n"],
+    ["an empty line", 4, [[]], "\n"],
+  ] as const)("%s", (_name, bytes, lines, expected) => {
+    expect(written(bytes, lines)).toBe(expected);
+  });
+
+  it("counts lines", () => {
+    const file = new NdjsonFile(join(dir, "count.ndjson"), 32);
+    file.write("a");
+    file.ascii("b");
+    file.endLine();
+    file.close();
+    expect(file.lines).toBe(2);
+  });
+});
+
+describe("simulated events written into the file's buffer", () => {
+  const events = runScenario({ scenario: "pressure", seconds: 240, seed: 2 });
+
+  it.each([
+    ["full chains", false],
+    ["compact chains", true],
+  ])("give the same bytes as their line strings (%s)", (_name, compact) => {
+    const path = join(dir, `events-${compact}.ndjson`);
+    // A small buffer so that lines straddle flushes.
+    const file = new NdjsonFile(path, 4096);
+    const direct = compact ? new ChainCompactor() : null;
+    const viaStrings = compact ? new ChainCompactor() : null;
+    const expected: string[] = [];
+    for (const e of events) {
+      if (direct) direct.write(e, file);
+      else writeJsonLine(e, file);
+      file.endLine();
+      expected.push(viaStrings ? viaStrings.line(e).line : toJsonLine(e));
+    }
+    file.close();
+    expect(expected.length).toBeGreaterThan(1_000);
+    const kinds = new Set(events.map((e) => e.kind));
+    for (const kind of ["request", "kv.stored", "kv.removed"] as const) expect(kinds).toContain(kind);
+    const lines = readFileSync(path, "utf8").split("\n");
+    expect(lines.pop()).toBe("");
+    expect(lines.length).toBe(expected.length);
+    for (let i = 0; i < lines.length; i++) if (lines[i] !== expected[i]) expect(lines[i]).toBe(expected[i]);
+    if (!compact) for (const e of events.slice(0, 2_000)) expect(toJsonLine(e)).toBe(JSON.stringify(e));
+  });
+});
