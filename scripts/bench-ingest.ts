@@ -1,7 +1,6 @@
 // `npm run bench:ingest`: a realistic event mix posted through the real /api/ingest in batches of 1,000
 // from this (separate) process, against raw better-sqlite3 prepared inserts of the same rows, same run.
 import { spawn } from "node:child_process";
-import net from "node:net";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +10,7 @@ import { parseEvent, type TelemetryEvent, type TelemetryEventInput } from "../se
 import { buildIfNeeded } from "./build-if-needed";
 import { waitForHealth } from "./wait-for-health";
 import { benchEngines, takeEngineOption } from "./bench-ingest-engines";
+import { freePort } from "../lib/free-port";
 
 // Usage: bench-ingest [EVENTS] [FILE.ndjson] [--engine sqlite|postgres|both] — with a file (e.g. a simulator --out
 // stream), its first EVENTS lines are the mix; --engine adds each engine's store function over the same events.
@@ -172,17 +172,6 @@ function readEvents(file: string, n: number): TelemetryEventInput[] {
     if (line.trim()) out.push(JSON.parse(line) as TelemetryEventInput);
   }
   return out;
-}
-
-/** A TCP port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
 }
 
 async function benchHttp(bodies: string[]): Promise<number> {

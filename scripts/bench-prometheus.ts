@@ -2,8 +2,8 @@
 // blocks with promtool, served by a Prometheus started on a free local port, and timed through its HTTP query API.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
+import { freePort } from "../lib/free-port";
 
 const FAMILIES = [
   { name: "switchyard_kv_active_blocks", type: "gauge", sample: "switchyard_kv_active_blocks" },
@@ -80,17 +80,6 @@ export function backfill(file: string, tsdbDir: string): void {
     stdio: ["ignore", "ignore", "inherit"],
   });
   if (res.status !== 0) throw new Error(`promtool failed with status ${res.status}`);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export type RunningPrometheus = { url: string; stop: () => void };

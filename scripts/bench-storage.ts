@@ -7,7 +7,6 @@
 // measured in the same run (the machine may be busy: compare the ratios).
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -19,6 +18,7 @@ import { postNdjson } from "./post-ndjson";
 import { clearedCopy } from "./replay-attribution";
 import { fullLine, writeSimStream, type SimStream } from "./sim-stream";
 import { waitForHealth } from "./wait-for-health";
+import { freePort } from "../lib/free-port";
 
 const TOKEN = "bench-storage-token-0123456789abcdef";
 const BATCH = 1_000;
@@ -49,16 +49,6 @@ function cpuProfArg(argv: readonly string[]): string | null {
   const dir = argv[i + 1];
   if (!dir || dir.startsWith("--")) throw new Error("--cpu-prof takes a folder for the profiles");
   return path.resolve(dir);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
 }
 
 function exited(child: ChildProcess): Promise<number> {

@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "../lib/free-port";
 
 // A throwaway PostgreSQL server for tests and benchmarks: initdb into a temp folder, started on a free port, removed
 // by stop(). Run as the `postgres` user when this process is root (initdb refuses root).
@@ -20,16 +20,6 @@ export function pgBinDir(): string | null {
     .filter((v) => fs.existsSync(path.join(root, v, "bin", "initdb")))
     .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? path.join(root, versions[0], "bin") : null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
 }
 
 /**

@@ -1,24 +1,12 @@
 // Helpers for tests that run real processes (a dashboard, the simulator) and talk to them over HTTP.
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
+import { freePort } from "../lib/free-port";
 
 export type Proc = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
 export type Health = {
   leader: { holder: string; since: number; this_process: boolean } | null;
   process: { id: string; leading: boolean } | null;
 };
-
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Start `node --import tsx ARGS` with env added to this process's; kept in procs so a test can stop them all. */
 export function spawnNode(procs: Proc[], args: string[], env: Record<string, string>): Proc {

@@ -11,7 +11,8 @@ import { chainsOf } from "../db/queries/chains";
 import { idKey } from "../db/queries/ingest-kv-rows";
 import { kvBlockList } from "../db/queries/kv-lists";
 import { buildIfNeeded } from "../scripts/build-if-needed";
-import { freePort, health, ingest, spawnNode, until, type Proc } from "./processes";
+import { freePort } from "../lib/free-port";
+import { health, ingest, spawnNode, until, type Proc } from "./processes";
 
 const INGEST_TOKEN = "two-dashboards-ingest-token-0123456789";
 const ADMIN_TOKEN = "two-dashboards-admin-token-0123456789ab";
