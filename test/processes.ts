@@ -1,6 +1,5 @@
 // Helpers for tests that run real processes (a dashboard, the simulator) and talk to them over HTTP.
 import { spawn, type ChildProcess } from "node:child_process";
-import { freePort } from "../lib/free-port";
 
 export type Proc = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
 export type Health = {
