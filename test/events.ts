@@ -187,6 +187,19 @@ export const full: Record<EventKind, (o?: Raw) => Raw> = {
 };
 
 /** Parse a raw event that must be valid (test setup). */
+/** A turn of session s1 / trajectory main from sender "sim". */
+export const turn = (n: number, o: Raw = {}) =>
+  minimal.request({
+    id: `ev-${n}`,
+    request_id: `r${n}`,
+    session_id: "s1",
+    trajectory_id: "main",
+    source: "sim",
+    arrived_at: T0 + n * 1_000,
+    ts: T0 + n * 1_000,
+    ...o,
+  });
+
 export function parsed(raw: Raw): TelemetryEvent {
   const r = parseEvent(raw);
   if (!r.ok) throw new Error(`fixture is invalid: ${r.error}`);

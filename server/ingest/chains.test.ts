@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
-import { minimal, ndjson, T0, type Raw } from "../../test/events";
+import { minimal, ndjson, T0, turn, type Raw } from "../../test/events";
 import { ingestBody } from "./ingest";
 import type { Db } from "../../db/client";
 import { chainStringsOf, forgetChains, sessionChains } from "../../db/queries/chains";
@@ -9,19 +9,6 @@ import { deleteBatchBefore } from "../../db/queries/retention";
 const NDJSON = "application/x-ndjson";
 const range = (from: number, to: number, salt = 0) =>
   Array.from({ length: to - from }, (_, i) => String(BigInt(from + i) * 1_000_003n + BigInt(salt)));
-
-/** A turn of session s1 / trajectory main from sender "sim". */
-const turn = (n: number, o: Raw = {}) =>
-  minimal.request({
-    id: `ev-${n}`,
-    request_id: `r${n}`,
-    session_id: "s1",
-    trajectory_id: "main",
-    source: "sim",
-    arrived_at: T0 + n * 1_000,
-    ts: T0 + n * 1_000,
-    ...o,
-  });
 
 type Stored = { seq: Buffer | null; local: Buffer | null; base: string | null; seqShared: number; localShared: number };
 const stored = (db: Db, id: string) =>

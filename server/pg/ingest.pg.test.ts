@@ -9,7 +9,7 @@ import { storeEvents } from "../../db/queries/ingest";
 import { idKey } from "../../db/queries/ingest-kv-rows";
 import { chainStringsOf } from "../../db/queries/chains";
 import { testDb } from "../../test/db";
-import { full, minimal, parsed, stats, T0, type Raw } from "../../test/events";
+import { full, minimal, parsed, stats, T0, turn, type Raw } from "../../test/events";
 import { freshPg, PG_TEST_URL } from "../../test/pg";
 import { resolvePrefix } from "../ingest/prefix";
 import type { EventKind } from "../ingest/events";
@@ -149,18 +149,6 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
     await expect(storeEventsPg(pg, batch)).rejects.toThrow(/no resolvePrefix/);
     expect(await count("kv_events")).toBe(0);
   });
-
-  const turn = (n: number, o: Raw = {}) =>
-    minimal.request({
-      id: `ev-${n}`,
-      request_id: `r${n}`,
-      session_id: "s1",
-      trajectory_id: "main",
-      source: "sim",
-      arrived_at: T0 + n * 1_000,
-      ts: T0 + n * 1_000,
-      ...o,
-    });
 
   it.each<[string, Raw[][]]>([
     [
