@@ -1,83 +1,11 @@
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { full, minimal, ndjson, stats, T0, type Raw } from "@/test/events";
 import type { BatchReply } from "@/server/ingest/batch";
 import { idKey } from "@/db/queries/ingest-kv-rows";
-import { useTempServerEnv } from "@/test/server-env";
+import { auth, events, ingestRouteHarness, MiB, NDJSON, TOKEN } from "./route-harness";
 
-const TOKEN = "sy_test_token_0123456789abcdefXY";
-const URL_ = "http://localhost/api/ingest";
-const MiB = 1024 * 1024;
-const NDJSON = "application/x-ndjson";
-
-let file: string;
-let restore: () => Promise<void>;
-let POST: typeof import("./route").POST;
-let closeDb: () => void;
-
-beforeAll(async () => {
-  ({ file, restore } = await useTempServerEnv("switchyard-ingest-route-", TOKEN));
-  ({ POST } = await import("./route"));
-  const { serverDb } = await import("@/server/runtime");
-  closeDb = () => serverDb().$client.close();
-});
-
-afterAll(async () => {
-  closeDb?.();
-  await restore();
-});
-
-/** Read from the database file through a connection of its own (what another process would see). */
-function fresh<T>(fn: (db: Database.Database) => T): T {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
-
-/** Rows across the raw event tables whose id starts with prefix. */
-function storedIds(prefix: string): string[] {
-  return fresh((db) =>
-    [
-      "worker_events",
-      "worker_stats",
-      "kv_events",
-      "route_decisions",
-      "requests",
-      "tools",
-      "reasoning_spans",
-      "planner_decisions",
-      "policy_acks",
-    ]
-      .flatMap((t) =>
-        t === "kv_events"
-          ? (db.prepare("SELECT id_key FROM kv_events").pluck().all() as number[])
-              .map((k) => posted.get(k) ?? "")
-              .filter((id) => id.startsWith(prefix))
-          : (db.prepare(`SELECT id FROM ${t} WHERE id LIKE ?`).pluck().all(`${prefix}%`) as string[]),
-      )
-      .sort(),
-  );
-}
-
-/** Ids of the events posted, by their kv_events key (KV rows keep a hash of the id, not its text). */
-const posted = new Map<number, string>();
-
-function post(
-  body: BodyInit | null,
-  headers: Record<string, string>,
-  init: Record<string, unknown> = {},
-): Promise<Response> {
-  const text = typeof body === "string" ? body : body instanceof Uint8Array ? Buffer.from(body).toString() : "";
-  for (const m of text.matchAll(/"id":"([^"]*)"/g)) posted.set(idKey(m[1]!), m[1]!);
-  return POST(new Request(URL_, { method: "POST", body, headers, ...init } as RequestInit));
-}
-
-const auth = (type = NDJSON) => ({ authorization: `Bearer ${TOKEN}`, "content-type": type });
-const events = (prefix: string, n: number) =>
-  Array.from({ length: n }, (_, i) => minimal["kv.cleared"]({ id: `${prefix}-${i}` }));
+const { file, fresh, storedIds, post } = ingestRouteHarness();
 
 describe("POST /api/ingest: authentication", () => {
   it.each<[string, Record<string, string>]>([
@@ -108,7 +36,7 @@ describe("POST /api/ingest: authentication", () => {
   it("checks the token without waiting for a batch that holds the write lock", async () => {
     expect((await post(ndjson(events("auth-used", 1)), auth())).status).toBe(200);
     const { ingestTokenAccepted } = await import("@/server/runtime");
-    const writer = new Database(file);
+    const writer = new Database(file());
     writer.exec("BEGIN IMMEDIATE");
     try {
       const t = performance.now();
@@ -341,76 +269,3 @@ describe("POST /api/ingest: accepted batches", () => {
 // In the server, the worker pool and the route handlers are separate module copies (main.ts loads one, Next's bundle
 // the other), so an error the pool rejects with is not an instance of the route's AppError class. Reproduce that:
 // the pool below comes from a fresh module graph.
-describe("POST /api/ingest through the worker pool: every refusal keeps its status", () => {
-  let close: () => Promise<void>;
-
-  beforeAll(async () => {
-    const { AppError: RouteAppError } = await import("@/server/errors");
-    vi.resetModules();
-    const { IngestPool } = await import("@/server/ingest/worker-pool");
-    const { AppError: PoolAppError } = await import("@/server/errors");
-    expect(PoolAppError).not.toBe(RouteAppError);
-    const pool = new IngestPool(file, 1);
-    pool.install();
-    close = () => pool.close();
-  });
-
-  afterAll(async () => {
-    await close?.();
-  });
-
-  it.each([
-    ["NDJSON", NDJSON, (e: Raw[]) => ndjson(e)],
-    ["a JSON array", "application/json", (e: Raw[]) => JSON.stringify(e)],
-  ])("10,001 events as %s → 413 with the limit", async (name, type, encode) => {
-    const prefix = `pool-many-${name.replace(/\W/g, "")}`;
-    const res = await post(encode(events(prefix, 10_001)), auth(type));
-    expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ error: expect.stringMatching(/^too many events: .*at most 10000 per request/) });
-    expect(storedIds(prefix)).toEqual([]);
-  });
-
-  it.each<[string, number, string, string, RegExp]>([
-    ["invalid JSON as application/json", 400, "application/json", '[{"id":"pool-bad-1","kind":"kv.cleared"', /JSON/],
-    ["a Content-Type the route refuses", 415, "text/plain", "{}", /Content-Type/],
-  ])("%s → %i with its message", async (_name, status, type, body, message) => {
-    const res = await post(body, auth(type));
-    expect(res.status).toBe(status);
-    expect((await res.json()) as { error: string }).toEqual({ error: expect.stringMatching(message) });
-  });
-
-  it("a body over 8 MiB → 413", async () => {
-    const res = await post(ndjson(events("pool-big", 1)) + " ".repeat(8 * MiB), auth());
-    expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ error: expect.stringContaining("8 MiB") });
-  });
-
-  it("counts each batch's results by kind and sender in this thread's metrics, though the workers stored it", async () => {
-    const { metrics } = await import("@/server/observability/metrics");
-    const count = async (labels: Record<"kind" | "source" | "result", string>) =>
-      (await metrics().ingestEvents.get()).values.find(
-        (v) => v.labels.kind === labels.kind && v.labels.source === labels.source && v.labels.result === labels.result,
-      )?.value ?? 0;
-    const body =
-      ndjson([
-        ...events("pool-count", 3),
-        minimal.request({ id: "pool-count-r" }),
-        minimal.request({ id: "pool-count-bad", cached_tokens: 5_000 }),
-      ]) + "{nope\n";
-    const headers = { ...auth(), "x-switchyard-source": "metrics-test" };
-    expect((await post(body, headers)).status).toBe(200);
-    expect((await post(ndjson(events("pool-count", 3)), headers)).status).toBe(200);
-    expect(await count({ kind: "kv.cleared", source: "metrics-test", result: "accepted" })).toBe(3);
-    expect(await count({ kind: "kv.cleared", source: "metrics-test", result: "duplicate" })).toBe(3);
-    expect(await count({ kind: "request", source: "metrics-test", result: "accepted" })).toBe(1);
-    expect(await count({ kind: "request", source: "metrics-test", result: "rejected" })).toBe(1);
-    expect(await count({ kind: "unknown", source: "metrics-test", result: "rejected" })).toBe(1);
-  });
-
-  it("an accepted batch is stored by the pool", async () => {
-    const res = await post(ndjson(events("pool-ok", 3)), auth());
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ accepted: 3, rejected: 0 });
-    expect(storedIds("pool-ok")).toHaveLength(3);
-  });
-});
