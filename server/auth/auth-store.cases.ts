@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { insertLoginFailures } from "../../db/store/auth";
 import type { Store } from "../../db/store/store";
 import type { StoreEngine, TwoStores } from "../../test/stores";
 import { LoginLimiter, pruneLoginFailures } from "./rate-limit";
@@ -100,6 +101,14 @@ export function authStoreCases(e: StoreEngine): void {
       expect(await pruneLoginFailures(s.b, T + cfg.windowMs + 1, cfg)).toBe(2);
       expect(await failureRows(s.a)).toHaveLength(2);
       expect(await pruneLoginFailures(s.b, T + cfg.windowMs + 1, cfg)).toBe(0);
+    });
+
+    it.each([
+      ["no keys", [], []],
+      ["the same key twice", ["a:ann", "a:ann"], ["a:ann@0x1"]],
+    ])("a failure under %s counts each key once", async (_, keys, want) => {
+      await insertLoginFailures(s.a, keys, T, T - cfg.windowMs);
+      expect(await failureRows(s.b)).toEqual(want);
     });
 
     it("a failure exactly one window old no longer counts", async () => {

@@ -103,6 +103,15 @@ describe("startLeader: two processes on one database file", () => {
     expect(events.map((e) => e.split(" @")[0])).toEqual(["p0 start", "p0 stop", "p1 start"]);
   });
 
+  it("a leader stopped during its first look leaves no lease behind and starts no work", async () => {
+    const a = start(0);
+    await a.stop();
+    expect(await readLease(sqliteStore(dbs[1]!), "background")).toBeNull();
+    expect(a.leading()).toBe(false);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(events).toEqual([]);
+  });
+
   it("a stalled leader (its event loop blocked past the TTL) loses the lease to the other and stops", async () => {
     const [a, b] = [start(0), start(1)];
     await vi.advanceTimersByTimeAsync(1_000);

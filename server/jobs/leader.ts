@@ -110,7 +110,11 @@ export function startLeader(store: Store, work: LeaderWork, opts: LeaderOptions)
     timer = null;
     if (stopped) return;
     const { at, outcome } = await look();
-    if (stopped) return;
+    if (stopped) {
+      // stop() came during this look: a lease just won is released by stop(), its work never started.
+      if (outcome.kind === "won") state = { leading: true, expiresAt: outcome.lease.expiresAt };
+      return;
+    }
     const step = leaseStep(state, outcome, at, t);
     state = { leading: step.leading, expiresAt: step.expiresAt };
     status.current = { holder: opts.holder, leading: step.leading };
