@@ -91,6 +91,35 @@ describe("startLeader: two processes on one database file", () => {
     expect(events.map((e) => e.split(" @")[0])).toEqual(["p0 start", "p0 stop", "p1 start"]);
   });
 
+  it("a leader whose store stops answering (no error, no reply) still stops its work before its lease expires", async () => {
+    let hang = false;
+    const base = sqliteStore(dbs[0]!);
+    const hanging = { ...base, clock: () => (hang ? new Promise<number>(() => {}) : base.clock()) };
+    const a = startLeader(
+      hanging,
+      () => {
+        events.push(`p0 start @${Date.now() - T}`);
+        return () => void events.push(`p0 stop @${Date.now() - T}`);
+      },
+      { holder: "p0" },
+    );
+    leaders.push(a);
+    const b = start(1);
+    await vi.advanceTimersByTimeAsync(10_000);
+    const lastRenewal = (await readLease(sqliteStore(dbs[1]!), "background"))!.expiresAt - LEASE_TIMING.ttlMs;
+    hang = true;
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect([a.leading(), b.leading()]).toEqual([false, true]);
+    const at = (e: string) => Number(/@(\d+)/.exec(events.find((x) => x.startsWith(e))!)![1]) + T;
+    expect(at("p0 stop")).toBeLessThanOrEqual(lastRenewal + LEASE_TIMING.ttlMs - LEASE_TIMING.marginMs);
+    expect(at("p1 start")).toBeGreaterThanOrEqual(lastRenewal + LEASE_TIMING.ttlMs);
+    expect(events.map((e) => e.split(" @")[0])).toEqual(["p0 start", "p0 stop", "p1 start"]);
+    // Stopping waits for the look in flight, which gives up after a renew period.
+    const stopping = a.stop();
+    await vi.advanceTimersByTimeAsync(LEASE_TIMING.renewMs);
+    await stopping;
+  });
+
   it("a leader that stops cleanly releases the lease: the other takes over within one renew period", async () => {
     const [a, b] = [start(0), start(1)];
     await vi.advanceTimersByTimeAsync(5_000);

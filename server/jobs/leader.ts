@@ -77,6 +77,7 @@ export function startLeader(store: Store, work: LeaderWork, opts: LeaderOptions)
   let chain: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<void> = Promise.resolve();
+  let deadline: NodeJS.Timeout | null = null;
   let stopped = false;
   const status = statusHolder();
   status.current = { holder: opts.holder, leading: false };
@@ -96,14 +97,44 @@ export function startLeader(store: Store, work: LeaderWork, opts: LeaderOptions)
       .catch((err) => log().error({ err: errorMessage(err) }, `leader: ${to} of background work failed`));
   };
 
+  // A store that does not answer at all (a lost network on PostgreSQL) must not stall the ticks: a look gives up
+  // after a renew period, and a holder's work stops at its deadline even while a look is still waiting.
   const look = async (): Promise<{ at: number; outcome: LeaseOutcome }> => {
+    let giveUp: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      giveUp = setTimeout(() => reject(new Error(`no answer within ${t.renewMs} ms`)), t.renewMs);
+    });
     try {
-      const at = await clock.read();
-      return { at, outcome: await observe(store, name, opts.holder, at, t) };
+      const at = await Promise.race([clock.read(), late]);
+      return { at, outcome: await Promise.race([observe(store, name, opts.holder, at, t), late]) };
     } catch (err) {
       log().warn({ err: errorMessage(err) }, "leader lease: the store did not answer");
       return { at: clock.estimate(), outcome: { kind: "failed" } };
+    } finally {
+      clearTimeout(giveUp);
     }
+  };
+
+  const lose = (why: string) => {
+    state = { leading: false, expiresAt: 0 };
+    status.current = { holder: opts.holder, leading: false };
+    log().warn({ holder: opts.holder }, why);
+    change("stop");
+  };
+
+  /** While leading: stop the work marginMs before the lease written last expires, unless a renewal comes first. */
+  const armDeadline = () => {
+    if (deadline) clearTimeout(deadline);
+    deadline = null;
+    if (!state.leading) return;
+    deadline = setTimeout(
+      () => {
+        deadline = null;
+        if (state.leading && !stopped) lose("leader: the lease could not be renewed in time, background work stopped");
+      },
+      Math.max(0, state.expiresAt - t.marginMs - clock.estimate()),
+    );
+    deadline.unref();
   };
 
   const tick = async () => {
@@ -121,6 +152,7 @@ export function startLeader(store: Store, work: LeaderWork, opts: LeaderOptions)
     if (step.change === "start") log().info({ holder: opts.holder }, "leader: this process leads background work");
     if (step.change === "stop") log().warn({ holder: opts.holder }, "leader: lease lost, background work stopped");
     if (step.change) change(step.change);
+    armDeadline();
     timer = setTimeout(() => (inFlight = tick()), step.nextInMs);
     timer.unref();
   };
@@ -131,6 +163,7 @@ export function startLeader(store: Store, work: LeaderWork, opts: LeaderOptions)
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
+      if (deadline) clearTimeout(deadline);
       await inFlight;
       change("stop");
       await chain;
