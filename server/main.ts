@@ -20,7 +20,9 @@ import { startGuardLoop } from "./control/guard-loop";
 import { upsertTarget } from "./control/store";
 import { startSources, syncEnvTargets } from "./sources/manager";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
-import { countUsers, deleteExpiredAuth, listTokens } from "../db/queries/auth";
+import { countUsers, listTokens } from "../db/queries/auth";
+import { deleteExpiredAuth } from "../db/store/auth";
+import { sqliteStore } from "../db/store/store";
 import { createSetupLink, ensureDemoAdmin } from "./auth/accounts";
 import { pruneLoginFailures } from "./auth/rate-limit";
 import { ensureConfiguredTokens } from "./auth/tokens";
@@ -85,7 +87,7 @@ async function main() {
   }
   syncEnvTargets(db, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
   // Background work runs on the one process that holds the lease; pages and ingest run on every process.
-  const leader = startLeader(db, () => startBackground(db, settings), { holder: processId() });
+  const leader = startLeader(sqliteStore(db), () => startBackground(db, settings), { holder: processId() });
 
   const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
@@ -146,10 +148,10 @@ async function main() {
  * subscriptions, expired sign-in housekeeping — and return the function that stops all of it.
  */
 function startBackground(db: ReturnType<typeof serverDb>, settings: Env): () => Promise<void> {
-  const authSweep = setInterval(() => {
+  const authSweep = setInterval(async () => {
     try {
-      deleteExpiredAuth(db, Date.now());
-      pruneLoginFailures(db, Date.now());
+      await deleteExpiredAuth(sqliteStore(db), Date.now());
+      await pruneLoginFailures(sqliteStore(db), Date.now());
     } catch (err) {
       log().warn({ err: errorMessage(err) }, "auth housekeeping failed (next try in an hour)");
     }

@@ -1,12 +1,19 @@
 import { sharedDb, type Db } from "../db/client";
+import { sqliteStore, type Store } from "../db/store/store";
 import { LoginLimiter } from "./auth/rate-limit";
 import { env } from "./env";
 import { ingestTokenDigests, noteUse } from "./auth/tokens";
 import { matchedBearer } from "./ingest/token";
+import { errorMessage, log } from "./observability/logger";
 
 /** The server process's database connection (opened and migrated on first use). */
 export function serverDb(): Db {
   return sharedDb(env().SWITCHYARD_DB);
+}
+
+/** The server process's store (the engine-neutral handle over serverDb; SQLite until the dashboard runs on pg). */
+export function serverStore(): Store {
+  return sqliteStore(serverDb());
 }
 
 /**
@@ -33,10 +40,12 @@ function noteUseAtMostPerMinute(db: Db, digest: string, now: number): void {
   if (!noted) byDb.set(db, (noted = new Map()));
   if (now - (noted.get(digest) ?? -Infinity) < 60_000) return;
   noted.set(digest, now);
-  noteUse(db, digest, now);
+  noteUse(sqliteStore(db), digest, now).catch((err: unknown) =>
+    log().warn({ err: errorMessage(err) }, "token last use could not be recorded"),
+  );
 }
 
 /** The sign-in rate limiter over the server database (its counts live there, shared by every process). */
 export function loginLimiter(): LoginLimiter {
-  return new LoginLimiter(serverDb());
+  return new LoginLimiter(serverStore());
 }

@@ -1,3 +1,4 @@
 export * from "./workers";
 export * from "./events";
 export * from "./requests";
+export * from "./auth";

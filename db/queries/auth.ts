@@ -1,6 +1,10 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, lt, lte, min, or, sql, sum } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../client";
-import { apiTokens, authLinks, authSessions, loginFailures, users } from "../schema";
+import { apiTokens, authLinks, authSessions, users } from "../schema";
+
+// Accounts administration, token creation and listing, one-time links: synchronous, SQLite only, until their callers
+// (account transactions, the ingest token path) move onto the engine-neutral store. Sign-in, sessions, token checks
+// and sign-in failures are db/store/auth.ts's.
 
 export type UserRow = typeof users.$inferSelect;
 export type TokenRow = typeof apiTokens.$inferSelect;
@@ -69,34 +73,8 @@ export function updateUser(
   db.update(users).set(patch).where(eq(users.id, id)).run();
 }
 
-export function insertSession(db: Db, row: typeof authSessions.$inferInsert): void {
-  db.insert(authSessions).values(row).run();
-}
-
-/** The live session with this id (hash) and its enabled user, or undefined. */
-export function sessionUser(db: Db, id: string, now: number) {
-  return db
-    .select({ userId: users.id, username: users.username, role: users.role, expiresAt: authSessions.expiresAt })
-    .from(authSessions)
-    .innerJoin(users, eq(users.id, authSessions.userId))
-    .where(and(eq(authSessions.id, id), gt(authSessions.expiresAt, now), eq(users.disabled, false)))
-    .get();
-}
-
-export function deleteSession(db: Db, id: string): void {
-  db.delete(authSessions).where(eq(authSessions.id, id)).run();
-}
-
 export function deleteUserSessions(db: Db, userId: number): void {
   db.delete(authSessions).where(eq(authSessions.userId, userId)).run();
-}
-
-/** Drop expired sessions and links (housekeeping); sign-in failures are dropped by deleteLoginFailuresBefore. */
-export function deleteExpiredAuth(db: Db, now: number): void {
-  db.delete(authSessions).where(lt(authSessions.expiresAt, now)).run();
-  db.delete(authLinks)
-    .where(lt(authLinks.expiresAt, now - 86_400_000))
-    .run();
 }
 
 export function insertToken(db: Db, row: Omit<typeof apiTokens.$inferInsert, "id">): number {
@@ -147,14 +125,6 @@ export function revokeToken(db: Db, id: number, now: number): boolean {
   );
 }
 
-/** Note a token's use at most once a minute (cheap on the ingest path). */
-export function touchToken(db: Db, digest: string, now: number): void {
-  db.update(apiTokens)
-    .set({ lastUsedAt: now })
-    .where(and(eq(apiTokens.digest, digest), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, now - 60_000))))
-    .run();
-}
-
 export function insertLink(db: Db, row: typeof authLinks.$inferInsert): void {
   db.insert(authLinks).values(row).run();
 }
@@ -177,42 +147,4 @@ export function useLink(db: Db, digest: string, now: number): boolean {
       .where(and(eq(authLinks.digest, digest), isNull(authLinks.usedAt)))
       .run().changes === 1
   );
-}
-
-/** Failed sign-ins under `key` after `since` (Unix ms): how many, and the time of the oldest (null when none). */
-export function loginFailuresSince(db: Db, key: string, since: number): { count: number; oldest: number | null } {
-  const r = db
-    .select({ count: sum(loginFailures.n).mapWith(Number), oldest: min(loginFailures.at) })
-    .from(loginFailures)
-    .where(and(eq(loginFailures.key, key), gt(loginFailures.at, since)))
-    .get();
-  return { count: r?.count ?? 0, oldest: r?.oldest ?? null };
-}
-
-/**
- * Count one failed sign-in at `now` under each key (failures in the same ms add up) and drop the key's failures at
- * or before `dropBefore` (Unix ms), in one transaction.
- */
-export function insertLoginFailures(db: Db, keys: readonly string[], now: number, dropBefore: number): void {
-  db.transaction((tx) => {
-    for (const key of keys) {
-      tx.delete(loginFailures)
-        .where(and(eq(loginFailures.key, key), lte(loginFailures.at, dropBefore)))
-        .run();
-      tx.insert(loginFailures)
-        .values({ key, at: now, n: 1 })
-        .onConflictDoUpdate({ target: [loginFailures.key, loginFailures.at], set: { n: sql`${loginFailures.n} + 1` } })
-        .run();
-    }
-  });
-}
-
-/** Forget every failure under `key` (a successful sign-in clears its account's count). */
-export function clearLoginFailures(db: Db, key: string): void {
-  db.delete(loginFailures).where(eq(loginFailures.key, key)).run();
-}
-
-/** Drop every failure at or before `before` (Unix ms). Returns rows gone. */
-export function deleteLoginFailuresBefore(db: Db, before: number): number {
-  return db.delete(loginFailures).where(lte(loginFailures.at, before)).run().changes;
 }

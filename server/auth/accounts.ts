@@ -12,6 +12,8 @@ import {
   userById,
   userByName,
 } from "../../db/queries/auth";
+import * as store from "../../db/store/auth";
+import type { Store } from "../../db/store/store";
 import { AppError } from "../errors";
 import { ROLES, type Role } from "./roles";
 import { digestHex, hashPassword, newSecret, verifyPassword } from "./secrets";
@@ -108,8 +110,8 @@ export async function redeemLink(
 }
 
 /** The user id when username and password match an enabled account, else null (same cost either way). */
-export async function checkPassword(db: Db, username: string, password: string): Promise<number | null> {
-  const user = userByName(db, username);
+export async function checkPassword(s: Store, username: string, password: string): Promise<number | null> {
+  const user = await store.userByName(s, username);
   const ok = await verifyPassword(password, user?.passwordHash ?? null);
   return ok && user && !user.disabled ? user.id : null;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
+import { sqliteStore } from "../../db/store/store";
 import { countUsers, listUsers, userByName } from "../../db/queries/auth";
 import { createCaller } from "../trpc/root";
 import {
@@ -13,7 +14,6 @@ import {
   SETUP_LINK_MS,
 } from "./accounts";
 import { mutationAllowed, type OriginHeaders } from "./origin";
-import { LoginLimiter } from "./rate-limit";
 import { satisfies, scopeRole } from "./roles";
 import { hashPassword, verifyPassword } from "./secrets";
 import { endSession, readCookie, sessionActor, sessionCookie, startSession } from "./sessions";
@@ -86,10 +86,10 @@ describe("invites, roles and disabling", () => {
     const db = testDb();
     await ensureDemoAdmin(db, "boss", PW, T);
     const { id, secret } = inviteUser(db, { username: "vera", role: "viewer" }, T);
-    expect(await checkPassword(db, "vera", PW)).toBeNull();
+    expect(await checkPassword(sqliteStore(db), "vera", PW)).toBeNull();
     expect(describeLink(db, secret, T)).toEqual({ purpose: "invite", username: "vera" });
     expect(await redeemLink(db, { secret, password: PW }, T + 1)).toBe(id);
-    expect(await checkPassword(db, "vera", PW)).toBe(id);
+    expect(await checkPassword(sqliteStore(db), "vera", PW)).toBe(id);
     await expect(redeemLink(db, { secret, password: "another password" }, T + 2)).rejects.toThrow(/already used/);
     expect(() => inviteUser(db, { username: "vera", role: "admin" }, T)).toThrow(/already exists/);
   });
@@ -99,9 +99,9 @@ describe("invites, roles and disabling", () => {
     await ensureDemoAdmin(db, "boss", PW, T);
     const boss = userByName(db, "boss")!.id;
     const { id } = inviteUser(db, { username: "olga", role: "operator" }, T);
-    const s = startSession(db, id, T, 3_600_000);
+    const s = await startSession(sqliteStore(db), id, T, 3_600_000);
     changeUser(db, id, { disabled: true });
-    expect(sessionActor(db, s.value, T + 1)).toBeNull();
+    expect(await sessionActor(sqliteStore(db), s.value, T + 1)).toBeNull();
     expect(() => changeUser(db, boss, { role: "viewer" })).toThrow(/last enabled admin/);
     expect(() => changeUser(db, boss, { disabled: true })).toThrow(/last enabled admin/);
     changeUser(db, id, { disabled: false, role: "admin" });
@@ -113,8 +113,8 @@ describe("invites, roles and disabling", () => {
     const db = testDb();
     await ensureDemoAdmin(db, "demo", "first-run-password-123", T);
     await ensureDemoAdmin(db, "demo", "second-run-password-456", T);
-    expect(await checkPassword(db, "demo", "first-run-password-123")).toBeNull();
-    expect(await checkPassword(db, "demo", "second-run-password-456")).not.toBeNull();
+    expect(await checkPassword(sqliteStore(db), "demo", "first-run-password-123")).toBeNull();
+    expect(await checkPassword(sqliteStore(db), "demo", "second-run-password-456")).not.toBeNull();
   });
 });
 
@@ -122,16 +122,20 @@ describe("sessions", () => {
   it("a session works until it expires or logs out; only its digest is stored", async () => {
     const db = testDb();
     await ensureDemoAdmin(db, "boss", PW, T);
-    const s = startSession(db, userByName(db, "boss")!.id, T, 1000);
-    expect(sessionActor(db, s.value, T + 999)).toMatchObject({ kind: "user", name: "boss", role: "admin" });
-    expect(sessionActor(db, s.value, T + 1000)).toBeNull();
+    const s = await startSession(sqliteStore(db), userByName(db, "boss")!.id, T, 1000);
+    expect(await sessionActor(sqliteStore(db), s.value, T + 999)).toMatchObject({
+      kind: "user",
+      name: "boss",
+      role: "admin",
+    });
+    expect(await sessionActor(sqliteStore(db), s.value, T + 1000)).toBeNull();
     const stored = db.$client.prepare("SELECT id FROM auth_sessions").pluck().all() as string[];
     expect(stored.join()).not.toContain(s.value);
-    const s2 = startSession(db, userByName(db, "boss")!.id, T, 1000);
-    endSession(db, s2.value);
-    expect(sessionActor(db, s2.value, T + 1)).toBeNull();
-    expect(sessionActor(db, "sys_forged", T)).toBeNull();
-    expect(sessionActor(db, "x".repeat(5000), T)).toBeNull();
+    const s2 = await startSession(sqliteStore(db), userByName(db, "boss")!.id, T, 1000);
+    await endSession(sqliteStore(db), s2.value);
+    expect(await sessionActor(sqliteStore(db), s2.value, T + 1)).toBeNull();
+    expect(await sessionActor(sqliteStore(db), "sys_forged", T)).toBeNull();
+    expect(await sessionActor(sqliteStore(db), "x".repeat(5000), T)).toBeNull();
   });
 
   it("the cookie is httpOnly and SameSite=Lax, Secure only behind https", () => {
@@ -158,17 +162,20 @@ describe("tokens", () => {
     expect((db.$client.prepare("SELECT digest FROM api_tokens").pluck().all() as string[]).join()).not.toContain(
       read.token,
     );
-    const api = (token: string) => createCaller({ db, now: () => T, actor: tokenActor(db, token, T) });
-    await expect(api(read.token).sessions.list({ range: { from: T - 1000, to: T } } as never)).resolves.toBeDefined();
-    await expect(api(read.token).users.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const api = async (token: string) =>
+      createCaller({ db, now: () => T, actor: await tokenActor(sqliteStore(db), token, T) });
+    await expect(
+      (await api(read.token)).sessions.list({ range: { from: T - 1000, to: T } } as never),
+    ).resolves.toBeDefined();
+    await expect((await api(read.token)).users.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
     const publish = { kind: "retention", document: {}, baseVersion: null } as never;
-    await expect(api(read.token).policies.publish(publish)).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect((await api(read.token)).policies.publish(publish)).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect(db.$client.prepare("SELECT last_used_at FROM api_tokens WHERE id = ?").pluck().get(read.id)).toBe(T);
     const ingest = createToken(db, { name: "sender", scope: "ingest", createdBy: "t" }, T);
-    expect(tokenActor(db, ingest.token, T)).toBeNull();
+    expect(await tokenActor(sqliteStore(db), ingest.token, T)).toBeNull();
     revokeToken(db, read.id, T + 1);
-    expect(tokenActor(db, read.token, T + 2)).toBeNull();
-    await expect(api(read.token).overview.summary({} as never)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    expect(await tokenActor(sqliteStore(db), read.token, T + 2)).toBeNull();
+    await expect((await api(read.token)).overview.summary({} as never)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 });
 
@@ -176,15 +183,15 @@ describe("configured tokens", () => {
   const BOOT = "bootstrap-admin-token-0123456789";
   const INGEST = "configured-ingest-token-0123456789";
 
-  it("on an empty database the bootstrap token becomes an admin token; the ingest token an ingest token", () => {
+  it("on an empty database the bootstrap token becomes an admin token; the ingest token an ingest token", async () => {
     const db = testDb();
     ensureConfiguredTokens(db, { ingest: INGEST, bootstrap: BOOT }, true, T);
-    expect(tokenActor(db, BOOT, T)).toMatchObject({
+    expect(await tokenActor(sqliteStore(db), BOOT, T)).toMatchObject({
       kind: "token",
       role: "admin",
       name: "SWITCHYARD_BOOTSTRAP_API_TOKEN",
     });
-    expect(tokenActor(db, INGEST, T)).toBeNull();
+    expect(await tokenActor(sqliteStore(db), INGEST, T)).toBeNull();
     expect(listTokens(db).map((t) => [t.name, t.scope])).toEqual([
       ["SWITCHYARD_BOOTSTRAP_API_TOKEN", "admin"],
       ["SWITCHYARD_INGEST_TOKEN", "ingest"],
@@ -193,43 +200,10 @@ describe("configured tokens", () => {
     expect(listTokens(db)).toHaveLength(2);
   });
 
-  it("on a database that is already set up the bootstrap token is ignored", () => {
+  it("on a database that is already set up the bootstrap token is ignored", async () => {
     const db = testDb();
     ensureConfiguredTokens(db, { bootstrap: BOOT }, false, T);
-    expect(tokenActor(db, BOOT, T)).toBeNull();
-  });
-});
-
-describe("sign-in rate limit", () => {
-  const cfg = { windowMs: 60_000, perAccount: 3, perAddress: 5 };
-
-  it("locks an account after 3 failures from anywhere, for the rest of the window", () => {
-    const l = new LoginLimiter(testDb(), cfg);
-    for (let i = 0; i < 3; i++) {
-      expect(l.check("ann", `10.0.0.${i}`, T + i)).toBeNull();
-      l.fail("ann", `10.0.0.${i}`, T + i);
-    }
-    expect(l.check("ann", "10.0.0.9", T + 10)?.message).toBe(
-      "Too many failed sign-in attempts for this account. Try again in 1 minute.",
-    );
-    expect(l.check("bob", "10.0.0.9", T + 10)).toBeNull();
-    expect(l.check("ann", "10.0.0.9", T + 60_001)).toBeNull();
-  });
-
-  it("locks an address after 5 failures across accounts", () => {
-    const l = new LoginLimiter(testDb(), cfg);
-    for (let i = 0; i < 5; i++) l.fail(`user${i}`, "10.0.0.1", T);
-    expect(l.check("someone", "10.0.0.1", T)?.message).toMatch(/for your address/);
-    expect(l.check("someone", "10.0.0.2", T)).toBeNull();
-  });
-
-  it("a success clears the account's count", () => {
-    const l = new LoginLimiter(testDb(), cfg);
-    l.fail("ann", "a", T);
-    l.fail("ann", "a", T);
-    l.succeed("ann");
-    l.fail("ann", "a", T);
-    expect(l.check("ann", "b", T)).toBeNull();
+    expect(await tokenActor(sqliteStore(db), BOOT, T)).toBeNull();
   });
 });
 

@@ -1,12 +1,12 @@
 // Failed sign-in attempts per account and per address in a sliding window, counted in the database so that every
 // dashboard process sharing it enforces the same limit; the decision is limitDecision's, time is passed in.
-import type { Db } from "../../db/client";
 import {
   clearLoginFailures,
   deleteLoginFailuresBefore,
   insertLoginFailures,
   loginFailuresSince,
-} from "../../db/queries/auth";
+} from "../../db/store/auth";
+import type { Store } from "../../db/store/store";
 
 export type LimitConfig = { windowMs: number; perAccount: number; perAddress: number };
 
@@ -44,36 +44,35 @@ function blocked(who: string, oldest: number, now: number, cfg: LimitConfig): Bl
 const accountKey = (account: string) => `a:${account}`;
 const addressKey = (address: string) => `i:${address}`;
 
-/** The sign-in limit over the failures stored in `db` (no state of its own: any process may make one per request). */
+/** The sign-in limit over the failures in the store (no state of its own: any process may make one per request). */
 export class LoginLimiter {
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly cfg: LimitConfig = DEFAULT_LIMITS,
   ) {}
 
   /** null when a sign-in may be tried, else a message and the seconds to wait. */
-  check(account: string, address: string, now: number): Blocked | null {
+  async check(account: string, address: string, now: number): Promise<Blocked | null> {
     const since = now - this.cfg.windowMs;
-    return limitDecision(
-      loginFailuresSince(this.db, accountKey(account), since),
-      loginFailuresSince(this.db, addressKey(address), since),
-      now,
-      this.cfg,
-    );
+    const [forAccount, forAddress] = await Promise.all([
+      loginFailuresSince(this.store, accountKey(account), since),
+      loginFailuresSince(this.store, addressKey(address), since),
+    ]);
+    return limitDecision(forAccount, forAddress, now, this.cfg);
   }
 
   /** Count a failure against the account and the address (and drop their failures that left the window). */
-  fail(account: string, address: string, now: number): void {
-    insertLoginFailures(this.db, [accountKey(account), addressKey(address)], now, now - this.cfg.windowMs);
+  async fail(account: string, address: string, now: number): Promise<void> {
+    await insertLoginFailures(this.store, [accountKey(account), addressKey(address)], now, now - this.cfg.windowMs);
   }
 
   /** A successful sign-in clears the account's failures (the address keeps its count). */
-  succeed(account: string): void {
-    clearLoginFailures(this.db, accountKey(account));
+  async succeed(account: string): Promise<void> {
+    await clearLoginFailures(this.store, accountKey(account));
   }
 }
 
 /** Housekeeping: drop every failure that left the window at `now`. Returns rows gone. */
-export function pruneLoginFailures(db: Db, now: number, cfg: LimitConfig = DEFAULT_LIMITS): number {
-  return deleteLoginFailuresBefore(db, now - cfg.windowMs);
+export function pruneLoginFailures(s: Store, now: number, cfg: LimitConfig = DEFAULT_LIMITS): Promise<number> {
+  return deleteLoginFailuresBefore(s, now - cfg.windowMs);
 }

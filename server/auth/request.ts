@@ -1,14 +1,14 @@
-import type { Db } from "../../db/client";
+import type { Store } from "../../db/store/store";
 import type { Actor } from "./roles";
 import { mutationAllowed } from "./origin";
 import { readCookie, SESSION_COOKIE, sessionActor } from "./sessions";
 import { bearerValue, tokenActor } from "./tokens";
 
 /** The caller of an HTTP request: a bearer API token, else the session cookie; null when neither is valid. */
-export function requestActor(db: Db, req: Request, now: number): Actor | null {
+export async function requestActor(s: Store, req: Request, now: number): Promise<Actor | null> {
   const bearer = bearerValue(req.headers.get("authorization"));
-  if (bearer) return tokenActor(db, bearer, now);
-  return sessionActor(db, readCookie(req.headers.get("cookie"), SESSION_COOKIE), now);
+  if (bearer) return tokenActor(s, bearer, now);
+  return sessionActor(s, readCookie(req.headers.get("cookie"), SESSION_COOKIE), now);
 }
 
 /** True when a state-changing request comes from this origin (or is a script with a bearer token). */

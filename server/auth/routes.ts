@@ -1,10 +1,10 @@
 import "server-only";
 import { z } from "zod";
-import { userById, updateUser } from "../../db/queries/auth";
+import { userById, updateUser } from "../../db/store/auth";
 import { AppError } from "../errors";
 import { env } from "../env";
 import { readBodyLimited } from "../http";
-import { serverDb } from "../runtime";
+import { serverStore } from "../runtime";
 import { isHttps, sameOriginRequest } from "./request";
 import { sessionCookie, startSession } from "./sessions";
 
@@ -29,11 +29,11 @@ export async function authBody<T>(req: Request, schema: z.ZodType<T>): Promise<T
 }
 
 /** A 200 reply that signs the user in (new session cookie) and notes the login time. */
-export function signedIn(req: Request, userId: number, now: number): Response {
-  const db = serverDb();
-  const { value, expiresAt } = startSession(db, userId, now, env().SWITCHYARD_SESSION_HOURS * 3_600_000);
-  updateUser(db, userId, { lastLoginAt: now });
-  const user = userById(db, userId)!;
+export async function signedIn(req: Request, userId: number, now: number): Promise<Response> {
+  const s = serverStore();
+  const { value, expiresAt } = await startSession(s, userId, now, env().SWITCHYARD_SESSION_HOURS * 3_600_000);
+  await updateUser(s, userId, { lastLoginAt: now });
+  const user = (await userById(s, userId))!;
   return Response.json(
     { username: user.username, role: user.role },
     { headers: { "set-cookie": sessionCookie(value, expiresAt, isHttps(req)), "cache-control": "no-store" } },

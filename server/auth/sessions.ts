@@ -1,5 +1,5 @@
-import type { Db } from "../../db/client";
-import { deleteSession, insertSession, sessionUser } from "../../db/queries/auth";
+import { deleteSession, insertSession, sessionUser } from "../../db/store/auth";
+import type { Store } from "../../db/store/store";
 import { isRole, type Actor } from "./roles";
 import { SESSION_COOKIE } from "./constants";
 import { digestHex, newSecret } from "./secrets";
@@ -7,23 +7,28 @@ import { digestHex, newSecret } from "./secrets";
 export { SESSION_COOKIE };
 
 /** Start a session for a user; returns the cookie value (only its digest is stored). */
-export function startSession(db: Db, userId: number, now: number, ttlMs: number): { value: string; expiresAt: number } {
+export async function startSession(
+  s: Store,
+  userId: number,
+  now: number,
+  ttlMs: number,
+): Promise<{ value: string; expiresAt: number }> {
   const value = newSecret("sys");
   const expiresAt = now + ttlMs;
-  insertSession(db, { id: digestHex(value), userId, createdAt: now, expiresAt });
+  await insertSession(s, { id: digestHex(value), userId, createdAt: now, expiresAt });
   return { value, expiresAt };
 }
 
 /** The signed-in user behind a session cookie value, or null when missing, expired or disabled. */
-export function sessionActor(db: Db, value: string | null | undefined, now: number): Actor | null {
+export async function sessionActor(s: Store, value: string | null | undefined, now: number): Promise<Actor | null> {
   if (!value || value.length > 200) return null;
-  const row = sessionUser(db, digestHex(value), now);
+  const row = await sessionUser(s, digestHex(value), now);
   if (!row || !isRole(row.role)) return null;
   return { kind: "user", id: row.userId, name: row.username, role: row.role };
 }
 
-export function endSession(db: Db, value: string | null | undefined): void {
-  if (value && value.length <= 200) deleteSession(db, digestHex(value));
+export async function endSession(s: Store, value: string | null | undefined): Promise<void> {
+  if (value && value.length <= 200) await deleteSession(s, digestHex(value));
 }
 
 /** Set-Cookie for a session: httpOnly, SameSite=Lax, Secure behind https. */

@@ -1,7 +1,12 @@
 import { type Db, isBusy } from "../../db/client";
-import { activeTokenDigests, insertToken, tokenByDigest, touchToken } from "../../db/queries/auth";
+import { activeTokenDigests, insertToken, tokenByDigest } from "../../db/queries/auth";
+import * as store from "../../db/store/auth";
+import type { Store } from "../../db/store/store";
 import { isScope, scopeRole, type Actor, type TokenScope } from "./roles";
 import { digestHex, newSecret } from "./secrets";
+
+// Creating tokens and the ingest token digests stay synchronous on SQLite (server/ingest reads them so) until the
+// ingest path moves onto the store; checking a token as an actor runs on the store, either engine.
 
 /** Create a token; the value is returned once and only its digest is stored. */
 export function createToken(
@@ -30,12 +35,12 @@ export function bearerValue(header: string | null): string | null {
 }
 
 /** The actor an API token acts as (read → viewer, operate → operator, admin → admin); null for ingest-only, revoked or unknown. */
-export function tokenActor(db: Db, token: string, now: number): Actor | null {
-  const row = tokenByDigest(db, digestHex(token));
+export async function tokenActor(s: Store, token: string, now: number): Promise<Actor | null> {
+  const row = await store.tokenByDigest(s, digestHex(token));
   if (!row || row.revokedAt !== null || !isScope(row.scope)) return null;
   const role = scopeRole(row.scope);
   if (!role) return null;
-  noteUse(db, row.digest, now);
+  await noteUse(s, row.digest, now);
   return { kind: "token", id: row.id, name: row.name, role };
 }
 
@@ -50,9 +55,9 @@ export function ingestTokenDigests(db: Db, configured: string | undefined): Buff
 }
 
 /** Record last use; a busy database skips it (the next use records it). */
-export function noteUse(db: Db, digest: string, now: number): void {
+export async function noteUse(s: Store, digest: string, now: number): Promise<void> {
   try {
-    touchToken(db, digest, now);
+    await store.touchToken(s, digest, now);
   } catch (err) {
     if (!isBusy(err)) throw err;
   }

@@ -3,42 +3,19 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openDb, type Db } from "../../db/client";
-import { readLease, releaseLease, replaceLease } from "../../db/queries/leases";
-import { testDb } from "../../test/db";
+import { readLease, replaceLease } from "../../db/store/leases";
+import { sqliteStore } from "../../db/store/store";
+import { SQLITE } from "../../test/stores";
 import { log } from "../observability/logger";
 import { LEASE_TIMING } from "./leader-lease";
-import { leaderStatus, liveLease, processId, startLeader, type Leader } from "./leader";
+import { leaderStatus, processId, startLeader, type Leader } from "./leader";
+import { leaseRowCases } from "./lease-rows.cases";
 
 const T = 1_800_000_000_000;
 
-describe("lease rows", () => {
-  it("of two processes that read the same row and write their claim, exactly one wins", () => {
-    const db = testDb();
-    expect(replaceLease(db, "x", null, { holder: "a", since: T, expiresAt: T + 10 })).toBe(true);
-    expect(replaceLease(db, "x", null, { holder: "b", since: T, expiresAt: T + 10 })).toBe(false);
-    const seen = readLease(db, "x")!;
-    expect(replaceLease(db, "x", seen, { holder: "b", since: T + 20, expiresAt: T + 30 })).toBe(true);
-    expect(replaceLease(db, "x", seen, { holder: "a", since: T + 20, expiresAt: T + 30 })).toBe(false);
-    expect(readLease(db, "x")).toEqual({ holder: "b", since: T + 20, expiresAt: T + 30 });
-  });
+leaseRowCases(SQLITE);
 
-  it("only the holder releases a lease; leases are independent by name", () => {
-    const db = testDb();
-    replaceLease(db, "x", null, { holder: "a", since: T, expiresAt: T + 10 });
-    replaceLease(db, "y", null, { holder: "b", since: T, expiresAt: T + 10 });
-    expect(releaseLease(db, "x", "b")).toBe(false);
-    expect(releaseLease(db, "x", "a")).toBe(true);
-    expect(readLease(db, "x")).toBeNull();
-    expect(readLease(db, "y")?.holder).toBe("b");
-  });
-
-  it("liveLease shows a lease until it expires", () => {
-    const db = testDb();
-    replaceLease(db, "background", null, { holder: "a", since: T, expiresAt: T + 10 });
-    expect(liveLease(db, T + 9)?.holder).toBe("a");
-    expect(liveLease(db, T + 10)).toBeNull();
-  });
-
+describe("process ids", () => {
   it("process ids differ between two processes on one host and name the host and pid", () => {
     const a = processId();
     expect(a).toMatch(
@@ -76,7 +53,7 @@ describe("startLeader: two processes on one database file", () => {
   const start = (i: number) => {
     const name = `p${i}`;
     const l = startLeader(
-      dbs[i]!,
+      sqliteStore(dbs[i]!),
       () => {
         events.push(`${name} start @${Date.now() - T}`);
         return () => void events.push(`${name} stop @${Date.now() - T}`);
@@ -93,14 +70,14 @@ describe("startLeader: two processes on one database file", () => {
     expect(a.leading()).toBe(true);
     expect(b.leading()).toBe(false);
     expect(events).toEqual(["p0 start @0"]);
-    expect(readLease(dbs[1]!, "background")).toMatchObject({ holder: "p0", since: T });
-    expect(readLease(dbs[1]!, "background")!.expiresAt).toBeGreaterThan(Date.now());
+    expect(await readLease(sqliteStore(dbs[1]!), "background")).toMatchObject({ holder: "p0", since: T });
+    expect((await readLease(sqliteStore(dbs[1]!), "background"))!.expiresAt).toBeGreaterThan(Date.now());
   });
 
   it("when the leader dies, it stops its work before the lease expires and the other takes over within 15 s", async () => {
     const [a, b] = [start(0), start(1)];
     await vi.advanceTimersByTimeAsync(10_000);
-    const lastRenewal = readLease(dbs[1]!, "background")!.expiresAt - LEASE_TIMING.ttlMs;
+    const lastRenewal = (await readLease(sqliteStore(dbs[1]!), "background"))!.expiresAt - LEASE_TIMING.ttlMs;
     // The leader can no longer reach the store (its connection is gone): its renewals fail.
     dbs[0]!.$client.close();
     const died = Date.now();
@@ -112,6 +89,35 @@ describe("startLeader: two processes on one database file", () => {
     expect(at("p1 start")).toBeGreaterThanOrEqual(lastRenewal + LEASE_TIMING.ttlMs);
     expect(at("p1 start") - died).toBeLessThanOrEqual(15_000);
     expect(events.map((e) => e.split(" @")[0])).toEqual(["p0 start", "p0 stop", "p1 start"]);
+  });
+
+  it("a leader whose store stops answering (no error, no reply) still stops its work before its lease expires", async () => {
+    let hang = false;
+    const base = sqliteStore(dbs[0]!);
+    const hanging = { ...base, clock: () => (hang ? new Promise<number>(() => {}) : base.clock()) };
+    const a = startLeader(
+      hanging,
+      () => {
+        events.push(`p0 start @${Date.now() - T}`);
+        return () => void events.push(`p0 stop @${Date.now() - T}`);
+      },
+      { holder: "p0" },
+    );
+    leaders.push(a);
+    const b = start(1);
+    await vi.advanceTimersByTimeAsync(10_000);
+    const lastRenewal = (await readLease(sqliteStore(dbs[1]!), "background"))!.expiresAt - LEASE_TIMING.ttlMs;
+    hang = true;
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect([a.leading(), b.leading()]).toEqual([false, true]);
+    const at = (e: string) => Number(/@(\d+)/.exec(events.find((x) => x.startsWith(e))!)![1]) + T;
+    expect(at("p0 stop")).toBeLessThanOrEqual(lastRenewal + LEASE_TIMING.ttlMs - LEASE_TIMING.marginMs);
+    expect(at("p1 start")).toBeGreaterThanOrEqual(lastRenewal + LEASE_TIMING.ttlMs);
+    expect(events.map((e) => e.split(" @")[0])).toEqual(["p0 start", "p0 stop", "p1 start"]);
+    // Stopping waits for the look in flight, which gives up after a renew period.
+    const stopping = a.stop();
+    await vi.advanceTimersByTimeAsync(LEASE_TIMING.renewMs);
+    await stopping;
   });
 
   it("a leader that stops cleanly releases the lease: the other takes over within one renew period", async () => {
@@ -126,12 +132,25 @@ describe("startLeader: two processes on one database file", () => {
     expect(events.map((e) => e.split(" @")[0])).toEqual(["p0 start", "p0 stop", "p1 start"]);
   });
 
+  it("a leader stopped during its first look leaves no lease behind and starts no work", async () => {
+    const a = start(0);
+    await a.stop();
+    expect(await readLease(sqliteStore(dbs[1]!), "background")).toBeNull();
+    expect(a.leading()).toBe(false);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(events).toEqual([]);
+  });
+
   it("a stalled leader (its event loop blocked past the TTL) loses the lease to the other and stops", async () => {
     const [a, b] = [start(0), start(1)];
     await vi.advanceTimersByTimeAsync(1_000);
     // A third process took the lease as if p0's had expired unseen: p0's next renewal finds another holder.
-    const row = readLease(dbs[1]!, "background")!;
-    replaceLease(dbs[1]!, "background", row, { holder: "p9", since: Date.now(), expiresAt: Date.now() + 60_000 });
+    const row = (await readLease(sqliteStore(dbs[1]!), "background"))!;
+    await replaceLease(sqliteStore(dbs[1]!), "background", row, {
+      holder: "p9",
+      since: Date.now(),
+      expiresAt: Date.now() + 60_000,
+    });
     await vi.advanceTimersByTimeAsync(LEASE_TIMING.renewMs);
     expect(a.leading()).toBe(false);
     expect(events).toContain(`p0 stop @${LEASE_TIMING.renewMs}`);

@@ -1,10 +1,11 @@
 // Leader election over a lease row: the process that holds the lease runs the background work (started on winning
-// it, stopped on losing it); every process keeps serving pages and ingest. Decisions are leader-lease.ts's.
+// it, stopped on losing it); every process keeps serving pages and ingest. Decisions are leader-lease.ts's. Time is
+// the store's clock: PostgreSQL's own (so processes on hosts whose clocks disagree still agree), the host's on SQLite.
 import crypto from "node:crypto";
 import os from "node:os";
-import type { Db } from "../../db/client";
-import { readLease, releaseLease, replaceLease } from "../../db/queries/leases";
 import type { LeaseRow } from "../../db/rows/leases";
+import { readLease, releaseLease, replaceLease } from "../../db/store/leases";
+import type { Store } from "../../db/store/store";
 import { errorMessage, log } from "../observability/logger";
 import { LEASE_TIMING, leaseClaim, leaseStep, type LeaseOutcome, type LeaseTiming } from "./leader-lease";
 
@@ -18,6 +19,7 @@ export type LeaderOptions = {
   holder: string;
   name?: string;
   timing?: LeaseTiming;
+  /** The clock the lease is compared against (tests); default the store's (Store.clock). */
   now?: () => number;
 };
 
@@ -34,34 +36,48 @@ export function processId(): string {
 }
 
 /** One tick's I/O: read the row, write the claim if there is one, and say what happened. */
-function observe(db: Db, name: string, holder: string, now: number, t: LeaseTiming): LeaseOutcome {
-  try {
-    const row = readLease(db, name);
-    const claim = leaseClaim(row, holder, now, t);
-    if (claim === null) return { kind: "held", lease: row! };
-    if (replaceLease(db, name, row, claim)) return { kind: "won", lease: claim };
-    const after = readLease(db, name);
-    return after && after.holder !== holder && after.expiresAt > now
-      ? { kind: "held", lease: after }
-      : { kind: "failed" };
-  } catch (err) {
-    log().warn({ err: errorMessage(err) }, "leader lease: the store did not answer");
-    return { kind: "failed" };
-  }
+async function observe(s: Store, name: string, holder: string, now: number, t: LeaseTiming): Promise<LeaseOutcome> {
+  const row = await readLease(s, name);
+  const claim = leaseClaim(row, holder, now, t);
+  if (claim === null) return { kind: "held", lease: row! };
+  if (await replaceLease(s, name, row, claim)) return { kind: "won", lease: claim };
+  const after = await readLease(s, name);
+  return after && after.holder !== holder && after.expiresAt > now
+    ? { kind: "held", lease: after }
+    : { kind: "failed" };
+}
+
+/**
+ * The store's clock, and an estimate of it when the store does not answer: this process's clock plus the offset
+ * seen at the last answer (a holder cut off from PostgreSQL still knows when its lease runs out there).
+ */
+function leaseClock(s: Store, injected: (() => number) | undefined) {
+  if (injected) return { read: async () => injected(), estimate: injected };
+  let offset = 0;
+  return {
+    read: async () => {
+      const at = await s.clock();
+      offset = at - Date.now();
+      return at;
+    },
+    estimate: () => Date.now() + offset,
+  };
 }
 
 /**
  * Take part in the election for `name` (one tick now, then as leaseStep says): `work` is started when this process
  * wins the lease and stopped when it loses it; a start waits for the previous stop to finish.
  */
-export function startLeader(db: Db, work: LeaderWork, opts: LeaderOptions): Leader {
+export function startLeader(store: Store, work: LeaderWork, opts: LeaderOptions): Leader {
   const name = opts.name ?? BACKGROUND_LEASE;
   const t = opts.timing ?? LEASE_TIMING;
-  const now = opts.now ?? Date.now;
+  const clock = leaseClock(store, opts.now);
   let state = { leading: false, expiresAt: 0 };
   let stopWork: (() => Promise<void> | void) | null = null;
   let chain: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | null = null;
+  let inFlight: Promise<void> = Promise.resolve();
+  let deadline: NodeJS.Timeout | null = null;
   let stopped = false;
   const status = statusHolder();
   status.current = { holder: opts.holder, leading: false };
@@ -81,31 +97,79 @@ export function startLeader(db: Db, work: LeaderWork, opts: LeaderOptions): Lead
       .catch((err) => log().error({ err: errorMessage(err) }, `leader: ${to} of background work failed`));
   };
 
-  const tick = () => {
+  // A store that does not answer at all (a lost network on PostgreSQL) must not stall the ticks: a look gives up
+  // after a renew period, and a holder's work stops at its deadline even while a look is still waiting.
+  const look = async (): Promise<{ at: number; outcome: LeaseOutcome }> => {
+    let giveUp: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      giveUp = setTimeout(() => reject(new Error(`no answer within ${t.renewMs} ms`)), t.renewMs);
+    });
+    try {
+      const at = await Promise.race([clock.read(), late]);
+      return { at, outcome: await Promise.race([observe(store, name, opts.holder, at, t), late]) };
+    } catch (err) {
+      log().warn({ err: errorMessage(err) }, "leader lease: the store did not answer");
+      return { at: clock.estimate(), outcome: { kind: "failed" } };
+    } finally {
+      clearTimeout(giveUp);
+    }
+  };
+
+  const lose = (why: string) => {
+    state = { leading: false, expiresAt: 0 };
+    status.current = { holder: opts.holder, leading: false };
+    log().warn({ holder: opts.holder }, why);
+    change("stop");
+  };
+
+  /** While leading: stop the work marginMs before the lease written last expires, unless a renewal comes first. */
+  const armDeadline = () => {
+    if (deadline) clearTimeout(deadline);
+    deadline = null;
+    if (!state.leading) return;
+    deadline = setTimeout(
+      () => {
+        deadline = null;
+        if (state.leading && !stopped) lose("leader: the lease could not be renewed in time, background work stopped");
+      },
+      Math.max(0, state.expiresAt - t.marginMs - clock.estimate()),
+    );
+    deadline.unref();
+  };
+
+  const tick = async () => {
     timer = null;
     if (stopped) return;
-    const at = now();
-    const step = leaseStep(state, observe(db, name, opts.holder, at, t), at, t);
+    const { at, outcome } = await look();
+    if (stopped) {
+      // stop() came during this look: a lease just won is released by stop(), its work never started.
+      if (outcome.kind === "won") state = { leading: true, expiresAt: outcome.lease.expiresAt };
+      return;
+    }
+    const step = leaseStep(state, outcome, at, t);
     state = { leading: step.leading, expiresAt: step.expiresAt };
     status.current = { holder: opts.holder, leading: step.leading };
     if (step.change === "start") log().info({ holder: opts.holder }, "leader: this process leads background work");
     if (step.change === "stop") log().warn({ holder: opts.holder }, "leader: lease lost, background work stopped");
     if (step.change) change(step.change);
-    timer = setTimeout(tick, step.nextInMs);
+    armDeadline();
+    timer = setTimeout(() => (inFlight = tick()), step.nextInMs);
     timer.unref();
   };
-  tick();
+  inFlight = tick();
 
   return {
     leading: () => state.leading,
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
+      if (deadline) clearTimeout(deadline);
+      await inFlight;
       change("stop");
       await chain;
       if (state.leading) {
         try {
-          releaseLease(db, name, opts.holder);
+          await releaseLease(store, name, opts.holder);
         } catch (err) {
           log().warn({ err: errorMessage(err) }, "leader: the lease could not be released (it expires by itself)");
         }
@@ -129,8 +193,8 @@ export function leaderStatus(): { holder: string; leading: boolean } | null {
   return statusHolder().current;
 }
 
-/** The lease as /api/health shows it: its holder and since while it is live at `now`, else null. */
-export function liveLease(db: Db, now: number, name = BACKGROUND_LEASE): LeaseRow | null {
-  const row = readLease(db, name);
+/** The lease as /api/health shows it: its holder and since while it is live by the store's clock, else null. */
+export async function liveLease(store: Store, name = BACKGROUND_LEASE): Promise<LeaseRow | null> {
+  const [row, now] = await Promise.all([readLease(store, name), store.clock()]);
   return row !== null && row.expiresAt > now ? row : null;
 }

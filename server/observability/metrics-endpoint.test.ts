@@ -12,6 +12,7 @@ import { setCursor } from "../../db/queries/attribution";
 import { upsertSource } from "../../db/queries/source-registry";
 import { minimal, ndjson, T0 } from "../../test/events";
 import { startSession } from "../auth/sessions";
+import { sqliteStore } from "../../db/store/store";
 import { createToken } from "../auth/tokens";
 import { ingestBody } from "../ingest/ingest";
 import { sourceReporter } from "../sources/status";
@@ -64,7 +65,7 @@ describe("GET /metrics", () => {
     const { token } = createToken(db, { name: "prometheus", scope: "read", createdBy: "t" }, NOW);
     expect((await metricsReply(db, { authorization: `Bearer ${token}` }, NOW)).status).toBe(200);
     const userId = insertUser(db, { username: "viewer1", role: "viewer", passwordHash: null }, NOW);
-    const session = startSession(db, userId, NOW, 3_600_000);
+    const session = await startSession(sqliteStore(db), userId, NOW, 3_600_000);
     const reply = await metricsReply(db, { cookie: `sy_session=${session.value}` }, NOW);
     expect(reply.status).toBe(200);
     expect(reply.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/);

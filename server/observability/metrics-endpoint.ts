@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client";
+import { sqliteStore } from "../../db/store/store";
 import { requestActor } from "../auth/request";
 import { API_POLICY, COMMON_HEADERS } from "../auth/csp";
 import { satisfies } from "../auth/roles";
@@ -26,7 +27,7 @@ export async function metricsReply(
   const req = new Request("http://localhost/metrics", {
     headers: Object.fromEntries(Object.entries(headers).filter(([, v]) => v)) as Record<string, string>,
   });
-  const actor = requestActor(db, req, now);
+  const actor = await requestActor(sqliteStore(db), req, now);
   const json = (status: number, error: string, extra: Record<string, string> = {}) => ({
     status,
     headers: { ...HEADERS, "content-type": "application/json", ...extra },

@@ -26,7 +26,7 @@ afterAll(async () => {
 
 describe("GET /api/health", () => {
   it("answers 200 with the database ok and the applied schema version", async () => {
-    const res = GET();
+    const res = await GET();
     expect(res.status).toBe(200);
     const body = (await res.json()) as {
       status: string;
@@ -42,23 +42,27 @@ describe("GET /api/health", () => {
 
   it("says which process leads background work and whether it is this one", async () => {
     const { startLeader } = await import("@/server/jobs/leader");
-    const { readLease, replaceLease } = await import("@/db/queries/leases");
+    const { readLease, replaceLease } = await import("@/db/store/leases");
+    const { sqliteStore } = await import("@/db/store/store");
+    const store = sqliteStore(serverDb());
     type Body = { leader: { holder: string; since: number; this_process: boolean } | null; process: unknown };
     const before = Date.now();
-    const leader = startLeader(serverDb(), () => () => {}, { holder: "host-a:1:0a0b0c0d" });
-    const mine = (await GET().json()) as Body;
+    const leader = startLeader(store, () => () => {}, { holder: "host-a:1:0a0b0c0d" });
+    // The first look at the lease is asynchronous (the store's API is): wait for it.
+    await vi.waitFor(() => expect(leader.leading()).toBe(true));
+    const mine = (await (await GET()).json()) as Body;
     expect(mine.leader).toEqual({ holder: "host-a:1:0a0b0c0d", since: expect.any(Number), this_process: true });
     expect(mine.leader!.since).toBeGreaterThanOrEqual(before);
     expect(mine.process).toEqual({ id: "host-a:1:0a0b0c0d", leading: true });
     await leader.stop();
-    expect(((await GET().json()) as Body).leader).toBeNull();
+    expect(((await (await GET()).json()) as Body).leader).toBeNull();
     // Another process took the lease: it is named, and this process is not the leader.
-    replaceLease(serverDb(), "background", readLease(serverDb(), "background"), {
+    await replaceLease(store, "background", await readLease(store, "background"), {
       holder: "host-b:2:0a0b0c0d",
       since: before,
       expiresAt: Date.now() + 60_000,
     });
-    const theirs = (await GET().json()) as Body;
+    const theirs = (await (await GET()).json()) as Body;
     expect(theirs.leader).toEqual({ holder: "host-b:2:0a0b0c0d", since: before, this_process: false });
     expect(theirs.process).toEqual({ id: "host-a:1:0a0b0c0d", leading: false });
   });
@@ -66,7 +70,7 @@ describe("GET /api/health", () => {
   it("answers 503 without details when the database does not answer", async () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     serverDb().$client.close();
-    const res = GET();
+    const res = await GET();
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ status: "error", database: "unavailable" });
     expect(error).toHaveBeenCalled();

@@ -1,6 +1,6 @@
 import { schemaVersion } from "@/db/client";
 import { leaderStatus, liveLease } from "@/server/jobs/leader";
-import { serverDb } from "@/server/runtime";
+import { serverDb, serverStore } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -10,11 +10,11 @@ export const dynamic = "force-dynamic";
  * (`leader`: the live lease's holder and since, Unix ms; null while no process holds one) and this process's id and
  * whether it is that leader (`process`: null when this process takes no part in the election).
  */
-export function GET(): Response {
+export async function GET(): Promise<Response> {
   try {
     const db = serverDb();
     db.$client.prepare("SELECT 1").get();
-    const lease = liveLease(db, Date.now());
+    const lease = await liveLease(serverStore());
     const self = leaderStatus();
     return Response.json({
       status: "ok",

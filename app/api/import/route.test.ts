@@ -11,6 +11,7 @@ import type { Db } from "@/db/client";
 import { insertUser } from "@/db/queries/auth";
 import { SESSION_COOKIE } from "@/server/auth/constants";
 import { startSession } from "@/server/auth/sessions";
+import { sqliteStore } from "@/db/store/store";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
 import { useTempServerEnv } from "@/test/server-env";
 
@@ -37,37 +38,37 @@ const post = (body: BodyInit, headers: Record<string, string>) =>
   POST(new Request(URL_, { method: "POST", body, headers: { "x-switchyard-filename": "t.jsonl.gz", ...headers } }));
 
 describe("POST /api/import", () => {
-  const signIn = (role: string) => {
+  const signIn = async (role: string) => {
     const id = insertUser(
       db,
       { username: `u-${role}-${Math.random().toString(36).slice(2, 8)}`, role, passwordHash: null },
       Date.now(),
     );
-    return `${SESSION_COOKIE}=${startSession(db, id, Date.now(), 60_000).value}`;
+    return `${SESSION_COOKIE}=${(await startSession(sqliteStore(db), id, Date.now(), 60_000)).value}`;
   };
 
-  it.each<[string, () => Record<string, string>, number]>([
-    ["nobody (no token, no session)", () => ({ origin: "http://localhost:3000", host: "localhost:3000" }), 401],
-    ["a wrong token", () => ({ authorization: "Bearer wrong" }), 401],
+  it.each<[string, () => Promise<Record<string, string>>, number]>([
+    ["nobody (no token, no session)", async () => ({ origin: "http://localhost:3000", host: "localhost:3000" }), 401],
+    ["a wrong token", async () => ({ authorization: "Bearer wrong" }), 401],
     [
       "a signed-in viewer",
-      () => ({ cookie: signIn("viewer"), origin: "http://localhost:3000", host: "localhost:3000" }),
+      async () => ({ cookie: await signIn("viewer"), origin: "http://localhost:3000", host: "localhost:3000" }),
       403,
     ],
     [
       "an operator's session used from another site",
-      () => ({ cookie: signIn("operator"), origin: "http://evil.example", host: "localhost:3000" }),
+      async () => ({ cookie: await signIn("operator"), origin: "http://evil.example", host: "localhost:3000" }),
       403,
     ],
   ])("refuses %s", async (_, headers, status) => {
-    const res = await post(gzipSync(await fixture()), headers());
+    const res = await post(gzipSync(await fixture()), await headers());
     expect(res.status).toBe(status);
     expect(db.$client.prepare("SELECT count(*) FROM requests").pluck().get()).toBe(0);
   });
 
   it("imports a gzip trace uploaded by a signed-in operator from the dashboard and records the upload source's status", async () => {
     const res = await post(gzipSync(await fixture()), {
-      cookie: signIn("operator"),
+      cookie: await signIn("operator"),
       origin: "http://localhost:3000",
       host: "localhost:3000",
     });

@@ -1,7 +1,7 @@
 import { requestActor } from "@/server/auth/request";
 import { AppError } from "@/server/errors";
 import { errorResponse } from "@/server/http";
-import { ingestTokenAccepted, serverDb } from "@/server/runtime";
+import { ingestTokenAccepted, serverDb, serverStore } from "@/server/runtime";
 import { importAccess, importName, limitedBody, MAX_IMPORT_BYTES } from "@/server/sources/dynamo-trace/upload";
 import { describeImport, importTraceIntoDb } from "@/server/sources/dynamo-trace/run";
 import { sourceReporter } from "@/server/sources/status";
@@ -36,7 +36,8 @@ export const dynamic = "force-dynamic";
 export async function POST(req: Request): Promise<Response> {
   try {
     const db = serverDb();
-    const access = importAccess(req, ingestTokenAccepted, () => requestActor(db, req, Date.now()));
+    const actor = await requestActor(serverStore(), req, Date.now());
+    const access = importAccess(req, ingestTokenAccepted, () => actor);
     if (access === "unauthorized")
       throw new AppError("UNAUTHORIZED", "sign in, or send the ingest token (Authorization: Bearer <token>)");
     if (access === "forbidden")

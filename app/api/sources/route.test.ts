@@ -45,7 +45,7 @@ describe("GET /api/sources", () => {
     });
     sourceReporter(db, "vllm-a", "prometheus").error(T + 2, "HTTP 503 from http://vllm-a:8000/metrics");
     const { token } = createToken(db, { name: "monitor", scope: "read", createdBy: "test" }, T);
-    const res = get(token);
+    const res = await get(token);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { sources: unknown[] };
     expect(body.sources).toEqual([
@@ -71,8 +71,8 @@ describe("GET /api/sources", () => {
   });
 
   it("401 without credentials, 401 for an ingest-only token", async () => {
-    expect(get().status).toBe(401);
+    expect((await get()).status).toBe(401);
     const { token } = createToken(serverDb(), { name: "sender", scope: "ingest", createdBy: "test" }, T);
-    expect(get(token).status).toBe(401);
+    expect((await get(token)).status).toBe(401);
   });
 });

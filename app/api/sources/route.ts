@@ -3,7 +3,7 @@ import { satisfies } from "@/server/auth/roles";
 import { requestActor } from "@/server/auth/request";
 import { AppError } from "@/server/errors";
 import { errorResponse } from "@/server/http";
-import { serverDb } from "@/server/runtime";
+import { serverDb, serverStore } from "@/server/runtime";
 import { sourcesApiBody } from "@/server/sources/api-view";
 import { joinSources } from "@/server/sources/summary";
 
@@ -11,11 +11,11 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** Source health for monitoring scripts: a viewer session or a read token (Authorization: Bearer <token>). */
-export function GET(req: Request): Response {
+export async function GET(req: Request): Promise<Response> {
   try {
     const db = serverDb();
     const now = Date.now();
-    const actor = requestActor(db, req, now);
+    const actor = await requestActor(serverStore(), req, now);
     if (!actor)
       throw new AppError(
         "UNAUTHORIZED",

@@ -5,7 +5,7 @@ import { clientAddress } from "@/server/auth/request";
 import { authBody, signedIn } from "@/server/auth/routes";
 import { AppError } from "@/server/errors";
 import { errorResponse } from "@/server/http";
-import { loginLimiter, serverDb } from "@/server/runtime";
+import { loginLimiter, serverStore } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -21,19 +21,19 @@ export async function POST(req: Request): Promise<Response> {
     const { username, password } = await authBody(req, input);
     const limiter = loginLimiter();
     const address = clientAddress(req);
-    const blocked = limiter.check(username, address, Date.now());
+    const blocked = await limiter.check(username, address, Date.now());
     if (blocked)
       return Response.json(
         { error: blocked.message },
         { status: 429, headers: { "retry-after": String(blocked.retryAfter) } },
       );
-    const userId = await checkPassword(serverDb(), username, password);
+    const userId = await checkPassword(serverStore(), username, password);
     if (userId === null) {
-      limiter.fail(username, address, Date.now());
+      await limiter.fail(username, address, Date.now());
       throw new AppError("UNAUTHORIZED", "wrong username or password");
     }
-    limiter.succeed(username);
-    return signedIn(req, userId, Date.now());
+    await limiter.succeed(username);
+    return await signedIn(req, userId, Date.now());
   } catch (err) {
     // The failure could not be counted (another process holds the write lock): no answer without it.
     if (isBusy(err))

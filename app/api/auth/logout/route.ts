@@ -1,14 +1,14 @@
 import { isHttps, sameOriginRequest } from "@/server/auth/request";
 import { clearedSessionCookie, endSession, readCookie, SESSION_COOKIE } from "@/server/auth/sessions";
-import { serverDb } from "@/server/runtime";
+import { serverStore } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** End this browser's session and go to the sign-in page (a plain form post works without script). */
-export function POST(req: Request): Response {
+export async function POST(req: Request): Promise<Response> {
   if (!sameOriginRequest(req)) return Response.json({ error: "cross-origin request refused" }, { status: 403 });
-  endSession(serverDb(), readCookie(req.headers.get("cookie"), SESSION_COOKIE));
+  await endSession(serverStore(), readCookie(req.headers.get("cookie"), SESSION_COOKIE));
   return new Response(null, {
     status: 303,
     headers: { location: "/login", "set-cookie": clearedSessionCookie(isHttps(req)), "cache-control": "no-store" },

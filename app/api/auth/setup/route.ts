@@ -18,7 +18,7 @@ export async function POST(req: Request): Promise<Response> {
   try {
     const body = await authBody(req, input);
     const userId = await redeemLink(serverDb(), body, Date.now());
-    return signedIn(req, userId, Date.now());
+    return await signedIn(req, userId, Date.now());
   } catch (err) {
     return errorResponse(err);
   }

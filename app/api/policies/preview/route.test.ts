@@ -4,6 +4,7 @@ import type { Db } from "@/db/client";
 import { insertUser } from "@/db/queries/auth";
 import { SESSION_COOKIE } from "@/server/auth/constants";
 import { startSession } from "@/server/auth/sessions";
+import { sqliteStore } from "@/db/store/store";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
 import type { PreviewResult } from "@/server/preview/types";
 import { setPreviewRunner } from "@/server/preview/queue";
@@ -35,15 +36,15 @@ afterAll(async () => {
   await restore();
 });
 
-const signIn = (role: string) => {
+const signIn = async (role: string) => {
   const id = insertUser(
     db,
     { username: `u-${role}-${Math.random().toString(36).slice(2, 8)}`, role, passwordHash: null },
     Date.now(),
   );
-  return `${SESSION_COOKIE}=${startSession(db, id, Date.now(), 60_000).value}`;
+  return `${SESSION_COOKIE}=${(await startSession(sqliteStore(db), id, Date.now(), 60_000)).value}`;
 };
-const asOperator = () => ({ cookie: signIn("operator"), origin: ORIGIN, host: "localhost:3000" });
+const asOperator = async () => ({ cookie: await signIn("operator"), origin: ORIGIN, host: "localhost:3000" });
 
 /** A small Mooncake trace: two sessions sharing a 4-block prefix, a request every 10 s. */
 function trace(): string {
@@ -67,12 +68,12 @@ const upload = (body: BodyInit, name: string, query: string) =>
     }),
   );
 
-const preview = (body: unknown, headers: Record<string, string> = asOperator()) =>
+const preview = async (body: unknown, headers?: Record<string, string>) =>
   previewPost(
     new Request(`${ORIGIN}/api/policies/preview`, {
       method: "POST",
       body: JSON.stringify(body),
-      headers: { "content-type": "application/json", ...headers },
+      headers: { "content-type": "application/json", ...(headers ?? (await asOperator())) },
     }),
   );
 
@@ -123,7 +124,7 @@ describe("Mooncake import and POST /api/policies/preview", () => {
 
   it("needs the operate scope", async () => {
     expect((await preview({ kind: "routing", document: {} }, {})).status).toBe(401);
-    const viewer = { cookie: signIn("viewer"), origin: ORIGIN, host: "localhost:3000" };
+    const viewer = { cookie: await signIn("viewer"), origin: ORIGIN, host: "localhost:3000" };
     expect((await preview({ kind: "routing", document: {} }, viewer)).status).toBe(403);
   });
 });

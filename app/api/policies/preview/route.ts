@@ -4,7 +4,7 @@ import { AppError } from "@/server/errors";
 import { errorResponse } from "@/server/http";
 import { checkedPreview } from "@/server/routers/previews";
 import { previewQueue } from "@/server/preview/service";
-import { serverDb } from "@/server/runtime";
+import { serverDb, serverStore } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -17,7 +17,7 @@ export const dynamic = "force-dynamic";
 export async function POST(req: Request): Promise<Response> {
   try {
     const db = serverDb();
-    const actor = requestActor(db, req, Date.now());
+    const actor = await requestActor(serverStore(), req, Date.now());
     if (!actor) throw new AppError("UNAUTHORIZED", "sign in, or send an operate token (Authorization: Bearer <token>)");
     if (!satisfies(actor.role, "operator")) throw new AppError("FORBIDDEN", "previews need the operate scope");
     if (!sameOriginRequest(req)) throw new AppError("FORBIDDEN", "cross-origin request refused");

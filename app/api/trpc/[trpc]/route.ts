@@ -4,7 +4,7 @@ import { errorResponse, readBodyLimited } from "@/server/http";
 import { AppError } from "@/server/errors";
 import { appRouter } from "@/server/trpc/root";
 import { createInnerContext } from "@/server/trpc/init";
-import { serverDb } from "@/server/runtime";
+import { serverDb, serverStore } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -21,9 +21,9 @@ async function handler(req: Request) {
       endpoint: "/api/trpc",
       req: bounded,
       router: appRouter,
-      createContext: () => {
-        const db = serverDb();
-        return createInnerContext({ db, now: Date.now, actor: requestActor(db, req, Date.now()) });
+      createContext: async () => {
+        const actor = await requestActor(serverStore(), req, Date.now());
+        return createInnerContext({ db: serverDb(), now: Date.now, actor });
       },
       onError({ error, path }) {
         if (error.code === "INTERNAL_SERVER_ERROR") console.error(`trpc ${path ?? "?"} failed: ${error.message}`);

@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { createCaller } from "@/server/trpc/root";
 import { requestActor } from "@/server/auth/request";
-import { serverDb } from "@/server/runtime";
+import { serverDb, serverStore } from "@/server/runtime";
 import { sessionExport } from "@/server/analysis/session-export";
 import { sessionChains } from "@/db/queries/chains";
 
@@ -13,9 +13,8 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
   const { id } = await params;
   try {
     const db = serverDb();
-    const trace = await createCaller({ db, now: Date.now, actor: requestActor(db, req, Date.now()) }).sessions.byId({
-      id,
-    });
+    const actor = await requestActor(serverStore(), req, Date.now());
+    const trace = await createCaller({ db, now: Date.now, actor }).sessions.byId({ id });
     const chains = new URL(req.url).searchParams.get("chains") === "1" ? sessionChains(db, id) : undefined;
     return new Response(JSON.stringify(sessionExport(trace, chains), null, 2), {
       headers: {

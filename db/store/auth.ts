@@ -1,0 +1,121 @@
+import { and, eq, gt, isNull, lt, lte, min, or, sql, sum } from "drizzle-orm";
+import type { Store } from "./store";
+
+// Sign-in, sessions, API-token checks and sign-in failures on either engine (server/auth). Times in Unix ms.
+
+export type UserRow = Store["t"]["users"]["$inferSelect"];
+export type TokenRow = Store["t"]["apiTokens"]["$inferSelect"];
+export type SessionInsert = Store["t"]["authSessions"]["$inferInsert"];
+
+export async function userByName(s: Store, username: string): Promise<UserRow | undefined> {
+  const { users } = s.t;
+  return (await s.db.select().from(users).where(eq(users.username, username)).limit(1))[0];
+}
+
+export async function userById(s: Store, id: number): Promise<UserRow | undefined> {
+  const { users } = s.t;
+  return (await s.db.select().from(users).where(eq(users.id, id)).limit(1))[0];
+}
+
+export async function updateUser(
+  s: Store,
+  id: number,
+  patch: Partial<Pick<UserRow, "role" | "passwordHash" | "disabled" | "lastLoginAt">>,
+): Promise<void> {
+  const { users } = s.t;
+  await s.db.update(users).set(patch).where(eq(users.id, id));
+}
+
+export async function insertSession(s: Store, row: SessionInsert): Promise<void> {
+  await s.db.insert(s.t.authSessions).values(row);
+}
+
+/** The live session with this id (hash) and its enabled user, or undefined. */
+export async function sessionUser(s: Store, id: string, now: number) {
+  const { authSessions, users } = s.t;
+  const rows = await s.db
+    .select({ userId: users.id, username: users.username, role: users.role, expiresAt: authSessions.expiresAt })
+    .from(authSessions)
+    .innerJoin(users, eq(users.id, authSessions.userId))
+    .where(and(eq(authSessions.id, id), gt(authSessions.expiresAt, now), eq(users.disabled, false)))
+    .limit(1);
+  return rows[0];
+}
+
+export async function deleteSession(s: Store, id: string): Promise<void> {
+  const { authSessions } = s.t;
+  await s.db.delete(authSessions).where(eq(authSessions.id, id));
+}
+
+/** Drop expired sessions and links (housekeeping); sign-in failures are dropped by deleteLoginFailuresBefore. */
+export async function deleteExpiredAuth(s: Store, now: number): Promise<void> {
+  const { authSessions, authLinks } = s.t;
+  await s.db.delete(authSessions).where(lt(authSessions.expiresAt, now));
+  await s.db.delete(authLinks).where(lt(authLinks.expiresAt, now - 86_400_000));
+}
+
+export async function tokenByDigest(s: Store, digest: string): Promise<TokenRow | undefined> {
+  const { apiTokens } = s.t;
+  return (await s.db.select().from(apiTokens).where(eq(apiTokens.digest, digest)).limit(1))[0];
+}
+
+/** Note a token's use at most once a minute (cheap on the ingest path). */
+export async function touchToken(s: Store, digest: string, now: number): Promise<void> {
+  const { apiTokens } = s.t;
+  await s.db
+    .update(apiTokens)
+    .set({ lastUsedAt: now })
+    .where(and(eq(apiTokens.digest, digest), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, now - 60_000))));
+}
+
+/** Failed sign-ins under `key` after `since` (Unix ms): how many, and the time of the oldest (null when none). */
+export async function loginFailuresSince(
+  s: Store,
+  key: string,
+  since: number,
+): Promise<{ count: number; oldest: number | null }> {
+  const { loginFailures } = s.t;
+  const rows = await s.db
+    .select({ count: sum(loginFailures.n).mapWith(Number), oldest: min(loginFailures.at) })
+    .from(loginFailures)
+    .where(and(eq(loginFailures.key, key), gt(loginFailures.at, since)));
+  const r = rows[0];
+  return { count: r?.count ?? 0, oldest: r?.oldest ?? null };
+}
+
+/**
+ * Count one failed sign-in at `now` under each key (failures in the same ms add up; one statement, so either every
+ * key counts or none does), then drop the keys' failures at or before `dropBefore` (Unix ms).
+ */
+export async function insertLoginFailures(
+  s: Store,
+  keys: readonly string[],
+  now: number,
+  dropBefore: number,
+): Promise<void> {
+  const distinct = [...new Set(keys)];
+  if (distinct.length === 0) return;
+  const { loginFailures } = s.t;
+  await s.db
+    .insert(loginFailures)
+    .values(distinct.map((key) => ({ key, at: now, n: 1 })))
+    .onConflictDoUpdate({ target: [loginFailures.key, loginFailures.at], set: { n: sql`${loginFailures.n} + 1` } });
+  for (const key of distinct)
+    await s.db.delete(loginFailures).where(and(eq(loginFailures.key, key), lte(loginFailures.at, dropBefore)));
+}
+
+/** Forget every failure under `key` (a successful sign-in clears its account's count). */
+export async function clearLoginFailures(s: Store, key: string): Promise<void> {
+  const { loginFailures } = s.t;
+  await s.db.delete(loginFailures).where(eq(loginFailures.key, key));
+}
+
+/** Drop every failure at or before `before` (Unix ms). Returns rows gone. */
+export async function deleteLoginFailuresBefore(s: Store, before: number): Promise<number> {
+  const { loginFailures } = s.t;
+  const rows = await s.db
+    .delete(loginFailures)
+    .where(lte(loginFailures.at, before))
+    .returning({ key: loginFailures.key });
+  return rows.length;
+}
