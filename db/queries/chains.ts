@@ -3,6 +3,7 @@ import { asBinary, assembleChain, decodeHashes, HASH_BYTES, hashCount, type Chai
 import { decodeRuns } from "../run-codec";
 import type { NamedRequest } from "../rows/ingest";
 import type { Db } from "../client";
+import { kvBlockList } from "./kv-lists";
 
 // The row side of request chains (schema: db/schema/requests.ts). Every reader of requests.sequence_hashes /
 // local_hashes goes through here: a row holds only what its turn added after the first shared hashes of its base.
@@ -24,11 +25,13 @@ type ChainRow = {
   local: Uint8Array | string | null;
   /** Null: local is a tail after base's first localShared. Else local's hashes interleave with runs of base's chain. */
   localRefs: Uint8Array | null;
+  /** Null: seq is the whole tail. Else seq's hashes interleave with runs KV events hold (kvBlockList reads them). */
+  seqRefs: Uint8Array | null;
 };
 
 /** The chain columns of requests, for a query that reads them beside others (rows then go to chainPass). */
 export const CHAIN_COLUMNS = `chain_base AS base, seq_shared AS seqShared, local_shared AS localShared, seq_count AS seqCount,
-  local_count AS localCount, sequence_hashes AS seq, local_hashes AS local, local_refs AS localRefs`;
+  local_count AS localCount, sequence_hashes AS seq, local_hashes AS local, local_refs AS localRefs, seq_refs AS seqRefs`;
 const COLUMNS = `id, request_id AS requestId, ${CHAIN_COLUMNS}`;
 
 /** A request row's id and its CHAIN_COLUMNS. */
@@ -85,13 +88,13 @@ class ChainMemo {
   }
 }
 
-type State = ReturnType<typeof prepare> & { memo: ChainMemo };
+type State = ReturnType<typeof prepare> & { memo: ChainMemo; db: Db };
 const cache = new WeakMap<Database.Database, State>();
 const MEMO_BYTES = 32 * 1024 * 1024;
 
 function state(db: Db): State {
   let s = cache.get(db.$client);
-  if (!s) cache.set(db.$client, (s = { ...prepare(db.$client), memo: new ChainMemo(MEMO_BYTES) }));
+  if (!s) cache.set(db.$client, (s = { ...prepare(db.$client), memo: new ChainMemo(MEMO_BYTES), db }));
   return s;
 }
 
@@ -102,10 +105,20 @@ const seqCountOf = (r: ChainRow): number | null =>
 const localCountOf = (r: ChainRow): number | null =>
   isLegacy(r) ? (r.local === null ? null : hashCount(r.local)) : r.localCount;
 const EMPTY = Buffer.alloc(0);
-const link = (r: ChainRow, which: "seq" | "local"): ChainLink =>
+const link = (s: State, r: ChainRow, which: "seq" | "local"): ChainLink =>
   which === "seq"
-    ? { base: r.base, shared: r.seqShared, tail: asBinary(r.seq) ?? EMPTY }
+    ? { base: r.base, shared: r.seqShared, tail: seqTail(s, r) ?? EMPTY }
     : { base: r.base, shared: r.localShared, tail: asBinary(r.local) ?? EMPTY };
+
+/** A row's sequence tail (after its seqShared), its runs held by KV events read from them; null: none stored. */
+function seqTail(s: State, r: ChainRow): Buffer | null {
+  if (r.seqRefs === null) return asBinary(r.seq);
+  const tail = kvBlockList(s.db, r.seq, r.seqRefs);
+  const want = (r.seqCount ?? 0) - r.seqShared;
+  if (tail === null || tail.byteLength !== want * HASH_BYTES)
+    throw new Error(`stored chain ${r.id} refers to KV events no longer stored (${want} sequence hashes expected)`);
+  return tail;
+}
 
 /** Build one row's full chains, taking bases from `known` (earlier results) before reading rows. */
 function build(s: State, r: ChainRow, known: (id: string) => Chains | undefined): Chains {
@@ -113,12 +126,12 @@ function build(s: State, r: ChainRow, known: (id: string) => Chains | undefined)
     const count = which === "seq" ? seqCountOf(r) : localCountOf(r);
     if (count === null) return null;
     if (which === "local" && r.localRefs !== null) return localFromRuns(s, r, count, known);
-    return assembleChain(link(r, which), count, (id) => {
+    return assembleChain(link(s, r, which), count, (id) => {
       const k = known(id) ?? s.memo.get(id);
       if (k) return k[which] ?? EMPTY;
       const b = s.row.get(id) as ChainRow | undefined;
       if (b && which === "local" && b.localRefs !== null) return localFromRuns(s, b, localCountOf(b) ?? 0, known);
-      return b && link(b, which);
+      return b && link(s, b, which);
     });
   };
   return { seq: make("seq"), local: make("local") };
@@ -162,12 +175,12 @@ function buildOne(s: State, r: ChainRow, which: "seq" | "local", known: (id: str
     return local ? { seq: null, local } : undefined;
   };
   if (which === "local" && r.localRefs !== null) return localFromRuns(s, r, count, knownLocal);
-  return assembleChain(link(r, which), count, (id) => {
+  return assembleChain(link(s, r, which), count, (id) => {
     const k = known(id) ?? s.memo.get(id)?.[which];
     if (k) return k;
     const b = s.row.get(id) as ChainRow | undefined;
     if (b && which === "local" && b.localRefs !== null) return localFromRuns(s, b, localCountOf(b) ?? 0, knownLocal);
-    return b && link(b, which);
+    return b && link(s, b, which);
   });
 }
 
@@ -190,7 +203,7 @@ export function chainPass(db: Db): (r: ChainColumns) => PassChains {
     const local = buildOne(s, r, "local", (id) => locals.get(id)?.local ?? null);
     let seq: Buffer | null = null;
     let firstSeq: Buffer | null = null;
-    const tail = isLegacy(r) ? null : asBinary(r.seq);
+    const tail = isLegacy(r) ? null : seqTail(s, r);
     if (local === null || local.byteLength === 0 || isLegacy(r)) seq = buildOne(s, r, "seq", none);
     else if ((r.seqCount ?? 0) === 0) firstSeq = null;
     else if (r.seqShared === 0 && tail !== null && tail.byteLength >= 8) firstSeq = tail.subarray(0, 8);
@@ -296,7 +309,7 @@ export function rebaseDependents(db: Db, ids: readonly string[]): number {
   const c = db.$client;
   const dependents = c.prepare("SELECT id FROM requests WHERE chain_base = ?").pluck();
   const store = c.prepare(
-    "UPDATE requests SET sequence_hashes = ?, local_hashes = ?, chain_base = NULL, seq_shared = 0, local_shared = 0, local_refs = NULL, seq_count = ?, local_count = ? WHERE id = ?",
+    "UPDATE requests SET sequence_hashes = ?, local_hashes = ?, chain_base = NULL, seq_shared = 0, local_shared = 0, local_refs = NULL, seq_refs = NULL, seq_count = ?, local_count = ? WHERE id = ?",
   );
   const gone = new Set(ids);
   let n = 0;
@@ -310,4 +323,20 @@ export function rebaseDependents(db: Db, ids: readonly string[]): number {
     }
   }
   return n;
+}
+
+/**
+ * Store literally the sequence tail of every row before `ts` (Unix ms) that refers to KV events (seq_refs), so KV
+ * events can be deleted without breaking its chain: retention calls it, in the transaction that deletes them, with
+ * the KV cutoff plus the reference window. Returns rows rewritten.
+ */
+export function storeSeqTailsBefore(db: Db, ts: number): number {
+  const s = state(db);
+  const c = db.$client;
+  const rows = c
+    .prepare(`SELECT ${COLUMNS} FROM requests INDEXED BY requests_seq_refs WHERE seq_refs IS NOT NULL AND ts < ?`)
+    .all(ts) as ChainRow[];
+  const store = c.prepare("UPDATE requests SET sequence_hashes = ?, seq_refs = NULL WHERE id = ?");
+  for (const r of rows) store.run(seqTail(s, r), r.id);
+  return rows.length;
 }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type { Db } from "../client";
-import { rebaseDependents } from "./chains";
+import { rebaseDependents, storeSeqTailsBefore } from "./chains";
+import { REF_WINDOW_MS } from "./kv-lists";
 
 /** Retention tiers: raw samples (hours), per-request detail (days), rollups and session summaries (400 days). */
 export type RetentionTier = "raw" | "detail" | "summary";
@@ -47,6 +48,7 @@ export function deleteBatchBefore(db: Db, table: string, column: string, cutoff:
   if (!t) throw new Error(`not a retention table: ${table}.${column}`);
   const before = t.bucketMs ? cutoff - t.bucketMs + 1 : cutoff;
   if (table === "requests") return deleteRequestsBefore(db, before, limit);
+  if (table === "kv_events") return deleteKvEventsBefore(db, before, limit);
   return db.$client
     .prepare(
       `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${column} < ? ORDER BY ${column} LIMIT ?)`,
@@ -66,6 +68,21 @@ function deleteRequestsBefore(db: Db, cutoff: number, limit: number): number {
     const del = c.prepare("DELETE FROM requests WHERE id = ?");
     for (const id of ids) del.run(id);
     return ids.length;
+  })();
+}
+
+/**
+ * Delete the oldest KV events before cutoff; a request whose sequence tail refers to one of them (it refers only to
+ * events at most REF_WINDOW_MS, plus the second the location map rounds to, older than its ts) is first stored
+ * literally (storeSeqTailsBefore).
+ */
+function deleteKvEventsBefore(db: Db, cutoff: number, limit: number): number {
+  const c = db.$client;
+  return c.transaction(() => {
+    storeSeqTailsBefore(db, cutoff + REF_WINDOW_MS + 2_000);
+    return c
+      .prepare("DELETE FROM kv_events WHERE rowid IN (SELECT rowid FROM kv_events WHERE ts < ? ORDER BY ts LIMIT ?)")
+      .run(cutoff, limit).changes;
   })();
 }
 
