@@ -1,6 +1,7 @@
 import type { IngestRow, IngestRowOf, IngestKind } from "../rows/ingest";
 import { encodeHashes } from "../chain-codec";
 import { encodeCandidates } from "../candidate-codec";
+import { encodeAgentHints, encodePolicyVersions } from "../request-json-codec";
 import { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } from "./ingest-kv-rows";
 import { CHAIN_COLUMNS, type ChainColumns } from "./ingest-chains";
 import { overlaps } from "./ingest-rollups";
@@ -10,7 +11,6 @@ import { overlaps } from "./ingest-rollups";
 export type Row = (string | number | Buffer | null)[];
 type Table = { sql: string; row: (e: never) => Row };
 
-const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 export const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
 const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : encodeHashes(v));
 /** A request's chains stored whole, no base (rowOf; it ignores prefix_of): storeEvents stores them compactly instead. */
@@ -47,9 +47,9 @@ export const requestHead = (e: IngestRowOf<"request">): Row => [
   opt(e.reasoning_tokens),
   opt(e.finish_reason),
   e.status,
-  json(e.agent_hints),
+  encodeAgentHints(e.agent_hints),
   opt(e.block_size),
-  json(e.policy_versions),
+  encodePolicyVersions(e.policy_versions),
   opt(e.source),
   opt(e.itl_ms_mean),
   opt(e.itl_ms_p95),

@@ -1,4 +1,8 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { migratedDatabases } from "../../test/migrated-at";
+import { encodeHashes } from "../chain-codec";
+import { openDb } from "../client";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, turn, type Raw } from "../../test/events";
 import type { Db } from "../client";
@@ -104,5 +108,39 @@ describe("a request's sequence tail refers to the KV events that stored it", () 
     db.$client.prepare("DELETE FROM kv_events").run();
     forgetChains(db);
     expect(() => chainStringsOf(db, "ev-1")).toThrow(/KV events no longer stored/);
+  });
+});
+
+describe("migration 0022 (requests.seq_refs)", () => {
+  const { databaseAt, cleanup } = migratedDatabases();
+  afterEach(cleanup);
+
+  it("keeps every request row and its chains, and ingest then stores tails as references", () => {
+    const file = databaseAt("0021_leases");
+    const old = new Database(file);
+    old
+      .prepare(
+        `INSERT INTO requests (id, ts, request_id, session_id, api, model, arrived_at, input_tokens, cached_tokens,
+           output_tokens, status, sequence_hashes, local_hashes, seq_count, local_count)
+         VALUES ('old-1', ?, 'r-old', 's0', 'chat_completions', 'llama', ?, 10, 0, 1, 'ok', ?, ?, 300, 40)`,
+      )
+      .run(T0, T0, encodeHashes(a), encodeHashes(b));
+    old
+      .prepare(
+        "INSERT INTO requests (id, ts, request_id, api, model, arrived_at, input_tokens, cached_tokens, output_tokens, status, sequence_hashes) VALUES ('old-2', ?, 'r-text', 'chat_completions', 'llama', ?, 1, 0, 1, 'ok', '7,18446744073709551615')",
+      )
+      .run(T0, T0);
+    old.close();
+
+    const m = openDb(file);
+    expect(chainStringsOf(m, "old-1")).toEqual({ seq: a, local: b });
+    expect(chainStringsOf(m, "old-2").seq).toEqual(["7", "18446744073709551615"]);
+    expect(m.$client.prepare("SELECT count(*) FROM requests WHERE seq_refs IS NULL").pluck().get()).toBe(2);
+    const next = chain(50_000, 20);
+    storeEvents(m, [stored("kv-9", next, { ts: T0 + 5_000 }), request(9, { sequence_hashes: next, session_id: "s9" })]);
+    forgetChains(m);
+    expect(chainStringsOf(m, "ev-9").seq).toEqual(next);
+    expect(m.$client.prepare("SELECT seq_refs IS NOT NULL FROM requests WHERE id = 'ev-9'").pluck().get()).toBe(1);
+    m.$client.close();
   });
 });
