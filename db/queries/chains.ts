@@ -326,17 +326,22 @@ export function rebaseDependents(db: Db, ids: readonly string[]): number {
 }
 
 /**
- * Store literally the sequence tail of every row before `ts` (Unix ms) that refers to KV events (seq_refs), so KV
- * events can be deleted without breaking its chain: retention calls it, in the transaction that deletes them, with
- * the KV cutoff plus the reference window. Returns rows rewritten.
+ * Store literally the sequence tail of the oldest rows (at most `limit`) before `ts` (Unix ms) that refer to KV events
+ * (seq_refs), so those KV events can be deleted without breaking their chains. Returns the ts of the oldest row still
+ * referring to KV events afterwards (null: none): KV events older than it by the reference window may go.
  */
-export function storeSeqTailsBefore(db: Db, ts: number): number {
+export function storeSeqTailsBefore(db: Db, ts: number, limit: number): number | null {
   const s = state(db);
   const c = db.$client;
   const rows = c
-    .prepare(`SELECT ${COLUMNS} FROM requests INDEXED BY requests_seq_refs WHERE seq_refs IS NOT NULL AND ts < ?`)
-    .all(ts) as ChainRow[];
+    .prepare(
+      `SELECT ${COLUMNS} FROM requests INDEXED BY requests_seq_refs WHERE seq_refs IS NOT NULL AND ts < ? ORDER BY ts LIMIT ?`,
+    )
+    .all(ts, limit) as ChainRow[];
   const store = c.prepare("UPDATE requests SET sequence_hashes = ?, seq_refs = NULL WHERE id = ?");
   for (const r of rows) store.run(seqTail(s, r), r.id);
-  return rows.length;
+  return c
+    .prepare("SELECT min(ts) FROM requests INDEXED BY requests_seq_refs WHERE seq_refs IS NOT NULL")
+    .pluck()
+    .get() as number | null;
 }

@@ -10,7 +10,7 @@ import type { ResolvePrefix } from "../rows/ingest";
 import { chainStringsOf, forgetChains, sessionChains } from "./chains";
 import { storeEvents } from "./ingest";
 import { REF_WINDOW_MS } from "./kv-lists";
-import { deleteRawBefore } from "./retention";
+import { deleteBatchBefore, deleteRawBefore } from "./retention";
 
 // A request's sequence tail stored as references to the kv.stored lists that held its new blocks first
 // (requests.seq_refs), read back exactly, and stored literally again before retention deletes those KV events.
@@ -101,6 +101,33 @@ describe("a request's sequence tail refers to the KV events that stored it", () 
     forgetChains(db);
     expect(chainStringsOf(db, "ev-1").seq).toEqual(a);
     expect(chainStringsOf(db, "ev-2").seq).toEqual(b);
+  });
+
+  it("retention in small batches deletes no KV event a request still refers to", () => {
+    const lists = [0, 1, 2].map((k) => chain(100_000 * (k + 1), 8));
+    storeEvents(
+      db,
+      lists.flatMap((l, k) => [
+        stored(`kv-${k}`, l, { ts: T0 + k }),
+        request(k + 1, { sequence_hashes: l, session_id: `s${k}` }),
+      ]),
+    );
+    const cutoff = T0 + 60_000;
+    const kvLeft = () => db.$client.prepare("SELECT count(*) FROM kv_events").pluck().get();
+    const refsLeft = () => db.$client.prepare("SELECT count(*) FROM requests WHERE seq_refs IS NOT NULL").pluck().get();
+    const steps: [number, unknown, unknown][] = [];
+    for (let i = 0; i < 4; i++) {
+      const n = deleteBatchBefore(db, "kv_events", "ts", cutoff, 1);
+      steps.push([n, kvLeft(), refsLeft()]);
+      forgetChains(db);
+      lists.forEach((l, k) => expect(chainStringsOf(db, `ev-${k + 1}`).seq).toEqual(l));
+    }
+    expect(steps).toEqual([
+      [0, 3, 2],
+      [0, 3, 1],
+      [1, 2, 0],
+      [1, 1, 0],
+    ]);
   });
 
   it("refuses to read a tail whose KV events were deleted behind retention's back (never a wrong chain)", () => {

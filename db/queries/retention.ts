@@ -72,17 +72,20 @@ function deleteRequestsBefore(db: Db, cutoff: number, limit: number): number {
 }
 
 /**
- * Delete the oldest KV events before cutoff; a request whose sequence tail refers to one of them (it refers only to
- * events at most REF_WINDOW_MS, plus the second the location map rounds to, older than its ts) is first stored
- * literally (storeSeqTailsBefore).
+ * Delete the oldest KV events before cutoff. A request's sequence tail refers only to KV events at most
+ * REF_WINDOW_MS (plus the second the location map rounds to) older than it: the oldest requests that may refer to
+ * the events going are first stored literally (at most `limit` per call, as the deletes), and only events older than
+ * every request still referring to KV events, by that window, are deleted.
  */
 function deleteKvEventsBefore(db: Db, cutoff: number, limit: number): number {
   const c = db.$client;
+  const slack = REF_WINDOW_MS + 2_000;
   return c.transaction(() => {
-    storeSeqTailsBefore(db, cutoff + REF_WINDOW_MS + 2_000);
+    const oldest = storeSeqTailsBefore(db, cutoff + slack, limit);
+    const safe = oldest === null ? cutoff : Math.min(cutoff, oldest - slack);
     return c
       .prepare("DELETE FROM kv_events WHERE rowid IN (SELECT rowid FROM kv_events WHERE ts < ? ORDER BY ts LIMIT ?)")
-      .run(cutoff, limit).changes;
+      .run(safe, limit).changes;
   })();
 }
 
