@@ -3,6 +3,7 @@ import { asBinary, assembleChain, decodeHashes, HASH_BYTES, hashCount, type Chai
 import { decodeRuns } from "../run-codec";
 import type { NamedRequest } from "../rows/ingest";
 import type { Db } from "../client";
+import { ChainMemo } from "./chain-memo";
 import { kvBlockList } from "./kv-lists";
 
 // The row side of request chains (schema: db/schema/requests.ts). Every reader of requests.sequence_hashes /
@@ -61,31 +62,6 @@ function prepare(c: Database.Database) {
       )
       .pluck(),
   };
-}
-
-/** Full chains recently built, per connection: newest last, bounded in bytes, so consecutive turns do not re-walk. */
-class ChainMemo {
-  private map = new Map<string, Chains>();
-  private bytes = 0;
-  constructor(private readonly maxBytes: number) {}
-  get(id: string): Chains | undefined {
-    return this.map.get(id);
-  }
-  set(id: string, c: Chains): void {
-    const size = (c.seq?.byteLength ?? 0) + (c.local?.byteLength ?? 0);
-    if (size > this.maxBytes || this.map.has(id)) return;
-    this.map.set(id, c);
-    this.bytes += size;
-    for (const [k, v] of this.map) {
-      if (this.bytes <= this.maxBytes) break;
-      this.map.delete(k);
-      this.bytes -= (v.seq?.byteLength ?? 0) + (v.local?.byteLength ?? 0);
-    }
-  }
-  clear(): void {
-    this.map.clear();
-    this.bytes = 0;
-  }
 }
 
 type State = ReturnType<typeof prepare> & { memo: ChainMemo; db: Db };
@@ -299,30 +275,6 @@ export function rememberChains(db: Db, rowId: string, c: Chains): void {
 /** Forget remembered chains (after a rolled-back transaction). */
 export function forgetChains(db: Db): void {
   cache.get(db.$client)?.memo.clear();
-}
-
-/**
- * Store whole (no base) every row that extends one of `ids` and is not itself among them, so `ids` can be deleted
- * without breaking the chains of the turns after them. Call in the transaction that deletes `ids`. Returns rows rebased.
- */
-export function rebaseDependents(db: Db, ids: readonly string[]): number {
-  const c = db.$client;
-  const dependents = c.prepare("SELECT id FROM requests WHERE chain_base = ?").pluck();
-  const store = c.prepare(
-    "UPDATE requests SET sequence_hashes = ?, local_hashes = ?, chain_base = NULL, seq_shared = 0, local_shared = 0, local_refs = NULL, seq_refs = NULL, seq_count = ?, local_count = ? WHERE id = ?",
-  );
-  const gone = new Set(ids);
-  let n = 0;
-  for (const id of ids) {
-    for (const d of dependents.all(id) as string[]) {
-      if (gone.has(d)) continue;
-      const whole = chainsOf(db, d);
-      const count = (b: Buffer | null | undefined) => (b ? b.byteLength / HASH_BYTES : null);
-      store.run(whole?.seq ?? null, whole?.local ?? null, count(whole?.seq), count(whole?.local), d);
-      n++;
-    }
-  }
-  return n;
 }
 
 /**

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type { Db } from "../client";
-import { rebaseDependents, storeSeqTailsBefore } from "./chains";
+import { storeSeqTailsBefore } from "./chains";
+import { rebaseDependents } from "./chains-rebase";
 import { REF_WINDOW_MS } from "./kv-lists";
 
 /** Retention tiers: raw samples (hours), per-request detail (days), rollups and session summaries (400 days). */
