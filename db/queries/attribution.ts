@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
+import { decodePolicyVersions } from "../request-json-codec";
 import { flushIndex, dropEmptyBlocks, pruneDone, pruneLists } from "./attribution-index";
 import { flushSeen, forgetSeen, requestsDone, seenEpoch } from "./attribution-seen";
 import { forgetKvLocations } from "./kv-lists";
@@ -140,7 +141,7 @@ export function previousTurnOf(
 
 /** The policy_versions JSON of the latest request arrived at or before t that carried one. */
 export function policyVersionsAt(db: Db, t: number): string | undefined {
-  return stmts(db).versionAt.get(t) as string | undefined;
+  return decodePolicyVersions((stmts(db).versionAt.get(t) as string | undefined) ?? null) ?? undefined;
 }
 
 /** A request's causes row as stored (request_causes). */

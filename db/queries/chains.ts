@@ -3,6 +3,8 @@ import { asBinary, assembleChain, decodeHashes, HASH_BYTES, hashCount, type Chai
 import { decodeRuns } from "../run-codec";
 import type { NamedRequest } from "../rows/ingest";
 import type { Db } from "../client";
+import { ChainMemo } from "./chain-memo";
+import { kvBlockList } from "./kv-lists";
 
 // The row side of request chains (schema: db/schema/requests.ts). Every reader of requests.sequence_hashes /
 // local_hashes goes through here: a row holds only what its turn added after the first shared hashes of its base.
@@ -24,11 +26,13 @@ type ChainRow = {
   local: Uint8Array | string | null;
   /** Null: local is a tail after base's first localShared. Else local's hashes interleave with runs of base's chain. */
   localRefs: Uint8Array | null;
+  /** Null: seq is the whole tail. Else seq's hashes interleave with runs KV events hold (kvBlockList reads them). */
+  seqRefs: Uint8Array | null;
 };
 
 /** The chain columns of requests, for a query that reads them beside others (rows then go to chainPass). */
 export const CHAIN_COLUMNS = `chain_base AS base, seq_shared AS seqShared, local_shared AS localShared, seq_count AS seqCount,
-  local_count AS localCount, sequence_hashes AS seq, local_hashes AS local, local_refs AS localRefs`;
+  local_count AS localCount, sequence_hashes AS seq, local_hashes AS local, local_refs AS localRefs, seq_refs AS seqRefs`;
 const COLUMNS = `id, request_id AS requestId, ${CHAIN_COLUMNS}`;
 
 /** A request row's id and its CHAIN_COLUMNS. */
@@ -60,38 +64,13 @@ function prepare(c: Database.Database) {
   };
 }
 
-/** Full chains recently built, per connection: newest last, bounded in bytes, so consecutive turns do not re-walk. */
-class ChainMemo {
-  private map = new Map<string, Chains>();
-  private bytes = 0;
-  constructor(private readonly maxBytes: number) {}
-  get(id: string): Chains | undefined {
-    return this.map.get(id);
-  }
-  set(id: string, c: Chains): void {
-    const size = (c.seq?.byteLength ?? 0) + (c.local?.byteLength ?? 0);
-    if (size > this.maxBytes || this.map.has(id)) return;
-    this.map.set(id, c);
-    this.bytes += size;
-    for (const [k, v] of this.map) {
-      if (this.bytes <= this.maxBytes) break;
-      this.map.delete(k);
-      this.bytes -= (v.seq?.byteLength ?? 0) + (v.local?.byteLength ?? 0);
-    }
-  }
-  clear(): void {
-    this.map.clear();
-    this.bytes = 0;
-  }
-}
-
-type State = ReturnType<typeof prepare> & { memo: ChainMemo };
+type State = ReturnType<typeof prepare> & { memo: ChainMemo; db: Db };
 const cache = new WeakMap<Database.Database, State>();
 const MEMO_BYTES = 32 * 1024 * 1024;
 
 function state(db: Db): State {
   let s = cache.get(db.$client);
-  if (!s) cache.set(db.$client, (s = { ...prepare(db.$client), memo: new ChainMemo(MEMO_BYTES) }));
+  if (!s) cache.set(db.$client, (s = { ...prepare(db.$client), memo: new ChainMemo(MEMO_BYTES), db }));
   return s;
 }
 
@@ -102,10 +81,20 @@ const seqCountOf = (r: ChainRow): number | null =>
 const localCountOf = (r: ChainRow): number | null =>
   isLegacy(r) ? (r.local === null ? null : hashCount(r.local)) : r.localCount;
 const EMPTY = Buffer.alloc(0);
-const link = (r: ChainRow, which: "seq" | "local"): ChainLink =>
+const link = (s: State, r: ChainRow, which: "seq" | "local"): ChainLink =>
   which === "seq"
-    ? { base: r.base, shared: r.seqShared, tail: asBinary(r.seq) ?? EMPTY }
+    ? { base: r.base, shared: r.seqShared, tail: seqTail(s, r) ?? EMPTY }
     : { base: r.base, shared: r.localShared, tail: asBinary(r.local) ?? EMPTY };
+
+/** A row's sequence tail (after its seqShared), its runs held by KV events read from them; null: none stored. */
+function seqTail(s: State, r: ChainRow): Buffer | null {
+  if (r.seqRefs === null) return asBinary(r.seq);
+  const tail = kvBlockList(s.db, r.seq, r.seqRefs);
+  const want = (r.seqCount ?? 0) - r.seqShared;
+  if (tail === null || tail.byteLength !== want * HASH_BYTES)
+    throw new Error(`stored chain ${r.id} refers to KV events no longer stored (${want} sequence hashes expected)`);
+  return tail;
+}
 
 /** Build one row's full chains, taking bases from `known` (earlier results) before reading rows. */
 function build(s: State, r: ChainRow, known: (id: string) => Chains | undefined): Chains {
@@ -113,12 +102,12 @@ function build(s: State, r: ChainRow, known: (id: string) => Chains | undefined)
     const count = which === "seq" ? seqCountOf(r) : localCountOf(r);
     if (count === null) return null;
     if (which === "local" && r.localRefs !== null) return localFromRuns(s, r, count, known);
-    return assembleChain(link(r, which), count, (id) => {
+    return assembleChain(link(s, r, which), count, (id) => {
       const k = known(id) ?? s.memo.get(id);
       if (k) return k[which] ?? EMPTY;
       const b = s.row.get(id) as ChainRow | undefined;
       if (b && which === "local" && b.localRefs !== null) return localFromRuns(s, b, localCountOf(b) ?? 0, known);
-      return b && link(b, which);
+      return b && link(s, b, which);
     });
   };
   return { seq: make("seq"), local: make("local") };
@@ -162,12 +151,12 @@ function buildOne(s: State, r: ChainRow, which: "seq" | "local", known: (id: str
     return local ? { seq: null, local } : undefined;
   };
   if (which === "local" && r.localRefs !== null) return localFromRuns(s, r, count, knownLocal);
-  return assembleChain(link(r, which), count, (id) => {
+  return assembleChain(link(s, r, which), count, (id) => {
     const k = known(id) ?? s.memo.get(id)?.[which];
     if (k) return k;
     const b = s.row.get(id) as ChainRow | undefined;
     if (b && which === "local" && b.localRefs !== null) return localFromRuns(s, b, localCountOf(b) ?? 0, knownLocal);
-    return b && link(b, which);
+    return b && link(s, b, which);
   });
 }
 
@@ -190,7 +179,7 @@ export function chainPass(db: Db): (r: ChainColumns) => PassChains {
     const local = buildOne(s, r, "local", (id) => locals.get(id)?.local ?? null);
     let seq: Buffer | null = null;
     let firstSeq: Buffer | null = null;
-    const tail = isLegacy(r) ? null : asBinary(r.seq);
+    const tail = isLegacy(r) ? null : seqTail(s, r);
     if (local === null || local.byteLength === 0 || isLegacy(r)) seq = buildOne(s, r, "seq", none);
     else if ((r.seqCount ?? 0) === 0) firstSeq = null;
     else if (r.seqShared === 0 && tail !== null && tail.byteLength >= 8) firstSeq = tail.subarray(0, 8);
@@ -289,25 +278,22 @@ export function forgetChains(db: Db): void {
 }
 
 /**
- * Store whole (no base) every row that extends one of `ids` and is not itself among them, so `ids` can be deleted
- * without breaking the chains of the turns after them. Call in the transaction that deletes `ids`. Returns rows rebased.
+ * Store literally the sequence tail of the oldest rows (at most `limit`) before `ts` (Unix ms) that refer to KV events
+ * (seq_refs), so those KV events can be deleted without breaking their chains. Returns the ts of the oldest row still
+ * referring to KV events afterwards (null: none): KV events older than it by the reference window may go.
  */
-export function rebaseDependents(db: Db, ids: readonly string[]): number {
+export function storeSeqTailsBefore(db: Db, ts: number, limit: number): number | null {
+  const s = state(db);
   const c = db.$client;
-  const dependents = c.prepare("SELECT id FROM requests WHERE chain_base = ?").pluck();
-  const store = c.prepare(
-    "UPDATE requests SET sequence_hashes = ?, local_hashes = ?, chain_base = NULL, seq_shared = 0, local_shared = 0, local_refs = NULL, seq_count = ?, local_count = ? WHERE id = ?",
-  );
-  const gone = new Set(ids);
-  let n = 0;
-  for (const id of ids) {
-    for (const d of dependents.all(id) as string[]) {
-      if (gone.has(d)) continue;
-      const whole = chainsOf(db, d);
-      const count = (b: Buffer | null | undefined) => (b ? b.byteLength / HASH_BYTES : null);
-      store.run(whole?.seq ?? null, whole?.local ?? null, count(whole?.seq), count(whole?.local), d);
-      n++;
-    }
-  }
-  return n;
+  const rows = c
+    .prepare(
+      `SELECT ${COLUMNS} FROM requests INDEXED BY requests_seq_refs WHERE seq_refs IS NOT NULL AND ts < ? ORDER BY ts LIMIT ?`,
+    )
+    .all(ts, limit) as ChainRow[];
+  const store = c.prepare("UPDATE requests SET sequence_hashes = ?, seq_refs = NULL WHERE id = ?");
+  for (const r of rows) store.run(seqTail(s, r), r.id);
+  return c
+    .prepare("SELECT min(ts) FROM requests INDEXED BY requests_seq_refs WHERE seq_refs IS NOT NULL")
+    .pluck()
+    .get() as number | null;
 }

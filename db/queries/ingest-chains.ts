@@ -3,6 +3,7 @@ import { commonPrefix, encodeHashes, HASH_BYTES } from "../chain-codec";
 import { chainsOf, namedRequest, previousTurnOf, rememberChains, requestRowExists } from "./chains";
 import { encodeRuns, MIN_RUN } from "../run-codec";
 import type { Db } from "../client";
+import { kvRefColumns } from "./kv-lists";
 
 // How a request's chains are stored on ingest: as the extension of an earlier turn, holding only the new hashes; a
 // turn that extends none (a session's first) as runs of a recent first turn that holds its local hashes.
@@ -18,7 +19,9 @@ export type ChainColumns = [
   number | null,
   Buffer | null,
 ];
-export type ChainOutcome = { ok: true; columns: ChainColumns } | { ok: false; code: PrefixCode; error: string };
+/** `seqRefs`: requests.seq_refs (SQLite only: the sequence tail's runs that KV events hold, see kvRefColumns). */
+export type ChainOutcome =
+  { ok: true; columns: ChainColumns; seqRefs: Buffer | null } | { ok: false; code: PrefixCode; error: string };
 
 export const CHAIN_COLUMNS = [
   "sequence_hashes",
@@ -44,6 +47,24 @@ export function chainColumns(
   laterInBatch: (requestId: string) => boolean,
   resolvePrefix: ResolvePrefix,
 ): ChainOutcome {
+  const r = storedChains(db, e, laterInBatch, resolvePrefix);
+  if (!r.ok) return r;
+  const [seq] = r.columns;
+  if (!seq || seq.byteLength === 0) return { ok: true, columns: r.columns, seqRefs: null };
+  const [literal, refs] = kvRefColumns(db, seq, e.ts);
+  return { ok: true, columns: [literal, ...r.columns.slice(1)] as ChainColumns, seqRefs: refs };
+}
+
+/**
+ * The chain columns before the sequence tail is matched against KV events: a turn's new blocks were mostly stored as
+ * kv.stored lists before its request event (sent when it ends), so its tail refers to them (requests.seq_refs).
+ */
+function storedChains(
+  db: Db,
+  e: IngestRowOf<"request">,
+  laterInBatch: (requestId: string) => boolean,
+  resolvePrefix: ResolvePrefix,
+): { ok: true; columns: ChainColumns } | { ok: false; code: PrefixCode; error: string } {
   const local = e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
   if (e.prefix_of) {
     const r = resolvePrefix(

@@ -1,6 +1,7 @@
 import type { IngestRow, IngestRowOf, IngestKind } from "../rows/ingest";
 import { encodeHashes } from "../chain-codec";
 import { encodeCandidates } from "../candidate-codec";
+import { encodeAgentHints, encodePolicyVersions } from "../request-json-codec";
 import { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } from "./ingest-kv-rows";
 import { CHAIN_COLUMNS, type ChainColumns } from "./ingest-chains";
 import { overlaps } from "./ingest-rollups";
@@ -10,7 +11,6 @@ import { overlaps } from "./ingest-rollups";
 export type Row = (string | number | Buffer | null)[];
 type Table = { sql: string; row: (e: never) => Row };
 
-const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 export const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
 const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : encodeHashes(v));
 /** A request's chains stored whole, no base (rowOf; it ignores prefix_of): storeEvents stores them compactly instead. */
@@ -47,9 +47,9 @@ export const requestHead = (e: IngestRowOf<"request">): Row => [
   opt(e.reasoning_tokens),
   opt(e.finish_reason),
   e.status,
-  json(e.agent_hints),
+  encodeAgentHints(e.agent_hints),
   opt(e.block_size),
-  json(e.policy_versions),
+  encodePolicyVersions(e.policy_versions),
   opt(e.source),
   opt(e.itl_ms_mean),
   opt(e.itl_ms_p95),
@@ -73,6 +73,47 @@ const workerEventCols = [
   "reason",
   "source",
 ];
+
+/** requests' columns as every engine stores them (chains whole or compact). */
+const REQUEST_COLUMNS = [
+  "id",
+  "ts",
+  "request_id",
+  "session_id",
+  "trajectory_id",
+  "parent_trajectory_id",
+  "session_type",
+  "harness",
+  "api",
+  "model",
+  "worker_id",
+  "arrived_at",
+  "first_token_at",
+  "finished_at",
+  "input_tokens",
+  "cached_tokens",
+  "output_tokens",
+  "reasoning_tokens",
+  "finish_reason",
+  "status",
+  "agent_hints",
+  "block_size",
+  "policy_versions",
+  "source",
+  "itl_ms_mean",
+  "itl_ms_p95",
+  "preemptions",
+  "cached_device_tokens",
+  "cached_host_tokens",
+  "cached_disk_tokens",
+  "cached_shared_tokens",
+  "prefetched_tokens",
+  "onboard_ms",
+  ...CHAIN_COLUMNS,
+];
+
+/** SQLite's request insert: REQUEST_COLUMNS, then seq_refs (a sequence tail referring to KV events; kvRefColumns). */
+export const REQUEST_INSERT = insert("requests", [...REQUEST_COLUMNS, "seq_refs"]);
 
 /** Insert SQL and row mapping per event kind (column order matches). */
 export const tables: Record<IngestKind, Table> = {
@@ -187,42 +228,7 @@ export const tables: Record<IngestKind, Table> = {
     },
   },
   request: {
-    sql: insert("requests", [
-      "id",
-      "ts",
-      "request_id",
-      "session_id",
-      "trajectory_id",
-      "parent_trajectory_id",
-      "session_type",
-      "harness",
-      "api",
-      "model",
-      "worker_id",
-      "arrived_at",
-      "first_token_at",
-      "finished_at",
-      "input_tokens",
-      "cached_tokens",
-      "output_tokens",
-      "reasoning_tokens",
-      "finish_reason",
-      "status",
-      "agent_hints",
-      "block_size",
-      "policy_versions",
-      "source",
-      "itl_ms_mean",
-      "itl_ms_p95",
-      "preemptions",
-      "cached_device_tokens",
-      "cached_host_tokens",
-      "cached_disk_tokens",
-      "cached_shared_tokens",
-      "prefetched_tokens",
-      "onboard_ms",
-      ...CHAIN_COLUMNS,
-    ]),
+    sql: insert("requests", REQUEST_COLUMNS),
     row: (e: IngestRowOf<"request">) => [...requestHead(e), ...wholeChains(e)],
   },
   tool: {

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Statements } from "./ingest-rollups";
-import { tables } from "./ingest-rows";
+import { REQUEST_INSERT, tables } from "./ingest-rows";
 import { tierStatements } from "./ingest-tiers";
 
 // The ingest path's prepared statements, once per connection: row inserts and the rollup upserts.
@@ -35,7 +35,9 @@ export function statements(sqlite: Database.Database): Statements {
   let s = cache.get(sqlite);
   if (s) return s;
   s = {
-    inserts: new Map(Object.values(tables).map((t) => [t.sql, sqlite.prepare(t.sql)])),
+    inserts: new Map(
+      [...Object.values(tables).map((t) => t.sql), REQUEST_INSERT].map((sql) => [sql, sqlite.prepare(sql)]),
+    ),
     rollup10: sqlite.prepare(statsRollupSql("worker_stats_10s")),
     rollup30: sqlite.prepare(statsRollupSql("worker_stats_30s")),
     rollup: sqlite.prepare(statsRollupSql("worker_stats_1m")),

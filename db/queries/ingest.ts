@@ -5,7 +5,7 @@ import type { CounterSample } from "../../lib/counters";
 import { addSample, flushStats, MinuteRollups, noteSeen, type Rollup, type Statements } from "./ingest-rollups";
 import { isBusy, type Db } from "../client";
 import { TierRollups } from "./ingest-tiers";
-import { opt, requestHead, rowOf, tables, type Row } from "./ingest-rows";
+import { opt, REQUEST_INSERT, requestHead, rowOf, tables, type Row } from "./ingest-rows";
 import { statements } from "./ingest-statements";
 import { compactKvRow } from "./ingest-kv-rows";
 import { forgetKvLocations, kvRowStored } from "./kv-lists";
@@ -132,9 +132,9 @@ function storeInTransaction(
         out[i] = { status: "rejected", code: chains.code, error: chains.error };
         continue;
       }
-      row = [...requestHead(e), ...chains.columns];
+      row = [...requestHead(e), ...chains.columns, chains.seqRefs];
     }
-    const info = st.inserts.get(t.sql)!.run(row);
+    const info = st.inserts.get(e.kind === "request" ? REQUEST_INSERT : t.sql)!.run(row);
     if (info.changes === 0) {
       out[i] = "duplicate";
       continue;

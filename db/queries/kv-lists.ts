@@ -2,6 +2,9 @@ import type Database from "better-sqlite3";
 import { asBinary, encodeHashes, HASH_BYTES } from "../chain-codec";
 import { decodeBlockList, encodeBlockList, type OriginInfo } from "../kv-list-codec";
 import type { Db } from "../client";
+import { KV_LOCATIONS_BYTES, Locations } from "./kv-locations";
+
+export { KV_LOCATIONS_BYTES };
 
 // KV block lists on the ingest path (kv_events.block_hashes / block_refs, db/kv-list-codec.ts): each connection
 // remembers where the events it stored hold hashes literally, so a later list that repeats them (a block stored again
@@ -14,80 +17,6 @@ import type { Db } from "../client";
  * reference is written); the window bounds which rows retention can leave referring to an origin it deleted.
  */
 export const REF_WINDOW_MS = 60 * 60_000;
-const SLOTS = 1 << 21;
-/** The map is emptied when this full (open addressing stays short-probed; a clear only costs literal lists). */
-const MAX_ENTRIES = SLOTS * 0.6;
-
-/**
- * Hash → latest literal location, open addressing on the hash's two 32-bit halves; one slot is six consecutive u32
- * (hash high and low halves, rowid low and high, position, event time in seconds), so a lookup reads one cache line.
- * A rowid of 0 marks an empty slot (rowids start at 1).
- */
-class Locations {
-  private t: Uint32Array;
-  /** Entries in use, kept in memory the connections share when the map is shared. */
-  private used: Int32Array;
-
-  constructor(shared?: SharedArrayBuffer) {
-    this.t = shared ? new Uint32Array(shared, 0, SLOTS * 6) : new Uint32Array(SLOTS * 6);
-    this.used = shared ? new Int32Array(shared, SLOTS * 24, 1) : new Int32Array(1);
-  }
-
-  get size(): number {
-    return this.used[0]!;
-  }
-
-  private slot(hi: number, lo: number): number {
-    const t = this.t;
-    let i = (Math.imul(hi ^ Math.imul(lo, 0x9e3779b1), 0x85ebca6b) >>> 0) & (SLOTS - 1);
-    for (;;) {
-      const o = i * 6;
-      if ((t[o + 2] === 0 && t[o + 3] === 0) || (t[o] === hi && t[o + 1] === lo)) return o;
-      i = (i + 1) & (SLOTS - 1);
-    }
-  }
-
-  /** Fill out.rowid[k] / out.pos[k] with the hash's location (rowid 0: unknown or older than minSec). */
-  get(
-    hi: number,
-    lo: number,
-    minSec: number,
-    out: { rowid: Float64Array; pos: Int32Array; sec: Float64Array },
-    k: number,
-  ): void {
-    const t = this.t;
-    const o = this.slot(hi, lo);
-    const rowid = t[o + 2]! + t[o + 3]! * 4_294_967_296;
-    const found = rowid !== 0 && t[o + 5]! >= minSec;
-    out.rowid[k] = found ? rowid : 0;
-    out.pos[k] = found ? t[o + 4]! : 0;
-    out.sec[k] = found ? t[o + 5]! : 0;
-  }
-
-  set(hi: number, lo: number, rowid: number, pos: number, sec: number): void {
-    if (this.size >= MAX_ENTRIES) this.clear();
-    const t = this.t;
-    const o = this.slot(hi, lo);
-    if (t[o + 2] === 0 && t[o + 3] === 0) {
-      t[o] = hi;
-      t[o + 1] = lo;
-      this.used[0]!++;
-    }
-    t[o + 2] = rowid % 4_294_967_296;
-    t[o + 3] = Math.floor(rowid / 4_294_967_296);
-    t[o + 4] = pos;
-    t[o + 5] = sec;
-  }
-
-  clear(): void {
-    this.t.fill(0);
-    this.used[0] = 0;
-  }
-}
-
-/** Bytes of a location map shared by connections (see shareKvLocations). */
-export const KV_LOCATIONS_BYTES = SLOTS * 24 + 4;
-
 type Pending = { literal: Buffer; ts: number };
 /** The map is allocated on the first list encoded (48 MiB): connections that only read lists never build one. */
 /** Literal hashes of rows this connection stored recently, by rowid (bounded in bytes, oldest dropped first). */
@@ -171,8 +100,25 @@ export function shareKvLocations(db: Db, buffer: SharedArrayBuffer): void {
  */
 export function kvListColumns(db: Db, hashes: readonly string[], ts: number): [Buffer, Buffer | null] {
   const s = state(db);
+  const enc = encodeAgainstKv(s, encodeHashes(hashes), ts);
+  s.pending = { literal: enc.literal, ts };
+  return [enc.literal, enc.refs];
+}
+
+/**
+ * A list of 8-byte hashes at `ts` (Unix ms) that is not a KV event's (a request's sequence tail), as the hashes it keeps
+ * literally and the program referring to KV events for the rest (null: all literal). It becomes no origin itself.
+ * Read back with kvBlockList (a reference whose KV event is gone reads as nothing: the reader checks the count).
+ */
+export function kvRefColumns(db: Db, list: Buffer, ts: number): [Buffer, Buffer | null] {
+  const s = state(db);
+  if (list.byteLength === 0 || !s.map) return [list, null];
+  const enc = encodeAgainstKv(s, list, ts);
+  return [enc.literal, enc.refs];
+}
+
+function encodeAgainstKv(s: State, list: Buffer, ts: number) {
   const map = (s.map ??= new Locations());
-  const list = encodeHashes(hashes);
   const minSec = Math.max(0, Math.ceil((ts - REF_WINDOW_MS) / 1000));
   const origins = new Map<number, OriginInfo | null>();
   const origin = (rowid: number) => {
@@ -190,9 +136,7 @@ export function kvListColumns(db: Db, hashes: readonly string[], ts: number): [B
   const n = list.byteLength / HASH_BYTES;
   const at = scratch(s, n);
   for (let i = 0; i < n;) i += locateRun(s, map, list, i, minSec, at);
-  const enc = encodeBlockList(list, at, origin);
-  s.pending = { literal: enc.literal, ts };
-  return [enc.literal, enc.refs];
+  return encodeBlockList(list, at, origin);
 }
 
 /** The connection's location arrays, at least n long (one list is encoded at a time; entries past n are stale). */

@@ -1,6 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../client";
 import { previewResults } from "../schema";
+import { decodeAgentHints, decodePolicyVersions } from "../request-json-codec";
 import { CHAIN_COLUMNS, chainPass, type ChainColumns } from "./chains";
 import { kvBlockList } from "./kv-lists";
 
@@ -68,9 +69,9 @@ export function windowRequests(db: Db, from: number, to: number, limit: number):
       outputTokens: r.outputTokens,
       reasoningTokens: r.reasoningTokens,
       status: r.status,
-      agentHints: r.agentHints,
+      agentHints: decodeAgentHints(r.agentHints),
       blockSize: r.blockSize,
-      policyVersions: r.policyVersions,
+      policyVersions: decodePolicyVersions(r.policyVersions),
       source: r.source,
       chain: local ?? c.seq,
       chainIsLocal: local !== null,

@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import type { Db } from "../client";
-import { rebaseDependents } from "./chains";
+import { storeSeqTailsBefore } from "./chains";
+import { rebaseDependents } from "./chains-rebase";
+import { REF_WINDOW_MS } from "./kv-lists";
 
 /** Retention tiers: raw samples (hours), per-request detail (days), rollups and session summaries (400 days). */
 export type RetentionTier = "raw" | "detail" | "summary";
@@ -47,6 +49,7 @@ export function deleteBatchBefore(db: Db, table: string, column: string, cutoff:
   if (!t) throw new Error(`not a retention table: ${table}.${column}`);
   const before = t.bucketMs ? cutoff - t.bucketMs + 1 : cutoff;
   if (table === "requests") return deleteRequestsBefore(db, before, limit);
+  if (table === "kv_events") return deleteKvEventsBefore(db, before, limit);
   return db.$client
     .prepare(
       `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${column} < ? ORDER BY ${column} LIMIT ?)`,
@@ -66,6 +69,24 @@ function deleteRequestsBefore(db: Db, cutoff: number, limit: number): number {
     const del = c.prepare("DELETE FROM requests WHERE id = ?");
     for (const id of ids) del.run(id);
     return ids.length;
+  })();
+}
+
+/**
+ * Delete the oldest KV events before cutoff. A request's sequence tail refers only to KV events at most
+ * REF_WINDOW_MS (plus the second the location map rounds to) older than it: the oldest requests that may refer to
+ * the events going are first stored literally (at most `limit` per call, as the deletes), and only events older than
+ * every request still referring to KV events, by that window, are deleted.
+ */
+function deleteKvEventsBefore(db: Db, cutoff: number, limit: number): number {
+  const c = db.$client;
+  const slack = REF_WINDOW_MS + 2_000;
+  return c.transaction(() => {
+    const oldest = storeSeqTailsBefore(db, cutoff + slack, limit);
+    const safe = oldest === null ? cutoff : Math.min(cutoff, oldest - slack);
+    return c
+      .prepare("DELETE FROM kv_events WHERE rowid IN (SELECT rowid FROM kv_events WHERE ts < ? ORDER BY ts LIMIT ?)")
+      .run(safe, limit).changes;
   })();
 }
 

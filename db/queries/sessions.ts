@@ -1,6 +1,7 @@
 import type { ReasoningRow, ToolRow, TurnRow } from "../rows/sessions";
 import type { Db } from "../client";
 import { candidatesJson } from "../candidate-codec";
+import { decodePolicyVersions } from "../request-json-codec";
 import { withCandidatesJson, type DecisionListRow } from "./routing";
 import type { SessionRow } from "../rows/session-summaries";
 
@@ -150,6 +151,7 @@ export function traceRows(
     .all(sessionId, max) as RawTurn[];
   const turns: TurnRow[] = raw.map(({ cold, diverged, evicted, routedAway, unknown, candidates, ...t }) => ({
     ...t,
+    policyVersions: decodePolicyVersions(t.policyVersions),
     candidates: candidates === null ? null : candidatesJson(candidates),
     causes: cold === null ? null : { cold, diverged, evicted, routed_away: routedAway, unknown },
   }));

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { blob, index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
@@ -49,6 +50,12 @@ export const requests = sqliteTable(
      * repeating another session's system prompt and tool definitions at an offset.
      */
     localRefs: blob("local_refs", { mode: "buffer" }),
+    /**
+     * Null: sequence_hashes is the whole tail. Else the program (db/kv-list-codec.ts) that interleaves sequence_hashes
+     * with runs of hashes KV events hold literally (kv_events rowids): a turn's new blocks were stored as kv.stored
+     * lists before the request ended. Retention stores the tail literally again before those KV events age out.
+     */
+    seqRefs: blob("seq_refs", { mode: "buffer" }),
     policyVersions: text("policy_versions"),
     /** Inter-token latency over the request's decode (ms): mean and 95th percentile. */
     itlMsMean: real("itl_ms_mean"),
@@ -71,5 +78,9 @@ export const requests = sqliteTable(
     index("requests_request").on(t.requestId),
     index("requests_worker").on(t.workerId, t.arrivedAt),
     index("requests_chain_base").on(t.chainBase),
+    // Only rows whose tail refers to KV events: what retention stores literally before deleting them.
+    index("requests_seq_refs")
+      .on(t.ts)
+      .where(sql`seq_refs IS NOT NULL`),
   ],
 );

@@ -272,11 +272,11 @@ describe("ingestBody: every kind lands in its table", () => {
         output_tokens: 50,
         reasoning_tokens: 20,
         status: "ok",
-        agent_hints: JSON.stringify({ priority: 5, osl: 200, speculative_prefill: true }),
+        agent_hints: "[5,200,true]",
         sequence_hashes: hex("000000000000000b", "000000000000000c"),
         seq_count: 2,
         chain_base: null,
-        policy_versions: JSON.stringify({ retention: 12, autoscaling: 1, routing: 2, frontend: 3 }),
+        policy_versions: "[12,1,2,3]",
       },
     ],
     [
