@@ -3,10 +3,14 @@ import type { Db } from "../client";
 import { testDb } from "../../test/db";
 import { full, minimal, parsed, stats, T0, turn, type Raw } from "../../test/events";
 import type { IngestRow } from "../rows/ingest";
+import { chainStringsOf } from "./chains";
 import { prepareEvents, storeEvents } from "./ingest";
+import { kvBlockList } from "./kv-lists";
+import { decodeHashes } from "../chain-codec";
 
 // prepareEvents does before the write turn what storeEvents would otherwise do in it: the rows stored, and the result
-// per event, must be the same either way, batch after batch (KV lists then refer to earlier batches' rows).
+// per event, must be the same either way, batch after batch (KV lists then refer to earlier batches' rows), and every
+// chain and KV list must read back as it was sent.
 
 const TABLES = [
   "kv_events",
@@ -82,6 +86,22 @@ describe("prepareEvents", () => {
     }
     expect(dump(prepared)).toEqual(dump(plain));
     expect(prepared.$client.prepare(exercised).pluck().get()).toBeGreaterThan(0);
+    // Both ways read back as sent (a list encoded wrongly before the turn would be stored the same wrong way twice).
+    const last = new Map<string, Raw>();
+    for (const r of raws.flat()) if (!last.has(String(r.id))) last.set(String(r.id), r);
+    for (const r of last.values()) {
+      if (r.kind === "request") {
+        const c = chainStringsOf(prepared, String(r.id));
+        expect([c.seq, c.local]).toEqual([r.sequence_hashes ?? [], r.local_hashes ?? []]);
+      }
+    }
+    const kv = prepared.$client
+      .prepare("SELECT block_hashes AS h, block_refs AS refs FROM kv_events WHERE op != 'cleared' ORDER BY rowid")
+      .all() as { h: Buffer; refs: Buffer | null }[];
+    const lists = raws.flat().filter((r) => r.kind === "kv.stored" || r.kind === "kv.removed");
+    expect(kv.map((k) => decodeHashes(kvBlockList(prepared, k.h, k.refs)))).toEqual([
+      ...new Map(lists.map((r) => [r.id, r.block_hashes])).values(),
+    ]);
   });
 
   it("needs nothing from a store: it only encodes and builds rows", () => {
