@@ -19,6 +19,8 @@ export type ChainColumns = [
   number | null,
   Buffer | null,
 ];
+/** A request's sequence_hashes and local_hashes already encoded (encodeHashes; null: not given). */
+export type EncodedChains = { seq: Buffer | null; local: Buffer | null };
 /** `seqRefs`: requests.seq_refs (SQLite only: the sequence tail's runs that KV events hold, see kvRefColumns). */
 export type ChainOutcome =
   { ok: true; columns: ChainColumns; seqRefs: Buffer | null } | { ok: false; code: PrefixCode; error: string };
@@ -46,8 +48,9 @@ export function chainColumns(
   e: IngestRowOf<"request">,
   laterInBatch: (requestId: string) => boolean,
   resolvePrefix: ResolvePrefix,
+  encoded?: EncodedChains,
 ): ChainOutcome {
-  const r = storedChains(db, e, laterInBatch, resolvePrefix);
+  const r = storedChains(db, e, laterInBatch, resolvePrefix, encoded);
   if (!r.ok) return r;
   const [seq] = r.columns;
   if (!seq || seq.byteLength === 0) return { ok: true, columns: r.columns, seqRefs: null };
@@ -64,8 +67,9 @@ function storedChains(
   e: IngestRowOf<"request">,
   laterInBatch: (requestId: string) => boolean,
   resolvePrefix: ResolvePrefix,
+  encoded?: EncodedChains,
 ): { ok: true; columns: ChainColumns } | { ok: false; code: PrefixCode; error: string } {
-  const local = e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
+  const local = encoded ? encoded.local : e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
   if (e.prefix_of) {
     const r = resolvePrefix(
       e,
@@ -73,12 +77,12 @@ function storedChains(
       laterInBatch(e.prefix_of.request_id),
     );
     if (!r.ok) return r;
-    const seq = encodeHashes(e.sequence_hashes ?? []);
+    const seq = encoded ? (encoded.seq ?? encodeHashes([])) : encodeHashes(e.sequence_hashes ?? []);
     const seqCount = r.shared + seq.byteLength / HASH_BYTES;
     const localCount = local && r.localShared + local.byteLength / HASH_BYTES;
     return { ok: true, columns: [seq, local, r.base, r.shared, r.localShared, seqCount, localCount, null] };
   }
-  const seq = e.sequence_hashes === undefined ? null : encodeHashes(e.sequence_hashes);
+  const seq = encoded ? encoded.seq : e.sequence_hashes === undefined ? null : encodeHashes(e.sequence_hashes);
   const counts = [seq && seq.byteLength / HASH_BYTES, local && local.byteLength / HASH_BYTES] as const;
   if (!seq?.byteLength && !local?.byteLength) return { ok: true, columns: [seq, local, null, 0, 0, ...counts, null] };
   const prev = previousTurnOf(db, e);

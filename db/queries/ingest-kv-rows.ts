@@ -112,8 +112,13 @@ export const kvClearedRow = (e: IngestRowOf<"kv.cleared">): Row => [
 /**
  * The row of a kv.stored / kv.removed event on the ingest path: runs of its list that earlier events on this
  * connection hold literally are stored as references (db/queries/kv-lists.ts). Call kvRowStored after inserting it.
+ * `encoded`: e.block_hashes already encoded (encodeHashes), when the caller did that before taking the write lock.
  */
-export function compactKvRow(db: Db, e: IngestRowOf<"kv.stored"> | IngestRowOf<"kv.removed">): Row {
-  const [hashes, refs] = kvListColumns(db, e.block_hashes, e.ts);
+export function compactKvRow(
+  db: Db,
+  e: IngestRowOf<"kv.stored"> | IngestRowOf<"kv.removed">,
+  encoded?: Buffer | null,
+): Row {
+  const [hashes, refs] = kvListColumns(db, encoded ?? e.block_hashes, e.ts);
   return e.kind === "kv.stored" ? kvStoredRow(e, hashes, refs) : kvRemovedRow(e, hashes, refs);
 }

@@ -1,5 +1,6 @@
 import type { IngestRow, PrefixCode, ResolvePrefix } from "../rows/ingest";
-import { chainColumns } from "./ingest-chains";
+import { chainColumns, type EncodedChains } from "./ingest-chains";
+import { encodeHashes } from "../chain-codec";
 import { forgetChains, requestRowExists } from "./chains";
 import type { CounterSample } from "../../lib/counters";
 import { addSample, flushStats, MinuteRollups, noteSeen, type Rollup, type Statements } from "./ingest-rollups";
@@ -8,7 +9,7 @@ import { TierRollups } from "./ingest-tiers";
 import { opt, REQUEST_INSERT, requestHead, rowOf, tables, type Row } from "./ingest-rows";
 import { statements } from "./ingest-statements";
 import { compactKvRow } from "./ingest-kv-rows";
-import { forgetKvLocations, kvRowStored } from "./kv-lists";
+import { forgetKvLocations, kvListBatch, kvRowStored } from "./kv-lists";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
 
@@ -41,27 +42,69 @@ function requestIndexes(events: readonly IngestRow[]): Map<string, number> | nul
 }
 
 /**
+ * A batch with the work done that needs nothing from the store (prepareEvents): the rows of kinds stored as they are,
+ * and every hash list encoded. An ingest thread builds it before its write turn, so only what depends on the store
+ * (duplicates, chain bases, KV list references) runs while the other threads wait for the write lock.
+ */
+export type PreparedBatch = {
+  readonly events: readonly IngestRow[];
+  /** Per event: its row when it needs nothing from the store; a request's columns before its chains; null for KV lists. */
+  readonly rows: readonly (Row | null)[];
+  /** Per event: a KV event's block list encoded, else null. */
+  readonly lists: readonly (Buffer | null)[];
+  /** Per event: a request's chains encoded, else null. */
+  readonly chains: readonly (EncodedChains | null)[];
+  readonly positions: Map<string, number> | null;
+};
+
+const encodedOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : encodeHashes(v));
+
+/** Everything of storeEvents' work on a batch that reads and writes nothing (pure; run it before the write turn). */
+export function prepareEvents(events: readonly IngestRow[]): PreparedBatch {
+  const n = events.length;
+  const rows: (Row | null)[] = new Array(n);
+  const lists: (Buffer | null)[] = new Array(n);
+  const chains: (EncodedChains | null)[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const e = events[i]!;
+    rows[i] = null;
+    lists[i] = null;
+    chains[i] = null;
+    if (e.kind === "kv.stored" || e.kind === "kv.removed") lists[i] = encodeHashes(e.block_hashes);
+    else if (e.kind === "request") {
+      rows[i] = requestHead(e);
+      chains[i] = { seq: encodedOrNull(e.sequence_hashes), local: encodedOrNull(e.local_hashes) };
+    } else rows[i] = rowOf(e);
+  }
+  return { events, rows, lists, chains, positions: requestIndexes(events) };
+}
+
+const isPrepared = (v: readonly IngestRow[] | PreparedBatch): v is PreparedBatch => !Array.isArray(v);
+
+/**
  * Store validated events in one transaction: raw rows, worker state and per-minute rollups.
  * Returns per event whether it was new, its id was already stored (a duplicate changes nothing), or it was refused
  * (a request whose prefix_of names nothing usable; the rest of the batch is stored). `alsoInTransaction` runs last in
  * the same transaction with those results (a write that must commit with the batch and never wait for the lock alone).
+ * `batch` is the events, or prepareEvents' batch of them (the same rows are stored either way).
  */
-export function storeEvents(db: Db, events: readonly IngestRow[], options: StoreOptions = {}): StoreStatus[] {
+export function storeEvents(
+  db: Db,
+  batch: readonly IngestRow[] | PreparedBatch,
+  options: StoreOptions = {},
+): StoreStatus[] {
   const sqlite = db.$client;
   const st = statements(sqlite);
-  const positions = requestIndexes(events);
+  const prepared = isPrepared(batch) ? batch : prepareEvents(batch);
   const resolve = options.resolvePrefix;
-  if (positions && !resolve) throw new Error("storeEvents: a request names prefix_of but no resolvePrefix was given");
-  // Rows that need nothing from the store are built before the write lock is taken.
-  const rows = events.map((e) =>
-    e.kind === "request" || e.kind === "kv.stored" || e.kind === "kv.removed" ? null : rowOf(e),
-  );
+  if (prepared.positions && !resolve)
+    throw new Error("storeEvents: a request names prefix_of but no resolvePrefix was given");
   try {
     const deadline = performance.now() + (options.lockWaitMs ?? 0);
     for (;;) {
       const began = { yes: false };
       try {
-        return store(db, st, events, rows, positions, resolve, options.alsoInTransaction, began);
+        return store(db, st, prepared, resolve, options.alsoInTransaction, began);
       } catch (err) {
         // Only BEGIN IMMEDIATE found the lock taken: nothing ran, so the batch simply tries again.
         if (began.yes || !isBusy(err) || performance.now() >= deadline) throw err;
@@ -78,9 +121,7 @@ export function storeEvents(db: Db, events: readonly IngestRow[], options: Store
 function store(
   db: Db,
   st: Statements,
-  events: readonly IngestRow[],
-  rows: readonly (Row | null)[],
-  positions: Map<string, number> | null,
+  batch: PreparedBatch,
   resolve: ResolvePrefix | undefined,
   alsoInTransaction: ((out: readonly StoreStatus[]) => void) | undefined,
   began: { yes: boolean },
@@ -91,7 +132,7 @@ function store(
     .transaction(() => {
       began.yes = true;
       try {
-        return storeInTransaction(db, st, events, rows, positions, resolve, alsoInTransaction);
+        return kvListBatch(db, () => storeInTransaction(db, st, batch, resolve, alsoInTransaction));
       } catch (err) {
         // While the write lock is still held: a location map shared with other ingest threads forgets rows rolled back.
         forgetKvLocations(db);
@@ -104,9 +145,7 @@ function store(
 function storeInTransaction(
   db: Db,
   st: Statements,
-  events: readonly IngestRow[],
-  rows: readonly (Row | null)[],
-  positions: Map<string, number> | null,
+  { events, rows, lists, chains: encoded, positions }: PreparedBatch,
   resolve: ResolvePrefix | undefined,
   alsoInTransaction: ((out: readonly StoreStatus[]) => void) | undefined,
 ): StoreStatus[] {
@@ -120,19 +159,19 @@ function storeInTransaction(
     const e = events[i]!;
     const t = tables[e.kind];
     let row: Row;
-    if (e.kind === "kv.stored" || e.kind === "kv.removed") row = compactKvRow(db, e);
+    if (e.kind === "kv.stored" || e.kind === "kv.removed") row = compactKvRow(db, e, lists[i]);
     else if (e.kind !== "request") row = rows[i]!;
     else {
       if (requestRowExists(db, e.id)) {
         out[i] = "duplicate";
         continue;
       }
-      const chains = chainColumns(db, e, (rid) => (positions?.get(rid) ?? -1) > i, resolve!);
+      const chains = chainColumns(db, e, (rid) => (positions?.get(rid) ?? -1) > i, resolve!, encoded[i] ?? undefined);
       if (!chains.ok) {
         out[i] = { status: "rejected", code: chains.code, error: chains.error };
         continue;
       }
-      row = [...requestHead(e), ...chains.columns, chains.seqRefs];
+      row = [...rows[i]!, ...chains.columns, chains.seqRefs];
     }
     const info = st.inserts.get(e.kind === "request" ? REQUEST_INSERT : t.sql)!.run(row);
     if (info.changes === 0) {

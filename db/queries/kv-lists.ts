@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { asBinary, encodeHashes, HASH_BYTES } from "../chain-codec";
+import { asBinary, encodeHashes } from "../chain-codec";
 import { decodeBlockList, encodeBlockList, type OriginInfo } from "../kv-list-codec";
 import type { Db } from "../client";
 import { KV_LOCATIONS_BYTES, Locations } from "./kv-locations";
@@ -17,6 +17,11 @@ export { KV_LOCATIONS_BYTES };
  * reference is written); the window bounds which rows retention can leave referring to an origin it deleted.
  */
 export const REF_WINDOW_MS = 60 * 60_000;
+/**
+ * chain-codec's HASH_BYTES kept module-local: imported, under tsx (CommonJS) every use in the loops below is a getter
+ * call on the module's exports (~4% of an ingest worker's write turn).
+ */
+const HASH_BYTES = 8;
 type Pending = { literal: Buffer; ts: number };
 /** The map is allocated on the first list encoded (48 MiB): connections that only read lists never build one. */
 /** Literal hashes of rows this connection stored recently, by rowid (bounded in bytes, oldest dropped first). */
@@ -37,7 +42,15 @@ type State = {
   readHead: number;
   /** Where each hash of the list being encoded is held (see scratch). */
   at: { rowid: Float64Array; pos: Int32Array; sec: Float64Array };
+  /**
+   * Inside kvListBatch only (null outside it): origins' time and literal count by rowid, kept across the lists of one
+   * write transaction, in which no other connection can delete or change a row. This connection's rows as it stores
+   * them, others' as first read; only rows found.
+   */
+  infos: Map<number, OriginInfo> | null;
 };
+/** Origin infos kept in one batch (then emptied: the next lists read them again). */
+const INFO_CACHE = 200_000;
 const READ_CACHE = 20_000;
 
 function remember(s: State, rowid: number, literal: Buffer) {
@@ -76,6 +89,7 @@ function state(db: Db): State {
       readOrder: [],
       readHead: 0,
       at: { rowid: new Float64Array(256), pos: new Int32Array(256), sec: new Float64Array(256) },
+      infos: null,
       origin: db.$client.prepare("SELECT block_hashes FROM kv_events WHERE rowid = ?").pluck(),
       info: db.$client.prepare("SELECT ts, length(block_hashes) AS bytes FROM kv_events WHERE rowid = ?"),
     };
@@ -96,11 +110,12 @@ export function shareKvLocations(db: Db, buffer: SharedArrayBuffer): void {
 
 /**
  * The block_hashes and block_refs values of a kv.stored / kv.removed event at `ts` (Unix ms). The row's rowid must
- * then be given to kvRowStored once it is inserted (its literal hashes become origins for later lists).
+ * then be given to kvRowStored once it is inserted (its literal hashes become origins for later lists). `hashes` may
+ * be given already encoded (encodeHashes: the ingest does that before its write turn).
  */
-export function kvListColumns(db: Db, hashes: readonly string[], ts: number): [Buffer, Buffer | null] {
+export function kvListColumns(db: Db, hashes: readonly string[] | Buffer, ts: number): [Buffer, Buffer | null] {
   const s = state(db);
-  const enc = encodeAgainstKv(s, encodeHashes(hashes), ts);
+  const enc = encodeAgainstKv(s, Buffer.isBuffer(hashes) ? hashes : encodeHashes(hashes), ts);
   s.pending = { literal: enc.literal, ts };
   return [enc.literal, enc.refs];
 }
@@ -122,14 +137,15 @@ function encodeAgainstKv(s: State, list: Buffer, ts: number) {
   const minSec = Math.max(0, Math.ceil((ts - REF_WINDOW_MS) / 1000));
   const origins = new Map<number, OriginInfo | null>();
   const origin = (rowid: number) => {
-    let o = origins.get(rowid);
+    let o: OriginInfo | null | undefined = s.infos?.get(rowid) ?? origins.get(rowid);
     if (o === undefined) {
       const r = s.info.get(rowid) as { ts: number; bytes: number | null } | undefined;
       o =
         r && typeof r.bytes === "number"
           ? { sec: Math.max(0, Math.floor(r.ts / 1000)), count: r.bytes / HASH_BYTES }
           : null;
-      origins.set(rowid, o);
+      if (o) keepInfo(s, rowid, o);
+      else origins.set(rowid, o);
     }
     return o;
   };
@@ -193,6 +209,7 @@ export function kvRowStored(db: Db, rowid: number | bigint): void {
   const n = p.literal.byteLength / HASH_BYTES;
   const sec = Math.max(0, Math.floor(p.ts / 1000));
   remember(s, Number(rowid), p.literal);
+  keepInfo(s, Number(rowid), { sec, count: n });
   for (let k = 0; k < n; k++)
     s.map.set(
       p.literal.readUInt32BE(k * HASH_BYTES),
@@ -216,6 +233,28 @@ export function forgetKvLocations(db: Db): void {
   s.read.clear();
   s.readOrder = [];
   s.readHead = 0;
+  s.infos?.clear();
+}
+
+function keepInfo(s: State, rowid: number, info: OriginInfo): void {
+  const infos = s.infos;
+  if (!infos) return;
+  if (infos.size >= INFO_CACHE) infos.clear();
+  infos.set(rowid, info);
+}
+
+/**
+ * Run fn, the lists of one write transaction (call it inside the transaction): the origins their encoding reads are
+ * read once for all of them, not once per list (no other connection can delete or change a row meanwhile).
+ */
+export function kvListBatch<T>(db: Db, fn: () => T): T {
+  const s = state(db);
+  s.infos = new Map();
+  try {
+    return fn();
+  } finally {
+    s.infos = null;
+  }
 }
 
 /** A stored KV block list in full (8-byte words), references resolved through the origins still stored. */

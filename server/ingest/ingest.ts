@@ -1,5 +1,5 @@
 import { isBusy, type Db } from "../../db/client";
-import { storeEvents } from "../../db/queries/ingest";
+import { prepareEvents, storeEvents } from "../../db/queries/ingest";
 import { decodeBody, summarize, validateItems, type BatchReply } from "./batch";
 import { resolvePrefix } from "./prefix";
 import { recordSender, type Sender } from "./sender";
@@ -50,10 +50,13 @@ function ingestInTurn(
 ): { reply: BatchReply; tally: IngestTally } {
   const decoded = decodeBody(text, contentType);
   const { events, slots, results } = validateItems(decoded);
+  // Encoding and row building need nothing from the store: done here, before this body's write turn, they overlap
+  // the other ingest threads' turns instead of holding them up.
+  const batch = events.length ? prepareEvents(events) : null;
   const now = Date.now();
   const stored = inTurn(() => {
-    if (events.length)
-      return storeEvents(db, events, {
+    if (batch)
+      return storeEvents(db, batch, {
         resolvePrefix,
         lockWaitMs,
         alsoInTransaction:

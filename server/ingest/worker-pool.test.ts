@@ -7,6 +7,7 @@ import { openDb } from "../../db/client";
 import { minimal, ndjson, stats, T0 } from "../../test/events";
 import { AppError } from "../errors";
 import type { BatchReply } from "./batch";
+import { ingestBusySignal } from "./busy-signal";
 import { ingestRunner } from "./runner";
 import { IngestPool } from "./worker-pool";
 
@@ -44,6 +45,19 @@ describe("IngestPool (worker threads on their own connections)", () => {
     expect(db.prepare("SELECT count(*) FROM requests").pluck().get()).toBe(1);
     expect(db.prepare("SELECT sum(samples) FROM worker_stats_1m").pluck().get()).toBe(200);
     db.close();
+  });
+
+  it("publishes bodies in flight on the busy signal until each is answered", async () => {
+    const signal = ingestBusySignal();
+    const before = signal.inFlight();
+    const runs = [0, 1, 2].map((n) =>
+      pool.run(ndjson([stats("busy", T0 + n * 1000, n, 0, { id: `busy-${n}` })]), NDJSON),
+    );
+    expect(signal.inFlight()).toBe(before + 3);
+    expect(signal.busy()).toBe(true);
+    await Promise.all(runs);
+    expect(signal.inFlight()).toBe(before);
+    expect(signal.lastActive()).not.toBeNull();
   });
 
   it("stores bodies in the order they were handed in, so a compact turn finds its prefix in the body before", async () => {

@@ -2,6 +2,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { KV_LOCATIONS_BYTES } from "../../db/queries/kv-lists";
 import { AppError, type AppErrorCode } from "../errors";
+import { ingestBusySignal } from "./busy-signal";
 import { setIngestRunner, type IngestOutcome } from "./runner";
 import type { Sender } from "./sender";
 import type { IngestTally } from "./tally";
@@ -65,6 +66,8 @@ export class IngestPool {
     const slot = this.workers.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
     const id = this.nextId++;
     slot.inFlight++;
+    // Published for the background jobs that yield to ingest (busy-signal.ts); settle and fail end it.
+    ingestBusySignal().begin();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       slot.worker.postMessage({ id, ticket: this.nextTicket++, text, contentType, sender });
@@ -81,6 +84,7 @@ export class IngestPool {
     const p = this.pending.get(m.id);
     this.pending.delete(m.id);
     if (!p) return;
+    ingestBusySignal().end();
     if (m.reply !== undefined) p.resolve({ json: m.reply, tally: m.tally ?? {} });
     else p.reject(new AppError(m.error?.code ?? "INTERNAL", m.error?.message ?? "ingest failed"));
   }
@@ -88,7 +92,10 @@ export class IngestPool {
   /** A worker crashed: fail what is in flight (the batches' transactions rolled back) and stop routing here. */
   private fail(err: Error) {
     log().error({ err: err.message }, "ingest worker failed");
-    for (const p of this.pending.values()) p.reject(new AppError("INTERNAL", "ingest worker failed"));
+    for (const p of this.pending.values()) {
+      ingestBusySignal().end();
+      p.reject(new AppError("INTERNAL", "ingest worker failed"));
+    }
     this.pending.clear();
     setIngestRunner(undefined);
   }
