@@ -1,14 +1,16 @@
 import type { Db } from "../../db/client";
 import { baselineKey, keepBaseline, keptBaseline } from "./baseline-cache";
+import type { BaselineHelper } from "./baseline-helper";
 import { loadWindow } from "./load";
 import type { PreparedPreview } from "./request";
 import { assembleResult, planPreview, replayOnce, type PreviewHooks, type Replayed, type ReplayPlan } from "./run";
 import type { PreviewResult, ReplayInput } from "./types";
 
 // The body of one preview job: read the window, replay the baseline (or take it from the kept runs) and the
-// candidate, one after the other, compare. (A helper thread running the baseline beside the candidate was tried: on
-// the idle 2-core machine it previewed the preamble hour in 2.36–2.42× a plain simulator run against 2.32–2.45× on
-// one thread, within noise, for 10–24% more CPU, since the baseline is ~80% of the work; it was removed.)
+// candidate, compare. With a helper thread (baseline-helper.ts) the baseline replays there while this thread replays
+// the candidate; the window is read once, here. Without one both run here, one after the other. (A first helper, which
+// read the window again itself, was tried on the preamble case and removed: there the baseline was ~80% of the work.
+// In the steady case the two runs cost about the same.)
 
 type Prepared = { input: ReplayInput; plan: ReplayPlan; key: string };
 
@@ -40,6 +42,59 @@ export function computePreview(db: Db, p: PreparedPreview, hooks: PreviewHooks =
   const base = kept ?? replayRun(prep, 0, (s) => hooks.progress?.(0.02 + 0.98 * share * s), hooks.cancelled);
   if (!kept) keepBaseline(prep.key, base);
   const cand = replayRun(prep, 1, (s) => hooks.progress?.(0.02 + 0.98 * (share + (1 - share) * s)), hooks.cancelled);
+  hooks.progress?.(1);
+  return assembleResult(prep.input, p.kind, p.document, prep.plan, base, cand, started);
+}
+
+/**
+ * Preview `p` with the baseline replayed by `helper` in another thread while this thread replays the candidate (the
+ * helper is released at once when the baseline is kept). Progress is the mean of both runs' shares. Should the helper
+ * fail or go away, the baseline is replayed here after the candidate: the result is the same either way.
+ */
+export async function computePreviewBeside(
+  db: Db,
+  p: PreparedPreview,
+  helper: BaselineHelper,
+  hooks: PreviewHooks = {},
+): Promise<PreviewResult> {
+  const started = Date.now();
+  let prep: Prepared;
+  try {
+    prep = prepareRuns(db, p);
+  } catch (err) {
+    helper.release();
+    throw err;
+  }
+  hooks.progress?.(0.02);
+  const kept = keptBaseline(prep.key);
+  if (kept) {
+    helper.release();
+    const cand = replayRun(prep, 1, (s) => hooks.progress?.(0.02 + 0.98 * s), hooks.cancelled);
+    hooks.progress?.(1);
+    return assembleResult(prep.input, p.kind, p.document, prep.plan, kept, cand, started);
+  }
+  const [docs, header] = prep.plan.runs[0]!;
+  const remote = helper.start({
+    key: prep.key,
+    input: prep.input,
+    docs,
+    header,
+    shape: prep.plan.shape,
+    shapes: prep.plan.shapes,
+  });
+  remote.done.catch(() => undefined); // awaited below unless the candidate throws first (cancelled)
+  const both = (s: number) => hooks.progress?.(0.02 + 0.49 * (s + remote.progress()));
+  const cand = replayRun(prep, 1, both, hooks.cancelled);
+  const ticker = setInterval(() => both(1), 200);
+  let base: Replayed;
+  try {
+    base = await remote.done;
+  } catch {
+    base = replayRun(prep, 0, (s) => hooks.progress?.(0.51 + 0.49 * s), hooks.cancelled);
+  } finally {
+    clearInterval(ticker);
+  }
+  keepBaseline(prep.key, base);
   hooks.progress?.(1);
   return assembleResult(prep.input, p.kind, p.document, prep.plan, base, cand, started);
 }
