@@ -40,6 +40,9 @@ export type BaselineHelper = {
 /** The preview thread's end of one helper port (used once: start or release). */
 export function helperOn(port: MessagePort): BaselineHelper {
   let used = false;
+  // A helper that is gone before start (its thread ended) must not leave the run waiting for its reply.
+  let closed = false;
+  port.once("close", () => (closed = true));
   const once = () => {
     if (used) throw new Error("a baseline helper port serves one run");
     used = true;
@@ -54,7 +57,8 @@ export function helperOn(port: MessagePort): BaselineHelper {
           if ("run" in m) resolve(m.run);
           else reject(new Error(m.error));
         });
-        port.once("close", () => reject(new Error("the baseline helper went away")));
+        if (closed) reject(new Error("the baseline helper went away"));
+        else port.once("close", () => reject(new Error("the baseline helper went away")));
       });
       port.postMessage({ job, progress } satisfies JobMessage);
       return { done, progress: () => progress[0]! };

@@ -6,11 +6,13 @@
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import { openDb } from "../../db/client";
 import { AppError } from "../errors";
+import { nameThread } from "../jobs/thread-priority";
 import { helperOn, serveBaseline } from "./baseline-helper";
 import { computePreview, computePreviewBeside } from "./compute";
 import type { PreparedPreview } from "./request";
 import type { PreviewResult } from "./types";
 
+nameThread("sy-preview");
 const { dbFile } = workerData as { dbFile: string };
 const db = openDb(dbFile, 200);
 
