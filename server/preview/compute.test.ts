@@ -148,9 +148,15 @@ describe("preview with a baseline helper", () => {
       const want = noTime(computePreview(db, request(PRESSURE_RETENTION_CANDIDATE)));
       forgetBaselines();
       const shares: number[] = [];
-      const got = await computePreviewBeside(db, request(PRESSURE_RETENTION_CANDIDATE), await make(), {
-        progress: (s) => shares.push(s),
-      });
+      const got = await computePreviewBeside(
+        db,
+        request(PRESSURE_RETENTION_CANDIDATE),
+        await make(),
+        {
+          progress: (s) => shares.push(s),
+        },
+        0,
+      );
       expect(noTime(got)).toEqual(want);
       expect(shares.at(-1)).toBe(1);
       expect(shares.every((s) => s >= 0 && s <= 1)).toBe(true);
@@ -159,17 +165,31 @@ describe("preview with a baseline helper", () => {
     120_000,
   );
 
-  it("gives the helper back unused when the baseline is kept, and on a refused window", async () => {
+  it("gives the helper back unused when the baseline is kept, on a refused window and on a small one", async () => {
     forgetBaselines();
     computePreview(db, request(PRESSURE_RETENTION_CANDIDATE));
     const kept = served();
-    const got = await computePreviewBeside(db, request({ rules: [] }), kept.helper);
+    const got = await computePreviewBeside(db, request({ rules: [] }), kept.helper, {}, 0);
     expect(got.baseline).toEqual(computePreview(db, request(PRESSURE_RETENTION_CANDIDATE)).baseline);
     await expect.poll(kept.finished).toBe(1);
     const empty = served();
     const window = { from: T0 + 3_600_000, to: T0 + 3_660_000 };
     const refused = preparePreview({ kind: "retention", document: { rules: [] }, window, baseline: START }, window.to);
-    await expect(computePreviewBeside(db, refused, empty.helper)).rejects.toThrow(/no recorded traffic/);
+    await expect(computePreviewBeside(db, refused, empty.helper, {}, 0)).rejects.toThrow(/no recorded traffic/);
     await expect.poll(empty.finished).toBe(1);
+    // A window with fewer turns than the threshold replays both runs here: the helper is given back unused.
+    forgetBaselines();
+    const calls: string[] = [];
+    const counting = {
+      start: (): never => {
+        calls.push("start");
+        throw new Error("a small window is not helped");
+      },
+      release: () => void calls.push("release"),
+    };
+    const turns = prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE)).input.turns.length;
+    const alone = await computePreviewBeside(db, request(PRESSURE_RETENTION_CANDIDATE), counting, {}, turns + 1);
+    expect(noTime(alone)).toEqual(noTime(computePreview(db, request(PRESSURE_RETENTION_CANDIDATE))));
+    expect(calls).toEqual(["release"]);
   }, 120_000);
 });

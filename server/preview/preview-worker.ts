@@ -13,7 +13,7 @@ import type { PreparedPreview } from "./request";
 import type { PreviewResult } from "./types";
 
 nameThread("sy-preview");
-const { dbFile } = workerData as { dbFile: string };
+const { dbFile, minHelpedTurns } = workerData as { dbFile: string; minHelpedTurns?: number };
 const db = openDb(dbFile, 200);
 
 type Message = { id: number; request: PreparedPreview; helper?: MessagePort } | { id: number; serve: MessagePort };
@@ -36,7 +36,8 @@ parentPort!.on("message", (m: Message) => {
       code: err instanceof AppError ? err.code : "INTERNAL",
     });
   const answer = (result: PreviewResult) => parentPort!.postMessage({ id: m.id, result });
-  if (m.helper) return void computePreviewBeside(db, m.request, helperOn(m.helper), hooks).then(answer, fail);
+  if (m.helper)
+    return void computePreviewBeside(db, m.request, helperOn(m.helper), hooks, minHelpedTurns).then(answer, fail);
   try {
     answer(computePreview(db, m.request, hooks));
   } catch (err) {

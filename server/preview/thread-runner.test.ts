@@ -57,7 +57,7 @@ const exited = (w: Worker) => new Promise<number>((resolve) => w.once("exit", re
 describe("preview thread runner", () => {
   it("answers the same with a helper thread as on one thread, its progress combining both runs", async () => {
     const threads: Worker[] = [];
-    const run = threadRunner(file, { onThread: (w) => threads.push(w) });
+    const run = threadRunner(file, { minHelpedTurns: 0, onThread: (w) => threads.push(w) });
     expect(run.helpers).toBe(true);
     const cases = [
       { name: "helped", helper: true, document: PRESSURE_RETENTION_CANDIDATE },
@@ -86,7 +86,7 @@ describe("preview thread runner", () => {
 
   it("stops both threads of a helped job, and the next job runs on new ones", async () => {
     const threads: Worker[] = [];
-    const run = threadRunner(file, { onThread: (w) => threads.push(w) });
+    const run = threadRunner(file, { minHelpedTurns: 0, onThread: (w) => threads.push(w) });
     let helped = 0;
     const job = run(request(PRESSURE_RETENTION_CANDIDATE), () => {}, { helper: true, helperDone: () => helped++ });
     expect(threads.length).toBe(2);

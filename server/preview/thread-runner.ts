@@ -21,6 +21,8 @@ type Message = {
 export type ThreadRunnerOptions = {
   /** false: never a helper thread, each job replays baseline and candidate on its one thread (for comparison). */
   concurrent?: boolean;
+  /** Windows with fewer turns are not helped (default MIN_HELPED_TURNS; tests help small ones). */
+  minHelpedTurns?: number;
   /** Called with each thread started (tests watch them exit). */
   onThread?: (worker: Worker) => void;
 };
@@ -37,7 +39,7 @@ export function threadRunner(dbFile: string, options: ThreadRunnerOptions = {}):
   const take = () => {
     let worker = idle.pop();
     if (!worker) {
-      worker = new Worker(WORKER_FILE, { workerData: { dbFile } });
+      worker = new Worker(WORKER_FILE, { workerData: { dbFile, minHelpedTurns: options.minHelpedTurns } });
       options.onThread?.(worker);
     }
     worker.unref();
