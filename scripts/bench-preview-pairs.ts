@@ -6,7 +6,7 @@ import { MessageChannel, Worker } from "node:worker_threads";
 import type { Db } from "../db/client";
 import { forgetBaselines } from "../server/preview/baseline-cache";
 import { helperOn, type BaselineHelper } from "../server/preview/baseline-helper";
-import { computePreview, computePreviewBeside } from "../server/preview/compute";
+import { computePreview, computePreviewBeside, MIN_HELPED_TURNS } from "../server/preview/compute";
 import type { PreparedPreview } from "../server/preview/request";
 import type { PreviewResult } from "../server/preview/types";
 import { threadCpu } from "./thread-cpu";
@@ -134,8 +134,12 @@ export function printTimings(t: Timings, minutes: number): void {
     console.log(
       `  pair ${k + 1}${t.concurrent.length ? (k % 2 === 0 ? " (two threads first)" : " (one thread first)") : ""}:`,
     );
-    if (t.concurrent[k])
-      console.log(line("  preview, helper thread (as the dashboard with a slot free)", t.concurrent[k], plain));
+    const c = t.concurrent[k];
+    if (c)
+      console.log(
+        line("  preview, helper thread (as the dashboard with a slot free)", c, plain) +
+          (c.helper === 0 ? ` — not helped: under ${MIN_HELPED_TURNS} turns, both runs on one thread` : ""),
+      );
     console.log(line("  preview, one thread (baseline then candidate)", t.sequential[k]!, plain));
   });
   const last = t.plain.at(-1)!;
