@@ -1,4 +1,5 @@
-// `npm run bench:preview [-- --minutes N] [--case preamble|pressure|steady]`: does the preview predict what a policy change does? For three
+// `npm run bench:preview [-- --minutes N] [--case preamble|pressure|steady] [--pairs N] [--sequential]`: does the
+// preview predict what a policy change does? For three
 // cases — stripping the billing header in the `preamble` scenario, a retention change in `pressure`, and one in `steady`
 // (the issue's "one hour of steady traffic previewed in ≤ 10 s") — it records N
 // simulated minutes (default 60, after 5 of warm-up) under the start policies, ingests them into a fresh database
@@ -6,7 +7,11 @@
 // simulator for the same window with the change in force. Prints the predicted and the actual hit rate, the
 // baseline's error against the recording, and the preview's wall time beside one plain simulator run of the same
 // window measured in the same process (the machine may be busy: compare the ratio): as the dashboard's preview thread
-// runs it (baseline then candidate), and again with the baseline kept (what a second candidate on the window costs).
+// runs it with a helper thread free (the baseline in the helper beside the candidate), as it runs it without one
+// (baseline then candidate on one thread), and again with the baseline kept (what a second candidate on the window
+// costs). `--pairs N` repeats plain run, one-thread preview and two-thread preview N times, alternating which preview
+// goes first, so the two are compared in the same minutes; each is printed with its wall and CPU seconds (every thread
+// of the process). `--sequential` times the one-thread preview only.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,13 +19,12 @@ import { openDb } from "../db/client";
 import { storeEvents } from "../db/queries/ingest";
 import type { PolicyKind } from "../server/control/policies";
 import { parseEvent, type TelemetryEvent } from "../server/ingest/events";
-import { forgetBaselines } from "../server/preview/baseline-cache";
-import { computePreview } from "../server/preview/compute";
 import { preparePreview } from "../server/preview/request";
 import { Simulation } from "../server/sim/engine";
 import { toJsonLine } from "../server/sim/json-lines";
 import { scenarioByName } from "../server/sim/scenarios";
 import { PRESSURE_RETENTION_CANDIDATE } from "../test/preview-candidates";
+import { printTimings, timePreviews } from "./bench-preview-pairs";
 
 const WARMUP_S = 300;
 
@@ -59,11 +63,18 @@ const CASES: Case[] = [
   },
 ];
 
-function minutesArg(argv: readonly string[]): number {
-  const i = argv.indexOf("--minutes");
-  const n = i >= 0 ? Number(argv[i + 1]) : 60;
-  if (!Number.isFinite(n) || n <= 0 || n > 24 * 60) throw new Error("--minutes takes 0 < N ≤ 1440");
-  return n;
+type Options = { minutes: number; pairs: number; sequential: boolean };
+
+function optionsOf(argv: readonly string[]): Options {
+  const num = (flag: string, dflt: number) => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? Number(argv[i + 1]) : dflt;
+  };
+  const minutes = num("--minutes", 60);
+  if (!Number.isFinite(minutes) || minutes <= 0 || minutes > 24 * 60) throw new Error("--minutes takes 0 < N ≤ 1440");
+  const pairs = num("--pairs", 1);
+  if (!Number.isInteger(pairs) || pairs < 1 || pairs > 20) throw new Error("--pairs takes an integer 1–20");
+  return { minutes, pairs, sequential: argv.includes("--sequential") };
 }
 
 /** A simulation of the scenario from `startMs`, with one kind replaced when `change` is given. */
@@ -92,15 +103,10 @@ function hitRate(
   return query ? hit / query : NaN;
 }
 
-/** CPU seconds of this process so far, every thread. */
-const cpuS = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
-
 const pct = (v: number | null) => (v === null || Number.isNaN(v) ? "n/a" : `${(v * 100).toFixed(1)}%`);
 
-async function runCase(c: Case, minutes: number, dir: string): Promise<void> {
+async function runCase(c: Case, opts: Options, dir: string): Promise<void> {
+  const minutes = opts.minutes;
   const startMs = Math.floor(Date.now() / 60_000) * 60_000 - (minutes * 60 + WARMUP_S) * 1000 - 3_600_000;
   const from = startMs + WARMUP_S * 1000;
   const to = from + minutes * 60_000;
@@ -127,34 +133,19 @@ async function runCase(c: Case, minutes: number, dir: string): Promise<void> {
   flush();
   const recordS = (performance.now() - t) / 1000;
 
-  // 2. One plain simulator run of the window (no output): the same-run yardstick for the preview's time.
-  t = performance.now();
-  const cpu0 = cpuS();
-  simulation(c, startMs, false).runUntil(to);
-  const plainS = (performance.now() - t) / 1000;
-  const plainCpu = cpuS() - cpu0;
-
-  // 3. The preview as the dashboard's preview thread runs it (reads the window back, replays baseline and candidate).
+  // 2. The preview as the dashboard's preview thread runs it (reads the window back, replays baseline and candidate),
+  // with and without a helper thread, each pair beside one plain simulator run of the window (no output): the same-run
+  // yardstick for the preview's time.
   const scenario = scenarioByName(c.scenario)!;
   const request = preparePreview(
     { kind: c.kind, document: c.document, window: { from, to }, baseline: scenario.policies ?? {} },
     to,
   );
-  forgetBaselines();
-  t = performance.now();
-  let cpu = cpuS();
-  const result = computePreview(db, request);
-  const previewS = (performance.now() - t) / 1000;
-  const previewCpu = cpuS() - cpu;
-  t = performance.now();
-  cpu = cpuS();
-  const again = computePreview(db, request);
-  const keptS = (performance.now() - t) / 1000;
-  const keptCpu = cpuS() - cpu;
-  if (again.candidate.hit_rate !== result.candidate.hit_rate || again.baseline.hit_rate !== result.baseline.hit_rate)
-    throw new Error("the preview with the baseline kept differs from the first");
+  const plain = () => simulation(c, startMs, false).runUntil(to);
+  const timings = await timePreviews(db, dbFile, request, plain, opts.pairs, opts.sequential);
+  const result = timings.result;
 
-  // 4. What the change really does: the simulator for the same window with it in force.
+  // 3. What the change really does: the simulator for the same window with it in force.
   const actualRequests: { arrived_at: number; input_tokens: number; cached_tokens: number; finish_reason?: string }[] =
     [];
   const actual = simulation(c, startMs, true);
@@ -190,27 +181,18 @@ async function runCase(c: Case, minutes: number, dir: string): Promise<void> {
   console.log(
     `  TTFT p50/p95 predicted ${result.candidate.ttft_p50_ms}/${result.candidate.ttft_p95_ms} ms, baseline ${result.baseline.ttft_p50_ms}/${result.baseline.ttft_p95_ms} ms, measured ${result.measured.ttft_p50_ms}/${result.measured.ttft_p95_ms} ms`,
   );
-  const perHour = (sec: number) => `${((sec * 60) / minutes).toFixed(1)} s per hour`;
-  const ratio = (sec: number) => `ratio ${(sec / plainS).toFixed(2)}`;
-  const cpuOf = (sec: number) =>
-    `CPU ${sec.toFixed(1)} s, ${(sec / plainCpu).toFixed(2)}× the plain run's ${plainCpu.toFixed(1)} s`;
-  console.log(
-    `  preview: ${perHour(previewS)} (${previewS.toFixed(1)} s for ${minutes} min, ${ratio(previewS)} to one plain simulator run of the window: ${plainS.toFixed(1)} s; target ≤ 10 s per hour; ${cpuOf(previewCpu)})`,
-  );
-  console.log(
-    `  again, baseline kept (a second candidate on this window): ${perHour(keptS)} (${keptS.toFixed(1)} s, ${ratio(keptS)}; ${cpuOf(keptCpu)})`,
-  );
+  printTimings(timings, minutes);
 }
 
 async function main(): Promise<void> {
-  const minutes = minutesArg(process.argv.slice(2));
+  const opts = optionsOf(process.argv.slice(2));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-preview-"));
   try {
     console.log(`bench:preview — ${os.cpus().length} cores; figures depend on what else the machine is doing`);
     const only = process.argv.indexOf("--case");
     const picked = only >= 0 ? CASES.filter((c) => c.name === process.argv[only + 1]) : CASES;
     if (picked.length === 0) throw new Error(`--case takes one of ${CASES.map((c) => c.name).join(", ")}`);
-    for (const c of picked) await runCase(c, minutes, dir);
+    for (const c of picked) await runCase(c, opts, dir);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -8,7 +8,9 @@ import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { runScenario, T0 } from "../sim/test-support";
 import { baselineKey, forgetBaselines, keptBaseline } from "./baseline-cache";
-import { computePreview, prepareRuns } from "./compute";
+import { MessageChannel } from "node:worker_threads";
+import { helperOn, serveBaseline } from "./baseline-helper";
+import { computePreview, computePreviewBeside, prepareRuns } from "./compute";
 import { preparePreview } from "./request";
 import type { PreviewResult } from "./types";
 
@@ -116,4 +118,78 @@ describe("preview with the baseline kept", () => {
     expect(keys[1]).toBe(base.key);
     for (const k of keys.slice(2)) expect(k).not.toBe(base.key);
   });
+});
+
+describe("preview with a baseline helper", () => {
+  // The helper served on this thread: its run happens once the candidate has finished, but through the same
+  // messages, shared memory and reply as between two threads.
+  const served = () => {
+    const { port1, port2 } = new MessageChannel();
+    let finished = 0;
+    serveBaseline(port2, () => finished++);
+    return { helper: helperOn(port1), finished: () => finished };
+  };
+  const gone = async (settled: boolean) => {
+    const { port1, port2 } = new MessageChannel();
+    const helper = helperOn(port1);
+    port2.close();
+    if (settled) await new Promise((r) => setTimeout(r, 50));
+    return helper;
+  };
+
+  it.each([
+    ["a helper that replays the baseline", async () => served().helper],
+    ["a helper that goes away (the baseline replayed here instead)", () => gone(false)],
+    ["a helper gone before the preview starts", () => gone(true)],
+  ])(
+    "answers with %s as replaying both runs here does",
+    async (_name, make) => {
+      forgetBaselines();
+      const want = noTime(computePreview(db, request(PRESSURE_RETENTION_CANDIDATE)));
+      forgetBaselines();
+      const shares: number[] = [];
+      const got = await computePreviewBeside(
+        db,
+        request(PRESSURE_RETENTION_CANDIDATE),
+        await make(),
+        {
+          progress: (s) => shares.push(s),
+        },
+        0,
+      );
+      expect(noTime(got)).toEqual(want);
+      expect(shares.at(-1)).toBe(1);
+      expect(shares.every((s) => s >= 0 && s <= 1)).toBe(true);
+      expect(keptBaseline(prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE)).key)).not.toBeNull();
+    },
+    120_000,
+  );
+
+  it("gives the helper back unused when the baseline is kept, on a refused window and on a small one", async () => {
+    forgetBaselines();
+    computePreview(db, request(PRESSURE_RETENTION_CANDIDATE));
+    const kept = served();
+    const got = await computePreviewBeside(db, request({ rules: [] }), kept.helper, {}, 0);
+    expect(got.baseline).toEqual(computePreview(db, request(PRESSURE_RETENTION_CANDIDATE)).baseline);
+    await expect.poll(kept.finished).toBe(1);
+    const empty = served();
+    const window = { from: T0 + 3_600_000, to: T0 + 3_660_000 };
+    const refused = preparePreview({ kind: "retention", document: { rules: [] }, window, baseline: START }, window.to);
+    await expect(computePreviewBeside(db, refused, empty.helper, {}, 0)).rejects.toThrow(/no recorded traffic/);
+    await expect.poll(empty.finished).toBe(1);
+    // A window with fewer turns than the threshold replays both runs here: the helper is given back unused.
+    forgetBaselines();
+    const calls: string[] = [];
+    const counting = {
+      start: (): never => {
+        calls.push("start");
+        throw new Error("a small window is not helped");
+      },
+      release: () => void calls.push("release"),
+    };
+    const turns = prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE)).input.turns.length;
+    const alone = await computePreviewBeside(db, request(PRESSURE_RETENTION_CANDIDATE), counting, {}, turns + 1);
+    expect(noTime(alone)).toEqual(noTime(computePreview(db, request(PRESSURE_RETENTION_CANDIDATE))));
+    expect(calls).toEqual(["release"]);
+  }, 120_000);
 });

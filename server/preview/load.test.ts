@@ -7,7 +7,7 @@ import { chainsOf } from "../../db/queries/chains";
 import { storeEvents } from "../../db/queries/ingest";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { runScenario, T0 } from "../sim/test-support";
-import { AFTER_MS, loadWindow, WARMUP_MS } from "./load";
+import { AFTER_MS, loadWindow, sharedPairs, WARMUP_MS } from "./load";
 
 // The window read builds every turn's chain in one pass over the rows (a base built earlier in the pass reused, only
 // the first sequence hash taken): each turn must hold exactly the chain the per-row reader gives for its row.
@@ -65,5 +65,49 @@ describe("loadWindow", () => {
     ["a window before the recording", T0 - 600_000, T0 - 540_000, "no recorded traffic"],
   ])("refuses %s", (_name, from, to, message) => {
     expect(() => loadWindow(db, from, to, {})).toThrow(message);
+  });
+});
+
+const hash = (v: bigint) => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64BE(v);
+  return b;
+};
+
+describe("sharedPairs", () => {
+  const max = (1n << 64n) - 1n;
+  it.each([
+    ["no rows", [], []],
+    ["a row with no chain", [null], [null]],
+    ["an empty chain", [Buffer.alloc(0)], [[]]],
+    [
+      "hashes at 0, 2^63 - 1, 2^63 and 2^64 - 1",
+      [Buffer.concat([hash(0n), hash((1n << 63n) - 1n), hash(1n << 63n), hash(max)])],
+      [[0, 0, 0x7fffffff, 0xffffffff, 0x80000000, 0, 0xffffffff, 0xffffffff]],
+    ],
+    [
+      "rows between empty and missing ones",
+      [hash(1n), null, Buffer.alloc(0), Buffer.concat([hash(2n), hash(3n << 32n)])],
+      [[0, 1], null, [], [0, 2, 3, 0]],
+    ],
+    ["a trailing partial hash (dropped)", [Buffer.concat([hash(5n), Buffer.from([1, 2, 3])])], [[0, 5]]],
+  ])("reads %s into one shared buffer", (_name, chains, want) => {
+    const out = sharedPairs(chains.map((chain) => ({ chain })));
+    expect(out.map((v) => (v === null ? null : [...v]))).toEqual(want);
+    const buffers = new Set(out.filter((v) => v !== null).map((v) => v.buffer));
+    expect(buffers.size).toBeLessThanOrEqual(1);
+    for (const b of buffers) expect(b).toBeInstanceOf(SharedArrayBuffer);
+  });
+
+  it("shares the window's chains with another thread without copying them", () => {
+    const input = loadWindow(db, WINDOW.from, WINDOW.to, {});
+    const chains = input.turns.filter((t) => t.blocks !== null && t.blocks.length > 0);
+    const copy = structuredClone(input);
+    const i = input.turns.indexOf(chains[0]!);
+    const theirs = copy.turns[i]!.blocks!;
+    const was = theirs[0]!;
+    theirs[0] = was ^ 1;
+    expect(input.turns[i]!.blocks![0]).toBe(was ^ 1);
+    theirs[0] = was;
   });
 });

@@ -53,7 +53,8 @@ export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions =
       `the window holds more than ${MAX_REPLAY_REQUESTS} requests: preview a shorter window`,
     );
   const hints = new Map<string, AgentHints>();
-  const turns = rows.map((r) => turnOf(r, from, to, hints));
+  const chains = sharedPairs(rows);
+  const turns = rows.map((r, i) => turnOf(r, from, to, hints, chains[i]!));
   if (!turns.some((t) => t.phase === "window"))
     throw new AppError("BAD_REQUEST", "no recorded traffic in this window: nothing to replay", { empty: true });
   const { baseline, notes } = baselineOf(db, rows, from, opts.baseline ?? {});
@@ -78,7 +79,13 @@ export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions =
 }
 
 /** `hints`: agent hints parsed so far, by their text (turns repeat a few thousand texts; the replay only reads them). */
-function turnOf(r: WindowRequestRow, from: number, to: number, hints: Map<string, AgentHints>): RecordedTurn {
+function turnOf(
+  r: WindowRequestRow,
+  from: number,
+  to: number,
+  hints: Map<string, AgentHints>,
+  blocks: Uint32Array | null,
+): RecordedTurn {
   const session = r.sessionId ?? r.requestId;
   return {
     requestId: r.requestId,
@@ -97,7 +104,7 @@ function turnOf(r: WindowRequestRow, from: number, to: number, hints: Map<string
     status: r.status === "error" || r.status === "cancelled" ? r.status : "ok",
     hints: hintsOf(r.agentHints, hints),
     blockSize: r.blockSize,
-    blocks: r.chain ? pairsOf(r.chain) : null,
+    blocks,
     workerId: r.workerId,
     firstSeq: r.firstSeq ? [r.firstSeq.readUInt32BE(0), r.firstSeq.readUInt32BE(4)] : null,
     phase: r.arrivedAt < from ? "warmup" : r.arrivedAt >= to ? "after" : "window",
@@ -120,12 +127,26 @@ function hintsOf(text: string | null, parsed: Map<string, AgentHints>): AgentHin
   return h;
 }
 
-/** 8-byte big-endian hashes as (hi, lo) pairs: the bytes copied as they are, then each 32-bit word swapped in place. */
-function pairsOf(buf: Buffer): Uint32Array {
-  const out = new Uint32Array(Math.floor(buf.byteLength / 8) * 2);
-  const bytes = Buffer.from(out.buffer, 0, out.byteLength);
-  buf.copy(bytes, 0, 0, out.byteLength);
-  if (os.endianness() === "LE") bytes.swap32();
+/**
+ * Every row's chain (8-byte big-endian hashes) as (hi, lo) pairs, all in one SharedArrayBuffer: a baseline run in a
+ * helper thread gets the window without a copy of its chains. The bytes are copied as they are, then each 32-bit word
+ * of the whole buffer swapped in place once.
+ */
+export function sharedPairs(rows: readonly { chain: Buffer | null }[]): (Uint32Array | null)[] {
+  let total = 0;
+  for (const r of rows) if (r.chain) total += Math.floor(r.chain.byteLength / 8) * 8;
+  const shared = new SharedArrayBuffer(total);
+  const bytes = Buffer.from(shared);
+  let at = 0;
+  const out = rows.map((r) => {
+    if (!r.chain) return null;
+    const n = Math.floor(r.chain.byteLength / 8) * 8;
+    r.chain.copy(bytes, at, 0, n);
+    const view = new Uint32Array(shared, at, n / 4);
+    at += n;
+    return view;
+  });
+  if (total > 0 && os.endianness() === "LE") bytes.swap32();
   return out;
 }
 

@@ -1,32 +1,46 @@
 // A preview thread: its own read connection to the database file, kept between jobs (starting a thread costs
-// seconds of module loading), and the baselines it replayed (a second candidate on a window replays only itself);
-// each job message is one preview, its progress and result posted back with its id.
-import { parentPort, workerData } from "node:worker_threads";
+// seconds of module loading), and the baselines it replayed (a second candidate on a window replays only itself).
+// Two kinds of message: a job (one preview, its progress and result posted back with its id; with a `helper` port
+// its baseline replays in the thread at the other end of that port), and `serve` (be that helper for one job: the
+// baseline replayed for the port's other end, then `helped` posted back with the job's id).
+import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import { openDb } from "../../db/client";
 import { AppError } from "../errors";
-import { computePreview } from "./compute";
+import { nameThread } from "../jobs/thread-priority";
+import { helperOn, serveBaseline } from "./baseline-helper";
+import { computePreview, computePreviewBeside } from "./compute";
 import type { PreparedPreview } from "./request";
+import type { PreviewResult } from "./types";
 
-const { dbFile } = workerData as { dbFile: string };
+nameThread("sy-preview");
+const { dbFile, minHelpedTurns } = workerData as { dbFile: string; minHelpedTurns?: number };
 const db = openDb(dbFile, 200);
 
-parentPort!.on("message", (m: { id: number; request: PreparedPreview }) => {
+type Message = { id: number; request: PreparedPreview; helper?: MessagePort } | { id: number; serve: MessagePort };
+
+parentPort!.on("message", (m: Message) => {
+  if ("serve" in m) return serveBaseline(m.serve, () => parentPort!.postMessage({ id: m.id, helped: true }));
   let last = 0;
-  try {
-    const result = computePreview(db, m.request, {
-      progress: (share) => {
-        const now = Date.now();
-        if (now - last < 200 && share < 1) return;
-        last = now;
-        parentPort!.postMessage({ id: m.id, progress: share });
-      },
-    });
-    parentPort!.postMessage({ id: m.id, result });
-  } catch (err) {
+  const hooks = {
+    progress: (share: number) => {
+      const now = Date.now();
+      if (now - last < 200 && share < 1) return;
+      last = now;
+      parentPort!.postMessage({ id: m.id, progress: share });
+    },
+  };
+  const fail = (err: unknown) =>
     parentPort!.postMessage({
       id: m.id,
       error: err instanceof Error ? err.message : String(err),
       code: err instanceof AppError ? err.code : "INTERNAL",
     });
+  const answer = (result: PreviewResult) => parentPort!.postMessage({ id: m.id, result });
+  if (m.helper)
+    return void computePreviewBeside(db, m.request, helperOn(m.helper), hooks, minHelpedTurns).then(answer, fail);
+  try {
+    answer(computePreview(db, m.request, hooks));
+  } catch (err) {
+    fail(err);
   }
 });

@@ -8,6 +8,11 @@ import type { PreviewResult } from "./types";
 // Preview jobs: at most two replay at once (each in its own worker thread on its own connection, so the dashboard's
 // event loop stays free), the others wait in order with their place known; a job can be cancelled queued or running.
 // A finished result is kept per (kind, content, window, cluster): asking again answers from the database at once.
+//
+// Threads: previews use at most MAX_RUNNING threads in all (one per core on the 2-core machine). A job that starts
+// while the other slot is free and nobody waits also takes that slot for a helper thread, which replays the baseline
+// beside the candidate (when the runner has helpers). The helper's slot is given back as soon as the helper is done
+// (or not needed: the baseline was kept), so a job submitted meanwhile waits at most one baseline run, first in line.
 
 export const MAX_RUNNING = 2;
 const KEEP_FINISHED_MS = 10 * 60_000;
@@ -34,21 +39,31 @@ type Job = {
   errorCode: AppErrorCode | null;
   finishedAt: number | null;
   stop: (() => void) | null;
+  /** The job holds a second slot for its helper thread. */
+  helper: boolean;
   waiters: { resolve: (v: JobView) => void }[];
 };
 
-/** Runs one job; `stop` abandons it. The server process installs a thread runner (thread-runner.ts). */
-export type Runner = (
+/** A runner's job may use a helper thread for its baseline; `helperDone` is called once the helper is free again. */
+export type RunOptions = { helper: boolean; helperDone: () => void };
+
+/**
+ * Runs one job; `stop` abandons it (and its helper). The server process installs a thread runner (thread-runner.ts);
+ * `helpers`: the runner can run a job's baseline in a helper thread (RunOptions.helper).
+ */
+export type Runner = ((
   request: PreparedPreview,
   progress: (share: number) => void,
-) => { done: Promise<PreviewResult>; stop: () => void };
+  options?: RunOptions,
+) => { done: Promise<PreviewResult>; stop: () => void }) & { helpers?: boolean };
 
 const keyOf = (p: PreparedPreview) => `${p.kind}:${p.contentHash}:${p.from}:${p.to}:${p.clusterKey}`;
 
 export class PreviewQueue {
   private jobs = new Map<string, Job>();
   private waiting: Job[] = [];
-  private running = 0;
+  /** Slots taken: one per running job, one more per helper thread. */
+  private threads = 0;
   private seq = 0;
 
   constructor(
@@ -97,7 +112,7 @@ export class PreviewQueue {
     if (job.status === "queued") this.waiting.splice(this.waiting.indexOf(job), 1);
     else {
       job.stop?.();
-      this.running--;
+      this.free(job);
     }
     this.finish(job, "cancelled", null, "cancelled");
     this.pump();
@@ -131,6 +146,7 @@ export class PreviewQueue {
       errorCode: null,
       finishedAt: null,
       stop: null,
+      helper: false,
       waiters: [],
     };
     this.jobs.set(job.id, job);
@@ -138,31 +154,51 @@ export class PreviewQueue {
   }
 
   private pump(): void {
-    while (this.running < MAX_RUNNING && this.waiting.length) {
+    while (this.threads < MAX_RUNNING && this.waiting.length) {
       const job = this.waiting.shift()!;
       job.status = "running";
-      this.running++;
-      const { done, stop } = this.runner(job.request, (share) => {
+      this.threads++;
+      job.helper = this.runner.helpers === true && this.threads < MAX_RUNNING && this.waiting.length === 0;
+      if (job.helper) this.threads++;
+      const progress = (share: number) => {
         if (job.status === "running") job.progress = Math.max(job.progress, Math.min(0.99, share));
-      });
+      };
+      const helperDone = () => {
+        if (!job.helper) return;
+        job.helper = false;
+        this.threads--;
+        queueMicrotask(() => this.pump());
+      };
+      const { done, stop } = this.runner(job.request, progress, { helper: job.helper, helperDone });
       job.stop = stop;
       done.then(
         (result) => {
           if (job.status !== "running") return;
-          this.running--;
+          this.free(job);
           this.store(job.request, result);
           this.finish(job, "done", result, null);
           this.pump();
         },
         (err: unknown) => {
           if (job.status !== "running") return;
-          this.running--;
+          this.free(job);
           job.errorCode = err instanceof AppError ? err.code : "INTERNAL";
           this.finish(job, "failed", null, err instanceof Error ? err.message : String(err));
           this.pump();
         },
       );
     }
+  }
+
+  /** A running job ends: its slot and its helper's, if it still holds one. */
+  private free(job: Job): void {
+    this.threads -= job.helper ? 2 : 1;
+    job.helper = false;
+  }
+
+  /** Slots taken by running jobs and their helpers (at most MAX_RUNNING). */
+  get threadsInUse(): number {
+    return this.threads;
   }
 
   private store(p: PreparedPreview, result: PreviewResult): void {
