@@ -8,6 +8,7 @@ import { MAX_SLOTS, type HashList, type PrefixIndex } from "./prefix-index";
 import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
 import * as records from "./block-records";
+import { RemovedHashes } from "./removed-hashes";
 
 export const EVICT_NEVER = 0;
 export const EVICT_AGENT_END = 1;
@@ -38,7 +39,8 @@ const { blockRecords, EvictionLists } = records;
 const { ENTRY, FLAGS, GEN, HAS_TTL, PINNED, PRIO, REC, REF, TTL_QUEUED } = records;
 const SLOTS = MAX_SLOTS;
 
-const NOTHING_REMOVED: [RemovalReason, string[]][] = [];
+const NOTHING_REMOVED: [RemovalReason, RemovedHashes][] = [];
+const REASONS = ["capacity", "ttl", "agent_end", "session_end", "offloaded"] as const;
 
 export class BlockPool {
   /** Cached blocks in this pool. */
@@ -60,12 +62,12 @@ export class BlockPool {
   private ttl: TtlHeap;
   private releasedAt: Float64Array;
   /** Removed hashes since the last drain, by reason. */
-  private removed: Record<RemovalReason, string[]> = {
-    capacity: [],
-    ttl: [],
-    agent_end: [],
-    session_end: [],
-    offloaded: [],
+  private removed: Record<RemovalReason, RemovedHashes> = {
+    capacity: new RemovedHashes(),
+    ttl: new RemovedHashes(),
+    agent_end: new RemovedHashes(),
+    session_end: new RemovedHashes(),
+    offloaded: new RemovedHashes(),
   };
   private removedCount = 0;
   /** Lower tiers of this worker (null: device only, the removal goes by its own reason). */
@@ -294,15 +296,20 @@ export class BlockPool {
     return n;
   }
 
-  /** Take the removed hashes collected so far, by reason. */
+  /** Take the removed hashes collected so far, by reason, as strings. */
   drainRemoved(): [RemovalReason, string[]][] {
+    return this.drainRemovedHashes().map(([reason, hashes]) => [reason, hashes.strings()]);
+  }
+
+  /** Take the removed hashes collected so far, by reason (no string made per hash). */
+  drainRemovedHashes(): [RemovalReason, RemovedHashes][] {
     if (this.removedCount === 0) return NOTHING_REMOVED;
     this.removedCount = 0;
-    const out: [RemovalReason, string[]][] = [];
-    for (const reason of ["capacity", "ttl", "agent_end", "session_end", "offloaded"] as const) {
+    const out: [RemovalReason, RemovedHashes][] = [];
+    for (const reason of REASONS) {
       if (this.removed[reason].length) {
         out.push([reason, this.removed[reason]]);
-        this.removed[reason] = [];
+        this.removed[reason] = new RemovedHashes();
       }
     }
     return out;
@@ -349,10 +356,11 @@ export class BlockPool {
     if (flags & PINNED) this.pinnedCount--;
     rec[o + FLAGS] = flags & ~PINNED;
     const id = rec[o + ENTRY]!;
-    const hash = this.index.hashes[id]!;
     const off =
-      this.offload !== null && (reason === "capacity" || reason === "ttl") && this.offload(hash, this.cls[b]!);
-    this.removed[off ? "offloaded" : reason].push(hash);
+      this.offload !== null &&
+      (reason === "capacity" || reason === "ttl") &&
+      this.offload(this.index.hashOf(id), this.cls[b]!);
+    this.index.pushTo(this.removed[off ? "offloaded" : reason], id);
     this.removedCount++;
     if (this.onRemove !== null) this.onRemove(this.cls[b]!);
     this.index.drop(id, this.bit);

@@ -1,4 +1,5 @@
-import { mix4 } from "./hashing";
+import { mix4, toDecimal } from "./hashing";
+import type { RemovedHashes } from "./removed-hashes";
 
 // The cluster-wide prefix index: every cached sequence hash, the worker slots holding it and each
 // slot's block index. One open-addressing table keyed on the hash's two 32-bit halves (no string
@@ -12,6 +13,8 @@ export type HashList = {
   readonly hi: readonly number[];
   readonly lo: readonly number[];
   readonly ids: number[];
+  /** True when every seq[i] is toDecimal(hi[i], lo[i]) (the simulator's views): the index then keeps no string per entry. */
+  readonly decimal?: boolean;
 };
 
 /** The 32-bit halves of a hash string: exact for u64 decimals, a murmur of the text otherwise (tests use names). */
@@ -44,8 +47,8 @@ export function hashList(seq: readonly string[]): HashList {
 export class PrefixIndex {
   mask = new Int32Array(1 << 16);
   blockOf = new Int32Array((1 << 16) * MAX_SLOTS);
-  /** Each entry's hash string ("" once swept). */
-  hashes: string[] = [];
+  /** Each entry's hash string (null: the decimal of its halves, see hashOf; "" once swept). */
+  private hashes: (string | null)[] = [];
   /** Each entry's halves as int32 (hi at 2 id, lo at 2 id + 1); a swept entry's lo is inverted so that no cached id matches it. */
   private keys = new Int32Array(2 << 16);
   /** Open-addressing table of entry id + 1 (0: empty), linear probing, at most half full. */
@@ -58,6 +61,17 @@ export class PrefixIndex {
   /** Hashes held by at least one worker. */
   get size(): number {
     return this.live;
+  }
+
+  /** The hash string of entry `id`. */
+  hashOf(id: number): string {
+    const h = this.hashes[id];
+    return h ?? toDecimal(this.keys[2 * id]! >>> 0, this.keys[2 * id + 1]! >>> 0);
+  }
+
+  /** Append entry `id`'s hash to `out` (its halves, and its string unless that is their decimal). */
+  pushTo(out: RemovedHashes, id: number): void {
+    out.push(this.keys[2 * id]! >>> 0, this.keys[2 * id + 1]! >>> 0, this.hashes[id] ?? null);
   }
 
   /** Entry id of a hash, or -1. */
@@ -103,7 +117,7 @@ export class PrefixIndex {
     }
     const id = this.free.length ? this.free.pop()! : this.hashes.length;
     if (id >= this.mask.length) this.grow();
-    this.hashes[id] = list.seq[i]!;
+    this.hashes[id] = list.decimal === true ? null : list.seq[i]!;
     this.keys[2 * id] = hi;
     this.keys[2 * id + 1] = lo;
     this.mask[id] = 0;
@@ -151,16 +165,24 @@ export class PrefixIndex {
     }
   }
 
-  /** Delete the entries still held by nobody. */
+  /**
+   * Delete the entries still held by nobody. A sweep deletes at least two thirds of the entries, so the table is
+   * rebuilt from the entries kept rather than each deleted entry found and shifted out of its probe run (same entries,
+   * same ids: only the slots they sit in differ, which no lookup's result depends on).
+   */
   private sweep(): void {
+    let erased = 0;
     for (const id of this.idle) {
       if (this.mask[id] !== 0 || this.hashes[id] === "") continue;
-      this.erase(id);
       this.hashes[id] = "";
       this.keys[2 * id + 1] = ~this.keys[2 * id + 1]!;
       this.free.push(id);
+      erased++;
     }
     this.idle = [];
+    if (erased === 0) return;
+    this.entries -= erased;
+    this.rehash(this.table.length);
   }
 
   private home(hi: number, lo: number): number {
@@ -175,25 +197,6 @@ export class PrefixIndex {
       if (v === 0) return -1;
       if (this.keys[2 * v - 1] === lo && this.keys[2 * v - 2] === hi) return v - 1;
     }
-  }
-
-  /** Remove an entry from the table (backward-shift deletion keeps probe runs unbroken). */
-  private erase(id: number): void {
-    const table = this.table;
-    const m = table.length - 1;
-    let i = this.home(this.keys[2 * id]!, this.keys[2 * id + 1]!);
-    while (table[i] !== id + 1) i = (i + 1) & m;
-    for (let j = (i + 1) & m; table[j] !== 0; j = (j + 1) & m) {
-      const v = table[j]!;
-      const k = this.home(this.keys[2 * v - 2]!, this.keys[2 * v - 1]!);
-      // Move v back into the hole unless its home lies cyclically in (i, j].
-      if (i <= j ? k <= i || k > j : k <= i && k > j) {
-        table[i] = v;
-        i = j;
-      }
-    }
-    table[i] = 0;
-    this.entries--;
   }
 
   /** A table of `size` slots holding every entry not swept (including one just added). */
