@@ -116,7 +116,7 @@ export class BlockPool {
   /** Retention class of a cached hash (for tests and reports), or null. */
   classOf(hash: string): RetentionClass | null {
     const id = this.index.lookup(hash);
-    if (id < 0 || (this.index.mask[id]! & this.bit) === 0) return null;
+    if (id < 0 || (this.index.maskAt(id) & this.bit) === 0) return null;
     return this.cls[this.index.blockOf[id * SLOTS + this.slot]!]!;
   }
 
@@ -163,7 +163,7 @@ export class BlockPool {
     }
     for (; i < n; i++) {
       const id = index.idAt(list, i);
-      if (id < 0 || (index.mask[id]! & this.bit) === 0) break;
+      if (id < 0 || (index.maskAt(id) & this.bit) === 0) break;
       const b = index.blockOf[id * SLOTS + this.slot]!;
       this.touch(b, classes[segments[i]!]!);
       out.push(b);
@@ -188,7 +188,7 @@ export class BlockPool {
       const id = index.ensureAt(list, i);
       const cls = classes[segments[i]!]!;
       let b: number;
-      if ((index.mask[id]! & this.bit) !== 0) {
+      if ((index.maskAt(id) & this.bit) !== 0) {
         b = index.blockOf[id * SLOTS + this.slot]!;
         this.touch(b, cls);
       } else {

@@ -7,6 +7,17 @@ import type { RemovedHashes } from "./removed-hashes";
 
 export const MAX_SLOTS = 32;
 
+/** Int32 per entry record, and the record's fields. */
+const ENT = 4;
+const HI = 0;
+const LO = 1;
+const MASK = 2;
+const FLAGS = 3;
+/** The entry's hash is a name kept in `names` (not the decimal of its halves). */
+const NAMED = 1;
+/** The entry was swept (its id is free or reused). */
+const SWEPT = 2;
+
 /** Sequence hashes (decimal strings and their 32-bit halves) with a cache of their index entry ids (-1: unknown). */
 export type HashList = {
   readonly seq: readonly string[];
@@ -45,12 +56,17 @@ export function hashList(seq: readonly string[]): HashList {
  * minutes that erases 41% fewer entries and inserts 32% fewer than sweeping at parity (65,536) did.
  */
 export class PrefixIndex {
-  mask = new Int32Array(1 << 16);
+  /**
+   * Each entry's record of ENT int32: its hash's halves (HI, LO; a swept entry's lo is inverted so that no cached id
+   * matches it), its slot mask (MASK, read with maskAt) and flags (NAMED, SWEPT). One record, not an array per field:
+   * a lookup that checks a cached id and then the mask reads one cache line.
+   */
+  ent = new Int32Array(ENT << 16);
   blockOf = new Int32Array((1 << 16) * MAX_SLOTS);
-  /** Each entry's hash string (null: the decimal of its halves, see hashOf; "" once swept). */
-  private hashes: (string | null)[] = [];
-  /** Each entry's halves as int32 (hi at 2 id, lo at 2 id + 1); a swept entry's lo is inverted so that no cached id matches it. */
-  private keys = new Int32Array(2 << 16);
+  /** Strings of named entries (a list whose hashes are not decimals, see HashList.decimal), by id. */
+  private names: (string | undefined)[] = [];
+  /** Entry ids in use or swept: [0, count). */
+  private count = 0;
   /** Open-addressing table of entry id + 1 (0: empty), linear probing, at most half full. */
   private table = new Int32Array(1 << 17);
   private entries = 0;
@@ -63,15 +79,23 @@ export class PrefixIndex {
     return this.live;
   }
 
+  /** Slot mask of entry `id`. */
+  maskAt(id: number): number {
+    return this.ent[id * ENT + MASK]!;
+  }
+
   /** The hash string of entry `id`. */
   hashOf(id: number): string {
-    const h = this.hashes[id];
-    return h ?? toDecimal(this.keys[2 * id]! >>> 0, this.keys[2 * id + 1]! >>> 0);
+    const o = id * ENT;
+    if (this.ent[o + FLAGS]! & NAMED) return this.names[id]!;
+    return toDecimal(this.ent[o + HI]! >>> 0, this.ent[o + LO]! >>> 0);
   }
 
   /** Append entry `id`'s hash to `out` (its halves, and its string unless that is their decimal). */
   pushTo(out: RemovedHashes, id: number): void {
-    out.push(this.keys[2 * id]! >>> 0, this.keys[2 * id + 1]! >>> 0, this.hashes[id] ?? null);
+    const o = id * ENT;
+    const ent = this.ent;
+    out.push(ent[o + HI]! >>> 0, ent[o + LO]! >>> 0, ent[o + FLAGS]! & NAMED ? this.names[id]! : null);
   }
 
   /** Entry id of a hash, or -1. */
@@ -83,7 +107,7 @@ export class PrefixIndex {
   /** Slot mask of a hash (0 when nobody holds it). */
   maskOf(hash: string): number {
     const id = this.lookup(hash);
-    return id < 0 ? 0 : this.mask[id]!;
+    return id < 0 ? 0 : this.ent[id * ENT + MASK]!;
   }
 
   /** Entry id of list.seq[i], or -1, using and refreshing the list's id cache. */
@@ -91,7 +115,7 @@ export class PrefixIndex {
     const hi = list.hi[i]! | 0;
     const lo = list.lo[i]! | 0;
     const cached = list.ids[i]!;
-    if (cached >= 0 && this.keys[2 * cached + 1] === lo && this.keys[2 * cached] === hi) return cached;
+    if (cached >= 0 && this.ent[cached * ENT + LO] === lo && this.ent[cached * ENT + HI] === hi) return cached;
     const id = this.find(hi, lo);
     list.ids[i] = id;
     return id;
@@ -102,7 +126,7 @@ export class PrefixIndex {
     const hi = list.hi[i]! | 0;
     const lo = list.lo[i]! | 0;
     const cached = list.ids[i]!;
-    if (cached >= 0 && this.keys[2 * cached + 1] === lo && this.keys[2 * cached] === hi) return cached;
+    if (cached >= 0 && this.ent[cached * ENT + LO] === lo && this.ent[cached * ENT + HI] === hi) return cached;
     // One probe finds the entry or the empty slot it goes into.
     const table = this.table;
     const m = table.length - 1;
@@ -110,17 +134,26 @@ export class PrefixIndex {
     for (; ; s = (s + 1) & m) {
       const v = table[s]!;
       if (v === 0) break;
-      if (this.keys[2 * v - 1] === lo && this.keys[2 * v - 2] === hi) {
+      const e = (v - 1) * ENT;
+      if (this.ent[e + LO] === lo && this.ent[e + HI] === hi) {
         list.ids[i] = v - 1;
         return v - 1;
       }
     }
-    const id = this.free.length ? this.free.pop()! : this.hashes.length;
-    if (id >= this.mask.length) this.grow();
-    this.hashes[id] = list.decimal === true ? null : list.seq[i]!;
-    this.keys[2 * id] = hi;
-    this.keys[2 * id + 1] = lo;
-    this.mask[id] = 0;
+    const id = this.free.length ? this.free.pop()! : this.count++;
+    if (id * ENT >= this.ent.length) this.grow();
+    const o = id * ENT;
+    const ent = this.ent;
+    ent[o + HI] = hi;
+    ent[o + LO] = lo;
+    ent[o + MASK] = 0;
+    if (list.decimal === true) {
+      ent[o + FLAGS] = 0;
+      this.names[id] = undefined;
+    } else {
+      ent[o + FLAGS] = NAMED;
+      this.names[id] = list.seq[i]!;
+    }
     if (++this.entries * 2 > table.length) this.rehash(table.length * 2);
     else table[s] = id + 1;
     list.ids[i] = id;
@@ -129,15 +162,18 @@ export class PrefixIndex {
 
   /** Record a slot's copy of an entry. */
   add(id: number, bit: number, slot: number, block: number): void {
-    if (this.mask[id] === 0) this.live++;
-    this.mask[id] = this.mask[id]! | bit;
+    const o = id * ENT + MASK;
+    const mask = this.ent[o]!;
+    if (mask === 0) this.live++;
+    this.ent[o] = mask | bit;
     this.blockOf[id * MAX_SLOTS + slot] = block;
   }
 
   /** Forget a slot's copy; an entry nobody holds becomes idle. */
   drop(id: number, bit: number): void {
-    const m = this.mask[id]! & ~bit;
-    this.mask[id] = m;
+    const o = id * ENT + MASK;
+    const m = this.ent[o]! & ~bit;
+    this.ent[o] = m;
     if (m !== 0) return;
     this.live--;
     this.idle.push(id);
@@ -149,7 +185,7 @@ export class PrefixIndex {
     let alive = candidates;
     for (let i = 0; i < n && alive !== 0; i++) {
       const id = this.idAt(list, i);
-      const m = id < 0 ? 0 : this.mask[id]!;
+      const m = id < 0 ? 0 : this.ent[id * ENT + MASK]!;
       let dropped = alive & ~m;
       while (dropped !== 0) {
         const low = dropped & -dropped;
@@ -172,10 +208,13 @@ export class PrefixIndex {
    */
   private sweep(): void {
     let erased = 0;
+    const ent = this.ent;
     for (const id of this.idle) {
-      if (this.mask[id] !== 0 || this.hashes[id] === "") continue;
-      this.hashes[id] = "";
-      this.keys[2 * id + 1] = ~this.keys[2 * id + 1]!;
+      const o = id * ENT;
+      if (ent[o + MASK] !== 0 || ent[o + FLAGS]! & SWEPT) continue;
+      ent[o + FLAGS] = SWEPT;
+      ent[o + LO] = ~ent[o + LO]!;
+      this.names[id] = undefined;
       this.free.push(id);
       erased++;
     }
@@ -195,7 +234,8 @@ export class PrefixIndex {
     for (let s = this.home(hi, lo); ; s = (s + 1) & m) {
       const v = table[s]!;
       if (v === 0) return -1;
-      if (this.keys[2 * v - 1] === lo && this.keys[2 * v - 2] === hi) return v - 1;
+      const e = (v - 1) * ENT;
+      if (this.ent[e + LO] === lo && this.ent[e + HI] === hi) return v - 1;
     }
   }
 
@@ -203,24 +243,22 @@ export class PrefixIndex {
   private rehash(size: number): void {
     this.table = new Int32Array(size);
     const m = size - 1;
-    for (let id = 0; id < this.hashes.length; id++) {
-      if (this.hashes[id] === "") continue;
-      let s = this.home(this.keys[2 * id]!, this.keys[2 * id + 1]!);
+    const ent = this.ent;
+    for (let id = 0; id < this.count; id++) {
+      const o = id * ENT;
+      if (ent[o + FLAGS]! & SWEPT) continue;
+      let s = this.home(ent[o + HI]!, ent[o + LO]!);
       while (this.table[s] !== 0) s = (s + 1) & m;
       this.table[s] = id + 1;
     }
   }
 
   private grow(): void {
-    const n = this.mask.length * 2;
-    const mask = new Int32Array(n);
-    mask.set(this.mask);
+    const ent = new Int32Array(this.ent.length * 2);
+    ent.set(this.ent);
     const blockOf = new Int32Array(this.blockOf.length * 2);
     blockOf.set(this.blockOf);
-    const keys = new Int32Array(2 * n);
-    keys.set(this.keys);
-    this.mask = mask;
+    this.ent = ent;
     this.blockOf = blockOf;
-    this.keys = keys;
   }
 }
