@@ -159,7 +159,7 @@ export class BlockPool {
         this.touch(b, classes[segments[i]!]!);
         if (!inPlace) out.push(b);
       }
-      if (inPlace) out.length = i;
+      if (inPlace && out.length !== i) out.length = i;
     }
     for (; i < n; i++) {
       const id = index.idAt(list, i);
@@ -225,6 +225,8 @@ export class BlockPool {
       owner.heldBlocks = blocks;
     }
     const rec = this.rec;
+    const lru = this.lru;
+    let unreferenced = 0;
     for (let i = blocks.length - 1; i >= 0; i--) {
       const b = blocks[i]!;
       const o = b * REC;
@@ -232,15 +234,19 @@ export class BlockPool {
       const ref = rec[o + REF]! - 1;
       rec[o + REF] = ref;
       if (ref > 0) continue;
-      this.referenced--;
-      this.releasedAt[b] = now;
+      unreferenced++;
       const flags = rec[o + FLAGS]!;
-      if ((flags & PINNED) === 0) this.lru.link(b);
-      if ((flags & (HAS_TTL | TTL_QUEUED)) === HAS_TTL) {
+      if ((flags & PINNED) === 0) lru.link(b);
+      // Only expire() reads the release time, of a block whose class (the one it was released under: a class changes
+      // only while the block is referenced) has a TTL.
+      if ((flags & HAS_TTL) === 0) continue;
+      this.releasedAt[b] = now;
+      if ((flags & TTL_QUEUED) === 0) {
         this.ttl.push(now + this.cls[b]!.ttlMs, b);
         rec[o + FLAGS] = flags | TTL_QUEUED;
       }
     }
+    this.referenced -= unreferenced;
   }
 
   /** The list a request of `owner` collects its blocks of `list` in: the blocks its trajectory last held here for that view (acquirePrefix keeps the valid ones in place), else `fallback`. */
