@@ -68,6 +68,6 @@ export class RemovedHashes {
       at = write(bytes, at, halves[2 * i]!, halves[2 * i + 1]!);
       bytes[at++] = 34;
     }
-    out.ascii(bytes.toString("latin1", 0, at));
+    out.bytes(bytes, 0, at);
   }
 }
