@@ -1,6 +1,6 @@
-// `npx tsx scripts/sim-digests.ts [SIMULATED_SECONDS]`: the SHA-256 of the simulator's --out file for the steady,
+// `npx tsx scripts/sim-digests.ts [SIMULATED_SECONDS] [SCENARIO...]`: the SHA-256 of the simulator's --out file for the steady,
 // pressure, surge and offload scenarios, seeds 1-3, with and without --full-chains (24 runs, default 1,200 simulated
-// seconds each), one line per run. Run it on two revisions and diff the lines: a change meant to keep the output
+// seconds each; the scenarios named instead of all four), one line per run. Run it on two revisions and diff the lines: a change meant to keep the output
 // (e.g. a faster block pool) must print the same 24 digests.
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -9,12 +9,12 @@ import { join } from "node:path";
 import { main } from "../server/sim/cli";
 
 const START = 1764400000000;
-const SCENARIOS = ["steady", "pressure", "surge", "offload"];
+const ALL = ["steady", "pressure", "surge", "offload"];
 
-async function run(seconds: number): Promise<number> {
+async function run(seconds: number, scenarios: readonly string[]): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "sim-digests-"));
   try {
-    for (const scenario of SCENARIOS)
+    for (const scenario of scenarios)
       for (const seed of [1, 2, 3])
         for (const full of [false, true]) {
           const out = join(dir, "out.ndjson");
@@ -39,8 +39,9 @@ async function run(seconds: number): Promise<number> {
 }
 
 const seconds = Number(process.argv[2] ?? 1_200);
-if (!Number.isFinite(seconds) || seconds <= 0) {
-  console.error("usage: sim-digests [SIMULATED_SECONDS > 0]");
+const named = process.argv.slice(3);
+if (!Number.isFinite(seconds) || seconds <= 0 || named.some((s) => !ALL.includes(s))) {
+  console.error(`usage: sim-digests [SIMULATED_SECONDS > 0] [${ALL.join(" | ")}...]`);
   process.exit(2);
 }
-run(seconds).then((code) => process.exit(code));
+run(seconds, named.length ? named : ALL).then((code) => process.exit(code));
