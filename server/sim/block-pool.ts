@@ -8,6 +8,7 @@ import { MAX_SLOTS, type HashList, type PrefixIndex } from "./prefix-index";
 import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
 import * as records from "./block-records";
+import { RemovedHashes } from "./removed-hashes";
 
 export const EVICT_NEVER = 0;
 export const EVICT_AGENT_END = 1;
@@ -38,7 +39,8 @@ const { blockRecords, EvictionLists } = records;
 const { ENTRY, FLAGS, GEN, HAS_TTL, PINNED, PRIO, REC, REF, TTL_QUEUED } = records;
 const SLOTS = MAX_SLOTS;
 
-const NOTHING_REMOVED: [RemovalReason, string[]][] = [];
+const NOTHING_REMOVED: [RemovalReason, RemovedHashes][] = [];
+const REASONS = ["capacity", "ttl", "agent_end", "session_end", "offloaded"] as const;
 
 export class BlockPool {
   /** Cached blocks in this pool. */
@@ -60,12 +62,12 @@ export class BlockPool {
   private ttl: TtlHeap;
   private releasedAt: Float64Array;
   /** Removed hashes since the last drain, by reason. */
-  private removed: Record<RemovalReason, string[]> = {
-    capacity: [],
-    ttl: [],
-    agent_end: [],
-    session_end: [],
-    offloaded: [],
+  private removed: Record<RemovalReason, RemovedHashes> = {
+    capacity: new RemovedHashes(),
+    ttl: new RemovedHashes(),
+    agent_end: new RemovedHashes(),
+    session_end: new RemovedHashes(),
+    offloaded: new RemovedHashes(),
   };
   private removedCount = 0;
   /** Lower tiers of this worker (null: device only, the removal goes by its own reason). */
@@ -114,7 +116,7 @@ export class BlockPool {
   /** Retention class of a cached hash (for tests and reports), or null. */
   classOf(hash: string): RetentionClass | null {
     const id = this.index.lookup(hash);
-    if (id < 0 || (this.index.mask[id]! & this.bit) === 0) return null;
+    if (id < 0 || (this.index.maskAt(id) & this.bit) === 0) return null;
     return this.cls[this.index.blockOf[id * SLOTS + this.slot]!]!;
   }
 
@@ -157,11 +159,11 @@ export class BlockPool {
         this.touch(b, classes[segments[i]!]!);
         if (!inPlace) out.push(b);
       }
-      if (inPlace) out.length = i;
+      if (inPlace && out.length !== i) out.length = i;
     }
     for (; i < n; i++) {
       const id = index.idAt(list, i);
-      if (id < 0 || (index.mask[id]! & this.bit) === 0) break;
+      if (id < 0 || (index.maskAt(id) & this.bit) === 0) break;
       const b = index.blockOf[id * SLOTS + this.slot]!;
       this.touch(b, classes[segments[i]!]!);
       out.push(b);
@@ -186,7 +188,7 @@ export class BlockPool {
       const id = index.ensureAt(list, i);
       const cls = classes[segments[i]!]!;
       let b: number;
-      if ((index.mask[id]! & this.bit) !== 0) {
+      if ((index.maskAt(id) & this.bit) !== 0) {
         b = index.blockOf[id * SLOTS + this.slot]!;
         this.touch(b, cls);
       } else {
@@ -223,6 +225,8 @@ export class BlockPool {
       owner.heldBlocks = blocks;
     }
     const rec = this.rec;
+    const lru = this.lru;
+    let unreferenced = 0;
     for (let i = blocks.length - 1; i >= 0; i--) {
       const b = blocks[i]!;
       const o = b * REC;
@@ -230,15 +234,19 @@ export class BlockPool {
       const ref = rec[o + REF]! - 1;
       rec[o + REF] = ref;
       if (ref > 0) continue;
-      this.referenced--;
-      this.releasedAt[b] = now;
+      unreferenced++;
       const flags = rec[o + FLAGS]!;
-      if ((flags & PINNED) === 0) this.lru.link(b);
-      if ((flags & (HAS_TTL | TTL_QUEUED)) === HAS_TTL) {
+      if ((flags & PINNED) === 0) lru.link(b);
+      // Only expire() reads the release time, of a block whose class (the one it was released under: a class changes
+      // only while the block is referenced) has a TTL.
+      if ((flags & HAS_TTL) === 0) continue;
+      this.releasedAt[b] = now;
+      if ((flags & TTL_QUEUED) === 0) {
         this.ttl.push(now + this.cls[b]!.ttlMs, b);
         rec[o + FLAGS] = flags | TTL_QUEUED;
       }
     }
+    this.referenced -= unreferenced;
   }
 
   /** The list a request of `owner` collects its blocks of `list` in: the blocks its trajectory last held here for that view (acquirePrefix keeps the valid ones in place), else `fallback`. */
@@ -294,15 +302,20 @@ export class BlockPool {
     return n;
   }
 
-  /** Take the removed hashes collected so far, by reason. */
+  /** Take the removed hashes collected so far, by reason, as strings. */
   drainRemoved(): [RemovalReason, string[]][] {
+    return this.drainRemovedHashes().map(([reason, hashes]) => [reason, hashes.strings()]);
+  }
+
+  /** Take the removed hashes collected so far, by reason (no string made per hash). */
+  drainRemovedHashes(): [RemovalReason, RemovedHashes][] {
     if (this.removedCount === 0) return NOTHING_REMOVED;
     this.removedCount = 0;
-    const out: [RemovalReason, string[]][] = [];
-    for (const reason of ["capacity", "ttl", "agent_end", "session_end", "offloaded"] as const) {
+    const out: [RemovalReason, RemovedHashes][] = [];
+    for (const reason of REASONS) {
       if (this.removed[reason].length) {
         out.push([reason, this.removed[reason]]);
-        this.removed[reason] = [];
+        this.removed[reason] = new RemovedHashes();
       }
     }
     return out;
@@ -349,10 +362,11 @@ export class BlockPool {
     if (flags & PINNED) this.pinnedCount--;
     rec[o + FLAGS] = flags & ~PINNED;
     const id = rec[o + ENTRY]!;
-    const hash = this.index.hashes[id]!;
     const off =
-      this.offload !== null && (reason === "capacity" || reason === "ttl") && this.offload(hash, this.cls[b]!);
-    this.removed[off ? "offloaded" : reason].push(hash);
+      this.offload !== null &&
+      (reason === "capacity" || reason === "ttl") &&
+      this.offload(this.index.hashOf(id), this.cls[b]!);
+    this.index.pushTo(this.removed[off ? "offloaded" : reason], id);
     this.removedCount++;
     if (this.onRemove !== null) this.onRemove(this.cls[b]!);
     this.index.drop(id, this.bit);

@@ -220,10 +220,13 @@ export class Cluster implements WorkerHost {
   }
 
   flushRemoved(w: Worker): void {
-    const drained = w.pool.drainRemoved();
+    const drained = w.pool.drainRemovedHashes();
     for (const [reason, hashes] of drained) {
       for (let i = 0; i < hashes.length; i += MAX_HASHES_PER_EVENT) {
-        const part = hashes.length <= MAX_HASHES_PER_EVENT ? hashes : hashes.slice(i, i + MAX_HASHES_PER_EVENT);
+        const part =
+          hashes.length <= MAX_HASHES_PER_EVENT
+            ? hashes
+            : hashes.slice(i, Math.min(hashes.length, i + MAX_HASHES_PER_EVENT));
         this.host.emit(removedEvent(w.id, part, reason, ms(this.now)));
       }
     }

@@ -7,6 +7,7 @@ import type { HashView } from "./stream";
 import type { EventBody, SimRequest } from "./types";
 import { cachedByTier } from "./tier-hit";
 import type { RemovalReason } from "./block-pool";
+import type { RemovedHashes } from "./removed-hashes";
 
 export const CHAIN_VIEW: unique symbol = Symbol("chainView");
 /** Marks an event body that already has its `id` key first, to be set in place by the engine. */
@@ -123,7 +124,7 @@ export function storedEvent(
     kind: "kv.stored" as const,
     ts,
     worker_id: workerId,
-    parent_hash: from > 0 ? view.seq[from - 1]! : null,
+    parent_hash: from > 0 ? view.seqAt(from - 1) : null,
     retention_class: retentionClass,
     session_id: req.sessionId,
   };
@@ -193,35 +194,46 @@ function lazyDescriptor(key: string): PropertyDescriptor {
   return d;
 }
 
-/** A kv.removed event; its NDJSON line joins the hashes (decimal strings need no escaping) instead of walking them. */
+/**
+ * A kv.removed event. Its block_hashes are strings made when first read (one shared getter); its NDJSON line writes the
+ * hashes' digits from their halves (decimal strings need no escaping), so a run that only writes or discards events
+ * never makes a string per removed block.
+ */
 export function removedEvent(
   workerId: string,
-  hashes: string[],
+  hashes: RemovedHashes,
   reason: RemovalReason,
   ts: number,
 ): EventBody & FastJson {
-  // One literal with its id slot first (LAZY_ID: the engine fills it in place) and a shared serialiser: no spreads.
-  const event = {
-    id: "",
-    kind: "kv.removed" as const,
-    ts,
-    worker_id: workerId,
-    block_hashes: hashes,
-    reason,
-    [FAST_JSON]: removedJson,
-    [LAZY_ID]: true as const,
-  };
-  return event;
+  // Its id slot first (LAZY_ID: the engine fills it in place), then the members in JSON.stringify's order; every
+  // event takes the same steps, so they share one hidden class.
+  const event: Record<string | symbol, unknown> = { id: "", kind: "kv.removed", ts, worker_id: workerId };
+  Object.defineProperty(event, "block_hashes", REMOVED_HASHES);
+  event.reason = reason;
+  event[FAST_JSON] = removedJson;
+  event[LAZY_ID] = true;
+  event[REMOVED] = hashes;
+  return event as unknown as EventBody & FastJson;
 }
+
+/** Where a kv.removed event keeps its hashes' halves. */
+const REMOVED: unique symbol = Symbol("removed");
+const REMOVED_HASHES: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: Record<string | symbol, unknown>) {
+    const value = (this[REMOVED] as RemovedHashes).strings();
+    Object.defineProperty(this, "block_hashes", { value, enumerable: true, configurable: true, writable: true });
+    return value;
+  },
+};
 
 /** JSON.stringify of a kv.removed event as removedEvent builds it. */
 function removedJson(e: { id: string }, out: LineOut): void {
-  const r = e as unknown as { id: string; ts: number; worker_id: string; block_hashes: string[]; reason: string };
+  const r = e as unknown as { id: string; ts: number; worker_id: string; reason: string; [REMOVED]: RemovedHashes };
   writeOpen(out, r.id, { kind: "kv.removed", ts: r.ts, worker_id: r.worker_id });
-  const hashes = r.block_hashes;
   out.ascii(',"block_hashes":[');
-  // Decimal strings: ASCII with nothing to escape.
-  if (hashes.length) out.ascii(`"${hashes.join('","')}"`);
+  r[REMOVED].writeItems(out);
   out.ascii(`],"reason":"${r.reason}"}`);
 }
 

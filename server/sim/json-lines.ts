@@ -14,6 +14,8 @@ export interface LineOut {
   text(s: string): void;
   /** Text known to be ASCII (hash items, keys, punctuation): no encoding work. */
   ascii(s: string): void;
+  /** ASCII text as bytes src[from, to) (digits written straight into a scratch buffer): copied, no string made. */
+  bytes(src: Uint8Array, from: number, to: number): void;
 }
 
 /** Writes the pieces of `JSON.stringify(event)` (no newline) to `out`. */
@@ -29,6 +31,9 @@ export class StringOut implements LineOut {
   }
   ascii(s: string): void {
     this.s += s;
+  }
+  bytes(src: Uint8Array, from: number, to: number): void {
+    this.s += Buffer.from(src.buffer, src.byteOffset + from, to - from).toString("latin1");
   }
 }
 

@@ -105,7 +105,7 @@ export class ClusterTiers {
   tierOf(w: TierWorker, req: Pick<SimRequest, "view">, i: number): number {
     const index = w.pool.index;
     const id = index.idAt(req.view, i);
-    if (id >= 0 && (index.mask[id]! & w.pool.bit) !== 0) return 0;
+    if (id >= 0 && (index.maskAt(id) & w.pool.bit) !== 0) return 0;
     const hash = req.view.seq[i]!;
     const now = this.core.now;
     if (this.host.get(w.id)?.has(hash, now)) return HOST;

@@ -12,7 +12,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 
 /** Write lines given as pieces ([kind, text]) through a file with a buffer of `bytes`, and read the file back. */
-function written(bytes: number, lines: readonly (readonly (readonly ["text" | "ascii" | "line", string])[])[]): string {
+function written(
+  bytes: number,
+  lines: readonly (readonly (readonly ["text" | "ascii" | "bytes" | "line", string])[])[],
+): string {
   const path = join(dir, `f${files++}.ndjson`);
   const file = new NdjsonFile(path, bytes);
   for (const pieces of lines) {
@@ -21,6 +24,9 @@ function written(bytes: number, lines: readonly (readonly (readonly ["text" | "a
       if (kind === "line") {
         file.write(s);
         whole = true;
+      } else if (kind === "bytes") {
+        // The piece in the middle of a larger array, as a scratch buffer holds it.
+        file.bytes(Buffer.from(`<<${s}>>`, "latin1"), 2, 2 + s.length);
       } else file[kind](s);
     }
     if (!whole) file.endLine();
@@ -80,6 +86,20 @@ describe("NdjsonFile: lines written whole or in pieces", () => {
         ],
       ],
       `x${long}${long}\n`,
+    ],
+    [
+      "bytes beside strings, straddling a flush, longer than the buffer",
+      8,
+      [
+        [
+          ["ascii", "ab"],
+          ["bytes", "cdefg"],
+          ["bytes", "hi"],
+          ["bytes", long],
+          ["text", "z"],
+        ],
+      ],
+      `abcdefghi${long}z\n`,
     ],
     ["a newline landing on a full buffer", 4, [[["ascii", "abcd"]], [["ascii", "ef"]]], "abcd\nef\n"],
     ["an empty line", 4, [[]], "\n"],

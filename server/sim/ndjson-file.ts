@@ -48,6 +48,20 @@ export class NdjsonFile implements LineOut {
     this.off += this.buf.write(s, this.off, "latin1");
   }
 
+  /** Part of the current line, ASCII bytes src[from, to) copied as they are. */
+  bytes(src: Uint8Array, from: number, to: number): void {
+    const n = to - from;
+    if (this.off + n > this.buf.length) {
+      this.flush();
+      if (n > this.buf.length) {
+        this.writeAll(Buffer.from(src.subarray(from, to)));
+        return;
+      }
+    }
+    this.buf.set(src.subarray(from, to), this.off);
+    this.off += n;
+  }
+
   /** End the current line. */
   endLine(): void {
     this.lines++;

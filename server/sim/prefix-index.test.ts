@@ -40,7 +40,7 @@ describe("PrefixIndex", () => {
     for (let i = 0; i < n; i++) if (!kept(i)) index.add(index.ensureAt(list, i), 2, 1, i);
     for (let i = 0; i < n; i++) {
       const id = index.lookup(list.seq[i]!);
-      expect(index.hashes[id]).toBe(list.seq[i]);
+      expect(index.hashOf(id)).toBe(list.seq[i]);
     }
     expect(index.size).toBe(n);
   });

@@ -1,4 +1,5 @@
-import { mix4 } from "./hashing";
+import { mix4, toDecimal } from "./hashing";
+import type { RemovedHashes } from "./removed-hashes";
 
 // The cluster-wide prefix index: every cached sequence hash, the worker slots holding it and each
 // slot's block index. One open-addressing table keyed on the hash's two 32-bit halves (no string
@@ -6,12 +7,25 @@ import { mix4 } from "./hashing";
 
 export const MAX_SLOTS = 32;
 
+/** Int32 per entry record, and the record's fields. */
+const ENT = 4;
+const HI = 0;
+const LO = 1;
+const MASK = 2;
+const FLAGS = 3;
+/** The entry's hash is a name kept in `names` (not the decimal of its halves). */
+const NAMED = 1;
+/** The entry was swept (its id is free or reused). */
+const SWEPT = 2;
+
 /** Sequence hashes (decimal strings and their 32-bit halves) with a cache of their index entry ids (-1: unknown). */
 export type HashList = {
   readonly seq: readonly string[];
   readonly hi: readonly number[];
   readonly lo: readonly number[];
   readonly ids: number[];
+  /** True when every seq[i] is toDecimal(hi[i], lo[i]) (the simulator's views): the index then keeps no string per entry. */
+  readonly decimal?: boolean;
 };
 
 /** The 32-bit halves of a hash string: exact for u64 decimals, a murmur of the text otherwise (tests use names). */
@@ -42,12 +56,17 @@ export function hashList(seq: readonly string[]): HashList {
  * minutes that erases 41% fewer entries and inserts 32% fewer than sweeping at parity (65,536) did.
  */
 export class PrefixIndex {
-  mask = new Int32Array(1 << 16);
+  /**
+   * Each entry's record of ENT int32: its hash's halves (HI, LO; a swept entry's lo is inverted so that no cached id
+   * matches it), its slot mask (MASK, read with maskAt) and flags (NAMED, SWEPT). One record, not an array per field:
+   * a lookup that checks a cached id and then the mask reads one cache line.
+   */
+  ent = new Int32Array(ENT << 16);
   blockOf = new Int32Array((1 << 16) * MAX_SLOTS);
-  /** Each entry's hash string ("" once swept). */
-  hashes: string[] = [];
-  /** Each entry's halves as int32 (hi at 2 id, lo at 2 id + 1); a swept entry's lo is inverted so that no cached id matches it. */
-  private keys = new Int32Array(2 << 16);
+  /** Strings of named entries (a list whose hashes are not decimals, see HashList.decimal), by id. */
+  private names: (string | undefined)[] = [];
+  /** Entry ids in use or swept: [0, count). */
+  private count = 0;
   /** Open-addressing table of entry id + 1 (0: empty), linear probing, at most half full. */
   private table = new Int32Array(1 << 17);
   private entries = 0;
@@ -60,6 +79,25 @@ export class PrefixIndex {
     return this.live;
   }
 
+  /** Slot mask of entry `id`. */
+  maskAt(id: number): number {
+    return this.ent[id * ENT + MASK]!;
+  }
+
+  /** The hash string of entry `id`. */
+  hashOf(id: number): string {
+    const o = id * ENT;
+    if (this.ent[o + FLAGS]! & NAMED) return this.names[id]!;
+    return toDecimal(this.ent[o + HI]! >>> 0, this.ent[o + LO]! >>> 0);
+  }
+
+  /** Append entry `id`'s hash to `out` (its halves, and its string unless that is their decimal). */
+  pushTo(out: RemovedHashes, id: number): void {
+    const o = id * ENT;
+    const ent = this.ent;
+    out.push(ent[o + HI]! >>> 0, ent[o + LO]! >>> 0, ent[o + FLAGS]! & NAMED ? this.names[id]! : null);
+  }
+
   /** Entry id of a hash, or -1. */
   lookup(hash: string): number {
     const [hi, lo] = hashKey(hash);
@@ -69,7 +107,7 @@ export class PrefixIndex {
   /** Slot mask of a hash (0 when nobody holds it). */
   maskOf(hash: string): number {
     const id = this.lookup(hash);
-    return id < 0 ? 0 : this.mask[id]!;
+    return id < 0 ? 0 : this.ent[id * ENT + MASK]!;
   }
 
   /** Entry id of list.seq[i], or -1, using and refreshing the list's id cache. */
@@ -77,7 +115,7 @@ export class PrefixIndex {
     const hi = list.hi[i]! | 0;
     const lo = list.lo[i]! | 0;
     const cached = list.ids[i]!;
-    if (cached >= 0 && this.keys[2 * cached + 1] === lo && this.keys[2 * cached] === hi) return cached;
+    if (cached >= 0 && this.ent[cached * ENT + LO] === lo && this.ent[cached * ENT + HI] === hi) return cached;
     const id = this.find(hi, lo);
     list.ids[i] = id;
     return id;
@@ -88,7 +126,7 @@ export class PrefixIndex {
     const hi = list.hi[i]! | 0;
     const lo = list.lo[i]! | 0;
     const cached = list.ids[i]!;
-    if (cached >= 0 && this.keys[2 * cached + 1] === lo && this.keys[2 * cached] === hi) return cached;
+    if (cached >= 0 && this.ent[cached * ENT + LO] === lo && this.ent[cached * ENT + HI] === hi) return cached;
     // One probe finds the entry or the empty slot it goes into.
     const table = this.table;
     const m = table.length - 1;
@@ -96,17 +134,26 @@ export class PrefixIndex {
     for (; ; s = (s + 1) & m) {
       const v = table[s]!;
       if (v === 0) break;
-      if (this.keys[2 * v - 1] === lo && this.keys[2 * v - 2] === hi) {
+      const e = (v - 1) * ENT;
+      if (this.ent[e + LO] === lo && this.ent[e + HI] === hi) {
         list.ids[i] = v - 1;
         return v - 1;
       }
     }
-    const id = this.free.length ? this.free.pop()! : this.hashes.length;
-    if (id >= this.mask.length) this.grow();
-    this.hashes[id] = list.seq[i]!;
-    this.keys[2 * id] = hi;
-    this.keys[2 * id + 1] = lo;
-    this.mask[id] = 0;
+    const id = this.free.length ? this.free.pop()! : this.count++;
+    if (id * ENT >= this.ent.length) this.grow();
+    const o = id * ENT;
+    const ent = this.ent;
+    ent[o + HI] = hi;
+    ent[o + LO] = lo;
+    ent[o + MASK] = 0;
+    if (list.decimal === true) {
+      ent[o + FLAGS] = 0;
+      this.names[id] = undefined;
+    } else {
+      ent[o + FLAGS] = NAMED;
+      this.names[id] = list.seq[i]!;
+    }
     if (++this.entries * 2 > table.length) this.rehash(table.length * 2);
     else table[s] = id + 1;
     list.ids[i] = id;
@@ -115,15 +162,18 @@ export class PrefixIndex {
 
   /** Record a slot's copy of an entry. */
   add(id: number, bit: number, slot: number, block: number): void {
-    if (this.mask[id] === 0) this.live++;
-    this.mask[id] = this.mask[id]! | bit;
+    const o = id * ENT + MASK;
+    const mask = this.ent[o]!;
+    if (mask === 0) this.live++;
+    this.ent[o] = mask | bit;
     this.blockOf[id * MAX_SLOTS + slot] = block;
   }
 
   /** Forget a slot's copy; an entry nobody holds becomes idle. */
   drop(id: number, bit: number): void {
-    const m = this.mask[id]! & ~bit;
-    this.mask[id] = m;
+    const o = id * ENT + MASK;
+    const m = this.ent[o]! & ~bit;
+    this.ent[o] = m;
     if (m !== 0) return;
     this.live--;
     this.idle.push(id);
@@ -135,7 +185,7 @@ export class PrefixIndex {
     let alive = candidates;
     for (let i = 0; i < n && alive !== 0; i++) {
       const id = this.idAt(list, i);
-      const m = id < 0 ? 0 : this.mask[id]!;
+      const m = id < 0 ? 0 : this.ent[id * ENT + MASK]!;
       let dropped = alive & ~m;
       while (dropped !== 0) {
         const low = dropped & -dropped;
@@ -151,16 +201,27 @@ export class PrefixIndex {
     }
   }
 
-  /** Delete the entries still held by nobody. */
+  /**
+   * Delete the entries still held by nobody. A sweep deletes at least two thirds of the entries, so the table is
+   * rebuilt from the entries kept rather than each deleted entry found and shifted out of its probe run (same entries,
+   * same ids: only the slots they sit in differ, which no lookup's result depends on).
+   */
   private sweep(): void {
+    let erased = 0;
+    const ent = this.ent;
     for (const id of this.idle) {
-      if (this.mask[id] !== 0 || this.hashes[id] === "") continue;
-      this.erase(id);
-      this.hashes[id] = "";
-      this.keys[2 * id + 1] = ~this.keys[2 * id + 1]!;
+      const o = id * ENT;
+      if (ent[o + MASK] !== 0 || ent[o + FLAGS]! & SWEPT) continue;
+      ent[o + FLAGS] = SWEPT;
+      ent[o + LO] = ~ent[o + LO]!;
+      this.names[id] = undefined;
       this.free.push(id);
+      erased++;
     }
     this.idle = [];
+    if (erased === 0) return;
+    this.entries -= erased;
+    this.rehash(this.table.length);
   }
 
   private home(hi: number, lo: number): number {
@@ -173,51 +234,31 @@ export class PrefixIndex {
     for (let s = this.home(hi, lo); ; s = (s + 1) & m) {
       const v = table[s]!;
       if (v === 0) return -1;
-      if (this.keys[2 * v - 1] === lo && this.keys[2 * v - 2] === hi) return v - 1;
+      const e = (v - 1) * ENT;
+      if (this.ent[e + LO] === lo && this.ent[e + HI] === hi) return v - 1;
     }
-  }
-
-  /** Remove an entry from the table (backward-shift deletion keeps probe runs unbroken). */
-  private erase(id: number): void {
-    const table = this.table;
-    const m = table.length - 1;
-    let i = this.home(this.keys[2 * id]!, this.keys[2 * id + 1]!);
-    while (table[i] !== id + 1) i = (i + 1) & m;
-    for (let j = (i + 1) & m; table[j] !== 0; j = (j + 1) & m) {
-      const v = table[j]!;
-      const k = this.home(this.keys[2 * v - 2]!, this.keys[2 * v - 1]!);
-      // Move v back into the hole unless its home lies cyclically in (i, j].
-      if (i <= j ? k <= i || k > j : k <= i && k > j) {
-        table[i] = v;
-        i = j;
-      }
-    }
-    table[i] = 0;
-    this.entries--;
   }
 
   /** A table of `size` slots holding every entry not swept (including one just added). */
   private rehash(size: number): void {
     this.table = new Int32Array(size);
     const m = size - 1;
-    for (let id = 0; id < this.hashes.length; id++) {
-      if (this.hashes[id] === "") continue;
-      let s = this.home(this.keys[2 * id]!, this.keys[2 * id + 1]!);
+    const ent = this.ent;
+    for (let id = 0; id < this.count; id++) {
+      const o = id * ENT;
+      if (ent[o + FLAGS]! & SWEPT) continue;
+      let s = this.home(ent[o + HI]!, ent[o + LO]!);
       while (this.table[s] !== 0) s = (s + 1) & m;
       this.table[s] = id + 1;
     }
   }
 
   private grow(): void {
-    const n = this.mask.length * 2;
-    const mask = new Int32Array(n);
-    mask.set(this.mask);
+    const ent = new Int32Array(this.ent.length * 2);
+    ent.set(this.ent);
     const blockOf = new Int32Array(this.blockOf.length * 2);
     blockOf.set(this.blockOf);
-    const keys = new Int32Array(2 * n);
-    keys.set(this.keys);
-    this.mask = mask;
+    this.ent = ent;
     this.blockOf = blockOf;
-    this.keys = keys;
   }
 }

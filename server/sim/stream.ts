@@ -74,7 +74,10 @@ function chunkBytes(n: number): Buffer {
 export class HashView {
   readonly hi: number[] = [];
   readonly lo: number[] = [];
-  readonly seq: string[] = [];
+  /** Every seq item is toDecimal(hi, lo) (the prefix index keeps no string for such a list's entries). */
+  readonly decimal = true;
+  /** Decimal strings of the sequence hashes of blocks [0, seqStr.length), written when first read. */
+  private readonly seqStr: string[] = [];
   /** Content id each block's local hash is taken from; the local hashes' decimal strings are written when first read. */
   private readonly contentOf: number[] = [];
   private readonly localStr: string[] = [];
@@ -98,10 +101,34 @@ export class HashView {
 
   constructor(readonly firstBlock: number | null) {}
 
+  /**
+   * Sequence hashes of every hashed block as decimal strings (not to be modified), made when first read: runs that
+   * only write them out (writeItems) or discard them never make a string per block, which the garbage collector would
+   * otherwise keep walking for as long as the trajectory lives.
+   */
+  get seq(): string[] {
+    const out = this.seqStr;
+    const n = this.hi.length;
+    if (out.length === n) return out;
+    const dec = toDecimal;
+    for (let i = out.length; i < n; i++) out.push(dec(this.hi[i]!, this.lo[i]!));
+    return out;
+  }
+
+  /** The sequence hash of block i as a decimal string (without making the others'). */
+  seqAt(i: number): string {
+    return i < this.seqStr.length ? this.seqStr[i]! : toDecimal(this.hi[i]!, this.lo[i]!);
+  }
+
+  /** Number of hashed blocks. */
+  get length(): number {
+    return this.hi.length;
+  }
+
   /** Local (content-only) hashes of every hashed block (not to be modified): runs that never serialise them never write their text. */
   get local(): string[] {
     const out = this.localStr;
-    const n = this.seq.length;
+    const n = this.hi.length;
     if (out.length === n) return out;
     const shared = this.shared;
     const sharedLocal = shared ? shared.local : null;
@@ -153,19 +180,23 @@ export class HashView {
    */
   private buildJson(): void {
     const from = this.jsonBlocks;
-    const to = this.seq.length;
+    const to = this.hi.length;
     if (to <= from) return;
-    let seqEnd = 0;
-    for (let i = from; i < to; i++) {
-      seqEnd += this.seq[i]!.length + 3;
-      this.seqEnds.push(seqEnd);
-    }
-    this.seqChunks.push(`"${this.seq.slice(from, to).join('","')}",`);
     const bytes = chunkBytes((to - from) * 23);
     // Read once: an imported function is a property load per call once compiled to CommonJS.
     const hash = localHash;
     const write = writeDecimal;
+    const { hi, lo } = this;
     let at = 0;
+    for (let i = from; i < to; i++) {
+      bytes[at++] = 34;
+      at = write(bytes, at, hi[i]!, lo[i]!);
+      bytes[at++] = 34;
+      bytes[at++] = 44;
+      this.seqEnds.push(at);
+    }
+    this.seqChunks.push(bytes.toString("latin1", 0, at));
+    at = 0;
     for (let i = from; i < to; i++) {
       hash(this.contentOf[i]!, scratch);
       bytes[at++] = 34;
@@ -183,15 +214,13 @@ export class HashView {
   extend(stream: TokenStream, shared?: HashView): void {
     const contents = stream.contents;
     if (shared && !this.shared) this.shared = shared;
-    for (let i = this.seq.length; i < contents.length; i++) {
+    for (let i = this.hi.length; i < contents.length; i++) {
       const content = i === 0 && this.firstBlock !== null ? this.firstBlock : contents[i]!;
       const pHi = i === 0 ? 0 : this.hi[i - 1]!;
       const pLo = i === 0 ? 0 : this.lo[i - 1]!;
       chainHash(pHi, pLo, content, scratch);
       this.hi.push(scratch.hi);
       this.lo.push(scratch.lo);
-      const seq = toDecimal(scratch.hi, scratch.lo);
-      this.seq.push(seq);
       this.ids.push(-1);
       this.contentOf.push(content);
     }
@@ -202,7 +231,7 @@ export class HashView {
     const copy = new HashView(this.firstBlock);
     copy.hi.push(...this.hi);
     copy.lo.push(...this.lo);
-    copy.seq.push(...this.seq);
+    copy.seqStr.push(...this.seqStr);
     copy.ids.push(...this.ids);
     copy.contentOf.push(...this.contentOf);
     copy.localStr.push(...this.localStr);

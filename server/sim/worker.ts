@@ -287,7 +287,7 @@ export class Worker {
     const from = r.blocks.length;
     if (to <= from) return;
     const created = this.created;
-    created.length = 0;
+    if (created.length !== 0) created.length = 0;
     this.pool.store(r.view, from, to, r.classes, r.segments, r.blocks, created, r.owner);
     const moved = Math.min(to - from, r.reservedOut);
     r.reservedOut -= moved;

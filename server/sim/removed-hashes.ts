@@ -1,0 +1,73 @@
+import { toDecimal, writeDecimal } from "./hashing";
+import type { LineOut } from "./json-lines";
+
+// The hashes a pool removed since its last report, kept as their two unsigned 32-bit halves: a block
+// evicted and recomputed many times over an hour would otherwise make a new decimal string at each
+// removal. The kv.removed line writes the digits straight into bytes; a string is made only for a
+// reader of the event's block_hashes (tests, the policy preview's collector).
+
+let scratch = Buffer.allocUnsafe(1 << 16);
+
+export class RemovedHashes {
+  /** hi, lo of hash i at 2 i, 2 i + 1. */
+  private readonly halves: number[] = [];
+  /** Hash strings that are not the decimal of their halves (names in tests), by position; null when there are none. */
+  private names: (string | undefined)[] | null = null;
+
+  get length(): number {
+    return this.halves.length >> 1;
+  }
+
+  /** Append a hash: its halves (unsigned), and its string when that is not their decimal (else null). */
+  push(hi: number, lo: number, name: string | null): void {
+    if (name !== null) (this.names ??= [])[this.length] = name;
+    this.halves.push(hi, lo);
+  }
+
+  /** Hash i as a string. */
+  at(i: number): string {
+    const name = this.names === null ? undefined : this.names[i];
+    return name ?? toDecimal(this.halves[2 * i]!, this.halves[2 * i + 1]!);
+  }
+
+  /** Hashes [from, to) as strings. */
+  strings(from = 0, to = this.length): string[] {
+    const out: string[] = [];
+    for (let i = from; i < to; i++) out.push(this.at(i));
+    return out;
+  }
+
+  /** Hashes [from, to) as a new list. */
+  slice(from: number, to: number): RemovedHashes {
+    const out = new RemovedHashes();
+    for (let i = from; i < to; i++) {
+      const name = this.names === null ? undefined : this.names[i];
+      out.push(this.halves[2 * i]!, this.halves[2 * i + 1]!, name ?? null);
+    }
+    return out;
+  }
+
+  /** The JSON array items (no brackets) `"h0","h1",…` of every hash, as the join of their strings would read. */
+  writeItems(out: LineOut): void {
+    const n = this.length;
+    if (n === 0) return;
+    if (this.names !== null) {
+      // Names are written as they are, as the joined strings were (the simulator's own hashes are digits).
+      out.ascii(`"${this.strings().join('","')}"`);
+      return;
+    }
+    if (scratch.length < n * 23) scratch = Buffer.allocUnsafe(Math.max(n * 23, 2 * scratch.length));
+    const bytes = scratch;
+    // Read once: an imported function is a property load per call once compiled to CommonJS.
+    const write = writeDecimal;
+    const halves = this.halves;
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      if (i > 0) bytes[at++] = 44;
+      bytes[at++] = 34;
+      at = write(bytes, at, halves[2 * i]!, halves[2 * i + 1]!);
+      bytes[at++] = 34;
+    }
+    out.bytes(bytes, 0, at);
+  }
+}
