@@ -1,7 +1,7 @@
 import { type Db, isBusy } from "../../db/client";
 import {
   cursorOf,
-  oldestUnattributedArrival,
+  oldestUnattributedStored,
   pruneIndex,
   requestsAfterCursor,
   sessionsWithNewTools,
@@ -121,9 +121,12 @@ export function attributionCursors(db: Db): { kv: number; requests: number; tool
   return { kv: cursorOf(db, "kv"), requests: cursorOf(db, "requests"), tools: cursorOf(db, "tools") };
 }
 
-/** How far attribution is behind at `now`: from the arrival of the oldest request it has not judged yet. */
+/**
+ * How far attribution is behind at `now`: from when the oldest request it has not judged yet was stored (its event
+ * time, the turn's end), so a turn stored a moment ago reads "up to date" however long it ran.
+ */
 export function attributionLagOf(db: Db, now: number): AttributionLag {
-  return attributionLag(oldestUnattributedArrival(db), now);
+  return attributionLag(oldestUnattributedStored(db), now);
 }
 
 export type AttributionLoop = { stop: () => Promise<void> };
