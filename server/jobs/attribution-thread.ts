@@ -6,10 +6,16 @@ const WORKER_FILE = path.join(process.cwd(), "server", "jobs", "attribution-work
 
 /**
  * Start cache-miss attribution in a worker thread on its own connection to dbFile (off the dashboard's event loop);
- * the returned function stops it after its current step and resolves once its connection is closed.
+ * with the ingest pool's busy signal (server/ingest/busy-signal.ts) it pauses between its transactions while ingest
+ * has bodies in flight. The returned function stops it after its current step and resolves once its connection is
+ * closed.
  */
-export function startAttributionThread(dbFile: string, retentionHours: number): () => Promise<void> {
-  const worker = new Worker(WORKER_FILE, { workerData: { dbFile, retentionHours } });
+export function startAttributionThread(
+  dbFile: string,
+  retentionHours: number,
+  ingestBusy?: SharedArrayBuffer,
+): () => Promise<void> {
+  const worker = new Worker(WORKER_FILE, { workerData: { dbFile, retentionHours, ingestBusy } });
   worker.on("error", (err) => log().error({ err: err.message }, "attribution worker failed"));
   worker.unref();
   return () =>

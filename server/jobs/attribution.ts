@@ -43,30 +43,35 @@ export type AttributionRun = { kvEvents: number; requests: number; sessions: num
  * backlog is applied as the requests reach its times, not all before the first request. Each batch is its own short
  * transaction so ingest is never blocked long. Returns what it did; caughtUp when nothing was left.
  * A failed transaction rolled back: the index cache, which may hold its writes, is dropped before the error goes on.
+ * `between` runs before each transaction (the worker thread's pause while ingest is busy).
  */
-export function attributionStep(db: Db): AttributionRun {
+export function attributionStep(db: Db, between?: () => void): AttributionRun {
   try {
-    return step(db);
+    return step(db, between);
   } catch (err) {
     resetIndexCache(db);
     throw err;
   }
 }
 
-function step(db: Db): AttributionRun {
+function step(db: Db, between?: () => void): AttributionRun {
   const c = db.$client;
+  const tx = <T>(fn: () => T): T => {
+    between?.();
+    return c.transaction(fn)();
+  };
   const rows = requestsAfterCursor(db, REQUEST_BATCH);
   const allKv = rows.length < REQUEST_BATCH;
   const upTo = allKv ? undefined : kvNeededBy(db, Math.max(...rows.map((r) => r.arrivedAt)));
   const kvEvents = applyKvEvents(db, KV_BATCH, upTo);
   if ((allKv && kvEvents < KV_BATCH) || dirtyBlocks(db) >= FLUSH_AT) {
-    while (c.transaction(() => flushIndex(db, FLUSH_BATCH))() > 0);
+    while (tx(() => flushIndex(db, FLUSH_BATCH)) > 0);
   }
   if (kvEvents === KV_BATCH) return { kvEvents, requests: 0, sessions: 0, caughtUp: false };
   let pending = pendingSessions.get(c);
   if (!pending) pendingSessions.set(c, (pending = { ids: new Set(), last: performance.now(), turns: 0 }));
   const touched = pending.ids;
-  const requests = c.transaction(() => {
+  const requests = tx(() => {
     for (const r of rows) {
       attributeRequest(db, r);
       if (r.sessionId) touched.add(r.sessionId);
@@ -74,21 +79,20 @@ function step(db: Db): AttributionRun {
     const last = rows[rows.length - 1];
     if (last) requestsJudged(db, last.rid);
     return rows.length;
-  })();
-  const tools = c.transaction(() => {
+  });
+  const tools = tx(() => {
     const ids = sessionsWithNewTools(db, TOOL_BATCH);
     for (const id of ids) touched.add(id);
     return ids.length;
-  })();
+  });
   const caughtUp = requests < REQUEST_BATCH && tools < TOOL_BATCH;
-  if (caughtUp || dirtySeen(db) >= FLUSH_AT) while (c.transaction(() => flushSeen(db, FLUSH_BATCH))() > 0);
+  if (caughtUp || dirtySeen(db) >= FLUSH_AT) while (tx(() => flushSeen(db, FLUSH_BATCH)) > 0);
   let sessions = 0;
   pending.turns += requests;
   const due = performance.now() - pending.last >= SUMMARY_EVERY_MS && pending.turns >= SUMMARY_EVERY_TURNS;
   if (caughtUp || touched.size >= SUMMARY_MAX_PENDING || due) {
     sessions = touched.size;
-    for (const chunk of chunks([...touched], 50))
-      c.transaction(() => chunk.forEach((id) => rebuildSessionSummary(db, id)))();
+    for (const chunk of chunks([...touched], 50)) tx(() => chunk.forEach((id) => rebuildSessionSummary(db, id)));
     touched.clear();
     pending.last = performance.now();
     pending.turns = 0;
@@ -102,12 +106,20 @@ function chunks<T>(xs: T[], n: number): T[][] {
   return out;
 }
 
-/** Run steps until caught up, `maxSteps` ran or `budgetMs` of wall time passed (tests and benches call this synchronously). */
-export function runAttribution(db: Db, maxSteps = 1_000_000, budgetMs = Infinity): AttributionRun {
+/**
+ * Run steps until caught up, `maxSteps` ran or `budgetMs` of wall time passed (tests and benches call this
+ * synchronously); `between` as for attributionStep.
+ */
+export function runAttribution(
+  db: Db,
+  maxSteps = 1_000_000,
+  budgetMs = Infinity,
+  between?: () => void,
+): AttributionRun {
   const total: AttributionRun = { kvEvents: 0, requests: 0, sessions: 0, caughtUp: false };
   const start = performance.now();
   for (let i = 0; i < maxSteps && !total.caughtUp && performance.now() - start < budgetMs; i++) {
-    const r = attributionStep(db);
+    const r = attributionStep(db, between);
     total.kvEvents += r.kvEvents;
     total.requests += r.requests;
     total.sessions += r.sessions;
@@ -134,13 +146,15 @@ export type AttributionLoop = { stop: () => Promise<void> };
 /**
  * Run the job continuously on this connection (meant for a worker thread): steps back to back while behind, a pause of
  * idleMs when caught up, a short backoff when ingest holds the write lock (SQLITE_BUSY: the step rolled back and runs
- * again), and an index prune with the raw retention every hour. Between steps it yields to the thread's loop.
+ * again), and an index prune with the raw retention every hour. Between steps it yields to the thread's loop;
+ * `between` runs before each of its transactions (the pause while ingest is busy: ingest keeps priority).
  */
 export function runAttributionLoop(
   db: Db,
   retentionHours: number,
   idleMs = 1_000,
   now: () => number = Date.now,
+  between?: () => void,
 ): AttributionLoop {
   let stopped = false;
   let lastPrune = now();
@@ -149,7 +163,7 @@ export function runAttributionLoop(
     while (!stopped) {
       let wait = 0;
       try {
-        const r = runAttribution(db, 1_000, 50);
+        const r = runAttribution(db, 1_000, 50, between);
         if (r.caughtUp) wait = idleMs;
         if (now() - lastPrune > 3_600_000) {
           lastPrune = now();
