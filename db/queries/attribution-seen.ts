@@ -205,6 +205,11 @@ export function dirtySeen(db: Db): number {
   return s.seenDirty.dirtyCount + s.localDirty.dirtyCount;
 }
 
+/** Local-hash marks not written yet. */
+export function dirtyLocal(db: Db): number {
+  return state(db).localDirty.dirtyCount;
+}
+
 /** Write up to `n` marks of one dirty table, highest keys first; returns how many were written. */
 function writeSome(
   t: BlockTable,
@@ -237,19 +242,40 @@ function writeSome(
   return done;
 }
 
+/** Save the epoch before the first mark is written (inside the transaction writing it). */
+function saveEpoch(db: Db, s: State): void {
+  if (s.epochSaved) return;
+  db.$client.prepare("INSERT INTO attr_state (key, value) VALUES ('epoch', ?)").run(s.epoch!);
+  s.epochSaved = true;
+}
+
 /**
- * Write up to `limit` marks (call inside a transaction); when none is left afterwards, the requests cursor is saved
- * with them. Returns how many are still waiting.
+ * The unwritten first-seen mark of a sequence hash (int32 halves), as the value for attr_blocks.first_at, taken out of
+ * the marks to write (null when it has none): the index flush writes it in the same row write as the block's list
+ * (call inside that transaction). Like any mark, it lands before the requests cursor that covers it is saved.
  */
-export function flushSeen(db: Db, limit: number): number {
+export function takeSeenMark(db: Db, hi: number, lo: number): number | null {
+  const s = state(db);
+  const t = s.seenDirty;
+  if (t.dirtyCount === 0) return null;
+  const i = t.find(hi, lo);
+  if (i < 0 || t.dirtyFlag[i] !== 1) return null;
+  saveEpoch(db, s);
+  const rel = t.cur[i]! - s.epoch!;
+  t.clean(i);
+  return rel;
+}
+
+/**
+ * Write up to `limit` marks (call inside a transaction), only local-hash marks when `localOnly`; when none is left
+ * afterwards, the requests cursor is saved with them. Returns how many (of those asked for) are still waiting.
+ */
+export function flushSeen(db: Db, limit: number, localOnly = false): number {
   const s = state(db);
   let left = limit;
-  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount > 0 && !s.epochSaved) {
-    db.$client.prepare("INSERT INTO attr_state (key, value) VALUES ('epoch', ?)").run(s.epoch!);
-    s.epochSaved = true;
-  }
+  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount > 0) saveEpoch(db, s);
   const epoch = s.epoch ?? 0;
-  if (s.seenDirty.dirtyCount > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.seenPut, left, epoch);
+  if (!localOnly && s.seenDirty.dirtyCount > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.seenPut, left, epoch);
   if (left > 0 && s.localDirty.dirtyCount > 0) writeSome(s.localDirty, s.order, "local", s.localPut, left, epoch);
   if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount === 0) {
     db.$client
@@ -260,7 +286,7 @@ export function flushSeen(db: Db, limit: number): number {
     // Every mark is on disk (this transaction's once it commits): a larger filter can be read from attr_local alone.
     if (s.localKeys.full()) s.localKeys = localFilterOfDisk(db.$client);
   }
-  return s.seenDirty.dirtyCount + s.localDirty.dirtyCount;
+  return (localOnly ? 0 : s.seenDirty.dirtyCount) + s.localDirty.dirtyCount;
 }
 
 /** Drop the cached first-seen marks (after rows were deleted underneath them; everything was flushed before). */

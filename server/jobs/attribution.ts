@@ -7,7 +7,7 @@ import {
   sessionsWithNewTools,
 } from "../../db/queries/attribution";
 import { applyKvEvents, attributeRequest, kvNeededBy } from "./attribution-request";
-import { dirtySeen, flushSeen, requestsJudged } from "../../db/queries/attribution-seen";
+import { dirtyLocal, dirtySeen, flushSeen, requestsJudged } from "../../db/queries/attribution-seen";
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
 import { rebuildSessionSummary } from "./session-summary";
 import { attributionLag, type AttributionLag } from "../analysis/attribution-lag";
@@ -19,6 +19,9 @@ const KV_BATCH = 100;
  * saves little time and grows attr_blocks: rows written in fewer, larger runs split more pages.
  */
 const FLUSH_AT = 200_000;
+/** First-seen marks (sequence and local) held at most: they are written with or after the index flush. */
+const SEEN_FLUSH_AT = 2 * FLUSH_AT;
+const LOCAL_FLUSH_AT = FLUSH_AT / 2;
 /**
  * While the job is behind, session summaries are rebuilt once this much wall time passed and this many turns were
  * judged since the last rebuild (or this many sessions wait): one rebuild covers many turns, and a slow or busy machine
@@ -64,29 +67,30 @@ function step(db: Db, between?: () => void): AttributionRun {
   const allKv = rows.length < REQUEST_BATCH;
   const upTo = allKv ? undefined : kvNeededBy(db, Math.max(...rows.map((r) => r.arrivedAt)));
   const kvEvents = applyKvEvents(db, KV_BATCH, upTo);
-  if ((allKv && kvEvents < KV_BATCH) || dirtyBlocks(db) >= FLUSH_AT) {
-    while (tx(() => flushIndex(db, FLUSH_BATCH)) > 0);
-  }
+  const flushed = (allKv && kvEvents < KV_BATCH) || dirtyBlocks(db) >= FLUSH_AT;
+  if (flushed) while (tx(() => flushIndex(db, FLUSH_BATCH)) > 0);
   if (kvEvents === KV_BATCH) return { kvEvents, requests: 0, sessions: 0, caughtUp: false };
   let pending = pendingSessions.get(c);
   if (!pending) pendingSessions.set(c, (pending = { ids: new Set(), last: performance.now(), turns: 0 }));
   const touched = pending.ids;
-  const requests = tx(() => {
+  // The requests and the sessions with new tool rows in one transaction (one commit per step, not two).
+  const [requests, tools] = tx(() => {
     for (const r of rows) {
       attributeRequest(db, r);
       if (r.sessionId) touched.add(r.sessionId);
     }
     const last = rows[rows.length - 1];
     if (last) requestsJudged(db, last.rid);
-    return rows.length;
-  });
-  const tools = tx(() => {
     const ids = sessionsWithNewTools(db, TOOL_BATCH);
     for (const id of ids) touched.add(id);
-    return ids.length;
+    return [rows.length, ids.length];
   });
   const caughtUp = requests < REQUEST_BATCH && tools < TOOL_BATCH;
-  if (caughtUp || dirtySeen(db) >= FLUSH_AT) while (tx(() => flushSeen(db, FLUSH_BATCH)) > 0);
+  // Sequence-hash marks wait for the index flush, which writes those of the blocks it rewrites in the same row write
+  // (most new blocks: stored, then judged, before the next flush); the rest follow it. Local-hash marks (their own
+  // table) are written in rounds of LOCAL_FLUSH_AT: larger rounds split more of attr_local's pages.
+  if (caughtUp || flushed || dirtySeen(db) >= SEEN_FLUSH_AT) while (tx(() => flushSeen(db, FLUSH_BATCH)) > 0);
+  else if (dirtyLocal(db) >= LOCAL_FLUSH_AT) while (tx(() => flushSeen(db, FLUSH_BATCH, true)) > 0);
   let sessions = 0;
   pending.turns += requests;
   const due = performance.now() - pending.last >= SUMMARY_EVERY_MS && pending.turns >= SUMMARY_EVERY_TURNS;
