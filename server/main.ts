@@ -85,7 +85,7 @@ async function main() {
   }
   syncEnvTargets(db, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
   // Background work runs on the one process that holds the lease; pages and ingest run on every process.
-  const leader = startLeader(db, () => startBackground(db, settings, pool?.busy.buffer), { holder: processId() });
+  const leader = startLeader(db, () => startBackground(db, settings), { holder: processId() });
 
   const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
@@ -145,11 +145,7 @@ async function main() {
  * Start the work only the leader does — retention, attribution, the policy reconciler and guards, scrapes and ZMQ
  * subscriptions, expired sign-in housekeeping — and return the function that stops all of it.
  */
-function startBackground(
-  db: ReturnType<typeof serverDb>,
-  settings: Env,
-  ingestBusy?: SharedArrayBuffer,
-): () => Promise<void> {
+function startBackground(db: ReturnType<typeof serverDb>, settings: Env): () => Promise<void> {
   const authSweep = setInterval(() => {
     try {
       deleteExpiredAuth(db, Date.now());
@@ -164,11 +160,7 @@ function startBackground(
     { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS },
     settings.SWITCHYARD_RETENTION_SWEEP_SECONDS,
   );
-  const stopAttribution = startAttributionThread(
-    settings.SWITCHYARD_DB,
-    settings.SWITCHYARD_RAW_RETENTION_HOURS,
-    ingestBusy,
-  );
+  const stopAttribution = startAttributionThread(settings.SWITCHYARD_DB, settings.SWITCHYARD_RAW_RETENTION_HOURS);
   const stopReconciler = startReconciler(db, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
   const stopGuards = startGuardLoop(db, Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000));
   const sources = startSources(db);

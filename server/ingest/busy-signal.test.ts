@@ -1,58 +1,100 @@
-import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { BUSY_SIGNAL_BYTES, BusySignal } from "./busy-signal";
+import { BUSY_SIGNAL_BYTES, BusySignal, DEFAULT_QUIET_MS, ingestBusySignal } from "./busy-signal";
+
+type Step = ["begin" | "end", number];
 
 describe("BusySignal", () => {
-  it.each([
-    ["idle", [], 0],
-    ["one body in flight", ["start"], 1],
-    ["two started, one finished", ["start", "start", "finish"], 1],
-    ["all finished", ["start", "start", "finish", "finish"], 0],
-    ["a finish without its start stays at 0", ["finish", "start"], 1],
-  ] as const)("%s", (_, ops, inFlight) => {
+  const cases: { name: string; steps: Step[]; at: number; inFlight: number; busy: boolean }[] = [
+    { name: "never used", steps: [], at: 1_000, inFlight: 0, busy: false },
+    { name: "a body in flight", steps: [["begin", 1_000]], at: 60_000, inFlight: 1, busy: true },
+    {
+      name: "just ended",
+      steps: [
+        ["begin", 1_000],
+        ["end", 1_100],
+      ],
+      at: 1_100 + DEFAULT_QUIET_MS - 1,
+      inFlight: 0,
+      busy: true,
+    },
+    {
+      name: "quiet long enough",
+      steps: [
+        ["begin", 1_000],
+        ["end", 1_100],
+      ],
+      at: 1_100 + DEFAULT_QUIET_MS,
+      inFlight: 0,
+      busy: false,
+    },
+    {
+      name: "two in flight, one ended",
+      steps: [
+        ["begin", 1_000],
+        ["begin", 1_001],
+        ["end", 1_002],
+      ],
+      at: 90_000,
+      inFlight: 1,
+      busy: true,
+    },
+    {
+      name: "end without begin stays at zero",
+      steps: [
+        ["end", 1_000],
+        ["end", 1_001],
+      ],
+      at: 5_000,
+      inFlight: 0,
+      busy: false,
+    },
+    {
+      name: "an earlier clock never moves the time back",
+      steps: [
+        ["begin", 2_000],
+        ["end", 1_000],
+      ],
+      at: 2_000 + DEFAULT_QUIET_MS - 1,
+      inFlight: 0,
+      busy: true,
+    },
+    {
+      name: "a bad clock is ignored",
+      steps: [
+        ["begin", Number.NaN],
+        ["end", -5],
+      ],
+      at: 10,
+      inFlight: 0,
+      busy: false,
+    },
+  ];
+  it.each(cases)("$name", ({ steps, at, inFlight, busy }) => {
     const s = new BusySignal();
-    for (const op of ops) {
-      if (op === "start") s.started();
-      else s.finished();
-    }
+    for (const [op, t] of steps) s[op](t);
     expect(s.inFlight()).toBe(inFlight);
+    expect(s.busy(at)).toBe(busy);
   });
 
-  it("refuses a buffer too small", () => {
-    expect(() => new BusySignal(new SharedArrayBuffer(BUSY_SIGNAL_BYTES - 1))).toThrow(RangeError);
+  it("is read through the same memory by another wrapper (as a worker thread does)", () => {
+    const a = new BusySignal();
+    const b = new BusySignal(a.buffer);
+    a.begin(5_000);
+    expect(b.inFlight()).toBe(1);
+    expect(b.lastActive()).toBe(5_000);
+    b.end(6_000);
+    expect(a.inFlight()).toBe(0);
+    expect(a.busy(6_000 + DEFAULT_QUIET_MS)).toBe(false);
   });
 
-  it("does not pause while ingest is idle, and pauses at most maxMs while it stays busy", () => {
-    const s = new BusySignal();
-    expect(s.pause(50)).toBe(0);
-    s.started();
-    const slept = s.pause(30);
-    expect(slept).toBeGreaterThanOrEqual(29);
-    expect(slept).toBeLessThan(1_000);
+  it.each([
+    ["a too small buffer", () => new SharedArrayBuffer(BUSY_SIGNAL_BYTES - 1)],
+    ["a plain ArrayBuffer", () => new ArrayBuffer(BUSY_SIGNAL_BYTES) as unknown as SharedArrayBuffer],
+  ])("refuses %s", (_name, make) => {
+    expect(() => new BusySignal(make())).toThrow(/SharedArrayBuffer/);
   });
 
-  it("wakes the moment the last body in flight finished (another thread finishing it)", async () => {
-    const s = new BusySignal();
-    s.started();
-    const w = new Worker(
-      `const { workerData } = require("node:worker_threads");
-       const a = new Int32Array(workerData);
-       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
-       Atomics.sub(a, 0, 1);
-       Atomics.notify(a, 0);`,
-      { eval: true, workerData: s.buffer },
-    );
-    const slept = s.pause(20_000);
-    await w.terminate();
-    expect(s.inFlight()).toBe(0);
-    expect(slept).toBeLessThan(10_000);
-  });
-
-  it("readers on another thread see the same counter", () => {
-    const s = new BusySignal();
-    const reader = new BusySignal(s.buffer);
-    s.started();
-    s.started();
-    expect(reader.inFlight()).toBe(2);
+  it("is one per process", () => {
+    expect(ingestBusySignal()).toBe(ingestBusySignal());
   });
 });

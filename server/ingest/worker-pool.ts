@@ -2,11 +2,11 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { KV_LOCATIONS_BYTES } from "../../db/queries/kv-lists";
 import { AppError, type AppErrorCode } from "../errors";
+import { ingestBusySignal } from "./busy-signal";
 import { setIngestRunner, type IngestOutcome } from "./runner";
 import type { Sender } from "./sender";
 import type { IngestTally } from "./tally";
 import { log } from "../observability/logger";
-import { BusySignal } from "./busy-signal";
 
 // Ingest off the event loop: worker threads decode, validate and store request bodies on their own SQLite
 // connections, so the dashboard keeps answering while batches are processed and one batch's validation
@@ -34,8 +34,6 @@ export class IngestPool {
   private nextId = 1;
   /** Write turns in arrival order (write-gate.ts); the workers count from 0. */
   private nextTicket = 0;
-  /** Bodies in flight, in shared memory: background threads pause while ingest is busy (busy-signal.ts). */
-  readonly busy = new BusySignal();
 
   constructor(dbFile: string, size: number) {
     this.checkpointer = new Worker(CHECKPOINT_FILE, { workerData: { dbFile, everyMs: CHECKPOINT_EVERY_MS } });
@@ -68,7 +66,8 @@ export class IngestPool {
     const slot = this.workers.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
     const id = this.nextId++;
     slot.inFlight++;
-    this.busy.started();
+    // Published for the background jobs that yield to ingest (busy-signal.ts); settle and fail end it.
+    ingestBusySignal().begin();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       slot.worker.postMessage({ id, ticket: this.nextTicket++, text, contentType, sender });
@@ -82,10 +81,10 @@ export class IngestPool {
 
   private settle(slot: { inFlight: number }, m: Reply) {
     slot.inFlight--;
-    this.busy.finished();
     const p = this.pending.get(m.id);
     this.pending.delete(m.id);
     if (!p) return;
+    ingestBusySignal().end();
     if (m.reply !== undefined) p.resolve({ json: m.reply, tally: m.tally ?? {} });
     else p.reject(new AppError(m.error?.code ?? "INTERNAL", m.error?.message ?? "ingest failed"));
   }
@@ -94,8 +93,8 @@ export class IngestPool {
   private fail(err: Error) {
     log().error({ err: err.message }, "ingest worker failed");
     for (const p of this.pending.values()) {
+      ingestBusySignal().end();
       p.reject(new AppError("INTERNAL", "ingest worker failed"));
-      this.busy.finished();
     }
     this.pending.clear();
     setIngestRunner(undefined);

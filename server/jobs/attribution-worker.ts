@@ -2,7 +2,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/client";
 import { runAttributionLoop } from "./attribution";
-import { lowerThreadPriority } from "./thread-priority";
+import { lowerThreadPriority, sleepWhile } from "./thread-priority";
 import { BusySignal } from "../ingest/busy-signal";
 
 /** The longest sleep between two transactions while ingest is busy: attribution still moves when ingest never rests. */
@@ -19,14 +19,14 @@ lowerThreadPriority(10);
 const db = openDb(dbFile, 200);
 // Derived data: after a power loss the job re-derives whatever its last transactions wrote (cursors roll back with them).
 db.$client.pragma("synchronous = NORMAL");
-// And for the write lock and the cores: while ingest has bodies in flight, a short sleep between transactions.
+// And for the write lock and the cores: while ingest is busy, a short sleep before each transaction.
 const busy = ingestBusy ? new BusySignal(ingestBusy) : null;
 const loop = runAttributionLoop(
   db,
   retentionHours,
   1_000,
   Date.now,
-  busy ? () => busy.pause(INGEST_PAUSE_MS) : undefined,
+  busy ? () => sleepWhile(() => busy.busy(), INGEST_PAUSE_MS) : undefined,
 );
 
 parentPort!.on("message", (m: { stop?: boolean }) => {
