@@ -19,9 +19,11 @@ export class BlockTable {
   size = 0;
   private cap = 0;
   private mask = 0;
-  private hi!: Int32Array;
-  private lo!: Int32Array;
-  private state!: Uint8Array;
+  /**
+   * Per slot, 4 int32s: the key's high and low halves and whether the slot is used (one 16-byte group, so a probe
+   * touches one cache line: the table outgrows the CPU caches, and lookups are most of the index's time).
+   */
+  private keys!: Int32Array;
   private stamp!: Float64Array;
   private seq = 0;
   cur!: Float64Array;
@@ -39,9 +41,7 @@ export class BlockTable {
   private alloc(cap: number) {
     this.cap = cap;
     this.mask = cap - 1;
-    this.hi = new Int32Array(cap);
-    this.lo = new Int32Array(cap);
-    this.state = new Uint8Array(cap);
+    this.keys = new Int32Array(cap * 4);
     this.stamp = new Float64Array(cap);
     this.cur = new Float64Array(cap);
     this.disk = new Float64Array(cap);
@@ -61,10 +61,12 @@ export class BlockTable {
 
   /** The slot of a key, or −1 when the table does not hold it. */
   find(hi: number, lo: number): number {
+    const k = this.keys;
     let i = this.slotFor(hi, lo);
     for (;;) {
-      if (this.state[i] === EMPTY) return -1;
-      if (this.hi[i] === hi && this.lo[i] === lo) return i;
+      const at = i << 2;
+      if (k[at + 2] === EMPTY) return -1;
+      if (k[at] === hi && k[at + 1] === lo) return i;
       i = (i + 1) & this.mask;
     }
   }
@@ -72,11 +74,12 @@ export class BlockTable {
   /** Add a key not held yet with its list id (clean: the same in memory and on disk); returns its slot. */
   add(hi: number, lo: number, list: number): number {
     if ((this.size + 1) * 2 > this.cap) this.rehash(this.cap * 2, -Infinity);
+    const k = this.keys;
     let i = this.slotFor(hi, lo);
-    while (this.state[i] !== EMPTY) i = (i + 1) & this.mask;
-    this.state[i] = USED;
-    this.hi[i] = hi;
-    this.lo[i] = lo;
+    while (k[(i << 2) + 2] !== EMPTY) i = (i + 1) & this.mask;
+    k[i << 2] = hi;
+    k[(i << 2) + 1] = lo;
+    k[(i << 2) + 2] = USED;
     this.cur[i] = list;
     this.disk[i] = list;
     this.dirtyFlag[i] = 0;
@@ -91,8 +94,8 @@ export class BlockTable {
     if (this.dirtyFlag[i] === 0) {
       this.dirtyFlag[i] = 1;
       this.dirtyCount++;
-      this.dirtyHi.push(this.hi[i]!);
-      this.dirtyLo.push(this.lo[i]!);
+      this.dirtyHi.push(this.keys[i << 2]!);
+      this.dirtyLo.push(this.keys[(i << 2) + 1]!);
     }
   }
 
@@ -153,17 +156,20 @@ export class BlockTable {
   }
 
   private rehash(cap: number, keepFrom: number) {
-    const { hi, lo, state, stamp, cur, disk, dirtyFlag } = this;
+    const { keys, stamp, cur, disk, dirtyFlag } = this;
     const old = this.cap;
     this.alloc(cap);
     this.size = 0;
+    const k = this.keys;
     for (let i = 0; i < old; i++) {
-      if (state[i] !== USED || (stamp[i]! < keepFrom && dirtyFlag[i] === 0)) continue;
-      let j = this.slotFor(hi[i]!, lo[i]!);
-      while (this.state[j] !== EMPTY) j = (j + 1) & this.mask;
-      this.state[j] = USED;
-      this.hi[j] = hi[i]!;
-      this.lo[j] = lo[i]!;
+      if (keys[(i << 2) + 2] !== USED || (stamp[i]! < keepFrom && dirtyFlag[i] === 0)) continue;
+      const hi = keys[i << 2]!;
+      const lo = keys[(i << 2) + 1]!;
+      let j = this.slotFor(hi, lo);
+      while (k[(j << 2) + 2] !== EMPTY) j = (j + 1) & this.mask;
+      k[j << 2] = hi;
+      k[(j << 2) + 1] = lo;
+      k[(j << 2) + 2] = USED;
       this.cur[j] = cur[i]!;
       this.disk[j] = disk[i]!;
       this.dirtyFlag[j] = dirtyFlag[i]!;

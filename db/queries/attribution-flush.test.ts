@@ -3,6 +3,7 @@ import { testDb } from "../../test/db";
 import type { Db } from "../client";
 import { flushIndex, IndexWriter, nameId, resetIndexCache, residencyAt } from "./attribution-index";
 import { halvesOf } from "./attribution-block-table";
+import { dirtySeen, flushSeen, markSeen, resetSeen, seenFirstAt } from "./attribution-seen";
 
 const T = 1_764_417_600_000;
 const H = 1n << 40n;
@@ -71,5 +72,34 @@ describe("flushing the index in rounds", () => {
     resetIndexCache(db);
     expect(residencyAt(db, ...halvesOf(H + 3n), T + 2_000, "w1").lastRemoval).toMatchObject({ at: T + 1_003 });
     expect(residencyAt(db, ...halvesOf(H + 4n), T + 2_000, "w2").residentOn).toEqual(["w2"]);
+  });
+
+  it.each([
+    ["a mark earlier than the one on disk", T - 50, T - 50],
+    ["a mark later than the one on disk keeps the earlier", T + 50, T],
+  ])("writes a block's pending first-seen mark in the same row as its list: %s", (_, later, want) => {
+    const db = testDb();
+    const w1 = nameId(db, "w1");
+    const k = H + 7n;
+    // An earlier mark on disk, then a block stored, a new mark, and the index flushed: one row with both.
+    markSeen(db, ...halvesOf(k), T);
+    while (db.$client.transaction(() => flushSeen(db, 100))() > 0);
+    new IndexWriter(db).stored(k, w1, T + 10);
+    markSeen(db, ...halvesOf(k + 1n), T + 20);
+    markSeen(db, ...halvesOf(k), later);
+    expect(dirtySeen(db)).toBe(2);
+    while (db.$client.transaction(() => flushIndex(db, 100))() > 0);
+    // The flushed block's mark was taken; the other block's waits for the seen flush.
+    expect(dirtySeen(db)).toBe(1);
+    const row = db.$client
+      .prepare(
+        "SELECT list <> 0 AS listed, first_at + (SELECT value FROM attr_state WHERE key = 'epoch') AS at FROM attr_blocks WHERE hash = ?",
+      )
+      .get(BigInt.asIntN(64, k));
+    expect(row).toEqual({ listed: 1, at: want });
+    while (db.$client.transaction(() => flushSeen(db, 100))() > 0);
+    resetSeen(db);
+    expect(seenFirstAt(db, ...halvesOf(k))).toBe(want);
+    expect(seenFirstAt(db, ...halvesOf(k + 1n))).toBe(T + 20);
   });
 });

@@ -2,6 +2,7 @@ import type { Db } from "../client";
 import { encodeIntervals } from "./attribution-intervals";
 import { keyOf } from "./attribution-block-table";
 import { filterOfDisk, state, trimCache, type State } from "./attribution-index-state";
+import { takeSeenMark } from "./attribution-seen";
 
 // Writing the attribution index's changed blocks (see attribution-index.ts). One round writes every block changed in
 // memory, in three passes of short transactions: the lists the blocks now point to, with the references the round
@@ -115,7 +116,10 @@ export function flushIndex(db: Db, limit: number): number {
     t.clean(i);
     if (cur === disk) continue;
     if (cur !== 0) {
-      s.blockPut.run(keyOf(hi, lo), cur);
+      // A first-seen mark waiting for the same row goes in the same write (one B-tree update instead of two).
+      const mark = takeSeenMark(db, hi, lo);
+      if (mark === null) s.blockPut.run(keyOf(hi, lo), cur);
+      else s.blockPutSeen.run(keyOf(hi, lo), cur, mark);
       s.onDisk.add(hi, lo);
     } else s.blockDel.run(keyOf(hi, lo));
   }

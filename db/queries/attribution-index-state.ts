@@ -24,6 +24,7 @@ export type State = {
   blockGet: Database.Statement;
   blocksIn: Database.Statement;
   blockPut: Database.Statement;
+  blockPutSeen: Database.Statement;
   blockDel: Database.Statement;
   listGet: Database.Statement;
   listAdd: Database.Statement;
@@ -77,6 +78,9 @@ export function state(db: Db): State {
       .safeIntegers(),
     blockPut: c.prepare(
       "INSERT INTO attr_blocks (hash, list) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET list = excluded.list",
+    ),
+    blockPutSeen: c.prepare(
+      "INSERT INTO attr_blocks (hash, list, first_at) VALUES (?, ?, ?) ON CONFLICT(hash) DO UPDATE SET list = excluded.list, first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)",
     ),
     blockDel: c.prepare("UPDATE attr_blocks SET list = 0 WHERE hash = ?"),
     listGet: c.prepare("SELECT intervals FROM attr_lists WHERE id = ?").pluck(),

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
-import { BlockTable, keyOf } from "./attribution-block-table";
+import { BlockTable, KeyFilter, keyOf } from "./attribution-block-table";
 
 // First-seen marks of the attribution job: attr_blocks.first_at (a sequence hash first cacheable) and attr_local (a
 // block's content first in a prompt), both keyed by random 64-bit hashes. Marks are kept in memory and written in key order
@@ -25,6 +25,8 @@ type State = {
   /** Marks not written yet: earliest time per hash in `cur` of the dirty entries (clean entries were written). */
   seenDirty: BlockTable;
   localDirty: BlockTable;
+  /** Every local hash that may be in attr_local or marked (a superset): a hash outside it is not looked up. */
+  localKeys: KeyFilter;
   /** Dirty keys in key order, written from the end (sorted once per round of flushes). */
   order: { seen: Order; local: Order };
   seenGet: Database.Statement;
@@ -50,6 +52,7 @@ function state(db: Db): State {
     seen: new BlockTable(),
     seenDirty: new BlockTable(),
     localDirty: new BlockTable(),
+    localKeys: localFilters.get(c) ?? localFilterOfDisk(c),
     order: { seen: noOrder(), local: noOrder() },
     seenGet: c.prepare("SELECT first_at FROM attr_blocks WHERE hash = ? AND first_at IS NOT NULL").pluck(),
     seenPut: c.prepare(
@@ -67,6 +70,25 @@ function state(db: Db): State {
   };
   states.set(c, s);
   return s;
+}
+
+/**
+ * Per connection, kept across resetSeen: marks of a rolled-back transaction leave it a superset, so a transaction that
+ * failed (e.g. busy while ingest held the lock) does not cost a scan of attr_local.
+ */
+const localFilters = new WeakMap<Database.Database, KeyFilter>();
+
+/** A filter over the hashes attr_local holds (read once per connection, and again when it fills up). */
+function localFilterOfDisk(c: Database.Database): KeyFilter {
+  const n = c.prepare("SELECT count(*) FROM attr_local").pluck().get() as number;
+  const f = new KeyFilter(Math.max(2_000_000, n * 2));
+  const buf = Buffer.alloc(8);
+  for (const [h] of c.prepare("SELECT hash FROM attr_local").raw().safeIntegers().iterate() as Iterable<[bigint]>) {
+    buf.writeBigInt64BE(h);
+    f.add(buf.readInt32BE(0), buf.readInt32BE(4));
+  }
+  localFilters.set(c, f);
+  return f;
 }
 
 /** Forget the marks not written and the cursor run ahead (after a rolled-back transaction). */
@@ -132,6 +154,8 @@ export function localSeenBefore(db: Db, hi: Int32Array, lo: Int32Array, t: numbe
   const index = new Map<bigint, number[]>();
   const keys: bigint[] = [];
   for (let k = 0; k < hi.length; k++) {
+    // Most of a turn's new blocks were never in a prompt: no query for what attr_local cannot hold.
+    if (!s.localKeys.mightHold(hi[k]!, lo[k]!)) continue;
     const key = keyOf(hi[k]!, lo[k]!);
     keys.push(key);
     const at = index.get(key);
@@ -156,6 +180,7 @@ export function markLocal(db: Db, hi: number, lo: number, at: number): void {
   const s = state(db);
   if (s.epoch === null) s.epoch = at;
   earliest(s.localDirty, hi, lo, at);
+  s.localKeys.add(hi, lo);
 }
 
 /** The Unix ms that first-seen times on disk (attr_blocks.first_at, attr_local.first_at) are relative to. */
@@ -178,6 +203,11 @@ export function requestsJudged(db: Db, rid: number): void {
 export function dirtySeen(db: Db): number {
   const s = state(db);
   return s.seenDirty.dirtyCount + s.localDirty.dirtyCount;
+}
+
+/** Local-hash marks not written yet. */
+export function dirtyLocal(db: Db): number {
+  return state(db).localDirty.dirtyCount;
 }
 
 /** Write up to `n` marks of one dirty table, highest keys first; returns how many were written. */
@@ -212,27 +242,51 @@ function writeSome(
   return done;
 }
 
+/** Save the epoch before the first mark is written (inside the transaction writing it). */
+function saveEpoch(db: Db, s: State): void {
+  if (s.epochSaved) return;
+  db.$client.prepare("INSERT INTO attr_state (key, value) VALUES ('epoch', ?)").run(s.epoch!);
+  s.epochSaved = true;
+}
+
 /**
- * Write up to `limit` marks (call inside a transaction); when none is left afterwards, the requests cursor is saved
- * with them. Returns how many are still waiting.
+ * The unwritten first-seen mark of a sequence hash (int32 halves), as the value for attr_blocks.first_at, taken out of
+ * the marks to write (null when it has none): the index flush writes it in the same row write as the block's list
+ * (call inside that transaction). Like any mark, it lands before the requests cursor that covers it is saved.
  */
-export function flushSeen(db: Db, limit: number): number {
+export function takeSeenMark(db: Db, hi: number, lo: number): number | null {
+  const s = state(db);
+  const t = s.seenDirty;
+  if (t.dirtyCount === 0) return null;
+  const i = t.find(hi, lo);
+  if (i < 0 || t.dirtyFlag[i] !== 1) return null;
+  saveEpoch(db, s);
+  const rel = t.cur[i]! - s.epoch!;
+  t.clean(i);
+  return rel;
+}
+
+/**
+ * Write up to `limit` marks (call inside a transaction), only local-hash marks when `localOnly`; when none is left
+ * afterwards, the requests cursor is saved with them. Returns how many (of those asked for) are still waiting.
+ */
+export function flushSeen(db: Db, limit: number, localOnly = false): number {
   const s = state(db);
   let left = limit;
-  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount > 0 && !s.epochSaved) {
-    db.$client.prepare("INSERT INTO attr_state (key, value) VALUES ('epoch', ?)").run(s.epoch!);
-    s.epochSaved = true;
-  }
+  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount > 0) saveEpoch(db, s);
   const epoch = s.epoch ?? 0;
-  if (s.seenDirty.dirtyCount > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.seenPut, left, epoch);
+  if (!localOnly && s.seenDirty.dirtyCount > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.seenPut, left, epoch);
   if (left > 0 && s.localDirty.dirtyCount > 0) writeSome(s.localDirty, s.order, "local", s.localPut, left, epoch);
-  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount === 0)
+  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount === 0) {
     db.$client
       .prepare(
         "INSERT INTO attr_state (key, value) VALUES ('requests', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
       )
       .run(s.requestsDone);
-  return s.seenDirty.dirtyCount + s.localDirty.dirtyCount;
+    // Every mark is on disk (this transaction's once it commits): a larger filter can be read from attr_local alone.
+    if (s.localKeys.full()) s.localKeys = localFilterOfDisk(db.$client);
+  }
+  return (localOnly ? 0 : s.seenDirty.dirtyCount) + s.localDirty.dirtyCount;
 }
 
 /** Drop the cached first-seen marks (after rows were deleted underneath them; everything was flushed before). */

@@ -229,3 +229,16 @@ export function oldestUnattributedArrival(db: Db): number | null {
     .get(cursorOf(db, "requests")) as number | null;
   return v ?? null;
 }
+
+/**
+ * Event time (Unix ms) of the earliest request row among the next 5,000 the job has not judged; null when none. A
+ * request event is sent when the turn ends (its ts), so this is about when the row was stored: the job's lag counts
+ * from there, not from the turn's arrival, which lies a whole turn (often 10 s or more) before the row existed.
+ */
+export function oldestUnattributedStored(db: Db): number | null {
+  const v = db.$client
+    .prepare("SELECT min(ts) FROM (SELECT ts FROM requests WHERE rowid > ? ORDER BY rowid LIMIT 5000)")
+    .pluck()
+    .get(cursorOf(db, "requests")) as number | null;
+  return v ?? null;
+}

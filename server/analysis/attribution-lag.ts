@@ -1,9 +1,9 @@
 // How far cache-miss attribution is behind ingest, so "not yet attributed" is never read as "no misses". Pure.
 
-/** behindMs: now minus the arrival of the oldest request not yet attributed (0 when caught up). */
+/** behindMs: now minus when the oldest request not yet attributed was stored (its event time; 0 when caught up). */
 export type AttributionLag = { caughtUp: boolean; behindMs: number; oldestPendingAt: number | null };
 
-/** The lag at `now` from the oldest unattributed request's arrival (Unix ms; null when every request is attributed). */
+/** The lag at `now` from the oldest unattributed request's storing (Unix ms; null when every request is attributed). */
 export function attributionLag(oldestPendingAt: number | null, now: number): AttributionLag {
   if (oldestPendingAt === null) return { caughtUp: true, behindMs: 0, oldestPendingAt: null };
   return { caughtUp: false, behindMs: Math.max(0, now - oldestPendingAt), oldestPendingAt };

@@ -109,3 +109,24 @@ describe("KV events needed before a request", () => {
     expect(sums).toEqual([1, 1]);
   });
 });
+
+describe("the pause while ingest is busy", () => {
+  it("runs before each of the job's transactions, never inside one, and changes no cause", () => {
+    const events = busyMinute().map(parsed);
+    const plain = testDb();
+    storeEvents(plain, events);
+    runAttribution(plain);
+
+    const db = testDb();
+    storeEvents(db, events);
+    let pauses = 0;
+    let inside = 0;
+    runAttribution(db, 1_000_000, Infinity, () => {
+      pauses++;
+      if (db.$client.inTransaction) inside++;
+    });
+    expect(pauses).toBeGreaterThanOrEqual(150 / 25);
+    expect(inside).toBe(0);
+    expect(causes(db)).toEqual(causes(plain));
+  });
+});

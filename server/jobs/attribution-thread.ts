@@ -1,15 +1,21 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { log } from "../observability/logger";
+import { ingestBusySignal } from "../ingest/busy-signal";
 
 const WORKER_FILE = path.join(process.cwd(), "server", "jobs", "attribution-worker-entry.mjs");
 
 /**
  * Start cache-miss attribution in a worker thread on its own connection to dbFile (off the dashboard's event loop);
- * the returned function stops it after its current step and resolves once its connection is closed.
+ * with the process's ingest busy signal (server/ingest/busy-signal.ts) it pauses between its transactions while
+ * ingest is busy. The returned function stops it after its current step and resolves once its connection is closed.
  */
-export function startAttributionThread(dbFile: string, retentionHours: number): () => Promise<void> {
-  const worker = new Worker(WORKER_FILE, { workerData: { dbFile, retentionHours } });
+export function startAttributionThread(
+  dbFile: string,
+  retentionHours: number,
+  ingestBusy: SharedArrayBuffer = ingestBusySignal().buffer,
+): () => Promise<void> {
+  const worker = new Worker(WORKER_FILE, { workerData: { dbFile, retentionHours, ingestBusy } });
   worker.on("error", (err) => log().error({ err: err.message }, "attribution worker failed"));
   worker.unref();
   return () =>

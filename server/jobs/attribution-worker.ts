@@ -2,16 +2,32 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/client";
 import { runAttributionLoop } from "./attribution";
-import { lowerThreadPriority } from "./thread-priority";
+import { lowerThreadPriority, sleepWhile } from "./thread-priority";
+import { BusySignal } from "../ingest/busy-signal";
 
-const { dbFile, retentionHours } = workerData as { dbFile: string; retentionHours: number };
+/** The longest sleep between two transactions while ingest is busy: attribution still moves when ingest never rests. */
+const INGEST_PAUSE_MS = 10;
+
+const { dbFile, retentionHours, ingestBusy } = workerData as {
+  dbFile: string;
+  retentionHours: number;
+  ingestBusy?: SharedArrayBuffer;
+};
 // Ingest keeps priority for the CPU too: while both are busy (a 2-core machine), this thread runs on what is left.
 lowerThreadPriority(10);
 // A write waits at most 200 ms for ingest's lock, then the step rolls back and retries (ingest keeps priority).
 const db = openDb(dbFile, 200);
 // Derived data: after a power loss the job re-derives whatever its last transactions wrote (cursors roll back with them).
 db.$client.pragma("synchronous = NORMAL");
-const loop = runAttributionLoop(db, retentionHours);
+// And for the write lock and the cores: while ingest is busy, a short sleep before each transaction.
+const busy = ingestBusy ? new BusySignal(ingestBusy) : null;
+const loop = runAttributionLoop(
+  db,
+  retentionHours,
+  1_000,
+  Date.now,
+  busy ? () => sleepWhile(() => busy.busy(), INGEST_PAUSE_MS) : undefined,
+);
 
 parentPort!.on("message", (m: { stop?: boolean }) => {
   if (!m.stop) return;

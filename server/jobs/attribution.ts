@@ -1,13 +1,13 @@
 import { type Db, isBusy } from "../../db/client";
 import {
   cursorOf,
-  oldestUnattributedArrival,
+  oldestUnattributedStored,
   pruneIndex,
   requestsAfterCursor,
   sessionsWithNewTools,
 } from "../../db/queries/attribution";
 import { applyKvEvents, attributeRequest, kvNeededBy } from "./attribution-request";
-import { dirtySeen, flushSeen, requestsJudged } from "../../db/queries/attribution-seen";
+import { dirtyLocal, dirtySeen, flushSeen, requestsJudged } from "../../db/queries/attribution-seen";
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
 import { rebuildSessionSummary } from "./session-summary";
 import { attributionLag, type AttributionLag } from "../analysis/attribution-lag";
@@ -15,10 +15,15 @@ import { errorMessage, log } from "../observability/logger";
 
 const KV_BATCH = 100;
 /**
- * Changed index blocks (and first-seen marks) held in memory before they are written (each once, in key order). More
- * saves little time and grows attr_blocks: rows written in fewer, larger runs split more pages.
+ * Changed index blocks held in memory before they are written (each once, in key order), with the first-seen marks of
+ * the same rows. More saves little time and grows attr_blocks: rows written in fewer, larger runs split more pages
+ * (150k with the marks in the same rows: 21.3 MB for the replayed hour, where 200k gave 22.4).
  */
-const FLUSH_AT = 200_000;
+const FLUSH_AT = 150_000;
+/** First-seen marks (sequence and local) held at most: they are written with or after the index flush. */
+const SEEN_FLUSH_AT = 2 * FLUSH_AT;
+/** Local-hash marks per round of their own (attr_local: 11.9 MB for the replayed hour at 50k, 12.8 at 100k). */
+const LOCAL_FLUSH_AT = 50_000;
 /**
  * While the job is behind, session summaries are rebuilt once this much wall time passed and this many turns were
  * judged since the last rebuild (or this many sessions wait): one rebuild covers many turns, and a slow or busy machine
@@ -43,52 +48,57 @@ export type AttributionRun = { kvEvents: number; requests: number; sessions: num
  * backlog is applied as the requests reach its times, not all before the first request. Each batch is its own short
  * transaction so ingest is never blocked long. Returns what it did; caughtUp when nothing was left.
  * A failed transaction rolled back: the index cache, which may hold its writes, is dropped before the error goes on.
+ * `between` runs before each transaction (the worker thread's pause while ingest is busy).
  */
-export function attributionStep(db: Db): AttributionRun {
+export function attributionStep(db: Db, between?: () => void): AttributionRun {
   try {
-    return step(db);
+    return step(db, between);
   } catch (err) {
     resetIndexCache(db);
     throw err;
   }
 }
 
-function step(db: Db): AttributionRun {
+function step(db: Db, between?: () => void): AttributionRun {
   const c = db.$client;
+  const tx = <T>(fn: () => T): T => {
+    between?.();
+    return c.transaction(fn)();
+  };
   const rows = requestsAfterCursor(db, REQUEST_BATCH);
   const allKv = rows.length < REQUEST_BATCH;
   const upTo = allKv ? undefined : kvNeededBy(db, Math.max(...rows.map((r) => r.arrivedAt)));
   const kvEvents = applyKvEvents(db, KV_BATCH, upTo);
-  if ((allKv && kvEvents < KV_BATCH) || dirtyBlocks(db) >= FLUSH_AT) {
-    while (c.transaction(() => flushIndex(db, FLUSH_BATCH))() > 0);
-  }
+  const flushed = (allKv && kvEvents < KV_BATCH) || dirtyBlocks(db) >= FLUSH_AT;
+  if (flushed) while (tx(() => flushIndex(db, FLUSH_BATCH)) > 0);
   if (kvEvents === KV_BATCH) return { kvEvents, requests: 0, sessions: 0, caughtUp: false };
   let pending = pendingSessions.get(c);
   if (!pending) pendingSessions.set(c, (pending = { ids: new Set(), last: performance.now(), turns: 0 }));
   const touched = pending.ids;
-  const requests = c.transaction(() => {
+  // The requests and the sessions with new tool rows in one transaction (one commit per step, not two).
+  const [requests, tools] = tx(() => {
     for (const r of rows) {
       attributeRequest(db, r);
       if (r.sessionId) touched.add(r.sessionId);
     }
     const last = rows[rows.length - 1];
     if (last) requestsJudged(db, last.rid);
-    return rows.length;
-  })();
-  const tools = c.transaction(() => {
     const ids = sessionsWithNewTools(db, TOOL_BATCH);
     for (const id of ids) touched.add(id);
-    return ids.length;
-  })();
+    return [rows.length, ids.length];
+  });
   const caughtUp = requests < REQUEST_BATCH && tools < TOOL_BATCH;
-  if (caughtUp || dirtySeen(db) >= FLUSH_AT) while (c.transaction(() => flushSeen(db, FLUSH_BATCH))() > 0);
+  // Sequence-hash marks wait for the index flush, which writes those of the blocks it rewrites in the same row write
+  // (most new blocks: stored, then judged, before the next flush); the rest follow it. Local-hash marks (their own
+  // table) are written in rounds of LOCAL_FLUSH_AT: larger rounds split more of attr_local's pages.
+  if (caughtUp || flushed || dirtySeen(db) >= SEEN_FLUSH_AT) while (tx(() => flushSeen(db, FLUSH_BATCH)) > 0);
+  else if (dirtyLocal(db) >= LOCAL_FLUSH_AT) while (tx(() => flushSeen(db, FLUSH_BATCH, true)) > 0);
   let sessions = 0;
   pending.turns += requests;
   const due = performance.now() - pending.last >= SUMMARY_EVERY_MS && pending.turns >= SUMMARY_EVERY_TURNS;
   if (caughtUp || touched.size >= SUMMARY_MAX_PENDING || due) {
     sessions = touched.size;
-    for (const chunk of chunks([...touched], 50))
-      c.transaction(() => chunk.forEach((id) => rebuildSessionSummary(db, id)))();
+    for (const chunk of chunks([...touched], 50)) tx(() => chunk.forEach((id) => rebuildSessionSummary(db, id)));
     touched.clear();
     pending.last = performance.now();
     pending.turns = 0;
@@ -102,12 +112,20 @@ function chunks<T>(xs: T[], n: number): T[][] {
   return out;
 }
 
-/** Run steps until caught up, `maxSteps` ran or `budgetMs` of wall time passed (tests and benches call this synchronously). */
-export function runAttribution(db: Db, maxSteps = 1_000_000, budgetMs = Infinity): AttributionRun {
+/**
+ * Run steps until caught up, `maxSteps` ran or `budgetMs` of wall time passed (tests and benches call this
+ * synchronously); `between` as for attributionStep.
+ */
+export function runAttribution(
+  db: Db,
+  maxSteps = 1_000_000,
+  budgetMs = Infinity,
+  between?: () => void,
+): AttributionRun {
   const total: AttributionRun = { kvEvents: 0, requests: 0, sessions: 0, caughtUp: false };
   const start = performance.now();
   for (let i = 0; i < maxSteps && !total.caughtUp && performance.now() - start < budgetMs; i++) {
-    const r = attributionStep(db);
+    const r = attributionStep(db, between);
     total.kvEvents += r.kvEvents;
     total.requests += r.requests;
     total.sessions += r.sessions;
@@ -121,9 +139,12 @@ export function attributionCursors(db: Db): { kv: number; requests: number; tool
   return { kv: cursorOf(db, "kv"), requests: cursorOf(db, "requests"), tools: cursorOf(db, "tools") };
 }
 
-/** How far attribution is behind at `now`: from the arrival of the oldest request it has not judged yet. */
+/**
+ * How far attribution is behind at `now`: from when the oldest request it has not judged yet was stored (its event
+ * time, the turn's end), so a turn stored a moment ago reads "up to date" however long it ran.
+ */
 export function attributionLagOf(db: Db, now: number): AttributionLag {
-  return attributionLag(oldestUnattributedArrival(db), now);
+  return attributionLag(oldestUnattributedStored(db), now);
 }
 
 export type AttributionLoop = { stop: () => Promise<void> };
@@ -131,13 +152,15 @@ export type AttributionLoop = { stop: () => Promise<void> };
 /**
  * Run the job continuously on this connection (meant for a worker thread): steps back to back while behind, a pause of
  * idleMs when caught up, a short backoff when ingest holds the write lock (SQLITE_BUSY: the step rolled back and runs
- * again), and an index prune with the raw retention every hour. Between steps it yields to the thread's loop.
+ * again), and an index prune with the raw retention every hour. Between steps it yields to the thread's loop;
+ * `between` runs before each of its transactions (the pause while ingest is busy: ingest keeps priority).
  */
 export function runAttributionLoop(
   db: Db,
   retentionHours: number,
   idleMs = 1_000,
   now: () => number = Date.now,
+  between?: () => void,
 ): AttributionLoop {
   let stopped = false;
   let lastPrune = now();
@@ -146,7 +169,7 @@ export function runAttributionLoop(
     while (!stopped) {
       let wait = 0;
       try {
-        const r = runAttribution(db, 1_000, 50);
+        const r = runAttribution(db, 1_000, 50, between);
         if (r.caughtUp) wait = idleMs;
         if (now() - lastPrune > 3_600_000) {
           lastPrune = now();

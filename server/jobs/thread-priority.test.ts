@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
+import { sleepWhile } from "./thread-priority";
 
 // A worker thread lowers its own priority through the module; the process's main thread keeps its own.
 const MODULE = path.join(import.meta.dirname, "thread-priority.ts");
@@ -54,5 +55,24 @@ describe.runIf(fs.existsSync("/proc/thread-self"))("nameThread", () => {
     const seen = await inWorker(os.getPriority(0), name);
     expect(seen).toMatchObject({ named: true, comm: want });
     expect(main()).toBe(before);
+  });
+});
+
+describe("sleepWhile (the attribution thread's pause while ingest is busy)", () => {
+  it.each([
+    ["never busy: no sleep", () => false, 50, 0, 5],
+    ["busy throughout: sleeps maxMs, not longer", () => true, 30, 29, 500],
+    ["a negative bound sleeps not at all", () => true, -5, 0, 5],
+  ])("%s", (_, busy, maxMs, atLeast, below) => {
+    const slept = sleepWhile(busy, maxMs);
+    expect(slept).toBeGreaterThanOrEqual(atLeast);
+    expect(slept).toBeLessThan(below);
+  });
+
+  it("stops napping once ingest is no longer busy", () => {
+    const end = performance.now() + 20;
+    const slept = sleepWhile(() => performance.now() < end, 10_000);
+    expect(slept).toBeGreaterThanOrEqual(19);
+    expect(slept).toBeLessThan(2_000);
   });
 });

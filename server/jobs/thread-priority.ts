@@ -28,3 +28,16 @@ export function nameThread(name: string): boolean {
     return false;
   }
 }
+
+const nap = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Block the calling thread (a worker thread: never the dashboard's main thread) in 1 ms naps while `busy()` holds, at
+ * most maxMs: background work yields to ingest, and still moves when ingest never rests. Returns the ms slept.
+ */
+export function sleepWhile(busy: () => boolean, maxMs: number): number {
+  const start = performance.now();
+  const until = start + Math.max(0, maxMs);
+  while (performance.now() < until && busy()) Atomics.wait(nap, 0, 0, 1);
+  return performance.now() - start;
+}
