@@ -1,6 +1,7 @@
 import { quantileSorted } from "../analysis/quantile";
 import type { TelemetryEventInput } from "../ingest/events";
 import type { BlockPool } from "../sim/block-pool";
+import { removedCount } from "../sim/event-builders";
 import type { SimRequest } from "../sim/types";
 import { PairSet } from "./pair-set";
 import type { CauseTokens, RecordedTurn, RunSummary } from "./types";
@@ -125,7 +126,7 @@ export class RunCollector {
         if (!this.pending.has(e.worker_id)) this.watch(e.worker_id);
         return;
       case "kv.removed": {
-        const n = e.block_hashes.length;
+        const n = removedCount(e);
         const counted = e.ts >= this.from;
         if (counted) this.byReason[e.reason] = (this.byReason[e.reason] ?? 0) + n;
         if (e.storage_tier !== undefined && e.storage_tier !== "device") {

@@ -216,6 +216,15 @@ export function removedEvent(
   return event as unknown as EventBody & FastJson;
 }
 
+/**
+ * How many blocks a kv.removed event removed, without making its hashes' strings (removedEvent's events keep only
+ * their halves until block_hashes is read; any other event is counted from its list).
+ */
+export function removedCount(e: { block_hashes: readonly unknown[] }): number {
+  const hashes = (e as unknown as Record<symbol, RemovedHashes | undefined>)[REMOVED];
+  return hashes === undefined ? e.block_hashes.length : hashes.length;
+}
+
 /** Where a kv.removed event keeps its hashes' halves. */
 const REMOVED: unique symbol = Symbol("removed");
 const REMOVED_HASHES: PropertyDescriptor = {
