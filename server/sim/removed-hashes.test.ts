@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { StringOut, toJsonLine } from "./json-lines";
-import { removedEvent } from "./event-builders";
+import { removedCount, removedEvent } from "./event-builders";
 import { hashList, PrefixIndex } from "./prefix-index";
 import { RemovedHashes } from "./removed-hashes";
 import { buildPrefix } from "./stream";
@@ -61,6 +61,16 @@ describe("RemovedHashes: halves kept, strings only when read", () => {
     expect(toJsonLine(event as never)).toBe(JSON.stringify(expected));
     expect(JSON.parse(JSON.stringify(event))).toEqual(expected);
     expect(event.block_hashes).toEqual(expected.block_hashes);
+  });
+
+  it.each([0, 1, 3])("removedCount of a kv.removed event of %i blocks: its length, no strings made", (n) => {
+    const list = listOf(Array.from({ length: n }, (_, i) => [0, i] as [number, number]));
+    const event = removedEvent("w0", list, "capacity", 1) as unknown as { block_hashes: string[] };
+    expect(removedCount(event)).toBe(n);
+    // Still the lazy getter: counting did not make the strings.
+    expect(Object.getOwnPropertyDescriptor(event, "block_hashes")?.get).toBeTypeOf("function");
+    expect(event.block_hashes).toHaveLength(n);
+    expect(removedCount({ block_hashes: ["1", "2"] })).toBe(2);
   });
 
   it("the prefix index gives back a view's hashes and a named list's names", () => {
