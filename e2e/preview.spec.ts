@@ -47,7 +47,7 @@ function traffic(prefix: string, now: number): object[] {
   return events;
 }
 
-test("a retention change previewed on the last hour shows predicted against baseline and the measured figures", async ({
+test("a retention change previewed on the last hour shows predicted against baseline, and its published version names the prediction", async ({
   page,
 }) => {
   await postEvents(page.request, traffic(uniq("preview"), Date.now()));
@@ -82,4 +82,15 @@ test("a retention change previewed on the last hour shows predicted against base
   await expect(table.getByRole("row", { name: /Hit rate/ })).toContainText("%");
   await expect(form.getByRole("table", { name: "Recomputed tokens by cause" })).toBeVisible();
   await expect(form.getByText(/Assumptions \(\d+\)/)).toBeVisible();
+
+  // Published as previewed: the version's impact panel names the preview that predicted its content.
+  await form.getByLabel("Comment").fill("e2e: default priority 12, as previewed");
+  const publish = form.getByRole("button", { name: /^Publish v\d+$/ });
+  const version = Number((await publish.textContent())!.replace(/\D+/g, ""));
+  await publish.click();
+  await expect(page.getByText(`Published v${version}.`)).toBeVisible();
+  await page.getByRole("button", { name: `Impact of v${version}` }).click();
+  const impact = page.getByTestId("retention-impact");
+  await expect(impact).toContainText(`Impact of v${version}`);
+  await expect(impact).toContainText(/Predicted by the preview over /);
 });
