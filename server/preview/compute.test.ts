@@ -1,46 +1,25 @@
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDb, type Db } from "../../db/client";
-import { storeEvents } from "../../db/queries/ingest";
+import type { Db } from "../../db/client";
 import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
-import { parseEvent, type TelemetryEvent } from "../ingest/events";
-import { runScenario, T0 } from "../sim/test-support";
+import { T0 } from "../sim/test-support";
 import { baselineKey, forgetBaselines, keptBaseline } from "./baseline-cache";
 import { MessageChannel } from "node:worker_threads";
 import { helperOn, serveBaseline } from "./baseline-helper";
 import { computePreview, computePreviewBeside, prepareRuns } from "./compute";
 import { preparePreview } from "./request";
-import type { PreviewResult } from "./types";
+import { noTime, recordedPressure, request, START, WINDOW } from "./test-support";
 
 // A preview keeps its baseline run for the next candidate on the same window: that candidate must answer exactly
 // what a preview replaying both runs answers, and the kept run's key must change with everything the baseline replays.
 
-const SECONDS = 300;
-const WINDOW = { from: T0 + 120_000, to: T0 + SECONDS * 1000 };
-const START = {
-  frontend: { strip_anthropic_preamble: true },
-  autoscaling: { aggregated: { min_replicas: 2, max_replicas: 2 } },
-};
-const request = (document: unknown) =>
-  preparePreview({ kind: "retention", document, window: WINDOW, baseline: START }, WINDOW.to);
 const RULES = PRESSURE_RETENTION_CANDIDATE.rules;
-const noTime = (r: PreviewResult) => ({ ...r, elapsed_ms: 0 });
 
 let dir: string;
 let db: Db;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-preview-compute-"));
-  const file = path.join(dir, "store.db");
-  db = openDb(file);
-  const events: TelemetryEvent[] = [];
-  for (const e of runScenario({ scenario: "pressure", seconds: SECONDS })) {
-    const p = parseEvent(JSON.parse(JSON.stringify(e)));
-    if (p.ok) events.push(p.event);
-  }
-  for (let i = 0; i < events.length; i += 2000) storeEvents(db, events.slice(i, i + 2000));
+  ({ dir, db } = recordedPressure("switchyard-preview-compute-"));
 }, 60_000);
 
 afterAll(async () => {

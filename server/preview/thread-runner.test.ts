@@ -1,16 +1,11 @@
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import type { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDb, type Db } from "../../db/client";
-import { storeEvents } from "../../db/queries/ingest";
+import type { Db } from "../../db/client";
 import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
-import { parseEvent, type TelemetryEvent } from "../ingest/events";
-import { runScenario, T0 } from "../sim/test-support";
 import { forgetBaselines } from "./baseline-cache";
 import { computePreview } from "./compute";
-import { preparePreview } from "./request";
+import { noTime, recordedPressure, request } from "./test-support";
 import { threadRunner } from "./thread-runner";
 import type { PreviewResult } from "./types";
 
@@ -18,31 +13,13 @@ import type { PreviewResult } from "./types";
 // answer is the one a preview on one thread gives; progress combines both runs; the helper is given back once done;
 // stopping a helped job ends both threads.
 
-const SECONDS = 300;
-const WINDOW = { from: T0 + 120_000, to: T0 + SECONDS * 1000 };
-const START = {
-  frontend: { strip_anthropic_preamble: true },
-  autoscaling: { aggregated: { min_replicas: 2, max_replicas: 2 } },
-};
-const request = (document: unknown) =>
-  preparePreview({ kind: "retention", document, window: WINDOW, baseline: START }, WINDOW.to);
-const noTime = (r: PreviewResult) => ({ ...r, elapsed_ms: 0 });
-
 let dir: string;
 let file: string;
 let db: Db;
 let inline: PreviewResult;
 
 beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-preview-threads-"));
-  file = path.join(dir, "store.db");
-  db = openDb(file);
-  const events: TelemetryEvent[] = [];
-  for (const e of runScenario({ scenario: "pressure", seconds: SECONDS })) {
-    const p = parseEvent(JSON.parse(JSON.stringify(e)));
-    if (p.ok) events.push(p.event);
-  }
-  for (let i = 0; i < events.length; i += 2000) storeEvents(db, events.slice(i, i + 2000));
+  ({ dir, file, db } = recordedPressure("switchyard-preview-threads-"));
   forgetBaselines();
   inline = computePreview(db, request(PRESSURE_RETENTION_CANDIDATE));
 }, 120_000);
