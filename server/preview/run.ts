@@ -139,7 +139,10 @@ export function replayOnce(
   cancelled: (() => boolean) | undefined,
 ): Replayed {
   const turns = input.turns;
-  const startMs = turns.length ? Math.min(input.from, turns[0]!.arrivedAt) : input.from;
+  // From the first recorded turn (a warm-up turn before the window, or the first in it): a window that starts before
+  // the recording did (a cluster younger than the window) must not replay an idle stretch first, in which the planner
+  // would scale the replayed cluster down to its minimum before any traffic came.
+  const startMs = turns.length ? turns[0]!.arrivedAt : input.from;
   const scenario: Scenario = {
     name: "replay",
     description: "recorded traffic",
