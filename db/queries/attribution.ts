@@ -221,23 +221,14 @@ export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
   return n;
 }
 
-/** Arrival (Unix ms) of the earliest-arriving request among the next 5,000 the job has not judged; null when none. */
-export function oldestUnattributedArrival(db: Db): number | null {
-  const v = db.$client
-    .prepare("SELECT min(arrived_at) FROM (SELECT arrived_at FROM requests WHERE rowid > ? ORDER BY rowid LIMIT 5000)")
-    .pluck()
-    .get(cursorOf(db, "requests")) as number | null;
-  return v ?? null;
-}
-
 /**
- * Event time (Unix ms) of the earliest request row among the next 5,000 the job has not judged; null when none. A
- * request event is sent when the turn ends (its ts), so this is about when the row was stored: the job's lag counts
+ * The earliest `arrived_at` or `ts` (Unix ms) among the next 5,000 requests the job has not judged; null when none.
+ * A request event is sent when the turn ends (its ts), so `ts` is about when the row was stored: the job's lag counts
  * from there, not from the turn's arrival, which lies a whole turn (often 10 s or more) before the row existed.
  */
-export function oldestUnattributedStored(db: Db): number | null {
+export function oldestUnattributed(db: Db, column: "arrived_at" | "ts"): number | null {
   const v = db.$client
-    .prepare("SELECT min(ts) FROM (SELECT ts FROM requests WHERE rowid > ? ORDER BY rowid LIMIT 5000)")
+    .prepare(`SELECT min(${column}) FROM (SELECT ${column} FROM requests WHERE rowid > ? ORDER BY rowid LIMIT 5000)`)
     .pluck()
     .get(cursorOf(db, "requests")) as number | null;
   return v ?? null;

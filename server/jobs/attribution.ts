@@ -1,7 +1,7 @@
 import { type Db, isBusy } from "../../db/client";
 import {
   cursorOf,
-  oldestUnattributedStored,
+  oldestUnattributed,
   pruneIndex,
   requestsAfterCursor,
   sessionsWithNewTools,
@@ -144,7 +144,7 @@ export function attributionCursors(db: Db): { kv: number; requests: number; tool
  * time, the turn's end), so a turn stored a moment ago reads "up to date" however long it ran.
  */
 export function attributionLagOf(db: Db, now: number): AttributionLag {
-  return attributionLag(oldestUnattributedStored(db), now);
+  return attributionLag(oldestUnattributed(db, "ts"), now);
 }
 
 export type AttributionLoop = { stop: () => Promise<void> };

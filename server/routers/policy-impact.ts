@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { Db } from "../../db/client";
-import { oldestUnattributedArrival } from "../../db/queries/attribution";
+import { oldestUnattributed } from "../../db/queries/attribution";
 import { getVersion } from "../../db/queries/control";
 import { guardsOf, type GuardRow } from "../../db/queries/guards";
 import { acksFrom, windowRows } from "../../db/queries/impact";
@@ -31,7 +31,7 @@ export function guardView(g: GuardRow) {
 
 /** Per target that acknowledged the version: its before/after windows measured at `now`. */
 function targetsImpact(db: Db, kind: PolicyKind, version: number, lengthMs: number | null, now: number) {
-  const pending = oldestUnattributedArrival(db);
+  const pending = oldestUnattributed(db, "arrived_at");
   return ackTimes(acksFrom(db, kind, version), version)
     .slice(0, MAX_TARGETS)
     .map((a): TargetImpact => {
