@@ -91,6 +91,22 @@ describe("startLeader: two processes on one database file", () => {
     expect(events.map((e) => e.split(" @")[0])).toEqual(["p0 start", "p0 stop", "p1 start"]);
   });
 
+  it("a lease look that finds the file's write lock held (an ingest batch) asks again within its window, no warning", async () => {
+    const warn = vi.mocked(log().warn);
+    const file = dbs[0]!.$client.name;
+    const impatient = openDb(file, 0);
+    dbs.push(impatient);
+    dbs[1]!.$client.exec("BEGIN IMMEDIATE");
+    const a = startLeader(sqliteStore(impatient), () => () => {}, { holder: "p0" });
+    leaders.push(a);
+    await vi.advanceTimersByTimeAsync(400);
+    expect(a.leading()).toBe(false);
+    dbs[1]!.$client.exec("COMMIT");
+    await vi.advanceTimersByTimeAsync(200);
+    expect(a.leading()).toBe(true);
+    expect(warn.mock.calls.filter((c) => String(c[1]).includes("did not answer"))).toEqual([]);
+  });
+
   it("a leader whose store stops answering (no error, no reply) still stops its work before its lease expires", async () => {
     let hang = false;
     const base = sqliteStore(dbs[0]!);
