@@ -11,7 +11,8 @@ import { minimal, parsed, T0 } from "../../test/events";
 import type { StoreEngine, TwoStores } from "../../test/stores";
 import { publishGuarded, tripGuard } from "./guard-store";
 import type { PolicyKind } from "./policies";
-import { reconcileOnce, type Adapters, type PushResult } from "./reconciler";
+import { startLeader } from "../jobs/leader";
+import { reconcileOnce, startReconciler, type Adapters, type PushResult } from "./reconciler";
 import { publishVersion, removeTarget, rollbackVersion, upsertTarget } from "./store";
 
 // The control plane's store, written once and run on each engine (control-store.test.ts: SQLite;
@@ -174,6 +175,33 @@ export function controlStoreCases(e: StoreEngine): void {
       await publish(b, { temperature: 0.3 }, 2);
       await reconcileOnce(a, adapters, T0 + 30);
       expect((await listStatuses(b))[0]).toMatchObject({ state: "unreachable", attempts: 1, appliedVersion: 1 });
+    });
+
+    it("only the leader pushes, whichever process published; after it stops, the other leads and pushes", async () => {
+      const fakes = { a: new FakeTarget(), b: new FakeTarget() };
+      const timing = { ttlMs: 1_500, renewMs: 200, marginMs: 300 };
+      const leaders = (["a", "b"] as const).map((p) =>
+        startLeader(s[p], () => startReconciler(s[p], { sim: () => fakes[p] }, 20), { holder: p, timing }),
+      );
+      try {
+        await upsertTarget(s.a, { ...simTarget, kinds: ["routing"] }, "op", T0);
+        await expect.poll(() => leaders.filter((l) => l.leading()).length, { timeout: 5_000 }).toBe(1);
+        const lead = leaders[0]!.leading() ? 0 : 1;
+        const [leader, follower] = lead === 0 ? (["a", "b"] as const) : (["b", "a"] as const);
+        await publish(s[follower], { temperature: 0.1 }, null);
+        await expect.poll(() => fakes[leader].pushes.map((p) => p.version), { timeout: 5_000 }).toEqual([1]);
+        await publish(s[leader], { temperature: 0.2 }, 1);
+        await expect.poll(() => fakes[leader].pushes.map((p) => p.version), { timeout: 5_000 }).toEqual([1, 2]);
+        await leaders[lead]!.stop();
+        await publish(s[leader], { temperature: 0.3 }, 2);
+        await expect.poll(() => fakes[follower].pushes.map((p) => p.version), { timeout: 10_000 }).toEqual([3]);
+        expect(fakes[leader].pushes.map((p) => p.version)).toEqual([1, 2]);
+        await expect
+          .poll(async () => (await listStatuses(s[leader]))[0], { timeout: 5_000 })
+          .toMatchObject({ state: "in_sync", appliedVersion: 3 });
+      } finally {
+        await Promise.all(leaders.map((l) => l.stop()));
+      }
     });
 
     it("records the targets' policy.ack events and reads them back by kind and version, oldest first", async () => {
