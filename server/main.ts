@@ -12,11 +12,12 @@ import { IngestPool } from "./ingest/worker-pool";
 import { setPreviewRunner } from "./preview/queue";
 import { threadRunner } from "./preview/thread-runner";
 import { startRetentionSweeper } from "./jobs/retention";
-import { serverDb } from "./runtime";
+import { serverDb, serverStore } from "./runtime";
 import { defaultAdapters } from "./control/adapters";
 import { POLICY_KINDS } from "./control/policies";
 import { startReconciler } from "./control/reconciler";
 import { startGuardLoop } from "./control/guard-loop";
+import { windowRows } from "../db/queries/impact";
 import { upsertTarget } from "./control/store";
 import { startSources, syncEnvTargets } from "./sources/manager";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
@@ -78,8 +79,8 @@ async function main() {
   setPreviewRunner(threadRunner(settings.SWITCHYARD_DB));
   if (settings.SWITCHYARD_SIM_CONTROL_URL && settings.SWITCHYARD_SIM_CONTROL_TOKEN) {
     const config = { url: settings.SWITCHYARD_SIM_CONTROL_URL, token: settings.SWITCHYARD_SIM_CONTROL_TOKEN };
-    upsertTarget(
-      db,
+    await upsertTarget(
+      serverStore(),
       { id: "sim", name: "Simulated cluster", adapter: "sim", config, kinds: [...POLICY_KINDS], enabled: true },
       "system",
       Date.now(),
@@ -163,8 +164,14 @@ function startBackground(db: ReturnType<typeof serverDb>, settings: Env): () => 
     settings.SWITCHYARD_RETENTION_SWEEP_SECONDS,
   );
   const stopAttribution = startAttributionThread(settings.SWITCHYARD_DB, settings.SWITCHYARD_RAW_RETENTION_HOURS);
-  const stopReconciler = startReconciler(db, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
-  const stopGuards = startGuardLoop(db, Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000));
+  // The reconciler reads the versions from the shared store each pass: a version any process published is pushed here.
+  const store = serverStore();
+  const stopReconciler = startReconciler(store, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
+  const stopGuards = startGuardLoop(
+    store,
+    (span) => windowRows(db, span),
+    Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000),
+  );
   const sources = startSources(db);
   // A source added or changed through another process reaches this one's manager on its next reload.
   const sourceReload = setInterval(() => {

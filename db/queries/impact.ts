@@ -1,16 +1,9 @@
-import type { AckRow, CauseTotals, Span, WindowRows } from "../rows/impact";
+import type { CauseTotals, Span, WindowRows } from "../rows/impact";
 import type { Db } from "../client";
 import { ttftsInRange } from "./overview";
 
-/** policy.ack rows of one kind for `version` and later versions, oldest first (bounded). */
-export function acksFrom(db: Db, kind: string, version: number, limit = 2_000): AckRow[] {
-  return db.$client
-    .prepare(
-      `SELECT target, version, status, ts, message FROM policy_acks WHERE policy_kind = ? AND version >= ?
-       ORDER BY ts LIMIT ?`,
-    )
-    .all(kind, version, limit) as AckRow[];
-}
+// The impact panel's and the guard's window reads (SQLite only so far: request_causes is not on PostgreSQL yet).
+// policy.ack rows are read on either engine by db/store/guards.ts acksFrom.
 
 /** What the impact panel and the guard measure over [from, to): request token sums, TTFTs, causes, device evictions. */
 export function windowRows(db: Db, span: Span): WindowRows {

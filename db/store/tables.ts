@@ -12,6 +12,12 @@ export const pgTables = {
   authSessions: pg.authSessions,
   apiTokens: pg.apiTokens,
   authLinks: pg.authLinks,
+  policyVersions: pg.policyVersions,
+  controlTargets: pg.controlTargets,
+  rolloutStatus: pg.rolloutStatus,
+  controlAudit: pg.controlAudit,
+  policyGuards: pg.policyGuards,
+  policyAcks: pg.policyAcks,
 };
 
 export type StoreTables = typeof pgTables;
@@ -23,6 +29,12 @@ export const sqliteTables = {
   authSessions: sqlite.authSessions,
   apiTokens: sqlite.apiTokens,
   authLinks: sqlite.authLinks,
+  policyVersions: sqlite.policyVersions,
+  controlTargets: sqlite.controlTargets,
+  rolloutStatus: sqlite.rolloutStatus,
+  controlAudit: sqlite.controlAudit,
+  policyGuards: sqlite.policyGuards,
+  policyAcks: sqlite.policyAcks,
 } satisfies Record<keyof StoreTables, unknown>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

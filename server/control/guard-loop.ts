@@ -1,26 +1,35 @@
-import type { Db } from "../../db/client";
-import { latestVersionNumbers } from "../../db/queries/control";
-import { openGuards, type GuardRow } from "../../db/queries/guards";
+import type { Span, WindowRows } from "../../db/rows/impact";
+import { latestVersionNumbers } from "../../db/store/control";
+import { acksFrom, openGuards, type GuardRow } from "../../db/store/guards";
+import type { Store } from "../../db/store/store";
 import { saveGuardState, tripGuard } from "./guard-store";
-import { acksFrom, windowRows } from "../../db/queries/impact";
 import { ackTimes } from "../analysis/impact";
 import { errorMessage, log } from "../observability/logger";
 import { decideGuard, guardWindows, type GuardSpec } from "./guard";
 
 // Evaluates every open guard: loads its rows, asks guard.ts for a decision and stores it (rolling back on a trip).
-// Started by the dashboard beside the reconciler; the reconciler then pushes the rollback version like any other.
+// Started by the leader beside the reconciler; the reconciler then pushes the rollback version like any other.
 
 export type GuardOutcome = { kind: string; version: number; state: string; rollbackVersion: number | null };
 
+/** What a guard measures over a window of requests (db/queries/impact.ts's windowRows on SQLite). */
+export type WindowReader = (span: Span) => WindowRows | Promise<WindowRows>;
+
 /** When a version first took effect anywhere: the earliest applied policy.ack of any target (null: none yet). */
-function firstAppliedAt(db: Db, kind: string, version: number): number | null {
-  const applied = ackTimes(acksFrom(db, kind, version), version).flatMap((a) =>
+async function firstAppliedAt(s: Store, kind: string, version: number): Promise<number | null> {
+  const applied = ackTimes(await acksFrom(s, kind, version), version).flatMap((a) =>
     a.state === "applied" ? [a.appliedAt] : [],
   );
   return applied.length ? Math.min(...applied) : null;
 }
 
-function evaluateOne(db: Db, guard: GuardRow, latest: number | undefined, now: number): GuardOutcome {
+async function evaluateOne(
+  s: Store,
+  readWindow: WindowReader,
+  guard: GuardRow,
+  latest: number | undefined,
+  now: number,
+): Promise<GuardOutcome> {
   const out = (state: string, rollbackVersion: number | null = null) => ({
     kind: guard.kind,
     version: guard.version,
@@ -28,7 +37,8 @@ function evaluateOne(db: Db, guard: GuardRow, latest: number | undefined, now: n
     rollbackVersion,
   });
   if (latest !== guard.version) {
-    saveGuardState(db, guard, "superseded", { message: `v${latest} was published before the guard finished` }, now);
+    const message = `v${latest} was published before the guard finished`;
+    await saveGuardState(s, guard, "superseded", { message }, now);
     return out("superseded");
   }
   const spec: GuardSpec = {
@@ -36,26 +46,26 @@ function evaluateOne(db: Db, guard: GuardRow, latest: number | undefined, now: n
     hitRateDropPoints: guard.hitRateDropPoints,
     windowMinutes: guard.windowMinutes,
   };
-  const appliedAt = firstAppliedAt(db, guard.kind, guard.version);
+  const appliedAt = await firstAppliedAt(s, guard.kind, guard.version);
   if (appliedAt === null) {
     const d = decideGuard(spec, null, null, null, now);
-    saveGuardState(db, guard, d.state, { message: d.message }, now);
+    await saveGuardState(s, guard, d.state, { message: d.message }, now);
     return out(d.state);
   }
   const windows = guardWindows(spec, appliedAt, now);
-  const d = decideGuard(spec, appliedAt, windowRows(db, windows.before), windowRows(db, windows.after), now);
-  if (d.state === "tripped") return out("tripped", tripGuard(db, guard, d, appliedAt, now));
-  saveGuardState(db, guard, d.state, { message: d.message, appliedAt, detail: d.deltas }, now);
+  const d = decideGuard(spec, appliedAt, await readWindow(windows.before), await readWindow(windows.after), now);
+  if (d.state === "tripped") return out("tripped", await tripGuard(s, guard, d, appliedAt, now));
+  await saveGuardState(s, guard, d.state, { message: d.message, appliedAt, detail: d.deltas }, now);
   return out(d.state);
 }
 
 /** One pass over the open guards at `now`; a guard that fails is logged and retried on the next pass. */
-export function evaluateGuards(db: Db, now: number): GuardOutcome[] {
-  const latest = latestVersionNumbers(db);
+export async function evaluateGuards(s: Store, readWindow: WindowReader, now: number): Promise<GuardOutcome[]> {
+  const latest = await latestVersionNumbers(s);
   const outcomes: GuardOutcome[] = [];
-  for (const guard of openGuards(db)) {
+  for (const guard of await openGuards(s)) {
     try {
-      outcomes.push(evaluateOne(db, guard, latest[guard.kind], now));
+      outcomes.push(await evaluateOne(s, readWindow, guard, latest[guard.kind], now));
     } catch (err) {
       log().error({ err: errorMessage(err), kind: guard.kind, version: guard.version }, "guard evaluation failed");
     }
@@ -66,17 +76,29 @@ export function evaluateGuards(db: Db, now: number): GuardOutcome[] {
   return outcomes;
 }
 
-/** Run evaluateGuards now and every intervalMs; returns a stop function. */
-export function startGuardLoop(db: Db, intervalMs: number, now: () => number = Date.now): () => void {
-  const tick = () => {
+/** Run evaluateGuards now and intervalMs after each pass ends; returns a stop function. */
+export function startGuardLoop(
+  s: Store,
+  readWindow: WindowReader,
+  intervalMs: number,
+  now: () => number = Date.now,
+): () => void {
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const tick = async () => {
     try {
-      evaluateGuards(db, now());
+      await evaluateGuards(s, readWindow, now());
     } catch (err) {
       log().error({ err: errorMessage(err) }, "guard pass failed");
     }
+    if (!stopped) {
+      timer = setTimeout(() => void tick(), intervalMs);
+      timer.unref();
+    }
   };
-  tick();
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  void tick();
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
 }

@@ -1,5 +1,5 @@
-import type { Db } from "../../db/client";
-import { appendAudit, getVersion, inWriteTransaction } from "../../db/queries/control";
+import { appendAudit, getVersion } from "../../db/store/control";
+import { controlTx } from "../../db/store/control-tx";
 import {
   guardByKey,
   insertGuard,
@@ -7,29 +7,29 @@ import {
   updateOpenGuard,
   type GuardKey,
   type GuardRow,
-} from "../../db/queries/guards";
+} from "../../db/store/guards";
+import type { Store } from "../../db/store/store";
 import { measuredOf, type GuardDecision, type GuardSpec, type GuardState } from "./guard";
 import type { PolicyKind } from "./policies";
 import { publishVersion, rollbackVersion, type PublishRequest } from "./store";
 import type { PublishDecision } from "./versions";
 
-// What a guard does to the store: added with its version, its evaluation recorded, a trip rolled back, each in one
-// write transaction (IMMEDIATE: the write lock is taken before the first read, so a busy store waits on busy_timeout
-// instead of failing the read-to-write upgrade while ingest writes). The decisions are guard.ts's.
+// What a guard does to the store (either engine): added with its version, its evaluation recorded, a trip rolled back,
+// each in one transaction (controlTx). The decisions are guard.ts's.
 
 /** The author of what a guard does, in versions and the audit log. */
 export const GUARD_ACTOR = "guard";
 
 /** Publish a version and, when it published, store its guard (waiting for a target to apply it), atomically. */
-export function publishGuarded<K extends PolicyKind>(
-  db: Db,
+export async function publishGuarded<K extends PolicyKind>(
+  s: Store,
   req: PublishRequest & { kind: K },
   guard: GuardSpec | null,
-): PublishDecision<K> {
-  return inWriteTransaction(db, () => {
-    const decision = publishVersion(db, req);
+): Promise<PublishDecision<K>> {
+  return controlTx(s, async (tx) => {
+    const decision = await publishVersion(tx, req);
     if (!decision.ok || !guard) return decision;
-    insertGuard(db, {
+    await insertGuard(tx, {
       kind: req.kind,
       version: decision.version,
       ...guard,
@@ -37,7 +37,7 @@ export function publishGuarded<K extends PolicyKind>(
       state: "waiting",
       message: "waiting for a target to apply this version",
     });
-    appendAudit(db, req.now, {
+    await appendAudit(tx, req.now, {
       actor: req.author,
       action: "guard.add",
       kind: req.kind,
@@ -49,15 +49,15 @@ export function publishGuarded<K extends PolicyKind>(
 }
 
 /** Record a decision that rolls nothing back; a terminal state (passed, inconclusive, superseded) is audited. */
-export function saveGuardState(
-  db: Db,
+export async function saveGuardState(
+  s: Store,
   guard: GuardKey,
   state: GuardState,
   fields: { message: string; appliedAt?: number | null; detail?: unknown },
   now: number,
-): void {
-  inWriteTransaction(db, () => {
-    const changed = updateOpenGuard(db, guard, {
+): Promise<void> {
+  await controlTx(s, async (tx) => {
+    const changed = await updateOpenGuard(tx, guard, {
       state,
       message: fields.message,
       checkedAt: now,
@@ -65,7 +65,7 @@ export function saveGuardState(
       ...(fields.detail !== undefined ? { detail: JSON.stringify(fields.detail) } : {}),
     });
     if (changed && state !== "waiting" && state !== "watching")
-      appendAudit(db, now, {
+      await appendAudit(tx, now, {
         actor: GUARD_ACTOR,
         action: `guard.${state}`,
         kind: guard.kind,
@@ -81,24 +81,24 @@ export function saveGuardState(
  * published since (or a guard no longer open) rolls nothing back: the guard is marked superseded instead. Returns the
  * rollback version, or null.
  */
-export function tripGuard(
-  db: Db,
+export async function tripGuard(
+  s: Store,
   guard: GuardRow,
   decision: Pick<GuardDecision, "message" | "reason" | "deltas" | "measuredMs">,
   appliedAt: number,
   now: number,
-): number | null {
-  return inWriteTransaction(db, () => {
-    const current = guardByKey(db, guard);
+): Promise<number | null> {
+  return controlTx(s, async (tx) => {
+    const current = await guardByKey(tx, guard);
     if (!current || (current.state !== "waiting" && current.state !== "watching")) return null;
-    const guarded = getVersion(db, guard.kind, guard.version);
+    const guarded = await getVersion(tx, guard.kind, guard.version);
     const previous = guarded?.basedOn ?? null;
     const after = measuredOf(decision.measuredMs, guard.windowMinutes);
     const comment = `rolled back by guard: ${decision.reason} (v${guard.version}, after ${after})`;
     const rolled =
       previous === null
         ? null
-        : rollbackVersion(db, {
+        : await rollbackVersion(tx, {
             kind: guard.kind as PolicyKind,
             to: previous,
             baseVersion: guard.version,
@@ -107,10 +107,16 @@ export function tripGuard(
             now,
           });
     if (!rolled?.ok) {
-      saveGuardState(db, guard, "superseded", { message: "a newer version was published before it tripped" }, now);
+      await saveGuardState(
+        tx,
+        guard,
+        "superseded",
+        { message: "a newer version was published before it tripped" },
+        now,
+      );
       return null;
     }
-    updateGuard(db, guard, {
+    await updateGuard(tx, guard, {
       state: "tripped",
       message: decision.message,
       reason: decision.reason,
@@ -119,7 +125,7 @@ export function tripGuard(
       checkedAt: now,
       rollbackVersion: rolled.version,
     });
-    appendAudit(db, now, {
+    await appendAudit(tx, now, {
       actor: GUARD_ACTOR,
       action: "guard.tripped",
       kind: guard.kind,

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { listStatuses } from "../../db/queries/control";
+import { listStatuses } from "../../db/store/control";
+import { sqliteStore } from "../../db/store/store";
 import { publishVersion, upsertTarget } from "./store";
 import { testDb } from "../../test/db";
 import { startSimProcess } from "../../test/sim-process";
@@ -37,9 +38,9 @@ async function policies(url: string) {
 
 describe("reconciler against the simulated cluster process", () => {
   it("applies each kind, records a refusal by field, and re-pushes everything to a restarted process", async () => {
-    const db = testDb();
+    const db = sqliteStore(testDb());
     let url = await startSim();
-    upsertTarget(
+    await upsertTarget(
       db,
       {
         id: "sim",
@@ -52,7 +53,7 @@ describe("reconciler against the simulated cluster process", () => {
       "t",
       0,
     );
-    publishVersion(db, {
+    await publishVersion(db, {
       kind: "frontend",
       document: { strip_anthropic_preamble: true },
       baseVersion: null,
@@ -60,7 +61,7 @@ describe("reconciler against the simulated cluster process", () => {
       comment: "",
       now: 0,
     });
-    publishVersion(db, {
+    await publishVersion(db, {
       kind: "autoscaling",
       document: defaultPolicies().autoscaling,
       baseVersion: null,
@@ -69,11 +70,7 @@ describe("reconciler against the simulated cluster process", () => {
       now: 0,
     });
     await reconcileOnce(db, defaultAdapters(), 1_000);
-    expect(
-      listStatuses(db)
-        .map((s) => [s.kind, s.state, s.appliedVersion])
-        .sort(),
-    ).toEqual([
+    expect((await listStatuses(db)).map((s) => [s.kind, s.state, s.appliedVersion]).sort()).toEqual([
       ["autoscaling", "in_sync", 1],
       ["frontend", "in_sync", 1],
     ]);
@@ -85,7 +82,7 @@ describe("reconciler against the simulated cluster process", () => {
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
       body: JSON.stringify({ version: 7, document: { strip_anthropic_preamble: false } }),
     });
-    publishVersion(db, {
+    await publishVersion(db, {
       kind: "frontend",
       document: { strip_anthropic_preamble: true, tool_output_budget: { unit: "bytes", limit: 2000 } },
       baseVersion: 1,
@@ -94,7 +91,7 @@ describe("reconciler against the simulated cluster process", () => {
       now: 2_000,
     });
     await reconcileOnce(db, defaultAdapters(), 3_000);
-    const refused = listStatuses(db).find((s) => s.kind === "frontend")!;
+    const refused = (await listStatuses(db)).find((s) => s.kind === "frontend")!;
     expect(refused).toMatchObject({ state: "rejected", desiredVersion: 2, appliedVersion: 1 });
     expect(refused.message).toMatch(/refused/);
     expect(JSON.parse(refused.errors ?? "[]")).toEqual([expect.objectContaining({ path: "version" })]);
@@ -102,7 +99,7 @@ describe("reconciler against the simulated cluster process", () => {
     // A new process at a new address (npm start restarted the sim): every kind is pushed again.
     for (const c of children.splice(0)) c.kill("SIGKILL");
     url = await startSim();
-    upsertTarget(
+    await upsertTarget(
       db,
       {
         id: "sim",

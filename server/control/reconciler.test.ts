@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { listStatuses, listTargets, type TargetRow } from "../../db/queries/control";
+import { listStatuses, listTargets, type TargetRow } from "../../db/store/control";
+import { sqliteStore } from "../../db/store/store";
 import { publishVersion, upsertTarget } from "./store";
 import { SECRET_MARKER } from "./targets";
 import { testDb } from "../../test/db";
@@ -39,14 +40,14 @@ const target = (id: string, kinds: PolicyKind[], enabled = true): TargetRow => (
   enabled,
 });
 
-function setup() {
-  const db = testDb();
+async function setup() {
+  const db = sqliteStore(testDb());
   const fake = new FakeTarget();
   const adapters: Adapters = { sim: () => fake };
-  upsertTarget(db, target("sim", ["routing"]), "test", T0);
+  await upsertTarget(db, target("sim", ["routing"]), "test", T0);
   const publish = (document: unknown, baseVersion: number | null) =>
     publishVersion(db, { kind: "routing", document, baseVersion, author: "a", comment: "", now: T0 });
-  const status = () => listStatuses(db).find((s) => s.targetId === "sim" && s.kind === "routing");
+  const status = async () => (await listStatuses(db)).find((s) => s.targetId === "sim" && s.kind === "routing");
   return { db, fake, adapters, publish, status, run: (now: number) => reconcileOnce(db, adapters, now, BACKOFF) };
 }
 
@@ -100,15 +101,15 @@ describe("nextActions", () => {
 
 describe("reconcileOnce", () => {
   it("pushes the latest version and records in_sync, then does nothing until a new version", async () => {
-    const ctx = setup();
+    const ctx = await setup();
     await ctx.run(T0);
     expect(ctx.fake.pushes).toEqual([]);
-    ctx.publish({ temperature: 1 }, null);
+    await ctx.publish({ temperature: 1 }, null);
     await ctx.run(T0 + 10);
     expect(ctx.fake.pushes).toMatchObject([
       { kind: "routing", version: 1, document: { temperature: 1, overlap_credit: 1 } },
     ]);
-    expect(ctx.status()).toMatchObject({
+    expect(await ctx.status()).toMatchObject({
       state: "in_sync",
       desiredVersion: 1,
       appliedVersion: 1,
@@ -118,18 +119,18 @@ describe("reconcileOnce", () => {
     });
     await ctx.run(T0 + 20);
     expect(ctx.fake.pushes).toHaveLength(1);
-    ctx.publish({ temperature: 2 }, 1);
+    await ctx.publish({ temperature: 2 }, 1);
     await ctx.run(T0 + 30);
     expect(ctx.fake.pushes.map((p) => p.version)).toEqual([1, 2]);
-    expect(ctx.status()).toMatchObject({ state: "in_sync", appliedVersion: 2 });
+    expect(await ctx.status()).toMatchObject({ state: "in_sync", appliedVersion: 2 });
   });
 
   it("backs off exponentially while unreachable, survives a restart and recovers", async () => {
-    const ctx = setup();
-    ctx.publish({}, null);
+    const ctx = await setup();
+    await ctx.publish({}, null);
     ctx.fake.mode = "down";
     await ctx.run(T0);
-    expect(ctx.status()).toMatchObject({
+    expect(await ctx.status()).toMatchObject({
       state: "unreachable",
       attempts: 1,
       nextRetryAt: T0 + 1_000,
@@ -139,21 +140,22 @@ describe("reconcileOnce", () => {
     await ctx.run(T0 + 999);
     expect(ctx.fake.pushes).toHaveLength(1);
     await ctx.run(T0 + 1_000);
-    expect(ctx.status()).toMatchObject({ state: "unreachable", attempts: 2, nextRetryAt: T0 + 1_000 + 2_000 });
+    expect(await ctx.status()).toMatchObject({ state: "unreachable", attempts: 2, nextRetryAt: T0 + 1_000 + 2_000 });
     let t = T0 + 3_000;
     for (let i = 0; i < 4; i++) {
       await ctx.run(t);
-      t = ctx.status()!.nextRetryAt!;
+      t = (await ctx.status())!.nextRetryAt!;
     }
-    expect(ctx.status()).toMatchObject({ attempts: 6 });
-    expect(ctx.status()!.nextRetryAt! - ctx.status()!.updatedAt).toBe(8_000);
+    expect(await ctx.status()).toMatchObject({ attempts: 6 });
+    const st = (await ctx.status())!;
+    expect(st.nextRetryAt! - st.updatedAt).toBe(8_000);
     const restarted = new FakeTarget();
-    const due = ctx.status()!.nextRetryAt!;
+    const due = (await ctx.status())!.nextRetryAt!;
     await reconcileOnce(ctx.db, { sim: () => restarted }, due - 1, BACKOFF);
     expect(restarted.pushes).toHaveLength(0);
     await reconcileOnce(ctx.db, { sim: () => restarted }, due, BACKOFF);
     expect(restarted.pushes).toHaveLength(1);
-    expect(ctx.status()).toMatchObject({
+    expect(await ctx.status()).toMatchObject({
       state: "in_sync",
       appliedVersion: 1,
       attempts: 0,
@@ -163,38 +165,54 @@ describe("reconcileOnce", () => {
   });
 
   it("records a rejection with the target's message, keeps the applied version and does not retry it", async () => {
-    const ctx = setup();
-    ctx.publish({}, null);
+    const ctx = await setup();
+    await ctx.publish({}, null);
     await ctx.run(T0);
-    ctx.publish({ temperature: 3 }, 1);
+    await ctx.publish({ temperature: 3 }, 1);
     ctx.fake.mode = "reject";
     await ctx.run(T0 + 1);
-    expect(ctx.status()).toMatchObject({
+    expect(await ctx.status()).toMatchObject({
       state: "rejected",
       desiredVersion: 2,
       appliedVersion: 1,
       appliedAt: T0,
       message: "refused — temperature: too hot",
     });
-    expect(JSON.parse(ctx.status()!.errors!)).toEqual([{ path: "temperature", message: "too hot" }]);
+    expect(JSON.parse((await ctx.status())!.errors!)).toEqual([{ path: "temperature", message: "too hot" }]);
     await ctx.run(T0 + 60_000);
     expect(ctx.fake.pushes).toHaveLength(2);
     ctx.fake.mode = "up";
-    ctx.publish({ temperature: 0.1 }, 2);
+    await ctx.publish({ temperature: 0.1 }, 2);
     await ctx.run(T0 + 60_001);
-    expect(ctx.status()).toMatchObject({ state: "in_sync", appliedVersion: 3 });
+    expect(await ctx.status()).toMatchObject({ state: "in_sync", appliedVersion: 3 });
   });
 
   it("pushes only the kinds a target takes, skips disabled targets as stale, and reports a missing adapter", async () => {
-    const ctx = setup();
-    upsertTarget(ctx.db, target("off", ["routing"], false), "test", T0);
-    upsertTarget(ctx.db, { ...target("file", ["autoscaling"]), adapter: "planner-file" }, "test", T0);
-    ctx.publish({}, null);
-    publishVersion(ctx.db, { kind: "frontend", document: {}, baseVersion: null, author: "a", comment: "", now: T0 });
-    publishVersion(ctx.db, { kind: "autoscaling", document: {}, baseVersion: null, author: "a", comment: "", now: T0 });
+    const ctx = await setup();
+    await upsertTarget(ctx.db, target("off", ["routing"], false), "test", T0);
+    await upsertTarget(ctx.db, { ...target("file", ["autoscaling"]), adapter: "planner-file" }, "test", T0);
+    await ctx.publish({}, null);
+    await publishVersion(ctx.db, {
+      kind: "frontend",
+      document: {},
+      baseVersion: null,
+      author: "a",
+      comment: "",
+      now: T0,
+    });
+    await publishVersion(ctx.db, {
+      kind: "autoscaling",
+      document: {},
+      baseVersion: null,
+      author: "a",
+      comment: "",
+      now: T0,
+    });
     await ctx.run(T0);
     expect(ctx.fake.pushes.map((p) => p.kind)).toEqual(["routing"]);
-    const rows = Object.fromEntries(listStatuses(ctx.db).map((s) => [`${s.targetId}/${s.kind}`, [s.state, s.message]]));
+    const rows = Object.fromEntries(
+      (await listStatuses(ctx.db)).map((s) => [`${s.targetId}/${s.kind}`, [s.state, s.message]]),
+    );
     expect(rows).toEqual({
       "sim/routing": ["in_sync", null],
       "off/routing": ["stale", "target disabled"],
@@ -203,37 +221,42 @@ describe("reconcileOnce", () => {
   });
 
   it("keeps reconciling on a timer until stopped", async () => {
-    const ctx = setup();
-    ctx.publish({}, null);
+    const ctx = await setup();
+    await ctx.publish({}, null);
     const stop = startReconciler(ctx.db, ctx.adapters, 5, () => T0);
-    await expect.poll(() => ctx.status()?.state, { timeout: 2_000 }).toBe("in_sync");
-    ctx.publish({ temperature: 1 }, 1);
-    await expect.poll(() => ctx.status()?.appliedVersion, { timeout: 2_000 }).toBe(2);
+    await expect.poll(async () => (await ctx.status())?.state, { timeout: 2_000 }).toBe("in_sync");
+    await ctx.publish({ temperature: 1 }, 1);
+    await expect.poll(async () => (await ctx.status())?.appliedVersion, { timeout: 2_000 }).toBe(2);
     stop();
-    ctx.publish({ temperature: 2 }, 2);
+    await ctx.publish({ temperature: 2 }, 2);
     await new Promise((r) => setTimeout(r, 50));
-    expect(ctx.status()?.appliedVersion).toBe(2);
+    expect((await ctx.status())?.appliedVersion).toBe(2);
   });
 });
 
 describe("upsertTarget", () => {
   it("keeps the stored token when the redaction marker comes back, and re-pushes after a config change", async () => {
-    const ctx = setup();
-    ctx.publish({}, null);
+    const ctx = await setup();
+    await ctx.publish({}, null);
     await ctx.run(T0);
-    expect(ctx.status()).toMatchObject({ state: "in_sync" });
-    upsertTarget(
+    expect(await ctx.status()).toMatchObject({ state: "in_sync" });
+    await upsertTarget(
       ctx.db,
       { ...target("sim", ["routing"]), name: "renamed", config: { url: "http://x", token: SECRET_MARKER } },
       "op",
       T0 + 1,
     );
-    expect(listTargets(ctx.db)[0]).toMatchObject({ name: "renamed", config: { url: "http://x", token: "t" } });
-    expect(ctx.status()).toMatchObject({ state: "in_sync" });
-    upsertTarget(ctx.db, { ...target("sim", ["routing"]), config: { url: "http://y", token: "t2" } }, "op", T0 + 2);
-    expect(ctx.status()).toBeUndefined();
+    expect((await listTargets(ctx.db))[0]).toMatchObject({ name: "renamed", config: { url: "http://x", token: "t" } });
+    expect(await ctx.status()).toMatchObject({ state: "in_sync" });
+    await upsertTarget(
+      ctx.db,
+      { ...target("sim", ["routing"]), config: { url: "http://y", token: "t2" } },
+      "op",
+      T0 + 2,
+    );
+    expect(await ctx.status()).toBeUndefined();
     await ctx.run(T0 + 3);
     expect(ctx.fake.pushes).toHaveLength(2);
-    expect(ctx.status()).toMatchObject({ state: "in_sync", appliedVersion: 1 });
+    expect(await ctx.status()).toMatchObject({ state: "in_sync", appliedVersion: 1 });
   });
 });

@@ -1,4 +1,3 @@
-import type { Db } from "../../db/client";
 import {
   getVersion,
   latestVersionNumbers,
@@ -7,13 +6,15 @@ import {
   putStatus,
   type StatusRow,
   type TargetRow,
-} from "../../db/queries/control";
+} from "../../db/store/control";
+import type { Store } from "../../db/store/store";
 import type { PolicyError, PolicyKind } from "./policies";
 import type { AdapterKind } from "./targets";
 import { errorMessage, log } from "../observability/logger";
 
-// Pushes each kind's latest version to every enabled target of that kind. The desired and applied
-// versions live in rollout_status, so a restarted dashboard carries on where it stopped.
+// Pushes each kind's latest version to every enabled target of that kind. The desired and applied versions live in
+// rollout_status, so a restarted dashboard carries on where it stopped. It runs on the leader only (server/jobs/
+// leader.ts) and reads the versions from the shared store each pass, so a version any process published is pushed.
 
 export type PushResult = { status: "applied" } | { status: "rejected"; message: string; errors?: PolicyError[] };
 
@@ -82,18 +83,18 @@ function describeRejection(result: Extract<PushResult, { status: "rejected" }>):
 
 /** One pass: decide, push (outside any transaction) and record each outcome; resolves when every push settled. */
 export async function reconcileOnce(
-  db: Db,
+  s: Store,
   adapters: Adapters,
   now: number,
   backoff: Backoff = DEFAULT_BACKOFF,
 ): Promise<Action[]> {
-  const targets = listTargets(db);
-  const statuses = listStatuses(db);
-  const actions = nextActions(now, targets, statuses, latestVersionNumbers(db));
-  const previous = new Map(statuses.map((s) => [`${s.targetId}\u0000${s.kind}`, s]));
+  const targets = await listTargets(s);
+  const statuses = await listStatuses(s);
+  const actions = nextActions(now, targets, statuses, await latestVersionNumbers(s));
+  const previous = new Map(statuses.map((st) => [`${st.targetId}\u0000${st.kind}`, st]));
   const record = (a: Action, fields: Partial<StatusRow> & { state: RolloutState }) => {
     const before = previous.get(`${a.targetId}\u0000${a.kind}`);
-    putStatus(db, {
+    return putStatus(s, {
       targetId: a.targetId,
       kind: a.kind,
       desiredVersion: a.version,
@@ -111,26 +112,27 @@ export async function reconcileOnce(
     actions.map(async (a) => {
       if (a.type === "stale") return record(a, { state: "stale", message: "target disabled" });
       const target = targets.find((t) => t.id === a.targetId)!;
-      const document = getVersion(db, a.kind, a.version)?.document;
+      const document = (await getVersion(s, a.kind, a.version))?.document;
       const make = adapters[target.adapter as AdapterKind];
       const fail = (message: string) => {
         const attempts = a.attempts + 1;
-        record(a, { state: "unreachable", message, attempts, nextRetryAt: now + retryDelay(attempts, backoff) });
+        return record(a, { state: "unreachable", message, attempts, nextRetryAt: now + retryDelay(attempts, backoff) });
       };
       if (!make) return fail(`no adapter for ${target.adapter}`);
-      record(a, { state: "pending", attempts: a.attempts });
+      await record(a, { state: "pending", attempts: a.attempts });
+      let result: PushResult;
       try {
-        const result = await make(target).push(a.kind, a.version, document);
-        if (result.status === "applied") record(a, { state: "in_sync", appliedVersion: a.version, appliedAt: now });
-        else
-          record(a, {
-            state: "rejected",
-            message: describeRejection(result),
-            errors: result.errors?.length ? JSON.stringify(result.errors) : null,
-          });
+        result = await make(target).push(a.kind, a.version, document);
       } catch (err) {
-        fail(err instanceof Error ? err.message : String(err));
+        return fail(err instanceof Error ? err.message : String(err));
       }
+      if (result.status === "applied") await record(a, { state: "in_sync", appliedVersion: a.version, appliedAt: now });
+      else
+        await record(a, {
+          state: "rejected",
+          message: describeRejection(result),
+          errors: result.errors?.length ? JSON.stringify(result.errors) : null,
+        });
     }),
   );
   return actions;
@@ -138,7 +140,7 @@ export async function reconcileOnce(
 
 /** Run reconcileOnce now and then intervalMs after each pass ends; returns a stop function. */
 export function startReconciler(
-  db: Db,
+  s: Store,
   adapters: Adapters,
   intervalMs: number,
   now: () => number = Date.now,
@@ -147,7 +149,7 @@ export function startReconciler(
   let stopped = false;
   const tick = async () => {
     try {
-      await reconcileOnce(db, adapters, now());
+      await reconcileOnce(s, adapters, now());
     } catch (err) {
       log().error({ err: errorMessage(err) }, "reconciler pass failed");
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StatusRow, TargetRow } from "../../db/queries/control";
+import type { StatusRow, TargetRow } from "../../db/store/control";
 import { rolloutView } from "./rollout";
 
 const T = 1_764_417_600_000;

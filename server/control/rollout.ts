@@ -1,4 +1,4 @@
-import type { StatusRow, TargetRow } from "../../db/queries/control";
+import type { StatusRow, TargetRow } from "../../db/store/control";
 import type { PolicyError, PolicyKind } from "./policies";
 import type { RolloutState } from "./reconciler";
 

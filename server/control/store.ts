@@ -1,22 +1,22 @@
-import type { Db } from "../../db/client";
 import {
   appendAudit,
   deleteStatuses,
+  deleteTarget,
   getVersion,
-  inWriteTransaction,
   insertVersion,
   latestVersion,
   storedTarget,
   writeTarget,
-  type Conn,
   type TargetRow,
-} from "../../db/queries/control";
+} from "../../db/store/control";
+import { controlTx } from "../../db/store/control-tx";
+import type { Store } from "../../db/store/store";
 import type { PolicyKind } from "./policies";
 import { keepStoredSecret } from "./targets";
 import { decidePublish, decideRollback, diffDocuments, type PublishDecision, type VersionRecord } from "./versions";
 
-// The control plane's writes: read the rows in one write transaction, decide here (versions.ts, targets.ts), store
-// what was decided through db/queries/control.ts.
+// The control plane's writes on either engine: read the rows in one transaction, decide here (versions.ts,
+// targets.ts), store what was decided through db/store/control.ts.
 
 export type PublishRequest = {
   kind: PolicyKind;
@@ -27,72 +27,95 @@ export type PublishRequest = {
   now: number;
 };
 
-function store<K extends PolicyKind>(
-  tx: Conn,
-  req: PublishRequest,
-  decision: PublishDecision<K>,
+/** Decisions one publish may take: the first, and one more after another process took its number first. */
+const MAX_DECISIONS = 3;
+
+/**
+ * Decide with `decide` over the rows as they are and store its version, atomically. When another process stored the
+ * same version number first (the unique key refuses ours), decide again over the rows it left: a publish on a stale
+ * base then reads as a conflict, so each stored version is exactly one publish's and no number is stored twice.
+ */
+async function decideAndStore<K extends PolicyKind>(
+  s: Store,
+  req: PublishRequest & { kind: K },
+  decide: (tx: Store) => Promise<PublishDecision<K> | null>,
   action: string,
-  extra: Record<string, unknown>,
-): void {
-  if (!decision.ok) return;
-  insertVersion(tx, {
-    kind: req.kind,
-    version: decision.version,
-    document: decision.document,
-    author: req.author,
-    comment: req.comment,
-    createdAt: req.now,
-    basedOn: decision.basedOn,
-  });
-  appendAudit(tx, req.now, {
-    actor: req.author,
-    action,
-    kind: req.kind,
-    version: decision.version,
-    detail: { comment: req.comment, changes: decision.diff.length, ...extra },
+  extra: (d: PublishDecision<K> & { ok: true }) => Record<string, unknown>,
+): Promise<PublishDecision<K> | null> {
+  return controlTx(s, async (tx) => {
+    for (let i = 0; i < MAX_DECISIONS; i++) {
+      const decision = await decide(tx);
+      if (!decision?.ok) return decision;
+      const row = { kind: req.kind, version: decision.version, document: decision.document, basedOn: decision.basedOn };
+      if (!(await insertVersion(tx, { ...row, author: req.author, comment: req.comment, createdAt: req.now })))
+        continue;
+      await appendAudit(tx, req.now, {
+        actor: req.author,
+        action,
+        kind: req.kind,
+        version: decision.version,
+        detail: { comment: req.comment, changes: decision.diff.length, ...extra(decision) },
+      });
+      return decision;
+    }
+    throw new Error(`${req.kind}: version number taken ${MAX_DECISIONS} times in a row by other publishes`);
   });
 }
 
 /** Validate and store a new version atomically; a stale base or invalid document stores nothing. */
-export function publishVersion<K extends PolicyKind>(db: Db, req: PublishRequest & { kind: K }): PublishDecision<K> {
-  return inWriteTransaction(db, (tx) => {
-    const latest = latestVersion(tx, req.kind);
-    const base = req.baseVersion === null ? null : getVersion(tx, req.kind, req.baseVersion);
-    const decision = decidePublish(req.kind, req.document, req.baseVersion, latest, base);
-    store(tx, req, decision, "publish", {});
-    return decision;
-  });
+export async function publishVersion<K extends PolicyKind>(
+  s: Store,
+  req: PublishRequest & { kind: K },
+): Promise<PublishDecision<K>> {
+  const decision = await decideAndStore(
+    s,
+    req,
+    async (tx) => {
+      const latest = await latestVersion(tx, req.kind);
+      const base = req.baseVersion === null ? null : await getVersion(tx, req.kind, req.baseVersion);
+      return decidePublish(req.kind, req.document, req.baseVersion, latest, base);
+    },
+    "publish",
+    () => ({}),
+  );
+  return decision!;
 }
 
 /** Publish version `to`'s content as a new version on top of `baseVersion`; null when `to` does not exist. */
-export function rollbackVersion<K extends PolicyKind>(
-  db: Db,
+export async function rollbackVersion<K extends PolicyKind>(
+  s: Store,
   req: { kind: K; to: number; baseVersion: number; author: string; comment: string; now: number },
-): PublishDecision<K> | null {
-  return inWriteTransaction(db, (tx) => {
-    const target = getVersion(tx, req.kind, req.to);
-    const latest = latestVersion(tx, req.kind);
-    if (!target || !latest) return null;
-    if (latest.version !== req.baseVersion) {
-      const base = getVersion(tx, req.kind, req.baseVersion);
-      return {
-        ok: false as const,
-        reason: "conflict" as const,
-        latest: latest.version,
-        base: req.baseVersion,
-        diff: diffDocuments(base?.document ?? null, latest.document),
-      };
-    }
-    const decision = decideRollback(req.kind, target as VersionRecord, latest);
-    store(tx, { ...req, document: target.document }, decision, "rollback", { from: latest.version, to: req.to });
-    return decision;
-  });
+): Promise<PublishDecision<K> | null> {
+  let from = 0;
+  return decideAndStore(
+    s,
+    { ...req, document: null },
+    async (tx): Promise<PublishDecision<K> | null> => {
+      const target = await getVersion(tx, req.kind, req.to);
+      const latest = await latestVersion(tx, req.kind);
+      if (!target || !latest) return null;
+      from = latest.version;
+      if (latest.version !== req.baseVersion) {
+        const base = await getVersion(tx, req.kind, req.baseVersion);
+        return {
+          ok: false,
+          reason: "conflict",
+          latest: latest.version,
+          base: req.baseVersion,
+          diff: diffDocuments(base?.document ?? null, latest.document),
+        };
+      }
+      return decideRollback(req.kind, target as VersionRecord, latest);
+    },
+    "rollback",
+    () => ({ from, to: req.to }),
+  );
 }
 
 /** Create or replace a target and audit it; a target at a new address or adapter is pushed every version again. */
-export function upsertTarget(db: Db, target: TargetRow, actor: string, now: number): void {
-  db.transaction((tx) => {
-    const before = storedTarget(tx, target.id);
+export async function upsertTarget(s: Store, target: TargetRow, actor: string, now: number): Promise<void> {
+  await controlTx(s, async (tx) => {
+    const before = await storedTarget(tx, target.id);
     const config = keepStoredSecret(
       target.config,
       before ? (JSON.parse(before.config) as Record<string, unknown>) : null,
@@ -104,9 +127,23 @@ export function upsertTarget(db: Db, target: TargetRow, actor: string, now: numb
       kinds: JSON.stringify(target.kinds),
       enabled: target.enabled,
     };
-    writeTarget(tx, target.id, values, now);
+    await writeTarget(tx, target.id, values, now);
     // A target at a new address (or a restarted one with a new token) holds none of our versions: push all again.
-    if (before && (before.config !== values.config || before.adapter !== values.adapter)) deleteStatuses(tx, target.id);
-    appendAudit(tx, now, { actor, action: "target.upsert", detail: { id: target.id, ...values, config: undefined } });
+    if (before && (before.config !== values.config || before.adapter !== values.adapter))
+      await deleteStatuses(tx, target.id);
+    await appendAudit(tx, now, {
+      actor,
+      action: "target.upsert",
+      detail: { id: target.id, ...values, config: undefined },
+    });
+  });
+}
+
+/** Remove a target and its rollout rows, audited; false when it did not exist (nothing audited). */
+export async function removeTarget(s: Store, id: string, actor: string, now: number): Promise<boolean> {
+  return controlTx(s, async (tx) => {
+    if (!(await deleteTarget(tx, id))) return false;
+    await appendAudit(tx, now, { actor, action: "target.remove", detail: { id } });
+    return true;
   });
 }

@@ -6,7 +6,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type Db } from "../../db/client";
 import { insertUser } from "../../db/queries/auth";
-import { putStatus } from "../../db/queries/control";
+import { putStatus } from "../../db/store/control";
 import { upsertTarget } from "../control/store";
 import { setCursor } from "../../db/queries/attribution";
 import { upsertSource } from "../../db/queries/source-registry";
@@ -87,8 +87,8 @@ describe("GET /metrics", () => {
       0.02,
       "api",
     );
-    upsertTarget(
-      db,
+    await upsertTarget(
+      sqliteStore(db),
       {
         id: "sim",
         name: "Sim",
@@ -100,7 +100,7 @@ describe("GET /metrics", () => {
       "t",
       NOW,
     );
-    putStatus(db, {
+    await putStatus(sqliteStore(db), {
       targetId: "sim",
       kind: "routing",
       desiredVersion: 2,

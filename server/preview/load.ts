@@ -1,6 +1,6 @@
 import os from "node:os";
 import type { Db } from "../../db/client";
-import { getVersion } from "../../db/queries/control";
+import { versionDocumentSync } from "../../db/queries/policy-version-sync";
 import {
   chainStartRuns,
   storedRunsAfter,
@@ -175,7 +175,7 @@ function baselineOf(
   const notes: string[] = [];
   for (const kind of POLICY_KINDS) {
     const version = [...counts[kind]].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
-    const stored = version !== null && version > 0 ? getVersion(db, kind, version) : null;
+    const stored = version !== null && version > 0 ? versionDocumentSync(db, kind, version) : null;
     const doc = stored ? stored.document : given[kind];
     const checked = doc === undefined ? null : validatePolicy(kind, doc);
     if (checked?.ok) {

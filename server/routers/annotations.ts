@@ -1,8 +1,8 @@
 import "server-only";
 import { z } from "zod";
-import { publishedBetween } from "../../db/queries/control";
-import { guardRollbacksBetween } from "../../db/queries/guards";
-import { router, viewerProcedure } from "../trpc/init";
+import { publishedBetween } from "../../db/store/control";
+import { guardRollbacksBetween } from "../../db/store/guards";
+import { router, storeOf, viewerProcedure } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 export const annotationsRouter = router({
@@ -10,12 +10,13 @@ export const annotationsRouter = router({
    * Policy versions published in the range ("retention v12 published"; a guard's rollback reads "retention v7 rolled
    * back by guard: TTFT p95 +34%"), for marking time-series charts.
    */
-  policies: viewerProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
+  policies: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
     const { from, to } = resolveInput(input.range, ctx.now());
+    const s = storeOf(ctx);
     const rollbacks = new Map(
-      guardRollbacksBetween(ctx.db, from, to).map((g) => [`${g.kind} ${g.rollbackVersion}`, g]),
+      (await guardRollbacksBetween(s, from, to)).map((g) => [`${g.kind} ${g.rollbackVersion}`, g]),
     );
-    return publishedBetween(ctx.db, from, to).map((m) => {
+    return (await publishedBetween(s, from, to)).map((m) => {
       const g = rollbacks.get(`${m.kind} ${m.version}`);
       const label = g
         ? `${m.kind} v${g.version} rolled back by guard${g.reason ? `: ${g.reason}` : ""}`

@@ -1,6 +1,5 @@
 import "server-only";
 import { z } from "zod";
-import type { Db } from "../../db/client";
 import {
   getVersion,
   latestVersion,
@@ -10,18 +9,18 @@ import {
   listTargets,
   listVersions,
   MAX_PAGE,
-  removeTarget,
-} from "../../db/queries/control";
-import { guardsOf } from "../../db/queries/guards";
+} from "../../db/store/control";
+import { guardsOf } from "../../db/store/guards";
+import type { Store } from "../../db/store/store";
 import { guardInput } from "../control/guard";
 import { publishGuarded } from "../control/guard-store";
 import { policySchemas, POLICY_KINDS, type PolicyKind } from "../control/policies";
 import { rolloutView } from "../control/rollout";
-import { rollbackVersion, upsertTarget } from "../control/store";
+import { removeTarget, rollbackVersion, upsertTarget } from "../control/store";
 import { redactConfig, targetInput } from "../control/targets";
 import { diffDocuments, type PublishDecision } from "../control/versions";
 import { AppError } from "../errors";
-import { operatorProcedure, router, viewerProcedure } from "../trpc/init";
+import { operatorProcedure, router, storeOf, viewerProcedure } from "../trpc/init";
 import { guardView, impactProcedures } from "./policy-impact";
 
 const kind = z.enum(POLICY_KINDS);
@@ -52,25 +51,27 @@ function outcome<K extends PolicyKind>(decision: PublishDecision<K>) {
   );
 }
 
-function mustGet(db: Db, kind: PolicyKind, v: number) {
-  const found = getVersion(db, kind, v);
+async function mustGet(s: Store, kind: PolicyKind, v: number) {
+  const found = await getVersion(s, kind, v);
   if (!found) throw new AppError("NOT_FOUND", `${kind} version ${v} does not exist`);
   return found;
 }
 
 const targetsRouter = router({
   /** Every target with its config (secrets redacted). */
-  list: viewerProcedure.query(({ ctx }) => listTargets(ctx.db).map((t) => ({ ...t, config: redactConfig(t.config) }))),
+  list: viewerProcedure.query(async ({ ctx }) =>
+    (await listTargets(storeOf(ctx))).map((t) => ({ ...t, config: redactConfig(t.config) })),
+  ),
 
   /** Create or replace a target. */
-  upsert: operatorProcedure.input(z.object({ target: targetInput })).mutation(({ ctx, input }) => {
-    upsertTarget(ctx.db, input.target, authorOf(ctx), ctx.now());
+  upsert: operatorProcedure.input(z.object({ target: targetInput })).mutation(async ({ ctx, input }) => {
+    await upsertTarget(storeOf(ctx), input.target, authorOf(ctx), ctx.now());
     return { id: input.target.id };
   }),
 
   /** Remove a target and its rollout rows. */
-  remove: operatorProcedure.input(z.object({ id: z.string().min(1).max(64) })).mutation(({ ctx, input }) => {
-    if (!removeTarget(ctx.db, input.id, authorOf(ctx), ctx.now()))
+  remove: operatorProcedure.input(z.object({ id: z.string().min(1).max(64) })).mutation(async ({ ctx, input }) => {
+    if (!(await removeTarget(storeOf(ctx), input.id, authorOf(ctx), ctx.now())))
       throw new AppError("NOT_FOUND", `no target ${input.id}`);
     return { id: input.id };
   }),
@@ -78,24 +79,26 @@ const targetsRouter = router({
 
 export const policiesRouter = router({
   /** The latest version of every kind (null before its first publish). */
-  list: viewerProcedure.query(({ ctx }) => POLICY_KINDS.map((k) => ({ kind: k, latest: latestVersion(ctx.db, k) }))),
+  list: viewerProcedure.query(async ({ ctx }) =>
+    Promise.all(POLICY_KINDS.map(async (k) => ({ kind: k, latest: await latestVersion(storeOf(ctx), k) }))),
+  ),
 
   /** The latest version of one kind, or null. */
-  latest: viewerProcedure.input(z.object({ kind })).query(({ ctx, input }) => latestVersion(ctx.db, input.kind)),
+  latest: viewerProcedure.input(z.object({ kind })).query(({ ctx, input }) => latestVersion(storeOf(ctx), input.kind)),
 
   /** Versions of a kind, newest first, one page at a time. */
   history: viewerProcedure
     .input(z.object({ kind, limit: z.number().int().min(1).max(MAX_PAGE).default(50), before: version.optional() }))
-    .query(({ ctx, input }) => {
-      const rows = listVersions(ctx.db, input.kind, input.limit + 1, input.before);
+    .query(async ({ ctx, input }) => {
+      const s = storeOf(ctx);
+      const rows = await listVersions(s, input.kind, input.limit + 1, input.before);
       const page = rows.slice(0, input.limit);
-      const guards = new Map(
-        guardsOf(
-          ctx.db,
-          input.kind,
-          page.map((v) => v.version),
-        ).map((g) => [g.version, g]),
+      const guarded = await guardsOf(
+        s,
+        input.kind,
+        page.map((v) => v.version),
       );
+      const guards = new Map(guarded.map((g) => [g.version, g]));
       const items = page.map((v) => ({
         ...v,
         guard: guards.has(v.version) ? guardView(guards.get(v.version)!) : null,
@@ -104,18 +107,17 @@ export const policiesRouter = router({
     }),
 
   /** Field-level changes from one version to another. */
-  diff: viewerProcedure.input(z.object({ kind, from: version, to: version })).query(({ ctx, input }) => {
-    return diffDocuments(
-      mustGet(ctx.db, input.kind, input.from).document,
-      mustGet(ctx.db, input.kind, input.to).document,
-    );
+  diff: viewerProcedure.input(z.object({ kind, from: version, to: version })).query(async ({ ctx, input }) => {
+    const s = storeOf(ctx);
+    const [from, to] = [await mustGet(s, input.kind, input.from), await mustGet(s, input.kind, input.to)];
+    return diffDocuments(from.document, to.document);
   }),
 
   /**
    * Publish a document on top of baseVersion (null for the first); a stale base is a CONFLICT with the diff. A guard
    * rolls the version back by itself if it trips (server/control/guard.ts), so it needs an earlier version.
    */
-  publish: operatorProcedure.input(publishInput).mutation(({ ctx, input }) => {
+  publish: operatorProcedure.input(publishInput).mutation(async ({ ctx, input }) => {
     if (input.guard && input.baseVersion === null)
       throw new AppError("BAD_REQUEST", "invalid guard", {
         errors: [
@@ -130,14 +132,14 @@ export const policiesRouter = router({
       comment: input.comment,
       now: ctx.now(),
     };
-    return outcome(publishGuarded(ctx.db, req, input.guard));
+    return outcome(await publishGuarded(storeOf(ctx), req, input.guard));
   }),
 
   /** Publish an earlier version's content as a new version on top of baseVersion. */
   rollback: operatorProcedure
     .input(z.object({ kind, to: version, baseVersion: version, comment }))
-    .mutation(({ ctx, input }) => {
-      const decision = rollbackVersion(ctx.db, { ...input, author: authorOf(ctx), now: ctx.now() });
+    .mutation(async ({ ctx, input }) => {
+      const decision = await rollbackVersion(storeOf(ctx), { ...input, author: authorOf(ctx), now: ctx.now() });
       if (!decision) throw new AppError("NOT_FOUND", `${input.kind} version ${input.to} does not exist`);
       return outcome(decision);
     }),
@@ -145,8 +147,8 @@ export const policiesRouter = router({
   /** Audit entries, newest first, one page at a time. */
   audit: viewerProcedure
     .input(z.object({ limit: z.number().int().min(1).max(MAX_PAGE).default(100), before: z.number().int().optional() }))
-    .query(({ ctx, input }) => {
-      const rows = listAudit(ctx.db, input.limit + 1, input.before);
+    .query(async ({ ctx, input }) => {
+      const rows = await listAudit(storeOf(ctx), input.limit + 1, input.before);
       const items = rows.slice(0, input.limit);
       return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.id : null };
     }),
@@ -155,7 +157,8 @@ export const policiesRouter = router({
   ...impactProcedures,
 
   /** Per target and kind with a published version: the applied version, since when, and the push state. */
-  rollout: viewerProcedure.query(({ ctx }) =>
-    rolloutView(listTargets(ctx.db), listStatuses(ctx.db), latestVersionNumbers(ctx.db)),
-  ),
+  rollout: viewerProcedure.query(async ({ ctx }) => {
+    const s = storeOf(ctx);
+    return rolloutView(await listTargets(s), await listStatuses(s), await latestVersionNumbers(s));
+  }),
 });

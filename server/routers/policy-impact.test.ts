@@ -2,6 +2,8 @@ import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../db/client";
 import { storeEvents } from "../../db/queries/ingest";
+import { windowRows } from "../../db/queries/impact";
+import { sqliteStore } from "../../db/store/store";
 import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { evaluateGuards } from "../control/guard-loop";
@@ -38,6 +40,7 @@ const ack = (version: number, ts: number, status = "applied", target = "sim"): R
     ...(status === "rejected" ? { message: "refused: unknown field" } : {}),
   });
 const store = (db: Db, raws: Raw[]) => storeEvents(db, raws.map(parsed));
+const evaluate = (db: Db, now: number) => evaluateGuards(sqliteStore(db), (span) => windowRows(db, span), now);
 
 async function caught(p: Promise<unknown>): Promise<TRPCError> {
   try {
@@ -67,7 +70,7 @@ describe("guarded rollout", () => {
   it("trips when the hit rate falls more than allowed: publishes v1's content as v3, audits why and marks the charts", async () => {
     const db = testDb();
     await publishGuarded(db, { hitRateDropPoints: 5, windowMinutes: 10 });
-    expect(evaluateGuards(db, T0 + 2 * MIN)).toEqual([
+    expect(await evaluate(db, T0 + 2 * MIN)).toEqual([
       { kind: "frontend", version: 2, state: "waiting", rollbackVersion: null },
     ]);
 
@@ -76,10 +79,10 @@ describe("guarded rollout", () => {
       ack(2, APPLIED),
       ...requests(APPLIED, 4 * MIN, 40, 110, 0.5),
     ]);
-    expect(evaluateGuards(db, APPLIED + 4 * MIN)).toEqual([
+    expect(await evaluate(db, APPLIED + 4 * MIN)).toEqual([
       { kind: "frontend", version: 2, state: "tripped", rollbackVersion: 3 },
     ]);
-    expect(evaluateGuards(db, APPLIED + 5 * MIN)).toEqual([]);
+    expect(await evaluate(db, APPLIED + 5 * MIN)).toEqual([]);
 
     const api = testCaller(db, () => APPLIED + 5 * MIN);
     const latest = await api.policies.latest({ kind: "frontend" });
@@ -120,14 +123,14 @@ describe("guarded rollout", () => {
     await publishGuarded(db, { ttftP95RisePct: 20, windowMinutes: 10 });
     store(db, [...requests(APPLIED - 10 * MIN, 10 * MIN, 150, 100, 0.8), ack(2, APPLIED)]);
     store(db, requests(APPLIED, 2 * MIN, 10, 900, 0.8));
-    expect(evaluateGuards(db, APPLIED + 2 * MIN)[0]!.state).toBe("watching");
+    expect((await evaluate(db, APPLIED + 2 * MIN))[0]!.state).toBe("watching");
     const api = testCaller(db, () => APPLIED + 2 * MIN);
     const guard = (await api.policies.history({ kind: "frontend" })).items[0]!.guard!;
     expect(guard.message).toMatch(/too little traffic to judge \(\d+ requests before, 10 after/);
     expect((await api.policies.latest({ kind: "frontend" }))!.version).toBe(2);
 
     store(db, requests(APPLIED + 2 * MIN, MIN, 40, 134, 0.8));
-    const [out] = evaluateGuards(db, APPLIED + 3 * MIN);
+    const [out] = await evaluate(db, APPLIED + 3 * MIN);
     expect(out).toMatchObject({ state: "tripped", rollbackVersion: 3 });
     expect((await api.policies.latest({ kind: "frontend" }))!.comment).toMatch(
       /^rolled back by guard: TTFT p95 \+\d+%/,
@@ -136,7 +139,7 @@ describe("guarded rollout", () => {
     const db2 = testDb();
     await publishGuarded(db2, { ttftP95RisePct: 20 });
     await testCaller(db2, () => T0 + 2 * MIN).policies.publish({ kind: "frontend", document: {}, baseVersion: 2 });
-    expect(evaluateGuards(db2, T0 + 3 * MIN)).toEqual([
+    expect(await evaluate(db2, T0 + 3 * MIN)).toEqual([
       { kind: "frontend", version: 2, state: "superseded", rollbackVersion: null },
     ]);
     expect((await testCaller(db2).policies.audit({})).items[0]).toMatchObject({ action: "guard.superseded" });
@@ -150,9 +153,9 @@ describe("guarded rollout", () => {
       ack(2, APPLIED),
       ...requests(APPLIED, 3 * MIN, 60, 110, 0.78),
     ]);
-    expect(evaluateGuards(db, APPLIED + 2 * MIN)[0]!.state).toBe("watching");
-    expect(evaluateGuards(db, APPLIED + 3 * MIN + 1)[0]!.state).toBe("passed");
-    expect(evaluateGuards(db, APPLIED + 4 * MIN)).toEqual([]);
+    expect((await evaluate(db, APPLIED + 2 * MIN))[0]!.state).toBe("watching");
+    expect((await evaluate(db, APPLIED + 3 * MIN + 1))[0]!.state).toBe("passed");
+    expect(await evaluate(db, APPLIED + 4 * MIN)).toEqual([]);
     const api = testCaller(db);
     expect((await api.policies.latest({ kind: "frontend" }))!.version).toBe(2);
     expect((await api.policies.audit({})).items[0]).toMatchObject({

@@ -2,15 +2,16 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "../../db/client";
 import { oldestUnattributed } from "../../db/queries/attribution";
-import { getVersion } from "../../db/queries/control";
-import { guardsOf, type GuardRow } from "../../db/queries/guards";
-import { acksFrom, windowRows } from "../../db/queries/impact";
+import { windowRows } from "../../db/queries/impact";
+import { getVersion } from "../../db/store/control";
+import { acksFrom, guardsOf, type GuardRow } from "../../db/store/guards";
+import type { Store } from "../../db/store/store";
 import { ackTimes, impactWindows, MINUTE, targetImpact, type TargetImpact } from "../analysis/impact";
 import { policyContentHash } from "../control/content-hash";
 import { POLICY_KINDS, type PolicyKind } from "../control/policies";
 import { AppError } from "../errors";
 import { latestPredictionFor } from "../preview/prediction";
-import { viewerProcedure } from "../trpc/init";
+import { storeOf, viewerProcedure } from "../trpc/init";
 
 const MAX_TARGETS = 20;
 
@@ -29,10 +30,17 @@ export function guardView(g: GuardRow) {
   };
 }
 
-/** Per target that acknowledged the version: its before/after windows measured at `now`. */
-function targetsImpact(db: Db, kind: PolicyKind, version: number, lengthMs: number | null, now: number) {
+/** Per target that acknowledged the version: its before/after windows measured at `now` (windows: SQLite's rows). */
+async function targetsImpact(
+  s: Store,
+  db: Db,
+  kind: PolicyKind,
+  version: number,
+  lengthMs: number | null,
+  now: number,
+) {
   const pending = oldestUnattributed(db, "arrived_at");
-  return ackTimes(acksFrom(db, kind, version), version)
+  return ackTimes(await acksFrom(s, kind, version), version)
     .slice(0, MAX_TARGETS)
     .map((a): TargetImpact => {
       if (a.state === "rejected") return a;
@@ -61,18 +69,19 @@ export const impactProcedures = {
         windowMinutes: z.number().int().min(1).max(120).nullable().default(null),
       }),
     )
-    .query(({ ctx, input }) => {
-      const stored = getVersion(ctx.db, input.kind, input.version);
+    .query(async ({ ctx, input }) => {
+      const s = storeOf(ctx);
+      const stored = await getVersion(s, input.kind, input.version);
       if (!stored) throw new AppError("NOT_FOUND", `${input.kind} version ${input.version} does not exist`);
       const now = ctx.now();
-      const guard = guardsOf(ctx.db, input.kind, [input.version])[0];
+      const guard = (await guardsOf(s, input.kind, [input.version]))[0];
       const lengthMs = input.windowMinutes === null ? null : input.windowMinutes * MINUTE;
       return {
         kind: input.kind,
         version: input.version,
         now,
         prediction: latestPredictionFor(ctx.db, input.kind, policyContentHash(input.kind, stored.document)),
-        targets: targetsImpact(ctx.db, input.kind, input.version, lengthMs, now),
+        targets: await targetsImpact(s, ctx.db, input.kind, input.version, lengthMs, now),
         guard: guard ? guardView(guard) : null,
       };
     }),

@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { listStatuses } from "../../../db/queries/control";
+import { listStatuses } from "../../../db/store/control";
+import { sqliteStore } from "../../../db/store/store";
 import { publishVersion, upsertTarget } from "../store";
 import { testDb } from "../../../test/db";
 import { createControlServer } from "../../sim/control-api";
@@ -75,8 +76,8 @@ describe("sim adapter against the simulated cluster's control API", () => {
 
   it("brings the simulated cluster in sync through the reconciler", async () => {
     const { sim, url } = await simTarget();
-    const db = testDb();
-    upsertTarget(
+    const db = sqliteStore(testDb());
+    await upsertTarget(
       db,
       {
         id: "sim",
@@ -89,7 +90,7 @@ describe("sim adapter against the simulated cluster's control API", () => {
       "t",
       0,
     );
-    publishVersion(db, {
+    await publishVersion(db, {
       kind: "frontend",
       document: { strip_anthropic_preamble: true },
       baseVersion: null,
@@ -99,7 +100,7 @@ describe("sim adapter against the simulated cluster's control API", () => {
     });
     await reconcileOnce(db, defaultAdapters(), 1_000);
     expect(sim.policies().frontend).toMatchObject({ version: 1, document: { strip_anthropic_preamble: true } });
-    expect(listStatuses(db)).toMatchObject([
+    expect(await listStatuses(db)).toMatchObject([
       { targetId: "sim", kind: "frontend", state: "in_sync", appliedVersion: 1 },
     ]);
   });

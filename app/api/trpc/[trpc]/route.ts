@@ -22,8 +22,9 @@ async function handler(req: Request) {
       req: bounded,
       router: appRouter,
       createContext: async () => {
-        const actor = await requestActor(serverStore(), req, Date.now());
-        return createInnerContext({ db: serverDb(), now: Date.now, actor });
+        const store = serverStore();
+        const actor = await requestActor(store, req, Date.now());
+        return createInnerContext({ db: serverDb(), store, now: Date.now, actor });
       },
       onError({ error, path }) {
         if (error.code === "INTERNAL_SERVER_ERROR") console.error(`trpc ${path ?? "?"} failed: ${error.message}`);

@@ -1,0 +1,215 @@
+import { and, asc, desc, eq, gte, lt, max } from "drizzle-orm";
+import type { PolicyKind } from "../../lib/policy-kinds";
+import type { Store } from "./store";
+
+// Rows of the control plane on either engine: policy versions, push targets, rollout status and the audit log.
+// Rows in, rows out: what to publish, roll back or push is server/control's. Times are Unix ms.
+
+export const MAX_PAGE = 500;
+
+type T = Store["t"];
+export type StatusRow = T["rolloutStatus"]["$inferSelect"];
+type TargetStored = T["controlTargets"]["$inferSelect"];
+
+export type StoredVersion = {
+  kind: string;
+  version: number;
+  document: unknown;
+  author: string;
+  comment: string;
+  createdAt: number;
+  basedOn: number | null;
+};
+export type TargetRow = {
+  id: string;
+  name: string;
+  adapter: string;
+  config: Record<string, unknown>;
+  kinds: PolicyKind[];
+  enabled: boolean;
+};
+export type AuditEntry = {
+  actor: string;
+  action: string;
+  kind?: string | null;
+  version?: number | null;
+  detail?: unknown;
+};
+/** A new version as stored: the document already validated (server/control decides what to store). */
+export type NewVersion = {
+  kind: PolicyKind;
+  version: number;
+  document: unknown;
+  author: string;
+  comment: string;
+  createdAt: number;
+  basedOn: number | null;
+};
+/** A target's columns as stored: config and kinds JSON-encoded. */
+export type TargetValues = { name: string; adapter: string; config: string; kinds: string; enabled: boolean };
+
+function toVersion(row: T["policyVersions"]["$inferSelect"]): StoredVersion {
+  return { ...row, document: JSON.parse(row.document) as unknown };
+}
+
+/** The newest version of a kind, or null before the first publish. */
+export async function latestVersion(s: Store, kind: string): Promise<StoredVersion | null> {
+  const { policyVersions: v } = s.t;
+  const rows = await s.db.select().from(v).where(eq(v.kind, kind)).orderBy(desc(v.version)).limit(1);
+  return rows[0] ? toVersion(rows[0]) : null;
+}
+
+/** One version of a kind, or null. */
+export async function getVersion(s: Store, kind: string, version: number): Promise<StoredVersion | null> {
+  const { policyVersions: v } = s.t;
+  const rows = await s.db
+    .select()
+    .from(v)
+    .where(and(eq(v.kind, kind), eq(v.version, version)))
+    .limit(1);
+  return rows[0] ? toVersion(rows[0]) : null;
+}
+
+/** Versions of a kind, newest first, below `before` when given (a cursor); at most MAX_PAGE. */
+export async function listVersions(s: Store, kind: string, limit: number, before?: number): Promise<StoredVersion[]> {
+  const { policyVersions: v } = s.t;
+  const rows = await s.db
+    .select()
+    .from(v)
+    .where(before === undefined ? eq(v.kind, kind) : and(eq(v.kind, kind), lt(v.version, before)))
+    .orderBy(desc(v.version))
+    .limit(Math.min(limit, MAX_PAGE));
+  return rows.map(toVersion);
+}
+
+/** The latest version number per kind that has one. */
+export async function latestVersionNumbers(s: Store): Promise<Partial<Record<string, number>>> {
+  const { policyVersions: v } = s.t;
+  const rows = await s.db
+    .select({ kind: v.kind, version: max(v.version) })
+    .from(v)
+    .groupBy(v.kind);
+  return Object.fromEntries(rows.flatMap((r) => (r.version === null ? [] : [[r.kind, r.version]])));
+}
+
+/**
+ * Store one version unless its (kind, version) is taken: false when another writer stored that number first (the
+ * unique key decides between two processes publishing at once; on PostgreSQL the loser waits for the winner's commit).
+ */
+export async function insertVersion(s: Store, row: NewVersion): Promise<boolean> {
+  const { policyVersions: v } = s.t;
+  const stored = await s.db
+    .insert(v)
+    .values({ ...row, document: JSON.stringify(row.document) })
+    .onConflictDoNothing()
+    .returning({ version: v.version });
+  return stored.length === 1;
+}
+
+export async function appendAudit(s: Store, ts: number, entry: AuditEntry): Promise<void> {
+  await s.db.insert(s.t.controlAudit).values({
+    ts,
+    actor: entry.actor,
+    action: entry.action,
+    kind: entry.kind ?? null,
+    version: entry.version ?? null,
+    detail: JSON.stringify(entry.detail ?? {}),
+  });
+}
+
+/** Audit entries, newest first, below id `before` when given; at most MAX_PAGE. */
+export async function listAudit(s: Store, limit: number, before?: number) {
+  const { controlAudit: a } = s.t;
+  const rows = await s.db
+    .select()
+    .from(a)
+    .where(before === undefined ? undefined : lt(a.id, before))
+    .orderBy(desc(a.id))
+    .limit(Math.min(limit, MAX_PAGE));
+  return rows.map((r) => ({ ...r, detail: JSON.parse(r.detail) as unknown }));
+}
+
+/** All targets in name order. */
+export async function listTargets(s: Store): Promise<TargetRow[]> {
+  const { controlTargets: c } = s.t;
+  const rows = await s.db.select().from(c).orderBy(asc(c.name), asc(c.id)).limit(MAX_PAGE);
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    adapter: r.adapter,
+    config: JSON.parse(r.config) as Record<string, unknown>,
+    kinds: JSON.parse(r.kinds) as PolicyKind[],
+    enabled: r.enabled,
+  }));
+}
+
+/** A target's stored row (config and kinds as stored JSON), or undefined. */
+export async function storedTarget(s: Store, id: string): Promise<TargetStored | undefined> {
+  const { controlTargets: c } = s.t;
+  return (await s.db.select().from(c).where(eq(c.id, id)).limit(1))[0];
+}
+
+/** Create or replace a target's row (`now` is its creation time when new). */
+export async function writeTarget(s: Store, id: string, values: TargetValues, now: number): Promise<void> {
+  const { controlTargets: c } = s.t;
+  await s.db
+    .insert(c)
+    .values({ id, createdAt: now, ...values })
+    .onConflictDoUpdate({ target: c.id, set: values });
+}
+
+/** Delete a target (its rollout rows go with it); false when it did not exist. */
+export async function deleteTarget(s: Store, id: string): Promise<boolean> {
+  const { controlTargets: c, rolloutStatus: r } = s.t;
+  await s.db.delete(r).where(eq(r.targetId, id));
+  return (await s.db.delete(c).where(eq(c.id, id)).returning({ id: c.id })).length === 1;
+}
+
+/** Drop a target's rollout rows (every kind). */
+export async function deleteStatuses(s: Store, targetId: string): Promise<void> {
+  const { rolloutStatus: r } = s.t;
+  await s.db.delete(r).where(eq(r.targetId, targetId));
+}
+
+/** Every rollout row (one per target and kind, so bounded by the targets). */
+export async function listStatuses(s: Store): Promise<StatusRow[]> {
+  const { rolloutStatus: r } = s.t;
+  return s.db.select().from(r).orderBy(asc(r.targetId), asc(r.kind));
+}
+
+/** Insert or replace one target's status for a kind. */
+export async function putStatus(s: Store, row: StatusRow): Promise<void> {
+  const { rolloutStatus: r } = s.t;
+  const { targetId: _t, kind: _k, ...rest } = row;
+  await s.db
+    .insert(r)
+    .values(row)
+    .onConflictDoUpdate({ target: [r.targetId, r.kind], set: rest });
+}
+
+export type PolicyMark = {
+  ts: number;
+  kind: string;
+  version: number;
+  author: string;
+  comment: string;
+  basedOn: number | null;
+};
+
+/** Versions published in [from, to), oldest first: the annotations of time-series charts. */
+export async function publishedBetween(s: Store, from: number, to: number, limit = 100): Promise<PolicyMark[]> {
+  const { policyVersions: v } = s.t;
+  return s.db
+    .select({
+      ts: v.createdAt,
+      kind: v.kind,
+      version: v.version,
+      author: v.author,
+      comment: v.comment,
+      basedOn: v.basedOn,
+    })
+    .from(v)
+    .where(and(gte(v.createdAt, from), lt(v.createdAt, to)))
+    .orderBy(asc(v.createdAt), asc(v.kind), asc(v.version))
+    .limit(limit);
+}

@@ -1,0 +1,5 @@
+import { POSTGRES } from "../../test/stores";
+import { controlStoreCases } from "./control-store.cases";
+
+// The control plane's cases on PostgreSQL (`npm run test:pg`): two pools on one database, as two dashboards.
+controlStoreCases(POSTGRES);

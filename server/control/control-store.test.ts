@@ -1,0 +1,4 @@
+import { SQLITE } from "../../test/stores";
+import { controlStoreCases } from "./control-store.cases";
+
+controlStoreCases(SQLITE);

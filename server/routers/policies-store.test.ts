@@ -1,0 +1,4 @@
+import { SQLITE } from "../../test/stores";
+import { policiesRouterCases } from "./policies-router.cases";
+
+policiesRouterCases(SQLITE);
