@@ -13,9 +13,6 @@ import { LEASE_TIMING, leaseClaim, leaseStep, type LeaseOutcome, type LeaseTimin
 /** The lease background work runs under. */
 export const BACKGROUND_LEASE = "background";
 
-/** How soon a lease look asks a busy SQLite file again. */
-const BUSY_RETRY_MS = 50;
-
 /** Start the work; resolves (or returns) the function that stops it. */
 export type LeaderWork = () => (() => Promise<void> | void) | Promise<() => Promise<void> | void>;
 
@@ -108,27 +105,16 @@ export function startLeader(store: Store, work: LeaderWork, opts: LeaderOptions)
     const late = new Promise<never>((_, reject) => {
       giveUp = setTimeout(() => reject(new Error(`no answer within ${t.renewMs} ms`)), t.renewMs);
     });
-    let waiting = true;
-    // A SQLite file whose write lock an ingest batch holds past the connection's busy_timeout answers "database is
-    // locked": that is a store that answers late, not one that does not answer, so ask again within the same window.
-    const attempt = async (): Promise<{ at: number; outcome: LeaseOutcome }> => {
-      for (;;) {
-        try {
-          const at = await clock.read();
-          return { at, outcome: await observe(store, name, opts.holder, at, t) };
-        } catch (err) {
-          if (!waiting || !isBusy(err)) throw err;
-          await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
-        }
-      }
-    };
     try {
-      return await Promise.race([attempt(), late]);
+      const at = await Promise.race([clock.read(), late]);
+      return { at, outcome: await Promise.race([observe(store, name, opts.holder, at, t), late]) };
     } catch (err) {
-      log().warn({ err: errorMessage(err) }, "leader lease: the store did not answer");
+      // A SQLite file whose write lock an ingest batch held past busy_timeout answers late, not never: the next tick
+      // (a second away) asks again, and only a lease that cannot be renewed in time is worth a warning (armDeadline).
+      if (isBusy(err)) log().debug({ err: errorMessage(err) }, "leader lease: the store was busy");
+      else log().warn({ err: errorMessage(err) }, "leader lease: the store did not answer");
       return { at: clock.estimate(), outcome: { kind: "failed" } };
     } finally {
-      waiting = false;
       clearTimeout(giveUp);
     }
   };
