@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
 import type { PgDb } from "../pg/client";
@@ -23,6 +24,17 @@ export type Store = {
    * this process's on SQLite (every process shares the host's clock and file).
    */
   clock: () => Promise<number>;
+  /**
+   * Run `fn` in one transaction over the store it is handed: committed when it resolves, rolled back when it throws
+   * (the error is rethrown). A tx begun inside another on the same connection or pool (through either store) joins
+   * the outer one: it commits or rolls back with it. SQLite: transactions on one connection run one
+   * after another (BEGIN IMMEDIATE, so the write lock is taken up front), and any other statement on that connection
+   * while `fn` awaits runs inside it; a write through another connection of the same thread blocks that thread until
+   * its busy timeout (the holder cannot go on meanwhile), so writers sharing the file are other threads or processes.
+   * PostgreSQL: one pooled connection at READ COMMITTED; transactions of one
+   * process run side by side. On both: no network I/O inside `fn`.
+   */
+  tx: <T>(fn: (s: Store) => Promise<T>) => Promise<T>;
 };
 
 const sqliteStores = new WeakMap<Db, Store>();
@@ -34,26 +46,96 @@ const sqliteStores = new WeakMap<Db, Store>();
 export function sqliteStore(db: Db): Store {
   let store = sqliteStores.get(db);
   if (!store) {
-    store = {
-      engine: "sqlite",
+    const base = {
+      engine: "sqlite" as const,
       db: db as unknown as StoreDb,
       t: sqliteTables as unknown as StoreTables,
       clock: async () => Date.now(),
     };
+    const inner: Store = { ...base, tx: (fn) => fn(inner) };
+    store = { ...base, tx: sqliteTx(db, inner) };
     sqliteStores.set(db, store);
   }
   return store;
 }
 
+/** The last transaction queued on each SQLite connection (resolves, never rejects, once it has ended). */
+const sqliteQueues = new WeakMap<Db, Promise<void>>();
+
+/**
+ * The transactions the running async call is inside: connection or pool → its transaction's store, while open (work
+ * a transaction left running after it ended sees it closed and begins its own).
+ */
+const openTx = new AsyncLocalStorage<ReadonlyMap<object, { store: Store; open: boolean }>>();
+
+/** Run fn inside the transaction already open on `key` for this call, or in a new one begun by `begin`. */
+async function joinOrBegin<T>(
+  key: object,
+  fn: (s: Store) => Promise<T>,
+  begin: (run: (s: Store) => Promise<T>) => Promise<T>,
+): Promise<T> {
+  const open = openTx.getStore();
+  const joined = open?.get(key);
+  if (joined?.open) return fn(joined.store);
+  return begin(async (store) => {
+    const entry = { store, open: true };
+    try {
+      return await openTx.run(new Map(open).set(key, entry), () => fn(store));
+    } finally {
+      entry.open = false;
+    }
+  });
+}
+
+/**
+ * better-sqlite3's own transactions are synchronous (an async callback would commit at its first await): this one
+ * waits its turn on the connection, then holds BEGIN IMMEDIATE … COMMIT across `fn`'s awaits.
+ */
+function sqliteTx(db: Db, inner: Store): Store["tx"] {
+  return (fn) =>
+    joinOrBegin(db, fn, async (run) => {
+      const previous = sqliteQueues.get(db) ?? Promise.resolve();
+      let ended!: () => void;
+      sqliteQueues.set(db, new Promise<void>((resolve) => (ended = resolve)));
+      try {
+        await previous;
+        const client = db.$client;
+        client.exec("BEGIN IMMEDIATE");
+        try {
+          const out = await run(inner);
+          client.exec("COMMIT");
+          return out;
+        } catch (err) {
+          if (client.inTransaction) client.exec("ROLLBACK");
+          throw err;
+        }
+      } finally {
+        ended();
+      }
+    });
+}
+
 /** The database server's time in Unix ms (clock_timestamp: the time now, not the transaction's start). */
 const PG_NOW: SQL = sql`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::int8 AS now`;
 
-/** The store over a PostgreSQL pool. */
-export function pgStore(pg: PgDb): Store {
+/** What a PostgreSQL store runs on: the pool, or one transaction's connection. */
+type PgRunner = StoreDb & Pick<PgDb, "execute">;
+
+function pgStoreOver(q: PgRunner, tx: Store["tx"]): Store {
   return {
     engine: "pg",
-    db: pg,
+    db: q,
     t: pgTables,
-    clock: async () => Number((await pg.execute<{ now: number }>(PG_NOW))[0]!.now),
+    clock: async () => Number((await q.execute<{ now: number }>(PG_NOW))[0]!.now),
+    tx,
   };
+}
+
+/** The store over a PostgreSQL pool. */
+export function pgStore(pg: PgDb): Store {
+  const inTx = (t: PgRunner): Store => {
+    const s: Store = pgStoreOver(t, (fn) => fn(s));
+    return s;
+  };
+  return pgStoreOver(pg, (fn) => joinOrBegin(pg.$client, fn, (run) => pg.transaction((t) => run(inTx(t)))));
 }
