@@ -86,3 +86,30 @@ export function isPgUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Run `fn` in one transaction on a connection reserved from the pool: committed when it resolves, rolled back when it
+ * throws (rethrown). Used instead of the driver's `sql.begin`, which after losing its connection still sends ROLLBACK
+ * on it and hands it back to the pool, so that a later write on the dead socket throws from a timer (an uncaught
+ * TypeError that would end the process). Here a connection found lost is neither written to nor released: the pool
+ * has already put it among its closed connections, to reconnect when needed.
+ */
+export async function pgTransaction<T>(sql: postgres.Sql, fn: (tx: postgres.ReservedSql) => Promise<T>): Promise<T> {
+  const conn = await sql.reserve();
+  let lost = false;
+  try {
+    await conn`BEGIN`;
+    const out = await fn(conn);
+    await conn`COMMIT`;
+    return out;
+  } catch (err) {
+    lost = isPgUnavailable(err);
+    if (!lost)
+      await conn`ROLLBACK`.catch((rollbackErr: unknown) => {
+        lost = isPgUnavailable(rollbackErr);
+      });
+    throw err;
+  } finally {
+    if (!lost) conn.release();
+  }
+}

@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
-import type { PgDb } from "../pg/client";
+import { drizzle } from "drizzle-orm/postgres-js";
+import { pgTransaction, type PgDb } from "../pg/client";
+import * as schema from "../pg-schema";
 import { pgTables, sqliteTables, type StoreTables } from "./tables";
 
 // The engine-neutral store: one handle over SQLite (better-sqlite3) or PostgreSQL (postgres), so that each query is
@@ -31,7 +33,7 @@ export type Store = {
    * after another (BEGIN IMMEDIATE, so the write lock is taken up front), and any other statement on that connection
    * while `fn` awaits runs inside it; a write through another connection of the same thread blocks that thread until
    * its busy timeout (the holder cannot go on meanwhile), so writers sharing the file are other threads or processes.
-   * PostgreSQL: one pooled connection at READ COMMITTED; transactions of one
+   * PostgreSQL: one reserved pooled connection at READ COMMITTED; transactions of one
    * process run side by side. On both: no network I/O inside `fn`.
    */
   tx: <T>(fn: (s: Store) => Promise<T>) => Promise<T>;
@@ -137,5 +139,11 @@ export function pgStore(pg: PgDb): Store {
     const s: Store = pgStoreOver(t, (fn) => fn(s));
     return s;
   };
-  return pgStoreOver(pg, (fn) => joinOrBegin(pg.$client, fn, (run) => pg.transaction((t) => run(inTx(t)))));
+  // Not drizzle's pg.transaction (the driver's sql.begin): see pgTransaction for why.
+  // drizzle reads the pool's type parsers from `options`, which a reserved connection shares but does not expose.
+  const begin = <T>(run: (s: Store) => Promise<T>) =>
+    pgTransaction(pg.$client, (conn) =>
+      run(inTx(drizzle(Object.assign(conn, { options: pg.$client.options }), { schema }) as unknown as PgDb)),
+    );
+  return pgStoreOver(pg, (fn) => joinOrBegin(pg.$client, fn, begin));
 }

@@ -15,7 +15,7 @@ export function pgUnavailableResponse(err: unknown): Response | null {
   const now = Date.now();
   if (now - lastLogged >= 10_000) {
     lastLogged = now;
-    log().warn({ err: errorMessage(err) }, "PostgreSQL is unreachable: answering 503 until it returns");
+    log().warn({ err: errorMessage(rootCause(err)) }, "PostgreSQL is unreachable: answering 503 until it returns");
   }
   return Response.json(
     {
@@ -23,4 +23,12 @@ export function pgUnavailableResponse(err: unknown): Response | null {
     },
     { status: 503, headers: { "Retry-After": String(PG_RETRY_AFTER_SECONDS) } },
   );
+}
+
+/** The innermost `cause` (drizzle wraps the driver's error in one naming the query and its parameters). */
+function rootCause(err: unknown): unknown {
+  let e = err;
+  for (let depth = 0; depth < 5 && (e as { cause?: unknown } | null)?.cause; depth++)
+    e = (e as { cause: unknown }).cause;
+  return e;
 }
