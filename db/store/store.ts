@@ -29,10 +29,10 @@ export type Store = {
   /**
    * Run `fn` in one transaction over the store it is handed: committed when it resolves, rolled back when it throws
    * (the error is rethrown). A tx begun inside another on the same connection or pool (through either store) joins
-   * the outer one: it commits or rolls back with it. SQLite: transactions on one connection run one
-   * after another (BEGIN IMMEDIATE, so the write lock is taken up front), and any other statement on that connection
-   * while `fn` awaits runs inside it; a write through another connection of the same thread blocks that thread until
-   * its busy timeout (the holder cannot go on meanwhile), so writers sharing the file are other threads or processes.
+   * the outer one: it commits or rolls back with it. SQLite: this process's transactions on one file run one
+   * after another, whichever connection (BEGIN IMMEDIATE, so the write lock is taken up front), and any other
+   * statement on that connection while `fn` awaits runs inside it; a write outside store.tx through another
+   * connection of the same thread would block that thread until its busy timeout (the holder cannot go on meanwhile).
    * PostgreSQL: one reserved pooled connection at READ COMMITTED; transactions of one
    * process run side by side. On both: no network I/O inside `fn`.
    */
@@ -61,8 +61,28 @@ export function sqliteStore(db: Db): Store {
   return store;
 }
 
-/** The last transaction queued on each SQLite connection (resolves, never rejects, once it has ended). */
-const sqliteQueues = new WeakMap<Db, Promise<void>>();
+/**
+ * The last transaction queued on each SQLite file of this process (resolves, never rejects, once it has ended); an
+ * in-memory database is its connection alone. Per file, not per connection: a second connection's BEGIN IMMEDIATE
+ * would block this thread on busy_timeout for a lock only this same thread can release.
+ */
+const fileQueues = new Map<string, Promise<void>>();
+const memoryQueues = new WeakMap<Db, Promise<void>>();
+
+/** Wait for the transactions queued before on this database's file; resolves to the function ending this turn. */
+async function takeTurn(db: Db): Promise<() => void> {
+  const file = db.$client.memory ? null : db.$client.name;
+  const previous = (file === null ? memoryQueues.get(db) : fileQueues.get(file)) ?? Promise.resolve();
+  let ended!: () => void;
+  const mine = new Promise<void>((resolve) => (ended = resolve));
+  if (file === null) memoryQueues.set(db, mine);
+  else fileQueues.set(file, mine);
+  await previous;
+  return () => {
+    ended();
+    if (file !== null && fileQueues.get(file) === mine) fileQueues.delete(file);
+  };
+}
 
 /**
  * The transactions the running async call is inside: connection or pool → its transaction's store, while open (work
@@ -91,16 +111,13 @@ async function joinOrBegin<T>(
 
 /**
  * better-sqlite3's own transactions are synchronous (an async callback would commit at its first await): this one
- * waits its turn on the connection, then holds BEGIN IMMEDIATE … COMMIT across `fn`'s awaits.
+ * waits its turn on the file, then holds BEGIN IMMEDIATE … COMMIT across `fn`'s awaits.
  */
 function sqliteTx(db: Db, inner: Store): Store["tx"] {
   return (fn) =>
     joinOrBegin(db, fn, async (run) => {
-      const previous = sqliteQueues.get(db) ?? Promise.resolve();
-      let ended!: () => void;
-      sqliteQueues.set(db, new Promise<void>((resolve) => (ended = resolve)));
+      const ended = await takeTurn(db);
       try {
-        await previous;
         const client = db.$client;
         client.exec("BEGIN IMMEDIATE");
         try {
