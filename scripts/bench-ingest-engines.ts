@@ -90,26 +90,89 @@ async function benchPgStore(events: readonly TelemetryEvent[], batch: number, co
   }
 }
 
-/** Run each engine's store over the same events and print their events/s side by side. */
+const ROUTE_TOKEN = "bench-ingest-route-token-0123456789abcdef";
+
+/**
+ * PostgreSQL through POST /api/ingest's handler in this process (token check, body, decoding, validation, storing,
+ * the JSON reply; no HTTP server in front): SWITCHYARD_DATABASE_URL names a fresh database, `concurrency` bodies in
+ * flight, in order. Must run last in a process: the server settings it sets are read once.
+ */
+async function benchPgRoute(bodies: readonly string[], concurrency: number): Promise<Result> {
+  const given = process.env.SWITCHYARD_TEST_DATABASE_URL;
+  const server = given ? null : await startThrowawayPg({ durable: true });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-route-"));
+  try {
+    const fresh = await freshPg(given ?? server!.url);
+    await fresh.pg.$client.end({ timeout: 5 });
+    Object.assign(process.env, {
+      SWITCHYARD_DATABASE_URL: fresh.url,
+      SWITCHYARD_INGEST_TOKEN: ROUTE_TOKEN,
+      SWITCHYARD_DB: path.join(dir, "unused.db"),
+    });
+    const { POST } = await import("../app/api/ingest/route");
+    const { serverPg } = await import("../server/runtime");
+    const post = async (body: string) => {
+      const res = await POST(
+        new Request("http://localhost/api/ingest", {
+          method: "POST",
+          headers: { Authorization: `Bearer ${ROUTE_TOKEN}`, "Content-Type": "application/x-ndjson" },
+          body,
+        }),
+      );
+      const reply = (await res.json()) as { accepted: number; duplicate: number; rejected: number };
+      if (res.status !== 200) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
+      return reply.duplicate + reply.rejected;
+    };
+    try {
+      await post(bodies[0]!); // warm-up (partitions, prepared statements); not counted
+      const queue = bodies.slice(1);
+      const events = queue.reduce((n, b) => n + b.split("\n").length, 0);
+      let next = 0;
+      let notAccepted = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          for (let i = next++; i < queue.length; i = next++) notAccepted += await post(queue[i]!);
+        }),
+      );
+      return { rate: events / ((performance.now() - started) / 1000), notAccepted };
+    } finally {
+      await serverPg()?.$client.end({ timeout: 5 });
+      await fresh.drop();
+    }
+  } finally {
+    server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Run each engine's store over the same events and print their events/s side by side; with the posted bodies given,
+ * PostgreSQL is also timed through the ingest route's handler.
+ */
 export async function benchEngines(
   engines: readonly Engine[],
   events: readonly TelemetryEvent[],
   batch: number,
   concurrency: number,
+  bodies?: readonly string[],
 ): Promise<void> {
-  const rates: [Engine, number, Result][] = [];
+  const rates: [string, number, Result][] = [];
   for (const engine of engines) {
     if (engine === "sqlite") rates.push([engine, 1, benchSqliteStore(events, batch)]);
     // One batch at a time is the like-for-like figure (SQLite's writes are serial); with several in flight a request
     // may name a prefix whose batch has not committed yet and is refused (the dashboard orders its writes).
     else for (const n of new Set([1, concurrency])) rates.push([engine, n, await benchPgStore(events, batch, n)]);
   }
+  if (bodies && engines.includes("postgres"))
+    rates.push(["postgres route", concurrency, await benchPgRoute(bodies, concurrency)]);
   console.log(`engines: the same ${events.length} events through each store function, batches of ${batch}`);
   const base = rates.find(([e]) => e === "sqlite")?.[2].rate;
   for (const [engine, n, { rate, notAccepted }] of rates) {
     const vs = base && engine !== "sqlite" ? ` (${(rate / base).toFixed(2)}x sqlite)` : "";
     const how = n === 1 ? "one batch at a time" : `${n} batches in flight`;
     const refused = notAccepted ? `; ${notAccepted} not accepted (duplicates or refused prefixes)` : "";
-    console.log(`  ${engine.padEnd(8)} store: ${Math.round(rate)} events/s, ${how}${vs}${refused}`);
+    const what = engine.endsWith("route") ? engine.replace(" route", "") + " route handler" : `${engine} store`;
+    console.log(`  ${what.padEnd(23)}: ${Math.round(rate)} events/s, ${how}${vs}${refused}`);
   }
 }

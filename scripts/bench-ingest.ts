@@ -247,13 +247,14 @@ async function main() {
   console.log(
     `events: ${inputs.length - warmup} from ${FILE ?? "the built-in mix"} in ${bodies.length - 1} batches of up to ${BATCH} (${mb.toFixed(1)} MiB of NDJSON, ${Math.round((mb * 1048576) / inputs.length)} B/event), concurrency ${CONCURRENCY}`,
   );
-  if (ENGINES?.length === 1 && ENGINES[0] === "postgres") return benchEngines(ENGINES, parsed, BATCH, CONCURRENCY);
+  if (ENGINES?.length === 1 && ENGINES[0] === "postgres")
+    return benchEngines(ENGINES, parsed, BATCH, CONCURRENCY, bodies);
   const http = await benchHttp(bodies);
   const raw = benchRaw(parsed);
   console.log(`http: ${Math.round(http)} events/s (${((http * mb) / inputs.length).toFixed(1)} MiB/s)`);
   console.log(`raw: ${Math.round(raw)} events/s`);
   console.log(`ratio: ${(http / raw).toFixed(3)}`);
-  if (ENGINES) await benchEngines(ENGINES, parsed, BATCH, CONCURRENCY);
+  if (ENGINES) await benchEngines(ENGINES, parsed, BATCH, CONCURRENCY, bodies);
 }
 
 void main().catch((err) => {

@@ -2,15 +2,15 @@ import { maskUrl } from "../lib/mask-url";
 import { openPg } from "../db/pg/client";
 
 // Which store engine the dashboard may start on. PostgreSQL is reachable and migrated at start; its ingest storage
-// (db/pg/) and the engine-neutral store's first slice (db/store/: the leader lease, sign-in limits, sessions, token
-// checks) exist, but pages, HTTP ingest, attribution, control and the other jobs do not run on it yet: the dashboard
-// refuses to serve on it rather than show pages from nowhere.
+// (db/pg/, behind POST /api/ingest) and the engine-neutral store's first slice (db/store/: transactions, the leader
+// lease, sign-in limits, sessions, token checks) exist, but pages, attribution, control and the other jobs do not run
+// on it yet: the dashboard refuses to serve on it rather than show pages from nowhere.
 
 export class EngineError extends Error {}
 
 /** What runs on PostgreSQL so far, and what does not (the refusal's one line). */
 export const PG_NOT_YET =
-  "PostgreSQL holds the ingest tables (with retention), the leader lease, sign-in limits, sessions and API-token checks so far; pages, HTTP ingest, account administration, attribution, control and the other background jobs do not run on it yet, so the dashboard does not start on it: unset SWITCHYARD_DATABASE_URL to use the SQLite file of SWITCHYARD_DB";
+  "PostgreSQL holds the ingest tables (with retention) and serves HTTP ingest (POST /api/ingest and its token check), the leader lease, sign-in limits, sessions and API-token checks so far; pages, OTLP logs, trace imports, account administration, attribution, control and the other background jobs do not run on it yet, so the dashboard does not start on it: unset SWITCHYARD_DATABASE_URL to use the SQLite file of SWITCHYARD_DB";
 
 /**
  * Check the configured engine before anything else starts: with SWITCHYARD_DATABASE_URL set, connect and migrate

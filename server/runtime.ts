@@ -1,51 +1,74 @@
 import { sharedDb, type Db } from "../db/client";
-import { sqliteStore, type Store } from "../db/store/store";
+import { connectPg, type PgDb } from "../db/pg/client";
+import { pgStore, sqliteStore, type Store } from "../db/store/store";
 import { LoginLimiter } from "./auth/rate-limit";
 import { env } from "./env";
-import { ingestTokenDigests, noteUse } from "./auth/tokens";
-import { matchedBearer } from "./ingest/token";
+import { ingestTokenMatch, noteUse } from "./auth/tokens";
 import { errorMessage, log } from "./observability/logger";
 
-/** The server process's database connection (opened and migrated on first use). */
+/** The server process's SQLite connection (opened and migrated on first use). */
 export function serverDb(): Db {
   return sharedDb(env().SWITCHYARD_DB);
 }
 
-/** The server process's store (the engine-neutral handle over serverDb; SQLite until the dashboard runs on pg). */
+const pgKey = Symbol.for("switchyard.serverPg");
+type PgHolder = { [pgKey]?: { url: string; pg: PgDb; store: Store } };
+
+/**
+ * The server process's PostgreSQL pool when SWITCHYARD_DATABASE_URL is set, else null: one pool per process (shared
+ * by the server entry and Next's route bundles), connecting lazily; engine-start migrated it before anything served.
+ */
+export function serverPg(): PgDb | null {
+  return pgHandle()?.pg ?? null;
+}
+
+function pgHandle(): { pg: PgDb; store: Store } | null {
+  const url = env().SWITCHYARD_DATABASE_URL;
+  if (!url) return null;
+  const holder = globalThis as PgHolder;
+  const current = holder[pgKey];
+  if (current && current.url === url) return current;
+  // A short connect timeout: while the server is unreachable, ingest answers 503 soon rather than holding senders.
+  const pg = connectPg(url, { max: 8, connectTimeoutSeconds: 5 });
+  holder[pgKey] = { url, pg, store: pgStore(pg) };
+  return holder[pgKey];
+}
+
+/** The server process's store: PostgreSQL's when SWITCHYARD_DATABASE_URL is set, else the SQLite file's. */
 export function serverStore(): Store {
-  return sqliteStore(serverDb());
+  return pgHandle()?.store ?? sqliteStore(serverDb());
 }
 
 /**
- * Whether an Authorization header carries a token that may ingest right now (read from the database on every call,
+ * Whether an Authorization header carries a token that may ingest right now (read from the store on every call,
  * so a revoked token stops at once: one indexed query); an accepted token gets its last-used time recorded.
  */
-export function ingestTokenAccepted(header: string | null): boolean {
-  const db = serverDb();
-  const digest = matchedBearer(header, ingestTokenDigests(db, env().SWITCHYARD_INGEST_TOKEN));
-  if (digest) noteUseAtMostPerMinute(db, digest, Date.now());
+export async function ingestTokenAccepted(header: string | null): Promise<boolean> {
+  const s = serverStore();
+  const digest = await ingestTokenMatch(s, header, env().SWITCHYARD_INGEST_TOKEN);
+  if (digest) noteUseAtMostPerMinute(s, digest, Date.now());
   return digest !== null;
 }
 
 const notedKey = Symbol.for("switchyard.ingestTokenNoted");
-type NotedHolder = { [notedKey]?: WeakMap<Db, Map<string, number>> };
+type NotedHolder = { [notedKey]?: WeakMap<Store, Map<string, number>> };
 
 /**
- * The store keeps last use to the minute; an UPDATE takes the write lock even when it changes nothing, so on the
- * event loop it would wait for every ingest batch being written. Noted at most once a minute per token here.
+ * The store keeps last use to the minute; on SQLite an UPDATE takes the write lock even when it changes nothing, so
+ * on the event loop it would wait for every ingest batch being written. Noted at most once a minute per token here.
  */
-function noteUseAtMostPerMinute(db: Db, digest: string, now: number): void {
-  const byDb = ((globalThis as NotedHolder)[notedKey] ??= new WeakMap());
-  let noted = byDb.get(db);
-  if (!noted) byDb.set(db, (noted = new Map()));
+function noteUseAtMostPerMinute(s: Store, digest: string, now: number): void {
+  const byStore = ((globalThis as NotedHolder)[notedKey] ??= new WeakMap());
+  let noted = byStore.get(s);
+  if (!noted) byStore.set(s, (noted = new Map()));
   if (now - (noted.get(digest) ?? -Infinity) < 60_000) return;
   noted.set(digest, now);
-  noteUse(sqliteStore(db), digest, now).catch((err: unknown) =>
+  noteUse(s, digest, now).catch((err: unknown) =>
     log().warn({ err: errorMessage(err) }, "token last use could not be recorded"),
   );
 }
 
-/** The sign-in rate limiter over the server database (its counts live there, shared by every process). */
+/** The sign-in rate limiter over the server's store (its counts live there, shared by every process). */
 export function loginLimiter(): LoginLimiter {
   return new LoginLimiter(serverStore());
 }

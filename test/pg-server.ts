@@ -7,7 +7,11 @@ import { freePort } from "../lib/free-port";
 // A throwaway PostgreSQL server for tests and benchmarks: initdb into a temp folder, started on a free port, removed
 // by stop(). Run as the `postgres` user when this process is root (initdb refuses root).
 
-export type ThrowawayPg = { url: string; stop: () => void };
+/**
+ * stop: shut down and remove everything. halt / resume: shut the server down as a crash would (immediate mode, its
+ * connections cut) and start it again on the same port and data, to test what clients do while it is gone.
+ */
+export type ThrowawayPg = { url: string; stop: () => void; halt: () => void; resume: () => void };
 
 /** The folder of initdb / pg_ctl: on PATH, else Debian's newest /usr/lib/postgresql/N/bin; null when none. */
 export function pgBinDir(): string | null {
@@ -40,22 +44,36 @@ export async function startThrowawayPg(options: { durable?: boolean } = {}): Pro
   const port = await freePort();
   const settings = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c max_connections=200"];
   if (options.durable === false) settings.push("-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off");
+  const start = () =>
+    run("pg_ctl", ["-D", data, "-l", path.join(dir, "server.log"), "-o", settings.join(" "), "-w", "start"]);
+  let running = false;
   try {
     run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]);
-    run("pg_ctl", ["-D", data, "-l", path.join(dir, "server.log"), "-o", settings.join(" "), "-w", "start"]);
+    start();
+    running = true;
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw err;
   }
   let stopped = false;
+  const halt = () => {
+    if (!running) return;
+    running = false;
+    run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+  };
+  const resume = () => {
+    if (running || stopped) return;
+    start();
+    running = true;
+  };
   const stop = () => {
     if (stopped) return;
     stopped = true;
     try {
-      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      halt();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   };
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop, halt, resume };
 }

@@ -4,7 +4,7 @@ import type { StoreStatus } from "../queries/ingest";
 import { encodeHashes, HASH_BYTES } from "../chain-codec";
 import { requestHead, rowOf } from "../queries/ingest-rows";
 import { idKey } from "../queries/ingest-kv-rows";
-import type { PgDb } from "./client";
+import { pgTransaction, type PgDb } from "./client";
 import { dayOf, ensurePartitions, forgetPartitions, PARTITIONED } from "./partitions";
 import { insertPlans, planParams, type InsertPlan, type Value } from "./rows";
 import { upsertWorkers } from "./workers";
@@ -97,13 +97,13 @@ export async function storeEventsPg(
     await ensurePartitions(sql, days);
     await turn.previous;
     try {
-      return await sql.begin((tx) => storeInTransaction(tx, turn, events, options.resolvePrefix));
+      return await pgTransaction(sql, (tx) => storeInTransaction(tx, turn, events, options.resolvePrefix));
     } catch (err) {
       // Another process may have dropped a partition this one remembered: make it again once, then give up.
       if ((err as { code?: string }).code !== "23514") throw err;
       forgetPartitions(sql);
       await ensurePartitions(sql, days);
-      return await sql.begin((tx) => storeInTransaction(tx, turn, events, options.resolvePrefix));
+      return await pgTransaction(sql, (tx) => storeInTransaction(tx, turn, events, options.resolvePrefix));
     }
   } finally {
     turn.done();
@@ -114,7 +114,7 @@ export async function storeEventsPg(
 const keyOf = (plan: InsertPlan, id: string): string => (plan.key === "id_key" ? String(idKey(id)) : id);
 
 async function storeInTransaction(
-  tx: postgres.TransactionSql,
+  tx: postgres.Sql,
   turn: Turn,
   events: readonly IngestRow[],
   resolve: ResolvePrefix | undefined,
@@ -180,7 +180,7 @@ async function storeInTransaction(
  * A name a recent batch of this process holds from the same session and sender is not read: that row would be picked.
  */
 async function heldRequests(
-  tx: postgres.TransactionSql,
+  tx: postgres.Sql,
   events: readonly IngestRow[],
   recent: Map<string, HeldRequest[]>,
 ): Promise<{ rowIds: Set<string>; byRequestId: Map<string, HeldRequest[]> }> {

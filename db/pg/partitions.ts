@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { pgTransaction } from "./client";
 
 // Daily partitions of PostgreSQL's event tables (declarative range partitioning on ts, Unix ms): created ahead of the
 // rows that need them, dropped whole by retention.
@@ -50,7 +51,7 @@ export async function ensurePartitions(sql: postgres.Sql, days: Iterable<number>
   if (!seen) known.set(sql, (seen = new Set()));
   const missing = [...new Set(days)].filter((d) => !seen.has(d)).sort((a, b) => a - b);
   if (missing.length === 0) return;
-  await sql.begin(async (tx) => {
+  await pgTransaction(sql, async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(hashtext('switchyard.partitions'))`;
     for (const day of missing)
       for (const table of TABLES)

@@ -26,7 +26,7 @@ const SEEN = `INSERT INTO workers (worker_id, kv_total_blocks, first_seen, last_
 
 /** Apply accepted worker.up / worker.down in batch order, then one upsert of what worker.stats samples saw. */
 export async function upsertWorkers(
-  tx: postgres.TransactionSql,
+  tx: postgres.Sql,
   events: readonly IngestRow[],
   out: readonly StoreStatus[],
 ): Promise<void> {

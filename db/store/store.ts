@@ -1,6 +1,9 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
-import type { PgDb } from "../pg/client";
+import { drizzle } from "drizzle-orm/postgres-js";
+import { pgTransaction, type PgDb } from "../pg/client";
+import * as schema from "../pg-schema";
 import { pgTables, sqliteTables, type StoreTables } from "./tables";
 
 // The engine-neutral store: one handle over SQLite (better-sqlite3) or PostgreSQL (postgres), so that each query is
@@ -23,6 +26,17 @@ export type Store = {
    * this process's on SQLite (every process shares the host's clock and file).
    */
   clock: () => Promise<number>;
+  /**
+   * Run `fn` in one transaction over the store it is handed: committed when it resolves, rolled back when it throws
+   * (the error is rethrown). A tx begun inside another on the same connection or pool (through either store) joins
+   * the outer one: it commits or rolls back with it. SQLite: this process's transactions on one file run one
+   * after another, whichever connection (BEGIN IMMEDIATE, so the write lock is taken up front), and any other
+   * statement on that connection while `fn` awaits runs inside it; a write outside store.tx through another
+   * connection of the same thread would block that thread until its busy timeout (the holder cannot go on meanwhile).
+   * PostgreSQL: one reserved pooled connection at READ COMMITTED; transactions of one
+   * process run side by side. On both: no network I/O inside `fn`.
+   */
+  tx: <T>(fn: (s: Store) => Promise<T>) => Promise<T>;
 };
 
 const sqliteStores = new WeakMap<Db, Store>();
@@ -34,26 +48,119 @@ const sqliteStores = new WeakMap<Db, Store>();
 export function sqliteStore(db: Db): Store {
   let store = sqliteStores.get(db);
   if (!store) {
-    store = {
-      engine: "sqlite",
+    const base = {
+      engine: "sqlite" as const,
       db: db as unknown as StoreDb,
       t: sqliteTables as unknown as StoreTables,
       clock: async () => Date.now(),
     };
+    const inner: Store = { ...base, tx: (fn) => fn(inner) };
+    store = { ...base, tx: sqliteTx(db, inner) };
     sqliteStores.set(db, store);
   }
   return store;
 }
 
+/**
+ * The last transaction queued on each SQLite file of this process (resolves, never rejects, once it has ended); an
+ * in-memory database is its connection alone. Per file, not per connection: a second connection's BEGIN IMMEDIATE
+ * would block this thread on busy_timeout for a lock only this same thread can release.
+ */
+const fileQueues = new Map<string, Promise<void>>();
+const memoryQueues = new WeakMap<Db, Promise<void>>();
+
+/** Wait for the transactions queued before on this database's file; resolves to the function ending this turn. */
+async function takeTurn(db: Db): Promise<() => void> {
+  const file = db.$client.memory ? null : db.$client.name;
+  const previous = (file === null ? memoryQueues.get(db) : fileQueues.get(file)) ?? Promise.resolve();
+  let ended!: () => void;
+  const mine = new Promise<void>((resolve) => (ended = resolve));
+  if (file === null) memoryQueues.set(db, mine);
+  else fileQueues.set(file, mine);
+  await previous;
+  return () => {
+    ended();
+    if (file !== null && fileQueues.get(file) === mine) fileQueues.delete(file);
+  };
+}
+
+/**
+ * The transactions the running async call is inside: connection or pool → its transaction's store, while open (work
+ * a transaction left running after it ended sees it closed and begins its own).
+ */
+const openTx = new AsyncLocalStorage<ReadonlyMap<object, { store: Store; open: boolean }>>();
+
+/** Run fn inside the transaction already open on `key` for this call, or in a new one begun by `begin`. */
+async function joinOrBegin<T>(
+  key: object,
+  fn: (s: Store) => Promise<T>,
+  begin: (run: (s: Store) => Promise<T>) => Promise<T>,
+): Promise<T> {
+  const open = openTx.getStore();
+  const joined = open?.get(key);
+  if (joined?.open) return fn(joined.store);
+  return begin(async (store) => {
+    const entry = { store, open: true };
+    try {
+      return await openTx.run(new Map(open).set(key, entry), () => fn(store));
+    } finally {
+      entry.open = false;
+    }
+  });
+}
+
+/**
+ * better-sqlite3's own transactions are synchronous (an async callback would commit at its first await): this one
+ * waits its turn on the file, then holds BEGIN IMMEDIATE … COMMIT across `fn`'s awaits.
+ */
+function sqliteTx(db: Db, inner: Store): Store["tx"] {
+  return (fn) =>
+    joinOrBegin(db, fn, async (run) => {
+      const ended = await takeTurn(db);
+      try {
+        const client = db.$client;
+        client.exec("BEGIN IMMEDIATE");
+        try {
+          const out = await run(inner);
+          client.exec("COMMIT");
+          return out;
+        } catch (err) {
+          if (client.inTransaction) client.exec("ROLLBACK");
+          throw err;
+        }
+      } finally {
+        ended();
+      }
+    });
+}
+
 /** The database server's time in Unix ms (clock_timestamp: the time now, not the transaction's start). */
 const PG_NOW: SQL = sql`SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::int8 AS now`;
 
-/** The store over a PostgreSQL pool. */
-export function pgStore(pg: PgDb): Store {
+/** What a PostgreSQL store runs on: the pool, or one transaction's connection. */
+type PgRunner = StoreDb & Pick<PgDb, "execute">;
+
+function pgStoreOver(q: PgRunner, tx: Store["tx"]): Store {
   return {
     engine: "pg",
-    db: pg,
+    db: q,
     t: pgTables,
-    clock: async () => Number((await pg.execute<{ now: number }>(PG_NOW))[0]!.now),
+    clock: async () => Number((await q.execute<{ now: number }>(PG_NOW))[0]!.now),
+    tx,
   };
+}
+
+/** The store over a PostgreSQL pool. */
+export function pgStore(pg: PgDb): Store {
+  const inTx = (t: PgRunner): Store => {
+    const s: Store = pgStoreOver(t, (fn) => fn(s));
+    return s;
+  };
+  // Not drizzle's pg.transaction (the driver's sql.begin): see pgTransaction for why.
+  // drizzle reads the pool's type parsers from `options`, which a reserved connection shares but does not expose.
+  const begin = <T>(run: (s: Store) => Promise<T>) =>
+    pgTransaction(pg.$client, (conn) =>
+      run(inTx(drizzle(Object.assign(conn, { options: pg.$client.options }), { schema }) as unknown as PgDb)),
+    );
+  return pgStoreOver(pg, (fn) => joinOrBegin(pg.$client, fn, begin));
 }

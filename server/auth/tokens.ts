@@ -1,12 +1,13 @@
+import { timingSafeEqual } from "node:crypto";
 import { type Db, isBusy } from "../../db/client";
-import { activeTokenDigests, insertToken, tokenByDigest } from "../../db/queries/auth";
+import { insertToken, tokenByDigest } from "../../db/queries/auth";
 import * as store from "../../db/store/auth";
 import type { Store } from "../../db/store/store";
 import { isScope, scopeRole, type Actor, type TokenScope } from "./roles";
 import { digestHex, newSecret } from "./secrets";
 
-// Creating tokens and the ingest token digests stay synchronous on SQLite (server/ingest reads them so) until the
-// ingest path moves onto the store; checking a token as an actor runs on the store, either engine.
+// Creating tokens stays synchronous on SQLite (account administration is not on the store yet); checking a token,
+// as an actor or for ingest, runs on the store, either engine.
 
 /** Create a token; the value is returned once and only its digest is stored. */
 export function createToken(
@@ -44,15 +45,27 @@ export async function tokenActor(s: Store, token: string, now: number): Promise<
   return { kind: "token", id: row.id, name: row.name, role };
 }
 
-/** Digests (raw bytes) of every unrevoked token allowed to ingest, plus the configured one unless it was revoked. */
-export function ingestTokenDigests(db: Db, configured: string | undefined): Buffer[] {
-  const hex = new Set(activeTokenDigests(db, ["ingest", "admin"]));
-  if (configured) {
-    const d = digestHex(configured);
-    if (tokenByDigest(db, d)?.revokedAt == null) hex.add(d);
-  }
-  return [...hex].map((h) => Buffer.from(h, "hex"));
+/**
+ * The hex digest of the token an Authorization header carries ("Bearer <token>") when that token may ingest right
+ * now, else null: an unrevoked ingest or admin token, or the configured one unless its row was revoked. Read from the
+ * store on every call (one indexed lookup by digest), so a revoked token stops at once.
+ */
+export async function ingestTokenMatch(
+  s: Store,
+  header: string | null,
+  configured: string | undefined,
+): Promise<string | null> {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  if (!m) return null;
+  const given = digestHex(m[1]!);
+  const row = await store.tokenByDigest(s, given);
+  if (row && row.revokedAt !== null) return null;
+  if (row && (row.scope === "ingest" || row.scope === "admin")) return given;
+  return configured && sameDigest(digestHex(configured), given) ? given : null;
 }
+
+const sameDigest = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a, "hex"), Buffer.from(b, "hex"));
 
 /** Record last use; a busy database skips it (the next use records it). */
 export async function noteUse(s: Store, digest: string, now: number): Promise<void> {

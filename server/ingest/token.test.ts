@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { revokeToken } from "../../db/queries/auth";
 import { putSettingIfAbsent } from "../../db/queries/settings";
-import { createToken, ensureConfiguredTokens, ingestTokenDigests } from "../auth/tokens";
+import type { Db } from "../../db/client";
+import { sqliteStore } from "../../db/store/store";
+import { createToken, ensureConfiguredTokens, ingestTokenMatch } from "../auth/tokens";
 import { bearerMatches, ensureIngestToken } from "./token";
 
 const TOKEN = "sy_test_token_0123456789abcdefXY";
@@ -32,16 +34,19 @@ describe("bearerMatches", () => {
   });
 });
 
-describe("ensureIngestToken / ingestTokenDigests", () => {
-  it("with a configured token: generates nothing and accepts only that token", () => {
+const accepts = async (db: Db, token: string, configured: string | undefined) =>
+  (await ingestTokenMatch(sqliteStore(db), `Bearer ${token}`, configured)) !== null;
+
+describe("ensureIngestToken / ingestTokenMatch", () => {
+  it("with a configured token: generates nothing and accepts only that token", async () => {
     const db = testDb();
     expect(ensureIngestToken(db, TOKEN, 1)).toBeNull();
-    const digests = ingestTokenDigests(db, TOKEN);
-    expect(digests).toHaveLength(1);
-    expect(bearerMatches(`Bearer ${TOKEN}`, digests)).toBe(true);
+    expect(db.$client.prepare("SELECT count(*) FROM api_tokens").pluck().get()).toBe(0);
+    expect(await accepts(db, TOKEN, TOKEN)).toBe(true);
+    expect(await accepts(db, "sy_other_token_0123456789abcdefXY", TOKEN)).toBe(false);
   });
 
-  it("without one: generates a token once, stores only its hash, and accepts it", () => {
+  it("without one: generates a token once, stores only its hash, and accepts it", async () => {
     const db = testDb();
     const token = ensureIngestToken(db, undefined, 1);
     expect(token).toMatch(/^sy_ingest_[A-Za-z0-9_-]{32}$/);
@@ -49,40 +54,38 @@ describe("ensureIngestToken / ingestTokenDigests", () => {
     const stored = db.$client.prepare("SELECT digest FROM api_tokens WHERE scope = 'ingest'").pluck().all() as string[];
     expect(stored).toEqual([digest(token!).toString("hex")]);
     expect(stored.join()).not.toContain(token!);
-    expect(bearerMatches(`Bearer ${token}`, ingestTokenDigests(db, undefined))).toBe(true);
+    expect(await accepts(db, token!, undefined)).toBe(true);
   });
 
-  it("a stored token keeps working after a token is configured", () => {
+  it("a stored token keeps working after a token is configured", async () => {
     const db = testDb();
     const generated = ensureIngestToken(db, undefined, 1)!;
-    const digests = ingestTokenDigests(db, TOKEN);
-    expect(bearerMatches(`Bearer ${generated}`, digests)).toBe(true);
-    expect(bearerMatches(`Bearer ${TOKEN}`, digests)).toBe(true);
+    expect(await accepts(db, generated, TOKEN)).toBe(true);
+    expect(await accepts(db, TOKEN, TOKEN)).toBe(true);
   });
 
-  it("two databases get different tokens", () => {
+  it("two databases get different tokens", async () => {
     expect(ensureIngestToken(testDb(), undefined, 1)).not.toBe(ensureIngestToken(testDb(), undefined, 1));
   });
 
-  it("a token stored as a setting before the token table is adopted, and no new one is generated", () => {
+  it("a token stored as a setting before the token table is adopted, and no new one is generated", async () => {
     const db = testDb();
     putSettingIfAbsent(db, "ingest_token_sha256", digest(TOKEN).toString("hex"), 1);
     expect(ensureIngestToken(db, undefined, 2)).toBeNull();
-    expect(bearerMatches(`Bearer ${TOKEN}`, ingestTokenDigests(db, undefined))).toBe(true);
+    expect(await accepts(db, TOKEN, undefined)).toBe(true);
   });
 
-  it("a revoked token stops at once, the configured one included", () => {
+  it("a revoked token stops at once, the configured one included", async () => {
     const db = testDb();
     const generated = ensureIngestToken(db, undefined, 1)!;
     ensureConfiguredTokens(db, { ingest: TOKEN }, false, 1);
     const ids = db.$client.prepare("SELECT id FROM api_tokens ORDER BY id").pluck().all() as number[];
     for (const id of ids) expect(revokeToken(db, id, 2)).toBe(true);
-    const digests = ingestTokenDigests(db, TOKEN);
-    expect(bearerMatches(`Bearer ${generated}`, digests)).toBe(false);
-    expect(bearerMatches(`Bearer ${TOKEN}`, digests)).toBe(false);
+    expect(await accepts(db, generated, TOKEN)).toBe(false);
+    expect(await accepts(db, TOKEN, TOKEN)).toBe(false);
   });
 
-  it("read and operate tokens cannot ingest; ingest and admin tokens can", () => {
+  it("read and operate tokens cannot ingest; ingest and admin tokens can", async () => {
     const db = testDb();
     const made = Object.fromEntries(
       (["ingest", "read", "operate", "admin"] as const).map((scope) => [
@@ -90,9 +93,9 @@ describe("ensureIngestToken / ingestTokenDigests", () => {
         createToken(db, { name: scope, scope, createdBy: "t" }, 1).token,
       ]),
     );
-    const digests = ingestTokenDigests(db, undefined);
-    expect(
-      Object.fromEntries(Object.entries(made).map(([k, v]) => [k, bearerMatches(`Bearer ${v}`, digests)])),
-    ).toEqual({ ingest: true, read: false, operate: false, admin: true });
+    const accepted = await Promise.all(
+      Object.entries(made).map(async ([k, v]) => [k, await accepts(db, v, undefined)]),
+    );
+    expect(Object.fromEntries(accepted)).toEqual({ ingest: true, read: false, operate: false, admin: true });
   });
 });

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Db } from "../../db/client";
 import { activeTokenDigests, tokenByDigest } from "../../db/queries/auth";
 import { getSetting } from "../../db/queries/settings";
-import { ingestTokenDigests, storeToken } from "../auth/tokens";
+import { storeToken } from "../auth/tokens";
 
 // The hash of the ingest token generated before tokens had their own table; adopted as a token row.
 const LEGACY_KEY = "ingest_token_sha256";

@@ -37,7 +37,12 @@ export async function POST(req: Request): Promise<Response> {
   try {
     const db = serverDb();
     const actor = await requestActor(serverStore(), req, Date.now());
-    const access = importAccess(req, ingestTokenAccepted, () => actor);
+    const tokenOk = await ingestTokenAccepted(req.headers.get("authorization"));
+    const access = importAccess(
+      req,
+      () => tokenOk,
+      () => actor,
+    );
     if (access === "unauthorized")
       throw new AppError("UNAUTHORIZED", "sign in, or send the ingest token (Authorization: Bearer <token>)");
     if (access === "forbidden")

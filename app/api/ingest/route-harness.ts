@@ -1,11 +1,15 @@
 import Database from "better-sqlite3";
+import postgres from "postgres";
 import { afterAll, beforeAll } from "vitest";
 import { minimal } from "@/test/events";
 import { idKey } from "@/db/queries/ingest-kv-rows";
+import { freshPg, PG_TEST_URL } from "@/test/pg";
 import { useTempServerEnv } from "@/test/server-env";
 
-// The route tests' shared setup: the ingest route on a temporary database and server settings of its own, a token,
-// a poster that remembers the ids it sent (KV rows keep a hash of the id, not its text) and readers of the file.
+// The route tests' shared setup: the ingest route on a temporary database of the chosen engine (a SQLite file, or a
+// fresh database on the PostgreSQL test server through SWITCHYARD_DATABASE_URL) and server settings of its own, a
+// token, a poster that remembers the ids it sent (KV rows keep a hash of the id, not its text) and readers of the
+// stored rows.
 
 export const TOKEN = "sy_test_token_0123456789abcdefXY";
 const URL_ = "http://localhost/api/ingest";
@@ -16,28 +20,64 @@ export const auth = (type = NDJSON) => ({ authorization: `Bearer ${TOKEN}`, "con
 export const events = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => minimal["kv.cleared"]({ id: `${prefix}-${i}` }));
 
+export type RouteEngine = "SQLite" | "PostgreSQL";
+
+/** The raw event tables (every event kind's rows), to find what a test stored. */
+const EVENT_TABLES = [
+  "worker_events",
+  "worker_stats",
+  "kv_events",
+  "route_decisions",
+  "requests",
+  "tools",
+  "reasoning_spans",
+  "planner_decisions",
+  "policy_acks",
+];
+
+export type RouteHarness = ReturnType<typeof ingestRouteHarness>;
+
+/** True when the engine's suites cannot run here (PostgreSQL without SWITCHYARD_TEST_DATABASE_URL). */
+export const engineSkipped = (engine: RouteEngine) => engine === "PostgreSQL" && !PG_TEST_URL;
+
 /** Register the route's setup in the calling test file (beforeAll / afterAll) and return its helpers. */
-export function ingestRouteHarness() {
+export function ingestRouteHarness(engine: RouteEngine = "SQLite") {
   let file = "";
   let restore: () => Promise<void>;
   let POST: typeof import("./route").POST;
-  let closeDb: () => void;
+  let close: () => Promise<void>;
+  let pgSql: postgres.Sql | null = null;
   /** Ids of the events posted, by their kv_events key. */
   const posted = new Map<number, string>();
 
   beforeAll(async () => {
+    if (engineSkipped(engine)) return;
     ({ file, restore } = await useTempServerEnv("switchyard-ingest-route-", TOKEN));
+    let dropPg = async () => {};
+    if (engine === "PostgreSQL") {
+      const made = await freshPg();
+      await made.pg.$client.end({ timeout: 5 });
+      process.env.SWITCHYARD_DATABASE_URL = made.url;
+      pgSql = postgres(made.url, { max: 1, onnotice: () => {} });
+      dropPg = made.drop;
+    }
     ({ POST } = await import("./route"));
-    const { serverDb } = await import("@/server/runtime");
-    closeDb = () => serverDb().$client.close();
+    const { serverDb, serverPg } = await import("@/server/runtime");
+    close = async () => {
+      await serverPg()?.$client.end({ timeout: 5 });
+      await pgSql?.end({ timeout: 5 });
+      await dropPg();
+      delete process.env.SWITCHYARD_DATABASE_URL;
+      serverDb().$client.close();
+    };
   });
 
   afterAll(async () => {
-    closeDb?.();
-    await restore();
+    await close?.();
+    await restore?.();
   });
 
-  /** Read from the database file through a connection of its own (what another process would see). */
+  /** Read from the SQLite file through a connection of its own (what another process would see). */
   function fresh<T>(fn: (db: Database.Database) => T): T {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
@@ -47,28 +87,29 @@ export function ingestRouteHarness() {
     }
   }
 
-  /** Rows across the raw event tables whose id starts with prefix. */
-  function storedIds(prefix: string): string[] {
-    return fresh((db) =>
-      [
-        "worker_events",
-        "worker_stats",
-        "kv_events",
-        "route_decisions",
-        "requests",
-        "tools",
-        "reasoning_spans",
-        "planner_decisions",
-        "policy_acks",
-      ]
-        .flatMap((t) =>
+  /** Rows across the raw event tables whose id starts with prefix, read through a connection of their own. */
+  async function storedIds(prefix: string): Promise<string[]> {
+    const kvIds = (keys: number[]) =>
+      keys.map((k) => posted.get(Number(k)) ?? "").filter((id) => id.startsWith(prefix));
+    if (pgSql) {
+      const sql = pgSql;
+      const lists = await Promise.all(
+        EVENT_TABLES.map(async (t) =>
           t === "kv_events"
-            ? (db.prepare("SELECT id_key FROM kv_events").pluck().all() as number[])
-                .map((k) => posted.get(k) ?? "")
-                .filter((id) => id.startsWith(prefix))
-            : (db.prepare(`SELECT id FROM ${t} WHERE id LIKE ?`).pluck().all(`${prefix}%`) as string[]),
-        )
-        .sort(),
+            ? kvIds((await sql<{ k: number }[]>`SELECT id_key AS k FROM kv_events`).map((r) => r.k))
+            : (await sql.unsafe<{ id: string }[]>(`SELECT id FROM ${t} WHERE id LIKE $1`, [`${prefix}%`])).map(
+                (r) => r.id,
+              ),
+        ),
+      );
+      return lists.flat().sort();
+    }
+    return fresh((db) =>
+      EVENT_TABLES.flatMap((t) =>
+        t === "kv_events"
+          ? kvIds(db.prepare("SELECT id_key FROM kv_events").pluck().all() as number[])
+          : (db.prepare(`SELECT id FROM ${t} WHERE id LIKE ?`).pluck().all(`${prefix}%`) as string[]),
+      ).sort(),
     );
   }
 
@@ -82,5 +123,5 @@ export function ingestRouteHarness() {
     return POST(new Request(URL_, { method: "POST", body, headers, ...init } as RequestInit));
   }
 
-  return { file: () => file, fresh, storedIds, post };
+  return { engine, file: () => file, fresh, storedIds, post };
 }

@@ -31,7 +31,7 @@ describe("POST /api/ingest through the worker pool: every refusal keeps its stat
     const res = await post(encode(events(prefix, 10_001)), auth(type));
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ error: expect.stringMatching(/^too many events: .*at most 10000 per request/) });
-    expect(storedIds(prefix)).toEqual([]);
+    expect(await storedIds(prefix)).toEqual([]);
   });
 
   it.each<[string, number, string, string, RegExp]>([
@@ -75,6 +75,6 @@ describe("POST /api/ingest through the worker pool: every refusal keeps its stat
     const res = await post(ndjson(events("pool-ok", 3)), auth());
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ accepted: 3, rejected: 0 });
-    expect(storedIds("pool-ok")).toHaveLength(3);
+    expect(await storedIds("pool-ok")).toHaveLength(3);
   });
 });

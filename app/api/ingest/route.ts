@@ -1,12 +1,15 @@
 import { AppError } from "@/server/errors";
 import { errorResponse, readBodyLimited } from "@/server/http";
 import type { Db } from "@/db/client";
+import type { PgDb } from "@/db/pg/client";
 import { isIngestMediaType, MAX_BYTES, mediaType } from "@/server/ingest/batch";
 import { parseDroppedHeader, parseSourceHeader } from "@/server/ingest/drops";
 import { ingestBodyTallied } from "@/server/ingest/ingest";
 import { ingestRunner } from "@/server/ingest/runner";
 import type { Sender } from "@/server/ingest/sender";
-import { ingestTokenAccepted, serverDb } from "@/server/runtime";
+import { ingestBodyPg } from "@/server/pg/ingest-body";
+import { pgUnavailableResponse } from "@/server/pg/unavailable";
+import { ingestTokenAccepted, serverDb, serverPg } from "@/server/runtime";
 import { recordIngest } from "@/server/observability/metrics";
 
 export const runtime = "nodejs";
@@ -14,12 +17,14 @@ export const dynamic = "force-dynamic";
 
 /**
  * POST switchyard.telemetry.v1 events (NDJSON or a JSON array) with a bearer ingest token. A sender that had to
- * drop events reports its running total in X-Switchyard-Dropped-Events (named by X-Switchyard-Source). The sender is
- * recorded in the batch's own transaction (off the event loop when workers ingest), not in a write of its own here.
+ * drop events reports its running total in X-Switchyard-Dropped-Events (named by X-Switchyard-Source). On SQLite the
+ * sender is recorded in the batch's own transaction (off the event loop when workers ingest); on PostgreSQL
+ * (SWITCHYARD_DATABASE_URL) the batch is stored there and the sender is not recorded yet. While PostgreSQL is
+ * unreachable the reply is 503 with Retry-After.
  */
 export async function POST(req: Request): Promise<Response> {
   try {
-    if (!ingestTokenAccepted(req.headers.get("authorization"))) {
+    if (!(await ingestTokenAccepted(req.headers.get("authorization")))) {
       throw new AppError("UNAUTHORIZED", "missing or wrong ingest token (Authorization: Bearer <token>)");
     }
     const contentType = mediaType(req.headers.get("content-type"));
@@ -31,19 +36,29 @@ export async function POST(req: Request): Promise<Response> {
       source: parseSourceHeader(req.headers.get("x-switchyard-source")),
       dropped: parseDroppedHeader(req.headers.get("x-switchyard-dropped-events")),
     };
-    const runner = ingestRunner();
     const started = performance.now();
-    const { json, tally } = runner
-      ? await runner(text, contentType, sender)
-      : inline(serverDb(), text, contentType, sender);
+    const { json, tally } = await ingest(serverPg(), text, contentType, sender);
     recordIngest(sender.source, tally, (performance.now() - started) / 1000, "api");
     return new Response(json, { headers: { "content-type": "application/json" } });
   } catch (err) {
-    return errorResponse(
-      err,
-      err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined,
+    return (
+      pgUnavailableResponse(err) ??
+      errorResponse(
+        err,
+        err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined,
+      )
     );
   }
+}
+
+/** One body into the configured engine: PostgreSQL, else the ingest worker pool when installed, else inline. */
+async function ingest(pg: PgDb | null, text: string, contentType: string, sender: Sender) {
+  if (pg) {
+    const { reply, tally } = await ingestBodyPg(pg, text, contentType);
+    return { json: JSON.stringify(reply), tally };
+  }
+  const runner = ingestRunner();
+  return runner ? runner(text, contentType, sender) : inline(serverDb(), text, contentType, sender);
 }
 
 function inline(db: Db, text: string, contentType: string, sender: Sender) {

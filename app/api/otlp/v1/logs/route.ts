@@ -18,7 +18,7 @@ export const dynamic = "force-dynamic";
 export async function POST(req: Request): Promise<Response> {
   const type = mediaType(req.headers.get("content-type"));
   try {
-    if (!ingestTokenAccepted(req.headers.get("authorization"))) {
+    if (!(await ingestTokenAccepted(req.headers.get("authorization")))) {
       throw new AppError("UNAUTHORIZED", "missing or wrong ingest token (Authorization: Bearer <token>)");
     }
     if (type !== "application/json" && type !== "application/x-protobuf" && type !== "application/protobuf") {
