@@ -4,7 +4,6 @@ import type { PgDb } from "../../db/pg/client";
 import { storeEventsPg } from "../../db/pg/ingest";
 import { storeEvents } from "../../db/queries/ingest";
 import { latestVersionNumbers, listAudit, listStatuses, listVersions, publishedBetween } from "../../db/store/control";
-import { controlTx } from "../../db/store/control-tx";
 import { acksFrom, guardByKey, guardRollbacksBetween } from "../../db/store/guards";
 import type { Store } from "../../db/store/store";
 import { minimal, parsed, T0 } from "../../test/events";
@@ -294,7 +293,7 @@ export function controlStoreCases(e: StoreEngine): void {
       await publish(a, {}, null);
       const before = await snapshot(b);
       await expect(
-        controlTx(a, async (tx) => {
+        a.tx(async (tx) => {
           expect(await publish(tx, { temperature: 0.4 }, 1)).toMatchObject({ ok: true, version: 2 });
           await upsertTarget(tx, { ...simTarget, kinds: ["routing"] }, "op", T0);
           throw new Error("push failed");

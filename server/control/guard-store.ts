@@ -1,5 +1,4 @@
 import { appendAudit, getVersion } from "../../db/store/control";
-import { controlTx } from "../../db/store/control-tx";
 import {
   guardByKey,
   insertGuard,
@@ -15,7 +14,7 @@ import { publishVersion, rollbackVersion, type PublishRequest } from "./store";
 import type { PublishDecision } from "./versions";
 
 // What a guard does to the store (either engine): added with its version, its evaluation recorded, a trip rolled back,
-// each in one transaction (controlTx). The decisions are guard.ts's.
+// each in one transaction (store.tx). The decisions are guard.ts's.
 
 /** The author of what a guard does, in versions and the audit log. */
 export const GUARD_ACTOR = "guard";
@@ -26,7 +25,7 @@ export async function publishGuarded<K extends PolicyKind>(
   req: PublishRequest & { kind: K },
   guard: GuardSpec | null,
 ): Promise<PublishDecision<K>> {
-  return controlTx(s, async (tx) => {
+  return s.tx(async (tx) => {
     const decision = await publishVersion(tx, req);
     if (!decision.ok || !guard) return decision;
     await insertGuard(tx, {
@@ -56,7 +55,7 @@ export async function saveGuardState(
   fields: { message: string; appliedAt?: number | null; detail?: unknown },
   now: number,
 ): Promise<void> {
-  await controlTx(s, async (tx) => {
+  await s.tx(async (tx) => {
     const changed = await updateOpenGuard(tx, guard, {
       state,
       message: fields.message,
@@ -88,7 +87,7 @@ export async function tripGuard(
   appliedAt: number,
   now: number,
 ): Promise<number | null> {
-  return controlTx(s, async (tx) => {
+  return s.tx(async (tx) => {
     const current = await guardByKey(tx, guard);
     if (!current || (current.state !== "waiting" && current.state !== "watching")) return null;
     const guarded = await getVersion(tx, guard.kind, guard.version);

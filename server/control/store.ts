@@ -9,7 +9,6 @@ import {
   writeTarget,
   type TargetRow,
 } from "../../db/store/control";
-import { controlTx } from "../../db/store/control-tx";
 import type { Store } from "../../db/store/store";
 import type { PolicyKind } from "./policies";
 import { keepStoredSecret } from "./targets";
@@ -42,7 +41,7 @@ async function decideAndStore<K extends PolicyKind>(
   action: string,
   extra: (d: PublishDecision<K> & { ok: true }) => Record<string, unknown>,
 ): Promise<PublishDecision<K> | null> {
-  return controlTx(s, async (tx) => {
+  return s.tx(async (tx) => {
     for (let i = 0; i < MAX_DECISIONS; i++) {
       const decision = await decide(tx);
       if (!decision?.ok) return decision;
@@ -114,7 +113,7 @@ export async function rollbackVersion<K extends PolicyKind>(
 
 /** Create or replace a target and audit it; a target at a new address or adapter is pushed every version again. */
 export async function upsertTarget(s: Store, target: TargetRow, actor: string, now: number): Promise<void> {
-  await controlTx(s, async (tx) => {
+  await s.tx(async (tx) => {
     const before = await storedTarget(tx, target.id);
     const config = keepStoredSecret(
       target.config,
@@ -141,7 +140,7 @@ export async function upsertTarget(s: Store, target: TargetRow, actor: string, n
 
 /** Remove a target and its rollout rows, audited; false when it did not exist (nothing audited). */
 export async function removeTarget(s: Store, id: string, actor: string, now: number): Promise<boolean> {
-  return controlTx(s, async (tx) => {
+  return s.tx(async (tx) => {
     if (!(await deleteTarget(tx, id))) return false;
     await appendAudit(tx, now, { actor, action: "target.remove", detail: { id } });
     return true;
