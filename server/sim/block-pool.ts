@@ -4,7 +4,7 @@
 // no object per block); the cluster-wide prefix index (prefix-index.ts) tells the router which
 // workers hold a hash.
 
-import { MAX_SLOTS, type HashList, type PrefixIndex } from "./prefix-index";
+import type { HashList, PrefixIndex } from "./prefix-index";
 import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
 import * as records from "./block-records";
@@ -37,8 +37,9 @@ export { OwnedBlocks } from "./owned-blocks";
 // (as tsx runs the simulator), which made the hot loops below a third slower.
 const { blockRecords, EvictionLists } = records;
 const { ENTRY, FLAGS, GEN, HAS_TTL, PINNED, PRIO, REC, REF, TTL_QUEUED } = records;
-const SLOTS = MAX_SLOTS;
 
+/** What an owner holds once its blocks are taken back (never handed out: its pool is null then, see blockList). */
+const NO_BLOCKS: number[] = [];
 const NOTHING_REMOVED: [RemovalReason, RemovedHashes][] = [];
 const REASONS = ["capacity", "ttl", "agent_end", "session_end", "offloaded"] as const;
 
@@ -117,7 +118,7 @@ export class BlockPool {
   classOf(hash: string): RetentionClass | null {
     const id = this.index.lookup(hash);
     if (id < 0 || (this.index.maskAt(id) & this.bit) === 0) return null;
-    return this.cls[this.index.blockOf[id * SLOTS + this.slot]!]!;
+    return this.cls[this.index.blockAt(id, this.slot)]!;
   }
 
   /** Make room for `count` more blocks, evicting if needed; false if referenced/pinned blocks leave no room. */
@@ -151,7 +152,7 @@ export class BlockPool {
       const inPlace = out === held;
       const m = Math.min(n, held.length);
       owner.heldPool = null;
-      owner.heldBlocks = [];
+      owner.heldBlocks = NO_BLOCKS;
       const rec = this.rec;
       for (; i < m; i++) {
         const b = held[i]!;
@@ -164,7 +165,7 @@ export class BlockPool {
     for (; i < n; i++) {
       const id = index.idAt(list, i);
       if (id < 0 || (index.maskAt(id) & this.bit) === 0) break;
-      const b = index.blockOf[id * SLOTS + this.slot]!;
+      const b = index.slotBlocks[this.slot]![id]!;
       this.touch(b, classes[segments[i]!]!);
       out.push(b);
     }
@@ -189,7 +190,7 @@ export class BlockPool {
       const cls = classes[segments[i]!]!;
       let b: number;
       if ((index.maskAt(id) & this.bit) !== 0) {
-        b = index.blockOf[id * SLOTS + this.slot]!;
+        b = index.slotBlocks[this.slot]![id]!;
         this.touch(b, cls);
       } else {
         b = this.unused[--this.unusedTop]!;
@@ -204,7 +205,7 @@ export class BlockPool {
         index.add(id, this.bit, this.slot, b);
         this.applyPin(b);
         created.push(i);
-        owned.add(this, b * GEN_MOD + gen);
+        owned.add(this, b, gen);
       }
       out.push(b);
     }
