@@ -8,7 +8,8 @@ import type { HashList, PrefixIndex } from "./prefix-index";
 import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
 import * as records from "./block-records";
-import { RemovedHashes } from "./removed-hashes";
+import type { RemovedHashes } from "./removed-hashes";
+import * as removals from "./removal-log";
 
 export const EVICT_NEVER = 0;
 export const EVICT_AGENT_END = 1;
@@ -27,7 +28,7 @@ export type RetentionClass = {
   offload?: { to: "host" | "disk" | "shared"; ttlMs: number } | null;
   prefetch?: boolean;
 };
-export type RemovalReason = "capacity" | "ttl" | "agent_end" | "session_end" | "offloaded";
+export type RemovalReason = removals.RemovalReason;
 /** Takes a block evicted for capacity or TTL to a lower tier; true when it did (the removal's reason is then `offloaded`). */
 export type Offloader = (hash: string, cls: RetentionClass) => boolean;
 
@@ -40,8 +41,14 @@ const { ENTRY, FLAGS, GEN, HAS_TTL, PINNED, PRIO, REC, REF, TTL_QUEUED } = recor
 
 /** What an owner holds once its blocks are taken back (never handed out: its pool is null then, see blockList). */
 const NO_BLOCKS: number[] = [];
-const NOTHING_REMOVED: [RemovalReason, RemovedHashes][] = [];
-const REASONS = ["capacity", "ttl", "agent_end", "session_end", "offloaded"] as const;
+const { RemovalLog, OFFLOADED } = removals;
+const REASON_INDEX: Record<RemovalReason, number> = {
+  capacity: removals.CAPACITY,
+  ttl: removals.TTL,
+  agent_end: removals.AGENT_END,
+  session_end: removals.SESSION_END,
+  offloaded: OFFLOADED,
+};
 
 export class BlockPool {
   /** Cached blocks in this pool. */
@@ -63,14 +70,7 @@ export class BlockPool {
   private ttl: TtlHeap;
   private releasedAt: Float64Array;
   /** Removed hashes since the last drain, by reason. */
-  private removed: Record<RemovalReason, RemovedHashes> = {
-    capacity: new RemovedHashes(),
-    ttl: new RemovedHashes(),
-    agent_end: new RemovedHashes(),
-    session_end: new RemovedHashes(),
-    offloaded: new RemovedHashes(),
-  };
-  private removedCount = 0;
+  private removed = new RemovalLog();
   /** Lower tiers of this worker (null: device only, the removal goes by its own reason). */
   offload: Offloader | null = null;
   /** Told the class of every block removed, as it leaves (the policy preview counts evictions by class with it). */
@@ -310,16 +310,7 @@ export class BlockPool {
 
   /** Take the removed hashes collected so far, by reason (no string made per hash). */
   drainRemovedHashes(): [RemovalReason, RemovedHashes][] {
-    if (this.removedCount === 0) return NOTHING_REMOVED;
-    this.removedCount = 0;
-    const out: [RemovalReason, RemovedHashes][] = [];
-    for (const reason of REASONS) {
-      if (this.removed[reason].length) {
-        out.push([reason, this.removed[reason]]);
-        this.removed[reason] = new RemovedHashes();
-      }
-    }
-    return out;
+    return this.removed.drain();
   }
 
   private touch(b: number, cls: RetentionClass): void {
@@ -367,8 +358,7 @@ export class BlockPool {
       this.offload !== null &&
       (reason === "capacity" || reason === "ttl") &&
       this.offload(this.index.hashOf(id), this.cls[b]!);
-    this.index.pushTo(this.removed[off ? "offloaded" : reason], id);
-    this.removedCount++;
+    this.index.logRemoval(this.removed, off ? OFFLOADED : REASON_INDEX[reason], id);
     if (this.onRemove !== null) this.onRemove(this.cls[b]!);
     this.index.drop(id, this.bit);
     rec[o + ENTRY] = -1;

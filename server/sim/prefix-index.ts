@@ -1,4 +1,5 @@
 import { mix4, toDecimal } from "./hashing";
+import type { RemovalLog } from "./removal-log";
 import type { RemovedHashes } from "./removed-hashes";
 
 // The cluster-wide prefix index: every cached sequence hash, the worker slots holding it and each
@@ -108,6 +109,13 @@ export class PrefixIndex {
     const o = id * ENT;
     const ent = this.ent;
     out.push(ent[o + HI]! >>> 0, ent[o + LO]! >>> 0, ent[o + FLAGS]! & NAMED ? this.names[id]! : null);
+  }
+
+  /** Log entry `id`'s hash as removed under reason index `r` (see removal-log.ts). */
+  logRemoval(log: RemovalLog, r: number, id: number): void {
+    const o = id * ENT;
+    const ent = this.ent;
+    log.add(r, ent[o + HI]!, ent[o + LO]!, ent[o + FLAGS]! & NAMED ? this.names[id]! : null);
   }
 
   /** Entry id of a hash, or -1. */
