@@ -37,7 +37,8 @@ export { OwnedBlocks } from "./owned-blocks";
 // Module-local copies: a constant read through an import is a property load on every use once compiled to CommonJS
 // (as tsx runs the simulator), which made the hot loops below a third slower.
 const { blockRecords, EvictionLists } = records;
-const { ENTRY, FLAGS, GEN, HAS_TTL, PINNED, PRIO, REC, REF, TTL_QUEUED } = records;
+const { ENTRY, FLAGS, GEN, HAS_TTL, PINNED, PRIO_SHIFT, REC, REF, TTL_QUEUED } = records;
+const FLAG_BITS = (1 << PRIO_SHIFT) - 1;
 
 /** What an owner holds once its blocks are taken back (never handed out: its pool is null then, see blockList). */
 const NO_BLOCKS: number[] = [];
@@ -244,7 +245,8 @@ export class BlockPool {
       this.releasedAt[b] = now;
       if ((flags & TTL_QUEUED) === 0) {
         this.ttl.push(now + this.cls[b]!.ttlMs, b);
-        rec[o + FLAGS] = flags | TTL_QUEUED;
+        // Read again: link() has set the record's LINKED bit since.
+        rec[o + FLAGS] = rec[o + FLAGS]! | TTL_QUEUED;
       }
     }
     this.referenced -= unreferenced;
@@ -335,8 +337,8 @@ export class BlockPool {
   private setClass(b: number, cls: RetentionClass): void {
     const o = b * REC;
     this.cls[b] = cls;
-    this.rec[o + PRIO] = cls.priority;
-    this.rec[o + FLAGS] = cls.ttlMs > 0 ? this.rec[o + FLAGS]! | HAS_TTL : this.rec[o + FLAGS]! & ~HAS_TTL;
+    const flags = (this.rec[o + FLAGS]! & FLAG_BITS) | (cls.priority << PRIO_SHIFT);
+    this.rec[o + FLAGS] = cls.ttlMs > 0 ? flags | HAS_TTL : flags & ~HAS_TTL;
   }
 
   private applyPin(b: number): void {
