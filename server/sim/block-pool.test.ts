@@ -161,6 +161,21 @@ describe("BlockPool", () => {
     expect(pool.spare).toBe(5);
   });
 
+  it("counts references to a block past 16 bits (its count shares a word with its flags and priority)", () => {
+    const pool = new BlockPool(2, new PrefixIndex(), 0);
+    const c = cls("c", 100, { ttlMs: 1_000 });
+    const l = list("r", 1);
+    const held = cache(pool, l, c, 0);
+    for (let i = 0; i < 70_000; i++) pool.acquirePrefix(l, 1, [c], [0], []);
+    expect(pool.active).toBe(1);
+    for (let i = 0; i < 69_999; i++) pool.release(held, 1);
+    expect(pool.makeRoom(2)).toBe(false);
+    pool.release(held, 2);
+    expect(pool.active).toBe(0);
+    expect(pool.makeRoom(2)).toBe(true);
+    expect(pool.drainRemoved()).toEqual([["capacity", ["r0"]]]);
+  });
+
   it("refuses a room larger than the pool without touching the lists", () => {
     const pool = new BlockPool(3, new PrefixIndex(), 0);
     cache(pool, list("x", 3), cls("c", 50, { ttlMs: 10 }), 1);
