@@ -118,6 +118,72 @@ describe("BlockPool", () => {
     expect(pool.cached).toBe(2);
   });
 
+  // A block's priority, TTL flag and list membership share one int32 of its record: each case checks that an eviction
+  // takes exactly the blocks the lists should hold, in order, after TTL-class releases and class changes.
+  it.each([
+    {
+      name: "TTL-class blocks released stay evictable for capacity, each once",
+      steps: (p: BlockPool) => {
+        cache(p, list("t", 3), cls("ttl", 50, { ttlMs: 60_000 }), 1);
+        cache(p, list("c", 2), cls("c", 50), 2);
+      },
+      room: 5,
+      removed: ["t2", "t1", "t0", "c1", "c0"],
+    },
+    {
+      name: "a block re-used under a class of higher priority moves to that class's list",
+      steps: (p: BlockPool) => {
+        cache(p, list("a", 2), cls("low", 10), 1);
+        cache(p, list("b", 2), cls("mid", 50), 2);
+        cache(p, list("a", 2), cls("high", 90, { ttlMs: 1_000 }), 3);
+      },
+      room: 5,
+      removed: ["b1", "b0", "a1", "a0"],
+    },
+    {
+      name: "a TTL block touched again before its TTL is unlinked once and relinked once",
+      steps: (p: BlockPool) => {
+        const c = cls("ttl", 50, { ttlMs: 60_000 });
+        cache(p, list("t", 2), c, 1);
+        cache(p, list("t", 2), c, 2);
+        cache(p, list("u", 2), cls("u", 50), 3);
+      },
+      room: 5,
+      removed: ["t1", "t0", "u1", "u0"],
+    },
+  ])("$name", ({ steps, room, removed }) => {
+    const pool = new BlockPool(5, new PrefixIndex(), 0);
+    steps(pool);
+    const cached = pool.cached;
+    expect(pool.makeRoom(room)).toBe(true);
+    expect(pool.drainRemoved()).toEqual([["capacity", removed]]);
+    expect(pool.cached).toBe(cached - removed.length);
+    expect(pool.spare).toBe(5);
+  });
+
+  it("counts references to a block past 16 bits (its count shares a word with its flags and priority)", () => {
+    const pool = new BlockPool(2, new PrefixIndex(), 0);
+    const c = cls("c", 100, { ttlMs: 1_000 });
+    const l = list("r", 1);
+    const held = cache(pool, l, c, 0);
+    for (let i = 0; i < 70_000; i++) pool.acquirePrefix(l, 1, [c], [0], []);
+    expect(pool.active).toBe(1);
+    for (let i = 0; i < 69_999; i++) pool.release(held, 1);
+    expect(pool.makeRoom(2)).toBe(false);
+    pool.release(held, 2);
+    expect(pool.active).toBe(0);
+    expect(pool.makeRoom(2)).toBe(true);
+    expect(pool.drainRemoved()).toEqual([["capacity", ["r0"]]]);
+  });
+
+  it("refuses a room larger than the pool without touching the lists", () => {
+    const pool = new BlockPool(3, new PrefixIndex(), 0);
+    cache(pool, list("x", 3), cls("c", 50, { ttlMs: 10 }), 1);
+    expect(pool.makeRoom(4)).toBe(false);
+    expect(pool.drainRemoved()).toEqual([]);
+    expect(pool.spare).toBe(3);
+  });
+
   it("clears everything and leaves the index", () => {
     const index = new PrefixIndex();
     const pool = new BlockPool(10, index, 1);

@@ -4,11 +4,12 @@
 // no object per block); the cluster-wide prefix index (prefix-index.ts) tells the router which
 // workers hold a hash.
 
-import { MAX_SLOTS, type HashList, type PrefixIndex } from "./prefix-index";
+import type { HashList, PrefixIndex } from "./prefix-index";
 import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
 import * as records from "./block-records";
-import { RemovedHashes } from "./removed-hashes";
+import type { RemovedHashes } from "./removed-hashes";
+import * as removals from "./removal-log";
 
 export const EVICT_NEVER = 0;
 export const EVICT_AGENT_END = 1;
@@ -27,7 +28,7 @@ export type RetentionClass = {
   offload?: { to: "host" | "disk" | "shared"; ttlMs: number } | null;
   prefetch?: boolean;
 };
-export type RemovalReason = "capacity" | "ttl" | "agent_end" | "session_end" | "offloaded";
+export type RemovalReason = removals.RemovalReason;
 /** Takes a block evicted for capacity or TTL to a lower tier; true when it did (the removal's reason is then `offloaded`). */
 export type Offloader = (hash: string, cls: RetentionClass) => boolean;
 
@@ -36,11 +37,19 @@ export { OwnedBlocks } from "./owned-blocks";
 // Module-local copies: a constant read through an import is a property load on every use once compiled to CommonJS
 // (as tsx runs the simulator), which made the hot loops below a third slower.
 const { blockRecords, EvictionLists } = records;
-const { ENTRY, FLAGS, GEN, HAS_TTL, PINNED, PRIO, REC, REF, TTL_QUEUED } = records;
-const SLOTS = MAX_SLOTS;
+const { ENTRY, FLAGS, GEN, HAS_TTL, PINNED, PRIO_SHIFT, REC, REF, TTL_QUEUED } = records;
+const FLAG_BITS = (1 << PRIO_SHIFT) - 1;
 
-const NOTHING_REMOVED: [RemovalReason, RemovedHashes][] = [];
-const REASONS = ["capacity", "ttl", "agent_end", "session_end", "offloaded"] as const;
+/** What an owner holds once its blocks are taken back (never handed out: its pool is null then, see blockList). */
+const NO_BLOCKS: number[] = [];
+const { RemovalLog, OFFLOADED } = removals;
+const REASON_INDEX: Record<RemovalReason, number> = {
+  capacity: removals.CAPACITY,
+  ttl: removals.TTL,
+  agent_end: removals.AGENT_END,
+  session_end: removals.SESSION_END,
+  offloaded: OFFLOADED,
+};
 
 export class BlockPool {
   /** Cached blocks in this pool. */
@@ -62,14 +71,7 @@ export class BlockPool {
   private ttl: TtlHeap;
   private releasedAt: Float64Array;
   /** Removed hashes since the last drain, by reason. */
-  private removed: Record<RemovalReason, RemovedHashes> = {
-    capacity: new RemovedHashes(),
-    ttl: new RemovedHashes(),
-    agent_end: new RemovedHashes(),
-    session_end: new RemovedHashes(),
-    offloaded: new RemovedHashes(),
-  };
-  private removedCount = 0;
+  private removed = new RemovalLog();
   /** Lower tiers of this worker (null: device only, the removal goes by its own reason). */
   offload: Offloader | null = null;
   /** Told the class of every block removed, as it leaves (the policy preview counts evictions by class with it). */
@@ -117,7 +119,7 @@ export class BlockPool {
   classOf(hash: string): RetentionClass | null {
     const id = this.index.lookup(hash);
     if (id < 0 || (this.index.maskAt(id) & this.bit) === 0) return null;
-    return this.cls[this.index.blockOf[id * SLOTS + this.slot]!]!;
+    return this.cls[this.index.blockAt(id, this.slot)]!;
   }
 
   /** Make room for `count` more blocks, evicting if needed; false if referenced/pinned blocks leave no room. */
@@ -151,7 +153,7 @@ export class BlockPool {
       const inPlace = out === held;
       const m = Math.min(n, held.length);
       owner.heldPool = null;
-      owner.heldBlocks = [];
+      owner.heldBlocks = NO_BLOCKS;
       const rec = this.rec;
       for (; i < m; i++) {
         const b = held[i]!;
@@ -164,7 +166,7 @@ export class BlockPool {
     for (; i < n; i++) {
       const id = index.idAt(list, i);
       if (id < 0 || (index.maskAt(id) & this.bit) === 0) break;
-      const b = index.blockOf[id * SLOTS + this.slot]!;
+      const b = index.slotBlocks[this.slot]![id]!;
       this.touch(b, classes[segments[i]!]!);
       out.push(b);
     }
@@ -189,7 +191,7 @@ export class BlockPool {
       const cls = classes[segments[i]!]!;
       let b: number;
       if ((index.maskAt(id) & this.bit) !== 0) {
-        b = index.blockOf[id * SLOTS + this.slot]!;
+        b = index.slotBlocks[this.slot]![id]!;
         this.touch(b, cls);
       } else {
         b = this.unused[--this.unusedTop]!;
@@ -204,7 +206,7 @@ export class BlockPool {
         index.add(id, this.bit, this.slot, b);
         this.applyPin(b);
         created.push(i);
-        owned.add(this, b * GEN_MOD + gen);
+        owned.add(this, b, gen);
       }
       out.push(b);
     }
@@ -243,7 +245,8 @@ export class BlockPool {
       this.releasedAt[b] = now;
       if ((flags & TTL_QUEUED) === 0) {
         this.ttl.push(now + this.cls[b]!.ttlMs, b);
-        rec[o + FLAGS] = flags | TTL_QUEUED;
+        // Read again: link() has set the record's LINKED bit since.
+        rec[o + FLAGS] = rec[o + FLAGS]! | TTL_QUEUED;
       }
     }
     this.referenced -= unreferenced;
@@ -309,16 +312,7 @@ export class BlockPool {
 
   /** Take the removed hashes collected so far, by reason (no string made per hash). */
   drainRemovedHashes(): [RemovalReason, RemovedHashes][] {
-    if (this.removedCount === 0) return NOTHING_REMOVED;
-    this.removedCount = 0;
-    const out: [RemovalReason, RemovedHashes][] = [];
-    for (const reason of REASONS) {
-      if (this.removed[reason].length) {
-        out.push([reason, this.removed[reason]]);
-        this.removed[reason] = new RemovedHashes();
-      }
-    }
-    return out;
+    return this.removed.drain();
   }
 
   private touch(b: number, cls: RetentionClass): void {
@@ -343,8 +337,8 @@ export class BlockPool {
   private setClass(b: number, cls: RetentionClass): void {
     const o = b * REC;
     this.cls[b] = cls;
-    this.rec[o + PRIO] = cls.priority;
-    this.rec[o + FLAGS] = cls.ttlMs > 0 ? this.rec[o + FLAGS]! | HAS_TTL : this.rec[o + FLAGS]! & ~HAS_TTL;
+    const flags = (this.rec[o + FLAGS]! & FLAG_BITS) | (cls.priority << PRIO_SHIFT);
+    this.rec[o + FLAGS] = cls.ttlMs > 0 ? flags | HAS_TTL : flags & ~HAS_TTL;
   }
 
   private applyPin(b: number): void {
@@ -366,8 +360,7 @@ export class BlockPool {
       this.offload !== null &&
       (reason === "capacity" || reason === "ttl") &&
       this.offload(this.index.hashOf(id), this.cls[b]!);
-    this.index.pushTo(this.removed[off ? "offloaded" : reason], id);
-    this.removedCount++;
+    this.index.logRemoval(this.removed, off ? OFFLOADED : REASON_INDEX[reason], id);
     if (this.onRemove !== null) this.onRemove(this.cls[b]!);
     this.index.drop(id, this.bit);
     rec[o + ENTRY] = -1;

@@ -4,7 +4,7 @@
 // reads one cache line instead of one per field array.
 
 /** Int32 per record: block b's fields are at b * REC + field. */
-export const REC = 8;
+export const REC = 6;
 /** Prefix-index entry id (-1: free slot). */
 export const ENTRY = 0;
 export const REF = 1;
@@ -13,22 +13,27 @@ export const GEN = 2;
 /** Eviction-list neighbours (-1: none). */
 const PREV = 3;
 const NEXT = 4;
-/** Eviction-list bucket (the priority it is linked under; -1: not linked). */
-const BUCKET = 5;
-export const FLAGS = 6;
-/** Priority of the block's retention class. */
-export const PRIO = 7;
+/**
+ * Flag bits, and the priority of the block's retention class from bit PRIO_SHIFT on (a block is linked under its
+ * priority: its class changes only while it is referenced, so out of the lists). Six int32 per record rather than
+ * eight with the priority and the list bucket as fields of their own: a quarter less memory for the loops over a
+ * request's blocks to walk.
+ */
+export const FLAGS = 5;
 export const PINNED = 1;
 export const TTL_QUEUED = 2;
 /** Its class has a TTL. */
 export const HAS_TTL = 4;
+/** In an eviction list. */
+const LINKED = 8;
+export const PRIO_SHIFT = 8;
 
 const PRIORITIES = 101;
 
 /** Records of `capacity` free blocks. */
 export function blockRecords(capacity: number): Int32Array {
   const rec = new Int32Array(capacity * REC);
-  for (let o = 0; o < capacity * REC; o += REC) rec[o + ENTRY] = rec[o + PREV] = rec[o + NEXT] = rec[o + BUCKET] = -1;
+  for (let o = 0; o < capacity * REC; o += REC) rec[o + ENTRY] = rec[o + PREV] = rec[o + NEXT] = -1;
   return rec;
 }
 
@@ -45,7 +50,7 @@ export class EvictionLists {
 
   /** Whether block b is in a list. */
   has(b: number): boolean {
-    return this.rec[b * REC + BUCKET]! >= 0;
+    return (this.rec[b * REC + FLAGS]! & LINKED) !== 0;
   }
 
   /** The next block to evict, or -1. */
@@ -59,9 +64,10 @@ export class EvictionLists {
   link(b: number): void {
     const rec = this.rec;
     const o = b * REC;
-    const p = rec[o + PRIO]!;
+    const flags = rec[o + FLAGS]!;
+    const p = flags >> PRIO_SHIFT;
     const tail = this.tails[p]!;
-    rec[o + BUCKET] = p;
+    rec[o + FLAGS] = flags | LINKED;
     rec[o + PREV] = tail;
     rec[o + NEXT] = -1;
     if (tail >= 0) rec[tail * REC + NEXT] = b;
@@ -75,7 +81,8 @@ export class EvictionLists {
   unlink(b: number): void {
     const rec = this.rec;
     const o = b * REC;
-    const p = rec[o + BUCKET]!;
+    const flags = rec[o + FLAGS]!;
+    const p = flags >> PRIO_SHIFT;
     const prev = rec[o + PREV]!;
     const next = rec[o + NEXT]!;
     if (prev >= 0) rec[prev * REC + NEXT] = next;
@@ -83,7 +90,7 @@ export class EvictionLists {
     if (next >= 0) rec[next * REC + PREV] = prev;
     else this.tails[p] = prev;
     rec[o + PREV] = rec[o + NEXT] = -1;
-    rec[o + BUCKET] = -1;
+    rec[o + FLAGS] = flags & ~LINKED;
     this.size--;
   }
 

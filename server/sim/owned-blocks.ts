@@ -1,6 +1,9 @@
 import type { BlockPool } from "./block-pool";
 import type { HashList } from "./prefix-index";
 
+/** 2^30: an owned-block ref is block index * GEN_MOD + generation (block-pool.ts reads it back). */
+const GEN_MOD = 1_073_741_824;
+
 // The blocks one trajectory stored, so that lifecycle triggers (agent_end, session_end) can evict them.
 
 /** Blocks a trajectory stored, for lifecycle eviction: (block index, generation) refs in runs per pool. */
@@ -21,8 +24,11 @@ export class OwnedBlocks {
   heldBlocks: number[] = [];
   heldGens = new Int32Array(0);
 
-  /** Record one stored block of `pool`. */
-  add(pool: BlockPool, ref: number): void {
+  /**
+   * Record one stored block of `pool`: block index `b` of generation `gen` (ref b * 2^30 + gen). The ref is made here,
+   * not by the caller: a double passed as an argument is boxed (one heap number per stored block).
+   */
+  add(pool: BlockPool, b: number, gen: number): void {
     if (this.pools[this.pools.length - 1] !== pool) {
       this.pools.push(pool);
       this.starts.push(this.length);
@@ -32,6 +38,6 @@ export class OwnedBlocks {
       grown.set(this.refs);
       this.refs = grown;
     }
-    this.refs[this.length++] = ref;
+    this.refs[this.length++] = b * GEN_MOD + gen;
   }
 }

@@ -26,7 +26,7 @@ describe("PrefixIndex", () => {
     let found = 0;
     for (let i = 0; i < n; i++) {
       const id = index.idAt(fresh, i);
-      if (kept(i)) expect(index.blockOf[id * 32]).toBe(i);
+      if (kept(i)) expect(index.blockAt(id, 0)).toBe(i);
       if (id >= 0) found++;
     }
     expect(index.size).toBe(n / 4);

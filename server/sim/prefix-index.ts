@@ -1,4 +1,5 @@
 import { mix4, toDecimal } from "./hashing";
+import type { RemovalLog } from "./removal-log";
 import type { RemovedHashes } from "./removed-hashes";
 
 // The cluster-wide prefix index: every cached sequence hash, the worker slots holding it and each
@@ -62,7 +63,12 @@ export class PrefixIndex {
    * a lookup that checks a cached id and then the mask reads one cache line.
    */
   ent = new Int32Array(ENT << 16);
-  blockOf = new Int32Array((1 << 16) * MAX_SLOTS);
+  /**
+   * Per worker slot, each entry's block index in that worker's pool (read only where the slot's mask bit is set). One
+   * array per slot in use rather than one stride of MAX_SLOTS per entry: a store writes 4 bytes of a slot's array
+   * instead of touching a 128-byte stride, the index's largest memory by far (45 MB for the steady hour's entries).
+   */
+  readonly slotBlocks: Int32Array[] = [];
   /** Strings of named entries (a list whose hashes are not decimals, see HashList.decimal), by id. */
   private names: (string | undefined)[] = [];
   /** Entry ids in use or swept: [0, count). */
@@ -70,8 +76,15 @@ export class PrefixIndex {
   /** Open-addressing table of entry id + 1 (0: empty), linear probing, at most half full. */
   private table = new Int32Array(1 << 17);
   private entries = 0;
-  private free: number[] = [];
-  private idle: number[] = [];
+  /**
+   * Free entry ids (a stack) and the ids that became idle since the last sweep, in typed arrays with their lengths:
+   * the idle list reaches 2^18 ids between sweeps, and as a JS array its growth and the sweep's iteration were a tenth
+   * of the simulator's allocation.
+   */
+  private free = new Int32Array(1 << 16);
+  private freeTop = 0;
+  private idle = new Int32Array(1 << 16);
+  private idleLength = 0;
   private live = 0;
 
   /** Hashes held by at least one worker. */
@@ -96,6 +109,13 @@ export class PrefixIndex {
     const o = id * ENT;
     const ent = this.ent;
     out.push(ent[o + HI]! >>> 0, ent[o + LO]! >>> 0, ent[o + FLAGS]! & NAMED ? this.names[id]! : null);
+  }
+
+  /** Log entry `id`'s hash as removed under reason index `r` (see removal-log.ts). */
+  logRemoval(log: RemovalLog, r: number, id: number): void {
+    const o = id * ENT;
+    const ent = this.ent;
+    log.add(r, ent[o + HI]!, ent[o + LO]!, ent[o + FLAGS]! & NAMED ? this.names[id]! : null);
   }
 
   /** Entry id of a hash, or -1. */
@@ -140,7 +160,7 @@ export class PrefixIndex {
         return v - 1;
       }
     }
-    const id = this.free.length ? this.free.pop()! : this.count++;
+    const id = this.freeTop > 0 ? this.free[--this.freeTop]! : this.count++;
     if (id * ENT >= this.ent.length) this.grow();
     const o = id * ENT;
     const ent = this.ent;
@@ -166,7 +186,19 @@ export class PrefixIndex {
     const mask = this.ent[o]!;
     if (mask === 0) this.live++;
     this.ent[o] = mask | bit;
-    this.blockOf[id * MAX_SLOTS + slot] = block;
+    const blocks = this.slotBlocks[slot] ?? this.newSlot(slot);
+    blocks[id] = block;
+  }
+
+  /** Block index of entry `id` in slot `slot`'s pool (meaningful only while the slot's bit is in the entry's mask). */
+  blockAt(id: number, slot: number): number {
+    return this.slotBlocks[slot]![id]!;
+  }
+
+  private newSlot(slot: number): Int32Array {
+    const blocks = new Int32Array(this.ent.length / ENT);
+    this.slotBlocks[slot] = blocks;
+    return blocks;
   }
 
   /** Forget a slot's copy; an entry nobody holds becomes idle. */
@@ -176,8 +208,9 @@ export class PrefixIndex {
     this.ent[o] = m;
     if (m !== 0) return;
     this.live--;
-    this.idle.push(id);
-    if (this.idle.length > Math.max(262_144, 2 * this.live)) this.sweep();
+    if (this.idleLength === this.idle.length) this.idle = grown(this.idle);
+    this.idle[this.idleLength++] = id;
+    if (this.idleLength > Math.max(262_144, 2 * this.live)) this.sweep();
   }
 
   /** Leading matched blocks per slot (out[slot]) for the slots in `candidates`, over list.seq[0..n). */
@@ -209,16 +242,19 @@ export class PrefixIndex {
   private sweep(): void {
     let erased = 0;
     const ent = this.ent;
-    for (const id of this.idle) {
+    const idle = this.idle;
+    for (let k = 0; k < this.idleLength; k++) {
+      const id = idle[k]!;
       const o = id * ENT;
       if (ent[o + MASK] !== 0 || ent[o + FLAGS]! & SWEPT) continue;
       ent[o + FLAGS] = SWEPT;
       ent[o + LO] = ~ent[o + LO]!;
       this.names[id] = undefined;
-      this.free.push(id);
+      if (this.freeTop === this.free.length) this.free = grown(this.free);
+      this.free[this.freeTop++] = id;
       erased++;
     }
-    this.idle = [];
+    this.idleLength = 0;
     if (erased === 0) return;
     this.entries -= erased;
     this.rehash(this.table.length);
@@ -256,9 +292,21 @@ export class PrefixIndex {
   private grow(): void {
     const ent = new Int32Array(this.ent.length * 2);
     ent.set(this.ent);
-    const blockOf = new Int32Array(this.blockOf.length * 2);
-    blockOf.set(this.blockOf);
     this.ent = ent;
-    this.blockOf = blockOf;
+    const slots = this.slotBlocks;
+    for (let slot = 0; slot < slots.length; slot++) {
+      const old = slots[slot];
+      if (old === undefined) continue;
+      const blocks = new Int32Array(ent.length / ENT);
+      blocks.set(old);
+      slots[slot] = blocks;
+    }
   }
+}
+
+/** A copy of `a` with twice its length. */
+function grown(a: Int32Array): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(a.length * 2);
+  out.set(a);
+  return out;
 }

@@ -248,7 +248,7 @@ export class Worker {
     const pass = this.winPass;
     const passes = this.winCount;
     let gone = false;
-    const handoffs: SimRequest[] = [];
+    let handoffs: SimRequest[] | null = null;
     for (let i = 0; i < entries.length; i++) {
       const r = entries[i]!;
       if (r.stage !== RUNNING) continue;
@@ -264,7 +264,7 @@ export class Worker {
         }
         if (this.role === "prefill") {
           gone = this.leave(r);
-          handoffs.push(r);
+          (handoffs ??= []).push(r);
           continue;
         }
         emitTokens(r, 1, t0, pass);
@@ -275,7 +275,7 @@ export class Worker {
       if (r.generated >= r.outputTokens) gone = this.finish(r, null);
     }
     if (gone) this.runningList = this.runningList.filter((r) => r.stage === RUNNING);
-    for (const r of handoffs) this.host.handoff(r);
+    if (handoffs !== null) for (const r of handoffs) this.host.handoff(r);
     this.busy = false;
     this.startPass();
   }

@@ -1,0 +1,67 @@
+import { RemovedHashes } from "./removed-hashes";
+
+// The hashes one block pool removed since its last report, by reason, as the prefix index keeps
+// them: two signed 32-bit halves in a typed array per reason. An eviction writes two int32 (no
+// heap number, no array growth); the RemovedHashes lists an event carries are made at the drain,
+// in one loop per reason.
+
+export const REASONS = ["capacity", "ttl", "agent_end", "session_end", "offloaded"] as const;
+export type RemovalReason = (typeof REASONS)[number];
+/** Index of each reason in REASONS. */
+export const CAPACITY = 0;
+export const TTL = 1;
+export const AGENT_END = 2;
+export const SESSION_END = 3;
+export const OFFLOADED = 4;
+
+const NOTHING: [RemovalReason, RemovedHashes][] = [];
+
+export class RemovalLog {
+  /** Hashes logged since the last drain. */
+  count = 0;
+  /** Per reason: hash i's halves at 2 i, 2 i + 1 (signed, as the index keeps them). */
+  private halves: Int32Array[] = REASONS.map(() => new Int32Array(512));
+  private lengths = new Int32Array(REASONS.length);
+  /** Per reason: hash strings that are not the decimal of their halves (names in tests), by position, else null. */
+  private names: ((string | undefined)[] | null)[] = REASONS.map(() => null);
+
+  /** Log a removed hash under reason index `r`: its halves, and its string when that is not their decimal (else null). */
+  add(r: number, hi: number, lo: number, name: string | null): void {
+    const n = this.lengths[r]!;
+    let h = this.halves[r]!;
+    if (2 * n + 2 > h.length) {
+      const grown = new Int32Array(h.length * 2);
+      grown.set(h);
+      this.halves[r] = h = grown;
+    }
+    h[2 * n] = hi;
+    h[2 * n + 1] = lo;
+    if (name !== null) (this.names[r] ??= [])[n] = name;
+    this.lengths[r] = n + 1;
+    this.count++;
+  }
+
+  /** Take what was logged, by reason in REASONS order, each reason's hashes in the order they were removed. */
+  drain(): [RemovalReason, RemovedHashes][] {
+    if (this.count === 0) return NOTHING;
+    this.count = 0;
+    const out: [RemovalReason, RemovedHashes][] = [];
+    for (let r = 0; r < REASONS.length; r++) {
+      const n = this.lengths[r]!;
+      if (n === 0) continue;
+      out.push([REASONS[r]!, hashesOf(this.halves[r]!, n, this.names[r]!)]);
+      this.lengths[r] = 0;
+      this.names[r] = null;
+    }
+    return out;
+  }
+}
+
+function hashesOf(halves: Int32Array, n: number, names: (string | undefined)[] | null): RemovedHashes {
+  const out = new RemovedHashes();
+  for (let i = 0; i < n; i++) {
+    const name = names === null ? undefined : names[i];
+    out.push(halves[2 * i]! >>> 0, halves[2 * i + 1]! >>> 0, name ?? null);
+  }
+  return out;
+}
