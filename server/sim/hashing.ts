@@ -102,7 +102,7 @@ for (let i = 0; i < 10_000; i++) {
 
 /** The DataView of the last array written to (callers write many hashes into one array in a row). */
 let viewed: Uint8Array | null = null;
-let view = new DataView(new ArrayBuffer(0));
+let view: DataView = new DataView(new ArrayBuffer(0));
 
 /** Digits of 0 <= x < 10^4 without leading zeros ("0" for 0) at bytes[off…]; returns the end offset. */
 function writeLead(bytes: Uint8Array, off: number, x: number): number {
