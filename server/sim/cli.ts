@@ -74,7 +74,8 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     }
   }
 
-  const file = o.out ? new NdjsonFile(o.out) : null;
+  // Full buffers are written on a helper thread: the simulation does not wait on the disk.
+  const file = o.out ? new NdjsonFile(o.out, undefined, { thread: true }) : null;
   const delivery = o.dashboard ? new Delivery({ url: `${o.dashboard}/api/ingest`, token: o.token!, log }) : null;
   let events = 0;
   // The file holds what the dashboard receives: requests in the compact form unless --full-chains.

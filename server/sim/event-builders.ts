@@ -1,7 +1,7 @@
 import type { ToolCall, Trajectory, TurnPlan } from "./trajectory";
 import { ms } from "./cluster";
 import type { Scenario } from "./scenarios";
-import { FAST_JSON, writeOpen, type FastJson, type LineOut } from "./json-lines";
+import { FAST_JSON, lazyList, num, quote, writeOpen, type FastJson, type LineOut } from "./json-lines";
 import { summarize } from "./itl";
 import type { HashView } from "./stream";
 import type { EventBody, SimRequest } from "./types";
@@ -59,30 +59,47 @@ export function requestEvent(
     ...decodeTelemetry(req),
     ...tierTelemetry(req, scenario.blockSize),
   };
-  const { view, nBlocks } = req;
-  return withLazyArrays(
-    head,
-    {
-      sequence_hashes: () => view.seq.slice(0, nBlocks),
-      local_hashes: () => view.local.slice(0, nBlocks),
-    },
-    {
-      [FAST_JSON]: (e: { id: string }, out: LineOut) => {
-        writeOpen(out, e.id, head);
-        writeChains(out, view, SEQUENCE_KEY, 0, nBlocks);
-      },
-      [CHAIN_VIEW]: {
-        view,
-        nBlocks,
-        compactJson: (e: { id: string }, prefix: { request_id: string; blocks: number }, out: LineOut) => {
-          writeOpen(out, e.id, head);
-          out.text(`,"prefix_of":${JSON.stringify(prefix)}`);
-          writeChains(out, view, SEQUENCE_KEY, prefix.blocks, nBlocks);
-        },
-      },
-    },
-  );
+  const event: Record<string | symbol, unknown> = { id: "", ...head };
+  Object.defineProperty(event, "sequence_hashes", REQUEST_SEQ);
+  Object.defineProperty(event, "local_hashes", REQUEST_LOCAL);
+  event[HEAD] = head;
+  event[FAST_JSON] = requestJson;
+  event[CHAIN_VIEW] = { view: req.view, nBlocks: req.nBlocks, compactJson: requestCompactJson };
+  event[LAZY_ID] = true;
+  return event as unknown as EventBody & FastJson & ChainSource;
 }
+
+/** Where a request event keeps its head (the members before its chains), for its NDJSON line. */
+const HEAD: unique symbol = Symbol("head");
+
+type RequestSlots = { id: string; [HEAD]: object; [CHAIN_VIEW]: { view: HashView; nBlocks: number } };
+
+/** JSON.stringify of a request event as requestEvent builds it: the head, then the full chains. */
+function requestJson(e: { id: string }, out: LineOut): void {
+  const r = e as RequestSlots;
+  const c = r[CHAIN_VIEW];
+  writeOpen(out, r.id, r[HEAD]);
+  writeChains(out, c.view, SEQUENCE_KEY, 0, c.nBlocks);
+}
+
+/** The compact line of a request event: `prefix_of` names the earlier request whose first `blocks` blocks it omits. */
+function requestCompactJson(e: { id: string }, prefix: { request_id: string; blocks: number }, out: LineOut): void {
+  const r = e as RequestSlots;
+  const c = r[CHAIN_VIEW];
+  writeOpen(out, r.id, r[HEAD]);
+  out.text(`,"prefix_of":{"request_id":${quote(prefix.request_id)},"blocks":${num(prefix.blocks)}}`);
+  writeChains(out, c.view, SEQUENCE_KEY, prefix.blocks, c.nBlocks);
+}
+
+/** A request's chains as strings, made when first read (JSON.stringify, tests) and then kept as plain data. */
+const REQUEST_SEQ = lazyList("sequence_hashes", (e) => {
+  const c = (e as RequestSlots)[CHAIN_VIEW];
+  return c.view.seq.slice(0, c.nBlocks);
+});
+const REQUEST_LOCAL = lazyList("local_hashes", (e) => {
+  const c = (e as RequestSlots)[CHAIN_VIEW];
+  return c.view.local.slice(0, c.nBlocks);
+});
 
 /** Cached tokens by the tier they came from and prefetched tokens, on a cluster with lower tiers. */
 function tierTelemetry(
@@ -110,7 +127,10 @@ function decodeTelemetry(req: SimRequest): { itl_ms_mean?: number; itl_ms_p95?: 
   };
 }
 
-/** A kv.stored event for blocks [from, to) of a request's prompt (hash arrays last, with a fast NDJSON form). */
+/**
+ * A kv.stored event for blocks [from, to) of a request's prompt. Its hash lists are strings made when first read (shared
+ * getters); its NDJSON line copies their text from the view, so a run that only writes or discards events makes none.
+ */
 export function storedEvent(
   workerId: string,
   req: SimRequest,
@@ -120,24 +140,61 @@ export function storedEvent(
   ts: number,
 ): EventBody & FastJson {
   const { view } = req;
-  const head = {
-    kind: "kv.stored" as const,
+  // Its id slot first (LAZY_ID: the engine fills it in place), then the members in JSON.stringify's order; every
+  // event takes the same steps, so they share one hidden class.
+  const event: Record<string | symbol, unknown> = {
+    id: "",
+    kind: "kv.stored",
     ts,
     worker_id: workerId,
     parent_hash: from > 0 ? view.seqAt(from - 1) : null,
     retention_class: retentionClass,
     session_id: req.sessionId,
   };
-  return withLazyArrays(
-    head,
-    { block_hashes: () => view.seq.slice(from, to), local_hashes: () => view.local.slice(from, to) },
-    {
-      [FAST_JSON]: (e: { id: string }, out: LineOut) => {
-        writeOpen(out, e.id, head);
-        writeChains(out, view, BLOCK_KEY, from, to);
-      },
-    },
+  Object.defineProperty(event, "block_hashes", STORED_SEQ);
+  Object.defineProperty(event, "local_hashes", STORED_LOCAL);
+  event[FAST_JSON] = storedJson;
+  event[LAZY_ID] = true;
+  event[STORED] = view;
+  event[FROM] = from;
+  event[TO] = to;
+  return event as unknown as EventBody & FastJson;
+}
+
+/** Where a kv.stored event keeps its view and block range. */
+const STORED: unique symbol = Symbol("stored");
+const FROM: unique symbol = Symbol("from");
+const TO: unique symbol = Symbol("to");
+
+type StoredSlots = {
+  id: string;
+  ts: number;
+  worker_id: string;
+  parent_hash: string | null;
+  retention_class: string;
+  session_id: string;
+  [STORED]: HashView;
+  [FROM]: number;
+  [TO]: number;
+};
+
+const STORED_SEQ = lazyList("block_hashes", (e) => {
+  const r = e as StoredSlots;
+  return r[STORED].seq.slice(r[FROM], r[TO]);
+});
+const STORED_LOCAL = lazyList("local_hashes", (e) => {
+  const r = e as StoredSlots;
+  return r[STORED].local.slice(r[FROM], r[TO]);
+});
+
+/** JSON.stringify of a kv.stored event as storedEvent builds it. */
+function storedJson(e: { id: string }, out: LineOut): void {
+  const r = e as StoredSlots;
+  const parent = r.parent_hash === null ? "null" : quote(r.parent_hash);
+  out.text(
+    `{"id":${quote(r.id)},"kind":"kv.stored","ts":${num(r.ts)},"worker_id":${quote(r.worker_id)},"parent_hash":${parent},"retention_class":${quote(r.retention_class)},"session_id":${quote(r.session_id)}`,
   );
+  writeChains(out, r[STORED], BLOCK_KEY, r[FROM], r[TO]);
 }
 
 const SEQUENCE_KEY = ',"sequence_hashes":[';
@@ -150,48 +207,6 @@ function writeChains(out: LineOut, view: HashView, seqKey: string, from: number,
   out.ascii('],"local_hashes":[');
   view.writeItems(out, "local", from, to);
   out.ascii("]}");
-}
-
-/**
- * `{ id: "", ...head, ...arrays, ...extra }` with each array an enumerable getter that builds it on first read (JSON,
- * tests), so runs that only serialise through FAST_JSON or discard events never copy a whole chain, nor (kv.stored) write
- * the text of local hashes no one reads (stream.ts writes it on first read). The engine fills in `id` in place (LAZY_ID)
- * instead of spreading, which would read the getters.
- */
-function withLazyArrays<H extends object, A extends Record<string, () => string[]>, X extends object>(
-  head: H,
-  arrays: A,
-  extra: X,
-): H & { [K in keyof A]: string[] } & X {
-  const out: Record<string | symbol, unknown> = { id: "", ...head };
-  out[BUILDERS] = arrays;
-  for (const key in arrays) Object.defineProperty(out, key, lazyDescriptor(key));
-  return Object.assign(out, extra, { [LAZY_ID]: true }) as H & { [K in keyof A]: string[] } & X;
-}
-
-/** Where a lazy event keeps the builders of its arrays (read by the shared getters). */
-const BUILDERS: unique symbol = Symbol("builders");
-const LAZY_DESCRIPTORS = new Map<string, PropertyDescriptor>();
-
-/**
- * One getter per key, shared by every event: an accessor defined with the same function keeps the events' hidden
- * class shared (a closure per event made each one a dictionary object, several µs per event).
- */
-function lazyDescriptor(key: string): PropertyDescriptor {
-  let d = LAZY_DESCRIPTORS.get(key);
-  if (!d) {
-    d = {
-      enumerable: true,
-      configurable: true,
-      get(this: Record<string | symbol, unknown>) {
-        const value = (this[BUILDERS] as Record<string, () => string[]>)[key]!();
-        Object.defineProperty(this, key, { value, enumerable: true, configurable: true, writable: true });
-        return value;
-      },
-    };
-    LAZY_DESCRIPTORS.set(key, d);
-  }
-  return d;
 }
 
 /**
@@ -227,23 +242,16 @@ export function removedCount(e: { block_hashes: readonly unknown[] }): number {
 
 /** Where a kv.removed event keeps its hashes' halves. */
 const REMOVED: unique symbol = Symbol("removed");
-const REMOVED_HASHES: PropertyDescriptor = {
-  enumerable: true,
-  configurable: true,
-  get(this: Record<string | symbol, unknown>) {
-    const value = (this[REMOVED] as RemovedHashes).strings();
-    Object.defineProperty(this, "block_hashes", { value, enumerable: true, configurable: true, writable: true });
-    return value;
-  },
-};
+const REMOVED_HASHES = lazyList("block_hashes", (e) => (e as { [REMOVED]: RemovedHashes })[REMOVED].strings());
 
 /** JSON.stringify of a kv.removed event as removedEvent builds it. */
 function removedJson(e: { id: string }, out: LineOut): void {
   const r = e as unknown as { id: string; ts: number; worker_id: string; reason: string; [REMOVED]: RemovedHashes };
-  writeOpen(out, r.id, { kind: "kv.removed", ts: r.ts, worker_id: r.worker_id });
-  out.ascii(',"block_hashes":[');
+  out.text(
+    `{"id":${quote(r.id)},"kind":"kv.removed","ts":${num(r.ts)},"worker_id":${quote(r.worker_id)},"block_hashes":[`,
+  );
   r[REMOVED].writeItems(out);
-  out.ascii(`],"reason":"${r.reason}"}`);
+  out.text(`],"reason":${quote(r.reason)}}`);
 }
 
 /** Reasoning spans of a turn, each linked to the tool call it precedes. */

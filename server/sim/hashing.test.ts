@@ -18,6 +18,15 @@ const CASES: [number, number][] = [
   [0x8ac72304, 0x89e80000],
   [0x8ac72304, 0x89e7ffff],
   [232830, 2_764_472_319],
+  // Around the four-digit groups writeDecimal stores whole: 10^8 - 1, 10^8, 10^12 - 1, 10^12, 10^16, 10^16 - 1.
+  [0, 99_999_999],
+  [0, 100_000_000],
+  [232, 3_567_587_327],
+  [232, 3_567_587_328],
+  [2_328_306, 1_874_919_424],
+  [2_328_306, 1_874_919_423],
+  [0, 1_000_000_000],
+  [0, 100_000_001],
 ];
 /** writeDecimal's bytes as text, written after a byte that must stay untouched. */
 const written = (hi: number, lo: number) => {
@@ -34,6 +43,15 @@ describe("toDecimal", () => {
 
   it.each(CASES)("writeDecimal writes %i:%i as the same digits into bytes", (hi, lo) => {
     expect(written(hi, lo)).toBe(big(hi, lo));
+  });
+
+  it("writeDecimal writes no byte past the digits (an array of exactly their length)", () => {
+    for (const [hi, lo] of CASES) {
+      const n = big(hi, lo).length;
+      const bytes = new Uint8Array(n + 3).fill(33);
+      expect(writeDecimal(bytes.subarray(2, 2 + n), 0, hi, lo)).toBe(n);
+      expect(Buffer.from(bytes).toString("latin1")).toBe(`!!${big(hi, lo)}!`);
+    }
   });
 
   it("agrees with BigInt on many values", () => {

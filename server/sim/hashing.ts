@@ -93,44 +93,71 @@ export function toDecimal(hi: number, lo: number): string {
   return String(b - b1 * 10_000) + low;
 }
 
-/** Writes digits of x (0 <= x < 10^width, an integer) zero-padded to `width` at bytes[end - width, end). */
-function writePadded(bytes: Uint8Array, end: number, x: number, width: number): void {
-  for (let i = end - 1; i >= end - width; i--) {
-    const q = (x / 10) | 0;
-    bytes[i] = 48 + x - q * 10;
-    x = q;
-  }
+/** "0000" … "9999" as the little-endian u32 of their four ASCII digits: one 4-byte store writes a group of digits. */
+const GROUPS = new Uint32Array(10_000);
+for (let i = 0; i < 10_000; i++) {
+  const d = String(i).padStart(4, "0");
+  GROUPS[i] = d.charCodeAt(0) | (d.charCodeAt(1) << 8) | (d.charCodeAt(2) << 16) | (d.charCodeAt(3) << 24);
 }
 
-/** Number of decimal digits of a non-negative integer below 2^31. */
-function digits31(x: number): number {
-  let n = 1;
-  while (x >= 10) {
-    x = (x / 10) | 0;
-    n++;
+/** The DataView of the last array written to (callers write many hashes into one array in a row). */
+let viewed: Uint8Array | null = null;
+let view: DataView = new DataView(new ArrayBuffer(0));
+
+/** Digits of 0 <= x < 10^4 without leading zeros ("0" for 0) at bytes[off…]; returns the end offset. */
+function writeLead(bytes: Uint8Array, off: number, x: number): number {
+  const w = GROUPS[x]!;
+  if (x >= 1000) {
+    bytes[off] = w & 255;
+    bytes[off + 1] = (w >>> 8) & 255;
+    bytes[off + 2] = (w >>> 16) & 255;
+    bytes[off + 3] = w >>> 24;
+    return off + 4;
   }
-  return n;
+  if (x >= 100) {
+    bytes[off] = (w >>> 8) & 255;
+    bytes[off + 1] = (w >>> 16) & 255;
+    bytes[off + 2] = w >>> 24;
+    return off + 3;
+  }
+  if (x >= 10) {
+    bytes[off] = (w >>> 16) & 255;
+    bytes[off + 1] = w >>> 24;
+    return off + 2;
+  }
+  bytes[off] = w >>> 24;
+  return off + 1;
+}
+
+/** Digits of 0 <= x < 10^8 (an integer) without leading zeros; returns the end offset. */
+function writeBelow1e8(bytes: Uint8Array, d: DataView, off: number, x: number): number {
+  if (x < 10_000) return writeLead(bytes, off, x);
+  const top = (x / 10_000) | 0;
+  off = writeLead(bytes, off, top);
+  d.setUint32(off, GROUPS[x - top * 10_000]!, true);
+  return off + 4;
 }
 
 /**
  * toDecimal(hi, lo) written as ASCII digits into bytes at `off` (room for 20 bytes needed); returns the end offset. No
- * string is made: the simulator writes the text of hashes it never keeps (local hashes of serialised chains) this way.
+ * string is made: the simulator writes the text of hashes it never keeps (local hashes of serialised chains, removed
+ * blocks) this way. Groups of four digits are one store each, read from a table (no division per digit).
  */
 export function writeDecimal(bytes: Uint8Array, off: number, hi: number, lo: number): number {
-  if (hi === 0) {
-    // lo < 2^32 may exceed int32: split into its top and its last 4 digits.
-    const top = Math.floor(lo / 10_000);
-    const low = lo - top * 10_000;
-    if (top === 0) {
-      const n = digits31(low);
-      writePadded(bytes, off + n, low, n);
-      return off + n;
-    }
-    const n = digits31(top);
-    writePadded(bytes, off + n, top, n);
-    writePadded(bytes, off + n + 4, low, 4);
-    return off + n + 4;
+  if (hi === 0 && lo < 10_000) return writeLead(bytes, off, lo);
+  let d = view;
+  if (bytes !== viewed) {
+    viewed = bytes;
+    d = view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
+  if (hi === 0) {
+    // lo < 2^32 may exceed int32: its top (below 429,497) and its last 4 digits.
+    const top = Math.floor(lo / 10_000);
+    off = writeBelow1e8(bytes, d, off, top);
+    d.setUint32(off, GROUPS[lo - top * 10_000]!, true);
+    return off + 4;
+  }
+  // As toDecimal: the value is a * 10^12 + b * 10^4 + low with a below 1.9e7, b below 10^8.
   const y = hi * 7296 + lo;
   const q = Math.floor(y / 10_000);
   const low = y - q * 10_000;
@@ -138,14 +165,14 @@ export function writeDecimal(bytes: Uint8Array, off: number, hi: number, lo: num
   const a = Math.floor(top / 1e8);
   const b = top - a * 1e8;
   if (a > 0) {
-    const n = digits31(a);
-    writePadded(bytes, off + n, a, n);
-    writePadded(bytes, off + n + 8, b, 8);
-    writePadded(bytes, off + n + 12, low, 4);
-    return off + n + 12;
+    off = writeBelow1e8(bytes, d, off, a);
+    const b1 = (b / 10_000) | 0;
+    d.setUint32(off, GROUPS[b1]!, true);
+    d.setUint32(off + 4, GROUPS[b - b1 * 10_000]!, true);
+    d.setUint32(off + 8, GROUPS[low]!, true);
+    return off + 12;
   }
-  const n = digits31(b);
-  writePadded(bytes, off + n, b, n);
-  writePadded(bytes, off + n + 4, low, 4);
-  return off + n + 4;
+  off = writeBelow1e8(bytes, d, off, b);
+  d.setUint32(off, GROUPS[low]!, true);
+  return off + 4;
 }

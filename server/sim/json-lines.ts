@@ -65,3 +65,34 @@ export function writeOpen(out: LineOut, id: string, head: object): void {
   out.ascii(",");
   out.text(json.slice(1, -1));
 }
+
+/**
+ * An enumerable getter of `key` shared by every event of a kind (an accessor defined with the same function keeps the
+ * events' hidden class shared; a closure per event made each one a dictionary object): it builds the list on first read
+ * and keeps it as a plain value.
+ */
+export function lazyList(key: string, build: (event: object) => string[]): PropertyDescriptor {
+  return {
+    enumerable: true,
+    configurable: true,
+    get(this: object) {
+      const value = build(this);
+      Object.defineProperty(this, key, { value, enumerable: true, configurable: true, writable: true });
+      return value;
+    },
+  };
+}
+
+/** A string as JSON: quoted as it is when nothing in it needs escaping or is outside ASCII (ids), else JSON.stringify. */
+export function quote(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 34 || c === 92 || c > 0x7e) return JSON.stringify(s);
+  }
+  return `"${s}"`;
+}
+
+/** A number as JSON.stringify writes it (null when not finite). */
+export function num(n: number): string {
+  return Number.isFinite(n) ? String(n) : "null";
+}

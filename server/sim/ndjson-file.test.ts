@@ -15,9 +15,10 @@ let files = 0;
 function written(
   bytes: number,
   lines: readonly (readonly (readonly ["text" | "ascii" | "bytes" | "line", string])[])[],
+  thread = false,
 ): string {
   const path = join(dir, `f${files++}.ndjson`);
-  const file = new NdjsonFile(path, bytes);
+  const file = new NdjsonFile(path, bytes, { thread });
   for (const pieces of lines) {
     let whole = false;
     for (const [kind, s] of pieces) {
@@ -105,6 +106,22 @@ describe("NdjsonFile: lines written whole or in pieces", () => {
     ["an empty line", 4, [[]], "\n"],
   ] as const)("%s", (_name, bytes, lines, expected) => {
     expect(written(bytes, lines)).toBe(expected);
+    // The same bytes when a helper thread writes the full buffers.
+    expect(written(bytes, lines, true)).toBe(expected);
+  });
+
+  it("with a helper thread: many flushes of a tiny buffer land in order, all written when close returns", () => {
+    const lines = Array.from({ length: 5_000 }, (_, i) => [["ascii", `line ${i} `.repeat(1 + (i % 7))] as const]);
+    expect(written(16, lines, true)).toBe(lines.map((l) => `${l[0]![1]}\n`).join(""));
+  });
+
+  it("with a helper thread: a failed write is thrown by the owner, naming the error", () => {
+    // Every write to /dev/full fails (no space left): the owner says so at the latest at close.
+    const file = new NdjsonFile("/dev/full", 8, { thread: true });
+    expect(() => {
+      for (let i = 0; i < 10; i++) file.ascii("0123");
+      file.close();
+    }).toThrow(/ENOSPC/);
   });
 
   it("counts lines", () => {
