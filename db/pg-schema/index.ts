@@ -2,3 +2,4 @@ export * from "./workers";
 export * from "./events";
 export * from "./requests";
 export * from "./auth";
+export * from "./rollups";
