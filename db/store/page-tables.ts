@@ -41,3 +41,17 @@ export const sqliteRequestReads = sqliteTable("requests", {
   itlMsP95: real("itl_ms_p95"),
   preemptions: integer("preemptions"),
 });
+
+/** requests_1m as SQLite holds it, but for its key: an INTEGER PRIMARY KEY is optional on insert there, not on pg. */
+export const sqliteRequests1mReads = sqliteTable("requests_1m", {
+  minute: integer("minute").notNull(),
+  requests: integer("requests").notNull(),
+  inputTokens: integer("input_tokens").notNull(),
+  cachedTokens: integer("cached_tokens").notNull(),
+  outputTokens: integer("output_tokens").notNull(),
+  cachedHostTokens: integer("cached_host_tokens").notNull().default(0),
+  cachedDiskTokens: integer("cached_disk_tokens").notNull().default(0),
+  cachedSharedTokens: integer("cached_shared_tokens").notNull().default(0),
+  prefetchedTokens: integer("prefetched_tokens").notNull().default(0),
+  preemptions: integer("preemptions").notNull().default(0),
+});

@@ -28,6 +28,7 @@ export const pgTables = {
   routeDecisions15m: pg.routeDecisions15m,
   kvEventReads: reads.pgKvEventReads,
   requestReads: reads.pgRequestReads,
+  requests1m: pg.requests1m,
 };
 
 export type StoreTables = typeof pgTables;
@@ -54,6 +55,7 @@ export const sqliteTables = {
   routeDecisions15m: sqlite.routeDecisions15m,
   kvEventReads: reads.sqliteKvEventReads,
   requestReads: reads.sqliteRequestReads,
+  requests1m: reads.sqliteRequests1mReads,
 } satisfies Record<keyof StoreTables, unknown>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

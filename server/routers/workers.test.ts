@@ -2,7 +2,8 @@ import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../db/client";
 import { storeEvents } from "../../db/queries/ingest";
-import { decisionsLost } from "../../db/queries/workers";
+import { decisionsLost } from "../../db/store/workers";
+import { sqliteStore } from "../../db/store/store";
 import { testCaller, testDb } from "../../test/db";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 
@@ -229,9 +230,17 @@ describe("workers procedures on seeded data", () => {
     ]);
   });
 
-  it("lost decisions are counted among the latest decisions scanned, and say when the range held more", () => {
-    expect(decisionsLost(db, "w2", FROM, NOW, 5)).toMatchObject({ scanned: 5, lost: 1, truncated: true });
-    expect(decisionsLost(db, "w2", FROM, NOW, 10)).toMatchObject({ scanned: 10, lost: 6, truncated: false });
+  it("lost decisions are counted among the latest decisions scanned, and say when the range held more", async () => {
+    expect(await decisionsLost(sqliteStore(db), "w2", FROM, NOW, 5)).toMatchObject({
+      scanned: 5,
+      lost: 1,
+      truncated: true,
+    });
+    expect(await decisionsLost(sqliteStore(db), "w2", FROM, NOW, 10)).toMatchObject({
+      scanned: 10,
+      lost: 6,
+      truncated: false,
+    });
   });
 
   it("blocksByClass: blocks stored per bucket and retention class; unreported class is null", async () => {

@@ -3,11 +3,15 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import type { Db } from "../../db/client";
+import type { Store } from "../../db/store/store";
 import { satisfies, type Actor, type Requirement } from "../auth/roles";
 import { AppError } from "../errors";
 
-/** Request-free context: everything a procedure needs, injectable in tests. actor is the caller (null: signed out). */
-export type InnerContext = { db: Db; now: () => number; actor?: Actor | null };
+/**
+ * Request-free context: everything a procedure needs, injectable in tests. actor is the caller (null: signed out);
+ * store, when set, is what the procedures ported to the store read (either engine; else the store over db).
+ */
+export type InnerContext = { db: Db; now: () => number; actor?: Actor | null; store?: Store };
 
 /** Every procedure declares the role it needs; the role-matrix test walks the router and reads it. */
 export type Meta = { role: Requirement };
