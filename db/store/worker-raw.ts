@@ -43,7 +43,7 @@ export async function rawBuckets(
       })
       .from(workerId === undefined ? indexed(s, w, "worker_stats_ts") : w)
       .where(and(gte(w.ts, a), lt(w.ts, b), workerId === undefined ? undefined : eq(w.workerId, workerId)));
-    return (workerId === undefined ? g.groupBy(w.workerId) : g.groupBy(t)).as("g");
+    return (workerId === undefined ? g.groupBy(w.workerId) : g.groupBy(w.workerId, t)).as("g");
   };
   const read = async (a: number, b: number): Promise<RawBucket[]> => {
     const g = grouped(a, b);

@@ -395,7 +395,7 @@ export async function rollupBuckets(
     })
     .from(workerId === undefined ? indexed(s, m, index) : m)
     .where(range);
-  if (workerId !== undefined) return rows.groupBy(t).orderBy(asc(t));
+  if (workerId !== undefined) return rows.groupBy(m.workerId, t).orderBy(asc(t));
   return rows.groupBy(m.workerId, t).limit((Math.ceil((to - start) / step) + 1) * MAX_WORKERS * 4);
 }
 
