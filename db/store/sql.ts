@@ -1,4 +1,6 @@
-import { Column, is, sql, type SQL } from "drizzle-orm";
+import type Database from "better-sqlite3";
+import { Column, is, Placeholder, sql, type SQL } from "drizzle-orm";
+import type postgres from "postgres";
 import type { Store } from "./store";
 
 // SQL fragments a page query needs that the two dialects spell differently, and literals a GROUP BY must repeat
@@ -52,4 +54,40 @@ export function fieldsOf<F extends Record<string, Column | SQL | SQL.Aliased>>(
   const out: Record<string, unknown> = {};
   for (const [k, f] of Object.entries(fields)) out[k] = is(f, Column) ? sql`${f}`.mapWith(f) : f;
   return out as never;
+}
+
+type Built = { toSQL(): { sql: string; params: unknown[] } };
+type Runner = (params: Record<string, unknown>) => Promise<unknown[][]>;
+const compiled = new WeakMap<Store, Map<string, Runner>>();
+
+/**
+ * A query drizzle builds once per store (its parameters `sql.placeholder(name)`), run as rows of values in selection
+ * order without drizzle's per-row mapping: for the reads that return thousands of rows or run once per worker, where
+ * building the SQL, preparing it and mapping rows cost more than the query. Values are the driver's: numbers on SQLite;
+ * on PostgreSQL int8 as numbers and numeric (sums of int8) as decimal strings, so callers take Number() of sums.
+ */
+export async function rawRows(
+  s: Store,
+  key: string,
+  build: () => Built,
+  params: Record<string, unknown> = {},
+): Promise<unknown[][]> {
+  let byKey = compiled.get(s);
+  if (!byKey) compiled.set(s, (byKey = new Map()));
+  let run = byKey.get(key);
+  if (!run) {
+    const q = build().toSQL();
+    const bind = (values: Record<string, unknown>) =>
+      q.params.map((p) => (is(p, Placeholder) ? values[(p as Placeholder).name] : p));
+    const client = (s.db as unknown as { $client: unknown }).$client;
+    if (s.engine === "sqlite") {
+      const stmt = (client as Database.Database).prepare(q.sql).raw(true);
+      run = async (values) => stmt.all(...(bind(values) as unknown[])) as unknown[][];
+    } else {
+      const pg = client as postgres.Sql;
+      run = async (values) => (await pg.unsafe(q.sql, bind(values) as never[], { prepare: true }).values()) as unknown[][];
+    }
+    byKey.set(key, run);
+  }
+  return run(params);
 }

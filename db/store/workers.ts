@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gte, inArray, lt, lte, ne, sql } from "drizzle-orm"
 import { candidatesJson } from "../candidate-codec";
 import { minuteOf, type CounterSample } from "../../lib/counters";
 import type { DecisionRow, LifecycleKind, RawBucket, SeriesRow, StatsResolution } from "../rows/workers";
-import { bucketOf, fieldsOf, indexed, num, numOrNull, position } from "./sql";
+import { bucketOf, fieldsOf, indexed, num, numOrNull, position, rawRows } from "./sql";
 import type { Store } from "./store";
 
 // Reads for the worker views on either engine. Every query takes a time range [from, to) (Unix ms) and is bounded.
@@ -106,40 +106,44 @@ export async function latestSamples(
   to: number,
 ): Promise<LatestSample[]> {
   const { workerStats: r, workerStats1m: m } = s.t;
-  const raw = async (workerId: string) =>
-    (
-      await s.db
-        .select({
-          ts: r.ts,
-          kvActive: r.kvActiveBlocks,
-          kvTotal: r.kvTotalBlocks,
-          running: r.requestsRunning,
-          waiting: r.requestsWaiting,
-        })
-        .from(r)
-        .where(and(eq(r.workerId, workerId), gte(r.ts, from), lte(r.ts, to)))
-        .orderBy(desc(r.ts))
-        .limit(1)
-    )[0];
-  const rollup = async (workerId: string) =>
-    (
-      await s.db
-        .select({
-          ts: m.minute,
-          kvActive: num(sql`${m.kvActiveSum} * 1.0 / ${m.samples}`),
-          kvTotal: num(sql`${m.kvTotalSum} * 1.0 / ${m.samples}`),
-          running: num(sql`${m.runningSum} * 1.0 / ${m.samples}`),
-          waiting: num(sql`${m.waitingSum} * 1.0 / ${m.samples}`),
-        })
-        .from(m)
-        .where(and(eq(m.workerId, workerId), gte(m.minute, minuteOf(from)), lte(m.minute, to)))
-        .orderBy(desc(m.minute))
-        .limit(1)
-    )[0];
+  const [w, a, b] = [sql.placeholder("w"), sql.placeholder("a"), sql.placeholder("b")];
+  const raw = () =>
+    s.db
+      .select({ ts: r.ts, a: r.kvActiveBlocks, t: r.kvTotalBlocks, r: r.requestsRunning, w: r.requestsWaiting })
+      .from(r)
+      .where(and(eq(r.workerId, w), gte(r.ts, a), lte(r.ts, b)))
+      .orderBy(desc(r.ts))
+      .limit(1);
+  const mean = (c: typeof m.kvActiveSum) => sql`${c} * 1.0 / ${m.samples}`;
+  const rollup = () =>
+    s.db
+      .select({
+        ts: m.minute,
+        a: mean(m.kvActiveSum),
+        t: mean(m.kvTotalSum),
+        r: mean(m.runningSum),
+        w: mean(m.waitingSum),
+      })
+      .from(m)
+      .where(and(eq(m.workerId, w), gte(m.minute, a), lte(m.minute, b)))
+      .orderBy(desc(m.minute))
+      .limit(1);
   const found = await Promise.all(
     workerIds.slice(0, MAX_WORKERS).map(async (workerId) => {
-      const sample = (await raw(workerId)) ?? (await rollup(workerId));
-      return sample ? { workerId, ...sample } : null;
+      const latest = await rawRows(s, "latestSamples.raw", raw, { w: workerId, a: from, b: to });
+      const [x] = latest.length
+        ? latest
+        : await rawRows(s, "latestSamples.rollup", rollup, { w: workerId, a: minuteOf(from), b: to });
+      return x
+        ? {
+            workerId,
+            ts: Number(x[0]),
+            kvActive: Number(x[1]),
+            kvTotal: Number(x[2]),
+            running: Number(x[3]),
+            waiting: Number(x[4]),
+          }
+        : null;
     }),
   );
   return found.filter((x) => x !== null);
@@ -217,13 +221,17 @@ export async function decisionsWon(
   to: number,
 ): Promise<Map<string, number>> {
   const d = s.t.routeDecisions;
+  const count = () =>
+    s.db
+      .select({ n: countAll() })
+      .from(d)
+      .where(
+        and(eq(d.chosenWorkerId, sql.placeholder("w")), gte(d.ts, sql.placeholder("a")), lt(d.ts, sql.placeholder("b"))),
+      );
   const counts = await Promise.all(
     workerIds.slice(0, MAX_WORKERS).map(async (w) => {
-      const [r] = await s.db
-        .select({ n: countAll() })
-        .from(d)
-        .where(and(eq(d.chosenWorkerId, w), gte(d.ts, from), lt(d.ts, to)));
-      return [w, r?.n ?? 0] as const;
+      const [r] = await rawRows(s, "decisionsWon", count, { w, a: from, b: to });
+      return [w, Number(r?.[0] ?? 0)] as const;
     }),
   );
   return new Map(counts);
@@ -355,48 +363,60 @@ export async function rollupBuckets(
   s: Store,
   opts: { from: number; to: number; step: number; resolution: RollupResolution; workerId?: string },
 ): Promise<SeriesRow[]> {
-  const { from, to, step, workerId } = opts;
-  const { table: m, index, align } = statsTable(s, opts.resolution);
+  const { from, to, step, workerId, resolution } = opts;
+  const { table: m, index, align } = statsTable(s, resolution);
   const start = from - (from % align);
-  const range = and(
-    gte(m.minute, start),
-    lt(m.minute, to),
-    workerId === undefined ? undefined : eq(m.workerId, workerId),
-  );
-  if (workerId === undefined && step === align) {
-    // One range scan of the bucket-start index; the rows are the buckets (summing and sorting them cost more).
-    const limit = (Math.ceil((to - start) / step) + 1) * MAX_WORKERS * 4;
-    return s.db
-      .select(
-        fieldsOf({
-          workerId: m.workerId,
-          t: m.minute,
-          samples: m.samples,
-          kvActive: m.kvActiveSum,
-          kvTotal: m.kvTotalSum,
-          query: m.prefixQueryDelta,
-          hit: m.prefixHitDelta,
-        }),
-      )
-      .from(indexed(s, m, index))
+  const one = workerId !== undefined;
+  const [a, b, w] = [sql.placeholder("a"), sql.placeholder("b"), sql.placeholder("w")];
+  const range = and(gte(m.minute, a), lt(m.minute, b), one ? eq(m.workerId, w) : undefined);
+  const limit = (Math.ceil((to - start) / step) + 1) * MAX_WORKERS * 4;
+  const plain = !one && step === align;
+  const build = () => {
+    // All workers at the rollup's own step: one range scan of the bucket-start index, the rows being the buckets
+    // (summing and sorting them cost more). Else summed per worker and bucket.
+    if (plain)
+      return s.db
+        .select(
+          fieldsOf({
+            workerId: m.workerId,
+            t: m.minute,
+            samples: m.samples,
+            kvActive: m.kvActiveSum,
+            kvTotal: m.kvTotalSum,
+            query: m.prefixQueryDelta,
+            hit: m.prefixHitDelta,
+          }),
+        )
+        .from(indexed(s, m, index))
+        .where(range)
+        .limit(sql.placeholder("limit"));
+    const t = bucketOf(m.minute, step);
+    const q = s.db
+      .select({
+        workerId: fieldsOf({ w: m.workerId }).w,
+        t,
+        samples: num(sql`sum(${m.samples})`),
+        kvActive: num(sql`sum(${m.kvActiveSum})`),
+        kvTotal: num(sql`sum(${m.kvTotalSum})`),
+        query: num(sql`sum(${m.prefixQueryDelta})`),
+        hit: num(sql`sum(${m.prefixHitDelta})`),
+      })
+      .from(one ? m : indexed(s, m, index))
       .where(range)
-      .limit(limit);
-  }
-  const t = bucketOf(m.minute, step);
-  const rows = s.db
-    .select({
-      workerId: fieldsOf({ w: m.workerId }).w,
-      t,
-      samples: num(sql`sum(${m.samples})`),
-      kvActive: num(sql`sum(${m.kvActiveSum})`),
-      kvTotal: num(sql`sum(${m.kvTotalSum})`),
-      query: num(sql`sum(${m.prefixQueryDelta})`),
-      hit: num(sql`sum(${m.prefixHitDelta})`),
-    })
-    .from(workerId === undefined ? indexed(s, m, index) : m)
-    .where(range);
-  if (workerId !== undefined) return rows.groupBy(m.workerId, t).orderBy(asc(t));
-  return rows.groupBy(m.workerId, t).limit((Math.ceil((to - start) / step) + 1) * MAX_WORKERS * 4);
+      .groupBy(m.workerId, t);
+    return one ? q.orderBy(asc(t)) : q.limit(sql.placeholder("limit"));
+  };
+  const key = `rollupBuckets.${resolution}.${one ? "one" : "all"}.${plain ? "rows" : step}`;
+  const rows = await rawRows(s, key, build, { a: start, b: to, w: workerId, limit });
+  return rows.map((r) => ({
+    workerId: r[0] as string,
+    t: Number(r[1]),
+    samples: Number(r[2]),
+    kvActive: Number(r[3]),
+    kvTotal: Number(r[4]),
+    query: Number(r[5]),
+    hit: Number(r[6]),
+  }));
 }
 
 export type { CounterSample, RawBucket };
