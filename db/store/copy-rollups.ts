@@ -35,7 +35,10 @@ export async function copyRollups(source: Store, target: Store, from: number, to
         .orderBy(asc(src.minute));
       for (let i = 0; i < rows.length; i += INSERT_ROWS) {
         const chunk = rows.slice(i, i + INSERT_ROWS);
-        await (target.db as StoreDb).insert(dst).values(chunk as never).onConflictDoNothing();
+        await (target.db as StoreDb)
+          .insert(dst)
+          .values(chunk as never)
+          .onConflictDoNothing();
         copied += chunk.length;
       }
     }

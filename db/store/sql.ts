@@ -85,7 +85,8 @@ export async function rawRows(
       run = async (values) => stmt.all(...(bind(values) as unknown[])) as unknown[][];
     } else {
       const pg = client as postgres.Sql;
-      run = async (values) => (await pg.unsafe(q.sql, bind(values) as never[], { prepare: true }).values()) as unknown[][];
+      run = async (values) =>
+        (await pg.unsafe(q.sql, bind(values) as never[], { prepare: true }).values()) as unknown[][];
     }
     byKey.set(key, run);
   }

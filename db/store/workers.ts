@@ -226,7 +226,11 @@ export async function decisionsWon(
       .select({ n: countAll() })
       .from(d)
       .where(
-        and(eq(d.chosenWorkerId, sql.placeholder("w")), gte(d.ts, sql.placeholder("a")), lt(d.ts, sql.placeholder("b"))),
+        and(
+          eq(d.chosenWorkerId, sql.placeholder("w")),
+          gte(d.ts, sql.placeholder("a")),
+          lt(d.ts, sql.placeholder("b")),
+        ),
       );
   const counts = await Promise.all(
     workerIds.slice(0, MAX_WORKERS).map(async (w) => {
