@@ -2,7 +2,9 @@
 // (plus 2 routed requests/s and KV churn) in a fresh database file, then p50/p95 of 20 calls of each workers-page
 // procedure through createCaller for the 24h preset, then the routing-page and overview procedures. Then the workers-page series for 1 h, 6 h and 24 h
 // against Prometheus holding the same samples (when promtool and prometheus are installed; BENCH_PROMETHEUS=0 skips).
-// A named file is kept (with its Prometheus blocks beside it); --reuse skips loading them again.
+// A named file is kept (with its Prometheus blocks beside it); --reuse skips loading them again (SQLite only).
+// --engine postgres|both also loads the same events into PostgreSQL (scripts/bench-queries-pg.ts) and times the
+// procedures ported to the store there, alternating calls with SQLite's; the others print that they are not ported.
 import { spawnSync } from "node:child_process";
 import superjson from "superjson";
 import fs from "node:fs";
@@ -21,15 +23,15 @@ import {
   startPrometheus,
   type PromResult,
 } from "./bench-prometheus";
-import { takeEngineOption } from "./bench-ingest-engines";
+import { takeEngineOption, type Engine } from "./bench-ingest-engines";
+import { openPgBench } from "./bench-queries-pg";
 
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 64);
 const HOURS = Number(process.env.BENCH_HOURS ?? 24);
 const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_SECONDS ?? 5) * 1000;
 const PROMETHEUS = process.env.BENCH_PROMETHEUS !== "0";
-// --engine sqlite|postgres|both: the page queries run on SQLite only so far, so postgres is named and not timed.
 const { engines, rest: args } = takeEngineOption(process.argv.slice(2));
-const PG_NOT_YET = "postgres: not timed: the page queries do not run on PostgreSQL yet (only its ingest does)";
+const ENGINES = engines ?? ["sqlite"];
 const REUSE = args.includes("--reuse");
 const FILE =
   args.find((a) => !a.startsWith("--")) ?? path.join(os.tmpdir(), `switchyard-bench-queries-${process.pid}.db`);
@@ -60,7 +62,13 @@ function isUp(w: number, t: number, start: number, span: number): boolean {
 
 type Sample = (workerId: string, ts: number, kvActive: number, kvTotal: number, query: string, hit: string) => void;
 
-function load(db: Db, start: number, end: number, onSample: Sample) {
+async function load(
+  db: Db,
+  start: number,
+  end: number,
+  onSample: Sample,
+  onBatch?: (batch: readonly TelemetryEvent[]) => Promise<void>,
+) {
   const ids = Array.from({ length: WORKERS }, (_, w) => `worker-${String(w).padStart(2, "0")}`);
   const counters = ids.map(() => ({ q: 0, h: 0 }));
   const baseRate = ids.map((_, w) => 0.45 + (0.5 * ((w * 37) % 64)) / 64);
@@ -175,6 +183,7 @@ function load(db: Db, start: number, end: number, onSample: Sample) {
         } satisfies Ev<"kv.removed">);
     }
     storeEvents(db, batch);
+    await onBatch?.(batch);
   }
   return { samples, workers: ids };
 }
@@ -220,7 +229,7 @@ function agreement(
  * it with the two queries. First ratio: the procedure call over Prometheus's engine time (stats=all: no HTTP, no JSON);
  * second: the call plus its superjson encoding over Prometheus's HTTP round trip (its JSON encoding included).
  */
-async function compareWithPrometheus(caller: Caller, url: string, end: number) {
+async function compareWithPrometheus(caller: Caller, url: string, end: number, engine = "") {
   for (const [preset, span] of RANGES) {
     const step = bucketStep(span);
     const q = chartQueries(step);
@@ -233,7 +242,7 @@ async function compareWithPrometheus(caller: Caller, url: string, end: number) {
     const a = agreement(first, hit, (p) => p.hitRate);
     const b = agreement(first, kv, (p) => p.util);
     console.log(
-      `${preset}: Switchyard reads ${first.source} in ${step / 1000} s buckets (${first.workers.length} workers); Prometheus ${hit.series.length} series; ` +
+      `${engine}${preset}: Switchyard reads ${first.source} in ${step / 1000} s buckets (${first.workers.length} workers); Prometheus ${hit.series.length} series; ` +
         `median |difference| hit rate ${a.median.toFixed(4)} over ${a.n} points, KV utilization ${b.median.toFixed(4)} over ${b.n}`,
     );
     const t = {
@@ -269,7 +278,7 @@ async function compareWithPrometheus(caller: Caller, url: string, end: number) {
       `${(p(ours, 0.5) / p(theirs, 0.5)).toFixed(2)}x p50 ${(p(ours, 0.95) / p(theirs, 0.95)).toFixed(2)}x p95`;
     const line = (name: string, engine: number[], wall: number[]) =>
       console.log(
-        `vs prometheus: ${name} ${preset} ${ratio(t.sw, engine)} (Switchyard series ${ms(t.sw)}, Prometheus engine ${ms(engine)}); ` +
+        `vs prometheus: ${engine}${name} ${preset} ${ratio(t.sw, engine)} (Switchyard series ${ms(t.sw)}, Prometheus engine ${ms(engine)}); ` +
           `serialized: ${ratio(t.wire, wall)} (Switchyard + superjson ${ms(t.wire)}, Prometheus over HTTP ${ms(wall)})`,
       );
     line("hit-rate", t.hit, t.hitWall);
@@ -278,10 +287,57 @@ async function compareWithPrometheus(caller: Caller, url: string, end: number) {
   }
 }
 
+/** The procedures timed, by name; `store` marks those ported to the store (the ones that run on PostgreSQL). */
+function procedures(caller: Caller, one: string) {
+  const range = { preset: "24h" } as const;
+  const hour = { preset: "1h" } as const;
+  return [
+    ["workers.list", true, () => caller.workers.list(range)],
+    ["workers.series", true, () => caller.workers.series({ range })],
+    ["workers.byId", true, () => caller.workers.byId({ id: one, range })],
+    ["workers.series (one worker)", true, () => caller.workers.series({ range, workerId: one })],
+    ["workers.blocksByClass", true, () => caller.workers.blocksByClass({ id: one, range })],
+    ["routing.list", false, () => caller.routing.list({ range })],
+    ["routing.series", false, () => caller.routing.series({ range })],
+    ["overview.summary", false, () => caller.overview.summary(range)],
+    ["overview.trends", false, () => caller.overview.trends(range)],
+    ["workers.series 1h", true, () => caller.workers.series({ range: hour })],
+    ["workers.series 1h (one worker)", true, () => caller.workers.series({ range: hour, workerId: one })],
+  ] as const;
+}
+
+const pq = (ms: number[]) => `p50 ${quantile(ms, 0.5).toFixed(1)} ms p95 ${quantile(ms, 0.95).toFixed(1)} ms`;
+
+/** Each procedure on each engine, calls alternating between the engines so load from elsewhere hits both alike. */
+async function timeProcedures(callers: { engine: Engine; caller: Caller }[], one: string) {
+  const lists = callers.map((c) => procedures(c.caller, one));
+  for (let i = 0; i < lists[0]!.length; i++) {
+    const [name, ported] = lists[0]![i]!;
+    const runs = callers
+      .map((c, k) => ({ engine: c.engine, call: lists[k]![i]![2] as () => Promise<unknown>, ms: [] as number[] }))
+      .filter((r) => r.engine === "sqlite" || ported);
+    for (const r of runs) await r.call();
+    for (let n = 0; n < CALLS; n++)
+      for (const r of runs) {
+        const t = performance.now();
+        await r.call();
+        r.ms.push(performance.now() - t);
+      }
+    for (const r of runs) r.ms.sort((a, b) => a - b);
+    const cols = runs.map((r) => (callers.length > 1 ? `${r.engine} ${pq(r.ms)}` : pq(r.ms)));
+    const sq = runs.find((r) => r.engine === "sqlite");
+    const pgRun = runs.find((r) => r.engine === "postgres");
+    if (sq && pgRun)
+      cols.push(`(postgres/sqlite p95 ${(quantile(pgRun.ms, 0.95) / quantile(sq.ms, 0.95)).toFixed(2)}x)`);
+    if (callers.some((c) => c.engine === "postgres") && !ported) cols.push("postgres: not timed (not ported yet)");
+    console.log(`${name}: ${cols.join("; ")}`);
+  }
+}
+
 async function main() {
-  if (engines?.includes("postgres")) console.log(PG_NOT_YET);
-  if (engines && !engines.includes("sqlite")) process.exit(2);
   const { createCaller } = await import("../server/trpc/root");
+  const withPg = ENGINES.includes("postgres");
+  if (withPg && REUSE) throw new Error("--reuse keeps a SQLite file only: load afresh with --engine postgres|both");
   const reuse = REUSE && fs.existsSync(FILE);
   const promDir = `${FILE}.prometheus`;
   const tsdbDir = path.join(promDir, "data");
@@ -291,75 +347,72 @@ async function main() {
   if (!reuse)
     for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`, promDir]) fs.rmSync(f, { force: true, recursive: true });
   const db = openDb(FILE);
+  const pg = withPg ? await openPgBench() : null;
   let end = Math.floor(Date.now() / 60_000) * 60_000;
   let workers: string[];
-  if (reuse) {
-    end =
-      Math.floor((db.$client.prepare("SELECT max(ts) FROM worker_stats").pluck().get() as number) / 60_000) * 60_000 +
-      60_000;
-    workers = db.$client.prepare("SELECT worker_id FROM workers ORDER BY worker_id").pluck().all() as string[];
-    console.log(`reusing ${FILE}`);
-  } else {
-    db.$client.pragma("synchronous = OFF");
-    const t0 = performance.now();
-    const metrics = withProm ? new OpenMetricsWriter(promDir) : null;
-    const loaded = load(db, end - HOURS * 3_600_000, end, (...a) => metrics?.add(...a));
-    workers = loaded.workers;
-    db.$client.pragma("wal_checkpoint(TRUNCATE)");
-    const mb = fs.statSync(FILE).size / 1e6;
-    const s = ((performance.now() - t0) / 1000).toFixed(1);
-    console.log(
-      `loaded ${loaded.samples.toLocaleString("en-US")} samples (every ${INTERVAL_MS / 1000} s) for ${WORKERS} workers over ${HOURS} h in ${s} s (${mb.toFixed(0)} MB, ${FILE})`,
-    );
-    if (metrics) {
-      const t1 = performance.now();
-      const om = path.join(promDir, "samples.om");
-      metrics.finish(om);
-      backfill(om, tsdbDir);
-      fs.rmSync(om);
+  try {
+    if (reuse) {
+      end =
+        Math.floor((db.$client.prepare("SELECT max(ts) FROM worker_stats").pluck().get() as number) / 60_000) * 60_000 +
+        60_000;
+      workers = db.$client.prepare("SELECT worker_id FROM workers ORDER BY worker_id").pluck().all() as string[];
+      console.log(`reusing ${FILE}`);
+    } else {
+      db.$client.pragma("synchronous = OFF");
+      const t0 = performance.now();
+      const metrics = withProm ? new OpenMetricsWriter(promDir) : null;
+      const start = end - HOURS * 3_600_000;
+      const loaded = await load(db, start, end, (...a) => metrics?.add(...a), pg?.add);
+      workers = loaded.workers;
+      db.$client.pragma("wal_checkpoint(TRUNCATE)");
+      const mb = fs.statSync(FILE).size / 1e6;
+      const s = ((performance.now() - t0) / 1000).toFixed(1);
       console.log(
-        `backfilled the same samples into Prometheus blocks in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+        `loaded ${loaded.samples.toLocaleString("en-US")} samples (every ${INTERVAL_MS / 1000} s) for ${WORKERS} workers over ${HOURS} h in ${s} s (${mb.toFixed(0)} MB, ${FILE})` +
+          (pg ? ", the same events into PostgreSQL alongside" : ""),
       );
+      if (pg) {
+        const t1 = performance.now();
+        const copied = await pg.finish(db, start - 3_600_000, end + 3_600_000);
+        console.log(
+          `postgres: ${copied.toLocaleString("en-US")} rollup rows copied from SQLite's ingest (PostgreSQL's keeps raw rows only) and analyzed in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+        );
+      }
+      if (metrics) {
+        const t1 = performance.now();
+        const om = path.join(promDir, "samples.om");
+        metrics.finish(om);
+        backfill(om, tsdbDir);
+        fs.rmSync(om);
+        console.log(
+          `backfilled the same samples into Prometheus blocks in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+        );
+      }
     }
-  }
 
-  const caller = createCaller({ db, now: () => end, actor: { kind: "user", id: 0, name: "bench", role: "viewer" } });
-  const range = { preset: "24h" } as const;
-  const one = workers[1]!;
-  const hour = { preset: "1h" } as const;
-  const procedures: [string, () => Promise<unknown>][] = [
-    ["workers.list", () => caller.workers.list(range)],
-    ["workers.series", () => caller.workers.series({ range })],
-    ["workers.byId", () => caller.workers.byId({ id: one, range })],
-    ["workers.series (one worker)", () => caller.workers.series({ range, workerId: one })],
-    ["workers.blocksByClass", () => caller.workers.blocksByClass({ id: one, range })],
-    ["routing.list", () => caller.routing.list({ range })],
-    ["routing.series", () => caller.routing.series({ range })],
-    ["overview.summary", () => caller.overview.summary(range)],
-    ["overview.trends", () => caller.overview.trends(range)],
-    ["workers.series 1h", () => caller.workers.series({ range: hour })],
-    ["workers.series 1h (one worker)", () => caller.workers.series({ range: hour, workerId: one })],
-  ];
-  for (const [name, call] of procedures) {
-    await call();
-    const ms: number[] = [];
-    for (let i = 0; i < CALLS; i++) {
-      const s = performance.now();
-      await call();
-      ms.push(performance.now() - s);
+    const actor = { kind: "user", id: 0, name: "bench", role: "viewer" } as const;
+    const callers: { engine: Engine; caller: Caller }[] = [];
+    if (ENGINES.includes("sqlite"))
+      callers.push({ engine: "sqlite", caller: createCaller({ db, now: () => end, actor }) });
+    if (pg)
+      callers.push({
+        engine: "postgres",
+        caller: createCaller({ db: null as unknown as Db, store: pg.store, now: () => end, actor }),
+      });
+    await timeProcedures(callers, workers[1]!);
+    if (withProm) {
+      const prom = await startPrometheus(tsdbDir);
+      try {
+        for (const c of callers)
+          await compareWithPrometheus(c.caller, prom.url, end, callers.length > 1 ? `${c.engine} ` : "");
+      } finally {
+        prom.stop();
+      }
     }
-    ms.sort((a, b) => a - b);
-    console.log(`${name}: p50 ${quantile(ms, 0.5).toFixed(1)} ms p95 ${quantile(ms, 0.95).toFixed(1)} ms`);
+  } finally {
+    db.$client.close();
+    await pg?.close();
   }
-  if (withProm) {
-    const prom = await startPrometheus(tsdbDir);
-    try {
-      await compareWithPrometheus(caller, prom.url, end);
-    } finally {
-      prom.stop();
-    }
-  }
-  db.$client.close();
   if (!KEEP)
     for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`, promDir]) fs.rmSync(f, { force: true, recursive: true });
 }

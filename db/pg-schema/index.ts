@@ -3,3 +3,4 @@ export * from "./events";
 export * from "./requests";
 export * from "./auth";
 export * from "./control";
+export * from "./rollups";

@@ -5,7 +5,8 @@ import { migratedDatabases } from "../../test/migrated-at";
 import { openDb } from "../client";
 import { decisionsPage } from "./routing";
 import { decisionOf } from "./sessions";
-import { decisionsLost } from "./workers";
+import { sqliteStore } from "../store/store";
+import { decisionsLost } from "../store/workers";
 
 const T = 1_764_417_600_000;
 const { databaseAt, cleanup } = migratedDatabases();
@@ -36,7 +37,7 @@ const lists: { name: string; json: string; compact: boolean }[] = [
 ];
 
 describe("migration 0018 (compact candidate lists)", () => {
-  it("re-encodes every list it can hold and every reader gets the same JSON back", () => {
+  it("re-encodes every list it can hold and every reader gets the same JSON back", async () => {
     const file = databaseAt("0017_policy_guards");
     const old = new Database(file);
     const put = old.prepare(
@@ -65,7 +66,7 @@ describe("migration 0018 (compact candidate lists)", () => {
     });
     const page = decisionsPage(db, { from: T, to: T + 100, limit: 100 });
     expect(page.map((d) => d.candidates)).toEqual([...lists].reverse().map((l) => l.json));
-    expect(decisionsLost(db, "w2", T, T + 100).recent.map((d) => d.candidates)).toEqual(
+    expect((await decisionsLost(sqliteStore(db), "w2", T, T + 100)).recent.map((d) => d.candidates)).toEqual(
       [4, 3, 2, 1, 0].map((i) => lists[i]!.json),
     );
     const indexes = db.$client

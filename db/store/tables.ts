@@ -1,5 +1,6 @@
 import * as pg from "../pg-schema";
 import * as sqlite from "../schema";
+import * as reads from "./page-tables";
 
 // The tables the store's queries are written against, per engine. Queries see PostgreSQL's table types; at run time
 // a SQLite store hands them SQLite's tables. That is sound only while each pair has the same row types, which the
@@ -18,6 +19,22 @@ export const pgTables = {
   controlAudit: pg.controlAudit,
   policyGuards: pg.policyGuards,
   policyAcks: pg.policyAcks,
+  workers: pg.workers,
+  workerEvents: pg.workerEvents,
+  workerStats: pg.workerStats,
+  routeDecisions: pg.routeDecisions,
+  workerStats10s: pg.workerStats10s,
+  workerStats30s: pg.workerStats30s,
+  workerStats1m: pg.workerStats1m,
+  workerStats5m: pg.workerStats5m,
+  workerStats15m: pg.workerStats15m,
+  requestItl1m: pg.requestItl1m,
+  requestTtft1m: pg.requestTtft1m,
+  routeDecisions1m: pg.routeDecisions1m,
+  routeDecisions15m: pg.routeDecisions15m,
+  kvEventReads: reads.pgKvEventReads,
+  requestReads: reads.pgRequestReads,
+  requests1m: pg.requests1m,
 };
 
 export type StoreTables = typeof pgTables;
@@ -35,6 +52,22 @@ export const sqliteTables = {
   controlAudit: sqlite.controlAudit,
   policyGuards: sqlite.policyGuards,
   policyAcks: sqlite.policyAcks,
+  workers: sqlite.workers,
+  workerEvents: sqlite.workerEvents,
+  workerStats: sqlite.workerStats,
+  routeDecisions: sqlite.routeDecisions,
+  workerStats10s: sqlite.workerStats10s,
+  workerStats30s: sqlite.workerStats30s,
+  workerStats1m: sqlite.workerStats1m,
+  workerStats5m: sqlite.workerStats5m,
+  workerStats15m: sqlite.workerStats15m,
+  requestItl1m: sqlite.requestItl1m,
+  requestTtft1m: sqlite.requestTtft1m,
+  routeDecisions1m: sqlite.routeDecisions1m,
+  routeDecisions15m: sqlite.routeDecisions15m,
+  kvEventReads: reads.sqliteKvEventReads,
+  requestReads: reads.sqliteRequestReads,
+  requests1m: reads.sqliteRequests1mReads,
 } satisfies Record<keyof StoreTables, unknown>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -48,3 +48,13 @@ export function statsResolution(input: {
   if (step % FIVE_MINUTES === 0) return "5m";
   return step % MINUTE === 0 ? "1m" : "raw";
 }
+
+const COARSE_MIN_SPAN_MS = 6 * 3_600_000;
+
+/**
+ * The 1- or 15-minute rollup a span read in buckets of `step` ms uses when no finer choice was made: 15-minute rows for
+ * spans over 6 h when the step is whole quarter-hours (a 24 h view reads ~1/15 of the rows), else 1-minute rows.
+ */
+export function spanRollup(spanMs: number, step: number = QUARTER_HOUR): "1m" | "15m" {
+  return spanMs > COARSE_MIN_SPAN_MS && step % QUARTER_HOUR === 0 ? "15m" : "1m";
+}

@@ -1,15 +1,15 @@
 import "server-only";
 import type { Db } from "../../db/client";
+import { rawItlP95Rows, rolledItlP95Buckets } from "../../db/queries/decode";
 import {
   itlValues,
-  rawItlP95Rows,
   rawPreemptions,
   rolledItlHistogram,
-  rolledItlP95Buckets,
   rolledPreemptions,
   workerDecodeRows,
   workerPreemptions,
-} from "../../db/queries/decode";
+} from "../../db/store/decode";
+import type { Store } from "../../db/store/store";
 import { histogramQuantile } from "../analysis/histogram";
 import { histogramQuantilePerBucket, sortedQuantilePerBucket } from "../analysis/latency";
 import { quantileSorted } from "../analysis/quantile";
@@ -34,27 +34,36 @@ export type WorkerDecode = {
 };
 
 /** ITL p50/p95 (ms; null without decoding requests) and preemptions of requests that arrived in [from, to), optionally on one worker. */
-export function decodeStats(db: Db, from: number, to: number, workerId?: string): DecodeStats {
+export async function decodeStats(s: Store, from: number, to: number, workerId?: string): Promise<DecodeStats> {
   if (useRollups(from, to, 60_000)) {
+    const [p50, p95, preemptions] = await Promise.all([
+      rolledItlHistogram(s, from, to, 0, workerId),
+      rolledItlHistogram(s, from, to, 1, workerId),
+      workerId === undefined ? rolledPreemptions(s, from, to) : workerPreemptions(s, from, to, workerId),
+    ]);
     return {
-      itlP50Ms: histogramQuantile(rolledItlHistogram(db, from, to, 0, workerId), 0.5),
-      itlP95Ms: histogramQuantile(rolledItlHistogram(db, from, to, 1, workerId), 0.95),
-      preemptions: workerId === undefined ? rolledPreemptions(db, from, to) : workerPreemptions(db, from, to, workerId),
+      itlP50Ms: histogramQuantile(p50, 0.5),
+      itlP95Ms: histogramQuantile(p95, 0.95),
+      preemptions,
       preemptedRequests: 0,
     };
   }
-  const p = rawPreemptions(db, from, to, workerId);
+  const [p, means, p95s] = await Promise.all([
+    rawPreemptions(s, from, to, workerId),
+    itlValues(s, from, to, "itlMsMean", workerId),
+    itlValues(s, from, to, "itlMsP95", workerId),
+  ]);
   return {
-    itlP50Ms: quantileSorted(itlValues(db, from, to, "itl_ms_mean", workerId), 0.5),
-    itlP95Ms: quantileSorted(itlValues(db, from, to, "itl_ms_p95", workerId), 0.95),
+    itlP50Ms: quantileSorted(means, 0.5),
+    itlP95Ms: quantileSorted(p95s, 0.95),
     preemptions: p.preemptions,
     preemptedRequests: p.preempted,
   };
 }
 
 /** Latest cumulative preemptions, mean batch tokens per pass and ITL p50/p95 per worker over [from, to) (workers page columns). */
-export function decodeByWorker(db: Db, from: number, to: number): Map<string, WorkerDecode> {
-  const { workers, itl } = workerDecodeRows(db, from, to);
+export async function decodeByWorker(s: Store, from: number, to: number): Promise<Map<string, WorkerDecode>> {
+  const { workers, itl } = await workerDecodeRows(s, from, to);
   const hist = new Map<string, { bucket: number; n: number }[]>();
   for (const r of itl) {
     const k = `${r.w}\u0000${r.stat}`;

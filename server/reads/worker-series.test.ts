@@ -4,6 +4,7 @@ import { testCaller, testDb } from "../../test/db";
 import { parsed, stats, T0, type Raw } from "../../test/events";
 import { storeEvents } from "../../db/queries/ingest";
 import { deleteRawBefore } from "../../db/queries/retention";
+import { sqliteStore } from "../../db/store/store";
 import { seriesRows } from "./worker-series";
 
 const MIN = 60_000;
@@ -122,21 +123,21 @@ describe("10- and 30-second worker rollups", () => {
     ["1 h in 1 min buckets from 10 s rows", 60 * MIN, 60_000, "10s", ["w3", "w2"]],
   ] as const)(
     "gives the series of the samples themselves: %s, all workers and one",
-    (_name, span, step, source, rawDiffers) => {
+    async (_name, span, step, source, rawDiffers) => {
       const db = seeded(257);
       const from = NOW - span;
       const truth = expectedSeries(samples(), from, NOW, step);
-      const rolled = seriesRows(db, { from, to: NOW, step, source });
+      const rolled = await seriesRows(sqliteStore(db), { from, to: NOW, step, source });
       expect(rolled.length).toBeGreaterThan(span / step);
       expect(ordered(rolled)).toEqual(truth);
       for (const w of ["w1", "w2", "w3"]) {
-        expect(seriesRows(db, { from, to: NOW, step, source, workerId: w })).toEqual(
+        expect(await seriesRows(sqliteStore(db), { from, to: NOW, step, source, workerId: w })).toEqual(
           truth.filter((r) => r.workerId === w),
         );
       }
       // Raw samples give the same buckets, except the one where a worker first reported (no earlier sample to take a
       // delta from: raw counts nothing for the whole bucket) and one where it restarted inside (raw drops what came before).
-      const raw = ordered(seriesRows(db, { from, to: NOW, step, source: "raw" }));
+      const raw = ordered(await seriesRows(sqliteStore(db), { from, to: NOW, step, source: "raw" }));
       const differing = raw.filter((r, i) => JSON.stringify(r) !== JSON.stringify(truth[i]));
       expect(raw.map(({ query: _q, hit: _h, ...g }) => g)).toEqual(truth.map(({ query: _q, hit: _h, ...g }) => g));
       expect(differing.map((r) => r.workerId).sort()).toEqual([...rawDiffers].sort());

@@ -1,19 +1,21 @@
 import "server-only";
-import type { Db } from "../../db/client";
-import { rawBuckets, rollupBuckets } from "../../db/queries/workers";
-import type { StatsResolution } from "../analysis/resolution";
+import { rawBuckets, rollupBuckets } from "../../db/store/workers";
+import type { Store } from "../../db/store/store";
+import { spanRollup, type StatsResolution } from "../analysis/resolution";
 import { bucketDeltas, type SeriesRow } from "../analysis/workers";
 
 /**
  * Bucket sums per worker over [from, to) in steps of `step` ms (epoch-aligned): "raw" from raw samples (counter deltas
  * taken the way ingest takes them), else from the named rollup ("rollup": the 1- or 15-minute one the span picks).
  */
-export function seriesRows(
-  db: Db,
+export async function seriesRows(
+  s: Store,
   opts: { from: number; to: number; step: number; source: StatsResolution | "rollup"; workerId?: string },
-): SeriesRow[] {
-  if (opts.source === "rollup") return rollupBuckets(db, opts);
-  if (opts.source !== "raw") return rollupBuckets(db, { ...opts, resolution: opts.source });
-  const { rows, baselines } = rawBuckets(db, opts);
+): Promise<SeriesRow[]> {
+  const { source, ...range } = opts;
+  if (source === "rollup")
+    return rollupBuckets(s, { ...range, resolution: spanRollup(range.to - range.from, range.step) });
+  if (source !== "raw") return rollupBuckets(s, { ...range, resolution: source });
+  const { rows, baselines } = await rawBuckets(s, range);
   return bucketDeltas(rows, baselines);
 }

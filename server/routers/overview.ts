@@ -7,6 +7,7 @@ import { bucketStep, seriesSource } from "../analysis/workers";
 import { attributionLagOf } from "../jobs/attribution";
 import { decodeStats, itlTrend } from "../reads/decode";
 import { requestStats, requestTrend } from "../reads/requests";
+import { storeOf } from "../trpc/init";
 import { seriesRows } from "../reads/worker-series";
 import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
@@ -17,11 +18,11 @@ const ACTIVE_WINDOW_MS = 5 * 60_000;
 const PRESENT_WINDOW_MS = 60_000;
 
 export const overviewRouter = router({
-  summary: viewerProcedure.input(rangeInput).query(({ ctx, input }) => {
+  summary: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const { requests, ttftP50Ms, ttftP95Ms } = requestStats(ctx.db, from, to);
     const prefix = prefixTokens(ctx.db, from, to);
-    const decode = decodeStats(ctx.db, from, to);
+    const decode = await decodeStats(storeOf(ctx), from, to);
     const present = latestWorkerSamples(ctx.db, Math.max(from, to - PRESENT_WINDOW_MS), to);
     return {
       from,
@@ -48,10 +49,10 @@ export const overviewRouter = router({
   }),
 
   /** The KPIs per time bucket (requests/s, TTFT p50, ITL p95, prefix hit rate, KV utilization) for sparklines. */
-  trends: viewerProcedure.input(rangeInput).query(({ ctx, input }) => {
+  trends: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const step = bucketStep(to - from);
-    const workers = seriesRows(ctx.db, { from, to, step, source: seriesSource(to - from) });
+    const workers = await seriesRows(storeOf(ctx), { from, to, step, source: seriesSource(to - from) });
     return {
       from,
       to,

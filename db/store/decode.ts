@@ -1,0 +1,133 @@
+import { and, asc, eq, gt, gte, isNotNull, lt, sql } from "drizzle-orm";
+import { minuteOf } from "../../lib/counters";
+import type { HistogramEntry } from "../../lib/latency-buckets";
+import { num, numOrNull } from "./sql";
+import type { Store } from "./store";
+
+// Decode-side telemetry rows on either engine: inter-token latency and preemptions, cluster-wide or for one worker,
+// from raw requests or the per-minute rollups. Which to read and the percentiles are server/reads/decode.ts's.
+
+const MAX_RAW = 200_000;
+
+/** Stat column of request_itl_1m: 0 the requests' mean ITL, 1 their p95 ITL. */
+export type ItlStat = 0 | 1;
+
+function rawWhere(s: Store, from: number, to: number, workerId: string | undefined) {
+  const q = s.t.requestReads;
+  return and(
+    gte(q.arrivedAt, from),
+    lt(q.arrivedAt, to),
+    workerId === undefined ? undefined : eq(q.workerId, workerId),
+  );
+}
+
+/** A per-request ITL column (ms), ascending, of requests that arrived in [from, to) (optionally on one worker) and reported it. */
+export async function itlValues(
+  s: Store,
+  from: number,
+  to: number,
+  column: "itlMsMean" | "itlMsP95",
+  workerId?: string,
+): Promise<number[]> {
+  const c = s.t.requestReads[column];
+  const rows = await s.db
+    .select({ v: c })
+    .from(s.t.requestReads)
+    .where(and(rawWhere(s, from, to, workerId), isNotNull(c)))
+    .orderBy(asc(c))
+    .limit(MAX_RAW);
+  return rows.map((r) => r.v!);
+}
+
+/** Preemptions summed over, and the number of, requests that arrived in [from, to) (optionally on one worker) and were preempted. */
+export async function rawPreemptions(
+  s: Store,
+  from: number,
+  to: number,
+  workerId?: string,
+): Promise<{ preemptions: number; preempted: number }> {
+  const q = s.t.requestReads;
+  const [r] = await s.db
+    .select({
+      preemptions: num(sql`coalesce(sum(${q.preemptions}), 0)`),
+      preempted: num(sql`count(${q.preemptions})`),
+    })
+    .from(q)
+    .where(and(rawWhere(s, from, to, workerId), gt(q.preemptions, 0)));
+  return r ?? { preemptions: 0, preempted: 0 };
+}
+
+/** The ITL histogram of one stat over the minutes overlapping [from, to), optionally of one worker. */
+export async function rolledItlHistogram(
+  s: Store,
+  from: number,
+  to: number,
+  stat: ItlStat,
+  workerId?: string,
+): Promise<HistogramEntry[]> {
+  const h = s.t.requestItl1m;
+  return s.db
+    .select({ bucket: h.bucket, n: num(sql`sum(${h.n})`) })
+    .from(h)
+    .where(
+      and(
+        gte(h.minute, minuteOf(from)),
+        lt(h.minute, to),
+        eq(h.stat, stat),
+        workerId === undefined ? undefined : eq(h.workerId, workerId),
+      ),
+    )
+    .groupBy(h.bucket);
+}
+
+/** Preemptions of requests in the minutes overlapping [from, to), from the request rollups. */
+export async function rolledPreemptions(s: Store, from: number, to: number): Promise<number> {
+  const m = s.t.requests1m;
+  const [r] = await s.db
+    .select({ n: num(sql`coalesce(sum(${m.preemptions}), 0)`) })
+    .from(m)
+    .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to)));
+  return r?.n ?? 0;
+}
+
+/** Growth of a worker's cumulative preemption counter over [from, to) from its stats rollups (0 when not reported). */
+export async function workerPreemptions(s: Store, from: number, to: number, workerId: string): Promise<number> {
+  const m = s.t.workerStats1m;
+  const [r] = await s.db
+    .select({ lo: numOrNull(sql`min(${m.preemptionsMin})`), hi: numOrNull(sql`max(${m.preemptionsMax})`) })
+    .from(m)
+    .where(and(eq(m.workerId, workerId), gte(m.minute, minuteOf(from)), lt(m.minute, to)));
+  return !r || r.lo === null || r.hi === null ? 0 : r.hi - r.lo;
+}
+
+/**
+ * Per worker over the minutes overlapping [from, to): preemption counter growth and mean batch tokens per pass (null when
+ * not reported), and the ITL histogram entries per worker and stat.
+ */
+export async function workerDecodeRows(
+  s: Store,
+  from: number,
+  to: number,
+): Promise<{
+  workers: { w: string; preemptions: number | null; batch: number | null }[];
+  itl: { w: string; stat: ItlStat; bucket: number; n: number }[];
+}> {
+  const { workerStats1m: m, requestItl1m: h } = s.t;
+  const workers = await s.db
+    .select({
+      w: m.workerId,
+      preemptions: numOrNull(sql`max(${m.preemptionsMax}) - min(${m.preemptionsMin})`),
+      batch: numOrNull(sql`sum(${m.batchTokensSum}) / nullif(sum(${m.batchSamples}), 0)`),
+    })
+    .from(m)
+    .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to)))
+    .groupBy(m.workerId)
+    .limit(1000);
+  const itl = await s.db
+    .select({ w: h.workerId, stat: h.stat, bucket: h.bucket, n: num(sql`sum(${h.n})`) })
+    .from(h)
+    .where(and(gte(h.minute, minuteOf(from)), lt(h.minute, to)))
+    .groupBy(h.workerId, h.stat, h.bucket)
+    .limit(100_000);
+  return { workers, itl: itl as { w: string; stat: ItlStat; bucket: number; n: number }[] };
+}

@@ -1,0 +1,57 @@
+import { integer as pgInt, doublePrecision, pgTable, text as pgText } from "drizzle-orm/pg-core";
+import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { ms } from "../pg-schema/columns";
+
+// Narrow read-only views of two tables whose stored columns differ between the engines (SQLite's kv_events keeps old
+// text ids and block references, its requests keep sequence-tail references): only the columns the pages read, named
+// as the tables are, so a page query is written once over them. Never used to write: ingest owns the full tables.
+
+export const pgKvEventReads = pgTable("kv_events", {
+  ts: ms("ts").notNull(),
+  op: pgText("op", { enum: ["stored", "removed", "cleared"] }).notNull(),
+  workerId: pgText("worker_id").notNull(),
+  blockCount: pgInt("block_count").notNull(),
+  retentionClass: pgText("retention_class"),
+  reason: pgText("reason"),
+});
+
+export const sqliteKvEventReads = sqliteTable("kv_events", {
+  ts: integer("ts").notNull(),
+  op: text("op", { enum: ["stored", "removed", "cleared"] }).notNull(),
+  workerId: text("worker_id").notNull(),
+  blockCount: integer("block_count").notNull(),
+  retentionClass: text("retention_class"),
+  reason: text("reason"),
+});
+
+export const pgRequestReads = pgTable("requests", {
+  requestId: pgText("request_id").notNull(),
+  workerId: pgText("worker_id"),
+  arrivedAt: ms("arrived_at").notNull(),
+  itlMsMean: doublePrecision("itl_ms_mean"),
+  itlMsP95: doublePrecision("itl_ms_p95"),
+  preemptions: pgInt("preemptions"),
+});
+
+export const sqliteRequestReads = sqliteTable("requests", {
+  requestId: text("request_id").notNull(),
+  workerId: text("worker_id"),
+  arrivedAt: integer("arrived_at").notNull(),
+  itlMsMean: real("itl_ms_mean"),
+  itlMsP95: real("itl_ms_p95"),
+  preemptions: integer("preemptions"),
+});
+
+/** requests_1m as SQLite holds it, but for its key: an INTEGER PRIMARY KEY is optional on insert there, not on pg. */
+export const sqliteRequests1mReads = sqliteTable("requests_1m", {
+  minute: integer("minute").notNull(),
+  requests: integer("requests").notNull(),
+  inputTokens: integer("input_tokens").notNull(),
+  cachedTokens: integer("cached_tokens").notNull(),
+  outputTokens: integer("output_tokens").notNull(),
+  cachedHostTokens: integer("cached_host_tokens").notNull().default(0),
+  cachedDiskTokens: integer("cached_disk_tokens").notNull().default(0),
+  cachedSharedTokens: integer("cached_shared_tokens").notNull().default(0),
+  prefetchedTokens: integer("prefetched_tokens").notNull().default(0),
+  preemptions: integer("preemptions").notNull().default(0),
+});

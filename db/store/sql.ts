@@ -1,0 +1,94 @@
+import type Database from "better-sqlite3";
+import { Column, is, Placeholder, sql, type SQL } from "drizzle-orm";
+import type postgres from "postgres";
+import type { Store } from "./store";
+
+// SQL fragments a page query needs that the two dialects spell differently, and literals a GROUP BY must repeat
+// verbatim. Everything else in db/store is plain drizzle over store.t.
+
+/** An integer written into the SQL text (not a parameter): a GROUP BY can then repeat the expression exactly. */
+export function lit(n: number): SQL {
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer literal: ${n}`);
+  return sql.raw(String(n));
+}
+
+/** `ts - ts % step`: the start of ts's bucket of `step` ms (epoch-aligned). */
+export function bucketOf(column: SQL | SQL.Aliased | object, step: number): SQL<number> {
+  return sql<number>`${column} - ${column} % ${lit(step)}`.mapWith(Number);
+}
+
+/** 1-based position of needle in text, 0 when absent (SQLite's instr, PostgreSQL's strpos). */
+export function position(s: Store, text: SQL, needle: string): SQL<number> {
+  return s.engine === "sqlite" ? sql`instr(${text}, ${needle})` : sql`strpos(${text}, ${needle})`;
+}
+
+/**
+ * A table read through a named index on SQLite (INDEXED BY: its planner otherwise walks the primary key to group);
+ * PostgreSQL's planner picks by statistics and has no such hint.
+ */
+export function indexed<T extends object>(s: Store, table: T, index: string): T {
+  return s.engine === "sqlite" ? (sql`${table} INDEXED BY ${sql.identifier(index)}` as unknown as T) : table;
+}
+
+/** An aggregate or arithmetic result as a JS number (PostgreSQL returns numeric sums as strings). */
+export function num(expr: SQL): SQL<number> {
+  return expr.mapWith(Number) as SQL<number>;
+}
+
+/** Like num, null kept (an aggregate over no rows, or of nulls). */
+export function numOrNull(expr: SQL): SQL<number | null> {
+  return expr.mapWith((v: unknown) => (v === null ? null : Number(v))) as SQL<number | null>;
+}
+
+/**
+ * Selected columns as SQL expressions decoded as the columns are: what a select from `indexed()` takes (drizzle
+ * checks that a selected column's table is the query's, and an INDEXED BY source is SQL, not the table).
+ */
+export function fieldsOf<F extends Record<string, Column | SQL | SQL.Aliased>>(
+  fields: F,
+): {
+  [K in keyof F]: F[K] extends Column
+    ? SQL<F[K]["_"]["data"] | (F[K]["_"]["notNull"] extends true ? never : null)>
+    : F[K];
+} {
+  const out: Record<string, unknown> = {};
+  for (const [k, f] of Object.entries(fields)) out[k] = is(f, Column) ? sql`${f}`.mapWith(f) : f;
+  return out as never;
+}
+
+type Built = { toSQL(): { sql: string; params: unknown[] } };
+type Runner = (params: Record<string, unknown>) => Promise<unknown[][]>;
+const compiled = new WeakMap<Store, Map<string, Runner>>();
+
+/**
+ * A query drizzle builds once per store (its parameters `sql.placeholder(name)`), run as rows of values in selection
+ * order without drizzle's per-row mapping: for the reads that return thousands of rows or run once per worker, where
+ * building the SQL, preparing it and mapping rows cost more than the query. Values are the driver's: numbers on SQLite;
+ * on PostgreSQL int8 as numbers and numeric (sums of int8) as decimal strings, so callers take Number() of sums.
+ */
+export async function rawRows(
+  s: Store,
+  key: string,
+  build: () => Built,
+  params: Record<string, unknown> = {},
+): Promise<unknown[][]> {
+  let byKey = compiled.get(s);
+  if (!byKey) compiled.set(s, (byKey = new Map()));
+  let run = byKey.get(key);
+  if (!run) {
+    const q = build().toSQL();
+    const bind = (values: Record<string, unknown>) =>
+      q.params.map((p) => (is(p, Placeholder) ? values[(p as Placeholder).name] : p));
+    const client = (s.db as unknown as { $client: unknown }).$client;
+    if (s.engine === "sqlite") {
+      const stmt = (client as Database.Database).prepare(q.sql).raw(true);
+      run = async (values) => stmt.all(...(bind(values) as unknown[])) as unknown[][];
+    } else {
+      const pg = client as postgres.Sql;
+      run = async (values) =>
+        (await pg.unsafe(q.sql, bind(values) as never[], { prepare: true }).values()) as unknown[][];
+    }
+    byKey.set(key, run);
+  }
+  return run(params);
+}

@@ -1,0 +1,426 @@
+import { and, asc, desc, eq, gte, inArray, lt, lte, ne, sql } from "drizzle-orm";
+import { candidatesJson } from "../candidate-codec";
+import { minuteOf, type CounterSample } from "../../lib/counters";
+import type { DecisionRow, LifecycleKind, RawBucket, SeriesRow, StatsResolution } from "../rows/workers";
+import { bucketOf, fieldsOf, indexed, num, numOrNull, position, rawRows } from "./sql";
+import type { Store } from "./store";
+
+// Reads for the worker views on either engine. Every query takes a time range [from, to) (Unix ms) and is bounded.
+// Which resolution to read is the caller's (server/analysis/resolution.ts); these only read the table named.
+
+export const MAX_WORKERS = 500;
+const MAX_LIFECYCLE = 5_000;
+
+export type WorkerInfo = {
+  workerId: string;
+  role: string | null;
+  model: string | null;
+  blockSize: number | null;
+  kvTotalBlocks: number | null;
+  firstSeen: number;
+  lastSeen: number;
+  downReason: string | null;
+};
+export type LifecycleRow = { workerId: string; kind: LifecycleKind; ts: number };
+export type LatestSample = {
+  workerId: string;
+  ts: number;
+  kvActive: number;
+  kvTotal: number;
+  running: number;
+  waiting: number;
+};
+export type PrefixTotals = { workerId: string; query: number; hit: number };
+
+function infoCols(s: Store) {
+  const w = s.t.workers;
+  return {
+    workerId: w.workerId,
+    role: w.role,
+    model: w.model,
+    blockSize: w.blockSize,
+    kvTotalBlocks: w.kvTotalBlocks,
+    firstSeen: w.firstSeen,
+    lastSeen: w.lastSeen,
+    downReason: w.downReason,
+  };
+}
+
+/** Workers with any telemetry overlapping [from, to], by id, at most `limit`. */
+export async function workersInRange(s: Store, from: number, to: number, limit = MAX_WORKERS): Promise<WorkerInfo[]> {
+  const w = s.t.workers;
+  return s.db
+    .select(infoCols(s))
+    .from(w)
+    .where(and(lte(w.firstSeen, to), gte(w.lastSeen, from)))
+    .orderBy(asc(w.workerId))
+    .limit(limit);
+}
+
+/** One worker's identity row, or undefined when it was never seen. */
+export async function workerById(s: Store, workerId: string): Promise<WorkerInfo | undefined> {
+  const w = s.t.workers;
+  return (await s.db.select(infoCols(s)).from(w).where(eq(w.workerId, workerId)).limit(1))[0];
+}
+
+/** worker.up/down events with from ≤ ts ≤ to, newest first, the latest MAX_LIFECYCLE (optionally of one worker). */
+export async function lifecycleInRange(s: Store, from: number, to: number, workerId?: string): Promise<LifecycleRow[]> {
+  const e = s.t.workerEvents;
+  return s.db
+    .select({ workerId: e.workerId, kind: e.kind, ts: e.ts })
+    .from(e)
+    .where(and(gte(e.ts, from), lte(e.ts, to), workerId === undefined ? undefined : eq(e.workerId, workerId)))
+    .orderBy(desc(e.ts))
+    .limit(MAX_LIFECYCLE);
+}
+
+/** Each worker's latest worker.up/down event before `from` (optionally of one worker), by worker id. */
+export async function lifecycleBefore(s: Store, from: number, workerId?: string): Promise<LifecycleRow[]> {
+  const e = s.t.workerEvents;
+  const ranked = s.db
+    .select({
+      workerId: e.workerId,
+      kind: e.kind,
+      ts: e.ts,
+      rank: sql<number>`row_number() OVER (PARTITION BY ${e.workerId} ORDER BY ${e.ts} DESC)`.as("rank"),
+    })
+    .from(e)
+    .where(and(lt(e.ts, from), workerId === undefined ? undefined : eq(e.workerId, workerId)))
+    .as("ranked");
+  return s.db
+    .select({ workerId: ranked.workerId, kind: ranked.kind, ts: ranked.ts })
+    .from(ranked)
+    .where(eq(ranked.rank, 1))
+    .orderBy(asc(ranked.workerId))
+    .limit(MAX_WORKERS * 4);
+}
+
+/**
+ * Each worker's latest sample with from ≤ ts ≤ to. Where raw samples have aged out, the latest
+ * per-minute rollup in range stands in (its means, timestamped at its minute).
+ */
+export async function latestSamples(
+  s: Store,
+  workerIds: readonly string[],
+  from: number,
+  to: number,
+): Promise<LatestSample[]> {
+  const { workerStats: r, workerStats1m: m } = s.t;
+  const [w, a, b] = [sql.placeholder("w"), sql.placeholder("a"), sql.placeholder("b")];
+  const raw = () =>
+    s.db
+      .select({ ts: r.ts, a: r.kvActiveBlocks, t: r.kvTotalBlocks, r: r.requestsRunning, w: r.requestsWaiting })
+      .from(r)
+      .where(and(eq(r.workerId, w), gte(r.ts, a), lte(r.ts, b)))
+      .orderBy(desc(r.ts))
+      .limit(1);
+  const mean = (c: typeof m.kvActiveSum) => sql`${c} * 1.0 / ${m.samples}`;
+  const rollup = () =>
+    s.db
+      .select({
+        ts: m.minute,
+        a: mean(m.kvActiveSum),
+        t: mean(m.kvTotalSum),
+        r: mean(m.runningSum),
+        w: mean(m.waitingSum),
+      })
+      .from(m)
+      .where(and(eq(m.workerId, w), gte(m.minute, a), lte(m.minute, b)))
+      .orderBy(desc(m.minute))
+      .limit(1);
+  const found = await Promise.all(
+    workerIds.slice(0, MAX_WORKERS).map(async (workerId) => {
+      const latest = await rawRows(s, "latestSamples.raw", raw, { w: workerId, a: from, b: to });
+      const [x] = latest.length
+        ? latest
+        : await rawRows(s, "latestSamples.rollup", rollup, { w: workerId, a: minuteOf(from), b: to });
+      return x
+        ? {
+            workerId,
+            ts: Number(x[0]),
+            kvActive: Number(x[1]),
+            kvTotal: Number(x[2]),
+            running: Number(x[3]),
+            waiting: Number(x[4]),
+          }
+        : null;
+    }),
+  );
+  return found.filter((x) => x !== null);
+}
+
+/** A stored rollup of worker stats. */
+export type RollupResolution = Exclude<StatsResolution, "raw">;
+const ALIGN: Record<RollupResolution, number> = {
+  "10s": 10_000,
+  "30s": 30_000,
+  "1m": 60_000,
+  "5m": 300_000,
+  "15m": 900_000,
+};
+
+function statsTable(s: Store, resolution: RollupResolution) {
+  const t = {
+    "10s": s.t.workerStats10s,
+    "30s": s.t.workerStats30s,
+    "1m": s.t.workerStats1m,
+    "5m": s.t.workerStats5m,
+    "15m": s.t.workerStats15m,
+  }[resolution];
+  return { table: t, index: `worker_stats_${resolution}_minute`, align: ALIGN[resolution] };
+}
+
+/** Prefix tokens queried and hit per worker, from the rollup named, over its buckets overlapping [from, to). */
+export async function prefixByWorker(
+  s: Store,
+  resolution: "1m" | "15m",
+  from: number,
+  to: number,
+  workerId?: string,
+): Promise<PrefixTotals[]> {
+  const { table: m, index, align } = statsTable(s, resolution);
+  // All workers: the minute index keeps the scan to the range (grouping would otherwise walk the whole primary key).
+  return s.db
+    .select(
+      fieldsOf({
+        workerId: m.workerId,
+        query: num(sql`sum(${m.prefixQueryDelta})`),
+        hit: num(sql`sum(${m.prefixHitDelta})`),
+      }),
+    )
+    .from(workerId === undefined ? indexed(s, m, index) : m)
+    .where(
+      and(
+        gte(m.minute, from - (from % align)),
+        lt(m.minute, to),
+        workerId === undefined ? undefined : eq(m.workerId, workerId),
+      ),
+    )
+    .groupBy(m.workerId)
+    .orderBy(asc(m.workerId))
+    .limit(MAX_WORKERS * 4);
+}
+
+const countAll = () => num(sql`count(*)`);
+
+/** route.decision rows in [from, to). */
+export async function decisionCount(s: Store, from: number, to: number): Promise<number> {
+  const d = s.t.routeDecisions;
+  const [r] = await s.db
+    .select({ n: countAll() })
+    .from(d)
+    .where(and(gte(d.ts, from), lt(d.ts, to)));
+  return r?.n ?? 0;
+}
+
+/** Decisions in [from, to) each worker won (was chosen for), keyed by worker id. */
+export async function decisionsWon(
+  s: Store,
+  workerIds: readonly string[],
+  from: number,
+  to: number,
+): Promise<Map<string, number>> {
+  const d = s.t.routeDecisions;
+  const count = () =>
+    s.db
+      .select({ n: countAll() })
+      .from(d)
+      .where(
+        and(
+          eq(d.chosenWorkerId, sql.placeholder("w")),
+          gte(d.ts, sql.placeholder("a")),
+          lt(d.ts, sql.placeholder("b")),
+        ),
+      );
+  const counts = await Promise.all(
+    workerIds.slice(0, MAX_WORKERS).map(async (w) => {
+      const [r] = await rawRows(s, "decisionsWon", count, { w, a: from, b: to });
+      return [w, Number(r?.[0] ?? 0)] as const;
+    }),
+  );
+  return new Map(counts);
+}
+
+/** Requests in [from, to) that a worker served. */
+export async function requestsServed(s: Store, workerId: string, from: number, to: number): Promise<number> {
+  const q = s.t.requestReads;
+  const [r] = await s.db
+    .select({ n: countAll() })
+    .from(q)
+    .where(and(eq(q.workerId, workerId), gte(q.arrivedAt, from), lt(q.arrivedAt, to)));
+  return r?.n ?? 0;
+}
+
+export type LostScan = { scanned: number; lost: number; truncated: boolean; recent: DecisionRow[] };
+
+/**
+ * Among the latest `scanLimit` decisions in [from, to): how many the worker lost (a candidate, not chosen),
+ * and the most recent `recentLimit` of those rows. `truncated` when the range held more decisions than scanned.
+ */
+export async function decisionsLost(
+  s: Store,
+  workerId: string,
+  from: number,
+  to: number,
+  scanLimit = 10_000,
+  recentLimit = 20,
+): Promise<LostScan> {
+  const d = s.t.routeDecisions;
+  const inRange = and(gte(d.ts, from), lt(d.ts, to));
+  const probe = s.db
+    .select({ one: sql`1`.as("one") })
+    .from(d)
+    .where(inRange)
+    .limit(scanLimit + 1)
+    .as("probe");
+  const [counted] = await s.db.select({ n: countAll() }).from(probe);
+  const scanned = counted?.n ?? 0;
+  const latest = s.db
+    .select({ ts: d.ts, requestId: d.requestId, chosenWorkerId: d.chosenWorkerId, candidates: d.candidates })
+    .from(d)
+    .where(inRange)
+    .orderBy(desc(d.ts))
+    .limit(scanLimit)
+    .as("latest");
+  // Candidates are JSON (older rows) or the compact ";id,overlap,…" text (db/candidate-codec.ts).
+  const json = position(s, sql`${latest.candidates}`, `"worker_id":${JSON.stringify(workerId)}`);
+  const compact = position(s, sql`';' || ${latest.candidates}`, `;${workerId},`);
+  const rows = await s.db
+    .select({
+      ts: latest.ts,
+      requestId: latest.requestId,
+      chosenWorkerId: latest.chosenWorkerId,
+      candidates: latest.candidates,
+      lost: num(sql`count(*) OVER ()`),
+    })
+    .from(latest)
+    .where(
+      and(
+        ne(latest.chosenWorkerId, workerId),
+        sql`CASE WHEN substr(${latest.candidates}, 1, 1) = '[' THEN ${json} ELSE ${compact} END > 0`,
+      ),
+    )
+    .orderBy(desc(latest.ts))
+    .limit(recentLimit);
+  return {
+    scanned: Math.min(scanned, scanLimit),
+    lost: rows[0]?.lost ?? 0,
+    truncated: scanned > scanLimit,
+    recent: rows.map(({ lost: _, candidates, ...r }) => ({ ...r, candidates: candidatesJson(candidates) })),
+  };
+}
+
+/** Blocks and events removed from a worker's cache in [from, to) per reason (kv.cleared counts as "cleared"). */
+export async function removalsByReason(
+  s: Store,
+  workerId: string,
+  from: number,
+  to: number,
+): Promise<{ reason: string; blocks: number; events: number }[]> {
+  const k = s.t.kvEventReads;
+  const reason = sql<string>`coalesce(${k.reason}, 'unknown')`;
+  const blocks = num(sql`sum(${k.blockCount})`);
+  const events = countAll();
+  return s.db
+    .select({ reason, blocks, events })
+    .from(k)
+    .where(and(eq(k.workerId, workerId), gte(k.ts, from), lt(k.ts, to), inArray(k.op, ["removed", "cleared"])))
+    .groupBy(reason)
+    .orderBy(desc(blocks), desc(events), asc(reason))
+    .limit(50);
+}
+
+/** Blocks a worker stored in [from, to) per bucket of `step` ms and retention class (null: not reported). */
+export async function storedByClass(
+  s: Store,
+  workerId: string,
+  from: number,
+  to: number,
+  step: number,
+): Promise<{ t: number; retentionClass: string | null; blocks: number }[]> {
+  const k = s.t.kvEventReads;
+  const t = bucketOf(k.ts, step);
+  return s.db
+    .select({ t, retentionClass: k.retentionClass, blocks: num(sql`sum(${k.blockCount})`) })
+    .from(k)
+    .where(and(eq(k.workerId, workerId), gte(k.ts, from), lt(k.ts, to), eq(k.op, "stored")))
+    .groupBy(t, k.retentionClass)
+    .orderBy(asc(t))
+    .limit(5000);
+}
+
+/** The earliest 10-second rollup bucket and raw sample stored (null: none), for choosing what a short range reads. */
+export async function statsCoverage(s: Store): Promise<{ oldest10s: number | null; oldestRaw: number | null }> {
+  const [a] = await s.db.select({ v: numOrNull(sql`min(${s.t.workerStats10s.minute})`) }).from(s.t.workerStats10s);
+  const [b] = await s.db.select({ v: numOrNull(sql`min(${s.t.workerStats.ts})`) }).from(s.t.workerStats);
+  return { oldest10s: a?.v ?? null, oldestRaw: b?.v ?? null };
+}
+
+export { rawBuckets } from "./worker-raw";
+
+/**
+ * Rows of the rollup named, over its buckets overlapping [from, to), summed per worker and bucket of `step` ms (a
+ * whole number of rows): the rows themselves when the step is the rollup's own. Ordered by worker then time for one
+ * worker; in no order across workers.
+ */
+export async function rollupBuckets(
+  s: Store,
+  opts: { from: number; to: number; step: number; resolution: RollupResolution; workerId?: string },
+): Promise<SeriesRow[]> {
+  const { from, to, step, workerId, resolution } = opts;
+  const { table: m, index, align } = statsTable(s, resolution);
+  const start = from - (from % align);
+  const one = workerId !== undefined;
+  const [a, b, w] = [sql.placeholder("a"), sql.placeholder("b"), sql.placeholder("w")];
+  const range = and(gte(m.minute, a), lt(m.minute, b), one ? eq(m.workerId, w) : undefined);
+  const limit = (Math.ceil((to - start) / step) + 1) * MAX_WORKERS * 4;
+  const plain = !one && step === align;
+  const build = () => {
+    // All workers at the rollup's own step: one range scan of the bucket-start index, the rows being the buckets
+    // (summing and sorting them cost more). Else summed per worker and bucket.
+    if (plain)
+      return s.db
+        .select(
+          fieldsOf({
+            workerId: m.workerId,
+            t: m.minute,
+            samples: m.samples,
+            kvActive: m.kvActiveSum,
+            kvTotal: m.kvTotalSum,
+            query: m.prefixQueryDelta,
+            hit: m.prefixHitDelta,
+          }),
+        )
+        .from(indexed(s, m, index))
+        .where(range)
+        .limit(sql.placeholder("limit"));
+    const t = bucketOf(m.minute, step);
+    const q = s.db
+      .select({
+        workerId: fieldsOf({ w: m.workerId }).w,
+        t,
+        samples: num(sql`sum(${m.samples})`),
+        kvActive: num(sql`sum(${m.kvActiveSum})`),
+        kvTotal: num(sql`sum(${m.kvTotalSum})`),
+        query: num(sql`sum(${m.prefixQueryDelta})`),
+        hit: num(sql`sum(${m.prefixHitDelta})`),
+      })
+      .from(one ? m : indexed(s, m, index))
+      .where(range)
+      .groupBy(m.workerId, t);
+    return one ? q.orderBy(asc(t)) : q.limit(sql.placeholder("limit"));
+  };
+  const key = `rollupBuckets.${resolution}.${one ? "one" : "all"}.${plain ? "rows" : step}`;
+  const rows = await rawRows(s, key, build, { a: start, b: to, w: workerId, limit });
+  return rows.map((r) => ({
+    workerId: r[0] as string,
+    t: Number(r[1]),
+    samples: Number(r[2]),
+    kvActive: Number(r[3]),
+    kvTotal: Number(r[4]),
+    query: Number(r[5]),
+    hit: Number(r[6]),
+  }));
+}
+
+export type { CounterSample, RawBucket };

@@ -1,0 +1,73 @@
+import "server-only";
+import type { Store } from "../../db/store/store";
+import {
+  decisionCount,
+  decisionsLost,
+  decisionsWon,
+  latestSamples,
+  lifecycleBefore,
+  lifecycleInRange,
+  prefixByWorker,
+  removalsByReason,
+  requestsServed,
+  workerById,
+  workersInRange,
+  type WorkerInfo,
+} from "../../db/store/workers";
+import { spanRollup } from "../analysis/resolution";
+import { candidacyWindow, lostDecisions, workerRows } from "../analysis/workers";
+import { AppError } from "../errors";
+import { decodeByWorker, decodeStats } from "./decode";
+import { workerPreemptions } from "../../db/store/decode";
+
+// The workers page's reads over the store (either engine): the table rows and one worker's detail.
+
+/** Table rows for the workers in [from, to], or for one worker. */
+async function rowsFor(s: Store, from: number, to: number, one?: WorkerInfo) {
+  const workers = one ? [one] : await workersInRange(s, from, to);
+  const ids = workers.map((w) => w.workerId);
+  const [lifecycle, before, latest, prefix, won, decisions] = await Promise.all([
+    lifecycleInRange(s, from, to, one?.workerId),
+    lifecycleBefore(s, from, one?.workerId),
+    latestSamples(s, ids, from, to),
+    prefixByWorker(s, spanRollup(to - from), from, to, one?.workerId),
+    decisionsWon(s, ids, from, to),
+    decisionCount(s, from, to),
+  ]);
+  return workerRows({ workers, lifecycle, before, latest, prefix, won, decisions, from, to });
+}
+
+/** One row per worker with telemetry in [from, to], with its decode columns. */
+export async function workerTable(s: Store, from: number, to: number) {
+  const [rows, decode] = await Promise.all([rowsFor(s, from, to), decodeByWorker(s, from, to)]);
+  return rows.map((w) => ({ ...w, decode: decode.get(w.workerId) ?? null }));
+}
+
+/** One worker over [from, to]: state, gauges, requests served, routing decisions won and lost, evictions, decode. */
+export async function workerDetail(s: Store, id: string, from: number, to: number) {
+  const info = await workerById(s, id);
+  if (!info) throw new AppError("NOT_FOUND", `no worker "${id}" has reported`);
+  const window = candidacyWindow(info, from, to);
+  const [lost, summary, served, removals, decode, preemptions, byWorker] = await Promise.all([
+    decisionsLost(s, info.workerId, window.from, window.to),
+    rowsFor(s, from, to, info),
+    requestsServed(s, info.workerId, from, to),
+    removalsByReason(s, info.workerId, from, to),
+    decodeStats(s, from, to, info.workerId),
+    workerPreemptions(s, from, to, info.workerId),
+    decodeByWorker(s, from, to),
+  ]);
+  return {
+    info,
+    summary: summary[0]!,
+    requestsServed: served,
+    lost: {
+      count: lost.lost,
+      scanned: lost.scanned,
+      truncated: lost.truncated,
+      recent: lostDecisions(lost.recent, info.workerId),
+    },
+    removals,
+    decode: { ...decode, preemptions, batchTokens: byWorker.get(info.workerId)?.batchTokens ?? null },
+  };
+}
