@@ -43,8 +43,8 @@ function prepare(c: Database.Database) {
       )
       .pluck(),
     putCauses: c.prepare(
-      `INSERT INTO request_causes (id, request_id, session_id, arrived_at, recomputed, cold, diverged, evicted, routed_away, unknown, evicted_reason, retention_version,
-         held_tokens, wait_ms, survived_tokens) VALUES (@id, @requestId, @sessionId, @arrivedAt, @recomputed, @cold, @diverged, @evicted, @routedAway, @unknown,
+      `INSERT INTO request_causes (id, arrived_at, recomputed, cold, diverged, evicted, routed_away, unknown, evicted_reason, retention_version,
+         held_tokens, wait_ms, survived_tokens) VALUES (@id, @arrivedAt, @recomputed, @cold, @diverged, @evicted, @routedAway, @unknown,
          @evictedReason, @retentionVersion, @heldTokens, @waitMs, @survivedTokens) ON CONFLICT(id) DO NOTHING`,
     ),
     putMinute: c.prepare(
@@ -146,9 +146,8 @@ export function policyVersionsAt(db: Db, t: number): string | undefined {
 
 /** A request's causes row as stored (request_causes). */
 export type CausesRow = {
+  /** requests.id of the request judged. */
   id: string;
-  requestId: string;
-  sessionId: string | null;
   arrivedAt: number;
   recomputed: number;
   cold: number;

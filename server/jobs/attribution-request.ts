@@ -162,8 +162,6 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
     db,
     {
       id: r.id,
-      requestId: r.requestId,
-      sessionId: r.sessionId,
       arrivedAt: r.arrivedAt,
       recomputed: a.recomputed,
       cold: c.cold,
