@@ -2,12 +2,32 @@
 -- (db/kv-codes.ts) and read through generated (virtual, unstored) columns of their old names; the never-read
 -- session_id of kv.stored events goes. worker_stats, route_decisions, tools, reasoning_spans: the event id is unique
 -- with ts in the table's ts index (as kv_events' and PostgreSQL's keys are) instead of in an index of its own.
--- request_causes: its copies of the request's request_id and session_id (never read: readers join on requests.id) go,
--- with their index. Every table keeps its rowids (cursors and KV list references name them).
-DROP INDEX `request_causes_session`;--> statement-breakpoint
-ALTER TABLE `request_causes` DROP COLUMN `request_id`;--> statement-breakpoint
-ALTER TABLE `request_causes` DROP COLUMN `session_id`;--> statement-breakpoint
+-- request_causes: keyed by the request's requests rowid (rid) instead of a copy of its text id with an index of its
+-- own; its copies of request_id and session_id (never read: readers join on the request) go, with their index. A
+-- causes row whose request retention already deleted keeps its counts under -(its old rowid), which no request has.
+-- Every table keeps its rowids (cursors and KV list references name them).
 PRAGMA foreign_keys=OFF;--> statement-breakpoint
+CREATE TABLE `__new_request_causes` (
+	`rid` integer PRIMARY KEY NOT NULL,
+	`arrived_at` integer NOT NULL,
+	`recomputed` integer NOT NULL,
+	`cold` integer NOT NULL,
+	`diverged` integer NOT NULL,
+	`evicted` integer NOT NULL,
+	`routed_away` integer NOT NULL,
+	`unknown` integer NOT NULL,
+	`evicted_reason` text,
+	`retention_version` integer,
+	`held_tokens` integer,
+	`wait_ms` integer,
+	`survived_tokens` integer
+);
+--> statement-breakpoint
+INSERT INTO `__new_request_causes`("rid", "arrived_at", "recomputed", "cold", "diverged", "evicted", "routed_away", "unknown", "evicted_reason", "retention_version", "held_tokens", "wait_ms", "survived_tokens")
+  SELECT coalesce((SELECT r."rowid" FROM `requests` r WHERE r."id" = c."id"), -c."rowid"), "arrived_at", "recomputed", "cold", "diverged", "evicted", "routed_away", "unknown", "evicted_reason", "retention_version", "held_tokens", "wait_ms", "survived_tokens" FROM `request_causes` c ORDER BY c."rowid";--> statement-breakpoint
+DROP TABLE `request_causes`;--> statement-breakpoint
+ALTER TABLE `__new_request_causes` RENAME TO `request_causes`;--> statement-breakpoint
+CREATE INDEX `request_causes_arrived` ON `request_causes` (`arrived_at`);--> statement-breakpoint
 CREATE TABLE `__new_worker_stats` (
 	`id` text NOT NULL,
 	`ts` integer NOT NULL,

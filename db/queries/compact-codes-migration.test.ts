@@ -52,9 +52,15 @@ function oldDatabase(): string {
   old
     .prepare(
       `INSERT INTO request_causes (id, request_id, session_id, arrived_at, recomputed, cold, diverged, evicted, routed_away, unknown)
-       VALUES ('rq-1', 'r1', 's1', ?, 8, 1, 2, 3, 1, 1)`,
+       VALUES ('rq-1', 'r1', 's1', ?, 8, 1, 2, 3, 1, 1), ('rq-gone', 'r0', 's1', ?, 4, 4, 0, 0, 0, 0)`,
     )
-    .run(T0);
+    .run(T0, T0 - 5);
+  old
+    .prepare(
+      `INSERT INTO requests (rowid, id, ts, request_id, session_id, api, model, arrived_at, input_tokens, cached_tokens, output_tokens, status)
+       VALUES (9, 'rq-1', ?, 'r1', 's1', 'responses', 'm', ?, 8, 0, 1, 'ok')`,
+    )
+    .run(T0, T0);
   old.close();
   return file;
 }
@@ -105,8 +111,16 @@ describe("migration 0023 (codes, ids unique with ts, request_causes without copi
     expect(c.prepare("SELECT rowid, id, candidates FROM route_decisions").raw().all()).toEqual([[5, "rd-1", "w1,2,0"]]);
     expect(c.prepare("SELECT rowid, id, name FROM tools").raw().all()).toEqual([[6, "tl-1", "Read"]]);
     expect(c.prepare("SELECT rowid, id, tokens FROM reasoning_spans").raw().all()).toEqual([[2, "rs-1", 5]]);
-    expect(c.prepare("SELECT id, recomputed, cold, diverged, evicted FROM request_causes").raw().all()).toEqual([
-      ["rq-1", 8, 1, 2, 3],
+    expect(
+      c
+        .prepare(
+          "SELECT r.id, rc.arrived_at, rc.recomputed, rc.cold, rc.diverged, rc.evicted FROM request_causes rc LEFT JOIN requests r ON r.rowid = rc.rid ORDER BY rc.rid",
+        )
+        .raw()
+        .all(),
+    ).toEqual([
+      [null, T0 - 5, 4, 4, 0, 0],
+      ["rq-1", T0, 8, 1, 2, 3],
     ]);
 
     expect(indexesOf(c, "worker_stats")).toEqual(["worker_stats_ts", "worker_stats_worker_ts"]);
@@ -117,7 +131,7 @@ describe("migration 0023 (codes, ids unique with ts, request_causes without copi
     ]);
     expect(indexesOf(c, "tools")).toEqual(["tools_session", "tools_ts"]);
     expect(indexesOf(c, "reasoning_spans")).toEqual(["reasoning_request", "reasoning_ts"]);
-    expect(indexesOf(c, "request_causes")).toEqual(["request_causes_arrived", "sqlite_autoindex_request_causes_1"]);
+    expect(indexesOf(c, "request_causes")).toEqual(["request_causes_arrived"]);
   });
 
   it("answers a re-sent event as a duplicate after it, for rows stored before and after", () => {

@@ -48,8 +48,8 @@ export const attrState = sqliteTable("attr_state", {
 export const requestCauses = sqliteTable(
   "request_causes",
   {
-    /** requests.id of the request (its request id and session are read from there). */
-    id: text("id").primaryKey(),
+    /** The request's requests rowid (its id, request id and session are read from there: join on r.rowid = rc.rid). */
+    rid: integer("rid").primaryKey(),
     arrivedAt: integer("arrived_at").notNull(),
     recomputed: integer("recomputed").notNull(),
     cold: integer("cold").notNull(),

@@ -161,7 +161,7 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
   putCauses(
     db,
     {
-      id: r.id,
+      rid: r.rid,
       arrivedAt: r.arrivedAt,
       recomputed: a.recomputed,
       cold: c.cold,

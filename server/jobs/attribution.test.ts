@@ -61,7 +61,7 @@ function causesOf(db: Db, rid: string) {
   return db.$client
     .prepare(
       `SELECT rc.recomputed, rc.cold, rc.diverged, rc.evicted, rc.routed_away AS routedAway, rc.unknown, rc.evicted_reason AS reason,
-         rc.retention_version AS version FROM request_causes rc JOIN requests r ON r.id = rc.id WHERE r.request_id = ?`,
+         rc.retention_version AS version FROM request_causes rc JOIN requests r ON r.rowid = rc.rid WHERE r.request_id = ?`,
     )
     .get(rid) as Record<string, number | string | null>;
 }
