@@ -97,7 +97,13 @@ function main() {
   const out = arg(argv, "--causes");
   if (out) {
     const fd = fs.openSync(out, "w");
-    for (const r of c.prepare("SELECT * FROM request_causes ORDER BY id").raw().iterate() as Iterable<unknown[]>)
+    for (const r of c
+      .prepare(
+        `SELECT r.id, rc.arrived_at, rc.recomputed, rc.cold, rc.diverged, rc.evicted, rc.routed_away, rc.unknown, rc.evicted_reason,
+         rc.retention_version, rc.held_tokens, rc.wait_ms, rc.survived_tokens FROM request_causes rc JOIN requests r ON r.rowid = rc.rid ORDER BY r.id`,
+      )
+      .raw()
+      .iterate() as Iterable<unknown[]>)
       fs.writeSync(fd, `${JSON.stringify(r)}\n`);
     for (const r of c.prepare("SELECT * FROM causes_1m ORDER BY minute").raw().iterate() as Iterable<unknown[]>)
       fs.writeSync(fd, `m ${JSON.stringify(r)}\n`);

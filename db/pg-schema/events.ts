@@ -1,4 +1,6 @@
+import { sql } from "drizzle-orm";
 import { bigint, boolean, doublePrecision, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { decodeSql, KV_OPS, KV_REASONS } from "../kv-codes";
 import { bytea, ms } from "./columns";
 
 // The event tables of PostgreSQL's ingest other than workers' and requests; mirror db/schema (kv, routing, tools,
@@ -11,15 +13,17 @@ export const kvEvents = pgTable(
     /** 48-bit hash of the event id (db/queries/ingest-kv-rows.ts), as on SQLite: with ts, what makes a re-sent event a duplicate. */
     idKey: bigint("id_key", { mode: "number" }).notNull(),
     ts: ms("ts").notNull(),
-    op: text("op", { enum: ["stored", "removed", "cleared"] }).notNull(),
+    /** op and reason as SQLite stores them (db/kv-codes.ts), their text generated from the codes. */
+    opCode: integer("op_code").notNull(),
+    op: text("op", { enum: KV_OPS }).generatedAlwaysAs(sql.raw(decodeSql("op_code", KV_OPS))),
     workerId: text("worker_id").notNull(),
     blockCount: integer("block_count").notNull(),
     blockHashes: bytea("block_hashes"),
     parentHash: bytea("parent_hash"),
     localHashes: bytea("local_hashes"),
     retentionClass: text("retention_class"),
-    sessionId: text("session_id"),
-    reason: text("reason"),
+    reasonCode: integer("reason_code"),
+    reason: text("reason").generatedAlwaysAs(sql.raw(decodeSql("reason_code", KV_REASONS))),
     source: text("source"),
     storageTier: text("storage_tier"),
     onboardedFrom: text("onboarded_from"),

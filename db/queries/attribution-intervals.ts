@@ -15,16 +15,27 @@ function putVarint(out: number[], v: number) {
 const zigzag = (v: number) => (v >= 0 ? v * 2 : -v * 2 - 1);
 const unzigzag = (v: number) => (v % 2 === 0 ? v / 2 : -(v + 1) / 2);
 
+/** First byte of a list in the packed form (an unpacked list starts with its first worker id, which is never 0). */
+const PACKED = 0;
+
 /**
- * Intervals as a blob of varints, per interval: worker id, reason id, stored_at as the (zigzag) difference from the
- * previous interval's (from 0 for the first), and removed_at − stored_at + 1 (0 while resident): ~8 bytes each.
+ * Intervals as a blob: PACKED, then per interval its worker and reason ids in one byte (w × 16 + why, for w in
+ * 1..15 and why in 0..15; else a 0 byte, then both as varints), stored_at as the (zigzag) difference from the
+ * previous interval's (from 0 for the first), and removed_at − stored_at + 1 (0 while resident): ~7 bytes each.
+ * An empty list is an empty blob. Lists written before the packed form (worker and reason ids as two varints, no
+ * leading byte) still decode.
  */
 export function encodeIntervals(list: readonly Interval[]): Buffer {
-  const out: number[] = [];
+  if (list.length === 0) return Buffer.alloc(0);
+  const out: number[] = [PACKED];
   let prev = 0;
   for (const v of list) {
-    putVarint(out, v.w);
-    putVarint(out, v.why);
+    if (v.w >= 1 && v.w < 16 && v.why >= 0 && v.why < 16) out.push(v.w * 16 + v.why);
+    else {
+      out.push(0);
+      putVarint(out, v.w);
+      putVarint(out, v.why);
+    }
     putVarint(out, zigzag(v.storedAt - prev));
     putVarint(out, v.removedAt === null ? 0 : v.removedAt - v.storedAt + 1);
     prev = v.storedAt;
@@ -32,7 +43,7 @@ export function encodeIntervals(list: readonly Interval[]): Buffer {
   return Buffer.from(out);
 }
 
-/** The inverse of encodeIntervals. */
+/** The inverse of encodeIntervals (either form). */
 export function decodeIntervals(b: Uint8Array): Interval[] {
   let o = 0;
   const next = () => {
@@ -45,11 +56,21 @@ export function decodeIntervals(b: Uint8Array): Interval[] {
       scale *= 128;
     }
   };
+  const packed = b.length > 0 && b[0] === PACKED;
+  if (packed) o = 1;
   const out: Interval[] = [];
   let prev = 0;
   while (o < b.length) {
-    const w = next();
-    const why = next();
+    let w: number;
+    let why: number;
+    const head = packed ? b[o++]! : -1;
+    if (head > 0) {
+      w = head >>> 4;
+      why = head & 15;
+    } else {
+      w = next();
+      why = next();
+    }
     const storedAt = prev + unzigzag(next());
     const r = next();
     out.push({ w, why, storedAt, removedAt: r === 0 ? null : storedAt + r - 1 });

@@ -43,9 +43,9 @@ function prepare(c: Database.Database) {
       )
       .pluck(),
     putCauses: c.prepare(
-      `INSERT INTO request_causes (id, request_id, session_id, arrived_at, recomputed, cold, diverged, evicted, routed_away, unknown, evicted_reason, retention_version,
-         held_tokens, wait_ms, survived_tokens) VALUES (@id, @requestId, @sessionId, @arrivedAt, @recomputed, @cold, @diverged, @evicted, @routedAway, @unknown,
-         @evictedReason, @retentionVersion, @heldTokens, @waitMs, @survivedTokens) ON CONFLICT(id) DO NOTHING`,
+      `INSERT INTO request_causes (rid, arrived_at, recomputed, cold, diverged, evicted, routed_away, unknown, evicted_reason, retention_version,
+         held_tokens, wait_ms, survived_tokens) VALUES (@rid, @arrivedAt, @recomputed, @cold, @diverged, @evicted, @routedAway, @unknown,
+         @evictedReason, @retentionVersion, @heldTokens, @waitMs, @survivedTokens) ON CONFLICT(rid) DO NOTHING`,
     ),
     putMinute: c.prepare(
       `INSERT INTO causes_1m (minute, cold, diverged, evicted, routed_away, unknown) VALUES (@minute, @cold, @diverged, @evicted, @routedAway, @unknown)
@@ -146,9 +146,8 @@ export function policyVersionsAt(db: Db, t: number): string | undefined {
 
 /** A request's causes row as stored (request_causes). */
 export type CausesRow = {
-  id: string;
-  requestId: string;
-  sessionId: string | null;
+  /** The requests rowid of the request judged. */
+  rid: number;
   arrivedAt: number;
   recomputed: number;
   cold: number;

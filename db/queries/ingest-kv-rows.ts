@@ -1,5 +1,6 @@
 import type { IngestRowOf } from "../rows/ingest";
 import { encodeHash } from "../chain-codec";
+import { kvOpCode, kvReasonCode } from "../kv-codes";
 import type { Db } from "../client";
 import { kvListColumns } from "./kv-lists";
 
@@ -36,20 +37,23 @@ export function idKey(id: string): number {
 const COLUMNS = [
   "id_key",
   "ts",
-  "op",
+  "op_code",
   "worker_id",
   "block_count",
   "block_hashes",
   "parent_hash",
   "local_hashes",
   "retention_class",
-  "session_id",
-  "reason",
+  "reason_code",
   "source",
   "storage_tier",
   "onboarded_from",
   "block_refs",
 ];
+
+const STORED = kvOpCode("stored");
+const REMOVED = kvOpCode("removed");
+const CLEARED = kvOpCode("cleared");
 
 export const KV_INSERT = `INSERT INTO kv_events (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")}) ON CONFLICT(ts, id_key) DO NOTHING`;
 
@@ -57,14 +61,13 @@ export const KV_INSERT = `INSERT INTO kv_events (${COLUMNS.join(", ")}) VALUES (
 export const kvStoredRow = (e: IngestRowOf<"kv.stored">, hashes: Buffer, refs: Buffer | null): Row => [
   idKey(e.id),
   e.ts,
-  "stored",
+  STORED,
   e.worker_id,
   e.block_hashes.length,
   hashes,
   encodeHash(e.parent_hash),
   null,
   opt(e.retention_class),
-  opt(e.session_id),
   null,
   opt(e.source),
   opt(e.storage_tier),
@@ -76,15 +79,14 @@ export const kvStoredRow = (e: IngestRowOf<"kv.stored">, hashes: Buffer, refs: B
 export const kvRemovedRow = (e: IngestRowOf<"kv.removed">, hashes: Buffer, refs: Buffer | null): Row => [
   idKey(e.id),
   e.ts,
-  "removed",
+  REMOVED,
   e.worker_id,
   e.block_hashes.length,
   hashes,
   null,
   null,
   null,
-  null,
-  e.reason,
+  kvReasonCode(e.reason),
   opt(e.source),
   opt(e.storage_tier),
   null,
@@ -94,15 +96,14 @@ export const kvRemovedRow = (e: IngestRowOf<"kv.removed">, hashes: Buffer, refs:
 export const kvClearedRow = (e: IngestRowOf<"kv.cleared">): Row => [
   idKey(e.id),
   e.ts,
-  "cleared",
+  CLEARED,
   e.worker_id,
   0,
   null,
   null,
   null,
   null,
-  null,
-  "cleared",
+  kvReasonCode("cleared"),
   opt(e.source),
   null,
   null,

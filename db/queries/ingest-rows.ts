@@ -57,8 +57,12 @@ export const requestHead = (e: IngestRowOf<"request">): Row => [
   ...tierColumns(e),
 ];
 
+/** Tables whose event id is unique with ts (in their ts index) rather than alone (db/migrations/0023). */
+const ID_WITH_TS = new Set(["worker_stats", "route_decisions", "tools", "reasoning_spans"]);
+
 function insert(table: string, columns: string[]): string {
-  return `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT(id) DO NOTHING`;
+  const key = ID_WITH_TS.has(table) ? "ts, id" : "id";
+  return `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT(${key}) DO NOTHING`;
 }
 
 const workerEventCols = [

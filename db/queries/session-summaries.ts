@@ -21,7 +21,7 @@ export function sessionSummaryInputs(db: Db, sessionId: string): SummaryInputs {
       `SELECT r.id, r.request_id AS requestId, r.trajectory_id AS trajectoryId, r.parent_trajectory_id AS parentTrajectoryId, r.arrived_at AS arrivedAt,
          r.first_token_at AS firstTokenAt, r.finished_at AS finishedAt, r.input_tokens AS inputTokens, r.cached_tokens AS cachedTokens,
          r.output_tokens AS outputTokens, r.status, r.source, rc.cold, rc.diverged, rc.evicted, rc.routed_away AS routedAway, rc.unknown
-       FROM requests r LEFT JOIN request_causes rc ON rc.id = r.id WHERE r.session_id = ? ORDER BY r.arrived_at LIMIT ?`,
+       FROM requests r LEFT JOIN request_causes rc ON rc.rid = r.rowid WHERE r.session_id = ? ORDER BY r.arrived_at LIMIT ?`,
     )
     .all(sessionId, MAX_TURNS) as (Omit<SummaryInputs["turns"][number], "causes"> & {
     cold: number | null;

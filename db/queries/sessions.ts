@@ -146,7 +146,7 @@ export function traceRows(
          r.itl_ms_mean AS itlMsMean, r.itl_ms_p95 AS itlMsP95, r.preemptions,
          rc.cold, rc.diverged, rc.evicted, rc.routed_away AS routedAway, rc.unknown, rc.evicted_reason AS evictedReason, rc.retention_version AS retentionVersion,
          (SELECT d.candidates FROM route_decisions d WHERE d.request_id = r.request_id ORDER BY d.ts DESC LIMIT 1) AS candidates
-       FROM requests r LEFT JOIN request_causes rc ON rc.id = r.id WHERE r.session_id = ? ORDER BY r.arrived_at LIMIT ?`,
+       FROM requests r LEFT JOIN request_causes rc ON rc.rid = r.rowid WHERE r.session_id = ? ORDER BY r.arrived_at LIMIT ?`,
     )
     .all(sessionId, max) as RawTurn[];
   const turns: TurnRow[] = raw.map(({ cold, diverged, evicted, routedAway, unknown, candidates, ...t }) => ({
@@ -220,7 +220,7 @@ export function findingInputs(db: Db, from: number, to: number) {
     .prepare(
       `SELECT avg(CASE WHEN rc.diverged > 0 THEN r.first_token_at - r.arrived_at END) AS divergedMean, sum(rc.diverged > 0) AS divergedTurns,
          avg(CASE WHEN rc.recomputed * 10 < r.input_tokens THEN r.first_token_at - r.arrived_at END) AS cleanMean
-       FROM request_causes rc JOIN requests r ON r.id = rc.id WHERE rc.arrived_at >= ? AND rc.arrived_at < ? AND r.first_token_at IS NOT NULL`,
+       FROM request_causes rc JOIN requests r ON r.rowid = rc.rid WHERE rc.arrived_at >= ? AND rc.arrived_at < ? AND r.first_token_at IS NOT NULL`,
     )
     .get(from, to) as { divergedMean: number | null; divergedTurns: number | null; cleanMean: number | null };
   const waits = c
@@ -230,7 +230,7 @@ export function findingInputs(db: Db, from: number, to: number) {
          coalesce(sum(coalesce(r.cached_host_tokens, 0) + coalesce(r.cached_disk_tokens, 0) + coalesce(r.cached_shared_tokens, 0)), 0) AS onboardedTokens,
          coalesce(sum(r.onboard_ms), 0) AS onboardMs,
          coalesce(sum(coalesce(r.cached_host_tokens, 0) + coalesce(r.cached_disk_tokens, 0) + coalesce(r.cached_shared_tokens, 0) > 0), 0) AS onboardTurns
-       FROM request_causes rc JOIN requests r ON r.id = rc.id WHERE rc.arrived_at >= ? AND rc.arrived_at < ? AND rc.wait_ms IS NOT NULL`,
+       FROM request_causes rc JOIN requests r ON r.rowid = rc.rid WHERE rc.arrived_at >= ? AND rc.arrived_at < ? AND rc.wait_ms IS NOT NULL`,
     )
     .get(from, to) as {
     waits: number;

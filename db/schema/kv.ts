@@ -1,9 +1,12 @@
+import { sql } from "drizzle-orm";
 import { blob, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { decodeSql, KV_OPS, KV_REASONS } from "../kv-codes";
 
 /**
  * kv.stored / kv.removed / kv.cleared; hashes are 8-byte big-endian u64 blobs (older rows: decimal text; chain-codec
  * reads both). A list that repeats hashes earlier events hold keeps only its other hashes in block_hashes, and
  * block_refs says where the rest are (db/kv-list-codec.ts; read through db/queries/kv-lists.ts). Raw: ages out.
+ * A kv.stored event's session_id is validated, not stored: nothing reads it (a turn's session is its request's).
  */
 export const kvEvents = sqliteTable(
   "kv_events",
@@ -13,15 +16,18 @@ export const kvEvents = sqliteTable(
     /** 48-bit hash of the event id (db/queries/ingest-kv-rows.ts): with ts, what makes a re-sent event a duplicate. */
     idKey: integer("id_key"),
     ts: integer("ts").notNull(),
-    op: text("op", { enum: ["stored", "removed", "cleared"] }).notNull(),
+    /** The op as a code (db/kv-codes.ts); read `op`, its text, generated from it and not stored. */
+    opCode: integer("op_code").notNull(),
+    op: text("op", { enum: KV_OPS }).generatedAlwaysAs(sql.raw(decodeSql("op_code", KV_OPS)), { mode: "virtual" }),
     workerId: text("worker_id").notNull(),
     blockCount: integer("block_count").notNull(),
     blockHashes: blob("block_hashes", { mode: "buffer" }),
     parentHash: blob("parent_hash", { mode: "buffer" }),
     localHashes: blob("local_hashes", { mode: "buffer" }),
     retentionClass: text("retention_class"),
-    sessionId: text("session_id"),
-    reason: text("reason"),
+    /** The removal reason as a code (db/kv-codes.ts; null on stored rows); read `reason`, generated from it. */
+    reasonCode: integer("reason_code"),
+    reason: text("reason").generatedAlwaysAs(sql.raw(decodeSql("reason_code", KV_REASONS)), { mode: "virtual" }),
     source: text("source"),
     /** device | host | disk | shared (null: device, as sent before tiers existed). */
     storageTier: text("storage_tier"),

@@ -1,4 +1,4 @@
-import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * route.decision events; candidates in the compact text of db/candidate-codec.ts (rows stored before it, or with
@@ -8,7 +8,8 @@ import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core
 export const routeDecisions = sqliteTable(
   "route_decisions",
   {
-    id: text("id").primaryKey(),
+    /** The event id: unique with ts (the `*_ts` index), as kv_events is; no index of its own. */
+    id: text("id").notNull(),
     ts: integer("ts").notNull(),
     requestId: text("request_id").notNull(),
     sessionId: text("session_id"),
@@ -25,7 +26,7 @@ export const routeDecisions = sqliteTable(
     source: text("source"),
   },
   (t) => [
-    index("route_decisions_ts").on(t.ts),
+    uniqueIndex("route_decisions_ts").on(t.ts, t.id),
     index("route_decisions_worker_ts").on(t.chosenWorkerId, t.ts),
     index("route_decisions_request").on(t.requestId),
   ],

@@ -48,9 +48,8 @@ export const attrState = sqliteTable("attr_state", {
 export const requestCauses = sqliteTable(
   "request_causes",
   {
-    id: text("id").primaryKey(),
-    requestId: text("request_id").notNull(),
-    sessionId: text("session_id"),
+    /** The request's requests rowid (its id, request id and session are read from there: join on r.rowid = rc.rid). */
+    rid: integer("rid").primaryKey(),
     arrivedAt: integer("arrived_at").notNull(),
     recomputed: integer("recomputed").notNull(),
     cold: integer("cold").notNull(),
@@ -64,7 +63,7 @@ export const requestCauses = sqliteTable(
     waitMs: integer("wait_ms"),
     survivedTokens: integer("survived_tokens"),
   },
-  (t) => [index("request_causes_session").on(t.sessionId), index("request_causes_arrived").on(t.arrivedAt)],
+  (t) => [index("request_causes_arrived").on(t.arrivedAt)],
 );
 
 /** Recomputed tokens by cause per arrival minute (cluster-wide series). */

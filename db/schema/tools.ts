@@ -1,10 +1,11 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Tool calls between turns. */
 export const tools = sqliteTable(
   "tools",
   {
-    id: text("id").primaryKey(),
+    /** The event id: unique with ts (the `*_ts` index), as kv_events is; no index of its own. */
+    id: text("id").notNull(),
     ts: integer("ts").notNull(),
     sessionId: text("session_id").notNull(),
     trajectoryId: text("trajectory_id"),
@@ -22,14 +23,15 @@ export const tools = sqliteTable(
     budgetLimit: integer("budget_limit"),
     source: text("source"),
   },
-  (t) => [index("tools_session").on(t.sessionId, t.startedAt), index("tools_ts").on(t.ts)],
+  (t) => [index("tools_session").on(t.sessionId, t.startedAt), uniqueIndex("tools_ts").on(t.ts, t.id)],
 );
 
 /** Reasoning spans, each kept with the tool call it explains (never merged). */
 export const reasoningSpans = sqliteTable(
   "reasoning_spans",
   {
-    id: text("id").primaryKey(),
+    /** The event id: unique with ts (the `*_ts` index), as kv_events is; no index of its own. */
+    id: text("id").notNull(),
     ts: integer("ts").notNull(),
     requestId: text("request_id").notNull(),
     toolCallId: text("tool_call_id"),
@@ -38,5 +40,5 @@ export const reasoningSpans = sqliteTable(
     endedAt: integer("ended_at").notNull(),
     source: text("source"),
   },
-  (t) => [index("reasoning_request").on(t.requestId), index("reasoning_ts").on(t.ts)],
+  (t) => [index("reasoning_request").on(t.requestId), uniqueIndex("reasoning_ts").on(t.ts, t.id)],
 );

@@ -1,4 +1,13 @@
-import { index, integer, primaryKey, real, sqliteTable, text, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import {
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+  type AnySQLiteColumn,
+} from "drizzle-orm/sqlite-core";
 
 /** One row per worker ever seen: identity and its latest known state. */
 export const workers = sqliteTable("workers", {
@@ -36,7 +45,8 @@ export const workerEvents = sqliteTable(
 export const workerStats = sqliteTable(
   "worker_stats",
   {
-    id: text("id").primaryKey(),
+    /** The event id: unique with ts (the `*_ts` index), as kv_events is; no index of its own. */
+    id: text("id").notNull(),
     ts: integer("ts").notNull(),
     workerId: text("worker_id").notNull(),
     kvActiveBlocks: integer("kv_active_blocks").notNull(),
@@ -51,7 +61,7 @@ export const workerStats = sqliteTable(
     batchTokens: real("batch_tokens"),
     source: text("source"),
   },
-  (t) => [index("worker_stats_ts").on(t.ts), index("worker_stats_worker_ts").on(t.workerId, t.ts)],
+  (t) => [uniqueIndex("worker_stats_ts").on(t.ts, t.id), index("worker_stats_worker_ts").on(t.workerId, t.ts)],
 );
 
 /**

@@ -233,7 +233,7 @@ describe("ingestBody: every kind lands in its table", () => {
         // validated, not stored: nothing reads a KV event's local hashes (a turn's come from its request)
         local_hashes: null,
         retention_class: "system_prompt",
-        session_id: "s1",
+        op_code: 1,
         reason: null,
       },
     ],

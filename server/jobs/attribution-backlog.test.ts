@@ -45,7 +45,7 @@ const rowidOf = (db: Db, eventId: unknown) =>
     .get(idKey(String(eventId))) as number;
 
 function causes(db: Db): unknown[] {
-  return db.$client.prepare("SELECT * FROM request_causes ORDER BY id").raw().all();
+  return db.$client.prepare("SELECT * FROM request_causes ORDER BY rid").raw().all();
 }
 
 /**

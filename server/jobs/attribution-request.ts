@@ -161,9 +161,7 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
   putCauses(
     db,
     {
-      id: r.id,
-      requestId: r.requestId,
-      sessionId: r.sessionId,
+      rid: r.rid,
       arrivedAt: r.arrivedAt,
       recomputed: a.recomputed,
       cold: c.cold,

@@ -60,7 +60,8 @@ const decision = (rid: string, ts: number, chosen: string, overlaps: Record<stri
 function causesOf(db: Db, rid: string) {
   return db.$client
     .prepare(
-      "SELECT recomputed, cold, diverged, evicted, routed_away AS routedAway, unknown, evicted_reason AS reason, retention_version AS version FROM request_causes WHERE request_id = ?",
+      `SELECT rc.recomputed, rc.cold, rc.diverged, rc.evicted, rc.routed_away AS routedAway, rc.unknown, rc.evicted_reason AS reason,
+         rc.retention_version AS version FROM request_causes rc JOIN requests r ON r.rowid = rc.rid WHERE r.request_id = ?`,
     )
     .get(rid) as Record<string, number | string | null>;
 }
