@@ -5,8 +5,9 @@ const SLOTS = 1 << 21;
 const MAX_ENTRIES = SLOTS * 0.6;
 
 /**
- * Hash → latest literal location, open addressing on the hash's two 32-bit halves; one slot is six consecutive u32
- * (hash high and low halves, rowid low and high, position, event time in seconds), so a lookup reads one cache line.
+ * Hash → latest literal location, open addressing on the hash's two 32-bit words (as the caller reads them; kv-lists.ts
+ * takes them in memory order). One slot is six consecutive u32 (the two words, rowid low and high, position, event time
+ * in seconds), so a lookup reads one cache line.
  * A rowid of 0 marks an empty slot (rowids start at 1).
  */
 export class Locations {
