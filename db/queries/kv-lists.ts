@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { asBinary, encodeHashes } from "../chain-codec";
 import { decodeBlockList, encodeBlockList, type OriginInfo } from "../kv-list-codec";
 import type { Db } from "../client";
-import { KV_LOCATIONS_BYTES, Locations } from "./kv-locations";
+import { KV_LOCATIONS_BYTES, Locations, wordsOf } from "./kv-locations";
 
 export { KV_LOCATIONS_BYTES };
 
@@ -53,17 +53,6 @@ type State = {
 /** Origin infos kept in one batch (then emptied: the next lists read them again). */
 const INFO_CACHE = 200_000;
 const READ_CACHE = 20_000;
-
-/**
- * A list of 8-byte hashes as 32-bit words in memory order (two per hash; a view when aligned, else a copy). Only
- * compared for equality and used as location map keys, so the words' byte order does not matter.
- */
-function wordsOf(list: Buffer): Uint32Array {
-  if (list.byteOffset % 4 === 0) return new Uint32Array(list.buffer, list.byteOffset, list.byteLength / 4);
-  const w = new Uint32Array(list.byteLength / 4);
-  new Uint8Array(w.buffer).set(list);
-  return w;
-}
 
 /** Keep a stored row's literal hashes (as words) as the origin runs of later lists are compared against. */
 function remember(s: State, rowid: number, literal: Buffer): Uint32Array {
