@@ -48,7 +48,10 @@ describe("encodeBlockList / decodeBlockList", () => {
     expect(enc.literal.byteLength / 8).toBe(literal);
     expect(enc.refs !== null).toBe(hasRefs);
     expect(decodeHashes(decodeBlockList(enc.literal, enc.refs, o.origin))).toEqual(list);
-    expect(enc.literalAt.map((i) => list[i])).toEqual(decodeHashes(enc.literal));
+    const runs = enc.literalRuns;
+    const fromRuns = runs.flatMap((first, k) => (k % 2 === 0 ? list.slice(first, first + runs[k + 1]!) : []));
+    expect(fromRuns).toEqual(decodeHashes(enc.literal));
+    for (let k = 2; k < runs.length; k += 2) expect(runs[k]!).toBeGreaterThan(runs[k - 2]! + runs[k - 1]!);
   });
 
   it.each([

@@ -17,8 +17,11 @@ export type EncodedList = {
   literal: Buffer;
   /** The program (null: every hash is literal, `literal` is the whole list). */
   refs: Buffer | null;
-  /** Index in the list of each literal hash (literal word k is list entry literalAt[k]). */
-  literalAt: number[];
+  /**
+   * Where the literal hashes come from, as pairs [first list index, count] in list order (consecutive literal entries
+   * are one pair): `literal` is those ranges of the list, concatenated.
+   */
+  literalRuns: number[];
 };
 
 /** What encoding needs to know of an origin: its time (seconds, as the location recorded it) and literal count. */
@@ -40,7 +43,8 @@ export function encodeBlockList(
   const n = list.byteLength / HASH_BYTES;
   const { rowid, pos, sec } = at;
   const prog: number[] = [];
-  const literalAt: number[] = [];
+  const runs: number[] = [];
+  let literals = 0;
   let lit = 0;
   let i = 0;
   while (i < n) {
@@ -56,7 +60,10 @@ export function encodeBlockList(
     const o = r !== 0 && run >= MIN_REF_RUN ? origin(r) : null;
     const first = down ? p - run + 1 : p;
     if (!o || o.sec !== sec[i] || first < 0 || first + run > o.count) {
-      for (let k = 0; k < run; k++) literalAt.push(i + k);
+      const last = runs.length - 2;
+      if (last >= 0 && runs[last]! + runs[last + 1]! === i) runs[last + 1]! += run;
+      else runs.push(i, run);
+      literals += run;
       lit += run;
       i += run;
       continue;
@@ -69,20 +76,18 @@ export function encodeBlockList(
     lit = 0;
     i += run;
   }
-  if (literalAt.length === n) return { literal: list, refs: null, literalAt };
+  if (literals === n) return { literal: list, refs: null, literalRuns: runs };
   if (lit > 0) {
     putVarint(prog, lit);
     putVarint(prog, 0);
   }
-  const literal = Buffer.allocUnsafe(literalAt.length * HASH_BYTES);
+  const literal = Buffer.allocUnsafe(literals * HASH_BYTES);
   // One copy per run of consecutive literal entries (a copy per 8-byte word costs more than the words).
-  for (let k = 0; k < literalAt.length;) {
-    let end = k + 1;
-    while (end < literalAt.length && literalAt[end] === literalAt[end - 1]! + 1) end++;
-    list.copy(literal, k * HASH_BYTES, literalAt[k]! * HASH_BYTES, (literalAt[end - 1]! + 1) * HASH_BYTES);
-    k = end;
+  for (let k = 0, to = 0; k < runs.length; k += 2) {
+    list.copy(literal, to, runs[k]! * HASH_BYTES, (runs[k]! + runs[k + 1]!) * HASH_BYTES);
+    to += runs[k + 1]! * HASH_BYTES;
   }
-  return { literal, refs: Buffer.from(prog), literalAt };
+  return { literal, refs: Buffer.from(prog), literalRuns: runs };
 }
 
 /**

@@ -12,14 +12,25 @@ import { waitForHealth } from "./wait-for-health";
 import { benchEngines, takeEngineOption } from "./bench-ingest-engines";
 import { freePort } from "../lib/free-port";
 
-// Usage: bench-ingest [EVENTS] [FILE.ndjson] [--engine sqlite|postgres|both] — with a file (e.g. a simulator --out
-// stream), its first EVENTS lines are the mix; --engine adds each engine's store function over the same events.
-const { engines: ENGINES, rest: ARGS } = takeEngineOption(process.argv.slice(2));
+// Usage: bench-ingest [EVENTS] [FILE.ndjson] [--engine sqlite|postgres|both] [--cpu-prof DIR] — with a file (e.g. a
+// simulator --out stream), its first EVENTS lines are the mix; --engine adds each engine's store function over the
+// same events; --cpu-prof DIR: the dashboard process writes CPU profiles of its threads there (node --cpu-prof).
+const { dir: CPU_PROF, rest: AFTER_PROF } = takeCpuProfOption(process.argv.slice(2));
+const { engines: ENGINES, rest: ARGS } = takeEngineOption(AFTER_PROF);
 const TOTAL = Number(ARGS[0] ?? 200_000);
 const FILE = ARGS[1];
 const BATCH = 1_000;
 const CONCURRENCY = 2;
 const TOKEN = "bench-ingest-token-0123456789abcdef";
+
+/** `--cpu-prof DIR` taken out of the arguments (DIR resolved; null when not given). */
+function takeCpuProfOption(argv: readonly string[]): { dir: string | null; rest: string[] } {
+  const i = argv.indexOf("--cpu-prof");
+  if (i < 0) return { dir: null, rest: [...argv] };
+  const dir = argv[i + 1];
+  if (!dir || dir.startsWith("--")) throw new Error("--cpu-prof takes a folder for the profiles");
+  return { dir: path.resolve(dir), rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
+}
 
 /** A deterministic mix shaped like a live cluster's: stats every second, KV churn, routed turns, tools. */
 function makeEvents(n: number): TelemetryEventInput[] {
@@ -177,7 +188,8 @@ function readEvents(file: string, n: number): TelemetryEventInput[] {
 async function benchHttp(bodies: string[]): Promise<number> {
   const PORT = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-"));
-  const server = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const profile = CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [];
+  const server = spawn(process.execPath, [...profile, "--import", "tsx", "server/main.ts"], {
     env: {
       ...process.env,
       PORT: String(PORT),
@@ -212,7 +224,10 @@ async function benchHttp(bodies: string[]): Promise<number> {
     const events = bodies.slice(1).reduce((n, b) => n + b.split("\n").length, 0);
     return events / ((performance.now() - started) / 1000);
   } finally {
+    // Waited for: the profiles (--cpu-prof) are written as the process exits.
+    const exited = new Promise((resolve) => server.once("exit", resolve));
     server.kill("SIGTERM");
+    await exited;
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

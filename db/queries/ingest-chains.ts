@@ -4,6 +4,7 @@ import { chainsOf, namedRequest, previousTurnOf, rememberChains, requestRowExist
 import { encodeRuns, MIN_RUN } from "../run-codec";
 import type { Db } from "../client";
 import { kvRefColumns } from "./kv-lists";
+import { Locations, wordsOf } from "./kv-locations";
 
 // How a request's chains are stored on ingest: as the extension of an earlier turn, holding only the new hashes; a
 // turn that extends none (a session's first) as runs of a recent first turn that holds its local hashes.
@@ -91,9 +92,9 @@ function storedChains(
   const localShared = local && base?.local ? commonPrefix(base.local, local) : 0;
   rememberChains(db, e.id, { seq, local });
   if (seqShared === 0 && localShared === 0) {
-    const runs = local && e.local_hashes ? asRuns(db, e, e.local_hashes, seq, local) : null;
+    const runs = local && e.local_hashes ? asRuns(db, e, seq, local) : null;
     if (runs) return { ok: true, columns: [...runs.slice(0, 5), ...counts, runs[5]] as ChainColumns };
-    if (local && e.local_hashes) noteOrigin(db, e, e.local_hashes);
+    if (local && e.local_hashes) noteOrigin(db, e, local);
     return { ok: true, columns: [seq, local, null, 0, 0, ...counts, null] };
   }
   return {
@@ -106,14 +107,22 @@ const tail = (b: Buffer | null, n: number) => b && b.subarray(n * HASH_BYTES);
 
 /**
  * Recent rows stored whole (a session's first turn), per connection: where each of their local hashes sits, as origin
- * index × 2^21 + position (newest origin wins). Only whole rows are origins, so a chain stored as runs is one step
- * from whole. Nothing here is trusted: an origin is read back and compared word by word before it is referred to.
+ * index + 1 and position (newest origin wins), keyed by the hash's 32-bit words. Only whole rows are origins, so a
+ * chain stored as runs is one step from whole. Nothing here is trusted: an origin is read back and compared word by
+ * word before it is referred to.
  */
-type Origins = { at: Map<string, number>; rows: { id: string; arrivedAt: number }[] };
+type Origins = {
+  at: Locations;
+  rows: { id: string; arrivedAt: number }[];
+  /** Where a list's hashes were found (asRuns: one list at a time). */
+  found: { rowid: Float64Array; pos: Int32Array; sec: Float64Array };
+};
 const origins = new WeakMap<object, Origins>();
 /** Hashes remembered (the map is emptied when this full: a clear only costs first turns stored whole). */
 const ORIGIN_HASHES = 200_000;
 const POS = 2 ** 21;
+/** Slots of the origins' table: a power of two, ORIGIN_HASHES at most a third full (short probes). */
+const ORIGIN_SLOTS = 1 << 19;
 /**
  * A first turn refers to an origin that arrived at most this long before or after it. Bounds what retention must
  * store whole (rebaseDependents) when it deletes an origin: the first turns of this window that refer to it.
@@ -122,19 +131,37 @@ export const ORIGIN_WINDOW_MS = 5 * 60_000;
 
 function originsOf(db: Db): Origins {
   let o = origins.get(db.$client);
-  if (!o) origins.set(db.$client, (o = { at: new Map(), rows: [] }));
+  if (!o) {
+    const found = { rowid: new Float64Array(256), pos: new Int32Array(256), sec: new Float64Array(256) };
+    origins.set(db.$client, (o = { at: new Locations(undefined, ORIGIN_SLOTS), rows: [], found }));
+  }
   return o;
 }
 
-function noteOrigin(db: Db, e: IngestRowOf<"request">, hashes: readonly string[]): void {
+/** `local`: the turn's local chain encoded (8-byte words). */
+function noteOrigin(db: Db, e: IngestRowOf<"request">, local: Buffer): void {
   const o = originsOf(db);
-  if (o.at.size + hashes.length > ORIGIN_HASHES || hashes.length >= POS) {
+  const n = local.byteLength / HASH_BYTES;
+  if (o.at.size + n > ORIGIN_HASHES || n >= POS) {
     o.at.clear();
     o.rows = [];
-    if (hashes.length > ORIGIN_HASHES || hashes.length >= POS) return;
+    if (n > ORIGIN_HASHES || n >= POS) return;
   }
   const k = o.rows.push({ id: e.id, arrivedAt: e.arrived_at }) - 1;
-  for (let i = 0; i < hashes.length; i++) o.at.set(hashes[i]!, k * POS + i);
+  const w = wordsOf(local);
+  for (let i = 0; i < n; i++) o.at.set(w[2 * i]!, w[2 * i + 1]!, k + 1, i, 0);
+}
+
+/** Where each hash of `local` was noted (found.rowid[i]: origin index + 1, 0 when none; found.pos[i]: position). */
+function findOrigins(o: Origins, local: Buffer): Origins["found"] {
+  const n = local.byteLength / HASH_BYTES;
+  if (o.found.rowid.length < n) {
+    const size = Math.max(n, o.found.rowid.length * 2);
+    o.found = { rowid: new Float64Array(size), pos: new Int32Array(size), sec: new Float64Array(size) };
+  }
+  const w = wordsOf(local);
+  for (let i = 0; i < n; i++) o.at.get(w[2 * i]!, w[2 * i + 1]!, 0, o.found, i);
+  return o.found;
 }
 
 /**
@@ -145,18 +172,16 @@ function noteOrigin(db: Db, e: IngestRowOf<"request">, hashes: readonly string[]
 function asRuns(
   db: Db,
   e: IngestRowOf<"request">,
-  hashes: readonly string[],
   seq: Buffer | null,
   local: Buffer,
 ): [Buffer | null, Buffer, string, number, number, Buffer] | null {
   const o = originsOf(db);
+  const found = findOrigins(o, local);
+  const n = local.byteLength / HASH_BYTES;
   const hits = new Map<number, number>();
-  for (const h of hashes) {
-    const v = o.at.get(h);
-    if (v !== undefined) {
-      const k = Math.floor(v / POS);
-      hits.set(k, (hits.get(k) ?? 0) + 1);
-    }
+  for (let i = 0; i < n; i++) {
+    const r = found.rowid[i]!;
+    if (r !== 0) hits.set(r - 1, (hits.get(r - 1) ?? 0) + 1);
   }
   let best = -1;
   for (const [k, n] of hits)
@@ -171,10 +196,7 @@ function asRuns(
   if (id === e.id || !requestRowExists(db, id)) return null;
   const base = chainsOf(db, id);
   if (!base?.local) return null;
-  const enc = encodeRuns(local, base.local, (i) => {
-    const v = o.at.get(hashes[i]!);
-    return v !== undefined && Math.floor(v / POS) === best ? v % POS : -1;
-  });
+  const enc = encodeRuns(local, base.local, (i) => (found.rowid[i] === best + 1 ? found.pos[i]! : -1));
   if (!enc.refs) return null;
   const seqShared = seq && base.seq ? commonPrefix(base.seq, seq) : 0;
   return [tail(seq, seqShared), enc.literal, id, seqShared, 0, enc.refs];

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { asBinary, encodeHashes } from "../chain-codec";
 import { decodeBlockList, encodeBlockList, type OriginInfo } from "../kv-list-codec";
 import type { Db } from "../client";
-import { KV_LOCATIONS_BYTES, Locations } from "./kv-locations";
+import { KV_LOCATIONS_BYTES, Locations, wordsOf } from "./kv-locations";
 
 export { KV_LOCATIONS_BYTES };
 
@@ -31,7 +31,8 @@ type State = {
   pending: Pending | null;
   origin: Database.Statement;
   info: Database.Statement;
-  recent: Map<number, Buffer>;
+  /** As 32-bit words in memory order (wordsOf): runs are compared word against word, no byte decoding. */
+  recent: Map<number, Uint32Array>;
   recentBytes: number;
   /** `recent`'s rowids in insertion order from recentHead on (a Map would skip every deleted entry to find its oldest). */
   recentOrder: number[];
@@ -53,11 +54,12 @@ type State = {
 const INFO_CACHE = 200_000;
 const READ_CACHE = 20_000;
 
-function remember(s: State, rowid: number, literal: Buffer) {
-  if (literal.byteLength === 0) return;
+/** Keep a stored row's literal hashes (as words) as the origin runs of later lists are compared against. */
+function remember(s: State, rowid: number, literal: Buffer): Uint32Array {
   // Its own memory: a small Buffer may be a view of a shared 8 KiB pool slab that it would keep alive.
-  const own = Buffer.allocUnsafeSlow(literal.byteLength);
-  literal.copy(own);
+  const own = new Uint32Array(literal.byteLength / 4);
+  new Uint8Array(own.buffer).set(literal);
+  if (literal.byteLength === 0) return own;
   const had = s.recent.get(rowid);
   if (had) s.recentBytes -= had.byteLength;
   else s.recentOrder.push(rowid);
@@ -72,6 +74,7 @@ function remember(s: State, rowid: number, literal: Buffer) {
     s.recentOrder = s.recentOrder.slice(s.recentHead);
     s.recentHead = 0;
   }
+  return own;
 }
 const states = new WeakMap<Database.Database, State>();
 
@@ -151,7 +154,8 @@ function encodeAgainstKv(s: State, list: Buffer, ts: number) {
   };
   const n = list.byteLength / HASH_BYTES;
   const at = scratch(s, n);
-  for (let i = 0; i < n;) i += locateRun(s, map, list, i, minSec, at);
+  const words = wordsOf(list);
+  for (let i = 0; i < n;) i += locateRun(s, map, words, i, minSec, at);
   return encodeBlockList(list, at, origin);
 }
 
@@ -164,12 +168,10 @@ function scratch(s: State, n: number): State["at"] {
   return s.at;
 }
 
-/** Word a of x equals word b of y (8-byte words). */
-const sameWord = (x: Buffer, a: number, y: Buffer, b: number) =>
-  b >= 0 &&
-  (b + 1) * HASH_BYTES <= y.byteLength &&
-  x.readUInt32BE(a * HASH_BYTES) === y.readUInt32BE(b * HASH_BYTES) &&
-  x.readUInt32BE(a * HASH_BYTES + 4) === y.readUInt32BE(b * HASH_BYTES + 4);
+/** Hash a of x equals hash b of y (lists as wordsOf: two 32-bit words per hash). */
+function sameHash(x: Uint32Array, a: number, y: Uint32Array, b: number): boolean {
+  return b >= 0 && 2 * b + 1 < y.length && x[2 * a] === y[2 * b] && x[2 * a + 1] === y[2 * b + 1];
+}
 
 /**
  * Locate hash i in the map; when its origin's literal hashes are still in memory, the words after it that continue
@@ -178,21 +180,21 @@ const sameWord = (x: Buffer, a: number, y: Buffer, b: number) =>
 function locateRun(
   s: State,
   map: Locations,
-  list: Buffer,
+  list: Uint32Array,
   i: number,
   minSec: number,
   at: { rowid: Float64Array; pos: Int32Array; sec: Float64Array },
 ): number {
-  map.get(list.readUInt32BE(i * HASH_BYTES), list.readUInt32BE(i * HASH_BYTES + 4), minSec, at, i);
+  map.get(list[2 * i]!, list[2 * i + 1]!, minSec, at, i);
   const r = at.rowid[i]!;
   const buf = r === 0 ? undefined : s.recent.get(r);
-  const n = list.byteLength / HASH_BYTES;
+  const n = list.length / 2;
   if (!buf || i + 1 >= n) return 1;
   const p = at.pos[i]!;
-  const step = sameWord(list, i + 1, buf, p + 1) ? 1 : sameWord(list, i + 1, buf, p - 1) ? -1 : 0;
+  const step = sameHash(list, i + 1, buf, p + 1) ? 1 : sameHash(list, i + 1, buf, p - 1) ? -1 : 0;
   if (step === 0) return 1;
   let k = 1;
-  for (; i + k < n && sameWord(list, i + k, buf, p + step * k); k++) {
+  for (; i + k < n && sameHash(list, i + k, buf, p + step * k); k++) {
     at.rowid[i + k] = r;
     at.pos[i + k] = p + step * k;
     at.sec[i + k] = at.sec[i]!;
@@ -208,16 +210,9 @@ export function kvRowStored(db: Db, rowid: number | bigint): void {
   if (!p || !s.map) return;
   const n = p.literal.byteLength / HASH_BYTES;
   const sec = Math.max(0, Math.floor(p.ts / 1000));
-  remember(s, Number(rowid), p.literal);
+  const words = remember(s, Number(rowid), p.literal);
   keepInfo(s, Number(rowid), { sec, count: n });
-  for (let k = 0; k < n; k++)
-    s.map.set(
-      p.literal.readUInt32BE(k * HASH_BYTES),
-      p.literal.readUInt32BE(k * HASH_BYTES + 4),
-      Number(rowid),
-      k,
-      sec,
-    );
+  for (let k = 0; k < n; k++) s.map.set(words[2 * k]!, words[2 * k + 1]!, Number(rowid), k, sec);
 }
 
 /** Forget every remembered location and origin read (after a rolled-back transaction or a prune: rowids may be reused). */

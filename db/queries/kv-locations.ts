@@ -2,21 +2,28 @@
 
 const SLOTS = 1 << 21;
 /** The map is emptied when this full (open addressing stays short-probed; a clear only costs literal lists). */
-const MAX_ENTRIES = SLOTS * 0.6;
+const FULL = 0.6;
 
 /**
- * Hash → latest literal location, open addressing on the hash's two 32-bit halves; one slot is six consecutive u32
- * (hash high and low halves, rowid low and high, position, event time in seconds), so a lookup reads one cache line.
+ * Hash → latest literal location, open addressing on the hash's two 32-bit words (as the caller reads them; kv-lists.ts
+ * takes them in memory order). One slot is six consecutive u32 (the two words, rowid low and high, position, event time
+ * in seconds), so a lookup reads one cache line.
  * A rowid of 0 marks an empty slot (rowids start at 1).
  */
 export class Locations {
   private t: Uint32Array;
   /** Entries in use, kept in memory the connections share when the map is shared. */
   private used: Int32Array;
+  private readonly mask: number;
+  private readonly maxEntries: number;
 
-  constructor(shared?: SharedArrayBuffer) {
-    this.t = shared ? new Uint32Array(shared, 0, SLOTS * 6) : new Uint32Array(SLOTS * 6);
+  /** `slots`: a power of two (a shared map has the default, KV_LOCATIONS_BYTES). */
+  constructor(shared?: SharedArrayBuffer, slots = SLOTS) {
+    if (shared && slots !== SLOTS) throw new Error("a shared location map has the default size");
+    this.t = shared ? new Uint32Array(shared, 0, SLOTS * 6) : new Uint32Array(slots * 6);
     this.used = shared ? new Int32Array(shared, SLOTS * 24, 1) : new Int32Array(1);
+    this.mask = slots - 1;
+    this.maxEntries = slots * FULL;
   }
 
   get size(): number {
@@ -25,11 +32,11 @@ export class Locations {
 
   private slot(hi: number, lo: number): number {
     const t = this.t;
-    let i = (Math.imul(hi ^ Math.imul(lo, 0x9e3779b1), 0x85ebca6b) >>> 0) & (SLOTS - 1);
+    let i = (Math.imul(hi ^ Math.imul(lo, 0x9e3779b1), 0x85ebca6b) >>> 0) & this.mask;
     for (;;) {
       const o = i * 6;
       if ((t[o + 2] === 0 && t[o + 3] === 0) || (t[o] === hi && t[o + 1] === lo)) return o;
-      i = (i + 1) & (SLOTS - 1);
+      i = (i + 1) & this.mask;
     }
   }
 
@@ -51,7 +58,7 @@ export class Locations {
   }
 
   set(hi: number, lo: number, rowid: number, pos: number, sec: number): void {
-    if (this.size >= MAX_ENTRIES) this.clear();
+    if (this.size >= this.maxEntries) this.clear();
     const t = this.t;
     const o = this.slot(hi, lo);
     if (t[o + 2] === 0 && t[o + 3] === 0) {
@@ -69,6 +76,17 @@ export class Locations {
     this.t.fill(0);
     this.used[0] = 0;
   }
+}
+
+/**
+ * A list of 8-byte hashes as 32-bit words in memory order (two per hash; a view when aligned, else a copy). Only
+ * compared for equality and used as map keys, so the words' byte order does not matter.
+ */
+export function wordsOf(list: Buffer): Uint32Array {
+  if (list.byteOffset % 4 === 0) return new Uint32Array(list.buffer, list.byteOffset, list.byteLength / 4);
+  const w = new Uint32Array(list.byteLength / 4);
+  new Uint8Array(w.buffer).set(list);
+  return w;
 }
 
 /** Bytes of a location map shared by connections (see shareKvLocations in kv-lists.ts). */
