@@ -12,10 +12,11 @@ import { decodeHashes } from "../chain-codec";
 // The rows ingest stores for a fixed stream shaped like a cluster's (KV lists stored, evicted leaf first and stored
 // again on another worker; turns extending the one before; first turns sharing a system prompt at an offset), as a
 // digest per table recorded from the code before a change to the encoding's speed: such a change must store the same
-// bytes. A change that means to store other bytes updates the digests and says why.
+// bytes. A change that means to store other bytes updates the digests and says why (migration 0023: kv_events keeps
+// op and reason as small integer codes and no session_id).
 
 const DIGESTS = {
-  kv_events: "58f3c8489b8980edea53c4a5fa696547613d4236a9278d4435dd008be1a75542",
+  kv_events: "e9c8243f095828c0a42f5bf0feea98315f4283a9a1b1315d1834c3d312a133f2",
   requests: "a53c76a6e70e7107fd6c47abcfe36b233efa0c8622b89cf65e80d4176a78a609",
 };
 
