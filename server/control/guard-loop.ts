@@ -5,6 +5,7 @@ import type { Store } from "../../db/store/store";
 import { saveGuardState, tripGuard } from "./guard-store";
 import { ackTimes } from "../analysis/impact";
 import { errorMessage, log } from "../observability/logger";
+import { startPasses } from "./passes";
 import { decideGuard, guardWindows, type GuardSpec } from "./guard";
 
 // Evaluates every open guard: loads its rows, asks guard.ts for a decision and stores it (rolling back on a trip).
@@ -83,22 +84,5 @@ export function startGuardLoop(
   intervalMs: number,
   now: () => number = Date.now,
 ): () => void {
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = false;
-  const tick = async () => {
-    try {
-      await evaluateGuards(s, readWindow, now());
-    } catch (err) {
-      log().error({ err: errorMessage(err) }, "guard pass failed");
-    }
-    if (!stopped) {
-      timer = setTimeout(() => void tick(), intervalMs);
-      timer.unref();
-    }
-  };
-  void tick();
-  return () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-  };
+  return startPasses("guard", () => evaluateGuards(s, readWindow, now()), intervalMs);
 }

@@ -11,6 +11,7 @@ import type { Store } from "../../db/store/store";
 import type { PolicyError, PolicyKind } from "./policies";
 import type { AdapterKind } from "./targets";
 import { errorMessage, log } from "../observability/logger";
+import { startPasses } from "./passes";
 
 // Pushes each kind's latest version to every enabled target of that kind. The desired and applied versions live in
 // rollout_status, so a restarted dashboard carries on where it stopped. It runs on the leader only (server/jobs/
@@ -145,22 +146,5 @@ export function startReconciler(
   intervalMs: number,
   now: () => number = Date.now,
 ): () => void {
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = false;
-  const tick = async () => {
-    try {
-      await reconcileOnce(s, adapters, now());
-    } catch (err) {
-      log().error({ err: errorMessage(err) }, "reconciler pass failed");
-    }
-    if (!stopped) {
-      timer = setTimeout(() => void tick(), intervalMs);
-      timer.unref();
-    }
-  };
-  void tick();
-  return () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-  };
+  return startPasses("reconciler", () => reconcileOnce(s, adapters, now()), intervalMs);
 }

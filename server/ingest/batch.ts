@@ -16,7 +16,7 @@ export type ItemResult = {
 
 export type BatchReply = { accepted: number; duplicate: number; rejected: number; items: ItemResult[] };
 
-type Decoded = { index: number; line?: number; value?: unknown; error?: string };
+export type Decoded = { index: number; line?: number; value?: unknown; error?: string };
 
 /** The media type of a Content-Type header, lower-cased, without parameters. */
 export function mediaType(header: string | null): string {

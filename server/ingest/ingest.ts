@@ -1,9 +1,9 @@
 import { isBusy, type Db } from "../../db/client";
 import { prepareEvents, storeEvents } from "../../db/queries/ingest";
-import { decodeBody, summarize, validateItems, type BatchReply } from "./batch";
+import { decodeBody, validateItems, type BatchReply } from "./batch";
 import { resolvePrefix } from "./prefix";
 import { recordSender, type Sender } from "./sender";
-import { kindLabel, tallyByKind, type IngestTally } from "./tally";
+import { answerBatch, type IngestTally } from "./tally";
 
 /**
  * How a body is stored: `sender` is recorded with the batch; `turn` runs its write (exactly once per body, also when
@@ -65,24 +65,7 @@ function ingestInTurn(
     if (sender) noteAlone(db, sender, now);
     return [];
   });
-  for (let i = 0; i < stored.length; i++) {
-    const r = results[slots[i]!]!;
-    const st = stored[i]!;
-    if (typeof st === "string") r.status = st;
-    else
-      Object.assign(r, {
-        status: "rejected",
-        code: st.code,
-        error: r.line === undefined ? st.error : `line ${r.line}: ${st.error}`,
-      });
-  }
-  return {
-    reply: summarize(results),
-    tally: tallyByKind(
-      decoded.map((d) => kindLabel(d.value)),
-      results,
-    ),
-  };
+  return answerBatch(decoded, slots, results, stored);
 }
 
 /** A batch with nothing to store still shows its sender; when the write lock is busy, the sender's next batch does. */

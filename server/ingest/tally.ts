@@ -1,4 +1,5 @@
-import type { ItemResult } from "./batch";
+import type { StoreStatus } from "../../db/queries/ingest";
+import { summarize, type BatchReply, type Decoded, type ItemResult } from "./batch";
 import { EVENT_KINDS } from "./events";
 
 /** Per event kind (or "unknown": not JSON, no kind, a kind we do not know), how many items were accepted, duplicate or rejected. */
@@ -20,4 +21,34 @@ export function tallyByKind(kinds: readonly string[], results: readonly ItemResu
     t[results[i]!.status]++;
   }
   return tally;
+}
+
+/**
+ * The reply to a body and its tally by kind, once its valid events were stored: stored[i] is the outcome of the event
+ * in results' slot slots[i] (either engine's store answers the same outcomes).
+ */
+export function answerBatch(
+  decoded: readonly Decoded[],
+  slots: readonly number[],
+  results: ItemResult[],
+  stored: readonly StoreStatus[],
+): { reply: BatchReply; tally: IngestTally } {
+  for (let i = 0; i < stored.length; i++) {
+    const r = results[slots[i]!]!;
+    const st = stored[i]!;
+    if (typeof st === "string") r.status = st;
+    else
+      Object.assign(r, {
+        status: "rejected",
+        code: st.code,
+        error: r.line === undefined ? st.error : `line ${r.line}: ${st.error}`,
+      });
+  }
+  return {
+    reply: summarize(results),
+    tally: tallyByKind(
+      decoded.map((d) => kindLabel(d.value)),
+      results,
+    ),
+  };
 }

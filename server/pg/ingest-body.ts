@@ -1,8 +1,8 @@
 import type { PgDb } from "../../db/pg/client";
 import { storeEventsPg } from "../../db/pg/ingest";
-import { decodeBody, summarize, validateItems, type BatchReply } from "../ingest/batch";
+import { decodeBody, validateItems, type BatchReply } from "../ingest/batch";
 import { resolvePrefix } from "../ingest/prefix";
-import { kindLabel, tallyByKind, type IngestTally } from "../ingest/tally";
+import { answerBatch, type IngestTally } from "../ingest/tally";
 
 /**
  * Decode, validate per item and store one request body on PostgreSQL, answering as SQLite's ingestBody does (the
@@ -17,22 +17,5 @@ export async function ingestBodyPg(
   const decoded = decodeBody(text, contentType);
   const { events, slots, results } = validateItems(decoded);
   const stored = events.length ? await storeEventsPg(pg, events, { resolvePrefix }) : [];
-  for (let i = 0; i < stored.length; i++) {
-    const r = results[slots[i]!]!;
-    const st = stored[i]!;
-    if (typeof st === "string") r.status = st;
-    else
-      Object.assign(r, {
-        status: "rejected",
-        code: st.code,
-        error: r.line === undefined ? st.error : `line ${r.line}: ${st.error}`,
-      });
-  }
-  return {
-    reply: summarize(results),
-    tally: tallyByKind(
-      decoded.map((d) => kindLabel(d.value)),
-      results,
-    ),
-  };
+  return answerBatch(decoded, slots, results, stored);
 }
