@@ -6,7 +6,7 @@ import { openDb } from "../client";
 import { decisionsPage } from "./routing";
 import { decisionOf } from "./sessions";
 import { sqliteStore } from "../store/store";
-import { decisionsLost } from "../store/workers";
+import { decisionsLost } from "../store/worker-activity";
 
 const T = 1_764_417_600_000;
 const { databaseAt, cleanup } = migratedDatabases();

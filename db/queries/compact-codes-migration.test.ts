@@ -7,7 +7,7 @@ import { migratedDatabases } from "../../test/migrated-at";
 import { minimal, parsed, T0 } from "../../test/events";
 import { storeEvents } from "./ingest";
 import { sqliteStore } from "../store/store";
-import { removalsByReason, storedByClass } from "../store/workers";
+import { removalsByReason, storedByClass } from "../store/worker-activity";
 
 const { databaseAt, cleanup } = migratedDatabases();
 afterEach(cleanup);

@@ -4,12 +4,14 @@ import {
   decisionCount,
   decisionsLost,
   decisionsWon,
+  removalsByReason,
+  requestsServed,
+} from "../../db/store/worker-activity";
+import {
   latestSamples,
   lifecycleBefore,
   lifecycleInRange,
   prefixByWorker,
-  removalsByReason,
-  requestsServed,
   workerById,
   workersInRange,
   type WorkerInfo,

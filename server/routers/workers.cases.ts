@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../db/store/store";
-import { decisionsLost } from "../../db/store/workers";
+import { decisionsLost } from "../../db/store/worker-activity";
 import type { PageEngine, PageStore } from "../../test/page-stores";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 

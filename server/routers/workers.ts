@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
-import { statsCoverage, storedByClass } from "../../db/store/workers";
+import { storedByClass } from "../../db/store/worker-activity";
+import { statsCoverage } from "../../db/store/workers";
 import { statsResolution } from "../analysis/resolution";
 import { bucketStep, seriesPoints } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";

@@ -1,0 +1,157 @@
+import { and, asc, desc, eq, gte, inArray, lt, ne, sql } from "drizzle-orm";
+import { candidatesJson } from "../candidate-codec";
+import type { DecisionRow } from "../rows/workers";
+import { bucketOf, num, position, rawRows } from "./sql";
+import type { Store } from "./store";
+import { MAX_WORKERS } from "./workers";
+
+// A worker's share of the cluster's activity in a range: the routing decisions it won or lost, the requests it
+// served, and what its KV cache stored and removed (the worker page's tables beside its charts).
+
+const countAll = () => num(sql`count(*)`);
+
+/** route.decision rows in [from, to). */
+export async function decisionCount(s: Store, from: number, to: number): Promise<number> {
+  const d = s.t.routeDecisions;
+  const [r] = await s.db
+    .select({ n: countAll() })
+    .from(d)
+    .where(and(gte(d.ts, from), lt(d.ts, to)));
+  return r?.n ?? 0;
+}
+
+/** Decisions in [from, to) each worker won (was chosen for), keyed by worker id. */
+export async function decisionsWon(
+  s: Store,
+  workerIds: readonly string[],
+  from: number,
+  to: number,
+): Promise<Map<string, number>> {
+  const d = s.t.routeDecisions;
+  const count = () =>
+    s.db
+      .select({ n: countAll() })
+      .from(d)
+      .where(
+        and(
+          eq(d.chosenWorkerId, sql.placeholder("w")),
+          gte(d.ts, sql.placeholder("a")),
+          lt(d.ts, sql.placeholder("b")),
+        ),
+      );
+  const counts = await Promise.all(
+    workerIds.slice(0, MAX_WORKERS).map(async (w) => {
+      const [r] = await rawRows(s, "decisionsWon", count, { w, a: from, b: to });
+      return [w, Number(r?.[0] ?? 0)] as const;
+    }),
+  );
+  return new Map(counts);
+}
+
+/** Requests in [from, to) that a worker served. */
+export async function requestsServed(s: Store, workerId: string, from: number, to: number): Promise<number> {
+  const q = s.t.requestReads;
+  const [r] = await s.db
+    .select({ n: countAll() })
+    .from(q)
+    .where(and(eq(q.workerId, workerId), gte(q.arrivedAt, from), lt(q.arrivedAt, to)));
+  return r?.n ?? 0;
+}
+
+export type LostScan = { scanned: number; lost: number; truncated: boolean; recent: DecisionRow[] };
+
+/**
+ * Among the latest `scanLimit` decisions in [from, to): how many the worker lost (a candidate, not chosen),
+ * and the most recent `recentLimit` of those rows. `truncated` when the range held more decisions than scanned.
+ */
+export async function decisionsLost(
+  s: Store,
+  workerId: string,
+  from: number,
+  to: number,
+  scanLimit = 10_000,
+  recentLimit = 20,
+): Promise<LostScan> {
+  const d = s.t.routeDecisions;
+  const inRange = and(gte(d.ts, from), lt(d.ts, to));
+  const probe = s.db
+    .select({ one: sql`1`.as("one") })
+    .from(d)
+    .where(inRange)
+    .limit(scanLimit + 1)
+    .as("probe");
+  const [counted] = await s.db.select({ n: countAll() }).from(probe);
+  const scanned = counted?.n ?? 0;
+  const latest = s.db
+    .select({ ts: d.ts, requestId: d.requestId, chosenWorkerId: d.chosenWorkerId, candidates: d.candidates })
+    .from(d)
+    .where(inRange)
+    .orderBy(desc(d.ts))
+    .limit(scanLimit)
+    .as("latest");
+  // Candidates are JSON (older rows) or the compact ";id,overlap,…" text (db/candidate-codec.ts).
+  const json = position(s, sql`${latest.candidates}`, `"worker_id":${JSON.stringify(workerId)}`);
+  const compact = position(s, sql`';' || ${latest.candidates}`, `;${workerId},`);
+  const rows = await s.db
+    .select({
+      ts: latest.ts,
+      requestId: latest.requestId,
+      chosenWorkerId: latest.chosenWorkerId,
+      candidates: latest.candidates,
+      lost: num(sql`count(*) OVER ()`),
+    })
+    .from(latest)
+    .where(
+      and(
+        ne(latest.chosenWorkerId, workerId),
+        sql`CASE WHEN substr(${latest.candidates}, 1, 1) = '[' THEN ${json} ELSE ${compact} END > 0`,
+      ),
+    )
+    .orderBy(desc(latest.ts))
+    .limit(recentLimit);
+  return {
+    scanned: Math.min(scanned, scanLimit),
+    lost: rows[0]?.lost ?? 0,
+    truncated: scanned > scanLimit,
+    recent: rows.map(({ lost: _, candidates, ...r }) => ({ ...r, candidates: candidatesJson(candidates) })),
+  };
+}
+
+/** Blocks and events removed from a worker's cache in [from, to) per reason (kv.cleared counts as "cleared"). */
+export async function removalsByReason(
+  s: Store,
+  workerId: string,
+  from: number,
+  to: number,
+): Promise<{ reason: string; blocks: number; events: number }[]> {
+  const k = s.t.kvEventReads;
+  const reason = sql<string>`coalesce(${k.reason}, 'unknown')`;
+  const blocks = num(sql`sum(${k.blockCount})`);
+  const events = countAll();
+  return s.db
+    .select({ reason, blocks, events })
+    .from(k)
+    .where(and(eq(k.workerId, workerId), gte(k.ts, from), lt(k.ts, to), inArray(k.op, ["removed", "cleared"])))
+    .groupBy(reason)
+    .orderBy(desc(blocks), desc(events), asc(reason))
+    .limit(50);
+}
+
+/** Blocks a worker stored in [from, to) per bucket of `step` ms and retention class (null: not reported). */
+export async function storedByClass(
+  s: Store,
+  workerId: string,
+  from: number,
+  to: number,
+  step: number,
+): Promise<{ t: number; retentionClass: string | null; blocks: number }[]> {
+  const k = s.t.kvEventReads;
+  const t = bucketOf(k.ts, step);
+  return s.db
+    .select({ t, retentionClass: k.retentionClass, blocks: num(sql`sum(${k.blockCount})`) })
+    .from(k)
+    .where(and(eq(k.workerId, workerId), gte(k.ts, from), lt(k.ts, to), eq(k.op, "stored")))
+    .groupBy(t, k.retentionClass)
+    .orderBy(asc(t))
+    .limit(5000);
+}
