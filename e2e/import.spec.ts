@@ -44,12 +44,15 @@ test("upload a gzip agent trace on the Sources page, read the summary, and find 
   page,
 }, testInfo) => {
   const session = uniq("e2e-import");
+  // The same file twice: its events carry the same ids and times (a worker sample, decision, tool call or reasoning
+  // span is a duplicate by id and time together, as a KV event is).
+  const trace = agentTrace(session, 12);
   await page.goto("/sources");
   const card = page.getByRole("region", { name: "Import trace files" });
   await expect(card).toBeVisible();
   await card
     .getByLabel("Trace files")
-    .setInputFiles({ name: `${session}.jsonl.gz`, mimeType: "application/gzip", buffer: agentTrace(session, 12) });
+    .setInputFiles({ name: `${session}.jsonl.gz`, mimeType: "application/gzip", buffer: trace });
   await card.getByRole("button", { name: "Import" }).click();
 
   const item = card.getByRole("list", { name: "Trace imports" }).getByRole("listitem", { name: `${session}.jsonl.gz` });
@@ -59,7 +62,7 @@ test("upload a gzip agent trace on the Sources page, read the summary, and find 
 
   await card
     .getByLabel("Trace files")
-    .setInputFiles({ name: "again.jsonl.gz", mimeType: "application/gzip", buffer: agentTrace(session, 12) });
+    .setInputFiles({ name: "again.jsonl.gz", mimeType: "application/gzip", buffer: trace });
   await card.getByRole("button", { name: "Import" }).click();
   await expect(card.getByRole("listitem", { name: "again.jsonl.gz" }).getByRole("status")).toContainText(
     "0 accepted, 24 already imported",
