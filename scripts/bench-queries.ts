@@ -276,9 +276,9 @@ async function compareWithPrometheus(caller: Caller, url: string, end: number, e
     const ms = (xs: number[]) => `${p(xs, 0.5).toFixed(1)}/${p(xs, 0.95).toFixed(1)} ms`;
     const ratio = (ours: number[], theirs: number[]) =>
       `${(p(ours, 0.5) / p(theirs, 0.5)).toFixed(2)}x p50 ${(p(ours, 0.95) / p(theirs, 0.95)).toFixed(2)}x p95`;
-    const line = (name: string, engine: number[], wall: number[]) =>
+    const line = (name: string, theirs: number[], wall: number[]) =>
       console.log(
-        `vs prometheus: ${engine}${name} ${preset} ${ratio(t.sw, engine)} (Switchyard series ${ms(t.sw)}, Prometheus engine ${ms(engine)}); ` +
+        `vs prometheus: ${engine}${name} ${preset} ${ratio(t.sw, theirs)} (Switchyard series ${ms(t.sw)}, Prometheus engine ${ms(theirs)}); ` +
           `serialized: ${ratio(t.wire, wall)} (Switchyard + superjson ${ms(t.wire)}, Prometheus over HTTP ${ms(wall)})`,
       );
     line("hit-rate", t.hit, t.hitWall);
