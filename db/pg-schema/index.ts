@@ -4,3 +4,5 @@ export * from "./requests";
 export * from "./auth";
 export * from "./control";
 export * from "./rollups";
+export * from "./tiers";
+export * from "./sources";
