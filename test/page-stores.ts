@@ -2,15 +2,14 @@ import type { Db } from "../db/client";
 import { storeEventsPg } from "../db/pg/ingest";
 import { storeEvents } from "../db/queries/ingest";
 import type { IngestRow } from "../db/rows/ingest";
-import { copyRollups } from "../db/store/copy-rollups";
 import { pgStore, sqliteStore, type Store } from "../db/store/store";
 import type { TelemetryEvent } from "../server/ingest/events";
 import { createCaller } from "../server/trpc/root";
 import { TEST_ADMIN, testCaller, testDb } from "./db";
 import { freshPg, PG_TEST_URL } from "./pg";
 
-// The engines a page suite runs on: a store holding the given events, stored by that engine's own ingest. PostgreSQL's
-// ingest keeps raw rows only, so its rollups are those a SQLite ingest of the same events computed (copyRollups).
+// The engines a page suite runs on: a store holding the given events, stored (raw rows and rollups) by that engine's
+// own ingest.
 
 export type PageStore = {
   store: Store;
@@ -22,8 +21,6 @@ export type PageEngine = {
   skip: boolean;
   seeded: (events: TelemetryEvent[]) => Promise<PageStore>;
 };
-
-const DAY = 86_400_000;
 
 export const SQLITE_PAGES: PageEngine = {
   engine: "SQLite",
@@ -41,14 +38,7 @@ export const POSTGRES_PAGES: PageEngine = {
   seeded: async (events) => {
     const { pg, drop } = await freshPg();
     const store = pgStore(pg);
-    if (events.length) {
-      await storeEventsPg(pg, events as IngestRow[]);
-      const scratch = testDb();
-      storeEvents(scratch, events);
-      const ts = events.map((e) => e.ts);
-      await copyRollups(sqliteStore(scratch), store, Math.min(...ts) - DAY, Math.max(...ts) + DAY);
-      scratch.$client.close();
-    }
+    if (events.length) await storeEventsPg(pg, events as IngestRow[]);
     // No SQLite connection: a procedure that still reads ctx.db fails here instead of reading another engine's rows.
     const noDb = null as unknown as Db;
     return { store, caller: (now) => createCaller({ db: noDb, now, actor: TEST_ADMIN, store }), close: drop };

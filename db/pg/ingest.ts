@@ -7,16 +7,20 @@ import { idKey } from "../queries/ingest-kv-rows";
 import { pgTransaction, type PgDb } from "./client";
 import { dayOf, ensurePartitions, forgetPartitions, PARTITIONED } from "./partitions";
 import { insertPlans, planParams, type InsertPlan, type Value } from "./rows";
+import { writeRollupsPg } from "./rollups";
 import { upsertWorkers } from "./workers";
 
 // PostgreSQL's ingest: the structural rows SQLite's storeEvents takes, stored with one multi-row insert per table in
-// one transaction per batch, idempotent by event id. Raw rows only, plus worker state: rollups are not kept yet.
+// one transaction per batch, idempotent by event id (and ts, where SQLite keys by both), then worker state and the
+// rollups (db/pg/rollups.ts) of the accepted events.
 
 const PLANS = insertPlans((table) => table in PARTITIONED);
 
 export type PgStoreOptions = {
   /** Decides each request's prefix_of (server/ingest/prefix.ts); required when a request of the batch names one. */
   resolvePrefix?: ResolvePrefix;
+  /** Runs last in the same transaction with the results (a write that must commit with the batch). */
+  alsoInTransaction?: (tx: postgres.Sql, out: readonly StoreStatus[]) => Promise<void>;
 };
 
 type HeldRequest = NamedRequest & { seq: Buffer | null; local: Buffer | null };
@@ -78,8 +82,9 @@ function forget(recent: Map<string, HeldRequest[]>, batch: Map<string, HeldReque
 }
 
 /**
- * Store validated events in one transaction: accepted (new), duplicate (its id is already stored, in this batch or
- * before, at any ts), or a request refused alone because its prefix_of names nothing usable. Chains are stored whole:
+ * Store validated events in one transaction: accepted (new), duplicate (already stored, in this batch or before: by
+ * id and ts for worker samples, decisions, tools, reasoning spans and KV events, by id alone for the other kinds, as
+ * SQLite), or a request refused alone because its prefix_of names nothing usable. Chains are stored whole:
  * a prefix_of is expanded from the named request. Throws (nothing stored) when the database refuses any row.
  */
 export async function storeEventsPg(
@@ -97,13 +102,13 @@ export async function storeEventsPg(
     await ensurePartitions(sql, days);
     await turn.previous;
     try {
-      return await pgTransaction(sql, (tx) => storeInTransaction(tx, turn, events, options.resolvePrefix));
+      return await pgTransaction(sql, (tx) => storeInTransaction(tx, turn, events, options));
     } catch (err) {
       // Another process may have dropped a partition this one remembered: make it again once, then give up.
       if ((err as { code?: string }).code !== "23514") throw err;
       forgetPartitions(sql);
       await ensurePartitions(sql, days);
-      return await pgTransaction(sql, (tx) => storeInTransaction(tx, turn, events, options.resolvePrefix));
+      return await pgTransaction(sql, (tx) => storeInTransaction(tx, turn, events, options));
     }
   } finally {
     turn.done();
@@ -111,13 +116,16 @@ export async function storeEventsPg(
 }
 
 /** What a stored row of the plan's table is known by, as its INSERT returns it (db/pg/rows.ts). */
-const keyOf = (plan: InsertPlan, id: string): string => (plan.key === "id_key" ? String(idKey(id)) : id);
+function keyOf(plan: InsertPlan, e: IngestRow): string {
+  const key = plan.key === "id_key" ? String(idKey(e.id)) : e.id;
+  return plan.withTs ? `${key} ${e.ts}` : key;
+}
 
 async function storeInTransaction(
   tx: postgres.Sql,
   turn: Turn,
   events: readonly IngestRow[],
-  resolve: ResolvePrefix | undefined,
+  { resolvePrefix: resolve, alsoInTransaction }: PgStoreOptions,
 ): Promise<StoreStatus[]> {
   const recent = turn.recent;
   const out: StoreStatus[] = new Array(events.length);
@@ -130,7 +138,7 @@ async function storeInTransaction(
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     const plan = PLANS[e.kind];
-    const key = `${plan.table}\u0000${keyOf(plan, e.id)}`;
+    const key = `${plan.table}\u0000${keyOf(plan, e)}`;
     if (inBatch.has(key) || (e.kind === "request" && held.rowIds.has(e.id))) {
       out[i] = "duplicate";
       continue;
@@ -166,8 +174,11 @@ async function storeInTransaction(
       }),
     );
     for (const { g, ids } of inserted)
-      for (const i of g.index) out[i] = ids.has(keyOf(g.plan, events[i]!.id)) ? "accepted" : "duplicate";
+      for (const i of g.index) out[i] = ids.has(keyOf(g.plan, events[i]!)) ? "accepted" : "duplicate";
+    // Row locks in one order (rollups serialize on their own lock, senders' rows after it), so batches never deadlock.
     await upsertWorkers(tx, events, out);
+    await writeRollupsPg(tx, events, out);
+    await alsoInTransaction?.(tx, out);
     return out;
   } catch (err) {
     forget(recent, batchRequests);

@@ -1,7 +1,10 @@
 import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
+import { is } from "drizzle-orm";
+import { getTableConfig as getSqliteTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { IngestKind } from "../rows/ingest";
 import { tables } from "../queries/ingest-rows";
 import * as schema from "../pg-schema";
+import * as sqliteSchema from "../schema";
 
 // The multi-row inserts of PostgreSQL's ingest: SQLite's row shapes (db/queries/ingest-rows.ts, the same column order),
 // sent as one array per column and unnested, so a batch of any size is one prepared statement per table.
@@ -16,6 +19,11 @@ export type InsertPlan = {
   partitioned: boolean;
   /** The column a stored row is known by: id, or id_key (kv_events: the event id's 48-bit hash, as on SQLite). */
   key: "id" | "id_key";
+  /**
+   * A stored row is known by its key and ts together (SQLite's unique (ts, id) index: worker samples, decisions, tools,
+   * reasoning spans, KV events): the same id at another ts is a new event. Else by its key alone, at any ts.
+   */
+  withTs: boolean;
 };
 
 const pgTables = new Map<string, PgTable>(
@@ -29,8 +37,23 @@ function columnTypes(table: string): Map<string, string> {
   return new Map(getTableConfig(t).columns.map((c) => [c.name, c.getSQLType()]));
 }
 
+const sqliteTables = new Map<string, SQLiteTable>(
+  (Object.values(sqliteSchema) as unknown[])
+    .filter((t): t is SQLiteTable => is(t, SQLiteTable))
+    .map((t) => [getSqliteTableConfig(t).name, t]),
+);
+
+/** Whether SQLite keys a table's events by id and ts together: its id column (if any) is not the primary key alone. */
+function keyedWithTs(table: string): boolean {
+  const t = sqliteTables.get(table);
+  if (!t) throw new Error(`no SQLite table ${table}`);
+  const id = getSqliteTableConfig(t).columns.find((c) => c.name === "id");
+  return !id?.primary;
+}
+
 /**
- * The INSERT of a table given SQLite's column order; rows already stored (any ts, for partitioned tables) are skipped.
+ * The INSERT of a table given SQLite's column order; a row already stored is skipped: by its key and ts (`withTs`),
+ * else by its key at any ts (a NOT EXISTS over every partition, for partitioned tables).
  * Every column is one array parameter, except bytea columns: those are slices (offset and length arrays) of one
  * bytes parameter, last, because PostgreSQL parses a bytea[] literal several times slower than it slices one value.
  */
@@ -58,14 +81,18 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
   const blob = bytes.some(Boolean) ? `$${unnested.length + 1}::bytea` : "";
   const cols = columns.map((c) => `"${c}"`).join(", ");
   const key = columns.includes("id_key") ? "id_key" : "id";
-  const notHeld = partitioned ? ` WHERE NOT EXISTS (SELECT 1 FROM "${table}" x WHERE x.${key} = v.${key})` : "";
+  const withTs = keyedWithTs(table);
+  const notHeld =
+    partitioned && !withTs ? ` WHERE NOT EXISTS (SELECT 1 FROM "${table}" x WHERE x.${key} = v.${key})` : "";
+  const returned = withTs ? `${key}::text || ' ' || ts::text` : `${key}::text`;
   return {
     table,
     columns,
     bytes,
     partitioned,
     key,
-    sql: `INSERT INTO "${table}" (${cols}) SELECT ${selected.join(", ").replaceAll("$BLOB", blob)} FROM unnest(${unnested.join(", ")}) AS v(${names.join(", ")})${notHeld} ON CONFLICT DO NOTHING RETURNING ${key}::text AS id`,
+    withTs,
+    sql: `INSERT INTO "${table}" (${cols}) SELECT ${selected.join(", ").replaceAll("$BLOB", blob)} FROM unnest(${unnested.join(", ")}) AS v(${names.join(", ")})${notHeld} ON CONFLICT DO NOTHING RETURNING ${returned} AS id`,
   };
 }
 

@@ -44,7 +44,7 @@ export async function upsertWorkers(
       pending.push(tx.unsafe(DOWN, [e.worker_id, e.ts, e.reason ?? null], { prepare: true }));
   }
   if (seen.size > 0) {
-    const w = [...seen];
+    const w = [...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     pending.push(
       tx.unsafe(
         SEEN,

@@ -127,10 +127,20 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
     for (const b of batches) expect(await store(b)).toEqual(storeEvents(sqlite, rows(b), { resolvePrefix }));
   });
 
-  it("an id already stored on another day is a duplicate (idempotent across partitions)", async () => {
-    expect(await store([minimal["worker.stats"]({ id: "s", ts: T0 })])).toEqual(["accepted"]);
-    expect(await store([minimal["worker.stats"]({ id: "s", ts: T0 + 3 * DAY })])).toEqual(["duplicate"]);
-    expect(await count("worker_stats")).toBe(1);
+  // As on SQLite: events known by id alone are duplicates whichever day (partition) holds the first; those known by
+  // id and ts together are new at another ts.
+  it.each<[EventKind, "duplicate" | "accepted", number]>([
+    ["worker.up", "duplicate", 1],
+    ["planner.decision", "duplicate", 1],
+    ["policy.ack", "duplicate", 1],
+    ["worker.stats", "accepted", 2],
+    ["route.decision", "accepted", 2],
+    ["kv.removed", "accepted", 2],
+  ])("%s: its id stored again on another day → %s", async (kind, status, rowsKept) => {
+    expect(await store([minimal[kind]({ id: "s", ts: T0 })])).toEqual(["accepted"]);
+    expect(await store([minimal[kind]({ id: "s", ts: T0 + 3 * DAY })])).toEqual([status]);
+    expect(await store([minimal[kind]({ id: "s", ts: T0 + 3 * DAY })])).toEqual(["duplicate"]);
+    expect(await count(TABLE[kind])).toBe(rowsKept);
   });
 
   it("stores nothing when the database refuses a row of the batch", async () => {

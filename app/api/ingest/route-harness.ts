@@ -113,6 +113,20 @@ export function ingestRouteHarness(engine: RouteEngine = "SQLite") {
     );
   }
 
+  /** Rows of a query (`?` placeholders; written to run on both engines), read through a connection of its own. */
+  async function rows(query: string, ...params: (string | number)[]): Promise<Record<string, unknown>[]> {
+    if (pgSql) {
+      let n = 0;
+      return [
+        ...(await pgSql.unsafe(
+          query.replaceAll("?", () => `$${++n}`),
+          params,
+        )),
+      ];
+    }
+    return fresh((db) => db.prepare(query).all(...params) as Record<string, unknown>[]);
+  }
+
   function post(
     body: BodyInit | null,
     headers: Record<string, string>,
@@ -123,5 +137,5 @@ export function ingestRouteHarness(engine: RouteEngine = "SQLite") {
     return POST(new Request(URL_, { method: "POST", body, headers, ...init } as RequestInit));
   }
 
-  return { engine, file: () => file, fresh, storedIds, post };
+  return { engine, file: () => file, fresh, storedIds, rows, post };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { full, minimal, ndjson, stats, T0, type Raw } from "@/test/events";
 import type { BatchReply } from "@/server/ingest/batch";
+import type { EventKind } from "@/server/ingest/events";
 import { auth, engineSkipped, events, MiB, NDJSON, TOKEN, type RouteHarness } from "./route-harness";
 
 // The ingest route's cases written once and run on each engine (route.test.ts: SQLite, with what only SQLite shows;
@@ -22,7 +23,7 @@ const turnOf = (prefix: string, n: number, o: Raw = {}) =>
   });
 
 export function ingestRouteCases(h: RouteHarness): void {
-  const { storedIds, post } = h;
+  const { storedIds, rows, post } = h;
   const skip = engineSkipped(h.engine);
 
   describe.skipIf(skip)(`POST /api/ingest on ${h.engine}: authentication`, () => {
@@ -241,6 +242,76 @@ export function ingestRouteCases(h: RouteHarness): void {
       );
       expect(res.status).toBe(200);
       expect(await storedIds("hash-")).toEqual(["hash-ok"]);
+    });
+  });
+
+  describe.skipIf(skip)(`POST /api/ingest on ${h.engine}: what a duplicate is`, () => {
+    const statuses = async (res: Response) => ((await res.json()) as BatchReply).items.map((i) => i.status);
+    // Samples, decisions, tools, reasoning spans and KV events are known by id and ts together; the rest by id alone.
+    it.each<[EventKind, "accepted" | "duplicate"]>([
+      ["worker.stats", "accepted"],
+      ["route.decision", "accepted"],
+      ["tool", "accepted"],
+      ["reasoning", "accepted"],
+      ["kv.stored", "accepted"],
+      ["kv.removed", "accepted"],
+      ["kv.cleared", "accepted"],
+      ["worker.up", "duplicate"],
+      ["worker.down", "duplicate"],
+      ["planner.decision", "duplicate"],
+      ["policy.ack", "duplicate"],
+      ["request", "duplicate"],
+    ])("%s: the same id and ts again → duplicate; the same id at a new ts → %s", async (kind, moved) => {
+      const id = `dupts-${kind.replace(/\W/g, "")}-x`;
+      const e = minimal[kind]({ id, ts: T0 + 5_000 });
+      expect(await statuses(await post(ndjson([e]), auth()))).toEqual(["accepted"]);
+      expect(await statuses(await post(ndjson([e]), auth()))).toEqual(["duplicate"]);
+      expect(await statuses(await post(ndjson([{ ...e, ts: T0 + 6_000 }]), auth()))).toEqual([moved]);
+      expect(await storedIds(id)).toEqual(moved === "accepted" ? [id, id] : [id]);
+    });
+
+    it("within one batch: the same id at two times is two events, the same id and time twice is one", async () => {
+      const e = minimal.tool({ id: "dupbatch-1", ts: T0 + 7_000 });
+      const res = await post(ndjson([e, { ...e, ts: T0 + 8_000 }, e]), auth());
+      expect(await statuses(res)).toEqual(["accepted", "accepted", "duplicate"]);
+      expect(await storedIds("dupbatch-")).toEqual(["dupbatch-1", "dupbatch-1"]);
+    });
+  });
+
+  describe.skipIf(skip)(`POST /api/ingest on ${h.engine}: the sender`, () => {
+    const from = (source: string, dropped?: string) => ({
+      ...auth(),
+      "x-switchyard-source": source,
+      ...(dropped === undefined ? {} : { "x-switchyard-dropped-events": dropped }),
+    });
+    const status = (id: string) =>
+      rows(
+        `SELECT kind, name, success_count AS successes, CAST(events_total AS INTEGER) AS total, last_events AS last
+         FROM source_status WHERE id = ?`,
+        id,
+      );
+    const dropped = (source: string) => rows("SELECT value FROM settings WHERE key = ?", `dropped_events:${source}`);
+
+    it("shows each sender on the Sources page with the events it had accepted, batches with nothing new included", async () => {
+      await post(ndjson(events("snd-a", 3)), from("snd-test"));
+      await post(ndjson([...events("snd-a", 3), ...events("snd-b", 2)]), from("snd-test"));
+      await post("", from("snd-test"));
+      expect(await status("ingest:snd-test")).toEqual([
+        { kind: "ingest", name: "snd-test (ingest API)", successes: 3, total: 5, last: 0 },
+      ]);
+      await post(ndjson(events("snd-c", 2)), auth());
+      expect(await status("ingest:unknown")).toMatchObject([
+        { kind: "ingest", name: "Ingest API (sender without X-Switchyard-Source)", last: 2 },
+      ]);
+    });
+
+    it.each<[string, string[], string | null]>([
+      ["keeps the largest running total reported", ["7", "5", "9", "8"], "9"],
+      ["ignores a header that is not a count", ["-3", "x", "0"], null],
+    ])("dropped-events report: %s", async (name, reports, kept) => {
+      const source = `drop-${name.replace(/\W/g, "")}`.slice(0, 40);
+      for (const [i, r] of reports.entries()) await post(ndjson(events(`${source}-${i}`, 1)), from(source, r));
+      expect(await dropped(source)).toEqual(kept === null ? [] : [{ value: kept }]);
     });
   });
 }

@@ -18,9 +18,9 @@ export const dynamic = "force-dynamic";
 /**
  * POST switchyard.telemetry.v1 events (NDJSON or a JSON array) with a bearer ingest token. A sender that had to
  * drop events reports its running total in X-Switchyard-Dropped-Events (named by X-Switchyard-Source). On SQLite the
- * sender is recorded in the batch's own transaction (off the event loop when workers ingest); on PostgreSQL
- * (SWITCHYARD_DATABASE_URL) the batch is stored there and the sender is not recorded yet. While PostgreSQL is
- * unreachable the reply is 503 with Retry-After.
+ * sender is recorded in the batch's own transaction on either engine (on SQLite off the event loop when workers
+ * ingest; on PostgreSQL, SWITCHYARD_DATABASE_URL, in the batch's transaction there). While PostgreSQL is unreachable
+ * the reply is 503 with Retry-After.
  */
 export async function POST(req: Request): Promise<Response> {
   try {
@@ -54,7 +54,7 @@ export async function POST(req: Request): Promise<Response> {
 /** One body into the configured engine: PostgreSQL, else the ingest worker pool when installed, else inline. */
 async function ingest(pg: PgDb | null, text: string, contentType: string, sender: Sender) {
   if (pg) {
-    const { reply, tally } = await ingestBodyPg(pg, text, contentType);
+    const { reply, tally } = await ingestBodyPg(pg, text, contentType, sender);
     return { json: JSON.stringify(reply), tally };
   }
   const runner = ingestRunner();
