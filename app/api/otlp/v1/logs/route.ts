@@ -2,7 +2,11 @@ import { AppError } from "@/server/errors";
 import { errorResponse, readBytesLimited } from "@/server/http";
 import { mediaType } from "@/server/ingest/batch";
 import { submitEvents } from "@/server/ingest/submit";
-import { ingestTokenAccepted, serverDb } from "@/server/runtime";
+import { recordSourceOkPg } from "@/db/pg/sources";
+import { submitEventsPg } from "@/server/pg/submit";
+import { pgUnavailableResponse } from "@/server/pg/unavailable";
+import { errorMessage, log } from "@/server/observability/logger";
+import { ingestTokenAccepted, serverDb, serverPg } from "@/server/runtime";
 import { encodeProtobufResponse } from "@/server/sources/otlp/decode";
 import { decodedBody, MAX_OTLP_BYTES, parseLogsBody, receiveLogs } from "@/server/sources/otlp/receive";
 import { sourceReporter } from "@/server/sources/status";
@@ -10,10 +14,13 @@ import { sourceReporter } from "@/server/sources/status";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
+const OTLP_SOURCE = { id: "otlp", kind: "otlp", name: "Harness OTLP logs" } as const;
+
 /**
  * OTLP/HTTP logs (ExportLogsServiceRequest, JSON or protobuf, optionally gzip) from Claude Code and Codex with the bearer
  * ingest token. Replies with an ExportLogsServiceResponse in the request's encoding; refused records are counted in
- * partialSuccess.rejectedLogRecords with the first reasons in errorMessage.
+ * partialSuccess.rejectedLogRecords with the first reasons in errorMessage. Stored on PostgreSQL when
+ * SWITCHYARD_DATABASE_URL is set (503 with Retry-After while it is unreachable), else in the SQLite file.
  */
 export async function POST(req: Request): Promise<Response> {
   const type = mediaType(req.headers.get("content-type"));
@@ -25,13 +32,21 @@ export async function POST(req: Request): Promise<Response> {
       throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json or application/x-protobuf");
     }
     const bytes = decodedBody(await readBytesLimited(req, MAX_OTLP_BYTES), req.headers.get("content-encoding"));
-    const db = serverDb();
-    const result = await receiveLogs(parseLogsBody(bytes, type), (events) => submitEvents(db, events));
-    const report = sourceReporter(db, "otlp", "otlp", "Harness OTLP logs");
-    report.ok(Date.now(), {
+    const pg = serverPg();
+    const request = parseLogsBody(bytes, type);
+    const result = pg
+      ? await receiveLogs(request, (events) => submitEventsPg(pg, events))
+      : await receiveLogs(request, (events) => submitEvents(serverDb(), events));
+    const seen = {
       events: result.accepted,
       ...(result.rejected && { detail: { rejected: result.rejected, last_error: result.errorMessage.slice(0, 500) } }),
-    });
+    };
+    if (pg)
+      // As on SQLite, a status write never fails the export it reports on.
+      await recordSourceOkPg(pg.$client, OTLP_SOURCE, Date.now(), seen).catch((err: unknown) =>
+        log().error({ err: errorMessage(err) }, "source status not recorded"),
+      );
+    else sourceReporter(serverDb(), OTLP_SOURCE.id, OTLP_SOURCE.kind, OTLP_SOURCE.name).ok(Date.now(), seen);
     if (type === "application/json") {
       const body = result.rejected
         ? { partialSuccess: { rejectedLogRecords: String(result.rejected), errorMessage: result.errorMessage } }
@@ -42,9 +57,12 @@ export async function POST(req: Request): Promise<Response> {
       headers: { "content-type": "application/x-protobuf" },
     });
   } catch (err) {
-    return errorResponse(
-      err,
-      err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined,
+    return (
+      pgUnavailableResponse(err) ??
+      errorResponse(
+        err,
+        err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined,
+      )
     );
   }
 }
