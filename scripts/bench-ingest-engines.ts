@@ -7,8 +7,9 @@ import { openDb } from "../db/client";
 import { storeEvents } from "../db/queries/ingest";
 import type { IngestRow } from "../db/rows/ingest";
 import { connectPg } from "../db/pg/client";
-import { storeEventsPg } from "../db/pg/ingest";
+import { forgetRecentRequests, storeEventsPg } from "../db/pg/ingest";
 import { resolvePrefix } from "../server/ingest/prefix";
+import { PgDecodePool } from "../server/pg/decode-pool";
 import type { TelemetryEvent } from "../server/ingest/events";
 import { startThrowawayPg } from "../test/pg-server";
 import { freshPg } from "../test/pg";
@@ -90,14 +91,47 @@ async function benchPgStore(events: readonly TelemetryEvent[], batch: number, co
   }
 }
 
+/** The tables a body's ingest writes (emptied between the route's runs). */
+const INGEST_TABLES = [
+  "workers",
+  "worker_events",
+  "worker_stats",
+  "kv_events",
+  "route_decisions",
+  "requests",
+  "tools",
+  "reasoning_spans",
+  "planner_decisions",
+  "policy_acks",
+  "worker_stats_10s",
+  "worker_stats_30s",
+  "worker_stats_1m",
+  "worker_stats_5m",
+  "worker_stats_15m",
+  "worker_counters",
+  "requests_1m",
+  "request_ttft_1m",
+  "request_itl_1m",
+  "route_decisions_1m",
+  "route_decisions_15m",
+  "kv_tiers_1m",
+  "worker_tier_blocks",
+  "request_tiers_1m",
+  "source_status",
+];
+
 const ROUTE_TOKEN = "bench-ingest-route-token-0123456789abcdef";
+
+/** Decoding as the route handler runs it: inline on the event loop, or on this many decode threads. */
+const DECODE_THREADS = [0, 2];
 
 /**
  * PostgreSQL through POST /api/ingest's handler in this process (token check, body, decoding, validation, storing,
  * the JSON reply; no HTTP server in front): SWITCHYARD_DATABASE_URL names a fresh database, `concurrency` bodies in
- * flight, in order. Must run last in a process: the server settings it sets are read once.
+ * flight, in order; once per DECODE_THREADS entry, the tables emptied between. Must run last in a process: the
+ * server settings it sets are read once.
  */
-async function benchPgRoute(bodies: readonly string[], concurrency: number): Promise<Result> {
+async function benchPgRoute(bodies: readonly string[], concurrency: number): Promise<[number, Result][]> {
   const given = process.env.SWITCHYARD_TEST_DATABASE_URL;
   const server = given ? null : await startThrowawayPg({ durable: true });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-route-"));
@@ -123,19 +157,32 @@ async function benchPgRoute(bodies: readonly string[], concurrency: number): Pro
       if (res.status !== 200) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
       return reply.duplicate + reply.rejected;
     };
+    const out: [number, Result][] = [];
     try {
-      await post(bodies[0]!); // warm-up (partitions, prepared statements); not counted
-      const queue = bodies.slice(1);
-      const events = queue.reduce((n, b) => n + b.split("\n").length, 0);
-      let next = 0;
-      let notAccepted = 0;
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          for (let i = next++; i < queue.length; i = next++) notAccepted += await post(queue[i]!);
-        }),
-      );
-      return { rate: events / ((performance.now() - started) / 1000), notAccepted };
+      for (const threads of DECODE_THREADS) {
+        const pool = threads ? new PgDecodePool(threads) : null;
+        pool?.install();
+        try {
+          await post(bodies[0]!); // warm-up (partitions, prepared statements, threads); not counted
+          const queue = bodies.slice(1);
+          const events = queue.reduce((n, b) => n + b.split("\n").length, 0);
+          let next = 0;
+          let notAccepted = 0;
+          const started = performance.now();
+          await Promise.all(
+            Array.from({ length: concurrency }, async () => {
+              for (let i = next++; i < queue.length; i = next++) notAccepted += await post(queue[i]!);
+            }),
+          );
+          out.push([threads, { rate: events / ((performance.now() - started) / 1000), notAccepted }]);
+        } finally {
+          await pool?.close();
+        }
+        const pg = serverPg()!;
+        await pg.$client.unsafe(`TRUNCATE ${INGEST_TABLES.join(", ")}`);
+        forgetRecentRequests(pg);
+      }
+      return out;
     } finally {
       await serverPg()?.$client.end({ timeout: 5 });
       await fresh.drop();
@@ -165,14 +212,15 @@ export async function benchEngines(
     else for (const n of new Set([1, concurrency])) rates.push([engine, n, await benchPgStore(events, batch, n)]);
   }
   if (bodies && engines.includes("postgres"))
-    rates.push(["postgres route", concurrency, await benchPgRoute(bodies, concurrency)]);
+    for (const [threads, r] of await benchPgRoute(bodies, concurrency))
+      rates.push([`postgres route${threads ? `, ${threads} decode threads` : ", inline decode"}`, concurrency, r]);
   console.log(`engines: the same ${events.length} events through each store function, batches of ${batch}`);
   const base = rates.find(([e]) => e === "sqlite")?.[2].rate;
   for (const [engine, n, { rate, notAccepted }] of rates) {
     const vs = base && engine !== "sqlite" ? ` (${(rate / base).toFixed(2)}x sqlite)` : "";
     const how = n === 1 ? "one batch at a time" : `${n} batches in flight`;
     const refused = notAccepted ? `; ${notAccepted} not accepted (duplicates or refused prefixes)` : "";
-    const what = engine.endsWith("route") ? engine.replace(" route", "") + " route handler" : `${engine} store`;
-    console.log(`  ${what.padEnd(23)}: ${Math.round(rate)} events/s, ${how}${vs}${refused}`);
+    const what = engine.includes(" route") ? engine.replace(" route", " route handler") : `${engine} store`;
+    console.log(`  ${what.padEnd(47)}: ${Math.round(rate)} events/s, ${how}${vs}${refused}`);
   }
 }

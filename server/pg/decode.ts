@@ -1,0 +1,37 @@
+import type { TelemetryEvent } from "../ingest/events";
+import { decodeBody, validateItems, type Decoded, type ItemResult } from "../ingest/batch";
+import { kindLabel } from "../ingest/tally";
+
+// A body decoded and validated for PostgreSQL's store, in a form that crosses threads cheaply: the valid events, a
+// result slot per item, and each item's kind label (all answerBatch keeps of the decoded items). Pure.
+
+export type DecodedBody = { labels: string[]; events: TelemetryEvent[]; slots: number[]; results: ItemResult[] };
+
+/** Decode and validate one body (throws decodeBody's AppError when the body as a whole is refused). */
+export function decodeForStore(text: string, contentType: string): DecodedBody {
+  const decoded = decodeBody(text, contentType);
+  const { events, slots, results } = validateItems(decoded);
+  return { labels: decoded.map((d) => kindLabel(d.value)), events, slots, results };
+}
+
+/** The decoded items as answerBatch reads them (only each item's kind). */
+export function labelled(labels: readonly string[]): Decoded[] {
+  return labels.map((kind, index) => ({ index, value: { kind } }));
+}
+
+/** Decodes bodies for PostgreSQL's ingest: inline, or on the decode threads (server/pg/decode-pool.ts). */
+export type BodyDecoder = (text: string, contentType: string) => Promise<DecodedBody>;
+
+const key = Symbol.for("switchyard.pgBodyDecoder");
+type Holder = { [key]?: BodyDecoder };
+
+/** The process's installed decoder, if any (route handlers decode inline without one). */
+export function pgBodyDecoder(): BodyDecoder | undefined {
+  return (globalThis as Holder)[key];
+}
+
+/** Install (or with undefined, remove) the process's decoder. */
+export function setPgBodyDecoder(decode: BodyDecoder | undefined): void {
+  if (decode) (globalThis as Holder)[key] = decode;
+  else delete (globalThis as Holder)[key];
+}
