@@ -1,9 +1,9 @@
 import { and, asc, gte, lt } from "drizzle-orm";
 import type { Store, StoreDb } from "./store";
 
-// Copy the page rollups from one store to another, rows as stored (bucket start `minute`). PostgreSQL's ingest keeps
-// raw rows only so far: this gives a PostgreSQL store the rollups a SQLite ingest of the same events computed, so the
-// page queries can be compared and timed on both engines over the same data (tests, bench:queries).
+// Copy the page rollups from one store to another, rows as stored (bucket start `minute`). PostgreSQL's ingest writes
+// the same rollups itself (db/pg/rollups.ts); bench:queries loads its data faster by copying the rows a SQLite ingest
+// of the same events computed.
 
 export const ROLLUP_TABLES = [
   "workerStats10s",
