@@ -216,10 +216,18 @@ export async function prefixByWorker(
     .limit(MAX_WORKERS * 4);
 }
 
-/** The earliest 10-second rollup bucket and raw sample stored (null: none), for choosing what a short range reads. */
+/**
+ * The earliest 10-second rollup bucket and raw sample stored (null: none), for choosing what a short range reads. The
+ * raw one is the least of each worker's first sample, each found through the (worker, ts) index: PostgreSQL's raw
+ * samples have no index led by ts (their key is (id, ts), partitioned by day), and min(ts) scanned them all.
+ */
 export async function statsCoverage(s: Store): Promise<{ oldest10s: number | null; oldestRaw: number | null }> {
-  const [a] = await s.db.select({ v: numOrNull(sql`min(${s.t.workerStats10s.minute})`) }).from(s.t.workerStats10s);
-  const [b] = await s.db.select({ v: numOrNull(sql`min(${s.t.workerStats.ts})`) }).from(s.t.workerStats);
+  const { workerStats10s: m, workerStats: r, workers: w } = s.t;
+  const firstRaw = s.db.select({ ts: r.ts }).from(r).where(eq(r.workerId, w.workerId)).orderBy(asc(r.ts)).limit(1);
+  const [[a], [b]] = await Promise.all([
+    s.db.select({ v: numOrNull(sql`min(${m.minute})`) }).from(m),
+    s.db.select({ v: numOrNull(sql`min(${firstRaw})`) }).from(w),
+  ]);
   return { oldest10s: a?.v ?? null, oldestRaw: b?.v ?? null };
 }
 
