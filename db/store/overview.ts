@@ -194,6 +194,14 @@ export async function hasAnyTelemetry(s: Store): Promise<boolean> {
     t.policyAcks,
   ];
   for (const table of tables)
-    if ((await s.db.select({ x: sql`1` }).from(table).limit(1)).length) return true;
+    if (
+      (
+        await s.db
+          .select({ x: sql`1` })
+          .from(table)
+          .limit(1)
+      ).length
+    )
+      return true;
   return false;
 }

@@ -23,9 +23,7 @@ export async function requestStats(
 ): Promise<{ requests: number; ttftP50Ms: number | null; ttftP95Ms: number | null }> {
   const rolled = useRollups(from, to, 60_000);
   const [{ p50, p95 }, requests] = await Promise.all([
-    rolled
-      ? rolledTtftHistogram(s, from, to).then(histogramP50P95)
-      : ttftsInRange(s, from, to).then(sortedP50P95),
+    rolled ? rolledTtftHistogram(s, from, to).then(histogramP50P95) : ttftsInRange(s, from, to).then(sortedP50P95),
     rolled ? rolledRequestCount(s, from, to) : requestCount(s, from, to),
   ]);
   return { requests, ttftP50Ms: p50, ttftP95Ms: p95 };

@@ -21,14 +21,16 @@ export const overviewRouter = router({
   summary: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const s = storeOf(ctx);
-    const [{ requests, ttftP50Ms, ttftP95Ms }, prefix, decode, present, hasAnyData, activeSessions] = await Promise.all([
-      requestStats(s, from, to),
-      prefixTokens(s, from, to),
-      decodeStats(s, from, to),
-      latestWorkerSamples(s, Math.max(from, to - PRESENT_WINDOW_MS), to),
-      hasAnyTelemetry(s),
-      sessionCount(s, Math.max(from, to - ACTIVE_WINDOW_MS), to),
-    ]);
+    const [{ requests, ttftP50Ms, ttftP95Ms }, prefix, decode, present, hasAnyData, activeSessions] = await Promise.all(
+      [
+        requestStats(s, from, to),
+        prefixTokens(s, from, to),
+        decodeStats(s, from, to),
+        latestWorkerSamples(s, Math.max(from, to - PRESENT_WINDOW_MS), to),
+        hasAnyTelemetry(s),
+        sessionCount(s, Math.max(from, to - ACTIVE_WINDOW_MS), to),
+      ],
+    );
     return {
       from,
       to,
