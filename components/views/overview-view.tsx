@@ -76,7 +76,7 @@ export function OverviewView() {
           ))}
         </div>
       )}
-      {d && d.hasAnyData && (
+      {d && d.hasAnyData && d.attribution && (
         <p role="status" className="sub" data-testid="attribution-lag">
           {describeLag(d.attribution)}
           {!d.attribution.caughtUp &&

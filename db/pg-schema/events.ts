@@ -54,6 +54,8 @@ export const routeDecisions = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.id, t.ts] }),
+    // The routing page reads a range newest first, and the workers page counts a range's decisions: by time.
+    index("route_decisions_ts").on(t.ts, t.id),
     index("route_decisions_worker_ts").on(t.chosenWorkerId, t.ts),
     index("route_decisions_request").on(t.requestId),
   ],

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { encodeCandidates, type StoredCandidate } from "../candidate-codec";
 import { migratedDatabases } from "../../test/migrated-at";
 import { openDb } from "../client";
-import { decisionsPage } from "./routing";
+import { decisionsPage } from "../store/routing";
 import { decisionOf } from "./sessions";
 import { sqliteStore } from "../store/store";
 import { decisionsLost } from "../store/worker-activity";
@@ -64,7 +64,7 @@ describe("migration 0018 (compact candidate lists)", () => {
       else expect(s, l.name).toBe(l.json);
       expect(decisionOf(db, `r${i}`)?.candidates, l.name).toBe(l.json);
     });
-    const page = decisionsPage(db, { from: T, to: T + 100, limit: 100 });
+    const page = await decisionsPage(sqliteStore(db), { from: T, to: T + 100, limit: 100 });
     expect(page.map((d) => d.candidates)).toEqual([...lists].reverse().map((l) => l.json));
     expect((await decisionsLost(sqliteStore(db), "w2", T, T + 100)).recent.map((d) => d.candidates)).toEqual(
       [4, 3, 2, 1, 0].map((i) => lists[i]!.json),

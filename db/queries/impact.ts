@@ -1,6 +1,5 @@
 import type { CauseTotals, Span, WindowRows } from "../rows/impact";
 import type { Db } from "../client";
-import { ttftsInRange } from "./overview";
 
 // The impact panel's and the guard's window reads (SQLite only so far: request_causes is not on PostgreSQL yet).
 // policy.ack rows are read on either engine by db/store/guards.ts acksFrom.
@@ -29,5 +28,11 @@ export function windowRows(db: Db, span: Span): WindowRows {
        GROUP BY 1 ORDER BY 2 DESC LIMIT 20`,
     )
     .all(from, to) as { reason: string; blocks: number }[];
-  return { ...totals, ttftsSorted: from < to ? ttftsInRange(db, from, to) : [], causes, evictions };
+  const ttftsSorted = db.$client
+    .prepare(
+      "SELECT first_token_at - arrived_at FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND first_token_at IS NOT NULL ORDER BY 1",
+    )
+    .pluck()
+    .all(from, to) as number[];
+  return { ...totals, ttftsSorted: from < to ? ttftsSorted : [], causes, evictions };
 }

@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { testDb, testCaller } from "../../test/db";
 import { minimal, parsed, stats, T0 } from "../../test/events";
 import { storeEvents } from "./ingest";
-import { rawDecisionBuckets, rawTokenBuckets } from "./routing";
-import { rolledDecisionBuckets, rolledRequestCount, rolledTokenBuckets, rollupLevel } from "./rollups";
+import { rolledRequestCount } from "../store/overview";
+import { rawDecisionBuckets, rawTokenBuckets, rolledDecisionBuckets, rolledTokenBuckets } from "../store/routing";
+import { sqliteStore } from "../store/store";
 
 const HOUR = 3_600_000;
 
@@ -38,7 +39,7 @@ function seed() {
 }
 
 describe("request and routing rollups", () => {
-  it("count each accepted request and decision once, also when a batch is re-sent", () => {
+  it("count each accepted request and decision once, also when a batch is re-sent", async () => {
     const db = seed();
     const again = [
       parsed(
@@ -54,10 +55,11 @@ describe("request and routing rollups", () => {
       ),
     ];
     expect(storeEvents(db, again)).toEqual(["duplicate"]);
-    expect(rolledRequestCount(db, T0, T0 + 6 * HOUR)).toBe(600);
+    const s = sqliteStore(db);
+    expect(await rolledRequestCount(s, T0, T0 + 6 * HOUR)).toBe(600);
     const histogramTotal = db.$client.prepare("SELECT sum(n) FROM request_ttft_1m").pluck().get();
     expect(histogramTotal).toBe(600);
-    const d = rolledDecisionBuckets(db, T0, T0 + 6 * HOUR, HOUR);
+    const d = await rolledDecisionBuckets(s, "1m", T0, T0 + 6 * HOUR, HOUR);
     expect(d.reduce((a, b) => a + b.decisions, 0)).toBe(300);
     // w1 (overlap 4) won 200 decisions while w2 held 9 blocks: 5 lost blocks each; w2's 100 wins lost none.
     const lost = (w: string) => d.filter((b) => b.workerId === w).reduce((a, b) => a + b.lostBlocks, 0);
@@ -65,22 +67,25 @@ describe("request and routing rollups", () => {
     expect(lost("w2")).toBe(0);
   });
 
-  it("give the same token and decision buckets as raw rows over a long range", () => {
+  it("give the same token and decision buckets as raw rows over a long range", async () => {
     const db = seed();
+    const s = sqliteStore(db);
     const raw = db.$client
       .prepare(
         "SELECT arrived_at - arrived_at % 1800000 AS t, count(*) AS requests, sum(input_tokens) AS input, sum(cached_tokens) AS cached FROM requests GROUP BY t ORDER BY t",
       )
       .all();
-    expect(rawTokenBuckets(db, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(raw);
-    expect(rolledTokenBuckets(db, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(raw);
+    expect(await rawTokenBuckets(s, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(raw);
+    expect(await rolledTokenBuckets(s, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(raw);
     const rawDecisions = db.$client
       .prepare(
         `SELECT ts - ts % 1800000 AS t, chosen_worker_id AS workerId, count(*) AS decisions, sum(best_overlap_blocks - chosen_overlap_blocks) AS lostBlocks,
-           sum(prompt_blocks) AS promptBlocks FROM route_decisions GROUP BY t, workerId ORDER BY t`,
+           sum(prompt_blocks) AS promptBlocks FROM route_decisions GROUP BY t, workerId ORDER BY t, workerId`,
       )
       .all();
-    expect(rawDecisionBuckets(db, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(rawDecisions);
+    expect(await rawDecisionBuckets(s, T0, T0 + 6 * HOUR, 1_800_000)).toEqual(rawDecisions);
+    expect(await rolledDecisionBuckets(s, "1m", T0, T0 + 6 * HOUR, 1_800_000)).toEqual(rawDecisions);
+    expect(await rolledDecisionBuckets(s, "15m", T0, T0 + 6 * HOUR, 1_800_000)).toEqual(rawDecisions);
   });
 
   it("feed the overview over 24 h without reading raw requests", async () => {
@@ -93,14 +98,6 @@ describe("request and routing rollups", () => {
 });
 
 describe("15-minute rollups", () => {
-  it.each([
-    ["1 h, 1-minute buckets", HOUR, 60_000, "worker_stats_1m"],
-    ["6 h, 15-minute buckets", 6 * HOUR, 900_000, "worker_stats_1m"],
-    ["24 h, 15-minute buckets", 24 * HOUR, 900_000, "worker_stats_15m"],
-    ["24 h, 10-minute buckets", 24 * HOUR, 600_000, "worker_stats_1m"],
-    ["7 d, 2-hour buckets", 168 * HOUR, 7_200_000, "worker_stats_15m"],
-  ])("%s read %s", (_, span, step, table) => expect(rollupLevel(span, step).stats).toBe(table));
-
   it("equal the 1-minute rows summed per quarter-hour, across batches", () => {
     const db = testDb();
     const samples = Array.from({ length: (3 * 3600) / 10 }, (_, i) =>

@@ -2,7 +2,7 @@ import type { ReasoningRow, ToolRow, TurnRow } from "../rows/sessions";
 import type { Db } from "../client";
 import { candidatesJson } from "../candidate-codec";
 import { decodePolicyVersions } from "../request-json-codec";
-import { withCandidatesJson, type DecisionListRow } from "./routing";
+import { withCandidatesJson, type DecisionListRow } from "../store/routing";
 import type { SessionRow } from "../rows/session-summaries";
 
 // Reads for the sessions list and the session trace. Lists are bounded and keyset-paged.

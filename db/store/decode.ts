@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, gte, isNotNull, lt, sql } from "drizzle-orm";
 import { minuteOf } from "../../lib/counters";
 import type { HistogramEntry } from "../../lib/latency-buckets";
-import { num, numOrNull } from "./sql";
+import { bucketOf, num, numOrNull } from "./sql";
 import type { Store } from "./store";
 
 // Decode-side telemetry rows on either engine: inter-token latency and preemptions, cluster-wide or for one worker,
@@ -130,4 +130,39 @@ export async function workerDecodeRows(
     .groupBy(h.workerId, h.stat, h.bucket)
     .limit(100_000);
   return { workers, itl: itl as { w: string; stat: ItlStat; bucket: number; n: number }[] };
+}
+
+/** The p95-ITL histogram entries per bucket of `step` ms (a multiple of a minute) over the minutes overlapping [from, to). */
+export async function rolledItlP95Buckets(
+  s: Store,
+  from: number,
+  to: number,
+  step: number,
+): Promise<({ t: number } & HistogramEntry)[]> {
+  const h = s.t.requestItl1m;
+  const t = bucketOf(h.minute, step);
+  return s.db
+    .select({ t, bucket: h.bucket, n: num(sql`sum(${h.n})`) })
+    .from(h)
+    .where(and(eq(h.stat, 1), gte(h.minute, minuteOf(from)), lt(h.minute, to)))
+    .groupBy(t, h.bucket)
+    .limit(MAX_RAW);
+}
+
+/** Each request's p95 ITL (ms) with its bucket of `step` ms, ordered by bucket then value, for requests in [from, to). */
+export async function rawItlP95Rows(
+  s: Store,
+  from: number,
+  to: number,
+  step: number,
+): Promise<{ t: number; v: number }[]> {
+  const q = s.t.requestReads;
+  const t = bucketOf(q.arrivedAt, step);
+  const rows = await s.db
+    .select({ t, v: q.itlMsP95 })
+    .from(q)
+    .where(and(rawWhere(s, from, to, undefined), isNotNull(q.itlMsP95)))
+    .orderBy(asc(t), asc(q.itlMsP95))
+    .limit(MAX_RAW);
+  return rows.map((r) => ({ t: r.t, v: r.v! }));
 }

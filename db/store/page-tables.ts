@@ -26,8 +26,13 @@ export const sqliteKvEventReads = sqliteTable("kv_events", {
 
 export const pgRequestReads = pgTable("requests", {
   requestId: pgText("request_id").notNull(),
+  sessionId: pgText("session_id"),
   workerId: pgText("worker_id"),
   arrivedAt: ms("arrived_at").notNull(),
+  firstTokenAt: ms("first_token_at"),
+  inputTokens: pgInt("input_tokens").notNull(),
+  cachedTokens: pgInt("cached_tokens").notNull(),
+  blockSize: pgInt("block_size"),
   itlMsMean: doublePrecision("itl_ms_mean"),
   itlMsP95: doublePrecision("itl_ms_p95"),
   preemptions: pgInt("preemptions"),
@@ -35,12 +40,32 @@ export const pgRequestReads = pgTable("requests", {
 
 export const sqliteRequestReads = sqliteTable("requests", {
   requestId: text("request_id").notNull(),
+  sessionId: text("session_id"),
   workerId: text("worker_id"),
   arrivedAt: integer("arrived_at").notNull(),
+  firstTokenAt: integer("first_token_at"),
+  inputTokens: integer("input_tokens").notNull(),
+  cachedTokens: integer("cached_tokens").notNull(),
+  blockSize: integer("block_size"),
   itlMsMean: real("itl_ms_mean"),
   itlMsP95: real("itl_ms_p95"),
   preemptions: integer("preemptions"),
 });
+
+/**
+ * Tables the overview only asks "any rows at all?" of (their other columns differ between the engines): the event id
+ * alone, which both hold.
+ */
+export const pgPresence = {
+  tools: pgTable("tools", { id: pgText("id").notNull() }),
+  reasoningSpans: pgTable("reasoning_spans", { id: pgText("id").notNull() }),
+  plannerDecisions: pgTable("planner_decisions", { id: pgText("id").notNull() }),
+};
+export const sqlitePresence = {
+  tools: sqliteTable("tools", { id: text("id").notNull() }),
+  reasoningSpans: sqliteTable("reasoning_spans", { id: text("id").notNull() }),
+  plannerDecisions: sqliteTable("planner_decisions", { id: text("id").notNull() }),
+};
 
 /** requests_1m as SQLite holds it, but for its key: an INTEGER PRIMARY KEY is optional on insert there, not on pg. */
 export const sqliteRequests1mReads = sqliteTable("requests_1m", {

@@ -18,7 +18,7 @@ export function bucketOf(column: SQL | SQL.Aliased | object, step: number): SQL<
 }
 
 /** 1-based position of needle in text, 0 when absent (SQLite's instr, PostgreSQL's strpos). */
-export function position(s: Store, text: SQL, needle: string): SQL<number> {
+export function position(s: Store, text: SQL, needle: string | Placeholder): SQL<number> {
   return s.engine === "sqlite" ? sql`instr(${text}, ${needle})` : sql`strpos(${text}, ${needle})`;
 }
 

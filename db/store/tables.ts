@@ -35,6 +35,9 @@ export const pgTables = {
   kvEventReads: reads.pgKvEventReads,
   requestReads: reads.pgRequestReads,
   requests1m: pg.requests1m,
+  toolPresence: reads.pgPresence.tools,
+  reasoningPresence: reads.pgPresence.reasoningSpans,
+  plannerPresence: reads.pgPresence.plannerDecisions,
 };
 
 export type StoreTables = typeof pgTables;
@@ -68,6 +71,9 @@ export const sqliteTables = {
   kvEventReads: reads.sqliteKvEventReads,
   requestReads: reads.sqliteRequestReads,
   requests1m: reads.sqliteRequests1mReads,
+  toolPresence: reads.sqlitePresence.tools,
+  reasoningPresence: reads.sqlitePresence.reasoningSpans,
+  plannerPresence: reads.sqlitePresence.plannerDecisions,
 } satisfies Record<keyof StoreTables, unknown>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

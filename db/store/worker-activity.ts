@@ -73,47 +73,69 @@ export async function decisionsLost(
   recentLimit = 20,
 ): Promise<LostScan> {
   const d = s.t.routeDecisions;
-  const inRange = and(gte(d.ts, from), lt(d.ts, to));
-  const probe = s.db
-    .select({ one: sql`1`.as("one") })
-    .from(d)
-    .where(inRange)
-    .limit(scanLimit + 1)
-    .as("probe");
-  const [counted] = await s.db.select({ n: countAll() }).from(probe);
-  const scanned = counted?.n ?? 0;
-  const latest = s.db
-    .select({ ts: d.ts, requestId: d.requestId, chosenWorkerId: d.chosenWorkerId, candidates: d.candidates })
-    .from(d)
-    .where(inRange)
-    .orderBy(desc(d.ts))
-    .limit(scanLimit)
-    .as("latest");
-  // Candidates are JSON (older rows) or the compact ";id,overlap,…" text (db/candidate-codec.ts).
-  const json = position(s, sql`${latest.candidates}`, `"worker_id":${JSON.stringify(workerId)}`);
-  const compact = position(s, sql`';' || ${latest.candidates}`, `;${workerId},`);
-  const rows = await s.db
-    .select({
-      ts: latest.ts,
-      requestId: latest.requestId,
-      chosenWorkerId: latest.chosenWorkerId,
-      candidates: latest.candidates,
-      lost: num(sql`count(*) OVER ()`),
-    })
-    .from(latest)
-    .where(
-      and(
-        ne(latest.chosenWorkerId, workerId),
-        sql`CASE WHEN substr(${latest.candidates}, 1, 1) = '[' THEN ${json} ELSE ${compact} END > 0`,
-      ),
-    )
-    .orderBy(desc(latest.ts))
-    .limit(recentLimit);
+  const [a, b, w] = [sql.placeholder("a"), sql.placeholder("b"), sql.placeholder("w")];
+  const inRange = and(gte(d.ts, a), lt(d.ts, b));
+  const probe = () => {
+    const inner = s.db
+      .select({ one: sql`1`.as("one") })
+      .from(d)
+      .where(inRange)
+      .limit(sql.placeholder("scan1"))
+      .as("probe");
+    return s.db.select({ n: countAll() }).from(inner);
+  };
+  const lostRows = () => {
+    const latest = s.db
+      .select({ ts: d.ts, requestId: d.requestId, chosenWorkerId: d.chosenWorkerId, candidates: d.candidates })
+      .from(d)
+      .where(inRange)
+      .orderBy(desc(d.ts))
+      .limit(sql.placeholder("scan"))
+      .as("latest");
+    // Candidates are JSON (older rows) or the compact ";id,overlap,…" text (db/candidate-codec.ts).
+    const json = position(s, sql`${latest.candidates}`, sql.placeholder("json"));
+    const compact = position(s, sql`';' || ${latest.candidates}`, sql.placeholder("compact"));
+    return s.db
+      .select({
+        ts: latest.ts,
+        requestId: latest.requestId,
+        chosenWorkerId: latest.chosenWorkerId,
+        candidates: latest.candidates,
+        lost: num(sql`count(*) OVER ()`),
+      })
+      .from(latest)
+      .where(
+        and(
+          ne(latest.chosenWorkerId, w),
+          sql`CASE WHEN substr(${latest.candidates}, 1, 1) = '[' THEN ${json} ELSE ${compact} END > 0`,
+        ),
+      )
+      .orderBy(desc(latest.ts))
+      .limit(sql.placeholder("recent"));
+  };
+  // Prepared once per store and read as value rows (rawRows): built and mapped by drizzle on every call, the worker
+  // page's slowest read took twice the time of the same SQL.
+  const [counted] = await rawRows(s, "decisionsLost.probe", probe, { a: from, b: to, scan1: scanLimit + 1 });
+  const scanned = Number(counted?.[0] ?? 0);
+  const rows = await rawRows(s, "decisionsLost.rows", lostRows, {
+    a: from,
+    b: to,
+    w: workerId,
+    scan: scanLimit,
+    json: `"worker_id":${JSON.stringify(workerId)}`,
+    compact: `;${workerId},`,
+    recent: recentLimit,
+  });
   return {
     scanned: Math.min(scanned, scanLimit),
-    lost: rows[0]?.lost ?? 0,
+    lost: Number(rows[0]?.[4] ?? 0),
     truncated: scanned > scanLimit,
-    recent: rows.map(({ lost: _, candidates, ...r }) => ({ ...r, candidates: candidatesJson(candidates) })),
+    recent: rows.map((r) => ({
+      ts: Number(r[0]),
+      requestId: r[1] as string,
+      chosenWorkerId: r[2] as string,
+      candidates: candidatesJson(r[3] as string),
+    })),
   };
 }
 

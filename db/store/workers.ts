@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
 import { minuteOf, type CounterSample } from "../../lib/counters";
 import type { LifecycleKind, RawBucket, SeriesRow, StatsResolution } from "../rows/workers";
 import { bucketOf, fieldsOf, indexed, num, numOrNull, rawRows } from "./sql";
@@ -96,7 +96,9 @@ export async function lifecycleBefore(s: Store, from: number, workerId?: string)
 
 /**
  * Each worker's latest sample with from ≤ ts ≤ to. Where raw samples have aged out, the latest
- * per-minute rollup in range stands in (its means, timestamped at its minute).
+ * per-minute rollup in range stands in (its means, timestamped at its minute). One query for all the workers (each
+ * worker's latest time found through its (worker, ts) index, its row joined back on it), then one for those without
+ * a raw sample: not a round trip per worker.
  */
 export async function latestSamples(
   s: Store,
@@ -104,48 +106,62 @@ export async function latestSamples(
   from: number,
   to: number,
 ): Promise<LatestSample[]> {
-  const { workerStats: r, workerStats1m: m } = s.t;
-  const [w, a, b] = [sql.placeholder("w"), sql.placeholder("a"), sql.placeholder("b")];
-  const raw = () =>
-    s.db
-      .select({ ts: r.ts, a: r.kvActiveBlocks, t: r.kvTotalBlocks, r: r.requestsRunning, w: r.requestsWaiting })
-      .from(r)
-      .where(and(eq(r.workerId, w), gte(r.ts, a), lte(r.ts, b)))
-      .orderBy(desc(r.ts))
-      .limit(1);
-  const mean = (c: typeof m.kvActiveSum) => sql`${c} * 1.0 / ${m.samples}`;
-  const rollup = () =>
-    s.db
-      .select({
-        ts: m.minute,
-        a: mean(m.kvActiveSum),
-        t: mean(m.kvTotalSum),
-        r: mean(m.runningSum),
-        w: mean(m.waitingSum),
-      })
+  const { workerStats: r, workerStats1m: m, workers: w } = s.t;
+  const ids = [...new Set(workerIds)].slice(0, MAX_WORKERS);
+  if (!ids.length) return [];
+  const out = new Map<string, LatestSample>();
+  const lastRaw = s.db
+    .select({ ts: r.ts })
+    .from(r)
+    .where(and(eq(r.workerId, w.workerId), gte(r.ts, from), lte(r.ts, to)))
+    .orderBy(desc(r.ts))
+    .limit(1);
+  const rawAt = s.db
+    .select({ workerId: w.workerId, at: sql<number>`${lastRaw}`.as("at") })
+    .from(w)
+    .where(inArray(w.workerId, ids))
+    .as("raw_at");
+  const raw = await s.db
+    .select({
+      workerId: r.workerId,
+      ts: r.ts,
+      kvActive: r.kvActiveBlocks,
+      kvTotal: r.kvTotalBlocks,
+      running: r.requestsRunning,
+      waiting: r.requestsWaiting,
+    })
+    .from(rawAt)
+    .innerJoin(r, and(eq(r.workerId, rawAt.workerId), eq(r.ts, rawAt.at)));
+  for (const x of raw) if (!out.has(x.workerId)) out.set(x.workerId, x);
+  const missing = ids.filter((id) => !out.has(id));
+  if (missing.length) {
+    // Rollup rows are one per (worker, minute): the join back finds one row each.
+    const lastMinute = s.db
+      .select({ minute: m.minute })
       .from(m)
-      .where(and(eq(m.workerId, w), gte(m.minute, a), lte(m.minute, b)))
+      .where(and(eq(m.workerId, w.workerId), gte(m.minute, minuteOf(from)), lte(m.minute, to)))
       .orderBy(desc(m.minute))
       .limit(1);
-  const found = await Promise.all(
-    workerIds.slice(0, MAX_WORKERS).map(async (workerId) => {
-      const latest = await rawRows(s, "latestSamples.raw", raw, { w: workerId, a: from, b: to });
-      const [x] = latest.length
-        ? latest
-        : await rawRows(s, "latestSamples.rollup", rollup, { w: workerId, a: minuteOf(from), b: to });
-      return x
-        ? {
-            workerId,
-            ts: Number(x[0]),
-            kvActive: Number(x[1]),
-            kvTotal: Number(x[2]),
-            running: Number(x[3]),
-            waiting: Number(x[4]),
-          }
-        : null;
-    }),
-  );
-  return found.filter((x) => x !== null);
+    const minuteAt = s.db
+      .select({ workerId: w.workerId, at: sql<number>`${lastMinute}`.as("at") })
+      .from(w)
+      .where(inArray(w.workerId, missing))
+      .as("minute_at");
+    const mean = (c: typeof m.kvActiveSum) => num(sql`${c} * 1.0 / ${m.samples}`);
+    const rolled = await s.db
+      .select({
+        workerId: m.workerId,
+        ts: m.minute,
+        kvActive: mean(m.kvActiveSum),
+        kvTotal: mean(m.kvTotalSum),
+        running: mean(m.runningSum),
+        waiting: mean(m.waitingSum),
+      })
+      .from(minuteAt)
+      .innerJoin(m, and(eq(m.workerId, minuteAt.workerId), eq(m.minute, minuteAt.at)));
+    for (const x of rolled) out.set(x.workerId, x);
+  }
+  return ids.flatMap((id) => out.get(id) ?? []);
 }
 
 /** A stored rollup of worker stats. */
@@ -200,10 +216,18 @@ export async function prefixByWorker(
     .limit(MAX_WORKERS * 4);
 }
 
-/** The earliest 10-second rollup bucket and raw sample stored (null: none), for choosing what a short range reads. */
+/**
+ * The earliest 10-second rollup bucket and raw sample stored (null: none), for choosing what a short range reads. The
+ * raw one is the least of each worker's first sample, each found through the (worker, ts) index: PostgreSQL's raw
+ * samples have no index led by ts (their key is (id, ts), partitioned by day), and min(ts) scanned them all.
+ */
 export async function statsCoverage(s: Store): Promise<{ oldest10s: number | null; oldestRaw: number | null }> {
-  const [a] = await s.db.select({ v: numOrNull(sql`min(${s.t.workerStats10s.minute})`) }).from(s.t.workerStats10s);
-  const [b] = await s.db.select({ v: numOrNull(sql`min(${s.t.workerStats.ts})`) }).from(s.t.workerStats);
+  const { workerStats10s: m, workerStats: r, workers: w } = s.t;
+  const firstRaw = s.db.select({ ts: r.ts }).from(r).where(eq(r.workerId, w.workerId)).orderBy(asc(r.ts)).limit(1);
+  const [[a], [b]] = await Promise.all([
+    s.db.select({ v: numOrNull(sql`min(${m.minute})`) }).from(m),
+    s.db.select({ v: numOrNull(sql`min(${firstRaw})`) }).from(w),
+  ]);
   return { oldest10s: a?.v ?? null, oldestRaw: b?.v ?? null };
 }
 

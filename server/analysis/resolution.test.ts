@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bucketStep } from "./workers";
-import { statsResolution, useRollups, type StatsResolution } from "./resolution";
+import { needsCoverage, spanRollup, statsResolution, useRollups, type StatsResolution } from "./resolution";
 
 const MIN = 60_000;
 const H = 60 * MIN;
@@ -70,4 +70,33 @@ describe("useRollups", () => {
     ["empty range", 0, MIN, false],
     ["reversed range", -6 * H, MIN, false],
   ])("%s", (_, span, step, expected) => expect(useRollups(NOW, NOW + span, step)).toBe(expected));
+});
+
+describe("spanRollup", () => {
+  const HOUR = 3_600_000;
+  it.each([
+    ["1 h, 1-minute buckets", HOUR, 60_000, "1m"],
+    ["6 h, 15-minute buckets", 6 * HOUR, 900_000, "1m"],
+    ["24 h, 15-minute buckets", 24 * HOUR, 900_000, "15m"],
+    ["24 h, 10-minute buckets", 24 * HOUR, 600_000, "1m"],
+    ["7 d, 2-hour buckets", 168 * HOUR, 7_200_000, "15m"],
+  ] as const)("%s read the %s rollup", (_, span, step, rollup) => expect(spanRollup(span, step)).toBe(rollup));
+});
+
+describe("needsCoverage", () => {
+  const HOUR = 3_600_000;
+  it.each([
+    [HOUR, true],
+    [HOUR + 1, false],
+    [24 * HOUR, false],
+  ])("a span of %i ms: %s", (span, needed) => expect(needsCoverage(0, span)).toBe(needed));
+
+  it("beyond it, statsResolution gives the same answer whatever is stored", () => {
+    for (const span of [HOUR + 60_000, 6 * HOUR, 24 * HOUR])
+      for (const step of [60_000, 300_000, 900_000]) {
+        const none = statsResolution({ from: 0, to: span, step, oldest10s: null, oldestRaw: null });
+        expect(statsResolution({ from: 0, to: span, step, oldest10s: span, oldestRaw: 0 })).toBe(none);
+        expect(statsResolution({ from: 0, to: span, step, oldest10s: 0, oldestRaw: span })).toBe(none);
+      }
+  });
 });

@@ -49,6 +49,11 @@ export function statsResolution(input: {
   return step % MINUTE === 0 ? "1m" : "raw";
 }
 
+/** Whether statsResolution reads `oldest10s` / `oldestRaw` for [from, to): only up to an hour (a caller skips asking). */
+export function needsCoverage(from: number, to: number): boolean {
+  return to - from <= RAW_MAX_SPAN_MS;
+}
+
 const COARSE_MIN_SPAN_MS = 6 * 3_600_000;
 
 /**

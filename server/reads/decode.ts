@@ -1,10 +1,10 @@
 import "server-only";
-import type { Db } from "../../db/client";
-import { rawItlP95Rows, rolledItlP95Buckets } from "../../db/queries/decode";
 import {
   itlValues,
+  rawItlP95Rows,
   rawPreemptions,
   rolledItlHistogram,
+  rolledItlP95Buckets,
   rolledPreemptions,
   workerDecodeRows,
   workerPreemptions,
@@ -86,9 +86,14 @@ export async function decodeByWorker(s: Store, from: number, to: number): Promis
 }
 
 /** Per bucket of `step` ms over requests that arrived in [from, to): the 95th percentile of their p95 ITL (ms). Buckets without ITL are absent. */
-export function itlTrend(db: Db, from: number, to: number, step: number): { t: number; itlP95: number | null }[] {
+export async function itlTrend(
+  s: Store,
+  from: number,
+  to: number,
+  step: number,
+): Promise<{ t: number; itlP95: number | null }[]> {
   const buckets = useRollups(from, to, step)
-    ? histogramQuantilePerBucket(rolledItlP95Buckets(db, from, to, step), 0.95)
-    : sortedQuantilePerBucket(rawItlP95Rows(db, from, to, step), 0.95);
+    ? histogramQuantilePerBucket(await rolledItlP95Buckets(s, from, to, step), 0.95)
+    : sortedQuantilePerBucket(await rawItlP95Rows(s, from, to, step), 0.95);
   return buckets.map((b) => ({ t: b.t, itlP95: b.value }));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { storeEvents } from "../../db/queries/ingest";
+import { sqliteStore } from "../../db/store/store";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0 } from "../../test/events";
 import { requestStats, requestTrend } from "./requests";
@@ -25,38 +26,38 @@ function seed() {
       ),
     ),
   );
-  return db;
+  return sqliteStore(db);
 }
 
 describe("requestStats", () => {
-  it("gives TTFT percentiles within 5% of the exact ones over a long range (rollups)", () => {
+  it("gives TTFT percentiles within 5% of the exact ones over a long range (rollups)", async () => {
     // TTFTs are 100 … 699 ms: exact p50 = 399, p95 = 669 (nearest rank).
-    const s = requestStats(seed(), T0, T0 + 6 * HOUR);
+    const s = await requestStats(seed(), T0, T0 + 6 * HOUR);
     expect(s.requests).toBe(600);
     expect(Math.abs(s.ttftP50Ms! - 399) / 399).toBeLessThan(0.05);
     expect(Math.abs(s.ttftP95Ms! - 669) / 669).toBeLessThan(0.05);
   });
 
-  it("is exact from raw rows up to an hour", () => {
-    expect(requestStats(seed(), T0, T0 + HOUR)).toEqual({ requests: 100, ttftP50Ms: 149, ttftP95Ms: 194 });
+  it("is exact from raw rows up to an hour", async () => {
+    expect(await requestStats(seed(), T0, T0 + HOUR)).toEqual({ requests: 100, ttftP50Ms: 149, ttftP95Ms: 194 });
   });
 
-  it("has null percentiles and no requests on an empty range, raw or rolled", () => {
+  it("has null percentiles and no requests on an empty range, raw or rolled", async () => {
     const db = seed();
     const empty = { requests: 0, ttftP50Ms: null, ttftP95Ms: null };
-    expect(requestStats(db, T0 - HOUR, T0)).toEqual(empty);
-    expect(requestStats(db, T0 - 7 * HOUR, T0)).toEqual(empty);
+    expect(await requestStats(db, T0 - HOUR, T0)).toEqual(empty);
+    expect(await requestStats(db, T0 - 7 * HOUR, T0)).toEqual(empty);
   });
 });
 
 describe("requestTrend", () => {
-  it("gives the raw median per bucket up to an hour and the histogram's within 5% beyond", () => {
+  it("gives the raw median per bucket up to an hour and the histogram's within 5% beyond", async () => {
     const db = seed();
     // 10-minute buckets of the first hour hold requests i = 0…16, 17…33, …: 17 or 16 each, median TTFT 100 + middle i.
-    const raw = requestTrend(db, T0, T0 + HOUR, 600_000);
+    const raw = await requestTrend(db, T0, T0 + HOUR, 600_000);
     expect(raw.map((b) => b.requests)).toEqual([17, 17, 16, 17, 17, 16]);
     expect(raw[0]).toEqual({ t: T0, requests: 17, ttftP50: 108 });
-    const rolled = requestTrend(db, T0, T0 + 6 * HOUR, HOUR);
+    const rolled = await requestTrend(db, T0, T0 + 6 * HOUR, HOUR);
     expect(rolled.map((b) => b.requests)).toEqual([100, 100, 100, 100, 100, 100]);
     rolled.forEach((b, h) => {
       const exact = 100 + h * 100 + 49;
@@ -64,7 +65,7 @@ describe("requestTrend", () => {
     });
   });
 
-  it("has no buckets for a range without requests", () => {
-    expect(requestTrend(seed(), T0 - 7 * HOUR, T0, HOUR)).toEqual([]);
+  it("has no buckets for a range without requests", async () => {
+    expect(await requestTrend(seed(), T0 - 7 * HOUR, T0, HOUR)).toEqual([]);
   });
 });

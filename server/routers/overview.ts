@@ -1,5 +1,5 @@
 import "server-only";
-import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, sessionCount } from "../../db/queries/overview";
+import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, sessionCount } from "../../db/store/overview";
 import { droppedEventReports } from "../../db/queries/sources";
 import { hitRate, kvUtilization, workersByRole } from "../analysis/overview";
 import { trendPoints } from "../analysis/trends";
@@ -20,15 +20,22 @@ const PRESENT_WINDOW_MS = 60_000;
 export const overviewRouter = router({
   summary: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
-    const { requests, ttftP50Ms, ttftP95Ms } = requestStats(ctx.db, from, to);
-    const prefix = prefixTokens(ctx.db, from, to);
-    const decode = await decodeStats(storeOf(ctx), from, to);
-    const present = latestWorkerSamples(ctx.db, Math.max(from, to - PRESENT_WINDOW_MS), to);
+    const s = storeOf(ctx);
+    const [{ requests, ttftP50Ms, ttftP95Ms }, prefix, decode, present, hasAnyData, activeSessions] = await Promise.all(
+      [
+        requestStats(s, from, to),
+        prefixTokens(s, from, to),
+        decodeStats(s, from, to),
+        latestWorkerSamples(s, Math.max(from, to - PRESENT_WINDOW_MS), to),
+        hasAnyTelemetry(s),
+        sessionCount(s, Math.max(from, to - ACTIVE_WINDOW_MS), to),
+      ],
+    );
     return {
       from,
       to,
       live,
-      hasAnyData: hasAnyTelemetry(ctx.db),
+      hasAnyData,
       requests,
       requestsPerSecond: requests / ((to - from) / 1000),
       ttftP50Ms,
@@ -39,12 +46,14 @@ export const overviewRouter = router({
       prefixHitRate: hitRate(prefix.hit, prefix.query),
       prefixQueryTokens: prefix.query,
       kvUtilization: kvUtilization(present),
-      activeSessions: sessionCount(ctx.db, Math.max(from, to - ACTIVE_WINDOW_MS), to),
+      activeSessions,
       workersByRole: workersByRole(present),
       workersPresent: present.length,
-      droppedEvents: droppedEventReports(ctx.db),
+      // SQLite only so far: the senders' drop reports live in settings and attribution's progress in its own tables,
+      // neither held on PostgreSQL yet (there: no reports, and no lag line rather than a made-up "up to date").
+      droppedEvents: s.engine === "sqlite" ? droppedEventReports(ctx.db) : [],
       /** How far miss attribution is behind now (not the range): newer turns have no causes yet. */
-      attribution: attributionLagOf(ctx.db, ctx.now()),
+      attribution: s.engine === "sqlite" ? attributionLagOf(ctx.db, ctx.now()) : null,
     };
   }),
 
@@ -52,16 +61,21 @@ export const overviewRouter = router({
   trends: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const step = bucketStep(to - from);
-    const workers = await seriesRows(storeOf(ctx), { from, to, step, source: seriesSource(to - from) });
+    const s = storeOf(ctx);
+    const [workers, requests, itl] = await Promise.all([
+      seriesRows(s, { from, to, step, source: seriesSource(to - from) }),
+      requestTrend(s, from, to, step),
+      itlTrend(s, from, to, step),
+    ]);
     return {
       from,
       to,
       live,
       step,
       points: trendPoints({
-        requests: requestTrend(ctx.db, from, to, step),
+        requests,
         workers,
-        itl: itlTrend(ctx.db, from, to, step),
+        itl,
         step,
         from,
         to,

@@ -1,11 +1,11 @@
 import "server-only";
 import { z } from "zod";
-import { decisionsPage, MAX_PAGE, requestSizedBuckets, workerBlockSizes } from "../../db/queries/routing";
+import { decisionsPage, MAX_PAGE, requestSizedBuckets, workerBlockSizes } from "../../db/store/routing";
 import { describeDecision, lossBuckets, recomputedSeries, routingLossSeries } from "../analysis/routing";
 import { bucketStep } from "../analysis/workers";
 import { decisionBuckets, tokenBuckets } from "../reads/routing";
 import { MAX_ID } from "../ingest/events";
-import { viewerProcedure, router } from "../trpc/init";
+import { storeOf, viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 const cursor = z.object({ ts: z.number().int().min(0), id: z.string().min(1).max(MAX_ID) });
@@ -21,9 +21,9 @@ export const routingRouter = router({
         lossOnly: z.boolean().default(false),
       }),
     )
-    .query(({ ctx, input }) => {
+    .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
-      const rows = decisionsPage(ctx.db, {
+      const rows = await decisionsPage(storeOf(ctx), {
         from,
         to,
         cursor: input.cursor ?? undefined,
@@ -37,20 +37,21 @@ export const routingRouter = router({
     }),
 
   /** Per bucket: routing loss, the overall recomputed share, and decisions won per worker; totals over the range. */
-  series: viewerProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
+  series: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
+    const s = storeOf(ctx);
     const step = bucketStep(to - from);
-    const rows = decisionBuckets(ctx.db, from, to, step);
-    const sizes = workerBlockSizes(ctx.db, [...new Set(rows.map((r) => r.workerId))]);
+    const [rows, tokens] = await Promise.all([decisionBuckets(s, from, to, step), tokenBuckets(s, from, to, step)]);
+    const sizes = await workerBlockSizes(s, [...new Set(rows.map((r) => r.workerId))]);
     const unsized = [...new Set(rows.map((r) => r.workerId).filter((w) => !sizes.has(w)))];
-    const fallback = unsized.length ? requestSizedBuckets(ctx.db, from, to, step, unsized) : [];
+    const fallback = unsized.length ? await requestSizedBuckets(s, from, to, step, unsized) : [];
     return {
       from,
       to,
       live,
       step,
       loss: routingLossSeries(lossBuckets(rows, sizes, fallback)),
-      recomputed: recomputedSeries(tokenBuckets(ctx.db, from, to, step)),
+      recomputed: recomputedSeries(tokens),
       share: rows.map(({ t, workerId, decisions }) => ({ t, workerId, decisions })),
     };
   }),

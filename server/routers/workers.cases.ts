@@ -1,4 +1,5 @@
 import { TRPCError } from "@trpc/server";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../db/store/store";
 import { decisionsLost } from "../../db/store/worker-activity";
@@ -261,6 +262,30 @@ export function workersCases(e: PageEngine): void {
       const err = await caller.workers.byId({ id: "nope", range: { preset: "15m" } }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(TRPCError);
       expect((err as TRPCError).code).toBe("NOT_FOUND");
+    });
+  });
+
+  describe.skipIf(e.skip)(`workers' latest sample where raw samples aged out on ${e.engine}`, () => {
+    it("takes the latest per-minute rollup's means, timestamped at its minute; a worker with raw samples keeps them", async () => {
+      const m = NOW - 5 * MIN - ((NOW - 5 * MIN) % MIN);
+      const seeded = await e.seeded([
+        up("w1", FROM - MIN),
+        up("w2", FROM - MIN),
+        stats("w1", m - MIN + 10_000, 0, 0, 900, 1000, 9, 9),
+        stats("w1", m + 10_000, 0, 0, 200, 1000, 2, 0),
+        stats("w1", m + 20_000, 0, 0, 400, 1000, 4, 2),
+        stats("w2", NOW - MIN, 0, 0, 50, 100, 1, 1),
+      ]);
+      try {
+        const w = seeded.store.t.workerStats;
+        await seeded.store.db.delete(w).where(eq(w.workerId, "w1"));
+        const { workers } = await seeded.caller(() => NOW).workers.list({ preset: "15m" });
+        const pick = (id: string) => workers.find((x) => x.workerId === id)!;
+        expect(pick("w1")).toMatchObject({ kvUtilization: 0.3, running: 3, waiting: 1 });
+        expect(pick("w2")).toMatchObject({ kvUtilization: 0.5, running: 1, waiting: 1 });
+      } finally {
+        await seeded.close();
+      }
     });
   });
 

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { storedByClass } from "../../db/store/worker-activity";
 import { statsCoverage } from "../../db/store/workers";
-import { statsResolution } from "../analysis/resolution";
+import { needsCoverage, statsResolution } from "../analysis/resolution";
 import { bucketStep, seriesPoints } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
 import { storeOf } from "../trpc/init";
@@ -28,7 +28,9 @@ export const workersRouter = router({
       const { from, to, live } = resolveInput(input.range, ctx.now());
       const s = storeOf(ctx);
       const step = bucketStep(to - from);
-      const source = statsResolution({ from, to, step, ...(await statsCoverage(s)) });
+      // Up to an hour only: beyond, the choice does not depend on what is stored (one round trip less on PostgreSQL).
+      const coverage = needsCoverage(from, to) ? await statsCoverage(s) : { oldest10s: null, oldestRaw: null };
+      const source = statsResolution({ from, to, step, ...coverage });
       const rows = await seriesRows(s, { from, to, step, source, workerId: input.workerId });
       return { from, to, live, step, source, workers: seriesPoints(rows) };
     }),

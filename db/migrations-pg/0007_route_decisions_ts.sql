@@ -1,0 +1,1 @@
+CREATE INDEX "route_decisions_ts" ON "route_decisions" USING btree ("ts","id");

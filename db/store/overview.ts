@@ -1,0 +1,207 @@
+import { and, asc, eq, gte, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { minuteOf } from "../../lib/counters";
+import type { HistogramEntry } from "../../lib/latency-buckets";
+import type { WorkerSample } from "../rows/overview";
+import { bucketOf, num, numOrNull } from "./sql";
+import type { Store } from "./store";
+
+// The overview's reads on either engine: request counts and TTFTs (raw and per-minute rollups), prefix tokens, the
+// workers present, and whether anything was ingested. Which to read and the percentiles are server/reads' and
+// server/analysis'.
+
+const MAX_RAW = 200_000;
+const MAX_ROWS = 20_000;
+const MAX_BUCKETS = 5_000;
+
+function arrivedIn(s: Store, from: number, to: number) {
+  const r = s.t.requestReads;
+  return and(gte(r.arrivedAt, from), lt(r.arrivedAt, to));
+}
+
+/** Time to first token (ms), ascending, of requests that arrived in [from, to) (at most MAX_RAW). */
+export async function ttftsInRange(s: Store, from: number, to: number): Promise<number[]> {
+  const r = s.t.requestReads;
+  const v = num(sql`${r.firstTokenAt} - ${r.arrivedAt}`);
+  const rows = await s.db
+    .select({ v })
+    .from(r)
+    .where(and(arrivedIn(s, from, to), isNotNull(r.firstTokenAt)))
+    .orderBy(asc(v))
+    .limit(MAX_RAW);
+  return rows.map((x) => x.v);
+}
+
+/** Requests that arrived in [from, to). */
+export async function requestCount(s: Store, from: number, to: number): Promise<number> {
+  const [row] = await s.db
+    .select({ n: num(sql`count(*)`) })
+    .from(s.t.requestReads)
+    .where(arrivedIn(s, from, to));
+  return row?.n ?? 0;
+}
+
+/** Distinct sessions with a request in [from, to). */
+export async function sessionCount(s: Store, from: number, to: number): Promise<number> {
+  const r = s.t.requestReads;
+  const [row] = await s.db
+    .select({ n: num(sql`count(DISTINCT ${r.sessionId})`) })
+    .from(r)
+    .where(and(arrivedIn(s, from, to), isNotNull(r.sessionId)));
+  return row?.n ?? 0;
+}
+
+/**
+ * Per bucket of `step` ms over raw requests that arrived in [from, to): how many arrived (buckets without requests are
+ * absent), and the TTFT (ms) of each timed one, ordered by bucket then value (for a per-bucket quantile).
+ */
+export async function rawRequestBuckets(
+  s: Store,
+  from: number,
+  to: number,
+  step: number,
+): Promise<{ counts: { t: number; requests: number }[]; ttfts: { t: number; v: number }[] }> {
+  const r = s.t.requestReads;
+  const t = bucketOf(r.arrivedAt, step);
+  const v = num(sql`${r.firstTokenAt} - ${r.arrivedAt}`);
+  const [counts, ttfts] = await Promise.all([
+    s.db
+      .select({ t, requests: num(sql`count(*)`) })
+      .from(r)
+      .where(arrivedIn(s, from, to))
+      .groupBy(t)
+      .orderBy(asc(t))
+      .limit(MAX_BUCKETS),
+    s.db
+      .select({ t, v })
+      .from(r)
+      .where(and(arrivedIn(s, from, to), isNotNull(r.firstTokenAt)))
+      .orderBy(asc(t), asc(v))
+      .limit(MAX_RAW),
+  ]);
+  return { counts, ttfts };
+}
+
+/** Requests that arrived in the minutes overlapping [from, to), from the request rollups. */
+export async function rolledRequestCount(s: Store, from: number, to: number): Promise<number> {
+  const m = s.t.requests1m;
+  const [row] = await s.db
+    .select({ n: num(sql`coalesce(sum(${m.requests}), 0)`) })
+    .from(m)
+    .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to)));
+  return row?.n ?? 0;
+}
+
+/** The TTFT histogram of requests in the minutes overlapping [from, to). */
+export async function rolledTtftHistogram(s: Store, from: number, to: number): Promise<HistogramEntry[]> {
+  const h = s.t.requestTtft1m;
+  return s.db
+    .select({ bucket: h.bucket, n: num(sql`sum(${h.n})`) })
+    .from(h)
+    .where(and(gte(h.minute, minuteOf(from)), lt(h.minute, to)))
+    .groupBy(h.bucket);
+}
+
+/**
+ * Requests per bucket of `step` ms (a multiple of a minute), ascending, and the TTFT histogram entries of each bucket
+ * (in no order; a bucket may repeat); buckets without requests are absent.
+ */
+export async function rolledRequestBuckets(
+  s: Store,
+  from: number,
+  to: number,
+  step: number,
+): Promise<{ counts: { t: number; requests: number }[]; ttft: ({ t: number } & HistogramEntry)[] }> {
+  const { requests1m: m, requestTtft1m: h } = s.t;
+  const tm = bucketOf(m.minute, step);
+  const th = bucketOf(h.minute, step);
+  const [counts, ttft] = await Promise.all([
+    s.db
+      .select({ t: tm, requests: num(sql`sum(${m.requests})`) })
+      .from(m)
+      .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to)))
+      .groupBy(tm)
+      .orderBy(asc(tm))
+      .limit(MAX_ROWS),
+    s.db
+      .select({ t: th, bucket: h.bucket, n: num(sql`sum(${h.n})`) })
+      .from(h)
+      .where(and(gte(h.minute, minuteOf(from)), lt(h.minute, to)))
+      .groupBy(th, h.bucket)
+      .limit(MAX_ROWS * 10),
+  ]);
+  return { counts, ttft };
+}
+
+/** Prefix tokens queried and hit, from the per-minute rollups of the minutes overlapping [from, to). */
+export async function prefixTokens(s: Store, from: number, to: number): Promise<{ query: number; hit: number }> {
+  const m = s.t.workerStats1m;
+  const [row] = await s.db
+    .select({
+      query: num(sql`coalesce(sum(${m.prefixQueryDelta}), 0)`),
+      hit: num(sql`coalesce(sum(${m.prefixHitDelta}), 0)`),
+    })
+    .from(m)
+    .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to)));
+  return row ?? { query: 0, hit: 0 };
+}
+
+/**
+ * The latest sample per worker in [from, to] (the last by ts, then by id), with the worker's role; workers that went
+ * down after it are left out. By worker id.
+ */
+export async function latestWorkerSamples(s: Store, from: number, to: number): Promise<WorkerSample[]> {
+  const { workerStats: st, workers: w } = s.t;
+  const ranked = s.db
+    .select({
+      workerId: st.workerId,
+      ts: st.ts,
+      kvActiveBlocks: st.kvActiveBlocks,
+      kvTotalBlocks: st.kvTotalBlocks,
+      rank: sql<number>`row_number() OVER (PARTITION BY ${st.workerId} ORDER BY ${st.ts} DESC, ${st.id} DESC)`.as(
+        "rank",
+      ),
+    })
+    .from(st)
+    .where(and(gte(st.ts, from), lte(st.ts, to)))
+    .as("ranked");
+  return s.db
+    .select({
+      workerId: ranked.workerId,
+      role: w.role,
+      kvActiveBlocks: ranked.kvActiveBlocks,
+      kvTotalBlocks: ranked.kvTotalBlocks,
+    })
+    .from(ranked)
+    .leftJoin(w, eq(w.workerId, ranked.workerId))
+    .where(and(eq(ranked.rank, 1), or(isNull(w.downAt), lt(w.downAt, ranked.ts), sql`${w.downAt} > ${to}`)))
+    .orderBy(asc(ranked.workerId));
+}
+
+/**
+ * True once anything at all has been ingested (tells "no data yet" from "nothing in this range"). One probe per table in
+ * turn, stopping at the first with a row (workers, on any cluster that reported).
+ */
+export async function hasAnyTelemetry(s: Store): Promise<boolean> {
+  const t = s.t;
+  const tables = [
+    t.workers,
+    t.requestReads,
+    t.kvEventReads,
+    t.routeDecisions,
+    t.toolPresence,
+    t.reasoningPresence,
+    t.plannerPresence,
+    t.policyAcks,
+  ];
+  for (const table of tables)
+    if (
+      (
+        await s.db
+          .select({ x: sql`1` })
+          .from(table)
+          .limit(1)
+      ).length
+    )
+      return true;
+  return false;
+}

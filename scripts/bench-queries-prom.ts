@@ -1,0 +1,99 @@
+// bench:queries against Prometheus: the workers-page series beside the equivalent PromQL on the same samples.
+import superjson from "superjson";
+import { bucketStep } from "../server/analysis/workers";
+import { chartQueries, promRangeQuery, type PromResult } from "./bench-prometheus";
+import { CALLS, quantile, type Caller } from "./bench-queries-time";
+
+type SeriesOut = Awaited<ReturnType<Caller["workers"]["series"]>>;
+const RANGES = [
+  ["1h", 3_600_000],
+  ["6h", 6 * 3_600_000],
+  ["24h", 24 * 3_600_000],
+] as const;
+
+/** Median |Switchyard − Prometheus| over the points both have (Switchyard's bucket [t, t+step) is Prometheus's point at t+step). */
+function agreement(
+  s: SeriesOut,
+  prom: PromResult,
+  pick: (p: SeriesOut["workers"][number]["points"][number]) => number | null,
+): { n: number; median: number } {
+  const ours = new Map<string, number>();
+  for (const w of s.workers)
+    for (const p of w.points) {
+      const v = pick(p);
+      if (v !== null) ours.set(`${w.workerId}@${p.t + s.step}`, v);
+    }
+  const diffs: number[] = [];
+  for (const series of prom.series)
+    for (const [t, v] of series.values) {
+      const o = ours.get(`${series.metric.worker}@${Math.round(t * 1000)}`);
+      if (o !== undefined && Number.isFinite(Number(v))) diffs.push(Math.abs(o - Number(v)));
+    }
+  diffs.sort((a, b) => a - b);
+  return { n: diffs.length, median: diffs.length ? quantile(diffs, 0.5) : NaN };
+}
+
+/**
+ * The workers-page series against Prometheus per range: calls interleaved (Switchyard, hit-rate query, utilization
+ * query) so load from elsewhere on the machine hits all three alike. One Switchyard call draws both charts; each
+ * Prometheus query draws one, so the per-chart lines charge the whole call to each chart and "both-charts" compares
+ * it with the two queries. First ratio: the procedure call over Prometheus's engine time (stats=all: no HTTP, no JSON);
+ * second: the call plus its superjson encoding over Prometheus's HTTP round trip (its JSON encoding included).
+ */
+export async function compareWithPrometheus(caller: Caller, url: string, end: number, engine = "") {
+  for (const [preset, span] of RANGES) {
+    const step = bucketStep(span);
+    const q = chartQueries(step);
+    const from = end - span;
+    const series = () => caller.workers.series({ range: { preset } });
+    // Points on step boundaries, as Grafana aligns them: Prometheus's point at T covers Switchyard's bucket [T − step, T).
+    const prom = (query: string) => promRangeQuery(url, query, from - (from % step) + step, end - (end % step), step);
+    const first = await series();
+    const [hit, kv] = [await prom(q.hitRate), await prom(q.kvUtilization)];
+    const a = agreement(first, hit, (p) => p.hitRate);
+    const b = agreement(first, kv, (p) => p.util);
+    console.log(
+      `${engine}${preset}: Switchyard reads ${first.source} in ${step / 1000} s buckets (${first.workers.length} workers); Prometheus ${hit.series.length} series; ` +
+        `median |difference| hit rate ${a.median.toFixed(4)} over ${a.n} points, KV utilization ${b.median.toFixed(4)} over ${b.n}`,
+    );
+    const t = {
+      sw: [] as number[],
+      wire: [] as number[],
+      hit: [] as number[],
+      kv: [] as number[],
+      both: [] as number[],
+      hitWall: [] as number[],
+      kvWall: [] as number[],
+      bothWall: [] as number[],
+    };
+    for (let i = 0; i < CALLS; i++) {
+      const s0 = performance.now();
+      const out = await series();
+      const s1 = performance.now();
+      superjson.stringify(out);
+      t.sw.push(s1 - s0);
+      t.wire.push(performance.now() - s0);
+      const h = await prom(q.hitRate);
+      const k = await prom(q.kvUtilization);
+      t.hit.push(h.engineMs);
+      t.kv.push(k.engineMs);
+      t.both.push(h.engineMs + k.engineMs);
+      t.hitWall.push(h.wallMs);
+      t.kvWall.push(k.wallMs);
+      t.bothWall.push(h.wallMs + k.wallMs);
+    }
+    for (const xs of Object.values(t)) xs.sort((x, y) => x - y);
+    const p = (xs: number[], r: number) => quantile(xs, r);
+    const ms = (xs: number[]) => `${p(xs, 0.5).toFixed(1)}/${p(xs, 0.95).toFixed(1)} ms`;
+    const ratio = (ours: number[], theirs: number[]) =>
+      `${(p(ours, 0.5) / p(theirs, 0.5)).toFixed(2)}x p50 ${(p(ours, 0.95) / p(theirs, 0.95)).toFixed(2)}x p95`;
+    const line = (name: string, theirs: number[], wall: number[]) =>
+      console.log(
+        `vs prometheus: ${engine}${name} ${preset} ${ratio(t.sw, theirs)} (Switchyard series ${ms(t.sw)}, Prometheus engine ${ms(theirs)}); ` +
+          `serialized: ${ratio(t.wire, wall)} (Switchyard + superjson ${ms(t.wire)}, Prometheus over HTTP ${ms(wall)})`,
+      );
+    line("hit-rate", t.hit, t.hitWall);
+    line("kv-utilization", t.kv, t.kvWall);
+    line("both-charts", t.both, t.bothWall);
+  }
+}

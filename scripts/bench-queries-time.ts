@@ -1,0 +1,58 @@
+// bench:queries' timing: p50/p95 of each page procedure through createCaller, calls alternating between the engines.
+import type { Engine } from "./bench-ingest-engines";
+
+export const CALLS = 20;
+
+export function quantile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
+export type Caller = Awaited<ReturnType<(typeof import("../server/trpc/root"))["createCaller"]>>;
+
+/** The procedures timed, by name (the workers, routing and overview pages: all read through the store). */
+function procedures(caller: Caller, one: string) {
+  const range = { preset: "24h" } as const;
+  const hour = { preset: "1h" } as const;
+  return [
+    ["workers.list", () => caller.workers.list(range)],
+    ["workers.series", () => caller.workers.series({ range })],
+    ["workers.byId", () => caller.workers.byId({ id: one, range })],
+    ["workers.series (one worker)", () => caller.workers.series({ range, workerId: one })],
+    ["workers.blocksByClass", () => caller.workers.blocksByClass({ id: one, range })],
+    ["routing.list", () => caller.routing.list({ range })],
+    ["routing.series", () => caller.routing.series({ range })],
+    ["overview.summary", () => caller.overview.summary(range)],
+    ["overview.trends", () => caller.overview.trends(range)],
+    ["workers.series 1h", () => caller.workers.series({ range: hour })],
+    ["workers.series 1h (one worker)", () => caller.workers.series({ range: hour, workerId: one })],
+  ] as const;
+}
+
+const pq = (ms: number[]) => `p50 ${quantile(ms, 0.5).toFixed(1)} ms p95 ${quantile(ms, 0.95).toFixed(1)} ms`;
+
+/** Each procedure on each engine, calls alternating between the engines so load from elsewhere hits both alike. */
+export async function timeProcedures(callers: { engine: Engine; caller: Caller }[], one: string) {
+  const lists = callers.map((c) => procedures(c.caller, one));
+  for (let i = 0; i < lists[0]!.length; i++) {
+    const [name] = lists[0]![i]!;
+    const runs = callers.map((c, k) => ({
+      engine: c.engine,
+      call: lists[k]![i]![1] as () => Promise<unknown>,
+      ms: [] as number[],
+    }));
+    for (const r of runs) await r.call();
+    for (let n = 0; n < CALLS; n++)
+      for (const r of runs) {
+        const t = performance.now();
+        await r.call();
+        r.ms.push(performance.now() - t);
+      }
+    for (const r of runs) r.ms.sort((a, b) => a - b);
+    const cols = runs.map((r) => (callers.length > 1 ? `${r.engine} ${pq(r.ms)}` : pq(r.ms)));
+    const sq = runs.find((r) => r.engine === "sqlite");
+    const pgRun = runs.find((r) => r.engine === "postgres");
+    if (sq && pgRun)
+      cols.push(`(postgres/sqlite p95 ${(quantile(pgRun.ms, 0.95) / quantile(sq.ms, 0.95)).toFixed(2)}x)`);
+    console.log(`${name}: ${cols.join("; ")}`);
+  }
+}
