@@ -4,3 +4,4 @@ export * from "./requests";
 export * from "./auth";
 export * from "./control";
 export * from "./rollups";
+export * from "./attribution";
