@@ -74,6 +74,23 @@ export const sqliteSessionRequests = sqliteTable("requests", {
   onboardMs: real("onboard_ms"),
 });
 
+/** kv_events as the impact windows read it (device evictions by reason); op and reason are the text both engines generate. */
+export const pgImpactKvEvents = pgTable("kv_events", {
+  ts: ms("ts").notNull(),
+  op: pgText("op", { enum: ["stored", "removed", "cleared"] }).notNull(),
+  blockCount: pgInt("block_count").notNull(),
+  reason: pgText("reason"),
+  storageTier: pgText("storage_tier"),
+});
+
+export const sqliteImpactKvEvents = sqliteTable("kv_events", {
+  ts: integer("ts").notNull(),
+  op: text("op", { enum: ["stored", "removed", "cleared"] }).notNull(),
+  blockCount: integer("block_count").notNull(),
+  reason: text("reason"),
+  storageTier: text("storage_tier"),
+});
+
 const pgSessionTables = {
   requests: pgSessionRequests,
   requestCauses: pg.requestCauses,
@@ -82,6 +99,7 @@ const pgSessionTables = {
   tools: pg.tools,
   reasoningSpans: pg.reasoningSpans,
   routeDecisions: pg.routeDecisions,
+  kvEvents: pgImpactKvEvents,
 };
 
 export type SessionTables = typeof pgSessionTables;
@@ -94,6 +112,7 @@ const sqliteSessionTables = {
   tools: sqlite.tools,
   reasoningSpans: sqlite.reasoningSpans,
   routeDecisions: sqlite.routeDecisions,
+  kvEvents: sqliteImpactKvEvents,
 } satisfies Record<keyof SessionTables, unknown>;
 
 /** The session tables of a store's engine, typed as PostgreSQL's (sound while `parity` below compiles). */
