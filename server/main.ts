@@ -17,7 +17,7 @@ import { defaultAdapters } from "./control/adapters";
 import { POLICY_KINDS } from "./control/policies";
 import { startReconciler } from "./control/reconciler";
 import { startGuardLoop } from "./control/guard-loop";
-import { windowRows } from "../db/queries/impact";
+import { windowRows } from "../db/store/impact";
 import { upsertTarget } from "./control/store";
 import { startSources, syncEnvTargets } from "./sources/manager";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
@@ -169,7 +169,7 @@ function startBackground(db: ReturnType<typeof serverDb>, settings: Env): () => 
   const stopReconciler = startReconciler(store, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
   const stopGuards = startGuardLoop(
     store,
-    (span) => windowRows(db, span),
+    (span) => windowRows(store, span),
     Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000),
   );
   const sources = startSources(db);

@@ -1,4 +1,4 @@
-import type { SortKey } from "@/db/queries/sessions";
+import type { SortKey } from "@/db/store/sessions";
 
 // The sessions list's filters and sort as URL parameters, so a link or a reload shows the same list. Pure.
 

@@ -1,4 +1,4 @@
-import type { SessionRow } from "@/db/queries/sessions";
+import type { SessionRow } from "@/db/store/sessions";
 
 const HEAD = [
   "session_id",

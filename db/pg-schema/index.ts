@@ -6,3 +6,4 @@ export * from "./control";
 export * from "./rollups";
 export * from "./tiers";
 export * from "./sources";
+export * from "./attribution";

@@ -1,4 +1,4 @@
-import { doublePrecision, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, doublePrecision, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { bytea, ms } from "./columns";
 
 /**
@@ -10,6 +10,8 @@ export const requests = pgTable(
   "requests",
   {
     id: text("id").primaryKey(),
+    /** A number per row, as SQLite's rowid: what attribution's request_causes names the request by. */
+    rid: bigint("rid", { mode: "number" }).generatedAlwaysAsIdentity(),
     ts: ms("ts").notNull(),
     requestId: text("request_id").notNull(),
     sessionId: text("session_id"),
@@ -57,5 +59,6 @@ export const requests = pgTable(
     index("requests_session").on(t.sessionId, t.arrivedAt),
     index("requests_request").on(t.requestId),
     index("requests_worker").on(t.workerId, t.arrivedAt),
+    uniqueIndex("requests_rid").on(t.rid),
   ],
 );

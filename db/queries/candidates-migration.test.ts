@@ -4,7 +4,7 @@ import { encodeCandidates, type StoredCandidate } from "../candidate-codec";
 import { migratedDatabases } from "../../test/migrated-at";
 import { openDb } from "../client";
 import { decisionsPage } from "../store/routing";
-import { decisionOf } from "./sessions";
+import { decisionOf } from "../store/trace";
 import { sqliteStore } from "../store/store";
 import { decisionsLost } from "../store/worker-activity";
 
@@ -58,12 +58,12 @@ describe("migration 0018 (compact candidate lists)", () => {
       id: string;
       candidates: string;
     }[];
-    lists.forEach((l, i) => {
+    for (const [i, l] of lists.entries()) {
       const s = stored[i]!.candidates;
       if (l.compact) expect(s, l.name).toBe(encodeCandidates(JSON.parse(l.json) as StoredCandidate[]));
       else expect(s, l.name).toBe(l.json);
-      expect(decisionOf(db, `r${i}`)?.candidates, l.name).toBe(l.json);
-    });
+      expect((await decisionOf(sqliteStore(db), `r${i}`))?.candidates, l.name).toBe(l.json);
+    }
     const page = await decisionsPage(sqliteStore(db), { from: T, to: T + 100, limit: 100 });
     expect(page.map((d) => d.candidates)).toEqual([...lists].reverse().map((l) => l.json));
     expect((await decisionsLost(sqliteStore(db), "w2", T, T + 100)).recent.map((d) => d.candidates)).toEqual(

@@ -1,4 +1,4 @@
-// Rows the impact queries return (db/queries/impact.ts), read by server/analysis/impact.ts.
+// Rows the impact queries return (db/store/impact.ts), read by server/analysis/impact.ts.
 
 export type Span = { from: number; to: number };
 

@@ -13,7 +13,7 @@ import { decideGuard, guardWindows, type GuardSpec } from "./guard";
 
 export type GuardOutcome = { kind: string; version: number; state: string; rollbackVersion: number | null };
 
-/** What a guard measures over a window of requests (db/queries/impact.ts's windowRows on SQLite). */
+/** What a guard measures over a window of requests (db/store/impact.ts's windowRows, either engine). */
 export type WindowReader = (span: Span) => WindowRows | Promise<WindowRows>;
 
 /** When a version first took effect anywhere: the earliest applied policy.ack of any target (null: none yet). */

@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../db/client";
 import { storeEvents } from "../../db/queries/ingest";
-import { windowRows } from "../../db/queries/impact";
+import { windowRows } from "../../db/store/impact";
 import { sqliteStore } from "../../db/store/store";
 import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
@@ -40,7 +40,8 @@ const ack = (version: number, ts: number, status = "applied", target = "sim"): R
     ...(status === "rejected" ? { message: "refused: unknown field" } : {}),
   });
 const store = (db: Db, raws: Raw[]) => storeEvents(db, raws.map(parsed));
-const evaluate = (db: Db, now: number) => evaluateGuards(sqliteStore(db), (span) => windowRows(db, span), now);
+const evaluate = (db: Db, now: number) =>
+  evaluateGuards(sqliteStore(db), (span) => windowRows(sqliteStore(db), span), now);
 
 async function caught(p: Promise<unknown>): Promise<TRPCError> {
   try {

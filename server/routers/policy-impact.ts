@@ -2,9 +2,9 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "../../db/client";
 import { oldestUnattributed } from "../../db/queries/attribution";
-import { windowRows } from "../../db/queries/impact";
 import { getVersion } from "../../db/store/control";
 import { acksFrom, guardsOf, type GuardRow } from "../../db/store/guards";
+import { windowRows } from "../../db/store/impact";
 import type { Store } from "../../db/store/store";
 import { ackTimes, impactWindows, MINUTE, targetImpact, type TargetImpact } from "../analysis/impact";
 import { policyContentHash } from "../control/content-hash";
@@ -30,7 +30,7 @@ export function guardView(g: GuardRow) {
   };
 }
 
-/** Per target that acknowledged the version: its before/after windows measured at `now` (windows: SQLite's rows). */
+/** Per target that acknowledged the version: its before/after windows measured at `now` (the windows read the store). */
 async function targetsImpact(
   s: Store,
   db: Db,
@@ -40,20 +40,15 @@ async function targetsImpact(
   now: number,
 ) {
   const pending = oldestUnattributed(db, "arrived_at");
-  return ackTimes(await acksFrom(s, kind, version), version)
-    .slice(0, MAX_TARGETS)
-    .map((a): TargetImpact => {
+  const acks = ackTimes(await acksFrom(s, kind, version), version).slice(0, MAX_TARGETS);
+  return Promise.all(
+    acks.map(async (a): Promise<TargetImpact> => {
       if (a.state === "rejected") return a;
       const windows = impactWindows(a.appliedAt, now, lengthMs, a.nextAppliedAt);
-      return targetImpact(
-        a.target,
-        a.appliedAt,
-        windows,
-        windowRows(db, windows.before),
-        windowRows(db, windows.after),
-        pending,
-      );
-    });
+      const [before, after] = await Promise.all([windowRows(s, windows.before), windowRows(s, windows.after)]);
+      return targetImpact(a.target, a.appliedAt, windows, before, after, pending);
+    }),
+  );
 }
 
 export const impactProcedures = {

@@ -7,6 +7,8 @@ import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, T0 } from "../../test/events";
 import { storeEvents } from "../../db/queries/ingest";
 import { runAttribution } from "../jobs/attribution";
+import { SQLITE_SESSIONS } from "../../test/session-stores";
+import { sessionsCases } from "./sessions.cases";
 
 // Six sessions whose first block (a per-session header) differs while the rest of the prompt is the same.
 function seeded() {
@@ -159,3 +161,6 @@ describe("a model call reported by both the harness and the serving stack", () =
     expect(row!.cachedShare).toBeCloseTo(trace.totals.cachedShare!, 9);
   });
 });
+
+// The cases run on both engines (sessions.pg.test.ts: PostgreSQL).
+sessionsCases(SQLITE_SESSIONS);

@@ -1,22 +1,14 @@
 import "server-only";
 import { z } from "zod";
-import {
-  causeBuckets,
-  decisionOf,
-  findingInputs,
-  sessionFacets,
-  sessionsPage,
-  SORTS,
-  traceRows,
-  type SortKey,
-} from "../../db/queries/sessions";
+import { causeBuckets, findingInputs } from "../../db/store/causes";
+import { sessionFacets, sessionsPage, SORTS, type SortKey } from "../../db/store/sessions";
+import { decisionOf } from "../../db/store/trace";
 import { describeDecision } from "../analysis/routing";
 import { unstablePrefix, toolWaitResidency } from "../analysis/findings";
-import { assembleSession, mergeHarnessTurns } from "../analysis/sessions";
 import { bucketStep } from "../analysis/workers";
-import { AppError } from "../errors";
 import { MAX_ID } from "../ingest/events";
-import { viewerProcedure, router } from "../trpc/init";
+import { sessionTrace } from "../reads/sessions";
+import { storeOf, viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 const sortKeys = Object.keys(SORTS) as [SortKey, ...SortKey[]];
@@ -43,16 +35,13 @@ const sessionId = z.object({ id: z.string().min(1).max(MAX_ID) });
 
 export const sessionsRouter = router({
   /** Session summaries matching the filters, sorted by a whitelisted column, one keyset page at a time. */
-  list: viewerProcedure.input(listInput).query(({ ctx, input }) => {
+  list: viewerProcedure.input(listInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
-    const rows = sessionsPage(
-      ctx.db,
-      { ...input, from, to, now: ctx.now() },
-      input.sort,
-      input.dir,
-      input.limit,
-      input.cursor,
-    );
+    const s = storeOf(ctx);
+    const [rows, facets] = await Promise.all([
+      sessionsPage(s, { ...input, from, to, now: ctx.now() }, input.sort, input.dir, input.limit, input.cursor),
+      sessionFacets(s),
+    ]);
     const items = rows.slice(0, input.limit).map(({ sortValue: _, ...r }) => r);
     const last = rows[input.limit - 1];
     return {
@@ -61,39 +50,32 @@ export const sessionsRouter = router({
       live,
       items,
       nextCursor: rows.length > input.limit && last ? { v: last.sortValue, id: last.sessionId } : null,
-      facets: sessionFacets(ctx.db),
+      facets,
     };
   }),
 
   /** One session assembled for the trace: lanes per trajectory, turns with causes and routing, tools and reasoning. */
-  byId: viewerProcedure.input(sessionId).query(({ ctx, input }) => {
-    const rows = traceRows(ctx.db, input.id);
-    if (rows.turns.length === 0 && rows.tools.length === 0) throw new AppError("NOT_FOUND", `no session ${input.id}`);
-    return {
-      sessionId: input.id,
-      harness: rows.harness,
-      sessionType: rows.sessionType,
-      ...assembleSession(mergeHarnessTurns(rows.turns), rows.tools, rows.reasoning),
-    };
-  }),
+  byId: viewerProcedure.input(sessionId).query(({ ctx, input }) => sessionTrace(storeOf(ctx), input.id)),
 
   /** One turn's routing decision with every candidate ranked and why the winner won; null without a decision. */
-  decision: viewerProcedure.input(z.object({ requestId: z.string().min(1).max(MAX_ID) })).query(({ ctx, input }) => {
-    const row = decisionOf(ctx.db, input.requestId);
-    return row ? describeDecision(row, 500) : null;
-  }),
+  decision: viewerProcedure
+    .input(z.object({ requestId: z.string().min(1).max(MAX_ID) }))
+    .query(async ({ ctx, input }) => {
+      const row = await decisionOf(storeOf(ctx), input.requestId);
+      return row ? describeDecision(row, 500) : null;
+    }),
 
   /** Findings over sessions active in the range: an unstable prefix, and KV held while agents waited on tools. */
-  findings: viewerProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
+  findings: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
     const { from, to } = resolveInput(input.range, ctx.now());
-    const f = findingInputs(ctx.db, from, to);
+    const f = await findingInputs(storeOf(ctx), from, to);
     return { from, to, unstablePrefix: unstablePrefix(f.sessions, f.ttft), toolWait: toolWaitResidency(f.waits) };
   }),
 
   /** Cluster-wide recomputed tokens by cause per bucket over the range. */
-  causeSeries: viewerProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
+  causeSeries: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = Math.max(60_000, bucketStep(to - from));
-    return { from, to, live, step, points: causeBuckets(ctx.db, from, to, step) };
+    return { from, to, live, step, points: await causeBuckets(storeOf(ctx), from, to, step) };
   }),
 });

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
-import { traceRows } from "@/db/queries/sessions";
+import { sqliteStore } from "@/db/store/store";
+import { traceRows } from "@/db/store/trace";
 import { decodeProtobufResponse, encodeProtobufLogs } from "@/server/sources/otlp/decode";
 import { submitEvents } from "@/server/ingest/submit";
 import { testCaller } from "@/test/db";
@@ -100,7 +101,7 @@ describe("POST /api/otlp/v1/logs", () => {
       status: "ok",
     };
     expect((await submitEvents(db, [infra])).accepted).toBe(1);
-    const rows = traceRows(db, "cc-session-1");
+    const rows = await traceRows(sqliteStore(db), "cc-session-1");
     expect(rows.turns.map((t) => [t.requestId, t.workerId])).toEqual([
       ["req_011A", null],
       ["dyn-1", "w3"],

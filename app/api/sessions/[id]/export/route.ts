@@ -3,7 +3,8 @@ import { createCaller } from "@/server/trpc/root";
 import { requestActor } from "@/server/auth/request";
 import { serverDb, serverStore } from "@/server/runtime";
 import { sessionExport } from "@/server/analysis/session-export";
-import { sessionChains } from "@/db/queries/chains";
+import { sessionChainsOf } from "@/db/store/export";
+import type { Db } from "@/db/client";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -12,10 +13,12 @@ export const dynamic = "force-dynamic";
 export async function GET(req: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   try {
-    const db = serverDb();
-    const actor = await requestActor(serverStore(), req, Date.now());
-    const trace = await createCaller({ db, now: Date.now, actor }).sessions.byId({ id });
-    const chains = new URL(req.url).searchParams.get("chains") === "1" ? sessionChains(db, id) : undefined;
+    const store = serverStore();
+    // On PostgreSQL nothing here reads the SQLite file: the procedures read the store.
+    const db = store.engine === "sqlite" ? serverDb() : (null as unknown as Db);
+    const actor = await requestActor(store, req, Date.now());
+    const trace = await createCaller({ db, store, now: Date.now, actor }).sessions.byId({ id });
+    const chains = new URL(req.url).searchParams.get("chains") === "1" ? await sessionChainsOf(store, id) : undefined;
     return new Response(JSON.stringify(sessionExport(trace, chains), null, 2), {
       headers: {
         "content-type": "application/json",

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { minimal, parsed, T0, type Raw } from "../../test/events";
+import type { PageEngine, PageStore } from "../../test/page-stores";
+import { windowRows } from "./impact";
+
+// The impact panel's and the guard's window reads, written once and run on each engine (impact.test.ts: SQLite;
+// impact.pg.test.ts: PostgreSQL, attribution's causes copied from a SQLite run over the same events).
+
+const MIN = 60_000;
+
+function seed(): Raw[] {
+  const out: Raw[] = [];
+  // Eight turns of one session a minute apart: TTFT 100, 200, ... 800 ms; the second repeats the first's prefix.
+  for (let i = 0; i < 8; i++) {
+    const at = T0 + i * MIN;
+    out.push(
+      minimal.request({
+        id: `req-${i}`,
+        request_id: `r${i}`,
+        session_id: "s1",
+        trajectory_id: "main",
+        worker_id: "w1",
+        arrived_at: at,
+        first_token_at: i === 7 ? undefined : at + (i + 1) * 100,
+        finished_at: at + 1_000,
+        ts: at + 1_000,
+        input_tokens: 12 + i * 4,
+        cached_tokens: i * 4,
+        block_size: 4,
+        sequence_hashes: Array.from({ length: 3 + i }, (_, b) => String(100 + b)),
+        local_hashes: Array.from({ length: 3 + i }, (_, b) => String(200 + b)),
+      }),
+    );
+  }
+  const removed = (n: number, ts: number, blocks: number, reason: string, storage_tier?: string) =>
+    minimal["kv.removed"]({
+      id: `kvr-${n}`,
+      ts,
+      block_hashes: Array.from({ length: blocks }, (_, b) => String(9_000 + n * 100 + b)),
+      reason,
+      storage_tier,
+    });
+  out.push(
+    removed(1, T0 + 30_000, 3, "capacity"),
+    removed(2, T0 + 90_000, 2, "capacity", "device"),
+    removed(3, T0 + 100_000, 4, "ttl"),
+    removed(4, T0 + 110_000, 5, "capacity", "host"),
+    removed(5, T0 + 10 * MIN, 7, "capacity"),
+  );
+  return out;
+}
+
+export function impactCases(e: PageEngine): void {
+  describe.skipIf(e.skip)(`impact windows on ${e.engine}`, () => {
+    let seeded: PageStore;
+    beforeAll(async () => {
+      seeded = await e.seeded(seed().map(parsed));
+    }, 60_000);
+    afterAll(() => seeded.close());
+
+    it.each([
+      ["the first four minutes", T0, T0 + 4 * MIN, 4, 4 * 12 + 24, 24, [100, 200, 300, 400]],
+      ["a window with a turn without a first token", T0 + 5 * MIN, T0 + 8 * MIN, 3, 3 * 12 + 72, 72, [600, 700]],
+      ["an empty window", T0 - 10 * MIN, T0 - 5 * MIN, 0, 0, 0, []],
+      ["an inverted window", T0 + 4 * MIN, T0, 0, 0, 0, []],
+    ])("%s: request sums and TTFTs ascending", async (_n, from, to, requests, inputTokens, cachedTokens, ttfts) => {
+      const w = await windowRows(seeded.store, { from, to });
+      expect({ requests: w.requests, inputTokens: w.inputTokens, cachedTokens: w.cachedTokens }).toEqual({
+        requests,
+        inputTokens,
+        cachedTokens,
+      });
+      expect(w.ttftsSorted).toEqual(ttfts);
+    });
+
+    it("device evictions by reason, largest first; other tiers and other times left out", async () => {
+      const w = await windowRows(seeded.store, { from: T0, to: T0 + 2 * MIN });
+      expect(w.evictions).toEqual([
+        { reason: "capacity", blocks: 5 },
+        { reason: "ttl", blocks: 4 },
+      ]);
+      expect((await windowRows(seeded.store, { from: T0 - MIN, to: T0 })).evictions).toEqual([]);
+    });
+
+    it("causes sum the attributed turns of the window; the first turn's blocks were cold", async () => {
+      const all = await windowRows(seeded.store, { from: T0, to: T0 + 8 * MIN });
+      const c = all.causes;
+      expect(c.cold).toBeGreaterThan(0);
+      expect(Object.values(c).every((v) => Number.isInteger(v) && v >= 0)).toBe(true);
+      const first = await windowRows(seeded.store, { from: T0, to: T0 + 1 });
+      expect(first.causes).toEqual({ cold: 12, diverged: 0, evicted: 0, routedAway: 0, unknown: 0 });
+      const none = await windowRows(seeded.store, { from: T0 - 10 * MIN, to: T0 - 5 * MIN });
+      expect(none.causes).toEqual({ cold: 0, diverged: 0, evicted: 0, routedAway: 0, unknown: 0 });
+    });
+  });
+}

@@ -1,0 +1,47 @@
+import type { Db } from "../db/client";
+import { storeEventsPg } from "../db/pg/ingest";
+import { storeEvents } from "../db/queries/ingest";
+import type { IngestRow } from "../db/rows/ingest";
+import { copyAttribution } from "../db/store/copy-attribution";
+import { pgStore, sqliteStore } from "../db/store/store";
+import { runAttribution } from "../server/jobs/attribution";
+import type { TelemetryEvent } from "../server/ingest/events";
+import { createCaller } from "../server/trpc/root";
+import { TEST_ADMIN, testCaller, testDb } from "./db";
+import type { PageEngine } from "./page-stores";
+import { freshPg, PG_TEST_URL } from "./pg";
+
+// The engines a sessions suite runs on: a store holding the given events, stored by that engine's own ingest, with
+// attribution's outputs. The attribution job runs on SQLite only, so PostgreSQL's are those a SQLite run over the
+// same events computed (copyAttribution).
+
+export const SQLITE_SESSIONS: PageEngine = {
+  engine: "SQLite",
+  skip: false,
+  seeded: async (events) => {
+    const db = testDb();
+    if (events.length) storeEvents(db, events);
+    runAttribution(db);
+    return { store: sqliteStore(db), caller: (now) => testCaller(db, now), close: async () => void db.$client.close() };
+  },
+};
+
+export const POSTGRES_SESSIONS: PageEngine = {
+  engine: "PostgreSQL",
+  skip: !PG_TEST_URL,
+  seeded: async (events: TelemetryEvent[]) => {
+    const { pg, drop } = await freshPg();
+    const store = pgStore(pg);
+    if (events.length) {
+      await storeEventsPg(pg, events as IngestRow[]);
+      const scratch = testDb();
+      storeEvents(scratch, events);
+      runAttribution(scratch);
+      await copyAttribution(sqliteStore(scratch), store);
+      scratch.$client.close();
+    }
+    // No SQLite connection: a procedure that still reads ctx.db fails here instead of reading another engine's rows.
+    const noDb = null as unknown as Db;
+    return { store, caller: (now) => createCaller({ db: noDb, now, actor: TEST_ADMIN, store }), close: drop };
+  },
+};
