@@ -38,6 +38,7 @@ export const pgTables = {
   toolPresence: reads.pgPresence.tools,
   reasoningPresence: reads.pgPresence.reasoningSpans,
   plannerPresence: reads.pgPresence.plannerDecisions,
+  settings: pg.settings,
 };
 
 export type StoreTables = typeof pgTables;
@@ -74,6 +75,7 @@ export const sqliteTables = {
   toolPresence: reads.sqlitePresence.tools,
   reasoningPresence: reads.sqlitePresence.reasoningSpans,
   plannerPresence: reads.sqlitePresence.plannerDecisions,
+  settings: sqlite.settings,
 } satisfies Record<keyof StoreTables, unknown>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

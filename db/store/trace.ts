@@ -1,7 +1,7 @@
 import { asc, desc, eq, sql } from "drizzle-orm";
 import { candidatesJson } from "../candidate-codec";
 import { decodePolicyVersions } from "../request-json-codec";
-import type { DecisionListRow } from "../queries/routing";
+import type { DecisionListRow } from "./routing";
 import type { ReasoningRow, ToolRow, TurnRow } from "../rows/sessions";
 import { sessionTables } from "./session-tables";
 import type { Store } from "./store";

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { droppedEventReports, recordDroppedEvents } from "../../db/queries/sources";
+import { recordDroppedEvents } from "../../db/queries/sources";
+import { droppedEventReports } from "../../db/store/sources";
+import { sqliteStore } from "../../db/store/store";
 import { testDb } from "../../test/db";
 import { parseDroppedHeader, parseSourceHeader } from "./drops";
 
@@ -24,14 +26,14 @@ describe("dropped-events report", () => {
     ["x".repeat(65), "unknown"],
   ])("source %j → %j", (value, expected) => expect(parseSourceHeader(value)).toBe(expected));
 
-  it("keeps the highest running total per source, newest report first", () => {
+  it("keeps the highest running total per source, newest report first", async () => {
     const db = testDb();
-    expect(droppedEventReports(db)).toEqual([]);
+    expect(await droppedEventReports(sqliteStore(db))).toEqual([]);
     recordDroppedEvents(db, "sim", 100, 1_000);
     recordDroppedEvents(db, "sim", 150, 2_000);
     recordDroppedEvents(db, "sim", 120, 3_000);
     recordDroppedEvents(db, "vllm-a", 7, 2_500);
-    expect(droppedEventReports(db)).toEqual([
+    expect(await droppedEventReports(sqliteStore(db))).toEqual([
       { source: "vllm-a", dropped: 7, reportedAt: 2_500 },
       { source: "sim", dropped: 150, reportedAt: 2_000 },
     ]);

@@ -1,6 +1,6 @@
 import "server-only";
 import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, sessionCount } from "../../db/store/overview";
-import { droppedEventReports } from "../../db/queries/sources";
+import { droppedEventReports } from "../../db/store/sources";
 import { hitRate, kvUtilization, workersByRole } from "../analysis/overview";
 import { trendPoints } from "../analysis/trends";
 import { bucketStep, seriesSource } from "../analysis/workers";
@@ -51,7 +51,7 @@ export const overviewRouter = router({
       workersPresent: present.length,
       // SQLite only so far: the senders' drop reports live in settings and attribution's progress in its own tables,
       // neither held on PostgreSQL yet (there: no reports, and no lag line rather than a made-up "up to date").
-      droppedEvents: s.engine === "sqlite" ? droppedEventReports(ctx.db) : [],
+      droppedEvents: await droppedEventReports(s),
       /** How far miss attribution is behind now (not the range): newer turns have no causes yet. */
       attribution: s.engine === "sqlite" ? attributionLagOf(ctx.db, ctx.now()) : null,
     };
