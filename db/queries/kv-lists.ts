@@ -31,8 +31,22 @@ type State = {
   pending: Pending | null;
   origin: Database.Statement;
   info: Database.Statement;
-  /** As 32-bit words in memory order (wordsOf): runs are compared word against word, no byte decoding. */
-  recent: Map<number, Uint32Array>;
+  /**
+   * Where in `ring` each remembered row's literal hashes sit, as 32-bit words in memory order (wordsOf): runs are
+   * compared word against word, no byte decoding.
+   */
+  recent: Map<number, Recent>;
+  /** The remembered words, one ring for all rows (no typed array per row: far fewer objects for the GC to trace). */
+  ring: Uint32Array | null;
+  /** Words ever written to the ring (its write position is ringTail % ringWords). */
+  ringTail: number;
+  /** Bytes of rows kept (RECENT_BYTES unless limitRecentBytes), the newest. */
+  recentLimit: number;
+  /**
+   * The ring's size in words: twice recentLimit, so the rows kept (at most recentLimit, the newest) plus the end of the
+   * ring skipped when a row does not fit there never reach round to a kept row's words.
+   */
+  ringWords: number;
   recentBytes: number;
   /** `recent`'s rowids in insertion order from recentHead on (a Map would skip every deleted entry to find its oldest). */
   recentOrder: number[];
@@ -54,27 +68,48 @@ type State = {
 const INFO_CACHE = 200_000;
 const READ_CACHE = 20_000;
 
-/** Keep a stored row's literal hashes (as words) as the origin runs of later lists are compared against. */
-function remember(s: State, rowid: number, literal: Buffer): Uint32Array {
-  // Its own memory: a small Buffer may be a view of a shared 8 KiB pool slab that it would keep alive.
-  const own = new Uint32Array(literal.byteLength / 4);
-  new Uint8Array(own.buffer).set(literal);
-  if (literal.byteLength === 0) return own;
+/** A remembered row: its words at ring[at .. at + words), written when ringTail was `abs`. */
+type Recent = { at: number; words: number; abs: number };
+let recentLimit = RECENT_BYTES;
+
+/** Bound the remembered rows of connections whose state is created from now on (tests: round the ring quickly). */
+export function limitRecentBytes(bytes: number): void {
+  recentLimit = bytes;
+}
+
+/**
+ * Keep a stored row's literal hashes (as words) as the origin runs of later lists are compared against; returns their
+ * offset in s.ring (or -1 when the list is empty).
+ */
+function remember(s: State, rowid: number, literal: Buffer): number {
+  const words = literal.byteLength / 4;
+  if (words === 0) return -1;
+  const size = s.ringWords;
+  const ring = (s.ring ??= new Uint32Array(size));
+  let at = s.ringTail % size;
+  if (at + words > size) {
+    s.ringTail += size - at;
+    at = 0;
+  }
+  if (words > size) return -1;
+  new Uint8Array(ring.buffer, at * 4, words * 4).set(literal);
+  const entry: Recent = { at, words, abs: s.ringTail };
+  s.ringTail += words;
   const had = s.recent.get(rowid);
-  if (had) s.recentBytes -= had.byteLength;
+  if (had) s.recentBytes -= had.words * 4;
   else s.recentOrder.push(rowid);
-  s.recent.set(rowid, own);
+  s.recent.set(rowid, entry);
   s.recentBytes += literal.byteLength;
-  while (s.recentBytes > RECENT_BYTES && s.recentHead < s.recentOrder.length) {
+  while (s.recentBytes > s.recentLimit && s.recentHead < s.recentOrder.length) {
     const k = s.recentOrder[s.recentHead++]!;
-    s.recentBytes -= s.recent.get(k)?.byteLength ?? 0;
+    s.recentBytes -= (s.recent.get(k)?.words ?? 0) * 4;
     s.recent.delete(k);
   }
   if (s.recentHead > 65_536) {
     s.recentOrder = s.recentOrder.slice(s.recentHead);
     s.recentHead = 0;
   }
-  return own;
+  return at;
 }
 const states = new WeakMap<Database.Database, State>();
 
@@ -85,6 +120,10 @@ function state(db: Db): State {
       map: null,
       pending: null,
       recent: new Map(),
+      ring: null,
+      ringTail: 0,
+      recentLimit,
+      ringWords: Math.ceil(recentLimit / 2),
       recentBytes: 0,
       recentOrder: [],
       recentHead: 0,
@@ -168,9 +207,9 @@ function scratch(s: State, n: number): State["at"] {
   return s.at;
 }
 
-/** Hash a of x equals hash b of y (lists as wordsOf: two 32-bit words per hash). */
-function sameHash(x: Uint32Array, a: number, y: Uint32Array, b: number): boolean {
-  return b >= 0 && 2 * b + 1 < y.length && x[2 * a] === y[2 * b] && x[2 * a + 1] === y[2 * b + 1];
+/** Hash a of x equals hash b of the remembered row `r` (lists as wordsOf: two 32-bit words per hash). */
+function sameHash(x: Uint32Array, a: number, ring: Uint32Array, r: Recent, b: number): boolean {
+  return b >= 0 && 2 * b + 1 < r.words && x[2 * a] === ring[r.at + 2 * b] && x[2 * a + 1] === ring[r.at + 2 * b + 1];
 }
 
 /**
@@ -189,12 +228,14 @@ function locateRun(
   const r = at.rowid[i]!;
   const buf = r === 0 ? undefined : s.recent.get(r);
   const n = list.length / 2;
-  if (!buf || i + 1 >= n) return 1;
+  const ring = s.ring;
+  // A kept row's words are never written over (ringWords); the check only guards that.
+  if (!buf || !ring || s.ringTail - buf.abs > s.ringWords || i + 1 >= n) return 1;
   const p = at.pos[i]!;
-  const step = sameHash(list, i + 1, buf, p + 1) ? 1 : sameHash(list, i + 1, buf, p - 1) ? -1 : 0;
+  const step = sameHash(list, i + 1, ring, buf, p + 1) ? 1 : sameHash(list, i + 1, ring, buf, p - 1) ? -1 : 0;
   if (step === 0) return 1;
   let k = 1;
-  for (; i + k < n && sameHash(list, i + k, buf, p + step * k); k++) {
+  for (; i + k < n && sameHash(list, i + k, ring, buf, p + step * k); k++) {
     at.rowid[i + k] = r;
     at.pos[i + k] = p + step * k;
     at.sec[i + k] = at.sec[i]!;
@@ -210,9 +251,13 @@ export function kvRowStored(db: Db, rowid: number | bigint): void {
   if (!p || !s.map) return;
   const n = p.literal.byteLength / HASH_BYTES;
   const sec = Math.max(0, Math.floor(p.ts / 1000));
-  const words = remember(s, Number(rowid), p.literal);
-  keepInfo(s, Number(rowid), { sec, count: n });
-  for (let k = 0; k < n; k++) s.map.set(words[2 * k]!, words[2 * k + 1]!, Number(rowid), k, sec);
+  const id = Number(rowid);
+  const at = remember(s, id, p.literal);
+  keepInfo(s, id, { sec, count: n });
+  const words = at < 0 ? wordsOf(p.literal) : s.ring!;
+  const o = at < 0 ? 0 : at;
+  const map = s.map;
+  for (let k = 0; k < n; k++) map.set(words[o + 2 * k]!, words[o + 2 * k + 1]!, id, k, sec);
 }
 
 /** Forget every remembered location and origin read (after a rolled-back transaction or a prune: rowids may be reused). */
