@@ -63,6 +63,10 @@ type State = {
    * them, others' as first read; only rows found.
    */
   infos: Map<number, OriginInfo> | null;
+  /** Origins found gone, for the list being encoded (emptied per list). */
+  misses: Map<number, OriginInfo | null>;
+  /** originOf bound to this state, handed to encodeBlockList (one closure per connection, not per list). */
+  originOf: (rowid: number) => OriginInfo | null;
 };
 /** Origin infos kept in one batch (then emptied: the next lists read them again). */
 const INFO_CACHE = 200_000;
@@ -116,7 +120,7 @@ const states = new WeakMap<Database.Database, State>();
 function state(db: Db): State {
   let s = states.get(db.$client);
   if (!s) {
-    s = {
+    const st: State = {
       map: null,
       pending: null,
       recent: new Map(),
@@ -132,9 +136,12 @@ function state(db: Db): State {
       readHead: 0,
       at: { rowid: new Float64Array(256), pos: new Int32Array(256), sec: new Float64Array(256) },
       infos: null,
+      misses: new Map(),
+      originOf: (rowid) => originOf(st, rowid),
       origin: db.$client.prepare("SELECT block_hashes FROM kv_events WHERE rowid = ?").pluck(),
       info: db.$client.prepare("SELECT ts, length(block_hashes) AS bytes FROM kv_events WHERE rowid = ?"),
     };
+    s = st;
     states.set(db.$client, s);
   }
   return s;
@@ -177,25 +184,27 @@ export function kvRefColumns(db: Db, list: Buffer, ts: number): [Buffer, Buffer 
 function encodeAgainstKv(s: State, list: Buffer, ts: number) {
   const map = (s.map ??= new Locations());
   const minSec = Math.max(0, Math.ceil((ts - REF_WINDOW_MS) / 1000));
-  const origins = new Map<number, OriginInfo | null>();
-  const origin = (rowid: number) => {
-    let o: OriginInfo | null | undefined = s.infos?.get(rowid) ?? origins.get(rowid);
-    if (o === undefined) {
-      const r = s.info.get(rowid) as { ts: number; bytes: number | null } | undefined;
-      o =
-        r && typeof r.bytes === "number"
-          ? { sec: Math.max(0, Math.floor(r.ts / 1000)), count: r.bytes / HASH_BYTES }
-          : null;
-      if (o) keepInfo(s, rowid, o);
-      else origins.set(rowid, o);
-    }
-    return o;
-  };
+  s.misses.clear();
   const n = list.byteLength / HASH_BYTES;
   const at = scratch(s, n);
   const words = wordsOf(list);
   for (let i = 0; i < n;) i += locateRun(s, map, words, i, minSec, at);
-  return encodeBlockList(list, at, origin);
+  return encodeBlockList(list, at, s.originOf);
+}
+
+/** An origin's time and literal count by rowid (null: not stored), read once per batch (or per list outside one). */
+function originOf(s: State, rowid: number): OriginInfo | null {
+  let o: OriginInfo | null | undefined = s.infos?.get(rowid) ?? s.misses.get(rowid);
+  if (o === undefined) {
+    const r = s.info.get(rowid) as { ts: number; bytes: number | null } | undefined;
+    o =
+      r && typeof r.bytes === "number"
+        ? { sec: Math.max(0, Math.floor(r.ts / 1000)), count: r.bytes / HASH_BYTES }
+        : null;
+    if (o) keepInfo(s, rowid, o);
+    else s.misses.set(rowid, o);
+  }
+  return o;
 }
 
 /** The connection's location arrays, at least n long (one list is encoded at a time; entries past n are stale). */
