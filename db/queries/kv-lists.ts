@@ -3,6 +3,7 @@ import { asBinary, encodeHashes } from "../chain-codec";
 import { decodeBlockList, encodeBlockList, type OriginInfo } from "../kv-list-codec";
 import type { Db } from "../client";
 import { KV_LOCATIONS_BYTES, Locations, wordsOf } from "./kv-locations";
+import { RECENT_BYTES, RecentRows, type Recent } from "./kv-recent";
 
 export { KV_LOCATIONS_BYTES };
 
@@ -24,33 +25,13 @@ export const REF_WINDOW_MS = 60 * 60_000;
 const HASH_BYTES = 8;
 type Pending = { literal: Buffer; ts: number };
 /** The map is allocated on the first list encoded (48 MiB): connections that only read lists never build one. */
-/** Literal hashes of rows this connection stored recently, by rowid (bounded in bytes, oldest dropped first). */
-const RECENT_BYTES = 16 * 1024 * 1024;
 type State = {
   map: Locations | null;
   pending: Pending | null;
   origin: Database.Statement;
   info: Database.Statement;
-  /**
-   * Where in `ring` each remembered row's literal hashes sit, as 32-bit words in memory order (wordsOf): runs are
-   * compared word against word, no byte decoding.
-   */
-  recent: Map<number, Recent>;
-  /** The remembered words, one ring for all rows (no typed array per row: far fewer objects for the GC to trace). */
-  ring: Uint32Array | null;
-  /** Words ever written to the ring (its write position is ringTail % ringWords). */
-  ringTail: number;
-  /** Bytes of rows kept (RECENT_BYTES unless limitRecentBytes), the newest. */
-  recentLimit: number;
-  /**
-   * The ring's size in words: twice recentLimit, so the rows kept (at most recentLimit, the newest) plus the end of the
-   * ring skipped when a row does not fit there never reach round to a kept row's words.
-   */
-  ringWords: number;
-  recentBytes: number;
-  /** `recent`'s rowids in insertion order from recentHead on (a Map would skip every deleted entry to find its oldest). */
-  recentOrder: number[];
-  recentHead: number;
+  /** Literal hashes of rows this connection stored recently, as words (kv-recent.ts). */
+  recent: RecentRows;
   /** Origins read by kvBlockList, newest last (readers go through events in order: their origins are recent). */
   read: Map<number, Buffer | null>;
   readOrder: number[];
@@ -72,48 +53,11 @@ type State = {
 const INFO_CACHE = 200_000;
 const READ_CACHE = 20_000;
 
-/** A remembered row: its words at ring[at .. at + words), written when ringTail was `abs`. */
-type Recent = { at: number; words: number; abs: number };
 let recentLimit = RECENT_BYTES;
 
 /** Bound the remembered rows of connections whose state is created from now on (tests: round the ring quickly). */
 export function limitRecentBytes(bytes: number): void {
   recentLimit = bytes;
-}
-
-/**
- * Keep a stored row's literal hashes (as words) as the origin runs of later lists are compared against; returns their
- * offset in s.ring (or -1 when the list is empty).
- */
-function remember(s: State, rowid: number, literal: Buffer): number {
-  const words = literal.byteLength / 4;
-  if (words === 0) return -1;
-  const size = s.ringWords;
-  const ring = (s.ring ??= new Uint32Array(size));
-  let at = s.ringTail % size;
-  if (at + words > size) {
-    s.ringTail += size - at;
-    at = 0;
-  }
-  if (words > size) return -1;
-  new Uint8Array(ring.buffer, at * 4, words * 4).set(literal);
-  const entry: Recent = { at, words, abs: s.ringTail };
-  s.ringTail += words;
-  const had = s.recent.get(rowid);
-  if (had) s.recentBytes -= had.words * 4;
-  else s.recentOrder.push(rowid);
-  s.recent.set(rowid, entry);
-  s.recentBytes += literal.byteLength;
-  while (s.recentBytes > s.recentLimit && s.recentHead < s.recentOrder.length) {
-    const k = s.recentOrder[s.recentHead++]!;
-    s.recentBytes -= (s.recent.get(k)?.words ?? 0) * 4;
-    s.recent.delete(k);
-  }
-  if (s.recentHead > 65_536) {
-    s.recentOrder = s.recentOrder.slice(s.recentHead);
-    s.recentHead = 0;
-  }
-  return at;
 }
 const states = new WeakMap<Database.Database, State>();
 
@@ -123,14 +67,7 @@ function state(db: Db): State {
     const st: State = {
       map: null,
       pending: null,
-      recent: new Map(),
-      ring: null,
-      ringTail: 0,
-      recentLimit,
-      ringWords: Math.ceil(recentLimit / 2),
-      recentBytes: 0,
-      recentOrder: [],
-      recentHead: 0,
+      recent: new RecentRows(recentLimit),
       read: new Map(),
       readOrder: [],
       readHead: 0,
@@ -237,9 +174,8 @@ function locateRun(
   const r = at.rowid[i]!;
   const buf = r === 0 ? undefined : s.recent.get(r);
   const n = list.length / 2;
-  const ring = s.ring;
-  // A kept row's words are never written over (ringWords); the check only guards that.
-  if (!buf || !ring || s.ringTail - buf.abs > s.ringWords || i + 1 >= n) return 1;
+  const ring = s.recent.ring;
+  if (!buf || !ring || i + 1 >= n) return 1;
   const p = at.pos[i]!;
   const step = sameHash(list, i + 1, ring, buf, p + 1) ? 1 : sameHash(list, i + 1, ring, buf, p - 1) ? -1 : 0;
   if (step === 0) return 1;
@@ -261,9 +197,9 @@ export function kvRowStored(db: Db, rowid: number | bigint): void {
   const n = p.literal.byteLength / HASH_BYTES;
   const sec = Math.max(0, Math.floor(p.ts / 1000));
   const id = Number(rowid);
-  const at = remember(s, id, p.literal);
+  const at = s.recent.remember(id, p.literal);
   keepInfo(s, id, { sec, count: n });
-  const words = at < 0 ? wordsOf(p.literal) : s.ring!;
+  const words = at < 0 ? wordsOf(p.literal) : s.recent.ring!;
   const o = at < 0 ? 0 : at;
   const map = s.map;
   for (let k = 0; k < n; k++) map.set(words[o + 2 * k]!, words[o + 2 * k + 1]!, id, k, sec);
@@ -276,9 +212,6 @@ export function forgetKvLocations(db: Db): void {
   s.map?.clear();
   s.pending = null;
   s.recent.clear();
-  s.recentBytes = 0;
-  s.recentOrder = [];
-  s.recentHead = 0;
   s.read.clear();
   s.readOrder = [];
   s.readHead = 0;
