@@ -185,7 +185,18 @@ function readEvents(file: string, n: number): TelemetryEventInput[] {
   return out;
 }
 
-async function benchHttp(bodies: string[]): Promise<number> {
+/** CPU seconds a process has used, all its threads (Linux /proc; null elsewhere). */
+function processCpu(pid: number): number | null {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Events per second over HTTP, and the dashboard's CPU seconds meanwhile (all its threads; null off Linux). */
+async function benchHttp(bodies: string[]): Promise<{ rate: number; cpu: number | null }> {
   const PORT = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-"));
   const profile = CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [];
@@ -215,14 +226,17 @@ async function benchHttp(bodies: string[]): Promise<number> {
     };
     await post(bodies[0]!); // warm-up (compiles the route); not counted
     const queue = bodies.slice(1);
+    const cpu0 = processCpu(server.pid!);
     const started = performance.now();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         for (let b = queue.shift(); b !== undefined; b = queue.shift()) await post(b);
       }),
     );
+    const seconds = (performance.now() - started) / 1000;
+    const cpu1 = processCpu(server.pid!);
     const events = bodies.slice(1).reduce((n, b) => n + b.split("\n").length, 0);
-    return events / ((performance.now() - started) / 1000);
+    return { rate: events / seconds, cpu: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
   } finally {
     // Waited for: the profiles (--cpu-prof) are written as the process exits.
     const exited = new Promise((resolve) => server.once("exit", resolve));
@@ -264,9 +278,14 @@ async function main() {
   );
   if (ENGINES?.length === 1 && ENGINES[0] === "postgres")
     return benchEngines(ENGINES, parsed, BATCH, CONCURRENCY, bodies);
-  const http = await benchHttp(bodies);
+  const { rate: http, cpu } = await benchHttp(bodies);
   const raw = benchRaw(parsed);
   console.log(`http: ${Math.round(http)} events/s (${((http * mb) / inputs.length).toFixed(1)} MiB/s)`);
+  // On a shared machine the steadier figure: the dashboard's CPU (all threads) per event posted.
+  if (cpu !== null)
+    console.log(
+      `dashboard CPU: ${cpu.toFixed(1)} s, ${Math.round(parsed.length / Math.max(0.01, cpu))} events per CPU-second`,
+    );
   console.log(`raw: ${Math.round(raw)} events/s`);
   console.log(`ratio: ${(http / raw).toFixed(3)}`);
   if (ENGINES) await benchEngines(ENGINES, parsed, BATCH, CONCURRENCY, bodies);

@@ -110,16 +110,34 @@ export const kvClearedRow = (e: IngestRowOf<"kv.cleared">): Row => [
   null,
 ];
 
+/** Where a KV row holds its block list columns (COLUMNS' block_hashes and block_refs). */
+const HASHES_AT = COLUMNS.indexOf("block_hashes");
+const REFS_AT = COLUMNS.indexOf("block_refs");
+
+/**
+ * A kv.stored / kv.removed row with everything but its block list columns (filled by compactKvRow in the write turn):
+ * built before the turn, as it needs nothing from the store.
+ */
+export function kvRowTemplate(e: IngestRowOf<"kv.stored"> | IngestRowOf<"kv.removed">): Row {
+  return e.kind === "kv.stored" ? kvStoredRow(e, EMPTY, null) : kvRemovedRow(e, EMPTY, null);
+}
+const EMPTY = Buffer.alloc(0);
+
 /**
  * The row of a kv.stored / kv.removed event on the ingest path: runs of its list that earlier events on this
  * connection hold literally are stored as references (db/queries/kv-lists.ts). Call kvRowStored after inserting it.
- * `encoded`: e.block_hashes already encoded (encodeHashes), when the caller did that before taking the write lock.
+ * `encoded`: e.block_hashes already encoded (encodeHashes), when the caller did that before taking the write lock;
+ * `template`: kvRowTemplate(e), likewise (its block list columns are set here).
  */
 export function compactKvRow(
   db: Db,
   e: IngestRowOf<"kv.stored"> | IngestRowOf<"kv.removed">,
   encoded?: Buffer | null,
+  template?: Row | null,
 ): Row {
   const [hashes, refs] = kvListColumns(db, encoded ?? e.block_hashes, e.ts);
-  return e.kind === "kv.stored" ? kvStoredRow(e, hashes, refs) : kvRemovedRow(e, hashes, refs);
+  if (!template) return e.kind === "kv.stored" ? kvStoredRow(e, hashes, refs) : kvRemovedRow(e, hashes, refs);
+  template[HASHES_AT] = hashes;
+  template[REFS_AT] = refs;
+  return template;
 }

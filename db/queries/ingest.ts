@@ -8,7 +8,7 @@ import { isBusy, type Db } from "../client";
 import { TierRollups } from "./ingest-tiers";
 import { opt, REQUEST_INSERT, requestHead, rowOf, tables, type Row } from "./ingest-rows";
 import { statements } from "./ingest-statements";
-import { compactKvRow } from "./ingest-kv-rows";
+import { compactKvRow, kvRowTemplate } from "./ingest-kv-rows";
 import { forgetKvLocations, kvListBatch, kvRowStored } from "./kv-lists";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
@@ -48,7 +48,10 @@ function requestIndexes(events: readonly IngestRow[]): Map<string, number> | nul
  */
 export type PreparedBatch = {
   readonly events: readonly IngestRow[];
-  /** Per event: its row when it needs nothing from the store; a request's columns before its chains; null for KV lists. */
+  /**
+   * Per event: its row when it needs nothing from the store; a request's columns before its chains; a KV event's row
+   * without its block list columns (kvRowTemplate; set in the write turn).
+   */
   readonly rows: readonly (Row | null)[];
   /** Per event: a KV event's block list encoded, else null. */
   readonly lists: readonly (Buffer | null)[];
@@ -70,8 +73,10 @@ export function prepareEvents(events: readonly IngestRow[]): PreparedBatch {
     rows[i] = null;
     lists[i] = null;
     chains[i] = null;
-    if (e.kind === "kv.stored" || e.kind === "kv.removed") lists[i] = encodeHashes(e.block_hashes);
-    else if (e.kind === "request") {
+    if (e.kind === "kv.stored" || e.kind === "kv.removed") {
+      lists[i] = encodeHashes(e.block_hashes);
+      rows[i] = kvRowTemplate(e);
+    } else if (e.kind === "request") {
       rows[i] = requestHead(e);
       chains[i] = { seq: encodedOrNull(e.sequence_hashes), local: encodedOrNull(e.local_hashes) };
     } else rows[i] = rowOf(e);
@@ -159,7 +164,7 @@ function storeInTransaction(
     const e = events[i]!;
     const t = tables[e.kind];
     let row: Row;
-    if (e.kind === "kv.stored" || e.kind === "kv.removed") row = compactKvRow(db, e, lists[i]);
+    if (e.kind === "kv.stored" || e.kind === "kv.removed") row = compactKvRow(db, e, lists[i], rows[i]);
     else if (e.kind !== "request") row = rows[i]!;
     else {
       if (requestRowExists(db, e.id)) {

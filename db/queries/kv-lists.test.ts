@@ -7,8 +7,17 @@ import { openDb, type Db } from "../client";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { storeEvents } from "./ingest";
-import { idKey } from "./ingest-kv-rows";
-import { forgetKvLocations, KV_LOCATIONS_BYTES, kvBlockList, REF_WINDOW_MS, shareKvLocations } from "./kv-lists";
+import { idKey, KV_INSERT, kvStoredRow } from "./ingest-kv-rows";
+import {
+  forgetKvLocations,
+  KV_LOCATIONS_BYTES,
+  kvBlockList,
+  kvListColumns,
+  kvRowStored,
+  limitRecentBytes,
+  REF_WINDOW_MS,
+  shareKvLocations,
+} from "./kv-lists";
 
 const chain = (from: number, n: number) =>
   Array.from({ length: n }, (_, i) => String(BigInt(from + i) * 7_919_000_000_017n + 2n ** 63n - 5n));
@@ -94,6 +103,50 @@ describe("KV block lists stored compactly on ingest", () => {
     storeEvents(db, [removed("r1", a)]);
     expect(literalCount("r1")).toBe(64);
     expect(lists()).toEqual({ r1: a });
+  });
+
+  it("keeps comparing runs against recent rows after the remembered ring went round several times", () => {
+    // 1 MiB of rows remembered (a 2 MiB ring) for this connection, 7.5 MiB stored.
+    limitRecentBytes(1024 * 1024);
+    db = testDb();
+    limitRecentBytes(16 * 1024 * 1024);
+    const insert = db.$client.prepare(KV_INSERT);
+    /** 16,384 distinct hashes per row (8-byte words), row k's distinct from every other row's. */
+    const list = (k: number) => {
+      const b = Buffer.alloc(16_384 * 8);
+      for (let i = 0; i < 16_384; i++) {
+        b.writeUInt32BE(k + 1, i * 8);
+        b.writeUInt32BE(Math.imul(i, 2_654_435_761) >>> 0, i * 8 + 4);
+      }
+      return b;
+    };
+    const put = (k: number, hashes: Buffer) => {
+      const [literal, refs] = kvListColumns(db, hashes, T0 + k);
+      const e = parsed(minimal["kv.stored"]({ id: named(`w${k}`), ts: T0 + k, block_hashes: ["1"] }));
+      const row = kvStoredRow(e as Parameters<typeof kvStoredRow>[0], literal, refs);
+      row[4] = hashes.byteLength / 8;
+      kvRowStored(db, insert.run(row).lastInsertRowid);
+      return { literal, refs };
+    };
+    const ROWS = 60;
+    db.$client.transaction(() => {
+      for (let k = 0; k < ROWS; k++) put(k, list(k));
+    })();
+    // Rows from the ring's second round: their last hashes, reversed (an eviction) and then a run in list order.
+    const last = list(ROWS - 1);
+    const before = list(ROWS - 2);
+    const tail = (b: Buffer, n: number) => b.subarray(b.byteLength - n * 8);
+    const reversed = Buffer.concat(
+      Array.from({ length: 600 }, (_, i) => tail(last, 600).subarray((599 - i) * 8, (600 - i) * 8)),
+    );
+    const again = Buffer.concat([reversed, tail(before, 300)]);
+    const { literal, refs } = put(ROWS, again);
+    expect(literal.byteLength).toBe(0);
+    expect(refs).not.toBeNull();
+    const stored = db.$client
+      .prepare("SELECT block_hashes AS h, block_refs AS r FROM kv_events ORDER BY rowid DESC LIMIT 1")
+      .get() as { h: Buffer; r: Buffer };
+    expect(kvBlockList(db, stored.h, stored.r)).toEqual(again);
   });
 
   it("reads a list whose origin aged out as the hashes it still holds (retention keeps the rows, not the origin)", () => {

@@ -3,6 +3,7 @@ import { asBinary, encodeHashes } from "../chain-codec";
 import { decodeBlockList, encodeBlockList, type OriginInfo } from "../kv-list-codec";
 import type { Db } from "../client";
 import { KV_LOCATIONS_BYTES, Locations, wordsOf } from "./kv-locations";
+import { RECENT_BYTES, RecentRows, type Recent } from "./kv-recent";
 
 export { KV_LOCATIONS_BYTES };
 
@@ -24,19 +25,13 @@ export const REF_WINDOW_MS = 60 * 60_000;
 const HASH_BYTES = 8;
 type Pending = { literal: Buffer; ts: number };
 /** The map is allocated on the first list encoded (48 MiB): connections that only read lists never build one. */
-/** Literal hashes of rows this connection stored recently, by rowid (bounded in bytes, oldest dropped first). */
-const RECENT_BYTES = 16 * 1024 * 1024;
 type State = {
   map: Locations | null;
   pending: Pending | null;
   origin: Database.Statement;
   info: Database.Statement;
-  /** As 32-bit words in memory order (wordsOf): runs are compared word against word, no byte decoding. */
-  recent: Map<number, Uint32Array>;
-  recentBytes: number;
-  /** `recent`'s rowids in insertion order from recentHead on (a Map would skip every deleted entry to find its oldest). */
-  recentOrder: number[];
-  recentHead: number;
+  /** Literal hashes of rows this connection stored recently, as words (kv-recent.ts). */
+  recent: RecentRows;
   /** Origins read by kvBlockList, newest last (readers go through events in order: their origins are recent). */
   read: Map<number, Buffer | null>;
   readOrder: number[];
@@ -49,53 +44,41 @@ type State = {
    * them, others' as first read; only rows found.
    */
   infos: Map<number, OriginInfo> | null;
+  /** Origins found gone, for the list being encoded (emptied per list). */
+  misses: Map<number, OriginInfo | null>;
+  /** originOf bound to this state, handed to encodeBlockList (one closure per connection, not per list). */
+  originOf: (rowid: number) => OriginInfo | null;
 };
 /** Origin infos kept in one batch (then emptied: the next lists read them again). */
 const INFO_CACHE = 200_000;
 const READ_CACHE = 20_000;
 
-/** Keep a stored row's literal hashes (as words) as the origin runs of later lists are compared against. */
-function remember(s: State, rowid: number, literal: Buffer): Uint32Array {
-  // Its own memory: a small Buffer may be a view of a shared 8 KiB pool slab that it would keep alive.
-  const own = new Uint32Array(literal.byteLength / 4);
-  new Uint8Array(own.buffer).set(literal);
-  if (literal.byteLength === 0) return own;
-  const had = s.recent.get(rowid);
-  if (had) s.recentBytes -= had.byteLength;
-  else s.recentOrder.push(rowid);
-  s.recent.set(rowid, own);
-  s.recentBytes += literal.byteLength;
-  while (s.recentBytes > RECENT_BYTES && s.recentHead < s.recentOrder.length) {
-    const k = s.recentOrder[s.recentHead++]!;
-    s.recentBytes -= s.recent.get(k)?.byteLength ?? 0;
-    s.recent.delete(k);
-  }
-  if (s.recentHead > 65_536) {
-    s.recentOrder = s.recentOrder.slice(s.recentHead);
-    s.recentHead = 0;
-  }
-  return own;
+let recentLimit = RECENT_BYTES;
+
+/** Bound the remembered rows of connections whose state is created from now on (tests: round the ring quickly). */
+export function limitRecentBytes(bytes: number): void {
+  recentLimit = bytes;
 }
 const states = new WeakMap<Database.Database, State>();
 
 function state(db: Db): State {
   let s = states.get(db.$client);
   if (!s) {
-    s = {
+    const st: State = {
       map: null,
       pending: null,
-      recent: new Map(),
-      recentBytes: 0,
-      recentOrder: [],
-      recentHead: 0,
+      recent: new RecentRows(recentLimit),
       read: new Map(),
       readOrder: [],
       readHead: 0,
       at: { rowid: new Float64Array(256), pos: new Int32Array(256), sec: new Float64Array(256) },
       infos: null,
+      misses: new Map(),
+      originOf: (rowid) => originOf(st, rowid),
       origin: db.$client.prepare("SELECT block_hashes FROM kv_events WHERE rowid = ?").pluck(),
       info: db.$client.prepare("SELECT ts, length(block_hashes) AS bytes FROM kv_events WHERE rowid = ?"),
     };
+    s = st;
     states.set(db.$client, s);
   }
   return s;
@@ -138,25 +121,27 @@ export function kvRefColumns(db: Db, list: Buffer, ts: number): [Buffer, Buffer 
 function encodeAgainstKv(s: State, list: Buffer, ts: number) {
   const map = (s.map ??= new Locations());
   const minSec = Math.max(0, Math.ceil((ts - REF_WINDOW_MS) / 1000));
-  const origins = new Map<number, OriginInfo | null>();
-  const origin = (rowid: number) => {
-    let o: OriginInfo | null | undefined = s.infos?.get(rowid) ?? origins.get(rowid);
-    if (o === undefined) {
-      const r = s.info.get(rowid) as { ts: number; bytes: number | null } | undefined;
-      o =
-        r && typeof r.bytes === "number"
-          ? { sec: Math.max(0, Math.floor(r.ts / 1000)), count: r.bytes / HASH_BYTES }
-          : null;
-      if (o) keepInfo(s, rowid, o);
-      else origins.set(rowid, o);
-    }
-    return o;
-  };
+  s.misses.clear();
   const n = list.byteLength / HASH_BYTES;
   const at = scratch(s, n);
   const words = wordsOf(list);
   for (let i = 0; i < n;) i += locateRun(s, map, words, i, minSec, at);
-  return encodeBlockList(list, at, origin);
+  return encodeBlockList(list, at, s.originOf);
+}
+
+/** An origin's time and literal count by rowid (null: not stored), read once per batch (or per list outside one). */
+function originOf(s: State, rowid: number): OriginInfo | null {
+  let o: OriginInfo | null | undefined = s.infos?.get(rowid) ?? s.misses.get(rowid);
+  if (o === undefined) {
+    const r = s.info.get(rowid) as { ts: number; bytes: number | null } | undefined;
+    o =
+      r && typeof r.bytes === "number"
+        ? { sec: Math.max(0, Math.floor(r.ts / 1000)), count: r.bytes / HASH_BYTES }
+        : null;
+    if (o) keepInfo(s, rowid, o);
+    else s.misses.set(rowid, o);
+  }
+  return o;
 }
 
 /** The connection's location arrays, at least n long (one list is encoded at a time; entries past n are stale). */
@@ -168,9 +153,9 @@ function scratch(s: State, n: number): State["at"] {
   return s.at;
 }
 
-/** Hash a of x equals hash b of y (lists as wordsOf: two 32-bit words per hash). */
-function sameHash(x: Uint32Array, a: number, y: Uint32Array, b: number): boolean {
-  return b >= 0 && 2 * b + 1 < y.length && x[2 * a] === y[2 * b] && x[2 * a + 1] === y[2 * b + 1];
+/** Hash a of x equals hash b of the remembered row `r` (lists as wordsOf: two 32-bit words per hash). */
+function sameHash(x: Uint32Array, a: number, ring: Uint32Array, r: Recent, b: number): boolean {
+  return b >= 0 && 2 * b + 1 < r.words && x[2 * a] === ring[r.at + 2 * b] && x[2 * a + 1] === ring[r.at + 2 * b + 1];
 }
 
 /**
@@ -189,12 +174,13 @@ function locateRun(
   const r = at.rowid[i]!;
   const buf = r === 0 ? undefined : s.recent.get(r);
   const n = list.length / 2;
-  if (!buf || i + 1 >= n) return 1;
+  const ring = s.recent.ring;
+  if (!buf || !ring || i + 1 >= n) return 1;
   const p = at.pos[i]!;
-  const step = sameHash(list, i + 1, buf, p + 1) ? 1 : sameHash(list, i + 1, buf, p - 1) ? -1 : 0;
+  const step = sameHash(list, i + 1, ring, buf, p + 1) ? 1 : sameHash(list, i + 1, ring, buf, p - 1) ? -1 : 0;
   if (step === 0) return 1;
   let k = 1;
-  for (; i + k < n && sameHash(list, i + k, buf, p + step * k); k++) {
+  for (; i + k < n && sameHash(list, i + k, ring, buf, p + step * k); k++) {
     at.rowid[i + k] = r;
     at.pos[i + k] = p + step * k;
     at.sec[i + k] = at.sec[i]!;
@@ -210,9 +196,13 @@ export function kvRowStored(db: Db, rowid: number | bigint): void {
   if (!p || !s.map) return;
   const n = p.literal.byteLength / HASH_BYTES;
   const sec = Math.max(0, Math.floor(p.ts / 1000));
-  const words = remember(s, Number(rowid), p.literal);
-  keepInfo(s, Number(rowid), { sec, count: n });
-  for (let k = 0; k < n; k++) s.map.set(words[2 * k]!, words[2 * k + 1]!, Number(rowid), k, sec);
+  const id = Number(rowid);
+  const at = s.recent.remember(id, p.literal);
+  keepInfo(s, id, { sec, count: n });
+  const words = at < 0 ? wordsOf(p.literal) : s.recent.ring!;
+  const o = at < 0 ? 0 : at;
+  const map = s.map;
+  for (let k = 0; k < n; k++) map.set(words[o + 2 * k]!, words[o + 2 * k + 1]!, id, k, sec);
 }
 
 /** Forget every remembered location and origin read (after a rolled-back transaction or a prune: rowids may be reused). */
@@ -222,9 +212,6 @@ export function forgetKvLocations(db: Db): void {
   s.map?.clear();
   s.pending = null;
   s.recent.clear();
-  s.recentBytes = 0;
-  s.recentOrder = [];
-  s.recentHead = 0;
   s.read.clear();
   s.readOrder = [];
   s.readHead = 0;

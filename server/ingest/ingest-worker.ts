@@ -31,12 +31,17 @@ db.$client.pragma("wal_autocheckpoint = 0");
 db.$client.pragma("busy_timeout = 0");
 const LOCK_WAIT_MS = 5_000;
 
-type Message = { id: number; ticket: number; text: string; contentType: string; sender?: Sender };
+/** `text`: the body, or its bytes (UTF-8) moved here by the pool and decoded on this thread. */
+type Message = { id: number; ticket: number; text: string | Uint8Array; contentType: string; sender?: Sender };
 
 parentPort!.on("message", (m: Message) => {
   try {
     const turn = gate && (<T>(write: () => T): T => gate.run(m.ticket, write));
-    const { reply, tally } = ingestBodyTallied(db, m.text, m.contentType, {
+    const text =
+      typeof m.text === "string"
+        ? m.text
+        : Buffer.from(m.text.buffer, m.text.byteOffset, m.text.byteLength).toString("utf8");
+    const { reply, tally } = ingestBodyTallied(db, text, m.contentType, {
       sender: m.sender,
       turn,
       lockWaitMs: LOCK_WAIT_MS,

@@ -7,8 +7,11 @@ import type { IngestTally } from "./tally";
 /** One ingested body: the JSON text of its BatchReply and its results by event kind. */
 export type IngestOutcome = { json: string; tally: IngestTally };
 
-/** Ingest one body (recording its sender with it, when given). */
-export type IngestRunner = (text: string, contentType: string, sender?: Sender) => Promise<IngestOutcome>;
+/**
+ * Ingest one body (recording its sender with it, when given): its text, or its bytes as received (UTF-8; the runner
+ * may take them over: the worker pool moves them to the thread that decodes them, without a copy).
+ */
+export type IngestRunner = (body: string | Uint8Array, contentType: string, sender?: Sender) => Promise<IngestOutcome>;
 
 const key = Symbol.for("switchyard.ingestRunner");
 type Holder = { [key]?: IngestRunner };

@@ -47,6 +47,25 @@ describe("IngestPool (worker threads on their own connections)", () => {
     db.close();
   });
 
+  it("takes a body as its bytes (moved to the worker, decoded there) with the same results as its text", async () => {
+    const tool = (id: string) => minimal.tool({ id, name: "Grep ✓ — ünïcode 🧪" });
+    const body = ndjson([tool("bytes-1"), "not json", tool("bytes-2")]);
+    // A Buffer owning its memory is moved; a view into a larger buffer (a pooled Buffer's slab) is copied first.
+    const own = Buffer.from(body, "utf8");
+    const slab = Buffer.alloc(own.byteLength + 32);
+    own.copy(slab, 16);
+    const view = slab.subarray(16, 16 + own.byteLength);
+    const moved = new Uint8Array(own);
+    const fromBytes = JSON.parse((await pool.run(moved, NDJSON)).json) as BatchReply;
+    expect(fromBytes).toMatchObject({ accepted: 2, rejected: 1 });
+    expect(moved.byteLength).toBe(0);
+    expect(JSON.parse((await pool.run(view, NDJSON)).json)).toMatchObject({ accepted: 0, duplicate: 2, rejected: 1 });
+    expect(view.byteLength).toBe(own.byteLength);
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare("SELECT name FROM tools WHERE id = 'bytes-1'").pluck().get()).toBe("Grep ✓ — ünïcode 🧪");
+    db.close();
+  });
+
   it("publishes bodies in flight on the busy signal until each is answered", async () => {
     const signal = ingestBusySignal();
     const before = signal.inFlight();

@@ -1,5 +1,5 @@
 import { AppError } from "@/server/errors";
-import { errorResponse, readBodyLimited } from "@/server/http";
+import { errorResponse, readBytesLimited } from "@/server/http";
 import type { Db } from "@/db/client";
 import type { PgDb } from "@/db/pg/client";
 import { isIngestMediaType, MAX_BYTES, mediaType } from "@/server/ingest/batch";
@@ -31,13 +31,13 @@ export async function POST(req: Request): Promise<Response> {
     if (!isIngestMediaType(contentType)) {
       throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/x-ndjson or application/json");
     }
-    const text = await readBodyLimited(req, MAX_BYTES);
+    const body = await readBytesLimited(req, MAX_BYTES);
     const sender: Sender = {
       source: parseSourceHeader(req.headers.get("x-switchyard-source")),
       dropped: parseDroppedHeader(req.headers.get("x-switchyard-dropped-events")),
     };
     const started = performance.now();
-    const { json, tally } = await ingest(serverPg(), text, contentType, sender);
+    const { json, tally } = await ingest(serverPg(), body, contentType, sender);
     recordIngest(sender.source, tally, (performance.now() - started) / 1000, "api");
     return new Response(json, { headers: { "content-type": "application/json" } });
   } catch (err) {
@@ -51,14 +51,17 @@ export async function POST(req: Request): Promise<Response> {
   }
 }
 
-/** One body into the configured engine: PostgreSQL, else the ingest worker pool when installed, else inline. */
-async function ingest(pg: PgDb | null, text: string, contentType: string, sender: Sender) {
+/**
+ * One body (its bytes, UTF-8) into the configured engine: PostgreSQL, else the ingest worker pool when installed (the
+ * bytes move to the worker that decodes them), else inline.
+ */
+async function ingest(pg: PgDb | null, body: Buffer, contentType: string, sender: Sender) {
   if (pg) {
-    const { reply, tally } = await ingestBodyPg(pg, text, contentType, sender);
+    const { reply, tally } = await ingestBodyPg(pg, body.toString("utf8"), contentType, sender);
     return { json: JSON.stringify(reply), tally };
   }
   const runner = ingestRunner();
-  return runner ? runner(text, contentType, sender) : inline(serverDb(), text, contentType, sender);
+  return runner ? runner(body, contentType, sender) : inline(serverDb(), body.toString("utf8"), contentType, sender);
 }
 
 function inline(db: Db, text: string, contentType: string, sender: Sender) {
