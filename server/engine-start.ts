@@ -10,7 +10,7 @@ export class EngineError extends Error {}
 
 /** What runs on PostgreSQL so far, and what does not (the refusal's one line). */
 export const PG_NOT_YET =
-  "PostgreSQL holds the ingest tables (with retention) and serves HTTP ingest (POST /api/ingest and its token check), the leader lease, sign-in limits, sessions and API-token checks, the control plane's store (policy versions, targets, rollout, guards) and the workers, routing and overview pages' queries so far; the other pages, OTLP logs, trace imports, account administration, attribution, the impact windows and the other background jobs do not run on it yet, so the dashboard does not start on it: unset SWITCHYARD_DATABASE_URL to use the SQLite file of SWITCHYARD_DB";
+  "PostgreSQL holds the ingest tables (with their rollups and retention) and serves HTTP ingest (POST /api/ingest and its token check) and OTLP logs, the leader lease, sign-in limits, sessions and API-token checks, the control plane's store (policy versions, targets, rollout, guards), and the workers, routing, overview and sessions pages, the session trace and export and the impact windows so far; miss attribution, the planner, tiers, sources, previews and account pages, trace imports and the other background jobs do not run on it yet, so the dashboard does not start on it: unset SWITCHYARD_DATABASE_URL to use the SQLite file of SWITCHYARD_DB";
 
 /**
  * Check the configured engine before anything else starts: with SWITCHYARD_DATABASE_URL set, connect and migrate
