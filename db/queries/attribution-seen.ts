@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
-import { BlockTable, KeyFilter, keyOf } from "./attribution-block-table";
+import { BlockTable, KEY_SQL, KeyFilter, keyOf, PUT_ROWS } from "./attribution-block-table";
 
 // First-seen marks of the attribution job: attr_blocks.first_at (a sequence hash first cacheable) and attr_local (a
 // block's content first in a prompt), both keyed by random 64-bit hashes. Marks are kept in memory and written in key order
@@ -29,9 +29,10 @@ type State = {
   localKeys: KeyFilter;
   /** Dirty keys in key order, written from the end (sorted once per round of flushes). */
   order: { seen: Order; local: Order };
+  /** By a key's halves (hi, lo), as the puts below (one row, and PUT_ROWS rows per statement). */
   seenGet: Database.Statement;
-  seenPut: Database.Statement;
-  localPut: Database.Statement;
+  seenPut: Puts;
+  localPut: Puts;
   localIn: Database.Statement;
   /** requests rowid judged in memory; saved as the "requests" cursor by the flush that writes its marks. */
   requestsDone: number;
@@ -54,13 +55,9 @@ function state(db: Db): State {
     localDirty: new BlockTable(),
     localKeys: localFilters.get(c) ?? localFilterOfDisk(c),
     order: { seen: noOrder(), local: noOrder() },
-    seenGet: c.prepare("SELECT first_at FROM attr_blocks WHERE hash = ? AND first_at IS NOT NULL").pluck(),
-    seenPut: c.prepare(
-      "INSERT INTO attr_blocks (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)",
-    ),
-    localPut: c.prepare(
-      "INSERT INTO attr_local (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)",
-    ),
+    seenGet: c.prepare(`SELECT first_at FROM attr_blocks WHERE hash = ${KEY_SQL} AND first_at IS NOT NULL`).pluck(),
+    seenPut: puts(c, "attr_blocks", "first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)"),
+    localPut: puts(c, "attr_local", "first_at = min(first_at, excluded.first_at)"),
     localIn: c
       .prepare(`SELECT hash FROM attr_local WHERE hash IN (${Array(CHUNK).fill("?").join(",")}) AND first_at < ?`)
       .pluck()
@@ -71,6 +68,18 @@ function state(db: Db): State {
   states.set(c, s);
   return s;
 }
+
+/** Upserts of marks (hi, lo, first_at per row) into a table keyed by hash: one row, and PUT_ROWS rows. */
+type Puts = { one: Database.Statement; many: Database.Statement };
+
+function puts(c: Database.Database, table: string, update: string): Puts {
+  const sql = (rows: number) =>
+    `INSERT INTO ${table} (hash, first_at) VALUES ${Array(rows).fill(`(${KEY_SQL}, ?)`).join(", ")} ON CONFLICT(hash) DO UPDATE SET ${update}`;
+  return { one: c.prepare(sql(1)), many: c.prepare(sql(PUT_ROWS)) };
+}
+
+/** Parameters of one multi-row write of marks, reused. */
+const putRows: number[] = new Array<number>(3 * PUT_ROWS).fill(0);
 
 /**
  * Per connection, kept across resetSeen: marks of a rolled-back transaction leave it a superset, so a transaction that
@@ -121,7 +130,7 @@ export function seenFirstAt(db: Db, hi: number, lo: number): number | undefined 
     const at = s.seen.cur[i]!;
     return at === NONE ? undefined : at;
   }
-  const rel = s.seenGet.get(keyOf(hi, lo)) as number | undefined;
+  const rel = s.seenGet.get(hi, lo) as number | undefined;
   const stored = rel === undefined ? undefined : rel + (s.epoch ?? 0);
   const dirty = pending(s.seenDirty, hi, lo);
   const at = stored === undefined ? dirty : dirty === undefined ? stored : Math.min(stored, dirty);
@@ -215,7 +224,7 @@ function writeSome(
   t: BlockTable,
   o: { seen: Order; local: Order },
   which: "seen" | "local",
-  put: Database.Statement,
+  put: Puts,
   n: number,
   epoch: number,
 ): number {
@@ -224,6 +233,8 @@ function writeSome(
     o[which].left = o[which].hi.length;
   }
   const order = o[which];
+  const rows = putRows;
+  let k = 0;
   let done = 0;
   while (done < n && order.left > 0) {
     order.left--;
@@ -231,10 +242,18 @@ function writeSome(
     const lo = order.lo[order.left]!;
     const i = t.find(hi, lo);
     if (i < 0 || t.dirtyFlag[i] === 0) continue;
-    put.run(keyOf(hi, lo), t.cur[i]! - epoch);
+    rows[k] = hi;
+    rows[k + 1] = lo;
+    rows[k + 2] = t.cur[i]! - epoch;
+    k += 3;
+    if (k === rows.length) {
+      put.many.run(rows);
+      k = 0;
+    }
     t.clean(i);
     done++;
   }
+  for (let j = 0; j < k; j += 3) put.one.run(rows[j], rows[j + 1], rows[j + 2]);
   if (t.dirtyCount === 0) {
     t.clear();
     o[which] = noOrder();
@@ -255,15 +274,22 @@ function saveEpoch(db: Db, s: State): void {
  * (call inside that transaction). Like any mark, it lands before the requests cursor that covers it is saved.
  */
 export function takeSeenMark(db: Db, hi: number, lo: number): number | null {
+  return seenMarkTaker(db)(hi, lo);
+}
+
+/** takeSeenMark for one connection, its state looked up once (the index flush calls it for every block it writes). */
+export function seenMarkTaker(db: Db): (hi: number, lo: number) => number | null {
   const s = state(db);
   const t = s.seenDirty;
-  if (t.dirtyCount === 0) return null;
-  const i = t.find(hi, lo);
-  if (i < 0 || t.dirtyFlag[i] !== 1) return null;
-  saveEpoch(db, s);
-  const rel = t.cur[i]! - s.epoch!;
-  t.clean(i);
-  return rel;
+  return (hi, lo) => {
+    if (t.dirtyCount === 0) return null;
+    const i = t.find(hi, lo);
+    if (i < 0 || t.dirtyFlag[i] !== 1) return null;
+    saveEpoch(db, s);
+    const rel = t.cur[i]! - s.epoch!;
+    t.clean(i);
+    return rel;
+  };
 }
 
 /**
