@@ -164,6 +164,15 @@ export class BlockTable {
     this.dirtyCount = 0;
   }
 
+  /** Drop every entry but keep the room (nothing may be dirty): a table filled again to about its size does not regrow. */
+  empty(): void {
+    this.keys.fill(0);
+    this.size = 0;
+    this.dirtyHi = [];
+    this.dirtyLo = [];
+    this.dirtyCount = 0;
+  }
+
   private rehash(cap: number, keepFrom: number) {
     const { keys, stamp, cur, disk, dirtyFlag } = this;
     const old = this.cap;

@@ -199,7 +199,8 @@ export function slotOf(s: State, hi: number, lo: number): number {
 
 export function curOf(s: State, hash: bigint): number {
   const [hi, lo] = halvesOf(hash);
-  return s.blocks.cur[slotOf(s, hi, lo)]!;
+  const i = slotOf(s, hi, lo);
+  return s.blocks.cur[i]!;
 }
 
 export function listOf(s: State, id: number): readonly Interval[] {

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
-import { BlockTable, KEY_SQL, KeyFilter, keyOf, PUT_ROWS } from "./attribution-block-table";
+import { BlockTable, KEY_SQL, KeyFilter, PUT_ROWS } from "./attribution-block-table";
 
 // First-seen marks of the attribution job: attr_blocks.first_at (a sequence hash first cacheable) and attr_local (a
 // block's content first in a prompt), both keyed by random 64-bit hashes. Marks are kept in memory and written in key order
@@ -59,9 +59,10 @@ function state(db: Db): State {
     seenPut: puts(c, "attr_blocks", "first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)"),
     localPut: puts(c, "attr_local", "first_at = min(first_at, excluded.first_at)"),
     localIn: c
-      .prepare(`SELECT hash FROM attr_local WHERE hash IN (${Array(CHUNK).fill("?").join(",")}) AND first_at < ?`)
-      .pluck()
-      .safeIntegers(),
+      .prepare(
+        `SELECT hash >> 32, hash & 4294967295 FROM attr_local WHERE hash IN (${Array(CHUNK).fill(KEY_SQL).join(",")}) AND first_at < ?`,
+      )
+      .raw(),
     requestsDone:
       (c.prepare("SELECT value FROM attr_state WHERE key = 'requests'").pluck().get() as number | undefined) ?? 0,
   };
@@ -124,7 +125,24 @@ function pending(t: BlockTable, hi: number, lo: number): number | undefined {
 
 /** When a sequence hash (as int32 halves) was first cacheable (attr_blocks and marks not yet written), or undefined when never. */
 export function seenFirstAt(db: Db, hi: number, lo: number): number | undefined {
+  return firstAt(state(db), hi, lo);
+}
+
+/**
+ * For blocks [0, n) of halves `hi`, `lo` (int32 arrays), whether each sequence hash was cacheable before t (1) or not
+ * (0): seenFirstAt(…) < t, the state looked up once.
+ */
+export function seenBefore(db: Db, hi: Int32Array, lo: Int32Array, n: number, t: number): Uint8Array {
   const s = state(db);
+  const out = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    const at = firstAt(s, hi[k]!, lo[k]!);
+    if (at !== undefined && at < t) out[k] = 1;
+  }
+  return out;
+}
+
+function firstAt(s: State, hi: number, lo: number): number | undefined {
   const i = s.seen.find(hi, lo);
   if (i >= 0) {
     const at = s.seen.cur[i]!;
@@ -140,7 +158,16 @@ export function seenFirstAt(db: Db, hi: number, lo: number): number | undefined 
 
 /** Record that a sequence hash was cacheable at `at` (keeps the earliest time). */
 export function markSeen(db: Db, hi: number, lo: number, at: number): void {
+  mark(state(db), hi, lo, at);
+}
+
+/** markSeen for blocks [from, to) of halves `hi`, `lo` (int32 arrays), all at `at`. */
+export function markSeenAll(db: Db, hi: Int32Array, lo: Int32Array, from: number, to: number, at: number): void {
   const s = state(db);
+  for (let k = from; k < to; k++) mark(s, hi[k]!, lo[k]!, at);
+}
+
+function mark(s: State, hi: number, lo: number, at: number): void {
   if (s.epoch === null) s.epoch = at;
   earliest(s.seenDirty, hi, lo, at);
   const i = s.seen.find(hi, lo);
@@ -160,21 +187,23 @@ function rememberSeen(s: State, hi: number, lo: number, at: number) {
 export function localSeenBefore(db: Db, hi: Int32Array, lo: Int32Array, t: number): Set<number> {
   const s = state(db);
   const out = new Set<number>();
-  const index = new Map<bigint, number[]>();
-  const keys: bigint[] = [];
-  for (let k = 0; k < hi.length; k++) {
-    // Most of a turn's new blocks were never in a prompt: no query for what attr_local cannot hold.
-    if (!s.localKeys.mightHold(hi[k]!, lo[k]!)) continue;
-    const key = keyOf(hi[k]!, lo[k]!);
-    keys.push(key);
-    const at = index.get(key);
-    if (at) at.push(k);
-    else index.set(key, [k]);
-  }
-  for (let i = 0; i < keys.length; i += CHUNK) {
-    const chunk = keys.slice(i, i + CHUNK);
-    while (chunk.length < CHUNK) chunk.push(chunk[0]!);
-    for (const h of s.localIn.all(...chunk, t - (s.epoch ?? 0)) as bigint[]) for (const k of index.get(h)!) out.add(k);
+  const maybe: number[] = [];
+  // Most of a turn's new blocks were never in a prompt: no query for what attr_local cannot hold.
+  for (let k = 0; k < hi.length; k++) if (s.localKeys.mightHold(hi[k]!, lo[k]!)) maybe.push(k);
+  const args = new Array<number>(2 * CHUNK + 1);
+  for (let i = 0; i < maybe.length; i += CHUNK) {
+    const n = Math.min(CHUNK, maybe.length - i);
+    for (let j = 0; j < CHUNK; j++) {
+      const k = maybe[i + (j < n ? j : 0)]!;
+      args[2 * j] = hi[k]!;
+      args[2 * j + 1] = lo[k]!;
+    }
+    args[2 * CHUNK] = t - (s.epoch ?? 0);
+    for (const [fh, fl] of s.localIn.all(args) as [number, number][])
+      for (let j = 0; j < n; j++) {
+        const k = maybe[i + j]!;
+        if (hi[k] === fh && lo[k] === (fl | 0)) out.add(k);
+      }
   }
   if (s.localDirty.dirtyCount > 0)
     for (let k = 0; k < hi.length; k++) {
@@ -190,6 +219,24 @@ export function markLocal(db: Db, hi: number, lo: number, at: number): void {
   if (s.epoch === null) s.epoch = at;
   earliest(s.localDirty, hi, lo, at);
   s.localKeys.add(hi, lo);
+}
+
+/** markLocal for local hashes [0, n) of halves `hi`, `lo` (int32 arrays) at `at`, but those whose index is in `skip`. */
+export function markLocalAll(
+  db: Db,
+  hi: Int32Array,
+  lo: Int32Array,
+  n: number,
+  at: number,
+  skip: ReadonlySet<number>,
+): void {
+  const s = state(db);
+  for (let k = 0; k < n; k++) {
+    if (skip.has(k)) continue;
+    if (s.epoch === null) s.epoch = at;
+    earliest(s.localDirty, hi[k]!, lo[k]!, at);
+    s.localKeys.add(hi[k]!, lo[k]!);
+  }
 }
 
 /** The Unix ms that first-seen times on disk (attr_blocks.first_at, attr_local.first_at) are relative to. */
@@ -255,7 +302,7 @@ function writeSome(
   }
   for (let j = 0; j < k; j += 3) put.one.run(rows[j], rows[j + 1], rows[j + 2]);
   if (t.dirtyCount === 0) {
-    t.clear();
+    t.empty();
     o[which] = noOrder();
   }
   return done;
