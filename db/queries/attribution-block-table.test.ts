@@ -28,7 +28,7 @@ describe("block table", () => {
     const all = [...EDGES, ...keys(20_000, 7)];
     all.forEach((k, i) => t.add(...halvesOf(k), i));
     expect(t.size).toBe(all.length);
-    expect(all.filter((k, i) => t.cur[t.find(...halvesOf(k))] !== i)).toEqual([]);
+    expect(all.filter((k, i) => t.cur(t.find(...halvesOf(k))) !== i)).toEqual([]);
     expect(keys(1_000, 8).filter((k) => t.find(...halvesOf(k)) !== -1)).toEqual([]);
   });
 
@@ -48,7 +48,7 @@ describe("block table", () => {
     const i = t.find(...halvesOf(-1n));
     t.clean(i);
     t.clean(i);
-    expect([t.dirtyCount, t.disk[i]]).toEqual([EDGES.length - 1, 6]);
+    expect([t.dirtyCount, t.disk(i)]).toEqual([EDGES.length - 1, 6]);
   });
 
   it("trim keeps the newest entries and every dirty one", () => {

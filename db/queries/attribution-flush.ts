@@ -43,16 +43,16 @@ function startRound(s: State): Round {
   const counted: number[] = [];
   for (let k = 0; k < hi.length; k++) {
     const i = t.find(hi[k]!, lo[k]!);
-    if (i < 0 || t.dirtyFlag[i] !== 1) continue;
-    t.dirtyFlag[i] = 2; // counted once, however often the key is listed
+    if (i < 0 || t.flag(i) !== 1) continue;
+    t.setFlag(i, 2); // counted once, however often the key is listed
     counted.push(i);
-    const cur = t.cur[i]!;
-    const disk = t.disk[i]!;
+    const cur = t.cur(i);
+    const disk = t.disk(i);
     if (cur === disk) continue;
     if (cur !== 0) add.set(cur, (add.get(cur) ?? 0) + 1);
     if (disk !== 0) sub.set(disk, (sub.get(disk) ?? 0) + 1);
   }
-  for (const i of counted) t.dirtyFlag[i] = 1;
+  for (const i of counted) t.setFlag(i, 1);
   const a = sortedDeltas(add);
   const d = sortedDeltas(sub);
   return { addIds: a.ids, addBy: a.by, subIds: d.ids, subBy: d.by, adds: 0, subs: 0, marked: false };
@@ -115,10 +115,10 @@ export function flushIndex(db: Db, limit: number): number {
     const hi = order.hi[order.left]!;
     const lo = order.lo[order.left]!;
     const i = t.find(hi, lo);
-    if (i < 0 || t.dirtyFlag[i] === 0) continue;
+    if (i < 0 || t.flag(i) === 0) continue;
     n++;
-    const cur = t.cur[i]!;
-    const disk = t.disk[i]!;
+    const cur = t.cur(i);
+    const disk = t.disk(i);
     t.clean(i);
     if (cur === disk) continue;
     if (cur !== 0) {

@@ -166,10 +166,10 @@ export function slotsOf(s: State, hashes: Buffer): Int32Array {
   for (let k = 0; k < n; k++) {
     const hi = hashes.readInt32BE(k * 8);
     const lo = hashes.readInt32BE(k * 8 + 4);
-    const i = t.find(hi, lo);
+    const i = t.probe(hi, lo);
     if (i >= 0) slots[k] = i;
     else if (s.onDisk.mightHold(hi, lo)) miss.push(k);
-    else slots[k] = t.add(hi, lo, 0);
+    else slots[k] = t.addAt(-1 - i, hi, lo, 0);
   }
   for (let m = 0; m < miss.length; m += LOOKUP_CHUNK) {
     const chunk: bigint[] = [];
@@ -191,16 +191,16 @@ export function slotsOf(s: State, hashes: Buffer): Int32Array {
 
 /** The table slot of a block (read from attr_blocks on first use). */
 export function slotOf(s: State, hi: number, lo: number): number {
-  const i = s.blocks.find(hi, lo);
+  const i = s.blocks.probe(hi, lo);
   if (i >= 0) return i;
-  if (!s.onDisk.mightHold(hi, lo)) return s.blocks.add(hi, lo, 0);
+  if (!s.onDisk.mightHold(hi, lo)) return s.blocks.addAt(-1 - i, hi, lo, 0);
   return s.blocks.add(hi, lo, (s.blockGet.get(hi, lo) as number | undefined) ?? 0);
 }
 
 export function curOf(s: State, hash: bigint): number {
   const [hi, lo] = halvesOf(hash);
   const i = slotOf(s, hi, lo);
-  return s.blocks.cur[i]!;
+  return s.blocks.cur(i);
 }
 
 export function listOf(s: State, id: number): readonly Interval[] {

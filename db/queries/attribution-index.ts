@@ -108,7 +108,7 @@ export class IndexWriter {
 
   private applyAt(i: number, f: (l: readonly Interval[]) => readonly Interval[]): void {
     const s = this.s;
-    const cur = s.blocks.cur[i]!;
+    const cur = s.blocks.cur(i);
     const to = this.mapped(cur, f);
     if (to === cur) return;
     s.blocks.set(i, to);
@@ -121,7 +121,7 @@ export class IndexWriter {
     let to = -1;
     for (let k = 0; k < slots.length; k++) {
       const i = slots[k]!;
-      const cur = t.cur[i]!;
+      const cur = t.cur(i);
       if (cur !== from) {
         from = cur;
         to = this.mapped(cur, f);
@@ -156,7 +156,7 @@ export function residencyAt(db: Db, hi: number, lo: number, t: number, workerId:
     memo.byList.clear();
   }
   const i = slotOf(s, hi, lo);
-  const id = s.blocks.cur[i]!;
+  const id = s.blocks.cur(i);
   let f = memo.byList.get(id);
   if (!f) memo.byList.set(id, (f = factsOf(s, listOf(s, id), t, chosen)));
   return f;
@@ -188,7 +188,7 @@ export function residenciesAt(
   let f: Residency | undefined;
   for (let k = from; k < to; k++) {
     const i = slotOf(s, hi[k]!, lo[k]!);
-    const id = s.blocks.cur[i]!;
+    const id = s.blocks.cur(i);
     if (id !== last || f === undefined) {
       f = memo.byList.get(id);
       if (!f) memo.byList.set(id, (f = factsOf(s, listOf(s, id), t, chosen)));

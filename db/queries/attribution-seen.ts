@@ -110,9 +110,9 @@ const noOrder = (): Order => ({ hi: new Int32Array(0), lo: new Int32Array(0), le
 
 /** Keep the earliest pending time of a key (dirty until written). */
 function earliest(t: BlockTable, hi: number, lo: number, at: number) {
-  let i = t.find(hi, lo);
-  if (i < 0) i = t.add(hi, lo, at);
-  else if (t.dirtyFlag[i] === 1 && t.cur[i]! <= at) return;
+  let i = t.probe(hi, lo);
+  if (i < 0) i = t.addAt(-1 - i, hi, lo, at);
+  else if (t.flag(i) === 1 && t.cur(i) <= at) return;
   t.set(i, at);
 }
 
@@ -120,7 +120,7 @@ function earliest(t: BlockTable, hi: number, lo: number, at: number) {
 function pending(t: BlockTable, hi: number, lo: number): number | undefined {
   if (t.dirtyCount === 0) return undefined;
   const i = t.find(hi, lo);
-  return i >= 0 && t.dirtyFlag[i] === 1 ? t.cur[i] : undefined;
+  return i >= 0 && t.flag(i) === 1 ? t.cur(i) : undefined;
 }
 
 /** When a sequence hash (as int32 halves) was first cacheable (attr_blocks and marks not yet written), or undefined when never. */
@@ -145,7 +145,7 @@ export function seenBefore(db: Db, hi: Int32Array, lo: Int32Array, n: number, t:
 function firstAt(s: State, hi: number, lo: number): number | undefined {
   const i = s.seen.find(hi, lo);
   if (i >= 0) {
-    const at = s.seen.cur[i]!;
+    const at = s.seen.cur(i);
     return at === NONE ? undefined : at;
   }
   const rel = s.seenGet.get(hi, lo) as number | undefined;
@@ -172,7 +172,7 @@ function mark(s: State, hi: number, lo: number, at: number): void {
   earliest(s.seenDirty, hi, lo, at);
   const i = s.seen.find(hi, lo);
   if (i < 0) rememberSeen(s, hi, lo, at);
-  else if (s.seen.cur[i] === NONE || at < s.seen.cur[i]!) s.seen.cur[i] = at;
+  else if (s.seen.cur(i) === NONE || at < s.seen.cur(i)) s.seen.setCur(i, at);
 }
 
 function rememberSeen(s: State, hi: number, lo: number, at: number) {
@@ -288,10 +288,10 @@ function writeSome(
     const hi = order.hi[order.left]!;
     const lo = order.lo[order.left]!;
     const i = t.find(hi, lo);
-    if (i < 0 || t.dirtyFlag[i] === 0) continue;
+    if (i < 0 || t.flag(i) === 0) continue;
     rows[k] = hi;
     rows[k + 1] = lo;
-    rows[k + 2] = t.cur[i]! - epoch;
+    rows[k + 2] = t.cur(i) - epoch;
     k += 3;
     if (k === rows.length) {
       put.many.run(rows);
@@ -331,9 +331,9 @@ export function seenMarkTaker(db: Db): (hi: number, lo: number) => number | null
   return (hi, lo) => {
     if (t.dirtyCount === 0) return null;
     const i = t.find(hi, lo);
-    if (i < 0 || t.dirtyFlag[i] !== 1) return null;
+    if (i < 0 || t.flag(i) !== 1) return null;
     saveEpoch(db, s);
-    const rel = t.cur[i]! - s.epoch!;
+    const rel = t.cur(i) - s.epoch!;
     t.clean(i);
     return rel;
   };
