@@ -2,6 +2,8 @@ import type Database from "better-sqlite3";
 import type { Db } from "../client";
 import { BlockTable, KEY_SQL, KeyFilter, PUT_ROWS } from "./attribution-block-table";
 
+export { flushSeen, seenMarkTaker, takeSeenMark } from "./attribution-seen-flush";
+
 // First-seen marks of the attribution job: attr_blocks.first_at (a sequence hash first cacheable) and attr_local (a
 // block's content first in a prompt), both keyed by random 64-bit hashes. Marks are kept in memory and written in key order
 // (flushSeen), a narrow range of pages per short transaction, instead of one random insert per new block in every
@@ -17,9 +19,9 @@ const CHUNK = 64;
 /** first_at of a cached sequence hash not on disk (the hash was looked up and had no mark). */
 const NONE = -1;
 
-type Order = { hi: Int32Array; lo: Int32Array; left: number };
+export type Order = { hi: Int32Array; lo: Int32Array; left: number };
 
-type State = {
+export type State = {
   /** first_at (or NONE) of recently read or written sequence hashes, in `cur` (a read-through cache, trimmed oldest first). */
   seen: BlockTable;
   /** Marks not written yet: earliest time per hash in `cur` of the dirty entries (clean entries were written). */
@@ -42,7 +44,8 @@ type State = {
 };
 const states = new WeakMap<Database.Database, State>();
 
-function state(db: Db): State {
+/** This connection's marks state (attribution-seen-flush.ts writes them). */
+export function state(db: Db): State {
   const c = db.$client;
   let s = states.get(c);
   if (s) return s;
@@ -71,16 +74,13 @@ function state(db: Db): State {
 }
 
 /** Upserts of marks (hi, lo, first_at per row) into a table keyed by hash: one row, and PUT_ROWS rows. */
-type Puts = { one: Database.Statement; many: Database.Statement };
+export type Puts = { one: Database.Statement; many: Database.Statement };
 
 function puts(c: Database.Database, table: string, update: string): Puts {
   const sql = (rows: number) =>
     `INSERT INTO ${table} (hash, first_at) VALUES ${Array(rows).fill(`(${KEY_SQL}, ?)`).join(", ")} ON CONFLICT(hash) DO UPDATE SET ${update}`;
   return { one: c.prepare(sql(1)), many: c.prepare(sql(PUT_ROWS)) };
 }
-
-/** Parameters of one multi-row write of marks, reused. */
-const putRows: number[] = new Array<number>(3 * PUT_ROWS).fill(0);
 
 /**
  * Per connection, kept across resetSeen: marks of a rolled-back transaction leave it a superset, so a transaction that
@@ -89,7 +89,7 @@ const putRows: number[] = new Array<number>(3 * PUT_ROWS).fill(0);
 const localFilters = new WeakMap<Database.Database, KeyFilter>();
 
 /** A filter over the hashes attr_local holds (read once per connection, and again when it fills up). */
-function localFilterOfDisk(c: Database.Database): KeyFilter {
+export function localFilterOfDisk(c: Database.Database): KeyFilter {
   const n = c.prepare("SELECT count(*) FROM attr_local").pluck().get() as number;
   const f = new KeyFilter(Math.max(2_000_000, n * 2));
   const buf = Buffer.alloc(8);
@@ -106,7 +106,7 @@ export function resetSeen(db: Db): void {
   states.delete(db.$client);
 }
 
-const noOrder = (): Order => ({ hi: new Int32Array(0), lo: new Int32Array(0), left: 0 });
+export const noOrder = (): Order => ({ hi: new Int32Array(0), lo: new Int32Array(0), left: 0 });
 
 /** Keep the earliest pending time of a key (dirty until written). */
 function earliest(t: BlockTable, hi: number, lo: number, at: number) {
@@ -264,102 +264,6 @@ export function dirtySeen(db: Db): number {
 /** Local-hash marks not written yet. */
 export function dirtyLocal(db: Db): number {
   return state(db).localDirty.dirtyCount;
-}
-
-/** Write up to `n` marks of one dirty table, highest keys first; returns how many were written. */
-function writeSome(
-  t: BlockTable,
-  o: { seen: Order; local: Order },
-  which: "seen" | "local",
-  put: Puts,
-  n: number,
-  epoch: number,
-): number {
-  if (o[which].left === 0) {
-    o[which] = { ...t.takeDirtySorted(), left: 0 };
-    o[which].left = o[which].hi.length;
-  }
-  const order = o[which];
-  const rows = putRows;
-  let k = 0;
-  let done = 0;
-  while (done < n && order.left > 0) {
-    order.left--;
-    const hi = order.hi[order.left]!;
-    const lo = order.lo[order.left]!;
-    const i = t.find(hi, lo);
-    if (i < 0 || t.flag(i) === 0) continue;
-    rows[k] = hi;
-    rows[k + 1] = lo;
-    rows[k + 2] = t.cur(i) - epoch;
-    k += 3;
-    if (k === rows.length) {
-      put.many.run(rows);
-      k = 0;
-    }
-    t.clean(i);
-    done++;
-  }
-  for (let j = 0; j < k; j += 3) put.one.run(rows[j], rows[j + 1], rows[j + 2]);
-  if (t.dirtyCount === 0) {
-    t.empty();
-    o[which] = noOrder();
-  }
-  return done;
-}
-
-/** Save the epoch before the first mark is written (inside the transaction writing it). */
-function saveEpoch(db: Db, s: State): void {
-  if (s.epochSaved) return;
-  db.$client.prepare("INSERT INTO attr_state (key, value) VALUES ('epoch', ?)").run(s.epoch!);
-  s.epochSaved = true;
-}
-
-/**
- * The unwritten first-seen mark of a sequence hash (int32 halves), as the value for attr_blocks.first_at, taken out of
- * the marks to write (null when it has none): the index flush writes it in the same row write as the block's list
- * (call inside that transaction). Like any mark, it lands before the requests cursor that covers it is saved.
- */
-export function takeSeenMark(db: Db, hi: number, lo: number): number | null {
-  return seenMarkTaker(db)(hi, lo);
-}
-
-/** takeSeenMark for one connection, its state looked up once (the index flush calls it for every block it writes). */
-export function seenMarkTaker(db: Db): (hi: number, lo: number) => number | null {
-  const s = state(db);
-  const t = s.seenDirty;
-  return (hi, lo) => {
-    if (t.dirtyCount === 0) return null;
-    const i = t.find(hi, lo);
-    if (i < 0 || t.flag(i) !== 1) return null;
-    saveEpoch(db, s);
-    const rel = t.cur(i) - s.epoch!;
-    t.clean(i);
-    return rel;
-  };
-}
-
-/**
- * Write up to `limit` marks (call inside a transaction), only local-hash marks when `localOnly`; when none is left
- * afterwards, the requests cursor is saved with them. Returns how many (of those asked for) are still waiting.
- */
-export function flushSeen(db: Db, limit: number, localOnly = false): number {
-  const s = state(db);
-  let left = limit;
-  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount > 0) saveEpoch(db, s);
-  const epoch = s.epoch ?? 0;
-  if (!localOnly && s.seenDirty.dirtyCount > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.seenPut, left, epoch);
-  if (left > 0 && s.localDirty.dirtyCount > 0) writeSome(s.localDirty, s.order, "local", s.localPut, left, epoch);
-  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount === 0) {
-    db.$client
-      .prepare(
-        "INSERT INTO attr_state (key, value) VALUES ('requests', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-      )
-      .run(s.requestsDone);
-    // Every mark is on disk (this transaction's once it commits): a larger filter can be read from attr_local alone.
-    if (s.localKeys.full()) s.localKeys = localFilterOfDisk(db.$client);
-  }
-  return (localOnly ? 0 : s.seenDirty.dirtyCount) + s.localDirty.dirtyCount;
 }
 
 /** Drop the cached first-seen marks (after rows were deleted underneath them; everything was flushed before). */
