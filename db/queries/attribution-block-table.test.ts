@@ -1,5 +1,6 @@
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { BlockTable, halvesOf, KeyFilter, keyOf } from "./attribution-block-table";
+import { BlockTable, halvesOf, KEY_SQL, KeyFilter, keyOf } from "./attribution-block-table";
 
 const EDGES: bigint[] = [0n, 1n, -1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 32n, -(2n ** 32n), 2n ** 31n, 4_294_967_295n];
 
@@ -22,13 +23,57 @@ describe("64-bit keys as int32 halves", () => {
   });
 });
 
+describe("64-bit keys built in SQL from their halves", () => {
+  const c = new Database(":memory:");
+  const key = c.prepare(`SELECT ${KEY_SQL}`).pluck().safeIntegers();
+  it.each(EDGES.map((k) => [k]))("%s is the key keyOf makes", (k) => {
+    expect(key.get(...halvesOf(k))).toBe(k);
+  });
+  it("for 2,000 random keys too", () => {
+    const all = keys(2_000, 5);
+    expect(all.filter((k) => key.get(...halvesOf(k)) !== k)).toEqual([]);
+  });
+});
+
 describe("block table", () => {
+  it("probe gives a held key's slot, or the free slot addAt fills (also past a growth)", () => {
+    const t = new BlockTable(16);
+    const all = [...EDGES, ...keys(2_000, 9)];
+    all.forEach((k, i) => {
+      const [hi, lo] = halvesOf(k);
+      const p = t.probe(hi, lo);
+      expect(p).toBeLessThan(0);
+      expect(t.addAt(-1 - p, hi, lo, i)).toBe(t.find(hi, lo));
+      expect(t.probe(hi, lo)).toBe(t.find(hi, lo));
+    });
+    expect(t.size).toBe(all.length);
+    expect(all.filter((k, i) => t.cur(t.find(...halvesOf(k))) !== i)).toEqual([]);
+    expect(all.filter((k, i) => t.disk(t.find(...halvesOf(k))) !== i)).toEqual([]);
+  });
+
+  it("keeps values, disk values and dirty flags through growth; empty() forgets every key and stays usable", () => {
+    const t = new BlockTable(16);
+    const ks = keys(500, 4);
+    ks.forEach((k, i) => t.add(...halvesOf(k), i));
+    ks.forEach((k, i) => i % 3 === 0 && t.set(t.find(...halvesOf(k)), -i - 0.5));
+    keys(5_000, 6).forEach((k) => t.add(...halvesOf(k), 1));
+    const at = (k: bigint) => t.find(...halvesOf(k));
+    expect(ks.filter((k, i) => t.cur(at(k)) !== (i % 3 === 0 ? -i - 0.5 : i))).toEqual([]);
+    expect(ks.filter((k, i) => t.disk(at(k)) !== i || t.flag(at(k)) !== (i % 3 === 0 ? 1 : 0))).toEqual([]);
+    expect(t.dirtyCount).toBe(167);
+    ks.forEach((k) => t.clean(at(k)));
+    t.empty();
+    expect([t.size, t.dirtyCount, ks.filter((k) => at(k) !== -1).length]).toEqual([0, 0, 0]);
+    t.add(...halvesOf(ks[1]!), 7);
+    expect([t.cur(at(ks[1]!)), t.flag(at(ks[1]!)), t.size]).toEqual([7, 0, 1]);
+  });
+
   it("finds what it holds (edges and 20k random keys, past several growths), nothing else", () => {
     const t = new BlockTable(16);
     const all = [...EDGES, ...keys(20_000, 7)];
     all.forEach((k, i) => t.add(...halvesOf(k), i));
     expect(t.size).toBe(all.length);
-    expect(all.filter((k, i) => t.cur[t.find(...halvesOf(k))] !== i)).toEqual([]);
+    expect(all.filter((k, i) => t.cur(t.find(...halvesOf(k))) !== i)).toEqual([]);
     expect(keys(1_000, 8).filter((k) => t.find(...halvesOf(k)) !== -1)).toEqual([]);
   });
 
@@ -48,7 +93,7 @@ describe("block table", () => {
     const i = t.find(...halvesOf(-1n));
     t.clean(i);
     t.clean(i);
-    expect([t.dirtyCount, t.disk[i]]).toEqual([EDGES.length - 1, 6]);
+    expect([t.dirtyCount, t.disk(i)]).toEqual([EDGES.length - 1, 6]);
   });
 
   it("trim keeps the newest entries and every dirty one", () => {

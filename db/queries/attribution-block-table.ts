@@ -5,6 +5,15 @@
 /** The signed 64-bit key of halves (hi signed, lo as its 32 bits). */
 export const keyOf = (hi: number, lo: number): bigint => (BigInt(hi) << 32n) | BigInt(lo >>> 0);
 
+/**
+ * SQL for the signed 64-bit key of two bound halves (hi, then lo; numbers, which SQLite's bitwise operators take as
+ * integers): the same value as keyOf without a BigInt per key.
+ */
+export const KEY_SQL = "((? << 32) | (? & 4294967295))";
+
+/** Rows per statement of the index's and the marks' multi-row writes (fewer calls into SQLite per row). */
+export const PUT_ROWS = 32;
+
 /** The int32 halves of a signed 64-bit key. */
 export function halvesOf(key: bigint): [hi: number, lo: number] {
   return [Number(BigInt.asIntN(32, key >> 32n)), Number(BigInt.asIntN(32, key))];
@@ -20,16 +29,15 @@ export class BlockTable {
   private cap = 0;
   private mask = 0;
   /**
-   * Per slot, 4 int32s: the key's high and low halves and whether the slot is used (one 16-byte group, so a probe
-   * touches one cache line: the table outgrows the CPU caches, and lookups are most of the index's time).
+   * Per slot, 32 bytes: as int32s the key's high and low halves, whether the slot is used and its dirty flag, then as
+   * doubles its list id in memory (`cur`) and on disk (`disk`). A lookup and what it reads or writes next share one
+   * cache line: the table outgrows the CPU caches, and these accesses are most of the index's time.
    */
-  private keys!: Int32Array;
+  private i32!: Int32Array;
+  private f64!: Float64Array;
   private stamp!: Float64Array;
   private seq = 0;
-  cur!: Float64Array;
-  disk!: Float64Array;
-  dirtyFlag!: Uint8Array;
-  /** Dirty keys in the order they became dirty (may hold keys flushed since; check dirtyFlag). */
+  /** Dirty keys in the order they became dirty (may hold keys flushed since; check flag()). */
   dirtyHi: number[] = [];
   dirtyLo: number[] = [];
   dirtyCount = 0;
@@ -41,15 +49,38 @@ export class BlockTable {
   private alloc(cap: number) {
     this.cap = cap;
     this.mask = cap - 1;
-    this.keys = new Int32Array(cap * 4);
+    const buf = new ArrayBuffer(cap * 32);
+    this.i32 = new Int32Array(buf);
+    this.f64 = new Float64Array(buf);
     this.stamp = new Float64Array(cap);
-    this.cur = new Float64Array(cap);
-    this.disk = new Float64Array(cap);
-    this.dirtyFlag = new Uint8Array(cap);
   }
 
   private slotFor(hi: number, lo: number): number {
     return (Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b) >>> 0) & this.mask;
+  }
+
+  /** A slot's value in memory (a list id; the marks tables keep a time). */
+  cur(i: number): number {
+    return this.f64[(i << 2) + 2]!;
+  }
+
+  /** Set a slot's value in memory without marking it dirty (a read-through cache's own entries). */
+  setCur(i: number, v: number): void {
+    this.f64[(i << 2) + 2] = v;
+  }
+
+  /** A slot's value as written to disk. */
+  disk(i: number): number {
+    return this.f64[(i << 2) + 3]!;
+  }
+
+  /** A slot's dirty flag: 0 clean, 1 dirty (2: dirty, counted by a flush round under way). */
+  flag(i: number): number {
+    return this.i32[(i << 3) + 3]!;
+  }
+
+  setFlag(i: number, f: number): void {
+    this.i32[(i << 3) + 3] = f;
   }
 
   /** Room for `extra` more keys without growing: slots stay where they are while that many are added. */
@@ -61,10 +92,10 @@ export class BlockTable {
 
   /** The slot of a key, or −1 when the table does not hold it. */
   find(hi: number, lo: number): number {
-    const k = this.keys;
+    const k = this.i32;
     let i = this.slotFor(hi, lo);
     for (;;) {
-      const at = i << 2;
+      const at = i << 3;
       if (k[at + 2] === EMPTY) return -1;
       if (k[at] === hi && k[at + 1] === lo) return i;
       i = (i + 1) & this.mask;
@@ -74,36 +105,66 @@ export class BlockTable {
   /** Add a key not held yet with its list id (clean: the same in memory and on disk); returns its slot. */
   add(hi: number, lo: number, list: number): number {
     if ((this.size + 1) * 2 > this.cap) this.rehash(this.cap * 2, -Infinity);
-    const k = this.keys;
+    const k = this.i32;
     let i = this.slotFor(hi, lo);
-    while (k[(i << 2) + 2] !== EMPTY) i = (i + 1) & this.mask;
-    k[i << 2] = hi;
-    k[(i << 2) + 1] = lo;
-    k[(i << 2) + 2] = USED;
-    this.cur[i] = list;
-    this.disk[i] = list;
-    this.dirtyFlag[i] = 0;
+    while (k[(i << 3) + 2] !== EMPTY) i = (i + 1) & this.mask;
+    this.put(i, hi, lo, list);
+    return i;
+  }
+
+  /**
+   * The slot of a key when the table holds it, else −1 − the free slot where it would go (for addAt, before anything
+   * else is added: one probe for a lookup and its insert).
+   */
+  probe(hi: number, lo: number): number {
+    const k = this.i32;
+    let i = this.slotFor(hi, lo);
+    for (;;) {
+      const at = i << 3;
+      if (k[at + 2] === EMPTY) return -1 - i;
+      if (k[at] === hi && k[at + 1] === lo) return i;
+      i = (i + 1) & this.mask;
+    }
+  }
+
+  /** add() of a key probe() did not find, at the free slot it gave (nothing added since); returns the key's slot. */
+  addAt(i: number, hi: number, lo: number, list: number): number {
+    if ((this.size + 1) * 2 > this.cap) return this.add(hi, lo, list);
+    this.put(i, hi, lo, list);
+    return i;
+  }
+
+  private put(i: number, hi: number, lo: number, list: number): void {
+    const k = this.i32;
+    const at = i << 3;
+    k[at] = hi;
+    k[at + 1] = lo;
+    k[at + 2] = USED;
+    k[at + 3] = 0;
+    this.f64[(i << 2) + 2] = list;
+    this.f64[(i << 2) + 3] = list;
     this.stamp[i] = this.seq++;
     this.size++;
-    return i;
   }
 
   /** Point a slot's block at list `to` in memory (marking it dirty). */
   set(i: number, to: number): void {
-    this.cur[i] = to;
-    if (this.dirtyFlag[i] === 0) {
-      this.dirtyFlag[i] = 1;
+    this.f64[(i << 2) + 2] = to;
+    const at = (i << 3) + 3;
+    if (this.i32[at] === 0) {
+      this.i32[at] = 1;
       this.dirtyCount++;
-      this.dirtyHi.push(this.keys[i << 2]!);
-      this.dirtyLo.push(this.keys[(i << 2) + 1]!);
+      this.dirtyHi.push(this.i32[i << 3]!);
+      this.dirtyLo.push(this.i32[(i << 3) + 1]!);
     }
   }
 
   /** The slot's block was written: clean again. */
   clean(i: number): void {
-    this.disk[i] = this.cur[i]!;
-    if (this.dirtyFlag[i] === 1) {
-      this.dirtyFlag[i] = 0;
+    this.f64[(i << 2) + 3] = this.f64[(i << 2) + 2]!;
+    const at = (i << 3) + 3;
+    if (this.i32[at] === 1) {
+      this.i32[at] = 0;
       this.dirtyCount--;
     }
   }
@@ -155,24 +216,36 @@ export class BlockTable {
     this.dirtyCount = 0;
   }
 
+  /** Drop every entry but keep the room (nothing may be dirty): a table filled again to about its size does not regrow. */
+  empty(): void {
+    this.i32.fill(0);
+    this.size = 0;
+    this.dirtyHi = [];
+    this.dirtyLo = [];
+    this.dirtyCount = 0;
+  }
+
   private rehash(cap: number, keepFrom: number) {
-    const { keys, stamp, cur, disk, dirtyFlag } = this;
+    const { i32, f64, stamp } = this;
     const old = this.cap;
     this.alloc(cap);
     this.size = 0;
-    const k = this.keys;
+    const k = this.i32;
+    const v = this.f64;
     for (let i = 0; i < old; i++) {
-      if (keys[(i << 2) + 2] !== USED || (stamp[i]! < keepFrom && dirtyFlag[i] === 0)) continue;
-      const hi = keys[i << 2]!;
-      const lo = keys[(i << 2) + 1]!;
+      const at = i << 3;
+      if (i32[at + 2] !== USED || (stamp[i]! < keepFrom && i32[at + 3] === 0)) continue;
+      const hi = i32[at]!;
+      const lo = i32[at + 1]!;
       let j = this.slotFor(hi, lo);
-      while (k[(j << 2) + 2] !== EMPTY) j = (j + 1) & this.mask;
-      k[j << 2] = hi;
-      k[(j << 2) + 1] = lo;
-      k[(j << 2) + 2] = USED;
-      this.cur[j] = cur[i]!;
-      this.disk[j] = disk[i]!;
-      this.dirtyFlag[j] = dirtyFlag[i]!;
+      while (k[(j << 3) + 2] !== EMPTY) j = (j + 1) & this.mask;
+      const to = j << 3;
+      k[to] = hi;
+      k[to + 1] = lo;
+      k[to + 2] = USED;
+      k[to + 3] = i32[at + 3]!;
+      v[(j << 2) + 2] = f64[(i << 2) + 2]!;
+      v[(j << 2) + 3] = f64[(i << 2) + 3]!;
       this.stamp[j] = stamp[i]!;
       this.size++;
     }

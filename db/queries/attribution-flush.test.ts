@@ -3,7 +3,7 @@ import { testDb } from "../../test/db";
 import type { Db } from "../client";
 import { flushIndex, IndexWriter, nameId, resetIndexCache, residencyAt } from "./attribution-index";
 import { halvesOf } from "./attribution-block-table";
-import { dirtySeen, flushSeen, markSeen, resetSeen, seenFirstAt } from "./attribution-seen";
+import { dirtySeen, flushSeen, markLocal, markSeen, resetSeen, seenFirstAt } from "./attribution-seen";
 
 const T = 1_764_417_600_000;
 const H = 1n << 40n;
@@ -101,5 +101,36 @@ describe("flushing the index in rounds", () => {
     resetSeen(db);
     expect(seenFirstAt(db, ...halvesOf(k))).toBe(want);
     expect(seenFirstAt(db, ...halvesOf(k + 1n))).toBe(T + 20);
+  });
+
+  it("writes the same rows whether its transactions are short or take hundreds of blocks (32 rows to a statement)", () => {
+    const tables = (limit: number) => {
+      const db = testDb();
+      const w1 = nameId(db, "w1");
+      // Marks on disk first for some blocks, then 700 blocks stored (some removed), new marks for every third.
+      for (let k = 0; k < 700; k += 5) markSeen(db, ...halvesOf(H + BigInt(k)), T + k);
+      for (let k = 0; k < 700; k += 4) markLocal(db, ...halvesOf(-H - BigInt(k)), T + k);
+      while (db.$client.transaction(() => flushSeen(db, limit))() > 0);
+      const w = new IndexWriter(db);
+      for (let k = 0; k < 700; k++) w.stored(H + BigInt(k), w1, T + 100 + (k % 9));
+      for (let k = 0; k < 700; k += 7) w.removed(H + BigInt(k), w1, T + 900, 1);
+      for (let k = 0; k < 700; k += 3) markSeen(db, ...halvesOf(H + BigInt(k)), T + 50 + (k % 11));
+      for (let k = 0; k < 700; k += 2) markLocal(db, ...halvesOf(-H - BigInt(k)), T + 60 - (k % 13));
+      while (db.$client.transaction(() => flushIndex(db, limit))() > 0);
+      while (db.$client.transaction(() => flushSeen(db, limit))() > 0);
+      const all = (sql: string) => db.$client.prepare(sql).raw().safeIntegers().all() as unknown[][];
+      return {
+        blocks: all("SELECT * FROM attr_blocks ORDER BY hash"),
+        lists: all("SELECT * FROM attr_lists ORDER BY id"),
+        local: all("SELECT * FROM attr_local ORDER BY hash"),
+        state: all("SELECT * FROM attr_state ORDER BY key"),
+      };
+    };
+    const few = tables(7);
+    const many = tables(5_000);
+    expect(few.blocks.length).toBe(700);
+    expect(few.blocks.filter((r) => r[2] !== null).length).toBeGreaterThan(300);
+    expect(few.local.length).toBe(350);
+    expect(many).toEqual(few);
   });
 });

@@ -1,8 +1,8 @@
 import type { Db } from "../client";
 import { encodeIntervals } from "./attribution-intervals";
-import { keyOf } from "./attribution-block-table";
+import { PUT_ROWS } from "./attribution-block-table";
 import { filterOfDisk, state, trimCache, type State } from "./attribution-index-state";
-import { takeSeenMark } from "./attribution-seen";
+import { seenMarkTaker } from "./attribution-seen";
 
 // Writing the attribution index's changed blocks (see attribution-index.ts). One round writes every block changed in
 // memory, in three passes of short transactions: the lists the blocks now point to, with the references the round
@@ -24,6 +24,8 @@ export type Round = {
 };
 
 const MARK = "flush_round";
+/** Parameters of one multi-row block write (hi, lo, list, mark per row), reused. */
+const putRows: (number | null)[] = new Array<number | null>(4 * PUT_ROWS).fill(null);
 
 function sortedDeltas(m: Map<number, number>): { ids: Float64Array; by: Float64Array } {
   const ids = Float64Array.from(m.keys()).sort();
@@ -41,16 +43,16 @@ function startRound(s: State): Round {
   const counted: number[] = [];
   for (let k = 0; k < hi.length; k++) {
     const i = t.find(hi[k]!, lo[k]!);
-    if (i < 0 || t.dirtyFlag[i] !== 1) continue;
-    t.dirtyFlag[i] = 2; // counted once, however often the key is listed
+    if (i < 0 || t.flag(i) !== 1) continue;
+    t.setFlag(i, 2); // counted once, however often the key is listed
     counted.push(i);
-    const cur = t.cur[i]!;
-    const disk = t.disk[i]!;
+    const cur = t.cur(i);
+    const disk = t.disk(i);
     if (cur === disk) continue;
     if (cur !== 0) add.set(cur, (add.get(cur) ?? 0) + 1);
     if (disk !== 0) sub.set(disk, (sub.get(disk) ?? 0) + 1);
   }
-  for (const i of counted) t.dirtyFlag[i] = 1;
+  for (const i of counted) t.setFlag(i, 1);
   const a = sortedDeltas(add);
   const d = sortedDeltas(sub);
   return { addIds: a.ids, addBy: a.by, subIds: d.ids, subBy: d.by, adds: 0, subs: 0, marked: false };
@@ -104,25 +106,36 @@ export function flushIndex(db: Db, limit: number): number {
     if (s.listAdd.run(by, id).changes === 0) s.listNew.run(id, by, encodeIntervals(s.lists.get(id)!));
   }
   const order = s.flushOrder;
+  // Rows go PUT_ROWS to a statement (the rest one by one below); keys are distinct, so the order within one is free.
+  const rows = putRows;
+  let k = 0;
+  const take = order.left > 0 ? seenMarkTaker(db) : null;
   while (n < limit && order.left > 0) {
     order.left--;
     const hi = order.hi[order.left]!;
     const lo = order.lo[order.left]!;
     const i = t.find(hi, lo);
-    if (i < 0 || t.dirtyFlag[i] === 0) continue;
+    if (i < 0 || t.flag(i) === 0) continue;
     n++;
-    const cur = t.cur[i]!;
-    const disk = t.disk[i]!;
+    const cur = t.cur(i);
+    const disk = t.disk(i);
     t.clean(i);
     if (cur === disk) continue;
     if (cur !== 0) {
       // A first-seen mark waiting for the same row goes in the same write (one B-tree update instead of two).
-      const mark = takeSeenMark(db, hi, lo);
-      if (mark === null) s.blockPut.run(keyOf(hi, lo), cur);
-      else s.blockPutSeen.run(keyOf(hi, lo), cur, mark);
+      rows[k] = hi;
+      rows[k + 1] = lo;
+      rows[k + 2] = cur;
+      rows[k + 3] = take!(hi, lo);
+      k += 4;
+      if (k === rows.length) {
+        s.blockPuts.run(rows);
+        k = 0;
+      }
       s.onDisk.add(hi, lo);
-    } else s.blockDel.run(keyOf(hi, lo));
+    } else s.blockDel.run(hi, lo);
   }
+  for (let j = 0; j < k; j += 4) s.blockPut.run(rows[j], rows[j + 1], rows[j + 2], rows[j + 3]);
   for (; n < limit && order.left === 0 && r.subs < r.subIds.length; n++, r.subs++) {
     const id = r.subIds[r.subs]!;
     s.listSub.run(r.subBy[r.subs]!, id);

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
 import { decodeIntervals, type Interval } from "./attribution-intervals";
-import { BlockTable, halvesOf, KeyFilter, keyOf } from "./attribution-block-table";
+import { BlockTable, halvesOf, KEY_SQL, KeyFilter, PUT_ROWS } from "./attribution-block-table";
 import { resetSeen } from "./attribution-seen";
 import type { Round } from "./attribution-flush";
 
@@ -21,10 +21,13 @@ export type Residency = {
 };
 
 export type State = {
+  /** A block's list by its key's halves (hi, lo). */
   blockGet: Database.Statement;
   blocksIn: Database.Statement;
+  /** One block's row (hi, lo, list, first-seen mark or null: a mark already there is kept, else the earliest). */
   blockPut: Database.Statement;
-  blockPutSeen: Database.Statement;
+  /** PUT_ROWS blocks' rows as blockPut's, in one statement. */
+  blockPuts: Database.Statement;
   blockDel: Database.Statement;
   listGet: Database.Statement;
   listAdd: Database.Statement;
@@ -69,20 +72,16 @@ export function state(db: Db): State {
     clears.set(r.worker, [...(clears.get(r.worker) ?? []), r.at]);
   }
   s = {
-    blockGet: c.prepare("SELECT list FROM attr_blocks WHERE hash = ?").pluck(),
+    blockGet: c.prepare(`SELECT list FROM attr_blocks WHERE hash = ${KEY_SQL}`).pluck(),
     blocksIn: c
       .prepare(
         `SELECT hash, list FROM attr_blocks WHERE hash IN (${Array(LOOKUP_CHUNK).fill("?").join(",")}) AND list <> 0`,
       )
       .raw()
       .safeIntegers(),
-    blockPut: c.prepare(
-      "INSERT INTO attr_blocks (hash, list) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET list = excluded.list",
-    ),
-    blockPutSeen: c.prepare(
-      "INSERT INTO attr_blocks (hash, list, first_at) VALUES (?, ?, ?) ON CONFLICT(hash) DO UPDATE SET list = excluded.list, first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)",
-    ),
-    blockDel: c.prepare("UPDATE attr_blocks SET list = 0 WHERE hash = ?"),
+    blockPut: c.prepare(blockPutSql(1)),
+    blockPuts: c.prepare(blockPutSql(PUT_ROWS)),
+    blockDel: c.prepare(`UPDATE attr_blocks SET list = 0 WHERE hash = ${KEY_SQL}`),
     listGet: c.prepare("SELECT intervals FROM attr_lists WHERE id = ?").pluck(),
     listAdd: c.prepare("UPDATE attr_lists SET refs = refs + ? WHERE id = ?"),
     listNew: c.prepare("INSERT INTO attr_lists (id, refs, intervals) VALUES (?, ?, ?)"),
@@ -104,6 +103,12 @@ export function state(db: Db): State {
   if (names.size === 0) s.kvApplied = 0;
   states.set(c, s);
   return s;
+}
+
+/** An upsert of `rows` blocks: the list replaced; the first-seen mark the earliest of the two, either when one is null. */
+function blockPutSql(rows: number): string {
+  return `INSERT INTO attr_blocks (hash, list, first_at) VALUES ${Array(rows).fill(`(${KEY_SQL}, ?, ?)`).join(", ")}
+    ON CONFLICT(hash) DO UPDATE SET list = excluded.list, first_at = coalesce(min(first_at, excluded.first_at), first_at, excluded.first_at)`;
 }
 
 /**
@@ -161,10 +166,10 @@ export function slotsOf(s: State, hashes: Buffer): Int32Array {
   for (let k = 0; k < n; k++) {
     const hi = hashes.readInt32BE(k * 8);
     const lo = hashes.readInt32BE(k * 8 + 4);
-    const i = t.find(hi, lo);
+    const i = t.probe(hi, lo);
     if (i >= 0) slots[k] = i;
     else if (s.onDisk.mightHold(hi, lo)) miss.push(k);
-    else slots[k] = t.add(hi, lo, 0);
+    else slots[k] = t.addAt(-1 - i, hi, lo, 0);
   }
   for (let m = 0; m < miss.length; m += LOOKUP_CHUNK) {
     const chunk: bigint[] = [];
@@ -186,15 +191,16 @@ export function slotsOf(s: State, hashes: Buffer): Int32Array {
 
 /** The table slot of a block (read from attr_blocks on first use). */
 export function slotOf(s: State, hi: number, lo: number): number {
-  const i = s.blocks.find(hi, lo);
+  const i = s.blocks.probe(hi, lo);
   if (i >= 0) return i;
-  if (!s.onDisk.mightHold(hi, lo)) return s.blocks.add(hi, lo, 0);
-  return s.blocks.add(hi, lo, (s.blockGet.get(keyOf(hi, lo)) as number | undefined) ?? 0);
+  if (!s.onDisk.mightHold(hi, lo)) return s.blocks.addAt(-1 - i, hi, lo, 0);
+  return s.blocks.add(hi, lo, (s.blockGet.get(hi, lo) as number | undefined) ?? 0);
 }
 
 export function curOf(s: State, hash: bigint): number {
   const [hi, lo] = halvesOf(hash);
-  return s.blocks.cur[slotOf(s, hi, lo)]!;
+  const i = slotOf(s, hi, lo);
+  return s.blocks.cur(i);
 }
 
 export function listOf(s: State, id: number): readonly Interval[] {

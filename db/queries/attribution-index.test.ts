@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { halvesOf } from "./attribution-block-table";
 import { testDb } from "../../test/db";
 import { pruneIndex } from "./attribution";
+import { flushSeen, markSeen, seenBefore, seenFirstAt } from "./attribution-seen";
 import {
+  residenciesAt,
   residencyAt,
   decodeIntervals,
   dirtyBlocks,
@@ -115,6 +117,32 @@ describe("the block index", () => {
     while (db.$client.transaction(() => flushIndex(db, 1))() > 0);
     resetIndexCache(db);
     check();
+  });
+
+  it("answers a turn's blocks at once as it answers each (residency and first-seen marks, from memory and disk)", () => {
+    const { db, w1, w2, capacity, w } = setup();
+    const n = 300;
+    const key = (k: number) => H + BigInt(k * 7919);
+    for (let k = 0; k < n; k++) if (k % 5 !== 4) w.stored(key(k), k % 2 ? w1 : w2, T + (k % 3));
+    for (let k = 0; k < n; k += 3) w.removed(key(k), k % 2 ? w1 : w2, T + 10 + (k % 4), capacity);
+    for (let k = 0; k < n; k += 2) markSeen(db, ...halvesOf(key(k)), T + 5 + (k % 6));
+    const hi = new Int32Array(n);
+    const lo = new Int32Array(n);
+    for (let k = 0; k < n; k++) [hi[k], lo[k]] = halvesOf(key(k));
+    const check = (t: number, on: string | null) => {
+      const each = Array.from(hi, (h, k) => residencyAt(db, h, lo[k]!, t, on));
+      expect(residenciesAt(db, hi, lo, 0, n, t, on)).toEqual(each);
+      expect(residenciesAt(db, hi, lo, 100, 200, t, on)).toEqual(each.slice(100, 200));
+      const seen = Array.from(hi, (h, k) => Number((seenFirstAt(db, h, lo[k]!) ?? Infinity) < t));
+      expect(Array.from(seenBefore(db, hi, lo, n, t))).toEqual(seen);
+      return seen.filter((x) => x === 1).length;
+    };
+    expect([check(T - 1, "w1"), check(T + 20, "w1")]).toEqual([0, n / 2]);
+    for (const t of [T - 1, T + 1, T + 8, T + 12, T + 20]) for (const on of ["w1", "w2", null]) check(t, on);
+    while (db.$client.transaction(() => flushIndex(db, 50))() > 0);
+    while (db.$client.transaction(() => flushSeen(db, 50))() > 0);
+    resetIndexCache(db);
+    for (const t of [T + 1, T + 12]) check(t, "w1");
   });
 
   it("applying the same events twice changes nothing (a flush cut short is repaired by re-applying)", () => {

@@ -55,17 +55,13 @@ export class IndexWriter {
   /** stored() for every block of a list of 8-byte big-endian hashes (one event's), in order. */
   storedList(hashes: Buffer, w: number, ts: number): void {
     this.begin(1, w, ts, 0);
-    const slots = slotsOf(this.s, hashes);
-    const f = (l: readonly Interval[]) => withStored(l, w, ts);
-    for (let k = 0; k < slots.length; k++) this.applyAt(slots[k]!, f);
+    this.applyAll(slotsOf(this.s, hashes), (l: readonly Interval[]) => withStored(l, w, ts));
   }
 
   /** removed() for every block of a list of 8-byte big-endian hashes (one event's), in order. */
   removedList(hashes: Buffer, w: number, ts: number, why: number): void {
     this.begin(2, w, ts, why);
-    const slots = slotsOf(this.s, hashes);
-    const f = (l: readonly Interval[]) => withRemoved(l, w, ts, why, (v) => endOf(this.s, v) === null);
-    for (let k = 0; k < slots.length; k++) this.applyAt(slots[k]!, f);
+    this.applyAll(slotsOf(this.s, hashes), (l) => withRemoved(l, w, ts, why, (v) => endOf(this.s, v) === null));
   }
 
   /** Close the latest interval of worker w that is open and stored at or before ts (as the old row-per-interval UPDATE did). */
@@ -112,7 +108,31 @@ export class IndexWriter {
 
   private applyAt(i: number, f: (l: readonly Interval[]) => readonly Interval[]): void {
     const s = this.s;
-    const cur = s.blocks.cur[i]!;
+    const cur = s.blocks.cur(i);
+    const to = this.mapped(cur, f);
+    if (to === cur) return;
+    s.blocks.set(i, to);
+  }
+
+  /** applyAt for every slot of one event's blocks; neighbours mostly share a list, so the last mapping is kept at hand. */
+  private applyAll(slots: Int32Array, f: (l: readonly Interval[]) => readonly Interval[]): void {
+    const t = this.s.blocks;
+    let from = -1;
+    let to = -1;
+    for (let k = 0; k < slots.length; k++) {
+      const i = slots[k]!;
+      const cur = t.cur(i);
+      if (cur !== from) {
+        from = cur;
+        to = this.mapped(cur, f);
+      }
+      if (to !== cur) t.set(i, to);
+    }
+  }
+
+  /** The list a block on list `cur` moves to in this edit (`cur` when the edit does not change it), memoized per edit. */
+  private mapped(cur: number, f: (l: readonly Interval[]) => readonly Interval[]): number {
+    const s = this.s;
     let to = this.memo.get(cur);
     if (to === undefined) {
       const from = listOf(s, cur);
@@ -121,8 +141,7 @@ export class IndexWriter {
       if (to !== cur) s.lists.set(to, next);
       this.memo.set(cur, to);
     }
-    if (to === cur) return;
-    s.blocks.set(i, to);
+    return to;
   }
 }
 
@@ -136,10 +155,48 @@ export function residencyAt(db: Db, hi: number, lo: number, t: number, workerId:
     memo.chosen = chosen;
     memo.byList.clear();
   }
-  const id = s.blocks.cur[slotOf(s, hi, lo)]!;
+  const i = slotOf(s, hi, lo);
+  const id = s.blocks.cur(i);
   let f = memo.byList.get(id);
   if (!f) memo.byList.set(id, (f = factsOf(s, listOf(s, id), t, chosen)));
   return f;
+}
+
+/**
+ * residencyAt for blocks [from, to) of halves `hi`, `lo` (int32 arrays), as out[k - from]: the state and the worker are
+ * looked up once, and a run of blocks on the same list shares one object.
+ */
+export function residenciesAt(
+  db: Db,
+  hi: Int32Array,
+  lo: Int32Array,
+  from: number,
+  to: number,
+  t: number,
+  workerId: string | null,
+): Residency[] {
+  const s = state(db);
+  const chosen = workerId === null ? -2 : nameId(db, workerId, false);
+  const memo = s.facts;
+  if (memo.t !== t || memo.chosen !== chosen) {
+    memo.t = t;
+    memo.chosen = chosen;
+    memo.byList.clear();
+  }
+  const out = new Array<Residency>(to - from);
+  let last = -1;
+  let f: Residency | undefined;
+  for (let k = from; k < to; k++) {
+    const i = slotOf(s, hi[k]!, lo[k]!);
+    const id = s.blocks.cur(i);
+    if (id !== last || f === undefined) {
+      f = memo.byList.get(id);
+      if (!f) memo.byList.set(id, (f = factsOf(s, listOf(s, id), t, chosen)));
+      last = id;
+    }
+    out[k - from] = f;
+  }
+  return out;
 }
 
 function factsOf(s: State, list: readonly Interval[], t: number, chosen: number): Residency {

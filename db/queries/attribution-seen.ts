@@ -1,6 +1,8 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
-import { BlockTable, KeyFilter, keyOf } from "./attribution-block-table";
+import { BlockTable, KEY_SQL, KeyFilter, PUT_ROWS } from "./attribution-block-table";
+
+export { flushSeen, seenMarkTaker, takeSeenMark } from "./attribution-seen-flush";
 
 // First-seen marks of the attribution job: attr_blocks.first_at (a sequence hash first cacheable) and attr_local (a
 // block's content first in a prompt), both keyed by random 64-bit hashes. Marks are kept in memory and written in key order
@@ -17,9 +19,9 @@ const CHUNK = 64;
 /** first_at of a cached sequence hash not on disk (the hash was looked up and had no mark). */
 const NONE = -1;
 
-type Order = { hi: Int32Array; lo: Int32Array; left: number };
+export type Order = { hi: Int32Array; lo: Int32Array; left: number };
 
-type State = {
+export type State = {
   /** first_at (or NONE) of recently read or written sequence hashes, in `cur` (a read-through cache, trimmed oldest first). */
   seen: BlockTable;
   /** Marks not written yet: earliest time per hash in `cur` of the dirty entries (clean entries were written). */
@@ -29,9 +31,10 @@ type State = {
   localKeys: KeyFilter;
   /** Dirty keys in key order, written from the end (sorted once per round of flushes). */
   order: { seen: Order; local: Order };
+  /** By a key's halves (hi, lo), as the puts below (one row, and PUT_ROWS rows per statement). */
   seenGet: Database.Statement;
-  seenPut: Database.Statement;
-  localPut: Database.Statement;
+  seenPut: Puts;
+  localPut: Puts;
   localIn: Database.Statement;
   /** requests rowid judged in memory; saved as the "requests" cursor by the flush that writes its marks. */
   requestsDone: number;
@@ -41,7 +44,8 @@ type State = {
 };
 const states = new WeakMap<Database.Database, State>();
 
-function state(db: Db): State {
+/** This connection's marks state (attribution-seen-flush.ts writes them). */
+export function state(db: Db): State {
   const c = db.$client;
   let s = states.get(c);
   if (s) return s;
@@ -54,22 +58,28 @@ function state(db: Db): State {
     localDirty: new BlockTable(),
     localKeys: localFilters.get(c) ?? localFilterOfDisk(c),
     order: { seen: noOrder(), local: noOrder() },
-    seenGet: c.prepare("SELECT first_at FROM attr_blocks WHERE hash = ? AND first_at IS NOT NULL").pluck(),
-    seenPut: c.prepare(
-      "INSERT INTO attr_blocks (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)",
-    ),
-    localPut: c.prepare(
-      "INSERT INTO attr_local (hash, first_at) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET first_at = min(first_at, excluded.first_at)",
-    ),
+    seenGet: c.prepare(`SELECT first_at FROM attr_blocks WHERE hash = ${KEY_SQL} AND first_at IS NOT NULL`).pluck(),
+    seenPut: puts(c, "attr_blocks", "first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)"),
+    localPut: puts(c, "attr_local", "first_at = min(first_at, excluded.first_at)"),
     localIn: c
-      .prepare(`SELECT hash FROM attr_local WHERE hash IN (${Array(CHUNK).fill("?").join(",")}) AND first_at < ?`)
-      .pluck()
-      .safeIntegers(),
+      .prepare(
+        `SELECT hash >> 32, hash & 4294967295 FROM attr_local WHERE hash IN (${Array(CHUNK).fill(KEY_SQL).join(",")}) AND first_at < ?`,
+      )
+      .raw(),
     requestsDone:
       (c.prepare("SELECT value FROM attr_state WHERE key = 'requests'").pluck().get() as number | undefined) ?? 0,
   };
   states.set(c, s);
   return s;
+}
+
+/** Upserts of marks (hi, lo, first_at per row) into a table keyed by hash: one row, and PUT_ROWS rows. */
+export type Puts = { one: Database.Statement; many: Database.Statement };
+
+function puts(c: Database.Database, table: string, update: string): Puts {
+  const sql = (rows: number) =>
+    `INSERT INTO ${table} (hash, first_at) VALUES ${Array(rows).fill(`(${KEY_SQL}, ?)`).join(", ")} ON CONFLICT(hash) DO UPDATE SET ${update}`;
+  return { one: c.prepare(sql(1)), many: c.prepare(sql(PUT_ROWS)) };
 }
 
 /**
@@ -79,7 +89,7 @@ function state(db: Db): State {
 const localFilters = new WeakMap<Database.Database, KeyFilter>();
 
 /** A filter over the hashes attr_local holds (read once per connection, and again when it fills up). */
-function localFilterOfDisk(c: Database.Database): KeyFilter {
+export function localFilterOfDisk(c: Database.Database): KeyFilter {
   const n = c.prepare("SELECT count(*) FROM attr_local").pluck().get() as number;
   const f = new KeyFilter(Math.max(2_000_000, n * 2));
   const buf = Buffer.alloc(8);
@@ -96,13 +106,13 @@ export function resetSeen(db: Db): void {
   states.delete(db.$client);
 }
 
-const noOrder = (): Order => ({ hi: new Int32Array(0), lo: new Int32Array(0), left: 0 });
+export const noOrder = (): Order => ({ hi: new Int32Array(0), lo: new Int32Array(0), left: 0 });
 
 /** Keep the earliest pending time of a key (dirty until written). */
 function earliest(t: BlockTable, hi: number, lo: number, at: number) {
-  let i = t.find(hi, lo);
-  if (i < 0) i = t.add(hi, lo, at);
-  else if (t.dirtyFlag[i] === 1 && t.cur[i]! <= at) return;
+  let i = t.probe(hi, lo);
+  if (i < 0) i = t.addAt(-1 - i, hi, lo, at);
+  else if (t.flag(i) === 1 && t.cur(i) <= at) return;
   t.set(i, at);
 }
 
@@ -110,18 +120,35 @@ function earliest(t: BlockTable, hi: number, lo: number, at: number) {
 function pending(t: BlockTable, hi: number, lo: number): number | undefined {
   if (t.dirtyCount === 0) return undefined;
   const i = t.find(hi, lo);
-  return i >= 0 && t.dirtyFlag[i] === 1 ? t.cur[i] : undefined;
+  return i >= 0 && t.flag(i) === 1 ? t.cur(i) : undefined;
 }
 
 /** When a sequence hash (as int32 halves) was first cacheable (attr_blocks and marks not yet written), or undefined when never. */
 export function seenFirstAt(db: Db, hi: number, lo: number): number | undefined {
+  return firstAt(state(db), hi, lo);
+}
+
+/**
+ * For blocks [0, n) of halves `hi`, `lo` (int32 arrays), whether each sequence hash was cacheable before t (1) or not
+ * (0): seenFirstAt(…) < t, the state looked up once.
+ */
+export function seenBefore(db: Db, hi: Int32Array, lo: Int32Array, n: number, t: number): Uint8Array {
   const s = state(db);
+  const out = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    const at = firstAt(s, hi[k]!, lo[k]!);
+    if (at !== undefined && at < t) out[k] = 1;
+  }
+  return out;
+}
+
+function firstAt(s: State, hi: number, lo: number): number | undefined {
   const i = s.seen.find(hi, lo);
   if (i >= 0) {
-    const at = s.seen.cur[i]!;
+    const at = s.seen.cur(i);
     return at === NONE ? undefined : at;
   }
-  const rel = s.seenGet.get(keyOf(hi, lo)) as number | undefined;
+  const rel = s.seenGet.get(hi, lo) as number | undefined;
   const stored = rel === undefined ? undefined : rel + (s.epoch ?? 0);
   const dirty = pending(s.seenDirty, hi, lo);
   const at = stored === undefined ? dirty : dirty === undefined ? stored : Math.min(stored, dirty);
@@ -131,12 +158,21 @@ export function seenFirstAt(db: Db, hi: number, lo: number): number | undefined 
 
 /** Record that a sequence hash was cacheable at `at` (keeps the earliest time). */
 export function markSeen(db: Db, hi: number, lo: number, at: number): void {
+  mark(state(db), hi, lo, at);
+}
+
+/** markSeen for blocks [from, to) of halves `hi`, `lo` (int32 arrays), all at `at`. */
+export function markSeenAll(db: Db, hi: Int32Array, lo: Int32Array, from: number, to: number, at: number): void {
   const s = state(db);
+  for (let k = from; k < to; k++) mark(s, hi[k]!, lo[k]!, at);
+}
+
+function mark(s: State, hi: number, lo: number, at: number): void {
   if (s.epoch === null) s.epoch = at;
   earliest(s.seenDirty, hi, lo, at);
   const i = s.seen.find(hi, lo);
   if (i < 0) rememberSeen(s, hi, lo, at);
-  else if (s.seen.cur[i] === NONE || at < s.seen.cur[i]!) s.seen.cur[i] = at;
+  else if (s.seen.cur(i) === NONE || at < s.seen.cur(i)) s.seen.setCur(i, at);
 }
 
 function rememberSeen(s: State, hi: number, lo: number, at: number) {
@@ -151,21 +187,23 @@ function rememberSeen(s: State, hi: number, lo: number, at: number) {
 export function localSeenBefore(db: Db, hi: Int32Array, lo: Int32Array, t: number): Set<number> {
   const s = state(db);
   const out = new Set<number>();
-  const index = new Map<bigint, number[]>();
-  const keys: bigint[] = [];
-  for (let k = 0; k < hi.length; k++) {
-    // Most of a turn's new blocks were never in a prompt: no query for what attr_local cannot hold.
-    if (!s.localKeys.mightHold(hi[k]!, lo[k]!)) continue;
-    const key = keyOf(hi[k]!, lo[k]!);
-    keys.push(key);
-    const at = index.get(key);
-    if (at) at.push(k);
-    else index.set(key, [k]);
-  }
-  for (let i = 0; i < keys.length; i += CHUNK) {
-    const chunk = keys.slice(i, i + CHUNK);
-    while (chunk.length < CHUNK) chunk.push(chunk[0]!);
-    for (const h of s.localIn.all(...chunk, t - (s.epoch ?? 0)) as bigint[]) for (const k of index.get(h)!) out.add(k);
+  const maybe: number[] = [];
+  // Most of a turn's new blocks were never in a prompt: no query for what attr_local cannot hold.
+  for (let k = 0; k < hi.length; k++) if (s.localKeys.mightHold(hi[k]!, lo[k]!)) maybe.push(k);
+  const args = new Array<number>(2 * CHUNK + 1);
+  for (let i = 0; i < maybe.length; i += CHUNK) {
+    const n = Math.min(CHUNK, maybe.length - i);
+    for (let j = 0; j < CHUNK; j++) {
+      const k = maybe[i + (j < n ? j : 0)]!;
+      args[2 * j] = hi[k]!;
+      args[2 * j + 1] = lo[k]!;
+    }
+    args[2 * CHUNK] = t - (s.epoch ?? 0);
+    for (const [fh, fl] of s.localIn.all(args) as [number, number][])
+      for (let j = 0; j < n; j++) {
+        const k = maybe[i + j]!;
+        if (hi[k] === fh && lo[k] === (fl | 0)) out.add(k);
+      }
   }
   if (s.localDirty.dirtyCount > 0)
     for (let k = 0; k < hi.length; k++) {
@@ -181,6 +219,24 @@ export function markLocal(db: Db, hi: number, lo: number, at: number): void {
   if (s.epoch === null) s.epoch = at;
   earliest(s.localDirty, hi, lo, at);
   s.localKeys.add(hi, lo);
+}
+
+/** markLocal for local hashes [0, n) of halves `hi`, `lo` (int32 arrays) at `at`, but those whose index is in `skip`. */
+export function markLocalAll(
+  db: Db,
+  hi: Int32Array,
+  lo: Int32Array,
+  n: number,
+  at: number,
+  skip: ReadonlySet<number>,
+): void {
+  const s = state(db);
+  for (let k = 0; k < n; k++) {
+    if (skip.has(k)) continue;
+    if (s.epoch === null) s.epoch = at;
+    earliest(s.localDirty, hi[k]!, lo[k]!, at);
+    s.localKeys.add(hi[k]!, lo[k]!);
+  }
 }
 
 /** The Unix ms that first-seen times on disk (attr_blocks.first_at, attr_local.first_at) are relative to. */
@@ -208,85 +264,6 @@ export function dirtySeen(db: Db): number {
 /** Local-hash marks not written yet. */
 export function dirtyLocal(db: Db): number {
   return state(db).localDirty.dirtyCount;
-}
-
-/** Write up to `n` marks of one dirty table, highest keys first; returns how many were written. */
-function writeSome(
-  t: BlockTable,
-  o: { seen: Order; local: Order },
-  which: "seen" | "local",
-  put: Database.Statement,
-  n: number,
-  epoch: number,
-): number {
-  if (o[which].left === 0) {
-    o[which] = { ...t.takeDirtySorted(), left: 0 };
-    o[which].left = o[which].hi.length;
-  }
-  const order = o[which];
-  let done = 0;
-  while (done < n && order.left > 0) {
-    order.left--;
-    const hi = order.hi[order.left]!;
-    const lo = order.lo[order.left]!;
-    const i = t.find(hi, lo);
-    if (i < 0 || t.dirtyFlag[i] === 0) continue;
-    put.run(keyOf(hi, lo), t.cur[i]! - epoch);
-    t.clean(i);
-    done++;
-  }
-  if (t.dirtyCount === 0) {
-    t.clear();
-    o[which] = noOrder();
-  }
-  return done;
-}
-
-/** Save the epoch before the first mark is written (inside the transaction writing it). */
-function saveEpoch(db: Db, s: State): void {
-  if (s.epochSaved) return;
-  db.$client.prepare("INSERT INTO attr_state (key, value) VALUES ('epoch', ?)").run(s.epoch!);
-  s.epochSaved = true;
-}
-
-/**
- * The unwritten first-seen mark of a sequence hash (int32 halves), as the value for attr_blocks.first_at, taken out of
- * the marks to write (null when it has none): the index flush writes it in the same row write as the block's list
- * (call inside that transaction). Like any mark, it lands before the requests cursor that covers it is saved.
- */
-export function takeSeenMark(db: Db, hi: number, lo: number): number | null {
-  const s = state(db);
-  const t = s.seenDirty;
-  if (t.dirtyCount === 0) return null;
-  const i = t.find(hi, lo);
-  if (i < 0 || t.dirtyFlag[i] !== 1) return null;
-  saveEpoch(db, s);
-  const rel = t.cur[i]! - s.epoch!;
-  t.clean(i);
-  return rel;
-}
-
-/**
- * Write up to `limit` marks (call inside a transaction), only local-hash marks when `localOnly`; when none is left
- * afterwards, the requests cursor is saved with them. Returns how many (of those asked for) are still waiting.
- */
-export function flushSeen(db: Db, limit: number, localOnly = false): number {
-  const s = state(db);
-  let left = limit;
-  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount > 0) saveEpoch(db, s);
-  const epoch = s.epoch ?? 0;
-  if (!localOnly && s.seenDirty.dirtyCount > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.seenPut, left, epoch);
-  if (left > 0 && s.localDirty.dirtyCount > 0) writeSome(s.localDirty, s.order, "local", s.localPut, left, epoch);
-  if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount === 0) {
-    db.$client
-      .prepare(
-        "INSERT INTO attr_state (key, value) VALUES ('requests', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-      )
-      .run(s.requestsDone);
-    // Every mark is on disk (this transaction's once it commits): a larger filter can be read from attr_local alone.
-    if (s.localKeys.full()) s.localKeys = localFilterOfDisk(db.$client);
-  }
-  return (localOnly ? 0 : s.seenDirty.dirtyCount) + s.localDirty.dirtyCount;
 }
 
 /** Drop the cached first-seen marks (after rows were deleted underneath them; everything was flushed before). */

@@ -11,8 +11,8 @@ import {
   type RequestRow,
 } from "../../db/queries/attribution";
 import { blockBytesOf, chainsOf } from "../../db/queries/attribution-chains";
-import { IndexWriter, kvApplied, nameId, residencyAt } from "../../db/queries/attribution-index";
-import { localSeenBefore, markLocal, markSeen, seenFirstAt } from "../../db/queries/attribution-seen";
+import { IndexWriter, kvApplied, nameId, residenciesAt, type Residency } from "../../db/queries/attribution-index";
+import { localSeenBefore, markLocalAll, markSeenAll, seenBefore, seenFirstAt } from "../../db/queries/attribution-seen";
 import {
   attributeTurn,
   isDeviceResidency,
@@ -100,6 +100,12 @@ function retentionVersionAt(db: Db, t: number): number | null {
   return typeof v === "number" ? v : null;
 }
 
+/** The facts of a block no request or worker had before the turn (by what its local hash says). */
+const NEW_NO_LOCAL: BlockFacts = { residentOn: [], seenBefore: false, lastRemoval: null, localSeenBefore: null };
+const NEW_LOCAL_SEEN: BlockFacts = { residentOn: [], seenBefore: false, lastRemoval: null, localSeenBefore: true };
+const NEW_LOCAL_UNSEEN: BlockFacts = { residentOn: [], seenBefore: false, lastRemoval: null, localSeenBefore: false };
+const NONE_KNOWN: ReadonlySet<number> = new Set<number>();
+
 /** Attribute one request's misses, record its new blocks as seen, and store its causes and minute sums. */
 export function attributeRequest(db: Db, r: RequestRow): Attribution {
   const chains = chainsOf(db, r);
@@ -120,16 +126,20 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
     seqLo[k] = chains.seqLo(first + k);
   }
   const boundary = firstUnseen(db, seqHi, seqLo, 0, n, r.arrivedAt);
-  const facts: BlockFacts[] = [];
+  // Facts objects are shared by runs of blocks alike (same residency, same seen mark): a turn has few distinct ones.
+  const facts: BlockFacts[] = new Array<BlockFacts>(n);
+  const seen = seenBefore(db, seqHi, seqLo, boundary, r.arrivedAt);
+  const residency = residenciesAt(db, seqHi, seqLo, 0, boundary, r.arrivedAt, r.workerId);
+  let run: BlockFacts | null = null;
+  let runAt: Residency | null = null;
   for (let k = 0; k < boundary; k++) {
-    const seenAt = seenFirstAt(db, seqHi[k]!, seqLo[k]!);
-    const at = residencyAt(db, seqHi[k]!, seqLo[k]!, r.arrivedAt, r.workerId);
-    facts.push({
-      residentOn: at.residentOn,
-      seenBefore: seenAt !== undefined && seenAt < r.arrivedAt,
-      lastRemoval: at.lastRemoval,
-      localSeenBefore: null,
-    });
+    const at = residency[k]!;
+    const wasSeen = seen[k] === 1;
+    if (run === null || runAt !== at || run.seenBefore !== wasSeen) {
+      run = { residentOn: at.residentOn, seenBefore: wasSeen, lastRemoval: at.lastRemoval, localSeenBefore: null };
+      runAt = at;
+    }
+    facts[k] = run;
   }
   const m = chains.hasLocal ? n - boundary : 0;
   const localHi = new Int32Array(m);
@@ -138,21 +148,12 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
     localHi[k] = chains.localHi(first + boundary + k);
     localLo[k] = chains.localLo(first + boundary + k);
   }
-  const known = chains.hasLocal ? localSeenBefore(db, localHi, localLo, r.arrivedAt) : new Set<number>();
-  for (let k = boundary; k < n; k++) {
-    facts.push({
-      residentOn: [],
-      seenBefore: false,
-      lastRemoval: null,
-      localSeenBefore: chains.hasLocal ? known.has(k - boundary) : null,
-    });
-  }
+  const known = chains.hasLocal ? localSeenBefore(db, localHi, localLo, r.arrivedAt) : NONE_KNOWN;
+  for (let k = boundary; k < n; k++)
+    facts[k] = !chains.hasLocal ? NEW_NO_LOCAL : known.has(k - boundary) ? NEW_LOCAL_SEEN : NEW_LOCAL_UNSEEN;
   const cacheableAt = r.firstTokenAt ?? r.finishedAt ?? r.arrivedAt;
-  for (let k = boundary; k < n; k++) {
-    markSeen(db, seqHi[k]!, seqLo[k]!, cacheableAt);
-    if (k - boundary < m && !known.has(k - boundary))
-      markLocal(db, localHi[k - boundary]!, localLo[k - boundary]!, r.arrivedAt);
-  }
+  markSeenAll(db, seqHi, seqLo, boundary, n, cacheableAt);
+  markLocalAll(db, localHi, localLo, m, r.arrivedAt, known);
   const a = attributeTurn(turn, facts);
   const retentionVersion = a.mainRemoval ? retentionVersionAt(db, a.mainRemoval.at) : null;
   const prev = r.sessionId ? previousTurnOf(db, r.sessionId, r.trajectoryId, r.arrivedAt) : undefined;
