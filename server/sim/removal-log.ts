@@ -57,7 +57,12 @@ export class RemovalLog {
   }
 }
 
-/** The first n hashes of `halves` as a list of their own (one copy of the halves, read as unsigned). */
+/**
+ * The first n hashes of `halves` as a list of their own: one copy of the halves, read as unsigned (a loop into one
+ * new array: a view plus slice() made two typed arrays per drain, and most drains hold a few hashes).
+ */
 function hashesOf(halves: Int32Array, n: number, names: (string | undefined)[] | null): RemovedHashes {
-  return new RemovedHashes(new Uint32Array(halves.buffer, halves.byteOffset, 2 * n).slice(), n, names);
+  const copy = new Uint32Array(2 * n);
+  for (let i = 0; i < 2 * n; i++) copy[i] = halves[i]!;
+  return new RemovedHashes(copy, n, names);
 }
