@@ -83,14 +83,13 @@ export class PrefixIndex {
   private slots = 1 << 17;
   private entries = 0;
   /**
-   * Free entry ids (a stack) and the ids that became idle since the last sweep, in typed arrays with their lengths:
-   * the idle list reaches 2^18 ids between sweeps, and as a JS array its growth and the sweep's iteration were a tenth
-   * of the simulator's allocation.
+   * Free entry ids, a stack whose top is the lowest id (the sweep refills it in that order, so that the blocks a
+   * request stores get ascending ids and their records, slot arrays and later lookups are walked forward in memory).
    */
   private free = new Int32Array(1 << 16);
   private freeTop = 0;
-  private idle = new Int32Array(1 << 16);
-  private idleLength = 0;
+  /** Entries that became idle since the last sweep (counted each time; one may be counted again once held and dropped). */
+  private idleCount = 0;
   private live = 0;
 
   /** Hashes held by at least one worker. */
@@ -216,9 +215,7 @@ export class PrefixIndex {
     this.ent[o] = m;
     if (m !== 0) return;
     this.live--;
-    if (this.idleLength === this.idle.length) this.idle = grown(this.idle);
-    this.idle[this.idleLength++] = id;
-    if (this.idleLength > Math.max(262_144, 2 * this.live)) this.sweep();
+    if (++this.idleCount > Math.max(262_144, 2 * this.live)) this.sweep();
   }
 
   /** Leading matched blocks per slot (out[slot]) for the slots in `candidates`, over list.seq[0..n). */
@@ -243,27 +240,31 @@ export class PrefixIndex {
   }
 
   /**
-   * Delete the entries still held by nobody. A sweep deletes at least two thirds of the entries, so the table is
-   * rebuilt from the entries kept rather than each deleted entry found and shifted out of its probe run (same entries,
-   * same ids: only the slots they sit in differ, which no lookup's result depends on).
+   * Delete the entries held by nobody. A sweep deletes at least two thirds of the entries, so the table is rebuilt
+   * from the entries kept rather than each deleted entry found and shifted out of its probe run; the records are read
+   * in one pass from the highest id down, which refills the free stack lowest id on top. Which ids entries get and
+   * which slots they sit in is no lookup's business: a swept entry reads as absent, an idle one as held by nobody.
    */
   private sweep(): void {
     let erased = 0;
     const ent = this.ent;
-    const idle = this.idle;
-    for (let k = 0; k < this.idleLength; k++) {
-      const id = idle[k]!;
+    if (this.free.length < this.count) this.free = new Int32Array(Math.max(this.count, 2 * this.free.length));
+    const free = this.free;
+    let top = 0;
+    for (let id = this.count - 1; id >= 0; id--) {
       const o = id * ENT;
       const flags = ent[o + FLAGS]!;
-      if (ent[o + MASK] !== 0 || flags & SWEPT) continue;
-      ent[o + FLAGS] = SWEPT;
-      ent[o + LO] = ~ent[o + LO]!;
-      if (flags & NAMED) this.names[id] = undefined;
-      if (this.freeTop === this.free.length) this.free = grown(this.free);
-      this.free[this.freeTop++] = id;
-      erased++;
+      if ((flags & SWEPT) === 0) {
+        if (ent[o + MASK] !== 0) continue;
+        ent[o + FLAGS] = SWEPT;
+        ent[o + LO] = ~ent[o + LO]!;
+        if (flags & NAMED) this.names[id] = undefined;
+        erased++;
+      }
+      free[top++] = id;
     }
-    this.idleLength = 0;
+    this.freeTop = top;
+    this.idleCount = 0;
     if (erased === 0) return;
     this.entries -= erased;
     this.rehash(this.slots);
@@ -285,7 +286,8 @@ export class PrefixIndex {
 
   /** A table of `size` slots holding every entry not swept (including one just added). */
   private rehash(size: number): void {
-    const table = new Int32Array(2 * size);
+    // A sweep keeps the size: its table is cleared and refilled rather than a new one of the same size allocated.
+    const table = size === this.slots ? this.table.fill(0) : new Int32Array(2 * size);
     this.table = table;
     this.slots = size;
     const m = size - 1;
@@ -314,11 +316,4 @@ export class PrefixIndex {
       slots[slot] = blocks;
     }
   }
-}
-
-/** A copy of `a` with twice its length. */
-function grown(a: Int32Array): Int32Array<ArrayBuffer> {
-  const out = new Int32Array(a.length * 2);
-  out.set(a);
-  return out;
 }
