@@ -142,10 +142,9 @@ export class Simulation implements AgentHost, CoreHost {
   runUntil(t: number): void {
     if (!this.started) this.begin();
     const q = this.queue;
-    while (q.peekTime() <= t) {
-      const e = q.pop()!;
-      this.now = e.t;
-      e.run();
+    for (let next = q.peekTime(); next <= t; next = q.peekTime()) {
+      this.now = next;
+      q.shift()();
     }
     if (t > this.now) this.now = t;
   }

@@ -27,27 +27,48 @@ export function addGaps(runs: number[], ms: number, count: number): void {
   if (runs.length > 2 * MAX_RUNS) compact(runs);
 }
 
+/** Scratch for summarize: run values sorted, and the gap count at each value's first position. */
+let sorted = new Float64Array(2 * MAX_RUNS + 2);
+let counts = new Float64Array(2 * MAX_RUNS + 2);
+
 /** Mean and 95th percentile (nearest rank) of the recorded gaps; nulls without any gap. */
 export function summarize(runs: readonly number[]): { mean: number | null; p95: number | null } {
   let total = 0;
   let sum = 0;
-  const pairs: [number, number][] = [];
-  for (let i = 0; i < runs.length; i += 2) {
-    const v = runs[i]!;
-    const c = runs[i + 1]!;
+  const n = runs.length >> 1;
+  if (sorted.length < n) {
+    sorted = new Float64Array(2 * n);
+    counts = new Float64Array(2 * n);
+  }
+  for (let i = 0; i < n; i++) {
+    const v = runs[2 * i]!;
+    const c = runs[2 * i + 1]!;
     total += c;
     sum += v * c;
-    pairs.push([v, c]);
+    sorted[i] = v;
   }
   if (total === 0) return { mean: null, p95: null };
-  pairs.sort((a, b) => a[0] - b[0]);
+  const values = sorted.subarray(0, n).sort();
+  counts.fill(0, 0, n);
+  // Each run's count goes to the first position of its value (equal values share one), found by binary search.
+  for (let i = 0; i < n; i++) {
+    const v = runs[2 * i]!;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (values[mid]! < v) lo = mid + 1;
+      else hi = mid;
+    }
+    counts[lo]! += runs[2 * i + 1]!;
+  }
   const rank = Math.ceil(0.95 * total);
   let seen = 0;
-  let p95 = pairs[pairs.length - 1]![0];
-  for (const [v, c] of pairs) {
-    seen += c;
+  let p95 = values[n - 1]!;
+  for (let i = 0; i < n; i++) {
+    seen += counts[i]!;
     if (seen >= rank) {
-      p95 = v;
+      p95 = values[i]!;
       break;
     }
   }

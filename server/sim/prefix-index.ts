@@ -73,18 +73,23 @@ export class PrefixIndex {
   private names: (string | undefined)[] = [];
   /** Entry ids in use or swept: [0, count). */
   private count = 0;
-  /** Open-addressing table of entry id + 1 (0: empty), linear probing, at most half full. */
-  private table = new Int32Array(1 << 17);
+  /**
+   * Open-addressing table, linear probing, at most half full: slot s holds entry id + 1 (0: empty) at 2 s and that
+   * entry's lo half at 2 s + 1, so that a probe past other entries compares their lo in the table's own cache line
+   * instead of reading each one's record.
+   */
+  private table = new Int32Array(2 << 17);
+  /** Slots in the table. */
+  private slots = 1 << 17;
   private entries = 0;
   /**
-   * Free entry ids (a stack) and the ids that became idle since the last sweep, in typed arrays with their lengths:
-   * the idle list reaches 2^18 ids between sweeps, and as a JS array its growth and the sweep's iteration were a tenth
-   * of the simulator's allocation.
+   * Free entry ids, a stack whose top is the lowest id (the sweep refills it in that order, so that the blocks a
+   * request stores get ascending ids and their records, slot arrays and later lookups are walked forward in memory).
    */
   private free = new Int32Array(1 << 16);
   private freeTop = 0;
-  private idle = new Int32Array(1 << 16);
-  private idleLength = 0;
+  /** Entries that became idle since the last sweep (counted each time; one may be counted again once held and dropped). */
+  private idleCount = 0;
   private live = 0;
 
   /** Hashes held by at least one worker. */
@@ -149,13 +154,12 @@ export class PrefixIndex {
     if (cached >= 0 && this.ent[cached * ENT + LO] === lo && this.ent[cached * ENT + HI] === hi) return cached;
     // One probe finds the entry or the empty slot it goes into.
     const table = this.table;
-    const m = table.length - 1;
+    const m = this.slots - 1;
     let s = this.home(hi, lo);
     for (; ; s = (s + 1) & m) {
-      const v = table[s]!;
+      const v = table[2 * s]!;
       if (v === 0) break;
-      const e = (v - 1) * ENT;
-      if (this.ent[e + LO] === lo && this.ent[e + HI] === hi) {
+      if (table[2 * s + 1] === lo && this.ent[(v - 1) * ENT + HI] === hi) {
         list.ids[i] = v - 1;
         return v - 1;
       }
@@ -167,15 +171,18 @@ export class PrefixIndex {
     ent[o + HI] = hi;
     ent[o + LO] = lo;
     ent[o + MASK] = 0;
-    if (list.decimal === true) {
-      ent[o + FLAGS] = 0;
-      this.names[id] = undefined;
-    } else {
+    // A free id's name was cleared by the sweep that freed it: a decimal entry writes nothing to `names`, which the
+    // simulator's lists therefore never grow (a JS array of one slot per entry the garbage collector walks).
+    if (list.decimal === true) ent[o + FLAGS] = 0;
+    else {
       ent[o + FLAGS] = NAMED;
       this.names[id] = list.seq[i]!;
     }
-    if (++this.entries * 2 > table.length) this.rehash(table.length * 2);
-    else table[s] = id + 1;
+    if (++this.entries * 2 > this.slots) this.rehash(this.slots * 2);
+    else {
+      table[2 * s] = id + 1;
+      table[2 * s + 1] = lo;
+    }
     list.ids[i] = id;
     return id;
   }
@@ -208,9 +215,7 @@ export class PrefixIndex {
     this.ent[o] = m;
     if (m !== 0) return;
     this.live--;
-    if (this.idleLength === this.idle.length) this.idle = grown(this.idle);
-    this.idle[this.idleLength++] = id;
-    if (this.idleLength > Math.max(262_144, 2 * this.live)) this.sweep();
+    if (++this.idleCount > Math.max(262_144, 2 * this.live)) this.sweep();
   }
 
   /** Leading matched blocks per slot (out[slot]) for the slots in `candidates`, over list.seq[0..n). */
@@ -235,57 +240,66 @@ export class PrefixIndex {
   }
 
   /**
-   * Delete the entries still held by nobody. A sweep deletes at least two thirds of the entries, so the table is
-   * rebuilt from the entries kept rather than each deleted entry found and shifted out of its probe run (same entries,
-   * same ids: only the slots they sit in differ, which no lookup's result depends on).
+   * Delete the entries held by nobody. A sweep deletes at least two thirds of the entries, so the table is rebuilt
+   * from the entries kept rather than each deleted entry found and shifted out of its probe run; the records are read
+   * in one pass from the highest id down, which refills the free stack lowest id on top. Which ids entries get and
+   * which slots they sit in is no lookup's business: a swept entry reads as absent, an idle one as held by nobody.
    */
   private sweep(): void {
     let erased = 0;
     const ent = this.ent;
-    const idle = this.idle;
-    for (let k = 0; k < this.idleLength; k++) {
-      const id = idle[k]!;
+    if (this.free.length < this.count) this.free = new Int32Array(Math.max(this.count, 2 * this.free.length));
+    const free = this.free;
+    let top = 0;
+    for (let id = this.count - 1; id >= 0; id--) {
       const o = id * ENT;
-      if (ent[o + MASK] !== 0 || ent[o + FLAGS]! & SWEPT) continue;
-      ent[o + FLAGS] = SWEPT;
-      ent[o + LO] = ~ent[o + LO]!;
-      this.names[id] = undefined;
-      if (this.freeTop === this.free.length) this.free = grown(this.free);
-      this.free[this.freeTop++] = id;
-      erased++;
+      const flags = ent[o + FLAGS]!;
+      if ((flags & SWEPT) === 0) {
+        if (ent[o + MASK] !== 0) continue;
+        ent[o + FLAGS] = SWEPT;
+        ent[o + LO] = ~ent[o + LO]!;
+        if (flags & NAMED) this.names[id] = undefined;
+        erased++;
+      }
+      free[top++] = id;
     }
-    this.idleLength = 0;
+    this.freeTop = top;
+    this.idleCount = 0;
     if (erased === 0) return;
     this.entries -= erased;
-    this.rehash(this.table.length);
+    this.rehash(this.slots);
   }
 
   private home(hi: number, lo: number): number {
-    return (lo ^ Math.imul(hi, 0x9e3779b1)) & (this.table.length - 1);
+    return (lo ^ Math.imul(hi, 0x9e3779b1)) & (this.slots - 1);
   }
 
   private find(hi: number, lo: number): number {
     const table = this.table;
-    const m = table.length - 1;
+    const m = this.slots - 1;
     for (let s = this.home(hi, lo); ; s = (s + 1) & m) {
-      const v = table[s]!;
+      const v = table[2 * s]!;
       if (v === 0) return -1;
-      const e = (v - 1) * ENT;
-      if (this.ent[e + LO] === lo && this.ent[e + HI] === hi) return v - 1;
+      if (table[2 * s + 1] === lo && this.ent[(v - 1) * ENT + HI] === hi) return v - 1;
     }
   }
 
   /** A table of `size` slots holding every entry not swept (including one just added). */
   private rehash(size: number): void {
-    this.table = new Int32Array(size);
+    // A sweep keeps the size: its table is cleared and refilled rather than a new one of the same size allocated.
+    const table = size === this.slots ? this.table.fill(0) : new Int32Array(2 * size);
+    this.table = table;
+    this.slots = size;
     const m = size - 1;
     const ent = this.ent;
     for (let id = 0; id < this.count; id++) {
       const o = id * ENT;
       if (ent[o + FLAGS]! & SWEPT) continue;
-      let s = this.home(ent[o + HI]!, ent[o + LO]!);
-      while (this.table[s] !== 0) s = (s + 1) & m;
-      this.table[s] = id + 1;
+      const lo = ent[o + LO]!;
+      let s = this.home(ent[o + HI]!, lo);
+      while (table[2 * s] !== 0) s = (s + 1) & m;
+      table[2 * s] = id + 1;
+      table[2 * s + 1] = lo;
     }
   }
 
@@ -302,11 +316,4 @@ export class PrefixIndex {
       slots[slot] = blocks;
     }
   }
-}
-
-/** A copy of `a` with twice its length. */
-function grown(a: Int32Array): Int32Array<ArrayBuffer> {
-  const out = new Int32Array(a.length * 2);
-  out.set(a);
-  return out;
 }

@@ -2,8 +2,8 @@ import { RemovedHashes } from "./removed-hashes";
 
 // The hashes one block pool removed since its last report, by reason, as the prefix index keeps
 // them: two signed 32-bit halves in a typed array per reason. An eviction writes two int32 (no
-// heap number, no array growth); the RemovedHashes lists an event carries are made at the drain,
-// in one loop per reason.
+// heap number, no array growth); the RemovedHashes list an event carries is a copy of a reason's
+// halves made at the drain.
 
 export const REASONS = ["capacity", "ttl", "agent_end", "session_end", "offloaded"] as const;
 export type RemovalReason = (typeof REASONS)[number];
@@ -57,11 +57,12 @@ export class RemovalLog {
   }
 }
 
+/**
+ * The first n hashes of `halves` as a list of their own: one copy of the halves, read as unsigned (a loop into one
+ * new array: a view plus slice() made two typed arrays per drain, and most drains hold a few hashes).
+ */
 function hashesOf(halves: Int32Array, n: number, names: (string | undefined)[] | null): RemovedHashes {
-  const out = new RemovedHashes();
-  for (let i = 0; i < n; i++) {
-    const name = names === null ? undefined : names[i];
-    out.push(halves[2 * i]! >>> 0, halves[2 * i + 1]! >>> 0, name ?? null);
-  }
-  return out;
+  const copy = new Uint32Array(2 * n);
+  for (let i = 0; i < 2 * n; i++) copy[i] = halves[i]!;
+  return new RemovedHashes(copy, n, names);
 }

@@ -9,19 +9,35 @@ import type { LineOut } from "./json-lines";
 let scratch = Buffer.allocUnsafe(1 << 16);
 
 export class RemovedHashes {
-  /** hi, lo of hash i at 2 i, 2 i + 1. */
-  private readonly halves: number[] = [];
+  /** hi, lo of hash i at 2 i, 2 i + 1, for i < length (unsigned; off the JS heap, no number per half). */
+  private halves: Uint32Array;
+  private n: number;
   /** Hash strings that are not the decimal of their halves (names in tests), by position; null when there are none. */
-  private names: (string | undefined)[] | null = null;
+  private names: (string | undefined)[] | null;
+
+  /** An empty list, or `n` hashes whose halves are halves[0, 2 n) (taken over, not copied) with their names. */
+  constructor(halves: Uint32Array = new Uint32Array(16), n = 0, names: (string | undefined)[] | null = null) {
+    this.halves = halves;
+    this.n = n;
+    this.names = names;
+  }
 
   get length(): number {
-    return this.halves.length >> 1;
+    return this.n;
   }
 
   /** Append a hash: its halves (unsigned), and its string when that is not their decimal (else null). */
   push(hi: number, lo: number, name: string | null): void {
-    if (name !== null) (this.names ??= [])[this.length] = name;
-    this.halves.push(hi, lo);
+    const n = this.n;
+    if (name !== null) (this.names ??= [])[n] = name;
+    if (2 * n + 2 > this.halves.length) {
+      const grown = new Uint32Array(Math.max(16, 2 * this.halves.length));
+      grown.set(this.halves);
+      this.halves = grown;
+    }
+    this.halves[2 * n] = hi;
+    this.halves[2 * n + 1] = lo;
+    this.n = n + 1;
   }
 
   /** Hash i as a string. */
@@ -39,12 +55,10 @@ export class RemovedHashes {
 
   /** Hashes [from, to) as a new list. */
   slice(from: number, to: number): RemovedHashes {
-    const out = new RemovedHashes();
-    for (let i = from; i < to; i++) {
-      const name = this.names === null ? undefined : this.names[i];
-      out.push(this.halves[2 * i]!, this.halves[2 * i + 1]!, name ?? null);
-    }
-    return out;
+    let names: (string | undefined)[] | null = null;
+    if (this.names !== null)
+      for (let i = from; i < to; i++) if (this.names[i] !== undefined) (names ??= [])[i - from] = this.names[i];
+    return new RemovedHashes(this.halves.slice(2 * from, 2 * to), to - from, names);
   }
 
   /** The JSON array items (no brackets) `"h0","h1",…` of every hash, as the join of their strings would read. */

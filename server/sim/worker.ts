@@ -42,8 +42,13 @@ export class Worker {
   private lastPassTokens = 0;
   private busy = false;
   private gen = 0;
+  /**
+   * The planned pass: entries[0, nEntries) with their tokens. A count rather than `length = 0` per pass: a JS array
+   * cut to length 0 lets its storage go, and every pass grew both lists again.
+   */
   private entries: SimRequest[] = [];
   private tokens: number[] = [];
+  private nEntries = 0;
   private winStart = 0;
   private winPass = 0;
   private winCount = 1;
@@ -145,15 +150,15 @@ export class Worker {
   private startPass(): void {
     const { pool, runningList: running, entries, tokens } = this;
     const bs = this.blockSize;
-    entries.length = tokens.length = 0;
+    let ne = 0;
     let budget = this.timing.maxBatchedTokens;
     const before = this.preemptions;
     for (let i = 0; i < running.length && budget > 0; i++) {
       const r = running[i]!;
       const n = r.computed < r.target ? Math.min(r.target - r.computed, budget) : 1;
       if (!this.grow(r, r.computed + n)) break;
-      entries.push(r);
-      tokens.push(n);
+      entries[ne] = r;
+      tokens[ne++] = n;
       budget -= n;
     }
     const preempted = this.preemptions > before;
@@ -188,12 +193,13 @@ export class Worker {
         this.hitTokens += r.cachedTokens;
       }
       running.push(r);
-      entries.push(r);
-      tokens.push(n);
+      entries[ne] = r;
+      tokens[ne++] = n;
       budget -= n;
     }
+    this.nEntries = ne;
     this.host.flushRemoved(this);
-    if (entries.length === 0) {
+    if (ne === 0) {
       this.busy = false;
       if (this.state === "draining" && this.idle) this.host.drained(this);
       return;
@@ -203,12 +209,12 @@ export class Worker {
 
   /** Time the planned pass; decode-only passes with nothing to admit repeat until the first request finishes. */
   private schedule(preempted: boolean): void {
-    const { entries, tokens } = this;
+    const { entries, tokens, nEntries } = this;
     let newTokens = 0;
     let kv = 0;
     let seqs = 0;
     let passes = MAX_WINDOW_PASSES;
-    for (let i = 0; i < entries.length; i++) {
+    for (let i = 0; i < nEntries; i++) {
       const r = entries[i]!;
       if (r.computed < r.target) newTokens += tokens[i]!;
       else {
@@ -220,7 +226,7 @@ export class Worker {
     const pass = Math.max(0.001, prefillMs(this.timing, newTokens) + decodeMs(this.timing, kv, seqs));
     if (newTokens > 0 || preempted || passes <= 1) passes = 1;
     else {
-      passes = reserveWindow(this.pool, entries, passes, this.blockSize);
+      passes = reserveWindow(this.pool, entries, nEntries, passes, this.blockSize);
       this.host.flushRemoved(this);
     }
     this.busy = true;
@@ -235,7 +241,9 @@ export class Worker {
         at: this.host.now,
         passes,
         passMs: pass,
-        entries: entries.map((r, i) => ({ id: r.id, tokens: tokens[i]!, prefill: r.computed < r.target })),
+        entries: entries
+          .slice(0, nEntries)
+          .map((r, i) => ({ id: r.id, tokens: tokens[i]!, prefill: r.computed < r.target })),
       });
     const gen = ++this.gen;
     this.host.at(this.host.now + passes * pass, () => this.endPass(gen));
@@ -243,13 +251,13 @@ export class Worker {
 
   private endPass(gen: number): void {
     if (gen !== this.gen) return;
-    const { entries, tokens } = this;
+    const { entries, tokens, nEntries } = this;
     const t0 = this.winStart;
     const pass = this.winPass;
     const passes = this.winCount;
     let gone = false;
     let handoffs: SimRequest[] | null = null;
-    for (let i = 0; i < entries.length; i++) {
+    for (let i = 0; i < nEntries; i++) {
       const r = entries[i]!;
       if (r.stage !== RUNNING) continue;
       if (r.computed < r.target) {
@@ -274,7 +282,12 @@ export class Worker {
       }
       if (r.generated >= r.outputTokens) gone = this.finish(r, null);
     }
-    if (gone) this.runningList = this.runningList.filter((r) => r.stage === RUNNING);
+    if (gone) {
+      const list = this.runningList;
+      let k = 0;
+      for (let i = 0; i < list.length; i++) if (list[i]!.stage === RUNNING) list[k++] = list[i]!;
+      list.length = k;
+    }
     if (handoffs !== null) for (const r of handoffs) this.host.handoff(r);
     this.busy = false;
     this.startPass();
