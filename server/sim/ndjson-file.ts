@@ -1,5 +1,6 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { Worker } from "node:worker_threads";
+import { writeDecimal } from "./hashing";
 import type { LineOut } from "./json-lines";
 
 // A buffered, synchronous NDJSON file writer: lines are encoded straight into a reused buffer
@@ -8,6 +9,8 @@ import type { LineOut } from "./json-lines";
 // that an event's big hash arrays go into the buffer without first being joined into a line.
 // With `thread`, full buffers are written by a helper thread while the next one fills (the
 // simulation does not wait on the disk); close() still returns only once every byte is written.
+// With the helper thread, hash lists (u64s) go into the buffer as their raw 32-bit halves behind a
+// marker byte and the helper writes their decimal digits: that work leaves the simulation's thread.
 
 export type NdjsonFileOptions = {
   /** Write full buffers on a helper thread (three buffers of `bufferBytes` in turn). */
@@ -18,8 +21,21 @@ export type NdjsonFileOptions = {
 const SLOTS = 3;
 
 /**
- * The helper thread: waits for each slot in turn to hold a byte count, writes that many bytes of the slot's buffer,
- * and frees the slot (0); a count of -1 ends it. A failed write is kept (its message) and reported by the owner.
+ * A hash-list record in a buffer handed to the helper thread: this byte, the count n (u32), then n pairs of u32 halves
+ * (hi, lo) in the machine's order; the helper writes them as the JSON items `"d","d",…`. JSON text never holds a raw
+ * byte below 0x20 other than the newline this file adds, so the marker cannot be mistaken for text.
+ */
+const HASHES = 1;
+/** The record's header: marker and count. */
+const HEADER = 5;
+/** Typed arrays are read as little-endian by the helper: true on every platform Node runs on, checked anyway. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * The helper thread: waits for each slot in turn to hold a byte count, writes that many bytes of the slot's buffer
+ * (hash records expanded to digits through its own output buffer), and frees the slot (0); a count of -1 ends it. A
+ * failed write is kept (its message) and reported by the owner. Its digits are hashing.ts's writeDecimal (four digits
+ * per table entry); ndjson-file.test.ts checks them against toDecimal.
  */
 const WRITER = `
 const { workerData } = require("node:worker_threads");
@@ -27,13 +43,91 @@ const { writeSync } = require("node:fs");
 const { fd, buffers, state, error } = workerData;
 const bufs = buffers.map((b) => Buffer.from(b));
 const n = bufs.length;
+const out = Buffer.allocUnsafe(1 << 20);
+const room = out.length - 24;
+let o = 0;
+const G = new Uint32Array(10000);
+for (let i = 0; i < 10000; i++) {
+  const d = String(i).padStart(4, "0");
+  G[i] = d.charCodeAt(0) | (d.charCodeAt(1) << 8) | (d.charCodeAt(2) << 16) | (d.charCodeAt(3) << 24);
+}
+function drain() {
+  let done = 0;
+  while (done < o) done += writeSync(fd, out, done, o - done);
+  o = 0;
+}
+function four(x) {
+  const w = G[x];
+  out[o] = w & 255; out[o + 1] = (w >>> 8) & 255; out[o + 2] = (w >>> 16) & 255; out[o + 3] = w >>> 24;
+  o += 4;
+}
+function lead(x) {
+  const w = G[x];
+  if (x >= 1000) { four(x); return; }
+  if (x >= 100) { out[o] = (w >>> 8) & 255; out[o + 1] = (w >>> 16) & 255; out[o + 2] = w >>> 24; o += 3; return; }
+  if (x >= 10) { out[o] = (w >>> 16) & 255; out[o + 1] = w >>> 24; o += 2; return; }
+  out[o++] = w >>> 24;
+}
+function below1e8(x) {
+  if (x < 10000) { lead(x); return; }
+  const top = (x / 10000) | 0;
+  lead(top);
+  four(x - top * 10000);
+}
+function digits(hi, lo) {
+  if (hi === 0) {
+    if (lo < 10000) { lead(lo); return; }
+    const top = Math.floor(lo / 10000);
+    below1e8(top);
+    four(lo - top * 10000);
+    return;
+  }
+  const y = hi * 7296 + lo;
+  const q = Math.floor(y / 10000);
+  const low = y - q * 10000;
+  const top = hi * 429496 + q;
+  const a = Math.floor(top / 1e8);
+  const b = top - a * 1e8;
+  if (a > 0) {
+    below1e8(a);
+    const b1 = (b / 10000) | 0;
+    four(b1);
+    four(b - b1 * 10000);
+  } else below1e8(b);
+  four(low);
+}
+function expand(src, len) {
+  let i = 0;
+  while (i < len) {
+    let j = src.indexOf(${HASHES}, i);
+    if (j === -1 || j > len) j = len;
+    while (i < j) {
+      const take = Math.min(j - i, out.length - o);
+      src.copy(out, o, i, i + take);
+      o += take;
+      i += take;
+      if (o === out.length) drain();
+    }
+    if (j === len) break;
+    const count = src.readUInt32LE(j + 1);
+    let p = j + ${HEADER};
+    for (let k = 0; k < count; k++, p += 8) {
+      if (o > room) drain();
+      if (k > 0) out[o++] = 44;
+      out[o++] = 34;
+      digits(src.readUInt32LE(p), src.readUInt32LE(p + 4));
+      out[o++] = 34;
+    }
+    i = p;
+  }
+  drain();
+}
 for (let i = 0; ; i = (i + 1) % n) {
   Atomics.wait(state, i, 0);
   const len = Atomics.load(state, i);
   if (len > 0 && Atomics.load(state, n) === 0) {
     try {
-      let done = 0;
-      while (done < len) done += writeSync(fd, bufs[i], done, len - done);
+      expand(bufs[i], len);
     } catch (e) {
       const m = Buffer.from(String((e && e.message) || e));
       Buffer.from(error).set(m.subarray(0, error.byteLength));
@@ -45,6 +139,9 @@ for (let i = 0; ; i = (i + 1) % n) {
   if (len < 0) break;
 }
 `;
+
+/** Digits of up to 1,024 hashes (23 bytes each with their quotes and comma). */
+const scratch = Buffer.allocUnsafe(1024 * 23);
 
 type Writer = {
   buffers: Buffer[];
@@ -122,6 +219,56 @@ export class NdjsonFile implements LineOut {
     }
     this.buf.set(src.subarray(from, to), this.off);
     this.off += n;
+  }
+
+  /**
+   * Part of the current line: the JSON items `"d0","d1",…` (no brackets) of hashes [from, to), hash i's halves (hi, lo)
+   * at words[2 i], words[2 i + 1]. With the helper thread they are copied as they are and the helper writes the digits.
+   */
+  u64s(words: Uint32Array, from: number, to: number): void {
+    if (this.writer === null || !LITTLE_ENDIAN) {
+      this.digits(words, from, to, false);
+      return;
+    }
+    let i = from;
+    while (i < to) {
+      let fit = Math.floor((this.buf.length - this.off - HEADER - 1) / 8);
+      if (fit < 1) {
+        this.flush();
+        fit = Math.floor((this.buf.length - HEADER - 1) / 8);
+        // A buffer too small for one record (tests): digits written here.
+        if (fit < 1) return this.digits(words, i, to, i > from);
+      }
+      const n = Math.min(fit, to - i);
+      const b = this.buf;
+      let o = this.off;
+      // A list split over two records: the comma between them.
+      if (i > from) b[o++] = 44;
+      b[o] = HASHES;
+      b[o + 1] = n & 255;
+      b[o + 2] = (n >>> 8) & 255;
+      b[o + 3] = (n >>> 16) & 255;
+      b[o + 4] = n >>> 24;
+      b.set(new Uint8Array(words.buffer, words.byteOffset + 8 * i, 8 * n), o + HEADER);
+      this.off = o + HEADER + 8 * n;
+      i += n;
+    }
+  }
+
+  /** Hashes [from, to) of `words` as digits written on this thread (no helper thread); `comma`: one goes first. */
+  private digits(words: Uint32Array, from: number, to: number, comma: boolean): void {
+    const write = writeDecimal;
+    for (let i = from; i < to; i += 1024) {
+      const end = Math.min(to, i + 1024);
+      let at = 0;
+      for (let k = i; k < end; k++) {
+        if (k > from || comma) scratch[at++] = 44;
+        scratch[at++] = 34;
+        at = write(scratch, at, words[2 * k]!, words[2 * k + 1]!);
+        scratch[at++] = 34;
+      }
+      this.bytes(scratch, 0, at);
+    }
   }
 
   /** End the current line. */

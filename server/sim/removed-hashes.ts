@@ -9,19 +9,29 @@ import type { LineOut } from "./json-lines";
 let scratch = Buffer.allocUnsafe(1 << 16);
 
 export class RemovedHashes {
-  /** hi, lo of hash i at 2 i, 2 i + 1. */
-  private readonly halves: number[] = [];
+  /** hi, lo of hash i at 2 i, 2 i + 1 (a line sink may take them as they are). */
+  private halves = new Uint32Array(16);
+  private n = 0;
   /** Hash strings that are not the decimal of their halves (names in tests), by position; null when there are none. */
   private names: (string | undefined)[] | null = null;
 
   get length(): number {
-    return this.halves.length >> 1;
+    return this.n;
   }
 
   /** Append a hash: its halves (unsigned), and its string when that is not their decimal (else null). */
   push(hi: number, lo: number, name: string | null): void {
-    if (name !== null) (this.names ??= [])[this.length] = name;
-    this.halves.push(hi, lo);
+    const n = this.n;
+    if (name !== null) (this.names ??= [])[n] = name;
+    let h = this.halves;
+    if (2 * n + 2 > h.length) {
+      const grown = new Uint32Array(h.length * 2);
+      grown.set(h);
+      this.halves = h = grown;
+    }
+    h[2 * n] = hi;
+    h[2 * n + 1] = lo;
+    this.n = n + 1;
   }
 
   /** Hash i as a string. */
@@ -40,10 +50,13 @@ export class RemovedHashes {
   /** Hashes [from, to) as a new list. */
   slice(from: number, to: number): RemovedHashes {
     const out = new RemovedHashes();
-    for (let i = from; i < to; i++) {
-      const name = this.names === null ? undefined : this.names[i];
-      out.push(this.halves[2 * i]!, this.halves[2 * i + 1]!, name ?? null);
-    }
+    const n = Math.max(0, to - from);
+    if (n === 0) return out;
+    out.halves = new Uint32Array(Math.max(16, 2 * n));
+    out.halves.set(this.halves.subarray(2 * from, 2 * to));
+    out.n = n;
+    if (this.names !== null)
+      for (let i = from; i < to; i++) if (this.names[i] !== undefined) (out.names ??= [])[i - from] = this.names[i];
     return out;
   }
 
@@ -54,6 +67,10 @@ export class RemovedHashes {
     if (this.names !== null) {
       // Names are written as they are, as the joined strings were (the simulator's own hashes are digits).
       out.ascii(`"${this.strings().join('","')}"`);
+      return;
+    }
+    if (out.u64s !== undefined) {
+      out.u64s(this.halves, 0, n);
       return;
     }
     if (scratch.length < n * 23) scratch = Buffer.allocUnsafe(Math.max(n * 23, 2 * scratch.length));
