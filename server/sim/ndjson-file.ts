@@ -13,74 +13,70 @@ import type { LineOut } from "./json-lines";
 // marker byte and the helper writes their decimal digits: that work leaves the simulation's thread.
 
 export type NdjsonFileOptions = {
-  /** Write full buffers on a helper thread (three buffers of `bufferBytes` in turn). */
+  /** Write full buffers on a helper thread (six buffers of `bufferBytes` in turn). */
   thread?: boolean;
 };
 
 /** Buffers the helper thread takes in turn. */
-const SLOTS = 3;
+const SLOTS = 6;
 
 /**
- * A hash-list record in a buffer handed to the helper thread: this byte, the count n (u32), then n pairs of u32 halves
- * (hi, lo) in the machine's order; the helper writes them as the JSON items `"d","d",…`. JSON text never holds a raw
- * byte below 0x20 other than the newline this file adds, so the marker cannot be mistaken for text.
+ * A hash-list record in a buffer handed to the helper thread: this byte, padding up to the next multiple of 4, the count
+ * n (u32), then n pairs of u32 halves (hi, lo), all u32 aligned in the buffer; the helper writes them as the JSON items
+ * `"d","d",…`. JSON text never holds a raw byte below 0x20 other than the newline this file adds, so the marker cannot
+ * be mistaken for text.
  */
 const HASHES = 1;
-/** The record's header: marker and count. */
-const HEADER = 5;
-/** Typed arrays are read as little-endian by the helper: true on every platform Node runs on, checked anyway. */
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/** Bytes a record of n hashes takes at most: marker and padding (4), count (4), halves (8 n). */
+const recordBytes = (n: number) => 8 + 8 * n;
 
 /**
  * The helper thread: waits for each slot in turn to hold a byte count, writes that many bytes of the slot's buffer
  * (hash records expanded to digits through its own output buffer), and frees the slot (0); a count of -1 ends it. A
  * failed write is kept (its message) and reported by the owner. Its digits are hashing.ts's writeDecimal (four digits
- * per table entry); ndjson-file.test.ts checks them against toDecimal.
+ * per table entry, one store each); ndjson-file.test.ts checks them against toDecimal.
  */
 const WRITER = `
 const { workerData } = require("node:worker_threads");
 const { writeSync } = require("node:fs");
 const { fd, buffers, state, error } = workerData;
 const bufs = buffers.map((b) => Buffer.from(b));
+const words = buffers.map((b) => new Uint32Array(b, 0, b.byteLength >> 2));
 const n = bufs.length;
 const out = Buffer.allocUnsafe(1 << 20);
-const room = out.length - 24;
-let o = 0;
+const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+const ROOM = out.length - 24;
 const G = new Uint32Array(10000);
 for (let i = 0; i < 10000; i++) {
   const d = String(i).padStart(4, "0");
   G[i] = d.charCodeAt(0) | (d.charCodeAt(1) << 8) | (d.charCodeAt(2) << 16) | (d.charCodeAt(3) << 24);
 }
-function drain() {
+function drain(o) {
   let done = 0;
   while (done < o) done += writeSync(fd, out, done, o - done);
-  o = 0;
 }
-function four(x) {
+function lead(o, x) {
   const w = G[x];
-  out[o] = w & 255; out[o + 1] = (w >>> 8) & 255; out[o + 2] = (w >>> 16) & 255; out[o + 3] = w >>> 24;
-  o += 4;
+  if (x >= 1000) { view.setUint32(o, w, true); return o + 4; }
+  if (x >= 100) { out[o] = (w >>> 8) & 255; out[o + 1] = (w >>> 16) & 255; out[o + 2] = w >>> 24; return o + 3; }
+  if (x >= 10) { out[o] = (w >>> 16) & 255; out[o + 1] = w >>> 24; return o + 2; }
+  out[o] = w >>> 24;
+  return o + 1;
 }
-function lead(x) {
-  const w = G[x];
-  if (x >= 1000) { four(x); return; }
-  if (x >= 100) { out[o] = (w >>> 8) & 255; out[o + 1] = (w >>> 16) & 255; out[o + 2] = w >>> 24; o += 3; return; }
-  if (x >= 10) { out[o] = (w >>> 16) & 255; out[o + 1] = w >>> 24; o += 2; return; }
-  out[o++] = w >>> 24;
-}
-function below1e8(x) {
-  if (x < 10000) { lead(x); return; }
+function below1e8(o, x) {
+  if (x < 10000) return lead(o, x);
   const top = (x / 10000) | 0;
-  lead(top);
-  four(x - top * 10000);
+  o = lead(o, top);
+  view.setUint32(o, G[x - top * 10000], true);
+  return o + 4;
 }
-function digits(hi, lo) {
+function digits(o, hi, lo) {
   if (hi === 0) {
-    if (lo < 10000) { lead(lo); return; }
+    if (lo < 10000) return lead(o, lo);
     const top = Math.floor(lo / 10000);
-    below1e8(top);
-    four(lo - top * 10000);
-    return;
+    o = below1e8(o, top);
+    view.setUint32(o, G[lo - top * 10000], true);
+    return o + 4;
   }
   const y = hi * 7296 + lo;
   const q = Math.floor(y / 10000);
@@ -89,15 +85,18 @@ function digits(hi, lo) {
   const a = Math.floor(top / 1e8);
   const b = top - a * 1e8;
   if (a > 0) {
-    below1e8(a);
+    o = below1e8(o, a);
     const b1 = (b / 10000) | 0;
-    four(b1);
-    four(b - b1 * 10000);
-  } else below1e8(b);
-  four(low);
+    view.setUint32(o, G[b1], true);
+    view.setUint32(o + 4, G[b - b1 * 10000], true);
+    o += 8;
+  } else o = below1e8(o, b);
+  view.setUint32(o, G[low], true);
+  return o + 4;
 }
-function expand(src, len) {
+function expand(src, w32, len) {
   let i = 0;
+  let o = 0;
   while (i < len) {
     let j = src.indexOf(${HASHES}, i);
     if (j === -1 || j > len) j = len;
@@ -106,28 +105,31 @@ function expand(src, len) {
       src.copy(out, o, i, i + take);
       o += take;
       i += take;
-      if (o === out.length) drain();
+      if (o === out.length) { drain(o); o = 0; }
     }
     if (j === len) break;
-    const count = src.readUInt32LE(j + 1);
-    let p = j + ${HEADER};
-    for (let k = 0; k < count; k++, p += 8) {
-      if (o > room) drain();
-      if (k > 0) out[o++] = 44;
-      out[o++] = 34;
-      digits(src.readUInt32LE(p), src.readUInt32LE(p + 4));
-      out[o++] = 34;
+    let p = (j >> 2) + 1;
+    const end = p + 1 + 2 * w32[p];
+    for (p++; p < end; p += 2) {
+      if (o > ROOM) { drain(o); o = 0; }
+      out[o] = 34;
+      o = digits(o + 1, w32[p] >>> 0, w32[p + 1] >>> 0);
+      out[o] = 34;
+      out[o + 1] = 44;
+      o += 2;
     }
-    i = p;
+    // No comma after the last item.
+    o--;
+    i = p << 2;
   }
-  drain();
+  drain(o);
 }
 for (let i = 0; ; i = (i + 1) % n) {
   Atomics.wait(state, i, 0);
   const len = Atomics.load(state, i);
   if (len > 0 && Atomics.load(state, n) === 0) {
     try {
-      expand(bufs[i], len);
+      expand(bufs[i], words[i], len);
     } catch (e) {
       const m = Buffer.from(String((e && e.message) || e));
       Buffer.from(error).set(m.subarray(0, error.byteLength));
@@ -145,6 +147,8 @@ const scratch = Buffer.allocUnsafe(1024 * 23);
 
 type Writer = {
   buffers: Buffer[];
+  /** The same buffers as u32 (hash records are u32 aligned). */
+  words: Uint32Array[];
   /** Byte count handed over per slot (0: free, -1: end), then the length of a failed write's message. */
   state: Int32Array;
   error: SharedArrayBuffer;
@@ -172,7 +176,13 @@ export class NdjsonFile implements LineOut {
     const worker = new Worker(WRITER, { eval: true, workerData: { fd: this.fd, buffers: shared, state, error } });
     // It ends by itself at close; an owner that never closes must not be kept alive by it.
     worker.unref();
-    this.writer = { buffers: shared.map((b) => Buffer.from(b)), state, error, slot: 0 };
+    this.writer = {
+      buffers: shared.map((b) => Buffer.from(b)),
+      words: shared.map((b) => new Uint32Array(b, 0, b.byteLength >> 2)),
+      state,
+      error,
+      slot: 0,
+    };
     this.buf = this.writer.buffers[0]!;
   }
 
@@ -226,16 +236,17 @@ export class NdjsonFile implements LineOut {
    * at words[2 i], words[2 i + 1]. With the helper thread they are copied as they are and the helper writes the digits.
    */
   u64s(words: Uint32Array, from: number, to: number): void {
-    if (this.writer === null || !LITTLE_ENDIAN) {
+    const w = this.writer;
+    if (w === null) {
       this.digits(words, from, to, false);
       return;
     }
     let i = from;
     while (i < to) {
-      let fit = Math.floor((this.buf.length - this.off - HEADER - 1) / 8);
+      let fit = Math.floor((this.buf.length - this.off - 1 - recordBytes(0)) / 8);
       if (fit < 1) {
         this.flush();
-        fit = Math.floor((this.buf.length - HEADER - 1) / 8);
+        fit = Math.floor((this.buf.length - 1 - recordBytes(0)) / 8);
         // A buffer too small for one record (tests): digits written here.
         if (fit < 1) return this.digits(words, i, to, i > from);
       }
@@ -245,12 +256,11 @@ export class NdjsonFile implements LineOut {
       // A list split over two records: the comma between them.
       if (i > from) b[o++] = 44;
       b[o] = HASHES;
-      b[o + 1] = n & 255;
-      b[o + 2] = (n >>> 8) & 255;
-      b[o + 3] = (n >>> 16) & 255;
-      b[o + 4] = n >>> 24;
-      b.set(new Uint8Array(words.buffer, words.byteOffset + 8 * i, 8 * n), o + HEADER);
-      this.off = o + HEADER + 8 * n;
+      const q = (o >> 2) + 1;
+      const w32 = w.words[w.slot]!;
+      w32[q] = n;
+      w32.set(words.subarray(2 * i, 2 * (i + n)), q + 1);
+      this.off = 4 * (q + 1 + 2 * n);
       i += n;
     }
   }

@@ -7,31 +7,23 @@ import type { LineOut } from "./json-lines";
 // reader of the event's block_hashes (tests, the policy preview's collector).
 
 let scratch = Buffer.allocUnsafe(1 << 16);
+/** The halves of the list being written, for a sink that takes them as u64 words. */
+let words = new Uint32Array(1 << 14);
 
 export class RemovedHashes {
-  /** hi, lo of hash i at 2 i, 2 i + 1 (a line sink may take them as they are). */
-  private halves = new Uint32Array(16);
-  private n = 0;
+  /** hi, lo of hash i at 2 i, 2 i + 1. */
+  private readonly halves: number[] = [];
   /** Hash strings that are not the decimal of their halves (names in tests), by position; null when there are none. */
   private names: (string | undefined)[] | null = null;
 
   get length(): number {
-    return this.n;
+    return this.halves.length >> 1;
   }
 
   /** Append a hash: its halves (unsigned), and its string when that is not their decimal (else null). */
   push(hi: number, lo: number, name: string | null): void {
-    const n = this.n;
-    if (name !== null) (this.names ??= [])[n] = name;
-    let h = this.halves;
-    if (2 * n + 2 > h.length) {
-      const grown = new Uint32Array(h.length * 2);
-      grown.set(h);
-      this.halves = h = grown;
-    }
-    h[2 * n] = hi;
-    h[2 * n + 1] = lo;
-    this.n = n + 1;
+    if (name !== null) (this.names ??= [])[this.length] = name;
+    this.halves.push(hi, lo);
   }
 
   /** Hash i as a string. */
@@ -50,13 +42,10 @@ export class RemovedHashes {
   /** Hashes [from, to) as a new list. */
   slice(from: number, to: number): RemovedHashes {
     const out = new RemovedHashes();
-    const n = Math.max(0, to - from);
-    if (n === 0) return out;
-    out.halves = new Uint32Array(Math.max(16, 2 * n));
-    out.halves.set(this.halves.subarray(2 * from, 2 * to));
-    out.n = n;
-    if (this.names !== null)
-      for (let i = from; i < to; i++) if (this.names[i] !== undefined) (out.names ??= [])[i - from] = this.names[i];
+    for (let i = from; i < to; i++) {
+      const name = this.names === null ? undefined : this.names[i];
+      out.push(this.halves[2 * i]!, this.halves[2 * i + 1]!, name ?? null);
+    }
     return out;
   }
 
@@ -69,15 +58,19 @@ export class RemovedHashes {
       out.ascii(`"${this.strings().join('","')}"`);
       return;
     }
+    const halves = this.halves;
     if (out.u64s !== undefined) {
-      out.u64s(this.halves, 0, n);
+      // Copied into reused words (the list's own halves stay a plain array: typed storage per list cost more to grow).
+      if (words.length < 2 * n) words = new Uint32Array(Math.max(2 * n, 2 * words.length));
+      const w = words;
+      for (let i = 0; i < 2 * n; i++) w[i] = halves[i]!;
+      out.u64s(w, 0, n);
       return;
     }
     if (scratch.length < n * 23) scratch = Buffer.allocUnsafe(Math.max(n * 23, 2 * scratch.length));
     const bytes = scratch;
     // Read once: an imported function is a property load per call once compiled to CommonJS.
     const write = writeDecimal;
-    const halves = this.halves;
     let at = 0;
     for (let i = 0; i < n; i++) {
       if (i > 0) bytes[at++] = 44;
