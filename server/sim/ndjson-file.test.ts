@@ -139,12 +139,14 @@ describe("simulated events written into the file's buffer", () => {
   const events = runScenario({ scenario: "pressure", seconds: 240, seed: 2 });
 
   it.each([
-    ["full chains", false],
-    ["compact chains", true],
-  ])("give the same bytes as their line strings (%s)", (_name, compact) => {
-    const path = join(dir, `events-${compact}.ndjson`);
+    ["full chains", false, false],
+    ["compact chains", true, false],
+    ["full chains, hash digits written by the helper thread", false, true],
+    ["compact chains, hash digits written by the helper thread", true, true],
+  ])("give the same bytes as their line strings (%s)", (_name, compact, thread) => {
+    const path = join(dir, `events-${compact}-${thread}.ndjson`);
     // A small buffer so that lines straddle flushes.
-    const file = new NdjsonFile(path, 4096);
+    const file = new NdjsonFile(path, 4096, { thread });
     const direct = compact ? new ChainCompactor() : null;
     const viaStrings = compact ? new ChainCompactor() : null;
     const expected: string[] = [];
