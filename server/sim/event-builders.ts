@@ -32,33 +32,34 @@ export function requestEvent(
 ): EventBody & FastJson & ChainSource {
   const finished = req.finishedAt ?? req.arrivedAt;
   const status = req.outcome;
-  const head = {
-    kind: "request" as const,
+  // Members assigned in JSON.stringify's order, optional ones only when present (no temporary object per group).
+  const head: Record<string, unknown> = {
+    kind: "request",
     ts: ms(finished),
     request_id: req.id,
     session_id: req.sessionId,
     trajectory_id: req.trajectoryId,
-    ...(req.parentTrajectoryId ? { parent_trajectory_id: req.parentTrajectoryId } : {}),
-    session_type: req.sessionType,
-    harness: req.harness,
-    api: req.api,
-    model: scenario.model,
-    ...(req.workerId ? { worker_id: req.workerId } : {}),
-    arrived_at: ms(req.arrivedAt),
-    ...(req.firstTokenAt !== null && status !== "error" ? { first_token_at: ms(req.firstTokenAt) } : {}),
-    finished_at: ms(finished),
-    input_tokens: req.inputTokens,
-    cached_tokens: req.cachedTokens,
-    output_tokens: req.outputTokens,
-    ...(req.reasoningTokens > 0 ? { reasoning_tokens: req.reasoningTokens } : {}),
-    finish_reason: req.finishReason,
-    status,
-    agent_hints: req.hints,
-    policy_versions: req.policyVersions,
-    block_size: scenario.blockSize,
-    ...decodeTelemetry(req),
-    ...tierTelemetry(req, scenario.blockSize),
   };
+  if (req.parentTrajectoryId) head.parent_trajectory_id = req.parentTrajectoryId;
+  head.session_type = req.sessionType;
+  head.harness = req.harness;
+  head.api = req.api;
+  head.model = scenario.model;
+  if (req.workerId) head.worker_id = req.workerId;
+  head.arrived_at = ms(req.arrivedAt);
+  if (req.firstTokenAt !== null && status !== "error") head.first_token_at = ms(req.firstTokenAt);
+  head.finished_at = ms(finished);
+  head.input_tokens = req.inputTokens;
+  head.cached_tokens = req.cachedTokens;
+  head.output_tokens = req.outputTokens;
+  if (req.reasoningTokens > 0) head.reasoning_tokens = req.reasoningTokens;
+  head.finish_reason = req.finishReason;
+  head.status = status;
+  head.agent_hints = req.hints;
+  head.policy_versions = req.policyVersions;
+  head.block_size = scenario.blockSize;
+  decodeTelemetry(req, head);
+  if (req.tierHit) tierTelemetry(req, scenario.blockSize, head);
   const event: Record<string | symbol, unknown> = { id: "", ...head };
   Object.defineProperty(event, "sequence_hashes", REQUEST_SEQ);
   Object.defineProperty(event, "local_hashes", REQUEST_LOCAL);
@@ -101,30 +102,23 @@ const REQUEST_LOCAL = lazyList("local_hashes", (e) => {
   return c.view.local.slice(0, c.nBlocks);
 });
 
-/** Cached tokens by the tier they came from and prefetched tokens, on a cluster with lower tiers. */
-function tierTelemetry(
-  req: SimRequest,
-  blockSize: number,
-): {
-  cached_tokens_by_tier?: Record<"device" | "host" | "disk" | "shared", number>;
-  prefetched_tokens?: number;
-  onboard_ms?: number;
-} {
-  if (!req.tierHit) return {};
-  const { byTier, prefetched } = cachedByTier(req, req.tierHit, blockSize);
-  const wait = Math.round(req.tierHit.onboardMs * 1000) / 1000;
-  return { cached_tokens_by_tier: byTier, prefetched_tokens: prefetched, ...(wait > 0 ? { onboard_ms: wait } : {}) };
+/** Cached tokens by the tier they came from and prefetched tokens, on a cluster with lower tiers: set on `head`. */
+function tierTelemetry(req: SimRequest, blockSize: number, head: Record<string, unknown>): void {
+  const { byTier, prefetched } = cachedByTier(req, req.tierHit!, blockSize);
+  const wait = Math.round(req.tierHit!.onboardMs * 1000) / 1000;
+  head.cached_tokens_by_tier = byTier;
+  head.prefetched_tokens = prefetched;
+  if (wait > 0) head.onboard_ms = wait;
 }
 
-/** Inter-token latency (rounded to µs) and preemptions of a request, when it decoded or was preempted. */
-function decodeTelemetry(req: SimRequest): { itl_ms_mean?: number; itl_ms_p95?: number; preemptions?: number } {
+/** Inter-token latency (rounded to µs) and preemptions of a request, when it decoded or was preempted: set on `head`. */
+function decodeTelemetry(req: SimRequest, head: Record<string, unknown>): void {
   const { mean, p95 } = summarize(req.itlRuns);
-  return {
-    ...(mean !== null && p95 !== null
-      ? { itl_ms_mean: Math.round(mean * 1000) / 1000, itl_ms_p95: Math.round(p95 * 1000) / 1000 }
-      : {}),
-    ...(req.workerId !== null ? { preemptions: req.preemptions } : {}),
-  };
+  if (mean !== null && p95 !== null) {
+    head.itl_ms_mean = Math.round(mean * 1000) / 1000;
+    head.itl_ms_p95 = Math.round(p95 * 1000) / 1000;
+  }
+  if (req.workerId !== null) head.preemptions = req.preemptions;
 }
 
 /**

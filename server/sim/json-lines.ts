@@ -16,6 +16,12 @@ export interface LineOut {
   ascii(s: string): void;
   /** ASCII text as bytes src[from, to) (digits written straight into a scratch buffer): copied, no string made. */
   bytes(src: Uint8Array, from: number, to: number): void;
+  /**
+   * Optional: the JSON items `"d0","d1",…` (no brackets) of hashes [from, to), hash i's u64 halves (hi, lo) at
+   * words[2 i], words[2 i + 1]. A sink that has it takes hash lists as their halves (the --out file hands the digits to
+   * its helper thread); writers use the text methods for a sink without it.
+   */
+  u64s?(words: Uint32Array, from: number, to: number): void;
 }
 
 /** Writes the pieces of `JSON.stringify(event)` (no newline) to `out`. */

@@ -6,6 +6,7 @@ import { ChainCompactor } from "./compact-chains";
 import { toJsonLine, writeJsonLine } from "./json-lines";
 import { NdjsonFile } from "./ndjson-file";
 import { runScenario } from "./test-support";
+import { toDecimal } from "./hashing";
 
 const dir = mkdtempSync(join(tmpdir(), "switchyard-ndjson-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -138,12 +139,14 @@ describe("simulated events written into the file's buffer", () => {
   const events = runScenario({ scenario: "pressure", seconds: 240, seed: 2 });
 
   it.each([
-    ["full chains", false],
-    ["compact chains", true],
-  ])("give the same bytes as their line strings (%s)", (_name, compact) => {
-    const path = join(dir, `events-${compact}.ndjson`);
+    ["full chains", false, false],
+    ["compact chains", true, false],
+    ["full chains, hash digits written by the helper thread", false, true],
+    ["compact chains, hash digits written by the helper thread", true, true],
+  ])("give the same bytes as their line strings (%s)", (_name, compact, thread) => {
+    const path = join(dir, `events-${compact}-${thread}.ndjson`);
     // A small buffer so that lines straddle flushes.
-    const file = new NdjsonFile(path, 4096);
+    const file = new NdjsonFile(path, 4096, { thread });
     const direct = compact ? new ChainCompactor() : null;
     const viaStrings = compact ? new ChainCompactor() : null;
     const expected: string[] = [];
@@ -162,5 +165,67 @@ describe("simulated events written into the file's buffer", () => {
     expect(lines.length).toBe(expected.length);
     for (let i = 0; i < lines.length; i++) if (lines[i] !== expected[i]) expect(lines[i]).toBe(expected[i]);
     if (!compact) for (const e of events.slice(0, 2_000)) expect(toJsonLine(e)).toBe(JSON.stringify(e));
+  });
+});
+
+describe("NdjsonFile.u64s: hash lists as halves, digits written by the helper thread or in place", () => {
+  const TWO32 = 2 ** 32;
+  /** Edge values of the digit groups (10^4, 10^8, 10^12, 2^32, 2^53, 2^63, 2^64 − 1) and a seeded random spread. */
+  const values: [number, number][] = [
+    [0, 0],
+    [0, 9],
+    [0, 9_999],
+    [0, 10_000],
+    [0, 99_999_999],
+    [0, 100_000_000],
+    [0, 0x7fffffff],
+    [0, 0xffffffff],
+    [1, 0],
+    [232, 3567587327], // 10^12 − 1
+    [232, 3567587328], // 10^12
+    [0x1fffff, 0xffffffff], // 2^53 − 1
+    [0x200000, 0],
+    [0x7fffffff, 0xffffffff],
+    [0x80000000, 0],
+    [0xffffffff, 0xfffffffe],
+    [0xffffffff, 0xffffffff],
+  ];
+  let seed = 12345;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+  for (let i = 0; i < 2_000; i++) values.push([next() >>> (i % 32), next() >>> (i % 7)]);
+  const words = new Uint32Array(values.flat());
+  const items = (from: number, to: number) =>
+    values
+      .slice(from, to)
+      .map(([hi, lo]) => `"${toDecimal(hi, lo)}"`)
+      .join(",");
+
+  function viaFile(bytes: number, thread: boolean, ranges: readonly (readonly [number, number])[]): string {
+    const path = join(dir, `u64-${files++}.ndjson`);
+    const file = new NdjsonFile(path, bytes, { thread });
+    for (const [from, to] of ranges) {
+      file.ascii("[");
+      file.u64s(words, from, to);
+      file.text("]é");
+      file.endLine();
+    }
+    file.close();
+    return readFileSync(path, "utf8");
+  }
+
+  it.each([
+    ["one list in a large buffer", 1 << 20],
+    ["lists split over many records and buffers (a size not a multiple of 4)", 101],
+    ["a buffer too small for one record (digits written in place)", 8],
+  ])("%s: toDecimal's digits, as JSON items", (_name, bytes) => {
+    const ranges = [
+      [0, values.length],
+      [3, 4],
+      [5, 5],
+      [17, 400],
+    ] as const;
+    const expected = ranges.map(([from, to]) => `[${items(from, to)}]é\n`).join("");
+    expect(viaFile(bytes, true, ranges)).toBe(expected);
+    expect(viaFile(bytes, false, ranges)).toBe(expected);
   });
 });

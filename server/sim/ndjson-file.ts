@@ -1,6 +1,8 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { Worker } from "node:worker_threads";
+import { writeDecimal } from "./hashing";
 import type { LineOut } from "./json-lines";
+import { writerSource } from "./ndjson-writer";
 
 // A buffered, synchronous NDJSON file writer: lines are encoded straight into a reused buffer
 // and written in emission order, so the file depends only on the simulation, never on I/O timing.
@@ -8,46 +10,37 @@ import type { LineOut } from "./json-lines";
 // that an event's big hash arrays go into the buffer without first being joined into a line.
 // With `thread`, full buffers are written by a helper thread while the next one fills (the
 // simulation does not wait on the disk); close() still returns only once every byte is written.
+// With the helper thread, hash lists (u64s) go into the buffer as their raw 32-bit halves behind a
+// marker byte and the helper writes their decimal digits: that work leaves the simulation's thread.
 
 export type NdjsonFileOptions = {
-  /** Write full buffers on a helper thread (three buffers of `bufferBytes` in turn). */
+  /** Write full buffers on a helper thread (six buffers of `bufferBytes` in turn). */
   thread?: boolean;
 };
 
 /** Buffers the helper thread takes in turn. */
-const SLOTS = 3;
+const SLOTS = 6;
 
 /**
- * The helper thread: waits for each slot in turn to hold a byte count, writes that many bytes of the slot's buffer,
- * and frees the slot (0); a count of -1 ends it. A failed write is kept (its message) and reported by the owner.
+ * A hash-list record in a buffer handed to the helper thread: this byte, padding up to the next multiple of 4, the count
+ * n (u32), then n pairs of u32 halves (hi, lo), all u32 aligned in the buffer; the helper writes them as the JSON items
+ * `"d","d",…`. JSON text never holds a raw byte below 0x20 other than the newline this file adds, so the marker cannot
+ * be mistaken for text.
  */
-const WRITER = `
-const { workerData } = require("node:worker_threads");
-const { writeSync } = require("node:fs");
-const { fd, buffers, state, error } = workerData;
-const bufs = buffers.map((b) => Buffer.from(b));
-const n = bufs.length;
-for (let i = 0; ; i = (i + 1) % n) {
-  Atomics.wait(state, i, 0);
-  const len = Atomics.load(state, i);
-  if (len > 0 && Atomics.load(state, n) === 0) {
-    try {
-      let done = 0;
-      while (done < len) done += writeSync(fd, bufs[i], done, len - done);
-    } catch (e) {
-      const m = Buffer.from(String((e && e.message) || e));
-      Buffer.from(error).set(m.subarray(0, error.byteLength));
-      Atomics.store(state, n, Math.min(m.length, error.byteLength));
-    }
-  }
-  Atomics.store(state, i, 0);
-  Atomics.notify(state, i);
-  if (len < 0) break;
-}
-`;
+const HASHES = 1;
+/** Bytes a record of n hashes takes at most: marker and padding (4), count (4), halves (8 n). */
+const recordBytes = (n: number) => 8 + 8 * n;
+
+/** The helper thread's source (ndjson-writer.ts). */
+const WRITER = writerSource(HASHES);
+
+/** Digits of up to 1,024 hashes (23 bytes each with their quotes and comma). */
+const scratch = Buffer.allocUnsafe(1024 * 23);
 
 type Writer = {
   buffers: Buffer[];
+  /** The same buffers as u32 (hash records are u32 aligned). */
+  words: Uint32Array[];
   /** Byte count handed over per slot (0: free, -1: end), then the length of a failed write's message. */
   state: Int32Array;
   error: SharedArrayBuffer;
@@ -75,7 +68,13 @@ export class NdjsonFile implements LineOut {
     const worker = new Worker(WRITER, { eval: true, workerData: { fd: this.fd, buffers: shared, state, error } });
     // It ends by itself at close; an owner that never closes must not be kept alive by it.
     worker.unref();
-    this.writer = { buffers: shared.map((b) => Buffer.from(b)), state, error, slot: 0 };
+    this.writer = {
+      buffers: shared.map((b) => Buffer.from(b)),
+      words: shared.map((b) => new Uint32Array(b, 0, b.byteLength >> 2)),
+      state,
+      error,
+      slot: 0,
+    };
     this.buf = this.writer.buffers[0]!;
   }
 
@@ -122,6 +121,60 @@ export class NdjsonFile implements LineOut {
     }
     this.buf.set(src.subarray(from, to), this.off);
     this.off += n;
+  }
+
+  /**
+   * Part of the current line: the JSON items `"d0","d1",…` (no brackets) of hashes [from, to), hash i's halves (hi, lo)
+   * at words[2 i], words[2 i + 1]. With the helper thread they are copied as they are and the helper writes the digits.
+   */
+  u64s(words: Uint32Array, from: number, to: number): void {
+    const w = this.writer;
+    if (w === null) {
+      this.digits(words, from, to, false);
+      return;
+    }
+    let i = from;
+    while (i < to) {
+      let fit = Math.floor((this.buf.length - this.off - 1 - recordBytes(0)) / 8);
+      if (fit < 1) {
+        this.flush();
+        fit = Math.floor((this.buf.length - 1 - recordBytes(0)) / 8);
+        // A buffer too small for one record (tests): digits written here.
+        if (fit < 1) return this.digits(words, i, to, i > from);
+      }
+      const n = Math.min(fit, to - i);
+      const b = this.buf;
+      let o = this.off;
+      // A list split over two records: the comma between them.
+      if (i > from) b[o++] = 44;
+      b[o] = HASHES;
+      const q = (o >> 2) + 1;
+      const w32 = w.words[w.slot]!;
+      w32[q] = n;
+      const m = 2 * n;
+      const from2 = 2 * i;
+      // A short list by hand (a subarray and set cost more than copying a few hundred words).
+      if (m <= 512) for (let k = 0, at = q + 1; k < m; k++) w32[at + k] = words[from2 + k]!;
+      else w32.set(words.subarray(from2, from2 + m), q + 1);
+      this.off = 4 * (q + 1 + 2 * n);
+      i += n;
+    }
+  }
+
+  /** Hashes [from, to) of `words` as digits written on this thread (no helper thread); `comma`: one goes first. */
+  private digits(words: Uint32Array, from: number, to: number, comma: boolean): void {
+    const write = writeDecimal;
+    for (let i = from; i < to; i += 1024) {
+      const end = Math.min(to, i + 1024);
+      let at = 0;
+      for (let k = i; k < end; k++) {
+        if (k > from || comma) scratch[at++] = 44;
+        scratch[at++] = 34;
+        at = write(scratch, at, words[2 * k]!, words[2 * k + 1]!);
+        scratch[at++] = 34;
+      }
+      this.bytes(scratch, 0, at);
+    }
   }
 
   /** End the current line. */

@@ -59,6 +59,7 @@ export class TokenStream {
 }
 
 const scratch: Hash64 = { hi: 0, lo: 0 };
+const NO_WORDS = new Uint32Array(0);
 let chunkBuf = Buffer.allocUnsafe(1 << 16);
 
 /** A scratch buffer of at least `n` bytes for one chunk's text. */
@@ -98,6 +99,13 @@ export class HashView {
   private readonly seqEnds: number[] = [];
   private readonly localEnds: number[] = [];
   private jsonBlocks = 0;
+  /**
+   * The sequence and local hashes of blocks [0, wordBlocks) as u64 halves (hi, lo at 2 i, 2 i + 1), for a line sink that
+   * takes hash lists as halves (LineOut.u64s); built when first asked for, as the JSON chunks are.
+   */
+  private seqWords = NO_WORDS;
+  private localWords = NO_WORDS;
+  private wordBlocks = 0;
 
   constructor(readonly firstBlock: number | null) {}
 
@@ -145,6 +153,11 @@ export class HashView {
   /** Write the JSON array items (without brackets) of the sequence or local hashes of blocks [from, to) to `out`, chunk by chunk (no joined copy). */
   writeItems(out: LineOut, which: "seq" | "local", from: number, to: number): void {
     if (to <= from) return;
+    if (out.u64s !== undefined) {
+      if (to > this.wordBlocks) this.buildWords();
+      out.u64s(which === "seq" ? this.seqWords : this.localWords, from, to);
+      return;
+    }
     if (to > this.jsonBlocks) this.buildJson();
     const chunks = which === "seq" ? this.seqChunks : this.localChunks;
     const ends = which === "seq" ? this.seqEnds : this.localEnds;
@@ -210,6 +223,31 @@ export class HashView {
     this.jsonBlocks = to;
   }
 
+  /** Halves of every block hashed since the last call (arrays grown by doubling). */
+  private buildWords(): void {
+    const from = this.wordBlocks;
+    const to = this.hi.length;
+    if (2 * to > this.seqWords.length) {
+      const size = Math.max(64, 4 * to);
+      const seq = new Uint32Array(size);
+      seq.set(this.seqWords.subarray(0, 2 * from));
+      const local = new Uint32Array(size);
+      local.set(this.localWords.subarray(0, 2 * from));
+      this.seqWords = seq;
+      this.localWords = local;
+    }
+    const hash = localHash;
+    const { hi, lo, contentOf, seqWords, localWords } = this;
+    for (let i = from; i < to; i++) {
+      seqWords[2 * i] = hi[i]!;
+      seqWords[2 * i + 1] = lo[i]!;
+      hash(contentOf[i]!, scratch);
+      localWords[2 * i] = scratch.hi;
+      localWords[2 * i + 1] = scratch.lo;
+    }
+    this.wordBlocks = to;
+  }
+
   /** Hash blocks up to the stream's current length. */
   extend(stream: TokenStream, shared?: HashView): void {
     const contents = stream.contents;
@@ -242,6 +280,11 @@ export class HashView {
     copy.seqEnds.push(...this.seqEnds);
     copy.localEnds.push(...this.localEnds);
     copy.jsonBlocks = this.jsonBlocks;
+    if (this.wordBlocks > 0) {
+      copy.seqWords = this.seqWords.slice();
+      copy.localWords = this.localWords.slice();
+      copy.wordBlocks = this.wordBlocks;
+    }
     return copy;
   }
 }
