@@ -7,8 +7,6 @@ import type { LineOut } from "./json-lines";
 // reader of the event's block_hashes (tests, the policy preview's collector).
 
 let scratch = Buffer.allocUnsafe(1 << 16);
-/** The halves of the list being written, for a sink that takes them as u64 words. */
-let words = new Uint32Array(1 << 14);
 
 export class RemovedHashes {
   /** hi, lo of hash i at 2 i, 2 i + 1, for i < length (unsigned; off the JS heap, no number per half). */
@@ -74,11 +72,8 @@ export class RemovedHashes {
     }
     const halves = this.halves;
     if (out.u64s !== undefined) {
-      // Copied into reused words (the list's own halves stay a plain array: typed storage per list cost more to grow).
-      if (words.length < 2 * n) words = new Uint32Array(Math.max(2 * n, 2 * words.length));
-      const w = words;
-      for (let i = 0; i < 2 * n; i++) w[i] = halves[i]!;
-      out.u64s(w, 0, n);
+      // The list's own halves, as the sink takes them (it copies them before this returns).
+      out.u64s(halves, 0, n);
       return;
     }
     if (scratch.length < n * 23) scratch = Buffer.allocUnsafe(Math.max(n * 23, 2 * scratch.length));
