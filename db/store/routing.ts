@@ -4,6 +4,7 @@ import { candidatesJson } from "../candidate-codec";
 import type { DecisionBucket, RequestSizedBucket, TokenBucket } from "../rows/routing";
 import { bucketOf, fieldsOf, num, numOrNull } from "./sql";
 import type { Store } from "./store";
+import type { StoreTables } from "./tables";
 
 // Reads for the routing view on either engine. Every query takes a time range [from, to) (Unix ms) and is bounded.
 // Which rows to read (raw or rollup) is server/reads/routing.ts's.
@@ -60,19 +61,7 @@ export async function decisionsPage(
   const workerSize = s.db.select({ b: w.blockSize }).from(w).where(eq(w.workerId, d.chosenWorkerId));
   const rows = await s.db
     .select({
-      id: d.id,
-      ts: d.ts,
-      requestId: d.requestId,
-      sessionId: d.sessionId,
-      promptBlocks: d.promptBlocks,
-      chosenWorkerId: d.chosenWorkerId,
-      chosenOverlapBlocks: d.chosenOverlapBlocks,
-      bestOverlapBlocks: d.bestOverlapBlocks,
-      candidateCount: d.candidateCount,
-      candidates: d.candidates,
-      overlapCredit: d.overlapCredit,
-      prefillLoadScale: d.prefillLoadScale,
-      temperature: d.temperature,
+      ...decisionColumns(d),
       blockSize: numOrNull(sql`coalesce(${workerSize}, ${requestBlockSize(s, d.requestId)})`),
     })
     .from(d)
@@ -87,6 +76,25 @@ export async function decisionsPage(
     .orderBy(desc(d.ts), desc(d.id))
     .limit(limit);
   return rows.map(withCandidatesJson);
+}
+
+/** A decision's stored columns as DecisionListRow names them (its block size is the caller's to add). */
+export function decisionColumns(d: StoreTables["routeDecisions"]) {
+  return {
+    id: d.id,
+    ts: d.ts,
+    requestId: d.requestId,
+    sessionId: d.sessionId,
+    promptBlocks: d.promptBlocks,
+    chosenWorkerId: d.chosenWorkerId,
+    chosenOverlapBlocks: d.chosenOverlapBlocks,
+    bestOverlapBlocks: d.bestOverlapBlocks,
+    candidateCount: d.candidateCount,
+    candidates: d.candidates,
+    overlapCredit: d.overlapCredit,
+    prefillLoadScale: d.prefillLoadScale,
+    temperature: d.temperature,
+  };
 }
 
 /** A decision row with its stored candidate list as the JSON array text the event carried. */

@@ -1,7 +1,7 @@
 import { asc, desc, eq, sql } from "drizzle-orm";
 import { candidatesJson } from "../candidate-codec";
 import { decodePolicyVersions } from "../request-json-codec";
-import type { DecisionListRow } from "./routing";
+import { decisionColumns, type DecisionListRow } from "./routing";
 import type { ReasoningRow, ToolRow, TurnRow } from "../rows/sessions";
 import { sessionTables } from "./session-tables";
 import type { Store } from "./store";
@@ -126,19 +126,7 @@ export async function decisionOf(st: Store, requestId: string): Promise<Decision
   const blockSize = st.db.select({ b: r.blockSize }).from(r).where(eq(r.requestId, d.requestId)).limit(1);
   const [row] = await st.db
     .select({
-      id: d.id,
-      ts: d.ts,
-      requestId: d.requestId,
-      sessionId: d.sessionId,
-      promptBlocks: d.promptBlocks,
-      chosenWorkerId: d.chosenWorkerId,
-      chosenOverlapBlocks: d.chosenOverlapBlocks,
-      bestOverlapBlocks: d.bestOverlapBlocks,
-      candidateCount: d.candidateCount,
-      candidates: d.candidates,
-      overlapCredit: d.overlapCredit,
-      prefillLoadScale: d.prefillLoadScale,
-      temperature: d.temperature,
+      ...decisionColumns(d),
       blockSize: sql<number | null>`(${blockSize})`,
     })
     .from(d)

@@ -13,8 +13,8 @@ import type { TelemetryEvent } from "../ingest/events";
 const NOW = T0 + 120_000;
 const range = { from: T0 - 60_000, to: NOW };
 
-/** Six one-turn sessions whose first block differs while the rest of the prompt is the same (as sessions.test.ts). */
-function sixSessions(): Raw[] {
+/** Six one-turn sessions whose first block differs while the rest of the prompt is the same. */
+export function sixSessions(): Raw[] {
   const out: Raw[] = [];
   for (let s = 0; s < 6; s++) {
     const at = T0 + s * 10_000;

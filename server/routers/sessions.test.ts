@@ -8,57 +8,12 @@ import { minimal, parsed, T0 } from "../../test/events";
 import { storeEvents } from "../../db/queries/ingest";
 import { runAttribution } from "../jobs/attribution";
 import { SQLITE_SESSIONS } from "../../test/session-stores";
-import { sessionsCases } from "./sessions.cases";
+import { sessionsCases, sixSessions } from "./sessions.cases";
 
 // Six sessions whose first block (a per-session header) differs while the rest of the prompt is the same.
 function seeded() {
   const db = testDb();
-  const events = [];
-  for (let s = 0; s < 6; s++) {
-    const at = T0 + s * 10_000;
-    events.push(
-      minimal["route.decision"]({
-        id: `rd-${s}`,
-        ts: at,
-        request_id: `r${s}`,
-        session_id: `sess-${s}`,
-        chosen_worker_id: "w1",
-        candidates: [
-          { worker_id: "w1", overlap_blocks: 0, prefill_blocks: 3, decode_blocks: 0, cost: 3 },
-          { worker_id: "w2", overlap_blocks: 0, prefill_blocks: 3, decode_blocks: 5, cost: 8 },
-        ],
-      }),
-      minimal.request({
-        id: `req-${s}`,
-        request_id: `r${s}`,
-        session_id: `sess-${s}`,
-        trajectory_id: `main-${s}`,
-        harness: "claude_code",
-        session_type: "coding",
-        worker_id: "w1",
-        arrived_at: at,
-        first_token_at: at + 900,
-        finished_at: at + 1000,
-        ts: at + 1000,
-        input_tokens: 12,
-        cached_tokens: 0,
-        block_size: 4,
-        sequence_hashes: [`${s + 1}1`, `${s + 1}2`, `${s + 1}3`],
-        local_hashes: [`9${s}`, "102", "103"],
-        status: s === 5 ? "error" : "ok",
-      }),
-      minimal.tool({
-        id: `tool-${s}`,
-        session_id: `sess-${s}`,
-        request_id: `r${s}`,
-        tool_call_id: `c${s}`,
-        started_at: at + 1000,
-        ended_at: at + 1000 + s * 100,
-        status: "succeeded",
-      }),
-    );
-  }
-  storeEvents(db, events.map(parsed));
+  storeEvents(db, sixSessions().map(parsed));
   runAttribution(db);
   return testCaller(db, () => T0 + 120_000);
 }
