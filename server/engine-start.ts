@@ -1,21 +1,21 @@
 import { maskUrl } from "../lib/mask-url";
 import { openPg } from "../db/pg/client";
 
-// Which store engine the dashboard may start on. PostgreSQL is reachable and migrated at start; its ingest storage
-// (db/pg/, behind POST /api/ingest) and the engine-neutral store's first slice (db/store/: transactions, the leader
-// lease, sign-in limits, sessions, token checks) exist, but pages, attribution, control and the other jobs do not run
-// on it yet: the dashboard refuses to serve on it rather than show pages from nowhere.
+// Which store engine the dashboard starts on. With SWITCHYARD_DATABASE_URL set, PostgreSQL must be reachable and is
+// migrated before anything else starts; no SQLite file is opened then (server/runtime.ts's serverDb stand-in).
 
 export class EngineError extends Error {}
 
-/** What runs on PostgreSQL so far, and what does not (the refusal's one line). */
+/**
+ * What still reads the SQLite file only: on PostgreSQL these answer "not available on PostgreSQL yet" (a 422), and
+ * the background jobs among them do not run. Logged once at start on PostgreSQL.
+ */
 export const PG_NOT_YET =
-  "PostgreSQL holds the ingest tables (with their rollups and retention) and serves HTTP ingest (POST /api/ingest and its token check) and OTLP logs, the leader lease, sign-in limits, sessions and API-token checks, the control plane's store (policy versions, targets, rollout, guards), and the workers, routing, overview and sessions pages, the session trace and export and the impact windows so far; miss attribution, the planner, tiers, sources, previews and account pages, trace imports and the other background jobs do not run on it yet, so the dashboard does not start on it: unset SWITCHYARD_DATABASE_URL to use the SQLite file of SWITCHYARD_DB";
+  "on PostgreSQL these still read SQLite only and answer 'not available on PostgreSQL yet': miss attribution (job and lag), the planner, tiers, policy previews and policy impact's targets, sources (page, scrapes, ZMQ subscriptions), users and tokens pages, the first-start account steps (setup link, demo admin, configured tokens), trace imports and /metrics' attribution, rollout and source gauges";
 
 /**
  * Check the configured engine before anything else starts: with SWITCHYARD_DATABASE_URL set, connect and migrate
- * (EngineError naming the setting, password masked, when that fails), then refuse with what is not supported yet.
- * Resolves for SQLite.
+ * (EngineError naming the setting, password masked, when that fails). Resolves for SQLite without doing anything.
  */
 export async function checkEngine(databaseUrl: string | undefined, connectTimeoutSeconds = 10): Promise<void> {
   if (databaseUrl === undefined) return;
@@ -27,5 +27,4 @@ export async function checkEngine(databaseUrl: string | undefined, connectTimeou
     const why = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, " ").replaceAll(databaseUrl, shown);
     throw new EngineError(`cannot use PostgreSQL at SWITCHYARD_DATABASE_URL=${shown}: ${why}`);
   }
-  throw new EngineError(`SWITCHYARD_DATABASE_URL=${shown}: ${PG_NOT_YET}`);
 }

@@ -1,18 +1,20 @@
-// The dashboard process: validate settings, open and migrate the database, then serve the built Next app.
+// The dashboard process: validate settings, open and migrate the database (the SQLite file of SWITCHYARD_DB, or
+// PostgreSQL at SWITCHYARD_DATABASE_URL, in which case no SQLite file is opened), then serve the built Next app.
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import next from "next";
 import { env, EnvError, type Env } from "./env";
-import { checkEngine, EngineError } from "./engine-start";
+import { checkEngine, EngineError, PG_NOT_YET } from "./engine-start";
 import { ensureIngestToken } from "./ingest/token";
 import { startAttributionThread } from "./jobs/attribution-thread";
 import { processId, startLeader } from "./jobs/leader";
 import { IngestPool } from "./ingest/worker-pool";
+import { PgDecodePool } from "./pg/decode-pool";
 import { setPreviewRunner } from "./preview/queue";
 import { threadRunner } from "./preview/thread-runner";
-import { startRetentionSweeper } from "./jobs/retention";
-import { serverDb, serverStore } from "./runtime";
+import { retentionSweep, startRetentionSweeper } from "./jobs/retention";
+import { serverDb, serverPg, serverStore } from "./runtime";
 import { defaultAdapters } from "./control/adapters";
 import { POLICY_KINDS } from "./control/policies";
 import { startReconciler } from "./control/reconciler";
@@ -23,7 +25,8 @@ import { startSources, syncEnvTargets } from "./sources/manager";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 import { countUsers, listTokens } from "../db/queries/auth";
 import { deleteExpiredAuth } from "../db/store/auth";
-import { sqliteStore } from "../db/store/store";
+import type { Store } from "../db/store/store";
+import { maskUrl } from "../lib/mask-url";
 import { createSetupLink, ensureDemoAdmin } from "./auth/accounts";
 import { pruneLoginFailures } from "./auth/rate-limit";
 import { ensureConfiguredTokens } from "./auth/tokens";
@@ -54,41 +57,27 @@ async function main() {
     log().fatal("no production build found; run `npm run build` first (or `npm start`, which builds when needed)");
     process.exit(1);
   }
+  // On PostgreSQL db is serverDb's stand-in (every use throws): what still needs SQLite is skipped here.
   const db = serverDb();
-  const emptyBefore = countUsers(db) === 0 && listTokens(db).length === 0;
-  ensureConfiguredTokens(
-    db,
-    { ingest: settings.SWITCHYARD_INGEST_TOKEN, bootstrap: settings.SWITCHYARD_BOOTSTRAP_API_TOKEN },
-    emptyBefore,
-    Date.now(),
-  );
-  if (settings.SWITCHYARD_DEMO_ADMIN_PASSWORD)
-    await ensureDemoAdmin(db, "demo", settings.SWITCHYARD_DEMO_ADMIN_PASSWORD, Date.now());
-  const setupSecret = createSetupLink(db, Date.now());
-  const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
-  // Secrets shown once to whoever started the server go to the terminal (stderr), never into the JSON log.
-  if (token) {
-    process.stderr.write(`Ingest token generated (shown only this once; keep it): ${token}\n`);
-    log().info("ingest token generated and shown once on stderr");
-  }
-  const pool =
-    settings.SWITCHYARD_INGEST_WORKERS > 0
-      ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS)
-      : null;
+  const store = serverStore();
+  const pg = serverPg();
+  if (pg) log().warn(PG_NOT_YET);
+  const setupSecret = pg ? null : await firstStartAccounts(db, settings);
+  const pool = ingestPool(settings);
   pool?.install();
-  setPreviewRunner(threadRunner(settings.SWITCHYARD_DB));
+  if (!pg) setPreviewRunner(threadRunner(settings.SWITCHYARD_DB));
   if (settings.SWITCHYARD_SIM_CONTROL_URL && settings.SWITCHYARD_SIM_CONTROL_TOKEN) {
     const config = { url: settings.SWITCHYARD_SIM_CONTROL_URL, token: settings.SWITCHYARD_SIM_CONTROL_TOKEN };
     await upsertTarget(
-      serverStore(),
+      store,
       { id: "sim", name: "Simulated cluster", adapter: "sim", config, kinds: [...POLICY_KINDS], enabled: true },
       "system",
       Date.now(),
     );
   }
-  syncEnvTargets(db, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
+  if (!pg) syncEnvTargets(db, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
   // Background work runs on the one process that holds the lease; pages and ingest run on every process.
-  const leader = startLeader(sqliteStore(db), () => startBackground(db, settings), { holder: processId() });
+  const leader = startLeader(store, () => startBackground(db, store, settings), { holder: processId() });
 
   const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
@@ -97,7 +86,7 @@ async function main() {
   const server = http.createServer((req, res) => {
     instrumentRequest(req, res);
     if (req.method === "GET" && (req.url === "/metrics" || req.url?.startsWith("/metrics?")))
-      return void serveMetrics(db, req, res);
+      return void serveMetrics(store, db, req, res);
     // Route handlers rate-limit sign-ins by the socket's address; a client cannot supply its own.
     req.headers["x-switchyard-client-address"] = req.socket.remoteAddress ?? "unknown";
     void handle(req, res);
@@ -110,10 +99,10 @@ async function main() {
     process.exit(1);
   });
   server.listen(settings.PORT, settings.HOST, () => {
-    log().info(
-      { port: settings.PORT, database: settings.SWITCHYARD_DB },
-      `Switchyard dashboard on http://localhost:${settings.PORT}`,
-    );
+    const database = settings.SWITCHYARD_DATABASE_URL
+      ? maskUrl(settings.SWITCHYARD_DATABASE_URL)
+      : settings.SWITCHYARD_DB;
+    log().info({ port: settings.PORT, database }, `Switchyard dashboard on http://localhost:${settings.PORT}`);
     if (setupSecret) {
       process.stderr.write(
         `No users yet: create the first admin at http://localhost:${settings.PORT}/setup#${setupSecret} (works once, valid 1 hour)\n`,
@@ -130,8 +119,9 @@ async function main() {
     void leader
       .stop()
       .then(() => pool?.close())
-      .finally(() => {
-        db.$client.close();
+      .finally(async () => {
+        if (pg) await pg.$client.end({ timeout: 5 }).catch(() => {});
+        else db.$client.close();
         process.exit(0);
       });
   };
@@ -145,38 +135,72 @@ async function main() {
 }
 
 /**
+ * First-start account steps on SQLite: configured tokens stored, the demo admin, the one-time setup link (returned
+ * when no user exists yet) and a generated ingest token (shown once on stderr).
+ */
+async function firstStartAccounts(db: ReturnType<typeof serverDb>, settings: Env): Promise<string | null> {
+  const emptyBefore = countUsers(db) === 0 && listTokens(db).length === 0;
+  ensureConfiguredTokens(
+    db,
+    { ingest: settings.SWITCHYARD_INGEST_TOKEN, bootstrap: settings.SWITCHYARD_BOOTSTRAP_API_TOKEN },
+    emptyBefore,
+    Date.now(),
+  );
+  if (settings.SWITCHYARD_DEMO_ADMIN_PASSWORD)
+    await ensureDemoAdmin(db, "demo", settings.SWITCHYARD_DEMO_ADMIN_PASSWORD, Date.now());
+  const setupSecret = createSetupLink(db, Date.now());
+  const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
+  // Secrets shown once to whoever started the server go to the terminal (stderr), never into the JSON log.
+  if (token) {
+    process.stderr.write(`Ingest token generated (shown only this once; keep it): ${token}\n`);
+    log().info("ingest token generated and shown once on stderr");
+  }
+  return setupSecret;
+}
+
+/** Ingest's worker threads: on SQLite they store bodies (IngestPool), on PostgreSQL they decode them (PgDecodePool). */
+function ingestPool(settings: Env): { install: () => void; close: () => Promise<void> } | null {
+  const n = settings.SWITCHYARD_INGEST_WORKERS;
+  if (n === 0) return null;
+  return settings.SWITCHYARD_DATABASE_URL ? new PgDecodePool(n) : new IngestPool(settings.SWITCHYARD_DB, n);
+}
+
+/**
  * Start the work only the leader does — retention, attribution, the policy reconciler and guards, scrapes and ZMQ
  * subscriptions, expired sign-in housekeeping — and return the function that stops all of it.
  */
-function startBackground(db: ReturnType<typeof serverDb>, settings: Env): () => Promise<void> {
+function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings: Env): () => Promise<void> {
+  const onPg = store.engine === "pg";
   const authSweep = setInterval(async () => {
     try {
-      await deleteExpiredAuth(sqliteStore(db), Date.now());
-      await pruneLoginFailures(sqliteStore(db), Date.now());
+      await deleteExpiredAuth(store, Date.now());
+      await pruneLoginFailures(store, Date.now());
     } catch (err) {
       log().warn({ err: errorMessage(err) }, "auth housekeeping failed (next try in an hour)");
     }
   }, 3_600_000);
   authSweep.unref();
   const stopSweeper = startRetentionSweeper(
-    db,
+    retentionSweep(db, serverPg()),
     { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS },
     settings.SWITCHYARD_RETENTION_SWEEP_SECONDS,
   );
-  const stopAttribution = startAttributionThread(settings.SWITCHYARD_DB, settings.SWITCHYARD_RAW_RETENTION_HOURS);
+  // Attribution and the source manager read and write the SQLite file only so far.
+  const stopAttribution = onPg
+    ? async () => {}
+    : startAttributionThread(settings.SWITCHYARD_DB, settings.SWITCHYARD_RAW_RETENTION_HOURS);
   // The reconciler reads the versions from the shared store each pass: a version any process published is pushed here.
-  const store = serverStore();
   const stopReconciler = startReconciler(store, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
   const stopGuards = startGuardLoop(
     store,
     (span) => windowRows(store, span),
     Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000),
   );
-  const sources = startSources(db);
+  const sources = onPg ? null : startSources(db);
   // A source added or changed through another process reaches this one's manager on its next reload.
   const sourceReload = setInterval(() => {
     try {
-      sources.reload();
+      sources?.reload();
     } catch (err) {
       log().warn({ err: errorMessage(err) }, "sources: reload failed");
     }
@@ -188,14 +212,20 @@ function startBackground(db: ReturnType<typeof serverDb>, settings: Env): () => 
     stopSweeper();
     stopReconciler();
     stopGuards();
-    await Promise.all([sources.stop(), stopAttribution()]);
+    await Promise.all([sources?.stop(), stopAttribution()]);
   };
 }
 
 /** GET /metrics, answered here rather than by a Next route: the page proxy would send a token-only scraper to sign-in. */
-async function serveMetrics(db: ReturnType<typeof serverDb>, req: http.IncomingMessage, res: http.ServerResponse) {
+async function serveMetrics(
+  store: Store,
+  db: ReturnType<typeof serverDb>,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+) {
   try {
     const reply = await metricsReply(
+      store,
       db,
       { authorization: req.headers.authorization, cookie: req.headers.cookie },
       Date.now(),

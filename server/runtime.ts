@@ -1,4 +1,5 @@
 import { sharedDb, type Db } from "../db/client";
+import { AppError } from "./errors";
 import { connectPg, type PgDb } from "../db/pg/client";
 import { pgStore, sqliteStore, type Store } from "../db/store/store";
 import { LoginLimiter } from "./auth/rate-limit";
@@ -6,10 +7,37 @@ import { env } from "./env";
 import { ingestTokenMatch, noteUse } from "./auth/tokens";
 import { errorMessage, log } from "./observability/logger";
 
-/** The server process's SQLite connection (opened and migrated on first use). */
-export function serverDb(): Db {
-  return sharedDb(env().SWITCHYARD_DB);
+/** Which engine the server process stores in: PostgreSQL when SWITCHYARD_DATABASE_URL is set, else SQLite. */
+export function serverEngine(): "sqlite" | "pg" {
+  return env().SWITCHYARD_DATABASE_URL ? "pg" : "sqlite";
 }
+
+/**
+ * The server process's SQLite connection (opened and migrated on first use). With SWITCHYARD_DATABASE_URL set no
+ * SQLite file is opened: this is a stand-in whose every use throws notOnPg's error, so a procedure or route not yet
+ * ported to the store answers that clearly instead of reading an empty file.
+ */
+export function serverDb(): Db {
+  return env().SWITCHYARD_DATABASE_URL ? sqliteStandIn : sharedDb(env().SWITCHYARD_DB);
+}
+
+/** The message of what a SQLite-only procedure or route answers on PostgreSQL. */
+export const NOT_ON_PG = "not available on PostgreSQL yet (this dashboard stores in SWITCHYARD_DATABASE_URL)";
+
+/** The error a SQLite-only path throws on PostgreSQL: a client-visible 422, not a masked 500. */
+export function notOnPg(): AppError {
+  return new AppError("UNPROCESSABLE", NOT_ON_PG);
+}
+
+/** A Db that is never opened: reading any member throws notOnPg() (passing it around does not). */
+const sqliteStandIn = new Proxy(Object.create(null) as Db, {
+  get(_target, member) {
+    // Promise resolution and inspection probe these; answering them keeps `await x` and logging from throwing.
+    if (member === "then" || typeof member === "symbol") return undefined;
+    throw notOnPg();
+  },
+  has: () => false,
+});
 
 const pgKey = Symbol.for("switchyard.serverPg");
 type PgHolder = { [pgKey]?: { url: string; pg: PgDb; store: Store } };

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
 import { storeEvents } from "../../db/queries/ingest";
-import { retentionCutoff, startRetentionSweeper, sweepRetention, tierCutoffs } from "./retention";
+import { retentionCutoff, retentionSweep, startRetentionSweeper, sweepRetention, tierCutoffs } from "./retention";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -109,7 +109,7 @@ describe("startRetentionSweeper", () => {
     const remaining = () => db.$client.prepare("SELECT ts FROM worker_stats ORDER BY ts").pluck().all();
     let now = T0 + 2 * HOUR;
 
-    const stop = startRetentionSweeper(db, { rawHours: 1, days: 30 }, 60, () => now);
+    const stop = startRetentionSweeper(retentionSweep(db, null), { rawHours: 1, days: 30 }, 60, () => now);
     await vi.advanceTimersByTimeAsync(0);
     expect(remaining()).toEqual([T0 + HOUR, T0 + 2 * HOUR, T0 + 3 * HOUR]);
 
@@ -128,7 +128,7 @@ describe("startRetentionSweeper", () => {
     const error = vi.spyOn(log(), "error").mockImplementation(() => {});
     const db = testDb();
     db.$client.close();
-    const stop = startRetentionSweeper(db, { rawHours: 1, days: 30 }, 60, () => T0);
+    const stop = startRetentionSweeper(retentionSweep(db, null), { rawHours: 1, days: 30 }, 60, () => T0);
     await vi.advanceTimersByTimeAsync(0);
     expect(error).toHaveBeenCalledWith({ err: expect.any(String) }, "retention sweep failed");
     stop();

@@ -1,4 +1,7 @@
 import type { Db } from "../../db/client";
+import type { PgDb } from "../../db/pg/client";
+import { dropPartitionsBefore, PARTITIONED } from "../../db/pg/partitions";
+import { deleteBatchBeforePg, existingTables } from "../../db/pg/retention";
 import { deleteBatchBefore, RETENTION_TABLES, type RetentionTier } from "../../db/queries/retention";
 import { errorMessage, log } from "../observability/logger";
 
@@ -53,9 +56,53 @@ export async function sweepRetention(
   return { deleted, transactions };
 }
 
+/**
+ * Retention on PostgreSQL: the partitioned event tables drop every whole day before their tier's cutoff (a day
+ * straddling it is kept, so rows stay up to a day longer than on SQLite); the other tables delete rows as on SQLite,
+ * `batch` to a statement with `pause` between. Tables PostgreSQL does not have are skipped. `deleted` counts rows for
+ * the row-deleted tables and dropped partitions under `partitions`.
+ */
+export async function sweepRetentionPg(
+  pg: PgDb,
+  cutoffs: Record<RetentionTier, number>,
+  batch = SWEEP_BATCH,
+  pause: () => Promise<void> = () => new Promise((r) => setImmediate(r)),
+): Promise<SweepResult> {
+  const dropped = await dropPartitionsBefore(pg.$client, { raw: cutoffs.raw, detail: cutoffs.detail });
+  const deleted: Record<string, number> = { partitions: dropped.length };
+  let transactions = dropped.length;
+  const rowTables = RETENTION_TABLES.filter((t) => !(t.table in PARTITIONED));
+  const present = await existingTables(
+    pg.$client,
+    rowTables.map((t) => t.table),
+  );
+  for (const { table, column, tier, bucketMs } of rowTables) {
+    if (!present.has(table)) continue;
+    const before = bucketMs ? cutoffs[tier] - bucketMs + 1 : cutoffs[tier];
+    let total = 0;
+    for (;;) {
+      const n = await deleteBatchBeforePg(pg.$client, table, column, before, batch);
+      transactions++;
+      total += n;
+      if (n < batch) break;
+      await pause();
+    }
+    deleted[table] = total;
+  }
+  return { deleted, transactions };
+}
+
+/** One sweep of every tier at the cutoffs given, on whichever engine: the counts by table. */
+export type RetentionSweep = (cutoffs: Record<RetentionTier, number>) => Promise<SweepResult>;
+
+/** The sweep over a SQLite file, or over PostgreSQL when `pg` is given. */
+export function retentionSweep(db: Db, pg: PgDb | null): RetentionSweep {
+  return pg ? (cutoffs) => sweepRetentionPg(pg, cutoffs) : (cutoffs) => sweepRetention(db, cutoffs);
+}
+
 /** Sweep every tier now and then every intervalSeconds (one sweep at a time); returns a stop function. */
 export function startRetentionSweeper(
-  db: Db,
+  sweepOnce: RetentionSweep,
   settings: RetentionSettings,
   intervalSeconds: number,
   now: () => number = Date.now,
@@ -65,9 +112,9 @@ export function startRetentionSweeper(
     if (running) return;
     running = true;
     try {
-      const { deleted } = await sweepRetention(db, tierCutoffs(now(), settings));
+      const { deleted } = await sweepOnce(tierCutoffs(now(), settings));
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
-      if (total > 0) log().info({ deleted: total }, "retention: deleted rows past their retention");
+      if (total > 0) log().info({ deleted }, "retention: deleted rows and partitions past their retention");
     } catch (err) {
       log().error({ err: errorMessage(err) }, "retention sweep failed");
     } finally {

@@ -55,7 +55,7 @@ describe("GET /metrics", () => {
     ],
     ["a stale session cookie", () => ({ cookie: "sy_session=not-a-session" }), 401],
   ])("refuses %s", async (_name, headers, status) => {
-    const reply = await metricsReply(db, headers(), NOW);
+    const reply = await metricsReply(null, db, headers(), NOW);
     expect(reply.status).toBe(status);
     expect(reply.headers["www-authenticate"]).toBe("Bearer");
     expect(reply.body).not.toContain("switchyard_");
@@ -63,10 +63,10 @@ describe("GET /metrics", () => {
 
   it("answers a read-scope token and a signed-in session", async () => {
     const { token } = createToken(db, { name: "prometheus", scope: "read", createdBy: "t" }, NOW);
-    expect((await metricsReply(db, { authorization: `Bearer ${token}` }, NOW)).status).toBe(200);
+    expect((await metricsReply(null, db, { authorization: `Bearer ${token}` }, NOW)).status).toBe(200);
     const userId = insertUser(db, { username: "viewer1", role: "viewer", passwordHash: null }, NOW);
     const session = await startSession(sqliteStore(db), userId, NOW, 3_600_000);
-    const reply = await metricsReply(db, { cookie: `sy_session=${session.value}` }, NOW);
+    const reply = await metricsReply(null, db, { cookie: `sy_session=${session.value}` }, NOW);
     expect(reply.status).toBe(200);
     expect(reply.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(reply.headers).toMatchObject({ "X-Content-Type-Options": "nosniff", "cache-control": "no-store" });
@@ -129,7 +129,7 @@ describe("GET /metrics", () => {
     sourceReporter(db, "vllm-a", "prometheus").error(NOW + 3, "HTTP 503");
 
     const { token } = createToken(db, { name: "prom2", scope: "read", createdBy: "t" }, NOW);
-    const reply = await metricsReply(db, { authorization: `Bearer ${token}` }, NOW);
+    const reply = await metricsReply(null, db, { authorization: `Bearer ${token}` }, NOW);
     const f = families(reply.body);
     expect(
       sample(f, "switchyard_ingest_events_total", { kind: "request", source: "sim-1", result: "accepted" })?.value,
@@ -154,14 +154,14 @@ describe("GET /metrics", () => {
     expect(Number(sample(f, "switchyard_database_size_bytes", { file: "main" })?.value)).toBeGreaterThan(4096);
 
     setCursor(db, "requests", rowid("m-r9"));
-    const caughtUp = families((await metricsReply(db, { authorization: `Bearer ${token}` }, NOW)).body);
+    const caughtUp = families((await metricsReply(null, db, { authorization: `Bearer ${token}` }, NOW)).body);
     expect(sample(caughtUp, "switchyard_attribution_lag_seconds")?.value).toBe("0");
     expect(sample(caughtUp, "switchyard_attribution_backlog_requests")?.value).toBe("0");
   });
 
   it("is valid Prometheus text (promtool check metrics when installed)", async () => {
     const { token } = createToken(db, { name: "prom3", scope: "read", createdBy: "t" }, NOW);
-    const { body } = await metricsReply(db, { authorization: `Bearer ${token}` }, NOW);
+    const { body } = await metricsReply(null, db, { authorization: `Bearer ${token}` }, NOW);
     expect(families(body).length).toBeGreaterThan(10);
     const promtool = spawnSync("sh", ["-c", "command -v promtool"], { encoding: "utf8" }).stdout.trim();
     if (!promtool) return;

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/client";
-import { sqliteStore } from "../../db/store/store";
+import { sqliteStore, type Store } from "../../db/store/store";
 import { requestActor } from "../auth/request";
 import { API_POLICY, COMMON_HEADERS } from "../auth/csp";
 import { satisfies } from "../auth/roles";
@@ -17,9 +17,12 @@ export type MetricsReply = { status: number; headers: Record<string, string>; bo
 
 /**
  * GET /metrics: Switchyard's own metrics in the Prometheus text format, for a read-scope API token or a signed-in
- * session (401 otherwise; a token without read scope gets 403).
+ * session (401 otherwise; a token without read scope gets 403). The gauges read from the database (attribution,
+ * rollouts, sources, file size) are refreshed on SQLite only; on PostgreSQL (`store` given) they keep their last
+ * values (none) and the counters this process keeps (HTTP, ingest) are served.
  */
 export async function metricsReply(
+  store: Store | null,
   db: Db,
   headers: { authorization?: string; cookie?: string },
   now: number,
@@ -27,7 +30,8 @@ export async function metricsReply(
   const req = new Request("http://localhost/metrics", {
     headers: Object.fromEntries(Object.entries(headers).filter(([, v]) => v)) as Record<string, string>,
   });
-  const actor = await requestActor(sqliteStore(db), req, now);
+  const s = store ?? sqliteStore(db);
+  const actor = await requestActor(s, req, now);
   const json = (status: number, error: string, extra: Record<string, string> = {}) => ({
     status,
     headers: { ...HEADERS, "content-type": "application/json", ...extra },
@@ -38,7 +42,7 @@ export async function metricsReply(
       "www-authenticate": "Bearer",
     });
   if (!satisfies(actor.role, "viewer")) return json(403, "this token cannot read metrics");
-  refreshFromDb(db);
+  if (s.engine === "sqlite") refreshFromDb(db);
   const { registry } = metrics();
   return { status: 200, headers: { ...HEADERS, "content-type": registry.contentType }, body: await registry.metrics() };
 }

@@ -4,7 +4,6 @@ import { requestActor } from "@/server/auth/request";
 import { serverDb, serverStore } from "@/server/runtime";
 import { sessionExport } from "@/server/analysis/session-export";
 import { sessionChainsOf } from "@/db/store/export";
-import type { Db } from "@/db/client";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -14,8 +13,8 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
   const { id } = await params;
   try {
     const store = serverStore();
-    // On PostgreSQL nothing here reads the SQLite file: the procedures read the store.
-    const db = store.engine === "sqlite" ? serverDb() : (null as unknown as Db);
+    // On PostgreSQL serverDb is a stand-in nothing here reads: the procedure and the chains read the store.
+    const db = serverDb();
     const actor = await requestActor(store, req, Date.now());
     const trace = await createCaller({ db, store, now: Date.now, actor }).sessions.byId({ id });
     const chains = new URL(req.url).searchParams.get("chains") === "1" ? await sessionChainsOf(store, id) : undefined;
