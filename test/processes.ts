@@ -1,8 +1,12 @@
 // Helpers for tests that run real processes (a dashboard, the simulator) and talk to them over HTTP.
 import { spawn, type ChildProcess } from "node:child_process";
+import type { Store } from "../db/store/store";
+import { digestHex, hashPassword } from "../server/auth/secrets";
 
 export type Proc = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
 export type Health = {
+  engine?: "sqlite" | "postgresql";
+  database?: string;
   leader: { holder: string; since: number; this_process: boolean } | null;
   process: { id: string; leading: boolean } | null;
 };
@@ -54,4 +58,42 @@ export async function ingest(port: number, lines: string, token: string): Promis
   } catch {
     return null;
   }
+}
+
+/** SIGKILL every process still running and wait for all of them to exit (a test's afterAll). */
+export async function stopAll(procs: Proc[]): Promise<void> {
+  for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+  await Promise.all(procs.map((p) => p.exited));
+}
+
+/**
+ * Accounts a dashboard on PostgreSQL does not create itself yet (its first-start account steps and the users pages
+ * run on SQLite only): an admin API token and an admin user (default `demo`) with a password, written straight into
+ * the store. Idempotent.
+ */
+export async function seedAccounts(
+  s: Store,
+  a: { adminToken: string; demoPassword: string; username?: string },
+): Promise<void> {
+  const now = Date.now();
+  await s.db
+    .insert(s.t.apiTokens)
+    .values({
+      name: "SWITCHYARD_BOOTSTRAP_API_TOKEN",
+      scope: "admin",
+      digest: digestHex(a.adminToken),
+      hint: `…${a.adminToken.slice(-4)}`,
+      createdBy: "environment",
+      createdAt: now,
+    })
+    .onConflictDoNothing();
+  await s.db
+    .insert(s.t.users)
+    .values({
+      username: a.username ?? "demo",
+      role: "admin",
+      passwordHash: await hashPassword(a.demoPassword),
+      createdAt: now,
+    })
+    .onConflictDoNothing();
 }

@@ -1,7 +1,7 @@
 import { requestActor } from "@/server/auth/request";
 import { AppError } from "@/server/errors";
 import { errorResponse } from "@/server/http";
-import { ingestTokenAccepted, serverDb, serverStore } from "@/server/runtime";
+import { ingestTokenAccepted, notOnPg, serverDb, serverEngine, serverStore } from "@/server/runtime";
 import { importAccess, importName, limitedBody, MAX_IMPORT_BYTES } from "@/server/sources/dynamo-trace/upload";
 import { describeImport, importTraceIntoDb } from "@/server/sources/dynamo-trace/run";
 import { sourceReporter } from "@/server/sources/status";
@@ -47,6 +47,8 @@ export async function POST(req: Request): Promise<Response> {
       throw new AppError("UNAUTHORIZED", "sign in, or send the ingest token (Authorization: Bearer <token>)");
     if (access === "forbidden")
       throw new AppError("FORBIDDEN", "importing traces needs the operator role, from the dashboard itself");
+    // Imports read and write KV state in the SQLite file: refused on PostgreSQL before any of the body is read.
+    if (serverEngine() === "pg") throw notOnPg();
     if (!req.body) throw new AppError("BAD_REQUEST", "the request has no body: send the trace file's bytes");
     const name = importName(req.headers.get("x-switchyard-filename"));
     const format = mooncakeOptions(new URL(req.url).searchParams);
