@@ -1,8 +1,12 @@
 import fs from "node:fs";
+import { dropE2eDatabase } from "./global-pg";
 
-/** Remove this run's e2e database (and its WAL files) and the signed-in state. */
-export default function globalTeardown(): void {
-  if (process.env.SWITCHYARD_E2E_STATE) fs.rmSync(process.env.SWITCHYARD_E2E_STATE, { force: true });
+/** Remove this run's e2e database (and its WAL files), its PostgreSQL database if any, and the signed-in states. */
+export default async function globalTeardown(): Promise<void> {
+  for (const state of [process.env.SWITCHYARD_E2E_STATE, process.env.SWITCHYARD_E2E_PG_STATE])
+    if (state) fs.rmSync(state, { force: true });
+  const server = process.env.SWITCHYARD_TEST_DATABASE_URL;
+  if (server && process.env.SWITCHYARD_E2E_PG_DB) await dropE2eDatabase(server, process.env.SWITCHYARD_E2E_PG_DB);
   const file = process.env.SWITCHYARD_E2E_DB;
   if (!file) return;
   for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
