@@ -83,6 +83,11 @@ describe.skipIf(!PG_TEST_URL || !pgBinDir())("a dashboard on PostgreSQL that goe
     expect(ok.status, await ok.clone().text()).toBe(200);
     expect(((await ok.json()) as { items: { status: string }[] }).items[0]?.status).toBe("accepted");
     expect((await workersList()).status).toBe(200);
+    const scraped = await fetch(`http://localhost:${port}/metrics`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toMatch(/switchyard_ingest_events_total\{[^}]*result="accepted"/);
     const imported = await post("/api/import", "{}\n", INGEST_TOKEN, {
       "content-type": "application/octet-stream",
       "x-switchyard-filename": "trace.jsonl",
