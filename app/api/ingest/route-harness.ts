@@ -68,7 +68,8 @@ export function ingestRouteHarness(engine: RouteEngine = "SQLite") {
       await pgSql?.end({ timeout: 5 });
       await dropPg();
       delete process.env.SWITCHYARD_DATABASE_URL;
-      serverDb().$client.close();
+      // On PostgreSQL the server opened no SQLite file (serverDb is a stand-in that refuses every use).
+      if (engine === "SQLite") serverDb().$client.close();
     };
   });
 
