@@ -1,5 +1,3 @@
-CREATE SEQUENCE "public"."kv_events_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1;--> statement-breakpoint
-CREATE SEQUENCE "public"."tools_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1;--> statement-breakpoint
 CREATE TABLE "attr_blocks" (
 	"hash" bigint PRIMARY KEY NOT NULL,
 	"intervals" "bytea",
@@ -28,8 +26,8 @@ CREATE TABLE "attr_state" (
 	"value" bigint NOT NULL
 );
 --> statement-breakpoint
-ALTER TABLE "kv_events" ADD COLUMN "seq" bigint DEFAULT nextval('kv_events_seq') NOT NULL;--> statement-breakpoint
-ALTER TABLE "tools" ADD COLUMN "seq" bigint DEFAULT nextval('tools_seq') NOT NULL;--> statement-breakpoint
+ALTER TABLE "kv_events" ADD COLUMN "seq" bigserial NOT NULL;--> statement-breakpoint
+ALTER TABLE "tools" ADD COLUMN "seq" bigserial NOT NULL;--> statement-breakpoint
 CREATE INDEX "attr_local_first" ON "attr_local" USING btree ("first_at");--> statement-breakpoint
 CREATE INDEX "kv_events_seq_idx" ON "kv_events" USING btree ("seq");--> statement-breakpoint
 CREATE INDEX "tools_seq_idx" ON "tools" USING btree ("seq");

@@ -1,20 +1,9 @@
-import { sql } from "drizzle-orm";
-import { bigint, index, integer, pgSequence, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { bigint, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { bytea, ms } from "./columns";
 
 // The attribution job's own state on PostgreSQL (server/jobs/attribution-pg.ts): a simpler design than SQLite's
 // (db/schema/sessions.ts: shared interval lists, epoch-relative marks). A block's row holds its own intervals and its
 // first-seen mark; times are Unix ms. Keys are the i64 sequence or local hashes. Never written by ingest.
-
-/** Insertion order of kv_events and tools (as SQLite's rowid): what the job's cursors count. */
-export const kvEventsSeq = pgSequence("kv_events_seq");
-export const toolsSeq = pgSequence("tools_seq");
-
-/** A column numbering rows in insertion order from a sequence (nextval when the row is inserted). */
-export const insertionSeq = (name: string, sequence: string) =>
-  bigint(name, { mode: "number" })
-    .notNull()
-    .default(sql.raw(`nextval('${sequence}')`));
 
 /** The job's cursors ('kv', 'requests', 'tools': the seq or rid of the last row applied or judged). */
 export const attrStatePg = pgTable("attr_state", {

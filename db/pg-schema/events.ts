@@ -1,8 +1,17 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, doublePrecision, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+} from "drizzle-orm/pg-core";
 import { decodeSql, KV_OPS, KV_REASONS } from "../kv-codes";
 import { bytea, ms } from "./columns";
-import { insertionSeq } from "./attribution-state";
 
 // The event tables of PostgreSQL's ingest other than workers' and requests; mirror db/schema (kv, routing, tools,
 // planner, policies) column for column. Each is partitioned by day on ts, so its key is (id, ts).
@@ -30,7 +39,7 @@ export const kvEvents = pgTable(
     onboardedFrom: text("onboarded_from"),
     blockRefs: bytea("block_refs"),
     /** Insertion order (SQLite's rowid): the attribution job's cursor. */
-    seq: insertionSeq("seq", "kv_events_seq"),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.ts, t.idKey] }),
@@ -90,7 +99,7 @@ export const tools = pgTable(
     budgetLimit: bigint("budget_limit", { mode: "number" }),
     source: text("source"),
     /** Insertion order (SQLite's rowid): the attribution job's cursor. */
-    seq: insertionSeq("seq", "tools_seq"),
+    seq: bigserial("seq", { mode: "number" }).notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.id, t.ts] }),

@@ -1,0 +1,215 @@
+// The attribution job on PostgreSQL computes what SQLite's computes: one input ingested by each engine's own ingest,
+// each engine's job run until caught up, then request_causes (by request id: rids differ), causes_1m and
+// session_summaries compared row for row.
+import { afterEach, describe, expect, it } from "vitest";
+import type { PgDb } from "../../db/pg/client";
+import { storeEventsPg } from "../../db/pg/ingest";
+import { storeEvents } from "../../db/queries/ingest";
+import type { IngestRow } from "../../db/rows/ingest";
+import type { Db } from "../../db/client";
+import { testDb } from "../../test/db";
+import { minimal, ndjson, parsed, T0, type Raw } from "../../test/events";
+import { freshPg, PG_TEST_URL } from "../../test/pg";
+import { ingestBodyTallied } from "../ingest/ingest";
+import { ingestBodyPg } from "../pg/ingest-body";
+import { runScenario } from "../sim/test-support";
+import { runAttribution } from "./attribution";
+import { pgAttribution, runAttributionPg } from "./attribution-pg";
+
+const BS = 4;
+let n = 0;
+const id = (p: string) => `${p}-${++n}`;
+const req = (o: {
+  rid: string;
+  at: number;
+  worker: string;
+  seq: string[];
+  local?: string[];
+  session?: string;
+  cached?: number;
+  retention?: number;
+}): Raw =>
+  minimal.request({
+    id: id("req"),
+    ts: o.at + 50,
+    request_id: o.rid,
+    session_id: o.session ?? "s1",
+    trajectory_id: `${o.session ?? "s1"}-main`,
+    worker_id: o.worker,
+    arrived_at: o.at,
+    first_token_at: o.at + 10,
+    finished_at: o.at + 50,
+    input_tokens: o.seq.length * BS,
+    cached_tokens: o.cached ?? 0,
+    block_size: BS,
+    sequence_hashes: o.seq,
+    ...(o.local ? { local_hashes: o.local } : {}),
+    policy_versions: { retention: o.retention ?? 1 },
+  });
+const stored = (worker: string, ts: number, hashes: string[], o: Raw = {}) =>
+  minimal["kv.stored"]({ id: id("kvs"), ts, worker_id: worker, block_hashes: hashes, ...o });
+const removed = (worker: string, ts: number, hashes: string[], reason: string, o: Raw = {}) =>
+  minimal["kv.removed"]({ id: id("kvr"), ts, worker_id: worker, block_hashes: hashes, reason, ...o });
+const decision = (rid: string, ts: number, chosen: string, overlaps: Record<string, number>) =>
+  minimal["route.decision"]({
+    id: id("rd"),
+    ts,
+    request_id: rid,
+    prompt_blocks: 3,
+    chosen_worker_id: chosen,
+    candidates: Object.entries(overlaps).map(([w, o]) => ({
+      worker_id: w,
+      overlap_blocks: o,
+      prefill_blocks: 3 - o,
+      decode_blocks: 0,
+      cost: 3 - o,
+    })),
+  });
+const tool = (session: string, at: number, ms: number) =>
+  minimal.tool({
+    id: id("tool"),
+    ts: at + ms,
+    session_id: session,
+    tool_call_id: id("tc"),
+    started_at: at,
+    ended_at: at + ms,
+    status: "ok",
+  });
+
+const A = ["11", "12", "13"];
+const B = ["21", "22", "23"];
+const LA = ["101", "102", "103"];
+const big = (k: number) =>
+  Array.from({ length: 3 }, (_, i) => String(18_000_000_000_000_000_000n + BigInt(k * 10 + i)));
+
+/** Hand-made inputs (the miss causes of attribution.test.ts), each one batch of events. */
+const CASES: [string, () => Raw[]][] = [
+  ["cold start", () => [req({ rid: "r1", at: T0, worker: "w1", seq: A, local: LA })]],
+  [
+    "routed away by the router, and without a decision",
+    () => [
+      stored("w1", T0, A),
+      decision("r2", T0 + 10, "w2", { w1: 3, w2: 0 }),
+      req({ rid: "r2", at: T0 + 10, worker: "w2", seq: A, local: LA }),
+      req({ rid: "r3", at: T0 + 20, worker: "w3", seq: A, local: LA }),
+    ],
+  ],
+  [
+    "evicted on the same worker, with the retention version in force; a lower tier's store and removal",
+    () => [
+      req({ rid: "r1", at: T0, worker: "w1", seq: A, local: LA, retention: 3 }),
+      stored("w1", T0 + 60, A),
+      removed("w1", T0 + 500, A, "capacity"),
+      stored("w1", T0 + 600, B, { storage_tier: "host" }),
+      removed("w1", T0 + 700, B, "capacity", { storage_tier: "host" }),
+      req({ rid: "r2", at: T0 + 1_000, worker: "w1", seq: A, local: LA, retention: 4 }),
+      req({ rid: "r3", at: T0 + 1_100, worker: "w2", seq: B, local: LA }),
+    ],
+  ],
+  [
+    "a per-session header: block 0 new, the identical rest diverged; a cleared worker",
+    () => [
+      req({ rid: "r1", at: T0, worker: "w1", seq: A, local: LA, session: "s1" }),
+      stored("w1", T0 + 60, A),
+      minimal["kv.cleared"]({ id: id("kvc"), ts: T0 + 200, worker_id: "w1" }),
+      req({
+        rid: "r2",
+        at: T0 + 1_000,
+        worker: "w1",
+        seq: ["91", "92", "93"],
+        local: ["999", "102", "103"],
+        session: "s2",
+      }),
+      req({ rid: "r3", at: T0 + 2_000, worker: "w1", seq: A, session: "s3" }),
+    ],
+  ],
+  [
+    "hashes at the top of the u64 range, tools between turns, several sessions",
+    () => [
+      req({ rid: "r1", at: T0, worker: "w1", seq: big(1), local: big(2), session: "s1" }),
+      tool("s1", T0 + 100, 400),
+      stored("w1", T0 + 60, big(1)),
+      req({
+        rid: "r2",
+        at: T0 + 1_000,
+        worker: "w1",
+        seq: [...big(1), "7"],
+        local: [...big(2), "8"],
+        cached: 12,
+        session: "s1",
+      }),
+      tool("s2", T0 + 1_500, 50),
+      req({ rid: "r3", at: T0 + 2_000, worker: "w2", seq: big(1), session: "s2" }),
+      removed("w1", T0 + 2_500, big(1), "agent_end"),
+      req({ rid: "r4", at: T0 + 3_000, worker: "w1", seq: big(1), session: "s1" }),
+    ],
+  ],
+];
+
+/** Rows as plain values, so both engines' rows compare. */
+const plain = (rows: readonly Record<string, unknown>[]) =>
+  rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === "bigint" ? Number(v) : v])));
+
+const CAUSES = `SELECT r.id, rc.arrived_at, rc.recomputed, rc.cold, rc.diverged, rc.evicted, rc.routed_away, rc.unknown,
+  rc.evicted_reason, rc.retention_version, rc.held_tokens, rc.wait_ms, rc.survived_tokens
+  FROM request_causes rc JOIN requests r ON r.RID = rc.rid ORDER BY r.id`;
+
+async function outputs(db: Db, pg: PgDb) {
+  const tables: [string, string][] = [
+    ["causes", CAUSES],
+    ["causes_1m", "SELECT * FROM causes_1m ORDER BY minute"],
+    ["session_summaries", "SELECT * FROM session_summaries ORDER BY session_id"],
+  ];
+  const out: { table: string; sqlite: unknown[]; pg: unknown[] }[] = [];
+  for (const [table, q] of tables)
+    out.push({
+      table,
+      sqlite: plain(db.$client.prepare(q.replace("RID", "rowid")).all() as Record<string, unknown>[]),
+      pg: plain(await pg.$client.unsafe(q.replace("RID", "rid"))),
+    });
+  return out;
+}
+
+describe.skipIf(!PG_TEST_URL)("the attribution job on PostgreSQL gives SQLite's outputs", () => {
+  let drop: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await drop?.();
+    drop = undefined;
+  });
+
+  async function both(store: (db: Db, pg: PgDb) => Promise<void>) {
+    const db = testDb();
+    const fresh = await freshPg();
+    drop = fresh.drop;
+    await store(db, fresh.pg);
+    runAttribution(db);
+    const r = await runAttributionPg(pgAttribution(fresh.pg, 0));
+    expect(r.caughtUp).toBe(true);
+    return outputs(db, fresh.pg);
+  }
+
+  it.each(CASES)("%s", async (_name, make) => {
+    const events = make().map(parsed);
+    const out = await both(async (db, pg) => {
+      storeEvents(db, events);
+      await storeEventsPg(pg, events as IngestRow[]);
+    });
+    expect(out[0]!.sqlite.length).toBe(events.filter((e) => e.kind === "request").length);
+    for (const t of out) expect({ table: t.table, rows: t.pg }).toEqual({ table: t.table, rows: t.sqlite });
+  });
+
+  it("the steady scenario's first 90 simulated seconds, posted in batches of 400", async () => {
+    const events = runScenario({ scenario: "steady", seconds: 90 }) as unknown as Raw[];
+    const out = await both(async (db, pg) => {
+      for (let i = 0; i < events.length; i += 400) {
+        const body = ndjson(events.slice(i, i + 400));
+        ingestBodyTallied(db, body, "application/x-ndjson");
+        await ingestBodyPg(pg, body, "application/x-ndjson");
+      }
+    });
+    const causes = out[0]!.sqlite as { evicted: number; routed_away: number; cold: number }[];
+    expect(causes.length).toBeGreaterThan(100);
+    expect(causes.some((c) => c.cold > 0)).toBe(true);
+    for (const t of out) expect({ table: t.table, rows: t.pg }).toEqual({ table: t.table, rows: t.sqlite });
+  }, 300_000);
+});
