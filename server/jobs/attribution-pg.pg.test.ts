@@ -212,4 +212,33 @@ describe.skipIf(!PG_TEST_URL)("the attribution job on PostgreSQL gives SQLite's 
     expect(causes.some((c) => c.cold > 0)).toBe(true);
     for (const t of out) expect({ table: t.table, rows: t.pg }).toEqual({ table: t.table, rows: t.sqlite });
   }, 300_000);
+
+  it("does not read past a request numbered before it whose transaction is still open, and judges both once it commits", async () => {
+    const fresh = await freshPg();
+    drop = fresh.drop;
+    const pg = fresh.pg;
+    const causes = async () =>
+      (
+        await pg.$client<
+          { id: string }[]
+        >`SELECT r.id FROM request_causes rc JOIN requests r ON r.rid = rc.rid ORDER BY r.id`
+      ).map((r) => r.id);
+    const job = pgAttribution(pg, 0);
+    const open = await pg.$client.reserve();
+    try {
+      await open`BEGIN`;
+      await open`INSERT INTO requests (id, ts, request_id, api, model, arrived_at, input_tokens, cached_tokens, output_tokens, status)
+        VALUES ('in-flight', ${T0}, 'r-open', 'chat', 'm', ${T0}, 8, 0, 4, 'ok')`;
+      await storeEventsPg(pg, [parsed(req({ rid: "r-later", at: T0 + 10, worker: "w1", seq: A }))] as IngestRow[]);
+      await runAttributionPg(job);
+      expect(await causes()).toEqual([]);
+      await open`COMMIT`;
+    } finally {
+      open.release();
+    }
+    await runAttributionPg(job);
+    const judged = await causes();
+    expect(judged).toHaveLength(2);
+    expect(judged).toContain("in-flight");
+  });
 });
