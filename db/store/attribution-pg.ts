@@ -7,8 +7,9 @@ import type postgres from "postgres";
 type Q = postgres.Sql | postgres.ReservedSql;
 
 /** An array literal of numbers or nulls (one parameter, as db/pg/rows.ts builds them). */
-const numbers = (xs: readonly (number | null)[]) => `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
-const texts = (xs: readonly string[]) => `{${xs.join(",")}}`;
+export const numbers = (xs: readonly (number | null)[]) =>
+  `{${xs.map((x) => (x === null ? "NULL" : String(x))).join(",")}}`;
+export const texts = (xs: readonly string[]) => `{${xs.join(",")}}`;
 
 /** The job's cursors and names: attr_state, attr_names, attr_clears. */
 export async function attributionStatePg(q: Q): Promise<{

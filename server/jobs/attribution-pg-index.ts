@@ -143,7 +143,7 @@ export class PgIndex {
   }
 
   /** An interval with a later clear of its worker applied: when and why it ended, or null while resident. */
-  private endOf(v: Interval): { at: number; why: number } | null {
+  endOf(v: Interval): { at: number; why: number } | null {
     if (v.removedAt !== null) return { at: v.removedAt, why: v.why };
     if (this.clears.size === 0) return null;
     for (const at of this.clears.get(v.w) ?? [])

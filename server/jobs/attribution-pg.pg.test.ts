@@ -15,6 +15,7 @@ import { ingestBodyPg } from "../pg/ingest-body";
 import { runScenario } from "../sim/test-support";
 import { runAttribution } from "./attribution";
 import { pgAttribution, runAttributionPg } from "./attribution-pg";
+import { pruneIndexPg } from "./attribution-pg-loop";
 
 const BS = 4;
 let n = 0;
@@ -240,5 +241,26 @@ describe.skipIf(!PG_TEST_URL)("the attribution job on PostgreSQL gives SQLite's 
     const judged = await causes();
     expect(judged).toHaveLength(2);
     expect(judged).toContain("in-flight");
+  });
+
+  it("prunes intervals ended before the cutoff and the rows left with nothing newer; resident blocks stay", async () => {
+    const fresh = await freshPg();
+    drop = fresh.drop;
+    const pg = fresh.pg;
+    const count = async (t: string) => Number((await pg.$client.unsafe(`SELECT count(*) AS n FROM ${t}`))[0]!.n);
+    const ended = CASES[2]![1]().map(parsed);
+    const resident = [stored("w9", T0, ["5001", "5002"])].map(parsed);
+    await storeEventsPg(pg, [...ended, ...resident] as IngestRow[]);
+    const job = pgAttribution(pg, 0);
+    await runAttributionPg(job);
+    const [blocks, locals] = [await count("attr_blocks"), await count("attr_local")];
+    expect(blocks).toBeGreaterThan(2);
+    expect(locals).toBeGreaterThan(0);
+    expect(await pruneIndexPg(job, T0 - 1)).toBe(0);
+    expect([await count("attr_blocks"), await count("attr_local")]).toEqual([blocks, locals]);
+    await pruneIndexPg(job, T0 + 3_600_000);
+    const left = await pg.$client<{ h: string }[]>`SELECT hash::text AS h FROM attr_blocks ORDER BY hash`;
+    expect(left.map((r) => r.h)).toEqual(["5001", "5002"]);
+    expect(await count("attr_local")).toBe(0);
   });
 });

@@ -216,7 +216,7 @@ async function judge(job: PgAttribution, ix: PgIndex, rows: readonly PgRequestRo
 }
 
 /** Write the index's changes with the cursors they stand for, in one transaction. */
-async function flush(job: PgAttribution, ix: PgIndex): Promise<void> {
+export async function flush(job: PgAttribution, ix: PgIndex): Promise<void> {
   const f = ix.flush();
   await pgTransaction(job.pg.$client, (tx) => writeAttributionStatePg(tx, f));
   ix.written(CACHE_MAX);
@@ -300,38 +300,4 @@ export async function runAttributionPg(
     total.caughtUp = r.caughtUp;
   }
   return total;
-}
-
-/**
- * Run the job continuously on its own pool (the worker thread's): steps back to back while behind, a pause of idleMs
- * when caught up or after a failure (PostgreSQL away: it resumes from the last flush once it is back). `between` runs
- * before each step (the pause while ingest is busy: ingest keeps priority).
- */
-export function runAttributionLoopPg(
-  job: PgAttribution,
-  idleMs = 1_000,
-  between?: () => void,
-  onError: (err: unknown) => void = () => {},
-): { stop: () => Promise<void> } {
-  let stopped = false;
-  const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-  const done = (async () => {
-    while (!stopped) {
-      let wait = 0;
-      try {
-        const r = await runAttributionPg(job, 1_000, 50, between);
-        if (r.caughtUp) wait = idleMs;
-      } catch (err) {
-        onError(err);
-        wait = idleMs;
-      }
-      await pause(wait);
-    }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await done;
-    },
-  };
 }

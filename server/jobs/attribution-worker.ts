@@ -4,7 +4,8 @@ import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/client";
 import { connectPg } from "../../db/pg/client";
 import { runAttributionLoop } from "./attribution";
-import { pgAttribution, runAttributionLoopPg } from "./attribution-pg";
+import { pgAttribution } from "./attribution-pg";
+import { runAttributionLoopPg } from "./attribution-pg-loop";
 import { lowerThreadPriority, sleepWhile } from "./thread-priority";
 import { BusySignal } from "../ingest/busy-signal";
 import { errorMessage, log } from "../observability/logger";
@@ -28,7 +29,7 @@ let stop: () => Promise<void>;
 if (databaseUrl) {
   // Two connections: the job's reads and its short transactions; ingest's pool is the dashboard's own.
   const pg = connectPg(databaseUrl, { max: 2 });
-  const loop = runAttributionLoopPg(pgAttribution(pg), 1_000, between, (err) =>
+  const loop = runAttributionLoopPg(pgAttribution(pg), retentionHours, 1_000, between, (err) =>
     log().error({ err: errorMessage(err) }, "attribution failed"),
   );
   stop = async () => {
