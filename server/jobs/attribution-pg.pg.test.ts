@@ -16,6 +16,7 @@ import { runScenario } from "../sim/test-support";
 import { runAttribution } from "./attribution";
 import { pgAttribution, runAttributionPg } from "./attribution-pg";
 import { pruneIndexPg } from "./attribution-pg-loop";
+import { startAttributionThread } from "./attribution-thread";
 
 const BS = 4;
 let n = 0;
@@ -263,4 +264,20 @@ describe.skipIf(!PG_TEST_URL)("the attribution job on PostgreSQL gives SQLite's 
     expect(left.map((r) => r.h)).toEqual(["5001", "5002"]);
     expect(await count("attr_local")).toBe(0);
   });
+
+  it("runs in its worker thread on its own PostgreSQL pool and judges what ingest stored meanwhile", async () => {
+    const fresh = await freshPg();
+    drop = fresh.drop;
+    const stop = startAttributionThread({ databaseUrl: fresh.url }, 24);
+    try {
+      const events = CASES[1]![1]().map(parsed);
+      await storeEventsPg(fresh.pg, events as IngestRow[]);
+      const judged = async () => Number((await fresh.pg.$client`SELECT count(*) AS n FROM request_causes`)[0]!.n);
+      const until = Date.now() + 60_000;
+      while ((await judged()) < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      expect(await judged()).toBe(2);
+    } finally {
+      await stop();
+    }
+  }, 90_000);
 });
