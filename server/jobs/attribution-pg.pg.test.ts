@@ -75,7 +75,7 @@ const tool = (session: string, at: number, ms: number) =>
     tool_call_id: id("tc"),
     started_at: at,
     ended_at: at + ms,
-    status: "ok",
+    status: "succeeded",
   });
 
 const A = ["11", "12", "13"];

@@ -217,6 +217,8 @@ async function judge(job: PgAttribution, ix: PgIndex, rows: readonly PgRequestRo
 
 /** Write the index's changes with the cursors they stand for, in one transaction. */
 export async function flush(job: PgAttribution, ix: PgIndex): Promise<void> {
+  // The sessions of requests the saved cursor will pass are summarized first: a crash after it cannot skip them.
+  await summarize(job);
   const f = ix.flush();
   await pgTransaction(job.pg.$client, (tx) => writeAttributionStatePg(tx, f));
   ix.written(CACHE_MAX);
@@ -260,26 +262,29 @@ async function step(job: PgAttribution): Promise<AttributionRun> {
   // Judged again after a crash (the cursors are saved with the index): the causes row is kept and counted once.
   if (causes.length) await pgTransaction(q, (tx) => putCausesPg(tx, causes, minuteOf));
   const caughtUp = rows.length < REQUEST_BATCH && tools.length < TOOL_BATCH;
-  if (caughtUp || ix.dirty >= FLUSH_AT) await flush(job, ix);
-  let sessions = 0;
   job.turns += rows.length;
   const due = performance.now() - job.lastSummary >= SUMMARY_EVERY_MS && job.turns >= SUMMARY_EVERY_TURNS;
-  if (caughtUp || job.touched.size >= SUMMARY_MAX_PENDING || due) {
-    sessions = job.touched.size;
-    const ids = [...job.touched];
-    for (let i = 0; i < ids.length; i += 50)
-      await pgTransaction(q, async (tx) => {
-        for (const id of ids.slice(i, i + 50)) {
-          const row = summaryRowOf(id, await sessionSummaryInputsPg(tx, id));
-          if (row) await writeSessionSummaryPg(tx, row);
-          else await deleteSessionSummaryPg(tx, id);
-        }
-      });
-    job.touched.clear();
-    job.lastSummary = performance.now();
-    job.turns = 0;
-  }
+  const flushing = caughtUp || ix.dirty >= FLUSH_AT;
+  const sessions = flushing || job.touched.size >= SUMMARY_MAX_PENDING || due ? job.touched.size : 0;
+  if (flushing) await flush(job, ix);
+  else if (sessions > 0) await summarize(job);
   return { kvEvents, requests: rows.length, sessions, caughtUp };
+}
+
+/** Rebuild the summaries of the sessions touched since the last rebuild, 50 to a transaction. */
+async function summarize(job: PgAttribution): Promise<void> {
+  const ids = [...job.touched];
+  for (let i = 0; i < ids.length; i += 50)
+    await pgTransaction(job.pg.$client, async (tx) => {
+      for (const id of ids.slice(i, i + 50)) {
+        const row = summaryRowOf(id, await sessionSummaryInputsPg(tx, id));
+        if (row) await writeSessionSummaryPg(tx, row);
+        else await deleteSessionSummaryPg(tx, id);
+      }
+    });
+  job.touched.clear();
+  job.lastSummary = performance.now();
+  job.turns = 0;
 }
 
 /** Run steps until caught up, `maxSteps` ran or `budgetMs` passed (tests and benches). */
