@@ -185,10 +185,10 @@ function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings
     { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS },
     settings.SWITCHYARD_RETENTION_SWEEP_SECONDS,
   );
-  // Attribution and the source manager read and write the SQLite file only so far.
-  const stopAttribution = onPg
-    ? async () => {}
-    : startAttributionThread(settings.SWITCHYARD_DB, settings.SWITCHYARD_RAW_RETENTION_HOURS);
+  const stopAttribution = startAttributionThread(
+    settings.SWITCHYARD_DATABASE_URL ? { databaseUrl: settings.SWITCHYARD_DATABASE_URL } : settings.SWITCHYARD_DB,
+    settings.SWITCHYARD_RAW_RETENTION_HOURS,
+  );
   // The reconciler reads the versions from the shared store each pass: a version any process published is pushed here.
   const stopReconciler = startReconciler(store, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
   const stopGuards = startGuardLoop(

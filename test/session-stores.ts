@@ -2,9 +2,9 @@ import type { Db } from "../db/client";
 import { storeEventsPg } from "../db/pg/ingest";
 import { storeEvents } from "../db/queries/ingest";
 import type { IngestRow } from "../db/rows/ingest";
-import { copyAttribution } from "../db/store/copy-attribution";
 import { pgStore, sqliteStore } from "../db/store/store";
 import { runAttribution } from "../server/jobs/attribution";
+import { pgAttribution, runAttributionPg } from "../server/jobs/attribution-pg";
 import type { TelemetryEvent } from "../server/ingest/events";
 import { createCaller } from "../server/trpc/root";
 import { TEST_ADMIN, testCaller, testDb } from "./db";
@@ -12,8 +12,7 @@ import type { PageEngine } from "./page-stores";
 import { freshPg, PG_TEST_URL } from "./pg";
 
 // The engines a sessions suite runs on: a store holding the given events, stored by that engine's own ingest, with
-// attribution's outputs. The attribution job runs on SQLite only, so PostgreSQL's are those a SQLite run over the
-// same events computed (copyAttribution).
+// attribution's outputs, computed by that engine's own attribution job.
 
 export const SQLITE_SESSIONS: PageEngine = {
   engine: "SQLite",
@@ -34,11 +33,7 @@ export const POSTGRES_SESSIONS: PageEngine = {
     const store = pgStore(pg);
     if (events.length) {
       await storeEventsPg(pg, events as IngestRow[]);
-      const scratch = testDb();
-      storeEvents(scratch, events);
-      runAttribution(scratch);
-      await copyAttribution(sqliteStore(scratch), store);
-      scratch.$client.close();
+      await runAttributionPg(pgAttribution(pg, 0));
     }
     // No SQLite connection: a procedure that still reads ctx.db fails here instead of reading another engine's rows.
     const noDb = null as unknown as Db;

@@ -1,5 +1,15 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, doublePrecision, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+} from "drizzle-orm/pg-core";
 import { decodeSql, KV_OPS, KV_REASONS } from "../kv-codes";
 import { bytea, ms } from "./columns";
 
@@ -28,8 +38,14 @@ export const kvEvents = pgTable(
     storageTier: text("storage_tier"),
     onboardedFrom: text("onboarded_from"),
     blockRefs: bytea("block_refs"),
+    /** Insertion order (SQLite's rowid): the attribution job's cursor. */
+    seq: bigserial("seq", { mode: "number" }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.ts, t.idKey] }), index("kv_events_worker_ts").on(t.workerId, t.ts)],
+  (t) => [
+    primaryKey({ columns: [t.ts, t.idKey] }),
+    index("kv_events_worker_ts").on(t.workerId, t.ts),
+    index("kv_events_seq_idx").on(t.seq),
+  ],
 );
 
 /** route.decision events; candidates in db/candidate-codec.ts's compact text, as on SQLite. */
@@ -82,8 +98,14 @@ export const tools = pgTable(
     budgetUnit: text("budget_unit"),
     budgetLimit: bigint("budget_limit", { mode: "number" }),
     source: text("source"),
+    /** Insertion order (SQLite's rowid): the attribution job's cursor. */
+    seq: bigserial("seq", { mode: "number" }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.id, t.ts] }), index("tools_session").on(t.sessionId, t.startedAt)],
+  (t) => [
+    primaryKey({ columns: [t.id, t.ts] }),
+    index("tools_session").on(t.sessionId, t.startedAt),
+    index("tools_seq_idx").on(t.seq),
+  ],
 );
 
 /** Reasoning spans, each kept with the tool call it explains (never merged). */

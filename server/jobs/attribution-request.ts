@@ -22,6 +22,7 @@ import {
   type TurnInput,
 } from "../analysis/attribution";
 import { minuteOf } from "../../lib/counters";
+import { causesRowOf, retentionVersionOf } from "./attribution-causes";
 
 // The attribution step's decisions (DESIGN §4): which KV events change device residency, which facts a turn's
 // recomputed blocks had at arrival, and what is stored for it. The index and its rows live in db/queries/attribution*.
@@ -95,9 +96,7 @@ function firstUnseen(db: Db, hi: Int32Array, lo: Int32Array, from: number, to: n
 
 /** The retention policy version in force at t, from the policy versions the requests carried (null: none known). */
 function retentionVersionAt(db: Db, t: number): number | null {
-  const pv = policyVersionsAt(db, t);
-  const v = pv ? (JSON.parse(pv) as { retention?: unknown }).retention : undefined;
-  return typeof v === "number" ? v : null;
+  return retentionVersionOf(policyVersionsAt(db, t));
 }
 
 /** The facts of a block no request or worker had before the turn (by what its local hash says). */
@@ -157,26 +156,7 @@ export function attributeRequest(db: Db, r: RequestRow): Attribution {
   const a = attributeTurn(turn, facts);
   const retentionVersion = a.mainRemoval ? retentionVersionAt(db, a.mainRemoval.at) : null;
   const prev = r.sessionId ? previousTurnOf(db, r.sessionId, r.trajectoryId, r.arrivedAt) : undefined;
-  const c = a.tokens;
   // Judged again after a crash (the cursor is saved with the marks): the causes row is kept and counted once.
-  putCauses(
-    db,
-    {
-      rid: r.rid,
-      arrivedAt: r.arrivedAt,
-      recomputed: a.recomputed,
-      cold: c.cold,
-      diverged: c.diverged,
-      evicted: c.evicted,
-      routedAway: c.routed_away,
-      unknown: c.unknown,
-      evictedReason: a.mainRemoval?.reason ?? (c.evicted > 0 ? "unknown" : null),
-      retentionVersion,
-      heldTokens: prev ? prev.input : null,
-      waitMs: prev?.finishedAt ? Math.max(0, r.arrivedAt - prev.finishedAt) : null,
-      survivedTokens: prev ? Math.min(r.cachedTokens, prev.input) : null,
-    },
-    minuteOf(r.arrivedAt),
-  );
+  putCauses(db, causesRowOf(r, a, retentionVersion, prev), minuteOf(r.arrivedAt));
   return a;
 }

@@ -5,17 +5,21 @@ import { ingestBusySignal } from "../ingest/busy-signal";
 
 const WORKER_FILE = path.join(process.cwd(), "server", "jobs", "attribution-worker-entry.mjs");
 
+/** Where the job runs: a SQLite file's path, or a PostgreSQL URL (the store of SWITCHYARD_DATABASE_URL). */
+export type AttributionTarget = string | { databaseUrl: string };
+
 /**
- * Start cache-miss attribution in a worker thread on its own connection to dbFile (off the dashboard's event loop);
+ * Start cache-miss attribution in a worker thread on its own connection to the target (off the dashboard's event loop);
  * with the process's ingest busy signal (server/ingest/busy-signal.ts) it pauses between its transactions while
  * ingest is busy. The returned function stops it after its current step and resolves once its connection is closed.
  */
 export function startAttributionThread(
-  dbFile: string,
+  target: AttributionTarget,
   retentionHours: number,
   ingestBusy: SharedArrayBuffer = ingestBusySignal().buffer,
 ): () => Promise<void> {
-  const worker = new Worker(WORKER_FILE, { workerData: { dbFile, retentionHours, ingestBusy } });
+  const where = typeof target === "string" ? { dbFile: target } : { databaseUrl: target.databaseUrl };
+  const worker = new Worker(WORKER_FILE, { workerData: { ...where, retentionHours, ingestBusy } });
   worker.on("error", (err) => log().error({ err: err.message }, "attribution worker failed"));
   worker.unref();
   return () =>

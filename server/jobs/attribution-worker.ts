@@ -1,38 +1,54 @@
-// The attribution worker thread: its own connection to the database file, the job running continuously while behind.
+// The attribution worker thread: its own connection to the database (a SQLite file, or a PostgreSQL pool of its own),
+// the job running continuously while behind.
 import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/client";
+import { connectPg } from "../../db/pg/client";
 import { runAttributionLoop } from "./attribution";
+import { pgAttribution } from "./attribution-pg";
+import { runAttributionLoopPg } from "./attribution-pg-loop";
 import { lowerThreadPriority, sleepWhile } from "./thread-priority";
 import { BusySignal } from "../ingest/busy-signal";
+import { errorMessage, log } from "../observability/logger";
 
 /** The longest sleep between two transactions while ingest is busy: attribution still moves when ingest never rests. */
 const INGEST_PAUSE_MS = 10;
 
-const { dbFile, retentionHours, ingestBusy } = workerData as {
-  dbFile: string;
+const { dbFile, databaseUrl, retentionHours, ingestBusy } = workerData as {
+  dbFile?: string;
+  databaseUrl?: string;
   retentionHours: number;
   ingestBusy?: SharedArrayBuffer;
 };
 // Ingest keeps priority for the CPU too: while both are busy (a 2-core machine), this thread runs on what is left.
 lowerThreadPriority(10);
-// A write waits at most 200 ms for ingest's lock, then the step rolls back and retries (ingest keeps priority).
-const db = openDb(dbFile, 200);
-// Derived data: after a power loss the job re-derives whatever its last transactions wrote (cursors roll back with them).
-db.$client.pragma("synchronous = NORMAL");
 // And for the write lock and the cores: while ingest is busy, a short sleep before each transaction.
 const busy = ingestBusy ? new BusySignal(ingestBusy) : null;
-const loop = runAttributionLoop(
-  db,
-  retentionHours,
-  1_000,
-  Date.now,
-  busy ? () => sleepWhile(() => busy.busy(), INGEST_PAUSE_MS) : undefined,
-);
+const between = busy ? () => sleepWhile(() => busy.busy(), INGEST_PAUSE_MS) : undefined;
+
+let stop: () => Promise<void>;
+if (databaseUrl) {
+  // Two connections: the job's reads and its short transactions; ingest's pool is the dashboard's own.
+  const pg = connectPg(databaseUrl, { max: 2 });
+  const loop = runAttributionLoopPg(pgAttribution(pg), retentionHours, 1_000, between, (err) =>
+    log().error({ err: errorMessage(err) }, "attribution failed"),
+  );
+  stop = async () => {
+    await loop.stop();
+    await pg.$client.end({ timeout: 5 });
+  };
+} else {
+  // A write waits at most 200 ms for ingest's lock, then the step rolls back and retries (ingest keeps priority).
+  const db = openDb(dbFile!, 200);
+  // Derived data: after a power loss the job re-derives whatever its last transactions wrote (cursors roll back with them).
+  db.$client.pragma("synchronous = NORMAL");
+  const loop = runAttributionLoop(db, retentionHours, 1_000, Date.now, between);
+  stop = async () => {
+    await loop.stop();
+    db.$client.close();
+  };
+}
 
 parentPort!.on("message", (m: { stop?: boolean }) => {
   if (!m.stop) return;
-  void loop.stop().then(() => {
-    db.$client.close();
-    parentPort!.postMessage({ stopped: true });
-  });
+  void stop().then(() => parentPort!.postMessage({ stopped: true }));
 });

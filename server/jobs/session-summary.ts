@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client";
 import { deleteSessionSummary, sessionSummaryInputs, writeSessionSummary } from "../../db/queries/session-summaries";
+import type { SummaryInputs, SummaryRow } from "../../db/rows/session-summaries";
 import { summarizeTurns } from "../analysis/session-summary";
 
 // Rebuilds one session_summaries row from the session's requests, causes and tools (the attribution job calls it).
@@ -7,11 +8,20 @@ import { summarizeTurns } from "../analysis/session-summary";
 
 /** Recompute the summary row of a session; removes it when the session has no requests. */
 export function rebuildSessionSummary(db: Db, sessionId: string): void {
-  const { meta, turns, tools, local0, local1 } = sessionSummaryInputs(db, sessionId);
+  const row = summaryRowOf(sessionId, sessionSummaryInputs(db, sessionId));
+  if (!row) return deleteSessionSummary(db, sessionId);
+  writeSessionSummary(db, row);
+}
+
+/** A session's summary row from what it is computed from (either engine); null when the session has no requests. */
+export function summaryRowOf(
+  sessionId: string,
+  { meta, turns, tools, local0, local1 }: SummaryInputs,
+): SummaryRow | null {
   const r = summarizeTurns(turns);
-  if (!r) return deleteSessionSummary(db, sessionId);
+  if (!r) return null;
   const lastAt = Math.max(r.lastAt, tools.lastAt ?? 0);
-  writeSessionSummary(db, {
+  return {
     ...r,
     ...meta,
     sessionId,
@@ -21,5 +31,5 @@ export function rebuildSessionSummary(db: Db, sessionId: string): void {
     duration: lastAt - r.firstAt,
     local0,
     local1,
-  });
+  };
 }

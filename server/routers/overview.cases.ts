@@ -225,8 +225,7 @@ export function overviewCases(engine: PageEngine) {
         workersByRole: {},
         workersPresent: 0,
         droppedEvents: [],
-        // PostgreSQL: no attribution yet, so no lag line rather than "up to date".
-        attribution: engine.engine === "SQLite" ? { caughtUp: true, behindMs: 0, oldestPendingAt: null } : null,
+        attribution: { caughtUp: true, behindMs: 0, oldestPendingAt: null },
       });
     });
 

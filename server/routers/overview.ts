@@ -4,7 +4,8 @@ import { droppedEventReports } from "../../db/store/sources";
 import { hitRate, kvUtilization, workersByRole } from "../analysis/overview";
 import { trendPoints } from "../analysis/trends";
 import { bucketStep, seriesSource } from "../analysis/workers";
-import { attributionLagOf } from "../jobs/attribution";
+import { attributionLag } from "../analysis/attribution-lag";
+import { oldestUnattributedOf } from "../../db/store/attribution-lag";
 import { decodeStats, itlTrend } from "../reads/decode";
 import { requestStats, requestTrend } from "../reads/requests";
 import { storeOf } from "../trpc/init";
@@ -49,11 +50,9 @@ export const overviewRouter = router({
       activeSessions,
       workersByRole: workersByRole(present),
       workersPresent: present.length,
-      // SQLite only so far: the senders' drop reports live in settings and attribution's progress in its own tables,
-      // neither held on PostgreSQL yet (there: no reports, and no lag line rather than a made-up "up to date").
       droppedEvents: await droppedEventReports(s),
       /** How far miss attribution is behind now (not the range): newer turns have no causes yet. */
-      attribution: s.engine === "sqlite" ? attributionLagOf(ctx.db, ctx.now()) : null,
+      attribution: attributionLag(await oldestUnattributedOf(s, "ts"), ctx.now()),
     };
   }),
 

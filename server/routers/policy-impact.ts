@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { Db } from "../../db/client";
-import { oldestUnattributed } from "../../db/queries/attribution";
+import { oldestUnattributedOf } from "../../db/store/attribution-lag";
 import { getVersion } from "../../db/store/control";
 import { acksFrom, guardsOf, type GuardRow } from "../../db/store/guards";
 import { windowRows } from "../../db/store/impact";
@@ -39,7 +39,7 @@ async function targetsImpact(
   lengthMs: number | null,
   now: number,
 ) {
-  const pending = oldestUnattributed(db, "arrived_at");
+  const pending = await oldestUnattributedOf(s, "arrivedAt");
   const acks = ackTimes(await acksFrom(s, kind, version), version).slice(0, MAX_TARGETS);
   return Promise.all(
     acks.map(async (a): Promise<TargetImpact> => {

@@ -1,0 +1,245 @@
+import {
+  withRemoved,
+  withStored,
+  decodeIntervals,
+  encodeIntervals,
+  type Interval,
+} from "../../db/queries/attribution-intervals";
+import { blocksInPg, localFirstAtsPg, type PgFlush } from "../../db/store/attribution-pg";
+import type postgres from "postgres";
+
+// The attribution job's index on PostgreSQL (attribution-pg.ts runs it): the SQLite job's residency intervals and
+// first-seen marks (db/queries/attribution-index.ts, attribution-seen.ts) with a simpler layout. Each block keeps its
+// own interval list (no shared lists) and mark in one attr_blocks row; rows are read in one query per batch of KV
+// events or turns, changed in memory, and written with the cursors they stand for in one transaction (flush). The same
+// interval edits (attribution-intervals.ts) and the same reading of clears give the same residency as on SQLite.
+
+type Q = postgres.Sql | postgres.ReservedSql;
+
+const EMPTY: readonly Interval[] = [];
+/** Keys per read of attr_blocks or attr_local. */
+const READ_CHUNK = 5_000;
+
+type Block = { iv: readonly Interval[]; ivDirty: boolean; firstAt: number | null; seenDirty: boolean };
+
+/** Where a block was resident at t, and its latest removal before t (the chosen worker's when it had one). */
+export type PgResidency = {
+  residentOn: readonly string[];
+  lastRemoval: { reason: string; at: number; workerId: string } | null;
+};
+
+/** The 16 hex digits of the 8-byte hash at index k of a list. */
+export const keyAt = (b: Buffer, k: number) => b.toString("hex", k * 8, k * 8 + 8);
+
+export class PgIndex {
+  names = new Map<string, number>();
+  byId: string[] = [];
+  clears = new Map<number, number[]>();
+  private blocks = new Map<string, Block>();
+  /** First appearance of local hashes: read from attr_local (null: none there) or marked, earliest kept. */
+  private locals = new Map<string, number | null>();
+  private localDirty = new Set<string>();
+  private blocksDirty = new Set<string>();
+  private newNames: { id: number; name: string }[] = [];
+  private newClears: { worker: number; at: number }[] = [];
+  cursors = { kv: 0, requests: 0, tools: 0 };
+
+  constructor(state: {
+    cursors: Map<string, number>;
+    names: { id: number; name: string }[];
+    clears: { worker: number; at: number }[];
+  }) {
+    for (const n of state.names) {
+      this.names.set(n.name, n.id);
+      this.byId[n.id] = n.name;
+    }
+    for (const c of state.clears) this.clears.set(c.worker, [...(this.clears.get(c.worker) ?? []), c.at]);
+    this.cursors = {
+      kv: state.cursors.get("kv") ?? 0,
+      requests: state.cursors.get("requests") ?? 0,
+      tools: state.cursors.get("tools") ?? 0,
+    };
+  }
+
+  /** Changed blocks and marks not written yet. */
+  get dirty(): number {
+    return this.blocksDirty.size + this.localDirty.size;
+  }
+
+  /** The name's id (created on first use); -1 when `create` is false and it is unknown. */
+  nameId(name: string, create = true): number {
+    const id = this.names.get(name);
+    if (id !== undefined || !create) return id ?? -1;
+    const next = this.byId.length === 0 ? 1 : this.byId.length;
+    this.names.set(name, next);
+    this.byId[next] = name;
+    this.newNames.push({ id: next, name });
+    return next;
+  }
+
+  /** Read the rows of blocks not in memory yet (keys as 16 hex digits). */
+  async load(q: Q, keys: Iterable<string>): Promise<void> {
+    const missing = [...new Set([...keys].filter((k) => !this.blocks.has(k)))];
+    for (let i = 0; i < missing.length; i += READ_CHUNK) {
+      const chunk = missing.slice(i, i + READ_CHUNK);
+      const found = await blocksInPg(q, chunk);
+      for (const k of chunk) {
+        const r = found.get(k);
+        this.blocks.set(k, {
+          iv: r?.intervals ? decodeIntervals(r.intervals) : EMPTY,
+          ivDirty: false,
+          firstAt: r?.firstAt ?? null,
+          seenDirty: false,
+        });
+      }
+    }
+  }
+
+  /** Read the first appearances of local hashes not in memory yet. */
+  async loadLocal(q: Q, keys: Iterable<string>): Promise<void> {
+    const missing = [...new Set([...keys].filter((k) => !this.locals.has(k)))];
+    for (let i = 0; i < missing.length; i += READ_CHUNK) {
+      const chunk = missing.slice(i, i + READ_CHUNK);
+      const found = await localFirstAtsPg(q, chunk);
+      for (const k of chunk) this.locals.set(k, found.get(k) ?? null);
+    }
+  }
+
+  private block(key: string): Block {
+    const b = this.blocks.get(key);
+    if (!b) throw new Error(`attribution index: block ${key} was not loaded`);
+    return b;
+  }
+
+  private edit(key: string, f: (l: readonly Interval[]) => readonly Interval[]): void {
+    const b = this.block(key);
+    const next = f(b.iv);
+    if (next === b.iv) return;
+    b.iv = next;
+    b.ivDirty = true;
+    this.blocksDirty.add(key);
+  }
+
+  /** A kv.stored of these blocks (loaded) on worker w at ts. */
+  stored(keys: readonly string[], w: number, ts: number): void {
+    for (const k of keys) this.edit(k, (l) => withStored(l, w, ts));
+  }
+
+  /** A kv.removed of these blocks (loaded) on worker w at ts for reason `why`. */
+  removed(keys: readonly string[], w: number, ts: number, why: number): void {
+    for (const k of keys) this.edit(k, (l) => withRemoved(l, w, ts, why, (v) => this.endOf(v) === null));
+  }
+
+  /** A kv.cleared of worker w at ts: closes, on read, its intervals open and stored at or before ts. */
+  cleared(w: number, ts: number): void {
+    this.nameId("cleared");
+    const at = this.clears.get(w) ?? [];
+    if (at.includes(ts)) return;
+    this.newClears.push({ worker: w, at: ts });
+    this.clears.set(
+      w,
+      [...at, ts].sort((a, b) => a - b),
+    );
+  }
+
+  /** An interval with a later clear of its worker applied: when and why it ended, or null while resident. */
+  endOf(v: Interval): { at: number; why: number } | null {
+    if (v.removedAt !== null) return { at: v.removedAt, why: v.why };
+    if (this.clears.size === 0) return null;
+    for (const at of this.clears.get(v.w) ?? [])
+      if (at >= v.storedAt) return { at, why: this.names.get("cleared") ?? -1 };
+    return null;
+  }
+
+  /** What the index knew about a (loaded) block at t, for a turn on workerId (null: no worker). */
+  residencyAt(key: string, t: number, workerId: string | null): PgResidency {
+    const chosen = workerId === null ? -2 : this.nameId(workerId, false);
+    const residentOn: string[] = [];
+    let rw = -1;
+    let rat = 0;
+    let rwhy = 0;
+    for (const v of this.block(key).iv) {
+      let endAt = v.removedAt;
+      let why = v.why;
+      if (endAt === null && this.clears.size > 0) {
+        const e = this.endOf(v);
+        if (e) ({ at: endAt, why } = e);
+      }
+      if (v.storedAt <= t && (endAt === null || endAt > t)) residentOn.push(this.byId[v.w]!);
+      else if (endAt !== null && endAt <= t) {
+        const mine = Number(v.w === chosen) - Number(rw !== -1 && rw === chosen);
+        if (rw === -1 || mine > 0 || (mine === 0 && endAt > rat)) {
+          rw = v.w;
+          rat = endAt;
+          rwhy = why;
+        }
+      }
+    }
+    const lastRemoval = rw === -1 ? null : { reason: this.byId[rwhy] ?? "unknown", at: rat, workerId: this.byId[rw]! };
+    return { residentOn, lastRemoval };
+  }
+
+  /** When a (loaded) block was first cacheable (marks not written included), or undefined when never. */
+  seenFirstAt(key: string): number | undefined {
+    return this.block(key).firstAt ?? undefined;
+  }
+
+  /** Record that a (loaded) block was cacheable at `at` (the earliest time is kept). */
+  markSeen(key: string, at: number): void {
+    const b = this.block(key);
+    if (b.firstAt !== null && b.firstAt <= at) return;
+    b.firstAt = at;
+    b.seenDirty = true;
+    this.blocksDirty.add(key);
+  }
+
+  /** Whether a (loaded) local hash appeared in a prompt before t. */
+  localSeenBefore(key: string, t: number): boolean {
+    const at = this.locals.get(key);
+    return at !== undefined && at !== null && at < t;
+  }
+
+  /** Record that a local hash (loaded) appeared in a prompt at `at` (the earliest time is kept). */
+  markLocal(key: string, at: number): void {
+    const cur = this.locals.get(key);
+    if (cur !== undefined && cur !== null && cur <= at) return;
+    this.locals.set(key, at);
+    this.localDirty.add(key);
+  }
+
+  /** What a flush writes now (with the cursors); call written() once it committed. */
+  flush(): PgFlush {
+    const blocks: PgFlush["blocks"] = [];
+    for (const k of [...this.blocksDirty].sort()) {
+      const b = this.blocks.get(k)!;
+      blocks.push({
+        key: k,
+        intervals: b.ivDirty ? encodeIntervals(b.iv) : null,
+        firstAt: b.seenDirty ? b.firstAt : null,
+      });
+    }
+    const locals = [...this.localDirty].sort().map((k) => ({ key: k, firstAt: this.locals.get(k)! }));
+    return {
+      blocks,
+      locals,
+      names: [...this.newNames],
+      clears: [...this.newClears],
+      cursors: new Map(Object.entries(this.cursors)),
+    };
+  }
+
+  /** After a flush committed: nothing is dirty; caches over `max` entries are dropped (they are all written). */
+  written(max: number): void {
+    for (const k of this.blocksDirty) {
+      const b = this.blocks.get(k)!;
+      b.ivDirty = false;
+      b.seenDirty = false;
+    }
+    this.blocksDirty.clear();
+    this.localDirty.clear();
+    this.newNames = [];
+    this.newClears = [];
+    if (this.blocks.size > max) this.blocks.clear();
+    if (this.locals.size > max) this.locals.clear();
+  }
+}
