@@ -76,7 +76,7 @@ async function main() {
       ? new IngestPool(settings.SWITCHYARD_DB, settings.SWITCHYARD_INGEST_WORKERS)
       : null;
   pool?.install();
-  setPreviewRunner(threadRunner(settings.SWITCHYARD_DB));
+  setPreviewRunner(threadRunner(settings.SWITCHYARD_DB, { databaseUrl: settings.SWITCHYARD_DATABASE_URL }));
   if (settings.SWITCHYARD_SIM_CONTROL_URL && settings.SWITCHYARD_SIM_CONTROL_TOKEN) {
     const config = { url: settings.SWITCHYARD_SIM_CONTROL_URL, token: settings.SWITCHYARD_SIM_CONTROL_TOKEN };
     await upsertTarget(

@@ -7,3 +7,4 @@ export * from "./rollups";
 export * from "./tiers";
 export * from "./sources";
 export * from "./attribution";
+export * from "./previews";
