@@ -79,7 +79,13 @@ export async function chainStartRunsPg(s: Store, from: number, to: number, limit
   pgOnly(s);
   const k = kvEvents;
   const rows = await s.db
-    .select({ hashes: k.blockHashes, blocks: k.blockCount, retentionClass: k.retentionClass, workerId: k.workerId, ts: k.ts })
+    .select({
+      hashes: k.blockHashes,
+      blocks: k.blockCount,
+      retentionClass: k.retentionClass,
+      workerId: k.workerId,
+      ts: k.ts,
+    })
     .from(k)
     .where(and(gte(k.ts, from), lt(k.ts, to), isNull(k.parentHash), deviceStore()))
     .orderBy(asc(k.ts), asc(k.idKey))
@@ -144,11 +150,7 @@ export async function windowWorkers(s: Store, from: number, to: number): Promise
     })
     .from(w)
     .where(
-      and(
-        lt(w.firstSeen, to),
-        or(isNull(w.downAt), gte(w.downAt, from), gte(w.lastSeen, from)),
-        gte(w.lastSeen, from),
-      ),
+      and(lt(w.firstSeen, to), or(isNull(w.downAt), gte(w.downAt, from), gte(w.lastSeen, from)), gte(w.lastSeen, from)),
     )
     .orderBy(asc(id));
 }

@@ -52,12 +52,7 @@ export async function tierLevelsBefore(
 }
 
 /** One worker's per-minute cached tokens by tier in [from, to), oldest first. */
-export async function requestTierRows(
-  s: Store,
-  workerId: string,
-  from: number,
-  to: number,
-): Promise<RequestTierRow[]> {
+export async function requestTierRows(s: Store, workerId: string, from: number, to: number): Promise<RequestTierRow[]> {
   const r = s.t.requestTiers1m;
   return s.db
     .select({

@@ -41,7 +41,9 @@ export function threadRunner(dbFile: string, options: ThreadRunnerOptions = {}):
   const take = () => {
     let worker = idle.pop();
     if (!worker) {
-      worker = new Worker(WORKER_FILE, { workerData: { dbFile, databaseUrl: options.databaseUrl, minHelpedTurns: options.minHelpedTurns } });
+      worker = new Worker(WORKER_FILE, {
+        workerData: { dbFile, databaseUrl: options.databaseUrl, minHelpedTurns: options.minHelpedTurns },
+      });
       options.onThread?.(worker);
     }
     worker.unref();

@@ -53,7 +53,5 @@ export const previewsRouter = router({
     }),
 
   /** Cancel a queued or running job. */
-  cancel: operatorProcedure
-    .input(jobId)
-    .mutation(({ ctx, input }) => ({ cancelled: queueOf(ctx).cancel(input.id) })),
+  cancel: operatorProcedure.input(jobId).mutation(({ ctx, input }) => ({ cancelled: queueOf(ctx).cancel(input.id) })),
 });
