@@ -65,7 +65,7 @@ async function main() {
   const setupSecret = pg ? null : await firstStartAccounts(db, settings);
   const pool = ingestPool(settings);
   pool?.install();
-  if (!pg) setPreviewRunner(threadRunner(settings.SWITCHYARD_DB));
+  setPreviewRunner(threadRunner(settings.SWITCHYARD_DB, { databaseUrl: settings.SWITCHYARD_DATABASE_URL }));
   if (settings.SWITCHYARD_SIM_CONTROL_URL && settings.SWITCHYARD_SIM_CONTROL_TOKEN) {
     const config = { url: settings.SWITCHYARD_SIM_CONTROL_URL, token: settings.SWITCHYARD_SIM_CONTROL_TOKEN };
     await upsertTarget(

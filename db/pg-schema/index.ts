@@ -8,3 +8,4 @@ export * from "./tiers";
 export * from "./sources";
 export * from "./attribution";
 export * from "./attribution-state";
+export * from "./previews";

@@ -1,8 +1,8 @@
-import { index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { doublePrecision, index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { ms } from "./columns";
 
-// The storage-tier rollups on PostgreSQL; mirror db/schema/tiers.ts column for column (kvbm_1m, written by the KVBM
-// scrape rather than ingest, is not here yet). Sums of block and token counts are 64-bit.
+// The storage-tier rollups on PostgreSQL; mirror db/schema/tiers.ts column for column (kvbm_1m is written by the KVBM
+// scrape rather than ingest). Sums of block and token counts are 64-bit.
 
 /** KV blocks per worker, tier and minute from kv events (stored, removed, offloads, onboards, count after the minute). */
 export const kvTiers1m = pgTable(
@@ -55,3 +55,23 @@ export const workerCounters = pgTable("worker_counters", {
   prefixQueryTokens: text("prefix_query_tokens").notNull(),
   prefixHitTokens: text("prefix_hit_tokens").notNull(),
 });
+
+/**
+ * KVBM readings per worker and minute from a Dynamo KVBM /metrics scrape: blocks moved in the minute (counter
+ * increases) and the last host/disk hit rates (0–1; null when not served).
+ */
+export const kvbm1m = pgTable(
+  "kvbm_1m",
+  {
+    workerId: text("worker_id").notNull(),
+    minute: ms("minute").notNull(),
+    offloadD2h: ms("offload_d2h").notNull(),
+    offloadH2d: ms("offload_h2d").notNull(),
+    offloadD2d: ms("offload_d2d").notNull(),
+    onboardH2d: ms("onboard_h2d").notNull(),
+    onboardD2d: ms("onboard_d2d").notNull(),
+    hostHitRate: doublePrecision("host_hit_rate"),
+    diskHitRate: doublePrecision("disk_hit_rate"),
+  },
+  (t) => [primaryKey({ columns: [t.workerId, t.minute] }), index("kvbm_1m_minute").on(t.minute)],
+);

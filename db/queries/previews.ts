@@ -1,12 +1,12 @@
-import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../client";
-import { previewResults } from "../schema";
 import { decodeAgentHints, decodePolicyVersions } from "../request-json-codec";
 import { CHAIN_COLUMNS, chainPass, type ChainColumns } from "./chains";
 import { kvBlockList } from "./kv-lists";
 
-// Rows the policy preview reads (recorded requests of a window with their full chains, the workers seen in it) and
-// the results it keeps. Rows in, rows out: the replay and its decisions live in server/preview.
+// Rows the policy preview's replay reads from a SQLite file (recorded requests of a window with their full chains,
+// the workers seen in it), synchronously in its thread. PostgreSQL's are in db/store/preview-window.ts; the kept
+// results are read and written through the store (db/store/previews.ts). Rows in, rows out: the replay and its
+// decisions live in server/preview.
 
 export type WindowRequestRow = {
   id: string;
@@ -148,14 +148,6 @@ export function storedRunsAfter(
   return out;
 }
 
-/** Requests that arrived in [from, to) (for the window limit and the empty-window answer). */
-export function countWindowRequests(db: Db, from: number, to: number): number {
-  return db.$client
-    .prepare("SELECT count(*) FROM requests WHERE arrived_at >= ? AND arrived_at < ?")
-    .pluck()
-    .get(from, to) as number;
-}
-
 /** Trajectory ids with a request in [from, to) (those still going after a window). */
 export function trajectoriesBetween(db: Db, from: number, to: number): string[] {
   return db.$client
@@ -186,64 +178,4 @@ export function windowWorkers(db: Db, from: number, to: number): WindowWorkerRow
        ORDER BY w.worker_id`,
     )
     .all({ from, to }) as WindowWorkerRow[];
-}
-
-export type StoredPreview = {
-  id: number;
-  kind: string;
-  contentHash: string;
-  windowFrom: number;
-  windowTo: number;
-  clusterKey: string;
-  computedAt: number;
-  hitRate: number | null;
-  ttftP50Ms: number | null;
-  ttftP95Ms: number | null;
-  result: string;
-};
-
-/** The stored result for exactly this content, window and cluster, newest first; null: none. */
-export function findPreview(
-  db: Db,
-  kind: string,
-  contentHash: string,
-  from: number,
-  to: number,
-  clusterKey: string,
-): StoredPreview | null {
-  return (
-    db
-      .select()
-      .from(previewResults)
-      .where(
-        and(
-          eq(previewResults.kind, kind),
-          eq(previewResults.contentHash, contentHash),
-          eq(previewResults.windowFrom, from),
-          eq(previewResults.windowTo, to),
-          eq(previewResults.clusterKey, clusterKey),
-        ),
-      )
-      .orderBy(desc(previewResults.computedAt))
-      .limit(1)
-      .get() ?? null
-  );
-}
-
-/** The newest stored result for a policy content, any window; null: none. */
-export function latestPreview(db: Db, kind: string, contentHash: string): StoredPreview | null {
-  return (
-    db
-      .select()
-      .from(previewResults)
-      .where(and(eq(previewResults.kind, kind), eq(previewResults.contentHash, contentHash)))
-      .orderBy(desc(previewResults.computedAt), desc(previewResults.id))
-      .limit(1)
-      .get() ?? null
-  );
-}
-
-/** Keep one result. */
-export function insertPreview(db: Db, row: Omit<StoredPreview, "id">): number {
-  return Number(db.insert(previewResults).values(row).run().lastInsertRowid);
 }

@@ -1,4 +1,4 @@
-// Rows the planner query returns (db/queries/planner.ts), read by server/analysis/planner.ts.
+// Rows the planner query returns (db/store/planner.ts), read by server/analysis/planner.ts.
 
 export type PlannerBucket = {
   role: string;

@@ -1,4 +1,4 @@
-// Rows the tier queries return (db/queries/tiers.ts), read by server/analysis/tiers.ts.
+// Rows the tier queries return (db/store/tiers.ts), read by server/analysis/tiers.ts.
 
 export type KvTierRow = {
   minute: number;

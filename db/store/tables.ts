@@ -39,6 +39,11 @@ export const pgTables = {
   reasoningPresence: reads.pgPresence.reasoningSpans,
   plannerPresence: reads.pgPresence.plannerDecisions,
   settings: pg.settings,
+  plannerDecisions: pg.plannerDecisions,
+  kvTiers1m: pg.kvTiers1m,
+  requestTiers1m: pg.requestTiers1m,
+  kvbm1m: pg.kvbm1m,
+  previewResults: pg.previewResults,
 };
 
 export type StoreTables = typeof pgTables;
@@ -76,6 +81,11 @@ export const sqliteTables = {
   reasoningPresence: reads.sqlitePresence.reasoningSpans,
   plannerPresence: reads.sqlitePresence.plannerDecisions,
   settings: sqlite.settings,
+  plannerDecisions: sqlite.plannerDecisions,
+  kvTiers1m: sqlite.kvTiers1m,
+  requestTiers1m: sqlite.requestTiers1m,
+  kvbm1m: sqlite.kvbm1m,
+  previewResults: sqlite.previewResults,
 } satisfies Record<keyof StoreTables, unknown>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

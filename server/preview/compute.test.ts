@@ -28,59 +28,63 @@ afterAll(async () => {
 });
 
 describe("preview with the baseline kept", () => {
-  it("reuses the kept baseline for a second candidate and answers as replaying both runs does", () => {
+  it("reuses the kept baseline for a second candidate and answers as replaying both runs does", async () => {
     forgetBaselines();
     const shares: number[] = [];
-    const one = computePreview(db, request(PRESSURE_RETENTION_CANDIDATE), { progress: (s) => shares.push(s) });
+    const one = await computePreview(db, request(PRESSURE_RETENTION_CANDIDATE), { progress: (s) => shares.push(s) });
     expect(shares.at(-1)).toBe(1);
     expect(shares.every((s, i) => i === 0 || s >= shares[i - 1]! - 1e-9)).toBe(true);
-    expect(noTime(computePreview(db, request(PRESSURE_RETENTION_CANDIDATE)))).toEqual(noTime(one));
-    const prep = prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE));
+    expect(noTime(await computePreview(db, request(PRESSURE_RETENTION_CANDIDATE)))).toEqual(noTime(one));
+    const prep = await prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE));
     expect(keptBaseline(prep.key)).not.toBeNull();
     // Another candidate on the same window: its baseline is the kept one, its own run differs.
     const other = { rules: [{ ...RULES[0]!, priority: 20 }] };
-    const three = computePreview(db, request(other));
+    const three = await computePreview(db, request(other));
     expect(three.baseline).toEqual(one.baseline);
     expect(three.candidate).not.toEqual(one.candidate);
     forgetBaselines();
-    expect(noTime(computePreview(db, request(other)))).toEqual(noTime(three));
+    expect(noTime(await computePreview(db, request(other)))).toEqual(noTime(three));
   }, 120_000);
 
-  it("keys the baseline by what it replays: other policies in force, another window or another row are new keys", () => {
-    const base = prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE));
-    const cases: [string, () => string][] = [
-      ["the same request", () => prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE)).key],
-      ["another candidate", () => prepareRuns(db, request({ rules: [] })).key],
+  it("keys the baseline by what it replays: other policies in force, another window or another row are new keys", async () => {
+    const base = await prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE));
+    const cases: [string, () => Promise<string> | string][] = [
+      ["the same request", async () => (await prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE))).key],
+      ["another candidate", async () => (await prepareRuns(db, request({ rules: [] }))).key],
       [
         "other policies in force",
-        () =>
-          prepareRuns(
-            db,
-            preparePreview(
-              {
-                kind: "retention",
-                document: { rules: [] },
-                window: WINDOW,
-                baseline: { ...START, routing: { overlap_credit: 0.5 } },
-              },
-              WINDOW.to,
-            ),
+        async () =>
+          (
+            await prepareRuns(
+              db,
+              preparePreview(
+                {
+                  kind: "retention",
+                  document: { rules: [] },
+                  window: WINDOW,
+                  baseline: { ...START, routing: { overlap_credit: 0.5 } },
+                },
+                WINDOW.to,
+              ),
+            )
           ).key,
       ],
       [
         "a shorter window",
-        () =>
-          prepareRuns(
-            db,
-            preparePreview(
-              {
-                kind: "retention",
-                document: { rules: [] },
-                window: { ...WINDOW, to: WINDOW.to - 60_000 },
-                baseline: START,
-              },
-              WINDOW.to,
-            ),
+        async () =>
+          (
+            await prepareRuns(
+              db,
+              preparePreview(
+                {
+                  kind: "retention",
+                  document: { rules: [] },
+                  window: { ...WINDOW, to: WINDOW.to - 60_000 },
+                  baseline: START,
+                },
+                WINDOW.to,
+              ),
+            )
           ).key,
       ],
       [
@@ -92,7 +96,7 @@ describe("preview with the baseline kept", () => {
         },
       ],
     ];
-    const keys = cases.map(([, k]) => k());
+    const keys = await Promise.all(cases.map(([, k]) => k()));
     expect(keys[0]).toBe(base.key);
     expect(keys[1]).toBe(base.key);
     for (const k of keys.slice(2)) expect(k).not.toBe(base.key);
@@ -124,7 +128,7 @@ describe("preview with a baseline helper", () => {
     "answers with %s as replaying both runs here does",
     async (_name, make) => {
       forgetBaselines();
-      const want = noTime(computePreview(db, request(PRESSURE_RETENTION_CANDIDATE)));
+      const want = noTime(await computePreview(db, request(PRESSURE_RETENTION_CANDIDATE)));
       forgetBaselines();
       const shares: number[] = [];
       const got = await computePreviewBeside(
@@ -139,17 +143,17 @@ describe("preview with a baseline helper", () => {
       expect(noTime(got)).toEqual(want);
       expect(shares.at(-1)).toBe(1);
       expect(shares.every((s) => s >= 0 && s <= 1)).toBe(true);
-      expect(keptBaseline(prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE)).key)).not.toBeNull();
+      expect(keptBaseline((await prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE))).key)).not.toBeNull();
     },
     120_000,
   );
 
   it("gives the helper back unused when the baseline is kept, on a refused window and on a small one", async () => {
     forgetBaselines();
-    computePreview(db, request(PRESSURE_RETENTION_CANDIDATE));
+    await computePreview(db, request(PRESSURE_RETENTION_CANDIDATE));
     const kept = served();
     const got = await computePreviewBeside(db, request({ rules: [] }), kept.helper, {}, 0);
-    expect(got.baseline).toEqual(computePreview(db, request(PRESSURE_RETENTION_CANDIDATE)).baseline);
+    expect(got.baseline).toEqual((await computePreview(db, request(PRESSURE_RETENTION_CANDIDATE))).baseline);
     await expect.poll(kept.finished).toBe(1);
     const empty = served();
     const window = { from: T0 + 3_600_000, to: T0 + 3_660_000 };
@@ -166,9 +170,9 @@ describe("preview with a baseline helper", () => {
       },
       release: () => void calls.push("release"),
     };
-    const turns = prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE)).input.turns.length;
+    const turns = (await prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE))).input.turns.length;
     const alone = await computePreviewBeside(db, request(PRESSURE_RETENTION_CANDIDATE), counting, {}, turns + 1);
-    expect(noTime(alone)).toEqual(noTime(computePreview(db, request(PRESSURE_RETENTION_CANDIDATE))));
+    expect(noTime(alone)).toEqual(noTime(await computePreview(db, request(PRESSURE_RETENTION_CANDIDATE))));
     expect(calls).toEqual(["release"]);
   }, 120_000);
 });

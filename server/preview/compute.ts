@@ -5,6 +5,7 @@ import { loadWindow } from "./load";
 import type { PreparedPreview } from "./request";
 import { assembleResult, planPreview, replayOnce, type PreviewHooks, type Replayed, type ReplayPlan } from "./run";
 import type { PreviewResult, ReplayInput } from "./types";
+import { sqliteWindow, type WindowSource } from "./window-source";
 
 // The body of one preview job: read the window, replay the baseline (or take it from the kept runs) and the
 // candidate, compare. With a helper thread (baseline-helper.ts) the baseline replays there while this thread replays
@@ -21,9 +22,14 @@ type Prepared = { input: ReplayInput; plan: ReplayPlan; key: string };
  */
 export const MIN_HELPED_TURNS = 2_000;
 
+/** Where a preview reads its window: a source, or a SQLite connection (read through sqliteWindow). */
+export type WindowFrom = Db | WindowSource;
+
+const sourceOf = (w: WindowFrom): WindowSource => ("$client" in w ? sqliteWindow(w) : w);
+
 /** The window read and planned for `p`, with the key of its baseline run. */
-export function prepareRuns(db: Db, p: PreparedPreview): Prepared {
-  const input = loadWindow(db, p.from, p.to, { baseline: p.baseline });
+export async function prepareRuns(from: WindowFrom, p: PreparedPreview): Promise<Prepared> {
+  const input = await loadWindow(sourceOf(from), p.from, p.to, { baseline: p.baseline });
   const plan = planPreview(input, p.kind, p.document, p.cluster);
   return { input, plan, key: baselineKey(input, plan, p.cluster) };
 }
@@ -40,9 +46,13 @@ export function replayRun(
 }
 
 /** Preview `p` on this thread: the baseline from the kept runs when this window was replayed before. */
-export function computePreview(db: Db, p: PreparedPreview, hooks: PreviewHooks = {}): PreviewResult {
+export async function computePreview(
+  from: WindowFrom,
+  p: PreparedPreview,
+  hooks: PreviewHooks = {},
+): Promise<PreviewResult> {
   const started = Date.now();
-  return finish(prepareRuns(db, p), p, hooks, started);
+  return finish(await prepareRuns(from, p), p, hooks, started);
 }
 
 /** Both runs of a read window on this thread (the baseline taken from the kept runs when it is there). */
@@ -63,7 +73,7 @@ function finish(prep: Prepared, p: PreparedPreview, hooks: PreviewHooks, started
  * fail or go away, the baseline is replayed here after the candidate: the result is the same either way.
  */
 export async function computePreviewBeside(
-  db: Db,
+  from: WindowFrom,
   p: PreparedPreview,
   helper: BaselineHelper,
   hooks: PreviewHooks = {},
@@ -72,7 +82,7 @@ export async function computePreviewBeside(
   const started = Date.now();
   let prep: Prepared;
   try {
-    prep = prepareRuns(db, p);
+    prep = await prepareRuns(from, p);
   } catch (err) {
     helper.release();
     throw err;

@@ -8,6 +8,7 @@ import { storeEvents } from "../../db/queries/ingest";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { runScenario, T0 } from "../sim/test-support";
 import { AFTER_MS, loadWindow, sharedPairs, WARMUP_MS } from "./load";
+import { sqliteWindow } from "./window-source";
 
 // The window read builds every turn's chain in one pass over the rows (a base built earlier in the pass reused, only
 // the first sequence hash taken): each turn must hold exactly the chain the per-row reader gives for its row.
@@ -42,8 +43,8 @@ const pairs = (b: Buffer | null | undefined) => {
 };
 
 describe("loadWindow", () => {
-  it("gives every turn the chain and first sequence hash its row holds", () => {
-    const input = loadWindow(db, WINDOW.from, WINDOW.to, {});
+  it("gives every turn the chain and first sequence hash its row holds", async () => {
+    const input = await loadWindow(sqliteWindow(db), WINDOW.from, WINDOW.to, {});
     const rows = db.$client
       .prepare("SELECT id FROM requests WHERE arrived_at >= ? AND arrived_at < ? ORDER BY arrived_at, rowid")
       .pluck()
@@ -63,8 +64,8 @@ describe("loadWindow", () => {
   it.each([
     ["a window with no traffic", T0 + 3_600_000, T0 + 3_660_000, "no recorded traffic"],
     ["a window before the recording", T0 - 600_000, T0 - 540_000, "no recorded traffic"],
-  ])("refuses %s", (_name, from, to, message) => {
-    expect(() => loadWindow(db, from, to, {})).toThrow(message);
+  ])("refuses %s", async (_name, from, to, message) => {
+    await expect(loadWindow(sqliteWindow(db), from, to, {})).rejects.toThrow(message);
   });
 });
 
@@ -99,8 +100,8 @@ describe("sharedPairs", () => {
     for (const b of buffers) expect(b).toBeInstanceOf(SharedArrayBuffer);
   });
 
-  it("shares the window's chains with another thread without copying them", () => {
-    const input = loadWindow(db, WINDOW.from, WINDOW.to, {});
+  it("shares the window's chains with another thread without copying them", async () => {
+    const input = await loadWindow(sqliteWindow(db), WINDOW.from, WINDOW.to, {});
     const chains = input.turns.filter((t) => t.blocks !== null && t.blocks.length > 0);
     const copy = structuredClone(input);
     const i = input.turns.indexOf(chains[0]!);

@@ -1,15 +1,5 @@
 import os from "node:os";
-import type { Db } from "../../db/client";
-import { versionDocumentSync } from "../../db/queries/policy-version-sync";
-import {
-  chainStartRuns,
-  storedRunsAfter,
-  trajectoriesBetween,
-  windowRequests,
-  windowWorkers,
-  type FirstRunRow,
-  type WindowRequestRow,
-} from "../../db/queries/previews";
+import type { FirstRunRow, WindowRequestRow } from "../../db/queries/previews";
 import { SEGMENT_NAMES } from "../sim/stream";
 import {
   defaultPolicies,
@@ -21,6 +11,7 @@ import {
 import { AppError } from "../errors";
 import type { AgentHints, WorkerRole } from "../sim/types";
 import type { RecordedTurn, ReplayInput } from "./types";
+import type { WindowSource } from "./window-source";
 
 // The recorded window as the replay's plain input: requests (and the minutes before, to warm the caches), the workers
 // seen, which trajectories go on after it, and the policies in force then (the version most of its requests ran under).
@@ -45,8 +36,13 @@ export type LoadOptions = {
 };
 
 /** Read a window for the replay; refuses an empty window and one over the request limit (AppError). */
-export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions = {}): ReplayInput {
-  const rows = windowRequests(db, from - WARMUP_MS, to + AFTER_MS, MAX_REPLAY_REQUESTS + 1);
+export async function loadWindow(
+  src: WindowSource,
+  from: number,
+  to: number,
+  opts: LoadOptions = {},
+): Promise<ReplayInput> {
+  const rows = await src.requests(from - WARMUP_MS, to + AFTER_MS, MAX_REPLAY_REQUESTS + 1);
   if (rows.length > MAX_REPLAY_REQUESTS)
     throw new AppError(
       "BAD_REQUEST",
@@ -57,8 +53,8 @@ export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions =
   const turns = rows.map((r, i) => turnOf(r, from, to, hints, chains[i]!));
   if (!turns.some((t) => t.phase === "window"))
     throw new AppError("BAD_REQUEST", "no recorded traffic in this window: nothing to replay", { empty: true });
-  const { baseline, notes } = baselineOf(db, rows, from, opts.baseline ?? {});
-  const workers = windowWorkers(db, from, to).map((w) => ({
+  const { baseline, notes } = await baselineOf(src, rows, from, opts.baseline ?? {});
+  const workers = (await src.workers(from, to)).map((w) => ({
     workerId: w.workerId,
     role: (w.role === "prefill" || w.role === "decode" ? w.role : "aggregated") as WorkerRole,
     kvTotalBlocks: w.kvTotalBlocks,
@@ -70,10 +66,10 @@ export function loadWindow(db: Db, from: number, to: number, opts: LoadOptions =
     to,
     turns,
     workers,
-    continuing: trajectoriesBetween(db, to + AFTER_MS, to + AFTER_MS + DEFAULT_WINDOW_MS),
+    continuing: await src.trajectories(to + AFTER_MS, to + AFTER_MS + DEFAULT_WINDOW_MS),
     baseline,
     baselineNotes: notes,
-    firstRuns: firstRunsOf(db, chainStartRuns(db, from - RUNS_LOOKBACK_MS, to, MAX_RUNS), baseline),
+    firstRuns: await firstRunsOf(src, await src.chainStarts(from - RUNS_LOOKBACK_MS, to, MAX_RUNS), baseline),
     imported,
   };
 }
@@ -151,12 +147,12 @@ export function sharedPairs(rows: readonly { chain: Buffer | null }[]): (Uint32A
 }
 
 /** Per kind, the version most counted requests ran under, as a document; defaults (said so) when it is not held. */
-function baselineOf(
-  db: Db,
+async function baselineOf(
+  src: WindowSource,
   rows: readonly WindowRequestRow[],
   from: number,
   given: Partial<Record<PolicyKind, unknown>>,
-): { baseline: PolicyDocuments; notes: string[] } {
+): Promise<{ baseline: PolicyDocuments; notes: string[] }> {
   const counts = Object.fromEntries(POLICY_KINDS.map((k) => [k, new Map<number, number>()])) as Record<
     PolicyKind,
     Map<number, number>
@@ -175,7 +171,7 @@ function baselineOf(
   const notes: string[] = [];
   for (const kind of POLICY_KINDS) {
     const version = [...counts[kind]].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
-    const stored = version !== null && version > 0 ? versionDocumentSync(db, kind, version) : null;
+    const stored = version !== null && version > 0 ? await src.versionDocument(kind, version) : null;
     const doc = stored ? stored.document : given[kind];
     const checked = doc === undefined ? null : validatePolicy(kind, doc);
     if (checked?.ok) {
@@ -197,7 +193,11 @@ function baselineOf(
  * (a rule's segment, or a default class named after its segment), followed through the worker's next stores of the
  * same chain while the class stays (prefill stores a long prompt in chunks). The earliest start per first block wins.
  */
-function firstRunsOf(db: Db, rows: readonly FirstRunRow[], baseline: PolicyDocuments): ReplayInput["firstRuns"] {
+async function firstRunsOf(
+  src: WindowSource,
+  rows: readonly FirstRunRow[],
+  baseline: PolicyDocuments,
+): Promise<ReplayInput["firstRuns"]> {
   const segmentOf = (cls: string | null): string | null => {
     if (cls === null) return null;
     const rule = baseline.retention.rules.find((r) => r.name === cls);
@@ -212,7 +212,7 @@ function firstRunsOf(db: Db, rows: readonly FirstRunRow[], baseline: PolicyDocum
     let blocks = r.blocks;
     let last = r.last;
     for (let k = 0; k < FOLLOW_ROWS; k++) {
-      const n = storedRunsAfter(db, r.workerId, last, r.ts, r.ts + FOLLOW_MS, 4)[0];
+      const n = (await src.runsAfter(r.workerId, last, r.ts, r.ts + FOLLOW_MS, 4))[0];
       if (!n || n.retentionClass !== r.retentionClass) break;
       blocks += n.blocks;
       last = n.last;

@@ -1,5 +1,5 @@
-import type { Db } from "../../db/client";
-import { latestPreview } from "../../db/queries/previews";
+import { latestPreview } from "../../db/store/previews";
+import type { Store } from "../../db/store/store";
 import type { PolicyKind } from "../control/policies";
 
 /** A stored preview result for one policy content: predicted token-weighted hit rate (0–1) and TTFT (ms). */
@@ -12,8 +12,12 @@ export type Prediction = {
 };
 
 /** The newest preview computed for this content (see policyContentHash), its candidate side; null when none was run. */
-export function latestPredictionFor(db: Db, kind: PolicyKind | string, contentHash: string): Prediction | null {
-  const row = latestPreview(db, kind, contentHash);
+export async function latestPredictionFor(
+  s: Store,
+  kind: PolicyKind | string,
+  contentHash: string,
+): Promise<Prediction | null> {
+  const row = await latestPreview(s, kind, contentHash);
   if (!row) return null;
   return {
     hit_rate: row.hitRate,

@@ -1,20 +1,27 @@
-// A preview thread: its own read connection to the database file, kept between jobs (starting a thread costs
+// A preview thread: its own read connection to the database file (or to PostgreSQL), kept between jobs (starting a thread costs
 // seconds of module loading), and the baselines it replayed (a second candidate on a window replays only itself).
 // Two kinds of message: a job (one preview, its progress and result posted back with its id; with a `helper` port
 // its baseline replays in the thread at the other end of that port), and `serve` (be that helper for one job: the
 // baseline replayed for the port's other end, then `helped` posted back with the job's id).
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import { openDb } from "../../db/client";
+import { connectPg } from "../../db/pg/client";
+import { pgStore } from "../../db/store/store";
 import { AppError } from "../errors";
 import { nameThread } from "../jobs/thread-priority";
 import { helperOn, serveBaseline } from "./baseline-helper";
-import { computePreview, computePreviewBeside } from "./compute";
+import { computePreview, computePreviewBeside, type WindowFrom } from "./compute";
 import type { PreparedPreview } from "./request";
 import type { PreviewResult } from "./types";
+import { pgWindow } from "./window-source";
 
 nameThread("sy-preview");
-const { dbFile, minHelpedTurns } = workerData as { dbFile: string; minHelpedTurns?: number };
-const db = openDb(dbFile, 200);
+const { dbFile, databaseUrl, minHelpedTurns } = workerData as {
+  dbFile: string;
+  databaseUrl?: string;
+  minHelpedTurns?: number;
+};
+const db: WindowFrom = databaseUrl ? pgWindow(pgStore(connectPg(databaseUrl, { max: 2 }))) : openDb(dbFile, 200);
 
 type Message = { id: number; request: PreparedPreview; helper?: MessagePort } | { id: number; serve: MessagePort };
 
@@ -38,9 +45,5 @@ parentPort!.on("message", (m: Message) => {
   const answer = (result: PreviewResult) => parentPort!.postMessage({ id: m.id, result });
   if (m.helper)
     return void computePreviewBeside(db, m.request, helperOn(m.helper), hooks, minHelpedTurns).then(answer, fail);
-  try {
-    answer(computePreview(db, m.request, hooks));
-  } catch (err) {
-    fail(err);
-  }
+  void computePreview(db, m.request, hooks).then(answer, fail);
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sqliteStore } from "../../db/store/store";
 import { testDb } from "../../test/db";
 import { MAX_RUNNING, PreviewQueue, type RunOptions, type Runner } from "./queue";
 import { preparePreview } from "./request";
@@ -133,10 +134,10 @@ describe("preview queue thread budget", () => {
   it.each(cases)("$name", async ({ helpers, steps, expect: want }) => {
     const db = testDb();
     const { runner, started } = fakeRunner(helpers);
-    const queue = new PreviewQueue(db, runner);
+    const queue = new PreviewQueue(sqliteStore(db), runner);
     const ids: string[] = [];
     for (const step of steps) {
-      if ("submit" in step) ids.push(queue.submit(job(step.submit)).id);
+      if ("submit" in step) ids.push((await queue.submit(job(step.submit))).id);
       else if ("helperDone" in step) started[step.helperDone]!.options!.helperDone();
       else if ("finish" in step) started[step.finish]!.finish();
       else if ("fail" in step) started[step.fail]!.fail();

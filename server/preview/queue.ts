@@ -1,7 +1,7 @@
-import type { Db } from "../../db/client";
-import { findPreview, insertPreview } from "../../db/queries/previews";
+import { findPreview, insertPreview } from "../../db/store/previews";
+import type { Store } from "../../db/store/store";
 import { AppError, type AppErrorCode } from "../errors";
-import { computePreview } from "./compute";
+import { computePreview, type WindowFrom } from "./compute";
 import type { PreparedPreview } from "./request";
 import type { PreviewResult } from "./types";
 
@@ -67,16 +67,16 @@ export class PreviewQueue {
   private seq = 0;
 
   constructor(
-    private db: Db,
+    private store: Store,
     private runner: Runner,
     private now: () => number = Date.now,
   ) {}
 
-  /** Start (or join) a preview; a stored result answers at once as a finished job. */
-  submit(request: PreparedPreview): JobView {
+  /** Start (or join) a preview; a stored result answers as a finished job. */
+  async submit(request: PreparedPreview): Promise<JobView> {
     this.prune();
-    const stored = findPreview(
-      this.db,
+    const stored = await findPreview(
+      this.store,
       request.kind,
       request.contentHash,
       request.from,
@@ -175,7 +175,8 @@ export class PreviewQueue {
         (result) => {
           if (job.status !== "running") return;
           this.free(job);
-          this.store(job.request, result);
+          // On SQLite the row is written before keep() returns; a result not kept is only computed again when asked.
+          this.keep(job.request, result).catch(() => undefined);
           this.finish(job, "done", result, null);
           this.pump();
         },
@@ -201,8 +202,9 @@ export class PreviewQueue {
     return this.threads;
   }
 
-  private store(p: PreparedPreview, result: PreviewResult): void {
-    insertPreview(this.db, {
+  /** Keep a finished result in the store (asking again answers from it). */
+  private async keep(p: PreparedPreview, result: PreviewResult): Promise<void> {
+    await insertPreview(this.store, {
       kind: p.kind,
       contentHash: p.contentHash,
       windowFrom: p.from,
@@ -258,17 +260,11 @@ export function setPreviewRunner(run: Runner | undefined): void {
 }
 
 /** Run each job on this thread after the current tick (tests, in-memory databases); stop takes effect between minutes. */
-export function inProcessRunner(db: Db): Runner {
+export function inProcessRunner(from: WindowFrom): Runner {
   return (request, progress) => {
     let stopped = false;
     const done = new Promise<PreviewResult>((resolve, reject) => {
-      setImmediate(() => {
-        try {
-          resolve(computePreview(db, request, { progress, cancelled: () => stopped }));
-        } catch (err) {
-          reject(err);
-        }
-      });
+      setImmediate(() => computePreview(from, request, { progress, cancelled: () => stopped }).then(resolve, reject));
     });
     return { done, stop: () => (stopped = true) };
   };

@@ -1,21 +1,25 @@
 import "server-only";
 import type { Db } from "../../db/client";
+import type { Store } from "../../db/store/store";
 import { inProcessRunner, installedPreviewRunner, PreviewQueue } from "./queue";
+import { windowSourceOf } from "./window-source";
 
 const key = Symbol.for("switchyard.previewQueue");
-type Holder = { [key]?: { db: Db; queue: PreviewQueue } };
+type Holder = { [key]?: { store: Store; queue: PreviewQueue } };
 
 /**
- * The process's preview queue for this database (shared by every route bundle): jobs go to the server's preview
- * threads when it installed them and the store is a file, else run inline (tests, in-memory stores).
+ * The process's preview queue for this store (shared by every route bundle): jobs go to the server's preview threads
+ * when it installed them and the store is PostgreSQL or a SQLite file, else run inline (tests, in-memory stores).
+ * `db`: the SQLite connection of a SQLite store (its window is read through it), unused on PostgreSQL.
  */
-export function previewQueue(db: Db): PreviewQueue {
+export function previewQueue(store: Store, db: Db | null): PreviewQueue {
   const holder = globalThis as Holder;
   const held = holder[key];
-  if (held && held.db === db) return held.queue;
+  if (held && held.store === store) return held.queue;
   const threads = installedPreviewRunner();
-  const runner = threads && !db.$client.memory ? threads : inProcessRunner(db);
-  const queue = new PreviewQueue(db, runner);
-  holder[key] = { db, queue };
+  const inline = store.engine === "sqlite" && (!db || db.$client.memory);
+  const runner = threads && !inline ? threads : inProcessRunner(windowSourceOf(store, db));
+  const queue = new PreviewQueue(store, runner);
+  holder[key] = { store, queue };
   return queue;
 }

@@ -18,10 +18,10 @@ let file: string;
 let db: Db;
 let inline: PreviewResult;
 
-beforeAll(() => {
+beforeAll(async () => {
   ({ dir, file, db } = recordedPressure("switchyard-preview-threads-"));
   forgetBaselines();
-  inline = computePreview(db, request(PRESSURE_RETENTION_CANDIDATE));
+  inline = await computePreview(db, request(PRESSURE_RETENTION_CANDIDATE));
 }, 120_000);
 
 afterAll(() => {
@@ -42,7 +42,7 @@ describe("preview thread runner", () => {
       { name: "helped, baseline kept", helper: true, document: { rules: [] } },
       { name: "one thread", helper: false, document: PRESSURE_RETENTION_CANDIDATE },
     ];
-    const kept = computePreview(db, request({ rules: [] }));
+    const kept = await computePreview(db, request({ rules: [] }));
     for (const c of cases) {
       const shares: number[] = [];
       let helped = 0;

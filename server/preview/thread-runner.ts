@@ -19,6 +19,8 @@ type Message = {
 };
 
 export type ThreadRunnerOptions = {
+  /** PostgreSQL's URL when the store is there: each thread reads the window over its own connection to it. */
+  databaseUrl?: string;
   /** false: never a helper thread, each job replays baseline and candidate on its one thread (for comparison). */
   concurrent?: boolean;
   /** Windows with fewer turns are not helped (default MIN_HELPED_TURNS; tests help small ones). */
@@ -28,7 +30,7 @@ export type ThreadRunnerOptions = {
 };
 
 /**
- * Run each job in a worker thread with its own connection to `dbFile`. Threads are kept between jobs and serve as
+ * Run each job in a worker thread with its own connection to `dbFile` (or to PostgreSQL, options.databaseUrl). Threads are kept between jobs and serve as
  * jobs or as helpers: a job the queue grants a helper gets a second thread, joined to its own by a message channel,
  * that replays its baseline and is free again (idle) once it has. Stopping a job terminates its thread and its helper
  * if that is still at work; new threads start for later jobs.
@@ -39,7 +41,9 @@ export function threadRunner(dbFile: string, options: ThreadRunnerOptions = {}):
   const take = () => {
     let worker = idle.pop();
     if (!worker) {
-      worker = new Worker(WORKER_FILE, { workerData: { dbFile, minHelpedTurns: options.minHelpedTurns } });
+      worker = new Worker(WORKER_FILE, {
+        workerData: { dbFile, databaseUrl: options.databaseUrl, minHelpedTurns: options.minHelpedTurns },
+      });
       options.onThread?.(worker);
     }
     worker.unref();

@@ -11,7 +11,7 @@ import { preparePreview } from "./request";
 // the replayed cluster down to one worker, so every turn queued there (TTFT p50 over a minute against 0.5 s measured).
 
 describe("preview of a window longer than the recording", () => {
-  it("replays from the first recorded turn: the baseline fits what was measured and every worker takes load", () => {
+  it("replays from the first recorded turn: the baseline fits what was measured and every worker takes load", async () => {
     const seconds = 150;
     const db = openDb(":memory:");
     const events: TelemetryEvent[] = [];
@@ -22,7 +22,7 @@ describe("preview of a window longer than the recording", () => {
     for (let i = 0; i < events.length; i += 2000) storeEvents(db, events.slice(i, i + 2000));
     const to = T0 + seconds * 1000;
     const window = { from: to - 3_600_000, to };
-    const r = computePreview(
+    const r = await computePreview(
       db,
       preparePreview({ kind: "retention", document: { default: { priority: 12 } }, window }, to),
     );

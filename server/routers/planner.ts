@@ -1,10 +1,10 @@
 import "server-only";
 import { z } from "zod";
-import { MAX_PAGE, plannerBefore, plannerBuckets, plannerPage } from "../../db/queries/planner";
+import { MAX_PAGE, plannerBefore, plannerBuckets, plannerPage } from "../../db/store/planner";
 import { plannerSeries } from "../analysis/planner";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
-import { viewerProcedure, router } from "../trpc/init";
+import { storeOf, viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 const cursor = z.object({ ts: z.number().int().min(0), id: z.string().min(1).max(MAX_ID) });
@@ -22,9 +22,9 @@ export const plannerRouter = router({
         actionsOnly: z.boolean().default(false),
       }),
     )
-    .query(({ ctx, input }) => {
+    .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
-      const rows = plannerPage(ctx.db, {
+      const rows = await plannerPage(storeOf(ctx), {
         from,
         to,
         cursor: input.cursor ?? undefined,
@@ -44,15 +44,11 @@ export const plannerRouter = router({
     }),
 
   /** Per role and bucket: replicas, the observed metric and the thresholds in force, with scale actions counted. */
-  series: viewerProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
+  series: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = bucketStep(to - from);
-    return {
-      from,
-      to,
-      live,
-      step,
-      roles: plannerSeries(plannerBuckets(ctx.db, from, to, step), plannerBefore(ctx.db, from)),
-    };
+    const s = storeOf(ctx);
+    const [buckets, before] = await Promise.all([plannerBuckets(s, from, to, step), plannerBefore(s, from)]);
+    return { from, to, live, step, roles: plannerSeries(buckets, before) };
   }),
 });

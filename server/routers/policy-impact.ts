@@ -75,7 +75,7 @@ export const impactProcedures = {
         kind: input.kind,
         version: input.version,
         now,
-        prediction: latestPredictionFor(ctx.db, input.kind, policyContentHash(input.kind, stored.document)),
+        prediction: await latestPredictionFor(s, input.kind, policyContentHash(input.kind, stored.document)),
         targets: await targetsImpact(s, ctx.db, input.kind, input.version, lengthMs, now),
         guard: guard ? guardView(guard) : null,
       };

@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { storeEvents } from "../../db/queries/ingest";
+import { sqliteStore } from "../../db/store/store";
 import { testCaller, testDb } from "../../test/db";
 import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
 import { latestPredictionFor } from "../preview/prediction";
@@ -89,11 +90,11 @@ describe("previews router", () => {
     expect(again.status).toBe("done");
     expect(again.result).toEqual(r);
     const hash = policyContentHash("retention", retentionPolicy.parse(CANDIDATE));
-    expect(latestPredictionFor(db, "retention", hash)).toMatchObject({
+    expect(await latestPredictionFor(sqliteStore(db), "retention", hash)).toMatchObject({
       hit_rate: r.candidate.hit_rate,
       window: WINDOW,
     });
-    expect(latestPredictionFor(db, "retention", "0".repeat(64))).toBeNull();
+    expect(await latestPredictionFor(sqliteStore(db), "retention", "0".repeat(64))).toBeNull();
   });
 
   it("replays the planner for an autoscaling document: GPU-hours in the window", async () => {
@@ -103,7 +104,7 @@ describe("previews router", () => {
       window: WINDOW,
       baseline: START,
     });
-    const done = (await previewQueue(db).wait(job.id)).result!;
+    const done = (await previewQueue(sqliteStore(db), db).wait(job.id)).result!;
     // Two workers through the window as recorded; the candidate's planner scales to one during the warm-up minutes.
     const hours = (WINDOW.to - WINDOW.from) / 3_600_000;
     expect(done.baseline.planner).toEqual({ decisions: [], gpu_hours: 2 * hours });

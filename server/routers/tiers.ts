@@ -1,33 +1,32 @@
 import "server-only";
 import { z } from "zod";
-import { cachedTierSums, kvbmRows, kvTierRows, requestTierRows, tierLevelsBefore } from "../../db/queries/tiers";
+import { cachedTierSums, kvbmRows, kvTierRows, requestTierRows, tierLevelsBefore } from "../../db/store/tiers";
 import { cachedSplit, tierStep, workerTierView } from "../analysis/tiers";
 import { MAX_ID } from "../ingest/events";
-import { viewerProcedure, router } from "../trpc/init";
+import { storeOf, viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 export const tiersRouter = router({
   /** Cluster cached tokens split by storage tier over the range; split is null when only device served them. */
-  cluster: viewerProcedure.input(z.object({ range: rangeInput })).query(({ ctx, input }) => {
+  cluster: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
     const { from, to } = resolveInput(input.range, ctx.now());
-    return { from, to, split: cachedSplit(cachedTierSums(ctx.db, from, to)) };
+    return { from, to, split: cachedSplit(await cachedTierSums(storeOf(ctx), from, to)) };
   }),
 
   /** One worker's blocks per tier, offload/onboard rates and hit rate per tier, from tiered kv events, requests and KVBM scrapes. */
   worker: viewerProcedure
     .input(z.object({ id: z.string().min(1).max(MAX_ID), range: rangeInput }))
-    .query(({ ctx, input }) => {
+    .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
       const step = tierStep(to - from);
-      const view = workerTierView({
-        kv: kvTierRows(ctx.db, input.id, from, to),
-        requests: requestTierRows(ctx.db, input.id, from, to),
-        kvbm: kvbmRows(ctx.db, input.id, from, to),
-        before: tierLevelsBefore(ctx.db, input.id, from),
-        from,
-        to,
-        step,
-      });
+      const s = storeOf(ctx);
+      const [kv, requests, kvbm, before] = await Promise.all([
+        kvTierRows(s, input.id, from, to),
+        requestTierRows(s, input.id, from, to),
+        kvbmRows(s, input.id, from, to),
+        tierLevelsBefore(s, input.id, from),
+      ]);
+      const view = workerTierView({ kv, requests, kvbm, before, from, to, step });
       return { from, to, live, ...view };
     }),
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../../test/db";
-import { kvbmRows } from "../../../db/queries/tiers";
+import { kvbmRows } from "../../../db/store/tiers";
+import { sqliteStore } from "../../../db/store/store";
 import { sourceReporter } from "../status";
 import { getSourceStatus } from "../../../db/queries/source-registry";
 import { prometheusSourceConfig } from "./config";
@@ -72,7 +73,7 @@ describe("KVBM scrapes", () => {
       state = await scrapeOnce(db, "kvbm-3", cfg(), report, state, { now: () => at, fetch: fetchImpl });
       at += 20_000;
     }
-    expect(kvbmRows(db, "w3", m0, m0 + 120_000)).toEqual([
+    expect(await kvbmRows(sqliteStore(db), "w3", m0, m0 + 120_000)).toEqual([
       { minute: m0, offloaded: 60, onboarded: 30, hostHitRate: 0.42, diskHitRate: 0.05 },
     ]);
     const status = getSourceStatus(db, "kvbm-3")!;

@@ -16,8 +16,8 @@ export const dynamic = "force-dynamic";
  */
 export async function POST(req: Request): Promise<Response> {
   try {
-    const db = serverDb();
-    const actor = await requestActor(serverStore(), req, Date.now());
+    const store = serverStore();
+    const actor = await requestActor(store, req, Date.now());
     if (!actor) throw new AppError("UNAUTHORIZED", "sign in, or send an operate token (Authorization: Bearer <token>)");
     if (!satisfies(actor.role, "operator")) throw new AppError("FORBIDDEN", "previews need the operate scope");
     if (!sameOriginRequest(req)) throw new AppError("FORBIDDEN", "cross-origin request refused");
@@ -27,8 +27,8 @@ export async function POST(req: Request): Promise<Response> {
     } catch {
       throw new AppError("BAD_REQUEST", "the body must be a JSON object");
     }
-    const queue = previewQueue(db);
-    const job = queue.submit(checkedPreview(db, body, Date.now()));
+    const queue = previewQueue(store, store.engine === "sqlite" ? serverDb() : null);
+    const job = await queue.submit(await checkedPreview(store, body, Date.now()));
     const done = await queue.wait(job.id);
     if (done.status === "done") return Response.json(done.result);
     throw queue.errorOf(job.id) ?? new AppError("CONFLICT", `the preview was ${done.status}`);

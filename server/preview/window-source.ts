@@ -1,0 +1,72 @@
+import type { Db } from "../../db/client";
+import { versionDocumentSync } from "../../db/queries/policy-version-sync";
+import {
+  chainStartRuns,
+  storedRunsAfter,
+  trajectoriesBetween,
+  windowRequests,
+  windowWorkers,
+  type FirstRunRow,
+  type StoredRunRow,
+  type WindowRequestRow,
+  type WindowWorkerRow,
+} from "../../db/queries/previews";
+import { getVersion } from "../../db/store/control";
+import {
+  chainStartRunsPg,
+  storedRunsAfterPg,
+  trajectoriesBetweenPg,
+  windowRequestsPg,
+  windowWorkers as windowWorkersOf,
+} from "../../db/store/preview-window";
+import type { Store } from "../../db/store/store";
+
+// Where the replay reads its recorded window from: a SQLite file (its synchronous reader, which decodes the compact
+// chains and KV lists) or PostgreSQL through the store (chains and lists stored whole). Same rows from either.
+
+export type WindowSource = {
+  /** Requests that arrived in [from, to), oldest first, at most `limit`, each with its full chain. */
+  requests(from: number, to: number, limit: number): Promise<WindowRequestRow[]>;
+  /** Device stores without a parent in [from, to), oldest first, at most `limit`. */
+  chainStarts(from: number, to: number, limit: number): Promise<FirstRunRow[]>;
+  /** One worker's device stores in [from, to) continuing `parent`, oldest first, at most `limit`. */
+  runsAfter(workerId: string, parent: Buffer, from: number, to: number, limit: number): Promise<StoredRunRow[]>;
+  workers(from: number, to: number): Promise<WindowWorkerRow[]>;
+  trajectories(from: number, to: number): Promise<string[]>;
+  /** A stored policy version's document, or null. */
+  versionDocument(kind: string, version: number): Promise<{ document: unknown } | null>;
+};
+
+/** The window of a SQLite file, read synchronously (each answer already settled when returned). */
+export function sqliteWindow(db: Db): WindowSource {
+  return {
+    requests: async (from, to, limit) => windowRequests(db, from, to, limit),
+    chainStarts: async (from, to, limit) => chainStartRuns(db, from, to, limit),
+    runsAfter: async (w, parent, from, to, limit) => storedRunsAfter(db, w, parent, from, to, limit),
+    workers: async (from, to) => windowWorkers(db, from, to),
+    trajectories: async (from, to) => trajectoriesBetween(db, from, to),
+    versionDocument: async (kind, version) => versionDocumentSync(db, kind, version),
+  };
+}
+
+/** The window of a PostgreSQL store. */
+export function pgWindow(s: Store): WindowSource {
+  return {
+    requests: (from, to, limit) => windowRequestsPg(s, from, to, limit),
+    chainStarts: (from, to, limit) => chainStartRunsPg(s, from, to, limit),
+    runsAfter: (w, parent, from, to, limit) => storedRunsAfterPg(s, w, parent, from, to, limit),
+    workers: (from, to) => windowWorkersOf(s, from, to),
+    trajectories: (from, to) => trajectoriesBetweenPg(s, from, to),
+    versionDocument: async (kind, version) => {
+      const v = await getVersion(s, kind, version);
+      return v ? { document: v.document } : null;
+    },
+  };
+}
+
+/** The window source for a store: PostgreSQL's own, or the SQLite file's connection `db`. */
+export function windowSourceOf(s: Store, db: Db | null): WindowSource {
+  if (s.engine === "pg") return pgWindow(s);
+  if (!db) throw new Error("a SQLite store's window is read through its connection");
+  return sqliteWindow(db);
+}
