@@ -20,8 +20,9 @@ import { startGuardLoop } from "./control/guard-loop";
 import { windowRows } from "../db/store/impact";
 import { upsertTarget } from "./control/store";
 import { startSources, syncEnvTargets } from "./sources/manager";
+import { serverSourceSink } from "./sources/server-sink";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
-import { countUsers, listTokens } from "../db/queries/auth";
+import { countTokens, countUsers } from "../db/store/accounts";
 import { deleteExpiredAuth } from "../db/store/auth";
 import { sqliteStore } from "../db/store/store";
 import { createSetupLink, ensureDemoAdmin } from "./auth/accounts";
@@ -55,17 +56,18 @@ async function main() {
     process.exit(1);
   }
   const db = serverDb();
-  const emptyBefore = countUsers(db) === 0 && listTokens(db).length === 0;
-  ensureConfiguredTokens(
-    db,
+  const accounts = serverStore();
+  const emptyBefore = (await countUsers(accounts)) === 0 && (await countTokens(accounts)) === 0;
+  await ensureConfiguredTokens(
+    accounts,
     { ingest: settings.SWITCHYARD_INGEST_TOKEN, bootstrap: settings.SWITCHYARD_BOOTSTRAP_API_TOKEN },
     emptyBefore,
     Date.now(),
   );
   if (settings.SWITCHYARD_DEMO_ADMIN_PASSWORD)
-    await ensureDemoAdmin(db, "demo", settings.SWITCHYARD_DEMO_ADMIN_PASSWORD, Date.now());
-  const setupSecret = createSetupLink(db, Date.now());
-  const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
+    await ensureDemoAdmin(accounts, "demo", settings.SWITCHYARD_DEMO_ADMIN_PASSWORD, Date.now());
+  const setupSecret = await createSetupLink(accounts, Date.now());
+  const token = await ensureIngestToken(accounts, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
   // Secrets shown once to whoever started the server go to the terminal (stderr), never into the JSON log.
   if (token) {
     process.stderr.write(`Ingest token generated (shown only this once; keep it): ${token}\n`);
@@ -86,7 +88,7 @@ async function main() {
       Date.now(),
     );
   }
-  syncEnvTargets(db, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
+  await syncEnvTargets(accounts, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
   // Background work runs on the one process that holds the lease; pages and ingest run on every process.
   const leader = startLeader(sqliteStore(db), () => startBackground(db, settings), { holder: processId() });
 
@@ -172,15 +174,9 @@ function startBackground(db: ReturnType<typeof serverDb>, settings: Env): () => 
     (span) => windowRows(store, span),
     Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000),
   );
-  const sources = startSources(db);
+  const sources = startSources(serverSourceSink());
   // A source added or changed through another process reaches this one's manager on its next reload.
-  const sourceReload = setInterval(() => {
-    try {
-      sources.reload();
-    } catch (err) {
-      log().warn({ err: errorMessage(err) }, "sources: reload failed");
-    }
-  }, 5_000);
+  const sourceReload = setInterval(() => void sources.then((m) => m.reload()), 5_000);
   sourceReload.unref();
   return async () => {
     clearInterval(authSweep);
@@ -188,7 +184,7 @@ function startBackground(db: ReturnType<typeof serverDb>, settings: Env): () => 
     stopSweeper();
     stopReconciler();
     stopGuards();
-    await Promise.all([sources.stop(), stopAttribution()]);
+    await Promise.all([sources.then((m) => m.stop()), stopAttribution()]);
   };
 }
 

@@ -39,6 +39,8 @@ export const pgTables = {
   reasoningPresence: reads.pgPresence.reasoningSpans,
   plannerPresence: reads.pgPresence.plannerDecisions,
   settings: pg.settings,
+  sources: pg.sources,
+  sourceStatus: pg.sourceStatus,
 };
 
 export type StoreTables = typeof pgTables;
@@ -76,6 +78,8 @@ export const sqliteTables = {
   reasoningPresence: reads.sqlitePresence.reasoningSpans,
   plannerPresence: reads.sqlitePresence.plannerDecisions,
   settings: sqlite.settings,
+  sources: sqlite.sources,
+  sourceStatus: sqlite.sourceStatus,
 } satisfies Record<keyof StoreTables, unknown>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
