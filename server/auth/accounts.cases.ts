@@ -142,12 +142,27 @@ export function accountsCases(e: StoreEngine): void {
         await ensureDemoAdmin(s.a, "boss", PW, T);
         await ensureDemoAdmin(s.a, "chief", PW, T);
         const [boss, chief] = [(await userByName(s.a, "boss"))!.id, (await userByName(s.a, "chief"))!.id];
-        const both = await Promise.allSettled([
-          changeUser(s.a, boss, { role: "viewer" }),
-          changeUser(s.b, chief, { role: "viewer" }),
-        ]);
-        expect(both.filter((r) => r.status === "rejected")).toHaveLength(1);
-        expect((await listUsers(s.a)).filter((u) => u.role === "admin")).toHaveLength(1);
+        // a demotes boss and holds its transaction open while b demotes chief: b must wait for a's outcome.
+        let demoted!: () => void;
+        let release!: () => void;
+        const aDemoted = new Promise<void>((r) => (demoted = r));
+        const held = new Promise<void>((r) => (release = r));
+        const a = s.a.tx(async (t) => {
+          await changeUser(t, boss, { role: "viewer" });
+          demoted();
+          await held;
+        });
+        await aDemoted;
+        const b = changeUser(s.b, chief, { role: "viewer" }).then(
+          () => "demoted",
+          (err: { code?: string }) => err.code,
+        );
+        // Long enough for b to finish if nothing made it wait (it takes a few queries).
+        const early = await Promise.race([b, new Promise((r) => setTimeout(() => r("waiting"), 500))]);
+        release();
+        await a;
+        expect([early, await b]).toEqual(["waiting", "CONFLICT"]);
+        expect((await listUsers(s.a)).filter((u) => u.role === "admin").map((u) => u.username)).toEqual(["chief"]);
       });
 
       it("demo admin: the password of this run works, the previous run's does not", async () => {
