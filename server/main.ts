@@ -22,8 +22,9 @@ import { startGuardLoop } from "./control/guard-loop";
 import { windowRows } from "../db/store/impact";
 import { upsertTarget } from "./control/store";
 import { startSources, syncEnvTargets } from "./sources/manager";
+import { serverSourceSink } from "./sources/server-sink";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
-import { countUsers, listTokens } from "../db/queries/auth";
+import { countTokens, countUsers } from "../db/store/accounts";
 import { deleteExpiredAuth } from "../db/store/auth";
 import type { Store } from "../db/store/store";
 import { maskUrl } from "../lib/mask-url";
@@ -62,7 +63,7 @@ async function main() {
   const store = serverStore();
   const pg = serverPg();
   if (pg) log().warn(PG_NOT_YET);
-  const setupSecret = pg ? null : await firstStartAccounts(db, settings);
+  const setupSecret = await firstStartAccounts(store, settings);
   const pool = ingestPool(settings);
   pool?.install();
   setPreviewRunner(threadRunner(settings.SWITCHYARD_DB, { databaseUrl: settings.SWITCHYARD_DATABASE_URL }));
@@ -75,7 +76,7 @@ async function main() {
       Date.now(),
     );
   }
-  if (!pg) syncEnvTargets(db, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
+  await syncEnvTargets(store, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
   // Background work runs on the one process that holds the lease; pages and ingest run on every process.
   const leader = startLeader(store, () => startBackground(db, store, settings), { holder: processId() });
 
@@ -135,21 +136,21 @@ async function main() {
 }
 
 /**
- * First-start account steps on SQLite: configured tokens stored, the demo admin, the one-time setup link (returned
- * when no user exists yet) and a generated ingest token (shown once on stderr).
+ * First-start account steps, on either engine: configured tokens stored, the demo admin, the one-time setup link
+ * (returned when no user exists yet) and a generated ingest token (shown once on stderr).
  */
-async function firstStartAccounts(db: ReturnType<typeof serverDb>, settings: Env): Promise<string | null> {
-  const emptyBefore = countUsers(db) === 0 && listTokens(db).length === 0;
-  ensureConfiguredTokens(
-    db,
+async function firstStartAccounts(store: Store, settings: Env): Promise<string | null> {
+  const emptyBefore = (await countUsers(store)) === 0 && (await countTokens(store)) === 0;
+  await ensureConfiguredTokens(
+    store,
     { ingest: settings.SWITCHYARD_INGEST_TOKEN, bootstrap: settings.SWITCHYARD_BOOTSTRAP_API_TOKEN },
     emptyBefore,
     Date.now(),
   );
   if (settings.SWITCHYARD_DEMO_ADMIN_PASSWORD)
-    await ensureDemoAdmin(db, "demo", settings.SWITCHYARD_DEMO_ADMIN_PASSWORD, Date.now());
-  const setupSecret = createSetupLink(db, Date.now());
-  const token = ensureIngestToken(db, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
+    await ensureDemoAdmin(store, "demo", settings.SWITCHYARD_DEMO_ADMIN_PASSWORD, Date.now());
+  const setupSecret = await createSetupLink(store, Date.now());
+  const token = await ensureIngestToken(store, settings.SWITCHYARD_INGEST_TOKEN, Date.now());
   // Secrets shown once to whoever started the server go to the terminal (stderr), never into the JSON log.
   if (token) {
     process.stderr.write(`Ingest token generated (shown only this once; keep it): ${token}\n`);
@@ -170,7 +171,6 @@ function ingestPool(settings: Env): { install: () => void; close: () => Promise<
  * subscriptions, expired sign-in housekeeping — and return the function that stops all of it.
  */
 function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings: Env): () => Promise<void> {
-  const onPg = store.engine === "pg";
   const authSweep = setInterval(async () => {
     try {
       await deleteExpiredAuth(store, Date.now());
@@ -196,15 +196,9 @@ function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings
     (span) => windowRows(store, span),
     Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000),
   );
-  const sources = onPg ? null : startSources(db);
+  const sources = startSources(serverSourceSink());
   // A source added or changed through another process reaches this one's manager on its next reload.
-  const sourceReload = setInterval(() => {
-    try {
-      sources?.reload();
-    } catch (err) {
-      log().warn({ err: errorMessage(err) }, "sources: reload failed");
-    }
-  }, 5_000);
+  const sourceReload = setInterval(() => void sources.then((m) => m.reload()), 5_000);
   sourceReload.unref();
   return async () => {
     clearInterval(authSweep);
@@ -212,7 +206,7 @@ function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings
     stopSweeper();
     stopReconciler();
     stopGuards();
-    await Promise.all([sources?.stop(), stopAttribution()]);
+    await Promise.all([sources.then((m) => m.stop()), stopAttribution()]);
   };
 }
 

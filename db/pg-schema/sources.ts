@@ -1,8 +1,22 @@
-import { integer, pgTable, text } from "drizzle-orm/pg-core";
+import { boolean, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { ms } from "./columns";
 
-// Source health and the server's small key/value facts on PostgreSQL; mirror db/schema/sources.ts' source_status and
-// db/schema/settings.ts column for column (times Unix ms; missing/renamed JSON string arrays; detail a JSON object).
+// Configured sources, source health and the server's small key/value facts on PostgreSQL; mirror db/schema/sources.ts
+// and db/schema/settings.ts column for column (times Unix ms; config and detail JSON objects; missing/renamed JSON
+// string arrays).
+
+/** Configured telemetry sources the dashboard pulls from or watches; kind is a SourceKind, config its JSON. */
+export const sources = pgTable("sources", {
+  id: text("id").primaryKey(),
+  kind: text("kind").notNull(),
+  name: text("name").notNull(),
+  config: text("config").notNull().default("{}"),
+  enabled: boolean("enabled").notNull().default(true),
+  /** "env" for targets upserted from SWITCHYARD_SCRAPE_TARGETS, "ui" for ones added on the Sources page. */
+  origin: text("origin").notNull().default("ui"),
+  createdAt: ms("created_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
 
 /** Health of every source, configured or implicit (ingest senders, otlp, trace-upload). */
 export const sourceStatus = pgTable("source_status", {

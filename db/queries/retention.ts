@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import type { Db } from "../client";
 import { storeSeqTailsBefore } from "./chains";
 import { rebaseDependents } from "./chains-rebase";
@@ -103,28 +102,4 @@ export function deleteRawBefore(db: Db, cutoff: number, chunk = 5_000): Record<s
     out[table] = total;
   }
   return out;
-}
-
-/** The oldest time (Unix ms) still kept per retention table, null when empty (one indexed MIN each). */
-export function oldestKept(db: Db): { table: string; label: string; tier: RetentionTier; oldest: number | null }[] {
-  return RETENTION_TABLES.map(({ table, column, tier, label }) => ({
-    table,
-    label,
-    tier,
-    oldest: (db.$client.prepare(`SELECT min(${column}) FROM ${table}`).pluck().get() as number | null) ?? null,
-  }));
-}
-
-/** Bytes of the database file and its write-ahead log (0 for an in-memory database or a missing file). */
-export function databaseSize(db: Db): { fileBytes: number; walBytes: number } {
-  const file = db.$client.name;
-  const size = (f: string) => {
-    try {
-      return fs.statSync(f).size;
-    } catch {
-      return 0;
-    }
-  };
-  if (!file || file === ":memory:") return { fileBytes: 0, walBytes: 0 };
-  return { fileBytes: size(file), walBytes: size(`${file}-wal`) };
 }

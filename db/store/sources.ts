@@ -1,9 +1,196 @@
-import { desc, like } from "drizzle-orm";
+import { asc, desc, eq, like, sql } from "drizzle-orm";
+import type { SourceSeen } from "../rows/sources";
+import { bytewise } from "./sql";
 import type { Store } from "./store";
 
-// The senders' dropped-events reports: settings rows under one key prefix, written by ingest on either engine
-// (db/queries/sources.ts, db/pg/sources.ts). A key compared by LIKE, not by range: PostgreSQL's collation may not
-// order ':' before ';'.
+// Configured sources, their health (source_status) and the senders' dropped-events reports on either engine. The
+// reports are settings rows under one key prefix, written by ingest (db/queries/sources.ts, db/pg/sources.ts); a key
+// compared by LIKE, not by range: PostgreSQL's collation may not order ':' before ';'. Times in Unix ms.
+
+export type SourceRow = {
+  id: string;
+  kind: string;
+  name: string;
+  config: Record<string, unknown>;
+  enabled: boolean;
+  origin: string;
+  createdAt: number;
+  updatedAt: number;
+};
+export type SourceStatusRow = Omit<Store["t"]["sourceStatus"]["$inferSelect"], "missing" | "renamed" | "detail"> & {
+  missing: string[];
+  renamed: string[];
+  detail: Record<string, unknown>;
+};
+export type SourceInput = {
+  id: string;
+  kind: string;
+  name: string;
+  config: unknown;
+  enabled: boolean;
+  origin?: string;
+};
+export type SourceIdentity = { id: string; kind: string; name: string };
+
+const MAX_SOURCES = 500;
+const MAX_ERROR_CHARS = 1_000;
+const MAX_NAMES = 200;
+
+function parseJson<T>(text: string, fallback: T): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+const toSource = (row: Store["t"]["sources"]["$inferSelect"]): SourceRow => ({
+  ...row,
+  config: parseJson<Record<string, unknown>>(row.config, {}),
+});
+
+const toStatus = (row: Store["t"]["sourceStatus"]["$inferSelect"]): SourceStatusRow => ({
+  ...row,
+  missing: parseJson<string[]>(row.missing, []),
+  renamed: parseJson<string[]>(row.renamed, []),
+  detail: parseJson<Record<string, unknown>>(row.detail, {}),
+});
+
+/** Every configured source, oldest first (at most 500). */
+export async function listSources(s: Store): Promise<SourceRow[]> {
+  const { sources } = s.t;
+  const rows = await s.db
+    .select()
+    .from(sources)
+    .orderBy(asc(sources.createdAt), bytewise(s, sources.id))
+    .limit(MAX_SOURCES);
+  return rows.map(toSource);
+}
+
+/** One configured source, or null. */
+export async function getSource(s: Store, id: string): Promise<SourceRow | null> {
+  const { sources } = s.t;
+  const row = (await s.db.select().from(sources).where(eq(sources.id, id)).limit(1))[0];
+  return row ? toSource(row) : null;
+}
+
+/** Insert or replace a source's kind, name, config and enabled flag; keeps its creation time and status. */
+export async function upsertSource(s: Store, input: SourceInput, now: number): Promise<SourceRow> {
+  const values = {
+    kind: input.kind,
+    name: input.name,
+    config: JSON.stringify(input.config ?? {}),
+    enabled: input.enabled,
+    updatedAt: now,
+  };
+  return s.tx(async (t) => {
+    const { sources, sourceStatus } = t.t;
+    await t.db
+      .insert(sources)
+      .values({ id: input.id, ...values, origin: input.origin ?? "ui", createdAt: now })
+      .onConflictDoUpdate({
+        target: sources.id,
+        set: { ...values, ...(input.origin ? { origin: input.origin } : {}) },
+      });
+    await t.db.update(sourceStatus).set({ name: input.name, kind: input.kind }).where(eq(sourceStatus.id, input.id));
+    return (await getSource(t, input.id))!;
+  });
+}
+
+/** Remove a configured source and its status; false when there was none. */
+export async function removeSource(s: Store, id: string): Promise<boolean> {
+  return s.tx(async (t) => {
+    const { sources, sourceStatus } = t.t;
+    await t.db.delete(sourceStatus).where(eq(sourceStatus.id, id));
+    return (await t.db.delete(sources).where(eq(sources.id, id)).returning({ id: sources.id })).length > 0;
+  });
+}
+
+/** Status of every source that has reported (configured or implicit), by id (at most 500). */
+export async function listSourceStatus(s: Store): Promise<SourceStatusRow[]> {
+  const { sourceStatus } = s.t;
+  const rows = await s.db.select().from(sourceStatus).orderBy(bytewise(s, sourceStatus.id)).limit(MAX_SOURCES);
+  return rows.map(toStatus);
+}
+
+/** One source's status, or null before its first report. */
+export async function getSourceStatus(s: Store, id: string): Promise<SourceStatusRow | null> {
+  const { sourceStatus } = s.t;
+  const row = (await s.db.select().from(sourceStatus).where(eq(sourceStatus.id, id)).limit(1))[0];
+  return row ? toStatus(row) : null;
+}
+
+const bounded = (names: string[]) => JSON.stringify(names.slice(0, MAX_NAMES).map((n) => String(n).slice(0, 300)));
+const count = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? 0 : Math.max(0, Math.round(n)));
+const excluded = (column: string) => sql.raw(`excluded.${column}`);
+
+/**
+ * A successful pass: bump the counters (success, events, gaps), keep the latest success time, and replace
+ * last events / series / duration / missing / renamed / detail with what this pass gave (the kept ones otherwise).
+ */
+export async function recordSourceOk(s: Store, who: SourceIdentity, at: number, seen: SourceSeen): Promise<void> {
+  const { sourceStatus: st } = s.t;
+  const events = count(seen.events);
+  const detail = typeof seen.detail === "string" ? { note: seen.detail.slice(0, 500) } : seen.detail;
+  const row = {
+    ...who,
+    lastSuccessAt: at,
+    successCount: 1,
+    eventsTotal: events,
+    lastEvents: seen.events === undefined ? null : events,
+    series: seen.series === undefined ? null : count(seen.series),
+    durationMs: seen.durationMs === undefined ? null : count(seen.durationMs),
+    missing: bounded(seen.missing ?? []),
+    renamed: bounded(seen.renamed ?? []),
+    gaps: count(seen.gaps),
+    detail: JSON.stringify(detail ?? {}),
+    updatedAt: at,
+  };
+  // Only what this pass reported replaces the kept value.
+  const given = {
+    ...(seen.events !== undefined && { lastEvents: excluded("last_events") }),
+    ...(seen.series !== undefined && { series: excluded("series") }),
+    ...(seen.durationMs !== undefined && { durationMs: excluded("duration_ms") }),
+    ...(seen.missing && { missing: excluded("missing") }),
+    ...(seen.renamed && { renamed: excluded("renamed") }),
+    ...(seen.detail && { detail: excluded("detail") }),
+  };
+  await s.db
+    .insert(st)
+    .values(row)
+    .onConflictDoUpdate({
+      target: st.id,
+      set: {
+        kind: excluded("kind"),
+        name: excluded("name"),
+        lastSuccessAt: sql`CASE WHEN ${st.lastSuccessAt} > excluded.last_success_at THEN ${st.lastSuccessAt} ELSE excluded.last_success_at END`,
+        successCount: sql`${st.successCount} + 1`,
+        eventsTotal: sql`${st.eventsTotal} + excluded.events_total`,
+        gaps: sql`${st.gaps} + excluded.gaps`,
+        ...given,
+        updatedAt: excluded("updated_at"),
+      },
+    });
+}
+
+/** A failed pass: keep the message (truncated to 1,000 characters) and its time, count it. */
+export async function recordSourceError(s: Store, who: SourceIdentity, at: number, message: string): Promise<void> {
+  const { sourceStatus: st } = s.t;
+  await s.db
+    .insert(st)
+    .values({ ...who, lastErrorAt: at, lastError: message.slice(0, MAX_ERROR_CHARS), errorCount: 1, updatedAt: at })
+    .onConflictDoUpdate({
+      target: st.id,
+      set: {
+        kind: excluded("kind"),
+        name: excluded("name"),
+        lastErrorAt: excluded("last_error_at"),
+        lastError: excluded("last_error"),
+        errorCount: sql`${st.errorCount} + 1`,
+        updatedAt: excluded("updated_at"),
+      },
+    });
+}
 
 const PREFIX = "dropped_events:";
 

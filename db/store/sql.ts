@@ -92,3 +92,8 @@ export async function rawRows(
   }
   return run(params);
 }
+
+/** Text ordered by its bytes on either engine (SQLite's default; PostgreSQL's database collation may differ). */
+export function bytewise(s: Store, text: SQL | Column): SQL {
+  return s.engine === "pg" ? sql`${text} COLLATE "C"` : sql`${text}`;
+}

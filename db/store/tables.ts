@@ -44,6 +44,8 @@ export const pgTables = {
   requestTiers1m: pg.requestTiers1m,
   kvbm1m: pg.kvbm1m,
   previewResults: pg.previewResults,
+  sources: pg.sources,
+  sourceStatus: pg.sourceStatus,
 };
 
 export type StoreTables = typeof pgTables;
@@ -86,6 +88,8 @@ export const sqliteTables = {
   requestTiers1m: sqlite.requestTiers1m,
   kvbm1m: sqlite.kvbm1m,
   previewResults: sqlite.previewResults,
+  sources: sqlite.sources,
+  sourceStatus: sqlite.sourceStatus,
 } satisfies Record<keyof StoreTables, unknown>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

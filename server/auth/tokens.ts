@@ -1,32 +1,27 @@
 import { timingSafeEqual } from "node:crypto";
-import { type Db, isBusy } from "../../db/client";
-import { insertToken, tokenByDigest } from "../../db/queries/auth";
+import { isBusy } from "../../db/client";
+import { insertToken, insertTokenIfAbsent } from "../../db/store/accounts";
 import * as store from "../../db/store/auth";
 import type { Store } from "../../db/store/store";
 import { isScope, scopeRole, type Actor, type TokenScope } from "./roles";
 import { digestHex, newSecret } from "./secrets";
 
-// Creating tokens stays synchronous on SQLite (account administration is not on the store yet); checking a token,
-// as an actor or for ingest, runs on the store, either engine.
+// API tokens on the store, either engine: creating them, checking one as an actor or for ingest, and the configured
+// ones made rows at start.
 
 /** Create a token; the value is returned once and only its digest is stored. */
-export function createToken(
-  db: Db,
+export async function createToken(
+  s: Store,
   input: { name: string; scope: TokenScope; createdBy: string },
   now: number,
-): { id: number; token: string } {
+): Promise<{ id: number; token: string }> {
   const token = newSecret(`sy_${input.scope}`);
-  return { id: storeToken(db, input, token, now), token };
+  return { id: await insertToken(s, tokenRow(input, token, now)), token };
 }
 
-/** Store a token with a given value (env bootstrap); returns its id. */
-export function storeToken(
-  db: Db,
-  input: { name: string; scope: TokenScope; createdBy: string },
-  token: string,
-  now: number,
-): number {
-  return insertToken(db, { ...input, digest: digestHex(token), hint: `…${token.slice(-4)}`, createdAt: now });
+/** The row of a token with this value: only its digest and last four characters are kept. */
+export function tokenRow(input: { name: string; scope: TokenScope; createdBy: string }, token: string, now: number) {
+  return { ...input, digest: digestHex(token), hint: `…${token.slice(-4)}`, createdAt: now };
 }
 
 /** The bearer value of an Authorization header, or null. */
@@ -78,22 +73,27 @@ export async function noteUse(s: Store, digest: string, now: number): Promise<vo
 
 /**
  * Make the configured tokens real rows: SWITCHYARD_INGEST_TOKEN as an ingest token, and on a database without users
- * or tokens SWITCHYARD_BOOTSTRAP_API_TOKEN as an admin token. Already stored (or revoked) values are left alone.
+ * or tokens SWITCHYARD_BOOTSTRAP_API_TOKEN as an admin token. Already stored (or revoked) values are left alone, also
+ * when another process stores them at the same time.
  */
-export function ensureConfiguredTokens(
-  db: Db,
+export async function ensureConfiguredTokens(
+  s: Store,
   cfg: { ingest?: string; bootstrap?: string },
   emptyBefore: boolean,
   now: number,
-): void {
-  if (cfg.ingest && !tokenByDigest(db, digestHex(cfg.ingest)))
-    storeToken(db, { name: "SWITCHYARD_INGEST_TOKEN", scope: "ingest", createdBy: "environment" }, cfg.ingest, now);
-  if (cfg.bootstrap && emptyBefore && !tokenByDigest(db, digestHex(cfg.bootstrap))) {
-    storeToken(
-      db,
-      { name: "SWITCHYARD_BOOTSTRAP_API_TOKEN", scope: "admin", createdBy: "environment" },
-      cfg.bootstrap,
-      now,
+): Promise<void> {
+  if (cfg.ingest)
+    await insertTokenIfAbsent(
+      s,
+      tokenRow({ name: "SWITCHYARD_INGEST_TOKEN", scope: "ingest", createdBy: "environment" }, cfg.ingest, now),
     );
-  }
+  if (cfg.bootstrap && emptyBefore)
+    await insertTokenIfAbsent(
+      s,
+      tokenRow(
+        { name: "SWITCHYARD_BOOTSTRAP_API_TOKEN", scope: "admin", createdBy: "environment" },
+        cfg.bootstrap,
+        now,
+      ),
+    );
 }

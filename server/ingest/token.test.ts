@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
-import { revokeToken } from "../../db/queries/auth";
+import { revokeToken } from "../../db/store/accounts";
 import { putSettingIfAbsent } from "../../db/queries/settings";
 import type { Db } from "../../db/client";
 import { sqliteStore } from "../../db/store/store";
@@ -40,7 +40,7 @@ const accepts = async (db: Db, token: string, configured: string | undefined) =>
 describe("ensureIngestToken / ingestTokenMatch", () => {
   it("with a configured token: generates nothing and accepts only that token", async () => {
     const db = testDb();
-    expect(ensureIngestToken(db, TOKEN, 1)).toBeNull();
+    expect(await ensureIngestToken(sqliteStore(db), TOKEN, 1)).toBeNull();
     expect(db.$client.prepare("SELECT count(*) FROM api_tokens").pluck().get()).toBe(0);
     expect(await accepts(db, TOKEN, TOKEN)).toBe(true);
     expect(await accepts(db, "sy_other_token_0123456789abcdefXY", TOKEN)).toBe(false);
@@ -48,9 +48,9 @@ describe("ensureIngestToken / ingestTokenMatch", () => {
 
   it("without one: generates a token once, stores only its hash, and accepts it", async () => {
     const db = testDb();
-    const token = ensureIngestToken(db, undefined, 1);
+    const token = await ensureIngestToken(sqliteStore(db), undefined, 1);
     expect(token).toMatch(/^sy_ingest_[A-Za-z0-9_-]{32}$/);
-    expect(ensureIngestToken(db, undefined, 2)).toBeNull();
+    expect(await ensureIngestToken(sqliteStore(db), undefined, 2)).toBeNull();
     const stored = db.$client.prepare("SELECT digest FROM api_tokens WHERE scope = 'ingest'").pluck().all() as string[];
     expect(stored).toEqual([digest(token!).toString("hex")]);
     expect(stored.join()).not.toContain(token!);
@@ -59,40 +59,39 @@ describe("ensureIngestToken / ingestTokenMatch", () => {
 
   it("a stored token keeps working after a token is configured", async () => {
     const db = testDb();
-    const generated = ensureIngestToken(db, undefined, 1)!;
+    const generated = (await ensureIngestToken(sqliteStore(db), undefined, 1))!;
     expect(await accepts(db, generated, TOKEN)).toBe(true);
     expect(await accepts(db, TOKEN, TOKEN)).toBe(true);
   });
 
   it("two databases get different tokens", async () => {
-    expect(ensureIngestToken(testDb(), undefined, 1)).not.toBe(ensureIngestToken(testDb(), undefined, 1));
+    expect(await ensureIngestToken(sqliteStore(testDb()), undefined, 1)).not.toBe(
+      await ensureIngestToken(sqliteStore(testDb()), undefined, 1),
+    );
   });
 
   it("a token stored as a setting before the token table is adopted, and no new one is generated", async () => {
     const db = testDb();
     putSettingIfAbsent(db, "ingest_token_sha256", digest(TOKEN).toString("hex"), 1);
-    expect(ensureIngestToken(db, undefined, 2)).toBeNull();
+    expect(await ensureIngestToken(sqliteStore(db), undefined, 2)).toBeNull();
     expect(await accepts(db, TOKEN, undefined)).toBe(true);
   });
 
   it("a revoked token stops at once, the configured one included", async () => {
     const db = testDb();
-    const generated = ensureIngestToken(db, undefined, 1)!;
-    ensureConfiguredTokens(db, { ingest: TOKEN }, false, 1);
+    const generated = (await ensureIngestToken(sqliteStore(db), undefined, 1))!;
+    await ensureConfiguredTokens(sqliteStore(db), { ingest: TOKEN }, false, 1);
     const ids = db.$client.prepare("SELECT id FROM api_tokens ORDER BY id").pluck().all() as number[];
-    for (const id of ids) expect(revokeToken(db, id, 2)).toBe(true);
+    for (const id of ids) expect(await revokeToken(sqliteStore(db), id, 2)).toBe(true);
     expect(await accepts(db, generated, TOKEN)).toBe(false);
     expect(await accepts(db, TOKEN, TOKEN)).toBe(false);
   });
 
   it("read and operate tokens cannot ingest; ingest and admin tokens can", async () => {
     const db = testDb();
-    const made = Object.fromEntries(
-      (["ingest", "read", "operate", "admin"] as const).map((scope) => [
-        scope,
-        createToken(db, { name: scope, scope, createdBy: "t" }, 1).token,
-      ]),
-    );
+    const made: Record<string, string> = {};
+    for (const scope of ["ingest", "read", "operate", "admin"] as const)
+      made[scope] = (await createToken(sqliteStore(db), { name: scope, scope, createdBy: "t" }, 1)).token;
     const accepted = await Promise.all(
       Object.entries(made).map(async ([k, v]) => [k, await accepts(db, v, undefined)]),
     );

@@ -1,8 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Db } from "../../db/client";
-import { activeTokenDigests, tokenByDigest } from "../../db/queries/auth";
-import { getSetting } from "../../db/queries/settings";
-import { storeToken } from "../auth/tokens";
+import { activeTokenDigests, insertToken, insertTokenIfAbsent, settingValue } from "../../db/store/accounts";
+import type { Store } from "../../db/store/store";
+import { tokenRow } from "../auth/tokens";
 
 // The hash of the ingest token generated before tokens had their own table; adopted as a token row.
 const LEGACY_KEY = "ingest_token_sha256";
@@ -13,18 +12,24 @@ const sha256 = (s: string) => createHash("sha256").update(s).digest();
  * Make sure some token can ingest. With none configured and none stored, generate an ingest token, keep its hash
  * in the token table, and return it so the caller can print it once; otherwise return null.
  */
-export function ensureIngestToken(db: Db, configured: string | undefined, now: number): string | null {
-  const legacy = getSetting(db, LEGACY_KEY);
-  if (legacy && !tokenByDigest(db, legacy)) {
-    db.$client
-      .prepare(
-        "INSERT OR IGNORE INTO api_tokens (name, scope, digest, hint, created_by, created_at) VALUES (?, 'ingest', ?, '…', 'first start', ?)",
-      )
-      .run("generated ingest token", legacy, now);
+export async function ensureIngestToken(s: Store, configured: string | undefined, now: number): Promise<string | null> {
+  const legacy = await settingValue(s, LEGACY_KEY);
+  if (legacy) {
+    await insertTokenIfAbsent(s, {
+      name: "generated ingest token",
+      scope: "ingest",
+      digest: legacy,
+      hint: "…",
+      createdBy: "first start",
+      createdAt: now,
+    });
   }
-  if (configured || activeTokenDigests(db, ["ingest"]).length > 0 || legacy) return null;
+  if (configured || (await activeTokenDigests(s, ["ingest"])).length > 0 || legacy) return null;
   const token = `sy_ingest_${randomBytes(24).toString("base64url")}`;
-  storeToken(db, { name: "generated ingest token", scope: "ingest", createdBy: "first start" }, token, now);
+  await insertToken(
+    s,
+    tokenRow({ name: "generated ingest token", scope: "ingest", createdBy: "first start" }, token, now),
+  );
   return token;
 }
 

@@ -5,11 +5,11 @@ import path from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type Db } from "../../db/client";
-import { insertUser } from "../../db/queries/auth";
+import { insertUser } from "../../db/store/accounts";
 import { putStatus } from "../../db/store/control";
 import { upsertTarget } from "../control/store";
 import { setCursor } from "../../db/queries/attribution";
-import { upsertSource } from "../../db/queries/source-registry";
+import { upsertSource } from "../../db/store/sources";
 import { minimal, ndjson, T0 } from "../../test/events";
 import { startSession } from "../auth/sessions";
 import { sqliteStore } from "../../db/store/store";
@@ -43,28 +43,28 @@ const sample = (fs_: Family[], name: string, labels: Record<string, string> = {}
   fs_.find((f) => f.name === name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
 
 describe("GET /metrics", () => {
-  it.each<[string, () => { authorization?: string; cookie?: string }, number]>([
-    ["no credentials", () => ({}), 401],
-    ["a wrong token", () => ({ authorization: "Bearer sy_wrong_0123456789abcdef" }), 401],
+  it.each<[string, () => Promise<{ authorization?: string; cookie?: string }>, number]>([
+    ["no credentials", async () => ({}), 401],
+    ["a wrong token", async () => ({ authorization: "Bearer sy_wrong_0123456789abcdef" }), 401],
     [
       "an ingest-scope token",
-      () => ({
-        authorization: `Bearer ${createToken(db, { name: "sender", scope: "ingest", createdBy: "t" }, NOW).token}`,
+      async () => ({
+        authorization: `Bearer ${(await createToken(sqliteStore(db), { name: "sender", scope: "ingest", createdBy: "t" }, NOW)).token}`,
       }),
       401,
     ],
-    ["a stale session cookie", () => ({ cookie: "sy_session=not-a-session" }), 401],
+    ["a stale session cookie", async () => ({ cookie: "sy_session=not-a-session" }), 401],
   ])("refuses %s", async (_name, headers, status) => {
-    const reply = await metricsReply(null, db, headers(), NOW);
+    const reply = await metricsReply(null, db, await headers(), NOW);
     expect(reply.status).toBe(status);
     expect(reply.headers["www-authenticate"]).toBe("Bearer");
     expect(reply.body).not.toContain("switchyard_");
   });
 
   it("answers a read-scope token and a signed-in session", async () => {
-    const { token } = createToken(db, { name: "prometheus", scope: "read", createdBy: "t" }, NOW);
+    const { token } = await createToken(sqliteStore(db), { name: "prometheus", scope: "read", createdBy: "t" }, NOW);
     expect((await metricsReply(null, db, { authorization: `Bearer ${token}` }, NOW)).status).toBe(200);
-    const userId = insertUser(db, { username: "viewer1", role: "viewer", passwordHash: null }, NOW);
+    const userId = await insertUser(sqliteStore(db), { username: "viewer1", role: "viewer", passwordHash: null }, NOW);
     const session = await startSession(sqliteStore(db), userId, NOW, 3_600_000);
     const reply = await metricsReply(null, db, { cookie: `sy_session=${session.value}` }, NOW);
     expect(reply.status).toBe(200);
@@ -113,8 +113,8 @@ describe("GET /metrics", () => {
       nextRetryAt: NOW + 5000,
       updatedAt: NOW,
     });
-    upsertSource(
-      db,
+    await upsertSource(
+      sqliteStore(db),
       {
         id: "vllm-a",
         kind: "prometheus",
@@ -124,11 +124,12 @@ describe("GET /metrics", () => {
       },
       NOW,
     );
-    sourceReporter(db, "vllm-a", "prometheus").ok(NOW + 1, { series: 3, events: 1 });
-    sourceReporter(db, "vllm-a", "prometheus").error(NOW + 2, "HTTP 503");
-    sourceReporter(db, "vllm-a", "prometheus").error(NOW + 3, "HTTP 503");
+    const report = sourceReporter(sqliteStore(db), "vllm-a", "prometheus");
+    await report.ok(NOW + 1, { series: 3, events: 1 });
+    await report.error(NOW + 2, "HTTP 503");
+    await report.error(NOW + 3, "HTTP 503");
 
-    const { token } = createToken(db, { name: "prom2", scope: "read", createdBy: "t" }, NOW);
+    const { token } = await createToken(sqliteStore(db), { name: "prom2", scope: "read", createdBy: "t" }, NOW);
     const reply = await metricsReply(null, db, { authorization: `Bearer ${token}` }, NOW);
     const f = families(reply.body);
     expect(
@@ -160,7 +161,7 @@ describe("GET /metrics", () => {
   });
 
   it("is valid Prometheus text (promtool check metrics when installed)", async () => {
-    const { token } = createToken(db, { name: "prom3", scope: "read", createdBy: "t" }, NOW);
+    const { token } = await createToken(sqliteStore(db), { name: "prom3", scope: "read", createdBy: "t" }, NOW);
     const { body } = await metricsReply(null, db, { authorization: `Bearer ${token}` }, NOW);
     expect(families(body).length).toBeGreaterThan(10);
     const promtool = spawnSync("sh", ["-c", "command -v promtool"], { encoding: "utf8" }).stdout.trim();

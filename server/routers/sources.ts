@@ -1,12 +1,12 @@
 import "server-only";
 import { z } from "zod";
-import { getSource, listSources, listSourceStatus, removeSource, upsertSource } from "../../db/queries/source-registry";
+import { getSource, listSources, listSourceStatus, removeSource, upsertSource } from "../../db/store/sources";
+import { databaseSize, oldestKept } from "../../db/store/sources-storage";
 import { AppError } from "../errors";
 import { sourceInput } from "../sources/config";
 import { reloadSources } from "../sources/reload";
 import { joinSources } from "../sources/summary";
-import { operatorProcedure, router, viewerProcedure } from "../trpc/init";
-import { databaseSize, oldestKept } from "../../db/queries/retention";
+import { operatorProcedure, router, storeOf, viewerProcedure } from "../trpc/init";
 import { storageSummary } from "../analysis/storage";
 import { env } from "../env";
 import { SUMMARY_RETENTION_DAYS } from "../jobs/retention";
@@ -15,24 +15,30 @@ const id = z.string().trim().min(1).max(64);
 
 export const sourcesRouter = router({
   /** Every configured source with its status, then implicit ones (OTLP, trace uploads) that have reported. */
-  list: viewerProcedure.query(({ ctx }) => joinSources(listSources(ctx.db), listSourceStatus(ctx.db))),
+  list: viewerProcedure.query(async ({ ctx }) => {
+    const s = storeOf(ctx);
+    return joinSources(await listSources(s), await listSourceStatus(s));
+  }),
 
-  /** The database's size on disk (file + WAL) and, per kind of data, the oldest row kept and how long it is kept. */
-  storage: viewerProcedure.query(({ ctx }) => {
+  /** The database's size (SQLite: file + WAL; PostgreSQL: the database) and, per kind of data, the oldest row kept. */
+  storage: viewerProcedure.query(async ({ ctx }) => {
     const e = env();
     const retention = {
       rawHours: e.SWITCHYARD_RAW_RETENTION_HOURS,
       days: e.SWITCHYARD_RETENTION_DAYS,
       summaryDays: SUMMARY_RETENTION_DAYS,
     };
-    return storageSummary(databaseSize(ctx.db), oldestKept(ctx.db), retention);
+    const s = storeOf(ctx);
+    const size = await databaseSize(s, s.engine === "sqlite" ? ctx.db.$client.name : null);
+    return storageSummary(size, await oldestKept(s), retention);
   }),
 
   /** Create a source, or replace one's name, config and enabled flag (create: true refuses an existing id). */
   upsert: operatorProcedure
     .input(z.object({ source: sourceInput, create: z.boolean().default(false) }))
-    .mutation(({ ctx, input }) => {
-      const existing = getSource(ctx.db, input.source.id);
+    .mutation(async ({ ctx, input }) => {
+      const s = storeOf(ctx);
+      const existing = await getSource(s, input.source.id);
       if (input.create && existing)
         throw new AppError("CONFLICT", `a source with id ${input.source.id} already exists`);
       if (existing && existing.kind !== input.source.kind)
@@ -40,14 +46,14 @@ export const sourcesRouter = router({
           "BAD_REQUEST",
           `source ${input.source.id} is a ${existing.kind} source; remove it to change its kind`,
         );
-      upsertSource(ctx.db, { ...input.source, origin: existing?.origin ?? "ui" }, ctx.now());
+      await upsertSource(s, { ...input.source, origin: existing?.origin ?? "ui" }, ctx.now());
       reloadSources();
       return { id: input.source.id };
     }),
 
   /** Stop and remove a configured source and its status. */
-  remove: operatorProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
-    if (!removeSource(ctx.db, input.id)) throw new AppError("NOT_FOUND", `no source ${input.id}`);
+  remove: operatorProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
+    if (!(await removeSource(storeOf(ctx), input.id))) throw new AppError("NOT_FOUND", `no source ${input.id}`);
     reloadSources();
     return { id: input.id };
   }),

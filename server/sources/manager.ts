@@ -1,13 +1,13 @@
-import type { Db } from "../../db/client";
-import { listSources, removeSource, upsertSource } from "../../db/queries/source-registry";
+import { listSources, removeSource, upsertSource } from "../../db/store/sources";
+import type { Store } from "../../db/store/store";
 import { startTraceDirSource } from "./dynamo-trace/watch";
 import { parseSourceConfig, type ConfiguredKind } from "./config";
 import type { EnvTarget } from "./prometheus/env-targets";
 import { startPrometheusSource } from "./prometheus/scraper";
 import { registerSourceManager } from "./reload";
-import { sourceReporter, type SourceKind, type SourceStarter } from "./status";
+import { sourceReporter, type SourceKind, type SourceSink, type SourceStarter } from "./status";
 import { startZmqSource } from "./zmq/subscriber";
-import { log } from "../observability/logger";
+import { errorMessage, log } from "../observability/logger";
 
 // Each starter takes its own kind's parsed config; the manager passes what parseSourceConfig validated.
 type AnyStarter = SourceStarter<any>;
@@ -19,11 +19,18 @@ export const DEFAULT_STARTERS: Starters = {
   "trace-dir": startTraceDirSource,
 };
 
-export type SourceManager = { reload(): void; stop(): Promise<void> };
+/** reload() resolves once the running sources match the configured ones (it never rejects: failures are logged). */
+export type SourceManager = { reload(): Promise<void>; stop(): Promise<void> };
 type Running = { fingerprint: string; stop: () => Promise<void> };
 
-/** Starts every enabled configured source; reload() after any add/edit/remove; stop() on shutdown. */
-export function startSources(db: Db, opts: { now?: () => number; starters?: Starters } = {}): SourceManager {
+/**
+ * Starts every enabled configured source of the sink's store; reload() after any add/edit/remove; stop() on shutdown.
+ * Resolves once the first reload has run.
+ */
+export async function startSources(
+  sink: SourceSink,
+  opts: { now?: () => number; starters?: Starters } = {},
+): Promise<SourceManager> {
   const now = opts.now ?? Date.now;
   const starters = opts.starters ?? DEFAULT_STARTERS;
   const running = new Map<string, Running>();
@@ -33,46 +40,58 @@ export function startSources(db: Db, opts: { now?: () => number; starters?: Star
     const current = running.get(id);
     running.delete(id);
     if (current)
-      void current.stop().catch((err) => log().error({ source: id, err: message(err) }, "stopping source failed"));
+      void current.stop().catch((err) => log().error({ source: id, err: errorMessage(err) }, "stopping source failed"));
   };
 
-  const reload = () => {
+  /** Start one source; resolves once a refusal to start is recorded. */
+  const startOne = async (id: string, s: { kind: string; name: string; config: unknown; fingerprint: string }) => {
+    const report = sourceReporter(sink.store, id, s.kind as SourceKind, s.name);
+    const idle = { fingerprint: s.fingerprint, stop: async () => {} };
+    const parsed = parseSourceConfig(s.kind, s.config);
+    const starter = (starters as Record<string, AnyStarter | undefined>)[s.kind];
+    if (!parsed.ok || !starter) {
+      running.set(id, idle);
+      await report.error(now(), parsed.ok ? `no starter for kind "${s.kind}"` : `not started: ${parsed.error}`);
+      return;
+    }
+    try {
+      running.set(id, { fingerprint: s.fingerprint, stop: starter(sink, id, parsed.config, report) });
+    } catch (err) {
+      running.set(id, idle);
+      await report.error(now(), `not started: ${errorMessage(err)}`);
+    }
+  };
+
+  const apply = async () => {
+    const configured = await listSources(sink.store);
     if (stopped) return;
     const wanted = new Map<string, { kind: string; name: string; config: unknown; fingerprint: string }>();
-    for (const s of listSources(db)) {
+    for (const s of configured) {
       if (!s.enabled) continue;
-      wanted.set(s.id, {
-        kind: s.kind,
-        name: s.name,
-        config: s.config,
-        fingerprint: JSON.stringify([s.kind, s.name, s.config]),
-      });
+      const fingerprint = JSON.stringify([s.kind, s.name, s.config]);
+      wanted.set(s.id, { kind: s.kind, name: s.name, config: s.config, fingerprint });
     }
     for (const id of [...running.keys()]) if (wanted.get(id)?.fingerprint !== running.get(id)!.fingerprint) stopOne(id);
-    for (const [id, s] of wanted) {
-      if (running.has(id)) continue;
-      const report = sourceReporter(db, id, s.kind as SourceKind, s.name);
-      const parsed = parseSourceConfig(s.kind, s.config);
-      const starter = (starters as Record<string, AnyStarter | undefined>)[s.kind];
-      if (!parsed.ok || !starter) {
-        report.error(now(), parsed.ok ? `no starter for kind "${s.kind}"` : `not started: ${parsed.error}`);
-        running.set(id, { fingerprint: s.fingerprint, stop: async () => {} });
-        continue;
-      }
-      try {
-        running.set(id, { fingerprint: s.fingerprint, stop: starter(db, id, parsed.config, report) });
-      } catch (err) {
-        report.error(now(), `not started: ${message(err)}`);
-        running.set(id, { fingerprint: s.fingerprint, stop: async () => {} });
-      }
-    }
+    const starting: Promise<void>[] = [];
+    for (const [id, s] of wanted) if (!running.has(id)) starting.push(startOne(id, s));
+    await Promise.all(starting);
   };
 
-  reload();
+  // One reload at a time, in the order asked: two overlapping ones would start the same source twice.
+  let last: Promise<void> = Promise.resolve();
+  const reload = () =>
+    (last = last.then(() =>
+      stopped
+        ? undefined
+        : apply().catch((err: unknown) => log().warn({ err: errorMessage(err) }, "sources: reload failed")),
+    ));
+
+  await reload();
   const manager: SourceManager = {
     reload,
     async stop() {
       stopped = true;
+      await last;
       const stops = [...running.values()].map((r) => r.stop().catch(() => {}));
       running.clear();
       await Promise.all(stops);
@@ -83,17 +102,14 @@ export function startSources(db: Db, opts: { now?: () => number; starters?: Star
   return manager;
 }
 
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** Make the configured sources match the environment's targets: upsert each, remove env targets no longer listed. */
-export function syncEnvTargets(db: Db, targets: EnvTarget[], now: number): void {
+export async function syncEnvTargets(s: Store, targets: EnvTarget[], now: number): Promise<void> {
   const keep = new Set(targets.map((t) => t.id));
-  for (const s of listSources(db)) if (s.origin === "env" && !keep.has(s.id)) removeSource(db, s.id);
+  for (const source of await listSources(s))
+    if (source.origin === "env" && !keep.has(source.id)) await removeSource(s, source.id);
   for (const t of targets)
-    upsertSource(
-      db,
+    await upsertSource(
+      s,
       { id: t.id, kind: "prometheus", name: t.name, config: t.config, enabled: true, origin: "env" },
       now,
     );

@@ -1,7 +1,7 @@
 // The running source manager lives on globalThis: Next's route bundles load their own copy of every module, and
 // routers must not import the manager (it pulls in every source's I/O code).
 const key = Symbol.for("switchyard.sources");
-type Reloadable = { reload(): void };
+type Reloadable = { reload(): Promise<void> | void };
 const holder = () => globalThis as unknown as Record<symbol, Reloadable | undefined>;
 
 /** Make manager the one reloadSources() reaches (null to clear it when it is the current one). */
@@ -12,5 +12,5 @@ export function registerSourceManager(manager: Reloadable | null, current?: Relo
 
 /** Ask the running manager (if this process has one) to pick up a source change. */
 export function reloadSources(): void {
-  holder()[key]?.reload();
+  void holder()[key]?.reload();
 }

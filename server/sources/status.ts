@@ -1,5 +1,7 @@
 import type { Db } from "../../db/client";
-import { recordSourceError, recordSourceOk } from "../../db/queries/source-registry";
+import type { BatchReply } from "../ingest/batch";
+import { recordSourceError, recordSourceOk } from "../../db/store/sources";
+import type { Store } from "../../db/store/store";
 import { errorMessage, log } from "../observability/logger";
 import type { SourceSeen } from "../../db/rows/sources";
 export type { SourceSeen } from "../../db/rows/sources";
@@ -7,29 +9,50 @@ export type { SourceSeen } from "../../db/rows/sources";
 export const SOURCE_KINDS = ["prometheus", "zmq-kv", "trace-dir", "otlp", "trace-upload", "ingest"] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
-export type SourceReport = { ok(at: number, seen: SourceSeen): void; error(at: number, message: string): void };
+/** A source's status writer; each write resolves once stored (or logged as failed: it never rejects). */
+export type SourceReport = {
+  ok(at: number, seen: SourceSeen): Promise<void>;
+  error(at: number, message: string): Promise<void>;
+};
 
-/** Status writer for one source; creates the status row on first use (implicit sources: "otlp", "trace-upload"). */
-export function sourceReporter(db: Db, id: string, kind: SourceKind, name?: string): SourceReport {
-  const label = name ?? id;
+/**
+ * Status writer for one source on the store; creates the status row on first use (implicit sources: "otlp",
+ * "trace-upload"). Writes of one reporter are stored in the order they were made.
+ */
+export function sourceReporter(s: Store, id: string, kind: SourceKind, name?: string): SourceReport {
+  const who = { id, kind, name: name ?? id };
+  let last: Promise<void> = Promise.resolve();
+  const queued = (write: () => Promise<void>) => (last = last.then(() => safely(write)));
   return {
-    ok(at, seen) {
-      safely(() => recordSourceOk(db, { id, kind, name: label }, at, seen));
-    },
-    error(at, message) {
-      safely(() => recordSourceError(db, { id, kind, name: label }, at, message));
-    },
+    ok: (at, seen) => queued(() => recordSourceOk(s, who, at, seen)),
+    error: (at, message) => queued(() => recordSourceError(s, who, at, message)),
   };
 }
 
-// A status write must never take the source down with it (e.g. the database is briefly locked by ingest).
-function safely(write: () => void): void {
+// A status write must never take the source down with it (e.g. the database is briefly locked by ingest, or away).
+async function safely(write: () => Promise<void>): Promise<void> {
   try {
-    write();
+    await write();
   } catch (err) {
     log().error({ err: errorMessage(err) }, "source status not recorded");
   }
 }
 
+/**
+ * What a running source needs from the dashboard: the store (its status, import state), `submit` (events through the
+ * engine's own ingest, exactly as if posted), and the SQLite connection for what runs on SQLite only so far (KVBM
+ * samples, trace imports), null on PostgreSQL.
+ */
+export type SourceSink = {
+  store: Store;
+  submit: (events: readonly unknown[]) => Promise<BatchReply>;
+  sqlite: Db | null;
+};
+
 /** Starts one configured source with its validated config; returns the function that stops it. */
-export type SourceStarter<C = never> = (db: Db, id: string, config: C, report: SourceReport) => () => Promise<void>;
+export type SourceStarter<C = never> = (
+  sink: SourceSink,
+  id: string,
+  config: C,
+  report: SourceReport,
+) => () => Promise<void>;

@@ -1,4 +1,4 @@
-import type { SourceRow, SourceStatusRow } from "../../db/queries/source-registry";
+import type { SourceRow, SourceStatusRow } from "../../db/store/sources";
 
 export type SourceState = "ok" | "error" | "never" | "disabled";
 

@@ -23,14 +23,15 @@ beforeAll(async () => {
   ({ POST: setup } = await import("./setup/route"));
   ({ POST: link } = await import("./link/route"));
   ({ POST: trpc, GET: trpcGet } = await import("../trpc/[trpc]/route"));
-  const { serverDb } = await import("@/server/runtime");
+  const { serverDb, serverStore } = await import("@/server/runtime");
   const { createSetupLink, inviteUser, redeemLink } = await import("@/server/auth/accounts");
   const db = serverDb();
+  const s = serverStore();
   closeDb = () => db.$client.close();
-  setupSecret = createSetupLink(db, Date.now())!;
+  setupSecret = (await createSetupLink(s, Date.now()))!;
   inviteViewer = async () => {
-    const { secret } = inviteUser(db, { username: "vic", role: "viewer" }, Date.now());
-    await redeemLink(db, { secret, password: PW }, Date.now());
+    const { secret } = await inviteUser(s, { username: "vic", role: "viewer" }, Date.now());
+    await redeemLink(s, { secret, password: PW }, Date.now());
   };
 });
 

@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
-import { insertUser } from "@/db/queries/auth";
+import { insertUser } from "@/db/store/accounts";
 import { SESSION_COOKIE } from "@/server/auth/constants";
 import { startSession } from "@/server/auth/sessions";
 import { sqliteStore } from "@/db/store/store";
@@ -39,8 +39,8 @@ const post = (body: BodyInit, headers: Record<string, string>) =>
 
 describe("POST /api/import", () => {
   const signIn = async (role: string) => {
-    const id = insertUser(
-      db,
+    const id = await insertUser(
+      sqliteStore(db),
       { username: `u-${role}-${Math.random().toString(36).slice(2, 8)}`, role, passwordHash: null },
       Date.now(),
     );

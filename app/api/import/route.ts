@@ -56,9 +56,9 @@ export async function POST(req: Request): Promise<Response> {
     const summary = format
       ? await importMooncakeIntoDb(db, name, body, { ...format, now: Date.now() })
       : await importTraceIntoDb(db, name, body);
-    const report = sourceReporter(db, "trace-upload", "trace-upload", "Trace uploads");
-    if (summary.fatal) report.error(Date.now(), describeImport(summary));
-    else report.ok(Date.now(), { events: summary.accepted, detail: { last: describeImport(summary) } });
+    const report = sourceReporter(serverStore(), "trace-upload", "trace-upload", "Trace uploads");
+    if (summary.fatal) await report.error(Date.now(), describeImport(summary));
+    else await report.ok(Date.now(), { events: summary.accepted, detail: { last: describeImport(summary) } });
     return Response.json(summary);
   } catch (err) {
     return errorResponse(

@@ -1,18 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { upsertSource } from "@/db/queries/source-registry";
+import { upsertSource } from "@/db/store/sources";
 import { createToken } from "@/server/auth/tokens";
 import { sourceReporter } from "@/server/sources/status";
 import { useTempServerEnv } from "@/test/server-env";
 
 let GET: typeof import("./route").GET;
 let serverDb: typeof import("@/server/runtime").serverDb;
+let serverStore: typeof import("@/server/runtime").serverStore;
 let restore: () => Promise<void>;
 const T = 1_764_400_000_000;
 
 beforeAll(async () => {
   ({ restore } = await useTempServerEnv("switchyard-sources-", "sources-route-test-token-0123456789"));
   ({ GET } = await import("./route"));
-  ({ serverDb } = await import("@/server/runtime"));
+  ({ serverDb, serverStore } = await import("@/server/runtime"));
 });
 
 afterAll(async () => {
@@ -25,8 +26,8 @@ const get = (token?: string) =>
 
 describe("GET /api/sources", () => {
   it("answers each source's kind, address, last success and error, series and missing metrics to a read token", async () => {
-    const db = serverDb();
-    upsertSource(
+    const db = serverStore();
+    await upsertSource(
       db,
       {
         id: "vllm-a",
@@ -37,14 +38,15 @@ describe("GET /api/sources", () => {
       },
       T,
     );
-    sourceReporter(db, "vllm-a", "prometheus").ok(T + 1, {
+    const report = sourceReporter(db, "vllm-a", "prometheus");
+    await report.ok(T + 1, {
       series: 42,
       events: 3,
       missing: ["vllm:num_requests_waiting"],
       renamed: ["vllm:gpu_cache_usage_perc (older name of vllm:kv_cache_usage_perc)"],
     });
-    sourceReporter(db, "vllm-a", "prometheus").error(T + 2, "HTTP 503 from http://vllm-a:8000/metrics");
-    const { token } = createToken(db, { name: "monitor", scope: "read", createdBy: "test" }, T);
+    await report.error(T + 2, "HTTP 503 from http://vllm-a:8000/metrics");
+    const { token } = await createToken(db, { name: "monitor", scope: "read", createdBy: "test" }, T);
     const res = await get(token);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { sources: unknown[] };
@@ -72,7 +74,7 @@ describe("GET /api/sources", () => {
 
   it("401 without credentials, 401 for an ingest-only token", async () => {
     expect((await get()).status).toBe(401);
-    const { token } = createToken(serverDb(), { name: "sender", scope: "ingest", createdBy: "test" }, T);
+    const { token } = await createToken(serverStore(), { name: "sender", scope: "ingest", createdBy: "test" }, T);
     expect((await get(token)).status).toBe(401);
   });
 });

@@ -4,6 +4,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { testDb } from "../../../test/db";
+import { sqliteSink } from "../sink";
 import type { SourceSeen } from "../status";
 import { traceDirConfig } from "./config";
 import { filesToImport, startTraceDirSource } from "./watch";
@@ -68,10 +69,10 @@ describe("startTraceDirSource", () => {
     const oks: SourceSeen[] = [];
     const errors: string[] = [];
     const report = {
-      ok: (_: number, seen: SourceSeen) => void oks.push(seen),
-      error: (_: number, m: string) => void errors.push(m),
+      ok: async (_: number, seen: SourceSeen) => void oks.push(seen),
+      error: async (_: number, m: string) => void errors.push(m),
     };
-    const stop = startTraceDirSource(db, "dir1", { path: dir, poll_seconds: 1 }, report);
+    const stop = startTraceDirSource(sqliteSink(db), "dir1", { path: dir, poll_seconds: 1 }, report);
     const count = () => db.$client.prepare("SELECT count(*) FROM requests WHERE session_id = 'watched'").pluck().get();
     await vi.waitFor(() => expect(count()).toBe(1), { timeout: 5_000 });
     await writeFile(
@@ -87,23 +88,31 @@ describe("startTraceDirSource", () => {
 
     const again: SourceSeen[] = [];
     const stop2 = startTraceDirSource(
-      db,
+      sqliteSink(db),
       "dir1",
       { path: dir, poll_seconds: 1 },
-      { ok: (_, s) => void again.push(s), error: () => {} },
+      { ok: async (_, s) => void again.push(s), error: async () => {} },
     );
     await vi.waitFor(() => expect(again.length).toBe(1), { timeout: 5_000 });
     await stop2();
     expect(again[0]!.events).toBe(0);
   });
 
+  it("does not start without a SQLite connection (on PostgreSQL): the manager reports why", () => {
+    const sink = { ...sqliteSink(testDb()), sqlite: null };
+    const report = { ok: async () => {}, error: async () => {} };
+    expect(() => startTraceDirSource(sink, "dir3", { path: "/tmp", poll_seconds: 1 }, report)).toThrow(
+      /SQLite only so far/,
+    );
+  });
+
   it("reports a directory it cannot read", async () => {
     const errors: string[] = [];
     const stop = startTraceDirSource(
-      testDb(),
+      sqliteSink(testDb()),
       "dir2",
       { path: "/nonexistent/switchyard-traces", poll_seconds: 1 },
-      { ok: () => {}, error: (_, m) => void errors.push(m) },
+      { ok: async () => {}, error: async (_, m) => void errors.push(m) },
     );
     await vi.waitFor(() => expect(errors[0]).toMatch(/cannot read .*ENOENT/), { timeout: 5_000 });
     await stop();

@@ -2,8 +2,7 @@ import { createReadStream } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { z } from "zod";
-import type { Db } from "../../../db/client";
-import type { SourceReport } from "../status";
+import type { SourceReport, SourceSink } from "../status";
 import type { traceDirConfig } from "./config";
 import { describeImport, importTraceIntoDb } from "./run";
 import { readSetting, writeSetting } from "./store";
@@ -31,14 +30,17 @@ export function filesToImport(
 /**
  * Poll a directory for new or grown *.jsonl / *.jsonl.gz Dynamo traces and import each once (what was imported is
  * remembered by name, size and mtime in the settings table, so a restart does not import again); returns stop().
- * A grown file is read again whole: its earlier records come back as duplicates and change nothing.
+ * A grown file is read again whole: its earlier records come back as duplicates and change nothing. SQLite only so far
+ * (an import reads the KV state it continues from SQLite): on PostgreSQL it throws, and the manager reports it.
  */
 export function startTraceDirSource(
-  db: Db,
+  sink: SourceSink,
   id: string,
   config: z.output<typeof traceDirConfig>,
   report: SourceReport,
 ): () => Promise<void> {
+  const db = sink.sqlite;
+  if (!db) throw new Error("trace directories are imported on SQLite only so far, not on PostgreSQL");
   const key = `trace-dir:${id}:seen`;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -56,7 +58,7 @@ export function startTraceDirSource(
         if (s?.isFile()) listing.push({ name, size: s.size, mtimeMs: s.mtimeMs });
       }
     } catch (err) {
-      report.error(
+      await report.error(
         Date.now(),
         `cannot read ${config.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
       );
@@ -82,9 +84,9 @@ export function startTraceDirSource(
       for (const old of names.slice(0, Math.max(0, names.length - MAX_REMEMBERED))) delete seen[old];
       writeSetting(db, key, JSON.stringify(seen), Date.now());
     }
-    if (failed) report.error(Date.now(), failed);
+    if (failed) await report.error(Date.now(), failed);
     else
-      report.ok(Date.now(), {
+      await report.ok(Date.now(), {
         events,
         durationMs: Date.now() - started,
         detail: { files: Object.keys(seen).length, ...(notes.length && { last: notes.slice(-5) }) },

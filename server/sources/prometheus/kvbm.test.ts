@@ -3,7 +3,8 @@ import { testDb } from "../../../test/db";
 import { kvbmRows } from "../../../db/store/tiers";
 import { sqliteStore } from "../../../db/store/store";
 import { sourceReporter } from "../status";
-import { getSourceStatus } from "../../../db/queries/source-registry";
+import { getSourceStatus } from "../../../db/store/sources";
+import { sqliteSink } from "../sink";
 import { prometheusSourceConfig } from "./config";
 import { KVBM, VLLM_NEW } from "./fixtures";
 import { emptyState, mapScrape } from "./map";
@@ -67,16 +68,16 @@ describe("KVBM scrapes", () => {
     const m0 = T0 - (T0 % 60_000);
     let at = m0 + 1_000;
     const fetchImpl = (async () => new Response(bodies.shift()!, { status: 200 })) as typeof fetch;
-    const report = sourceReporter(db, "kvbm-3", "prometheus", "target");
+    const report = sourceReporter(sqliteStore(db), "kvbm-3", "prometheus", "target");
     let state = emptyState();
     for (let i = 0; i < 2; i++) {
-      state = await scrapeOnce(db, "kvbm-3", cfg(), report, state, { now: () => at, fetch: fetchImpl });
+      state = await scrapeOnce(sqliteSink(db), "kvbm-3", cfg(), report, state, { now: () => at, fetch: fetchImpl });
       at += 20_000;
     }
     expect(await kvbmRows(sqliteStore(db), "w3", m0, m0 + 120_000)).toEqual([
       { minute: m0, offloaded: 60, onboarded: 30, hostHitRate: 0.42, diskHitRate: 0.05 },
     ]);
-    const status = getSourceStatus(db, "kvbm-3")!;
+    const status = (await getSourceStatus(sqliteStore(db), "kvbm-3"))!;
     expect(status.lastError).toBeNull();
     expect(status.detail).toMatchObject({
       detected_kind: "kvbm",

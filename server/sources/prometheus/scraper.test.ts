@@ -1,7 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { getSourceStatus } from "../../../db/queries/source-registry";
+import { getSourceStatus } from "../../../db/store/sources";
+import { sqliteStore } from "../../../db/store/store";
+import { sqliteSink } from "../sink";
 import { testDb } from "../../../test/db";
 import { sourceReporter } from "../status";
 import { prometheusSourceConfig } from "./config";
@@ -34,8 +36,14 @@ async function once(body: Handler | string, extra: Record<string, unknown> = {})
   const db = testDb();
   const url = typeof body === "string" ? body : await serve(body);
   const config = prometheusSourceConfig.parse({ url, kind: "vllm", worker_id: "w", ...extra });
-  await scrapeOnce(db, "t", config, sourceReporter(db, "t", "prometheus", "target"), emptyState());
-  return { db, status: getSourceStatus(db, "t")! };
+  await scrapeOnce(
+    sqliteSink(db),
+    "t",
+    config,
+    sourceReporter(sqliteStore(db), "t", "prometheus", "target"),
+    emptyState(),
+  );
+  return { db, status: (await getSourceStatus(sqliteStore(db), "t"))! };
 }
 
 describe("scrapeOnce", () => {
@@ -98,7 +106,8 @@ describe("startPrometheusSource", () => {
       text(VLLM_NEW({ queries: 1000 * scrapes, hits: 500 * scrapes, running: scrapes }))(req, res);
     });
     const config = prometheusSourceConfig.parse({ url, kind: "auto", worker_id: "live", interval_seconds: 1 });
-    const stop = startPrometheusSource(db, "live-src", config, sourceReporter(db, "live-src", "prometheus", "live"));
+    const report = sourceReporter(sqliteStore(db), "live-src", "prometheus", "live");
+    const stop = startPrometheusSource(sqliteSink(db), "live-src", config, report);
     await expect.poll(() => scrapes, { timeout: 5_000, interval: 50 }).toBeGreaterThanOrEqual(2);
     await stop();
     const seenAtStop = scrapes;
@@ -109,7 +118,7 @@ describe("startPrometheusSource", () => {
       { requests_running: 1, prefix_query_tokens: "1000" },
       { requests_running: 2, prefix_query_tokens: "2000" },
     ]);
-    const status = getSourceStatus(db, "live-src")!;
+    const status = (await getSourceStatus(sqliteStore(db), "live-src"))!;
     expect(status.successCount).toBe(seenAtStop);
     expect(status.detail).toMatchObject({ detected_kind: "vllm", workers: ["live"] });
     expect((status.detail.aggregates as { prefix_hit_rate: number }).prefix_hit_rate).toBeCloseTo(0.5);

@@ -1,6 +1,5 @@
 import type { Db } from "../../../db/client";
-import { submitEvents } from "../../ingest/submit";
-import type { SourceReport } from "../status";
+import type { SourceReport, SourceSink } from "../status";
 import type { PrometheusSourceConfig } from "./config";
 import { emptyState, mapScrape, type ScrapeState } from "./map";
 import { parseExposition } from "./parse";
@@ -51,7 +50,7 @@ export async function fetchExposition(
 
 /** One scrape: fetch, parse, map, submit, report. Returns the state for the next scrape (unchanged on failure). */
 export async function scrapeOnce(
-  db: Db,
+  sink: SourceSink,
   id: string,
   config: PrometheusSourceConfig,
   report: SourceReport,
@@ -65,7 +64,7 @@ export async function scrapeOnce(
   try {
     text = await fetchExposition(config.url, timeoutMs, opts.fetch);
   } catch (err) {
-    report.error(now(), err instanceof Error ? err.message : String(err));
+    await report.error(now(), err instanceof Error ? err.message : String(err));
     return state;
   }
   const exposition = parseExposition(text);
@@ -76,16 +75,17 @@ export async function scrapeOnce(
   let rejected: string[] = [];
   let accepted = 0;
   try {
-    const reply = await submitEvents(db, mapped.events);
+    const reply = await sink.submit(mapped.events);
     accepted = reply.accepted + reply.duplicate;
     rejected = reply.items
       .filter((i) => i.status === "rejected")
       .map((i) => `${i.id ?? `event ${i.index}`}: ${i.error ?? "rejected"}`);
   } catch (err) {
-    report.error(now(), `ingest failed: ${err instanceof Error ? err.message : String(err)}`);
+    await report.error(now(), `ingest failed: ${err instanceof Error ? err.message : String(err)}`);
     return state;
   }
-  if (mapped.kvbm) storeKvbm(db, mapped.kvbm_worker, started, mapped.kvbm);
+  // KVBM minutes are kept on SQLite only so far (the tiers pages do not run on PostgreSQL yet).
+  if (mapped.kvbm && sink.sqlite) storeKvbm(sink.sqlite, mapped.kvbm_worker, started, mapped.kvbm);
   const problems = [...exposition.errors, ...rejected];
   if (!mapped.kind) problems.push(...mapped.notes);
   const durationMs = now() - started;
@@ -105,9 +105,10 @@ export async function scrapeOnce(
     },
   };
   // Partial problems (malformed lines, rejected events) stay in detail.problems: the good series still count as ok.
-  if (exposition.series === 0) report.error(now(), `no series in response${problems.length ? `: ${problems[0]}` : ""}`);
-  else if (!mapped.kind) report.error(now(), mapped.notes[0]!);
-  else report.ok(now(), seen);
+  if (exposition.series === 0)
+    await report.error(now(), `no series in response${problems.length ? `: ${problems[0]}` : ""}`);
+  else if (!mapped.kind) await report.error(now(), mapped.notes[0]!);
+  else await report.ok(now(), seen);
   return mapped.state;
 }
 
@@ -130,7 +131,7 @@ function storeKvbm(db: Db, workerId: string, at: number, k: KvbmReading): void {
 
 /** Scrape one /metrics endpoint on its interval and submit the mapped events; returns stop(). */
 export function startPrometheusSource(
-  db: Db,
+  sink: SourceSink,
   id: string,
   config: PrometheusSourceConfig,
   report: SourceReport,
@@ -141,7 +142,7 @@ export function startPrometheusSource(
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> = Promise.resolve();
   const tick = () => {
-    inFlight = scrapeOnce(db, id, config, report, state, opts)
+    inFlight = scrapeOnce(sink, id, config, report, state, opts)
       .then((next) => {
         state = next;
       })

@@ -2,7 +2,9 @@ import { encode } from "@msgpack/msgpack";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Router, XPublisher } from "zeromq";
 import type { Db } from "../../../db/client";
-import { getSourceStatus } from "../../../db/queries/source-registry";
+import { getSourceStatus } from "../../../db/store/sources";
+import { sqliteStore } from "../../../db/store/store";
+import { sqliteSink } from "../sink";
 import { testDb } from "../../../test/db";
 import { sourceReporter, type SourceReport } from "../status";
 import { zmqSourceConfig } from "./config";
@@ -48,13 +50,13 @@ const kvRows = (db: Db): KvRow[] =>
 
 /** The registry's reporter, plus a list of the error texts it was given. */
 function recordingReporter(db: Db, id: string) {
-  const real = sourceReporter(db, id, "zmq-kv", "vLLM A");
+  const real = sourceReporter(sqliteStore(db), id, "zmq-kv", "vLLM A");
   const errors: string[] = [];
   const report: SourceReport = {
     ok: (at, seen) => real.ok(at, seen),
     error: (at, message) => {
       errors.push(message);
-      real.error(at, message);
+      return real.error(at, message);
     },
   };
   return { report, errors };
@@ -84,7 +86,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     const { pub, endpoint } = await publisher();
     const { report, errors } = recordingReporter(db, "vllm-a");
     const config = zmqSourceConfig.parse({ endpoint, topic: "kv", worker_id: "w1", block_size: 16 });
-    const stop = startZmqSource(db, "vllm-a", config, report, { flushMs: 30 });
+    const stop = startZmqSource(sqliteSink(db), "vllm-a", config, report, { flushMs: 30 });
     cleanups.push(stop);
     await subscribed(pub);
 
@@ -193,7 +195,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     expect(errors).toHaveLength(4);
     expect(errors[3]).toMatch(/^sequence gap .*missed 1 batch \(seq 6\).*; seq 7: event 1/);
 
-    const status = getSourceStatus(db, "vllm-a")!;
+    const status = (await getSourceStatus(sqliteStore(db), "vllm-a"))!;
     expect(status).toMatchObject({ kind: "zmq-kv", name: "vLLM A", gaps: 2, eventsTotal: 5 });
     expect(status.lastError).not.toBeNull();
     expect(status.detail).toMatchObject({
@@ -241,7 +243,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
 
     const { report, errors } = recordingReporter(db, sourceId);
     const config = zmqSourceConfig.parse({ endpoint, worker_id: "w2", replay_endpoint: router.lastEndpoint });
-    const stop = startZmqSource(db, sourceId, config, report, { flushMs: 30 });
+    const stop = startZmqSource(sqliteSink(db), sourceId, config, report, { flushMs: 30 });
     cleanups.push(stop);
     await subscribed(pub);
     await pub.send(["", seqFrame(0n), batches.get(0n)!]);
@@ -259,7 +261,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     expect(requests).toEqual([1n]);
     expect(kvRows(db).map((r) => r.block_hashes)).toEqual(["100", "101", "102", "103"]);
     expect(errors).toEqual([]); // nothing was lost
-    expect(getSourceStatus(db, "vllm-r")).toMatchObject({
+    expect(await getSourceStatus(sqliteStore(db), "vllm-r")).toMatchObject({
       gaps: 0,
       eventsTotal: 4,
       detail: { replayed_batches: 2, recovered_gaps: 1, missed_batches: "0" },
@@ -272,7 +274,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     expect(errors).toEqual([
       `sequence gap from ${endpoint}: missed 2 batches (seq 1–2); blocks stored or removed in them are unknown until the next clear (replay recovered 1 of 2)`,
     ]);
-    expect(getSourceStatus(db, "vllm-p")).toMatchObject({
+    expect(await getSourceStatus(sqliteStore(db), "vllm-p")).toMatchObject({
       gaps: 1,
       detail: { replayed_batches: 1, recovered_gaps: 0, missed_batches: "1" },
     });
@@ -283,7 +285,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     const first = await publisher();
     const { report, errors } = recordingReporter(db, "vllm-c");
     const stop = startZmqSource(
-      db,
+      sqliteSink(db),
       "vllm-c",
       zmqSourceConfig.parse({ endpoint: first.endpoint, worker_id: "w3" }),
       report,
@@ -317,7 +319,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
       "stored 9",
     ]);
     expect(errors.join("\n")).toContain("missed 2 batches (seq 1–2)");
-    expect(getSourceStatus(db, "vllm-c")).toMatchObject({
+    expect(await getSourceStatus(sqliteStore(db), "vllm-c")).toMatchObject({
       gaps: 1,
       eventsTotal: 4,
       detail: { connected: true, restarts: 1 },
@@ -328,7 +330,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
     const db = testDb();
     const { report, errors } = recordingReporter(db, "vllm-x");
     const stop = startZmqSource(
-      db,
+      sqliteSink(db),
       "vllm-x",
       zmqSourceConfig.parse({ endpoint: "tcp://127.0.0.1:9", worker_id: "w4" }),
       report,
@@ -339,7 +341,7 @@ describe("startZmqSource against a real ZMQ publisher", () => {
       interval: 25,
     });
     await stop();
-    expect(getSourceStatus(db, "vllm-x")).toMatchObject({
+    expect(await getSourceStatus(sqliteStore(db), "vllm-x")).toMatchObject({
       lastSuccessAt: null,
       lastError: "not connected to tcp://127.0.0.1:9; retrying",
     });

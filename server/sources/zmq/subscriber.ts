@@ -1,9 +1,7 @@
 import type { z } from "zod";
 import { Dealer, Subscriber } from "zeromq";
-import type { Db } from "../../../db/client";
 import type { TelemetryEventInput } from "../../ingest/events";
-import { submitEvents } from "../../ingest/submit";
-import type { SourceReport } from "../status";
+import type { SourceReport, SourceSink } from "../status";
 import type { zmqSourceConfig } from "./config";
 import { gapMessage, type SequenceState } from "./sequence";
 import { addCounts, readMessage, readPayload, type MessageContext, type PayloadOutcome } from "./stream";
@@ -31,7 +29,7 @@ const MAX_REPLAY_BATCHES = 10_000;
  * ingested first).
  */
 export function startZmqSource(
-  db: Db,
+  sink: SourceSink,
   id: string,
   config: z.output<typeof zmqSourceConfig>,
   report: SourceReport,
@@ -115,7 +113,7 @@ export function startZmqSource(
     let accepted = 0;
     for (let at = 0; at < events.length; at += SUBMIT_CHUNK) {
       try {
-        const reply = await submitEvents(db, events.slice(at, at + SUBMIT_CHUNK));
+        const reply = await sink.submit(events.slice(at, at + SUBMIT_CHUNK));
         accepted += reply.accepted;
         const bad = reply.items.find((i) => i.status === "rejected");
         if (bad) noteError(`${reply.rejected} event(s) rejected by ingest, first: ${bad.error ?? "invalid"}`);
@@ -128,9 +126,9 @@ export function startZmqSource(
     errors = [];
     if (events.length === 0 && gapCount === 0 && errs.length === 0 && t - lastReportAt < heartbeatMs) return;
     if (connected || events.length > 0 || gapCount > 0)
-      report.ok(t, { events: accepted, gaps: gapCount, detail: detail() });
-    if (errs.length > 0) report.error(t, summarize(errs));
-    else if (!connected && events.length === 0) report.error(t, `not connected to ${config.endpoint}; retrying`);
+      await report.ok(t, { events: accepted, gaps: gapCount, detail: detail() });
+    if (errs.length > 0) await report.error(t, summarize(errs));
+    else if (!connected && events.length === 0) await report.error(t, `not connected to ${config.endpoint}; retrying`);
     lastReportAt = t;
   };
   const flushOnce = () => (flushing ??= flush().finally(() => (flushing = null)));
@@ -191,11 +189,11 @@ export function startZmqSource(
     for await (const event of sub.events) {
       if (event.type === "handshake" && !connected) {
         connected = true;
-        report.ok(now(), { events: 0, detail: detail() });
+        void report.ok(now(), { events: 0, detail: detail() });
       } else if (event.type === "disconnect" && connected) {
         connected = false;
         if (!stopped)
-          report.error(
+          void report.error(
             now(),
             `disconnected from ${config.endpoint}; reconnecting (batches sent meanwhile show as a gap)`,
           );
@@ -210,7 +208,7 @@ export function startZmqSource(
         if (pending.length >= MAX_PENDING) await flushOnce();
       }
     } catch (err) {
-      if (!stopped) report.error(now(), `subscriber stopped: ${message(err)}`);
+      if (!stopped) void report.error(now(), `subscriber stopped: ${message(err)}`);
     }
   };
 

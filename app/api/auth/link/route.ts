@@ -2,7 +2,7 @@ import { z } from "zod";
 import { describeLink } from "@/server/auth/accounts";
 import { authBody } from "@/server/auth/routes";
 import { errorResponse } from "@/server/http";
-import { serverDb } from "@/server/runtime";
+import { serverStore } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 export async function POST(req: Request): Promise<Response> {
   try {
     const { secret } = await authBody(req, z.object({ secret: z.string().min(1).max(200) }));
-    return Response.json(describeLink(serverDb(), secret, Date.now()));
+    return Response.json(await describeLink(serverStore(), secret, Date.now()));
   } catch (err) {
     return errorResponse(err);
   }

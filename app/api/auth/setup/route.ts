@@ -2,7 +2,7 @@ import { z } from "zod";
 import { passwordSchema, redeemLink, usernameSchema } from "@/server/auth/accounts";
 import { authBody, signedIn } from "@/server/auth/routes";
 import { errorResponse } from "@/server/http";
-import { serverDb } from "@/server/runtime";
+import { serverStore } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -17,7 +17,7 @@ const input = z.object({
 export async function POST(req: Request): Promise<Response> {
   try {
     const body = await authBody(req, input);
-    const userId = await redeemLink(serverDb(), body, Date.now());
+    const userId = await redeemLink(serverStore(), body, Date.now());
     return await signedIn(req, userId, Date.now());
   } catch (err) {
     return errorResponse(err);

@@ -109,7 +109,8 @@ beforeAll(async () => {
   const { createToken } = await import("@/server/auth/tokens");
   const db = serverDb();
   closeDb = () => db.$client.close();
-  readToken = createToken(db, { name: "export test", scope: "read", createdBy: "test" }, T0).token;
+  const { sqliteStore } = await import("@/db/store/store");
+  readToken = (await createToken(sqliteStore(db), { name: "export test", scope: "read", createdBy: "test" }, T0)).token;
   storeEvents(db, [...session(SID, "x", 100), ...session(ODD, "y", 200)].map(parsed));
   const { ingestBody } = await import("@/server/ingest/ingest");
   expect(ingestBody(db, ndjson(chainTurns()), "application/x-ndjson")).toMatchObject({ accepted: 6, rejected: 0 });
