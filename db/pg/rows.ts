@@ -121,7 +121,11 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
       ? ` AS id, octet_length(sequence_hashes) IS NOT DISTINCT FROM seq_count * 8
       AND octet_length(local_hashes) IS NOT DISTINCT FROM local_count * 8 AS whole`
       : " AS id");
-  const joined = chains ? ` LEFT JOIN "${table}" b ON b.id = v."_base"` : "";
+  // The join may reorder rows: ordered by position again, so rows are numbered (rid) in the order given.
+  const joined = chains
+    ? ` WITH ORDINALITY AS v(${names.join(", ")}, "_at") LEFT JOIN "${table}" b ON b.id = v."_base"`
+    : "";
+  const ordered = chains ? ` ORDER BY v."_at"` : "";
   return {
     table,
     columns,
@@ -129,7 +133,7 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
     partitioned,
     key,
     withTs,
-    sql: `INSERT INTO "${table}" (${cols}) SELECT ${selected.join(", ").replaceAll("$BLOB", blob)} FROM unnest(${unnested.join(", ")}) AS v(${names.join(", ")})${joined}${notHeld} ON CONFLICT DO NOTHING RETURNING ${returned}`,
+    sql: `INSERT INTO "${table}" (${cols}) SELECT ${selected.join(", ").replaceAll("$BLOB", blob)} FROM unnest(${unnested.join(", ")})${joined || ` AS v(${names.join(", ")})`}${notHeld}${ordered} ON CONFLICT DO NOTHING RETURNING ${returned}`,
   };
 }
 
