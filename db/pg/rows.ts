@@ -95,7 +95,8 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
     if (isBytes) {
       unnested.push(`$${unnested.length + 1}::int4[]`, `$${unnested.length + 2}::int4[]`);
       names.push(`"${c}_o"`, `"${c}_n"`);
-      const own = `CASE WHEN v."${c}_n" >= 0 THEN substring($BLOB from v."${c}_o" for v."${c}_n") END`;
+      const blob = `$BLOB${bytes.filter(Boolean).length - 1}$`;
+      const own = `CASE WHEN v."${c}_n" >= 0 THEN substring(${blob} from v."${c}_o" for v."${c}_n") END`;
       selected.push(chains && CHAIN_COLUMNS.has(c) ? chainValue(c, own) : own);
     } else {
       unnested.push(`$${unnested.length + 1}::${type}[]`);
@@ -109,7 +110,9 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
       names.push(`"${c}"`);
       bytes.push(false);
     });
-  const blob = bytes.some(Boolean) ? `$${unnested.length + 1}::bytea` : "";
+  // Each bytea column's bytes: one base64 parameter, decoded once per statement (an uncorrelated subquery is an
+  // InitPlan: its value is kept as a parameter, not computed per row). The driver would send a bytea parameter as hex.
+  const blobs = bytes.filter(Boolean).map((_, j) => `(SELECT decode($${unnested.length + 1 + j}::text, 'base64'))`);
   const cols = columns.map((c) => `"${c}"`).join(", ");
   const key = columns.includes("id_key") ? "id_key" : "id";
   const withTs = keyedWithTs(table);
@@ -133,7 +136,7 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
     partitioned,
     key,
     withTs,
-    sql: `INSERT INTO "${table}" (${cols}) SELECT ${selected.join(", ").replaceAll("$BLOB", blob)} FROM unnest(${unnested.join(", ")})${joined || ` AS v(${names.join(", ")})`}${notHeld}${ordered} ON CONFLICT DO NOTHING RETURNING ${returned}`,
+    sql: `INSERT INTO "${table}" (${cols}) SELECT ${selected.join(", ").replace(/\$BLOB(\d+)\$/g, (_, j: string) => blobs[Number(j)]!)} FROM unnest(${unnested.join(", ")})${joined || ` AS v(${names.join(", ")})`}${notHeld}${ordered} ON CONFLICT DO NOTHING RETURNING ${returned}`,
   };
 }
 
@@ -167,32 +170,39 @@ function element(v: Value | boolean): string {
   return `"${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
-/** A plan's parameters for rows in its column order: one array literal per column, bytea columns as slices of one buffer. */
-export function planParams(plan: InsertPlan, rows: readonly Value[][]): (string | Buffer)[] {
+/**
+ * A plan's parameters for rows in its column order: one array literal per column; a bytea column as offsets and
+ * lengths into its own bytes, sent last as base64 (a third less than the driver's hex, and no copy of the bytes first).
+ */
+export function planParams(plan: InsertPlan, rows: readonly Value[][]): string[] {
   const width = plan.bytes.length;
   const cols: string[][] = [];
-  const chunks: Buffer[] = [];
-  let offset = 1;
-  for (let c = 0; c < width; c++) cols.push(...(plan.bytes[c] ? [[], []] : [[]]));
+  const chunks: Buffer[][] = [];
+  const sizes: number[] = [];
+  for (let c = 0; c < width; c++) {
+    cols.push(...(plan.bytes[c] ? [[], []] : [[]]));
+    if (plan.bytes[c]) (chunks.push([]), sizes.push(0));
+  }
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;
     if (row.length !== width) throw new Error(`row of ${row.length} values for ${width} columns`);
-    for (let c = 0, k = 0; c < width; c++) {
+    for (let c = 0, k = 0, j = 0; c < width; c++) {
       const v = row[c]!;
       if (!plan.bytes[c]) {
         cols[k++]!.push(element(v));
         continue;
       }
       if (v !== null && !Buffer.isBuffer(v)) throw new Error(`column ${plan.columns[c]} takes bytes`);
-      cols[k++]!.push(String(offset));
+      cols[k++]!.push(String(sizes[j]! + 1));
       cols[k++]!.push(v === null ? "-1" : String(v.length));
       if (v !== null) {
-        chunks.push(v);
-        offset += v.length;
+        chunks[j]!.push(v);
+        sizes[j]! += v.length;
       }
+      j++;
     }
   }
-  const params: (string | Buffer)[] = cols.map((c) => `{${c.join(",")}}`);
-  if (plan.bytes.some(Boolean)) params.push(Buffer.concat(chunks));
+  const params = cols.map((c) => `{${c.join(",")}}`);
+  for (let j = 0; j < chunks.length; j++) params.push(Buffer.concat(chunks[j]!, sizes[j]).toString("base64"));
   return params;
 }
