@@ -194,6 +194,36 @@ async function benchPgRoute(bodies: readonly string[], concurrency: number): Pro
 }
 
 /**
+ * bench:storage's `--engine`: a stream file's lines, in bodies of up to `batch` lines, through PostgreSQL's ingest route
+ * handler (in a fresh database; must run last in a process, see benchPgRoute), printed beside the same run's figures.
+ */
+export async function pgRouteOnStream(
+  file: string,
+  batch: number,
+  concurrency: number,
+  baseline: { sqlite: number; raw: number },
+): Promise<void> {
+  const lines = fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.length > 0);
+  const limit = 8 * 1024 * 1024 - 1024; // the route's body limit
+  const bodies: string[] = [];
+  for (let i = 0, size = 0, first = 0; i <= lines.length; i++) {
+    const n = i < lines.length ? lines[i]!.length + 1 : 0;
+    if (i === lines.length || i - first === batch || (i > first && size + n > limit)) {
+      if (i > first) bodies.push(lines.slice(first, i).join("\n"));
+      [first, size] = [i, 0];
+    }
+    size += n;
+  }
+  for (const [threads, r] of await benchPgRoute(bodies, concurrency))
+    console.log(
+      `ingest on postgres (route handler in this process, ${threads ? `${threads} decode threads` : "inline decode"}, ${concurrency} bodies in flight): ${Math.round(r.rate)} events/s, ${(r.rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(r.rate / baseline.raw).toFixed(3)}x raw inserts${r.notAccepted ? `; ${r.notAccepted} not accepted` : ""}`,
+    );
+}
+
+/**
  * Run each engine's store over the same events and print their events/s side by side; with the posted bodies given,
  * PostgreSQL is also timed through the ingest route's handler.
  */

@@ -1,8 +1,10 @@
-// `npm run bench:storage [-- --minutes N] [--full-chains] [--cpu-prof DIR] [--keep-db FILE]`: the steady scenario generated at full speed by the
+// `npm run bench:storage [-- --minutes N] [--full-chains] [--cpu-prof DIR] [--keep-db FILE] [--engine E]`: the steady scenario generated at full speed by the
 // simulator, posted as the simulator sends it (compact chains with prefix_of; --full-chains: full lists) through the
 // real /api/ingest of a real dashboard process into a fresh database, then attribution to completion.
 // --cpu-prof DIR: the dashboard process writes CPU profiles of its threads there (node --cpu-prof). --keep-db FILE:
 // a copy of the ingested database (e.g. to replay attribution over it with scripts/replay-attribution.ts).
+// --engine postgres|both: the same stream also through PostgreSQL's ingest route handler (bench-ingest-engines.ts),
+// last, beside SQLite's ingest of this run (SQLite runs in every case: it is the baseline).
 // Prints storage per simulated hour and per request, every table's and index's size, ingest rate and attribution speed, each beside a baseline
 // measured in the same run (the machine may be busy: compare the ratios).
 import { spawn, type ChildProcess } from "node:child_process";
@@ -19,6 +21,7 @@ import { clearedCopy } from "./replay-attribution";
 import { fullLine, writeSimStream, type SimStream } from "./sim-stream";
 import { waitForHealth } from "./wait-for-health";
 import { freePort } from "../lib/free-port";
+import { pgRouteOnStream, takeEngineOption } from "./bench-ingest-engines";
 
 const TOKEN = "bench-storage-token-0123456789abcdef";
 const BATCH = 1_000;
@@ -277,6 +280,7 @@ function attributionAlone(
 }
 
 async function main() {
+  const { engines } = takeEngineOption(process.argv.slice(2));
   const minutes = minutesArg(process.argv.slice(2));
   const fullChains = process.argv.includes("--full-chains");
   const cpuProf = cpuProfArg(process.argv.slice(2));
@@ -369,6 +373,7 @@ async function main() {
       `attribution in the dashboard's worker: caught up ${tailSeconds.toFixed(1)} s after ingest ended; ${(simSeconds / liveSeconds).toFixed(0)} x real time from the first post`,
     );
     for (const line of sizeLines(tables)) console.log(line);
+    if (engines?.includes("postgres")) await pgRouteOnStream(simFile, BATCH, CONCURRENCY, { sqlite: rate, raw });
   } finally {
     if (server) {
       server.kill("SIGTERM");

@@ -23,7 +23,12 @@ export type PgStoreOptions = {
   alsoInTransaction?: (tx: postgres.Sql, out: readonly StoreStatus[]) => Promise<void>;
 };
 
-type HeldRequest = NamedRequest & { seq: Buffer | null; local: Buffer | null };
+/**
+ * A request whose chains a later prefix_of may extend, with its whole chains. `committed`: its row is in the table
+ * for every later statement to see (read from it, or its batch committed), so a later row naming it is sent with its
+ * own hashes only and the server prepends the shared part (db/pg/rows.ts, CHAIN_BASE).
+ */
+type HeldRequest = NamedRequest & { seq: Buffer | null; local: Buffer | null; committed: boolean };
 
 /**
  * Requests this process's recent batches stored or are storing (request_id → rows, oldest first), so a batch in
@@ -40,7 +45,13 @@ function recentOf(sql: postgres.Sql): Map<string, HeldRequest[]> {
 }
 
 /** A batch's turn to read what it names and build its rows: after the batches started before it did so. */
-type Turn = { recent: Map<string, HeldRequest[]>; previous: Promise<void>; done: () => void };
+type Turn = {
+  recent: Map<string, HeldRequest[]>;
+  previous: Promise<void>;
+  done: () => void;
+  /** The requests the batch's rows hold, marked committed once its transaction is. */
+  held: HeldRequest[];
+};
 const lastTurn = new WeakMap<postgres.Sql, Promise<void>>();
 
 /**
@@ -53,7 +64,7 @@ function takeTurn(sql: postgres.Sql): Turn {
   let done!: () => void;
   const mine = new Promise<void>((resolve) => (done = resolve));
   lastTurn.set(sql, mine);
-  return { recent: recentOf(sql), previous, done };
+  return { recent: recentOf(sql), previous, done, held: [] };
 }
 
 /** Forget the recent batches' requests (after rows were deleted behind this process's back, e.g. between tests). */
@@ -101,15 +112,18 @@ export async function storeEventsPg(
     for (const e of events) if (PLANS[e.kind].partitioned) days.add(dayOf(e.ts));
     await ensurePartitions(sql, days);
     await turn.previous;
+    let out: StoreStatus[];
     try {
-      return await pgTransaction(sql, (tx) => storeInTransaction(tx, turn, events, options));
+      out = await pgTransaction(sql, (tx) => storeInTransaction(tx, turn, events, options));
     } catch (err) {
       // Another process may have dropped a partition this one remembered: make it again once, then give up.
       if ((err as { code?: string }).code !== "23514") throw err;
       forgetPartitions(sql);
       await ensurePartitions(sql, days);
-      return await pgTransaction(sql, (tx) => storeInTransaction(tx, turn, events, options));
+      out = await pgTransaction(sql, (tx) => storeInTransaction(tx, turn, events, options));
     }
+    for (const h of turn.held) h.committed = true;
+    return out;
   } finally {
     turn.done();
   }
@@ -130,7 +144,14 @@ async function storeInTransaction(
   const recent = turn.recent;
   const out: StoreStatus[] = new Array(events.length);
   const held = await heldRequests(tx, events, recent);
-  const rows = new Map<InsertPlan, { index: number[]; values: Value[][] }>();
+  type Group = { index: number[]; values: Value[][] };
+  const rows = new Map<InsertPlan, Group>();
+  // Requests in runs of batch order, one statement each: a request naming a row of the run being built starts the
+  // next run, so the row it names was inserted by an earlier statement of this transaction (visible to the join that
+  // prepends its chains), and rows are still inserted in batch order (rid as SQLite's rowid).
+  const runs = new Map<HeldRequest, number>();
+  const requestGroups: Group[] = [];
+  let run = 0;
   const inBatch = new Set<string>();
   const batchRequests = new Map<string, HeldRequest[]>();
   const laterIds = new Map<string, number>();
@@ -146,15 +167,21 @@ async function storeInTransaction(
     let row: Value[];
     if (e.kind !== "request") row = rowOf(e);
     else {
-      const stored = requestRow(e, i, held.byRequestId, recent, batchRequests, laterIds, resolve);
+      const stored = requestRow(e, i, held.byRequestId, recent, batchRequests, laterIds, runs, resolve);
       if ("status" in stored) {
         out[i] = stored;
         continue;
       }
-      row = stored.row;
       const list = batchRequests.get(e.request_id) ?? [];
       list.push(stored.held);
       batchRequests.set(e.request_id, list);
+      if (stored.namesRun === run) run++;
+      runs.set(stored.held, run);
+      inBatch.add(key);
+      const group = (requestGroups[run] ??= { index: [], values: [] });
+      group.index.push(i);
+      group.values.push(stored.row);
+      continue;
     }
     inBatch.add(key);
     let group = rows.get(plan);
@@ -163,13 +190,23 @@ async function storeInTransaction(
     group.values.push(row);
   }
   remember(recent, batchRequests);
+  turn.held = [...batchRequests.values()].flat();
   turn.done();
   try {
+    // One connection runs them in this order: each run of requests after the rows its joins read.
+    const groups: [InsertPlan, Group][] = [
+      ...rows,
+      ...requestGroups.map((g): [InsertPlan, Group] => [PLANS.request, g]),
+    ];
     const inserted = await Promise.all(
-      [...rows].map(async ([plan, g]) => {
-        const stored = await tx.unsafe<{ id: string }[]>(plan.sql, planParams(plan, g.values), {
+      groups.map(async ([plan, g]) => {
+        const stored = await tx.unsafe<{ id: string; whole?: boolean }[]>(plan.sql, planParams(plan, g.values), {
           prepare: true,
         });
+        if (stored.some((r) => r.whole === false))
+          throw new Error(
+            "storeEventsPg: a request named by prefix_of was deleted while a turn extending it was stored",
+          );
         return { g: { ...g, plan }, ids: new Set(stored.map((r) => r.id)) };
       }),
     );
@@ -236,6 +273,7 @@ async function heldRequests(
       localCount: r.localCount,
       seq: r.seq,
       local: r.local,
+      committed: true,
     });
     byRequestId.set(r.requestId, list);
   }
@@ -266,10 +304,16 @@ function requestRow(
   recent: Map<string, HeldRequest[]>,
   batch: Map<string, HeldRequest[]>,
   laterIds: Map<string, number>,
+  runs: ReadonlyMap<HeldRequest, number>,
   resolve: ResolvePrefix | undefined,
-): { row: Value[]; held: HeldRequest } | Extract<StoreStatus, { status: "rejected" }> {
-  let seq = e.sequence_hashes === undefined ? null : encodeHashes(e.sequence_hashes);
-  let local = e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
+): { row: Value[]; held: HeldRequest; namesRun?: number } | Extract<StoreStatus, { status: "rejected" }> {
+  const ownSeq = e.sequence_hashes === undefined ? null : encodeHashes(e.sequence_hashes);
+  const ownLocal = e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
+  let seq = ownSeq;
+  let local = ownLocal;
+  // The named row's id and the bytes of its chains that come first, when the server is to prepend them.
+  let base: Value[] = [null, 0, -1];
+  let namesRun: number | undefined;
   if (e.prefix_of) {
     const id = e.prefix_of.request_id;
     const named = pickNamed(e, held.get(id) ?? [], recent.get(id) ?? [], batch.get(id) ?? []);
@@ -278,11 +322,20 @@ function requestRow(
     const n = named!;
     seq = Buffer.concat([(n.seq ?? Buffer.alloc(0)).subarray(0, r.shared * HASH_BYTES), seq ?? Buffer.alloc(0)]);
     if (local) local = Buffer.concat([(n.local ?? Buffer.alloc(0)).subarray(0, r.localShared * HASH_BYTES), local]);
+    // The server prepends the named row's bytes when that row is visible to this batch's statement: in the table, or
+    // inserted by an earlier statement of this transaction. A row of another batch still in flight is sent whole.
+    namesRun = runs.get(n);
+    if (n.committed || namesRun !== undefined)
+      base = [n.rowId, r.shared * HASH_BYTES, ownLocal ? r.localShared * HASH_BYTES : -1];
   }
   const seqCount = seq && seq.byteLength / HASH_BYTES;
   const localCount = local && local.byteLength / HASH_BYTES;
   return {
-    row: [...requestHead(e), seq, local, null, 0, 0, seqCount, localCount, null],
+    namesRun,
+    row:
+      base[0] === null
+        ? [...requestHead(e), seq, local, null, 0, 0, seqCount, localCount, null, ...base]
+        : [...requestHead(e), ownSeq, ownLocal, null, 0, 0, seqCount, localCount, null, ...base],
     held: {
       rowId: e.id,
       sessionId: e.session_id ?? null,
@@ -292,6 +345,7 @@ function requestRow(
       localCount,
       seq,
       local,
+      committed: false,
     },
   };
 }

@@ -213,6 +213,38 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
         ],
       ],
     ],
+    [
+      // The server prepends a named row's bytes when the row is in the table or was inserted by an earlier statement
+      // of the batch: turns 3 and 4 name rows of the run being built (each starts the next statement), 5 and 6 stay.
+      "turns naming turns of the same batch, a stored turn, with and without local lists",
+      [
+        [turn(1, { sequence_hashes: hashes(0, 10), local_hashes: hashes(0, 10, 5) })],
+        [
+          turn(2, {
+            prefix_of: { request_id: "r1", blocks: 10 },
+            sequence_hashes: hashes(10, 2),
+            local_hashes: hashes(50, 1),
+          }),
+          turn(3, { prefix_of: { request_id: "r2", blocks: 11 }, sequence_hashes: hashes(12, 3), local_hashes: [] }),
+          turn(4, { prefix_of: { request_id: "r3", blocks: 4 }, sequence_hashes: [] }),
+          turn(5, { sequence_hashes: hashes(90, 2) }),
+          turn(6, {
+            prefix_of: { request_id: "r1", blocks: 0 },
+            sequence_hashes: hashes(30, 1),
+            local_hashes: hashes(1, 1),
+          }),
+          turn(7, { prefix_of: { request_id: "r4", blocks: 4 } }),
+        ],
+        [
+          turn(8, { prefix_of: { request_id: "r7", blocks: 3 }, sequence_hashes: hashes(7, 1) }),
+          turn(9, {
+            prefix_of: { request_id: "r3", blocks: 5 },
+            sequence_hashes: hashes(9, 1),
+            local_hashes: hashes(8, 1),
+          }),
+        ],
+      ],
+    ],
   ])("prefix_of as SQLite resolves it, stored whole: %s", async (_name, batches) => {
     const sqlite = testDb();
     for (const b of batches) expect(await store(b)).toEqual(storeEvents(sqlite, rows(b), { resolvePrefix }));
@@ -225,6 +257,10 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
       expect({ seq: decodeHashes(r.seq), local: decodeHashes(r.local) }).toEqual(want);
       expect(r.chain_base).toBeNull();
     }
+    // Rows numbered in batch order, as SQLite's rowid (runs of requests are inserted in order).
+    const byRid = await pg.$client<{ id: string }[]>`SELECT id FROM requests ORDER BY rid`;
+    const byRowid = sqlite.$client.prepare("SELECT id FROM requests ORDER BY rowid").pluck().all();
+    expect(byRid.map((r) => r.id)).toEqual(byRowid);
   });
 
   it("a prefix stored before this process started is read from the table, newest same-session row first", async () => {
