@@ -175,7 +175,10 @@ export class BlockPool {
     return i;
   }
 
-  /** Cache blocks hashes[from..to) computed by a request, referenced by it; `created` gets the new ones' positions. */
+  /**
+   * Cache blocks hashes[from..to) computed by a request, referenced by it; returns how many are new, their positions
+   * written to created[0…] (a scratch list the caller reuses: its length may be larger).
+   */
   store(
     list: HashList,
     from: number,
@@ -185,10 +188,11 @@ export class BlockPool {
     out: number[],
     created: number[],
     owned: OwnedBlocks,
-  ): void {
+  ): number {
     const index = this.index;
     const rec = this.rec;
     const ids = this.classes.idsOf(classes);
+    let n = 0;
     for (let i = from; i < to; i++) {
       const id = index.ensureAt(list, i);
       const c = ids[segments[i]!]!;
@@ -208,11 +212,12 @@ export class BlockPool {
         this.cached++;
         index.add(id, this.bit, this.slot, b);
         this.applyPin(b, c);
-        created.push(i);
+        created[n++] = i;
         owned.add(this, b, gen);
       }
       out.push(b);
     }
+    return n;
   }
 
   /**
