@@ -7,6 +7,7 @@ import {
   OwnedBlocks,
   type RetentionClass,
 } from "./block-pool";
+import { BlockList } from "./block-list";
 import { hashList, PrefixIndex } from "./prefix-index";
 
 const cls = (name: string, priority: number, extra: Partial<RetentionClass> = {}): RetentionClass => ({
@@ -26,8 +27,8 @@ function cache(
   c: RetentionClass,
   now = 0,
   owned = new OwnedBlocks(),
-): number[] {
-  const blocks: number[] = [];
+): BlockList {
+  const blocks = new BlockList();
   const matched = pool.acquirePrefix(l, l.seq.length, [c], new Array(l.seq.length).fill(0), blocks);
   pool.makeRoom(l.seq.length - matched);
   pool.store(l, matched, l.seq.length, [c], new Array(l.seq.length).fill(0), blocks, [], owned);
@@ -65,7 +66,7 @@ describe("BlockPool", () => {
   it("never evicts referenced blocks and refuses room it cannot make", () => {
     const pool = new BlockPool(4, new PrefixIndex(), 0);
     const l = list("a", 4);
-    const held: number[] = [];
+    const held = new BlockList();
     pool.store(l, 0, 4, [cls("c", 0)], [0, 0, 0, 0], held, [], new OwnedBlocks());
     expect(pool.active).toBe(4);
     expect(pool.makeRoom(1)).toBe(false);
@@ -206,7 +207,7 @@ describe("BlockPool", () => {
     const c = cls("c", 100, { ttlMs: 1_000 });
     const l = list("r", 1);
     const held = cache(pool, l, c, 0);
-    for (let i = 0; i < 70_000; i++) pool.acquirePrefix(l, 1, [c], [0], []);
+    for (let i = 0; i < 70_000; i++) pool.acquirePrefix(l, 1, [c], [0], new BlockList());
     expect(pool.active).toBe(1);
     for (let i = 0; i < 69_999; i++) pool.release(held, 1);
     expect(pool.makeRoom(2)).toBe(false);

@@ -9,6 +9,7 @@ import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
 import * as records from "./block-records";
 import { ClassTable } from "./block-classes";
+import { BlockList } from "./block-list";
 import type { RemovedHashes } from "./removed-hashes";
 import * as removals from "./removal-log";
 
@@ -41,7 +42,7 @@ const { blockRecords, EvictionLists } = records;
 const { CLASS_SHIFT, ENTRY, FLAGS, GEN, HAS_TTL, KEEP_ON_CLASS, PINNED, REC, REF, TTL_QUEUED } = records;
 
 /** What an owner holds once its blocks are taken back (never handed out: its pool is null then, see blockList). */
-const NO_BLOCKS: number[] = [];
+const NO_BLOCKS = new BlockList();
 const { RemovalLog, OFFLOADED } = removals;
 const REASON_INDEX: Record<RemovalReason, number> = {
   capacity: removals.CAPACITY,
@@ -143,7 +144,7 @@ export class BlockPool {
     n: number,
     classes: readonly RetentionClass[],
     segments: readonly number[],
-    out: number[],
+    out: BlockList,
     owner?: OwnedBlocks,
   ): number {
     const index = this.index;
@@ -151,6 +152,7 @@ export class BlockPool {
     let i = 0;
     if (owner && owner.heldPool === this && owner.heldView === list && (out.length === 0 || out === owner.heldBlocks)) {
       const held = owner.heldBlocks;
+      const heldIds = held.ids;
       const gens = owner.heldGens;
       const inPlace = out === held;
       const m = Math.min(n, held.length);
@@ -158,7 +160,7 @@ export class BlockPool {
       owner.heldBlocks = NO_BLOCKS;
       const rec = this.rec;
       for (; i < m; i++) {
-        const b = held[i]!;
+        const b = heldIds[i]!;
         if (rec[b * REC + ENTRY]! < 0 || rec[b * REC + GEN] !== gens[i]) break;
         this.touch(b, ids[segments[i]!]!);
         if (!inPlace) out.push(b);
@@ -185,7 +187,7 @@ export class BlockPool {
     to: number,
     classes: readonly RetentionClass[],
     segments: readonly number[],
-    out: number[],
+    out: BlockList,
     created: number[],
     owned: OwnedBlocks,
   ): number {
@@ -224,20 +226,21 @@ export class BlockPool {
    * Drop a request's references, tail first so that a prefix outlives its continuation under LRU. With `owner`, the
    * list is kept as what its trajectory last held here for `view` (see acquirePrefix); the caller must not reuse it.
    */
-  release(blocks: number[], now: number, owner?: OwnedBlocks, view?: HashList): void {
+  release(list: BlockList, now: number, owner?: OwnedBlocks, view?: HashList): void {
+    const blocks = list.ids;
     let gens: Int32Array | null = null;
-    if (owner && view && blocks.length) {
-      if (owner.heldGens.length < blocks.length)
-        owner.heldGens = new Int32Array(Math.max(blocks.length, 2 * owner.heldGens.length));
+    if (owner && view && list.length) {
+      if (owner.heldGens.length < list.length)
+        owner.heldGens = new Int32Array(Math.max(list.length, 2 * owner.heldGens.length));
       gens = owner.heldGens;
       owner.heldPool = this;
       owner.heldView = view;
-      owner.heldBlocks = blocks;
+      owner.heldBlocks = list;
     }
     const rec = this.rec;
     const lru = this.lru;
     let unreferenced = 0;
-    for (let i = blocks.length - 1; i >= 0; i--) {
+    for (let i = list.length - 1; i >= 0; i--) {
       const b = blocks[i]!;
       const o = b * REC;
       if (gens) gens[i] = rec[o + GEN]!;
@@ -261,7 +264,7 @@ export class BlockPool {
   }
 
   /** The list a request of `owner` collects its blocks of `list` in: the blocks its trajectory last held here for that view (acquirePrefix keeps the valid ones in place), else `fallback`. */
-  blockList(owner: OwnedBlocks, list: HashList, fallback: number[]): number[] {
+  blockList(owner: OwnedBlocks, list: HashList, fallback: BlockList): BlockList {
     return owner.heldPool === this && owner.heldView === list && fallback.length === 0 ? owner.heldBlocks : fallback;
   }
 

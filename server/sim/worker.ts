@@ -1,3 +1,4 @@
+import { BlockList } from "./block-list";
 import { BlockPool } from "./block-pool";
 import { emitTokens } from "./itl";
 import { reserveWindow } from "./pass-window";
@@ -398,6 +399,6 @@ export class Worker {
   /** Drop the request's block references; they stay noted for its trajectory's next turn on this worker. */
   private releaseBlocks(r: SimRequest): void {
     this.pool.release(r.blocks, this.host.now, r.owner, r.view);
-    r.blocks = [];
+    r.blocks = new BlockList();
   }
 }
