@@ -7,6 +7,7 @@ import {
   OwnedBlocks,
   type RetentionClass,
 } from "./block-pool";
+import { BlockList } from "./block-list";
 import { hashList, PrefixIndex } from "./prefix-index";
 
 const cls = (name: string, priority: number, extra: Partial<RetentionClass> = {}): RetentionClass => ({
@@ -26,8 +27,8 @@ function cache(
   c: RetentionClass,
   now = 0,
   owned = new OwnedBlocks(),
-): number[] {
-  const blocks: number[] = [];
+): BlockList {
+  const blocks = new BlockList();
   const matched = pool.acquirePrefix(l, l.seq.length, [c], new Array(l.seq.length).fill(0), blocks);
   pool.makeRoom(l.seq.length - matched);
   pool.store(l, matched, l.seq.length, [c], new Array(l.seq.length).fill(0), blocks, [], owned);
@@ -65,7 +66,7 @@ describe("BlockPool", () => {
   it("never evicts referenced blocks and refuses room it cannot make", () => {
     const pool = new BlockPool(4, new PrefixIndex(), 0);
     const l = list("a", 4);
-    const held: number[] = [];
+    const held = new BlockList();
     pool.store(l, 0, 4, [cls("c", 0)], [0, 0, 0, 0], held, [], new OwnedBlocks());
     expect(pool.active).toBe(4);
     expect(pool.makeRoom(1)).toBe(false);
@@ -81,6 +82,46 @@ describe("BlockPool", () => {
     expect(pool.makeRoom(2)).toBe(true);
     expect(pool.match(["pin0", "pin1"], 2)).toBe(2);
     expect(pool.makeRoom(3)).toBe(false);
+  });
+
+  it("gives a cached block the class of the last request that used it (priority, pin, TTL, lifecycle)", () => {
+    const low = cls("low", 10);
+    const high = cls("high", 90);
+    const twinOfLow = cls("low", 10);
+    const pinned = cls("pinned", 0, { pin: true });
+    const ttl = cls("ttl", 50, { ttlMs: 1_000 });
+    const agent = cls("agent", 50, { evictOn: EVICT_AGENT_END });
+    // [first class, class of the second use, what survives makeRoom(2) beside "other" (priority 50), TTL removals at 2 s, agent_end removals]
+    const cases: [RetentionClass, RetentionClass, string[], string[], string[]][] = [
+      [low, high, ["b0", "b1"], [], []],
+      [high, low, ["other0", "other1"], [], []],
+      [low, twinOfLow, ["other0", "other1"], [], []],
+      [low, pinned, ["b0", "b1"], [], []],
+      [pinned, low, ["other0", "other1"], [], []],
+      [low, ttl, [], ["b1", "b0"], []],
+      [ttl, low, [], [], []],
+      [low, agent, [], [], ["b0", "b1"]],
+    ];
+    for (const [first, second, survivors, expired, ended] of cases) {
+      const pool = new BlockPool(4, new PrefixIndex(), 0);
+      const owned = new OwnedBlocks();
+      const b = list("b", 2);
+      cache(pool, b, first, 0, owned);
+      cache(pool, list("other", 2), cls("other", 50), 0);
+      cache(pool, b, second, 0);
+      expect(pool.classOf("b0")).toBe(second);
+      if (survivors.length) {
+        expect(pool.makeRoom(2)).toBe(true);
+        pool.drainRemoved();
+        const kept = ["b0", "b1", "other0", "other1"].filter((h) => pool.match([h], 1) === 1);
+        expect(kept).toEqual(survivors);
+        continue;
+      }
+      pool.expire(2_000);
+      expect(pool.drainRemoved()).toEqual(expired.length ? [["ttl", expired]] : []);
+      for (const ref of owned.refs.subarray(0, owned.length)) pool.evictOnEnd(ref, "agent_end");
+      expect(pool.drainRemoved()).toEqual(ended.length ? [["agent_end", ended]] : []);
+    }
   });
 
   it("expires unreferenced blocks after their TTL, counted from the last use", () => {
@@ -166,7 +207,7 @@ describe("BlockPool", () => {
     const c = cls("c", 100, { ttlMs: 1_000 });
     const l = list("r", 1);
     const held = cache(pool, l, c, 0);
-    for (let i = 0; i < 70_000; i++) pool.acquirePrefix(l, 1, [c], [0], []);
+    for (let i = 0; i < 70_000; i++) pool.acquirePrefix(l, 1, [c], [0], new BlockList());
     expect(pool.active).toBe(1);
     for (let i = 0; i < 69_999; i++) pool.release(held, 1);
     expect(pool.makeRoom(2)).toBe(false);

@@ -8,6 +8,8 @@ import type { HashList, PrefixIndex } from "./prefix-index";
 import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
 import * as records from "./block-records";
+import { ClassTable } from "./block-classes";
+import { BlockList } from "./block-list";
 import type { RemovedHashes } from "./removed-hashes";
 import * as removals from "./removal-log";
 
@@ -37,11 +39,10 @@ export { OwnedBlocks } from "./owned-blocks";
 // Module-local copies: a constant read through an import is a property load on every use once compiled to CommonJS
 // (as tsx runs the simulator), which made the hot loops below a third slower.
 const { blockRecords, EvictionLists } = records;
-const { ENTRY, FLAGS, GEN, HAS_TTL, PINNED, PRIO_SHIFT, REC, REF, TTL_QUEUED } = records;
-const FLAG_BITS = (1 << PRIO_SHIFT) - 1;
+const { CLASS_SHIFT, ENTRY, FLAGS, GEN, HAS_TTL, KEEP_ON_CLASS, PINNED, REC, REF, TTL_QUEUED } = records;
 
 /** What an owner holds once its blocks are taken back (never handed out: its pool is null then, see blockList). */
-const NO_BLOCKS: number[] = [];
+const NO_BLOCKS = new BlockList();
 const { RemovalLog, OFFLOADED } = removals;
 const REASON_INDEX: Record<RemovalReason, number> = {
   capacity: removals.CAPACITY,
@@ -62,7 +63,8 @@ export class BlockPool {
   readonly bit: number;
   /** Block records (REC int32 each). */
   private rec: Int32Array;
-  private cls: RetentionClass[];
+  /** The classes of this pool's blocks by the id each record keeps in its flags word. */
+  private classes: ClassTable;
   private unused: Int32Array;
   private unusedTop: number;
   /** Unreferenced, unpinned cached blocks in eviction order. */
@@ -88,7 +90,7 @@ export class BlockPool {
     this.lru = new EvictionLists(this.rec);
     this.ttl = new TtlHeap(capacity);
     this.releasedAt = new Float64Array(capacity);
-    this.cls = new Array<RetentionClass>(capacity);
+    this.classes = new ClassTable(() => this.classIdsInUse());
     this.unused = new Int32Array(capacity);
     for (let i = 0; i < capacity; i++) this.unused[i] = capacity - 1 - i;
     this.unusedTop = capacity;
@@ -119,7 +121,7 @@ export class BlockPool {
   classOf(hash: string): RetentionClass | null {
     const id = this.index.lookup(hash);
     if (id < 0 || (this.index.maskAt(id) & this.bit) === 0) return null;
-    return this.cls[this.index.blockAt(id, this.slot)]!;
+    return this.classOfBlock(this.index.blockAt(id, this.slot));
   }
 
   /** Make room for `count` more blocks, evicting if needed; false if referenced/pinned blocks leave no room. */
@@ -142,13 +144,15 @@ export class BlockPool {
     n: number,
     classes: readonly RetentionClass[],
     segments: readonly number[],
-    out: number[],
+    out: BlockList,
     owner?: OwnedBlocks,
   ): number {
     const index = this.index;
+    const ids = this.classes.idsOf(classes);
     let i = 0;
     if (owner && owner.heldPool === this && owner.heldView === list && (out.length === 0 || out === owner.heldBlocks)) {
       const held = owner.heldBlocks;
+      const heldIds = held.ids;
       const gens = owner.heldGens;
       const inPlace = out === held;
       const m = Math.min(n, held.length);
@@ -156,9 +160,9 @@ export class BlockPool {
       owner.heldBlocks = NO_BLOCKS;
       const rec = this.rec;
       for (; i < m; i++) {
-        const b = held[i]!;
+        const b = heldIds[i]!;
         if (rec[b * REC + ENTRY]! < 0 || rec[b * REC + GEN] !== gens[i]) break;
-        this.touch(b, classes[segments[i]!]!);
+        this.touch(b, ids[segments[i]!]!);
         if (!inPlace) out.push(b);
       }
       if (inPlace && out.length !== i) out.length = i;
@@ -167,32 +171,37 @@ export class BlockPool {
       const id = index.idAt(list, i);
       if (id < 0 || (index.maskAt(id) & this.bit) === 0) break;
       const b = index.slotBlocks[this.slot]![id]!;
-      this.touch(b, classes[segments[i]!]!);
+      this.touch(b, ids[segments[i]!]!);
       out.push(b);
     }
     return i;
   }
 
-  /** Cache blocks hashes[from..to) computed by a request, referenced by it; `created` gets the new ones' positions. */
+  /**
+   * Cache blocks hashes[from..to) computed by a request, referenced by it; returns how many are new, their positions
+   * written to created[0…] (a scratch list the caller reuses: its length may be larger).
+   */
   store(
     list: HashList,
     from: number,
     to: number,
     classes: readonly RetentionClass[],
     segments: readonly number[],
-    out: number[],
+    out: BlockList,
     created: number[],
     owned: OwnedBlocks,
-  ): void {
+  ): number {
     const index = this.index;
     const rec = this.rec;
+    const ids = this.classes.idsOf(classes);
+    let n = 0;
     for (let i = from; i < to; i++) {
       const id = index.ensureAt(list, i);
-      const cls = classes[segments[i]!]!;
+      const c = ids[segments[i]!]!;
       let b: number;
       if ((index.maskAt(id) & this.bit) !== 0) {
         b = index.slotBlocks[this.slot]![id]!;
-        this.touch(b, cls);
+        this.touch(b, c);
       } else {
         b = this.unused[--this.unusedTop]!;
         const o = b * REC;
@@ -200,36 +209,38 @@ export class BlockPool {
         rec[o + ENTRY] = id;
         rec[o + REF] = 1;
         rec[o + GEN] = gen;
-        this.setClass(b, cls);
+        rec[o + FLAGS] = (rec[o + FLAGS]! & KEEP_ON_CLASS) | this.classes.bits[c]!;
         this.referenced++;
         this.cached++;
         index.add(id, this.bit, this.slot, b);
-        this.applyPin(b);
-        created.push(i);
+        this.applyPin(b, c);
+        created[n++] = i;
         owned.add(this, b, gen);
       }
       out.push(b);
     }
+    return n;
   }
 
   /**
    * Drop a request's references, tail first so that a prefix outlives its continuation under LRU. With `owner`, the
    * list is kept as what its trajectory last held here for `view` (see acquirePrefix); the caller must not reuse it.
    */
-  release(blocks: number[], now: number, owner?: OwnedBlocks, view?: HashList): void {
+  release(list: BlockList, now: number, owner?: OwnedBlocks, view?: HashList): void {
+    const blocks = list.ids;
     let gens: Int32Array | null = null;
-    if (owner && view && blocks.length) {
-      if (owner.heldGens.length < blocks.length)
-        owner.heldGens = new Int32Array(Math.max(blocks.length, 2 * owner.heldGens.length));
+    if (owner && view && list.length) {
+      if (owner.heldGens.length < list.length)
+        owner.heldGens = new Int32Array(Math.max(list.length, 2 * owner.heldGens.length));
       gens = owner.heldGens;
       owner.heldPool = this;
       owner.heldView = view;
-      owner.heldBlocks = blocks;
+      owner.heldBlocks = list;
     }
     const rec = this.rec;
     const lru = this.lru;
     let unreferenced = 0;
-    for (let i = blocks.length - 1; i >= 0; i--) {
+    for (let i = list.length - 1; i >= 0; i--) {
       const b = blocks[i]!;
       const o = b * REC;
       if (gens) gens[i] = rec[o + GEN]!;
@@ -244,7 +255,7 @@ export class BlockPool {
       if ((flags & HAS_TTL) === 0) continue;
       this.releasedAt[b] = now;
       if ((flags & TTL_QUEUED) === 0) {
-        this.ttl.push(now + this.cls[b]!.ttlMs, b);
+        this.ttl.push(now + this.classes.byId[flags >>> CLASS_SHIFT]!.ttlMs, b);
         // Read again: link() has set the record's LINKED bit since.
         rec[o + FLAGS] = rec[o + FLAGS]! | TTL_QUEUED;
       }
@@ -253,7 +264,7 @@ export class BlockPool {
   }
 
   /** The list a request of `owner` collects its blocks of `list` in: the blocks its trajectory last held here for that view (acquirePrefix keeps the valid ones in place), else `fallback`. */
-  blockList(owner: OwnedBlocks, list: HashList, fallback: number[]): number[] {
+  blockList(owner: OwnedBlocks, list: HashList, fallback: BlockList): BlockList {
     return owner.heldPool === this && owner.heldView === list && fallback.length === 0 ? owner.heldBlocks : fallback;
   }
 
@@ -265,7 +276,7 @@ export class BlockPool {
       const o = b * REC;
       this.rec[o + FLAGS] = this.rec[o + FLAGS]! & ~TTL_QUEUED;
       if (this.rec[o + ENTRY]! < 0 || this.rec[o + REF]! > 0) continue;
-      const ttl = this.cls[b]!.ttlMs;
+      const ttl = this.classOfBlock(b).ttlMs;
       if (ttl <= 0) continue;
       const due = this.releasedAt[b]! + ttl;
       if (due <= now) this.remove(b, "ttl");
@@ -281,7 +292,7 @@ export class BlockPool {
     const b = Math.floor(ref / GEN_MOD);
     const o = b * REC;
     if (this.rec[o + ENTRY]! < 0 || this.rec[o + GEN] !== ref % GEN_MOD || this.rec[o + REF] !== 0) return false;
-    const evictOn = this.cls[b]!.evictOn;
+    const evictOn = this.classOfBlock(b).evictOn;
     const fires = trigger === "agent_end" ? evictOn === EVICT_AGENT_END : evictOn !== EVICT_NEVER;
     if (fires) this.remove(b, trigger);
     return fires;
@@ -315,7 +326,8 @@ export class BlockPool {
     return this.removed.drain();
   }
 
-  private touch(b: number, cls: RetentionClass): void {
+  /** Reference cached block b for a request whose class for it has id c (the block takes that class). */
+  private touch(b: number, c: number): void {
     const rec = this.rec;
     const o = b * REC;
     const ref = rec[o + REF]!;
@@ -324,28 +336,34 @@ export class BlockPool {
       if (this.lru.has(b)) this.lru.unlink(b);
     }
     rec[o + REF] = ref + 1;
-    if (this.cls[b] !== cls) {
-      const flags = rec[o + FLAGS]!;
+    const flags = rec[o + FLAGS]!;
+    if (flags >>> CLASS_SHIFT !== c) {
       if (flags & PINNED) this.pinnedCount--;
-      rec[o + FLAGS] = flags & ~PINNED;
-      this.setClass(b, cls);
-      this.applyPin(b);
+      rec[o + FLAGS] = (flags & KEEP_ON_CLASS & ~PINNED) | this.classes.bits[c]!;
+      this.applyPin(b, c);
     }
   }
 
-  /** The block's class, with the priority and TTL flag its record keeps. */
-  private setClass(b: number, cls: RetentionClass): void {
-    const o = b * REC;
-    this.cls[b] = cls;
-    const flags = (this.rec[o + FLAGS]! & FLAG_BITS) | (cls.priority << PRIO_SHIFT);
-    this.rec[o + FLAGS] = cls.ttlMs > 0 ? flags | HAS_TTL : flags & ~HAS_TTL;
-  }
-
-  private applyPin(b: number): void {
-    if (this.cls[b]!.pin && this.pinnedCount < this.capacity / 2) {
+  /** Pin block b if its class (id c) pins and pins hold less than half the pool. */
+  private applyPin(b: number, c: number): void {
+    if (this.classes.pin[c] === 1 && this.pinnedCount < this.capacity / 2) {
       this.rec[b * REC + FLAGS] = this.rec[b * REC + FLAGS]! | PINNED;
       this.pinnedCount++;
     }
+  }
+
+  /** The class of cached block b. */
+  private classOfBlock(b: number): RetentionClass {
+    return this.classes.byId[this.rec[b * REC + FLAGS]! >>> CLASS_SHIFT]!;
+  }
+
+  /** Per class id, 1 when a cached block has it (the class table reclaims the others' ids). */
+  private classIdsInUse(): Uint8Array {
+    const used = new Uint8Array(records.MAX_CLASS_IDS);
+    const rec = this.rec;
+    for (let o = 0; o < this.capacity * REC; o += REC)
+      if (rec[o + ENTRY]! >= 0) used[rec[o + FLAGS]! >>> CLASS_SHIFT] = 1;
+    return used;
   }
 
   private remove(b: number, reason: RemovalReason): void {
@@ -359,9 +377,9 @@ export class BlockPool {
     const off =
       this.offload !== null &&
       (reason === "capacity" || reason === "ttl") &&
-      this.offload(this.index.hashOf(id), this.cls[b]!);
+      this.offload(this.index.hashOf(id), this.classOfBlock(b));
     this.index.logRemoval(this.removed, off ? OFFLOADED : REASON_INDEX[reason], id);
-    if (this.onRemove !== null) this.onRemove(this.cls[b]!);
+    if (this.onRemove !== null) this.onRemove(this.classOfBlock(b));
     this.index.drop(id, this.bit);
     rec[o + ENTRY] = -1;
     this.cached--;

@@ -14,10 +14,10 @@ export const GEN = 2;
 const PREV = 3;
 const NEXT = 4;
 /**
- * Flag bits, and the priority of the block's retention class from bit PRIO_SHIFT on (a block is linked under its
- * priority: its class changes only while it is referenced, so out of the lists). Six int32 per record rather than
- * eight with the priority and the list bucket as fields of their own: a quarter less memory for the loops over a
- * request's blocks to walk.
+ * Flag bits, the priority of the block's retention class in bits PRIO_SHIFT… (7 bits: a block is linked under its
+ * priority, and its class changes only while it is referenced, so out of the lists) and the class's id in its pool
+ * from bit CLASS_SHIFT on (block-classes.ts). Six int32 per record rather than eight with the priority and the list
+ * bucket as fields of their own: a quarter less memory for the loops over a request's blocks to walk.
  */
 export const FLAGS = 5;
 export const PINNED = 1;
@@ -27,6 +27,13 @@ export const HAS_TTL = 4;
 /** In an eviction list. */
 const LINKED = 8;
 export const PRIO_SHIFT = 8;
+/** Priorities are 0…100 (policies.ts): 7 bits. */
+const PRIO_MASK = 127;
+/** The class id's bits: 15…30 (the word stays positive). */
+export const CLASS_SHIFT = 15;
+export const MAX_CLASS_IDS = 1 << 16;
+/** The flag bits a block keeps when its class is set (the class gives the others: priority, id and HAS_TTL). */
+export const KEEP_ON_CLASS = PINNED | TTL_QUEUED | LINKED;
 
 const PRIORITIES = 101;
 
@@ -65,7 +72,7 @@ export class EvictionLists {
     const rec = this.rec;
     const o = b * REC;
     const flags = rec[o + FLAGS]!;
-    const p = flags >> PRIO_SHIFT;
+    const p = (flags >> PRIO_SHIFT) & PRIO_MASK;
     const tail = this.tails[p]!;
     rec[o + FLAGS] = flags | LINKED;
     rec[o + PREV] = tail;
@@ -82,7 +89,7 @@ export class EvictionLists {
     const rec = this.rec;
     const o = b * REC;
     const flags = rec[o + FLAGS]!;
-    const p = flags >> PRIO_SHIFT;
+    const p = (flags >> PRIO_SHIFT) & PRIO_MASK;
     const prev = rec[o + PREV]!;
     const next = rec[o + NEXT]!;
     if (prev >= 0) rec[prev * REC + NEXT] = next;

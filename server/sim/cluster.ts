@@ -202,17 +202,14 @@ export class Cluster implements WorkerHost {
     w.enqueue(req, Math.max(0, req.inputTokens - cached), delay);
   }
 
-  stored(w: Worker, req: SimRequest, created: number[]): void {
+  stored(w: Worker, req: SimRequest, created: readonly number[], count: number): void {
     let start = 0;
-    for (let k = 1; k <= created.length; k++) {
+    for (let k = 1; k <= count; k++) {
       const i = created[k - 1]!;
-      const next = created[k];
+      const next = k < count ? created[k]! : -1;
       const cls = req.classes[req.segments[i]!]!;
       const breaks =
-        next === undefined ||
-        next !== i + 1 ||
-        req.classes[req.segments[next]!] !== cls ||
-        k - start >= MAX_HASHES_PER_EVENT;
+        next < 0 || next !== i + 1 || req.classes[req.segments[next]!] !== cls || k - start >= MAX_HASHES_PER_EVENT;
       if (!breaks) continue;
       this.host.emit(storedEvent(w.id, req, created[start]!, i + 1, cls.name, ms(this.now)));
       start = k;

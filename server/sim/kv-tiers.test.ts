@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TelemetryEventInput } from "../ingest/events";
+import { BlockList } from "./block-list";
 import { BlockPool, EVICT_AGENT_END, OwnedBlocks, type RetentionClass } from "./block-pool";
 import { cachedByTier, ClusterTiers, DEFAULT_TIER_BANDWIDTH, TIER_CREDIT, type TierHit } from "./kv-tiers";
 import { hashList, PrefixIndex } from "./prefix-index";
@@ -51,7 +52,7 @@ function request(n: number, cls: RetentionClass, from = 0): SimRequest {
 
 /** Store blocks [from, to) of a request on device and release them (cached, evictable). */
 function compute(w: ReturnType<typeof setup>["w"], req: SimRequest, from: number, to: number) {
-  const out: number[] = [];
+  const out = new BlockList();
   w.pool.makeRoom(to - from);
   w.pool.store(req.view, from, to, req.classes, req.segments, out, [], req.owner);
   w.pool.release(out, 0);

@@ -1,4 +1,5 @@
 import type { OffloadTier } from "../control/policies";
+import { BlockList } from "./block-list";
 import { EVICT_AGENT_END, EVICT_NEVER, type RetentionClass } from "./block-pool";
 import type { TierConfig } from "./tiers";
 import { TierPool } from "./tier-pool";
@@ -172,7 +173,7 @@ export class ClusterTiers {
     }
     if (lower === 0) return 0;
     // Hold the chain's device prefix while room is made, so that making room does not evict the blocks it extends.
-    const held: number[] = [];
+    const held = new BlockList();
     pool.acquirePrefix(req.view, from, req.classes, req.segments, held);
     if (held.length < from || !pool.makeRoom(lower)) {
       pool.release(held, this.core.now);
@@ -188,7 +189,7 @@ export class ClusterTiers {
       if (t > 0) n++;
       tierAt.push(t);
     }
-    const out: number[] = [];
+    const out = new BlockList();
     const created: number[] = [];
     pool.store(req.view, from, from + tierAt.length, req.classes, req.segments, out, created, req.owner);
     pool.release(out, this.core.now);
@@ -218,7 +219,7 @@ export class ClusterTiers {
     if (brought === 0) return;
     const total = (this.queuedHolds.get(w.id) ?? 0) + brought;
     if (total > w.pool.capacity * QUEUED_HOLD_SHARE) return;
-    const held: number[] = [];
+    const held = new BlockList();
     w.pool.acquirePrefix(req.view, req.nBlocks, req.classes, req.segments, held);
     this.queuedHolds.set(w.id, total);
     this.queuedRefCount.set(w.id, (this.queuedRefCount.get(w.id) ?? 0) + held.length);

@@ -1,3 +1,4 @@
+import { BlockList } from "./block-list";
 import type { BlockPool } from "./block-pool";
 import type { HashList } from "./prefix-index";
 
@@ -21,7 +22,7 @@ export class OwnedBlocks {
    */
   heldPool: BlockPool | null = null;
   heldView: HashList | null = null;
-  heldBlocks: number[] = [];
+  heldBlocks = new BlockList();
   heldGens = new Int32Array(0);
 
   /**

@@ -1,3 +1,4 @@
+import { BlockList } from "./block-list";
 import type { Dist } from "./harness";
 import type { ClusterTiers, TierWorker } from "./kv-tiers";
 import type { ToolCall } from "./trajectory";
@@ -57,7 +58,7 @@ type Pending = {
   /** A turn routed to its worker waits for it (its blocks count as used). */
   claimed: boolean;
   /** Device blocks of the chain referenced while the agent is expected back (null: not held). */
-  held: number[] | null;
+  held: BlockList | null;
   /** When the hold ends if the agent has not resumed (ms). */
   holdUntil: number;
 };
@@ -149,7 +150,7 @@ export class Prefetcher {
   /** Reference the prefetched chain on device until the agent resumes or the hold ends (within the worker's share). */
   private hold(w: TierWorker, p: Pending): void {
     if (p.blocks === 0) return;
-    const held: number[] = [];
+    const held = new BlockList();
     w.pool.acquirePrefix(p.req.view, p.req.nBlocks, p.req.classes, p.req.segments, held);
     const total = (this.heldOn.get(w.id) ?? 0) + p.blocks;
     if (total > w.pool.capacity * MAX_HELD_SHARE) {

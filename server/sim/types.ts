@@ -3,6 +3,7 @@ import type { PolicyKind } from "../control/policies";
 import type { OwnedBlocks, RetentionClass } from "./block-pool";
 import type { HashView } from "./stream";
 import type { TierHit } from "./tier-hit";
+import { BlockList } from "./block-list";
 
 // Shared shapes of the simulation core.
 
@@ -43,7 +44,7 @@ export type SimRequest = {
   /** Uncached tokens the router expected, counted in the worker's pending prefill load. */
   expectedPrefill: number;
   /** Block indexes the request references in its worker's pool. */
-  blocks: number[];
+  blocks: BlockList;
   /** Blocks reserved for the request beyond `blocks` (the prompt block being filled, output, transferred KV). */
   reservedOut: number;
   /** Tokens whose KV must be computed before it decodes: the prompt, plus the output so far after a preemption. */
@@ -98,7 +99,7 @@ export function freshEngineState(): Pick<
     cachedTokens: 0,
     workerId: null,
     expectedPrefill: 0,
-    blocks: [],
+    blocks: new BlockList(),
     onFirstToken: null,
     reservedOut: 0,
     target: 0,

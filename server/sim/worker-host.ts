@@ -6,8 +6,8 @@ import type { Worker } from "./worker";
 export interface WorkerHost {
   readonly now: number;
   at(t: number, run: () => void): void;
-  /** Blocks hashes[idx] of a request were newly cached on a worker. */
-  stored(worker: Worker, req: SimRequest, created: number[]): void;
+  /** Blocks hashes[created[k]] (k < count) of a request were newly cached on a worker (`created` is reused after). */
+  stored(worker: Worker, req: SimRequest, created: readonly number[], count: number): void;
   /** Report blocks the pool removed since the last call. */
   flushRemoved(worker: Worker): void;
   /** The prefill worker is done; a decode worker must take over (disaggregated serving). */

@@ -1,3 +1,4 @@
+import { BlockList } from "./block-list";
 import { BlockPool } from "./block-pool";
 import { emitTokens } from "./itl";
 import { reserveWindow } from "./pass-window";
@@ -52,7 +53,10 @@ export class Worker {
   private winStart = 0;
   private winPass = 0;
   private winCount = 1;
-  /** Scratch list of the prompt positions a store created (read by the host before the next store). */
+  /**
+   * Scratch list of the prompt positions a store created (read by the host before the next store), reused at its
+   * largest length: a JS array cut to length 0 lets its storage go, and every store grew it again.
+   */
   private created: number[] = [];
   /** Observer of every scheduled pass (null in normal runs). */
   onPass: ((pass: PassRecord) => void) | null = null;
@@ -300,12 +304,11 @@ export class Worker {
     const from = r.blocks.length;
     if (to <= from) return;
     const created = this.created;
-    if (created.length !== 0) created.length = 0;
-    this.pool.store(r.view, from, to, r.classes, r.segments, r.blocks, created, r.owner);
+    const n = this.pool.store(r.view, from, to, r.classes, r.segments, r.blocks, created, r.owner);
     const moved = Math.min(to - from, r.reservedOut);
     r.reservedOut -= moved;
     this.pool.reserved -= moved;
-    if (created.length) this.host.stored(this, r, created);
+    if (n > 0) this.host.stored(this, r, created, n);
   }
 
   /** Make room for the request to hold `total` tokens, preempting the newest running requests; false if it was preempted itself. */
@@ -396,6 +399,6 @@ export class Worker {
   /** Drop the request's block references; they stay noted for its trajectory's next turn on this worker. */
   private releaseBlocks(r: SimRequest): void {
     this.pool.release(r.blocks, this.host.now, r.owner, r.view);
-    r.blocks = [];
+    r.blocks = new BlockList();
   }
 }
