@@ -11,7 +11,7 @@ export class EngineError extends Error {}
  * the background jobs among them do not run. Logged once at start on PostgreSQL.
  */
 export const PG_NOT_YET =
-  "on PostgreSQL these still read SQLite only and answer 'not available on PostgreSQL yet': miss attribution (job and lag), the planner, tiers, policy previews and policy impact's targets, sources (page, scrapes, ZMQ subscriptions), users and tokens pages, the first-start account steps (setup link, demo admin, configured tokens), trace imports and /metrics' attribution, rollout and source gauges";
+  "on PostgreSQL these still read SQLite only and answer 'not available on PostgreSQL yet': trace imports (/api/import and trace-directory sources) and /metrics' attribution, rollout and source gauges";
 
 /**
  * Check the configured engine before anything else starts: with SWITCHYARD_DATABASE_URL set, connect and migrate

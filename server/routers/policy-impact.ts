@@ -1,6 +1,5 @@
 import "server-only";
 import { z } from "zod";
-import type { Db } from "../../db/client";
 import { oldestUnattributedOf } from "../../db/store/attribution-lag";
 import { getVersion } from "../../db/store/control";
 import { acksFrom, guardsOf, type GuardRow } from "../../db/store/guards";
@@ -33,7 +32,6 @@ export function guardView(g: GuardRow) {
 /** Per target that acknowledged the version: its before/after windows measured at `now` (the windows read the store). */
 async function targetsImpact(
   s: Store,
-  db: Db,
   kind: PolicyKind,
   version: number,
   lengthMs: number | null,
@@ -76,7 +74,7 @@ export const impactProcedures = {
         version: input.version,
         now,
         prediction: await latestPredictionFor(s, input.kind, policyContentHash(input.kind, stored.document)),
-        targets: await targetsImpact(s, ctx.db, input.kind, input.version, lengthMs, now),
+        targets: await targetsImpact(s, input.kind, input.version, lengthMs, now),
         guard: guard ? guardView(guard) : null,
       };
     }),

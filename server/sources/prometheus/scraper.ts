@@ -1,9 +1,9 @@
-import type { Db } from "../../../db/client";
+import type { Store } from "../../../db/store/store";
 import type { SourceReport, SourceSink } from "../status";
 import type { PrometheusSourceConfig } from "./config";
 import { emptyState, mapScrape, type ScrapeState } from "./map";
 import { parseExposition } from "./parse";
-import { addKvbmSample } from "../../../db/queries/tiers";
+import { addKvbmSample } from "../../../db/store/tiers";
 import { minuteOf } from "../../../lib/counters";
 import type { KvbmReading } from "./kvbm";
 
@@ -84,8 +84,7 @@ export async function scrapeOnce(
     await report.error(now(), `ingest failed: ${err instanceof Error ? err.message : String(err)}`);
     return state;
   }
-  // KVBM minutes are kept on SQLite only so far (the tiers pages do not run on PostgreSQL yet).
-  if (mapped.kvbm && sink.sqlite) storeKvbm(sink.sqlite, mapped.kvbm_worker, started, mapped.kvbm);
+  if (mapped.kvbm) await storeKvbm(sink.store, mapped.kvbm_worker, started, mapped.kvbm);
   const problems = [...exposition.errors, ...rejected];
   if (!mapped.kind) problems.push(...mapped.notes);
   const durationMs = now() - started;
@@ -113,10 +112,10 @@ export async function scrapeOnce(
 }
 
 /** Add a KVBM reading's block movements (once it has a previous scrape) and hit rates to its worker's minute. */
-function storeKvbm(db: Db, workerId: string, at: number, k: KvbmReading): void {
+async function storeKvbm(store: Store, workerId: string, at: number, k: KvbmReading): Promise<void> {
   const b = k.blocks;
   if (Object.values(b).every((v) => v === null) && k.host_hit_rate === null && k.disk_hit_rate === null) return;
-  addKvbmSample(db, {
+  await addKvbmSample(store, {
     workerId,
     minute: minuteOf(at),
     offloadD2h: b.offload_d2h ?? 0,
