@@ -1,6 +1,6 @@
 import type { IngestRow, PrefixCode, ResolvePrefix } from "../rows/ingest";
 import { chainColumns, type EncodedChains } from "./ingest-chains";
-import { encodeHashes } from "../chain-codec";
+import { encodeHashes, hashListBytes } from "../chain-codec";
 import { forgetChains, requestRowExists } from "./chains";
 import type { CounterSample } from "../../lib/counters";
 import { addSample, flushStats, MinuteRollups, noteSeen, type Rollup, type Statements } from "./ingest-rollups";
@@ -74,7 +74,7 @@ export function prepareEvents(events: readonly IngestRow[]): PreparedBatch {
     lists[i] = null;
     chains[i] = null;
     if (e.kind === "kv.stored" || e.kind === "kv.removed") {
-      lists[i] = encodeHashes(e.block_hashes);
+      lists[i] = hashListBytes(e.block_hashes);
       rows[i] = kvRowTemplate(e);
     } else if (e.kind === "request") {
       rows[i] = requestHead(e);
