@@ -3,9 +3,8 @@ import type { Decoded } from "./batch";
 import { fastParse } from "./event-fast-path";
 import { parseEvent, type EventKind, type ParseResult } from "./events";
 
-// KV events are mostly their hash lists (a kv.stored line of the simulator's stream is ~80% block_hashes and
-// local_hashes). JSON.parse would build a string per hash, the fast path would check each and the store encode each
-// again, and the young generation would hold them all until the batch is stored. Here a KV line's lists are read from
+// KV events and requests are mostly their hash lists (the simulator's stream is ~85% hash lists, most in KV events). JSON.parse would build a string per hash, the fast path would check each and the store encode each
+// again, and the young generation would hold them all until the batch is stored. Here such a line's lists are read from
 // its text straight into their binary form (chain-codec's encodeHashes), checked as badHashIndex checks, and the line
 // is parsed with a marker in their place. Anything not plainly a compact list of decimal strings is left to JSON.parse
 // (the caller then parses the line as it is), so what is accepted or refused, and every error, stays the same.
@@ -13,10 +12,6 @@ import { parseEvent, type EventKind, type ParseResult } from "./events";
 /** What a lifted list's place holds in the text given to JSON.parse (a line holding it anywhere is not lifted). */
 const MARK_TEXT = '"\\u0000"';
 const MARK = "\u0000";
-const STORED_KIND = '"kind":"kv.stored"';
-const REMOVED_KIND = '"kind":"kv.removed"';
-const BLOCKS_KEY = '"block_hashes":[';
-const LOCALS_KEY = '"local_hashes":[';
 const TWO_32 = 4_294_967_296;
 /** 2^64 - 1 as digits: a 20-digit hash is compared with it digit by digit. */
 const U64_MAX = "18446744073709551615";
@@ -102,20 +97,49 @@ function liftKey(line: string, key: string, keep: boolean): Lift | null {
   return { at: at + key.length - 1, end: r.end, list: new LiftedHashes(r.count, keep ? bytesOf(r.count) : null) };
 }
 
+/** Per kind lifted (as it appears in the line), its lists: field, and whether its bytes are kept (stored). */
+const KINDS: { kind: string; text: string; lists: { field: string; key: string; keep: boolean }[] }[] = [
+  {
+    kind: "kv.stored",
+    text: '"kind":"kv.stored"',
+    lists: [
+      { field: "block_hashes", key: '"block_hashes":[', keep: true },
+      // Checked but not stored (ingest-rows.ts): only its length is kept.
+      { field: "local_hashes", key: '"local_hashes":[', keep: false },
+    ],
+  },
+  {
+    kind: "kv.removed",
+    text: '"kind":"kv.removed"',
+    lists: [{ field: "block_hashes", key: '"block_hashes":[', keep: true }],
+  },
+  {
+    kind: "request",
+    text: '"kind":"request"',
+    lists: [
+      { field: "sequence_hashes", key: '"sequence_hashes":[', keep: true },
+      { field: "local_hashes", key: '"local_hashes":[', keep: true },
+    ],
+  },
+];
+
 /**
  * One NDJSON line parsed as JSON.parse would, except that a kv.stored / kv.removed event's block_hashes (and a
- * kv.stored's local_hashes, which are checked but not stored) are LiftedHashes. Returns null when nothing was lifted
- * (parse the line itself: also when it is not valid JSON, so its error is JSON.parse's on the line as sent).
+ * kv.stored's local_hashes, which are checked but not stored) and a request's sequence_hashes and local_hashes are
+ * LiftedHashes. Returns null when nothing was lifted (parse the line itself: also when it is not valid JSON, so its
+ * error is JSON.parse's on the line as sent).
  */
 export function parseLifted(line: string): Record<string, unknown> | null {
-  const stored = line.includes(STORED_KIND);
-  if ((!stored && !line.includes(REMOVED_KIND)) || line.includes("\\u0000")) return null;
-  const blocks = liftKey(line, BLOCKS_KEY, true);
-  const locals = stored ? liftKey(line, LOCALS_KEY, false) : null;
-  if (!blocks && !locals) return null;
-  const lifts =
-    blocks && locals ? (blocks.at < locals.at ? [blocks, locals] : [locals, blocks]) : [(blocks ?? locals)!];
-  if (lifts.length === 2 && lifts[0]!.end > lifts[1]!.at) return null;
+  const k = KINDS.find((x) => line.includes(x.text));
+  if (!k || line.includes("\\u0000")) return null;
+  const lifts: (Lift & { field: string })[] = [];
+  for (const l of k.lists) {
+    const lift = liftKey(line, l.key, l.keep);
+    if (lift) lifts.push({ ...lift, field: l.field });
+  }
+  if (lifts.length === 0) return null;
+  lifts.sort((a, b) => a.at - b.at);
+  for (let i = 1; i < lifts.length; i++) if (lifts[i - 1]!.end > lifts[i]!.at) return null;
   let text = "";
   let from = 0;
   for (const l of lifts) {
@@ -132,11 +156,9 @@ export function parseLifted(line: string): Record<string, unknown> | null {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return null;
   const o = v as Record<string, unknown>;
   // The markers must be the event's own fields (not a nested object's, not overridden by a repeated key).
-  if (o.kind !== (stored ? "kv.stored" : "kv.removed")) return null;
-  if (blocks && o.block_hashes !== MARK) return null;
-  if (locals && o.local_hashes !== MARK) return null;
-  if (blocks) o.block_hashes = blocks.list;
-  if (locals) o.local_hashes = locals.list;
+  if (o.kind !== k.kind) return null;
+  for (const l of lifts) if (o[l.field] !== MARK) return null;
+  for (const l of lifts) o[l.field] = l.list;
   return o;
 }
 
