@@ -44,6 +44,9 @@ function randomHashes(n: number, seed = 7): string[] {
   });
 }
 
+/** An event with a filler field (dropped by validation) that makes its line long enough to be lifted. */
+const long = (o: Raw): Raw => ({ ...o, pad: "x".repeat(1_100) });
+
 /** The same line with a space after every list's colon: JSON.parse reads it alike, parseLifted leaves it alone. */
 const spaced = (line: string) => line.replace(/_hashes":\[/g, '_hashes": [');
 
@@ -63,7 +66,7 @@ function kvRows(db: Db): unknown[] {
 describe("parseLifted", () => {
   it("reads block_hashes into encodeHashes' bytes at every edge and length", () => {
     for (const list of [EDGES, randomHashes(3_000), ["5"]]) {
-      const line = JSON.stringify(minimal["kv.stored"]({ block_hashes: list }));
+      const line = JSON.stringify(long(minimal["kv.stored"]({ block_hashes: list })));
       const v = parseLifted(line)!;
       expect(v.block_hashes).toBeInstanceOf(LiftedHashes);
       const lifted = v.block_hashes as LiftedHashes;
@@ -73,33 +76,34 @@ describe("parseLifted", () => {
   });
 
   it("gives the same fields as JSON.parse besides the lists, and counts a kv.stored's local_hashes", () => {
-    const raw = full["kv.stored"]({ local_hashes: ["3", "4", "5"] });
+    const raw = long(full["kv.stored"]({ local_hashes: ["3", "4", "5"] }));
     const v = parseLifted(JSON.stringify(raw))!;
     expect((v.local_hashes as LiftedHashes).length).toBe(3);
     expect((v.local_hashes as LiftedHashes).bytes).toBeNull();
     expect({ ...v, block_hashes: raw.block_hashes, local_hashes: raw.local_hashes }).toEqual(raw);
-    const req = full.request({ sequence_hashes: EDGES, local_hashes: ["8", "9"] });
+    const req = long(full.request({ sequence_hashes: EDGES, local_hashes: ["8", "9"] }));
     const r = parseLifted(JSON.stringify(req))!;
     expect((r.sequence_hashes as LiftedHashes).bytes!.equals(encodeHashes(EDGES))).toBe(true);
     expect((r.local_hashes as LiftedHashes).bytes!.equals(encodeHashes(["8", "9"]))).toBe(true);
     expect({ ...r, sequence_hashes: EDGES, local_hashes: ["8", "9"] }).toEqual(req);
-    const removed = minimal["kv.removed"]({ block_hashes: ["1", "2"] });
+    const removed = long(minimal["kv.removed"]({ block_hashes: ["1", "2"] }));
     expect((parseLifted(JSON.stringify(removed))!.block_hashes as LiftedHashes).length).toBe(2);
   });
 
   it.each<[string, string]>([
-    ["a tool", JSON.stringify(minimal.tool())],
-    ["spaces in the list", spaced(JSON.stringify(minimal["kv.stored"]()))],
-    ["an escaped digit", JSON.stringify(minimal["kv.stored"]()).replace('"1"', '"\\u0031"')],
-    ["a \\u0000 anywhere", JSON.stringify(minimal["kv.stored"]({ retention_class: "\u0000" }))],
-    ["a number for a hash", JSON.stringify(minimal["kv.stored"]({ block_hashes: [1] }))],
-    ["invalid JSON after the list", JSON.stringify(minimal["kv.stored"]()).slice(0, -1)],
+    ["a short line", JSON.stringify(minimal["kv.stored"]())],
+    ["a tool", JSON.stringify(long(minimal.tool()))],
+    ["spaces in the list", spaced(JSON.stringify(long(minimal["kv.stored"]())))],
+    ["an escaped digit", JSON.stringify(long(minimal["kv.stored"]())).replace('"1"', '"\\u0031"')],
+    ["a \\u0000 anywhere", JSON.stringify(long(minimal["kv.stored"]({ retention_class: "\u0000" })))],
+    ["a number for a hash", JSON.stringify(long(minimal["kv.stored"]({ block_hashes: [1] })))],
+    ["invalid JSON after the list", JSON.stringify(long(minimal["kv.stored"]())).slice(0, -1)],
     [
       "the list key in a nested object first",
-      `{"id":"r","kind":"kv.removed","ts":${T0},"worker_id":"w1","x":{"block_hashes":["1"]},"block_hashes":["7"],"reason":"capacity"}`,
+      `{"id":"r","kind":"kv.removed","ts":${T0},"worker_id":"w1","x":{"block_hashes":["1"]},"block_hashes":["7"],"reason":"capacity","pad":"${"x".repeat(1_100)}"}`,
     ],
-    ["a repeated key", JSON.stringify(minimal["kv.removed"]()).slice(0, -1) + ',"block_hashes":["2"]}'],
-    ["another kind named in a string", JSON.stringify(minimal.tool({ name: '"kind":"kv.stored"' }))],
+    ["a repeated key", JSON.stringify(long(minimal["kv.removed"]())).slice(0, -1) + ',"block_hashes":["2"]}'],
+    ["another kind named first", JSON.stringify(long(minimal.tool({ name: '"kind":"kv.stored"' })))],
   ])("lifts nothing for %s", (_, line) => {
     expect(parseLifted(line)).toBeNull();
   });
@@ -137,7 +141,7 @@ describe("ingest with lifted lists", () => {
     full.request({ id: "q4", request_id: "r4", prefix_of: { request_id: "r1", blocks: 131_072 } }),
     full.request({ id: "q5", request_id: "r5", ts: T0 + 30, arrived_at: T0 + 20, sequence_hashes: [...EDGES, "5"] }),
   ];
-  const text = lines.map((l) => JSON.stringify(l)).join("\n") + '\n{"kind":"kv.stored","block_hashes":["1"],\n';
+  const text = lines.map((l) => JSON.stringify(long(l))).join("\n") + '\n{"kind":"kv.stored","block_hashes":["1"],\n';
 
   it("answers every item as the unlifted path does (errors and line numbers included)", () => {
     expect(decodeBody(text, NDJSON, parseLifted).filter((d) => d.raw !== undefined).length).toBeGreaterThan(8);
