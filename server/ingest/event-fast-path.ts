@@ -16,6 +16,7 @@ import {
   isBlocks,
   isBudgetUnit,
   isHash,
+  isHashes,
   isHashList,
   isId,
   isInt,
@@ -159,16 +160,16 @@ function request(v: Obj): Obj | null {
   } else if ("agent_hints" in v) return GIVE_UP;
   if (
     !optional(out, v, "block_size", (x) => isInt(x, 1, MAX_BLOCK_SIZE)) ||
-    !optional(out, v, "sequence_hashes", (x) => isHashList(x, 0, MAX_CHAIN)) ||
-    !optional(out, v, "local_hashes", (x) => isHashList(x, 0, MAX_CHAIN))
+    !optional(out, v, "sequence_hashes", (x) => isHashes(x, 0, MAX_CHAIN)) ||
+    !optional(out, v, "local_hashes", (x) => isHashes(x, 0, MAX_CHAIN))
   )
     return GIVE_UP;
   if (v.prefix_of !== undefined) {
     const p = v.prefix_of;
     if (!isObj(p) || !isId(p.request_id) || !isInt(p.blocks, 0, MAX_CHAIN)) return GIVE_UP;
     const carried = Math.max(
-      (out.sequence_hashes as { length: number } | undefined)?.length ?? 0,
-      (out.local_hashes as { length: number } | undefined)?.length ?? 0,
+      (out.sequence_hashes as string[] | undefined)?.length ?? 0,
+      (out.local_hashes as string[] | undefined)?.length ?? 0,
     );
     if (p.blocks + carried > MAX_CHAIN) return GIVE_UP;
     out.prefix_of = { request_id: p.request_id, blocks: p.blocks };

@@ -81,11 +81,7 @@ describe("parseLifted", () => {
     expect((v.local_hashes as LiftedHashes).length).toBe(3);
     expect((v.local_hashes as LiftedHashes).bytes).toBeNull();
     expect({ ...v, block_hashes: raw.block_hashes, local_hashes: raw.local_hashes }).toEqual(raw);
-    const req = long(full.request({ sequence_hashes: EDGES, local_hashes: ["8", "9"] }));
-    const r = parseLifted(JSON.stringify(req))!;
-    expect((r.sequence_hashes as LiftedHashes).bytes!.equals(encodeHashes(EDGES))).toBe(true);
-    expect((r.local_hashes as LiftedHashes).bytes!.equals(encodeHashes(["8", "9"]))).toBe(true);
-    expect({ ...r, sequence_hashes: EDGES, local_hashes: ["8", "9"] }).toEqual(req);
+    expect(parseLifted(JSON.stringify(long(full.request({ sequence_hashes: EDGES }))))).toBeNull();
     const removed = long(minimal["kv.removed"]({ block_hashes: ["1", "2"] }));
     expect((parseLifted(JSON.stringify(removed))!.block_hashes as LiftedHashes).length).toBe(2);
   });
