@@ -88,6 +88,27 @@ export function decodeHash(v: Uint8Array | string | null | undefined): string | 
   return typeof v === "string" ? v : (decodeHashes(v)[0] ?? null);
 }
 
+/**
+ * A hash list taken out of an event's JSON text before parsing (server/ingest/lift-hashes.ts): its length and, when
+ * it is stored, its hashes encoded as encodeHashes would (null: validated only, never stored). Stands in an event's
+ * list field on the SQLite ingest path, so the list's decimal strings are never built.
+ */
+export class LiftedHashes {
+  constructor(
+    readonly length: number,
+    readonly bytes: Buffer | null,
+  ) {}
+}
+
+/** A list field of a validated event as its bytes (encodeHashes), whether it was lifted or parsed. */
+export function hashListBytes(v: readonly string[] | LiftedHashes): Buffer {
+  if (v instanceof LiftedHashes) {
+    if (!v.bytes) throw new Error("a lifted hash list kept no bytes");
+    return v.bytes;
+  }
+  return encodeHashes(v);
+}
+
 const samePrefix = (a: Buffer, b: Buffer, n: number) =>
   a.subarray(0, n * HASH_BYTES).equals(b.subarray(0, n * HASH_BYTES));
 

@@ -1,6 +1,6 @@
 import type { IngestRow, PrefixCode, ResolvePrefix } from "../rows/ingest";
 import { chainColumns, type EncodedChains } from "./ingest-chains";
-import { encodeHashes } from "../chain-codec";
+import { hashListBytes } from "../chain-codec";
 import { forgetChains, requestRowExists } from "./chains";
 import type { CounterSample } from "../../lib/counters";
 import { addSample, flushStats, MinuteRollups, noteSeen, type Rollup, type Statements } from "./ingest-rollups";
@@ -60,7 +60,8 @@ export type PreparedBatch = {
   readonly positions: Map<string, number> | null;
 };
 
-const encodedOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : encodeHashes(v));
+/** A list as its bytes: lifted lists (server/ingest/lift-hashes.ts) come with them. */
+const encodedOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : hashListBytes(v));
 
 /** Everything of storeEvents' work on a batch that reads and writes nothing (pure; run it before the write turn). */
 export function prepareEvents(events: readonly IngestRow[]): PreparedBatch {
@@ -74,7 +75,7 @@ export function prepareEvents(events: readonly IngestRow[]): PreparedBatch {
     lists[i] = null;
     chains[i] = null;
     if (e.kind === "kv.stored" || e.kind === "kv.removed") {
-      lists[i] = encodeHashes(e.block_hashes);
+      lists[i] = hashListBytes(e.block_hashes);
       rows[i] = kvRowTemplate(e);
     } else if (e.kind === "request") {
       rows[i] = requestHead(e);

@@ -1,4 +1,4 @@
-import { parseEvent, type TelemetryEvent } from "./events";
+import { parseEvent, type ParseResult, type TelemetryEvent } from "./events";
 import { AppError } from "../errors";
 
 export const MAX_EVENTS = 10_000;
@@ -16,7 +16,8 @@ export type ItemResult = {
 
 export type BatchReply = { accepted: number; duplicate: number; rejected: number; items: ItemResult[] };
 
-export type Decoded = { index: number; line?: number; value?: unknown; error?: string };
+/** `raw`: the line as sent, kept when `value` holds lifted hash lists (lift-hashes.ts) for a parse that needs it. */
+export type Decoded = { index: number; line?: number; value?: unknown; error?: string; raw?: string };
 
 /** The media type of a Content-Type header, lower-cased, without parameters. */
 export function mediaType(header: string | null): string {
@@ -30,8 +31,15 @@ export function isIngestMediaType(type: string): boolean {
   return type === "application/json" || NDJSON.has(type);
 }
 
-/** Split a body into items: NDJSON per non-blank line (a bad line is its own error) or a JSON array. */
-export function decodeBody(text: string, contentType: string): Decoded[] {
+/**
+ * Split a body into items: NDJSON per non-blank line (a bad line is its own error) or a JSON array. `lift`: parses an
+ * NDJSON line its own way, or returns null for JSON.parse to (the item then keeps the line as `raw`).
+ */
+export function decodeBody(
+  text: string,
+  contentType: string,
+  lift?: (line: string) => Record<string, unknown> | null,
+): Decoded[] {
   if (NDJSON.has(contentType)) {
     const out: Decoded[] = [];
     const lines = text.split("\n");
@@ -40,6 +48,11 @@ export function decodeBody(text: string, contentType: string): Decoded[] {
       if (raw === "") continue;
       if (out.length >= MAX_EVENTS)
         throw new AppError("PAYLOAD_TOO_LARGE", `too many events: at most ${MAX_EVENTS} per request`);
+      const lifted = lift?.(raw);
+      if (lifted) {
+        out.push({ index: out.length, line: i + 1, value: lifted, raw });
+        continue;
+      }
       try {
         out.push({ index: out.length, line: i + 1, value: JSON.parse(raw) });
       } catch {
@@ -66,15 +79,21 @@ export function decodeBody(text: string, contentType: string): Decoded[] {
   throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/x-ndjson or application/json");
 }
 
-/** Validate each decoded item on its own; returns the valid events and a result slot per item. */
-export function validateItems(items: Decoded[]): { events: TelemetryEvent[]; slots: number[]; results: ItemResult[] } {
+/**
+ * Validate each decoded item on its own; returns the valid events and a result slot per item. `parse`: how an item's
+ * value becomes an event (default parseEvent; lift-hashes.ts's for items decoded with lifted lists).
+ */
+export function validateItems(
+  items: Decoded[],
+  parse: (item: Decoded) => ParseResult = (item) => parseEvent(item.value),
+): { events: TelemetryEvent[]; slots: number[]; results: ItemResult[] } {
   const events: TelemetryEvent[] = [];
   const slots: number[] = [];
   const results: ItemResult[] = items.map((item) => {
     const id = idOf(item.value);
     const base = item.line === undefined ? { index: item.index, id } : { index: item.index, line: item.line, id };
     if (item.error) return { ...base, status: "rejected", error: item.error };
-    const parsed = parseEvent(item.value);
+    const parsed = parse(item);
     if (!parsed.ok)
       return {
         ...base,

@@ -1,3 +1,4 @@
+import { LiftedHashes } from "../../db/chain-codec";
 import {
   badHashIndex,
   BUDGET_UNITS,
@@ -47,6 +48,9 @@ export const isBudgetUnit = oneOf(BUDGET_UNITS);
 
 export const isHashes = (v: unknown, min: number, max: number): v is string[] =>
   Array.isArray(v) && v.length >= min && v.length <= max && badHashIndex(v) < 0;
+/** isHashes, or a list lift-hashes.ts already read and checked (its length within bounds). */
+export const isHashList = (v: unknown, min: number, max: number): boolean =>
+  v instanceof LiftedHashes ? v.length >= min && v.length <= max : isHashes(v, min, max);
 export const isHash = (v: unknown): v is string => typeof v === "string" && badHashIndex([v]) < 0;
 
 /** A cumulative counter (events.ts `counter`) as its normalized decimal string, or null when not plainly valid. */

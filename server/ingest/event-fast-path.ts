@@ -17,6 +17,7 @@ import {
   isBudgetUnit,
   isHash,
   isHashes,
+  isHashList,
   isId,
   isInt,
   isLatency,
@@ -48,14 +49,14 @@ function kvStored(v: Obj): Obj | null {
   const out = head(v);
   if (!out) return GIVE_UP;
   out.kind = v.kind;
-  if (!isId(v.worker_id) || !isHashes(v.block_hashes, 1, MAX_HASHES)) return GIVE_UP;
+  if (!isId(v.worker_id) || !isHashList(v.block_hashes, 1, MAX_HASHES)) return GIVE_UP;
   out.worker_id = v.worker_id;
   out.block_hashes = v.block_hashes;
   const parent = v.parent_hash;
   if (parent !== null && !isHash(parent)) return GIVE_UP;
   out.parent_hash = parent;
   const ok =
-    optional(out, v, "local_hashes", (x) => isHashes(x, 0, MAX_HASHES)) &&
+    optional(out, v, "local_hashes", (x) => isHashList(x, 0, MAX_HASHES)) &&
     optional(out, v, "retention_class", (x) => isStr(x, 1, 64)) &&
     optional(out, v, "session_id", isId) &&
     optional(out, v, "storage_tier", isTier) &&
@@ -67,7 +68,7 @@ function kvRemoved(v: Obj): Obj | null {
   const out = head(v);
   if (!out) return GIVE_UP;
   out.kind = v.kind;
-  if (!isId(v.worker_id) || !isHashes(v.block_hashes, 1, MAX_HASHES) || !isReason(v.reason)) return GIVE_UP;
+  if (!isId(v.worker_id) || !isHashList(v.block_hashes, 1, MAX_HASHES) || !isReason(v.reason)) return GIVE_UP;
   out.worker_id = v.worker_id;
   out.block_hashes = v.block_hashes;
   out.reason = v.reason;

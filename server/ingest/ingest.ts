@@ -1,6 +1,7 @@
 import { isBusy, type Db } from "../../db/client";
 import { prepareEvents, storeEvents } from "../../db/queries/ingest";
 import { decodeBody, validateItems, type BatchReply } from "./batch";
+import { parseLifted, parseLiftedItem } from "./lift-hashes";
 import { resolvePrefix } from "./prefix";
 import { recordSender, type Sender } from "./sender";
 import { answerBatch, type IngestTally } from "./tally";
@@ -48,8 +49,9 @@ function ingestInTurn(
   { sender, lockWaitMs }: IngestOptions,
   inTurn: <T>(write: () => T) => T,
 ): { reply: BatchReply; tally: IngestTally } {
-  const decoded = decodeBody(text, contentType);
-  const { events, slots, results } = validateItems(decoded);
+  // KV events' hash lists are read from the text into their binary form, never as strings (lift-hashes.ts).
+  const decoded = decodeBody(text, contentType, parseLifted);
+  const { events, slots, results } = validateItems(decoded, parseLiftedItem);
   // Encoding and row building need nothing from the store: done here, before this body's write turn, they overlap
   // the other ingest threads' turns instead of holding them up.
   const batch = events.length ? prepareEvents(events) : null;
