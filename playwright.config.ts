@@ -26,19 +26,19 @@ if (pgServer) {
 }
 const pgPort = Number(process.env.SWITCHYARD_E2E_PG_PORT);
 
-/**
- * The specs run on PostgreSQL as well; the others need pages or jobs that still read SQLite only (the sessions list
- * and its findings need miss attribution's summaries; planner, tiers, previews, sources, users, tokens, imports).
- */
+/** The specs run on PostgreSQL as well (the rest run on SQLite only, to keep the suite within CI's time). */
 const PG_SPECS = [
   "overview.spec.ts",
   "workers.spec.ts",
   "policies.spec.ts",
   "session-timeline.spec.ts",
   "routing.spec.ts",
+  "sessions.spec.ts",
+  "sessions-url.spec.ts",
+  "planner.spec.ts",
+  "tiers.spec.ts",
+  "sources.spec.ts",
 ];
-/** Tests of those specs left out on PostgreSQL: miss attribution and the routing page's tier KPIs are SQLite-only yet. */
-const PG_NOT_YET = /miss attribution|routing loss and the recomputed share/;
 
 const dashboardEnv = {
   SWITCHYARD_INGEST_TOKEN: process.env.SWITCHYARD_E2E_TOKEN,
@@ -84,7 +84,6 @@ export default defineConfig({
           {
             name: "postgresql",
             testMatch: PG_SPECS,
-            grepInvert: PG_NOT_YET,
             use: { baseURL: `http://localhost:${pgPort}`, storageState: process.env.SWITCHYARD_E2E_PG_STATE },
           },
         ]
