@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import type { RequestRow } from "../queries/attribution";
 
 // The rows the attribution job reads and writes on PostgreSQL (server/jobs/attribution-pg.ts decides): its inputs
 // after its cursors, the state tables of pg migration 0009 and its outputs. Block and local keys travel as 16 hex
@@ -41,24 +42,8 @@ export async function insertionPointPg(
   return r!;
 }
 
-/** A requests row as the job reads it (chains whole, 8-byte big-endian hashes). */
-export type PgRequestRow = {
-  rid: number;
-  id: string;
-  requestId: string;
-  sessionId: string | null;
-  trajectoryId: string | null;
-  workerId: string | null;
-  arrivedAt: number;
-  firstTokenAt: number | null;
-  finishedAt: number | null;
-  inputTokens: number;
-  cachedTokens: number;
-  outputTokens: number;
-  blockSize: number | null;
-  seq: Buffer | null;
-  local: Buffer | null;
-};
+/** A requests row as the job reads it: SQLite's job's row with the chains whole (8-byte big-endian hashes). */
+export type PgRequestRow = RequestRow & { seq: Buffer | null; local: Buffer | null };
 
 /** Up to `limit` requests with rid in (after, upTo], in rid order. */
 export async function requestsAfterPg(q: Q, after: number, upTo: number, limit: number): Promise<PgRequestRow[]> {
