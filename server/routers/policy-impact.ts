@@ -30,13 +30,7 @@ export function guardView(g: GuardRow) {
 }
 
 /** Per target that acknowledged the version: its before/after windows measured at `now` (the windows read the store). */
-async function targetsImpact(
-  s: Store,
-  kind: PolicyKind,
-  version: number,
-  lengthMs: number | null,
-  now: number,
-) {
+async function targetsImpact(s: Store, kind: PolicyKind, version: number, lengthMs: number | null, now: number) {
   const pending = await oldestUnattributedOf(s, "arrivedAt");
   const acks = ackTimes(await acksFrom(s, kind, version), version).slice(0, MAX_TARGETS);
   return Promise.all(
