@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { RequestRow } from "../queries/attribution";
+import type { CausesRow, RequestRow } from "../queries/attribution";
 
 // The rows the attribution job reads and writes on PostgreSQL (server/jobs/attribution-pg.ts decides): its inputs
 // after its cursors, the state tables of pg migration 0009 and its outputs. Block and local keys travel as 16 hex
@@ -198,22 +198,8 @@ export async function writeAttributionStatePg(tx: Q, f: PgFlush): Promise<void> 
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }
 
-/** A request_causes row (as db/queries/attribution.ts's CausesRow). */
-export type PgCausesRow = {
-  rid: number;
-  arrivedAt: number;
-  recomputed: number;
-  cold: number;
-  diverged: number;
-  evicted: number;
-  routedAway: number;
-  unknown: number;
-  evictedReason: string | null;
-  retentionVersion: number | null;
-  heldTokens: number | null;
-  waitMs: number | null;
-  survivedTokens: number | null;
-};
+/** A request_causes row: the same row SQLite's job stores. */
+export type PgCausesRow = CausesRow;
 
 /**
  * Store causes rows and add the new ones to their minute (minuteOf(row) gives its start, Unix ms); a row already there
