@@ -1,11 +1,12 @@
 import { requestActor } from "@/server/auth/request";
 import { AppError } from "@/server/errors";
 import { errorResponse } from "@/server/http";
-import { ingestTokenAccepted, notOnPg, serverDb, serverEngine, serverStore } from "@/server/runtime";
+import { ingestTokenAccepted, serverStore } from "@/server/runtime";
 import { importAccess, importName, limitedBody, MAX_IMPORT_BYTES } from "@/server/sources/dynamo-trace/upload";
-import { describeImport, importTraceIntoDb } from "@/server/sources/dynamo-trace/run";
+import { describeImport, importTraceInto } from "@/server/sources/dynamo-trace/run";
+import { serverSourceSink } from "@/server/sources/server-sink";
 import { sourceReporter } from "@/server/sources/status";
-import { DEFAULT_MOONCAKE_BLOCK_SIZE, importMooncakeIntoDb } from "@/server/sources/mooncake/import";
+import { DEFAULT_MOONCAKE_BLOCK_SIZE, importMooncakeInto } from "@/server/sources/mooncake/import";
 
 export const runtime = "nodejs";
 
@@ -35,7 +36,6 @@ export const dynamic = "force-dynamic";
  */
 export async function POST(req: Request): Promise<Response> {
   try {
-    const db = serverDb();
     const actor = await requestActor(serverStore(), req, Date.now());
     const tokenOk = await ingestTokenAccepted(req.headers.get("authorization"));
     const access = importAccess(
@@ -47,16 +47,15 @@ export async function POST(req: Request): Promise<Response> {
       throw new AppError("UNAUTHORIZED", "sign in, or send the ingest token (Authorization: Bearer <token>)");
     if (access === "forbidden")
       throw new AppError("FORBIDDEN", "importing traces needs the operator role, from the dashboard itself");
-    // Imports read and write KV state in the SQLite file: refused on PostgreSQL before any of the body is read.
-    if (serverEngine() === "pg") throw notOnPg();
     if (!req.body) throw new AppError("BAD_REQUEST", "the request has no body: send the trace file's bytes");
     const name = importName(req.headers.get("x-switchyard-filename"));
     const format = mooncakeOptions(new URL(req.url).searchParams);
     const body = limitedBody(req.body, MAX_IMPORT_BYTES);
+    const sink = serverSourceSink();
     const summary = format
-      ? await importMooncakeIntoDb(db, name, body, { ...format, now: Date.now() })
-      : await importTraceIntoDb(db, name, body);
-    const report = sourceReporter(serverStore(), "trace-upload", "trace-upload", "Trace uploads");
+      ? await importMooncakeInto(sink, name, body, { ...format, now: Date.now() })
+      : await importTraceInto(sink, name, body);
+    const report = sourceReporter(sink.store, "trace-upload", "trace-upload", "Trace uploads");
     if (summary.fatal) await report.error(Date.now(), describeImport(summary));
     else await report.ok(Date.now(), { events: summary.accepted, detail: { last: describeImport(summary) } });
     return Response.json(summary);

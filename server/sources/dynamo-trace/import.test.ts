@@ -2,12 +2,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { chainStringsOf } from "../../../db/queries/chains";
-import { testDb } from "../../../test/db";
 import { parseEvent } from "../../ingest/events";
 import { traceLines } from "./lines";
 import { createTraceMapper, eventId, rawSequenceHashes } from "./map";
-import { importTraceIntoDb } from "./run";
+import { SQLITE_SINK } from "../sink.cases";
+import { importCases } from "./import.cases";
 
 const read = (name: string) => readFileSync(path.join(__dirname, "fixtures", name));
 
@@ -179,106 +178,4 @@ describe("agent trace mapping", () => {
   });
 });
 
-describe("importTraceIntoDb", () => {
-  it("imports a gzip agent trace, keeps good records, reports bad lines by number, and changes nothing the second time", async () => {
-    const db = testDb();
-    const gz = gzipSync(read("agent-trace.jsonl"));
-    const first = await importTraceIntoDb(db, "agent.jsonl.gz", chunks(gz));
-    expect(first).toMatchObject({
-      name: "agent.jsonl.gz",
-      bytes: gz.length,
-      records: 9,
-      badLines: 3,
-      accepted: 4,
-      duplicate: 0,
-      rejected: 1,
-      fatal: null,
-    });
-    expect(first.errors).toEqual([
-      { line: 3, message: "not valid JSON" },
-      { line: 5, message: "request.request_id is missing" },
-      { line: 10, message: expect.stringMatching(/unknown schema/) },
-      { line: 7, message: expect.stringMatching(/^input_tokens/) },
-    ]);
-    expect(
-      db.$client
-        .prepare("SELECT request_id FROM requests WHERE session_id = 'dyn-s1' ORDER BY arrived_at")
-        .pluck()
-        .all(),
-    ).toEqual(["cmpl-1", "cmpl-3"]);
-    const row = db.$client.prepare("SELECT id FROM requests WHERE request_id = 'cmpl-3'").pluck().get() as string;
-    expect(chainStringsOf(db, row).seq).toEqual(["14879255164371896291", "274632075616497421", "18446744073709551615"]);
-    expect(
-      db.$client
-        .prepare("SELECT tool_call_id, status FROM tools WHERE session_id = 'dyn-s1' ORDER BY started_at")
-        .all(),
-    ).toEqual([
-      { tool_call_id: "call-1", status: "succeeded" },
-      { tool_call_id: "call-9", status: "cancelled" },
-    ]);
-    const again = await importTraceIntoDb(db, "agent.jsonl.gz", chunks(gz));
-    expect(again).toMatchObject({ accepted: 0, duplicate: 4 });
-  });
-
-  it("keeps the records before a gzip truncation and says the file ended early", async () => {
-    const db = testDb();
-    const body = Array.from({ length: 400 }, (_, i) =>
-      read("agent-trace.jsonl").toString("utf8").split("\n")[0]!.replace("cmpl-1", `cmpl-t${i}`),
-    ).join("\n");
-    const gz = gzipSync(body);
-    const s = await importTraceIntoDb(db, "cut.jsonl.gz", chunks(gz.subarray(0, Math.floor(gz.length * 0.6))));
-    expect(s.fatal).toMatch(/ends early \(truncated file\)/);
-    expect(s.records).toBeGreaterThan(0);
-    expect(s.records).toBeLessThan(400);
-    expect(db.$client.prepare("SELECT count(*) FROM requests").pluck().get()).toBe(s.records);
-  });
-
-  it("turns forward-pass samples into load samples per worker and rank, one per second, carrying the worker's last KV state", async () => {
-    const db = testDb();
-    db.$client
-      .prepare(
-        "INSERT INTO worker_stats (id, ts, worker_id, kv_active_blocks, kv_total_blocks, requests_running, requests_waiting, prefix_query_tokens, prefix_hit_tokens) VALUES ('k', ?, '4192', 100, 8192, 1, 0, '5000', '4000')",
-      )
-      .run(1_764_399_999_000);
-    const s = await importTraceIntoDb(db, "fpm.jsonl", chunks(read("fpm-trace.jsonl")));
-    expect(s).toMatchObject({
-      records: 5,
-      accepted: 3,
-      badLines: 1,
-      gaps: 1,
-      errors: [{ line: 5, message: "fpm.worker_id is missing" }],
-    });
-    expect(
-      db.$client
-        .prepare(
-          "SELECT worker_id, ts, requests_running, requests_waiting, kv_total_blocks, prefix_hit_tokens FROM worker_stats WHERE source = 'dynamo-trace' ORDER BY ts, worker_id",
-        )
-        .all(),
-    ).toEqual([
-      {
-        worker_id: "4192",
-        ts: 1_764_400_000_000,
-        requests_running: 5,
-        requests_waiting: 1,
-        kv_total_blocks: 8192,
-        prefix_hit_tokens: "4000",
-      },
-      {
-        worker_id: "4192",
-        ts: 1_764_400_005_000,
-        requests_running: 5,
-        requests_waiting: 5,
-        kv_total_blocks: 8192,
-        prefix_hit_tokens: "4000",
-      },
-      {
-        worker_id: "4192-dp1",
-        ts: 1_764_400_005_000,
-        requests_running: 2,
-        requests_waiting: 0,
-        kv_total_blocks: 0,
-        prefix_hit_tokens: "0",
-      },
-    ]);
-  });
-});
+importCases(SQLITE_SINK);

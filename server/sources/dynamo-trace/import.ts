@@ -2,7 +2,7 @@ import type { BatchReply } from "../../ingest/batch";
 import type { TelemetryEventInput } from "../../ingest/events";
 import { traceLines, TraceReadError } from "./lines";
 import { createTraceMapper, eventId, type LoadSample } from "./map";
-import type { KvState } from "./store";
+import type { KvState } from "../../../db/store/trace-import";
 
 /** Events per submitted batch (submitEvents takes at most 5,000). */
 export const BATCH = 2_000;
@@ -48,7 +48,7 @@ export function emptyImportSummary(name: string): ImportSummary {
 export type ImportDeps = {
   submit: (events: TelemetryEventInput[]) => Promise<BatchReply>;
   /** The worker's last KV sample at or before ts (load samples carry it forward), or null. */
-  kvState?: (workerId: string, ts: number) => KvState | null;
+  kvState?: (workerId: string, ts: number) => Promise<KvState | null>;
   onProgress?: (p: { bytes: number; records: number }) => void;
 };
 
@@ -125,7 +125,7 @@ export async function importTrace(
       if (m.error) fail(l.line, m.error);
       for (const e of m.events) await add(e, l.line);
       for (const s of m.samples) {
-        await add(loadSampleEvent(s, deps.kvState?.(s.worker_id, s.ts) ?? null), s.line);
+        await add(loadSampleEvent(s, (await deps.kvState?.(s.worker_id, s.ts)) ?? null), s.line);
       }
       if (sum.records % 1_000 === 0) deps.onProgress?.({ bytes: sum.bytes, records: sum.records });
     }

@@ -1,18 +1,20 @@
-import type { Db } from "../../../db/client";
-import { submitEvents } from "../../ingest/submit";
+import { lastKvState } from "../../../db/store/trace-import";
+import type { SourceSink } from "../status";
 import { importTrace, type ImportSummary } from "./import";
-import { lastKvState } from "./store";
 
-/** Import a trace byte stream into this server's database (uploads and the watched directory). */
-export function importTraceIntoDb(
-  db: Db,
+/**
+ * Import a trace byte stream through a source sink (uploads and the watched directory): events go through that
+ * engine's own ingest, the KV state load samples continue from is read from its store.
+ */
+export function importTraceInto(
+  sink: SourceSink,
   name: string,
   source: AsyncIterable<Uint8Array>,
   onProgress?: (p: { bytes: number; records: number }) => void,
 ): Promise<ImportSummary> {
   return importTrace(name, source, {
-    submit: (events) => submitEvents(db, events),
-    kvState: (workerId, ts) => lastKvState(db, workerId, ts),
+    submit: (events) => sink.submit(events),
+    kvState: (workerId, ts) => lastKvState(sink.store, workerId, ts),
     onProgress,
   });
 }

@@ -4,8 +4,8 @@ import path from "node:path";
 import type { z } from "zod";
 import type { SourceReport, SourceSink } from "../status";
 import type { traceDirConfig } from "./config";
-import { describeImport, importTraceIntoDb } from "./run";
-import { readSetting, writeSetting } from "./store";
+import { readSetting, writeSetting } from "../../../db/store/trace-import";
+import { describeImport, importTraceInto } from "./run";
 
 export type { SourceReport };
 
@@ -30,8 +30,8 @@ export function filesToImport(
 /**
  * Poll a directory for new or grown *.jsonl / *.jsonl.gz Dynamo traces and import each once (what was imported is
  * remembered by name, size and mtime in the settings table, so a restart does not import again); returns stop().
- * A grown file is read again whole: its earlier records come back as duplicates and change nothing. SQLite only so far
- * (an import reads the KV state it continues from SQLite): on PostgreSQL it throws, and the manager reports it.
+ * A grown file is read again whole: its earlier records come back as duplicates and change nothing. On either engine:
+ * events through the sink's ingest, the KV state and the memory of files on its store.
  */
 export function startTraceDirSource(
   sink: SourceSink,
@@ -39,8 +39,6 @@ export function startTraceDirSource(
   config: z.output<typeof traceDirConfig>,
   report: SourceReport,
 ): () => Promise<void> {
-  const db = sink.sqlite;
-  if (!db) throw new Error("trace directories are imported on SQLite only so far, not on PostgreSQL");
   const key = `trace-dir:${id}:seen`;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -48,7 +46,7 @@ export function startTraceDirSource(
 
   const poll = async () => {
     const started = Date.now();
-    const seen = JSON.parse(readSetting(db, key) ?? "{}") as Seen;
+    const seen = JSON.parse((await readSetting(sink.store, key)) ?? "{}") as Seen;
     let listing: { name: string; size: number; mtimeMs: number }[];
     try {
       const names = (await readdir(config.path)).filter((n) => TRACE_FILE.test(n));
@@ -71,7 +69,7 @@ export function startTraceDirSource(
       if (stopped) break;
       const file = listing.find((f) => f.name === name)!;
       try {
-        const summary = await importTraceIntoDb(db, name, createReadStream(path.join(config.path, name)));
+        const summary = await importTraceInto(sink, name, createReadStream(path.join(config.path, name)));
         events += summary.accepted;
         notes.push(describeImport(summary));
         if (summary.fatal) failed = describeImport(summary);
@@ -82,7 +80,7 @@ export function startTraceDirSource(
       seen[name] = { size: file.size, mtimeMs: file.mtimeMs };
       const names = Object.keys(seen);
       for (const old of names.slice(0, Math.max(0, names.length - MAX_REMEMBERED))) delete seen[old];
-      writeSetting(db, key, JSON.stringify(seen), Date.now());
+      await writeSetting(sink.store, key, JSON.stringify(seen), Date.now());
     }
     if (failed) await report.error(Date.now(), failed);
     else

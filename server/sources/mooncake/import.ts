@@ -1,9 +1,8 @@
-import type { Db } from "../../../db/client";
-import { submitEvents } from "../../ingest/submit";
 import { mooncakeRequests } from "../../preview/mooncake";
 import { parseWorkloadTrace, traceSpanMs } from "../../sim/workload-trace";
 import { BATCH, emptyImportSummary, MAX_ERRORS, type ImportSummary } from "../dynamo-trace/import";
 import { traceLines, TraceReadError } from "../dynamo-trace/lines";
+import type { SourceSink } from "../status";
 
 // Mooncake-format traces (plain or gzip JSONL) imported as recorded requests. The whole file is checked by the
 // simulator's own trace parser before anything is stored: a bad line refuses the file, naming file, line and field.
@@ -18,9 +17,9 @@ export type MooncakeImportOptions = {
   now: number;
 };
 
-/** Read, check and store one Mooncake trace; a bad file comes back with `fatal` set and nothing stored. */
-export async function importMooncakeIntoDb(
-  db: Db,
+/** Read, check and store one Mooncake trace through a sink; a bad file comes back with `fatal` set and nothing stored. */
+export async function importMooncakeInto(
+  sink: SourceSink,
   name: string,
   source: AsyncIterable<Uint8Array>,
   opts: MooncakeImportOptions,
@@ -59,7 +58,7 @@ export async function importMooncakeIntoDb(
   const events = mooncakeRequests(parsed.entries, { startMs, blockSize: opts.blockSize, source: `mooncake:${name}` });
   summary.events = events.length;
   for (let i = 0; i < events.length; i += BATCH) {
-    const reply = await submitEvents(db, events.slice(i, i + BATCH));
+    const reply = await sink.submit(events.slice(i, i + BATCH));
     summary.accepted += reply.accepted;
     summary.duplicate += reply.duplicate;
     summary.rejected += reply.rejected;
