@@ -1,8 +1,7 @@
-import fs from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Db } from "../../db/client";
-import { attributionProgress, databaseFileBytes, rolloutStates, sourceHealth } from "../../db/queries/observability";
+import { attributionProgress, databaseBytes, rolloutStates, sourceHealth } from "../../db/store/observability";
+import type { Store } from "../../db/store/store";
 import type { IngestTally } from "../ingest/tally";
 import { methodLabel, routeLabel } from "./route-label";
 
@@ -74,7 +73,7 @@ function create() {
     }),
     dbSize: new Gauge({
       name: "switchyard_database_size_bytes",
-      help: "Size of the SQLite database: main file and write-ahead log.",
+      help: "Size of the database: SQLite's main file and write-ahead log; PostgreSQL's database as main (wal 0).",
       labelNames: ["file"] as const,
       ...on,
     }),
@@ -111,33 +110,33 @@ export function instrumentRequest(req: IncomingMessage, res: ServerResponse): vo
   res.once("finish", () => end({ status: String(res.statusCode) }));
 }
 
-/** Set the gauges read from the database (attribution progress, rollouts, sources, size) as of now. */
-export function refreshFromDb(db: Db): void {
+/**
+ * Set the gauges read from the store (attribution progress, rollouts, sources, size) as of now, on either engine.
+ * sqliteFile: the SQLite database's path for its size (null on PostgreSQL).
+ */
+export async function refreshFromStore(s: Store, sqliteFile: string | null): Promise<void> {
+  const [a, rollouts, sources, size] = await Promise.all([
+    attributionProgress(s),
+    rolloutStates(s),
+    sourceHealth(s),
+    databaseBytes(s, sqliteFile),
+  ]);
   const m = metrics();
-  const a = attributionProgress(db);
   const pending = a.firstPendingArrivedAt !== null && a.newestArrivedAt !== null;
   m.attributionLag.set(pending ? Math.max(0, (a.newestArrivedAt! - a.firstPendingArrivedAt!) / 1000) : 0);
   m.attributionBacklog.set(a.newestRowid === null ? 0 : Math.max(0, a.newestRowid - a.cursor));
 
   m.rollout.reset();
-  for (const r of rolloutStates(db))
+  for (const r of rollouts)
     for (const state of ROLLOUT_STATES)
       m.rollout.set({ target: r.targetId, kind: r.kind, state }, r.state === state ? 1 : 0);
   m.sourceErrors.reset();
   m.sourceUp.reset();
-  for (const s of sourceHealth(db)) {
-    m.sourceErrors.set({ source: s.id, kind: s.kind }, s.errorCount);
-    if (s.lastSuccessAt !== null || s.lastErrorAt !== null)
-      m.sourceUp.set({ source: s.id, kind: s.kind }, (s.lastSuccessAt ?? 0) >= (s.lastErrorAt ?? 0) ? 1 : 0);
+  for (const src of sources) {
+    m.sourceErrors.set({ source: src.id, kind: src.kind }, src.errorCount);
+    if (src.lastSuccessAt !== null || src.lastErrorAt !== null)
+      m.sourceUp.set({ source: src.id, kind: src.kind }, (src.lastSuccessAt ?? 0) >= (src.lastErrorAt ?? 0) ? 1 : 0);
   }
-  m.dbSize.set({ file: "main" }, databaseFileBytes(db));
-  m.dbSize.set({ file: "wal" }, walBytes(db.$client.name));
-}
-
-function walBytes(file: string): number {
-  try {
-    return fs.statSync(`${file}-wal`).size;
-  } catch {
-    return 0;
-  }
+  m.dbSize.set({ file: "main" }, size.fileBytes);
+  m.dbSize.set({ file: "wal" }, size.walBytes);
 }
