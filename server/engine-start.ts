@@ -7,13 +7,6 @@ import { openPg } from "../db/pg/client";
 export class EngineError extends Error {}
 
 /**
- * What still reads the SQLite file only: on PostgreSQL these answer "not available on PostgreSQL yet" (a 422), and
- * the background jobs among them do not run. Logged once at start on PostgreSQL.
- */
-export const PG_NOT_YET =
-  "on PostgreSQL these still read SQLite only and answer 'not available on PostgreSQL yet': trace imports (/api/import and trace-directory sources) and /metrics' attribution, rollout and source gauges";
-
-/**
  * Check the configured engine before anything else starts: with SWITCHYARD_DATABASE_URL set, connect and migrate
  * (EngineError naming the setting, password masked, when that fails). Resolves for SQLite without doing anything.
  */

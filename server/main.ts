@@ -5,7 +5,7 @@ import http from "node:http";
 import path from "node:path";
 import next from "next";
 import { env, EnvError, type Env } from "./env";
-import { checkEngine, EngineError, PG_NOT_YET } from "./engine-start";
+import { checkEngine, EngineError } from "./engine-start";
 import { ensureIngestToken } from "./ingest/token";
 import { startAttributionThread } from "./jobs/attribution-thread";
 import { processId, startLeader } from "./jobs/leader";
@@ -62,7 +62,6 @@ async function main() {
   const db = serverDb();
   const store = serverStore();
   const pg = serverPg();
-  if (pg) log().warn(PG_NOT_YET);
   const setupSecret = await firstStartAccounts(store, settings);
   const pool = ingestPool(settings);
   pool?.install();
@@ -87,7 +86,7 @@ async function main() {
   const server = http.createServer((req, res) => {
     instrumentRequest(req, res);
     if (req.method === "GET" && (req.url === "/metrics" || req.url?.startsWith("/metrics?")))
-      return void serveMetrics(store, db, req, res);
+      return void serveMetrics(store, pg ? null : db.$client.name, req, res);
     // Route handlers rate-limit sign-ins by the socket's address; a client cannot supply its own.
     req.headers["x-switchyard-client-address"] = req.socket.remoteAddress ?? "unknown";
     void handle(req, res);
@@ -213,14 +212,14 @@ function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings
 /** GET /metrics, answered here rather than by a Next route: the page proxy would send a token-only scraper to sign-in. */
 async function serveMetrics(
   store: Store,
-  db: ReturnType<typeof serverDb>,
+  sqliteFile: string | null,
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ) {
   try {
     const reply = await metricsReply(
       store,
-      db,
+      sqliteFile,
       { authorization: req.headers.authorization, cookie: req.headers.cookie },
       Date.now(),
     );
