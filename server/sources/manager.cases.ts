@@ -45,7 +45,6 @@ export function managerCases(e: StoreEngine): void {
     const sink = (): SourceSink => ({
       store: s.a,
       submit: () => Promise.reject(new Error("not submitted in these cases")),
-      sqlite: null,
     });
 
     describe("startSources", () => {

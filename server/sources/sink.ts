@@ -9,10 +9,10 @@ import type { SourceSink } from "./status";
 
 /** Sources on the SQLite file: status on its store, events through SQLite ingest (the worker pool when installed). */
 export function sqliteSink(db: Db): SourceSink {
-  return { store: sqliteStore(db), submit: (events) => submitEvents(db, events), sqlite: db };
+  return { store: sqliteStore(db), submit: (events) => submitEvents(db, events) };
 }
 
 /** Sources on PostgreSQL: status on its store, events through PostgreSQL ingest. */
 export function pgSink(pg: PgDb): SourceSink {
-  return { store: pgStore(pg), submit: (events) => submitEventsPg(pg, events), sqlite: null };
+  return { store: pgStore(pg), submit: (events) => submitEventsPg(pg, events) };
 }

@@ -1,4 +1,3 @@
-import type { Db } from "../../db/client";
 import type { BatchReply } from "../ingest/batch";
 import { recordSourceError, recordSourceOk } from "../../db/store/sources";
 import type { Store } from "../../db/store/store";
@@ -39,14 +38,12 @@ async function safely(write: () => Promise<void>): Promise<void> {
 }
 
 /**
- * What a running source needs from the dashboard: the store (its status, import state), `submit` (events through the
- * engine's own ingest, exactly as if posted), and the SQLite connection for what runs on SQLite only so far (KVBM
- * samples, trace imports), null on PostgreSQL.
+ * What a running source needs from the dashboard: the store (its status, import state) and `submit` (events through
+ * the engine's own ingest, exactly as if posted).
  */
 export type SourceSink = {
   store: Store;
   submit: (events: readonly unknown[]) => Promise<BatchReply>;
-  sqlite: Db | null;
 };
 
 /** Starts one configured source with its validated config; returns the function that stops it. */
