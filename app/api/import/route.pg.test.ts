@@ -4,8 +4,8 @@ import { gzipSync } from "node:zlib";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
-import { freshPg, PG_TEST_URL } from "@/test/pg";
-import { useTempServerEnv } from "@/test/server-env";
+import { PG_TEST_URL } from "@/test/pg";
+import { useTempServerPg } from "@/test/server-env-pg";
 
 // Trace uploads with SWITCHYARD_DATABASE_URL set: the turns and the upload source's status are stored on PostgreSQL,
 // as the SQLite suite (route.test.ts) checks them there, and a cut upload keeps what came before it and what was
@@ -16,30 +16,17 @@ const URL_ = "http://localhost:3000/api/import";
 const fixture = () => readFile(path.join(process.cwd(), "server/sources/dynamo-trace/fixtures/agent-trace.jsonl"));
 
 describe.skipIf(!PG_TEST_URL)("POST /api/import on PostgreSQL", () => {
-  let restore: () => Promise<void>;
   let POST: typeof import("./route").POST;
   let sql: postgres.Sql;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ restore } = await useTempServerEnv("switchyard-import-pg-", TOKEN));
-    const made = await freshPg();
-    await made.pg.$client.end({ timeout: 5 });
-    process.env.SWITCHYARD_DATABASE_URL = made.url;
-    sql = postgres(made.url, { max: 1, onnotice: () => {} });
+    ({ sql, close } = await useTempServerPg("switchyard-import-pg-", TOKEN));
     ({ POST } = await import("./route"));
-    const { serverPg } = await import("@/server/runtime");
-    close = async () => {
-      await serverPg()?.$client.end({ timeout: 5 });
-      await sql.end({ timeout: 5 });
-      await made.drop();
-      delete process.env.SWITCHYARD_DATABASE_URL;
-    };
     // Importing the route loads the server's modules: slow on a busy machine.
   }, 60_000);
   afterAll(async () => {
     await close?.();
-    await restore?.();
   });
 
   const post = (body: BodyInit, headers: Record<string, string> = {}, query = "") =>

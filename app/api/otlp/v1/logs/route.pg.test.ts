@@ -3,8 +3,8 @@ import path from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeProtobufLogs } from "@/server/sources/otlp/decode";
-import { freshPg, PG_TEST_URL } from "@/test/pg";
-import { useTempServerEnv } from "@/test/server-env";
+import { PG_TEST_URL } from "@/test/pg";
+import { useTempServerPg } from "@/test/server-env-pg";
 
 // OTLP logs with SWITCHYARD_DATABASE_URL set: the turns and the source's status are stored on PostgreSQL, as the
 // SQLite suite (route.test.ts) checks them there.
@@ -15,29 +15,16 @@ const fixture = (name: string) =>
   JSON.parse(readFileSync(path.join(process.cwd(), "server/sources/otlp/fixtures", name), "utf8")) as object;
 
 describe.skipIf(!PG_TEST_URL)("POST /api/otlp/v1/logs on PostgreSQL", () => {
-  let restore: () => Promise<void>;
   let POST: typeof import("./route").POST;
   let sql: postgres.Sql;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ restore } = await useTempServerEnv("switchyard-otlp-pg-", TOKEN));
-    const made = await freshPg();
-    await made.pg.$client.end({ timeout: 5 });
-    process.env.SWITCHYARD_DATABASE_URL = made.url;
-    sql = postgres(made.url, { max: 1, onnotice: () => {} });
+    ({ sql, close } = await useTempServerPg("switchyard-otlp-pg-", TOKEN));
     ({ POST } = await import("./route"));
-    const { serverPg } = await import("@/server/runtime");
-    close = async () => {
-      await serverPg()?.$client.end({ timeout: 5 });
-      await sql.end({ timeout: 5 });
-      await made.drop();
-      delete process.env.SWITCHYARD_DATABASE_URL;
-    };
   });
   afterAll(async () => {
     await close?.();
-    await restore?.();
   });
 
   const post = (body: BodyInit, type: string) =>

@@ -1,0 +1,28 @@
+import postgres from "postgres";
+import { freshPg } from "./pg";
+import { useTempServerEnv } from "./server-env";
+
+/**
+ * Route tests on PostgreSQL: the server's environment pointed at a fresh database (SWITCHYARD_DATABASE_URL) with the
+ * ingest token set, and a connection of the test's own. `close` ends the server's and the test's connections, drops
+ * the database and restores the environment. Import the route after this resolves.
+ */
+export async function useTempServerPg(
+  prefix: string,
+  token: string,
+): Promise<{ sql: postgres.Sql; close: () => Promise<void> }> {
+  const { restore } = await useTempServerEnv(prefix, token);
+  const made = await freshPg();
+  await made.pg.$client.end({ timeout: 5 });
+  process.env.SWITCHYARD_DATABASE_URL = made.url;
+  const sql = postgres(made.url, { max: 1, onnotice: () => {} });
+  const close = async () => {
+    const { serverPg } = await import("@/server/runtime");
+    await serverPg()?.$client.end({ timeout: 5 });
+    await sql.end({ timeout: 5 });
+    await made.drop();
+    delete process.env.SWITCHYARD_DATABASE_URL;
+    await restore();
+  };
+  return { sql, close };
+}
