@@ -5,6 +5,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
 import { PG_TEST_URL } from "@/test/pg";
+import { truncatedTraceUpload } from "@/test/trace-upload";
 import { useTempServerPg } from "@/test/server-env-pg";
 
 // Trace uploads with SWITCHYARD_DATABASE_URL set: the turns and the upload source's status are stored on PostgreSQL,
@@ -57,19 +58,7 @@ describe.skipIf(!PG_TEST_URL)("POST /api/import on PostgreSQL", () => {
   });
 
   it("says a truncated upload ended early, keeps its records and leaves the earlier upload's rows", async () => {
-    const body = Array.from({ length: 300 }, (_, i) =>
-      JSON.stringify({
-        event: {
-          schema: "dynamo.agent.trace.v1",
-          event_type: "request_end",
-          event_time_unix_ms: 1_764_400_000_000 + i,
-          agent_context: { session_id: "cut" },
-          request: { request_id: `cut-${i}`, input_tokens: 1 },
-        },
-      }),
-    ).join("\n");
-    const gz = gzipSync(body);
-    const res = await post(gz.subarray(0, gz.length >> 1));
+    const res = await post(truncatedTraceUpload());
     const s = (await res.json()) as ImportSummary;
     expect(s.fatal).toMatch(/ends early/);
     expect(await count("cut")).toBe(s.records);

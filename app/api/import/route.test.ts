@@ -13,6 +13,7 @@ import { SESSION_COOKIE } from "@/server/auth/constants";
 import { startSession } from "@/server/auth/sessions";
 import { sqliteStore } from "@/db/store/store";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
+import { truncatedTraceUpload } from "@/test/trace-upload";
 import { useTempServerEnv } from "@/test/server-env";
 
 const TOKEN = "sy_test_token_import_0123456789abcd";
@@ -81,19 +82,7 @@ describe("POST /api/import", () => {
   });
 
   it("says a truncated upload ended early and keeps its records", async () => {
-    const body = Array.from({ length: 300 }, (_, i) =>
-      JSON.stringify({
-        event: {
-          schema: "dynamo.agent.trace.v1",
-          event_type: "request_end",
-          event_time_unix_ms: 1_764_400_000_000 + i,
-          agent_context: { session_id: "cut" },
-          request: { request_id: `cut-${i}`, input_tokens: 1 },
-        },
-      }),
-    ).join("\n");
-    const gz = gzipSync(body);
-    const res = await post(gz.subarray(0, gz.length >> 1), { authorization: `Bearer ${TOKEN}` });
+    const res = await post(truncatedTraceUpload(), { authorization: `Bearer ${TOKEN}` });
     const s = (await res.json()) as ImportSummary;
     expect(s.fatal).toMatch(/ends early/);
     expect(db.$client.prepare("SELECT count(*) FROM requests WHERE session_id = 'cut'").pluck().get()).toBe(s.records);
