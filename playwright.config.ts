@@ -38,7 +38,6 @@ const PG_SPECS = [
   "planner.spec.ts",
   "tiers.spec.ts",
   "sources.spec.ts",
-  "import.spec.ts",
 ];
 
 const dashboardEnv = {
