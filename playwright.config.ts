@@ -26,17 +26,18 @@ if (pgServer) {
 }
 const pgPort = Number(process.env.SWITCHYARD_E2E_PG_PORT);
 
-/**
- * The specs run on PostgreSQL as well: the pages read there (the rest run on SQLite only, to keep the suite within
- * CI's time; PostgreSQL's control plane, planner, tiers and sources are covered by their *.pg.test.ts files).
- */
+/** The specs run on PostgreSQL as well (the rest run on SQLite only, to keep the suite within CI's time). */
 const PG_SPECS = [
   "overview.spec.ts",
   "workers.spec.ts",
+  "policies.spec.ts",
   "session-timeline.spec.ts",
   "routing.spec.ts",
   "sessions.spec.ts",
   "sessions-url.spec.ts",
+  "planner.spec.ts",
+  "tiers.spec.ts",
+  "sources.spec.ts",
 ];
 
 const dashboardEnv = {
