@@ -38,6 +38,7 @@ const PG_SPECS = [
   "planner.spec.ts",
   "tiers.spec.ts",
   "sources.spec.ts",
+  "import.spec.ts",
 ];
 
 const dashboardEnv = {
