@@ -65,7 +65,8 @@ export function runAttributionLoopPg(
       let wait = 0;
       try {
         const r = await runAttributionPg(job, 1_000, 50, between);
-        if (r.caughtUp) wait = idleMs;
+        // Nothing read: caught up, or rows wait for their point to settle (settleMs): no use asking again at once.
+        if (r.caughtUp || r.requests + r.kvEvents === 0) wait = idleMs;
         if (now() - lastPrune > 3_600_000) {
           lastPrune = now();
           await pruneIndexPg(job, now() - Math.round(retentionHours * 3_600_000));

@@ -232,7 +232,8 @@ describe.skipIf(!PG_TEST_URL)("the attribution job on PostgreSQL gives SQLite's 
       await open`INSERT INTO requests (id, ts, request_id, api, model, arrived_at, input_tokens, cached_tokens, output_tokens, status)
         VALUES ('in-flight', ${T0}, 'r-open', 'chat', 'm', ${T0}, 8, 0, 4, 'ok')`;
       await storeEventsPg(pg, [parsed(req({ rid: "r-later", at: T0 + 10, worker: "w1", seq: A }))] as IngestRow[]);
-      await runAttributionPg(job);
+      // Not caught up while the earlier row's transaction is open: a few steps read nothing and say so.
+      expect((await runAttributionPg(job, 20)).caughtUp).toBe(false);
       expect(await causes()).toEqual([]);
       await open`COMMIT`;
     } finally {

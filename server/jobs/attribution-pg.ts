@@ -84,7 +84,7 @@ export function pgAttribution(pg: PgDb, settleMs = 1_000): PgAttribution {
 }
 
 /** Move the settled point: the numbers seen at an earlier look, once every transaction open then has ended. */
-async function settle(job: PgAttribution): Promise<void> {
+async function settle(job: PgAttribution): Promise<boolean> {
   const p = await insertionPointPg(job.pg.$client);
   const now = performance.now();
   if (!job.pending) job.pending = { xmax: p.xmax, at: now, point: p };
@@ -93,6 +93,8 @@ async function settle(job: PgAttribution): Promise<void> {
     job.pending = { xmax: p.xmax, at: now, point: p };
     if (job.settleMs === 0 && p.xmin >= p.xmax) job.settled = p;
   }
+  const s = job.settled;
+  return s.requests >= p.requests && s.kv >= p.kv && s.tools >= p.tools;
 }
 
 /** The kv_events seq the index must have applied before a request that arrived at t is judged (as kvNeededBy). */
@@ -242,7 +244,9 @@ export async function attributionStepPg(job: PgAttribution): Promise<Attribution
 async function step(job: PgAttribution): Promise<AttributionRun> {
   const q = job.pg.$client;
   const ix = (job.index ??= new PgIndex(await attributionStatePg(q)));
-  await settle(job);
+  // Rows past the settled point are not read yet (a transaction still open anywhere on the server, even in another
+  // database, holds the point back): the job is not caught up while there are any.
+  const settledAll = await settle(job);
   const rows = await requestsAfterPg(q, ix.cursors.requests, job.settled.requests, REQUEST_BATCH);
   const allKv = rows.length < REQUEST_BATCH;
   const upTo = allKv ? Number.MAX_SAFE_INTEGER : await kvNeededBy(job, Math.max(...rows.map((r) => r.arrivedAt)));
@@ -261,7 +265,7 @@ async function step(job: PgAttribution): Promise<AttributionRun> {
   if (lastTool) ix.cursors.tools = lastTool.seq;
   // Judged again after a crash (the cursors are saved with the index): the causes row is kept and counted once.
   if (causes.length) await pgTransaction(q, (tx) => putCausesPg(tx, causes, minuteOf));
-  const caughtUp = rows.length < REQUEST_BATCH && tools.length < TOOL_BATCH;
+  const caughtUp = rows.length < REQUEST_BATCH && tools.length < TOOL_BATCH && settledAll;
   job.turns += rows.length;
   const due = performance.now() - job.lastSummary >= SUMMARY_EVERY_MS && job.turns >= SUMMARY_EVERY_TURNS;
   const flushing = caughtUp || ix.dirty >= FLUSH_AT;
