@@ -23,12 +23,15 @@ describe("PrefixIndex", () => {
     const kept = (i: number) => i % 4 === 0;
     for (let i = 0; i < n; i++) if (!kept(i)) index.drop(list.ids[i]!, 1);
     const fresh = hashList(list.seq);
+    // Mismatches are counted, not asserted one by one: 400,000 expect() calls cost seconds.
     let found = 0;
+    const wrongBlock: number[] = [];
     for (let i = 0; i < n; i++) {
       const id = index.idAt(fresh, i);
-      if (kept(i)) expect(index.blockAt(id, 0)).toBe(i);
+      if (kept(i) && index.blockAt(id, 0) !== i) wrongBlock.push(i);
       if (id >= 0) found++;
     }
+    expect(wrongBlock.slice(0, 5)).toEqual([]);
     expect(index.size).toBe(n / 4);
     expect(found).toBeGreaterThanOrEqual(n / 4);
     expect(found).toBeLessThan(n);
@@ -38,10 +41,9 @@ describe("PrefixIndex", () => {
     expect(stale).toBe(found - n / 4);
     // Re-adding reuses swept ids and every hash still resolves to its own entry.
     for (let i = 0; i < n; i++) if (!kept(i)) index.add(index.ensureAt(list, i), 2, 1, i);
-    for (let i = 0; i < n; i++) {
-      const id = index.lookup(list.seq[i]!);
-      expect(index.hashOf(id)).toBe(list.seq[i]);
-    }
+    const wrongHash: number[] = [];
+    for (let i = 0; i < n; i++) if (index.hashOf(index.lookup(list.seq[i]!)) !== list.seq[i]) wrongHash.push(i);
+    expect(wrongHash.slice(0, 5)).toEqual([]);
     expect(index.size).toBe(n);
   });
 });
