@@ -1,3 +1,4 @@
+import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -16,6 +17,9 @@ export default defineConfig({
     environment: "node",
     testTimeout: 20_000,
     pool: "forks",
+    // At least three files at a time, also on two cores: much of the suite waits on PostgreSQL, child processes and
+    // sockets, not on the CPU (vitest's default there is one).
+    maxWorkers: Math.max(3, os.availableParallelism() - 1),
     globalSetup: ["test/pg-global-setup.ts"],
   },
 });
