@@ -118,6 +118,12 @@ test("the workers table shows seeded workers with the API's hit rate, sorts, and
   );
   const table = page.getByRole("table", { name: "Workers" });
   await expect(table.getByRole("link", { name: a, exact: true })).toBeVisible();
+  // The 2-second refresh updates the rows in place: the link is the same element after it (a link replaced on every
+  // refresh slips from under a click and loses keyboard focus).
+  const link = await table.getByRole("link", { name: a, exact: true }).elementHandle();
+  for (let i = 0; i < 2; i++) await page.waitForResponse((r) => r.url().includes("workers.list"));
+  await page.waitForTimeout(200);
+  expect(await link!.evaluate((n) => n.isConnected)).toBe(true);
   await expect(page.getByTestId(`hit-rate-${a}`)).toHaveText(`${(apiA.hitRate! * 100).toFixed(1)}%`);
   await expect(page.getByTestId(`hit-rate-${b}`)).toHaveText("10.0%");
   await expect(page.getByTestId(`hit-rate-${c}`)).toHaveText("—");

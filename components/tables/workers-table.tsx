@@ -26,107 +26,111 @@ export type WorkerRow = BaseRow & {
 const STATE_ORDER = { up: 0, stale: 1, down: 2 } as const;
 const orUndef = <T,>(v: T | null) => (v === null ? undefined : v);
 
-function columns(to: number, query: string): ColumnDef<WorkerRow>[] {
-  return [
-    {
-      id: "worker",
-      header: "Worker",
-      accessorFn: (r) => r.workerId,
-      cell: ({ row: { original: r } }) => (
-        <Link href={`/workers/${encodeURIComponent(r.workerId)}?${query}`}>{r.workerId}</Link>
+/** What cells read besides their row: the range's end (for "ago") and its query string (kept on links). */
+type TableMeta = { to: number; query: string };
+const metaOf = (t: { options: { meta?: unknown } }) => t.options.meta as TableMeta;
+
+// Defined once: cell renderers are components to flexRender, so a new function per render would remount every cell
+// (and detach every link) on each 2-second refresh.
+const COLUMNS: ColumnDef<WorkerRow>[] = [
+  {
+    id: "worker",
+    header: "Worker",
+    accessorFn: (r) => r.workerId,
+    cell: ({ row: { original: r }, table }) => (
+      <Link href={`/workers/${encodeURIComponent(r.workerId)}?${metaOf(table).query}`}>{r.workerId}</Link>
+    ),
+  },
+  {
+    id: "role",
+    header: "Role",
+    accessorFn: (r) => orUndef(r.role),
+    sortUndefined: "last",
+    cell: ({ row }) => row.original.role ?? "unknown",
+  },
+  {
+    id: "state",
+    header: "State",
+    accessorFn: (r) => STATE_ORDER[r.state] * 4 + (r.joined ? 1 : 0) + (r.left ? 2 : 0),
+    cell: ({ row: { original: r } }) => <StateBadges state={r.state} joined={r.joined} left={r.left} />,
+  },
+  {
+    id: "kv",
+    header: "KV utilization",
+    meta: { num: true },
+    accessorFn: (r) => orUndef(r.kvUtilization),
+    sortUndefined: "last",
+    cell: ({ row }) => formatPercent(row.original.kvUtilization),
+  },
+  {
+    id: "hitRate",
+    header: "Prefix hit rate",
+    meta: { num: true },
+    accessorFn: (r) => orUndef(r.hitRate),
+    sortUndefined: "last",
+    cell: ({ row: { original: r } }) => (
+      <span data-testid={`hit-rate-${r.workerId}`} title={`${formatCount(r.queryTokens)} prompt tokens queried`}>
+        {formatPercent(r.hitRate)}
+      </span>
+    ),
+  },
+  {
+    id: "running",
+    header: "Running",
+    meta: { num: true },
+    accessorFn: (r) => orUndef(r.running),
+    sortUndefined: "last",
+    cell: ({ row }) => formatCount(row.original.running),
+  },
+  {
+    id: "waiting",
+    header: "Waiting",
+    meta: { num: true },
+    accessorFn: (r) => orUndef(r.waiting),
+    sortUndefined: "last",
+    cell: ({ row }) => formatCount(row.original.waiting),
+  },
+  {
+    id: "itl",
+    header: "ITL p50 / p95",
+    meta: { num: true },
+    accessorFn: (r) => orUndef(r.decode?.itlP95Ms ?? null),
+    sortUndefined: "last",
+    cell: ({ row: { original: r } }) =>
+      `${formatMs(r.decode?.itlP50Ms ?? null)} / ${formatMs(r.decode?.itlP95Ms ?? null)}`,
+  },
+  {
+    id: "preemptions",
+    header: "Preemptions",
+    meta: { num: true },
+    accessorFn: (r) => orUndef(r.decode?.preemptions ?? null),
+    sortUndefined: "last",
+    cell: ({ row: { original: r } }) => formatCount(r.decode?.preemptions ?? null),
+  },
+  {
+    id: "share",
+    header: "Routing share",
+    meta: { num: true },
+    accessorFn: (r) => orUndef(r.routingShare),
+    sortUndefined: "last",
+    cell: ({ row: { original: r } }) => (
+      <span title={`${formatCount(r.won)} decisions won`}>{formatPercent(r.routingShare)}</span>
+    ),
+  },
+  {
+    id: "lastSeen",
+    header: "Last seen",
+    meta: { num: true },
+    accessorFn: (r) => orUndef(r.lastSeen),
+    sortUndefined: "last",
+    cell: ({ row: { original: r }, table }) =>
+      r.lastSeen === null ? (
+        NO_DATA
+      ) : (
+        <time dateTime={new Date(r.lastSeen).toISOString()}>{formatAgo(r.lastSeen, metaOf(table).to)}</time>
       ),
-    },
-    {
-      id: "role",
-      header: "Role",
-      accessorFn: (r) => orUndef(r.role),
-      sortUndefined: "last",
-      cell: ({ row }) => row.original.role ?? "unknown",
-    },
-    {
-      id: "state",
-      header: "State",
-      accessorFn: (r) => STATE_ORDER[r.state] * 4 + (r.joined ? 1 : 0) + (r.left ? 2 : 0),
-      cell: ({ row: { original: r } }) => <StateBadges state={r.state} joined={r.joined} left={r.left} />,
-    },
-    {
-      id: "kv",
-      header: "KV utilization",
-      meta: { num: true },
-      accessorFn: (r) => orUndef(r.kvUtilization),
-      sortUndefined: "last",
-      cell: ({ row }) => formatPercent(row.original.kvUtilization),
-    },
-    {
-      id: "hitRate",
-      header: "Prefix hit rate",
-      meta: { num: true },
-      accessorFn: (r) => orUndef(r.hitRate),
-      sortUndefined: "last",
-      cell: ({ row: { original: r } }) => (
-        <span data-testid={`hit-rate-${r.workerId}`} title={`${formatCount(r.queryTokens)} prompt tokens queried`}>
-          {formatPercent(r.hitRate)}
-        </span>
-      ),
-    },
-    {
-      id: "running",
-      header: "Running",
-      meta: { num: true },
-      accessorFn: (r) => orUndef(r.running),
-      sortUndefined: "last",
-      cell: ({ row }) => formatCount(row.original.running),
-    },
-    {
-      id: "waiting",
-      header: "Waiting",
-      meta: { num: true },
-      accessorFn: (r) => orUndef(r.waiting),
-      sortUndefined: "last",
-      cell: ({ row }) => formatCount(row.original.waiting),
-    },
-    {
-      id: "itl",
-      header: "ITL p50 / p95",
-      meta: { num: true },
-      accessorFn: (r) => orUndef(r.decode?.itlP95Ms ?? null),
-      sortUndefined: "last",
-      cell: ({ row: { original: r } }) =>
-        `${formatMs(r.decode?.itlP50Ms ?? null)} / ${formatMs(r.decode?.itlP95Ms ?? null)}`,
-    },
-    {
-      id: "preemptions",
-      header: "Preemptions",
-      meta: { num: true },
-      accessorFn: (r) => orUndef(r.decode?.preemptions ?? null),
-      sortUndefined: "last",
-      cell: ({ row: { original: r } }) => formatCount(r.decode?.preemptions ?? null),
-    },
-    {
-      id: "share",
-      header: "Routing share",
-      meta: { num: true },
-      accessorFn: (r) => orUndef(r.routingShare),
-      sortUndefined: "last",
-      cell: ({ row: { original: r } }) => (
-        <span title={`${formatCount(r.won)} decisions won`}>{formatPercent(r.routingShare)}</span>
-      ),
-    },
-    {
-      id: "lastSeen",
-      header: "Last seen",
-      meta: { num: true },
-      accessorFn: (r) => orUndef(r.lastSeen),
-      sortUndefined: "last",
-      cell: ({ row: { original: r } }) =>
-        r.lastSeen === null ? (
-          NO_DATA
-        ) : (
-          <time dateTime={new Date(r.lastSeen).toISOString()}>{formatAgo(r.lastSeen, to)}</time>
-        ),
-    },
-  ];
-}
+  },
+];
 
 const ARIA_SORT = { asc: "ascending", desc: "descending" } as const;
 
@@ -135,7 +139,8 @@ export function WorkersTable({ rows, to, rangeQuery }: { rows: WorkerRow[]; to: 
   const [sorting, setSorting] = useState<SortingState>([{ id: "worker", desc: false }]);
   const table = useReactTable({
     data: rows,
-    columns: columns(to, rangeQuery),
+    columns: COLUMNS,
+    meta: { to, query: rangeQuery } satisfies TableMeta,
     state: { sorting },
     onSortingChange: setSorting,
     getCoreRowModel: getCoreRowModel(),
