@@ -53,7 +53,9 @@ export default defineConfig({
   globalSetup: "./e2e/global-setup.ts",
   globalTeardown: "./e2e/global-teardown.ts",
   fullyParallel: false,
-  workers: 1,
+  // One test at a time per dashboard (specs share its database), the SQLite and PostgreSQL projects side by side: each
+  // has a dashboard and a database of its own, and most of a spec's time is waiting for pages and polls.
+  workers: pgServer ? 2 : 1,
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
@@ -79,12 +81,13 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: "sqlite" },
+    { name: "sqlite", workers: 1 },
     ...(pgServer
       ? [
           {
             name: "postgresql",
             testMatch: PG_SPECS,
+            workers: 1,
             use: { baseURL: `http://localhost:${pgPort}`, storageState: process.env.SWITCHYARD_E2E_PG_STATE },
           },
         ]

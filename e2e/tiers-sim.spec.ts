@@ -10,7 +10,7 @@ import { formatMs } from "../components/format";
 // and session pages recomputes turn into host hits and then into device hits, with the TTFT gain on the overview.
 
 const CONTROL_TOKEN = "e2e-sim-control-token-tiers-0123456789";
-const SPEED = 12;
+const SPEED = 24;
 let sim: ChildProcess | null = null;
 
 test.describe.configure({ timeout: 600_000 });
