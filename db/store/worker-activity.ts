@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, lt, ne, sql } from "drizzle-orm";
 import { candidatesJson } from "../candidate-codec";
+import { decisionsWonBy, decisionTotal } from "./decision-tallies";
 import type { DecisionRow } from "../rows/workers";
 import { bucketOf, num, position, rawRows } from "./sql";
 import type { Store } from "./store";
@@ -10,42 +11,21 @@ import { MAX_WORKERS } from "./workers";
 
 const countAll = () => num(sql`count(*)`);
 
-/** route.decision rows in [from, to). */
+/** route.decision rows in [from, to): from the routing rollups for whole minutes, raw rows at the edges. */
 export async function decisionCount(s: Store, from: number, to: number): Promise<number> {
-  const d = s.t.routeDecisions;
-  const [r] = await s.db
-    .select({ n: countAll() })
-    .from(d)
-    .where(and(gte(d.ts, from), lt(d.ts, to)));
-  return r?.n ?? 0;
+  return decisionTotal(s, from, to);
 }
 
-/** Decisions in [from, to) each worker won (was chosen for), keyed by worker id. */
+/** Decisions in [from, to) each worker won (was chosen for), keyed by worker id (0 for none), as decisionCount counts. */
 export async function decisionsWon(
   s: Store,
   workerIds: readonly string[],
   from: number,
   to: number,
 ): Promise<Map<string, number>> {
-  const d = s.t.routeDecisions;
-  const count = () =>
-    s.db
-      .select({ n: countAll() })
-      .from(d)
-      .where(
-        and(
-          eq(d.chosenWorkerId, sql.placeholder("w")),
-          gte(d.ts, sql.placeholder("a")),
-          lt(d.ts, sql.placeholder("b")),
-        ),
-      );
-  const counts = await Promise.all(
-    workerIds.slice(0, MAX_WORKERS).map(async (w) => {
-      const [r] = await rawRows(s, "decisionsWon", count, { w, a: from, b: to });
-      return [w, Number(r?.[0] ?? 0)] as const;
-    }),
-  );
-  return new Map(counts);
+  const ids = [...new Set(workerIds)].slice(0, MAX_WORKERS);
+  const won = await decisionsWonBy(s, ids, from, to);
+  return new Map(ids.map((w) => [w, won.get(w) ?? 0]));
 }
 
 /** Requests in [from, to) that a worker served. */
