@@ -3,6 +3,9 @@ import { rollupCover, type Span } from "./rollup-cover";
 import { num } from "./sql";
 import type { Store } from "./store";
 
+/** Chosen workers one grouped read returns at most (the workers page lists at most 500). */
+const MAX_GROUPS = 2_000;
+
 // Routing decisions counted over a range from the routing rollups (route_decisions_15m and _1m, kept at ingest) for the
 // buckets the range holds whole, and from raw decisions for the parts of minutes at its edges: the same counts as
 // counting raw rows, without reading a row per decision.
@@ -30,27 +33,47 @@ function tallyRows(s: Store, from: number, to: number, workerIds?: readonly stri
   return rest.reduce((u, b) => u.unionAll(b), first.$dynamic()).as("t");
 }
 
-/** route.decision rows in [from, to). */
-export async function decisionTotal(s: Store, from: number, to: number): Promise<number> {
+async function total(s: Store, from: number, to: number): Promise<number> {
   const t = tallyRows(s, from, to);
   if (!t) return 0;
   const [r] = await s.db.select({ n: num(sql`coalesce(sum(${t.n}), 0)`) }).from(t);
   return r?.n ?? 0;
 }
 
-/** Decisions in [from, to) each of `workerIds` won (was chosen for), keyed by worker id; workers without any are absent. */
-export async function decisionsWonBy(
+async function wonBy(s: Store, from: number, to: number, workerIds?: readonly string[], limit?: number) {
+  const t = tallyRows(s, from, to, workerIds);
+  if (!t) return [];
+  const q = s.db
+    .select({ w: t.w, n: num(sql`sum(${t.n})`) })
+    .from(t)
+    .groupBy(t.w);
+  return limit === undefined ? q : q.limit(limit);
+}
+
+export type DecisionTallies = { total: number; won: Map<string, number> };
+
+/**
+ * route.decision rows in [from, to), and how many of them each of `workerIds` won (was chosen for; 0 for none). One
+ * grouped read over every chosen worker (filtering it by worker cost PostgreSQL more than it saved), its groups summed
+ * for the total; when the range chose more than `maxGroups` workers, the total and the workers asked for that were
+ * left out are read apart.
+ */
+export async function decisionTallies(
   s: Store,
   workerIds: readonly string[],
   from: number,
   to: number,
-): Promise<Map<string, number>> {
-  const t = workerIds.length ? tallyRows(s, from, to, workerIds) : null;
-  if (!t) return new Map();
-  const won = await s.db
-    .select({ w: t.w, n: num(sql`sum(${t.n})`) })
-    .from(t)
-    .groupBy(t.w)
-    .limit(workerIds.length);
-  return new Map(won.map((r) => [r.w, r.n]));
+  maxGroups = MAX_GROUPS,
+): Promise<DecisionTallies> {
+  const ids = [...new Set(workerIds)];
+  const groups = await wonBy(s, from, to, undefined, maxGroups);
+  const won = new Map(groups.map((r) => [r.w, r.n]));
+  const complete = groups.length < maxGroups;
+  const missing = complete ? [] : ids.filter((w) => !won.has(w));
+  const [n, rest] = await Promise.all([
+    complete ? groups.reduce((a, r) => a + r.n, 0) : total(s, from, to),
+    missing.length ? wonBy(s, from, to, missing) : [],
+  ]);
+  for (const r of rest) won.set(r.w, r.n);
+  return { total: n, won: new Map(ids.map((w) => [w, won.get(w) ?? 0])) };
 }

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { minuteOf } from "../../lib/counters";
 import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
 import type { PageEngine, PageStore } from "../../test/page-stores";
+import { decisionTallies } from "./decision-tallies";
 import { workerDecodeRows, workerPreemptions } from "./decode";
-import { decisionCount, decisionsWon } from "./worker-activity";
 
 // Reads that sum the 15- and 1-minute rollups for whole buckets and raw rows at the edges (rollup-cover.ts), written
 // once and run on each engine (rollup-reads.test.ts: SQLite; rollup-reads.pg.test.ts: PostgreSQL): each must give
@@ -111,20 +111,23 @@ export function rollupReadCases(e: PageEngine): void {
     it.each(RANGES)(
       "%s: decisions in the range, and each worker's won (0 for one that never won)",
       async (_n, from, to) => {
-        const s = seeded.store;
-        const [total, won] = await Promise.all([
-          decisionCount(s, from, to),
-          decisionsWon(s, ["w1", "w2", "w3"], from, to),
-        ]);
-        expect({ total, won: Object.fromEntries(won) }).toEqual(counted(from, to));
+        const t = await decisionTallies(seeded.store, ["w1", "w2", "w3"], from, to);
+        expect({ total: t.total, won: Object.fromEntries(t.won) }).toEqual(counted(from, to));
+      },
+    );
+
+    it.each([1, 2])(
+      "with at most %i chosen workers grouped at once, the total and the workers left out are read apart",
+      async (maxGroups) => {
+        const [from, to] = [T0 - 1, T0 + 2 * Q + 3 * MIN + 6 * SEC];
+        const t = await decisionTallies(seeded.store, ["w3", "w2", "w1"], from, to, maxGroups);
+        expect({ total: t.total, won: Object.fromEntries(t.won) }).toEqual(counted(from, to));
       },
     );
 
     it("pins the counts of the widest range", async () => {
-      const s = seeded.store;
-      const [from, to] = [T0 - 2 * MIN - 1, T0 + 2 * Q + 3 * MIN + 6 * SEC];
-      expect(await decisionCount(s, from, to)).toBe(12);
-      expect(Object.fromEntries(await decisionsWon(s, ["w1", "w3"], from, to))).toEqual({ w1: 7, w3: 0 });
+      const t = await decisionTallies(seeded.store, ["w1", "w3"], T0 - 2 * MIN - 1, T0 + 2 * Q + 3 * MIN + 6 * SEC);
+      expect({ total: t.total, won: Object.fromEntries(t.won) }).toEqual({ total: 12, won: { w1: 7, w3: 0 } });
     });
 
     it.each(RANGES)("%s: preemption growth and mean batch tokens per worker", async (_n, from, to) => {

@@ -1,32 +1,13 @@
 import { and, asc, desc, eq, gte, inArray, lt, ne, sql } from "drizzle-orm";
 import { candidatesJson } from "../candidate-codec";
-import { decisionsWonBy, decisionTotal } from "./decision-tallies";
 import type { DecisionRow } from "../rows/workers";
 import { bucketOf, num, position, rawRows } from "./sql";
 import type { Store } from "./store";
-import { MAX_WORKERS } from "./workers";
 
 // A worker's share of the cluster's activity in a range: the routing decisions it won or lost, the requests it
 // served, and what its KV cache stored and removed (the worker page's tables beside its charts).
 
 const countAll = () => num(sql`count(*)`);
-
-/** route.decision rows in [from, to): from the routing rollups for whole minutes, raw rows at the edges. */
-export async function decisionCount(s: Store, from: number, to: number): Promise<number> {
-  return decisionTotal(s, from, to);
-}
-
-/** Decisions in [from, to) each worker won (was chosen for), keyed by worker id (0 for none), as decisionCount counts. */
-export async function decisionsWon(
-  s: Store,
-  workerIds: readonly string[],
-  from: number,
-  to: number,
-): Promise<Map<string, number>> {
-  const ids = [...new Set(workerIds)].slice(0, MAX_WORKERS);
-  const won = await decisionsWonBy(s, ids, from, to);
-  return new Map(ids.map((w) => [w, won.get(w) ?? 0]));
-}
 
 /** Requests in [from, to) that a worker served. */
 export async function requestsServed(s: Store, workerId: string, from: number, to: number): Promise<number> {

@@ -1,12 +1,7 @@
 import "server-only";
 import type { Store } from "../../db/store/store";
-import {
-  decisionCount,
-  decisionsLost,
-  decisionsWon,
-  removalsByReason,
-  requestsServed,
-} from "../../db/store/worker-activity";
+import { decisionTallies } from "../../db/store/decision-tallies";
+import { decisionsLost, removalsByReason, requestsServed } from "../../db/store/worker-activity";
 import {
   latestSamples,
   lifecycleBefore,
@@ -28,15 +23,24 @@ import { workerPreemptions } from "../../db/store/decode";
 async function rowsFor(s: Store, from: number, to: number, one?: WorkerInfo) {
   const workers = one ? [one] : await workersInRange(s, from, to);
   const ids = workers.map((w) => w.workerId);
-  const [lifecycle, before, latest, prefix, won, decisions] = await Promise.all([
+  const [lifecycle, before, latest, prefix, decisions] = await Promise.all([
     lifecycleInRange(s, from, to, one?.workerId),
     lifecycleBefore(s, from, one?.workerId),
     latestSamples(s, ids, from, to),
     prefixByWorker(s, spanRollup(to - from), from, to, one?.workerId),
-    decisionsWon(s, ids, from, to),
-    decisionCount(s, from, to),
+    decisionTallies(s, ids, from, to),
   ]);
-  return workerRows({ workers, lifecycle, before, latest, prefix, won, decisions, from, to });
+  return workerRows({
+    workers,
+    lifecycle,
+    before,
+    latest,
+    prefix,
+    won: decisions.won,
+    decisions: decisions.total,
+    from,
+    to,
+  });
 }
 
 /** One row per worker with telemetry in [from, to], with its decode columns. */
