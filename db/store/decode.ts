@@ -129,19 +129,20 @@ export async function workerPreemptions(s: Store, from: number, to: number, work
 }
 
 /**
- * Per worker over the minutes overlapping [from, to): preemption counter growth and mean batch tokens per pass (null when
- * not reported), and the ITL histogram entries per worker and stat.
+ * Per worker (or of one) over the minutes overlapping [from, to): preemption counter growth and mean batch tokens per pass
+ * (null when not reported), and the ITL histogram entries per worker and stat.
  */
 export async function workerDecodeRows(
   s: Store,
   from: number,
   to: number,
+  workerId?: string,
 ): Promise<{
   workers: { w: string; preemptions: number | null; batch: number | null }[];
   itl: { w: string; stat: ItlStat; bucket: number; n: number }[];
 }> {
   const h = s.t.requestItl1m;
-  const t = decodeStatRows(s, from, to);
+  const t = decodeStatRows(s, from, to, workerId);
   const [workers, itl] = await Promise.all([
     t
       ? s.db
@@ -157,7 +158,13 @@ export async function workerDecodeRows(
     s.db
       .select({ w: h.workerId, stat: h.stat, bucket: h.bucket, n: num(sql`sum(${h.n})`) })
       .from(h)
-      .where(and(gte(h.minute, minuteOf(from)), lt(h.minute, to)))
+      .where(
+        and(
+          gte(h.minute, minuteOf(from)),
+          lt(h.minute, to),
+          workerId === undefined ? undefined : eq(h.workerId, workerId),
+        ),
+      )
       .groupBy(h.workerId, h.stat, h.bucket)
       .limit(100_000),
   ]);

@@ -131,9 +131,12 @@ export function rollupReadCases(e: PageEngine): void {
     });
 
     it.each(RANGES)("%s: preemption growth and mean batch tokens per worker", async (_n, from, to) => {
-      const { workers } = await workerDecodeRows(seeded.store, from, to);
-      const got = Object.fromEntries(workers.map((r) => [r.w, { preemptions: r.preemptions, batch: r.batch }]));
-      expect(got).toEqual(sampled(from, to));
+      const byWorker = async (worker?: string) => {
+        const { workers } = await workerDecodeRows(seeded.store, from, to, worker);
+        return Object.fromEntries(workers.map((r) => [r.w, { preemptions: r.preemptions, batch: r.batch }]));
+      };
+      expect(await byWorker()).toEqual(sampled(from, to));
+      expect(await byWorker("w2")).toEqual(sampled(from, to, "w2"));
       const one = await workerPreemptions(seeded.store, from, to, "w1");
       expect(one).toBe(sampled(from, to, "w1").w1?.preemptions ?? 0);
     });

@@ -15,7 +15,6 @@ import { spanRollup } from "../analysis/resolution";
 import { candidacyWindow, lostDecisions, workerRows } from "../analysis/workers";
 import { AppError } from "../errors";
 import { decodeByWorker, decodeStats } from "./decode";
-import { workerPreemptions } from "../../db/store/decode";
 
 // The workers page's reads over the store (either engine): the table rows and one worker's detail.
 
@@ -54,15 +53,15 @@ export async function workerDetail(s: Store, id: string, from: number, to: numbe
   const info = await workerById(s, id);
   if (!info) throw new AppError("NOT_FOUND", `no worker "${id}" has reported`);
   const window = candidacyWindow(info, from, to);
-  const [lost, summary, served, removals, decode, preemptions, byWorker] = await Promise.all([
+  const [lost, summary, served, removals, decode, mine] = await Promise.all([
     decisionsLost(s, info.workerId, window.from, window.to),
     rowsFor(s, from, to, info),
     requestsServed(s, info.workerId, from, to),
     removalsByReason(s, info.workerId, from, to),
     decodeStats(s, from, to, info.workerId),
-    workerPreemptions(s, from, to, info.workerId),
-    decodeByWorker(s, from, to),
+    decodeByWorker(s, from, to, info.workerId),
   ]);
+  const own = mine.get(info.workerId);
   return {
     info,
     summary: summary[0]!,
@@ -74,6 +73,6 @@ export async function workerDetail(s: Store, id: string, from: number, to: numbe
       recent: lostDecisions(lost.recent, info.workerId),
     },
     removals,
-    decode: { ...decode, preemptions, batchTokens: byWorker.get(info.workerId)?.batchTokens ?? null },
+    decode: { ...decode, preemptions: own?.preemptions ?? 0, batchTokens: own?.batchTokens ?? null },
   };
 }
