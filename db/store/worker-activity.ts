@@ -76,17 +76,20 @@ export async function decisionsLost(
   };
   // Prepared once per store and read as value rows (rawRows): built and mapped by drizzle on every call, the worker
   // page's slowest read took twice the time of the same SQL.
-  const [counted] = await rawRows(s, "decisionsLost.probe", probe, { a: from, b: to, scan1: scanLimit + 1 });
+  // The probe and the scan are independent: run side by side (PostgreSQL: two pooled connections).
+  const [[counted], rows] = await Promise.all([
+    rawRows(s, "decisionsLost.probe", probe, { a: from, b: to, scan1: scanLimit + 1 }),
+    rawRows(s, "decisionsLost.rows", lostRows, {
+      a: from,
+      b: to,
+      w: workerId,
+      scan: scanLimit,
+      json: `"worker_id":${JSON.stringify(workerId)}`,
+      compact: `;${workerId},`,
+      recent: recentLimit,
+    }),
+  ]);
   const scanned = Number(counted?.[0] ?? 0);
-  const rows = await rawRows(s, "decisionsLost.rows", lostRows, {
-    a: from,
-    b: to,
-    w: workerId,
-    scan: scanLimit,
-    json: `"worker_id":${JSON.stringify(workerId)}`,
-    compact: `;${workerId},`,
-    recent: recentLimit,
-  });
   return {
     scanned: Math.min(scanned, scanLimit),
     lost: Number(rows[0]?.[4] ?? 0),
