@@ -3,12 +3,12 @@ import { rollupCover, type Span } from "./rollup-cover";
 import { num } from "./sql";
 import type { Store } from "./store";
 
-/** Chosen workers one grouped read returns at most (the workers page lists at most 500). */
-const MAX_GROUPS = 2_000;
-
 // Routing decisions counted over a range from the routing rollups (route_decisions_15m and _1m, kept at ingest) for the
 // buckets the range holds whole, and from raw decisions for the parts of minutes at its edges: the same counts as
 // counting raw rows, without reading a row per decision.
+
+/** Chosen workers one grouped read returns at most (the workers page lists at most 500). */
+const MAX_GROUPS = 2_000;
 
 /**
  * (chosen worker, decisions) rows covering [from, to): the cover's rollup rows and one row per raw decision at the
