@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, gte, isNotNull, lt, sql } from "drizzle-orm";
 import { minuteOf } from "../../lib/counters";
 import type { HistogramEntry } from "../../lib/latency-buckets";
+import { rollupCover, type Span } from "./rollup-cover";
 import { bucketOf, num, numOrNull } from "./sql";
 import type { Store } from "./store";
 
@@ -90,45 +91,83 @@ export async function rolledPreemptions(s: Store, from: number, to: number): Pro
   return r?.n ?? 0;
 }
 
+/**
+ * Preemption counter bounds and batch-token sums per worker over the minutes overlapping [from, to): the 15-minute
+ * stats rollup for the quarters held whole, the 1-minute one around them (the same minima, maxima and sums as the
+ * 1-minute rows alone), optionally of one worker. A union to group; null when no minute overlaps.
+ */
+function decodeStatRows(s: Store, from: number, to: number, workerId?: string) {
+  const { workerStats1m: m, workerStats15m: q } = s.t;
+  const cover = rollupCover(minuteOf(from), Math.ceil(to / 60_000) * 60_000);
+  const branch = (t: typeof m | typeof q, x: Span) =>
+    s.db
+      .select({
+        w: sql<string>`${t.workerId}`.as("w"),
+        lo: sql<number | null>`${t.preemptionsMin}`.as("lo"),
+        hi: sql<number | null>`${t.preemptionsMax}`.as("hi"),
+        bt: sql<number>`${t.batchTokensSum}`.as("bt"),
+        bn: sql<number>`${t.batchSamples}`.as("bn"),
+      })
+      .from(t)
+      .where(
+        and(gte(t.minute, x.from), lt(t.minute, x.to), workerId === undefined ? undefined : eq(t.workerId, workerId)),
+      );
+  const [first, ...rest] = [
+    ...(cover.quarters ? [branch(q, cover.quarters)] : []),
+    ...cover.minutes.map((x) => branch(m, x)),
+  ];
+  if (!first) return null;
+  return rest.reduce((u, b) => u.unionAll(b), first.$dynamic()).as("t");
+}
+
 /** Growth of a worker's cumulative preemption counter over [from, to) from its stats rollups (0 when not reported). */
 export async function workerPreemptions(s: Store, from: number, to: number, workerId: string): Promise<number> {
-  const m = s.t.workerStats1m;
-  const [r] = await s.db
-    .select({ lo: numOrNull(sql`min(${m.preemptionsMin})`), hi: numOrNull(sql`max(${m.preemptionsMax})`) })
-    .from(m)
-    .where(and(eq(m.workerId, workerId), gte(m.minute, minuteOf(from)), lt(m.minute, to)));
+  const t = decodeStatRows(s, from, to, workerId);
+  if (!t) return 0;
+  const [r] = await s.db.select({ lo: numOrNull(sql`min(${t.lo})`), hi: numOrNull(sql`max(${t.hi})`) }).from(t);
   return !r || r.lo === null || r.hi === null ? 0 : r.hi - r.lo;
 }
 
 /**
- * Per worker over the minutes overlapping [from, to): preemption counter growth and mean batch tokens per pass (null when
- * not reported), and the ITL histogram entries per worker and stat.
+ * Per worker (or of one) over the minutes overlapping [from, to): preemption counter growth and mean batch tokens per pass
+ * (null when not reported), and the ITL histogram entries per worker and stat.
  */
 export async function workerDecodeRows(
   s: Store,
   from: number,
   to: number,
+  workerId?: string,
 ): Promise<{
   workers: { w: string; preemptions: number | null; batch: number | null }[];
   itl: { w: string; stat: ItlStat; bucket: number; n: number }[];
 }> {
-  const { workerStats1m: m, requestItl1m: h } = s.t;
-  const workers = await s.db
-    .select({
-      w: m.workerId,
-      preemptions: numOrNull(sql`max(${m.preemptionsMax}) - min(${m.preemptionsMin})`),
-      batch: numOrNull(sql`sum(${m.batchTokensSum}) / nullif(sum(${m.batchSamples}), 0)`),
-    })
-    .from(m)
-    .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to)))
-    .groupBy(m.workerId)
-    .limit(1000);
-  const itl = await s.db
-    .select({ w: h.workerId, stat: h.stat, bucket: h.bucket, n: num(sql`sum(${h.n})`) })
-    .from(h)
-    .where(and(gte(h.minute, minuteOf(from)), lt(h.minute, to)))
-    .groupBy(h.workerId, h.stat, h.bucket)
-    .limit(100_000);
+  const h = s.t.requestItl1m;
+  const t = decodeStatRows(s, from, to, workerId);
+  const [workers, itl] = await Promise.all([
+    t
+      ? s.db
+          .select({
+            w: t.w,
+            preemptions: numOrNull(sql`max(${t.hi}) - min(${t.lo})`),
+            batch: numOrNull(sql`sum(${t.bt}) / nullif(sum(${t.bn}), 0)`),
+          })
+          .from(t)
+          .groupBy(t.w)
+          .limit(1000)
+      : [],
+    s.db
+      .select({ w: h.workerId, stat: h.stat, bucket: h.bucket, n: num(sql`sum(${h.n})`) })
+      .from(h)
+      .where(
+        and(
+          gte(h.minute, minuteOf(from)),
+          lt(h.minute, to),
+          workerId === undefined ? undefined : eq(h.workerId, workerId),
+        ),
+      )
+      .groupBy(h.workerId, h.stat, h.bucket)
+      .limit(100_000),
+  ]);
   return { workers, itl: itl as { w: string; stat: ItlStat; bucket: number; n: number }[] };
 }
 

@@ -3,50 +3,11 @@ import { candidatesJson } from "../candidate-codec";
 import type { DecisionRow } from "../rows/workers";
 import { bucketOf, num, position, rawRows } from "./sql";
 import type { Store } from "./store";
-import { MAX_WORKERS } from "./workers";
 
 // A worker's share of the cluster's activity in a range: the routing decisions it won or lost, the requests it
 // served, and what its KV cache stored and removed (the worker page's tables beside its charts).
 
 const countAll = () => num(sql`count(*)`);
-
-/** route.decision rows in [from, to). */
-export async function decisionCount(s: Store, from: number, to: number): Promise<number> {
-  const d = s.t.routeDecisions;
-  const [r] = await s.db
-    .select({ n: countAll() })
-    .from(d)
-    .where(and(gte(d.ts, from), lt(d.ts, to)));
-  return r?.n ?? 0;
-}
-
-/** Decisions in [from, to) each worker won (was chosen for), keyed by worker id. */
-export async function decisionsWon(
-  s: Store,
-  workerIds: readonly string[],
-  from: number,
-  to: number,
-): Promise<Map<string, number>> {
-  const d = s.t.routeDecisions;
-  const count = () =>
-    s.db
-      .select({ n: countAll() })
-      .from(d)
-      .where(
-        and(
-          eq(d.chosenWorkerId, sql.placeholder("w")),
-          gte(d.ts, sql.placeholder("a")),
-          lt(d.ts, sql.placeholder("b")),
-        ),
-      );
-  const counts = await Promise.all(
-    workerIds.slice(0, MAX_WORKERS).map(async (w) => {
-      const [r] = await rawRows(s, "decisionsWon", count, { w, a: from, b: to });
-      return [w, Number(r?.[0] ?? 0)] as const;
-    }),
-  );
-  return new Map(counts);
-}
 
 /** Requests in [from, to) that a worker served. */
 export async function requestsServed(s: Store, workerId: string, from: number, to: number): Promise<number> {
@@ -115,17 +76,20 @@ export async function decisionsLost(
   };
   // Prepared once per store and read as value rows (rawRows): built and mapped by drizzle on every call, the worker
   // page's slowest read took twice the time of the same SQL.
-  const [counted] = await rawRows(s, "decisionsLost.probe", probe, { a: from, b: to, scan1: scanLimit + 1 });
+  // The probe and the scan are independent: run side by side (PostgreSQL: two pooled connections).
+  const [[counted], rows] = await Promise.all([
+    rawRows(s, "decisionsLost.probe", probe, { a: from, b: to, scan1: scanLimit + 1 }),
+    rawRows(s, "decisionsLost.rows", lostRows, {
+      a: from,
+      b: to,
+      w: workerId,
+      scan: scanLimit,
+      json: `"worker_id":${JSON.stringify(workerId)}`,
+      compact: `;${workerId},`,
+      recent: recentLimit,
+    }),
+  ]);
   const scanned = Number(counted?.[0] ?? 0);
-  const rows = await rawRows(s, "decisionsLost.rows", lostRows, {
-    a: from,
-    b: to,
-    w: workerId,
-    scan: scanLimit,
-    json: `"worker_id":${JSON.stringify(workerId)}`,
-    compact: `;${workerId},`,
-    recent: recentLimit,
-  });
   return {
     scanned: Math.min(scanned, scanLimit),
     lost: Number(rows[0]?.[4] ?? 0),

@@ -61,9 +61,17 @@ export async function decodeStats(s: Store, from: number, to: number, workerId?:
   };
 }
 
-/** Latest cumulative preemptions, mean batch tokens per pass and ITL p50/p95 per worker over [from, to) (workers page columns). */
-export async function decodeByWorker(s: Store, from: number, to: number): Promise<Map<string, WorkerDecode>> {
-  const { workers, itl } = await workerDecodeRows(s, from, to);
+/**
+ * Latest cumulative preemptions, mean batch tokens per pass and ITL p50/p95 per worker over [from, to) (workers page
+ * columns), or of one worker.
+ */
+export async function decodeByWorker(
+  s: Store,
+  from: number,
+  to: number,
+  workerId?: string,
+): Promise<Map<string, WorkerDecode>> {
+  const { workers, itl } = await workerDecodeRows(s, from, to, workerId);
   const hist = new Map<string, { bucket: number; n: number }[]>();
   for (const r of itl) {
     const k = `${r.w}\u0000${r.stat}`;

@@ -1,12 +1,7 @@
 import "server-only";
 import type { Store } from "../../db/store/store";
-import {
-  decisionCount,
-  decisionsLost,
-  decisionsWon,
-  removalsByReason,
-  requestsServed,
-} from "../../db/store/worker-activity";
+import { decisionTallies } from "../../db/store/decision-tallies";
+import { decisionsLost, removalsByReason, requestsServed } from "../../db/store/worker-activity";
 import {
   latestSamples,
   lifecycleBefore,
@@ -20,7 +15,6 @@ import { spanRollup } from "../analysis/resolution";
 import { candidacyWindow, lostDecisions, workerRows } from "../analysis/workers";
 import { AppError } from "../errors";
 import { decodeByWorker, decodeStats } from "./decode";
-import { workerPreemptions } from "../../db/store/decode";
 
 // The workers page's reads over the store (either engine): the table rows and one worker's detail.
 
@@ -28,15 +22,24 @@ import { workerPreemptions } from "../../db/store/decode";
 async function rowsFor(s: Store, from: number, to: number, one?: WorkerInfo) {
   const workers = one ? [one] : await workersInRange(s, from, to);
   const ids = workers.map((w) => w.workerId);
-  const [lifecycle, before, latest, prefix, won, decisions] = await Promise.all([
+  const [lifecycle, before, latest, prefix, decisions] = await Promise.all([
     lifecycleInRange(s, from, to, one?.workerId),
     lifecycleBefore(s, from, one?.workerId),
     latestSamples(s, ids, from, to),
     prefixByWorker(s, spanRollup(to - from), from, to, one?.workerId),
-    decisionsWon(s, ids, from, to),
-    decisionCount(s, from, to),
+    decisionTallies(s, ids, from, to),
   ]);
-  return workerRows({ workers, lifecycle, before, latest, prefix, won, decisions, from, to });
+  return workerRows({
+    workers,
+    lifecycle,
+    before,
+    latest,
+    prefix,
+    won: decisions.won,
+    decisions: decisions.total,
+    from,
+    to,
+  });
 }
 
 /** One row per worker with telemetry in [from, to], with its decode columns. */
@@ -50,15 +53,15 @@ export async function workerDetail(s: Store, id: string, from: number, to: numbe
   const info = await workerById(s, id);
   if (!info) throw new AppError("NOT_FOUND", `no worker "${id}" has reported`);
   const window = candidacyWindow(info, from, to);
-  const [lost, summary, served, removals, decode, preemptions, byWorker] = await Promise.all([
+  const [lost, summary, served, removals, decode, mine] = await Promise.all([
     decisionsLost(s, info.workerId, window.from, window.to),
     rowsFor(s, from, to, info),
     requestsServed(s, info.workerId, from, to),
     removalsByReason(s, info.workerId, from, to),
     decodeStats(s, from, to, info.workerId),
-    workerPreemptions(s, from, to, info.workerId),
-    decodeByWorker(s, from, to),
+    decodeByWorker(s, from, to, info.workerId),
   ]);
+  const own = mine.get(info.workerId);
   return {
     info,
     summary: summary[0]!,
@@ -70,6 +73,6 @@ export async function workerDetail(s: Store, id: string, from: number, to: numbe
       recent: lostDecisions(lost.recent, info.workerId),
     },
     removals,
-    decode: { ...decode, preemptions, batchTokens: byWorker.get(info.workerId)?.batchTokens ?? null },
+    decode: { ...decode, preemptions: own?.preemptions ?? 0, batchTokens: own?.batchTokens ?? null },
   };
 }
