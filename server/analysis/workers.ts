@@ -101,7 +101,7 @@ export function bucketDeltas(rows: readonly RawBucket[], baselines: ReadonlyMap<
  */
 export type WorkerSeries = WorkerColumns;
 
-/** Workers ordered by id as the charts list them (locale order). */
+/** Workers sorted in place by id as the charts list them (locale order). */
 export function byWorkerId<W extends { workerId: string }>(series: W[]): W[] {
   return series.sort((a, b) => a.workerId.localeCompare(b.workerId));
 }
