@@ -12,17 +12,13 @@ const RANGES = [
 ] as const;
 
 /** Median |Switchyard − Prometheus| over the points both have (Switchyard's bucket [t, t+step) is Prometheus's point at t+step). */
-function agreement(
-  s: SeriesOut,
-  prom: PromResult,
-  pick: (p: SeriesOut["workers"][number]["points"][number]) => number | null,
-): { n: number; median: number } {
+function agreement(s: SeriesOut, prom: PromResult, column: "hitRate" | "util"): { n: number; median: number } {
   const ours = new Map<string, number>();
   for (const w of s.workers)
-    for (const p of w.points) {
-      const v = pick(p);
-      if (v !== null) ours.set(`${w.workerId}@${p.t + s.step}`, v);
-    }
+    w.t.forEach((t, i) => {
+      const v = w[column][i];
+      if (v !== null && v !== undefined) ours.set(`${w.workerId}@${t + s.step}`, v);
+    });
   const diffs: number[] = [];
   for (const series of prom.series)
     for (const [t, v] of series.values) {
@@ -50,8 +46,8 @@ export async function compareWithPrometheus(caller: Caller, url: string, end: nu
     const prom = (query: string) => promRangeQuery(url, query, from - (from % step) + step, end - (end % step), step);
     const first = await series();
     const [hit, kv] = [await prom(q.hitRate), await prom(q.kvUtilization)];
-    const a = agreement(first, hit, (p) => p.hitRate);
-    const b = agreement(first, kv, (p) => p.util);
+    const a = agreement(first, hit, "hitRate");
+    const b = agreement(first, kv, "util");
     console.log(
       `${engine}${preset}: Switchyard reads ${first.source} in ${step / 1000} s buckets (${first.workers.length} workers); Prometheus ${hit.series.length} series; ` +
         `median |difference| hit rate ${a.median.toFixed(4)} over ${a.n} points, KV utilization ${b.median.toFixed(4)} over ${b.n}`,

@@ -8,7 +8,7 @@ import { EvictionBars } from "@/components/charts/eviction-bars";
 import { PercentLinesChart } from "@/components/charts/percent-lines-chart";
 import { describeBuckets } from "@/components/charts/prepare/buckets";
 import { formatAgo, formatCount, formatMsPair, formatPercent, NO_DATA } from "@/components/format";
-import { classStacks, percentSeries } from "@/components/charts/prepare/workers";
+import { classStacks, NO_BUCKETS, percentSeries } from "@/components/charts/prepare/workers";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LostDecisionsTable } from "@/components/tables/lost-decisions-table";
 import { KpiCard } from "@/components/ui/kpi-card";
@@ -45,7 +45,7 @@ export function WorkerDetailView({ id }: { id: string }) {
   const b = blocks.data;
   const notFound = detail.error?.data?.code === "NOT_FOUND";
   const loading = detail.isPending;
-  const points = s ? percentSeries(s.workers[0]?.points ?? [], s) : null;
+  const points = s ? percentSeries(s.workers[0] ?? NO_BUCKETS, s) : null;
   const policyMarks = usePolicyMarks(range);
   const stacks = b ? classStacks(b.rows, b) : null;
   const sum = d?.summary;

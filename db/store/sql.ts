@@ -97,3 +97,13 @@ export async function rawRows(
 export function bytewise(s: Store, text: SQL | Column): SQL {
   return s.engine === "pg" ? sql`${text} COLLATE "C"` : sql`${text}`;
 }
+
+/**
+ * A JSON array (as text) of `value` over a group's rows: SQLite's json_group_array, PostgreSQL's json_agg. In no
+ * defined order, but every array of one group lists its rows in the same order (the aggregates step through the group
+ * together), so arrays selected side by side line up. SQL NULL is JSON null; reals keep every digit (both engines print
+ * the shortest form that reads back exactly).
+ */
+export function jsonArray(s: Store, value: SQL): SQL<string> {
+  return s.engine === "sqlite" ? sql<string>`json_group_array(${value})` : sql<string>`json_agg(${value})::text`;
+}

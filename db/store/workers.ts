@@ -174,7 +174,8 @@ const ALIGN: Record<RollupResolution, number> = {
   "15m": 900_000,
 };
 
-function statsTable(s: Store, resolution: RollupResolution) {
+/** The rollup table of a resolution, its (bucket start, worker, …) covering index, and its bucket size in ms. */
+export function statsTable(s: Store, resolution: RollupResolution) {
   const t = {
     "10s": s.t.workerStats10s,
     "30s": s.t.workerStats30s,

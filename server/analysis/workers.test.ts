@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   bucketDeltas,
+  columnsOfRows,
   bucketStep,
   candidacyWindow,
   lastHeard,
   lostDecisions,
   routingShare,
-  seriesPoints,
   seriesSource,
   workerState,
   type LifecycleEvent,
@@ -123,7 +123,7 @@ describe("routingShare and lastHeard", () => {
   });
 });
 
-describe("seriesPoints", () => {
+describe("columnsOfRows", () => {
   const row = (workerId: string, t: number, kvActive: number, kvTotal: number, query: number, hit: number) => ({
     workerId,
     t,
@@ -134,21 +134,33 @@ describe("seriesPoints", () => {
     hit,
   });
 
-  it("gives token-weighted ratios per bucket, null where nothing was queried or no capacity, workers and times sorted", () => {
-    expect(seriesPoints([row("b", 20, 5, 10, 100, 90), row("a", 20, 0, 0, 0, 0), row("b", 10, 1, 10, 3, 1)])).toEqual([
-      { workerId: "a", points: [{ t: 20, util: null, hitRate: null }] },
-      {
-        workerId: "b",
-        points: [
-          { t: 10, util: 0.1, hitRate: 1 / 3 },
-          { t: 20, util: 0.5, hitRate: 0.9 },
-        ],
-      },
-    ]);
-  });
-
-  it("no rows, no series", () => {
-    expect(seriesPoints([])).toEqual([]);
+  it.each([
+    ["an empty range: no workers", [], []],
+    [
+      "one worker, one bucket",
+      [row("w", 10, 1, 4, 3, 1)],
+      [{ workerId: "w", t: [10], util: [0.25], hitRate: [1 / 3] }],
+    ],
+    [
+      "gaps stay absent; buckets sorted by time",
+      [row("w", 40, 5, 10, 100, 90), row("w", 10, 1, 10, 10, 0)],
+      [{ workerId: "w", t: [10, 40], util: [0.1, 0.5], hitRate: [0, 0.9] }],
+    ],
+    [
+      "a worker with only nulls (no capacity, nothing queried) keeps its buckets",
+      [row("b", 20, 5, 10, 100, 90), row("a", 20, 0, 0, 0, 0), row("a", 30, 3, 0, 0, 0), row("b", 10, 1, 10, 3, 1)],
+      [
+        { workerId: "a", t: [20, 30], util: [null, null], hitRate: [null, null] },
+        { workerId: "b", t: [10, 20], util: [0.1, 0.5], hitRate: [1 / 3, 0.9] },
+      ],
+    ],
+    [
+      "workers in locale order, as the charts list them",
+      [row("w10", 0, 1, 2, 0, 0), row("W2", 0, 1, 2, 0, 0), row("w1", 0, 1, 2, 0, 0)],
+      ["w1", "w10", "W2"].map((workerId) => ({ workerId, t: [0], util: [0.5], hitRate: [null] })),
+    ],
+  ])("%s", (_name, rows, expected) => {
+    expect(columnsOfRows(rows)).toEqual(expected);
   });
 });
 

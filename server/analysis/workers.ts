@@ -3,6 +3,7 @@ import { counterDelta, type CounterSample } from "../../lib/counters";
 import { hitRate } from "./overview";
 import { RAW_MAX_SPAN_MS, seriesSource } from "../../lib/series-source";
 import type { LifecycleKind, SeriesRow, RawBucket, DecisionRow } from "../../db/rows/workers";
+import type { WorkerColumns } from "../../db/store/worker-columns";
 export type { LifecycleKind, SeriesRow, RawBucket, DecisionRow } from "../../db/rows/workers";
 export { RAW_MAX_SPAN_MS, seriesSource };
 
@@ -93,23 +94,37 @@ export function bucketDeltas(rows: readonly RawBucket[], baselines: ReadonlyMap<
   });
 }
 
-export type SeriesPoint = { t: number; util: number | null; hitRate: number | null };
-export type WorkerSeries = { workerId: string; points: SeriesPoint[] };
-
 /**
- * Per-worker points from bucket sums, ordered by worker then time. Buckets without rows are absent
- * (the chart layer turns them into gaps); a bucket that queried no tokens has hitRate null.
+ * One worker's chart buckets as columns, in time order: `t` the bucket starts (buckets without data are absent; the
+ * chart layer turns them into gaps), `util` KV utilization (null without capacity), `hitRate` token-weighted prefix
+ * hit rate (null where nothing was queried).
  */
-export function seriesPoints(rows: readonly SeriesRow[]): WorkerSeries[] {
-  const byWorker = new Map<string, SeriesPoint[]>();
+export type WorkerSeries = WorkerColumns;
+
+/** Workers sorted in place by id as the charts list them (locale order). */
+export function byWorkerId<W extends { workerId: string }>(series: W[]): W[] {
+  return series.sort((a, b) => a.workerId.localeCompare(b.workerId));
+}
+
+/** Per-worker columns from bucket sums (rows in any order): workers by id, each worker's buckets by time. */
+export function columnsOfRows(rows: readonly SeriesRow[]): WorkerSeries[] {
+  const byWorker = new Map<string, SeriesRow[]>();
   for (const r of rows) {
-    let pts = byWorker.get(r.workerId);
-    if (!pts) byWorker.set(r.workerId, (pts = []));
-    pts.push({ t: r.t, util: utilization(r.kvActive, r.kvTotal), hitRate: hitRate(r.hit, r.query) });
+    let list = byWorker.get(r.workerId);
+    if (!list) byWorker.set(r.workerId, (list = []));
+    list.push(r);
   }
-  return [...byWorker.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([workerId, points]) => ({ workerId, points: points.sort((a, b) => a.t - b.t) }));
+  return byWorkerId(
+    [...byWorker.entries()].map(([workerId, list]) => {
+      list.sort((a, b) => a.t - b.t);
+      return {
+        workerId,
+        t: list.map((r) => r.t),
+        util: list.map((r) => utilization(r.kvActive, r.kvTotal)),
+        hitRate: list.map((r) => hitRate(r.hit, r.query)),
+      };
+    }),
+  );
 }
 
 /**

@@ -1,8 +1,9 @@
 import "server-only";
-import { rawBuckets, rollupBuckets } from "../../db/store/workers";
+import { rollupColumns } from "../../db/store/worker-columns";
 import type { Store } from "../../db/store/store";
-import { spanRollup, type StatsResolution } from "../analysis/resolution";
-import { bucketDeltas, type SeriesRow } from "../analysis/workers";
+import { rawBuckets, rollupBuckets, statsCoverage } from "../../db/store/workers";
+import { needsCoverage, spanRollup, statsResolution, type StatsResolution } from "../analysis/resolution";
+import { bucketDeltas, byWorkerId, columnsOfRows, type SeriesRow, type WorkerSeries } from "../analysis/workers";
 
 /**
  * Bucket sums per worker over [from, to) in steps of `step` ms (epoch-aligned): "raw" from raw samples (counter deltas
@@ -18,4 +19,44 @@ export async function seriesRows(
   if (source !== "raw") return rollupBuckets(s, { ...range, resolution: source });
   const { rows, baselines } = await rawBuckets(s, range);
   return bucketDeltas(rows, baselines);
+}
+
+/**
+ * The charts' columns per worker (ordered by id) over [from, to) in steps of `step` ms, from the same sources as
+ * seriesRows: rollups aggregated into columns by the database, raw samples' bucket deltas turned into columns here.
+ */
+export async function seriesColumns(
+  s: Store,
+  opts: { from: number; to: number; step: number; source: StatsResolution | "rollup"; workerId?: string },
+): Promise<WorkerSeries[]> {
+  const { source, ...range } = opts;
+  if (source === "raw") {
+    const { rows, baselines } = await rawBuckets(s, range);
+    return columnsOfRows(bucketDeltas(rows, baselines));
+  }
+  const resolution = source === "rollup" ? spanRollup(range.to - range.from, range.step) : source;
+  return byWorkerId(await rollupColumns(s, { ...range, resolution }));
+}
+
+/**
+ * The workers-page series over [from, to) in buckets of `step` ms: the source statsResolution picks and its columns.
+ * Up to an hour the pick depends on what is stored: the rollup read it picks when coverage is complete runs
+ * alongside the coverage query, and is read again only when coverage picks otherwise (a database whose 10 s rollup
+ * does not reach back far enough). Beyond an hour, no coverage query at all.
+ */
+export async function workerSeries(
+  s: Store,
+  opts: { from: number; to: number; step: number; workerId?: string },
+): Promise<{ source: StatsResolution; workers: WorkerSeries[] }> {
+  const { from, to, step } = opts;
+  const read = (source: StatsResolution) => seriesColumns(s, { ...opts, source });
+  if (!needsCoverage(from, to)) {
+    const source = statsResolution({ from, to, step, oldest10s: null, oldestRaw: null });
+    return { source, workers: await read(source) };
+  }
+  // Coverage from the epoch on: what a database with every rollup row would pick.
+  const hoped = statsResolution({ from, to, step, oldest10s: 0, oldestRaw: null });
+  const [coverage, early] = await Promise.all([statsCoverage(s), hoped === "raw" ? null : read(hoped)]);
+  const source = statsResolution({ from, to, step, ...coverage });
+  return { source, workers: source === hoped && early ? early : await read(source) };
 }

@@ -181,14 +181,7 @@ export function workersCases(e: PageEngine): void {
       const s = await caller.workers.series({ range: { preset: "15m" }, workerId: "w1" });
       expect(s).toMatchObject({ step: 10_000, source: "10s" });
       expect(s.workers).toEqual([
-        {
-          workerId: "w1",
-          points: [
-            { t: FROM + MIN, util: 0, hitRate: 1 },
-            { t: FROM + 5 * MIN, util: 0, hitRate: 0.8 },
-            { t: NOW - 30_000, util: 0.6, hitRate: null },
-          ],
-        },
+        { workerId: "w1", t: [FROM + MIN, FROM + 5 * MIN, NOW - 30_000], util: [0, 0, 0.6], hitRate: [1, 0.8, null] },
       ]);
     });
 
@@ -197,17 +190,37 @@ export function workersCases(e: PageEngine): void {
       const one = await caller.workers.series({ range: { preset: "15m" }, workerId: "w1" });
       expect(all.workers.map((w) => w.workerId)).toEqual(["w1", "w2", "w3", "w4"]);
       expect(all.workers[0]).toEqual(one.workers[0]);
-      expect(all.workers[1]!.points.map((p) => p.hitRate)).toEqual([null, 0.1, null]);
+      expect(all.workers[1]!.hitRate).toEqual([null, 0.1, null]);
     });
 
     it("series over 24 hours reads rollups in 15 min buckets and agrees with the raw totals", async () => {
       const s = await caller.workers.series({ range: { preset: "24h" } });
       expect(s).toMatchObject({ step: 15 * MIN, source: "15m" });
       const w1 = s.workers.find((w) => w.workerId === "w1")!;
-      expect(w1.points.map((p) => p.t)).toEqual([T0 + 30 * MIN, T0 + 45 * MIN]);
-      expect(w1.points[0]!.hitRate).toBeNull();
-      expect(w1.points[1]!.hitRate).toBeCloseTo(80_100 / 100_100, 12);
+      expect(w1.t).toEqual([T0 + 30 * MIN, T0 + 45 * MIN]);
+      expect(w1.hitRate[0]).toBeNull();
+      expect(w1.hitRate[1]).toBe(80_100 / 100_100);
       expect(s.workers.map((w) => w.workerId)).toEqual(["w1", "w2", "w3", "w4", "w5"]);
+    });
+
+    it("series over 3 hours sums 1-minute rows into 2-minute buckets per worker", async () => {
+      const s = await caller.workers.series({ range: { from: NOW - 180 * MIN, to: NOW } });
+      expect(s).toMatchObject({ step: 2 * MIN, source: "1m" });
+      expect(s.workers.map((w) => w.workerId)).toEqual(["w1", "w2", "w3", "w4", "w5"]);
+      expect(s.workers.slice(0, 2)).toEqual([
+        {
+          workerId: "w1",
+          t: [T0 + 44 * MIN, T0 + 46 * MIN, T0 + 50 * MIN, T0 + 58 * MIN],
+          util: [0, 0, 0, 0.6],
+          hitRate: [null, 1, 0.8, null],
+        },
+        {
+          workerId: "w2",
+          t: [T0 + 48 * MIN, T0 + 54 * MIN, T0 + 58 * MIN],
+          util: [0, 0, 0.1],
+          hitRate: [null, 0.1, null],
+        },
+      ]);
     });
 
     it("byId: requests served, routing decisions won and lost, evictions by reason", async () => {

@@ -1,12 +1,10 @@
 import "server-only";
 import { z } from "zod";
 import { storedByClass } from "../../db/store/worker-activity";
-import { statsCoverage } from "../../db/store/workers";
-import { needsCoverage, statsResolution } from "../analysis/resolution";
-import { bucketStep, seriesPoints } from "../analysis/workers";
+import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
 import { storeOf } from "../trpc/init";
-import { seriesRows } from "../reads/worker-series";
+import { workerSeries } from "../reads/worker-series";
 import { workerDetail, workerTable } from "../reads/workers";
 import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
@@ -26,13 +24,9 @@ export const workersRouter = router({
     .input(z.object({ range: rangeInput, workerId: workerId.optional() }))
     .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
-      const s = storeOf(ctx);
       const step = bucketStep(to - from);
-      // Up to an hour only: beyond, the choice does not depend on what is stored (one round trip less on PostgreSQL).
-      const coverage = needsCoverage(from, to) ? await statsCoverage(s) : { oldest10s: null, oldestRaw: null };
-      const source = statsResolution({ from, to, step, ...coverage });
-      const rows = await seriesRows(s, { from, to, step, source, workerId: input.workerId });
-      return { from, to, live, step, source, workers: seriesPoints(rows) };
+      const { source, workers } = await workerSeries(storeOf(ctx), { from, to, step, workerId: input.workerId });
+      return { from, to, live, step, source, workers };
     }),
 
   /** One worker over the range: state, gauges, requests served, routing decisions won and lost, evictions. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bucketStarts, describeBuckets, fillBuckets, formatTick, toPercent } from "./buckets";
+import { bucketStarts, describeBuckets, fillBuckets, fillColumn, formatTick, toPercent } from "./buckets";
 
 const T0 = 1_764_417_600_000; // 2025-11-29T12:00:00Z
 
@@ -24,6 +24,19 @@ describe("bucketStarts", () => {
   it("a 24 h preset at 15 min steps has at most 97 buckets", () => {
     const to = T0 + 7 * 60_000;
     expect(bucketStarts(to - 86_400_000, to, 900_000).length).toBe(97);
+  });
+});
+
+describe("fillColumn: the values of a column pair per bucket start, gaps as null", () => {
+  const starts = [0, 10, 20, 30];
+  it.each<[string, number[], (number | null)[], (number | null)[]]>([
+    ["no buckets", [], [], [null, null, null, null]],
+    ["one in the middle", [10], [0.5], [null, 0.5, null, null]],
+    ["a zero stays zero, a null stays null", [0, 20, 30], [0, null, 1], [0, null, null, 1]],
+    ["any order; a time off the starts is dropped", [30, 5, 0], [1, 0.7, 0.2], [0.2, null, null, 1]],
+    ["only nulls", [0, 10, 20, 30], [null, null, null, null], [null, null, null, null]],
+  ])("%s", (_name, t, values, expected) => {
+    expect(fillColumn(starts, t, values)).toEqual(expected);
   });
 });
 

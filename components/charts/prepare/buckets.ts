@@ -18,6 +18,20 @@ export function fillBuckets<P extends { t: number }>(
   return starts.map((t) => at.get(t) ?? null);
 }
 
+/**
+ * One value per bucket start from a column pair: `values[i]` is the value at bucket start `t[i]`; a start not in `t`
+ * (or whose value is null) is null. `t` in any order; starts without a match are gaps.
+ */
+export function fillColumn(
+  starts: readonly number[],
+  t: readonly number[],
+  values: readonly (number | null)[],
+): (number | null)[] {
+  const at = new Map<number, number | null>();
+  for (let i = 0; i < t.length; i++) at.set(t[i]!, values[i] ?? null);
+  return starts.map((s) => at.get(s) ?? null);
+}
+
 /** A ratio (0..1) as a percentage rounded to 0.1, keeping null. */
 export function toPercent(v: number | null): number | null {
   return v === null ? null : Math.round(v * 1000) / 10;

@@ -38,7 +38,7 @@ describe("heatColor", () => {
 
 describe("heatmapRows", () => {
   it("one cell per bucket; missing buckets are no-data cells, labelled as such", () => {
-    const rows = heatmapRows([{ workerId: "w1", points: [{ t: T0 + 10_000, util: 0.5, hitRate: null }] }], W, "UTC");
+    const rows = heatmapRows([{ workerId: "w1", t: [T0 + 10_000], util: [0.5], hitRate: [null] }], W, "UTC");
     expect(rows).toHaveLength(1);
     expect(rows[0]!.cells.map((c) => c.util)).toEqual([null, 0.5, null, null]);
     expect(rows[0]!.cells[0]).toEqual({ t: T0, util: null, color: NO_DATA_COLOR, label: "w1 · 12:00:00 · no data" });
@@ -55,12 +55,9 @@ describe("heatmapRows", () => {
 });
 
 describe("percentSeries and hitRateMultiples", () => {
-  const points = [
-    { t: T0, util: 0.25, hitRate: 0.8002 },
-    { t: T0 + 20_000, util: 0, hitRate: null },
-  ];
+  const columns = { t: [T0, T0 + 20_000], util: [0.25, 0], hitRate: [0.8002, null] };
   it("dense rows in percent with gaps as null", () => {
-    expect(percentSeries(points, W)).toEqual([
+    expect(percentSeries(columns, W)).toEqual([
       { t: T0, hitRate: 80, util: 25 },
       { t: T0 + 10_000, hitRate: null, util: null },
       { t: T0 + 20_000, hitRate: null, util: 0 },
@@ -68,12 +65,22 @@ describe("percentSeries and hitRateMultiples", () => {
     ]);
   });
 
-  it.each<[string, typeof points, boolean]>([
-    ["with hit-rate data", points, false],
-    ["only utilization", [{ t: T0, util: 0.3, hitRate: null }], true],
-    ["nothing", [], true],
-  ])("a worker %s: empty = %s", (_name, pts, empty) => {
-    expect(hitRateMultiples([{ workerId: "w", points: pts }], W)[0]!.empty).toBe(empty);
+  it("a bucket outside the window is not drawn; one at a start is, whatever the order of the columns", () => {
+    const shuffled = { t: [T0 + 30_000, T0 - 10_000, T0], util: [0.5, 0.9, 0.1], hitRate: [null, 0.7, 0.2] };
+    expect(percentSeries(shuffled, W)).toEqual([
+      { t: T0, hitRate: 20, util: 10 },
+      { t: T0 + 10_000, hitRate: null, util: null },
+      { t: T0 + 20_000, hitRate: null, util: null },
+      { t: T0 + 30_000, hitRate: null, util: 50 },
+    ]);
+  });
+
+  it.each<[string, typeof columns, boolean]>([
+    ["with hit-rate data", columns, false],
+    ["only utilization", { t: [T0], util: [0.3], hitRate: [null] }, true],
+    ["nothing", { t: [], util: [], hitRate: [] }, true],
+  ])("a worker %s: empty = %s", (_name, c, empty) => {
+    expect(hitRateMultiples([{ workerId: "w", ...c }], W)[0]!.empty).toBe(empty);
   });
 });
 

@@ -1,9 +1,19 @@
 // Chart data for the worker views: heatmap cells, small multiples, stacked classes, colours. Pure.
-import { bucketStarts, fillBuckets, formatTick, toPercent } from "./buckets";
+import { bucketStarts, fillColumn, formatTick, toPercent } from "./buckets";
 import { formatPercent } from "@/components/format";
 
-export type Point = { t: number; util: number | null; hitRate: number | null };
-export type Series = { workerId: string; points: readonly Point[] };
+/**
+ * One worker's buckets as the series procedure returns them: bucket starts `t` with the KV utilization and prefix hit
+ * rate (0..1, null: no capacity / nothing queried) at the same index; buckets without data are absent.
+ */
+export type Series = {
+  workerId: string;
+  t: readonly number[];
+  util: readonly (number | null)[];
+  hitRate: readonly (number | null)[];
+};
+/** A worker without any bucket (what the one-worker series shows before its first sample). */
+export const NO_BUCKETS: Omit<Series, "workerId"> = { t: [], util: [], hitRate: [] };
 export type Window = { from: number; to: number; step: number };
 
 /** The colour of no data in the heatmap (a pattern, distinct from 0 %). */
@@ -27,7 +37,7 @@ export type HeatRow = { workerId: string; cells: HeatCell[] };
 export function heatmapRows(series: readonly Series[], w: Window, timeZone?: string): HeatRow[] {
   const starts = bucketStarts(w.from, w.to, w.step);
   return series.map((s) => {
-    const utils = fillBuckets(starts, s.points, (p) => p.util);
+    const utils = fillColumn(starts, s.t, s.util);
     return {
       workerId: s.workerId,
       cells: starts.map((t, i) => {
@@ -54,10 +64,10 @@ export function heatmapTicks(w: Window, count = 6, timeZone?: string): { index: 
 export type LinePoint = { t: number; hitRate: number | null; util: number | null };
 
 /** Dense chart rows for one worker over the window, in percent; missing buckets are null (drawn as gaps). */
-export function percentSeries(points: readonly Point[], w: Window): LinePoint[] {
+export function percentSeries(series: Omit<Series, "workerId">, w: Window): LinePoint[] {
   const starts = bucketStarts(w.from, w.to, w.step);
-  const hit = fillBuckets(starts, points, (p) => p.hitRate);
-  const util = fillBuckets(starts, points, (p) => p.util);
+  const hit = fillColumn(starts, series.t, series.hitRate);
+  const util = fillColumn(starts, series.t, series.util);
   return starts.map((t, i) => ({ t, hitRate: toPercent(hit[i]!), util: toPercent(util[i]!) }));
 }
 
@@ -67,7 +77,7 @@ export function hitRateMultiples(
   w: Window,
 ): { workerId: string; data: LinePoint[]; empty: boolean }[] {
   return series.map((s) => {
-    const data = percentSeries(s.points, w);
+    const data = percentSeries(s, w);
     return { workerId: s.workerId, data, empty: data.every((d) => d.hitRate === null) };
   });
 }
