@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { minuteOf } from "../../lib/counters";
 import type { HistogramEntry } from "../../lib/latency-buckets";
 import type { WorkerSample } from "../rows/overview";
@@ -147,34 +147,44 @@ export async function prefixTokens(s: Store, from: number, to: number): Promise<
 
 /**
  * The latest sample per worker in [from, to] (the last by ts, then by id), with the worker's role; workers that went
- * down after it are left out. By worker id.
+ * down after it are left out. By worker id. One probe per known worker on worker_stats (worker_id, ts) rather than a
+ * scan of the range: PostgreSQL has no index on ts alone, and every sampled worker has a workers row (ingest upserts
+ * it, last_seen at least the sample's ts).
  */
 export async function latestWorkerSamples(s: Store, from: number, to: number): Promise<WorkerSample[]> {
   const { workerStats: st, workers: w } = s.t;
-  const ranked = s.db
+  // Each column from the same row: one order, unique on (ts, id), within the statement's one snapshot.
+  const last = <C extends typeof st.ts | typeof st.kvActiveBlocks | typeof st.kvTotalBlocks>(c: C) =>
+    sql`(${s.db
+      .select({ c })
+      .from(st)
+      .where(and(eq(st.workerId, w.workerId), gte(st.ts, from), lte(st.ts, to)))
+      .orderBy(desc(st.ts), desc(st.id))
+      .limit(1)})`;
+  const latest = s.db
     .select({
-      workerId: st.workerId,
-      ts: st.ts,
-      kvActiveBlocks: st.kvActiveBlocks,
-      kvTotalBlocks: st.kvTotalBlocks,
-      rank: sql<number>`row_number() OVER (PARTITION BY ${st.workerId} ORDER BY ${st.ts} DESC, ${st.id} DESC)`.as(
-        "rank",
-      ),
+      workerId: w.workerId,
+      role: w.role,
+      downAt: w.downAt,
+      ts: sql<number | null>`${last(st.ts)}`.as("ts"),
+      kvActiveBlocks: num(last(st.kvActiveBlocks)).as("kv_active_blocks"),
+      kvTotalBlocks: num(last(st.kvTotalBlocks)).as("kv_total_blocks"),
     })
-    .from(st)
-    .where(and(gte(st.ts, from), lte(st.ts, to)))
-    .as("ranked");
+    .from(w)
+    .where(gte(w.lastSeen, from))
+    .as("latest");
   return s.db
     .select({
-      workerId: ranked.workerId,
-      role: w.role,
-      kvActiveBlocks: ranked.kvActiveBlocks,
-      kvTotalBlocks: ranked.kvTotalBlocks,
+      workerId: latest.workerId,
+      role: latest.role,
+      kvActiveBlocks: latest.kvActiveBlocks,
+      kvTotalBlocks: latest.kvTotalBlocks,
     })
-    .from(ranked)
-    .leftJoin(w, eq(w.workerId, ranked.workerId))
-    .where(and(eq(ranked.rank, 1), or(isNull(w.downAt), lt(w.downAt, ranked.ts), sql`${w.downAt} > ${to}`)))
-    .orderBy(asc(ranked.workerId));
+    .from(latest)
+    .where(
+      and(isNotNull(latest.ts), or(isNull(latest.downAt), lt(latest.downAt, latest.ts), sql`${latest.downAt} > ${to}`)),
+    )
+    .orderBy(asc(latest.workerId));
 }
 
 /**

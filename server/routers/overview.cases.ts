@@ -165,6 +165,39 @@ export function overviewCases(engine: PageEngine) {
       expect(s.kvUtilization).toBeNull();
     });
 
+    it("a worker's latest sample is its last one up to the range's end, not a later one", async () => {
+      // the last minute of [FROM, now - 40 s]: w1's sample at now - 50 s counts, its later ones (600 of 1000) do not
+      const s = await caller.overview.summary({ from: FROM, to: FIXED_NOW - 40_000 });
+      expect(s.workersByRole).toEqual({ decode: 1 });
+      expect(s.kvUtilization).toBe(1);
+    });
+
+    it("a worker that went down after the range's end is present in it", async () => {
+      // w5 sampled at now - 20 s and went down at now - 15 s: present in a range ending at now - 17 s
+      const s = await caller.overview.summary({ from: FROM, to: FIXED_NOW - 17_000 });
+      expect(s.workersByRole).toEqual({ decode: 2, unknown: 1 });
+      expect(s.kvUtilization).toBeCloseTo((600 + 90 + 1000) / (1000 + 900 + 1000), 12);
+    });
+
+    it("of two samples at the same ts, the one with the greater id is the latest", async () => {
+      const at = FIXED_NOW - 20_000;
+      // Closed here, not in afterAll: every seeded PostgreSQL store holds its pool open, and the suite's stores
+      // together already come close to the server's connection limit.
+      const p = await engine.seeded(
+        [
+          minimal["worker.stats"]({ id: "w7-b", ts: at, worker_id: "w7", ...kv(9, 10) }),
+          minimal["worker.stats"]({ id: "w7-a", ts: at, worker_id: "w7", ...kv(1, 10) }),
+        ].map(parsed),
+      );
+      try {
+        const s = await p.caller(() => FIXED_NOW).overview.summary({ preset: "5m" });
+        expect(s.workersPresent).toBe(1);
+        expect(s.kvUtilization).toBe(0.9);
+      } finally {
+        await p.close();
+      }
+    });
+
     it("a worker that went down and came back is present again", async () => {
       const c = await seed([
         minimal["worker.up"]({ id: "u1", worker_id: "w9", role: "prefill", ts: FIXED_NOW - 50_000 }),

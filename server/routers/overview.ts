@@ -22,16 +22,25 @@ export const overviewRouter = router({
   summary: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const s = storeOf(ctx);
-    const [{ requests, ttftP50Ms, ttftP95Ms }, prefix, decode, present, hasAnyData, activeSessions] = await Promise.all(
-      [
-        requestStats(s, from, to),
-        prefixTokens(s, from, to),
-        decodeStats(s, from, to),
-        latestWorkerSamples(s, Math.max(from, to - PRESENT_WINDOW_MS), to),
-        hasAnyTelemetry(s),
-        sessionCount(s, Math.max(from, to - ACTIVE_WINDOW_MS), to),
-      ],
-    );
+    const [
+      { requests, ttftP50Ms, ttftP95Ms },
+      prefix,
+      decode,
+      present,
+      hasAnyData,
+      activeSessions,
+      droppedEvents,
+      oldestUnattributed,
+    ] = await Promise.all([
+      requestStats(s, from, to),
+      prefixTokens(s, from, to),
+      decodeStats(s, from, to),
+      latestWorkerSamples(s, Math.max(from, to - PRESENT_WINDOW_MS), to),
+      hasAnyTelemetry(s),
+      sessionCount(s, Math.max(from, to - ACTIVE_WINDOW_MS), to),
+      droppedEventReports(s),
+      oldestUnattributedOf(s, "ts"),
+    ]);
     return {
       from,
       to,
@@ -50,9 +59,9 @@ export const overviewRouter = router({
       activeSessions,
       workersByRole: workersByRole(present),
       workersPresent: present.length,
-      droppedEvents: await droppedEventReports(s),
+      droppedEvents,
       /** How far miss attribution is behind now (not the range): newer turns have no causes yet. */
-      attribution: attributionLag(await oldestUnattributedOf(s, "ts"), ctx.now()),
+      attribution: attributionLag(oldestUnattributed, ctx.now()),
     };
   }),
 
