@@ -1,0 +1,1 @@
+CREATE INDEX "worker_stats_ts" ON "worker_stats" USING btree ("ts");
