@@ -5,7 +5,8 @@ import type { EventKind, TelemetryEvent } from "./events";
 
 // Copied into bindings of this module once: compiled to CommonJS (tsx), an imported name is a getter on the other
 // module's exports at every use, and these run for every field of every event.
-const { MAX_BLOCK_SIZE, MAX_CANDIDATES, MAX_CHAIN, MAX_COUNT, MAX_HASHES, MAX_RATIO, MAX_TOKENS, STORAGE_TIERS } = bounds;
+const { MAX_BLOCK_SIZE, MAX_CANDIDATES, MAX_CHAIN, MAX_COUNT, MAX_HASHES, MAX_RATIO, MAX_TOKENS, STORAGE_TIERS } =
+  bounds;
 const {
   counterText,
   GIVE_UP,
