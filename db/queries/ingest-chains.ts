@@ -1,10 +1,19 @@
 import type { IngestRowOf, PrefixCode, ResolvePrefix } from "../rows/ingest";
-import { commonPrefix, encodeHashes, HASH_BYTES } from "../chain-codec";
-import { chainsOf, namedRequest, previousTurnOf, rememberChains, requestRowExists } from "./chains";
-import { encodeRuns, MIN_RUN } from "../run-codec";
+import * as chainCodecModule from "../chain-codec";
+import * as chainsModule from "./chains";
+import * as runCodecModule from "../run-codec";
 import type { Db } from "../client";
-import { kvRefColumns } from "./kv-lists";
-import { Locations, wordsOf } from "./kv-locations";
+import * as kvListsModule from "./kv-lists";
+import * as kvLocationsModule from "./kv-locations";
+import { Locations } from "./kv-locations";
+
+// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
+// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
+const { commonPrefix, encodeHashes, HASH_BYTES } = chainCodecModule;
+const { chainsOf, namedRequest, previousTurnOf, rememberChains, requestRowExists } = chainsModule;
+const { encodeRuns, MIN_RUN } = runCodecModule;
+const { kvRefColumns } = kvListsModule;
+const { wordsOf } = kvLocationsModule;
 
 // How a request's chains are stored on ingest: as the extension of an earlier turn, holding only the new hashes; a
 // turn that extends none (a session's first) as runs of a recent first turn that holds its local hashes.

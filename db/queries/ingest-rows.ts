@@ -1,10 +1,18 @@
 import type { IngestRow, IngestRowOf, IngestKind } from "../rows/ingest";
-import { encodeHashes } from "../chain-codec";
-import { encodeCandidates } from "../candidate-codec";
-import { encodeAgentHints, encodePolicyVersions } from "../request-json-codec";
-import { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } from "./ingest-kv-rows";
+import * as chainCodecModule from "../chain-codec";
+import * as candidateCodecModule from "../candidate-codec";
+import * as requestJsonCodecModule from "../request-json-codec";
+import * as ingestKvRowsModule from "./ingest-kv-rows";
 import { CHAIN_COLUMNS, type ChainColumns } from "./ingest-chains";
-import { overlaps } from "./ingest-rollups";
+import * as ingestRollupsModule from "./ingest-rollups";
+
+// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
+// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
+const { encodeHashes } = chainCodecModule;
+const { encodeCandidates } = candidateCodecModule;
+const { encodeAgentHints, encodePolicyVersions } = requestJsonCodecModule;
+const { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } = ingestKvRowsModule;
+const { overlaps } = ingestRollupsModule;
 
 // How each kind of event is stored: its table's INSERT and the row it becomes (column order matches).
 

@@ -1,15 +1,30 @@
 import type { IngestRow, PrefixCode, ResolvePrefix } from "../rows/ingest";
-import { chainColumns, type EncodedChains } from "./ingest-chains";
-import { hashListBytes } from "../chain-codec";
-import { forgetChains, requestRowExists } from "./chains";
+import * as ingestChainsModule from "./ingest-chains";
+import type { EncodedChains } from "./ingest-chains";
+import * as chainCodecModule from "../chain-codec";
+import * as chainsModule from "./chains";
 import type { CounterSample } from "../../lib/counters";
-import { addSample, flushStats, MinuteRollups, noteSeen, type Rollup, type Statements } from "./ingest-rollups";
+import * as ingestRollupsModule from "./ingest-rollups";
+import type { Rollup, Statements } from "./ingest-rollups";
 import { isBusy, type Db } from "../client";
-import { TierRollups } from "./ingest-tiers";
-import { opt, REQUEST_INSERT, requestHead, rowOf, tables, type Row } from "./ingest-rows";
-import { statements } from "./ingest-statements";
-import { compactKvRow, kvRowTemplate } from "./ingest-kv-rows";
-import { forgetKvLocations, kvListBatch, kvRowStored } from "./kv-lists";
+import * as ingestTiersModule from "./ingest-tiers";
+import * as ingestRowsModule from "./ingest-rows";
+import type { Row } from "./ingest-rows";
+import * as ingestStatementsModule from "./ingest-statements";
+import * as ingestKvRowsModule from "./ingest-kv-rows";
+import * as kvListsModule from "./kv-lists";
+
+// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
+// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
+const { chainColumns } = ingestChainsModule;
+const { hashListBytes } = chainCodecModule;
+const { forgetChains, requestRowExists } = chainsModule;
+const { addSample, flushStats, MinuteRollups, noteSeen } = ingestRollupsModule;
+const { TierRollups } = ingestTiersModule;
+const { opt, REQUEST_INSERT, requestHead, rowOf, tables } = ingestRowsModule;
+const { statements } = ingestStatementsModule;
+const { compactKvRow, kvRowTemplate } = ingestKvRowsModule;
+const { forgetKvLocations, kvListBatch, kvRowStored } = kvListsModule;
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
 

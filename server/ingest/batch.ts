@@ -89,21 +89,29 @@ export function validateItems(
 ): { events: TelemetryEvent[]; slots: number[]; results: ItemResult[] } {
   const events: TelemetryEvent[] = [];
   const slots: number[] = [];
-  const results: ItemResult[] = items.map((item) => {
+  const results: ItemResult[] = new Array(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
     const id = idOf(item.value);
-    const base = item.line === undefined ? { index: item.index, id } : { index: item.index, line: item.line, id };
-    if (item.error) return { ...base, status: "rejected", error: item.error };
-    const parsed = parse(item);
-    if (!parsed.ok)
-      return {
-        ...base,
-        status: "rejected",
-        error: item.line === undefined ? parsed.error : `line ${item.line}: ${parsed.error}`,
-      };
-    events.push(parsed.event);
-    slots.push(item.index);
-    return { ...base, status: "accepted" };
-  });
+    let error: string | undefined;
+    if (item.error) error = item.error;
+    else {
+      const parsed = parse(item);
+      if (parsed.ok) {
+        events.push(parsed.event);
+        slots.push(item.index);
+      } else error = item.line === undefined ? parsed.error : `line ${item.line}: ${parsed.error}`;
+    }
+    // One object per item, its keys in the reply's order (index, line, id, status, error).
+    results[i] =
+      item.line === undefined
+        ? error === undefined
+          ? { index: item.index, id, status: "accepted" }
+          : { index: item.index, id, status: "rejected", error }
+        : error === undefined
+          ? { index: item.index, line: item.line, id, status: "accepted" }
+          : { index: item.index, line: item.line, id, status: "rejected", error };
+  }
   return { events, slots, results };
 }
 

@@ -1,5 +1,10 @@
-import { LiftedHashes } from "../../db/chain-codec";
-import {
+import * as chainCodec from "../../db/chain-codec";
+import * as bounds from "./event-bounds";
+
+// Copied into bindings of this module once: compiled to CommonJS (tsx), an imported name is a getter on the other
+// module's exports at every use, and these checks run for every field of every event.
+const { LiftedHashes } = chainCodec;
+const {
   badHashIndex,
   BUDGET_UNITS,
   MAX_BLOCKS,
@@ -13,7 +18,7 @@ import {
   REQUEST_STATUSES,
   STORAGE_TIERS,
   TOOL_STATUSES,
-} from "./event-bounds";
+} = bounds;
 
 // The field checks of parseEvent's fast path (event-fast-path.ts): each is true only for a value the schema in
 // events.ts accepts for that field (a few are stricter, which only sends a value to the schema).
