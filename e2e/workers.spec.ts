@@ -122,7 +122,8 @@ test("the workers table shows seeded workers with the API's hit rate, sorts, and
   // refresh slips from under a click and loses keyboard focus).
   const link = await table.getByRole("link", { name: a, exact: true }).elementHandle();
   for (let i = 0; i < 2; i++) await page.waitForResponse((r) => r.url().includes("workers.list"));
-  await page.waitForTimeout(200);
+  // Two frames after the second reply: the first reply's render has been committed.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   expect(await link!.evaluate((n) => n.isConnected)).toBe(true);
   await expect(page.getByTestId(`hit-rate-${a}`)).toHaveText(`${(apiA.hitRate! * 100).toFixed(1)}%`);
   await expect(page.getByTestId(`hit-rate-${b}`)).toHaveText("10.0%");

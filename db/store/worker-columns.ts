@@ -1,7 +1,7 @@
-import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { bucketOf, fieldsOf, indexed, jsonArray, rawRows } from "./sql";
 import type { Store } from "./store";
-import { MAX_WORKERS, statsTable, type RollupResolution } from "./workers";
+import { MAX_WORKERS, rollupScan, type RollupRead } from "./workers";
 
 // Rollup reads for the worker charts as one row per worker whose bucket columns are aggregated in SQL (JSON arrays,
 // parsed once here): the all-workers chart reads 64 rows, not 64 × 120. The arrays come unordered (an ORDER BY inside
@@ -28,16 +28,9 @@ function ratio(a: SQL, b: SQL): SQL {
  * Bucket columns per worker from the rollup named, over its buckets overlapping [from, to), in buckets of `step` ms (a
  * whole number of rows; the rows themselves when the step is the rollup's own). In no order across workers.
  */
-export async function rollupColumns(
-  s: Store,
-  opts: { from: number; to: number; step: number; resolution: RollupResolution; workerId?: string },
-): Promise<WorkerColumns[]> {
-  const { from, to, step, workerId, resolution } = opts;
-  const { table: m, index, align } = statsTable(s, resolution);
-  const start = from - (from % align);
-  const one = workerId !== undefined;
-  const [a, b, w] = [sql.placeholder("a"), sql.placeholder("b"), sql.placeholder("w")];
-  const range = and(gte(m.minute, a), lt(m.minute, b), one ? eq(m.workerId, w) : undefined);
+export async function rollupColumns(s: Store, opts: RollupRead): Promise<WorkerColumns[]> {
+  const { to, step, workerId, resolution } = opts;
+  const { m, index, align, one, range, start } = rollupScan(s, opts);
   // One worker: its primary key (worker, bucket) keeps the scan to it; all: the bucket-start index to the range.
   const source = one ? m : indexed(s, m, index);
   const plain = step === align;

@@ -186,6 +186,20 @@ export function statsTable(s: Store, resolution: RollupResolution) {
   return { table: t, index: `worker_stats_${resolution}_minute`, align: ALIGN[resolution] };
 }
 
+export type RollupRead = { from: number; to: number; step: number; resolution: RollupResolution; workerId?: string };
+
+/**
+ * A prepared rollup read's parts: the rollup's table, its bucket-start index and alignment, the first bucket start
+ * the range overlaps, and the filter on placeholders `a` (that start), `b` (to) and `w` (the one worker, if named).
+ */
+export function rollupScan(s: Store, opts: RollupRead) {
+  const { table: m, index, align } = statsTable(s, opts.resolution);
+  const one = opts.workerId !== undefined;
+  const [a, b, w] = [sql.placeholder("a"), sql.placeholder("b"), sql.placeholder("w")];
+  const range = and(gte(m.minute, a), lt(m.minute, b), one ? eq(m.workerId, w) : undefined);
+  return { m, index, align, one, range, start: opts.from - (opts.from % align) };
+}
+
 /** Prefix tokens queried and hit per worker, from the rollup named, over its buckets overlapping [from, to). */
 export async function prefixByWorker(
   s: Store,
@@ -239,16 +253,9 @@ export { rawBuckets } from "./worker-raw";
  * whole number of rows): the rows themselves when the step is the rollup's own. Ordered by worker then time for one
  * worker; in no order across workers.
  */
-export async function rollupBuckets(
-  s: Store,
-  opts: { from: number; to: number; step: number; resolution: RollupResolution; workerId?: string },
-): Promise<SeriesRow[]> {
-  const { from, to, step, workerId, resolution } = opts;
-  const { table: m, index, align } = statsTable(s, resolution);
-  const start = from - (from % align);
-  const one = workerId !== undefined;
-  const [a, b, w] = [sql.placeholder("a"), sql.placeholder("b"), sql.placeholder("w")];
-  const range = and(gte(m.minute, a), lt(m.minute, b), one ? eq(m.workerId, w) : undefined);
+export async function rollupBuckets(s: Store, opts: RollupRead): Promise<SeriesRow[]> {
+  const { to, step, workerId, resolution } = opts;
+  const { m, index, align, one, range, start } = rollupScan(s, opts);
   const limit = (Math.ceil((to - start) / step) + 1) * MAX_WORKERS * 4;
   const plain = !one && step === align;
   const build = () => {

@@ -22,7 +22,7 @@ import {
   TOOL_STATUSES,
   WORKER_ROLES,
 } from "./event-bounds";
-import * as eventFastPathModule from "./event-fast-path";
+import { fastParse } from "./event-fast-path";
 import type { IngestKind, IngestRowOf } from "../../db/rows/ingest";
 
 // switchyard.telemetry.v1: the normalized event model (DESIGN.md §3) with bounds on every field (event-bounds.ts).
@@ -40,10 +40,6 @@ export {
   hashProblem,
   type StorageTier,
 } from "./event-bounds";
-
-// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
-// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
-const { fastParse } = eventFastPathModule;
 
 export const TELEMETRY_FORMAT = "switchyard.telemetry.v1";
 
