@@ -116,6 +116,12 @@ describe.skipIf(!PG_TEST_URL || !pgBinDir())("a dashboard on PostgreSQL that goe
       expect(read.status).toBeGreaterThanOrEqual(500);
       expect(JSON.stringify(await read.json())).toMatch(/error/);
       expect((await fetch(`http://localhost:${port}/api/health`)).status).toBe(503);
+      // A scraper sees the target down for now (503, Retry-After), not a broken Switchyard (500).
+      const down = await fetch(`http://localhost:${port}/metrics`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      expect(down.status, await down.clone().text()).toBe(503);
+      expect(down.headers.get("retry-after")).toMatch(/^\d+$/);
       expect(dash.child.exitCode).toBeNull();
     } finally {
       server.resume();

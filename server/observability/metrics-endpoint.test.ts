@@ -1,5 +1,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectPg } from "../../db/pg/client";
+import { pgStore } from "../../db/store/store";
 import { T0 } from "../../test/events";
 import { createToken } from "../auth/tokens";
 import { families, metricsCases, SQLITE_METRICS, type Opened } from "./metrics-endpoint.cases";
@@ -31,5 +34,43 @@ describe("GET /metrics text", () => {
     expect(() =>
       execFileSync(promtool, ["check", "metrics"], { input: body, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] }),
     ).not.toThrow();
+  });
+});
+
+describe("GET /metrics while PostgreSQL is unreachable", () => {
+  it("answers 503 with Retry-After, not 500, and says why", async () => {
+    // A port with nothing listening: every query fails to connect, as when the server is stopped.
+    const port = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port: p } = srv.address() as net.AddressInfo;
+        srv.close(() => resolve(p));
+      });
+    });
+    const pg = connectPg(`postgres://postgres@127.0.0.1:${port}/switchyard`, { connectTimeoutSeconds: 2 });
+    try {
+      const r = await metricsReply(pgStore(pg), null, { authorization: "Bearer sy_read_0123456789abcdef" }, T0);
+      expect(r.status).toBe(503);
+      expect(r.headers["retry-after"]).toMatch(/^\d+$/);
+      expect(JSON.parse(r.body).error).toMatch(/PostgreSQL\) is unreachable/);
+    } finally {
+      await pg.$client.end({ timeout: 1 });
+    }
+  });
+
+  it("still throws other errors (the caller answers 500)", async () => {
+    const sqlite = await SQLITE_METRICS.open();
+    const broken = {
+      ...sqlite.sink.store,
+      get db(): never {
+        throw new Error("boom");
+      },
+    };
+    try {
+      await expect(metricsReply(broken, null, { authorization: "Bearer sy_x_0123456789abcdef" }, T0)).rejects.toThrow(
+        "boom",
+      );
+    } finally {
+      await sqlite.close();
+    }
   });
 });
