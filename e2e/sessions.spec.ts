@@ -51,8 +51,12 @@ test("preamble: diverged misses in a trace, the unstable-prefix finding, and a t
     .toBeGreaterThan(0);
   const [target] = await sessionsWithDiverged(request);
 
-  await page.goto("/routing?range=1h");
-  await expect(page.getByTestId("finding-unstable-prefix")).toBeVisible();
+  // The finding needs the share of diverged misses in the range, not just one: on PostgreSQL attribution may still be
+  // judging the rest of the run when the first diverged session shows, so reload until it is there.
+  await expect(async () => {
+    await page.goto("/routing?range=1h");
+    await expect(page.getByTestId("finding-unstable-prefix")).toBeVisible({ timeout: 5_000 });
+  }).toPass({ timeout: 90_000, intervals: [1_000] });
   await expect(page.getByTestId("finding-unstable-prefix")).toContainText("strip_anthropic_preamble");
 
   await page.goto("/sessions?range=1h");
