@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPg } from "../../db/pg/client";
 import { pgStore } from "../../db/store/store";
+import { freePort } from "../../lib/free-port";
 import { T0 } from "../../test/events";
 import { createToken } from "../auth/tokens";
 import { families, metricsCases, SQLITE_METRICS, type Opened } from "./metrics-endpoint.cases";
@@ -40,12 +40,7 @@ describe("GET /metrics text", () => {
 describe("GET /metrics while PostgreSQL is unreachable", () => {
   it("answers 503 with Retry-After, not 500, and says why", async () => {
     // A port with nothing listening: every query fails to connect, as when the server is stopped.
-    const port = await new Promise<number>((resolve) => {
-      const srv = net.createServer().listen(0, "127.0.0.1", () => {
-        const { port: p } = srv.address() as net.AddressInfo;
-        srv.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const pg = connectPg(`postgres://postgres@127.0.0.1:${port}/switchyard`, { connectTimeoutSeconds: 2 });
     try {
       const r = await metricsReply(pgStore(pg), null, { authorization: "Bearer sy_read_0123456789abcdef" }, T0);
