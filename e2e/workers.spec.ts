@@ -117,7 +117,8 @@ test("the workers table shows seeded workers with the API's hit rate, sorts, and
     "page",
   );
   const table = page.getByRole("table", { name: "Workers" });
-  await expect(table.getByRole("link", { name: a, exact: true })).toBeVisible();
+  // The first answer lists every worker the suite has made so far; on a loaded 2-core CI machine it took over 10 s.
+  await expect(table.getByRole("link", { name: a, exact: true })).toBeVisible({ timeout: 30_000 });
   // The 2-second refresh updates the rows in place: the link is the same element after it (a link replaced on every
   // refresh slips from under a click and loses keyboard focus).
   const link = await table.getByRole("link", { name: a, exact: true }).elementHandle();

@@ -1,6 +1,6 @@
 "use client";
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCClient, httpBatchStreamLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
@@ -24,8 +24,10 @@ export function Providers({ children }: { children: ReactNode }) {
         mutationCache: new MutationCache({ onError: toSignInWhenSignedOut }),
       }),
   );
+  // Streamed batches: each query of a batch is answered as soon as it is ready, so a page's fast queries (a table)
+  // never wait for its slowest one (a chart's series).
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })] }),
+    createTRPCClient<AppRouter>({ links: [httpBatchStreamLink({ url: "/api/trpc", transformer: superjson })] }),
   );
   return (
     <QueryClientProvider client={queryClient}>

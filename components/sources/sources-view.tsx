@@ -118,9 +118,7 @@ export function SourcesView() {
           />
         )}
         {list.isPending && (
-          <div className="table-wrap skeleton" aria-busy="true" aria-label="Loading sources">
-            loading
-          </div>
+          <div className="table-wrap skeleton" aria-busy="true" aria-label="Loading sources" />
         )}
         {rows && rows.length === 0 && (
           <p className="notice" role="status">

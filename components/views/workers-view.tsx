@@ -58,9 +58,7 @@ export function WorkersView() {
         />
       )}
       {list.isPending && (
-        <div className="table-wrap chart-skeleton skeleton" aria-busy="true" aria-label="Loading workers">
-          loading
-        </div>
+        <div className="table-wrap chart-skeleton skeleton" aria-busy="true" aria-label="Loading workers" />
       )}
       {rows && rows.length === 0 && (
         <p role="status" className="notice">
