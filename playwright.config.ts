@@ -13,6 +13,14 @@ process.env.SWITCHYARD_E2E_STATE ??= path.join(os.tmpdir(), `switchyard-e2e-admi
 
 const port = Number(process.env.SWITCHYARD_E2E_PORT);
 
+// The specs that drive a simulated cluster in real time (minutes each, mostly waiting) run on a dashboard and SQLite
+// file of their own beside the other SQLite specs (project "sqlite-sim"), so their waits overlap the rest.
+process.env.SWITCHYARD_E2E_SIM_DB ??= `${process.env.SWITCHYARD_E2E_DB.replace(/\.db$/, "")}-sim.db`;
+process.env.SWITCHYARD_E2E_SIM_PORT ??= String(port + 200);
+process.env.SWITCHYARD_E2E_SIM_STATE ??= process.env.SWITCHYARD_E2E_STATE.replace(/\.json$/, "-sim.json");
+const simPort = Number(process.env.SWITCHYARD_E2E_SIM_PORT);
+const SIM_SPECS = ["cluster-sim.spec.ts", "policy-effects.spec.ts", "policy-guard.spec.ts", "tiers-sim.spec.ts"];
+
 // With SWITCHYARD_TEST_DATABASE_URL set (CI, `npm run test:pg`'s server) a second dashboard runs on a fresh database
 // of that PostgreSQL server, and the specs whose pages run there run against it too (project "postgresql").
 const pgServer = process.env.SWITCHYARD_TEST_DATABASE_URL || undefined;
@@ -53,9 +61,9 @@ export default defineConfig({
   globalSetup: "./e2e/global-setup.ts",
   globalTeardown: "./e2e/global-teardown.ts",
   fullyParallel: false,
-  // One test at a time per dashboard (specs share its database), the SQLite and PostgreSQL projects side by side: each
-  // has a dashboard and a database of its own, and most of a spec's time is waiting for pages and polls.
-  workers: pgServer ? 2 : 1,
+  // One test at a time per dashboard (specs share its database), the projects side by side: each has a dashboard and a
+  // database of its own, and most of a spec's time is waiting for pages, polls and simulated minutes.
+  workers: pgServer ? 3 : 2,
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
@@ -81,7 +89,13 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: "sqlite", workers: 1 },
+    { name: "sqlite", testIgnore: SIM_SPECS, workers: 1 },
+    {
+      name: "sqlite-sim",
+      testMatch: SIM_SPECS,
+      workers: 1,
+      use: { baseURL: `http://localhost:${simPort}`, storageState: process.env.SWITCHYARD_E2E_SIM_STATE },
+    },
     ...(pgServer
       ? [
           {
@@ -100,6 +114,13 @@ export default defineConfig({
       reuseExistingServer: false,
       timeout: 60_000,
       env: { ...dashboardEnv, PORT: String(port), SWITCHYARD_DB: process.env.SWITCHYARD_E2E_DB },
+    },
+    {
+      command: "npx tsx server/main.ts",
+      url: `http://localhost:${simPort}/api/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      env: { ...dashboardEnv, PORT: String(simPort), SWITCHYARD_DB: process.env.SWITCHYARD_E2E_SIM_DB },
     },
     ...(pgServer
       ? [

@@ -1,21 +1,26 @@
 import { spawn } from "node:child_process";
 import { expect, test, type APIRequestContext } from "@playwright/test";
+import { runPrefix } from "../server/sim/engine";
 import { tryApiQuery } from "./fixtures/telemetry";
 
 type Row = { sessionId: string; diverged: number; turns: number };
 
-async function sessionsWithDiverged(request: APIRequestContext): Promise<Row[]> {
+/** This run's sessions (their ids start with the simulator run's prefix) with diverged misses, most first. */
+async function sessionsWithDiverged(request: APIRequestContext, run: string): Promise<Row[]> {
   const list = await tryApiQuery<{ items: Row[] }>(request, "sessions.list", {
     range: { preset: "1h" },
+    search: `${run}-s`,
     sort: "diverged",
     dir: "desc",
     limit: 5,
   });
-  return (list?.items ?? []).filter((r) => r.diverged > 0);
+  return (list?.items ?? []).filter((r) => r.diverged > 0 && r.sessionId.startsWith(`${run}-s`));
 }
 
-function runSimulator(baseURL: string): Promise<number> {
-  const start = String(Date.now() - 180_000);
+const SEED = 1;
+
+/** Run the simulator into the dashboard; its sessions are named after the run's prefix (seed and start). */
+function runSimulator(baseURL: string, start: number): Promise<number> {
   const args = [
     "tsx",
     "server/sim/cli.ts",
@@ -24,8 +29,10 @@ function runSimulator(baseURL: string): Promise<number> {
     "--fast",
     "--duration",
     "120",
+    "--seed",
+    String(SEED),
     "--start",
-    start,
+    String(start),
     "--dashboard",
     baseURL,
     "--token",
@@ -45,11 +52,14 @@ test("preamble: diverged misses in a trace, the unstable-prefix finding, and a t
   request,
   baseURL,
 }) => {
-  expect(await runSimulator(baseURL!)).toBe(0);
+  // Only this run's sessions: others on the dashboard (an imported trace) can have diverged turns and no decisions.
+  const start = Date.now() - 180_000;
+  const run = runPrefix(SEED, start);
+  expect(await runSimulator(baseURL!, start)).toBe(0);
   await expect
-    .poll(async () => (await sessionsWithDiverged(request)).length, { timeout: 90_000, intervals: [1_000] })
+    .poll(async () => (await sessionsWithDiverged(request, run)).length, { timeout: 90_000, intervals: [1_000] })
     .toBeGreaterThan(0);
-  const [target] = await sessionsWithDiverged(request);
+  const [target] = await sessionsWithDiverged(request, run);
 
   // The finding needs the share of diverged misses in the range, not just one: on PostgreSQL attribution may still be
   // judging the rest of the run when the first diverged session shows, so reload until it is there.
