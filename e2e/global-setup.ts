@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { request, type FullConfig } from "@playwright/test";
 import { createUser, E2E_PASSWORD } from "./fixtures/auth";
 import { e2eDatabaseUrl, seedE2eAccounts } from "./global-pg";
@@ -9,6 +10,13 @@ const ADMIN = "e2e-admin";
  * the bootstrap API token on SQLite, written into the store on PostgreSQL (its account pages are SQLite-only so far).
  */
 export default async function globalSetup(config: FullConfig): Promise<void> {
+  // Without the browser every spec fails alike with Playwright's launch error; say once what to install instead.
+  const browser = config.projects[0]?.use.launchOptions?.executablePath;
+  if (browser && !fs.existsSync(browser))
+    throw new Error(
+      `the browser tests need Chromium at ${browser}: install Debian's chromium (apt-get install chromium), ` +
+        "or set CHROMIUM_PATH to a Chromium binary",
+    );
   for (const project of config.projects) {
     const baseURL = project.use.baseURL!;
     if (project.name === "postgresql") {
