@@ -173,6 +173,22 @@ export async function recordSourceOk(s: Store, who: SourceIdentity, at: number, 
     });
 }
 
+/**
+ * Run a status write of a configured source only while its sources row exists; false when it was removed. A pass that
+ * ends after its source was removed must not leave a status row behind (the Sources page would show it again, as an
+ * implicit source). PostgreSQL: the row is held for the write, so a removal begun meanwhile waits and then deletes the
+ * status too; SQLite: the write transaction is the lock.
+ */
+export async function whileConfigured(s: Store, id: string, write: (t: Store) => Promise<void>): Promise<boolean> {
+  return s.tx(async (t) => {
+    const { sources } = t.t;
+    const q = t.db.select({ id: sources.id }).from(sources).where(eq(sources.id, id));
+    if ((await (t.engine === "pg" ? q.for("share") : q)).length === 0) return false;
+    await write(t);
+    return true;
+  });
+}
+
 /** A failed pass: keep the message (truncated to 1,000 characters) and its time, count it. */
 export async function recordSourceError(s: Store, who: SourceIdentity, at: number, message: string): Promise<void> {
   const { sourceStatus: st } = s.t;

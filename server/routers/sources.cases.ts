@@ -86,6 +86,31 @@ export function sourcesCases(engine: PageEngine) {
       await expect(api.sources.remove({ id: "vllm-a" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     });
 
+    it("a configured source's status written after its removal does not bring it back; implicit ones still appear", async () => {
+      const { api, store } = await open();
+      await api.sources.upsert({ source: prometheus() });
+      const report = sourceReporter(store, "vllm-a", "prometheus", "vLLM A", { configured: true });
+      await report.ok(NOW + 1, { series: 3, events: 1 });
+      expect((await api.sources.list()).map((s) => [s.id, s.state])).toEqual([["vllm-a", "ok"]]);
+      // A scrape that was running when the operator removed the source ends afterwards, ok or failed.
+      await api.sources.remove({ id: "vllm-a" });
+      await report.ok(NOW + 2, { series: 3, events: 1 });
+      await report.error(NOW + 3, "HTTP 503");
+      expect(await api.sources.list()).toEqual([]);
+      // The same writes made side by side with the removal leave nothing behind either.
+      await api.sources.upsert({ source: prometheus() });
+      await Promise.all([
+        api.sources.remove({ id: "vllm-a" }),
+        report.ok(NOW + 4, { events: 1 }),
+        report.error(NOW + 5, "x"),
+      ]);
+      await report.ok(NOW + 6, { events: 1 });
+      expect(await api.sources.list()).toEqual([]);
+      // An implicit source has no sources row: its writes make its status row.
+      await sourceReporter(store, "otlp", "otlp", "Harness OTLP logs").ok(NOW, { events: 7 });
+      expect((await api.sources.list()).map((s) => [s.id, s.configured])).toEqual([["otlp", false]]);
+    });
+
     it("lists implicit sources (OTLP, trace uploads) after configured ones", async () => {
       const { api, store } = await open();
       await api.sources.upsert({ source: prometheus() });

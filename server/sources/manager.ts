@@ -45,7 +45,7 @@ export async function startSources(
 
   /** Start one source; resolves once a refusal to start is recorded. */
   const startOne = async (id: string, s: { kind: string; name: string; config: unknown; fingerprint: string }) => {
-    const report = sourceReporter(sink.store, id, s.kind as SourceKind, s.name);
+    const report = sourceReporter(sink.store, id, s.kind as SourceKind, s.name, { configured: true });
     const idle = { fingerprint: s.fingerprint, stop: async () => {} };
     const parsed = parseSourceConfig(s.kind, s.config);
     const starter = (starters as Record<string, AnyStarter | undefined>)[s.kind];

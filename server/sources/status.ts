@@ -1,5 +1,5 @@
 import type { BatchReply } from "../ingest/batch";
-import { recordSourceError, recordSourceOk } from "../../db/store/sources";
+import { recordSourceError, recordSourceOk, whileConfigured } from "../../db/store/sources";
 import type { Store } from "../../db/store/store";
 import { errorMessage, log } from "../observability/logger";
 import type { SourceSeen } from "../../db/rows/sources";
@@ -16,15 +16,24 @@ export type SourceReport = {
 
 /**
  * Status writer for one source on the store; creates the status row on first use (implicit sources: "otlp",
- * "trace-upload"). Writes of one reporter are stored in the order they were made.
+ * "trace-upload"). `configured`: a source of the sources table, whose writes are dropped once it is removed (a scrape
+ * still running then must not bring its row back). Writes of one reporter are stored in the order they were made.
  */
-export function sourceReporter(s: Store, id: string, kind: SourceKind, name?: string): SourceReport {
+export function sourceReporter(
+  s: Store,
+  id: string,
+  kind: SourceKind,
+  name?: string,
+  { configured = false }: { configured?: boolean } = {},
+): SourceReport {
   const who = { id, kind, name: name ?? id };
   let last: Promise<void> = Promise.resolve();
+  const guarded = (write: (t: Store) => Promise<void>) =>
+    configured ? () => whileConfigured(s, id, write).then(() => {}) : () => write(s);
   const queued = (write: () => Promise<void>) => (last = last.then(() => safely(write)));
   return {
-    ok: (at, seen) => queued(() => recordSourceOk(s, who, at, seen)),
-    error: (at, message) => queued(() => recordSourceError(s, who, at, message)),
+    ok: (at, seen) => queued(guarded((t) => recordSourceOk(t, who, at, seen))),
+    error: (at, message) => queued(guarded((t) => recordSourceError(t, who, at, message))),
   };
 }
 
