@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
+import net from "node:net";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { freePort } from "../lib/free-port";
 
 // `npm start` as a newcomer runs it: dashboard + simulated cluster, signed in through the printed link, overview live
 // within seconds, Ctrl-C stops both in order (the simulator delivers what it holds before the dashboard stops).
@@ -63,4 +65,28 @@ test("npm start shows the simulated cluster on the overview and stops cleanly on
   expect(res).toBeNull();
   const sim = await fetch(`http://127.0.0.1:${controlPort}/control/policies`).catch(() => null);
   expect(sim).toBeNull();
+});
+
+// A dashboard already running on the port (or any program there) is named in one line before anything starts: the
+// health check would otherwise pass against it, and the simulator would post into it.
+test("npm start on a port that is taken says so in one line and starts nothing", async () => {
+  const port = await freePort();
+  const holder = net.createServer().listen(port, "0.0.0.0");
+  await new Promise((resolve) => holder.once("listening", resolve));
+  try {
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += String(d)));
+    child.stderr.on("data", (d) => (output += String(d)));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+    expect(code).toBe(2);
+    expect(output.trim()).toBe(
+      `npm start: port ${port} is not free (EADDRINUSE): another Switchyard or another program may be running there; stop it, or start on another port: PORT=${port + 10} npm start`,
+    );
+  } finally {
+    await new Promise((resolve) => holder.close(resolve));
+  }
 });

@@ -11,3 +11,15 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Why a server could not listen on `port` at `host` right now (the error's code, e.g. "EADDRINUSE" or "EACCES"), or
+ * null when it could: checked by listening and closing again at once.
+ */
+export function cannotListen(port: number, host: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    srv.listen(port, host, () => srv.close(() => resolve(null)));
+  });
+}

@@ -3,6 +3,7 @@
 // Extra arguments go to the simulator: `npm start -- --scenario preamble --speed 10`.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { cannotListen } from "../lib/free-port";
 import { buildIfNeeded } from "./build-if-needed";
 import { planStart } from "./start-args";
 import { waitForHealth } from "./wait-for-health";
@@ -72,7 +73,27 @@ function stop(code: number) {
   next(children.length - 1);
 }
 
+/**
+ * Refuse to start when the dashboard's or the simulator's port is taken: the health check would pass against whatever
+ * listens there (another Switchyard: the simulator would post into it), and the dashboard would fail only later.
+ */
+async function checkPorts(): Promise<string | null> {
+  const host = process.env.HOST || "0.0.0.0";
+  const dashboard = await cannotListen(plan.port, host);
+  if (dashboard)
+    return `port ${plan.port} is not free (${dashboard}): another Switchyard or another program may be running there; stop it, or start on another port: PORT=${plan.port + 10} npm start`;
+  const control = await cannotListen(plan.controlPort, plan.controlHost);
+  if (control)
+    return `the simulator's control port ${plan.controlPort} is not free (${control}): stop what listens there, or set SWITCHYARD_SIM_CONTROL_PORT to another port`;
+  return null;
+}
+
 async function main() {
+  const taken = await checkPorts();
+  if (taken) {
+    console.error(`npm start: ${taken}`);
+    process.exit(2);
+  }
   buildIfNeeded();
   process.on("SIGINT", () => stop(0));
   process.on("SIGTERM", () => stop(0));
