@@ -1,9 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
-import { bucketOf, fieldsOf, indexed, jsonArray, rawRows } from "./sql";
+import { bucketOf, fieldsOf, indexed, jsonArray, numbersOf, rawRows } from "./sql";
 import type { Store } from "./store";
 import { MAX_WORKERS, rollupScan, type RollupRead } from "./workers";
 
-// Rollup reads for the worker charts as one row per worker whose bucket columns are aggregated in SQL (JSON arrays,
+// Rollup reads for the worker charts as one row per worker whose bucket columns are aggregated in SQL (arrays as text,
 // parsed once here): the all-workers chart reads 64 rows, not 64 × 120. The arrays come unordered (an ORDER BY inside
 // the aggregates sorted each array apart, and cost SQLite more than the rest of the query) and are put in time order
 // here, which costs one pass when they already are.
@@ -74,11 +74,9 @@ export async function rollupColumns(s: Store, opts: RollupRead): Promise<WorkerC
   const key = `rollupColumns.${resolution}.${one ? "one" : "all"}.${plain ? "rows" : step}`;
   const rows = await rawRows(s, key, build, { a: start, b: to, w: workerId });
   return rows.map((r) => {
-    const [t, util, hitRate] = JSON.parse(`[${r[1] as string},${r[2] as string},${r[3] as string}]`) as [
-      number[],
-      (number | null)[],
-      (number | null)[],
-    ];
+    const [t, util, hitRate] = JSON.parse(
+      `[${numbersOf(s, r[1] as string)},${numbersOf(s, r[2] as string)},${numbersOf(s, r[3] as string)}]`,
+    ) as [number[], (number | null)[], (number | null)[]];
     return inTimeOrder({ workerId: r[0] as string, t, util, hitRate });
   });
 }
