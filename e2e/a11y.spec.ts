@@ -44,3 +44,20 @@ for (const colorScheme of ["light", "dark"] as const) {
     expect(found).toEqual([]);
   });
 }
+
+// The loading state too, held there: every data request is left unanswered while the check runs (a check of the
+// filled pages could catch one still loading only now and then, and failed then).
+test("every page's loading state passes axe's WCAG 2 A/AA rules", async ({ browser, baseURL }) => {
+  const context = await browser.newContext({ baseURL, storageState: process.env.SWITCHYARD_E2E_STATE });
+  const page = await context.newPage();
+  await page.route("**/api/trpc/**", () => {});
+  const found: string[] = [];
+  for (const { path } of consolePages(seeded)) {
+    await page.goto(path);
+    await expect(page.locator('[aria-busy="true"], h1').first()).toBeVisible();
+    const { violations } = await new AxeBuilder({ page }).withTags(WCAG).analyze();
+    found.push(...summarize(violations).map((v) => `${path} (loading): ${v}`));
+  }
+  await context.close();
+  expect(found).toEqual([]);
+});

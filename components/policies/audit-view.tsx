@@ -41,7 +41,12 @@ export function AuditView() {
         />
       )}
       {audit.isPending && (
-        <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading the audit log" />
+        <div
+          className="chart-skeleton skeleton"
+          role="progressbar"
+          aria-busy="true"
+          aria-label="Loading the audit log"
+        />
       )}
       {audit.data && audit.data.items.length === 0 && (
         <p className="chart-empty card" role="status">

@@ -47,7 +47,7 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
       />
     );
   if (history.isPending)
-    return <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading history" />;
+    return <div className="chart-skeleton skeleton" role="progressbar" aria-busy="true" aria-label="Loading history" />;
   if (items.length === 0) {
     return (
       <p className="sub" role="status">

@@ -201,7 +201,9 @@ export function ImpactPanel({ kind, version }: { kind: PolicyKind; version: numb
           onRetry={() => void q.refetch()}
         />
       )}
-      {q.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading impact" />}
+      {q.isPending && (
+        <div className="chart-skeleton skeleton" role="progressbar" aria-busy="true" aria-label="Loading impact" />
+      )}
       {q.data && (
         <>
           {q.data.guard && <GuardStatus kind={kind} version={version} guard={q.data.guard} />}

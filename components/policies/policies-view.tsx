@@ -90,7 +90,8 @@ export function PoliciesView() {
               role="tab"
               id={`tab-${k}`}
               aria-selected={k === kind}
-              aria-controls={`panel-${k}`}
+              // The panels exist once the policies have loaded: before, the tab controls nothing yet.
+              aria-controls={list.data ? `panel-${k}` : undefined}
               tabIndex={k === kind ? 0 : -1}
               onClick={() => select(k)}
             >
@@ -109,7 +110,9 @@ export function PoliciesView() {
           onRetry={() => void list.refetch()}
         />
       )}
-      {list.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading policies" />}
+      {list.isPending && (
+        <div className="chart-skeleton skeleton" role="progressbar" aria-busy="true" aria-label="Loading policies" />
+      )}
 
       {list.data &&
         POLICY_KINDS.map((k) => (
@@ -138,7 +141,12 @@ export function PoliciesView() {
                     />
                   )}
                   {rollout.isPending && (
-                    <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading rollout status" />
+                    <div
+                      className="chart-skeleton skeleton"
+                      role="progressbar"
+                      aria-busy="true"
+                      aria-label="Loading rollout status"
+                    />
                   )}
                   {rollout.data && (
                     <RolloutPanel

@@ -117,7 +117,9 @@ export function SourcesView() {
             onRetry={() => void list.refetch()}
           />
         )}
-        {list.isPending && <div className="table-wrap skeleton" aria-busy="true" aria-label="Loading sources" />}
+        {list.isPending && (
+          <div className="table-wrap skeleton" role="progressbar" aria-busy="true" aria-label="Loading sources" />
+        )}
         {rows && rows.length === 0 && (
           <p className="notice" role="status">
             Nothing is connected yet. Add a Prometheus target, a KV events publisher or a trace directory above, or send

@@ -105,7 +105,9 @@ export function TargetsSection() {
           onRetry={() => void list.refetch()}
         />
       )}
-      {list.isPending && <div className="table-wrap skeleton" aria-busy="true" aria-label="Loading policy targets" />}
+      {list.isPending && (
+        <div className="table-wrap skeleton" role="progressbar" aria-busy="true" aria-label="Loading policy targets" />
+      )}
       {rows && rows.length === 0 && (
         <p className="notice" role="status">
           No policy targets yet: published policies reach no cluster until you add one.

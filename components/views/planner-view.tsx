@@ -72,7 +72,7 @@ export function PlannerView() {
         />
       )}
       {series.isPending && (
-        <div className="chart-card" aria-busy="true" aria-label="Loading planner series">
+        <div className="chart-card" role="progressbar" aria-busy="true" aria-label="Loading planner series">
           <div className="chart-skeleton skeleton" />
         </div>
       )}
@@ -165,7 +165,9 @@ export function PlannerView() {
             onRetry={() => void list.refetch()}
           />
         )}
-        {list.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading decisions" />}
+        {list.isPending && (
+          <div className="chart-skeleton skeleton" role="progressbar" aria-busy="true" aria-label="Loading decisions" />
+        )}
         {list.data && list.data.items.length === 0 && (
           <p className="chart-empty" role="status">
             No planner decisions {actionsOnly ? "that scaled " : ""}in this range.

@@ -150,7 +150,9 @@ export function RoutingView() {
             onRetry={() => void list.refetch()}
           />
         )}
-        {list.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading decisions" />}
+        {list.isPending && (
+          <div className="chart-skeleton skeleton" role="progressbar" aria-busy="true" aria-label="Loading decisions" />
+        )}
         {list.data && list.data.items.length === 0 && (
           <p className="chart-empty" role="status">
             {lossOnly ? "No decision in this range lost prefix to routing." : "No routing decisions in this range."}

@@ -189,7 +189,9 @@ export function SessionsView() {
           onRetry={() => void list.refetch()}
         />
       )}
-      {list.isPending && <div className="chart-skeleton skeleton" aria-busy="true" aria-label="Loading sessions" />}
+      {list.isPending && (
+        <div className="chart-skeleton skeleton" role="progressbar" aria-busy="true" aria-label="Loading sessions" />
+      )}
       {list.data && list.data.items.length === 0 && (
         <p className="chart-empty" role="status">
           No sessions match in this range.

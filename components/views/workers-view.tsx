@@ -58,7 +58,12 @@ export function WorkersView() {
         />
       )}
       {list.isPending && (
-        <div className="table-wrap chart-skeleton skeleton" aria-busy="true" aria-label="Loading workers" />
+        <div
+          className="table-wrap chart-skeleton skeleton"
+          role="progressbar"
+          aria-busy="true"
+          aria-label="Loading workers"
+        />
       )}
       {rows && rows.length === 0 && (
         <p role="status" className="notice">
