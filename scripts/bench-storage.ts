@@ -3,8 +3,10 @@
 // real /api/ingest of a real dashboard process into a fresh database, then attribution to completion.
 // --cpu-prof DIR: the dashboard process writes CPU profiles of its threads there (node --cpu-prof). --keep-db FILE:
 // a copy of the ingested database (e.g. to replay attribution over it with scripts/replay-attribution.ts).
-// --engine postgres|both: the same stream also through PostgreSQL's ingest route handler (bench-ingest-engines.ts),
-// last, beside SQLite's ingest of this run (SQLite runs in every case: it is the baseline).
+// --engine postgres|both: the same stream also posted over HTTP to a dashboard process on PostgreSQL (a fresh database on
+// SWITCHYARD_TEST_DATABASE_URL's server, else a throwaway durable one), then through PostgreSQL's ingest route handler
+// in this process (bench-ingest-engines.ts), last, beside SQLite's ingest of this run (SQLite runs in every case: it is
+// the baseline).
 // Prints storage per simulated hour and per request, every table's and index's size, ingest rate and attribution speed, each beside a baseline
 // measured in the same run (the machine may be busy: compare the ratios).
 import { spawn, type ChildProcess } from "node:child_process";
@@ -22,6 +24,8 @@ import { fullLine, writeSimStream, type SimStream } from "./sim-stream";
 import { waitForHealth } from "./wait-for-health";
 import { freePort } from "../lib/free-port";
 import { pgRouteOnStream, takeEngineOption } from "./bench-ingest-engines";
+import { startThrowawayPg } from "../test/pg-server";
+import { freshPg } from "../test/pg";
 
 const TOKEN = "bench-storage-token-0123456789abcdef";
 const BATCH = 1_000;
@@ -279,6 +283,75 @@ function attributionAlone(
   return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, rawReadSeconds, chainMiB: chars / MiB };
 }
 
+/** Spawn a dashboard process (server/main.ts) with `env` on a free port; resolves once it is healthy. */
+async function startDashboard(
+  env: Record<string, string>,
+  cpuProf: string | null,
+): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const profile = cpuProf ? ["--cpu-prof", "--cpu-prof-dir", cpuProf] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", "server/main.ts"], {
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      SWITCHYARD_INGEST_TOKEN: TOKEN,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://localhost:${port}`;
+  if (!(await waitForHealth(`${url}/api/health`, 120_000))) {
+    child.kill("SIGKILL");
+    throw new Error("dashboard did not become healthy");
+  }
+  return { child, url };
+}
+
+/**
+ * The same stream posted over HTTP, as to SQLite above, to a dashboard process whose store is a fresh PostgreSQL
+ * database: the rate ingest sustains there, its CPU, and how many compact requests were re-sent in full (on
+ * PostgreSQL bodies in flight are stored concurrently, so a prefix may not have committed yet: unknown_prefix).
+ */
+async function pgDashboardIngest(
+  stream: SimStream,
+  dir: string,
+  baseline: { sqlite: number; raw: number },
+  cpuProf: string | null,
+) {
+  const given = process.env.SWITCHYARD_TEST_DATABASE_URL;
+  const server = given ? null : await startThrowawayPg({ durable: true });
+  try {
+    const fresh = await freshPg(given ?? server!.url);
+    await fresh.pg.$client.end({ timeout: 5 });
+    let dash: { child: ChildProcess; url: string } | null = null;
+    try {
+      dash = await startDashboard(
+        { SWITCHYARD_DATABASE_URL: fresh.url, SWITCHYARD_DB: path.join(dir, "unused-by-postgres.db") },
+        cpuProf && path.join(cpuProf, "postgres"),
+      );
+      const pid = dash.child.pid!;
+      const cpu0 = processCpu(pid);
+      const ing = await ingest(dash.url, stream);
+      const cpu1 = processCpu(pid);
+      const rate = ing.events / ing.seconds;
+      const cpu = cpu0 !== null && cpu1 !== null ? `, dashboard CPU ${(cpu1 - cpu0).toFixed(1)} s` : "";
+      console.log(
+        `ingest on postgres (a dashboard process over HTTP, as above): ${Math.round(rate)} events/s (${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s), ${(rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(rate / baseline.raw).toFixed(3)}x raw inserts${cpu}; ${ing.resent} compact requests re-sent in full after unknown_prefix`,
+      );
+    } finally {
+      if (dash) {
+        dash.child.kill("SIGTERM");
+        await exited(dash.child);
+      }
+      await fresh.drop();
+    }
+  } finally {
+    server?.stop();
+  }
+}
+
 async function main() {
   const { engines } = takeEngineOption(process.argv.slice(2));
   const minutes = minutesArg(process.argv.slice(2));
@@ -302,21 +375,9 @@ async function main() {
       seconds: simSeconds,
       fullChains,
     });
-    const port = await freePort();
-    const profile = cpuProf ? ["--cpu-prof", "--cpu-prof-dir", cpuProf] : [];
-    server = spawn(process.execPath, [...profile, "--import", "tsx", "server/main.ts"], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        SWITCHYARD_DB: dbFile,
-        SWITCHYARD_INGEST_TOKEN: TOKEN,
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-      },
-      stdio: ["ignore", "ignore", "inherit"],
-    });
-    const url = `http://localhost:${port}`;
-    if (!(await waitForHealth(`${url}/api/health`, 120_000))) throw new Error("dashboard did not become healthy");
+    const dash = await startDashboard({ SWITCHYARD_DB: dbFile }, cpuProf);
+    server = dash.child;
+    const url = dash.url;
     const cpu0 = processCpu(server.pid!);
     const pid = server.pid!;
     const threads0 = threadCpu(pid);
@@ -373,7 +434,10 @@ async function main() {
       `attribution in the dashboard's worker: caught up ${tailSeconds.toFixed(1)} s after ingest ended; ${(simSeconds / liveSeconds).toFixed(0)} x real time from the first post`,
     );
     for (const line of sizeLines(tables)) console.log(line);
-    if (engines?.includes("postgres")) await pgRouteOnStream(simFile, BATCH, CONCURRENCY, { sqlite: rate, raw });
+    if (engines?.includes("postgres")) {
+      await pgDashboardIngest(stream, dir, { sqlite: rate, raw }, cpuProf);
+      await pgRouteOnStream(simFile, BATCH, CONCURRENCY, { sqlite: rate, raw });
+    }
   } finally {
     if (server) {
       server.kill("SIGTERM");
