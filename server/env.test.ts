@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EnvError, parseEnv } from "./env";
+import { EnvError, ingestWorkers, parseEnv } from "./env";
 
 function envError(raw: Record<string, string | undefined>): EnvError {
   try {
@@ -20,7 +20,6 @@ describe("parseEnv", () => {
       SWITCHYARD_RAW_RETENTION_HOURS: 24,
       SWITCHYARD_RETENTION_DAYS: 30,
       SWITCHYARD_RETENTION_SWEEP_SECONDS: 300,
-      SWITCHYARD_INGEST_WORKERS: 2,
       SWITCHYARD_RECONCILE_SECONDS: 5,
       SWITCHYARD_SESSION_HOURS: 12,
       SWITCHYARD_LOG_LEVEL: "info",
@@ -111,5 +110,21 @@ describe("parseEnv", () => {
     expect(message).toContain("SWITCHYARD_DATABASE_URL");
     expect(message).toContain("mysql://sw:***@db/x");
     expect(message).not.toContain("s3cret");
+  });
+});
+
+describe("ingestWorkers", () => {
+  it.each([
+    ["SQLite, unset: one (a second connection taking turns would start every batch with a cold page cache)", {}, 1],
+    ["PostgreSQL, unset: two decode threads", { SWITCHYARD_DATABASE_URL: "postgres://sw:pw@db:5432/switchyard" }, 2],
+    ["set: as set, on SQLite", { SWITCHYARD_INGEST_WORKERS: "3" }, 3],
+    ["set to 0: inline", { SWITCHYARD_INGEST_WORKERS: "0" }, 0],
+    [
+      "set: as set, on PostgreSQL",
+      { SWITCHYARD_INGEST_WORKERS: "1", SWITCHYARD_DATABASE_URL: "postgres://sw:pw@db:5432/switchyard" },
+      1,
+    ],
+  ])("%s", (_, vars, n) => {
+    expect(ingestWorkers(parseEnv(vars))).toBe(n);
   });
 });

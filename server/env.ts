@@ -40,7 +40,8 @@ const schema = z.object({
     .default(24),
   // Requests, tools, routing and planner decisions, reasoning spans and miss attribution: days kept (rollups: 400 days).
   SWITCHYARD_RETENTION_DAYS: z.coerce.number().int("must be a whole number of days").min(1).max(3650).default(30),
-  SWITCHYARD_INGEST_WORKERS: z.coerce.number().int().min(0).max(16).default(2),
+  // Unset: ingestWorkers() picks by engine.
+  SWITCHYARD_INGEST_WORKERS: z.coerce.number().int().min(0).max(16).optional(),
   SWITCHYARD_RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   // Set by `npm start`: the embedded simulated cluster's control API, registered as a policy target.
   SWITCHYARD_SIM_CONTROL_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
@@ -85,4 +86,15 @@ let cached: Env | undefined;
 export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
+}
+
+/**
+ * Ingest worker threads (SWITCHYARD_INGEST_WORKERS, else by engine). On SQLite one: in WAL mode a connection drops its
+ * whole page cache whenever another connection has written since its last transaction, so two ingest connections
+ * taking turns each start every batch cold (the steady hour through bench:storage, alternating runs: 20-23% more
+ * ingest CPU per event with two than with one, 0.27x against 0.34x raw inserts). On PostgreSQL the threads only decode
+ * and validate (the event loop stores), so two overlap with the database's own work.
+ */
+export function ingestWorkers(env: Pick<Env, "SWITCHYARD_INGEST_WORKERS" | "SWITCHYARD_DATABASE_URL">): number {
+  return env.SWITCHYARD_INGEST_WORKERS ?? (env.SWITCHYARD_DATABASE_URL ? 2 : 1);
 }

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import next from "next";
-import { env, EnvError, type Env } from "./env";
+import { env, EnvError, ingestWorkers, type Env } from "./env";
 import { checkEngine, EngineError } from "./engine-start";
 import { ensureIngestToken } from "./ingest/token";
 import { startAttributionThread } from "./jobs/attribution-thread";
@@ -160,7 +160,7 @@ async function firstStartAccounts(store: Store, settings: Env): Promise<string |
 
 /** Ingest's worker threads: on SQLite they store bodies (IngestPool), on PostgreSQL they decode them (PgDecodePool). */
 function ingestPool(settings: Env): { install: () => void; close: () => Promise<void> } | null {
-  const n = settings.SWITCHYARD_INGEST_WORKERS;
+  const n = ingestWorkers(settings);
   if (n === 0) return null;
   return settings.SWITCHYARD_DATABASE_URL ? new PgDecodePool(n) : new IngestPool(settings.SWITCHYARD_DB, n);
 }
