@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { sleepWhile } from "./thread-priority";
+import { napAfter, pacedNaps, sleepWhile } from "./thread-priority";
 
 // A worker thread lowers its own priority through the module; the process's main thread keeps its own.
 const MODULE = path.join(import.meta.dirname, "thread-priority.ts");
@@ -74,5 +74,38 @@ describe("sleepWhile (the attribution thread's pause while ingest is busy)", () 
     const slept = sleepWhile(() => performance.now() < end, 10_000);
     expect(slept).toBeGreaterThanOrEqual(19);
     expect(slept).toBeLessThan(2_000);
+  });
+});
+
+describe("napAfter / pacedNaps (attribution's naps scale with its own work while ingest is busy)", () => {
+  const pace = { ratio: 4, minMs: 10, maxMs: 500 };
+  it.each([
+    ["no work yet: the floor", 0, 10],
+    ["a little work: still the floor", 1, 10],
+    ["25 ms of work: four times it", 25, 100],
+    ["a long step: the ceiling", 400, 500],
+    ["a clock that went back counts as no work", -50, 10],
+  ])("%s", (_, worked, nap) => {
+    expect(napAfter(worked, pace)).toBe(nap);
+  });
+
+  it("naps for ratio times the time since the previous call while busy, and not at all when idle", () => {
+    let t = 1_000;
+    let busy = true;
+    const slept: number[] = [];
+    // A fake clock for the work measured between calls; the nap itself is real (sleepWhile), so bounds are loose.
+    const between = pacedNaps(
+      () => busy,
+      { ratio: 2, minMs: 0, maxMs: 1_000 },
+      () => t,
+    );
+    t += 15; // 15 ms of work → at most 30 ms of nap
+    slept.push(between());
+    busy = false;
+    t += 200;
+    slept.push(between());
+    expect(slept[0]).toBeGreaterThanOrEqual(29);
+    expect(slept[0]).toBeLessThan(1_000);
+    expect(slept[1]).toBeLessThan(5);
   });
 });

@@ -41,3 +41,25 @@ export function sleepWhile(busy: () => boolean, maxMs: number): number {
   while (performance.now() < until && busy()) Atomics.wait(nap, 0, 0, 1);
   return performance.now() - start;
 }
+
+/** How long background work naps before a transaction while ingest is busy: see pacedNaps. */
+export type NapPace = { ratio: number; minMs: number; maxMs: number };
+
+/** The longest nap after `workedMs` of work: ratio times it, within [minMs, maxMs]. */
+export function napAfter(workedMs: number, { ratio, minMs, maxMs }: NapPace): number {
+  return Math.min(maxMs, Math.max(minMs, Math.max(0, workedMs) * ratio));
+}
+
+/**
+ * A `between` for background work: each call naps while `busy()` holds, at most napAfter(the time since the previous
+ * call returned), so the work keeps at least 1 / (1 + ratio) of the time while ingest never rests and otherwise leaves
+ * the cores to it. Returns the ms slept.
+ */
+export function pacedNaps(busy: () => boolean, pace: NapPace, now = () => performance.now()): () => number {
+  let last = now();
+  return () => {
+    const slept = sleepWhile(busy, napAfter(now() - last, pace));
+    last = now();
+    return slept;
+  };
+}
