@@ -202,6 +202,27 @@ function processCpu(pid: number): number | null {
   }
 }
 
+/** CPU seconds used so far by every process named postgres on this machine (the server's backends; Linux; null elsewhere). */
+function postgresCpu(): number | null {
+  try {
+    let total = 0;
+    for (const pid of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+        if (!stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).startsWith("postgres")) continue;
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        total += (Number(f[11]) + Number(f[12])) / 100;
+      } catch {
+        // The process ended meanwhile.
+      }
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
 /** Poll the database until the attribution job has judged every request and applied every KV event. */
 async function attributed(dbFile: string, timeoutMs: number): Promise<boolean> {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
@@ -333,10 +354,15 @@ async function pgDashboardIngest(
       );
       const pid = dash.child.pid!;
       const cpu0 = processCpu(pid);
+      const pg0 = postgresCpu();
       const ing = await ingest(dash.url, stream);
       const cpu1 = processCpu(pid);
+      const pg1 = postgresCpu();
       const rate = ing.events / ing.seconds;
-      const cpu = cpu0 !== null && cpu1 !== null ? `, dashboard CPU ${(cpu1 - cpu0).toFixed(1)} s` : "";
+      const cpu =
+        (cpu0 !== null && cpu1 !== null ? `, dashboard CPU ${(cpu1 - cpu0).toFixed(1)} s` : "") +
+        (pg0 !== null && pg1 !== null ? `, PostgreSQL's processes ${(pg1 - pg0).toFixed(1)} s` : "") +
+        ` over ${ing.seconds.toFixed(1)} s`;
       console.log(
         `ingest on postgres (a dashboard process over HTTP, as above): ${Math.round(rate)} events/s (${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s), ${(rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(rate / baseline.raw).toFixed(3)}x raw inserts${cpu}; ${ing.resent} compact requests re-sent in full after unknown_prefix`,
       );
