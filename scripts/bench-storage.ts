@@ -354,9 +354,11 @@ async function pgDashboardIngest(
       );
       const pid = dash.child.pid!;
       const cpu0 = processCpu(pid);
+      const threads0 = threadCpu(pid);
       const pg0 = postgresCpu();
       const ing = await ingest(dash.url, stream);
       const cpu1 = processCpu(pid);
+      const threads1 = threadCpu(pid);
       const pg1 = postgresCpu();
       const rate = ing.events / ing.seconds;
       const cpu =
@@ -366,6 +368,7 @@ async function pgDashboardIngest(
       console.log(
         `ingest on postgres (a dashboard process over HTTP, as above): ${Math.round(rate)} events/s (${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s), ${(rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(rate / baseline.raw).toFixed(3)}x raw inserts${cpu}; ${ing.resent} compact requests re-sent in full after unknown_prefix`,
       );
+      if (threads1.size) console.log(`  its CPU by thread: ${cpuByRole(pid, threads0, threads1)}`);
     } finally {
       if (dash) {
         dash.child.kill("SIGTERM");

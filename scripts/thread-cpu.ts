@@ -32,11 +32,13 @@ export function cpuByRole(pid: number, a: ReturnType<typeof threadCpu>, b: Retur
         ? "main"
         : t.name === "sy-ingest"
           ? "ingest workers"
-          : t.name === "sy-checkpoint"
-            ? "checkpoint"
-            : t.nice > 0
-              ? `lowered priority (attribution, nice ${t.nice})`
-              : "other";
+          : t.name === "sy-pg-decode"
+            ? "decode threads"
+            : t.name === "sy-checkpoint"
+              ? "checkpoint"
+              : t.nice > 0
+                ? `lowered priority (attribution, nice ${t.nice})`
+                : "other";
     roles.set(role, (roles.get(role) ?? 0) + t.cpu - (a.get(tid)?.cpu ?? 0));
   }
   return [...roles]
