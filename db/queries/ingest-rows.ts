@@ -8,7 +8,7 @@ import * as ingestRollupsModule from "./ingest-rollups";
 
 // Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
 // name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
-const { encodeHashes } = chainCodecModule;
+const { encodeHashes, hashListBytes } = chainCodecModule;
 const { encodeCandidates } = candidateCodecModule;
 const { encodeAgentHints, encodePolicyVersions } = requestJsonCodecModule;
 const { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } = ingestKvRowsModule;
@@ -190,14 +190,15 @@ export const tables: Record<IngestKind, Table> = {
     ],
   },
   // A kv.stored event's local_hashes are validated but not stored: nothing reads them (attribution takes a turn's
-  // local hashes from its request), and they were half of every KV event row.
+  // local hashes from its request), and they were half of every KV event row. Block lists may come lifted (their
+  // bytes read from the body's text, server/ingest/lift-hashes.ts) or as parsed strings.
   "kv.stored": {
     sql: KV_INSERT,
-    row: (e: IngestRowOf<"kv.stored">) => kvStoredRow(e, encodeHashes(e.block_hashes), null),
+    row: (e: IngestRowOf<"kv.stored">) => kvStoredRow(e, hashListBytes(e.block_hashes), null),
   },
   "kv.removed": {
     sql: KV_INSERT,
-    row: (e: IngestRowOf<"kv.removed">) => kvRemovedRow(e, encodeHashes(e.block_hashes), null),
+    row: (e: IngestRowOf<"kv.removed">) => kvRemovedRow(e, hashListBytes(e.block_hashes), null),
   },
   "kv.cleared": { sql: KV_INSERT, row: kvClearedRow },
   "route.decision": {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { full, minimal, ndjson } from "../../test/events";
+import { hashListBytes, LiftedHashes } from "../../db/chain-codec";
 import { AppError } from "../errors";
 import { decodeForStore, pgBodyDecoder } from "./decode";
 import { PgDecodePool } from "./decode-pool";
@@ -34,6 +35,36 @@ describe("PgDecodePool", () => {
     const [a, b] = await Promise.all([pool.decode(body, type), pool.decode(body, type)]);
     expect(a).toEqual(decodeForStore(body, type));
     expect(b).toEqual(a);
+  });
+
+  it("gives KV events' long hash lists as bytes (lifted), revived as LiftedHashes after the thread hop", async () => {
+    // Long enough lines to be lifted (lift-hashes.ts reads lines of 1 kB and more); hashes at the u64 edges.
+    const hashes = Array.from({ length: 200 }, (_, i) =>
+      i === 0 ? "0" : i === 1 ? "18446744073709551615" : String(9_223_372_036_854_775_000n + BigInt(i)),
+    );
+    const body = ndjson([
+      full["kv.stored"]({ id: "s", block_hashes: hashes, local_hashes: hashes }),
+      full["kv.removed"]({ id: "r", block_hashes: hashes.slice(0, 150) }),
+    ]);
+    const inline = decodeForStore(body, NDJSON);
+    const threaded = await pool.decode(body, NDJSON);
+    expect(threaded.results).toEqual(inline.results);
+    for (const [i, n] of [
+      [0, 200],
+      [1, 150],
+    ] as const) {
+      const list = (threaded.events[i] as unknown as { block_hashes: unknown }).block_hashes;
+      expect(list).toBeInstanceOf(LiftedHashes);
+      expect((list as LiftedHashes).length).toBe(n);
+      expect(Buffer.isBuffer((list as LiftedHashes).bytes)).toBe(true);
+      const want = hashListBytes(hashes.slice(0, n));
+      expect(hashListBytes(list as LiftedHashes).equals(want)).toBe(true);
+      expect(hashListBytes((inline.events[i] as unknown as { block_hashes: LiftedHashes }).block_hashes)).toEqual(want);
+    }
+    // A kv.stored event's local_hashes are checked, not kept: a count without bytes.
+    const local = (threaded.events[0] as unknown as { local_hashes: LiftedHashes }).local_hashes;
+    expect(local).toBeInstanceOf(LiftedHashes);
+    expect(local.length).toBe(200);
   });
 
   it.each<[string, string, string, string]>([
