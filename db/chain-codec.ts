@@ -100,13 +100,16 @@ export class LiftedHashes {
   ) {}
 }
 
-/** A list field of a validated event as its bytes (encodeHashes), whether it was lifted or parsed. */
+/**
+ * A list field of a validated event as its bytes (encodeHashes), whether it was lifted or parsed. A lifted list is
+ * told by not being an array, not by its class: it may be another module instance's (the dashboard's bundled routes
+ * store what the decode threads lifted), or a plain object with a plain Uint8Array after a message between threads.
+ */
 export function hashListBytes(v: readonly string[] | LiftedHashes): Buffer {
-  if (v instanceof LiftedHashes) {
-    if (!v.bytes) throw new Error("a lifted hash list kept no bytes");
-    return v.bytes;
-  }
-  return encodeHashes(v);
+  if (Array.isArray(v)) return encodeHashes(v as readonly string[]);
+  const bytes = (v as LiftedHashes).bytes as Uint8Array | null;
+  if (!bytes) throw new Error("a lifted hash list kept no bytes");
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 const samePrefix = (a: Buffer, b: Buffer, n: number) =>

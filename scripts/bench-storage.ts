@@ -9,7 +9,7 @@
 // the baseline).
 // Prints storage per simulated hour and per request, every table's and index's size, ingest rate and attribution speed, each beside a baseline
 // measured in the same run (the machine may be busy: compare the ratios).
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,13 +21,10 @@ import { cpuByRole, threadCpu } from "./thread-cpu";
 import { postNdjson } from "./post-ndjson";
 import { clearedCopy } from "./replay-attribution";
 import { fullLine, writeSimStream, type SimStream } from "./sim-stream";
-import { waitForHealth } from "./wait-for-health";
-import { freePort } from "../lib/free-port";
 import { pgRouteOnStream, takeEngineOption } from "./bench-ingest-engines";
-import { startThrowawayPg } from "../test/pg-server";
-import { freshPg } from "../test/pg";
+import { exited, processCpu, startDashboard, TOKEN } from "./dashboard-process";
+import { pgDashboardIngest } from "./bench-storage-pg";
 
-const TOKEN = "bench-storage-token-0123456789abcdef";
 const BATCH = 1_000;
 const BODY_LIMIT = 8 * 1024 * 1024 - 1024;
 const CONCURRENCY = 2;
@@ -56,10 +53,6 @@ function cpuProfArg(argv: readonly string[]): string | null {
   const dir = argv[i + 1];
   if (!dir || dir.startsWith("--")) throw new Error("--cpu-prof takes a folder for the profiles");
   return path.resolve(dir);
-}
-
-function exited(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
 }
 
 /** A body to post: whole NDJSON lines, `count` of them (blank lines aside), the first being line `first` of the file. */
@@ -192,37 +185,6 @@ async function ingest(
   return { events: stream.events, bytes, seconds: (performance.now() - started) / 1000, resent };
 }
 
-/** CPU seconds a process has used, all its threads (Linux /proc; null elsewhere). */
-function processCpu(pid: number): number | null {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime in clock ticks (USER_HZ, 100 on Linux)
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds used so far by every process named postgres on this machine (the server's backends; Linux; null elsewhere). */
-function postgresCpu(): number | null {
-  try {
-    let total = 0;
-    for (const pid of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(pid)) continue;
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-        if (!stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).startsWith("postgres")) continue;
-        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        total += (Number(f[11]) + Number(f[12])) / 100;
-      } catch {
-        // The process ended meanwhile.
-      }
-    }
-    return total;
-  } catch {
-    return null;
-  }
-}
-
 /** Poll the database until the attribution job has judged every request and applied every KV event. */
 async function attributed(dbFile: string, timeoutMs: number): Promise<boolean> {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
@@ -302,83 +264,6 @@ function attributionAlone(
   db.$client.close();
   fs.rmSync(copy, { force: true });
   return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, rawReadSeconds, chainMiB: chars / MiB };
-}
-
-/** Spawn a dashboard process (server/main.ts) with `env` on a free port; resolves once it is healthy. */
-async function startDashboard(
-  env: Record<string, string>,
-  cpuProf: string | null,
-): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const profile = cpuProf ? ["--cpu-prof", "--cpu-prof-dir", cpuProf] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", "server/main.ts"], {
-    env: {
-      ...process.env,
-      ...env,
-      PORT: String(port),
-      SWITCHYARD_INGEST_TOKEN: TOKEN,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const url = `http://localhost:${port}`;
-  if (!(await waitForHealth(`${url}/api/health`, 120_000))) {
-    child.kill("SIGKILL");
-    throw new Error("dashboard did not become healthy");
-  }
-  return { child, url };
-}
-
-/**
- * The same stream posted over HTTP, as to SQLite above, to a dashboard process whose store is a fresh PostgreSQL
- * database: the rate ingest sustains there, its CPU, and how many compact requests were re-sent in full (on
- * PostgreSQL bodies in flight are stored concurrently, so a prefix may not have committed yet: unknown_prefix).
- */
-async function pgDashboardIngest(
-  stream: SimStream,
-  dir: string,
-  baseline: { sqlite: number; raw: number },
-  cpuProf: string | null,
-) {
-  const given = process.env.SWITCHYARD_TEST_DATABASE_URL;
-  const server = given ? null : await startThrowawayPg({ durable: true });
-  try {
-    const fresh = await freshPg(given ?? server!.url);
-    await fresh.pg.$client.end({ timeout: 5 });
-    let dash: { child: ChildProcess; url: string } | null = null;
-    try {
-      dash = await startDashboard(
-        { SWITCHYARD_DATABASE_URL: fresh.url, SWITCHYARD_DB: path.join(dir, "unused-by-postgres.db") },
-        cpuProf && path.join(cpuProf, "postgres"),
-      );
-      const pid = dash.child.pid!;
-      const cpu0 = processCpu(pid);
-      const threads0 = threadCpu(pid);
-      const pg0 = postgresCpu();
-      const ing = await ingest(dash.url, stream);
-      const cpu1 = processCpu(pid);
-      const threads1 = threadCpu(pid);
-      const pg1 = postgresCpu();
-      const rate = ing.events / ing.seconds;
-      const cpu =
-        (cpu0 !== null && cpu1 !== null ? `, dashboard CPU ${(cpu1 - cpu0).toFixed(1)} s` : "") +
-        (pg0 !== null && pg1 !== null ? `, PostgreSQL's processes ${(pg1 - pg0).toFixed(1)} s` : "") +
-        ` over ${ing.seconds.toFixed(1)} s`;
-      console.log(
-        `ingest on postgres (a dashboard process over HTTP, as above): ${Math.round(rate)} events/s (${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s), ${(rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(rate / baseline.raw).toFixed(3)}x raw inserts${cpu}; ${ing.resent} compact requests re-sent in full after unknown_prefix`,
-      );
-      if (threads1.size) console.log(`  its CPU by thread: ${cpuByRole(pid, threads0, threads1)}`);
-    } finally {
-      if (dash) {
-        dash.child.kill("SIGTERM");
-        await exited(dash.child);
-      }
-      await fresh.drop();
-    }
-  } finally {
-    server?.stop();
-  }
 }
 
 async function main() {
@@ -464,7 +349,7 @@ async function main() {
     );
     for (const line of sizeLines(tables)) console.log(line);
     if (engines?.includes("postgres")) {
-      await pgDashboardIngest(stream, dir, { sqlite: rate, raw }, cpuProf);
+      await pgDashboardIngest(ingest, stream, dir, { sqlite: rate, raw }, cpuProf);
       await pgRouteOnStream(simFile, BATCH, CONCURRENCY, { sqlite: rate, raw });
     }
   } finally {

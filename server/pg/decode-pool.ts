@@ -2,7 +2,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode } from "../errors";
 import { log } from "../observability/logger";
-import { decodeForStore, reviveLifted, setPgBodyDecoder, type DecodedBody } from "./decode";
+import { decodeForStore, setPgBodyDecoder, type DecodedBody } from "./decode";
 
 // PostgreSQL's ingest decodes bodies on worker threads: JSON parsing and validation cost about as much main-thread
 // CPU as storing (bench:ingest's route line), and PostgreSQL's store itself is async I/O that needs no thread. A
@@ -58,7 +58,7 @@ export class PgDecodePool {
     const p = this.pending.get(m.id);
     this.pending.delete(m.id);
     if (!p) return;
-    if (m.body) p.resolve(reviveLifted(m.body));
+    if (m.body) p.resolve(m.body);
     else p.reject(new AppError(m.error?.code ?? "INTERNAL", m.error?.message ?? "decoding failed"));
   }
 

@@ -1,4 +1,3 @@
-import { LiftedHashes } from "../../db/chain-codec";
 import type { TelemetryEvent } from "../ingest/events";
 import { decodeBody, validateItems, type Decoded, type ItemResult } from "../ingest/batch";
 import { parseLifted, parseLiftedItem } from "../ingest/lift-hashes";
@@ -12,33 +11,13 @@ export type DecodedBody = { labels: string[]; events: TelemetryEvent[]; slots: n
 /**
  * Decode and validate one body (throws decodeBody's AppError when the body as a whole is refused). KV events' hash
  * lists are read from the text into their binary form (lift-hashes.ts, as SQLite's ingest does): a body then crosses
- * from a decode thread as a buffer per list, not a string per hash for the main thread to build and collect.
+ * from a decode thread as a buffer per list, not a string per hash for the main thread to build and collect (the
+ * rows take the bytes through hashListBytes, which knows a lifted list by its shape: a message keeps no class).
  */
 export function decodeForStore(text: string, contentType: string): DecodedBody {
   const decoded = decodeBody(text, contentType, parseLifted);
   const { events, slots, results } = validateItems(decoded, parseLiftedItem);
   return { labels: decoded.map((d) => kindLabel(d.value)), events, slots, results };
-}
-
-const LIFTED_FIELDS = ["block_hashes", "local_hashes"] as const;
-
-/**
- * A body that came from a decode thread, its lifted lists made LiftedHashes again (a message keeps an object's
- * fields, not its class, and a Buffer arrives as a plain Uint8Array). In place; returns the body.
- */
-export function reviveLifted(body: DecodedBody): DecodedBody {
-  for (const e of body.events) {
-    if (e.kind !== "kv.stored" && e.kind !== "kv.removed") continue;
-    const fields = e as unknown as Record<string, unknown>;
-    for (const f of LIFTED_FIELDS) {
-      const v = fields[f] as { length?: unknown; bytes?: unknown } | undefined;
-      if (v === undefined || Array.isArray(v) || v instanceof LiftedHashes || typeof v.length !== "number") continue;
-      const b =
-        v.bytes instanceof Uint8Array ? Buffer.from(v.bytes.buffer, v.bytes.byteOffset, v.bytes.byteLength) : null;
-      fields[f] = new LiftedHashes(v.length, b);
-    }
-  }
-  return body;
 }
 
 /** The decoded items as answerBatch reads them (only each item's kind). */

@@ -1,0 +1,65 @@
+// bench:storage's `--engine postgres`: the same stream posted over HTTP to a dashboard process on PostgreSQL.
+import path from "node:path";
+import type { ChildProcess } from "node:child_process";
+import { startThrowawayPg } from "../test/pg-server";
+import { freshPg } from "../test/pg";
+import { exited, postgresCpu, processCpu, startDashboard } from "./dashboard-process";
+import { cpuByRole, threadCpu } from "./thread-cpu";
+import type { SimStream } from "./sim-stream";
+
+const MiB = 1024 * 1024;
+
+/** What posting a stream to a dashboard gave (bench-storage.ts's ingest). */
+export type Posted = { events: number; bytes: number; seconds: number; resent: number };
+
+/**
+ * The same stream posted over HTTP, as bench-storage.ts posts it to SQLite, to a dashboard process whose store is a fresh PostgreSQL
+ * database: the rate ingest sustains there, its CPU, and how many compact requests were re-sent in full (on
+ * PostgreSQL bodies in flight are stored concurrently, so a prefix may not have committed yet: unknown_prefix).
+ */
+export async function pgDashboardIngest(
+  ingest: (url: string, stream: SimStream) => Promise<Posted>,
+  stream: SimStream,
+  dir: string,
+  baseline: { sqlite: number; raw: number },
+  cpuProf: string | null,
+) {
+  const given = process.env.SWITCHYARD_TEST_DATABASE_URL;
+  const server = given ? null : await startThrowawayPg({ durable: true });
+  try {
+    const fresh = await freshPg(given ?? server!.url);
+    await fresh.pg.$client.end({ timeout: 5 });
+    let dash: { child: ChildProcess; url: string } | null = null;
+    try {
+      dash = await startDashboard(
+        { SWITCHYARD_DATABASE_URL: fresh.url, SWITCHYARD_DB: path.join(dir, "unused-by-postgres.db") },
+        cpuProf && path.join(cpuProf, "postgres"),
+      );
+      const pid = dash.child.pid!;
+      const cpu0 = processCpu(pid);
+      const threads0 = threadCpu(pid);
+      const pg0 = postgresCpu();
+      const ing = await ingest(dash.url, stream);
+      const cpu1 = processCpu(pid);
+      const threads1 = threadCpu(pid);
+      const pg1 = postgresCpu();
+      const rate = ing.events / ing.seconds;
+      const cpu =
+        (cpu0 !== null && cpu1 !== null ? `, dashboard CPU ${(cpu1 - cpu0).toFixed(1)} s` : "") +
+        (pg0 !== null && pg1 !== null ? `, PostgreSQL's processes ${(pg1 - pg0).toFixed(1)} s` : "") +
+        ` over ${ing.seconds.toFixed(1)} s`;
+      console.log(
+        `ingest on postgres (a dashboard process over HTTP, as above): ${Math.round(rate)} events/s (${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s), ${(rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(rate / baseline.raw).toFixed(3)}x raw inserts${cpu}; ${ing.resent} compact requests re-sent in full after unknown_prefix`,
+      );
+      if (threads1.size) console.log(`  its CPU by thread: ${cpuByRole(pid, threads0, threads1)}`);
+    } finally {
+      if (dash) {
+        dash.child.kill("SIGTERM");
+        await exited(dash.child);
+      }
+      await fresh.drop();
+    }
+  } finally {
+    server?.stop();
+  }
+}
