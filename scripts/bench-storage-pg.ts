@@ -13,9 +13,9 @@ const MiB = 1024 * 1024;
 export type Posted = { events: number; bytes: number; seconds: number; resent: number };
 
 /**
- * The same stream posted over HTTP, as bench-storage.ts posts it to SQLite, to a dashboard process whose store is a fresh PostgreSQL
- * database: the rate ingest sustains there, its CPU, and how many compact requests were re-sent in full (on
- * PostgreSQL bodies in flight are stored concurrently, so a prefix may not have committed yet: unknown_prefix).
+ * The same stream posted over HTTP, as bench-storage.ts posts it to SQLite, to a dashboard process whose store is a
+ * fresh PostgreSQL database: the rate ingest sustains there, its CPU, and how many compact requests were re-sent in
+ * full (on PostgreSQL bodies in flight are stored concurrently, so a prefix may not have committed yet: unknown_prefix).
  */
 export async function pgDashboardIngest(
   ingest: (url: string, stream: SimStream) => Promise<Posted>,
