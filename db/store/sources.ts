@@ -97,12 +97,18 @@ export async function upsertSource(s: Store, input: SourceInput, now: number): P
   });
 }
 
-/** Remove a configured source and its status; false when there was none. */
+/**
+ * Remove a configured source and its status; false when there was none. The sources row goes first: its delete waits
+ * for a status write that holds it (whileConfigured, FOR SHARE on PostgreSQL) to commit, so the status delete after it
+ * sees that write, and a status write that comes later finds no row and writes nothing. Deleting the status first
+ * let a write holding the row insert a status the removal never saw (the source came back as an implicit one).
+ */
 export async function removeSource(s: Store, id: string): Promise<boolean> {
   return s.tx(async (t) => {
     const { sources, sourceStatus } = t.t;
+    const removed = (await t.db.delete(sources).where(eq(sources.id, id)).returning({ id: sources.id })).length > 0;
     await t.db.delete(sourceStatus).where(eq(sourceStatus.id, id));
-    return (await t.db.delete(sources).where(eq(sources.id, id)).returning({ id: sources.id })).length > 0;
+    return removed;
   });
 }
 
