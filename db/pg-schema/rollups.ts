@@ -31,7 +31,11 @@ function statsRollupColumns() {
   };
 }
 
-/** A stats rollup keyed by (worker, bucket), with the bucket-start index the all-workers reads scan. */
+/**
+ * A stats rollup keyed by (worker, bucket), with the bucket-start index the all-workers reads scan. (SQLite's 10- and
+ * 30-second rollups also have a (worker, bucket, …) index its chart reads seek per worker; PostgreSQL's planner does
+ * better hashing the bucket-start index's rows: see statsTable.)
+ */
 function statsRollup(name: string) {
   return pgTable(name, statsRollupColumns(), (t) => [
     primaryKey({ columns: [t.workerId, t.minute] }),

@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { seriesCover, statsRollupColumns } from "./workers";
+import { seriesCover, statsRollupColumns, workerCover } from "./workers";
 
 /** Requests per arrival minute: counts and token sums, for views over hours and days. */
 export const requests1m = sqliteTable("requests_1m", {
@@ -70,12 +70,14 @@ export const routeDecisions1m = sqliteTable(
 export const workerStats10s = sqliteTable("worker_stats_10s", statsRollupColumns(), (t) => [
   primaryKey({ columns: [t.workerId, t.minute] }),
   index("worker_stats_10s_minute").on(...seriesCover(t)),
+  index("worker_stats_10s_worker").on(...workerCover(t)),
 ]);
 
 /** worker_stats_10s summed per 30 seconds: the 1 h chart's buckets, read without grouping. Ages out with the raw samples. */
 export const workerStats30s = sqliteTable("worker_stats_30s", statsRollupColumns(), (t) => [
   primaryKey({ columns: [t.workerId, t.minute] }),
   index("worker_stats_30s_minute").on(...seriesCover(t)),
+  index("worker_stats_30s_worker").on(...workerCover(t)),
 ]);
 
 /** worker_stats_1m summed per 5 minutes (`minute` is the bucket start): the 6 h chart's buckets, read without grouping. */

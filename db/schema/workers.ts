@@ -91,6 +91,15 @@ export function seriesCover<
   return [t.minute, t.workerId, t.samples, t.kvActiveSum, t.kvTotalSum, t.prefixQueryDelta, t.prefixHitDelta] as const;
 }
 
+/**
+ * Worker, then bucket start, then the columns of seriesCover: the all-workers chart reads each worker's range in
+ * order (one seek per worker) and groups without sorting; one worker's chart reads its range without the table.
+ */
+export function workerCover<T extends Parameters<typeof seriesCover>[0]>(t: T) {
+  const [minute, workerId, ...rest] = seriesCover(t);
+  return [workerId, minute, ...rest] as const;
+}
+
 /** The columns of a worker-stats rollup table; the 1- and 15-minute tables share them (`minute`: bucket start). */
 export function statsRollupColumns() {
   return {

@@ -174,7 +174,11 @@ const ALIGN: Record<RollupResolution, number> = {
   "15m": 900_000,
 };
 
-/** The rollup table of a resolution, its (bucket start, worker, …) covering index, and its bucket size in ms. */
+/**
+ * The rollup table of a resolution, its (bucket start, worker, …) covering index, its (worker, bucket start, …) one
+ * (null: SQLite's 1-, 5- and 15-minute rollups have none, nor has PostgreSQL any: its planner hashes the bucket-start
+ * index's rows into groups faster than it reads 64 workers' ranges), and its bucket size in ms.
+ */
 export function statsTable(s: Store, resolution: RollupResolution) {
   const t = {
     "10s": s.t.workerStats10s,
@@ -183,7 +187,11 @@ export function statsTable(s: Store, resolution: RollupResolution) {
     "5m": s.t.workerStats5m,
     "15m": s.t.workerStats15m,
   }[resolution];
-  return { table: t, index: `worker_stats_${resolution}_minute`, align: ALIGN[resolution] };
+  const byWorker =
+    s.engine === "sqlite" && (resolution === "10s" || resolution === "30s")
+      ? `worker_stats_${resolution}_worker`
+      : null;
+  return { table: t, index: `worker_stats_${resolution}_minute`, byWorker, align: ALIGN[resolution] };
 }
 
 export type RollupRead = { from: number; to: number; step: number; resolution: RollupResolution; workerId?: string };
@@ -193,11 +201,11 @@ export type RollupRead = { from: number; to: number; step: number; resolution: R
  * the range overlaps, and the filter on placeholders `a` (that start), `b` (to) and `w` (the one worker, if named).
  */
 export function rollupScan(s: Store, opts: RollupRead) {
-  const { table: m, index, align } = statsTable(s, opts.resolution);
+  const { table: m, index, byWorker, align } = statsTable(s, opts.resolution);
   const one = opts.workerId !== undefined;
   const [a, b, w] = [sql.placeholder("a"), sql.placeholder("b"), sql.placeholder("w")];
   const range = and(gte(m.minute, a), lt(m.minute, b), one ? eq(m.workerId, w) : undefined);
-  return { m, index, align, one, range, start: opts.from - (opts.from % align) };
+  return { m, index, byWorker, align, one, range, start: opts.from - (opts.from % align) };
 }
 
 /** Prefix tokens queried and hit per worker, from the rollup named, over its buckets overlapping [from, to). */
@@ -238,12 +246,15 @@ export async function prefixByWorker(
  */
 export async function statsCoverage(s: Store): Promise<{ oldest10s: number | null; oldestRaw: number | null }> {
   const { workerStats10s: m, workerStats: r, workers: w } = s.t;
-  const firstRaw = s.db.select({ ts: r.ts }).from(r).where(eq(r.workerId, w.workerId)).orderBy(asc(r.ts)).limit(1);
+  // Prepared once (every chart up to an hour asks): building the two selects cost about as much as running them.
+  const firstRaw = () =>
+    s.db.select({ ts: r.ts }).from(r).where(eq(r.workerId, w.workerId)).orderBy(asc(r.ts)).limit(1);
   const [[a], [b]] = await Promise.all([
-    s.db.select({ v: numOrNull(sql`min(${m.minute})`) }).from(m),
-    s.db.select({ v: numOrNull(sql`min(${firstRaw})`) }).from(w),
+    rawRows(s, "statsCoverage.10s", () => s.db.select({ v: sql`min(${m.minute})` }).from(m)),
+    rawRows(s, "statsCoverage.raw", () => s.db.select({ v: sql`min(${firstRaw()})` }).from(w)),
   ]);
-  return { oldest10s: a?.v ?? null, oldestRaw: b?.v ?? null };
+  const value = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return { oldest10s: value(a?.[0]), oldestRaw: value(b?.[0]) };
 }
 
 export { rawBuckets } from "./worker-raw";

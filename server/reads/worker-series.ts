@@ -1,5 +1,5 @@
 import "server-only";
-import { rollupColumns } from "../../db/store/worker-columns";
+import { rollupColumns, type SeriesChart } from "../../db/store/worker-columns";
 import type { Store } from "../../db/store/store";
 import { rawBuckets, rollupBuckets, statsCoverage } from "../../db/store/workers";
 import { needsCoverage, spanRollup, statsResolution, type StatsResolution } from "../analysis/resolution";
@@ -21,21 +21,30 @@ export async function seriesRows(
   return bucketDeltas(rows, baselines);
 }
 
+type SeriesRead = { from: number; to: number; step: number; workerId?: string; charts?: readonly SeriesChart[] };
+
 /**
  * The charts' columns per worker (ordered by id) over [from, to) in steps of `step` ms, from the same sources as
  * seriesRows: rollups aggregated into columns by the database, raw samples' bucket deltas turned into columns here.
+ * With `charts`, only those columns (the other comes back empty).
  */
 export async function seriesColumns(
   s: Store,
-  opts: { from: number; to: number; step: number; source: StatsResolution | "rollup"; workerId?: string },
+  opts: SeriesRead & { source: StatsResolution | "rollup" },
 ): Promise<WorkerSeries[]> {
-  const { source, ...range } = opts;
+  const { source, charts, ...range } = opts;
   if (source === "raw") {
     const { rows, baselines } = await rawBuckets(s, range);
-    return columnsOfRows(bucketDeltas(rows, baselines));
+    const columns = columnsOfRows(bucketDeltas(rows, baselines));
+    if (!charts) return columns;
+    return columns.map((c) => ({
+      ...c,
+      util: charts.includes("util") ? c.util : [],
+      hitRate: charts.includes("hitRate") ? c.hitRate : [],
+    }));
   }
   const resolution = source === "rollup" ? spanRollup(range.to - range.from, range.step) : source;
-  return byWorkerId(await rollupColumns(s, { ...range, resolution }));
+  return byWorkerId(await rollupColumns(s, { ...range, resolution, charts }));
 }
 
 /**
@@ -46,7 +55,7 @@ export async function seriesColumns(
  */
 export async function workerSeries(
   s: Store,
-  opts: { from: number; to: number; step: number; workerId?: string },
+  opts: SeriesRead,
 ): Promise<{ source: StatsResolution; workers: WorkerSeries[] }> {
   const { from, to, step } = opts;
   const read = (source: StatsResolution) => seriesColumns(s, { ...opts, source });

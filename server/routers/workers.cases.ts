@@ -193,6 +193,20 @@ export function workersCases(e: PageEngine): void {
       expect(all.workers[1]!.hitRate).toEqual([null, 0.1, null]);
     });
 
+    it.each(["15m", "1h", "24h"] as const)(
+      "series of one chart (%s) gives that chart's column as both do, the other empty",
+      async (preset) => {
+        const both = await caller.workers.series({ range: { preset } });
+        expect(both.workers.length).toBeGreaterThan(0);
+        const util = await caller.workers.series({ range: { preset }, chart: "util" });
+        const hit = await caller.workers.series({ range: { preset }, chart: "hitRate" });
+        expect(util.workers).toEqual(both.workers.map((w) => ({ ...w, hitRate: [] })));
+        expect(hit.workers).toEqual(both.workers.map((w) => ({ ...w, util: [] })));
+        const one = await caller.workers.series({ range: { preset }, workerId: "w1", chart: "hitRate" });
+        expect(one.workers).toEqual(hit.workers.filter((w) => w.workerId === "w1"));
+      },
+    );
+
     it("series over 24 hours reads rollups in 15 min buckets and agrees with the raw totals", async () => {
       const s = await caller.workers.series({ range: { preset: "24h" } });
       expect(s).toMatchObject({ step: 15 * MIN, source: "15m" });
@@ -319,6 +333,7 @@ export function workersCases(e: PageEngine): void {
     it.each<[string, () => Promise<unknown>]>([
       ["list without a range", () => caller.workers.list({} as never)],
       ["series without a range", () => caller.workers.series({} as never)],
+      ["series of an unknown chart", () => caller.workers.series({ range: { preset: "1h" }, chart: "kv" as never })],
       ["byId with an empty id", () => caller.workers.byId({ id: "", range: { preset: "1h" } })],
       ["byId with a reversed range", () => caller.workers.byId({ id: "w1", range: { from: NOW, to: FROM } })],
     ])("%s → BAD_REQUEST", async (_name, call) => {

@@ -19,13 +19,25 @@ export const workersRouter = router({
     return { from, to, live, workers: await workerTable(storeOf(ctx), from, to) };
   }),
 
-  /** KV utilization and prefix hit rate per worker (or of one) in buckets sized to the range, from the coarsest fitting rollup. */
+  /**
+   * KV utilization and prefix hit rate per worker (or of one) in buckets sized to the range, from the coarsest fitting
+   * rollup. With `chart`, that chart's column alone (the other comes back empty): one panel's query, read for less.
+   */
   series: viewerProcedure
-    .input(z.object({ range: rangeInput, workerId: workerId.optional() }))
+    .input(
+      z.object({ range: rangeInput, workerId: workerId.optional(), chart: z.enum(["util", "hitRate"]).optional() }),
+    )
     .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
       const step = bucketStep(to - from);
-      const { source, workers } = await workerSeries(storeOf(ctx), { from, to, step, workerId: input.workerId });
+      const charts = input.chart ? [input.chart] : undefined;
+      const { source, workers } = await workerSeries(storeOf(ctx), {
+        from,
+        to,
+        step,
+        workerId: input.workerId,
+        charts,
+      });
       return { from, to, live, step, source, workers };
     }),
 

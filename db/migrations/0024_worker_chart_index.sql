@@ -1,0 +1,2 @@
+CREATE INDEX `worker_stats_10s_worker` ON `worker_stats_10s` (`worker_id`,`minute`,`samples`,`kv_active_sum`,`kv_total_sum`,`prefix_query_delta`,`prefix_hit_delta`);--> statement-breakpoint
+CREATE INDEX `worker_stats_30s_worker` ON `worker_stats_30s` (`worker_id`,`minute`,`samples`,`kv_active_sum`,`kv_total_sum`,`prefix_query_delta`,`prefix_hit_delta`);
