@@ -149,6 +149,10 @@ describe("10- and 30-second worker rollups", () => {
         expect(await seriesColumns(sqliteStore(db), { from, to: NOW, step, source, charts: [chart] })).toEqual(
           columnsOfRows(truth).map((c) => ({ ...c, [other]: [] })),
         );
+      const rawColumns = await seriesColumns(sqliteStore(db), { from, to: NOW, step, source: "raw" });
+      expect(await seriesColumns(sqliteStore(db), { from, to: NOW, step, source: "raw", charts: ["hitRate"] })).toEqual(
+        rawColumns.map((c) => ({ ...c, util: [] })),
+      );
       // Raw samples give the same buckets, except the one where a worker first reported (no earlier sample to take a
       // delta from: raw counts nothing for the whole bucket) and one where it restarted inside (raw drops what came before).
       const raw = ordered(await seriesRows(sqliteStore(db), { from, to: NOW, step, source: "raw" }));
