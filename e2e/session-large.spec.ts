@@ -6,6 +6,8 @@ const TURNS = 500;
 const TOOLS_PER_TURN = 2;
 const BATCH = 1_000;
 const BS = 16;
+/** How long the spin loop below takes in this page on an idle 2-core machine (ms; the fastest of three runs: 11-13). */
+const IDLE_SPIN_MS = 12;
 
 type TraceTurn = { requestId: string; causes: Record<string, number> | null };
 type Trace = { totals: { turns: number; toolCalls: number }; lanes: { turns: TraceTurn[] }[] };
@@ -146,6 +148,22 @@ test("a 500-turn, 1,000-tool session: lanes, turns, keyboard selection, JSON and
   await expect(body.getByRole("row").filter({ hasText: "pending" })).toHaveCount(0);
 
   // Selecting turns keeps the main thread responsive: no task of 100 ms or more while turns are selected by click and key.
+  // The budget is for an idle machine and grows with how much slower this page's thread runs a fixed loop right now
+  // (the slower of two runs, before and after): under a loaded CI machine the same rendering takes longer.
+  const spin = () =>
+    page.evaluate(() => {
+      // The fastest of three runs: the first ones also compile the loop.
+      let best = Infinity;
+      for (let k = 0; k < 3; k++) {
+        const t0 = performance.now();
+        let x = 0;
+        for (let i = 0; i < 2_000_000; i++) x = (x * 31 + i) | 0;
+        (window as unknown as { sink: number }).sink = x;
+        best = Math.min(best, performance.now() - t0);
+      }
+      return best;
+    });
+  const spinBefore = await spin();
   await page.evaluate(() => {
     const w = window as unknown as { longTasks: number[] };
     w.longTasks = [];
@@ -180,10 +198,11 @@ test("a 500-turn, 1,000-tool session: lanes, turns, keyboard selection, JSON and
   );
   await expect(body.getByRole("row", { name: new RegExp(`^${p}-req-000\\b`) })).toHaveCount(0);
   const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
+  const slowdown = Math.max(1, Math.max(spinBefore, await spin()) / IDLE_SPIN_MS);
   console.log(
-    `session-large: selecting 15 turns (10 clicks, 5 keys): ${longTasks.length} long tasks, longest ${Math.round(Math.max(0, ...longTasks))} ms`,
+    `session-large: selecting 15 turns (10 clicks, 5 keys): ${longTasks.length} long tasks, longest ${Math.round(Math.max(0, ...longTasks))} ms (budget ${Math.round(100 * slowdown)} ms: the thread runs ${slowdown.toFixed(1)}x slower than idle)`,
   );
-  expect(Math.max(0, ...longTasks)).toBeLessThan(100);
+  expect(Math.max(0, ...longTasks)).toBeLessThan(100 * slowdown);
   await expect(details.getByTestId("turn-causes")).not.toHaveText(/not attributed/);
   await expect(
     details.getByRole("table", { name: "Routing candidates" }).getByRole("cell", { name: "chosen" }),
