@@ -1,13 +1,14 @@
 // `npm run bench:sim`: one simulated hour of the steady scenario as fast as possible, written as
 // NDJSON to a temporary file, through the same code path as `npm run sim -- --fast --out FILE`.
 // Usage: bench-sim [SIMULATED_SECONDS] (default 3600).
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../server/sim/cli";
 import { Simulation } from "../server/sim/engine";
 import { scenarioByName } from "../server/sim/scenarios";
 import { describeOffload, OFFLOAD_VARIANTS, runOffload } from "../server/sim/offload-report";
+import { procStat } from "./thread-cpu";
 
 const START = 1764400000000;
 
@@ -16,14 +17,7 @@ const START = 1764400000000;
  * elsewhere): the process's figure also counts the --out helper thread and V8's helpers, which run beside it.
  */
 function mainThreadCpu(): number | null {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // utime and stime (fields 14 and 15 of stat), in clock ticks of 1/100 s.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
+  return procStat(`/proc/self/task/${process.pid}/stat`)?.cpu ?? null;
 }
 
 /** Baseline in the same run: the same simulated hour with events discarded (no NDJSON, no file), in wall seconds. */

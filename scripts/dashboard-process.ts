@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { freePort } from "../lib/free-port";
+import { procStat } from "./thread-cpu";
 import { waitForHealth } from "./wait-for-health";
 
 export const TOKEN = "bench-storage-token-0123456789abcdef";
@@ -13,33 +14,25 @@ export function exited(child: ChildProcess): Promise<number> {
 
 /** CPU seconds a process has used, all its threads (Linux /proc; null elsewhere). */
 export function processCpu(pid: number): number | null {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime in clock ticks (USER_HZ, 100 on Linux)
-  } catch {
-    return null;
-  }
+  return procStat(`/proc/${pid}/stat`)?.cpu ?? null;
 }
 
 /** CPU seconds used so far by every process named postgres on this machine (the server's backends; Linux; null elsewhere). */
 export function postgresCpu(): number | null {
+  let pids: string[];
   try {
-    let total = 0;
-    for (const pid of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(pid)) continue;
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-        if (!stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).startsWith("postgres")) continue;
-        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        total += (Number(f[11]) + Number(f[12])) / 100;
-      } catch {
-        // The process ended meanwhile.
-      }
-    }
-    return total;
+    pids = fs.readdirSync("/proc");
   } catch {
     return null;
   }
+  let total = 0;
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid)) continue;
+    // Null when the process ended meanwhile.
+    const p = procStat(`/proc/${pid}/stat`);
+    if (p?.name.startsWith("postgres")) total += p.cpu;
+  }
+  return total;
 }
 
 /** Spawn a dashboard process (server/main.ts) with `env` on a free port; resolves once it is healthy. */

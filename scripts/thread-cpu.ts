@@ -2,19 +2,30 @@
 // it ingested (Linux /proc; nothing elsewhere).
 import fs from "node:fs";
 
+/**
+ * A /proc stat file (a process's or a thread's): its name, CPU seconds (utime + stime, in clock ticks of 1/100 s) and
+ * nice value; null when it cannot be read (not Linux, or the process ended). The name may hold spaces and brackets, so
+ * the fields are read after its last ")".
+ */
+export function procStat(file: string): { name: string; cpu: number; nice: number } | null {
+  try {
+    const stat = fs.readFileSync(file, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    return { name, cpu: (Number(f[11]) + Number(f[12])) / 100, nice: Number(f[16]) };
+  } catch {
+    return null;
+  }
+}
+
 /** CPU seconds of each thread of a process, with its name and nice value (Linux /proc; empty elsewhere). */
 export function threadCpu(pid: number): Map<number, { cpu: number; name: string; nice: number }> {
   const out = new Map<number, { cpu: number; name: string; nice: number }>();
   try {
     for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-        out.set(Number(tid), { cpu: (Number(f[11]) + Number(f[12])) / 100, name, nice: Number(f[16]) });
-      } catch {
-        // The thread ended between the listing and the read.
-      }
+      // Null when the thread ended between the listing and the read.
+      const t = procStat(`/proc/${pid}/task/${tid}/stat`);
+      if (t) out.set(Number(tid), t);
     }
   } catch {}
   return out;
