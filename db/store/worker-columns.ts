@@ -19,9 +19,9 @@ export type WorkerColumns = {
   hitRate: (number | null)[];
 };
 
-/** A chart the columns are read for: KV utilization or prefix hit rate. */
-export type SeriesChart = "util" | "hitRate";
-const BOTH: readonly SeriesChart[] = ["util", "hitRate"];
+/** The charts the columns are read for: KV utilization and prefix hit rate. */
+export const SERIES_CHARTS = ["util", "hitRate"] as const;
+export type SeriesChart = (typeof SERIES_CHARTS)[number];
 
 /**
  * The rollup's workers, as a subquery: a loose index scan of its (worker, bucket) primary key, one seek per worker
@@ -49,7 +49,7 @@ export async function rollupColumns(
   opts: RollupRead & { charts?: readonly SeriesChart[] },
 ): Promise<WorkerColumns[]> {
   const { to, step, workerId, resolution } = opts;
-  const charts = opts.charts ?? BOTH;
+  const charts = opts.charts ?? SERIES_CHARTS;
   const util = charts.includes("util");
   const hit = charts.includes("hitRate");
   const { m, index, byWorker, align, one, range, start } = rollupScan(s, opts);

@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { SERIES_CHARTS } from "../../db/store/worker-columns";
 import { storedByClass } from "../../db/store/worker-activity";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
@@ -24,9 +25,7 @@ export const workersRouter = router({
    * rollup. With `chart`, that chart's column alone (the other comes back empty): one panel's query, read for less.
    */
   series: viewerProcedure
-    .input(
-      z.object({ range: rangeInput, workerId: workerId.optional(), chart: z.enum(["util", "hitRate"]).optional() }),
-    )
+    .input(z.object({ range: rangeInput, workerId: workerId.optional(), chart: z.enum(SERIES_CHARTS).optional() }))
     .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
       const step = bucketStep(to - from);
