@@ -66,7 +66,10 @@ export default defineConfig({
   workers: pgServer ? 3 : 2,
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
-  expect: { timeout: 10_000 },
+  // CI's machine runs three dashboards, their browsers, a simulator and PostgreSQL on 2 cores, and a page there has
+  // taken over 10 s to draw now and then (each passed on retry). These waits check what a page shows, not how fast:
+  // speed has its benchmarks.
+  expect: { timeout: process.env.CI ? 20_000 : 10_000 },
   reporter: [["list"]],
   use: {
     baseURL: `http://localhost:${port}`,
