@@ -99,20 +99,25 @@ export function bytewise(s: Store, text: SQL | Column): SQL {
 }
 
 /**
- * An array (as text) of a number `value` over a group's rows: SQLite's json_group_array (JSON), PostgreSQL's
- * array_agg as its text form (`{1,2.5,NULL}`: json_agg took twice as long over the workers chart's 7,680 values).
- * Read it with numbersOf. In no defined order, but every array of one group lists its rows in the same order (the
- * aggregates step through the group together), so arrays selected side by side line up. SQL NULL reads as null; reals
- * keep every digit (both engines print the shortest form that reads back exactly).
+ * The integers `value` takes over a group's rows, as one cell: SQLite's json_group_array (JSON text); PostgreSQL's
+ * big-endian 64-bit integers packed in a bytea (string_agg of int8send). Printing the integers as text was half of
+ * PostgreSQL's time on the workers chart's 7,680 buckets, and parsing it most of ours; a bytea prints as hex, which
+ * the driver turns back into bytes natively (json_agg had taken twice as long again). Read it with integersOf. In no
+ * defined order, but every array of one group lists its rows in the same order (the aggregates step through the group
+ * together), so arrays selected side by side line up. `value` is never NULL and fits 53 bits (times in ms, sums).
  */
-export function jsonArray(s: Store, value: SQL): SQL<string> {
-  return s.engine === "sqlite" ? sql<string>`json_group_array(${value})` : sql<string>`array_agg(${value})::text`;
+export function integerArray(s: Store, value: SQL): SQL<string | Uint8Array> {
+  return s.engine === "sqlite"
+    ? sql<string>`json_group_array(${value})`
+    : sql<Uint8Array>`string_agg(int8send((${value})::bigint), ''::bytea)`;
 }
 
-/**
- * A jsonArray's text as JSON array text: SQLite's as it is; PostgreSQL's array literal of numbers (never quoted) with
- * its braces as brackets and NULL as null.
- */
-export function numbersOf(s: Store, text: string): string {
-  return s.engine === "sqlite" ? text : `[${text.slice(1, -1).replaceAll("NULL", "null")}]`;
+/** An integerArray's cell as numbers. */
+export function integersOf(s: Store, cell: unknown): number[] {
+  if (s.engine === "sqlite") return JSON.parse(cell as string) as number[];
+  const b = cell as Uint8Array;
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const out = new Array<number>(b.byteLength >>> 3);
+  for (let k = 0, i = 0; k < out.length; k++, i += 8) out[k] = v.getInt32(i) * 4294967296 + v.getUint32(i + 4);
+  return out;
 }
