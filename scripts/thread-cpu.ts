@@ -33,7 +33,8 @@ export function threadCpu(pid: number): Map<number, { cpu: number; name: string;
 
 /**
  * The dashboard's CPU between two threadCpu snapshots by role: the main thread, the ingest workers and the checkpoint
- * thread (they name themselves), threads at a lowered priority (the attribution job), and everything else.
+ * thread (they name themselves), threads at a lowered priority (the attribution job), and everything else by its name
+ * (Node's own threads, V8's garbage collector among them, are all "node"). Roles under 0.05 s are left out.
  */
 export function cpuByRole(pid: number, a: ReturnType<typeof threadCpu>, b: ReturnType<typeof threadCpu>): string {
   const roles = new Map<string, number>();
@@ -49,10 +50,11 @@ export function cpuByRole(pid: number, a: ReturnType<typeof threadCpu>, b: Retur
               ? "checkpoint"
               : t.nice > 0
                 ? `lowered priority (attribution, nice ${t.nice})`
-                : "other";
+                : `other (${t.name})`;
     roles.set(role, (roles.get(role) ?? 0) + t.cpu - (a.get(tid)?.cpu ?? 0));
   }
   return [...roles]
+    .filter(([, cpu]) => cpu >= 0.05)
     .sort((x, y) => y[1] - x[1])
     .map(([role, cpu]) => `${role} ${cpu.toFixed(1)} s`)
     .join(", ");
