@@ -66,9 +66,9 @@ test("events posted through /api/ingest change the overview KPIs live", async ({
   }
   await postEvents(request, events);
 
-  // New telemetry reaches the screen through the 2-second live refresh, without a reload. The count is not "before + 2":
-  // earlier specs' workers leave the 5-minute window while this runs (and a retry finds its first attempt's workers in
-  // it), so the page must show what the API counts at that moment, and the API must count this run's two workers.
+  // New telemetry reaches the screen through the 2-second live refresh, without a reload. The count is not "before +
+  // 2": earlier specs' workers leave the 5-minute window while this runs (and a retry finds its first attempt's workers
+  // in it), so the page must show what the API counts at that moment, and the API must count this run's two workers.
   const card = page.getByRole("region", { name: "Workers", exact: true });
   await expect(async () => {
     const [summary, list] = await Promise.all([
