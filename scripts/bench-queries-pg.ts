@@ -1,8 +1,9 @@
 // bench:queries' PostgreSQL side: a fresh database (on SWITCHYARD_TEST_DATABASE_URL's server, else a throwaway one)
-// filled with the same events by PostgreSQL's own ingest (raw rows and the rollups it computes), analyzed so its
-// planner has statistics, and a caller over its store.
+// filled with the same events by PostgreSQL's own ingest (raw rows and the rollups it computes), its chart chunks
+// sealed as the leader seals them, analyzed so its planner has statistics, and a caller over its store.
 import { connectPg, type PgDb } from "../db/pg/client";
 import { storeEventsPg } from "../db/pg/ingest";
+import { sealChartChunks } from "../server/jobs/chart-seal";
 import type { IngestRow } from "../db/rows/ingest";
 import { pgStore, type Store } from "../db/store/store";
 import type { TelemetryEvent } from "../server/ingest/events";
@@ -13,7 +14,7 @@ export type PgBench = {
   store: Store;
   /** Store one batch of the generated events (in order). */
   add: (batch: readonly TelemetryEvent[]) => Promise<void>;
-  /** Analyze the tables once everything is stored. */
+  /** Seal the chart chunks as the leader would have while the events came in, and analyze the tables. */
   finish: () => Promise<void>;
   close: () => Promise<void>;
 };
@@ -30,6 +31,7 @@ export async function openPgBench(): Promise<PgBench> {
       await storeEventsPg(pg, batch as readonly IngestRow[]);
     },
     finish: async () => {
+      await sealChartChunks(pg.$client);
       await pg.$client`VACUUM ANALYZE`;
     },
     close: async () => {

@@ -14,6 +14,7 @@ import { PgDecodePool } from "./pg/decode-pool";
 import { setPreviewRunner } from "./preview/queue";
 import { threadRunner } from "./preview/thread-runner";
 import { retentionSweep, startRetentionSweeper } from "./jobs/retention";
+import { startChartSealer } from "./jobs/chart-seal";
 import { serverDb, serverPg, serverStore } from "./runtime";
 import { defaultAdapters } from "./control/adapters";
 import { POLICY_KINDS } from "./control/policies";
@@ -167,7 +168,7 @@ function ingestPool(settings: Env): { install: () => void; close: () => Promise<
 
 /**
  * Start the work only the leader does — retention, attribution, the policy reconciler and guards, scrapes and ZMQ
- * subscriptions, expired sign-in housekeeping — and return the function that stops all of it.
+ * subscriptions, expired sign-in housekeeping, sealing PostgreSQL's chart chunks — and return the function that stops all of it.
  */
 function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings: Env): () => Promise<void> {
   const authSweep = setInterval(async () => {
@@ -179,11 +180,14 @@ function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings
     }
   }, 3_600_000);
   authSweep.unref();
+  const pg = serverPg();
   const stopSweeper = startRetentionSweeper(
-    retentionSweep(db, serverPg()),
+    retentionSweep(db, pg),
     { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS },
     settings.SWITCHYARD_RETENTION_SWEEP_SECONDS,
   );
+  // PostgreSQL's chart chunks are sealed by the leader (db/pg/chart-chunks.ts); SQLite has none.
+  const stopSealer = pg ? startChartSealer(pg.$client) : () => {};
   const stopAttribution = startAttributionThread(
     settings.SWITCHYARD_DATABASE_URL ? { databaseUrl: settings.SWITCHYARD_DATABASE_URL } : settings.SWITCHYARD_DB,
     settings.SWITCHYARD_RAW_RETENTION_HOURS,
@@ -203,6 +207,7 @@ function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings
     clearInterval(authSweep);
     clearInterval(sourceReload);
     stopSweeper();
+    stopSealer();
     stopReconciler();
     stopGuards();
     await Promise.all([sources.then((m) => m.stop()), stopAttribution()]);

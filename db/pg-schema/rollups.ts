@@ -1,5 +1,5 @@
 import { doublePrecision, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
-import { ms } from "./columns";
+import { bytea, ms } from "./columns";
 
 // The rollups the pages read, on PostgreSQL; mirror db/schema/rollups.ts and worker_stats_1m column for column.
 // Bucket starts (`minute`) are Unix ms; sums of token counts are 64-bit.
@@ -48,6 +48,30 @@ export const workerStats30s = statsRollup("worker_stats_30s");
 export const workerStats1m = statsRollup("worker_stats_1m");
 export const workerStats5m = statsRollup("worker_stats_5m");
 export const workerStats15m = statsRollup("worker_stats_15m");
+
+/**
+ * The 30-second rollup's chart columns packed per worker and 5-minute chunk, on PostgreSQL only (db/pg/chart-chunks.ts):
+ * `t` the bucket starts as 8-byte big-endian integers, `util` and `hit` the KV-utilization and prefix-hit ratios as
+ * 8-byte doubles (NaN: none), in time order. The hour's chart reads 12 such rows a worker and the rollup's own rows
+ * only past the sealed horizon (workerChartSeal), where its per-row work had been most of the query.
+ */
+export const workerChart30s = pgTable(
+  "worker_chart_30s",
+  {
+    chunk: ms("chunk").notNull(),
+    workerId: text("worker_id").notNull(),
+    t: bytea("t").notNull(),
+    util: bytea("util").notNull(),
+    hit: bytea("hit").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.chunk, t.workerId] })],
+);
+
+/** How far chart chunks are sealed, per rollup (`sealed_until`, Unix ms: every chunk before it is packed). */
+export const workerChartSeal = pgTable("worker_chart_seal", {
+  resolution: text("resolution").primaryKey(),
+  sealedUntil: ms("sealed_until").notNull(),
+});
 
 /** Requests per arrival minute: counts and token sums. */
 export const requests1m = pgTable("requests_1m", {

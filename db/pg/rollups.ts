@@ -6,13 +6,11 @@ import type { CounterSample } from "../../lib/counters";
 import { addSample, flushStats, MinuteRollups, type Rollup, type Statements } from "../queries/ingest-rollups";
 import { TierRollups } from "../queries/ingest-tiers";
 import { upsertPlan, upsertRows, type UpsertColumn, type UpsertValue } from "./upsert";
+import { chartHorizonPg, chunkOf, repackChartChunksPg, ROLLUP_LOCK } from "./chart-chunks";
 
 // The rollups of PostgreSQL's ingest: SQLite's own per-batch accumulators (db/queries/ingest-rollups.ts,
 // ingest-tiers.ts) fed the batch's accepted events in batch order, their rows collected and written with one
 // multi-row upsert per table. Same input, same rows as SQLite's ingest writes.
-
-/** One transaction at a time computes and writes rollups (every process): counter deltas and tier levels read the last. */
-const ROLLUP_LOCK = "hashtext('switchyard.ingest-rollups')";
 
 const add = (...names: string[]): UpsertColumn[] => names.map((name) => ({ name }));
 const STATS_COLUMNS: UpsertColumn[] = [
@@ -229,7 +227,8 @@ const touchesRollups = (e: IngestRow) =>
 /**
  * Add a batch's accepted events to the rollups, in its transaction: the 10 s … 15 min worker rollups (counter deltas
  * against each worker's last sample), requests, TTFT and ITL per minute, routing per 1 and 15 min, and the storage
- * tiers. Takes a transaction-scoped lock first, so concurrent batches (of any process) apply one after another.
+ * tiers. Takes a transaction-scoped lock first, so concurrent batches (of any process) apply one after another; rows
+ * written behind the chart chunks' horizon have their chunks packed again (chart-chunks.ts).
  */
 export async function writeRollupsPg(
   tx: postgres.Sql,
@@ -244,7 +243,7 @@ export async function writeRollupsPg(
     if (e.kind === "worker.stats") sampled.add(e.worker_id);
     else if (e.kind === "kv.stored" || e.kind === "kv.removed" || e.kind === "kv.cleared") tiered.add(e.worker_id);
   await tx.unsafe(`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK})`);
-  const [counterRows, levelRows] = await Promise.all([
+  const [counterRows, levelRows, horizon] = await Promise.all([
     sampled.size
       ? tx<{ w: string; ts: number; query: string; hit: string }[]>`SELECT worker_id AS w, ts,
           prefix_query_tokens AS query, prefix_hit_tokens AS hit FROM worker_counters WHERE worker_id = ANY(${[...sampled]}::text[])`
@@ -253,6 +252,7 @@ export async function writeRollupsPg(
       ? tx<{ w: string; tier: string; blocks: number }[]>`SELECT worker_id AS w, tier, blocks
           FROM worker_tier_blocks WHERE worker_id = ANY(${[...tiered]}::text[])`
       : [],
+    sampled.size ? chartHorizonPg(tx) : 0,
   ]);
   const counters = new Map(counterRows.map((r) => [r.w, { ts: r.ts, query: r.query, hit: r.hit }]));
   const levels = new Map(levelRows.map((r) => [`${r.w}\u0000${r.tier}`, r.blocks]));
@@ -275,4 +275,14 @@ export async function writeRollupsPg(
   flushStats(rollups, st);
   for (const [w, c] of seenCounters) if (c) st.counterPut.run(w, c.ts, c.query, c.hit);
   await Promise.all([...collected.rows].map(([key, rows]) => upsertRows(tx, PLANS[key], rows)));
+  // Rollup rows behind the chart chunks' horizon (a late or replayed sample): their chunks are packed again.
+  const late = new Map<number, Set<string>>();
+  for (const [w, m] of collected.rows.get("rollup30") ?? []) {
+    if ((m as number) >= horizon) continue;
+    const chunk = chunkOf(m as number);
+    let workers = late.get(chunk);
+    if (!workers) late.set(chunk, (workers = new Set()));
+    workers.add(w as string);
+  }
+  if (late.size) await repackChartChunksPg(tx, late);
 }

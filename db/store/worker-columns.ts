@@ -1,4 +1,6 @@
-import { and, sql, type SQL } from "drizzle-orm";
+import { and, gt, gte, lt, sql, type SQL } from "drizzle-orm";
+import { workerChart30s, workerChartSeal } from "../pg-schema/rollups";
+import { CHART_CHUNK_MS, CHART_RESOLUTION } from "../pg/chart-chunks";
 import { bucketOf, fieldsOf, indexed, integerArray, integersOf, rawRows } from "./sql";
 import type { Store } from "./store";
 import { MAX_WORKERS, rollupScan, type RollupRead } from "./workers";
@@ -57,9 +59,7 @@ function ratioColumn(s: Store): {
     };
   return {
     width: 1,
-    cells: (num, den) => [
-      sql`string_agg(float8send(CASE WHEN (${den}) > 0 THEN (${num})::float8 / (${den})::float8 ELSE 'NaN'::float8 END), ''::bytea)`,
-    ],
+    cells: (num, den) => [sql`string_agg(${ratioBytes(num, den)}, ''::bytea)`],
     read: ([cell]) => {
       const b = cell as Uint8Array;
       const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
@@ -71,6 +71,77 @@ function ratioColumn(s: Store): {
       return out;
     },
   };
+}
+
+/** One bucket's ratio on PostgreSQL as 8 bytes: num / den as a big-endian double, NaN unless den > 0. */
+function ratioBytes(num: SQL, den: SQL): SQL {
+  return sql`float8send(CASE WHEN (${den}) > 0 THEN (${num})::float8 / (${den})::float8 ELSE 'NaN'::float8 END)`;
+}
+
+/**
+ * PostgreSQL's all-workers read of the 30-second rollup at its own step: the packed chart chunks before the sealed
+ * horizon (db/pg/chart-chunks.ts; whole chunks overlapping the range, trimmed to it by the caller) and the rollup's
+ * rows from the horizon on, as one union aggregated per worker. Placeholders: `a` the range's first bucket, `b` its
+ * end, `c` the first bucket less a chunk (chunks starting after it overlap the range).
+ */
+function chunkedColumns(s: Store, m: ReturnType<typeof rollupScan>["m"], util: boolean, hit: boolean) {
+  const [c, seal] = [workerChart30s, workerChartSeal];
+  const horizon = sql`coalesce((SELECT ${seal.sealedUntil} FROM ${seal} WHERE ${seal.resolution} = ${CHART_RESOLUTION}), 0)`;
+  const [a, b, c0] = [sql.placeholder("a"), sql.placeholder("b"), sql.placeholder("c")];
+  const part = (w: SQL, t: SQL, u: SQL, h: SQL) => ({
+    w: w.as("w"),
+    t: t.as("t"),
+    ...(util ? { u: u.as("u") } : {}),
+    ...(hit ? { h: h.as("h") } : {}),
+  });
+  const packed = s.db
+    .select(part(sql`${c.workerId}`, sql`${c.t}`, sql`${c.util}`, sql`${c.hit}`))
+    .from(c)
+    .where(and(gt(c.chunk, c0), lt(c.chunk, b), lt(c.chunk, horizon)));
+  const rows = s.db
+    .select(
+      part(
+        sql`${m.workerId}`,
+        sql`int8send(${m.minute})`,
+        ratioBytes(sql`${m.kvActiveSum}`, sql`${m.kvTotalSum}`),
+        ratioBytes(sql`${m.prefixHitDelta}`, sql`${m.prefixQueryDelta}`),
+      ),
+    )
+    .from(m)
+    .where(and(gte(m.minute, sql`greatest(${a}, ${horizon})`), lt(m.minute, b)));
+  const x = packed.unionAll(rows as never).as("x") as unknown as Record<"w" | "t" | "u" | "h", SQL.Aliased>;
+  // In no order (an ORDER BY in the aggregates doubled the query's time): placed in time order by the caller.
+  const agg = (v: SQL.Aliased) => sql`string_agg(${v}, ''::bytea)`;
+  return s.db
+    .select({
+      workerId: sql`${x.w}`,
+      t: agg(x.t),
+      ...(util ? { c0: agg(x.u) } : {}),
+      ...(hit ? { [util ? "c1" : "c0"]: agg(x.h) } : {}),
+    })
+    .from(x as never)
+    .groupBy(sql`${x.w}`)
+    .limit(MAX_WORKERS * 4);
+}
+
+/**
+ * The buckets of `c` that start in [from, to), in time order, for buckets on a grid of `step` from `from`: each is put in
+ * its slot (one pass, no comparisons) and the slots read in order.
+ */
+function placed(c: WorkerColumns, from: number, to: number, step: number): WorkerColumns {
+  const { t } = c;
+  const slots = new Int32Array(Math.ceil((to - from) / step)).fill(-1);
+  let n = 0;
+  for (let k = 0; k < t.length; k++) {
+    const x = t[k]!;
+    if (x < from || x >= to) continue;
+    slots[(x - from) / step] = k;
+    n++;
+  }
+  const order = new Array<number>(n);
+  for (let i = 0, j = 0; i < slots.length; i++) if (slots[i]! >= 0) order[j++] = slots[i]!;
+  const pick = <T>(xs: T[]) => (xs.length ? order.map((k) => xs[k]!) : []);
+  return { workerId: c.workerId, t: pick(t), util: pick(c.util), hitRate: pick(c.hitRate) };
 }
 
 /**
@@ -98,7 +169,9 @@ export async function rollupColumns(
         c,
       ]),
     );
+  const chunked = s.engine === "pg" && plain && !one && resolution === "30s";
   const build = () => {
+    if (chunked) return chunkedColumns(s, m, util, hit);
     if (plain) {
       // At the rollup's own step the rows are the buckets: aggregated straight into each worker's columns. Where the
       // rollup has a (worker, bucket, …) index, each worker's range is read from it in order (one worker: that range
@@ -141,16 +214,17 @@ export async function rollupColumns(
       .limit(MAX_WORKERS * 4);
   };
   const key = `rollupColumns.${resolution}.${one ? "one" : "all"}.${plain ? "rows" : step}.${charts.join("+")}`;
-  const rows = await rawRows(s, key, build, { a: start, b: to, w: workerId });
+  const rows = await rawRows(s, key, build, { a: start, b: to, w: workerId, c: start - CHART_CHUNK_MS });
   const utilCells = util ? ratio.width : 0;
   return rows.map((r) => {
     const cells = r.slice(2);
-    return inTimeOrder({
+    const columns: WorkerColumns = {
       workerId: r[0] as string,
       t: integersOf(s, r[1]),
       util: util ? ratio.read(cells.slice(0, utilCells)) : [],
       hitRate: hit ? ratio.read(cells.slice(utilCells)) : [],
-    });
+    };
+    return chunked ? placed(columns, start, to, step) : inTimeOrder(columns);
   });
 }
 

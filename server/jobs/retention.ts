@@ -2,6 +2,7 @@ import type { Db } from "../../db/client";
 import type { PgDb } from "../../db/pg/client";
 import { dropPartitionsBefore, PARTITIONED } from "../../db/pg/partitions";
 import { deleteBatchBeforePg, existingTables } from "../../db/pg/retention";
+import { trimChartChunksPg } from "../../db/pg/chart-chunks";
 import { deleteBatchBefore, RETENTION_TABLES, type RetentionTier } from "../../db/queries/retention";
 import { errorMessage, log } from "../observability/logger";
 
@@ -72,10 +73,7 @@ export async function sweepRetentionPg(
   const deleted: Record<string, number> = { partitions: dropped.length };
   let transactions = dropped.length;
   const rowTables = RETENTION_TABLES.filter((t) => !(t.table in PARTITIONED));
-  const present = await existingTables(
-    pg.$client,
-    rowTables.map((t) => t.table),
-  );
+  const present = await existingTables(pg.$client, [...rowTables.map((t) => t.table), "worker_chart_30s"]);
   for (const { table, column, tier, bucketMs } of rowTables) {
     if (!present.has(table)) continue;
     const before = bucketMs ? cutoffs[tier] - bucketMs + 1 : cutoffs[tier];
@@ -88,6 +86,11 @@ export async function sweepRetentionPg(
       await pause();
     }
     deleted[table] = total;
+    // The chart chunks packed from the 30-second rollup go with its rows (a chunk the cut splits is packed again).
+    if (table === "worker_stats_30s" && present.has("worker_chart_30s")) {
+      deleted.worker_chart_30s = await trimChartChunksPg(pg.$client, before);
+      transactions++;
+    }
   }
   return { deleted, transactions };
 }

@@ -1,0 +1,108 @@
+import type postgres from "postgres";
+import { pgTransaction } from "./client";
+
+// PostgreSQL's packed chart chunks (worker_chart_30s): the 30-second rollup's bucket starts and chart ratios, one row
+// per worker and 5-minute chunk, for every chunk before the sealed horizon (worker_chart_seal). The hour's chart then
+// reads about 12 packed rows a worker plus the rollup's rows past the horizon, instead of 120 rows a worker: on
+// PostgreSQL the per-row work of scanning and aggregating was most of that query (SQLite's rows cost a fifth as much,
+// and it reads its rollup as it is). A chunk holds exactly what its rollup rows hold: the leader packs chunks once
+// complete (sealChartChunksPg), an ingest batch that writes rollup rows behind the horizon packs those chunks again
+// in its own transaction (repackChartChunksPg), and retention trims them with the rows. All three, and every rollup
+// write, take ROLLUP_LOCK, so a horizon read under it is the one every packed chunk agrees with.
+
+/**
+ * One transaction at a time computes and writes rollups or chart chunks (every process): counter deltas and tier levels
+ * read the last rows written, and a horizon read under it is the one every packed chunk agrees with.
+ */
+export const ROLLUP_LOCK = "hashtext('switchyard.ingest-rollups')";
+/** The span of one chart chunk (ms): 10 buckets of the 30-second rollup. */
+export const CHART_CHUNK_MS = 300_000;
+/** The rollup the chunks pack, as worker_chart_seal names it. */
+export const CHART_RESOLUTION = "30s";
+
+/** The start of the chunk holding `ms`. */
+export const chunkOf = (ms: number) => ms - (ms % CHART_CHUNK_MS);
+
+/** Per-row ratio bytes: num / den as a big-endian double, NaN unless den > 0 (the same IEEE division as JS's). */
+const ratio = (num: string, den: string) =>
+  `float8send(CASE WHEN ${den} > 0 THEN ${num}::float8 / ${den}::float8 ELSE 'NaN'::float8 END)`;
+
+/**
+ * Pack the chunks of the rollup's rows with bucket start in [from, to) (chunk-aligned), for `workers` only when given:
+ * each (chunk, worker) with rows is written whole, replacing what was there.
+ */
+async function packChunks(tx: postgres.Sql, from: number, to: number, workers: readonly string[] | null) {
+  await tx.unsafe(
+    `INSERT INTO worker_chart_30s (chunk, worker_id, t, util, hit)
+     SELECT minute - minute % ${CHART_CHUNK_MS}, worker_id,
+       string_agg(int8send(minute), ''::bytea ORDER BY minute),
+       string_agg(${ratio("kv_active_sum", "kv_total_sum")}, ''::bytea ORDER BY minute),
+       string_agg(${ratio("prefix_hit_delta", "prefix_query_delta")}, ''::bytea ORDER BY minute)
+     FROM worker_stats_30s WHERE minute >= $1 AND minute < $2 ${workers ? "AND worker_id = ANY($3::text[])" : ""}
+     GROUP BY 1, 2
+     ON CONFLICT (chunk, worker_id) DO UPDATE SET t = excluded.t, util = excluded.util, hit = excluded.hit`,
+    workers ? [from, to, workers as string[]] : [from, to],
+  );
+}
+
+/** The sealed horizon (Unix ms; 0 when nothing is sealed yet). Read it under ROLLUP_LOCK. */
+export async function chartHorizonPg(tx: postgres.Sql): Promise<number> {
+  const [row] = await tx<{ u: number }[]>`
+    SELECT sealed_until AS u FROM worker_chart_seal WHERE resolution = ${CHART_RESOLUTION}`;
+  return row ? Number(row.u) : 0;
+}
+
+/**
+ * Pack again the chunks a batch's rollup rows fell into behind the horizon (`late`: worker ids by chunk start), in the
+ * batch's transaction under ROLLUP_LOCK, after its rows were written.
+ */
+export async function repackChartChunksPg(tx: postgres.Sql, late: ReadonlyMap<number, ReadonlySet<string>>) {
+  for (const [chunk, workers] of late) await packChunks(tx, chunk, chunk + CHART_CHUNK_MS, [...workers]);
+}
+
+/** What the leader's seal step sees: the horizon (null: never sealed) and the rollup's first and last bucket. */
+export type SealState = { sealed: number | null; oldest: number | null; newest: number | null };
+
+/**
+ * One seal step in one transaction under ROLLUP_LOCK: `decide` names the new horizon from what is stored (null or no
+ * later than the current one: nothing to do), and every chunk from the current horizon (the oldest row's chunk when
+ * never sealed) up to it is packed. Returns the span packed, or null.
+ */
+export async function sealChartChunksPg(
+  sql: postgres.Sql,
+  decide: (state: SealState) => number | null,
+): Promise<{ from: number; to: number } | null> {
+  return pgTransaction(sql, async (tx) => {
+    await tx.unsafe(`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK})`);
+    const [seal] = await tx<{ u: number }[]>`
+      SELECT sealed_until AS u FROM worker_chart_seal WHERE resolution = ${CHART_RESOLUTION}`;
+    const [range] = await tx<{ oldest: number | null; newest: number | null }[]>`
+      SELECT min(minute) AS oldest, max(minute) AS newest FROM worker_stats_30s`;
+    const sealed = seal ? Number(seal.u) : null;
+    const oldest = range?.oldest == null ? null : Number(range.oldest);
+    const newest = range?.newest == null ? null : Number(range.newest);
+    const to = decide({ sealed, oldest, newest });
+    const from = sealed ?? (oldest === null ? null : chunkOf(oldest));
+    if (to === null || from === null || to <= from) return null;
+    await packChunks(tx, from, to, null);
+    await tx`INSERT INTO worker_chart_seal (resolution, sealed_until) VALUES (${CHART_RESOLUTION}, ${to})
+      ON CONFLICT (resolution) DO UPDATE SET sealed_until = excluded.sealed_until`;
+    return { from, to };
+  });
+}
+
+/**
+ * After retention deleted the rollup's rows before `before`: drop the chunks wholly before it and pack the one it cuts
+ * from the rows left (when sealed), so that no chunk shows a bucket its rows no longer have. Returns chunk rows deleted.
+ */
+export async function trimChartChunksPg(sql: postgres.Sql, before: number): Promise<number> {
+  return pgTransaction(sql, async (tx) => {
+    await tx.unsafe(`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK})`);
+    const cut = chunkOf(before);
+    const straddled = before > cut;
+    const gone = await tx`DELETE FROM worker_chart_30s WHERE chunk < ${straddled ? cut + CHART_CHUNK_MS : cut}`;
+    if (straddled && cut + CHART_CHUNK_MS <= (await chartHorizonPg(tx)))
+      await packChunks(tx, cut, cut + CHART_CHUNK_MS, null);
+    return gone.count;
+  });
+}

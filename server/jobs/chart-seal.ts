@@ -1,0 +1,63 @@
+// The leader's sealing of PostgreSQL's chart chunks (db/pg/chart-chunks.ts): every half minute, the 5-minute chunks
+// of the 30-second rollup that are complete are packed. When is a chunk complete is decided here (sealTarget, pure).
+import type postgres from "postgres";
+import { isPgUnavailable } from "../../db/pg/client";
+import { chunkOf, sealChartChunksPg, type SealState } from "../../db/pg/chart-chunks";
+import { errorMessage, log } from "../observability/logger";
+
+/** How long after a chunk ends, in the rollup's own time, before it is sealed: samples posted late still land in it. */
+export const SEAL_GRACE_MS = 60_000;
+/** The most one transaction seals (it holds the rollup lock, so ingest waits): six hours, ~0.1 s of 64 workers. */
+export const SEAL_MAX_MS = 6 * 3_600_000;
+/** How often the leader looks. */
+export const SEAL_INTERVAL_MS = 30_000;
+
+/**
+ * The horizon to seal up to (null: nothing to do): every chunk that ended SEAL_GRACE_MS before the newest bucket
+ * stored and before `now` (a sample stamped in the future never seals chunks ahead of the clock), at most SEAL_MAX_MS
+ * past the current horizon (the oldest bucket's chunk when never sealed).
+ */
+export function sealTarget(state: SealState, now: number): number | null {
+  const { sealed, oldest, newest } = state;
+  if (oldest === null || newest === null) return null;
+  const from = sealed ?? chunkOf(oldest);
+  const to = Math.min(chunkOf(Math.min(newest, now) - SEAL_GRACE_MS), from + SEAL_MAX_MS);
+  return to > from ? to : null;
+}
+
+/** Seal until caught up (steps of at most SEAL_MAX_MS, yielding between): the spans sealed, in order. */
+export async function sealChartChunks(
+  sql: postgres.Sql,
+  now: () => number = Date.now,
+): Promise<{ from: number; to: number }[]> {
+  const spans: { from: number; to: number }[] = [];
+  for (;;) {
+    const span = await sealChartChunksPg(sql, (state) => sealTarget(state, now()));
+    if (!span) return spans;
+    spans.push(span);
+    if (span.to - span.from < SEAL_MAX_MS) return spans;
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** Seal now and then every `intervalMs` (one pass at a time); returns a stop function. */
+export function startChartSealer(sql: postgres.Sql, intervalMs = SEAL_INTERVAL_MS): () => void {
+  let running = false;
+  const pass = async () => {
+    if (running) return;
+    running = true;
+    try {
+      await sealChartChunks(sql);
+    } catch (err) {
+      // PostgreSQL gone for a while: the next pass seals what this one could not.
+      if (isPgUnavailable(err)) log().warn({ err: errorMessage(err) }, "chart chunks: PostgreSQL unavailable");
+      else log().error({ err: errorMessage(err) }, "chart chunks: sealing failed");
+    } finally {
+      running = false;
+    }
+  };
+  void pass();
+  const timer = setInterval(() => void pass(), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
