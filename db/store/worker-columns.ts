@@ -125,23 +125,43 @@ function chunkedColumns(s: Store, m: ReturnType<typeof rollupScan>["m"], util: b
 }
 
 /**
- * The buckets of `c` that start in [from, to), in time order, for buckets on a grid of `step` from `from`: each is put in
- * its slot (one pass, no comparisons) and the slots read in order.
+ * A row of chunkedColumns as one worker's columns: its buckets that start in [from, to), in time order, for buckets on
+ * a grid of `step` from `from`. Each bucket start (big-endian int8) is put in its slot in one pass, no comparisons,
+ * and the columns are read from the packed doubles in slot order, with no array in between.
  */
-function placed(c: WorkerColumns, from: number, to: number, step: number): WorkerColumns {
-  const { t } = c;
+function placedRow(r: unknown[], from: number, to: number, step: number, util: boolean, hit: boolean): WorkerColumns {
+  const view = (cell: unknown) => {
+    const b = cell as Uint8Array;
+    return new DataView(b.buffer, b.byteOffset, b.byteLength);
+  };
+  const t = view(r[1]);
   const slots = new Int32Array(Math.ceil((to - from) / step)).fill(-1);
   let n = 0;
-  for (let k = 0; k < t.length; k++) {
-    const x = t[k]!;
+  for (let k = 0, i = 0; i < t.byteLength; k++, i += 8) {
+    const x = t.getInt32(i) * 4294967296 + t.getUint32(i + 4);
     if (x < from || x >= to) continue;
     slots[(x - from) / step] = k;
     n++;
   }
-  const order = new Array<number>(n);
-  for (let i = 0, j = 0; i < slots.length; i++) if (slots[i]! >= 0) order[j++] = slots[i]!;
-  const pick = <T>(xs: T[]) => (xs.length ? order.map((k) => xs[k]!) : []);
-  return { workerId: c.workerId, t: pick(t), util: pick(c.util), hitRate: pick(c.hitRate) };
+  const starts = new Array<number>(n);
+  const read = (cell: unknown) => {
+    const v = view(cell);
+    const out = new Array<number | null>(n);
+    for (let i = 0, j = 0; i < slots.length; i++) {
+      const k = slots[i]!;
+      if (k < 0) continue;
+      const y = v.getFloat64(k * 8);
+      out[j++] = Number.isNaN(y) ? null : y;
+    }
+    return out;
+  };
+  for (let i = 0, j = 0; i < slots.length; i++) if (slots[i]! >= 0) starts[j++] = from + i * step;
+  return {
+    workerId: r[0] as string,
+    t: starts,
+    util: util ? read(r[2]) : [],
+    hitRate: hit ? read(r[util ? 3 : 2]) : [],
+  };
 }
 
 /**
@@ -215,16 +235,16 @@ export async function rollupColumns(
   };
   const key = `rollupColumns.${resolution}.${one ? "one" : "all"}.${plain ? "rows" : step}.${charts.join("+")}`;
   const rows = await rawRows(s, key, build, { a: start, b: to, w: workerId, c: start - CHART_CHUNK_MS });
+  if (chunked) return rows.map((r) => placedRow(r, start, to, step, util, hit));
   const utilCells = util ? ratio.width : 0;
   return rows.map((r) => {
     const cells = r.slice(2);
-    const columns: WorkerColumns = {
+    return inTimeOrder({
       workerId: r[0] as string,
       t: integersOf(s, r[1]),
       util: util ? ratio.read(cells.slice(0, utilCells)) : [],
       hitRate: hit ? ratio.read(cells.slice(utilCells)) : [],
-    };
-    return chunked ? placed(columns, start, to, step) : inTimeOrder(columns);
+    });
   });
 }
 
