@@ -2,7 +2,7 @@
 import superjson from "superjson";
 import { bucketStep } from "../server/analysis/workers";
 import { chartQueries, promRangeQuery, type PromResult } from "./bench-prometheus";
-import { CALLS, quantile, type Caller } from "./bench-queries-time";
+import { CALLS, quantile, WARMUP, type Caller } from "./bench-queries-time";
 
 type SeriesOut = Awaited<ReturnType<Caller["workers"]["series"]>>;
 const RANGES = [
@@ -74,6 +74,12 @@ export async function compareWithPrometheus(caller: Caller, url: string, end: nu
       sw.push(s1 - s0);
       wire.push(performance.now() - s0);
     };
+    // Warm-up rounds, untimed, as timeProcedures does (each call and query once a round).
+    for (let i = 0; i < WARMUP; i++) {
+      for (const chart of [undefined, "hitRate", "util"] as const) superjson.stringify(await series(chart));
+      await prom(q.hitRate);
+      await prom(q.kvUtilization);
+    }
     for (let i = 0; i < CALLS; i++) {
       await timed(undefined, t.sw, t.wire);
       await timed("hitRate", t.swHit, t.wireHit);
