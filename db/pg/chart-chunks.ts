@@ -4,8 +4,8 @@ import { pgTransaction } from "./client";
 // PostgreSQL's packed chart chunks (worker_chart_30s): the 30-second rollup's bucket starts and chart ratios, one row
 // per worker and 5-minute chunk, for every chunk before the sealed horizon (worker_chart_seal). The hour's chart then
 // reads about 12 packed rows a worker plus the rollup's rows past the horizon, instead of 120 rows a worker: on
-// PostgreSQL the per-row work of scanning and aggregating was most of that query (SQLite's rows cost a fifth as much,
-// and it reads its rollup as it is). A chunk holds exactly what its rollup rows hold: the leader packs chunks once
+// PostgreSQL the per-row work of scanning and aggregating was most of that query (SQLite, whose rows cost it far less,
+// reads its rollup as it is). A chunk holds exactly what its rollup rows hold: the leader packs chunks once
 // complete (sealChartChunksPg), an ingest batch that writes rollup rows behind the horizon packs those chunks again
 // in its own transaction (repackChartChunksPg), and retention trims them with the rows. All three, and every rollup
 // write, take ROLLUP_LOCK, so a horizon read under it is the one every packed chunk agrees with.
