@@ -23,7 +23,11 @@ export const CHART_RESOLUTION = "30s";
 /** The start of the chunk holding `ms`. */
 export const chunkOf = (ms: number) => ms - (ms % CHART_CHUNK_MS);
 
-/** Per-row ratio bytes: num / den as a big-endian double, NaN unless den > 0 (the same IEEE division as JS's). */
+/**
+ * Per-row ratio bytes: num / den as a big-endian double, NaN unless den > 0 (the same IEEE division as JS's). The chart
+ * read's ratioBytes (db/store/worker-columns.ts) writes the same expression over drizzle's columns for the rows past
+ * the horizon; chart-seal.pg.test.ts fails if the two ever differ (chunked reads must equal the rows' reads).
+ */
 const ratio = (num: string, den: string) =>
   `float8send(CASE WHEN ${den} > 0 THEN ${num}::float8 / ${den}::float8 ELSE 'NaN'::float8 END)`;
 

@@ -73,7 +73,10 @@ function ratioColumn(s: Store): {
   };
 }
 
-/** One bucket's ratio on PostgreSQL as 8 bytes: num / den as a big-endian double, NaN unless den > 0. */
+/**
+ * One bucket's ratio on PostgreSQL as 8 bytes: num / den as a big-endian double, NaN unless den > 0 (as the chart
+ * chunks pack it: db/pg/chart-chunks.ts).
+ */
 function ratioBytes(num: SQL, den: SQL): SQL {
   return sql`float8send(CASE WHEN (${den}) > 0 THEN (${num})::float8 / (${den})::float8 ELSE 'NaN'::float8 END)`;
 }

@@ -246,6 +246,7 @@ export async function prefixByWorker(
  */
 export async function statsCoverage(s: Store): Promise<{ oldest10s: number | null; oldestRaw: number | null }> {
   const { workerStats10s: m, workerStats: r } = s.t;
+  // Each min() alone in its own subquery over a one-row source: SQLite answers a bare min(x) from x's index only then.
   const [row] = await rawRows(s, "statsCoverage", () =>
     s.db
       .select({
