@@ -187,7 +187,7 @@ function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings
     settings.SWITCHYARD_RETENTION_SWEEP_SECONDS,
   );
   // PostgreSQL's chart chunks are sealed by the leader (db/pg/chart-chunks.ts); SQLite has none.
-  const stopSealer = pg ? startChartSealer(pg.$client) : () => {};
+  const stopSealer = pg ? startChartSealer(pg.$client) : async () => {};
   const stopAttribution = startAttributionThread(
     settings.SWITCHYARD_DATABASE_URL ? { databaseUrl: settings.SWITCHYARD_DATABASE_URL } : settings.SWITCHYARD_DB,
     settings.SWITCHYARD_RAW_RETENTION_HOURS,
@@ -207,10 +207,9 @@ function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings
     clearInterval(authSweep);
     clearInterval(sourceReload);
     stopSweeper();
-    stopSealer();
     stopReconciler();
     stopGuards();
-    await Promise.all([sources.then((m) => m.stop()), stopAttribution()]);
+    await Promise.all([sources.then((m) => m.stop()), stopAttribution(), stopSealer()]);
   };
 }
 

@@ -3,11 +3,11 @@ import { rollupColumns, type SeriesChart } from "../../db/store/worker-columns";
 import { pgStore, type Store } from "../../db/store/store";
 import type { IngestRow } from "../../db/rows/ingest";
 import type { PgDb } from "../../db/pg/client";
-import { CHART_CHUNK_MS, chunkOf, trimChartChunksPg } from "../../db/pg/chart-chunks";
+import { CHART_CHUNK_MS, chunkOf, ROLLUP_LOCK, trimChartChunksPg } from "../../db/pg/chart-chunks";
 import { storeEventsPg } from "../../db/pg/ingest";
 import { parsed, stats, T0 } from "../../test/events";
 import { freshPg, PG_TEST_URL } from "../../test/pg";
-import { sealChartChunks } from "./chart-seal";
+import { sealChartChunks, startChartSealer } from "./chart-seal";
 import { sweepRetentionPg } from "./retention";
 
 // PostgreSQL's packed chart chunks: the hour's chart read from chunks before the sealed horizon and rows after it must
@@ -120,6 +120,31 @@ describe.skipIf(!PG_TEST_URL)("chart chunks on PostgreSQL", () => {
     const ws = await read(START - 30 * MIN, END + MIN);
     expect(ws.map((w) => w.workerId)).toEqual(["w1", "w2", "w3", "w9"]);
     expect(ws).toEqual(await fromRows(START - 30 * MIN, END + MIN));
+  });
+
+  it("the leader's sealer seals on start, and its stop waits for that pass", async () => {
+    const before = await horizon();
+    await storeEventsPg(pg, samples(END, END + 20 * MIN));
+    // Another process's rollup write holds the lock: the pass waits for it, and so does stop.
+    const other = await pg.$client.reserve();
+    await other`BEGIN`;
+    await other.unsafe(`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK})`);
+    let stopped = false;
+    let done: Promise<void>;
+    try {
+      done = startChartSealer(pg.$client, 3_600_000)().then(() => {
+        stopped = true;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(stopped).toBe(false);
+    } finally {
+      await other`COMMIT`;
+      other.release();
+    }
+    await done;
+    expect(await horizon()).toBe(chunkOf(END + 20 * MIN - 30_000 - MIN));
+    expect(await horizon()).toBeGreaterThan(before);
+    expect(await read(START - 30 * MIN, END + 21 * MIN)).toEqual(await fromRows(START - 30 * MIN, END + 21 * MIN));
   });
 
   it("trims the chunks with retention's rows, packing the chunk the cut splits", async () => {

@@ -40,24 +40,29 @@ export async function sealChartChunks(
   }
 }
 
-/** Seal now and then every `intervalMs` (one pass at a time); returns a stop function. */
-export function startChartSealer(sql: postgres.Sql, intervalMs = SEAL_INTERVAL_MS): () => void {
-  let running = false;
-  const pass = async () => {
-    if (running) return;
-    running = true;
-    try {
-      await sealChartChunks(sql);
-    } catch (err) {
-      // PostgreSQL gone for a while: the next pass seals what this one could not.
-      if (isPgUnavailable(err)) log().warn({ err: errorMessage(err) }, "chart chunks: PostgreSQL unavailable");
-      else log().error({ err: errorMessage(err) }, "chart chunks: sealing failed");
-    } finally {
-      running = false;
-    }
+/**
+ * Seal now and then every `intervalMs` (one pass at a time); returns a stop function that resolves once a pass in
+ * flight has ended (its transaction committed or rolled back before the caller closes the pool).
+ */
+export function startChartSealer(sql: postgres.Sql, intervalMs = SEAL_INTERVAL_MS): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  const pass = () => {
+    running ??= sealChartChunks(sql)
+      .then(() => undefined)
+      .catch((err: unknown) => {
+        // PostgreSQL gone for a while: the next pass seals what this one could not.
+        if (isPgUnavailable(err)) log().warn({ err: errorMessage(err) }, "chart chunks: PostgreSQL unavailable");
+        else log().error({ err: errorMessage(err) }, "chart chunks: sealing failed");
+      })
+      .finally(() => {
+        running = null;
+      });
   };
-  void pass();
-  const timer = setInterval(() => void pass(), intervalMs);
+  pass();
+  const timer = setInterval(pass, intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }
