@@ -11,6 +11,8 @@ export const SEAL_GRACE_MS = 60_000;
 export const SEAL_MAX_MS = 6 * 3_600_000;
 /** How often the leader looks. */
 export const SEAL_INTERVAL_MS = 30_000;
+/** The longest a stop waits for a pass in flight. */
+const STOP_WAIT_MS = 5_000;
 
 /**
  * The horizon to seal up to (null: nothing to do): every chunk that ended SEAL_GRACE_MS before the newest bucket
@@ -42,7 +44,8 @@ export async function sealChartChunks(
 
 /**
  * Seal now and then every `intervalMs` (one pass at a time); returns a stop function that resolves once a pass in
- * flight has ended (its transaction committed or rolled back before the caller closes the pool).
+ * flight has ended (its transaction committed or rolled back before the caller closes the pool), or after
+ * STOP_WAIT_MS (a pass stuck on a lost connection must not hold up the leader's next start).
  */
 export function startChartSealer(sql: postgres.Sql, intervalMs = SEAL_INTERVAL_MS): () => Promise<void> {
   let running: Promise<void> | null = null;
@@ -63,6 +66,9 @@ export function startChartSealer(sql: postgres.Sql, intervalMs = SEAL_INTERVAL_M
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await running;
+    if (!running) return;
+    let wait: NodeJS.Timeout | undefined;
+    await Promise.race([running, new Promise((r) => (wait = setTimeout(r, STOP_WAIT_MS)))]);
+    clearTimeout(wait);
   };
 }
