@@ -1,4 +1,4 @@
-import { and, gt, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, gte, lt, sql, type SQL } from "drizzle-orm";
 import { workerChart30s, workerChartSeal } from "../pg-schema/rollups";
 import { CHART_CHUNK_MS, CHART_RESOLUTION } from "../pg/chart-chunks";
 import { bucketOf, fieldsOf, indexed, integerArray, integersOf, rawRows } from "./sql";
@@ -82,15 +82,20 @@ function ratioBytes(num: SQL, den: SQL): SQL {
 }
 
 /**
- * PostgreSQL's all-workers read of the 30-second rollup at its own step: the packed chart chunks before the sealed
- * horizon (db/pg/chart-chunks.ts; whole chunks overlapping the range, trimmed to it by the caller) and the rollup's
- * rows from the horizon on, as one union aggregated per worker. Placeholders: `a` the range's first bucket, `b` its
- * end, `c` the first bucket less a chunk (chunks starting after it overlap the range).
+ * PostgreSQL's read of the 30-second rollup at its own step: the packed chart chunks before the sealed horizon
+ * (db/pg/chart-chunks.ts; whole chunks overlapping the range, trimmed to it by the caller) and the rollup's rows from
+ * the horizon on, as one union aggregated per worker. Placeholders: `a` the range's first bucket, `b` its end, `c` the
+ * first bucket less a chunk (chunks starting after it overlap the range), `w` the one worker (with `one`).
  */
-function chunkedColumns(s: Store, m: ReturnType<typeof rollupScan>["m"], util: boolean, hit: boolean) {
+function chunkedColumns(
+  s: Store,
+  m: ReturnType<typeof rollupScan>["m"],
+  opts: { util: boolean; hit: boolean; one: boolean },
+) {
+  const { util, hit, one } = opts;
   const [c, seal] = [workerChart30s, workerChartSeal];
   const horizon = sql`coalesce((SELECT ${seal.sealedUntil} FROM ${seal} WHERE ${seal.resolution} = ${CHART_RESOLUTION}), 0)`;
-  const [a, b, c0] = [sql.placeholder("a"), sql.placeholder("b"), sql.placeholder("c")];
+  const [a, b, c0, w] = [sql.placeholder("a"), sql.placeholder("b"), sql.placeholder("c"), sql.placeholder("w")];
   const part = (w: SQL, t: SQL, u: SQL, h: SQL) => ({
     w: w.as("w"),
     t: t.as("t"),
@@ -100,7 +105,7 @@ function chunkedColumns(s: Store, m: ReturnType<typeof rollupScan>["m"], util: b
   const packed = s.db
     .select(part(sql`${c.workerId}`, sql`${c.t}`, sql`${c.util}`, sql`${c.hit}`))
     .from(c)
-    .where(and(gt(c.chunk, c0), lt(c.chunk, b), lt(c.chunk, horizon)));
+    .where(and(gt(c.chunk, c0), lt(c.chunk, b), lt(c.chunk, horizon), one ? eq(c.workerId, w) : undefined));
   const rows = s.db
     .select(
       part(
@@ -111,7 +116,7 @@ function chunkedColumns(s: Store, m: ReturnType<typeof rollupScan>["m"], util: b
       ),
     )
     .from(m)
-    .where(and(gte(m.minute, sql`greatest(${a}, ${horizon})`), lt(m.minute, b)));
+    .where(and(gte(m.minute, sql`greatest(${a}, ${horizon})`), lt(m.minute, b), one ? eq(m.workerId, w) : undefined));
   const x = packed.unionAll(rows as never).as("x") as unknown as Record<"w" | "t" | "u" | "h", SQL.Aliased>;
   // In no order (an ORDER BY in the aggregates doubled the query's time): placed in time order by the caller.
   const agg = (v: SQL.Aliased) => sql`string_agg(${v}, ''::bytea)`;
@@ -192,9 +197,9 @@ export async function rollupColumns(
         c,
       ]),
     );
-  const chunked = s.engine === "pg" && plain && !one && resolution === "30s";
+  const chunked = s.engine === "pg" && plain && resolution === "30s";
   const build = () => {
-    if (chunked) return chunkedColumns(s, m, util, hit);
+    if (chunked) return chunkedColumns(s, m, { util, hit, one });
     if (plain) {
       // At the rollup's own step the rows are the buckets: aggregated straight into each worker's columns. Where the
       // rollup has a (worker, bucket, …) index, each worker's range is read from it in order (one worker: that range

@@ -48,17 +48,17 @@ describe.skipIf(!PG_TEST_URL)("chart chunks on PostgreSQL", () => {
   });
   afterAll(() => drop?.());
 
-  const read = (from: number, to: number, charts?: readonly SeriesChart[]) =>
-    rollupColumns(store, { from, to, step: 30_000, resolution: "30s", charts }).then((ws) =>
+  const read = (from: number, to: number, charts?: readonly SeriesChart[], workerId?: string) =>
+    rollupColumns(store, { from, to, step: 30_000, resolution: "30s", charts, workerId }).then((ws) =>
       ws.sort((a, b) => a.workerId.localeCompare(b.workerId)),
     );
   const horizon = async () => Number((await pg.$client`SELECT sealed_until AS u FROM worker_chart_seal`)[0]?.u ?? 0);
   /** The same read from the rollup's rows alone: the horizon taken away for it, then put back. */
-  const fromRows = async (from: number, to: number, charts?: readonly SeriesChart[]) => {
+  const fromRows = async (from: number, to: number, charts?: readonly SeriesChart[], workerId?: string) => {
     const h = await horizon();
     await pg.$client`DELETE FROM worker_chart_seal`;
     try {
-      return await read(from, to, charts);
+      return await read(from, to, charts, workerId);
     } finally {
       if (h) await pg.$client`INSERT INTO worker_chart_seal VALUES ('30s', ${h})`;
     }
@@ -87,6 +87,10 @@ describe.skipIf(!PG_TEST_URL)("chart chunks on PostgreSQL", () => {
     expect(chunked).toEqual(await fromRows(from, to));
     for (const charts of [["util"], ["hitRate"]] as const)
       expect(await read(from, to, charts)).toEqual(await fromRows(from, to, charts));
+    // One worker's read (the worker page's chart), w3 with its idle stretch among them.
+    for (const w of ["w1", "w3", "w-unknown"])
+      expect(await read(from, to, undefined, w)).toEqual(await fromRows(from, to, undefined, w));
+    expect((await read(START, END, undefined, "w3")).map((c) => c.workerId)).toEqual(["w3"]);
   });
 
   it("reads the chunks themselves (a changed chunk shows)", async () => {
@@ -101,6 +105,7 @@ describe.skipIf(!PG_TEST_URL)("chart chunks on PostgreSQL", () => {
     try {
       const after = await read(at, at + CHART_CHUNK_MS, ["util"]);
       expect(after.find((w) => w.workerId === "w1")!.util).toEqual(Array(10).fill(0.5));
+      expect((await read(at, at + CHART_CHUNK_MS, ["util"], "w1"))[0]!.util).toEqual(Array(10).fill(0.5));
     } finally {
       await pg.$client`UPDATE worker_chart_30s SET util = ${saved!.util} WHERE chunk = ${at} AND worker_id = 'w1'`;
     }
