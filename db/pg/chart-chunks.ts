@@ -67,15 +67,17 @@ export async function repackChartChunksPg(tx: postgres.Sql, late: ReadonlyMap<nu
 /** What the leader's seal step sees: the horizon (null: never sealed) and the rollup's first and last bucket. */
 export type SealState = { sealed: number | null; oldest: number | null; newest: number | null };
 
+/** A span of chunks to pack, [from, to) in Unix ms. */
+export type SealSpan = { from: number; to: number };
+
 /**
- * One seal step in one transaction under ROLLUP_LOCK: `decide` names the new horizon from what is stored (null or no
- * later than the current one: nothing to do), and every chunk from the current horizon (the oldest row's chunk when
- * never sealed) up to it is packed. Returns the span packed, or null.
+ * One seal step in one transaction under ROLLUP_LOCK: `decide` names the span to pack from what is stored (null:
+ * nothing to do); its chunks are packed and its end becomes the horizon. Returns the span packed, or null.
  */
 export async function sealChartChunksPg(
   sql: postgres.Sql,
-  decide: (state: SealState) => number | null,
-): Promise<{ from: number; to: number } | null> {
+  decide: (state: SealState) => SealSpan | null,
+): Promise<SealSpan | null> {
   return pgTransaction(sql, async (tx) => {
     await tx.unsafe(`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK})`);
     const [seal] = await tx<{ u: number }[]>`
@@ -85,13 +87,12 @@ export async function sealChartChunksPg(
     const sealed = seal ? Number(seal.u) : null;
     const oldest = range?.oldest == null ? null : Number(range.oldest);
     const newest = range?.newest == null ? null : Number(range.newest);
-    const to = decide({ sealed, oldest, newest });
-    const from = sealed ?? (oldest === null ? null : chunkOf(oldest));
-    if (to === null || from === null || to <= from) return null;
-    await packChunks(tx, from, to, null);
-    await tx`INSERT INTO worker_chart_seal (resolution, sealed_until) VALUES (${CHART_RESOLUTION}, ${to})
+    const span = decide({ sealed, oldest, newest });
+    if (!span) return null;
+    await packChunks(tx, span.from, span.to, null);
+    await tx`INSERT INTO worker_chart_seal (resolution, sealed_until) VALUES (${CHART_RESOLUTION}, ${span.to})
       ON CONFLICT (resolution) DO UPDATE SET sealed_until = excluded.sealed_until`;
-    return { from, to };
+    return span;
   });
 }
 

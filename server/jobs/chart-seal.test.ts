@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SEAL_MAX_MS, sealTarget } from "./chart-seal";
+import { SEAL_MAX_MS, sealSpan } from "./chart-seal";
 
 // When the leader seals PostgreSQL's chart chunks (5-minute chunks, a minute's grace after the newest bucket).
 
@@ -7,7 +7,7 @@ const MIN = 60_000;
 const H = 3_600_000;
 const T = 1_800_000_000_000; // a chunk boundary
 
-describe("sealTarget", () => {
+describe("sealSpan", () => {
   const cases: [
     string,
     { sealed: number | null; oldest: number | null; newest: number | null },
@@ -32,5 +32,5 @@ describe("sealTarget", () => {
     ],
     ["at most six hours a step", { sealed: T, oldest: T, newest: T + 24 * H }, T + 25 * H, T + SEAL_MAX_MS],
   ];
-  it.each(cases)("%s", (_, state, now, want) => expect(sealTarget(state, now)).toBe(want));
+  it.each(cases)("%s", (_, state, now, want) => expect(sealSpan(state, now)?.to ?? null).toBe(want));
 });

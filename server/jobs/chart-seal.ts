@@ -1,8 +1,8 @@
 // The leader's sealing of PostgreSQL's chart chunks (db/pg/chart-chunks.ts): every half minute, the 5-minute chunks
-// of the 30-second rollup that are complete are packed. When is a chunk complete is decided here (sealTarget, pure).
+// of the 30-second rollup that are complete are packed. Which chunks are complete is decided here (sealSpan, pure).
 import type postgres from "postgres";
 import { isPgUnavailable } from "../../db/pg/client";
-import { chunkOf, sealChartChunksPg, type SealState } from "../../db/pg/chart-chunks";
+import { chunkOf, sealChartChunksPg, type SealSpan, type SealState } from "../../db/pg/chart-chunks";
 import { errorMessage, log } from "../observability/logger";
 
 /** How long after a chunk ends, in the rollup's own time, before it is sealed: samples posted late still land in it. */
@@ -15,26 +15,23 @@ export const SEAL_INTERVAL_MS = 30_000;
 const STOP_WAIT_MS = 5_000;
 
 /**
- * The horizon to seal up to (null: nothing to do): every chunk that ended SEAL_GRACE_MS before the newest bucket
- * stored and before `now` (a sample stamped in the future never seals chunks ahead of the clock), at most SEAL_MAX_MS
- * past the current horizon (the oldest bucket's chunk when never sealed).
+ * The chunks to seal (null: nothing to do): from the current horizon (the oldest bucket's chunk when never sealed) up
+ * to every chunk that ended SEAL_GRACE_MS before the newest bucket stored and before `now` (a sample stamped in the
+ * future never seals chunks ahead of the clock), at most SEAL_MAX_MS of them.
  */
-export function sealTarget(state: SealState, now: number): number | null {
+export function sealSpan(state: SealState, now: number): SealSpan | null {
   const { sealed, oldest, newest } = state;
   if (oldest === null || newest === null) return null;
   const from = sealed ?? chunkOf(oldest);
   const to = Math.min(chunkOf(Math.min(newest, now) - SEAL_GRACE_MS), from + SEAL_MAX_MS);
-  return to > from ? to : null;
+  return to > from ? { from, to } : null;
 }
 
 /** Seal until caught up (steps of at most SEAL_MAX_MS, yielding between): the spans sealed, in order. */
-export async function sealChartChunks(
-  sql: postgres.Sql,
-  now: () => number = Date.now,
-): Promise<{ from: number; to: number }[]> {
-  const spans: { from: number; to: number }[] = [];
+export async function sealChartChunks(sql: postgres.Sql, now: () => number = Date.now): Promise<SealSpan[]> {
+  const spans: SealSpan[] = [];
   for (;;) {
-    const span = await sealChartChunksPg(sql, (state) => sealTarget(state, now()));
+    const span = await sealChartChunksPg(sql, (state) => sealSpan(state, now()));
     if (!span) return spans;
     spans.push(span);
     if (span.to - span.from < SEAL_MAX_MS) return spans;
