@@ -23,6 +23,9 @@ describe("parseEnv", () => {
       SWITCHYARD_RECONCILE_SECONDS: 5,
       SWITCHYARD_SESSION_HOURS: 12,
       SWITCHYARD_LOG_LEVEL: "info",
+      SWITCHYARD_TARGET_DIR: "./data/targets",
+      SWITCHYARD_IMPORT_DIR: "./data/imports",
+      SWITCHYARD_PREVIEW_MEMORY_MB: 512,
       NODE_ENV: "production",
     });
   });

@@ -59,6 +59,24 @@ const schema = z.object({
       }
     }),
   SWITCHYARD_RECONCILE_SECONDS: z.coerce.number().min(0.2).max(3600).default(5),
+  // File-writing policy targets (planner-file) write only inside this folder (created at start).
+  SWITCHYARD_TARGET_DIR: z.string().min(1).max(4096).default("./data/targets"),
+  // Watched trace directories (trace-dir sources) are read only inside this folder (created at start).
+  SWITCHYARD_IMPORT_DIR: z.string().min(1).max(4096).default("./data/imports"),
+  // A policy preview whose estimated memory is above this many MB is refused before it starts.
+  SWITCHYARD_PREVIEW_MEMORY_MB: z.coerce.number().int().min(16).max(65_536).default(512),
+  // Key for the secrets stored in the database (AES-256-GCM): 32 bytes as 64 hex digits or base64. Unset on SQLite:
+  // generated once into the data folder (mode 0600); required on PostgreSQL.
+  SWITCHYARD_SECRET_KEY: z
+    .string()
+    .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, "must be 32 bytes as 64 hex digits or base64")
+    .optional(),
+  // Outbound requests (scrapes, policy pushes, alert deliveries): comma-separated CIDRs and host names refused
+  // (unset: link-local and cloud metadata names), and when ALLOW is set, the only ones allowed.
+  SWITCHYARD_OUTBOUND_DENY: z.string().max(20_000).optional(),
+  SWITCHYARD_OUTBOUND_ALLOW: z.string().max(20_000).optional(),
+  // Comma-separated proxy addresses/CIDRs whose X-Forwarded-* headers are honoured (unset: never).
+  SWITCHYARD_TRUST_PROXY: z.string().max(20_000).optional(),
   // Switchyard's own log (JSON lines on stdout): fatal, error, warn, info, debug, trace or silent.
   SWITCHYARD_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
