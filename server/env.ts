@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 import { maskUrl } from "../lib/mask-url";
+import { parseHostList } from "./outbound/policy";
+import { outboundUrl } from "./outbound/url";
+
+function hostListIssues(raw: string | undefined, ctx: z.RefinementCtx): void {
+  try {
+    if (raw !== undefined) parseHostList(raw);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
+  }
+}
 
 // The one reader of process.env: every setting, validated, with its default.
 const schema = z.object({
@@ -44,7 +54,7 @@ const schema = z.object({
   SWITCHYARD_INGEST_WORKERS: z.coerce.number().int().min(0).max(16).optional(),
   SWITCHYARD_RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   // Set by `npm start`: the embedded simulated cluster's control API, registered as a policy target.
-  SWITCHYARD_SIM_CONTROL_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  SWITCHYARD_SIM_CONTROL_URL: outboundUrl.optional(),
   SWITCHYARD_SIM_CONTROL_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
   // JSON array of Prometheus scrape targets, upserted as sources at start (see server/sources/prometheus/env-targets.ts).
   SWITCHYARD_SCRAPE_TARGETS: z
@@ -73,8 +83,8 @@ const schema = z.object({
     .optional(),
   // Outbound requests (scrapes, policy pushes, alert deliveries): comma-separated CIDRs and host names refused
   // (unset: link-local and cloud metadata names), and when ALLOW is set, the only ones allowed.
-  SWITCHYARD_OUTBOUND_DENY: z.string().max(20_000).optional(),
-  SWITCHYARD_OUTBOUND_ALLOW: z.string().max(20_000).optional(),
+  SWITCHYARD_OUTBOUND_DENY: z.string().max(20_000).optional().superRefine(hostListIssues),
+  SWITCHYARD_OUTBOUND_ALLOW: z.string().max(20_000).optional().superRefine(hostListIssues),
   // Comma-separated proxy addresses/CIDRs whose X-Forwarded-* headers are honoured (unset: never).
   SWITCHYARD_TRUST_PROXY: z.string().max(20_000).optional(),
   // Switchyard's own log (JSON lines on stdout): fatal, error, warn, info, debug, trace or silent.
