@@ -89,7 +89,7 @@ test("a target that answers garbage turns the source to error with the reason", 
   await form.getByRole("button", { name: "Add source" }).click();
   const row = page.getByTestId(`source-row-${id}`);
   await expect(row.getByTestId(`source-state-${id}`)).toHaveText("error");
-  await expect(row.getByTestId(`source-error-${id}`)).toContainText("cannot reach");
+  await expect(row.getByTestId(`source-error-${id}`)).toContainText("connection refused");
   await row.getByRole("button", { name: "Remove Wrong port" }).click();
   await row.getByRole("button", { name: "Confirm remove" }).click();
   await expect(page.getByTestId(`source-row-${id}`)).toHaveCount(0);

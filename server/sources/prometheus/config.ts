@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { outboundUrl } from "../../outbound/url";
 
 export const SCRAPE_KINDS = ["dynamo-frontend", "dynamo-worker", "vllm", "sglang", "kvbm", "auto"] as const;
 export type ScrapeKind = (typeof SCRAPE_KINDS)[number];
@@ -11,7 +12,7 @@ const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
  * added to every scraped series unless the series has its own value.
  */
 export const prometheusSourceConfig = z.object({
-  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2_048),
+  url: outboundUrl,
   kind: z.enum(SCRAPE_KINDS, { error: `must be one of ${SCRAPE_KINDS.join(", ")}` }).default("auto"),
   interval_seconds: z
     .number({ error: "must be a number of seconds" })

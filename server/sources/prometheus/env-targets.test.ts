@@ -48,6 +48,11 @@ describe("parseScrapeTargets", () => {
       'entry 1 ("http://a/metrics"): duplicate of an earlier entry',
     ],
     ["[3]", "entry 0: entry:"],
+    [
+      '[{"url":"http://x/metrics?y#z","kind":"auto"}]',
+      'entry 0 ("http://x/metrics?y#z"): url: must not have a query or fragment (? or #)',
+    ],
+    ['[{"url":"http://x/m#frag","kind":"auto"}]', "url: must not have a query or fragment"],
   ])("%s → %s", (raw, message) => expect(() => parseScrapeTargets(raw)).toThrow(message));
 });
 

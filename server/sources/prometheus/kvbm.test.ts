@@ -11,6 +11,7 @@ import { emptyState, mapScrape } from "./map";
 import { detectKind } from "./metric-names";
 import { parseExposition } from "./parse";
 import { scrapeOnce } from "./scraper";
+import type { OutboundFetch } from "../../outbound/fetch";
 
 const T0 = 1_764_400_000_000;
 const cfg = (kind = "auto") =>
@@ -67,7 +68,7 @@ describe("KVBM scrapes", () => {
     const bodies = [KVBM(), KVBM({ d2h: 160, onboardH2d: 70 })];
     const m0 = T0 - (T0 % 60_000);
     let at = m0 + 1_000;
-    const fetchImpl = (async () => new Response(bodies.shift()!, { status: 200 })) as typeof fetch;
+    const fetchImpl: OutboundFetch = async () => ({ status: 200, contentType: "text/plain", text: bodies.shift()! });
     const report = sourceReporter(sqliteStore(db), "kvbm-3", "prometheus", "target");
     let state = emptyState();
     for (let i = 0; i < 2; i++) {

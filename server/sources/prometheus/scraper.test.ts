@@ -9,7 +9,7 @@ import { sourceReporter } from "../status";
 import { prometheusSourceConfig } from "./config";
 import { VLLM_NEW } from "./fixtures";
 import { emptyState } from "./map";
-import { scrapeOnce, startPrometheusSource } from "./scraper";
+import { fetchExposition, scrapeOnce, startPrometheusSource, withoutContent } from "./scraper";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 const servers: http.Server[] = [];
@@ -31,6 +31,11 @@ const text =
     res.writeHead(status, { "content-type": "text/plain; version=0.0.4" });
     res.end(body);
   };
+
+const redirect =
+  (location: string): Handler =>
+  (_req, res) =>
+    res.writeHead(302, { location }).end();
 
 async function once(body: Handler | string, extra: Record<string, unknown> = {}) {
   const db = testDb();
@@ -68,12 +73,14 @@ describe("scrapeOnce", () => {
     const { status } = await once(text(VLLM_NEW() + "garbage line here\n"));
     expect(status.lastSuccessAt).not.toBeNull();
     expect(status.series).toBe(9);
-    expect(status.detail.problems).toEqual([expect.stringMatching(/^line \d+: malformed: garbage line here$/)]);
+    expect(status.detail.problems).toEqual([expect.stringMatching(/^line \d+: malformed$/)]);
   });
 
   it.each([
-    ["an HTTP error", text("oops", 503), {}, /^HTTP 503 from http:\/\/127\.0\.0\.1:\d+\/metrics$/],
-    ["an HTML page", text("<html><body>login</body></html>"), {}, /^no series in response: line 1: malformed: <html>/],
+    ["an HTTP error", text("oops", 503), {}, /^HTTP 503$/],
+    ["an HTML page", text("<html><body>login</body></html>"), {}, /^not Prometheus text: line 1$/],
+    ["a redirect", redirect("http://127.0.0.1:9/metrics"), {}, /^redirect not followed \(HTTP 302\)$/],
+    ["a metadata address", "http://169.254.169.254/metrics", {}, /^refused by SWITCHYARD_OUTBOUND_DENY$/],
     ["a target that never answers", (() => {}) as Handler, { timeout_seconds: 0.2 }, /^timed out after 200 ms$/],
     [
       "an unrecognised exposition under auto",
@@ -89,11 +96,60 @@ describe("scrapeOnce", () => {
     expect(db.$client.prepare("SELECT count(*) AS n FROM worker_stats").get()).toEqual({ n: 0 });
   });
 
-  it("a refused connection says the target cannot be reached", async () => {
+  it("a refused connection says so", async () => {
     const url = await serve(text(""));
     await new Promise((r) => servers.pop()!.close(r));
     const { status } = await once(url);
-    expect(status.lastError).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+\/metrics: ECONNREFUSED$/);
+    expect(status.lastError).toBe("connection refused");
+  });
+});
+
+describe("what a scrape shows of a reply", () => {
+  const SECRET = "internal-admin-password-4711";
+
+  it("a page that is not metrics shows its line number, never its text (the debug log has it)", async () => {
+    const { status } = await once(text(`<html><title>${SECRET}</title></html>\nmore ${SECRET}\n`));
+    expect(status.lastError).toBe("not Prometheus text: line 1");
+    expect(JSON.stringify(status)).not.toContain(SECRET);
+  });
+
+  it("an error page's body is not shown", async () => {
+    const { status } = await once(text(SECRET, 500));
+    expect(status.lastError).toBe("HTTP 500");
+    expect(JSON.stringify(status)).not.toContain(SECRET);
+  });
+
+  it("a redirect is not followed: its target is never requested", async () => {
+    let hits = 0;
+    const target = await serve((_req, res) => {
+      hits++;
+      text(VLLM_NEW())(_req, res);
+    });
+    const { status } = await once(redirect(target));
+    expect(status.lastError).toBe("redirect not followed (HTTP 302)");
+    expect(hits).toBe(0);
+  });
+
+  it("sends the headers given to fetchExposition with its own", async () => {
+    const seen: http.IncomingHttpHeaders[] = [];
+    const url = await serve((req, res) => {
+      seen.push(req.headers);
+      text(VLLM_NEW())(req, res);
+    });
+    expect(await fetchExposition(url, 2_000, undefined, { authorization: "Bearer t" })).toContain("vllm:");
+    expect(seen[0]).toMatchObject({ authorization: "Bearer t", accept: expect.stringContaining("text/plain") });
+  });
+
+  it.each(["http://x/metrics?y#z", "http://x/metrics?a=1", "http://x/metrics#z", "http://u:p@x/metrics"])(
+    "%s is refused as a scrape URL",
+    (url) => {
+      expect(prometheusSourceConfig.safeParse({ url }).success).toBe(false);
+    },
+  );
+
+  it("keeps the line number and drops the text of parse problems", () => {
+    expect(withoutContent("line 12: malformed: password=hunter2")).toBe("line 12: malformed");
+    expect(withoutContent("unparseable exposition: near hunter2")).toBe("unparseable exposition");
   });
 });
 

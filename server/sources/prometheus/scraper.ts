@@ -6,46 +6,42 @@ import { parseExposition } from "./parse";
 import { addKvbmSample } from "../../../db/store/tiers";
 import { minuteOf } from "../../../lib/counters";
 import type { KvbmReading } from "./kvbm";
+import { outboundFetch, type OutboundFetch } from "../../outbound/fetch";
+import { log, scrubSecrets } from "../../observability/logger";
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const ACCEPT = "text/plain;version=0.0.4;q=0.9,*/*;q=0.1";
 
-export type ScrapeOptions = { now?: () => number; fetch?: typeof fetch };
+export type ScrapeOptions = { now?: () => number; fetch?: OutboundFetch };
 
-/** Fetch a /metrics body with a timeout; throws an Error whose message says what went wrong. */
+/**
+ * Fetch a /metrics body through the outbound policy, with a timeout; headers are merged into the request. Throws an
+ * Error whose message is a fixed reason ("HTTP 404", "connection refused"): never text from the reply.
+ */
 export async function fetchExposition(
   url: string,
   timeoutMs: number,
-  fetchImpl: typeof fetch = fetch,
+  fetchImpl: OutboundFetch = outboundFetch,
+  headers: Record<string, string> = {},
 ): Promise<string> {
-  let res: Response;
-  try {
-    res = await fetchImpl(url, {
-      headers: { accept: ACCEPT },
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: "follow",
-    });
-  } catch (err) {
-    const name = err instanceof Error ? err.name : "";
-    if (name === "TimeoutError" || name === "AbortError") throw new Error(`timed out after ${timeoutMs} ms`);
-    const cause =
-      err instanceof Error && err.cause instanceof Error
-        ? `: ${(err.cause as NodeJS.ErrnoException).code ?? err.cause.message}`
-        : "";
-    throw new Error(`cannot reach ${url}${cause}`);
+  const reply = await fetchImpl(url, { headers: { accept: ACCEPT, ...headers }, timeoutMs, maxBytes: MAX_BODY_BYTES });
+  if (reply.status < 200 || reply.status > 299) {
+    logBody(url, reply.status, reply.text);
+    throw new Error(`HTTP ${reply.status}`);
   }
-  if (!res.ok) {
-    void res.body?.cancel();
-    throw new Error(`HTTP ${res.status} from ${url}`);
-  }
-  const length = Number(res.headers.get("content-length") ?? 0);
-  if (length > MAX_BODY_BYTES) {
-    void res.body?.cancel();
-    throw new Error(`response of ${length} bytes exceeds ${MAX_BODY_BYTES}`);
-  }
-  const text = await res.text();
-  if (text.length > MAX_BODY_BYTES) throw new Error(`response exceeds ${MAX_BODY_BYTES} bytes`);
-  return text;
+  return reply.text;
+}
+
+// The start of a reply that was not metrics goes to the debug log only: status lines are seen by every role.
+function logBody(url: string, status: number, text: string): void {
+  log().debug({ url, status, body: scrubSecrets(text.slice(0, 200)) }, "scrape reply not used");
+}
+
+/** A parse problem without the line's text: "line 3: malformed" (the text stays in the debug log). */
+export function withoutContent(problem: string): string {
+  const line = /^line \d+: malformed/.exec(problem);
+  if (line) return line[0];
+  return problem.startsWith("unparseable exposition") ? "unparseable exposition" : problem;
 }
 
 /** One scrape: fetch, parse, map, submit, report. Returns the state for the next scrape (unchanged on failure). */
@@ -68,6 +64,7 @@ export async function scrapeOnce(
     return state;
   }
   const exposition = parseExposition(text);
+  if (exposition.series === 0) logBody(config.url, 200, text);
   if (config.labels)
     for (const f of exposition.families.values())
       for (const s of [...f.samples, ...f.histograms]) s.labels = { ...config.labels, ...s.labels };
@@ -85,7 +82,7 @@ export async function scrapeOnce(
     return state;
   }
   if (mapped.kvbm) await storeKvbm(sink.store, mapped.kvbm_worker, started, mapped.kvbm);
-  const problems = [...exposition.errors, ...rejected];
+  const problems = [...exposition.errors.map(withoutContent), ...rejected];
   if (!mapped.kind) problems.push(...mapped.notes);
   const durationMs = now() - started;
   const seen = {
@@ -104,11 +101,17 @@ export async function scrapeOnce(
     },
   };
   // Partial problems (malformed lines, rejected events) stay in detail.problems: the good series still count as ok.
-  if (exposition.series === 0)
-    await report.error(now(), `no series in response${problems.length ? `: ${problems[0]}` : ""}`);
+  if (exposition.series === 0) await report.error(now(), notMetrics(exposition.errors));
   else if (!mapped.kind) await report.error(now(), mapped.notes[0]!);
   else await report.ok(now(), seen);
   return mapped.state;
+}
+
+// Why a reply without series is not metrics, by position only: "not Prometheus text: line 1".
+function notMetrics(errors: string[]): string {
+  const line = /^line (\d+):/.exec(errors[0] ?? "");
+  if (line) return `not Prometheus text: line ${line[1]}`;
+  return errors.length ? "not Prometheus text" : "no series in response";
 }
 
 /** Add a KVBM reading's block movements (once it has a previous scrape) and hit rates to its worker's minute. */
