@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { POLICY_KINDS } from "./policies";
+import { outboundUrl } from "../outbound/url";
 
 /** Shown instead of a stored secret; sent back unchanged it means "keep the stored one". */
 export const SECRET_MARKER = "••••";
@@ -9,7 +10,7 @@ export const SECRET_MARKER = "••••";
 export const ADAPTERS = ["sim", "dynamo-busy-threshold", "planner-file"] as const;
 export type AdapterKind = (typeof ADAPTERS)[number];
 
-const url = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+const url = outboundUrl;
 
 /** Per adapter: its config and the kinds it may take. */
 export const targetConfigs = {

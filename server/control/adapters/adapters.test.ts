@@ -156,7 +156,7 @@ describe("busy-threshold adapter against a /busy_threshold server", () => {
     });
     const down = await frontend(() => [503, { message: "starting" }]);
     await expect(busyThresholdAdapter({ url: down.url, model: "m" }).push("routing", 1, routing)).rejects.toThrow(
-      "HTTP 503: starting",
+      "HTTP 503 Service Unavailable",
     );
     await expect(
       busyThresholdAdapter({ url: await deadUrl(), model: "m" }).push("routing", 1, routing),

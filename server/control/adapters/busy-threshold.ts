@@ -1,6 +1,6 @@
 import { routingPolicy, type PolicyKind } from "../policies";
 import type { PushAdapter, PushResult } from "../reconciler";
-import { joinUrl, PUSH_TIMEOUT_MS, replyMessage, sendJson } from "./http";
+import { joinUrl, PUSH_TIMEOUT_MS, replyErrors, replyMessage, sendJson } from "./http";
 
 /** The body of Dynamo's frontend POST /busy_threshold for a model from a routing document (nulls: no threshold). */
 export function busyThresholdBody(model: string, document: unknown) {
@@ -27,8 +27,10 @@ export function busyThresholdAdapter(config: { url: string; model: string }, tim
         timeoutMs,
       );
       if (reply.status >= 200 && reply.status < 300) return { status: "applied" };
-      const message = `HTTP ${reply.status}: ${replyMessage(reply.json, reply.text)}`;
-      if (reply.status >= 400 && reply.status < 500) return { status: "rejected", message };
+      const message = replyMessage(reply);
+      const errors = replyErrors(reply.json);
+      if (reply.status >= 400 && reply.status < 500)
+        return errors.length ? { status: "rejected", message, errors } : { status: "rejected", message };
       throw new Error(message);
     },
   };

@@ -21,7 +21,7 @@ export function simAdapter(config: { url: string; token: string }, timeoutMs = P
           message: "the simulated cluster refused the document",
           errors: replyErrors(reply.json),
         };
-      throw new Error(`HTTP ${reply.status}: ${replyMessage(reply.json, reply.text)}`);
+      throw new Error(replyMessage(reply));
     },
   };
 }
