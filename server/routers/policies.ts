@@ -20,6 +20,7 @@ import { removeTarget, rollbackVersion, upsertTarget } from "../control/store";
 import { redactConfig, targetInput } from "../control/targets";
 import { diffDocuments, type PublishDecision } from "../control/versions";
 import { AppError } from "../errors";
+import { assertOutboundConfig } from "../outbound/assert";
 import { operatorProcedure, router, storeOf, viewerProcedure } from "../trpc/init";
 import { guardView, impactProcedures } from "./policy-impact";
 
@@ -65,6 +66,7 @@ const targetsRouter = router({
 
   /** Create or replace a target. */
   upsert: operatorProcedure.input(z.object({ target: targetInput })).mutation(async ({ ctx, input }) => {
+    assertOutboundConfig(input.target.config);
     await upsertTarget(storeOf(ctx), input.target, authorOf(ctx), ctx.now());
     return { id: input.target.id };
   }),

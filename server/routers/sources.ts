@@ -3,6 +3,7 @@ import { z } from "zod";
 import { getSource, listSources, listSourceStatus, removeSource, upsertSource } from "../../db/store/sources";
 import { databaseSize, oldestKept } from "../../db/store/sources-storage";
 import { AppError } from "../errors";
+import { assertOutboundConfig } from "../outbound/assert";
 import { sourceInput } from "../sources/config";
 import { reloadSources } from "../sources/reload";
 import { joinSources } from "../sources/summary";
@@ -37,6 +38,7 @@ export const sourcesRouter = router({
   upsert: operatorProcedure
     .input(z.object({ source: sourceInput, create: z.boolean().default(false) }))
     .mutation(async ({ ctx, input }) => {
+      assertOutboundConfig(input.source.config);
       const s = storeOf(ctx);
       const existing = await getSource(s, input.source.id);
       if (input.create && existing)
