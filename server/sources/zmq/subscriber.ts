@@ -3,6 +3,8 @@ import { Dealer, Subscriber } from "zeromq";
 import type { TelemetryEventInput } from "../../ingest/events";
 import type { SourceReport, SourceSink } from "../status";
 import type { zmqSourceConfig } from "./config";
+import { outboundFailure } from "../../outbound/failure";
+import { checkedEndpoint } from "./endpoint";
 import { gapMessage, type SequenceState } from "./sequence";
 import { addCounts, readMessage, readPayload, type MessageContext, type PayloadOutcome } from "./stream";
 
@@ -17,6 +19,7 @@ export type ZmqSourceOptions = {
 };
 
 const SUBMIT_CHUNK = 5_000;
+const CONNECT_RETRY_MS = 10_000;
 /** Pending events at which reading pauses until they are ingested (ZMQ then buffers, and drops past its high-water mark). */
 const MAX_PENDING = 50_000;
 const MAX_REPLAY_BATCHES = 10_000;
@@ -50,6 +53,7 @@ export function startZmqSource(
   let state: SequenceState = { next: null };
   let stopped = false;
   let connected = false;
+  let connectError: string | null = null;
   // The first "not connected" comes after 5 s at most, later ones every heartbeatMs.
   let lastReportAt = now() - heartbeatMs + Math.min(5_000, heartbeatMs);
   let flushing: Promise<void> | null = null;
@@ -128,7 +132,8 @@ export function startZmqSource(
     if (connected || events.length > 0 || gapCount > 0)
       await report.ok(t, { events: accepted, gaps: gapCount, detail: detail() });
     if (errs.length > 0) await report.error(t, summarize(errs));
-    else if (!connected && events.length === 0) await report.error(t, `not connected to ${config.endpoint}; retrying`);
+    else if (!connected && events.length === 0)
+      await report.error(t, `not connected to ${config.endpoint}${connectError ? `: ${connectError}` : ""}; retrying`);
     lastReportAt = t;
   };
   const flushOnce = () => (flushing ??= flush().finally(() => (flushing = null)));
@@ -138,7 +143,7 @@ export function startZmqSource(
     const dealer = new Dealer({ linger: 0, sendTimeout: replayTimeoutMs, receiveTimeout: replayTimeoutMs });
     let got = 0;
     try {
-      dealer.connect(config.replay_endpoint);
+      dealer.connect(await checkedEndpoint(config.replay_endpoint));
       await dealer.send([Buffer.alloc(0), u64(from)]);
       for (let i = 0; i < MAX_REPLAY_BATCHES; i++) {
         const frames = await dealer.receive();
@@ -215,12 +220,27 @@ export function startZmqSource(
   // The observer sees only events after it is created: it must exist before connect().
   const observing = observe().catch(() => {});
   try {
-    sub.connect(config.endpoint);
     sub.subscribe(config.topic);
   } catch (err) {
     sub.close();
     throw new Error(`cannot subscribe to ${config.endpoint}: ${message(err)}`);
   }
+  // The host is resolved and checked against the outbound policy first; a refusal or failed lookup is retried.
+  const connect = async () => {
+    while (!stopped) {
+      try {
+        const checked = await checkedEndpoint(config.endpoint);
+        if (!stopped) sub.connect(checked);
+        connectError = null;
+        return;
+      } catch (err) {
+        connectError = outboundFailure(err, 0).message;
+        if (!stopped) void report.error(now(), `not connected to ${config.endpoint}: ${connectError}; retrying`);
+        await new Promise((r) => setTimeout(r, CONNECT_RETRY_MS).unref?.());
+      }
+    }
+  };
+  void connect();
   const receiving = receive();
   const timer = setInterval(() => void flushOnce(), flushMs);
   timer.unref?.();
