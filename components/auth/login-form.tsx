@@ -1,7 +1,8 @@
 "use client";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { postJson, safeNext } from "./post-json";
+import { safeNext } from "@/lib/safe-next";
+import { postJson } from "./post-json";
 
 /** Username and password sign-in; a #username=…&password=… fragment (the npm start demo link) signs in at once. */
 export function LoginForm() {
@@ -17,7 +18,7 @@ export function LoginForm() {
     setError(null);
     try {
       await postJson("/api/auth/login", { username: u, password: p });
-      window.location.assign(safeNext(params.get("next")));
+      window.location.assign(safeNext(params.get("next"), window.location.origin));
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
       setBusy(false);

@@ -9,8 +9,3 @@ export async function postJson<T>(url: string, body: unknown): Promise<T> {
   if (!res.ok) throw new Error(data.error ?? `request failed (${res.status})`);
   return data;
 }
-
-/** A same-site path to continue to after signing in ("/" for anything else). */
-export function safeNext(next: string | null): string {
-  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
-}
