@@ -1,6 +1,7 @@
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { TEST_SECRET_KEY } from "./test/secret-key";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
@@ -21,5 +22,7 @@ export default defineConfig({
     // sockets, not on the CPU (vitest's default there is one).
     maxWorkers: Math.max(3, os.availableParallelism() - 1),
     globalSetup: ["test/pg-global-setup.ts"],
+    // Stores seal secrets with it; dashboards the tests start inherit it (on PostgreSQL they need one to start).
+    env: { SWITCHYARD_SECRET_KEY: TEST_SECRET_KEY },
   },
 });

@@ -158,6 +158,19 @@ export async function writeTarget(s: Store, id: string, values: TargetValues, no
     .onConflictDoUpdate({ target: c.id, set: values });
 }
 
+/** Every target's id and stored config JSON, held for update on PostgreSQL (a pass that rewrites configs). */
+export async function targetConfigsForUpdate(s: Store): Promise<{ id: string; config: string }[]> {
+  const { controlTargets: c } = s.t;
+  const q = s.db.select({ id: c.id, config: c.config }).from(c).orderBy(asc(c.id));
+  return s.engine === "pg" ? q.for("update") : q;
+}
+
+/** Replace one target's stored config JSON, nothing else. */
+export async function setTargetConfig(s: Store, id: string, config: string): Promise<void> {
+  const { controlTargets: c } = s.t;
+  await s.db.update(c).set({ config }).where(eq(c.id, id));
+}
+
 /** Delete a target (its rollout rows go with it); false when it did not exist. */
 export async function deleteTarget(s: Store, id: string): Promise<boolean> {
   const { controlTargets: c, rolloutStatus: r } = s.t;

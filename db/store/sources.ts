@@ -97,6 +97,19 @@ export async function upsertSource(s: Store, input: SourceInput, now: number): P
   });
 }
 
+/** Every configured source's id and stored config JSON, held for update on PostgreSQL (a pass that rewrites configs). */
+export async function sourceConfigsForUpdate(s: Store): Promise<{ id: string; config: string }[]> {
+  const { sources } = s.t;
+  const q = s.db.select({ id: sources.id, config: sources.config }).from(sources).orderBy(asc(sources.id));
+  return s.engine === "pg" ? q.for("update") : q;
+}
+
+/** Replace one source's stored config JSON, nothing else (its updated time stays: no one edited it). */
+export async function setSourceConfig(s: Store, id: string, config: string): Promise<void> {
+  const { sources } = s.t;
+  await s.db.update(sources).set({ config }).where(eq(sources.id, id));
+}
+
 /**
  * Remove a configured source and its status; false when there was none. The sources row goes first: its delete waits
  * for a status write that holds it (whileConfigured, FOR SHARE on PostgreSQL) to commit, so the status delete after it

@@ -3,6 +3,8 @@ import { listStatuses, listTargets, type TargetRow } from "../../db/store/contro
 import { sqliteStore } from "../../db/store/store";
 import { publishVersion, upsertTarget } from "./store";
 import { SECRET_MARKER } from "./targets";
+import { openSecret } from "../auth/secret-box";
+import { secretKey } from "../auth/stored-secrets";
 import { testDb } from "../../test/db";
 import type { PolicyKind } from "./policies";
 import {
@@ -246,7 +248,9 @@ describe("upsertTarget", () => {
       "op",
       T0 + 1,
     );
-    expect((await listTargets(ctx.db))[0]).toMatchObject({ name: "renamed", config: { url: "http://x", token: "t" } });
+    const [kept] = await listTargets(ctx.db);
+    expect(kept).toMatchObject({ name: "renamed", config: { url: "http://x" } });
+    expect(openSecret(kept!.config.token as string, secretKey())).toBe("t");
     expect(await ctx.status()).toMatchObject({ state: "in_sync" });
     await upsertTarget(
       ctx.db,

@@ -10,8 +10,9 @@ import {
   type TargetRow,
 } from "../../db/store/control";
 import type { Store } from "../../db/store/store";
+import { TARGET_SECRET_FIELDS } from "../../lib/secret-fields";
+import { sealConfig, secretKey } from "../auth/stored-secrets";
 import type { PolicyKind } from "./policies";
-import { keepStoredSecret } from "./targets";
 import { decidePublish, decideRollback, diffDocuments, type PublishDecision, type VersionRecord } from "./versions";
 
 // The control plane's writes on either engine: read the rows in one transaction, decide here (versions.ts,
@@ -111,14 +112,22 @@ export async function rollbackVersion<K extends PolicyKind>(
   );
 }
 
-/** Create or replace a target and audit it; a target at a new address or adapter is pushed every version again. */
-export async function upsertTarget(s: Store, target: TargetRow, actor: string, now: number): Promise<void> {
+/**
+ * Create or replace a target and audit it (its config's secrets sealed, never in the audit); a target at a new address
+ * or adapter is pushed every version again. A secret sent back as SECRET_MARKER to another origin is refused
+ * (BAD_REQUEST naming the field) and nothing changes.
+ */
+export async function upsertTarget(
+  s: Store,
+  target: TargetRow,
+  actor: string,
+  now: number,
+  key: Buffer = secretKey(),
+): Promise<void> {
   await s.tx(async (tx) => {
     const before = await storedTarget(tx, target.id);
-    const config = keepStoredSecret(
-      target.config,
-      before ? (JSON.parse(before.config) as Record<string, unknown>) : null,
-    );
+    const stored = before ? (JSON.parse(before.config) as Record<string, unknown>) : null;
+    const config = sealConfig(target.config, stored, TARGET_SECRET_FIELDS, key);
     const values = {
       name: target.name,
       adapter: target.adapter,

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { POLICY_KINDS } from "./policies";
 import { outboundUrl } from "../outbound/url";
+import { redactSecrets, SECRET_MARKER, TARGET_SECRET_FIELDS } from "../../lib/secret-fields";
 
-/** Shown instead of a stored secret; sent back unchanged it means "keep the stored one". */
-export const SECRET_MARKER = "••••";
+export { SECRET_MARKER };
 
 // Push targets of the reconciler: which adapter, where it lives, which policy kinds it takes.
 
@@ -53,15 +53,5 @@ export type TargetInput = z.output<typeof targetInput>;
 
 /** A target's config for display: secrets replaced by a marker. */
 export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
-  return "token" in config ? { ...config, token: SECRET_MARKER } : config;
-}
-
-/** The config to store when an edit sends `config`: a token sent back as SECRET_MARKER keeps the stored token. */
-export function keepStoredSecret(
-  config: Record<string, unknown>,
-  stored: Record<string, unknown> | null,
-): Record<string, unknown> {
-  return config.token === SECRET_MARKER && stored && typeof stored.token === "string"
-    ? { ...config, token: stored.token }
-    : config;
+  return redactSecrets(config, TARGET_SECRET_FIELDS);
 }

@@ -1,13 +1,15 @@
+import { TARGET_SECRET_FIELDS } from "../../../lib/secret-fields";
+import { openSecrets } from "../../auth/stored-secrets";
 import type { Adapters } from "../reconciler";
 import { targetConfigs } from "../targets";
 import { busyThresholdAdapter } from "./busy-threshold";
 import { plannerFileAdapter } from "./planner-file";
 import { simAdapter } from "./sim";
 
-/** The production adapters, each built from a target's stored config (validated again here). */
+/** The production adapters, each built from a target's stored config (validated again here; secrets opened here). */
 export function defaultAdapters(): Adapters {
   return {
-    sim: (t) => simAdapter(targetConfigs.sim.parse(t.config)),
+    sim: (t) => simAdapter(targetConfigs.sim.parse(openSecrets(t.config, TARGET_SECRET_FIELDS))),
     "dynamo-busy-threshold": (t) => busyThresholdAdapter(targetConfigs["dynamo-busy-threshold"].parse(t.config)),
     "planner-file": (t) => plannerFileAdapter(targetConfigs["planner-file"].parse(t.config)),
   };
