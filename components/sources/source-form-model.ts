@@ -17,6 +17,8 @@ type FieldSpec = {
   options?: readonly string[];
   help?: string;
   optional?: boolean;
+  /** Shown masked; the stored value comes back as SECRET_MARKER and is kept when sent back unchanged. */
+  secret?: boolean;
 };
 
 /** The config fields each configured kind's form shows, in order. */
@@ -51,6 +53,14 @@ export const KIND_FIELDS: Record<ConfiguredKind, FieldSpec[]> = {
       type: "lines",
       optional: true,
       help: "one name=value per line, added to every series",
+    },
+    {
+      name: "bearer_token",
+      label: "Bearer token",
+      type: "text",
+      optional: true,
+      secret: true,
+      help: "sent as Authorization: Bearer; leave as •••• to keep the stored one (same scheme, host and port), empty to remove it",
     },
   ],
   "zmq-kv": [

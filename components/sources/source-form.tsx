@@ -2,6 +2,7 @@
 import { KIND_FIELDS, KIND_LABELS, validateSource, type FieldErrors, type SourceFormValues } from "./source-form-model";
 import type { SourceInput } from "@/server/sources/config";
 import { useCheckedForm } from "./use-checked-form";
+import { SECRET_MARKER } from "@/lib/secret-fields";
 
 /** Add or edit one configured source: per-kind fields, errors under each field (client and server). */
 export function SourceForm({
@@ -80,6 +81,8 @@ export function SourceForm({
               ) : (
                 <input
                   {...common}
+                  type={f.secret && value !== SECRET_MARKER ? "password" : "text"}
+                  autoComplete={f.secret ? "off" : undefined}
                   inputMode={f.type === "number" ? "decimal" : undefined}
                   value={value}
                   onChange={(e) => setField(f.name, e.target.value)}

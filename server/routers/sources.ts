@@ -2,6 +2,8 @@ import "server-only";
 import { z } from "zod";
 import { getSource, listSources, listSourceStatus, removeSource, upsertSource } from "../../db/store/sources";
 import { databaseSize, oldestKept } from "../../db/store/sources-storage";
+import { SOURCE_SECRET_FIELDS } from "../../lib/secret-fields";
+import { sealConfig } from "../auth/stored-secrets";
 import { AppError } from "../errors";
 import { assertOutboundConfig } from "../outbound/assert";
 import { sourceInput } from "../sources/config";
@@ -34,7 +36,10 @@ export const sourcesRouter = router({
     return storageSummary(size, await oldestKept(s), retention);
   }),
 
-  /** Create a source, or replace one's name, config and enabled flag (create: true refuses an existing id). */
+  /**
+   * Create a source, or replace one's name, config and enabled flag (create: true refuses an existing id); its bearer
+   * token is sealed, and one sent back as the marker is kept only for the same scheme, host and port.
+   */
   upsert: operatorProcedure
     .input(z.object({ source: sourceInput, create: z.boolean().default(false) }))
     .mutation(async ({ ctx, input }) => {
@@ -48,7 +53,8 @@ export const sourcesRouter = router({
           "BAD_REQUEST",
           `source ${input.source.id} is a ${existing.kind} source; remove it to change its kind`,
         );
-      await upsertSource(s, { ...input.source, origin: existing?.origin ?? "ui" }, ctx.now());
+      const config = sealConfig(input.source.config, existing?.config ?? null, SOURCE_SECRET_FIELDS);
+      await upsertSource(s, { ...input.source, config, origin: existing?.origin ?? "ui" }, ctx.now());
       reloadSources();
       return { id: input.source.id };
     }),

@@ -1,4 +1,6 @@
-import { listSources, removeSource, upsertSource } from "../../db/store/sources";
+import { getSource, listSources, removeSource, upsertSource } from "../../db/store/sources";
+import { SOURCE_SECRET_FIELDS } from "../../lib/secret-fields";
+import { sealConfig } from "../auth/stored-secrets";
 import type { Store } from "../../db/store/store";
 import { startTraceDirSource } from "./dynamo-trace/watch";
 import { parseSourceConfig, type ConfiguredKind } from "./config";
@@ -107,10 +109,8 @@ export async function syncEnvTargets(s: Store, targets: EnvTarget[], now: number
   const keep = new Set(targets.map((t) => t.id));
   for (const source of await listSources(s))
     if (source.origin === "env" && !keep.has(source.id)) await removeSource(s, source.id);
-  for (const t of targets)
-    await upsertSource(
-      s,
-      { id: t.id, kind: "prometheus", name: t.name, config: t.config, enabled: true, origin: "env" },
-      now,
-    );
+  for (const t of targets) {
+    const config = sealConfig(t.config, (await getSource(s, t.id))?.config ?? null, SOURCE_SECRET_FIELDS);
+    await upsertSource(s, { id: t.id, kind: "prometheus", name: t.name, config, enabled: true, origin: "env" }, now);
+  }
 }

@@ -1,8 +1,9 @@
 import type { SourceRow, SourceStatusRow } from "../../db/store/sources";
+import { redactSecrets, SOURCE_SECRET_FIELDS } from "../../lib/secret-fields";
 
 export type SourceState = "ok" | "error" | "never" | "disabled";
 
-/** One source as the Sources page and GET /api/sources show it: config (if configured) joined with its status. */
+/** One source as the Sources page and GET /api/sources show it: config (secrets redacted) joined with its status. */
 export type SourceView = {
   id: string;
   kind: string;
@@ -82,7 +83,7 @@ function view(
     enabled,
     origin,
     address: sourceAddress(kind, config),
-    config,
+    config: redactSecrets(config, SOURCE_SECRET_FIELDS),
     state: sourceState(status, enabled),
     lastSuccessAt: status?.lastSuccessAt ?? null,
     lastErrorAt: status?.lastErrorAt ?? null,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { outboundUrl } from "../../outbound/url";
+import { SECRET_MARKER } from "../../../lib/secret-fields";
 
 export const SCRAPE_KINDS = ["dynamo-frontend", "dynamo-worker", "vllm", "sglang", "kvbm", "auto"] as const;
 export type ScrapeKind = (typeof SCRAPE_KINDS)[number];
@@ -30,6 +31,16 @@ export const prometheusSourceConfig = z.object({
       if (bad !== undefined)
         ctx.addIssue({ code: "custom", message: `${JSON.stringify(bad)} must be a Prometheus label name` });
     })
+    .optional(),
+  // Sent as "Authorization: Bearer <token>" with each scrape; stored sealed (enc:v1:…), shown as the marker.
+  bearer_token: z
+    .string()
+    .min(1, "must not be empty")
+    .max(4_096)
+    .refine(
+      (v) => v === SECRET_MARKER || v.startsWith("enc:v1:") || (v.length <= 2_048 && /^[\x21-\x7e]+$/.test(v)),
+      "must be printable ASCII without spaces, at most 2048 characters",
+    )
     .optional(),
 });
 

@@ -8,6 +8,7 @@ import { minuteOf } from "../../../lib/counters";
 import type { KvbmReading } from "./kvbm";
 import { outboundFetch, type OutboundFetch } from "../../outbound/fetch";
 import { log, scrubSecrets } from "../../observability/logger";
+import { openStoredSecret } from "../../auth/stored-secrets";
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const ACCEPT = "text/plain;version=0.0.4;q=0.9,*/*;q=0.1";
@@ -58,7 +59,10 @@ export async function scrapeOnce(
   const timeoutMs = Math.round((config.timeout_seconds ?? Math.min(10, config.interval_seconds)) * 1000);
   let text: string;
   try {
-    text = await fetchExposition(config.url, timeoutMs, opts.fetch);
+    const auth: Record<string, string> = config.bearer_token
+      ? { authorization: `Bearer ${openStoredSecret(config.bearer_token)}` }
+      : {};
+    text = await fetchExposition(config.url, timeoutMs, opts.fetch, auth);
   } catch (err) {
     await report.error(now(), err instanceof Error ? err.message : String(err));
     return state;
