@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
+import { TEST_SECRET_KEY } from "./test/secret-key";
 
 // One dashboard on a fresh SQLite file per run (removed at the end), and with SWITCHYARD_TEST_DATABASE_URL one more on
 // a fresh PostgreSQL database; workers inherit these through the environment.
@@ -140,6 +141,8 @@ export default defineConfig({
               SWITCHYARD_DB: `${process.env.SWITCHYARD_E2E_DB}.not-on-pg`,
               SWITCHYARD_TEST_DATABASE_URL: pgServer,
               SWITCHYARD_E2E_PG_DB: process.env.SWITCHYARD_E2E_PG_DB!,
+              // Required on PostgreSQL: the key of the secrets stored in the database.
+              SWITCHYARD_SECRET_KEY: TEST_SECRET_KEY,
             },
           },
         ]

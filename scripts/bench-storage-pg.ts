@@ -3,6 +3,7 @@ import path from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { startThrowawayPg } from "../test/pg-server";
 import { freshPg } from "../test/pg";
+import { TEST_SECRET_KEY } from "../test/secret-key";
 import { exited, postgresCpu, processCpu, startDashboard } from "./dashboard-process";
 import { cpuByRole, threadCpu } from "./thread-cpu";
 import type { SimStream } from "./sim-stream";
@@ -32,7 +33,11 @@ export async function pgDashboardIngest(
     let dash: { child: ChildProcess; url: string } | null = null;
     try {
       dash = await startDashboard(
-        { SWITCHYARD_DATABASE_URL: fresh.url, SWITCHYARD_DB: path.join(dir, "unused-by-postgres.db") },
+        {
+          SWITCHYARD_DATABASE_URL: fresh.url,
+          SWITCHYARD_DB: path.join(dir, "unused-by-postgres.db"),
+          SWITCHYARD_SECRET_KEY: TEST_SECRET_KEY,
+        },
         cpuProf && path.join(cpuProf, "postgres"),
       );
       const pid = dash.child.pid!;

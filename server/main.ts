@@ -32,6 +32,8 @@ import { maskUrl } from "../lib/mask-url";
 import { createSetupLink, ensureDemoAdmin } from "./auth/accounts";
 import { pruneLoginFailures } from "./auth/rate-limit";
 import { ensureConfiguredTokens } from "./auth/tokens";
+import { SecretKeyError } from "./auth/secret-box";
+import { installSecretKey, sealStoredSecrets } from "./auth/stored-secrets";
 import { errorMessage, log } from "./observability/logger";
 import { instrumentRequest, metrics } from "./observability/metrics";
 import { metricsReply } from "./observability/metrics-endpoint";
@@ -48,8 +50,21 @@ function settingsOrExit(): Env {
   }
 }
 
+function secretKeyOrExit(settings: Env): Buffer {
+  try {
+    return installSecretKey(settings);
+  } catch (err) {
+    if (err instanceof SecretKeyError) {
+      log().fatal(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
 async function main() {
   const settings = settingsOrExit();
+  const key = secretKeyOrExit(settings);
   await checkEngine(settings.SWITCHYARD_DATABASE_URL).catch((err: unknown) => {
     if (!(err instanceof EngineError)) throw err;
     log().fatal(err.message);
@@ -63,6 +78,7 @@ async function main() {
   const db = serverDb();
   const store = serverStore();
   const pg = serverPg();
+  await sealStoredSecrets(store, key);
   const setupSecret = await firstStartAccounts(store, settings);
   const pool = ingestPool(settings);
   pool?.install();

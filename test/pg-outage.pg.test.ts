@@ -14,6 +14,7 @@ import { minimal } from "./events";
 import { PG_TEST_URL } from "./pg";
 import { pgBinDir, startThrowawayPg, type ThrowawayPg } from "./pg-server";
 import { health, seedAccounts, spawnNode, stopAll, until, type Proc } from "./processes";
+import { TEST_SECRET_KEY } from "./secret-key";
 
 const INGEST_TOKEN = "pg-outage-ingest-token-0123456789abcdef";
 const ADMIN_TOKEN = "pg-outage-admin-token-0123456789abcdefgh";
@@ -64,6 +65,7 @@ describe.skipIf(!PG_TEST_URL || !pgBinDir())("a dashboard on PostgreSQL that goe
       NODE_ENV: "production",
       PORT: String(port),
       SWITCHYARD_DATABASE_URL: server.url,
+      SWITCHYARD_SECRET_KEY: TEST_SECRET_KEY,
       SWITCHYARD_DB: sqliteFile,
       SWITCHYARD_INGEST_TOKEN: INGEST_TOKEN,
       SWITCHYARD_LOG_LEVEL: "warn",

@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import { freshPg } from "./pg";
+import { TEST_SECRET_KEY } from "./secret-key";
 import { useTempServerEnv } from "./server-env";
 
 /**
@@ -15,6 +16,7 @@ export async function useTempServerPg(
   const made = await freshPg();
   await made.pg.$client.end({ timeout: 5 });
   process.env.SWITCHYARD_DATABASE_URL = made.url;
+  process.env.SWITCHYARD_SECRET_KEY ??= TEST_SECRET_KEY;
   const sql = postgres(made.url, { max: 1, onnotice: () => {} });
   const close = async () => {
     const { serverPg } = await import("@/server/runtime");

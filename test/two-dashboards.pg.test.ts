@@ -12,6 +12,7 @@ import { pgStore } from "../db/store/store";
 import { buildIfNeeded } from "../scripts/build-if-needed";
 import { freshPg, PG_TEST_URL } from "./pg";
 import { seedAccounts, stopAll, type Proc } from "./processes";
+import { TEST_SECRET_KEY } from "./secret-key";
 import { ADMIN_TOKEN, DEMO_PASSWORD, twoDashboards, type Sent } from "./two-dashboards";
 
 describe.skipIf(!PG_TEST_URL)("two dashboards on one PostgreSQL", () => {
@@ -55,7 +56,10 @@ describe.skipIf(!PG_TEST_URL)("two dashboards on one PostgreSQL", () => {
     };
     await twoDashboards(
       { procs, dir },
-      { settings: { SWITCHYARD_DATABASE_URL: url, SWITCHYARD_DB: sqliteFile }, readBack },
+      {
+        settings: { SWITCHYARD_DATABASE_URL: url, SWITCHYARD_DB: sqliteFile, SWITCHYARD_SECRET_KEY: TEST_SECRET_KEY },
+        readBack,
+      },
     );
   }, 600_000);
 });

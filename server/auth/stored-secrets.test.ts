@@ -1,0 +1,4 @@
+import { SQLITE } from "../../test/stores";
+import { storedSecretsCases } from "./stored-secrets.cases";
+
+storedSecretsCases(SQLITE);
