@@ -71,7 +71,7 @@ describe.skipIf(!PG_TEST_URL || !pgBinDir())("a dashboard on PostgreSQL that goe
       SWITCHYARD_LOG_LEVEL: "warn",
     });
     const first = await until("the dashboard to lead on PostgreSQL", 120_000, async () => {
-      const h = await health(port);
+      const h = await health(port, ADMIN_TOKEN);
       return h?.process?.leading ? h : null;
     }).catch((err: Error) => {
       throw new Error(`${err.message}\n${dash.output()}`);
@@ -140,7 +140,7 @@ describe.skipIf(!PG_TEST_URL || !pgBinDir())("a dashboard on PostgreSQL that goe
       return res?.status === 200 ? res : null;
     });
     const back = await until("the dashboard to lead again", 60_000, async () => {
-      const h = await health(port);
+      const h = await health(port, ADMIN_TOKEN);
       return h?.process?.leading && h.leader?.this_process ? h : null;
     });
     expect(back.process!.id).toBe(first.process!.id);

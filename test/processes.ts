@@ -37,9 +37,12 @@ export async function until<T>(what: string, timeoutMs: number, probe: () => Pro
   }
 }
 
-/** A dashboard's /api/health body, or null when it does not answer 200. */
-export async function health(port: number): Promise<Health | null> {
-  const res = await fetch(`http://localhost:${port}/api/health`, { signal: AbortSignal.timeout(2_000) });
+/** A dashboard's /api/health body as an API token sees it (its details), or null when it does not answer 200. */
+export async function health(port: number, token: string): Promise<Health | null> {
+  const res = await fetch(`http://localhost:${port}/api/health`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(2_000),
+  });
   return res.ok ? ((await res.json()) as Health) : null;
 }
 

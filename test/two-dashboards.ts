@@ -110,15 +110,17 @@ export async function twoDashboards({ procs, dir }: Scenario, store: SharedStore
   // A first (it creates and migrates the database), then B on the same store.
   const a = dashboard(portA, simUrl);
   const healthA = await until("dashboard A to lead", 120_000, async () => {
-    const h = await health(portA);
+    const h = await health(portA, ADMIN_TOKEN);
     return h?.process?.leading ? h : null;
   }).catch((err: Error) => {
     throw new Error(`${err.message}\n${a.output()}`);
   });
   const b = dashboard(portB, simUrl);
-  const healthB = await until("dashboard B to answer", 120_000, () => health(portB)).catch((err: Error) => {
-    throw new Error(`${err.message}\n${b.output()}`);
-  });
+  const healthB = await until("dashboard B to answer", 120_000, () => health(portB, ADMIN_TOKEN)).catch(
+    (err: Error) => {
+      throw new Error(`${err.message}\n${b.output()}`);
+    },
+  );
   expect(healthA.leader).toMatchObject({ holder: healthA.process!.id, this_process: true });
   expect(healthB.process).toMatchObject({ leading: false });
   expect(healthB.leader).toMatchObject({ holder: healthA.process!.id, this_process: false });
@@ -203,14 +205,14 @@ export async function twoDashboards({ procs, dir }: Scenario, store: SharedStore
   await inFlight;
   while (bLeadsAt === null || Date.now() - killedAt < 20_000) {
     expect(await send(portB)).toBe(true);
-    const h = await health(portB);
+    const h = await health(portB, ADMIN_TOKEN);
     if (bLeadsAt === null && h?.process?.leading && h.leader?.this_process) bLeadsAt = Date.now();
     if (Date.now() - killedAt > 30_000) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   expect(bLeadsAt, b.output()).not.toBeNull();
   expect(bLeadsAt! - killedAt).toBeLessThanOrEqual(15_000);
-  const after = await health(portB);
+  const after = await health(portB, ADMIN_TOKEN);
   expect(after?.leader).toMatchObject({ holder: healthB.process!.id, this_process: true });
 
   // The new leader's reconciler pushed the version published before the kill.

@@ -1,5 +1,6 @@
 import { schemaVersion } from "@/db/client";
 import { pgSchemaVersion } from "@/db/pg/schema-version";
+import { requestActor } from "@/server/auth/request";
 import { leaderStatus, liveLease } from "@/server/jobs/leader";
 import { serverDb, serverPg, serverStore } from "@/server/runtime";
 
@@ -7,16 +8,19 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /**
- * Liveness and readiness: the database (PostgreSQL when SWITCHYARD_DATABASE_URL is set, else the SQLite file) answers
- * and its schema version (`engine` says which); which process leads background work
+ * Liveness and readiness: `{"status":"ok"}` while the database (PostgreSQL when SWITCHYARD_DATABASE_URL is set, else
+ * the SQLite file) answers, else 503 `{"status":"error"}`. Only a signed-in user or an API token that may read (read,
+ * operate or admin scope) also sees the details: the engine and schema version, which process leads background work
  * (`leader`: the live lease's holder and since, Unix ms; null while no process holds one) and this process's id and
  * whether it is that leader (`process`: null when this process takes no part in the election).
  */
-export async function GET(): Promise<Response> {
+export async function GET(req: Request): Promise<Response> {
   try {
     const pg = serverPg();
     const schema = pg ? await pgSchemaVersion(pg) : sqliteSchema();
-    const lease = await liveLease(serverStore());
+    const store = serverStore();
+    if (!(await requestActor(store, req, Date.now()))) return Response.json({ status: "ok" });
+    const lease = await liveLease(store);
     const self = leaderStatus();
     return Response.json({
       status: "ok",
@@ -32,7 +36,7 @@ export async function GET(): Promise<Response> {
     });
   } catch (err) {
     console.error("health check failed:", err instanceof Error ? err.message : String(err));
-    return Response.json({ status: "error", database: "unavailable" }, { status: 503 });
+    return Response.json({ status: "error" }, { status: 503 });
   }
 }
 
