@@ -1,7 +1,7 @@
 import { boolean, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { ms } from "./columns";
 
-// Accounts, sessions, tokens, one-time links, sign-in failures and leases on PostgreSQL; mirror db/schema/auth.ts and
+// Accounts, sessions, known devices, tokens, one-time links, sign-in failures and leases on PostgreSQL; mirror db/schema/auth.ts and
 // db/schema/leases.ts column for column (db/store/tables.ts checks that their row types are the same).
 
 /** Console accounts. username is lower-case; passwordHash is null until an invited user sets one. Times in Unix ms. */
@@ -51,6 +51,25 @@ export const authLinks = pgTable("auth_links", {
   expiresAt: ms("expires_at").notNull(),
   usedAt: ms("used_at"),
 });
+
+/**
+ * Browsers that signed in with a user's password ("known devices"): id is the SHA-256 (hex) of the random value in
+ * the browser's sy_device cookie. Such a browser may still sign in while the account is locked for others. Times in
+ * Unix ms; expires_at moves forward on each sign-in from it.
+ */
+export const knownDevices = pgTable(
+  "known_devices",
+  {
+    id: text("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: ms("created_at").notNull(),
+    lastUsedAt: ms("last_used_at").notNull(),
+    expiresAt: ms("expires_at").notNull(),
+  },
+  (t) => [index("known_devices_user").on(t.userId, t.lastUsedAt)],
+);
 
 /** Named leases (holder host:pid:random; since and expires_at in Unix ms of the database's clock, now()). */
 export const leases = pgTable("leases", {

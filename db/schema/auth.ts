@@ -47,3 +47,22 @@ export const authLinks = sqliteTable("auth_links", {
   expiresAt: integer("expires_at").notNull(),
   usedAt: integer("used_at"),
 });
+
+/**
+ * Browsers that signed in with a user's password ("known devices"): id is the SHA-256 (hex) of the random value in
+ * the browser's sy_device cookie. Such a browser may still sign in while the account is locked for others. Times in
+ * Unix ms; expires_at moves forward on each sign-in from it.
+ */
+export const knownDevices = sqliteTable(
+  "known_devices",
+  {
+    id: text("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("known_devices_user").on(t.userId, t.lastUsedAt)],
+);

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, lt, lte, min, or, sql, sum } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, lt, lte, min, or, sql, sum } from "drizzle-orm";
 import type { Store } from "./store";
 
 // Sign-in, sessions, API-token checks and sign-in failures on either engine (server/auth). Times in Unix ms.
@@ -47,11 +47,15 @@ export async function deleteSession(s: Store, id: string): Promise<void> {
   await s.db.delete(authSessions).where(eq(authSessions.id, id));
 }
 
-/** Drop expired sessions and links (housekeeping); sign-in failures are dropped by deleteLoginFailuresBefore. */
+/**
+ * Drop expired sessions, links and known devices (housekeeping); sign-in failures are dropped by
+ * deleteLoginFailuresBefore.
+ */
 export async function deleteExpiredAuth(s: Store, now: number): Promise<void> {
-  const { authSessions, authLinks } = s.t;
+  const { authSessions, authLinks, knownDevices } = s.t;
   await s.db.delete(authSessions).where(lt(authSessions.expiresAt, now));
   await s.db.delete(authLinks).where(lt(authLinks.expiresAt, now - 86_400_000));
+  await s.db.delete(knownDevices).where(lt(knownDevices.expiresAt, now));
 }
 
 export async function tokenByDigest(s: Store, digest: string): Promise<TokenRow | undefined> {
@@ -83,25 +87,63 @@ export async function loginFailuresSince(
   return { count: r?.count ?? 0, oldest: r?.oldest ?? null };
 }
 
+/** A limit on the failures counted under one key in the window. */
+export type KeyLimit = { key: string; limit: number };
+
 /**
- * Count one failed sign-in at `now` under each key (failures in the same ms add up; one statement, so either every
- * key counts or none does), then drop the keys' failures at or before `dropBefore` (Unix ms).
+ * Count one sign-in attempt at `now` under every key of `counted`, only when each key of `limits` has fewer than its
+ * limit counted after `since` (Unix ms); true when counted. The count and the decision are one INSERT … SELECT, in a
+ * transaction that on PostgreSQL first takes a lock per key (at READ COMMITTED two statements could both see room
+ * for one more; SQLite's write transactions already run one at a time). Also drops the keys' failures at or before
+ * `since`. Attempts in the same ms add up.
  */
-export async function insertLoginFailures(
+export async function reserveLoginAttempt(
   s: Store,
-  keys: readonly string[],
+  counted: readonly string[],
+  limits: readonly KeyLimit[],
   now: number,
-  dropBefore: number,
-): Promise<void> {
+  since: number,
+): Promise<boolean> {
+  const keys = [...new Set(counted)];
+  if (keys.length === 0) return true;
+  return s.tx(async (t) => {
+    const f = t.t.loginFailures;
+    if (t.engine === "pg")
+      for (const key of [...new Set([...keys, ...limits.map((l) => l.key)])].sort())
+        await t.db
+          .select({ locked: sql`pg_advisory_xact_lock(hashtextextended(${`login:${key}`}, 0))` })
+          .from(sql`(SELECT 1) AS one`);
+    const source = sql.join(
+      keys.map((key) => sql`SELECT CAST(${key} AS text) AS key`),
+      sql` UNION ALL `,
+    );
+    const room = limits.map(
+      ({ key, limit }) =>
+        sql`(SELECT coalesce(sum(${f.n}), 0) FROM ${f} WHERE ${f.key} = ${key} AND ${f.at} > ${since}) < ${limit}`,
+    );
+    const rows = await t.db
+      .insert(f)
+      .select(
+        sql`SELECT k.key, CAST(${now} AS bigint), 1 FROM (${source}) AS k WHERE ${room.length ? sql.join(room, sql` AND `) : sql`1 = 1`}`,
+      )
+      .onConflictDoUpdate({ target: [f.key, f.at], set: { n: sql`${f.n} + 1` } })
+      .returning({ key: f.key });
+    await t.db.delete(f).where(and(inArray(f.key, keys), lte(f.at, since)));
+    return rows.length > 0;
+  });
+}
+
+/** Take back one attempt counted at `at` under each key (a sign-in that succeeded). */
+export async function releaseLoginAttempt(s: Store, keys: readonly string[], at: number): Promise<void> {
   const distinct = [...new Set(keys)];
   if (distinct.length === 0) return;
-  const { loginFailures } = s.t;
+  const f = s.t.loginFailures;
+  const mine = and(inArray(f.key, distinct), eq(f.at, at));
   await s.db
-    .insert(loginFailures)
-    .values(distinct.map((key) => ({ key, at: now, n: 1 })))
-    .onConflictDoUpdate({ target: [loginFailures.key, loginFailures.at], set: { n: sql`${loginFailures.n} + 1` } });
-  for (const key of distinct)
-    await s.db.delete(loginFailures).where(and(eq(loginFailures.key, key), lte(loginFailures.at, dropBefore)));
+    .update(f)
+    .set({ n: sql`${f.n} - 1` })
+    .where(mine);
+  await s.db.delete(f).where(and(mine, lte(f.n, 0)));
 }
 
 /** Forget every failure under `key` (a successful sign-in clears its account's count). */

@@ -10,9 +10,11 @@ import {
   useLink,
 } from "../../db/store/accounts";
 import { updateUser, userById, userByName } from "../../db/store/auth";
+import { deleteKnownDevices } from "../../db/store/known-devices";
 import type { Store } from "../../db/store/store";
 import { AppError } from "../errors";
 import { ROLES, type Role } from "./roles";
+import { passwordProblem, usernameSchema } from "../../lib/password-rules";
 import { digestHex, hashPassword, newSecret, verifyPassword } from "./secrets";
 
 // Accounts on the store, either engine: the first admin's setup link, invitations, one-time links, roles and the
@@ -21,14 +23,7 @@ import { digestHex, hashPassword, newSecret, verifyPassword } from "./secrets";
 export const SETUP_LINK_MS = 60 * 60_000;
 export const INVITE_LINK_MS = 7 * 24 * 60 * 60_000;
 
-export const usernameSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .min(2, "at least 2 characters")
-  .max(64, "at most 64 characters")
-  .regex(/^[a-z0-9][a-z0-9._@-]*$/, "letters, digits and . _ @ - only");
-export const passwordSchema = z.string().min(12, "at least 12 characters").max(256, "at most 256 characters");
+export { usernameSchema };
 export const roleSchema = z.enum(ROLES);
 
 /** On a database without users, a one-time link secret (valid 1 hour) to create the first admin; else null. */
@@ -100,14 +95,17 @@ export async function describeLink(
 
 /**
  * Use a setup link (creates the first admin with username) or an invite link (sets the invited user's password).
- * A link works once; returns the user id to sign in.
+ * A link works once; returns the user id to sign in. The password must pass the password rules with the account's
+ * own name (an invite's stored one, whatever the form sent); nothing changes when it does not.
  */
 export async function redeemLink(
   s: Store,
   input: { secret: string; username?: string; password: string },
   now: number,
 ): Promise<number> {
-  const { purpose } = await describeLink(s, input.secret, now);
+  const { purpose, username } = await describeLink(s, input.secret, now);
+  const problem = await passwordProblem(input.password, [purpose === "setup" ? input.username : username]);
+  if (problem) throw new AppError("BAD_REQUEST", `password: ${problem}`);
   const hash = await hashPassword(input.password);
   const digest = digestHex(input.secret);
   return s.tx(async (t) => {
@@ -121,6 +119,7 @@ export async function redeemLink(
     const user = link.userId === null ? undefined : await userById(t, link.userId);
     if (!user || user.disabled) throw usedLink();
     await updateUser(t, user.id, { passwordHash: hash });
+    await deleteKnownDevices(t, user.id);
     return user.id;
   });
 }
@@ -132,17 +131,23 @@ export async function checkPassword(s: Store, username: string, password: string
   return ok && user && !user.disabled ? user.id : null;
 }
 
-/** Create or reset the demo admin with this run's password (npm start). */
+/** Create or reset the demo admin with this run's password (npm start); a reset forgets its known devices. */
 export async function ensureDemoAdmin(s: Store, username: string, password: string, now: number): Promise<void> {
   const hash = await hashPassword(password);
   await s.tx(async (t) => {
     const user = await userByName(t, username);
     if (!user) await insertUser(t, { username, role: "admin", passwordHash: hash }, now);
-    else await updateUser(t, user.id, { passwordHash: hash, role: "admin", disabled: false });
+    else {
+      await updateUser(t, user.id, { passwordHash: hash, role: "admin", disabled: false });
+      await deleteKnownDevices(t, user.id);
+    }
   });
 }
 
-/** Change a role or enable/disable an account; the last enabled admin cannot be demoted or disabled. */
+/**
+ * Change a role or enable/disable an account; the last enabled admin cannot be demoted or disabled. Disabling signs
+ * the user out everywhere and forgets their known devices.
+ */
 export async function changeUser(s: Store, id: number, patch: { role?: Role; disabled?: boolean }): Promise<void> {
   await s.tx(async (t) => {
     await lockAdmins(t);
@@ -153,6 +158,9 @@ export async function changeUser(s: Store, id: number, patch: { role?: Role; dis
     if (losesAdmin && (await countActiveAdmins(t)) <= 1)
       throw new AppError("CONFLICT", "the last enabled admin cannot be demoted or disabled");
     await updateUser(t, id, patch);
-    if (patch.disabled) await deleteUserSessions(t, id);
+    if (patch.disabled) {
+      await deleteUserSessions(t, id);
+      await deleteKnownDevices(t, id);
+    }
   });
 }

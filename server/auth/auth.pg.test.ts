@@ -1,6 +1,6 @@
 import { POSTGRES } from "../../test/stores";
 import { authStoreCases } from "./auth-store.cases";
 
-// Sign-in limits, sessions and token checks on PostgreSQL: the same cases as on SQLite (rate-limit.test.ts).
+// Sessions and token checks on PostgreSQL: the same cases as on SQLite (rate-limit.test.ts).
 
 authStoreCases(POSTGRES);

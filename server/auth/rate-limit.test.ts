@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SQLITE } from "../../test/stores";
 import { authStoreCases } from "./auth-store.cases";
-import { limitDecision, type RecentFailures } from "./rate-limit";
+import { loginLimitCases } from "./login-limit.cases";
+import { attemptPlan, DEFAULT_LIMITS, limitDecision, type AttemptPlan, type RecentFailures } from "./rate-limit";
 
 const T = 1_800_000_000_000;
 const cfg = { windowMs: 60_000, perAccount: 3, perAddress: 5 };
@@ -67,4 +68,35 @@ describe("limitDecision", () => {
   });
 });
 
+describe("attemptPlan", () => {
+  it.each<[string, string | null, AttemptPlan]>([
+    [
+      "a browser the account does not know: under the account's and the address's limits",
+      null,
+      {
+        counted: ["a:ann", "i:10.0.0.1"],
+        limits: [
+          { key: "a:ann", limit: 5 },
+          { key: "i:10.0.0.1", limit: 20 },
+        ],
+        clearedOnSuccess: ["a:ann"],
+        returnedOnSuccess: ["i:10.0.0.1"],
+      },
+    ],
+    [
+      "a known device: its own limit only, counted against all three, its success clears only itself",
+      "f00d",
+      {
+        counted: ["a:ann", "i:10.0.0.1", "d:f00d"],
+        limits: [{ key: "d:f00d", limit: 5 }],
+        clearedOnSuccess: ["d:f00d"],
+        returnedOnSuccess: ["a:ann", "i:10.0.0.1"],
+      },
+    ],
+  ])("%s", (_, device, want) => {
+    expect(attemptPlan({ account: "ann", address: "10.0.0.1", device }, DEFAULT_LIMITS)).toEqual(want);
+  });
+});
+
 authStoreCases(SQLITE);
+loginLimitCases(SQLITE);

@@ -6,11 +6,12 @@ import { env } from "../env";
 import { readBodyLimited } from "../http";
 import { serverStore } from "../runtime";
 import { isHttps, sameOriginRequest } from "./request";
-import { sessionCookie, startSession } from "./sessions";
+import { DEVICE_COOKIE, deviceCookie, rememberDevice } from "./devices";
+import { readCookie, sessionCookie, startSession } from "./sessions";
 
 const MAX_AUTH_BODY = 8 * 1024;
 
-/** A same-origin JSON body of at most 8 KiB, validated by schema (field errors name the field). */
+/** A same-origin JSON body of at most 8 KiB, validated by schema, refinements that wait included (errors name the field). */
 export async function authBody<T>(req: Request, schema: z.ZodType<T>): Promise<T> {
   if (!sameOriginRequest(req)) throw new AppError("FORBIDDEN", "cross-origin request refused");
   const text = await readBodyLimited(req, MAX_AUTH_BODY);
@@ -20,7 +21,7 @@ export async function authBody<T>(req: Request, schema: z.ZodType<T>): Promise<T
   } catch {
     throw new AppError("BAD_REQUEST", "body must be JSON");
   }
-  const parsed = schema.safeParse(raw);
+  const parsed = await schema.safeParseAsync(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new AppError("BAD_REQUEST", `${issue.path.map(String).join(".") || "body"}: ${issue.message}`);
@@ -28,14 +29,18 @@ export async function authBody<T>(req: Request, schema: z.ZodType<T>): Promise<T
   return parsed.data;
 }
 
-/** A 200 reply that signs the user in (new session cookie) and notes the login time. */
+/**
+ * A 200 reply that signs the user in after they gave their password: a new session cookie, this browser remembered
+ * as one of their known devices (its cookie kept or made), and the login time noted.
+ */
 export async function signedIn(req: Request, userId: number, now: number): Promise<Response> {
   const s = serverStore();
-  const { value, expiresAt } = await startSession(s, userId, now, env().SWITCHYARD_SESSION_HOURS * 3_600_000);
+  const session = await startSession(s, userId, now, env().SWITCHYARD_SESSION_HOURS * 3_600_000);
+  const device = await rememberDevice(s, userId, readCookie(req.headers.get("cookie"), DEVICE_COOKIE), now);
   await updateUser(s, userId, { lastLoginAt: now });
   const user = (await userById(s, userId))!;
-  return Response.json(
-    { username: user.username, role: user.role },
-    { headers: { "set-cookie": sessionCookie(value, expiresAt, isHttps(req)), "cache-control": "no-store" } },
-  );
+  const headers = new Headers({ "cache-control": "no-store" });
+  headers.append("set-cookie", sessionCookie(session.value, session.expiresAt, isHttps(req)));
+  headers.append("set-cookie", deviceCookie(device.value, device.expiresAt, isHttps(req)));
+  return Response.json({ username: user.username, role: user.role }, { headers });
 }

@@ -15,6 +15,7 @@ let trpc: typeof import("../trpc/[trpc]/route").POST;
 let trpcGet: typeof import("../trpc/[trpc]/route").GET;
 let setupSecret: string;
 let inviteViewer: () => Promise<void>;
+let addUser: (username: string) => Promise<void>;
 
 beforeAll(async () => {
   ({ restore } = await useTempServerEnv("switchyard-auth-routes-", TOKEN));
@@ -29,10 +30,11 @@ beforeAll(async () => {
   const s = serverStore();
   closeDb = () => db.$client.close();
   setupSecret = (await createSetupLink(s, Date.now()))!;
-  inviteViewer = async () => {
-    const { secret } = await inviteUser(s, { username: "vic", role: "viewer" }, Date.now());
+  addUser = async (username) => {
+    const { secret } = await inviteUser(s, { username, role: "viewer" }, Date.now());
     await redeemLink(s, { secret, password: PW }, Date.now());
   };
+  inviteViewer = () => addUser("vic");
 });
 
 afterAll(async () => {
@@ -61,7 +63,8 @@ function post(
   );
 }
 
-const cookieOf = (res: Response) => /sy_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1] ?? null;
+const cookieOf = (res: Response, name = "sy_session") =>
+  new RegExp(`${name}=([^;]+)`).exec(res.headers.get("set-cookie") ?? "")?.[1] ?? null;
 
 describe("setup link over HTTP", () => {
   it("describes the link, creates the first admin with a session cookie, and works only once", async () => {
@@ -156,6 +159,100 @@ describe("login, logout, rate limit", () => {
     ).toBe(403);
     expect((await post(login, "/api/auth/login", { username: "x", password: "y".repeat(10_000) })).status).toBe(413);
     expect((await post(login, "/api/auth/login", "{not json")).status).toBe(400);
+  });
+});
+
+describe("sign-in attempts at once, known devices, password rules", () => {
+  const statuses = (all: Response[]) =>
+    all.reduce<Record<number, number>>((n, r) => ({ ...n, [r.status]: (n[r.status] ?? 0) + 1 }), {});
+
+  it("40 wrong passwords for one account sent at once: exactly 5 answers of 401, the other 35 are 429", async () => {
+    await addUser("para");
+    const all = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        post(
+          login,
+          "/api/auth/login",
+          { username: "para", password: `wrong ${i}` },
+          { "x-switchyard-client-address": "10.4.0.1" },
+        ),
+      ),
+    );
+    expect(statuses(all)).toEqual({ 401: 5, 429: 35 });
+  });
+
+  it("60 wrong passwords from one address sent at once: exactly 20 answers of 401, the other 40 are 429", async () => {
+    const all = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        post(
+          login,
+          "/api/auth/login",
+          { username: `nobody${i}`, password: "wrong" },
+          { "x-switchyard-client-address": "10.4.0.2" },
+        ),
+      ),
+    );
+    expect(statuses(all)).toEqual({ 401: 20, 429: 40 });
+  });
+
+  it("a browser that signed in before signs in while the account is locked for everyone else", async () => {
+    await addUser("kim");
+    const first = await post(login, "/api/auth/login", { username: "kim", password: PW });
+    expect(first.status).toBe(200);
+    const device = cookieOf(first, "sy_device")!;
+    expect(first.headers.getSetCookie().find((c) => c.startsWith("sy_device="))).toMatch(
+      /; Path=\/api\/auth\/login; HttpOnly; SameSite=Lax; Expires=/,
+    );
+    for (let i = 0; i < 5; i++) {
+      const wrong = { username: "kim", password: `wrong ${i}` };
+      expect((await post(login, "/api/auth/login", wrong, { "x-switchyard-client-address": "6.6.6.6" })).status).toBe(
+        401,
+      );
+    }
+    const fresh = await post(login, "/api/auth/login", { username: "kim", password: PW });
+    expect(fresh.status).toBe(429);
+    const known = await post(
+      login,
+      "/api/auth/login",
+      { username: "kim", password: PW },
+      { cookie: `sy_device=${device}` },
+    );
+    expect(known.status).toBe(200);
+    expect(cookieOf(known, "sy_device")).toBe(device);
+    const wrongFromKnown = await post(
+      login,
+      "/api/auth/login",
+      { username: "kim", password: "still wrong" },
+      { cookie: `sy_device=${device}` },
+    );
+    expect(wrongFromKnown.status).toBe(401);
+    // Another account's device cookie is no key to this one.
+    const other = await post(
+      login,
+      "/api/auth/login",
+      { username: "para", password: PW },
+      { cookie: `sy_device=${device}` },
+    );
+    expect(other.status).toBe(429);
+  });
+
+  it.each([
+    ["under 12 characters", "shorty", "short pass", "at least 12 characters"],
+    ["a common password", "common", "password1234", "too easy to guess: This is similar to a commonly used password."],
+    [
+      "the user's own name with digits",
+      "vexilmorant",
+      "vexilmorant88",
+      "too easy to guess: There should not be any personal or page related data.",
+    ],
+  ])("an invite link refuses %s with the reason, and the link still works", async (_, name, password, reason) => {
+    const { serverStore } = await import("@/server/runtime");
+    const { inviteUser } = await import("@/server/auth/accounts");
+    const { secret } = await inviteUser(serverStore(), { username: name, role: "viewer" }, Date.now());
+    const weak = await post(setup, "/api/auth/setup", { secret, password });
+    expect(weak.status).toBe(400);
+    expect(await weak.json()).toEqual({ error: `password: ${reason}` });
+    expect((await post(setup, "/api/auth/setup", { secret, password: PW })).status).toBe(200);
   });
 });
 

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { isBusy } from "@/db/client";
 import { checkPassword } from "@/server/auth/accounts";
+import { DEVICE_COOKIE, knownDevice } from "@/server/auth/devices";
 import { clientAddress } from "@/server/auth/request";
+import { readCookie } from "@/server/auth/sessions";
 import { authBody, signedIn } from "@/server/auth/routes";
 import { AppError } from "@/server/errors";
 import { errorResponse } from "@/server/http";
@@ -15,27 +17,28 @@ const input = z.object({
   password: z.string().min(1, "required").max(256),
 });
 
-/** Sign in with username and password; failures are rate-limited per account and per address. */
+/**
+ * Sign in with username and password. Each attempt is counted before the password is checked, per account and per
+ * address; a browser that signed in to this account before (its known-device cookie) is held to its own limit.
+ */
 export async function POST(req: Request): Promise<Response> {
   try {
     const { username, password } = await authBody(req, input);
+    const s = serverStore();
+    const device = await knownDevice(s, readCookie(req.headers.get("cookie"), DEVICE_COOKIE), username, Date.now());
     const limiter = loginLimiter();
-    const address = clientAddress(req);
-    const blocked = await limiter.check(username, address, Date.now());
-    if (blocked)
+    const attempt = await limiter.reserve({ account: username, address: clientAddress(req), device }, Date.now());
+    if ("blocked" in attempt)
       return Response.json(
-        { error: blocked.message },
-        { status: 429, headers: { "retry-after": String(blocked.retryAfter) } },
+        { error: attempt.blocked.message },
+        { status: 429, headers: { "retry-after": String(attempt.blocked.retryAfter) } },
       );
-    const userId = await checkPassword(serverStore(), username, password);
-    if (userId === null) {
-      await limiter.fail(username, address, Date.now());
-      throw new AppError("UNAUTHORIZED", "wrong username or password");
-    }
-    await limiter.succeed(username);
+    const userId = await checkPassword(s, username, password);
+    if (userId === null) throw new AppError("UNAUTHORIZED", "wrong username or password");
+    await limiter.succeed(attempt.ticket);
     return await signedIn(req, userId, Date.now());
   } catch (err) {
-    // The failure could not be counted (another process holds the write lock): no answer without it.
+    // The attempt could not be counted (another process holds the write lock): no answer without it.
     if (isBusy(err))
       return Response.json({ error: "busy, try again" }, { status: 503, headers: { "retry-after": "1" } });
     return errorResponse(err);
