@@ -1,5 +1,6 @@
 "use client";
 import { useEffect, useState, type FormEvent } from "react";
+import { setPasswordInput } from "@/lib/password-rules";
 import { postJson } from "./post-json";
 
 type Link = { purpose: "setup" | "invite"; username: string | null };
@@ -13,6 +14,7 @@ export function SetupForm() {
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
   const [error, setError] = useState<string | null>(null);
+  const [passwordError, setPasswordError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
@@ -27,15 +29,33 @@ export function SetupForm() {
 
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
-    if (password !== confirm) return setError("The passwords do not match.");
-    setBusy(true);
     setError(null);
+    setPasswordError(null);
+    setBusy(true);
+    // The route's own rules, here first: the reason shows under the field before anything is sent.
+    const checked = await setPasswordInput.safeParseAsync({
+      secret: secret ?? "",
+      username: link?.purpose === "setup" ? username : (link?.username ?? undefined),
+      password,
+    });
+    const issue = checked.error?.issues[0];
+    if (issue) {
+      if (issue.path[0] === "password") setPasswordError(issue.message);
+      else setError(`${issue.path.map(String).join(".")}: ${issue.message}`);
+      return setBusy(false);
+    }
+    if (password !== confirm) {
+      setError("The passwords do not match.");
+      return setBusy(false);
+    }
     try {
       await postJson("/api/auth/setup", { secret, password, ...(link?.purpose === "setup" ? { username } : {}) });
       history.replaceState(null, "", "/setup");
       window.location.assign("/");
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      const message = err instanceof Error ? err.message : String(err);
+      if (message.startsWith("password: ")) setPasswordError(message.slice("password: ".length));
+      else setError(message);
       setBusy(false);
     }
   }
@@ -89,12 +109,21 @@ export function SetupForm() {
           type="password"
           autoComplete="new-password"
           required
-          minLength={12}
           maxLength={256}
           value={password}
           onChange={(e) => setPassword(e.target.value)}
+          aria-invalid={passwordError ? true : undefined}
+          aria-describedby={passwordError ? "password-error password-rule" : "password-rule"}
         />
       </label>
+      {passwordError && (
+        <p id="password-error" role="alert" className="auth-error">
+          {passwordError}
+        </p>
+      )}
+      <p id="password-rule" className="sub">
+        Not a common password, nor your name with a few digits: several uncommon words work well.
+      </p>
       <label>
         Repeat password
         <input
@@ -102,7 +131,6 @@ export function SetupForm() {
           type="password"
           autoComplete="new-password"
           required
-          minLength={12}
           maxLength={256}
           value={confirm}
           onChange={(e) => setConfirm(e.target.value)}

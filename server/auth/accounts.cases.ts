@@ -86,6 +86,16 @@ export function accountsCases(e: StoreEngine): void {
       it.each<[string, (secret: string) => { secret: string; username?: string; password: string }, RegExp]>([
         ["an unknown secret", () => ({ secret: "setup_nope", username: "x1", password: PW }), /invalid/],
         ["a setup link without a username", (secret) => ({ secret, password: PW }), /username is required/],
+        [
+          "a common password",
+          (secret) => ({ secret, username: "root", password: "password1234" }),
+          /^password: too easy to guess: This is similar to a commonly used password\.$/,
+        ],
+        [
+          "the admin's own name with digits",
+          (secret) => ({ secret, username: "vexilmorant", password: "vexilmorant88" }),
+          /^password: too easy to guess: There should not be any personal or page related data\.$/,
+        ],
       ])("refuses %s", async (_name, input, error) => {
         const secret = (await createSetupLink(s.a, T))!;
         await expect(redeemLink(s.a, input(secret), T + 1)).rejects.toThrow(error);
@@ -102,6 +112,18 @@ export function accountsCases(e: StoreEngine): void {
         expect(await redeemLink(s.b, { secret, password: PW }, T + 1)).toBe(id);
         expect(await checkPassword(s.a, "vera", PW)).toBe(id);
         await expect(redeemLink(s.a, { secret, password: "another password" }, T + 2)).rejects.toThrow(/already used/);
+      });
+
+      it("an invite refuses a password built on the invited name (whatever name the form sent); the link stays live", async () => {
+        const { secret } = await inviteUser(s.a, { username: "vexilmorant", role: "viewer" }, T);
+        await expect(
+          redeemLink(s.b, { secret, username: "someone-else", password: "vexilmorant88" }, T + 1),
+        ).rejects.toMatchObject({
+          code: "BAD_REQUEST",
+          message: expect.stringMatching(/^password: too easy to guess/),
+        });
+        expect(await describeLink(s.a, secret, T + 2)).toEqual({ purpose: "invite", username: "vexilmorant" });
+        expect(await checkPassword(s.a, "vexilmorant", "vexilmorant88")).toBeNull();
       });
 
       it("a duplicate user is a conflict, also when two processes invite the same name at once", async () => {
