@@ -3,10 +3,19 @@ import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 import { maskUrl } from "../lib/mask-url";
 import { parseHostList } from "./outbound/policy";
 import { outboundUrl } from "./outbound/url";
+import { parseTrustedProxies } from "./auth/proxy-trust";
 
 function hostListIssues(raw: string | undefined, ctx: z.RefinementCtx): void {
   try {
     if (raw !== undefined) parseHostList(raw);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+function trustProxyIssues(raw: string | undefined, ctx: z.RefinementCtx): void {
+  try {
+    parseTrustedProxies(raw);
   } catch (err) {
     ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
   }
@@ -86,7 +95,7 @@ const schema = z.object({
   SWITCHYARD_OUTBOUND_DENY: z.string().max(20_000).optional().superRefine(hostListIssues),
   SWITCHYARD_OUTBOUND_ALLOW: z.string().max(20_000).optional().superRefine(hostListIssues),
   // Comma-separated proxy addresses/CIDRs whose X-Forwarded-* headers are honoured (unset: never).
-  SWITCHYARD_TRUST_PROXY: z.string().max(20_000).optional(),
+  SWITCHYARD_TRUST_PROXY: z.string().max(20_000).optional().superRefine(trustProxyIssues),
   // Switchyard's own log (JSON lines on stdout): fatal, error, warn, info, debug, trace or silent.
   SWITCHYARD_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),

@@ -30,6 +30,7 @@ import { deleteExpiredAuth } from "../db/store/auth";
 import type { Store } from "../db/store/store";
 import { maskUrl } from "../lib/mask-url";
 import { createSetupLink, ensureDemoAdmin } from "./auth/accounts";
+import { parseTrustedProxies, proxyView } from "./auth/proxy-trust";
 import { pruneLoginFailures } from "./auth/rate-limit";
 import { ensureConfiguredTokens } from "./auth/tokens";
 import { SecretKeyError } from "./auth/secret-box";
@@ -99,13 +100,16 @@ async function main() {
   const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
+  const trustedProxies = parseTrustedProxies(settings.SWITCHYARD_TRUST_PROXY);
   metrics();
   const server = http.createServer((req, res) => {
     instrumentRequest(req, res);
     if (req.method === "GET" && (req.url === "/metrics" || req.url?.startsWith("/metrics?")))
       return void serveMetrics(store, pg ? null : db.$client.name, req, res);
-    // Route handlers rate-limit sign-ins by the socket's address; a client cannot supply its own.
-    req.headers["x-switchyard-client-address"] = req.socket.remoteAddress ?? "unknown";
+    // X-Forwarded-* only from SWITCHYARD_TRUST_PROXY's proxies; sign-ins are rate-limited by the client's address.
+    const view = proxyView(req.headers, req.socket.remoteAddress, trustedProxies);
+    for (const name of view.drop) delete req.headers[name];
+    req.headers["x-switchyard-client-address"] = view.clientAddress;
     void handle(req, res);
   });
   server.on("error", (err: NodeJS.ErrnoException) => {

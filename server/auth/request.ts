@@ -11,7 +11,10 @@ export async function requestActor(s: Store, req: Request, now: number): Promise
   return sessionActor(s, readCookie(req.headers.get("cookie"), SESSION_COOKIE), now);
 }
 
-/** True when a state-changing request comes from this origin (or is a script with a bearer token). */
+/**
+ * True when a state-changing request comes from this origin (or is a script with a bearer token). X-Forwarded-Host
+ * reaches here only from a trusted proxy: server/main.ts drops it from anyone else (and Next then sets it to Host).
+ */
 export function sameOriginRequest(req: Request): boolean {
   const h = req.headers;
   return mutationAllowed({
@@ -24,12 +27,15 @@ export function sameOriginRequest(req: Request): boolean {
   });
 }
 
-/** The client's address as the server saw the socket (set by server/main.ts; never taken from the client). */
+/**
+ * The client's address (set by server/main.ts: the socket's peer, or from X-Forwarded-For when that peer is a trusted
+ * proxy; a client's own copy of the header is dropped).
+ */
 export function clientAddress(req: Request): string {
   return req.headers.get("x-switchyard-client-address") ?? "unknown";
 }
 
-/** True when the browser reached us over https (directly or through a proxy that says so). */
+/** True when the browser reached us over https (directly, or through a trusted proxy that says so). */
 export function isHttps(req: Request): boolean {
   return (
     new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https"
