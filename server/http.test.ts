@@ -162,6 +162,8 @@ describe("errorResponse", () => {
     [new AppError("PAYLOAD_TOO_LARGE", "big"), 413, "big"],
     [new AppError("INTERNAL", "db path /secret leaked"), 500, "internal error"],
     [new Error("SQLITE_CORRUPT at /var/lib/x"), 500, "internal error"],
+    [new RangeError("Maximum call stack size exceeded"), 500, "internal error"],
+    [new SyntaxError("Unexpected token ] in JSON at position 7"), 500, "internal error"],
   ])("%s → %i %s", async (err, status, message) => {
     const orig = console.error;
     console.error = () => {};

@@ -1,5 +1,5 @@
 import "server-only";
-import { initTRPC, TRPCError } from "@trpc/server";
+import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import type { Db } from "../../db/client";
@@ -38,6 +38,28 @@ const codes = {
   INTERNAL: "INTERNAL_SERVER_ERROR",
 } as const;
 
+/** What tRPC's own refusals (no AppError, no zod issues behind them) say: fixed text, never the error's message. */
+const fixedMessages: Partial<Record<TRPC_ERROR_CODE_KEY, string>> = {
+  PARSE_ERROR: "bad request: the input is not valid JSON",
+  NOT_FOUND: "no such procedure",
+  METHOD_NOT_SUPPORTED: "method not supported",
+  PAYLOAD_TOO_LARGE: "request too large",
+  UNSUPPORTED_MEDIA_TYPE: "unsupported content type",
+  TOO_MANY_REQUESTS: "too many requests",
+};
+
+/**
+ * The one message a client sees for a tRPC error: an AppError's own below 500, "invalid input" beside zod's issues,
+ * else fixed text by code ("internal error" from 500 on). An input that made the parser throw (a RangeError from
+ * nesting too deep, say) is a plain "bad request".
+ */
+export function clientMessage(error: TRPCError, httpStatus: number): string {
+  if (httpStatus >= 500) return "internal error";
+  if (error.cause instanceof AppError) return error.cause.message;
+  if (error.cause instanceof ZodError) return "invalid input";
+  return fixedMessages[error.code] ?? "bad request";
+}
+
 const t = initTRPC
   .context<InnerContext>()
   .meta<Meta>()
@@ -47,12 +69,12 @@ const t = initTRPC
       const masked = shape.data.httpStatus >= 500;
       return {
         ...shape,
-        message: masked ? "internal error" : shape.message,
+        message: clientMessage(error, shape.data.httpStatus),
         data: {
           code: shape.data.code,
           httpStatus: shape.data.httpStatus,
           issues:
-            error.cause instanceof ZodError
+            !masked && error.cause instanceof ZodError
               ? error.cause.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }))
               : null,
           details: !masked && error.cause instanceof AppError ? (error.cause.details ?? null) : null,
@@ -81,9 +103,8 @@ export const createCallerFactory = t.createCallerFactory;
 function requireRole(need: Requirement) {
   return t.middleware(({ ctx, next }) => {
     const actor = ctx.actor ?? null;
-    if (need !== "public" && !actor) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
-    if (!satisfies(actor?.role ?? null, need))
-      throw new TRPCError({ code: "FORBIDDEN", message: `needs the ${need} role` });
+    if (need !== "public" && !actor) throw new AppError("UNAUTHORIZED", "sign in first");
+    if (!satisfies(actor?.role ?? null, need)) throw new AppError("FORBIDDEN", `needs the ${need} role`);
     return next({ ctx: { ...ctx, actor } });
   });
 }

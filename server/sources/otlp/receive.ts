@@ -37,11 +37,9 @@ export function parseLogsBody(bytes: Uint8Array, mediaType: string): unknown {
   if (mediaType === "application/x-protobuf" || mediaType === "application/protobuf") {
     try {
       return decodeProtobufLogs(bytes);
-    } catch (err) {
-      throw new AppError(
-        "BAD_REQUEST",
-        `body is not a valid protobuf ExportLogsServiceRequest (${(err as Error).message})`,
-      );
+    } catch {
+      // Fixed text: the decoder's own message (a byte offset, a stack overflow on deep nesting) is internal.
+      throw new AppError("BAD_REQUEST", "body is not a valid protobuf ExportLogsServiceRequest");
     }
   }
   if (mediaType === "application/json") {

@@ -29,6 +29,24 @@ afterAll(async () => {
   await restore();
 });
 
+const varint = (n: number): number[] => (n < 128 ? [n] : [(n & 127) | 128, ...varint(Math.floor(n / 128))]);
+
+/** An ExportLogsServiceRequest whose one log record's body is `depth` AnyValue arrays deep (built inside out). */
+function nestedProtobuf(depth: number): Uint8Array<ArrayBuffer> {
+  const heads: number[][] = [];
+  let len = 0;
+  for (let i = 0; i < depth; i++) {
+    const array = [0x0a, ...varint(len)]; // ArrayValue.values (1)
+    len += array.length;
+    const any = [0x2a, ...varint(len)]; // AnyValue.array_value (5)
+    len += any.length;
+    heads.push([...any, ...array]);
+  }
+  // LogRecord.body (5) in ScopeLogs.log_records (2) in ResourceLogs.scope_logs (2) in resource_logs (1).
+  const wrap = (field: number, b: number[]) => [(field << 3) | 2, ...varint(b.length), ...b];
+  return new Uint8Array(wrap(1, wrap(2, wrap(2, wrap(5, heads.reverse().flat())))));
+}
+
 const post = (body: BodyInit, type: string, auth = `Bearer ${TOKEN}`) =>
   POST(new Request(URL_, { method: "POST", body, headers: { "content-type": type, authorization: auth } }));
 
@@ -44,7 +62,20 @@ describe("POST /api/otlp/v1/logs", () => {
     expect((await post("{nope", "application/json")).status).toBe(400);
     const bad = await post(new Uint8Array([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]), "application/x-protobuf");
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toMatch(/protobuf ExportLogsServiceRequest/);
+    expect(await bad.json()).toEqual({ error: "body is not a valid protobuf ExportLogsServiceRequest" });
+  });
+
+  // The probe's replay: a log record's body nested 100,000 AnyValue arrays deep overflowed the protobuf decoder's
+  // stack, and the 400 carried "Maximum call stack size exceeded".
+  it("answers a body nested past the decoder's stack with fixed text, and keeps serving", async () => {
+    const res = await post(nestedProtobuf(100_000), "application/x-protobuf");
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(text).not.toMatch(/Maximum call stack|RangeError|offset|index out of range/);
+    expect(JSON.parse(text)).toEqual({ error: "body is not a valid protobuf ExportLogsServiceRequest" });
+    expect((await post(Buffer.from(encodeProtobufLogs({ resourceLogs: [] })), "application/x-protobuf")).status).toBe(
+      200,
+    );
   });
 
   it("accepts a real protobuf export, replies with a protobuf partialSuccess naming the refused records", async () => {
