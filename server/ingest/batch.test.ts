@@ -162,6 +162,57 @@ describe("summarize", () => {
     const items = statuses.map((status, index): ItemResult => ({ index, id: String(index), status }));
     expect(summarize(items)).toEqual({ accepted, duplicate, rejected, items });
   });
+
+  // Item i of a body: "a" accepted, "d" duplicate, "r" rejected, "u" rejected as unknown_prefix.
+  const item = (c: string, index: number): ItemResult =>
+    c === "a" || c === "d"
+      ? { index, line: index + 1, id: `e${index}`, status: c === "a" ? "accepted" : "duplicate" }
+      : c === "u"
+        ? { index, line: index + 1, id: `e${index}`, status: "rejected", code: "unknown_prefix", error: "not held" }
+        : {
+            index,
+            line: index + 1,
+            id: null,
+            status: "rejected",
+            error: `line ${index + 1}: event must be a JSON object`,
+          };
+  const body = (...runs: [string, number][]) => runs.flatMap(([c, n]) => Array<string>(n).fill(c)).map(item);
+
+  it.each<[string, ItemResult[], { rejected: number; listed: number[]; texts: number; truncated?: number }]>([
+    ["100 rejected: all listed", body(["r", 100]), { rejected: 100, listed: [100], texts: 100 }],
+    ["101 rejected: the last left out", body(["r", 101]), { rejected: 101, listed: [100], texts: 100, truncated: 1 }],
+    ["10,000 rejected", body(["r", 10_000]), { rejected: 10_000, listed: [100], texts: 100, truncated: 9_900 }],
+    [
+      "accepted and duplicate items are all listed, around the errors",
+      body(["a", 3], ["r", 150], ["d", 2], ["r", 50], ["a", 1]),
+      { rejected: 200, listed: [3, 100, 2, 1], texts: 100, truncated: 100 },
+    ],
+    [
+      "unknown_prefix past the first 100 errors: listed without text",
+      body(["r", 100], ["u", 5], ["r", 20], ["u", 1]),
+      { rejected: 126, listed: [100, 5, 1], texts: 100, truncated: 20 },
+    ],
+  ])("%s", (_, results, want) => {
+    const reply = summarize(results.map((r) => ({ ...r })));
+    expect(reply.rejected).toBe(want.rejected);
+    expect(reply.accepted + reply.duplicate + reply.rejected).toBe(results.length);
+    expect(reply.items.length).toBe(want.listed.reduce((a, b) => a + b, 0));
+    expect(reply.items.filter((i) => i.error !== undefined)).toHaveLength(want.texts);
+    expect(reply.errors_truncated).toBe(want.truncated);
+    // Listed items keep their index and order; every unknown_prefix index is listed.
+    const indexes = reply.items.map((i) => i.index);
+    expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
+    expect(reply.items.filter((i) => i.code === "unknown_prefix").map((i) => i.index)).toEqual(
+      results.filter((r) => r.code === "unknown_prefix").map((r) => r.index),
+    );
+    expect(reply.items.filter((i) => i.status !== "rejected").length).toBe(reply.accepted + reply.duplicate);
+  });
+
+  it("bounds the reply to 10,000 {} lines under 20 KB", () => {
+    const reply = run(Array<string>(10_000).fill("{}").join("\n"), NDJSON);
+    expect(reply).toMatchObject({ accepted: 0, duplicate: 0, rejected: 10_000, errors_truncated: 9_900 });
+    expect(JSON.stringify(reply).length).toBeLessThan(20_000);
+  });
 });
 
 describe("decodeBody refusals", () => {

@@ -14,7 +14,20 @@ export type ItemResult = {
   code?: string;
 };
 
-export type BatchReply = { accepted: number; duplicate: number; rejected: number; items: ItemResult[] };
+/**
+ * An ingest reply: the totals, and the items it lists (summarize says which). errors_truncated: how many rejected
+ * items it leaves out (absent when none is).
+ */
+export type BatchReply = {
+  accepted: number;
+  duplicate: number;
+  rejected: number;
+  items: ItemResult[];
+  errors_truncated?: number;
+};
+
+/** How many rejected items a reply lists with their error text. */
+export const MAX_ITEM_ERRORS = 100;
 
 /** `raw`: the line as sent, kept when `value` holds lifted hash lists (lift-hashes.ts) for a parse that needs it. */
 export type Decoded = { index: number; line?: number; value?: unknown; error?: string; raw?: string };
@@ -120,9 +133,25 @@ function idOf(value: unknown): string | null {
   return typeof id === "string" ? id.slice(0, 128) : null;
 }
 
-/** Totals for a list of item results. */
-export function summarize(items: ItemResult[]): BatchReply {
-  const reply: BatchReply = { accepted: 0, duplicate: 0, rejected: 0, items };
-  for (const i of items) reply[i.status]++;
-  return reply;
+/**
+ * Totals for a list of item results, and the items a reply lists: every accepted and duplicate item and the first
+ * MAX_ITEM_ERRORS rejected ones, so a body of junk lines cannot get a reply many times its size. A later rejected item
+ * is listed, without its error text, only when it carries a code its sender acts on (unknown_prefix: re-send it with
+ * full lists); errors_truncated counts the rejected items left out.
+ */
+export function summarize(results: ItemResult[]): BatchReply {
+  const reply: BatchReply = { accepted: 0, duplicate: 0, rejected: 0, items: results };
+  for (const i of results) reply[i.status]++;
+  if (reply.rejected <= MAX_ITEM_ERRORS) return reply;
+  const items: ItemResult[] = [];
+  let errors = 0;
+  for (const i of results) {
+    if (i.status !== "rejected" || ++errors <= MAX_ITEM_ERRORS) items.push(i);
+    else if (i.code !== undefined) items.push(withoutError(i));
+  }
+  return { ...reply, items, errors_truncated: results.length - items.length };
+}
+
+function withoutError({ index, line, id, status, code }: ItemResult): ItemResult {
+  return line === undefined ? { index, id, status, code } : { index, line, id, status, code };
 }

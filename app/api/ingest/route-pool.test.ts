@@ -71,6 +71,23 @@ describe("POST /api/ingest through the worker pool: every refusal keeps its stat
     expect(await count({ kind: "unknown", source: "metrics-test", result: "rejected" })).toBe(1);
   });
 
+  it("10,000 {} lines: a reply under 20 KB with the counts right, though the metrics count every item", async () => {
+    const { metrics } = await import("@/server/observability/metrics");
+    const rejected = async () =>
+      (await metrics().ingestEvents.get()).values.find(
+        (v) => v.labels.kind === "unknown" && v.labels.source === "pool-junk" && v.labels.result === "rejected",
+      )?.value ?? 0;
+    const res = await post(Array<string>(10_000).fill("{}").join("\n"), {
+      ...auth(),
+      "x-switchyard-source": "pool-junk",
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text.length).toBeLessThan(20_000);
+    expect(JSON.parse(text)).toMatchObject({ accepted: 0, duplicate: 0, rejected: 10_000, errors_truncated: 9_900 });
+    expect(await rejected()).toBe(10_000);
+  });
+
   it("an accepted batch is stored by the pool", async () => {
     const res = await post(ndjson(events("pool-ok", 3)), auth());
     expect(res.status).toBe(200);

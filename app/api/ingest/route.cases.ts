@@ -245,6 +245,57 @@ export function ingestRouteCases(h: RouteHarness): void {
     });
   });
 
+  describe.skipIf(skip)(`POST /api/ingest on ${h.engine}: the reply's size`, () => {
+    // The probe's replay: 10,000 `{}` lines (30 KB) got a 957 KB reply, an error text per line.
+    it("10,000 {} lines: the counts, the first 100 errors and errors_truncated, under 20 KB", async () => {
+      const res = await post(Array<string>(10_000).fill("{}").join("\n"), auth());
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text.length).toBeLessThan(20_000);
+      const reply = JSON.parse(text) as BatchReply;
+      expect(reply).toMatchObject({ accepted: 0, duplicate: 0, rejected: 10_000, errors_truncated: 9_900 });
+      expect(reply.items.map((i) => i.line)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+      expect(reply.items[0]).toEqual({
+        index: 0,
+        line: 1,
+        id: null,
+        status: "rejected",
+        error: expect.stringMatching(/^line 1: /),
+      });
+    });
+
+    it("lists every accepted item around the errors, and every unknown_prefix past the first 100 errors", async () => {
+      const first = await post(ndjson([turnOf("rs", 1, { sequence_hashes: hashes(0, 4) })]), auth());
+      expect(((await first.json()) as BatchReply).accepted).toBe(1);
+      const junk = (n: number) => Array<Raw>(n).fill({});
+      const unknown = (n: number) =>
+        turnOf("rs", n, { prefix_of: { request_id: `rs-r${n + 100}`, blocks: 1 }, sequence_hashes: hashes(0, 1) });
+      const body = [
+        ...junk(90),
+        minimal["kv.cleared"]({ id: "rs-ok-1" }),
+        ...junk(30),
+        unknown(2),
+        turnOf("rs", 3, { prefix_of: { request_id: "rs-r1", blocks: 4 }, sequence_hashes: hashes(4, 1) }),
+        unknown(4),
+        ...junk(5),
+        minimal["kv.cleared"]({ id: "rs-ok-2" }),
+      ];
+      const reply = (await (await post(ndjson(body), auth())).json()) as BatchReply;
+      expect(reply).toMatchObject({ accepted: 3, duplicate: 0, rejected: 127, errors_truncated: 25 });
+      expect(reply.items.filter((i) => i.status !== "rejected").map((i) => [i.index, i.id])).toEqual([
+        [90, "rs-ok-1"],
+        [122, "rs-ev-3"],
+        [129, "rs-ok-2"],
+      ]);
+      expect(reply.items.filter((i) => i.status === "rejected" && i.error !== undefined)).toHaveLength(100);
+      expect(reply.items.filter((i) => i.code === "unknown_prefix")).toEqual([
+        { index: 121, line: 122, id: "rs-ev-2", status: "rejected", code: "unknown_prefix" },
+        { index: 123, line: 124, id: "rs-ev-4", status: "rejected", code: "unknown_prefix" },
+      ]);
+      expect(await storedIds("rs-")).toEqual(["rs-ev-1", "rs-ev-3", "rs-ok-1", "rs-ok-2"]);
+    });
+  });
+
   describe.skipIf(skip)(`POST /api/ingest on ${h.engine}: what a duplicate is`, () => {
     const statuses = async (res: Response) => ((await res.json()) as BatchReply).items.map((i) => i.status);
     // Samples, decisions, tools, reasoning spans and KV events are known by id and ts together; the rest by id alone.

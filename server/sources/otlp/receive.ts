@@ -83,10 +83,10 @@ export async function receiveLogs(
     }
   }
   const reply = events.length ? await submit(events) : { accepted: 0, duplicate: 0, rejected: 0, items: [] };
+  // reply.rejected counts every refused event: the reply lists only the first ones.
+  rejected += reply.rejected;
   for (const item of reply.items) {
-    if (item.status !== "rejected") continue;
-    rejected++;
-    if (messages.length < MAX_MESSAGES)
+    if (item.status === "rejected" && messages.length < MAX_MESSAGES)
       messages.push(`record ${origin[item.index] ?? "?"}: ${item.error ?? "rejected"}`);
   }
   if (rejected > messages.length) messages.push(`and ${rejected - messages.length} more`);
