@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
@@ -5,7 +6,12 @@ import { TEST_SECRET_KEY } from "./test/secret-key";
 
 // One dashboard on a fresh SQLite file per run (removed at the end), and with SWITCHYARD_TEST_DATABASE_URL one more on
 // a fresh PostgreSQL database; workers inherit these through the environment.
-process.env.SWITCHYARD_E2E_DB ??= path.join(os.tmpdir(), `switchyard-e2e-${process.pid}-${Date.now()}.db`);
+// One folder per run holds the SQLite files, the key file each SQLite dashboard makes beside its database, the
+// dashboards' logs and the secrets the specs created (global teardown checks no log holds one, then removes the folder).
+process.env.SWITCHYARD_E2E_RUN_DIR ??= path.join(os.tmpdir(), `switchyard-e2e-${process.pid}-${Date.now()}`);
+const runDir = process.env.SWITCHYARD_E2E_RUN_DIR;
+fs.mkdirSync(runDir, { recursive: true });
+process.env.SWITCHYARD_E2E_DB ??= path.join(runDir, "switchyard-e2e.db");
 process.env.SWITCHYARD_E2E_PORT ??= "3210";
 process.env.SWITCHYARD_E2E_TOKEN ??= "e2e-ingest-token-0123456789abcdef";
 // An admin API token the empty e2e database is created with; global setup uses it to make the signed-in admin.
@@ -114,14 +120,14 @@ export default defineConfig({
   ],
   webServer: [
     {
-      command: "npx tsx server/main.ts",
+      command: `npx tsx server/main.ts > "${path.join(runDir, "dashboard-sqlite.log")}" 2>&1`,
       url: `http://localhost:${port}/api/health`,
       reuseExistingServer: false,
       timeout: 60_000,
       env: { ...dashboardEnv, PORT: String(port), SWITCHYARD_DB: process.env.SWITCHYARD_E2E_DB },
     },
     {
-      command: "npx tsx server/main.ts",
+      command: `npx tsx server/main.ts > "${path.join(runDir, "dashboard-sqlite-sim.log")}" 2>&1`,
       url: `http://localhost:${simPort}/api/health`,
       reuseExistingServer: false,
       timeout: 60_000,
@@ -130,7 +136,7 @@ export default defineConfig({
     ...(pgServer
       ? [
           {
-            command: "npx tsx e2e/global-pg.ts",
+            command: `npx tsx e2e/global-pg.ts > "${path.join(runDir, "dashboard-postgresql.log")}" 2>&1`,
             url: `http://localhost:${pgPort}/api/health`,
             reuseExistingServer: false,
             timeout: 90_000,

@@ -1,7 +1,12 @@
 import fs from "node:fs";
+import { E2E_PASSWORD } from "./fixtures/auth";
+import { rememberedSecrets, secretsInLogs } from "./fixtures/secrets";
 import { dropE2eDatabase } from "./global-pg";
 
-/** Remove this run's e2e SQLite files (and their WAL files), its PostgreSQL database if any, and the signed-in states. */
+/**
+ * Check that no dashboard's log holds a secret this run created, then remove this run's folder (SQLite files, key
+ * files, logs), its PostgreSQL database if any, and the signed-in states. A find fails the run and keeps the folder.
+ */
 export default async function globalTeardown(): Promise<void> {
   const states = [
     process.env.SWITCHYARD_E2E_STATE,
@@ -11,6 +16,17 @@ export default async function globalTeardown(): Promise<void> {
   for (const state of states) if (state) fs.rmSync(state, { force: true });
   const server = process.env.SWITCHYARD_TEST_DATABASE_URL;
   if (server && process.env.SWITCHYARD_E2E_PG_DB) await dropE2eDatabase(server, process.env.SWITCHYARD_E2E_PG_DB);
-  for (const file of [process.env.SWITCHYARD_E2E_DB, process.env.SWITCHYARD_E2E_SIM_DB])
-    if (file) for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+  const runDir = process.env.SWITCHYARD_E2E_RUN_DIR;
+  if (!runDir || !fs.existsSync(runDir)) return;
+  const secrets = [
+    process.env.SWITCHYARD_E2E_TOKEN ?? "",
+    process.env.SWITCHYARD_E2E_API_TOKEN ?? "",
+    E2E_PASSWORD,
+    ...rememberedSecrets(runDir),
+  ].filter((s) => s.length >= 8);
+  const found = secretsInLogs(runDir, secrets);
+  if (found.length > 0)
+    throw new Error(`secrets reached a dashboard log (kept in ${runDir} to read):\n${found.join("\n")}`);
+  console.log(`e2e: no dashboard log holds any of the ${new Set(secrets).size} secrets this run created`);
+  fs.rmSync(runDir, { recursive: true, force: true });
 }

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { rememberSecret } from "./fixtures/secrets";
 import { expect, test } from "@playwright/test";
 import { VLLM_NEW } from "../server/sources/prometheus/fixtures";
 import { INGEST_TOKEN, postEvents, uniq } from "./fixtures/telemetry";
@@ -109,6 +110,7 @@ test("an operator adds, edits and removes a policy target; its token stays maske
   await form.getByLabel("Control API URL").fill("http://127.0.0.1:1/control");
   await form.getByRole("button", { name: "Add target" }).click();
   await expect(form.getByText("is required")).toBeVisible();
+  rememberSecret("staging-secret-token-0123456789");
   await form.getByLabel("Token").fill("staging-secret-token-0123456789");
   await form.getByRole("button", { name: "Add target" }).click();
 
