@@ -1,13 +1,19 @@
+import fs from "node:fs";
+import path from "node:path";
 import { TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { testDb, TEST_ADMIN } from "../../test/db";
 import type { StoreEngine, TwoStores } from "../../test/stores";
+import { useTempFolders } from "../files/test-support";
 import { createCaller } from "../trpc/root";
 
 // The policies router over the store, written once and run on each engine (policies-store.test.ts: SQLite;
 // policies.pg.test.ts: PostgreSQL), with two callers on two connections: two dashboard processes behind one balancer.
 
 const NOW = 1_764_417_600_000;
+// Set before the settings are first read: planner-file targets are names inside folders.targets.
+const folders = useTempFolders();
 
 async function caught(p: Promise<unknown>): Promise<TRPCError> {
   try {
@@ -100,6 +106,48 @@ export function policiesRouterCases(e: StoreEngine): void {
       expect(await two.policies.targets.remove({ id: "sim" })).toEqual({ id: "sim" });
       expect(await one.policies.targets.list()).toEqual([]);
       expect(await one.policies.rollout()).toEqual([]);
+    });
+
+    it.each([
+      ["the probe's <any>/../victim", () => `${folders.targets}/../victim`, /\(no absolute path\)$/],
+      ["a/../../victim", () => "a/../../victim", /\(no "\.\." component\)$/],
+      [
+        "a symlink planted inside",
+        () => (fs.symlinkSync(folders.root, path.join(folders.targets, "up")), "up/victim"),
+        /\(no symbolic link at any part of the path\)$/,
+      ],
+    ])(
+      "targets: a planner-file path of %s is a 422 naming the rule, nothing stored or written",
+      async (_, at, rule) => {
+        fs.mkdirSync(folders.targets, { recursive: true });
+        const err = await caught(
+          one.policies.targets.upsert({
+            target: { id: "x", name: "x", adapter: "planner-file", config: { path: at() }, kinds: ["autoscaling"] },
+          }),
+        );
+        expect([getHTTPStatusCodeFromError(err), err.code]).toEqual([422, "UNPROCESSABLE_CONTENT"]);
+        expect(err.message).toMatch(/^config\.path: must be a relative file name inside SWITCHYARD_TARGET_DIR \(no/);
+        expect(err.message).toMatch(rule);
+        expect(await two.policies.targets.list()).toEqual([]);
+        expect(await two.policies.audit({})).toMatchObject({ items: [] });
+        expect(fs.existsSync(path.join(folders.root, "victim"))).toBe(false);
+        fs.rmSync(path.join(folders.targets, "up"), { force: true });
+      },
+    );
+
+    it("targets: a planner-file name inside SWITCHYARD_TARGET_DIR is stored as typed", async () => {
+      await one.policies.targets.upsert({
+        target: {
+          id: "plan",
+          name: "P",
+          adapter: "planner-file",
+          config: { path: "team/planner.json" },
+          kinds: ["autoscaling"],
+        },
+      });
+      expect(await two.policies.targets.list()).toEqual([
+        expect.objectContaining({ id: "plan", config: { path: "team/planner.json" } }),
+      ]);
     });
   });
 }

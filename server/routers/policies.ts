@@ -20,6 +20,8 @@ import { removeTarget, rollbackVersion, upsertTarget } from "../control/store";
 import { redactConfig, targetInput } from "../control/targets";
 import { diffDocuments, type PublishDecision } from "../control/versions";
 import { AppError } from "../errors";
+import { inspectConfinedFile } from "../files/confined-path";
+import { targetFolder, unprocessableIfRefused } from "../files/folders";
 import { assertOutboundConfig } from "../outbound/assert";
 import { operatorProcedure, router, storeOf, viewerProcedure } from "../trpc/init";
 import { guardView, impactProcedures } from "./policy-impact";
@@ -64,9 +66,11 @@ const targetsRouter = router({
     (await listTargets(storeOf(ctx))).map((t) => ({ ...t, config: redactConfig(t.config) })),
   ),
 
-  /** Create or replace a target. */
+  /** Create or replace a target; a file target's path is a name inside SWITCHYARD_TARGET_DIR (422 otherwise). */
   upsert: operatorProcedure.input(z.object({ target: targetInput })).mutation(async ({ ctx, input }) => {
     assertOutboundConfig(input.target.config);
+    if (input.target.adapter === "planner-file")
+      await unprocessableIfRefused(inspectConfinedFile(targetFolder(), input.target.config.path));
     await upsertTarget(storeOf(ctx), input.target, authorOf(ctx), ctx.now());
     return { id: input.target.id };
   }),

@@ -16,9 +16,12 @@ import { reconcileOnce } from "../reconciler";
 import { busyThresholdAdapter, busyThresholdBody } from "./busy-threshold";
 import { defaultAdapters } from "./index";
 import { plannerFileAdapter } from "./planner-file";
+import { useTempFolders } from "../../files/test-support";
 import { simAdapter } from "./sim";
 
 const TOKEN = "ctl-token";
+// Set before the settings are first read: defaultAdapters() writes planner files inside folders.targets.
+const folders = useTempFolders();
 const cleanup: (() => void)[] = [];
 afterEach(() => {
   for (const f of cleanup.splice(0)) f();
@@ -179,31 +182,109 @@ describe("busy-threshold adapter against a /busy_threshold server", () => {
 });
 
 describe("planner-file adapter", () => {
-  const tempDir = () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "planner-file-"));
-    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    return dir;
+  const setup = () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "planner-file-")));
+    cleanup.push(() => fs.rmSync(root, { recursive: true, force: true }));
+    const [base, outside] = [path.join(root, "targets"), path.join(root, "outside")];
+    fs.mkdirSync(outside);
+    fs.writeFileSync(path.join(outside, "victim"), "victim\n");
+    const folder = { folder: base, field: "config.path", setting: "SWITCHYARD_TARGET_DIR" };
+    return { root, base, outside, folder };
+  };
+  const untouched = (outside: string) => {
+    expect(fs.readdirSync(outside)).toEqual(["victim"]);
+    expect(fs.readFileSync(path.join(outside, "victim"), "utf8")).toBe("victim\n");
   };
 
-  it("writes the autoscaling document as JSON, replacing the previous file and leaving no temp files", async () => {
-    const dir = tempDir();
-    const file = path.join(dir, "planner.json");
-    const adapter = plannerFileAdapter({ path: file });
+  it("writes the autoscaling document as JSON inside the folder, replacing the previous file, no temp files", async () => {
+    const { base, folder } = setup();
+    const adapter = plannerFileAdapter({ path: "team/planner.json" }, folder);
     const doc = defaultPolicies().autoscaling;
     expect(await adapter.push("autoscaling", 1, doc)).toEqual({ status: "applied" });
     expect(await adapter.push("autoscaling", 2, { ...doc, max_gpu_budget: 32 })).toEqual({ status: "applied" });
-    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ ...doc, max_gpu_budget: 32 });
-    expect(fs.readdirSync(dir)).toEqual(["planner.json"]);
+    expect(JSON.parse(fs.readFileSync(path.join(base, "team", "planner.json"), "utf8"))).toEqual({
+      ...doc,
+      max_gpu_budget: 32,
+    });
+    expect(fs.readdirSync(path.join(base, "team"))).toEqual(["planner.json"]);
   });
 
-  it("throws when the folder is missing and refuses other kinds", async () => {
-    const dir = tempDir();
-    await expect(
-      plannerFileAdapter({ path: path.join(dir, "missing", "p.json") }).push("autoscaling", 1, {}),
-    ).rejects.toThrow(/ENOENT/);
-    expect(await plannerFileAdapter({ path: path.join(dir, "p.json") }).push("routing", 1, {})).toMatchObject({
+  it("refuses other kinds, writing nothing", async () => {
+    const { base, folder } = setup();
+    expect(await plannerFileAdapter({ path: "p.json" }, folder).push("routing", 1, {})).toMatchObject({
       status: "rejected",
     });
-    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(fs.existsSync(path.join(base, "p.json"))).toBe(false);
+  });
+
+  it.each([
+    [
+      "a symlink planted at the file's name",
+      "planner.json",
+      (b: string, o: string) => [path.join(o, "victim"), path.join(b, "planner.json")],
+    ],
+    ["a symlink planted for a folder on the way", "team/victim", (b: string, o: string) => [o, path.join(b, "team")]],
+  ])("rejects a push through %s by its rule and writes nothing outside", async (_, name, link) => {
+    const { base, outside, folder } = setup();
+    fs.mkdirSync(base);
+    const [to, at] = link(base, outside);
+    fs.symlinkSync(to!, at!);
+    expect(await plannerFileAdapter({ path: name }, folder).push("autoscaling", 1, { x: 1 })).toEqual({
+      status: "rejected",
+      message:
+        "config.path: must be a relative file name inside SWITCHYARD_TARGET_DIR (no symbolic link at any part of the path)",
+    });
+    untouched(outside);
+    expect(fs.readdirSync(base)).toEqual([path.basename(at!)]);
+  });
+
+  it("rejects a path stored by an earlier version outside the folder, by its rule, without touching the disk", async () => {
+    const { root, outside, folder } = setup();
+    for (const stored of [path.join(outside, "victim"), `${root}/targets/../outside/victim`, "../outside/victim"])
+      expect(await plannerFileAdapter({ path: stored }, folder).push("autoscaling", 1, {})).toMatchObject({
+        status: "rejected",
+        message: expect.stringMatching(/^config\.path: must be a relative file name inside SWITCHYARD_TARGET_DIR \(no/),
+      });
+    untouched(outside);
+  });
+
+  it("throws (retried) on a disk error, naming its code but no path", async () => {
+    const { outside, folder } = setup();
+    const blocked = { ...folder, folder: path.join(outside, "victim", "targets") };
+    const err = await plannerFileAdapter({ path: "p.json" }, blocked)
+      .push("autoscaling", 1, {})
+      .catch((e: Error) => e);
+    expect((err as Error).message).toBe("cannot write config.path inside SWITCHYARD_TARGET_DIR: ENOTDIR");
+  });
+
+  it("through the reconciler: a name inside SWITCHYARD_TARGET_DIR is written, an outside one stored earlier is rejected", async () => {
+    const db = sqliteStore(testDb());
+    const target = (id: string, p: string) => ({
+      id,
+      name: id,
+      adapter: "planner-file" as const,
+      config: { path: p },
+      kinds: ["autoscaling" as const],
+      enabled: true,
+    });
+    await upsertTarget(db, target("inside", "planner.json"), "t", 0);
+    await upsertTarget(db, target("outside", path.join(folders.outside, "victim")), "t", 0);
+    fs.writeFileSync(path.join(folders.outside, "victim"), "victim\n");
+    const doc = defaultPolicies().autoscaling;
+    await publishVersion(db, {
+      kind: "autoscaling",
+      document: doc,
+      baseVersion: null,
+      author: "a",
+      comment: "",
+      now: 0,
+    });
+    await reconcileOnce(db, defaultAdapters(), 1_000);
+    expect(JSON.parse(fs.readFileSync(path.join(folders.targets, "planner.json"), "utf8"))).toEqual(doc);
+    expect(fs.readFileSync(path.join(folders.outside, "victim"), "utf8")).toBe("victim\n");
+    expect(await listStatuses(db)).toMatchObject([
+      { targetId: "inside", kind: "autoscaling", state: "in_sync", appliedVersion: 1 },
+      { targetId: "outside", kind: "autoscaling", state: "rejected" },
+    ]);
   });
 });

@@ -1,23 +1,22 @@
-import { randomBytes } from "node:crypto";
-import fs from "node:fs/promises";
-import path from "node:path";
+import { ConfinedPathError, fsErrorCode, writeFileConfined, type Confinement } from "../../files/confined-path";
 import type { PolicyKind } from "../policies";
 import type { PushAdapter, PushResult } from "../reconciler";
 
-/** Writes the autoscaling document as JSON to a file atomically (temp file in the same folder, then rename). */
-export function plannerFileAdapter(config: { path: string }): PushAdapter {
+/**
+ * Writes the autoscaling document as JSON to a file inside the target folder, atomically (a new temp file beside it,
+ * then a rename). The name is checked again on every push: one refused (stored by an earlier version, or a link
+ * planted since) is a rejected push and nothing is written.
+ */
+export function plannerFileAdapter(config: { path: string }, folder: Confinement): PushAdapter {
   return {
     async push(kind: PolicyKind, _version: number, document: unknown): Promise<PushResult> {
       if (kind !== "autoscaling")
         return { status: "rejected", message: `the planner file takes only autoscaling policies, not ${kind}` };
-      const file = path.resolve(config.path);
-      const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
       try {
-        await fs.writeFile(temp, `${JSON.stringify(document, null, 2)}\n`, { encoding: "utf8", flag: "wx" });
-        await fs.rename(temp, file);
+        await writeFileConfined(folder, config.path, `${JSON.stringify(document, null, 2)}\n`);
       } catch (err) {
-        await fs.rm(temp, { force: true });
-        throw err;
+        if (err instanceof ConfinedPathError) return { status: "rejected", message: err.message };
+        throw new Error(`cannot write ${folder.field} inside ${folder.setting}: ${fsErrorCode(err)}`);
       }
       return { status: "applied" };
     },
