@@ -1,9 +1,13 @@
+import fs from "node:fs";
+import path from "node:path";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { afterAll, expect, describe, it } from "vitest";
 import type { Db } from "../../db/client";
 import { getSource } from "../../db/store/sources";
 import type { PageEngine, PageStore } from "../../test/page-stores";
 import { minimal, parsed, T0 } from "../../test/events";
 import type { Actor } from "../auth/roles";
+import { useTempFolders } from "../files/test-support";
 import { sourceReporter } from "../sources/status";
 import { createCaller } from "../trpc/root";
 
@@ -11,6 +15,8 @@ import { createCaller } from "../trpc/root";
 // PostgreSQL): the registry, status, bad input and the storage card from either.
 
 const NOW = 1_764_400_000_000;
+// Set before the settings are first read: trace-dir sources are folder names inside folders.imports.
+const folders = useTempFolders();
 const prometheus = (over: Record<string, unknown> = {}) => ({
   id: "vllm-a",
   name: "vLLM A",
@@ -149,11 +155,37 @@ export function sourcesCases(engine: PageEngine) {
         code: "CONFLICT",
       });
       await expect(
-        api.sources.upsert({ source: { id: "vllm-a", name: "x", kind: "trace-dir", config: { path: "/t" } } }),
+        api.sources.upsert({ source: { id: "vllm-a", name: "x", kind: "trace-dir", config: { path: "t" } } }),
       ).rejects.toMatchObject({
         code: "BAD_REQUEST",
         message: expect.stringContaining("remove it to change its kind"),
       });
+    });
+
+    it("a trace-dir outside SWITCHYARD_IMPORT_DIR is a 422 that does not say whether it exists; nothing stored", async () => {
+      const { api, store } = await open();
+      const refused = async (p: string) => {
+        const source = { id: "probe", name: "probe", kind: "trace-dir" as const, config: { path: p } };
+        const err = await api.sources.upsert({ source }).catch((e: unknown) => e);
+        expect(getHTTPStatusCodeFromError(err as never)).toBe(422);
+        return (err as Error).message;
+      };
+      const [ssh, nonexistent] = [await refused("/root/.ssh"), await refused("/nonexistent")];
+      expect(ssh).toBe("config.path: must be a relative folder name inside SWITCHYARD_IMPORT_DIR (no absolute path)");
+      expect(nonexistent).toBe(ssh);
+      expect(await refused("a/../../outside")).toBe(
+        'config.path: must be a relative folder name inside SWITCHYARD_IMPORT_DIR (no ".." component)',
+      );
+      fs.mkdirSync(folders.imports, { recursive: true });
+      fs.symlinkSync(folders.outside, path.join(folders.imports, "linked"));
+      expect(await refused("linked")).toMatch(/\(no symbolic link at any part of the path\)$/);
+      expect(await getSource(store, "probe")).toBeNull();
+
+      await api.sources.upsert({
+        source: { id: "traces", name: "t", kind: "trace-dir", config: { path: "dynamo/later" } },
+      });
+      expect((await getSource(store, "traces"))!.config).toEqual({ path: "dynamo/later", poll_seconds: 5 });
+      fs.rmSync(path.join(folders.imports, "linked"));
     });
 
     it("viewers read, only operators change", async () => {

@@ -5,6 +5,8 @@ import { databaseSize, oldestKept } from "../../db/store/sources-storage";
 import { SOURCE_SECRET_FIELDS } from "../../lib/secret-fields";
 import { sealConfig } from "../auth/stored-secrets";
 import { AppError } from "../errors";
+import { inspectConfinedFolder } from "../files/confined-path";
+import { importFolder, unprocessableIfRefused } from "../files/folders";
 import { assertOutboundConfig } from "../outbound/assert";
 import { sourceInput } from "../sources/config";
 import { reloadSources } from "../sources/reload";
@@ -38,12 +40,15 @@ export const sourcesRouter = router({
 
   /**
    * Create a source, or replace one's name, config and enabled flag (create: true refuses an existing id); its bearer
-   * token is sealed, and one sent back as the marker is kept only for the same scheme, host and port.
+   * token is sealed, and one sent back as the marker is kept only for the same scheme, host and port. A trace-dir's
+   * path is a folder name inside SWITCHYARD_IMPORT_DIR (422 otherwise).
    */
   upsert: operatorProcedure
     .input(z.object({ source: sourceInput, create: z.boolean().default(false) }))
     .mutation(async ({ ctx, input }) => {
       assertOutboundConfig(input.source.config);
+      if (input.source.kind === "trace-dir")
+        await unprocessableIfRefused(inspectConfinedFolder(importFolder(), input.source.config.path));
       const s = storeOf(ctx);
       const existing = await getSource(s, input.source.id);
       if (input.create && existing)

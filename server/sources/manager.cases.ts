@@ -57,7 +57,7 @@ export function managerCases(e: StoreEngine): void {
 
         await upsertSource(
           s.b,
-          { id: "t", kind: "trace-dir", name: "traces", config: { path: "/traces" }, enabled: true },
+          { id: "t", kind: "trace-dir", name: "traces", config: { path: "traces" }, enabled: true },
           NOW,
         );
         await upsertSource(s.b, prom("a", "http://a2/metrics"), NOW);
@@ -67,7 +67,7 @@ export function managerCases(e: StoreEngine): void {
         expect(log.sort()).toEqual([
           'start prometheus a {"url":"http://a2/metrics","kind":"vllm","interval_seconds":15}',
           'start prometheus off {"url":"http://off/metrics","kind":"vllm","interval_seconds":15}',
-          'start trace-dir t {"path":"/traces","poll_seconds":5}',
+          'start trace-dir t {"path":"traces","poll_seconds":5}',
           "stop a",
         ]);
 

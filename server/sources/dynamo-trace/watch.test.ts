@@ -33,9 +33,11 @@ describe("filesToImport", () => {
 
 describe("traceDirConfig", () => {
   it("defaults poll_seconds to 5 and names a bad field", () => {
-    expect(traceDirConfig.parse({ path: "/x" })).toEqual({ path: "/x", poll_seconds: 5 });
+    expect(traceDirConfig.parse({ path: "traces" })).toEqual({ path: "traces", poll_seconds: 5 });
     expect(traceDirConfig.safeParse({ path: "" }).error?.issues[0]?.path).toEqual(["path"]);
-    expect(traceDirConfig.safeParse({ path: "/x", poll_seconds: 0 }).error?.issues[0]?.path).toEqual(["poll_seconds"]);
+    expect(traceDirConfig.safeParse({ path: "traces", poll_seconds: 0 }).error?.issues[0]?.path).toEqual([
+      "poll_seconds",
+    ]);
   });
 });
 

@@ -1,7 +1,9 @@
-import { createReadStream } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, open, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { z } from "zod";
+import { ConfinedPathError, fsErrorCode, inspectConfinedFolder, type Confinement } from "../../files/confined-path";
+import { importFolder } from "../../files/folders";
 import type { SourceReport, SourceSink } from "../status";
 import type { traceDirConfig } from "./config";
 import { readSetting, writeSetting } from "../../../db/store/trace-import";
@@ -28,16 +30,19 @@ export function filesToImport(
 }
 
 /**
- * Poll a directory for new or grown *.jsonl / *.jsonl.gz Dynamo traces and import each once (what was imported is
- * remembered by name, size and mtime in the settings table, so a restart does not import again); returns stop().
- * A grown file is read again whole: its earlier records come back as duplicates and change nothing. On either engine:
- * events through the sink's ingest, the KV state and the memory of files on its store.
+ * Poll a folder inside SWITCHYARD_IMPORT_DIR for new or grown *.jsonl / *.jsonl.gz Dynamo traces and import each once
+ * (what was imported is remembered by name, size and mtime in the settings table, so a restart does not import again);
+ * returns stop(). A grown file is read again whole: its earlier records come back as duplicates and change nothing.
+ * The folder's name is checked on every pass (a refused one, or a link planted since, is reported by its rule and
+ * nothing is read); links among the files are skipped. On either engine: events through the sink's ingest, the KV
+ * state and the memory of files on its store.
  */
 export function startTraceDirSource(
   sink: SourceSink,
   id: string,
   config: z.output<typeof traceDirConfig>,
   report: SourceReport,
+  folder: Confinement = importFolder(),
 ): () => Promise<void> {
   const key = `trace-dir:${id}:seen`;
   let stopped = false;
@@ -47,21 +52,12 @@ export function startTraceDirSource(
   const poll = async () => {
     const started = Date.now();
     const seen = JSON.parse((await readSetting(sink.store, key)) ?? "{}") as Seen;
-    let listing: { name: string; size: number; mtimeMs: number }[];
-    try {
-      const names = (await readdir(config.path)).filter((n) => TRACE_FILE.test(n));
-      listing = [];
-      for (const name of names) {
-        const s = await stat(path.join(config.path, name)).catch(() => null);
-        if (s?.isFile()) listing.push({ name, size: s.size, mtimeMs: s.mtimeMs });
-      }
-    } catch (err) {
-      await report.error(
-        Date.now(),
-        `cannot read ${config.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      );
+    const listed = await listTraceFiles(folder, config.path);
+    if (!listed.ok) {
+      await report.error(Date.now(), listed.error);
       return;
     }
+    const { dir, listing } = listed;
     let events = 0;
     const notes: string[] = [];
     let failed: string | null = null;
@@ -69,12 +65,15 @@ export function startTraceDirSource(
       if (stopped) break;
       const file = listing.find((f) => f.name === name)!;
       try {
-        const summary = await importTraceInto(sink, name, createReadStream(path.join(config.path, name)));
+        const handle = await open(path.join(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+        const summary = await importTraceInto(sink, name, handle.createReadStream()).finally(() =>
+          handle.close().catch(() => {}),
+        );
         events += summary.accepted;
         notes.push(describeImport(summary));
         if (summary.fatal) failed = describeImport(summary);
       } catch (err) {
-        failed = `${name}: ${(err as Error).message}`;
+        failed = `${name}: ${fsErrorCode(err)}`;
         continue;
       }
       seen[name] = { size: file.size, mtimeMs: file.mtimeMs };
@@ -94,7 +93,7 @@ export function startTraceDirSource(
   const loop = () => {
     if (stopped) return;
     running = poll()
-      .catch((err) => report.error(Date.now(), `trace import failed: ${(err as Error).message}`))
+      .catch((err) => report.error(Date.now(), `trace import failed: ${fsErrorCode(err)}`))
       .finally(() => {
         if (!stopped) timer = setTimeout(loop, config.poll_seconds * 1_000);
       });
@@ -105,4 +104,25 @@ export function startTraceDirSource(
     if (timer) clearTimeout(timer);
     await running;
   };
+}
+
+type Listed =
+  { ok: true; dir: string; listing: { name: string; size: number; mtimeMs: number }[] } | { ok: false; error: string };
+
+/** The regular trace files of the confined folder (links skipped); errors name the rule, never a path outside. */
+async function listTraceFiles(folder: Confinement, name: string): Promise<Listed> {
+  const where = `${folder.field} "${name}" inside ${folder.setting}`;
+  try {
+    const { dir, exists } = await inspectConfinedFolder(folder, name);
+    if (!exists) return { ok: false, error: `${where} does not exist yet` };
+    const listing = [];
+    for (const file of (await readdir(dir)).filter((n) => TRACE_FILE.test(n))) {
+      const s = await lstat(path.join(dir, file)).catch(() => null);
+      if (s?.isFile()) listing.push({ name: file, size: s.size, mtimeMs: s.mtimeMs });
+    }
+    return { ok: true, dir, listing };
+  } catch (err) {
+    if (err instanceof ConfinedPathError) return { ok: false, error: err.message };
+    return { ok: false, error: `cannot read ${where}: ${fsErrorCode(err)}` };
+  }
 }
