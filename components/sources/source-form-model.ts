@@ -87,7 +87,7 @@ export const KIND_FIELDS: Record<ConfiguredKind, FieldSpec[]> = {
       name: "path",
       label: "Directory",
       type: "text",
-      help: "a folder on the dashboard's machine with *.jsonl or *.jsonl.gz traces",
+      help: 'a folder name inside the import folder (SWITCHYARD_IMPORT_DIR) holding *.jsonl or *.jsonl.gz traces, e.g. dynamo/traces, or "." for the import folder itself; no absolute path, no ".."',
     },
     { name: "poll_seconds", label: "Poll every (s)", type: "number" },
   ],

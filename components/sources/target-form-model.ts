@@ -19,7 +19,7 @@ export type TargetFormValues = {
 };
 
 /** Config fields per push adapter; secret ones come back masked and are kept when sent back unchanged. */
-export const ADAPTER_FIELDS: Record<AdapterKind, { name: string; label: string; secret?: boolean }[]> = {
+export const ADAPTER_FIELDS: Record<AdapterKind, { name: string; label: string; secret?: boolean; help?: string }[]> = {
   sim: [
     { name: "url", label: "Control API URL" },
     { name: "token", label: "Token", secret: true },
@@ -28,7 +28,13 @@ export const ADAPTER_FIELDS: Record<AdapterKind, { name: string; label: string; 
     { name: "url", label: "Frontend URL" },
     { name: "model", label: "Model" },
   ],
-  "planner-file": [{ name: "path", label: "Planner config file" }],
+  "planner-file": [
+    {
+      name: "path",
+      label: "Planner config file",
+      help: 'a file name inside the target folder (SWITCHYARD_TARGET_DIR), e.g. team/planner.json; no absolute path, no ".."',
+    },
+  ],
 };
 
 export { ADAPTERS, ADAPTER_KINDS, SECRET_MARKER };

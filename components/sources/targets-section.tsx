@@ -274,7 +274,13 @@ function TargetForm({
                 value={v.fields[f.name] ?? ""}
                 onChange={(e) => setV({ ...v, fields: { ...v.fields, [f.name]: e.target.value } })}
                 aria-invalid={Boolean(shown[`config.${f.name}`])}
+                aria-describedby={f.help ? `${id}-help` : undefined}
               />
+              {f.help && (
+                <p className="sub" id={`${id}-help`}>
+                  {f.help}
+                </p>
+              )}
               {err(`config.${f.name}`, id)}
             </div>
           );
