@@ -170,7 +170,7 @@ test("the page shows several sources at once: ok, error and implicit, with the p
       id: `${tag}-planner`,
       name: "Planner config",
       adapter: "planner-file",
-      config: { path: "/etc/dynamo/planner.json" },
+      config: { path: `${tag}/planner.json` },
       kinds: ["autoscaling"],
     },
   });
