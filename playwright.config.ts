@@ -57,6 +57,9 @@ const PG_SPECS = [
 ];
 
 const dashboardEnv = {
+  // Planner files and watched trace folders of the specs stay inside this run's folder.
+  SWITCHYARD_TARGET_DIR: path.join(runDir, "targets"),
+  SWITCHYARD_IMPORT_DIR: path.join(runDir, "imports"),
   SWITCHYARD_INGEST_TOKEN: process.env.SWITCHYARD_E2E_TOKEN,
   SWITCHYARD_BOOTSTRAP_API_TOKEN: process.env.SWITCHYARD_E2E_API_TOKEN,
   NODE_ENV: "production",

@@ -78,9 +78,9 @@ const schema = z.object({
       }
     }),
   SWITCHYARD_RECONCILE_SECONDS: z.coerce.number().min(0.2).max(3600).default(5),
-  // File-writing policy targets (planner-file) write only inside this folder (created at start).
+  // File-writing policy targets (planner-file) write only inside this folder (created at first use).
   SWITCHYARD_TARGET_DIR: z.string().min(1).max(4096).default("./data/targets"),
-  // Watched trace directories (trace-dir sources) are read only inside this folder (created at start).
+  // Watched trace directories (trace-dir sources) are read only inside this folder (created at first use).
   SWITCHYARD_IMPORT_DIR: z.string().min(1).max(4096).default("./data/imports"),
   // A policy preview whose estimated memory is above this many MB is refused before it starts.
   SWITCHYARD_PREVIEW_MEMORY_MB: z.coerce.number().int().min(16).max(65_536).default(512),
