@@ -188,6 +188,27 @@ export function sourcesCases(engine: PageEngine) {
       fs.rmSync(path.join(folders.imports, "linked"));
     });
 
+    it("a ZMQ ipc:// socket outside SWITCHYARD_IMPORT_DIR is a 422 naming the field; nothing stored", async () => {
+      const { api, store } = await open();
+      const zmq = (endpoint: string, replay?: string) => ({
+        id: "kv-ipc",
+        name: "kv",
+        kind: "zmq-kv" as const,
+        config: { endpoint, worker_id: "w1", ...(replay ? { replay_endpoint: replay } : {}) },
+      });
+      for (const [source, message] of [
+        [zmq("ipc:///run/docker.sock"), "config.endpoint: must be a relative file name inside SWITCHYARD_IMPORT_DIR"],
+        [zmq("ipc://kv.sock", "ipc://../replay.sock"), "config.replay_endpoint: must be a relative file name"],
+      ] as const) {
+        const err = await api.sources.upsert({ source }).catch((e: unknown) => e);
+        expect(getHTTPStatusCodeFromError(err as never)).toBe(422);
+        expect((err as Error).message).toContain(message);
+      }
+      expect(await getSource(store, "kv-ipc")).toBeNull();
+      await api.sources.upsert({ source: zmq("ipc://vllm/kv.sock") });
+      expect((await getSource(store, "kv-ipc"))!.config).toMatchObject({ endpoint: "ipc://vllm/kv.sock" });
+    });
+
     it("viewers read, only operators change", async () => {
       const { as } = await open();
       const viewer = as({ kind: "user", id: 2, name: "v", role: "viewer" });

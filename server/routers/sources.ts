@@ -9,6 +9,7 @@ import { inspectConfinedFolder } from "../files/confined-path";
 import { importFolder, unprocessableIfRefused } from "../files/folders";
 import { assertOutboundConfig } from "../outbound/assert";
 import { sourceInput } from "../sources/config";
+import { confinedSocket, ipcConfinement } from "../sources/zmq/endpoint";
 import { reloadSources } from "../sources/reload";
 import { joinSources } from "../sources/summary";
 import { operatorProcedure, router, storeOf, viewerProcedure } from "../trpc/init";
@@ -49,6 +50,13 @@ export const sourcesRouter = router({
       assertOutboundConfig(input.source.config);
       if (input.source.kind === "trace-dir")
         await unprocessableIfRefused(inspectConfinedFolder(importFolder(), input.source.config.path));
+      if (input.source.kind === "zmq-kv")
+        for (const [field, endpoint] of [
+          ["config.endpoint", input.source.config.endpoint],
+          ["config.replay_endpoint", input.source.config.replay_endpoint],
+        ] as const)
+          if (endpoint?.startsWith("ipc://"))
+            await unprocessableIfRefused(confinedSocket(ipcConfinement(field), endpoint.slice("ipc://".length)));
       const s = storeOf(ctx);
       const existing = await getSource(s, input.source.id);
       if (input.create && existing)

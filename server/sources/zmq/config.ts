@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** tcp://host:port (host a name, IPv4 or [IPv6]) or ipc://path, as ZMQ spells endpoints. */
+/** tcp://host:port (host a name, IPv4 or [IPv6]) or ipc://name (a socket inside SWITCHYARD_IMPORT_DIR). */
 const ENDPOINT = /^(tcp:\/\/(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{1,253}):[0-9]{1,5}|ipc:\/\/[^\s]{1,200})$/;
 
 function portInRange(v: string): boolean {
@@ -16,7 +16,7 @@ const endpoint = z
   .trim()
   .min(1, "is required")
   .max(256)
-  .regex(ENDPOINT, "must be tcp://host:port or ipc://path")
+  .regex(ENDPOINT, "must be tcp://host:port or ipc://name")
   .refine(portInRange, "port must be 1 to 65535");
 
 /**

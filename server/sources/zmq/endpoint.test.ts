@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../../test/db";
 import { outboundPolicy } from "../../outbound/policy";
@@ -17,7 +20,6 @@ describe("checkedEndpoint", () => {
     ["tcp://vllm-a:5557", answer("10.0.0.7"), "tcp://10.0.0.7:5557"],
     ["tcp://vllm-a:5557", answer("::ffff:10.0.0.7"), "tcp://10.0.0.7:5557"],
     ["tcp://vllm-a:5557", answer("fd00::7"), "tcp://[fd00::7]:5557"],
-    ["ipc:///tmp/kv.sock", undefined, "ipc:///tmp/kv.sock"],
   ])("%s → %s", async (endpoint, resolve, expected) => {
     expect(await checkedEndpoint(endpoint, policy, resolve)).toBe(expected);
   });
@@ -29,6 +31,37 @@ describe("checkedEndpoint", () => {
     ["tcp://vllm-a:5557", answer("169.254.169.254")],
   ])("%s is refused", async (endpoint, resolve) => {
     await expect(checkedEndpoint(endpoint, policy, resolve)).rejects.toThrow("refused by SWITCHYARD_OUTBOUND_DENY");
+  });
+});
+
+describe("ipc:// sockets", () => {
+  const folder = () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-ipc-")));
+    return { folder: dir, field: "config.endpoint", setting: "SWITCHYARD_IMPORT_DIR" };
+  };
+
+  it("a relative name lands inside the folder", async () => {
+    const c = folder();
+    expect(await checkedEndpoint("ipc://vllm/kv.sock", policy, undefined, c)).toBe(`ipc://${c.folder}/vllm/kv.sock`);
+  });
+
+  it.each([
+    ["ipc:///run/docker.sock", "no absolute path"],
+    ["ipc://../kv.sock", '".."'],
+    ["ipc://a/../../kv.sock", '".."'],
+  ])("%s is refused naming the rule and the setting", async (endpoint, rule) => {
+    const err = await checkedEndpoint(endpoint, policy, undefined, folder()).catch((e: Error) => e);
+    expect(String(err)).toContain("config.endpoint");
+    expect(String(err)).toContain("SWITCHYARD_IMPORT_DIR");
+    expect(String(err)).toContain(rule);
+  });
+
+  it("a link at the socket's name or on the way is refused", async () => {
+    const c = folder();
+    fs.symlinkSync("/run", path.join(c.folder, "run"));
+    fs.symlinkSync("/run/docker.sock", path.join(c.folder, "kv.sock"));
+    for (const endpoint of ["ipc://run/docker.sock", "ipc://kv.sock"])
+      await expect(checkedEndpoint(endpoint, policy, undefined, c)).rejects.toThrow(/link/);
   });
 });
 
