@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { testDb } from "../../../test/db";
 import { outboundPolicy } from "../../outbound/policy";
 import { sqliteSink } from "../sink";
@@ -35,8 +35,11 @@ describe("checkedEndpoint", () => {
 });
 
 describe("ipc:// sockets", () => {
+  const made: string[] = [];
+  afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
   const folder = () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-ipc-")));
+    made.push(dir);
     return { folder: dir, field: "config.endpoint", setting: "SWITCHYARD_IMPORT_DIR" };
   };
 
