@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, lt } from "drizzle-orm";
+import { and, count, desc, eq, gte, lt, max, sum } from "drizzle-orm";
 import type { Store } from "./store";
 
 // The preview's kept results and its window check on either engine. Rows in, rows out: the replay and its decisions
@@ -26,6 +26,28 @@ export async function countWindowRequests(s: Store, from: number, to: number): P
     .from(r)
     .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to)));
   return row?.n ?? 0;
+}
+
+/**
+ * Requests that arrived in [from, to), their prompt tokens and the largest block size their chains were recorded at
+ * (null: none recorded one): what a preview's memory estimate and override bounds read.
+ */
+export async function windowRequestStats(
+  s: Store,
+  from: number,
+  to: number,
+): Promise<{ requests: number; inputTokens: number; blockSize: number | null }> {
+  const r = s.t.requestReads;
+  const [row] = await s.db
+    .select({ n: count(), tokens: sum(r.inputTokens), blockSize: max(r.blockSize) })
+    .from(r)
+    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to)));
+  const blockSize = row?.blockSize ?? null;
+  return {
+    requests: row?.n ?? 0,
+    inputTokens: Number(row?.tokens ?? 0),
+    blockSize: blockSize === null ? null : Number(blockSize),
+  };
 }
 
 /** The stored result for exactly this content, window and cluster, newest first; null: none. */

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { sqliteStore } from "../../db/store/store";
 import { testDb } from "../../test/db";
-import { MAX_RUNNING, PreviewQueue, type RunOptions, type Runner } from "./queue";
+import { AppError } from "../errors";
+import {
+  MAX_PER_OWNER,
+  MAX_RUNNING,
+  MAX_WAITING,
+  PreviewQueue,
+  RETRY_AFTER_SECONDS,
+  type RunOptions,
+  type Runner,
+} from "./queue";
 import { preparePreview } from "./request";
 import type { PreviewResult } from "./types";
 
@@ -152,5 +161,47 @@ describe("preview queue thread budget", () => {
     expect(queue.threadsInUse).toBe(want.threads);
     const cancelled = steps.find((s): s is { cancel: number } => "cancel" in s && s.cancel < ids.length);
     if (cancelled) expect(started[cancelled.cancel]!.stopped).toBe(true);
+  });
+});
+
+describe("limits of the queue", () => {
+  it(`holds at most ${MAX_WAITING} waiting jobs; one more is 429 with when to retry`, async () => {
+    const { runner } = fakeRunner(false);
+    const q = new PreviewQueue(sqliteStore(testDb()), runner);
+    for (let k = 0; k < MAX_RUNNING + MAX_WAITING; k++) await q.submit(job(k), `u${k}`);
+    const err = await q.submit(job(99), "u99").catch((e: AppError) => e);
+    expect(err).toMatchObject({ code: "TOO_MANY_REQUESTS", details: { retry_after: RETRY_AFTER_SECONDS } });
+    expect((err as AppError).message).toBe(
+      `${MAX_WAITING} previews are waiting (at most ${MAX_WAITING}): try again in 30 s`,
+    );
+    // Joining one that waits is still allowed.
+    expect((await q.submit(job(MAX_RUNNING), "u99")).status).toBe("queued");
+  });
+
+  it(`one caller has at most ${MAX_PER_OWNER} queued or running`, async () => {
+    const { runner, started } = fakeRunner(false);
+    const q = new PreviewQueue(sqliteStore(testDb()), runner);
+    await q.submit(job(0), "user:1");
+    await q.submit(job(1), "user:1");
+    await expect(q.submit(job(2), "user:1")).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS" });
+    expect((await q.submit(job(2), "user:2")).status).toBe("queued");
+    started[0]!.finish();
+    await tick();
+    expect((await q.submit(job(3), "user:1")).status).not.toBe("failed");
+  });
+
+  it("a job whose every submitter went away is cancelled (and stopped); one still wanted goes on", async () => {
+    const { runner, started } = fakeRunner(false);
+    const q = new PreviewQueue(sqliteStore(testDb()), runner);
+    const alone = await q.submit(job(0), "user:1");
+    const shared = await q.submit(job(1), "user:1");
+    expect((await q.submit(job(1), "user:2")).id).toBe(shared.id);
+    q.release(alone.id);
+    q.release(shared.id);
+    expect(q.status(alone.id)!.status).toBe("cancelled");
+    expect(started[0]!.stopped).toBe(true);
+    expect(q.status(shared.id)!.status).toBe("running");
+    q.release(shared.id);
+    expect(q.status(shared.id)!.status).toBe("cancelled");
   });
 });

@@ -15,6 +15,12 @@ import type { PreviewResult } from "./types";
 // (or not needed: the baseline was kept), so a job submitted meanwhile waits at most one baseline run, first in line.
 
 export const MAX_RUNNING = 2;
+/** Jobs waiting for a slot at most; one more is refused (429) until one starts. */
+export const MAX_WAITING = 8;
+/** Jobs one caller may have queued or running at once (joining an identical job does not count). */
+export const MAX_PER_OWNER = 2;
+/** What a refusal tells the caller to wait, in seconds (a preview of an hour takes seconds to tens of seconds). */
+export const RETRY_AFTER_SECONDS = 30;
 const KEEP_FINISHED_MS = 10 * 60_000;
 
 export type JobStatus = "queued" | "running" | "done" | "failed" | "cancelled";
@@ -41,6 +47,9 @@ type Job = {
   stop: (() => void) | null;
   /** The job holds a second slot for its helper thread. */
   helper: boolean;
+  /** Who submitted it first ("" when unknown), and how many submitters still want its answer. */
+  owner: string;
+  holders: number;
   waiters: { resolve: (v: JobView) => void }[];
 };
 
@@ -72,8 +81,11 @@ export class PreviewQueue {
     private now: () => number = Date.now,
   ) {}
 
-  /** Start (or join) a preview; a stored result answers as a finished job. */
-  async submit(request: PreparedPreview): Promise<JobView> {
+  /**
+   * Start (or join) a preview; a stored result answers as a finished job. A new job is refused (TOO_MANY_REQUESTS)
+   * when `owner` already has MAX_PER_OWNER queued or running, or MAX_WAITING jobs wait.
+   */
+  async submit(request: PreparedPreview, owner = ""): Promise<JobView> {
     this.prune();
     const stored = await findPreview(
       this.store,
@@ -92,8 +104,27 @@ export class PreviewQueue {
       return this.view(job);
     }
     for (const j of this.jobs.values())
-      if (j.key === keyOf(request) && (j.status === "queued" || j.status === "running")) return this.view(j);
+      if (j.key === keyOf(request) && (j.status === "queued" || j.status === "running")) {
+        j.holders++;
+        return this.view(j);
+      }
+    const active = [...this.jobs.values()].filter(
+      (j) => owner && j.owner === owner && (j.status === "queued" || j.status === "running"),
+    );
+    if (active.length >= MAX_PER_OWNER)
+      throw new AppError(
+        "TOO_MANY_REQUESTS",
+        `you have ${active.length} previews queued or running (at most ${MAX_PER_OWNER}): wait for one to finish`,
+        { retry_after: RETRY_AFTER_SECONDS },
+      );
+    if (this.waiting.length >= MAX_WAITING)
+      throw new AppError(
+        "TOO_MANY_REQUESTS",
+        `${this.waiting.length} previews are waiting (at most ${MAX_WAITING}): try again in ${RETRY_AFTER_SECONDS} s`,
+        { retry_after: RETRY_AFTER_SECONDS },
+      );
     const job = this.newJob(request);
+    job.owner = owner;
     this.waiting.push(job);
     this.pump();
     return this.view(job);
@@ -117,6 +148,14 @@ export class PreviewQueue {
     this.finish(job, "cancelled", null, "cancelled");
     this.pump();
     return true;
+  }
+
+  /** A submitter no longer wants the answer (its client went away): the job is cancelled once nobody does. */
+  release(id: string): void {
+    const job = this.jobs.get(id);
+    if (!job || (job.status !== "queued" && job.status !== "running")) return;
+    job.holders = Math.max(0, job.holders - 1);
+    if (job.holders === 0) this.cancel(id);
   }
 
   /** Resolve once the job has finished (done, failed or cancelled). */
@@ -147,6 +186,8 @@ export class PreviewQueue {
       finishedAt: null,
       stop: null,
       helper: false,
+      owner: "",
+      holders: 1,
       waiters: [],
     };
     this.jobs.set(job.id, job);

@@ -88,6 +88,20 @@ export function previewsCases(e: PageEngine): void {
       expect(details(over).limit_ms).toBe(86_400_000);
     });
 
+    it("refuses the probe's cluster (256 × 4,194,304 blocks of 1 token) before any replay, with the estimate", async () => {
+      const err = await caught(
+        api().previews.start({
+          kind: "retention",
+          document: {},
+          window: WINDOW,
+          cluster: { workers: 256, kv_total_blocks: 4_194_304, block_size: 1 },
+        }),
+      );
+      expect(err.code).toBe("UNPROCESSABLE_CONTENT");
+      expect(err.message).toMatch(/the limit is 512 MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/);
+      expect(details(err).estimate_mb as number).toBeGreaterThan(100_000);
+    });
+
     it.each([
       ["an invalid document", { kind: "retention", document: { rules: "none" } }],
       ["a document never previewed", { kind: "routing", document: { temperature: 0.3 } }],

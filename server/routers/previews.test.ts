@@ -25,6 +25,7 @@ const START = {
 
 let db: Db;
 const api = () => testCaller(db, () => NOW);
+const operator = (id: number) => testCaller(db, () => NOW, { kind: "user", id, name: `o${id}`, role: "operator" });
 
 async function caught(p: Promise<unknown>): Promise<TRPCError> {
   try {
@@ -145,13 +146,80 @@ describe("previews router", () => {
   it("runs at most two at once and shows the others' place; a queued job can be cancelled", async () => {
     const windows = [0, 1, 2, 3].map((k) => ({ from: T0 + 200_000 + k * 1000, to: T0 + 260_000 }));
     const jobs = [];
-    for (const w of windows)
-      jobs.push(await api().previews.start({ kind: "routing", document: { temperature: 0.1 }, window: w }));
+    for (const [k, w] of windows.entries())
+      jobs.push(await operator(10 + k).previews.start({ kind: "routing", document: { temperature: 0.1 }, window: w }));
     expect(jobs.map((j) => j.status)).toEqual(["running", "running", "queued", "queued"]);
     expect(jobs.map((j) => j.place)).toEqual([null, null, 1, 2]);
     expect(await api().previews.cancel({ id: jobs[2]!.id })).toEqual({ cancelled: true });
     expect((await api().previews.status({ id: jobs[3]!.id })).place).toBe(1);
     expect((await api().previews.status({ id: jobs[2]!.id })).status).toBe("cancelled");
+    for (const j of jobs) await api().previews.cancel({ id: j.id });
+  });
+
+  it("one caller has at most two previews queued or running; a third is 429 until one ends", async () => {
+    const start = (k: number) =>
+      operator(20).previews.start({
+        kind: "routing",
+        document: { temperature: 0.2 },
+        window: { from: T0 + 200_000 + k * 1000, to: T0 + 260_000 },
+      });
+    const [a, b] = [await start(0), await start(1)];
+    const third = await caught(start(2));
+    expect(third.code).toBe("TOO_MANY_REQUESTS");
+    expect(third.message).toMatch(/2 previews queued or running \(at most 2\)/);
+    expect(details(third).retry_after).toBe(30);
+    // Joining an identical job is not a new one; another caller is not held to this one's count.
+    expect((await start(1)).id).toBe(b.id);
+    const other = await operator(21).previews.start({
+      kind: "routing",
+      document: { temperature: 0.2 },
+      window: WINDOW,
+    });
+    expect(other.status).not.toBe("failed");
+    await api().previews.cancel({ id: other.id });
+    await api().previews.cancel({ id: a.id });
+    const after = await start(2);
+    expect(after.status === "queued" || after.status === "running").toBe(true);
+    for (const id of [b.id, after.id]) await api().previews.cancel({ id });
+  });
+  it("the probe's request (256 workers of 4,194,304 blocks of 1 token over 24 h) is a fast 422 with the estimate", async () => {
+    const rss = process.memoryUsage().rss;
+    const err = await caught(
+      api().previews.start({
+        kind: "retention",
+        document: {},
+        window: { from: NOW - 86_400_000, to: NOW },
+        cluster: { workers: 256, kv_total_blocks: 4_194_304, block_size: 1 },
+      }),
+    );
+    expect(err.code).toBe("UNPROCESSABLE_CONTENT");
+    expect(err.message).toMatch(
+      /would need about [\d,]+ MB of memory; the limit is 512 MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/,
+    );
+    expect(details(err)).toMatchObject({ limit_mb: 512 });
+    expect(details(err).estimate_mb as number).toBeGreaterThan(100_000);
+    // The bounds it broke are listed beside it, each naming the field.
+    expect((details(err).errors as { path: string }[]).map((e) => e.path)).toEqual([
+      "cluster.workers",
+      "cluster.kv_total_blocks",
+      "cluster.block_size",
+    ]);
+    expect(process.memoryUsage().rss - rss).toBeLessThan(100 * 1024 * 1024);
+  });
+
+  it("an override within memory but out of bounds is a 422 naming the bound", async () => {
+    const err = await caught(
+      api().previews.start({
+        kind: "routing",
+        document: {},
+        window: WINDOW,
+        cluster: { workers: 2, kv_total_blocks: 2500, block_size: 16 },
+      }),
+    );
+    expect(err.code).toBe("UNPROCESSABLE_CONTENT");
+    expect(err.message).toBe(
+      "the cluster override is out of bounds: cluster.block_size no smaller than the recorded 64 tokens per block (the recorded chains cannot be split finer)",
+    );
   });
 
   it("needs the operator role", async () => {

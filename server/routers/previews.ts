@@ -1,26 +1,80 @@
 import "server-only";
 import { z } from "zod";
-import { countWindowRequests, latestPreview } from "../../db/store/previews";
+import type { WindowWorkerRow } from "../../db/queries/previews";
+import { windowWorkers } from "../../db/store/preview-window";
+import { countWindowRequests, latestPreview, windowRequestStats } from "../../db/store/previews";
 import type { Store } from "../../db/store/store";
+import type { Actor } from "../auth/roles";
 import { policyContentHash } from "../control/content-hash";
 import { validatePolicy } from "../control/policies";
 import type { PreviewResult } from "../preview/types";
+import { env } from "../env";
 import { AppError } from "../errors";
+import {
+  estimatePreviewBytes,
+  memoryRefusal,
+  overrideProblems,
+  replayedCluster,
+  type RecordedCluster,
+} from "../preview/budget";
+import { AFTER_MS, WARMUP_MS } from "../preview/load";
 import { preparePreview, previewInput, type PreparedPreview } from "../preview/request";
 import { previewQueue } from "../preview/service";
 import { operatorProcedure, router, storeOf, type InnerContext } from "../trpc/init";
 
 const jobId = z.object({ id: z.string().min(1).max(64) });
 
-/** Check a preview request and its window (field errors, window limit, empty window) before it is queued. */
-export async function checkedPreview(s: Store, raw: unknown, now: number): Promise<PreparedPreview> {
+/**
+ * Check a preview request before it is queued: field errors, the window limit and the empty window (400); then, before
+ * anything is read or allocated, the cluster override's bounds relative to the recorded cluster and the estimated
+ * memory of the replay against SWITCHYARD_PREVIEW_MEMORY_MB (422 naming the estimate, the limit and any bound).
+ */
+export async function checkedPreview(
+  s: Store,
+  raw: unknown,
+  now: number,
+  limitMb: number = env().SWITCHYARD_PREVIEW_MEMORY_MB,
+): Promise<PreparedPreview> {
   const p = preparePreview(raw, now);
   if ((await countWindowRequests(s, p.from, p.to)) === 0)
     throw new AppError("BAD_REQUEST", "no recorded traffic in this window: nothing to replay", {
       errors: [{ path: "window", message: "holds no recorded requests" }],
       empty: true,
     });
+  const size = await windowRequestStats(s, p.from - WARMUP_MS, p.to + AFTER_MS);
+  const recorded = recordedCluster(await windowWorkers(s, p.from, p.to), size.blockSize);
+  const problems = p.cluster ? overrideProblems(p.cluster, recorded) : [];
+  const estimate = estimatePreviewBytes(replayedCluster(p.cluster, recorded), size, recorded.blockSize);
+  const refusal = memoryRefusal(estimate, limitMb);
+  const details = { errors: problems, estimate_mb: Math.ceil(estimate / 2 ** 20), limit_mb: limitMb };
+  if (refusal) throw new AppError("UNPROCESSABLE", refusal, details);
+  if (problems.length)
+    throw new AppError(
+      "UNPROCESSABLE",
+      `the cluster override is out of bounds: ${problems.map((x) => `${x.path} ${x.message}`).join("; ")}`,
+      details,
+    );
   return p;
+}
+
+/** The key a caller's previews are counted under (at most MAX_PER_OWNER at once). */
+export function ownerOf(actor: Actor | null): string {
+  return actor ? `${actor.kind}:${actor.id}` : "";
+}
+
+/**
+ * The recorded cluster of a window's workers: how many, the largest KV size, and the block size the requests' chains
+ * were recorded at (else the workers' most common one).
+ */
+function recordedCluster(workers: WindowWorkerRow[], chainBlockSize: number | null): RecordedCluster {
+  const sizes = new Map<number, number>();
+  for (const w of workers) if (w.blockSize !== null) sizes.set(w.blockSize, (sizes.get(w.blockSize) ?? 0) + 1);
+  const kv = workers.map((w) => w.kvTotalBlocks).filter((v): v is number => v !== null);
+  return {
+    workers: workers.length,
+    maxKvBlocks: kv.length ? Math.max(...kv) : null,
+    blockSize: chainBlockSize ?? [...sizes].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null,
+  };
 }
 
 /** The queue of the context's store (its SQLite connection beside it, which PostgreSQL's has none of). */
@@ -33,7 +87,9 @@ export const previewsRouter = router({
   /** Queue a preview of a candidate document (or answer from a stored result): the job with its place and progress. */
   start: operatorProcedure
     .input(previewInput)
-    .mutation(async ({ ctx, input }) => queueOf(ctx).submit(await checkedPreview(storeOf(ctx), input, ctx.now()))),
+    .mutation(async ({ ctx, input }) =>
+      queueOf(ctx).submit(await checkedPreview(storeOf(ctx), input, ctx.now()), ownerOf(ctx.actor ?? null)),
+    ),
 
   /** A job's state: queued (with its place), running (progress 0–1), done (with the result), failed or cancelled. */
   status: operatorProcedure.input(jobId).query(({ ctx, input }) => {

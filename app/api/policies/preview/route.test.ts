@@ -1,5 +1,5 @@
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "@/db/client";
 import { insertUser } from "@/db/store/accounts";
 import { SESSION_COOKIE } from "@/server/auth/constants";
@@ -7,7 +7,7 @@ import { startSession } from "@/server/auth/sessions";
 import { sqliteStore } from "@/db/store/store";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
 import type { PreviewResult } from "@/server/preview/types";
-import { setPreviewRunner } from "@/server/preview/queue";
+import { PreviewQueue, setPreviewRunner } from "@/server/preview/queue";
 import { threadRunner } from "@/server/preview/thread-runner";
 import { useTempServerEnv } from "@/test/server-env";
 
@@ -126,5 +126,111 @@ describe("Mooncake import and POST /api/policies/preview", () => {
     expect((await preview({ kind: "routing", document: {} }, {})).status).toBe(401);
     const viewer = { cookie: await signIn("viewer"), origin: ORIGIN, host: "localhost:3000" };
     expect((await preview({ kind: "routing", document: {} }, viewer)).status).toBe(403);
+  });
+});
+
+describe("POST /api/policies/preview within bounds (issue 32's probe)", () => {
+  const window = { from: START, to: START + 300_000 };
+
+  it("answers the probe's request with a fast 422 saying the estimate and the limit, and takes no memory", async () => {
+    const rss = process.memoryUsage().rss;
+    const res = await preview({
+      kind: "retention",
+      document: {},
+      window: { from: START + 300_000 - 86_400_000, to: START + 300_000 },
+      cluster: { workers: 256, kv_total_blocks: 4_194_304, block_size: 1 },
+    });
+    expect(res.status).toBe(422);
+    const j = (await res.json()) as {
+      error: string;
+      estimate_mb: number;
+      limit_mb: number;
+      errors: { path: string }[];
+    };
+    expect(j.error).toMatch(
+      /would need about [\d,]+ MB of memory; the limit is 512 MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/,
+    );
+    expect(j.limit_mb).toBe(512);
+    expect(j.estimate_mb).toBeGreaterThan(100_000);
+    expect(j.errors.map((e) => e.path)).toContain("cluster.block_size");
+    expect(process.memoryUsage().rss - rss).toBeLessThan(100 * 1024 * 1024);
+  });
+
+  it("replays the largest allowed override and stays under the limit", async () => {
+    // The Mooncake window records no worker (assumed 10,500 blocks) and chains of 16 tokens: at most 17 workers of
+    // 84,000 blocks; the estimate is under 512 MB, and so is what the replay's threads take.
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sample = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+    const res = await preview({
+      kind: "routing",
+      document: { temperature: 0.5 },
+      window,
+      cluster: { workers: 17, kv_total_blocks: 84_000, block_size: 16 },
+    });
+    clearInterval(sample);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as PreviewResult).cluster.source).toBe("override");
+    expect(peak - before).toBeLessThan(512 * 1024 * 1024);
+    const over = await preview({
+      kind: "routing",
+      document: {},
+      window,
+      cluster: { workers: 18, kv_total_blocks: 84_000, block_size: 16 },
+    });
+    expect(over.status).toBe(422);
+    expect(((await over.json()) as { error: string }).error).toMatch(/cluster\.workers at most 17/);
+  });
+
+  it("refuses a body over 1 MiB with 413 before reading on", async () => {
+    const res = await previewPost(
+      new Request(`${ORIGIN}/api/policies/preview`, {
+        method: "POST",
+        body: JSON.stringify({ kind: "routing", document: { pad: "x".repeat(1_100_000) } }),
+        headers: { "content-type": "application/json", ...(await asOperator()) },
+      }),
+    );
+    expect(res.status).toBe(413);
+  });
+
+  it("a full queue or a caller's third preview is 429 with Retry-After", async () => {
+    const spy = vi.spyOn(PreviewQueue.prototype, "submit").mockImplementationOnce(async () => {
+      const { AppError } = await import("@/server/errors");
+      throw new AppError("TOO_MANY_REQUESTS", "8 previews are waiting (at most 8): try again in 30 s", {
+        retry_after: 30,
+      });
+    });
+    const res = await preview({ kind: "routing", document: {}, window });
+    spy.mockRestore();
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("30");
+    expect(((await res.json()) as { error: string }).error).toMatch(/at most 8/);
+  });
+
+  it("a client that goes away gives up its job: it is cancelled", async () => {
+    const controller = new AbortController();
+    const submit = PreviewQueue.prototype.submit;
+    let jobId = "";
+    const spy = vi.spyOn(PreviewQueue.prototype, "submit").mockImplementationOnce(async function (
+      this: PreviewQueue,
+      ...args: Parameters<PreviewQueue["submit"]>
+    ) {
+      const view = await submit.apply(this, args);
+      jobId = view.id;
+      controller.abort();
+      return view;
+    });
+    const res = await previewPost(
+      new Request(`${ORIGIN}/api/policies/preview`, {
+        method: "POST",
+        body: JSON.stringify({ kind: "routing", document: { temperature: 0.7 }, window }),
+        headers: { "content-type": "application/json", ...(await asOperator()) },
+        signal: controller.signal,
+      }),
+    );
+    spy.mockRestore();
+    expect(jobId).not.toBe("");
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { error: string }).error).toBe("the preview was cancelled");
   });
 });
