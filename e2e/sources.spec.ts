@@ -85,7 +85,12 @@ test("a target that answers garbage turns the source to error with the reason", 
   const form = page.getByRole("form", { name: "Add Prometheus /metrics source" });
   await form.getByLabel("Source id").fill(id);
   await form.getByLabel("Source name").fill("Wrong port");
-  await form.getByLabel("Metrics URL").fill(metricsUrl.replace("/metrics", "/nothing-here").replace(/:\d+\//, ":1/"));
+  // A port nothing listens on (taken, then given back): the scrape's connection is refused.
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise((resolve) => closed.close(resolve));
+  await form.getByLabel("Metrics URL").fill(`http://127.0.0.1:${port}/nothing-here`);
   await form.getByLabel("Scrape interval (s)").fill("1");
   await form.getByRole("button", { name: "Add source" }).click();
   const row = page.getByTestId(`source-row-${id}`);

@@ -26,6 +26,8 @@ export function outboundFailure(err: unknown, timeoutMs: number): OutboundError 
     if (e instanceof OutboundError) return e;
     if (e.name === "TimeoutError" || e.name === "AbortError")
       return new OutboundError(`timed out after ${timeoutMs} ms`);
+    const refusal = FETCH_REFUSALS.find(([text]) => e instanceof Error && e.message === text);
+    if (refusal) return new OutboundError(refusal[1]);
     const code = codeOf(e);
     if (code) {
       const reason = REASONS.find(([re]) => re.test(code))?.[1];
@@ -36,6 +38,9 @@ export function outboundFailure(err: unknown, timeoutMs: number): OutboundError 
   }
   return new OutboundError("cannot connect");
 }
+
+/** Fetch's own refusals that carry no code, by their fixed text (never a remote reply). */
+const FETCH_REFUSALS: [string, string][] = [["bad port", "port not allowed for HTTP (fetch's blocked ports)"]];
 
 function codeOf(e: Error): string | null {
   const own = (e as NodeJS.ErrnoException).code;

@@ -109,6 +109,8 @@ describe("the guarded fetch", () => {
     const closed = await serve(closing);
     await cleanup.pop()!();
     await expect(fetch(`http://127.0.0.1:${closed.port}/`, get)).rejects.toThrow(/^connection refused$/);
+    // A port fetch never connects to (its blocked list) says so instead of a bare "cannot connect".
+    await expect(fetch("http://127.0.0.1:1/", get)).rejects.toThrow(/^port not allowed for HTTP/);
   });
 });
 
