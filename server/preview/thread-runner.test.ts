@@ -3,9 +3,12 @@ import type { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../db/client";
 import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
+import { sqliteStore } from "../../db/store/store";
 import { forgetBaselines } from "./baseline-cache";
 import { computePreview } from "./compute";
-import { noTime, recordedPressure, request } from "./test-support";
+import { PreviewQueue } from "./queue";
+import { preparePreview } from "./request";
+import { noTime, recordedPressure, request, START, WINDOW } from "./test-support";
 import { threadRunner } from "./thread-runner";
 import type { PreviewResult } from "./types";
 
@@ -77,6 +80,40 @@ describe("preview thread runner", () => {
     expect(threads.length).toBe(4);
     for (const w of threads.slice(2)) void w.terminate();
   }, 180_000);
+
+  it("a job whose only waiter goes away (the route's client) is cancelled, and its thread's memory is given back", async () => {
+    const MB = 1024 * 1024;
+    const threads: Worker[] = [];
+    const queue = new PreviewQueue(sqliteStore(db), threadRunner(file, { onThread: (w) => threads.push(w) }));
+    // 16 pools of a million blocks: ~28 bytes of each block are written up front, so ~450 MB appear at once.
+    const big = preparePreview(
+      {
+        kind: "retention",
+        document: { rules: [] },
+        window: WINDOW,
+        baseline: START,
+        cluster: { workers: 16, kv_total_blocks: 1_000_000, block_size: 64 },
+      },
+      WINDOW.to,
+    );
+    const before = process.memoryUsage().rss;
+    const job = await queue.submit(big, "user:1");
+    await expect
+      .poll(() => process.memoryUsage().rss - before, { timeout: 60_000, interval: 20 })
+      .toBeGreaterThan(400 * MB);
+    expect(queue.status(job.id)!.status).toBe("running");
+    const gone = threads.map(exited);
+    queue.release(job.id);
+    expect(queue.status(job.id)!.status).toBe("cancelled");
+    expect(queue.threadsInUse).toBe(0);
+    // The job's thread ends; its helper, given back idle (the window is short), is ended here.
+    for (const w of threads.slice(1)) void w.terminate();
+    await Promise.all(gone);
+    // The thread's heap and pools go with it (what stays is allocator slack of the thread that ran).
+    await expect
+      .poll(() => process.memoryUsage().rss - before, { timeout: 10_000, interval: 50 })
+      .toBeLessThan(100 * MB);
+  }, 120_000);
 
   it("runs each job on one thread when made sequential", () => {
     expect(threadRunner(file, { concurrent: false }).helpers).toBe(false);

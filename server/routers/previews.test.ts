@@ -4,6 +4,8 @@ import { storeEvents } from "../../db/queries/ingest";
 import { sqliteStore } from "../../db/store/store";
 import { testCaller, testDb } from "../../test/db";
 import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
+import { AppError } from "../errors";
+import { computePreview } from "../preview/compute";
 import { latestPredictionFor } from "../preview/prediction";
 import { previewQueue } from "../preview/service";
 import { policyContentHash } from "../control/content-hash";
@@ -11,6 +13,7 @@ import { retentionPolicy } from "../control/policies";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { cachedShare, runScenario, T0 } from "../sim/test-support";
 import type { Db } from "../../db/client";
+import { checkedPreview } from "./previews";
 
 const SECONDS = 420;
 const NOW = T0 + SECONDS * 1000;
@@ -197,7 +200,8 @@ describe("previews router", () => {
       /would need about [\d,]+ MB of memory; the limit is 512 MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/,
     );
     expect(details(err)).toMatchObject({ limit_mb: 512 });
-    expect(details(err).estimate_mb as number).toBeGreaterThan(100_000);
+    // At most 32 of the 256 workers are built: both runs' pools alone are 2 × 32 × 4,194,304 × 48 bytes.
+    expect(details(err).estimate_mb as number).toBeGreaterThan(12_288);
     // The bounds it broke are listed beside it, each naming the field.
     expect((details(err).errors as { path: string }[]).map((e) => e.path)).toEqual([
       "cluster.workers",
@@ -221,6 +225,45 @@ describe("previews router", () => {
       "the cluster override is out of bounds: cluster.block_size no smaller than the recorded 64 tokens per block (the recorded chains cannot be split finer)",
     );
   });
+
+  it("replays the largest override a small limit allows, within that limit; one block more is refused", async () => {
+    const LIMIT_MB = 160;
+    const MB = 1024 * 1024;
+    // The recorded cluster is 2 workers of 2,500 blocks: at most 18 workers, at most 64,000 blocks each.
+    const input = (kv: number) => ({
+      kind: "retention",
+      document: CANDIDATE,
+      window: WINDOW,
+      baseline: START,
+      cluster: { workers: 18, kv_total_blocks: kv, block_size: 64 },
+    });
+    const check = (kv: number) => checkedPreview(sqliteStore(db), input(kv), NOW, LIMIT_MB);
+    const fits = (kv: number) =>
+      check(kv).then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof AppError && err.code === "UNPROCESSABLE") return false;
+          throw err;
+        },
+      );
+    let [lo, hi] = [2_500, 64_000];
+    expect(await fits(lo)).toBe(true);
+    expect(await fits(hi)).toBe(false);
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (await fits(mid)) lo = mid;
+      else hi = mid;
+    }
+    await expect(check(hi)).rejects.toThrow(/the limit is 160 MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/);
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const result = await computePreview(db, await check(lo), {
+      progress: () => (peak = Math.max(peak, process.memoryUsage().rss)),
+    });
+    expect(result.cluster).toMatchObject({ workers: { aggregated: 18 }, kv_blocks: { aggregated: lo } });
+    expect(result.candidate.requests).toBeGreaterThan(0);
+    expect(peak - before).toBeLessThan(LIMIT_MB * MB);
+  }, 60_000);
 
   it("needs the operator role", async () => {
     const viewer = testCaller(db, () => NOW, { kind: "user", id: 3, name: "v", role: "viewer" });

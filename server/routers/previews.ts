@@ -1,17 +1,19 @@
 import "server-only";
 import { z } from "zod";
 import type { WindowWorkerRow } from "../../db/queries/previews";
+import { listVersions, MAX_PAGE } from "../../db/store/control";
 import { windowWorkers } from "../../db/store/preview-window";
 import { countWindowRequests, latestPreview, windowRequestStats } from "../../db/store/previews";
 import type { Store } from "../../db/store/store";
 import type { Actor } from "../auth/roles";
 import { policyContentHash } from "../control/content-hash";
-import { validatePolicy } from "../control/policies";
+import { defaultPolicies, validatePolicy } from "../control/policies";
 import type { PreviewResult } from "../preview/types";
 import { env } from "../env";
 import { AppError } from "../errors";
 import {
   estimatePreviewBytes,
+  gpuBudgetOf,
   memoryRefusal,
   overrideProblems,
   replayedCluster,
@@ -20,6 +22,7 @@ import {
 import { AFTER_MS, WARMUP_MS } from "../preview/load";
 import { preparePreview, previewInput, type PreparedPreview } from "../preview/request";
 import { previewQueue } from "../preview/service";
+import { MAX_WORKERS } from "../sim/cluster";
 import { operatorProcedure, router, storeOf, type InnerContext } from "../trpc/init";
 
 const jobId = z.object({ id: z.string().min(1).max(64) });
@@ -44,7 +47,8 @@ export async function checkedPreview(
   const size = await windowRequestStats(s, p.from - WARMUP_MS, p.to + AFTER_MS);
   const recorded = recordedCluster(await windowWorkers(s, p.from, p.to), size.blockSize);
   const problems = p.cluster ? overrideProblems(p.cluster, recorded) : [];
-  const estimate = estimatePreviewBytes(replayedCluster(p.cluster, recorded), size, recorded.blockSize);
+  const cluster = replayedCluster(p.cluster, recorded, await autoscalingBudgets(s, p));
+  const estimate = estimatePreviewBytes(cluster, size, recorded.blockSize);
   const refusal = memoryRefusal(estimate, limitMb);
   const details = { errors: problems, estimate_mb: Math.ceil(estimate / 2 ** 20), limit_mb: limitMb };
   if (refusal) throw new AppError("UNPROCESSABLE", refusal, details);
@@ -55,6 +59,27 @@ export async function checkedPreview(
       details,
     );
   return p;
+}
+
+/** Stored autoscaling versions read for their budgets at most; with more, the simulator's ceiling is assumed. */
+const MAX_BUDGET_VERSIONS = 2_000;
+
+/**
+ * The largest max_gpu_budget the baseline's autoscaling may have — any stored version may be the one in force in the
+ * window, the defaults when its requests name none, or the start configuration given — and the candidate's.
+ */
+async function autoscalingBudgets(s: Store, p: PreparedPreview): Promise<[number, number]> {
+  let base = Math.max(gpuBudgetOf(defaultPolicies().autoscaling), gpuBudgetOf(p.baseline.autoscaling));
+  let before: number | undefined;
+  for (let read = 0; base < MAX_WORKERS;) {
+    const page = await listVersions(s, "autoscaling", MAX_PAGE, before);
+    for (const v of page) base = Math.max(base, gpuBudgetOf(v.document));
+    read += page.length;
+    if (page.length < MAX_PAGE) break;
+    if (read >= MAX_BUDGET_VERSIONS) base = MAX_WORKERS;
+    before = page.at(-1)!.version;
+  }
+  return [base, p.kind === "autoscaling" ? gpuBudgetOf(p.document) : base];
 }
 
 /** The key a caller's previews are counted under (at most MAX_PER_OWNER at once). */
