@@ -25,7 +25,7 @@ describe("parseEnv", () => {
       SWITCHYARD_LOG_LEVEL: "info",
       SWITCHYARD_TARGET_DIR: "./data/targets",
       SWITCHYARD_IMPORT_DIR: "./data/imports",
-      SWITCHYARD_PREVIEW_MEMORY_MB: 512,
+      SWITCHYARD_PREVIEW_MEMORY_MB: 1024,
       NODE_ENV: "production",
     });
   });

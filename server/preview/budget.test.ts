@@ -157,7 +157,7 @@ describe("memoryRefusal", () => {
     [
       18_400 * MB,
       512,
-      "this preview would need about 18,400 MB of memory; the limit is 512 MB (SWITCHYARD_PREVIEW_MEMORY_MB): choose a shorter window or a smaller cluster",
+      "this preview would need about 18,400 MB of memory; the limit is 512 MB (SWITCHYARD_PREVIEW_MEMORY_MB): choose a shorter window or a smaller cluster, or raise the limit",
     ],
   ])("%d bytes under %d MB", (bytes, limit, refusal) => {
     expect(memoryRefusal(bytes, limit)).toBe(refusal);

@@ -152,7 +152,7 @@ export function memoryRefusal(estimateBytes: number, limitMb: number): string | 
   const mb = Math.ceil(estimateBytes / MB).toLocaleString("en-US");
   return (
     `this preview would need about ${mb} MB of memory; the limit is ${limitMb.toLocaleString("en-US")} MB ` +
-    "(SWITCHYARD_PREVIEW_MEMORY_MB): choose a shorter window or a smaller cluster"
+    "(SWITCHYARD_PREVIEW_MEMORY_MB): choose a shorter window or a smaller cluster, or raise the limit"
   );
 }
 

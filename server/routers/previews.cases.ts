@@ -98,7 +98,7 @@ export function previewsCases(e: PageEngine): void {
         }),
       );
       expect(err.code).toBe("UNPROCESSABLE_CONTENT");
-      expect(err.message).toMatch(/the limit is 512 MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/);
+      expect(err.message).toMatch(/the limit is 1,024 MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/);
       expect(details(err).estimate_mb as number).toBeGreaterThan(12_288);
     });
 

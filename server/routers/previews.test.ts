@@ -197,9 +197,9 @@ describe("previews router", () => {
     );
     expect(err.code).toBe("UNPROCESSABLE_CONTENT");
     expect(err.message).toMatch(
-      /would need about [\d,]+ MB of memory; the limit is 512 MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/,
+      /would need about [\d,]+ MB of memory; the limit is 1,024 MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/,
     );
-    expect(details(err)).toMatchObject({ limit_mb: 512 });
+    expect(details(err)).toMatchObject({ limit_mb: 1024 });
     // At most 32 of the 256 workers are built: both runs' pools alone are 2 × 32 × 4,194,304 × 48 bytes.
     expect(details(err).estimate_mb as number).toBeGreaterThan(12_288);
     // The bounds it broke are listed beside it, each naming the field.

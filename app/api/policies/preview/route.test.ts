@@ -148,9 +148,9 @@ describe("POST /api/policies/preview within bounds (issue 32's probe)", () => {
       errors: { path: string }[];
     };
     expect(j.error).toMatch(
-      /would need about [\d,]+ MB of memory; the limit is 512 MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/,
+      /would need about [\d,]+ MB of memory; the limit is 1,024 MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/,
     );
-    expect(j.limit_mb).toBe(512);
+    expect(j.limit_mb).toBe(1024);
     // The simulator builds at most 32 of the 256 workers: both runs' pools alone are 2 × 32 × 4,194,304 × 48 bytes.
     expect(j.estimate_mb).toBeGreaterThan(12_288);
     expect(j.errors.map((e) => e.path)).toContain("cluster.block_size");
@@ -159,7 +159,7 @@ describe("POST /api/policies/preview within bounds (issue 32's probe)", () => {
 
   it("replays the largest allowed override and stays under the limit", async () => {
     // The Mooncake window records no worker (assumed 10,500 blocks) and chains of 16 tokens: at most 17 workers of
-    // 84,000 blocks; the estimate is under 512 MB, and so is what the replay's threads take.
+    // 84,000 blocks; the estimate is under the 1,024 MB limit, and so is what the replay's threads take.
     const before = process.memoryUsage().rss;
     let peak = before;
     const sample = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
@@ -172,7 +172,7 @@ describe("POST /api/policies/preview within bounds (issue 32's probe)", () => {
     clearInterval(sample);
     expect(res.status).toBe(200);
     expect(((await res.json()) as PreviewResult).cluster.source).toBe("override");
-    expect(peak - before).toBeLessThan(512 * 1024 * 1024);
+    expect(peak - before).toBeLessThan(1024 * 1024 * 1024);
     const over = await preview({
       kind: "routing",
       document: {},
