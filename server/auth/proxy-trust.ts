@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import { parseAddress } from "../outbound/policy";
 
 // Which X-Forwarded-* headers to believe: only those a proxy listed in SWITCHYARD_TRUST_PROXY sent (unset: none).
 // Pure: the server entry asks proxyView what to drop and which address to rate-limit, per request.
@@ -10,14 +11,6 @@ export type TrustedProxies = readonly Range[];
 
 /** Headers the dashboard sets for its own handlers: a client's copies are always dropped. */
 export const INTERNAL_HEADERS: readonly string[] = ["x-switchyard-client-address", "x-switchyard-path"];
-
-function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  const bare = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
-  const unzoned = bare.replace(/%.*$/, "");
-  if (ipaddr.IPv4.isValidFourPartDecimal(unzoned)) return ipaddr.IPv4.parse(unzoned);
-  if (unzoned.includes(":") && ipaddr.IPv6.isValid(unzoned)) return ipaddr.process(unzoned);
-  return null;
-}
 
 function parseRange(entry: string): Range | null {
   const slash = entry.lastIndexOf("/");

@@ -127,7 +127,8 @@ function matchesName(list: HostList, name: string): boolean {
   return list.names.some((n) => name === n || name.endsWith(`.${n}`));
 }
 
-function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+/** An IPv4 or IPv6 address (brackets and a zone dropped, IPv4-mapped IPv6 as IPv4), or null when the text is none. */
+export function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   const bare = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
   const unzoned = bare.replace(/%.*$/, "");
   if (ipaddr.IPv4.isValidFourPartDecimal(unzoned)) return ipaddr.IPv4.parse(unzoned);
