@@ -62,7 +62,10 @@ function record(file: string, minutes: number, workers: number): { db: Db; from:
           workers: { aggregated: workers },
           sessions: () => Math.round((100 * workers) / 8),
           policies: {
-            autoscaling: { max_gpu_budget: workers + 2, aggregated: { min_replicas: workers, max_replicas: workers } },
+            autoscaling: {
+              max_gpu_budget: Math.max(16, workers + 2),
+              aggregated: { min_replicas: workers, max_replicas: workers },
+            },
           },
         };
   const startMs = Math.floor(Date.now() / 60_000) * 60_000 - (minutes * 60_000 + WARMUP_MS) - 3_600_000;
