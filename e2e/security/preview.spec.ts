@@ -43,7 +43,7 @@ test("the probe's preview (256 workers × 4,194,304 blocks of 1 token, 24 h) is 
   expect(res.status(), await res.text()).toBe(422);
   const body = (await res.json()) as { error: string; estimate_mb: number; limit_mb: number };
   expect(body.error).toMatch(
-    /would need about [\d,]+ MB of memory; the limit is \d+ MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/,
+    /would need about [\d,]+ MB of memory; the limit is [\d,]+ MB \(SWITCHYARD_PREVIEW_MEMORY_MB\)/,
   );
   expect(body.estimate_mb).toBeGreaterThan(body.limit_mb);
   // Refused before any replay: seconds, not minutes (a loaded CI machine included).
