@@ -5,7 +5,8 @@ const C1 = 0xcc9e2d51;
 const C2 = 0x1b873593;
 const TWO32 = 4294967296;
 
-function fmix(h: number): number {
+/** murmur3's 32-bit finalizer: mixes every input bit into every output bit (unsigned result). */
+export function fmix(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -1,16 +1,10 @@
+import { fmix } from "../../sim/hashing";
+
 // Block keys → dense ids, an open-addressing table over typed arrays (no per-entry objects, no Map size limit), and the
 // rolling key that names a block by its whole chain prefix.
 
 const EMPTY = -1;
 const TWO32 = 4294967296;
-
-function fmix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
 
 /**
  * The key of the block after the block keyed `prev` (0 before block 0) whose recorded hash is (hi, lo): 53 bits mixed
