@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 import { TEST_SECRET_KEY } from "./test/secret-key";
+import { nodeArgs } from "./server/compiled";
 
 // One dashboard on a fresh SQLite file per run (removed at the end), and with SWITCHYARD_TEST_DATABASE_URL one more on
 // a fresh PostgreSQL database; workers inherit these through the environment.
@@ -123,14 +124,14 @@ export default defineConfig({
   ],
   webServer: [
     {
-      command: `npx tsx server/main.ts > "${path.join(runDir, "dashboard-sqlite.log")}" 2>&1`,
+      command: `node ${nodeArgs("dashboard").join(" ")} > "${path.join(runDir, "dashboard-sqlite.log")}" 2>&1`,
       url: `http://localhost:${port}/api/health`,
       reuseExistingServer: false,
       timeout: 60_000,
       env: { ...dashboardEnv, PORT: String(port), SWITCHYARD_DB: process.env.SWITCHYARD_E2E_DB },
     },
     {
-      command: `npx tsx server/main.ts > "${path.join(runDir, "dashboard-sqlite-sim.log")}" 2>&1`,
+      command: `node ${nodeArgs("dashboard").join(" ")} > "${path.join(runDir, "dashboard-sqlite-sim.log")}" 2>&1`,
       url: `http://localhost:${simPort}/api/health`,
       reuseExistingServer: false,
       timeout: 60_000,

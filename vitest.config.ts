@@ -21,7 +21,7 @@ export default defineConfig({
     // At least three files at a time, also on two cores: much of the suite waits on PostgreSQL, child processes and
     // sockets, not on the CPU (vitest's default there is one).
     maxWorkers: Math.max(3, os.availableParallelism() - 1),
-    globalSetup: ["test/pg-global-setup.ts"],
+    globalSetup: ["test/build-global-setup.ts", "test/pg-global-setup.ts"],
     // Stores seal secrets with it; dashboards the tests start inherit it (on PostgreSQL they need one to start).
     env: { SWITCHYARD_SECRET_KEY: TEST_SECRET_KEY },
   },

@@ -1,14 +1,13 @@
 import { spawn } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import { apiQuery } from "./fixtures/telemetry";
+import { nodeArgs } from "../server/compiled";
 
 // The cluster pages over a short burst of the simulated cluster: each shows what the API computes.
 
 function runSimulator(baseURL: string): Promise<number> {
   const args = [
-    "--import",
-    "tsx",
-    "server/sim/cli.ts",
+    ...nodeArgs("sim"),
     "--scenario",
     "steady",
     "--seed",

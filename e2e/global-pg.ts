@@ -5,6 +5,7 @@ import postgres from "postgres";
 import { connectPg } from "../db/pg/client";
 import { pgStore } from "../db/store/store";
 import { seedAccounts } from "../test/processes";
+import { nodeArgs } from "../server/compiled";
 
 /** The e2e database's URL: the server's URL with the database named. */
 export function e2eDatabaseUrl(serverUrl: string, name: string): string {
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
   const server = process.env.SWITCHYARD_TEST_DATABASE_URL!;
   const name = process.env.SWITCHYARD_E2E_PG_DB!;
   await createE2eDatabase(server, name);
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, nodeArgs("dashboard"), {
     stdio: "inherit",
     env: { ...process.env, SWITCHYARD_DATABASE_URL: e2eDatabaseUrl(server, name) },
   });

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { runPrefix } from "../server/sim/engine";
 import { tryApiQuery } from "./fixtures/telemetry";
+import { nodeArgs } from "../server/compiled";
 
 type Row = { sessionId: string; diverged: number; turns: number };
 
@@ -22,8 +23,7 @@ const SEED = 1;
 /** Run the simulator into the dashboard; its sessions are named after the run's prefix (seed and start). */
 function runSimulator(baseURL: string, start: number): Promise<number> {
   const args = [
-    "tsx",
-    "server/sim/cli.ts",
+    ...nodeArgs("sim"),
     "--scenario",
     "preamble",
     "--fast",
@@ -39,7 +39,7 @@ function runSimulator(baseURL: string, start: number): Promise<number> {
     process.env.SWITCHYARD_E2E_TOKEN!,
   ];
   return new Promise((resolve, reject) => {
-    const child = spawn("npx", args, { stdio: "ignore" });
+    const child = spawn(process.execPath, args, { stdio: "ignore" });
     child.on("error", reject);
     child.on("exit", (code) => resolve(code ?? 1));
   });

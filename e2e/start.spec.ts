@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { freePort } from "../lib/free-port";
+import { nodeArgs } from "../server/compiled";
 
 // `npm start` as a newcomer runs it: dashboard + simulated cluster, signed in through the printed link, overview live
 // within seconds, Ctrl-C stops both in order (the simulator delivers what it holds before the dashboard stops).
@@ -16,7 +17,7 @@ test("npm start shows the simulated cluster on the overview and stops cleanly on
   // Its own process group, like a command started from a terminal: Ctrl-C signals the whole group.
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "scripts/start.ts", "--speed", "4", "--control-port", String(controlPort)],
+    [...nodeArgs("start"), "--speed", "4", "--control-port", String(controlPort)],
     {
       env: {
         ...process.env,
@@ -74,7 +75,7 @@ test("npm start on a port that is taken says so in one line and starts nothing",
   const holder = net.createServer().listen(port, "0.0.0.0");
   await new Promise((resolve) => holder.once("listening", resolve));
   try {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+    const child = spawn(process.execPath, nodeArgs("start"), {
       env: { ...process.env, PORT: String(port) },
       stdio: ["ignore", "pipe", "pipe"],
     });

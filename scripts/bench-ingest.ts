@@ -7,10 +7,11 @@ import path from "node:path";
 import { openDb } from "../db/client";
 import { rowOf, tables } from "../db/queries/ingest-rows";
 import { parseEvent, type TelemetryEvent, type TelemetryEventInput } from "../server/ingest/events";
-import { buildIfNeeded } from "./build-if-needed";
+import { buildIfNeeded } from "./build-if-needed.mjs";
 import { waitForHealth } from "./wait-for-health";
 import { benchEngines, takeEngineOption } from "./bench-ingest-engines";
 import { freePort } from "../lib/free-port";
+import { nodeArgs } from "../server/compiled";
 
 // Usage: bench-ingest [EVENTS] [FILE.ndjson] [--engine sqlite|postgres|both] [--cpu-prof DIR] — with a file (e.g. a
 // simulator --out stream), its first EVENTS lines are the mix; --engine adds each engine's store function over the
@@ -203,7 +204,7 @@ async function benchHttp(bodies: string[]): Promise<{ rate: number; cpu: number 
   const PORT = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-"));
   const profile = CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [];
-  const server = spawn(process.execPath, [...profile, "--import", "tsx", "server/main.ts"], {
+  const server = spawn(process.execPath, [...profile, ...nodeArgs("dashboard")], {
     env: {
       ...process.env,
       PORT: String(PORT),

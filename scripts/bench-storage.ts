@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { runAttribution } from "../server/jobs/attribution";
-import { buildIfNeeded } from "./build-if-needed";
+import { buildIfNeeded } from "./build-if-needed.mjs";
 import { sizeLines, tableSizes, type Size } from "./db-sizes";
 import { cpuByRole, threadCpu } from "./thread-cpu";
 import { postNdjson } from "./post-ndjson";

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import { freePort } from "../lib/free-port";
 import { procStat } from "./thread-cpu";
 import { waitForHealth } from "./wait-for-health";
+import { nodeArgs } from "../server/compiled";
 
 export const TOKEN = "bench-storage-token-0123456789abcdef";
 
@@ -42,7 +43,7 @@ export async function startDashboard(
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const profile = cpuProf ? ["--cpu-prof", "--cpu-prof-dir", cpuProf] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, [...profile, ...nodeArgs("dashboard")], {
     env: {
       ...process.env,
       ...env,

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cannotListen } from "../lib/free-port";
-import { buildIfNeeded } from "./build-if-needed";
+import { nodeArgs, type CompiledName } from "../server/compiled";
 import { planStart } from "./start-args";
 import { waitForHealth } from "./wait-for-health";
 
@@ -26,8 +26,8 @@ let failed = false;
 
 // Each child runs in its own process group, so a terminal's Ctrl-C (sent to the whole foreground group) reaches only
 // this script, which stops the two in order. The IPC channel stops a child whose supervisor died without doing so.
-function run(name: string, script: string, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+function run(name: string, which: CompiledName, args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs(which), ...args], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
     detached: true,
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
@@ -94,11 +94,10 @@ async function main() {
     console.error(`npm start: ${taken}`);
     process.exit(2);
   }
-  buildIfNeeded();
   process.on("SIGINT", () => stop(0));
   process.on("SIGTERM", () => stop(0));
   process.on("SIGHUP", () => stop(0));
-  run("dashboard", "server/main.ts", [], {
+  run("dashboard", "dashboard", [], {
     PORT: String(plan.port),
     SWITCHYARD_INGEST_TOKEN: plan.ingestToken,
     SWITCHYARD_SIM_CONTROL_URL: plan.controlUrl,
@@ -112,7 +111,7 @@ async function main() {
     }
     return;
   }
-  run("simulated cluster", "server/sim/cli.ts", plan.simArgs, {
+  run("simulated cluster", "sim", plan.simArgs, {
     SWITCHYARD_INGEST_TOKEN: plan.ingestToken,
     SWITCHYARD_CONTROL_TOKEN: plan.controlToken,
   });

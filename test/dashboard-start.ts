@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { nodeArgs } from "../server/compiled";
 
 /** Start the dashboard process (server/main.ts) with extra settings and wait for it to exit: its code and output lines. */
 export function runDashboardToExit(
@@ -6,7 +7,7 @@ export function runDashboardToExit(
   timeoutMs = 60_000,
 ): Promise<{ code: number | null; lines: string[] }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    const child = spawn(process.execPath, nodeArgs("dashboard"), {
       env: { ...process.env, NODE_ENV: "production", SWITCHYARD_LOG_LEVEL: "info", ...settings },
       stdio: ["ignore", "pipe", "pipe"],
     });

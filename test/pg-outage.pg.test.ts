@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPg } from "../db/pg/client";
 import { pgStore } from "../db/store/store";
 import { freePort } from "../lib/free-port";
-import { buildIfNeeded } from "../scripts/build-if-needed";
+import { buildIfNeeded } from "../scripts/build-if-needed.mjs";
 import { minimal } from "./events";
 import { PG_TEST_URL } from "./pg";
 import { pgBinDir, startThrowawayPg, type ThrowawayPg } from "./pg-server";
@@ -61,7 +61,7 @@ describe.skipIf(!PG_TEST_URL || !pgBinDir())("a dashboard on PostgreSQL that goe
 
   it("serves, answers 503 with Retry-After and error states while PostgreSQL is down, and resumes by itself", async () => {
     const sqliteFile = path.join(dir, "never-opened.db");
-    const dash = spawnNode(procs, ["server/main.ts"], {
+    const dash = spawnNode(procs, "dashboard", [], {
       NODE_ENV: "production",
       PORT: String(port),
       SWITCHYARD_DATABASE_URL: server.url,

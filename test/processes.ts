@@ -1,5 +1,6 @@
 // Helpers for tests that run real processes (a dashboard, the simulator) and talk to them over HTTP.
 import { spawn, type ChildProcess } from "node:child_process";
+import { nodeArgs, type CompiledName } from "../server/compiled";
 import type { Store } from "../db/store/store";
 import { digestHex, hashPassword } from "../server/auth/secrets";
 
@@ -11,9 +12,9 @@ export type Health = {
   process: { id: string; leading: boolean } | null;
 };
 
-/** Start `node --import tsx ARGS` with env added to this process's; kept in procs so a test can stop them all. */
-export function spawnNode(procs: Proc[], args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+/** Start compiled process `name` with `args` and env added to this process's; kept in procs so a test can stop them all. */
+export function spawnNode(procs: Proc[], name: CompiledName, args: string[], env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, [...nodeArgs(name), ...args], {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { nodeArgs } from "../server/compiled";
 
 /**
  * Start the simulated cluster as its own process (`server/sim/cli.ts`) with a control API on a free port; resolves
@@ -8,7 +9,7 @@ export function startSimProcess(
   args: string[],
   controlToken: string,
 ): { child: ChildProcess; controlUrl: Promise<string> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/sim/cli.ts", ...args, "--control-port", "0"], {
+  const child = spawn(process.execPath, [...nodeArgs("sim"), ...args, "--control-port", "0"], {
     env: { ...process.env, SWITCHYARD_CONTROL_TOKEN: controlToken },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -9,7 +9,7 @@ import type { PgDb } from "../db/pg/client";
 import { idKey } from "../db/queries/ingest-kv-rows";
 import { sessionChainsOf } from "../db/store/export";
 import { pgStore } from "../db/store/store";
-import { buildIfNeeded } from "../scripts/build-if-needed";
+import { buildIfNeeded } from "../scripts/build-if-needed.mjs";
 import { freshPg, PG_TEST_URL } from "./pg";
 import { seedAccounts, stopAll, type Proc } from "./processes";
 import { TEST_SECRET_KEY } from "./secret-key";

@@ -9,7 +9,7 @@ import { encodeHashes } from "../db/chain-codec";
 import { chainsOf } from "../db/queries/chains";
 import { idKey } from "../db/queries/ingest-kv-rows";
 import { kvBlockList } from "../db/queries/kv-lists";
-import { buildIfNeeded } from "../scripts/build-if-needed";
+import { buildIfNeeded } from "../scripts/build-if-needed.mjs";
 import { stopAll, type Proc } from "./processes";
 import { twoDashboards, type Sent } from "./two-dashboards";
 

@@ -65,9 +65,10 @@ function body(n: number, ts: number): { lines: string; kv: [string, string[]][];
  * alternating ingest with a second writer; a policy published through B; A killed with a body in flight.
  */
 export async function twoDashboards({ procs, dir }: Scenario, store: SharedStore): Promise<void> {
-  const run = (args: string[], env: Record<string, string>) => spawnNode(procs, args, env);
+  const run = (name: "dashboard" | "sim", args: string[], env: Record<string, string>) =>
+    spawnNode(procs, name, args, env);
   const dashboard = (port: number, simUrl: string) =>
-    run(["server/main.ts"], {
+    run("dashboard", [], {
       NODE_ENV: "production",
       PORT: String(port),
       SWITCHYARD_INGEST_TOKEN: INGEST_TOKEN,
@@ -83,8 +84,8 @@ export async function twoDashboards({ procs, dir }: Scenario, store: SharedStore
   const [portA, portB, simPort] = [await freePort(), await freePort(), await freePort()];
   const simUrl = `http://127.0.0.1:${simPort}`;
   const simulator = run(
+    "sim",
     [
-      "server/sim/cli.ts",
       "--scenario",
       "steady",
       "--seed",

@@ -1,4 +1,3 @@
-import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { KV_LOCATIONS_BYTES } from "../../db/queries/kv-lists";
 import { AppError, type AppErrorCode } from "../errors";
@@ -7,6 +6,7 @@ import { setIngestRunner, type IngestOutcome } from "./runner";
 import type { Sender } from "./sender";
 import type { IngestTally } from "./tally";
 import { log } from "../observability/logger";
+import { threadFile } from "../threads";
 
 // Ingest off the event loop: worker threads decode, validate and store request bodies on their own SQLite
 // connections, so the dashboard keeps answering while batches are processed and one batch's validation
@@ -16,8 +16,6 @@ import { log } from "../observability/logger";
 type Reply = { id: number; reply?: string; tally?: IngestTally; error?: { code: AppErrorCode; message: string } };
 type Pending = { resolve: (outcome: IngestOutcome) => void; reject: (err: Error) => void };
 
-const WORKER_FILE = path.join(process.cwd(), "server", "ingest", "ingest-worker-entry.mjs");
-const CHECKPOINT_FILE = path.join(process.cwd(), "server", "ingest", "checkpoint-worker.mjs");
 const CHECKPOINT_EVERY_MS = 1_000;
 /**
  * A batch's parsed events (up to 8 MiB of JSON) are garbage once stored: a young generation that holds a few batches
@@ -36,7 +34,7 @@ export class IngestPool {
   private nextTicket = 0;
 
   constructor(dbFile: string, size: number) {
-    this.checkpointer = new Worker(CHECKPOINT_FILE, { workerData: { dbFile, everyMs: CHECKPOINT_EVERY_MS } });
+    this.checkpointer = new Worker(threadFile("checkpoint"), { workerData: { dbFile, everyMs: CHECKPOINT_EVERY_MS } });
     this.checkpointer.on("error", (err) => log().error({ err: err.message }, "ingest checkpoint thread failed"));
     this.checkpointer.unref();
     // The workers' write gate (write-gate.ts): one turn counter in memory they all share.
@@ -44,7 +42,7 @@ export class IngestPool {
     // One KV location map for all workers: a list refers to what any of them stored (db/queries/kv-lists.ts).
     const kvLocations = new SharedArrayBuffer(KV_LOCATIONS_BYTES);
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(WORKER_FILE, {
+      const worker = new Worker(threadFile("ingest"), {
         workerData: { dbFile, gate, kvLocations },
         resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       });

@@ -1,9 +1,8 @@
-import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { log } from "../observability/logger";
 import { ingestBusySignal } from "../ingest/busy-signal";
+import { threadFile } from "../threads";
 
-const WORKER_FILE = path.join(process.cwd(), "server", "jobs", "attribution-worker-entry.mjs");
 
 /** Where the job runs: a SQLite file's path, or a PostgreSQL URL (the store of SWITCHYARD_DATABASE_URL). */
 export type AttributionTarget = string | { databaseUrl: string };
@@ -19,7 +18,7 @@ export function startAttributionThread(
   ingestBusy: SharedArrayBuffer = ingestBusySignal().buffer,
 ): () => Promise<void> {
   const where = typeof target === "string" ? { dbFile: target } : { databaseUrl: target.databaseUrl };
-  const worker = new Worker(WORKER_FILE, { workerData: { ...where, retentionHours, ingestBusy } });
+  const worker = new Worker(threadFile("attribution"), { workerData: { ...where, retentionHours, ingestBusy } });
   worker.on("error", (err) => log().error({ err: err.message }, "attribution worker failed"));
   worker.unref();
   return () =>

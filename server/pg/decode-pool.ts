@@ -1,8 +1,8 @@
-import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode } from "../errors";
 import { log } from "../observability/logger";
 import { decodeForStore, setPgBodyDecoder, type DecodedBody } from "./decode";
+import { threadFile } from "../threads";
 
 // PostgreSQL's ingest decodes bodies on worker threads: JSON parsing and validation cost about as much main-thread
 // CPU as storing (bench:ingest's route line), and PostgreSQL's store itself is async I/O that needs no thread. A
@@ -11,7 +11,6 @@ import { decodeForStore, setPgBodyDecoder, type DecodedBody } from "./decode";
 type Reply = { id: number; body?: DecodedBody; error?: { code: AppErrorCode; message: string } };
 type Pending = { resolve: (body: DecodedBody) => void; reject: (err: Error) => void };
 
-const WORKER_FILE = path.join(process.cwd(), "server", "pg", "decode-worker-entry.mjs");
 
 /** A fixed pool of decode threads; a body goes to the thread with the fewest in flight. */
 export class PgDecodePool {
@@ -22,7 +21,7 @@ export class PgDecodePool {
 
   constructor(size: number) {
     for (let i = 0; i < size; i++) {
-      const slot = { worker: new Worker(WORKER_FILE), inFlight: 0 };
+      const slot = { worker: new Worker(threadFile("decode")), inFlight: 0 };
       slot.worker.on("message", (m: Reply) => this.settle(slot, m));
       slot.worker.on("error", (err) => this.fail(err));
       slot.worker.unref();

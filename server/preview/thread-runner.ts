@@ -1,13 +1,12 @@
-import path from "node:path";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode } from "../errors";
 import type { Runner } from "./queue";
 import type { PreviewResult } from "./types";
+import { threadFile } from "../threads";
 
 // Preview jobs in worker threads, installed by the server process (server/main.ts, with setPreviewRunner): route code
-// is bundled apart from it and must not import this module (the thread's entry loads TypeScript through tsx).
+// is bundled apart from it and must not import this module (it starts threads from dist/threads/preview.mjs).
 
-const WORKER_FILE = path.join(process.cwd(), "server", "preview", "preview-worker-entry.mjs");
 
 type Message = {
   id: number;
@@ -41,7 +40,7 @@ export function threadRunner(dbFile: string, options: ThreadRunnerOptions = {}):
   const take = () => {
     let worker = idle.pop();
     if (!worker) {
-      worker = new Worker(WORKER_FILE, {
+      worker = new Worker(threadFile("preview"), {
         workerData: { dbFile, databaseUrl: options.databaseUrl, minHelpedTurns: options.minHelpedTurns },
       });
       options.onThread?.(worker);

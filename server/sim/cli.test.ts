@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseArgs } from "./args";
 import { main } from "./cli";
+import { nodeArgs } from "../compiled";
 
 const dir = mkdtempSync(join(tmpdir(), "switchyard-sim-"));
 const START = "1764400000000";
@@ -249,9 +250,9 @@ describe("sim CLI", () => {
     expect(stats.length).toBe(2 * 30);
   });
 
-  it("runs as a script through tsx", async () => {
+  it("runs as the compiled script", async () => {
     const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      execFile(process.execPath, ["--import", "tsx", "server/sim/cli.ts", "--help"], (err, _stdout, stderr) =>
+      execFile(process.execPath, [...nodeArgs("sim"), "--help"], (err, _stdout, stderr) =>
         resolve({ code: err ? (err.code as number) : 0, stderr }),
       );
     });

@@ -2,7 +2,8 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { writeDecimal } from "./hashing";
 import type { LineOut } from "./json-lines";
-import { writerSource } from "./ndjson-writer";
+import { HASH_RECORD } from "./ndjson-writer";
+import { threadFile } from "../threads";
 
 // A buffered, synchronous NDJSON file writer: lines are encoded straight into a reused buffer
 // and written in emission order, so the file depends only on the simulation, never on I/O timing.
@@ -27,12 +28,9 @@ const SLOTS = 6;
  * `"d","d",…`. JSON text never holds a raw byte below 0x20 other than the newline this file adds, so the marker cannot
  * be mistaken for text.
  */
-const HASHES = 1;
+const HASHES = HASH_RECORD;
 /** Bytes a record of n hashes takes at most: marker and padding (4), count (4), halves (8 n). */
 const recordBytes = (n: number) => 8 + 8 * n;
-
-/** The helper thread's source (ndjson-writer.ts). */
-const WRITER = writerSource(HASHES);
 
 /** Digits of up to 1,024 hashes (23 bytes each with their quotes and comma). */
 const scratch = Buffer.allocUnsafe(1024 * 23);
@@ -65,7 +63,9 @@ export class NdjsonFile implements LineOut {
     const shared = Array.from({ length: SLOTS }, () => new SharedArrayBuffer(bufferBytes));
     const state = new Int32Array(new SharedArrayBuffer(4 * (SLOTS + 1)));
     const error = new SharedArrayBuffer(512);
-    const worker = new Worker(WRITER, { eval: true, workerData: { fd: this.fd, buffers: shared, state, error } });
+    const worker = new Worker(threadFile("ndjson-writer"), {
+      workerData: { ndjsonWriter: { fd: this.fd, buffers: shared, state, error } },
+    });
     // It ends by itself at close; an owner that never closes must not be kept alive by it.
     worker.unref();
     this.writer = {

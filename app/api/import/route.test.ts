@@ -15,6 +15,7 @@ import { sqliteStore } from "@/db/store/store";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
 import { truncatedTraceUpload } from "@/test/trace-upload";
 import { useTempServerEnv } from "@/test/server-env";
+import { nodeArgs } from "../../../server/compiled";
 
 const TOKEN = "sy_test_token_import_0123456789abcd";
 const URL_ = "http://localhost:3000/api/import";
@@ -118,7 +119,7 @@ describe("npm run import (CLI) against a running server", () => {
 
   const cli = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "scripts/import.ts", ...args], {
+      const child = spawn(process.execPath, [...nodeArgs("import"), ...args], {
         env: { ...process.env, SWITCHYARD_INGEST_TOKEN: "", ...env },
       });
       let out = "";
