@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import * as schema from "./schema";
+import { SQLITE_CACHE_MB } from "../lib/memory-bounds";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -16,15 +17,16 @@ export const WAL_SIZE_LIMIT = 16 * 1024 * 1024;
  * Open (creating its folder if missing) and migrate a database file; ":memory:" for tests. busyTimeoutMs bounds how
  * long a write waits for another connection's write lock (better-sqlite3 waits synchronously, blocking its thread).
  */
-export function openDb(file: string, busyTimeoutMs = 5_000): Db {
+export function openDb(file: string, busyTimeoutMs = 5_000, cacheMb: number = SQLITE_CACHE_MB.other): Db {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   // FULL: a commit is on disk before ingest replies (durability is part of the ingest contract).
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-  // Ingest batches touch many index pages: a 64 MiB page cache and rarer checkpoints keep them warm.
-  sqlite.pragma("cache_size = -65536");
+  // Ingest batches touch many index pages: a page cache (its size by role, lib/memory-bounds.ts) and rarer checkpoints
+  // keep them warm.
+  sqlite.pragma(`cache_size = ${-Math.max(1, Math.floor(cacheMb)) * 1024}`);
   sqlite.pragma("wal_autocheckpoint = 8192");
   // A burst (a backlog posted at once, a long read during ingest) grows the WAL file, and SQLite keeps its size for
   // good: without a limit a fresh npm start's folder held a 40 MB WAL beside its database after an hour. The writer
@@ -56,7 +58,7 @@ export function sharedDb(file: string): Db {
   const holder = globalThis as Holder;
   const current = holder[key];
   if (current && current.file === file) return current.db;
-  const db = openDb(file, 250);
+  const db = openDb(file, 250, SQLITE_CACHE_MB.main);
   holder[key] = { file, db };
   return db;
 }

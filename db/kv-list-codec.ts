@@ -3,13 +3,8 @@
 // literal hashes with references (origin kv_events rowid, position in the origin's literal hashes, count, direction).
 // Pure; no I/O.
 
-import * as chainCodecModule from "./chain-codec";
-import * as runCodecModule from "./run-codec";
-
-// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
-// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
-const { HASH_BYTES } = chainCodecModule;
-const { putVarint, varintReader } = runCodecModule;
+import { HASH_BYTES } from "./chain-codec";
+import { putVarint, varintReader } from "./run-codec";
 
 /** Shortest run stored as a reference (a shorter one costs about what its hashes cost). */
 export const MIN_REF_RUN = 4;

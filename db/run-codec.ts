@@ -3,11 +3,7 @@
 // Program: varints, repeated [literal count][run count][origin position of the run's first hash]; a run count of 0
 // ends it after a last literal count. Hashes are 8-byte words (chain-codec). Pure; no I/O.
 
-import * as chainCodecModule from "./chain-codec";
-
-// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
-// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
-const { HASH_BYTES } = chainCodecModule;
+import { HASH_BYTES } from "./chain-codec";
 
 /** Shortest run stored as a reference (a shorter one costs about what its hashes cost). */
 export const MIN_RUN = 4;

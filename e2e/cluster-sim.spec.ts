@@ -6,16 +6,7 @@ import { nodeArgs } from "../server/compiled";
 // The cluster pages over a short burst of the simulated cluster: each shows what the API computes.
 
 function runSimulator(baseURL: string): Promise<number> {
-  const args = [
-    ...nodeArgs("sim"),
-    "--scenario",
-    "steady",
-    "--seed",
-    "5",
-    "--fast",
-    "--duration",
-    "90",
-  ];
+  const args = [...nodeArgs("sim"), "--scenario", "steady", "--seed", "5", "--fast", "--duration", "90"];
   args.push(
     "--start",
     String(Date.now() - 150_000),

@@ -214,6 +214,13 @@ test("the storage card shows the database size and the oldest data kept per kind
   const card = page.getByTestId("storage-card");
   await expect(card.getByRole("heading", { name: "Storage" })).toBeVisible();
   await expect(card.getByTestId("database-size")).toHaveText(/Database size: [\d.]+ (B|KiB|MiB|GiB)/);
+  // The dashboard process's memory beside it: RSS against the budget, and a heap row per thread (main first).
+  await expect(card.getByTestId("process-memory")).toHaveText(
+    /Dashboard memory: [\d.]+ MiB resident \(budget 350 MiB\)/,
+  );
+  const heaps = card.getByRole("table", { name: "Heap per thread" });
+  await expect(heaps.getByRole("row", { name: /^main / })).toBeVisible();
+  await expect(heaps.getByRole("row", { name: /^ingest-1 / })).toBeVisible();
   const requests = card.getByRole("row", { name: /^Requests / });
   await expect(requests).toBeVisible();
   await expect(requests.getByRole("cell").nth(1)).toHaveText("30 days");

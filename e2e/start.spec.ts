@@ -15,20 +15,16 @@ test("npm start shows the simulated cluster on the overview and stops cleanly on
   const port = 3240;
   const controlPort = port + 7;
   // Its own process group, like a command started from a terminal: Ctrl-C signals the whole group.
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs("start"), "--speed", "4", "--control-port", String(controlPort)],
-    {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        SWITCHYARD_DB: path.join(dir, "db.sqlite"),
-        SWITCHYARD_SIM_CONTROL_PORT: "",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
+  const child = spawn(process.execPath, [...nodeArgs("start"), "--speed", "4", "--control-port", String(controlPort)], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      SWITCHYARD_DB: path.join(dir, "db.sqlite"),
+      SWITCHYARD_SIM_CONTROL_PORT: "",
     },
-  );
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let output = "";
   child.stdout.on("data", (d) => (output += String(d)));
   child.stderr.on("data", (d) => (output += String(d)));

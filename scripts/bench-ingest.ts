@@ -7,7 +7,7 @@ import path from "node:path";
 import { openDb } from "../db/client";
 import { rowOf, tables } from "../db/queries/ingest-rows";
 import { parseEvent, type TelemetryEvent, type TelemetryEventInput } from "../server/ingest/events";
-import { buildIfNeeded } from "./build-if-needed.mjs";
+import { buildAllIfNeeded } from "./build-if-needed.mjs";
 import { waitForHealth } from "./wait-for-health";
 import { benchEngines, takeEngineOption } from "./bench-ingest-engines";
 import { freePort } from "../lib/free-port";
@@ -272,7 +272,7 @@ function benchRaw(events: TelemetryEvent[]): number {
 }
 
 async function main() {
-  if (ENGINES?.length !== 1 || ENGINES[0] !== "postgres") buildIfNeeded();
+  await buildAllIfNeeded();
   const inputs = FILE ? readEvents(FILE, TOTAL + BATCH) : makeEvents(TOTAL + BATCH);
   const bodies = toBodies(inputs);
   if (bodies.length < 2) throw new Error(`need more than one batch of events, got ${inputs.length}`);

@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { runAttribution } from "../server/jobs/attribution";
-import { buildIfNeeded } from "./build-if-needed.mjs";
+import { buildAllIfNeeded } from "./build-if-needed.mjs";
 import { sizeLines, tableSizes, type Size } from "./db-sizes";
 import { cpuByRole, threadCpu } from "./thread-cpu";
 import { postNdjson } from "./post-ndjson";
@@ -272,7 +272,7 @@ async function main() {
   const fullChains = process.argv.includes("--full-chains");
   const cpuProf = cpuProfArg(process.argv.slice(2));
   const simSeconds = Math.round(minutes * 60);
-  buildIfNeeded();
+  await buildAllIfNeeded();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-storage-"));
   const simFile = path.join(dir, "steady.ndjson");
   const fullFile = path.join(dir, "steady-full-lines.ndjson");

@@ -16,7 +16,7 @@ const NEXT_SOURCES = [
   "db",
   "lib",
   "proxy.ts",
-  "next.config.ts",
+  "next.config.mjs",
   "package-lock.json",
   "tsconfig.json",
 ];

@@ -18,6 +18,8 @@ export const ENTRIES = {
   sim: "server/sim/cli.ts",
   start: "scripts/start.ts",
   import: "scripts/import.ts",
+  // Read by next.config.mjs (at build and at run time) as plain JavaScript.
+  "next-config": "server/next-config.ts",
   "threads/ingest": "server/ingest/ingest-worker.ts",
   "threads/checkpoint": "server/ingest/checkpoint-worker.ts",
   "threads/attribution": "server/jobs/attribution-worker.ts",

@@ -8,7 +8,8 @@ export type AppErrorCode =
   | "UNSUPPORTED_MEDIA_TYPE"
   | "UNPROCESSABLE"
   | "TOO_MANY_REQUESTS"
-  | "INTERNAL";
+  | "INTERNAL"
+  | "UNAVAILABLE";
 
 const httpStatus: Record<AppErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -21,6 +22,7 @@ const httpStatus: Record<AppErrorCode, number> = {
   UNPROCESSABLE: 422,
   TOO_MANY_REQUESTS: 429,
   INTERNAL: 500,
+  UNAVAILABLE: 503,
 };
 
 // Next bundles route handlers apart from the server process (which runs the ingest worker pool), so one process can
@@ -49,8 +51,19 @@ export class AppError extends Error {
   }
 }
 
-/** HTTP status and a client-safe message for any thrown value (5xx details are masked). */
-export function toHttpError(err: unknown): { status: number; message: string } {
+/**
+ * HTTP status and a client-safe message for any thrown value (5xx details are masked, except UNAVAILABLE's, which
+ * says what to do: try again after `details.retry_after` seconds).
+ */
+export function toHttpError(err: unknown): { status: number; message: string; retryAfter?: number } {
+  if (err instanceof AppError && err.code === "UNAVAILABLE")
+    return { status: 503, message: err.message, retryAfter: retryAfterOf(err) };
   if (err instanceof AppError && err.status < 500) return { status: err.status, message: err.message };
   return { status: 500, message: "internal error" };
+}
+
+/** Seconds a client should wait before trying again (an UNAVAILABLE error's details.retry_after, else 1). */
+export function retryAfterOf(err: AppError): number {
+  const v = (err.details as { retry_after?: unknown } | undefined)?.retry_after;
+  return typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.ceil(v) : 1;
 }

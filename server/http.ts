@@ -53,7 +53,9 @@ function tooLarge(max: number) {
 
 /** A JSON error reply for any thrown value (5xx masked). */
 export function errorResponse(err: unknown, headers?: Record<string, string>): Response {
-  const { status, message } = toHttpError(err);
+  const { status, message, retryAfter } = toHttpError(err);
   if (status >= 500) log().error({ err: errorMessage(err) }, "request failed");
-  return Response.json({ error: message }, { status, headers });
+  const all: Record<string, string> = { ...headers };
+  if (retryAfter !== undefined) all["Retry-After"] = String(retryAfter);
+  return Response.json({ error: message }, { status, headers: all });
 }

@@ -38,6 +38,8 @@ import { installSecretKey, sealStoredSecrets } from "./auth/stored-secrets";
 import { errorMessage, log } from "./observability/logger";
 import { instrumentRequest, metrics } from "./observability/metrics";
 import { metricsReply } from "./observability/metrics-endpoint";
+import { startHeapGuard } from "./observability/heap-guard";
+import { DASHBOARD_MAIN_HEAP_MB } from "./memory-budget";
 
 function settingsOrExit(): Env {
   try {
@@ -65,6 +67,7 @@ function secretKeyOrExit(settings: Env): Buffer {
 
 async function main() {
   const settings = settingsOrExit();
+  startHeapGuard(DASHBOARD_MAIN_HEAP_MB);
   const key = secretKeyOrExit(settings);
   await checkEngine(settings.SWITCHYARD_DATABASE_URL).catch((err: unknown) => {
     if (!(err instanceof EngineError)) throw err;
@@ -83,7 +86,12 @@ async function main() {
   const setupSecret = await firstStartAccounts(store, settings);
   const pool = ingestPool(settings);
   pool?.install();
-  setPreviewRunner(threadRunner(settings.SWITCHYARD_DB, { databaseUrl: settings.SWITCHYARD_DATABASE_URL }));
+  setPreviewRunner(
+    threadRunner(settings.SWITCHYARD_DB, {
+      databaseUrl: settings.SWITCHYARD_DATABASE_URL,
+      memoryMb: settings.SWITCHYARD_PREVIEW_MEMORY_MB,
+    }),
+  );
   if (settings.SWITCHYARD_SIM_CONTROL_URL && settings.SWITCHYARD_SIM_CONTROL_TOKEN) {
     const config = { url: settings.SWITCHYARD_SIM_CONTROL_URL, token: settings.SWITCHYARD_SIM_CONTROL_TOKEN };
     await upsertTarget(

@@ -1,6 +1,56 @@
+import type { ResourceLimits } from "node:worker_threads";
 import type { CompiledName } from "./compiled";
 
-// placeholder, filled in after measuring
-export function processNodeArgs(_which: CompiledName): string[] {
-  return [];
+// The memory budget of Switchyard's processes and the V8 limits derived from it (docs/operations.md, "Memory"). A
+// limit is a tripwire, not a target: a thread that passes its own is stopped with an out-of-memory error and restarted
+// by its owner (server/threads.ts), and the dashboard's main thread that passes its own stops the process, instead of
+// either growing until the host kills something else. Bounds of the structures that grow with traffic are in
+// lib/memory-bounds.ts.
+
+/** Resident memory a process should stay under in steady work (the soak benchmark checks it). */
+export const PROCESS_BUDGET_MB = { dashboard: 350, sim: 200 } as const;
+
+/** Heap limit (MB) of the dashboard's main thread, checked by the process itself (server/observability/heap-guard.ts). */
+export const DASHBOARD_MAIN_HEAP_MB = 256;
+
+/**
+ * `--max-old-space-size` (MB) of the compiled processes. Not the dashboard's: V8 applies the flag to every isolate of
+ * the process, overriding its threads' own limits below, so its main thread has a guard instead (DASHBOARD_MAIN_HEAP_MB).
+ */
+export const MAIN_HEAP_MB: Record<CompiledName, number | null> = {
+  dashboard: null,
+  sim: 160,
+  start: 64,
+  import: null,
+};
+
+export type ThreadKind = "ingest" | "checkpoint" | "attribution" | "decode" | "preview";
+
+/** Old-generation heap limit (MB) of each kind of worker thread; the preview's comes from its setting. */
+export const THREAD_HEAP_MB: Record<Exclude<ThreadKind, "preview">, number> = {
+  ingest: 128,
+  checkpoint: 32,
+  attribution: 160,
+  decode: 96,
+};
+
+/**
+ * Young generation of an ingest thread (V8's default on 64-bit: semi-spaces of 16 MiB). Twice this let a batch's
+ * parsed events die young more often (~15% less CPU per event under a backlog) but cost up to ~64 MiB more resident
+ * memory per busy thread, which the budget does not have.
+ */
+export const INGEST_YOUNG_MB = 48;
+
+/** Node's arguments that hold compiled process `name` to its heap limit. */
+export function processNodeArgs(name: CompiledName): string[] {
+  const heap = MAIN_HEAP_MB[name];
+  return heap ? [`--max-old-space-size=${heap}`] : [];
+}
+
+/** A thread's resourceLimits; previewMb is SWITCHYARD_PREVIEW_MEMORY_MB (a preview's whole estimate may be heap). */
+export function threadLimits(kind: ThreadKind, previewMb = 1024): ResourceLimits {
+  if (kind === "preview") return { maxOldGenerationSizeMb: previewMb };
+  if (kind === "ingest")
+    return { maxOldGenerationSizeMb: THREAD_HEAP_MB.ingest, maxYoungGenerationSizeMb: INGEST_YOUNG_MB };
+  return { maxOldGenerationSizeMb: THREAD_HEAP_MB[kind] };
 }

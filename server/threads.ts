@@ -1,15 +1,78 @@
-import fs from "node:fs";
-import path from "node:path";
+import { Worker, type ResourceLimits } from "node:worker_threads";
+import { AppError } from "./errors";
+import { threadLimits, type ThreadKind } from "./memory-budget";
+import { log } from "./observability/logger";
+import { metrics } from "./observability/metrics";
+import { memorySlot, trackThread } from "./observability/thread-memory";
+import { threadFile } from "./thread-file";
 
-// Worker threads run compiled JavaScript: `npm run build` (scripts/build-server.mjs) writes one bundle per thread to
-// dist/threads/, also for the tests, whose setup builds it. No thread loads TypeScript.
+export { threadFile };
 
-export type ThreadName = "ingest" | "checkpoint" | "attribution" | "decode" | "preview" | "ndjson-writer";
+// Starting and supervising worker threads: each has memory limits from server/memory-budget.ts and reports its heap.
 
-/** The compiled file of thread `name`; an error that says how to build it when it is missing. */
-export function threadFile(name: ThreadName): string {
-  const file = path.join(process.cwd(), "dist", "threads", `${name}.mjs`);
-  if (!fs.existsSync(file))
-    throw new Error(`the ${name} thread is not built (${path.relative(process.cwd(), file)}): run \`npm run build\``);
-  return file;
+/** Start thread `kind` (labelled `label` in /metrics) with its memory limits and a memory slot the main thread reads. */
+export function startThread(
+  kind: ThreadKind,
+  label: string,
+  workerData: Record<string, unknown>,
+  options: { previewMb?: number; limits?: ResourceLimits } = {},
+): Worker {
+  const slot = memorySlot();
+  const worker = new Worker(threadFile(kind), {
+    workerData: { ...workerData, memorySlot: slot },
+    resourceLimits: { ...threadLimits(kind, options.previewMb), ...options.limits },
+  });
+  trackThread(label, worker, slot);
+  return worker;
+}
+
+/** Retry-After (seconds) of a body whose thread stopped before answering: the sender resends it. */
+export const RESTARTED_RETRY_AFTER_SECONDS = 2;
+
+/** The error a body held by a thread that stopped is answered with: 503, try again, nothing was stored. */
+export function threadStoppedError(): AppError {
+  return new AppError(
+    "UNAVAILABLE",
+    "the ingest thread stopped before storing this batch; nothing was stored, send it again",
+    { retry_after: RESTARTED_RETRY_AFTER_SECONDS },
+  );
+}
+
+/** True for the error a thread stops with when it passes its heap limit. */
+export function isOutOfMemory(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === "ERR_WORKER_OUT_OF_MEMORY";
+}
+
+/**
+ * Log and count a thread that stopped by itself (reason: out_of_memory or crashed); `then` says what its owner does
+ * (restarts it, or for a preview, reports the job stopped and starts a new thread for the next one).
+ */
+export function noteRestart(kind: ThreadKind, label: string, err: unknown, then = "restarting it"): void {
+  const reason = isOutOfMemory(err) ? "out_of_memory" : "crashed";
+  metrics().threadRestarts.inc({ thread: kind, reason });
+  log().error(
+    { thread: label, reason, err: err instanceof Error ? err.message : String(err) },
+    `${label} thread stopped (${reason === "out_of_memory" ? "out of memory" : "crashed"}); ${then}`,
+  );
+}
+
+/** A thread that stops again within this long of its restart waits twice as long before the next (up to 30 s). */
+const QUICK_FAILURE_MS = 10_000;
+const MAX_RESTART_DELAY_MS = 30_000;
+
+/**
+ * Restarts of one owner's threads, by label: the first at once, then, while a thread keeps stopping within 10 s of
+ * its restart, after 0.5 s, 1 s, 2 s … up to 30 s (a thread that cannot even load does not spin). One entry per label.
+ */
+export class Restarts {
+  private last = new Map<string, { at: number; delay: number }>();
+
+  schedule(label: string, restart: () => void, now = Date.now()): void {
+    const prev = this.last.get(label);
+    const delay =
+      prev && now - prev.at < QUICK_FAILURE_MS ? Math.min(MAX_RESTART_DELAY_MS, Math.max(500, prev.delay * 2)) : 0;
+    this.last.set(label, { at: now + delay, delay });
+    if (delay === 0) restart();
+    else setTimeout(restart, delay).unref();
+  }
 }

@@ -9,6 +9,7 @@ import { dayOf, ensurePartitions, forgetPartitions, PARTITIONED } from "./partit
 import { insertPlans, planParams, type InsertPlan, type Value } from "./rows";
 import { writeRollupsPg } from "./rollups";
 import { upsertWorkers } from "./workers";
+import { PG_RECENT_REQUESTS } from "../../lib/memory-bounds";
 
 // PostgreSQL's ingest: the structural rows SQLite's storeEvents takes, stored with one multi-row insert per table in
 // one transaction per batch, idempotent by event id (and ts, where SQLite keys by both), then worker state and the
@@ -35,7 +36,7 @@ type HeldRequest = NamedRequest & { seq: Buffer | null; local: Buffer | null; co
  * flight beside the one holding the request its prefix_of names still finds it: chains are stored whole, so the
  * later row never depends on the earlier committing. Bounded; a batch that fails takes its requests out again.
  */
-const RECENT_LIMIT = 2_000;
+const RECENT_LIMIT = PG_RECENT_REQUESTS;
 const recentBySql = new WeakMap<postgres.Sql, Map<string, HeldRequest[]>>();
 
 function recentOf(sql: postgres.Sql): Map<string, HeldRequest[]> {

@@ -201,10 +201,15 @@ export class BlockTable {
     return { hi, lo };
   }
 
-  /** Keep at most `max` entries, the most recently added; only call when nothing is dirty. */
+  /**
+   * Keep at most `max` entries, the most recently added, in a table no larger than they need (its memory is given
+   * back); only call when nothing is dirty.
+   */
   trim(max: number): void {
     if (this.size <= max) return;
-    this.rehash(this.cap, this.seq - Math.floor(max / 2));
+    let cap = 1 << 16;
+    while (cap < max) cap *= 2;
+    this.rehash(Math.min(this.cap, cap), this.seq - Math.floor(max / 2));
   }
 
   /** Drop every entry (nothing may be dirty). */

@@ -4,14 +4,15 @@ import { decodeIntervals, type Interval } from "./attribution-intervals";
 import { BlockTable, halvesOf, KEY_SQL, KeyFilter, PUT_ROWS } from "./attribution-block-table";
 import { resetSeen } from "./attribution-seen";
 import type { Round } from "./attribution-flush";
+import { ATTR_BLOCK_CACHE, ATTR_LIST_CACHE } from "../../lib/memory-bounds";
 
 // The attribution index's per-connection state (see attribution-index.ts): names, clears, the block table, cached
 // lists, and the reads behind them.
 
-const BLOCK_CACHE_MAX = 1_000_000;
+const BLOCK_CACHE_MAX = ATTR_BLOCK_CACHE;
 /** Blocks of one KV event not in memory are read from attr_blocks this many per query. */
 const LOOKUP_CHUNK = 64;
-const LIST_CACHE_MAX = 200_000;
+const LIST_CACHE_MAX = ATTR_LIST_CACHE;
 export const EMPTY: readonly Interval[] = [];
 
 /** Where a block was resident at a time t, and its latest removal before t (the chosen worker's when it had one). */

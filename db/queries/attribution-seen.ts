@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
 import { BlockTable, KEY_SQL, KeyFilter, PUT_ROWS } from "./attribution-block-table";
+import { ATTR_SEEN_CACHE } from "../../lib/memory-bounds";
 
 export { flushSeen, seenMarkTaker, takeSeenMark } from "./attribution-seen-flush";
 
@@ -13,7 +14,7 @@ export { flushSeen, seenMarkTaker, takeSeenMark } from "./attribution-seen-flush
 // written): ~4 bytes per row in SQLite's integer sizes instead of 6 for Unix ms, for 24 days after the epoch. Rows
 // exist on disk only with an epoch saved; in memory, and to callers, times are Unix ms.
 
-const SEEN_MAX = 500_000;
+const SEEN_MAX = ATTR_SEEN_CACHE;
 const CHUNK = 64;
 
 /** first_at of a cached sequence hash not on disk (the hash was looked up and had no mark). */

@@ -1,3 +1,4 @@
+import * as bounds from "../../lib/memory-bounds";
 import type Database from "better-sqlite3";
 import { asBinary, assembleChain, decodeHashes, HASH_BYTES, hashCount, type ChainLink } from "../chain-codec";
 import { decodeRuns } from "../run-codec";
@@ -66,7 +67,7 @@ function prepare(c: Database.Database) {
 
 type State = ReturnType<typeof prepare> & { memo: ChainMemo; db: Db };
 const cache = new WeakMap<Database.Database, State>();
-const MEMO_BYTES = 32 * 1024 * 1024;
+const MEMO_BYTES = bounds.CHAIN_MEMO_BYTES;
 
 function state(db: Db): State {
   let s = cache.get(db.$client);
@@ -162,7 +163,7 @@ function buildOne(s: State, r: ChainRow, which: "seq" | "local", known: (id: str
 
 /** What a pass reads of a row: its local chain (null: none), the sequence chain only when it has no local one, and its first sequence hash. */
 export type PassChains = { local: Buffer | null; seq: Buffer | null; firstSeq: Buffer | null };
-const FIRSTS_KEPT = 200_000;
+const FIRSTS_KEPT = bounds.FIRSTS_KEPT;
 
 /**
  * Chains of many rows read in one pass (each row with CHAIN_COLUMNS, oldest first), for a reader that needs each

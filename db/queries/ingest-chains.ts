@@ -1,19 +1,12 @@
+import * as bounds from "../../lib/memory-bounds";
 import type { IngestRowOf, PrefixCode, ResolvePrefix } from "../rows/ingest";
-import * as chainCodecModule from "../chain-codec";
-import * as chainsModule from "./chains";
-import * as runCodecModule from "../run-codec";
+import { commonPrefix, encodeHashes, HASH_BYTES } from "../chain-codec";
+import { chainsOf, namedRequest, previousTurnOf, rememberChains, requestRowExists } from "./chains";
+import { encodeRuns, MIN_RUN } from "../run-codec";
 import type { Db } from "../client";
-import * as kvListsModule from "./kv-lists";
-import * as kvLocationsModule from "./kv-locations";
+import { kvRefColumns } from "./kv-lists";
+import { wordsOf } from "./kv-locations";
 import { Locations } from "./kv-locations";
-
-// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
-// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
-const { commonPrefix, encodeHashes, HASH_BYTES } = chainCodecModule;
-const { chainsOf, namedRequest, previousTurnOf, rememberChains, requestRowExists } = chainsModule;
-const { encodeRuns, MIN_RUN } = runCodecModule;
-const { kvRefColumns } = kvListsModule;
-const { wordsOf } = kvLocationsModule;
 
 // How a request's chains are stored on ingest: as the extension of an earlier turn, holding only the new hashes; a
 // turn that extends none (a session's first) as runs of a recent first turn that holds its local hashes.
@@ -128,10 +121,10 @@ type Origins = {
 };
 const origins = new WeakMap<object, Origins>();
 /** Hashes remembered (the map is emptied when this full: a clear only costs first turns stored whole). */
-const ORIGIN_HASHES = 200_000;
+const ORIGIN_HASHES = bounds.ORIGIN_HASHES;
 const POS = 2 ** 21;
 /** Slots of the origins' table: a power of two, ORIGIN_HASHES at most a third full (short probes). */
-const ORIGIN_SLOTS = 1 << 19;
+const ORIGIN_SLOTS = bounds.ORIGIN_SLOTS;
 /**
  * A first turn refers to an origin that arrived at most this long before or after it. Bounds what retention must
  * store whole (rebaseDependents) when it deletes an origin: the first turns of this window that refer to it.

@@ -1,14 +1,8 @@
 import type { IngestRowOf } from "../rows/ingest";
-import * as chainCodecModule from "../chain-codec";
-import * as kvCodesModule from "../kv-codes";
+import { encodeHash } from "../chain-codec";
+import { kvOpCode, kvReasonCode } from "../kv-codes";
 import type { Db } from "../client";
-import * as kvListsModule from "./kv-lists";
-
-// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
-// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
-const { encodeHash } = chainCodecModule;
-const { kvOpCode, kvReasonCode } = kvCodesModule;
-const { kvListColumns } = kvListsModule;
+import { kvListColumns } from "./kv-lists";
 
 // How KV events are stored (kv_events, db/schema/kv.ts): one row per event, its block list literal or compact, its id
 // as a hash (idKey).

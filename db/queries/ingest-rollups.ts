@@ -1,14 +1,9 @@
 import type Database from "better-sqlite3";
 import type { IngestRowOf } from "../rows/ingest";
-import * as countersModule from "../../lib/counters";
+import { counterDelta, minuteOf } from "../../lib/counters";
 import type { CounterSample } from "../../lib/counters";
-import * as latencyBucketsModule from "../../lib/latency-buckets";
+import { latencyBucket } from "../../lib/latency-buckets";
 import type { TierStatements } from "./ingest-tiers";
-
-// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
-// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
-const { counterDelta, minuteOf } = countersModule;
-const { latencyBucket } = latencyBucketsModule;
 
 // Per-batch accumulators for the rollup tables; storeEvents writes each key once per batch.
 

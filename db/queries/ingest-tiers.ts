@@ -1,10 +1,6 @@
 import type Database from "better-sqlite3";
 import type { IngestRowOf } from "../rows/ingest";
-import * as countersModule from "../../lib/counters";
-
-// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
-// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
-const { minuteOf } = countersModule;
+import { minuteOf } from "../../lib/counters";
 
 // Per-batch accumulators for the storage-tier rollups (kv_tiers_1m, worker_tier_blocks, request_tiers_1m).
 

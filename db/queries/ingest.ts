@@ -1,30 +1,18 @@
 import type { IngestRow, PrefixCode, ResolvePrefix } from "../rows/ingest";
-import * as ingestChainsModule from "./ingest-chains";
+import { chainColumns } from "./ingest-chains";
 import type { EncodedChains } from "./ingest-chains";
-import * as chainCodecModule from "../chain-codec";
-import * as chainsModule from "./chains";
+import { hashListBytes } from "../chain-codec";
+import { forgetChains, requestRowExists } from "./chains";
 import type { CounterSample } from "../../lib/counters";
-import * as ingestRollupsModule from "./ingest-rollups";
+import { addSample, flushStats, MinuteRollups, noteSeen } from "./ingest-rollups";
 import type { Rollup, Statements } from "./ingest-rollups";
 import { isBusy, type Db } from "../client";
-import * as ingestTiersModule from "./ingest-tiers";
-import * as ingestRowsModule from "./ingest-rows";
+import { TierRollups } from "./ingest-tiers";
+import { opt, REQUEST_INSERT, requestHead, rowOf, tables } from "./ingest-rows";
 import type { Row } from "./ingest-rows";
-import * as ingestStatementsModule from "./ingest-statements";
-import * as ingestKvRowsModule from "./ingest-kv-rows";
-import * as kvListsModule from "./kv-lists";
-
-// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
-// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
-const { chainColumns } = ingestChainsModule;
-const { hashListBytes } = chainCodecModule;
-const { forgetChains, requestRowExists } = chainsModule;
-const { addSample, flushStats, MinuteRollups, noteSeen } = ingestRollupsModule;
-const { TierRollups } = ingestTiersModule;
-const { opt, REQUEST_INSERT, requestHead, rowOf, tables } = ingestRowsModule;
-const { statements } = ingestStatementsModule;
-const { compactKvRow, kvRowTemplate } = ingestKvRowsModule;
-const { forgetKvLocations, kvListBatch, kvRowStored } = kvListsModule;
+import { statements } from "./ingest-statements";
+import { compactKvRow, kvRowTemplate } from "./ingest-kv-rows";
+import { forgetKvLocations, kvListBatch, kvRowStored } from "./kv-lists";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
 

@@ -1,9 +1,10 @@
 import type Database from "better-sqlite3";
-import { asBinary, encodeHashes } from "../chain-codec";
+import { asBinary, encodeHashes, HASH_BYTES } from "../chain-codec";
 import { decodeBlockList, encodeBlockList, type OriginInfo } from "../kv-list-codec";
 import type { Db } from "../client";
 import { KV_LOCATIONS_BYTES, Locations, wordsOf } from "./kv-locations";
 import { RECENT_BYTES, RecentRows, type Recent } from "./kv-recent";
+import { KV_INFO_CACHE_ENTRIES, KV_READ_CACHE_ENTRIES } from "../../lib/memory-bounds";
 
 export { KV_LOCATIONS_BYTES };
 
@@ -18,13 +19,8 @@ export { KV_LOCATIONS_BYTES };
  * reference is written); the window bounds which rows retention can leave referring to an origin it deleted.
  */
 export const REF_WINDOW_MS = 60 * 60_000;
-/**
- * chain-codec's HASH_BYTES kept module-local: imported, under tsx (CommonJS) every use in the loops below is a getter
- * call on the module's exports (~4% of an ingest worker's write turn).
- */
-const HASH_BYTES = 8;
 type Pending = { literal: Buffer; ts: number };
-/** The map is allocated on the first list encoded (48 MiB): connections that only read lists never build one. */
+/** The map is allocated on the first list encoded (KV_LOCATION_SLOTS, lib/memory-bounds.ts): connections that only read lists never build one. */
 type State = {
   map: Locations | null;
   pending: Pending | null;
@@ -50,8 +46,8 @@ type State = {
   originOf: (rowid: number) => OriginInfo | null;
 };
 /** Origin infos kept in one batch (then emptied: the next lists read them again). */
-const INFO_CACHE = 200_000;
-const READ_CACHE = 20_000;
+const INFO_CACHE = KV_INFO_CACHE_ENTRIES;
+const READ_CACHE = KV_READ_CACHE_ENTRIES;
 
 let recentLimit = RECENT_BYTES;
 

@@ -1,6 +1,8 @@
+import { KV_LOCATION_SLOTS } from "../../lib/memory-bounds";
+
 // Where KV events hold hashes literally (db/queries/kv-lists.ts): hash -> latest (kv_events rowid, position, time).
 
-const SLOTS = 1 << 21;
+const SLOTS = KV_LOCATION_SLOTS;
 /** The map is emptied when this full (open addressing stays short-probed; a clear only costs literal lists). */
 const FULL = 0.6;
 

@@ -1,8 +1,10 @@
+import { KV_RECENT_BYTES } from "../../lib/memory-bounds";
+
 // The literal hashes of KV rows a connection stored recently (db/queries/kv-lists.ts compares later lists' runs against
 // them), as 32-bit words in memory order (kv-locations.ts wordsOf): bounded in bytes, oldest dropped first.
 
 /** Bytes of rows kept by default (the newest). */
-export const RECENT_BYTES = 16 * 1024 * 1024;
+export const RECENT_BYTES = KV_RECENT_BYTES;
 
 /** A remembered row: its words at ring[at .. at + words), written when the ring's tail was at `abs`. */
 export type Recent = { readonly at: number; readonly words: number; readonly abs: number };

@@ -4,6 +4,9 @@
 import { workerData } from "node:worker_threads";
 import fs from "node:fs";
 import Database from "better-sqlite3";
+import { reportThreadMemory } from "../observability/thread-memory";
+
+reportThreadMemory();
 
 try {
   fs.writeFileSync("/proc/thread-self/comm", "sy-checkpoint"); // Linux: the thread's name (bench:storage's CPU by thread)

@@ -1,10 +1,5 @@
-import * as chainCodec from "../../db/chain-codec";
-import * as bounds from "./event-bounds";
-
-// Copied into bindings of this module once: compiled to CommonJS (tsx), an imported name is a getter on the other
-// module's exports at every use, and these checks run for every field of every event.
-const { LiftedHashes } = chainCodec;
-const {
+import { LiftedHashes } from "../../db/chain-codec";
+import {
   badHashIndex,
   BUDGET_UNITS,
   MAX_BLOCKS,
@@ -18,7 +13,7 @@ const {
   REQUEST_STATUSES,
   STORAGE_TIERS,
   TOOL_STATUSES,
-} = bounds;
+} from "./event-bounds";
 
 // The field checks of parseEvent's fast path (event-fast-path.ts): each is true only for a value the schema in
 // events.ts accepts for that field (a few are stricter, which only sends a value to the schema).

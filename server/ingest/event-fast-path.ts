@@ -1,13 +1,14 @@
-import * as bounds from "./event-bounds";
-import * as checks from "./event-fast-checks";
-import type { Obj } from "./event-fast-checks";
-import type { EventKind, TelemetryEvent } from "./events";
-
-// Copied into bindings of this module once: compiled to CommonJS (tsx), an imported name is a getter on the other
-// module's exports at every use, and these run for every field of every event.
-const { MAX_BLOCK_SIZE, MAX_CANDIDATES, MAX_CHAIN, MAX_COUNT, MAX_HASHES, MAX_RATIO, MAX_TOKENS, STORAGE_TIERS } =
-  bounds;
-const {
+import {
+  MAX_BLOCK_SIZE,
+  MAX_CANDIDATES,
+  MAX_CHAIN,
+  MAX_COUNT,
+  MAX_HASHES,
+  MAX_RATIO,
+  MAX_TOKENS,
+  STORAGE_TIERS,
+} from "./event-bounds";
+import {
   counterText,
   GIVE_UP,
   head,
@@ -32,7 +33,9 @@ const {
   isTs,
   optional,
   sessionHead,
-} = checks;
+} from "./event-fast-checks";
+import type { Obj } from "./event-fast-checks";
+import type { EventKind, TelemetryEvent } from "./events";
 
 // The fast path of parseEvent for the kinds a cluster sends all the time (KV events, stats, requests, decisions,
 // tools, reasoning). It checks the same bounds as the schema in events.ts, field by field in plain code, and builds

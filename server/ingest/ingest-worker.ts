@@ -8,6 +8,10 @@ import type { Sender } from "./sender";
 import { WriteGate } from "./write-gate";
 import { nameThread } from "../jobs/thread-priority";
 import { errorMessage, log } from "../observability/logger";
+import { reportThreadMemory } from "../observability/thread-memory";
+import { SQLITE_CACHE_MB } from "../../lib/memory-bounds";
+
+reportThreadMemory();
 
 const {
   dbFile,
@@ -20,10 +24,10 @@ const {
 };
 // Named so its CPU time can be told from the other threads' (bench:storage's CPU by thread).
 nameThread("sy-ingest");
-const db = openDb(dbFile);
+const db = openDb(dbFile, 5_000, SQLITE_CACHE_MB.ingest);
 if (kvLocations) shareKvLocations(db, kvLocations);
 const gate = shared ? new WriteGate(shared) : undefined;
-// The pool's checkpoint thread copies the WAL into the database file (checkpoint-worker.mjs): a commit here never
+// The pool's checkpoint thread copies the WAL into the database file (checkpoint-worker.ts): a commit here never
 // runs the checkpoint itself, which would hold up the next batch's write turn for the time it takes.
 db.$client.pragma("wal_autocheckpoint = 0");
 // Another connection's write (attribution, the dashboard) is waited for by storeEvents' own retries, which take the

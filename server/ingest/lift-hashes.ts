@@ -1,13 +1,8 @@
 import { LiftedHashes } from "../../db/chain-codec";
 import type { Decoded } from "./batch";
-import * as eventFastPathModule from "./event-fast-path";
-import * as eventsModule from "./events";
+import { fastParse } from "./event-fast-path";
+import { parseEvent } from "./events";
 import type { EventKind, ParseResult } from "./events";
-
-// Imported names copied into bindings of this module once: compiled to CommonJS (tsx), each use of an imported
-// name is a getter call on the other module's exports, and these run per event or per hash on the ingest path.
-const { fastParse } = eventFastPathModule;
-const { parseEvent } = eventsModule;
 
 // KV events are mostly their hash lists (the simulator's KV lines, ~80% of its stream's bytes, are ~90% hash lists).
 // JSON.parse would build a string per hash, the fast path would check each and the store encode each again, and the

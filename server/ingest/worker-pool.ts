@@ -1,12 +1,11 @@
-import { Worker } from "node:worker_threads";
+import type { ResourceLimits, Worker } from "node:worker_threads";
 import { KV_LOCATIONS_BYTES } from "../../db/queries/kv-lists";
 import { AppError, type AppErrorCode } from "../errors";
 import { ingestBusySignal } from "./busy-signal";
 import { setIngestRunner, type IngestOutcome } from "./runner";
 import type { Sender } from "./sender";
 import type { IngestTally } from "./tally";
-import { log } from "../observability/logger";
-import { threadFile } from "../threads";
+import { noteRestart, Restarts, startThread, threadStoppedError } from "../threads";
 
 // Ingest off the event loop: worker threads decode, validate and store request bodies on their own SQLite
 // connections, so the dashboard keeps answering while batches are processed and one batch's validation
@@ -17,41 +16,70 @@ type Reply = { id: number; reply?: string; tally?: IngestTally; error?: { code: 
 type Pending = { resolve: (outcome: IngestOutcome) => void; reject: (err: Error) => void };
 
 const CHECKPOINT_EVERY_MS = 1_000;
+
+type Slot = { worker: Worker; label: string; inFlight: number; pending: Map<number, Pending>; down?: boolean };
+
 /**
- * A batch's parsed events (up to 8 MiB of JSON) are garbage once stored: a young generation that holds a few batches
- * (semi-spaces of 64 MiB instead of 16) lets them die there instead of being promoted and marked, ~15% less CPU per
- * event. Costs up to ~128 MiB of memory per busy worker.
+ * A fixed pool of ingest threads; requests go to the thread with the fewest in flight. A thread that stops (past its
+ * heap limit, or crashed) is restarted with a log line and a /metrics count; the bodies it held are answered 503 with
+ * Retry-After, never acknowledged (their transactions rolled back), so their senders send them again.
  */
-const YOUNG_GENERATION_MB = 192;
-/** A fixed pool of ingest workers; requests go to the worker with the fewest in flight. */
 export class IngestPool {
-  private workers: { worker: Worker; inFlight: number }[] = [];
+  private workers: Slot[] = [];
   /** Checkpoints the WAL off the ingest workers' write turns (they run with wal_autocheckpoint = 0). */
-  private checkpointer: Worker;
-  private pending = new Map<number, Pending>();
+  private checkpointer!: Worker;
   private nextId = 1;
   /** Write turns in arrival order (write-gate.ts); the workers count from 0. */
   private nextTicket = 0;
+  private closed = false;
+  private readonly restarts = new Restarts();
+  /** The workers' write gate (write-gate.ts): one turn counter in memory they all share. */
+  private readonly gate = new SharedArrayBuffer(4);
+  /** One KV location map for all workers: a list refers to what any of them stored (db/queries/kv-lists.ts). */
+  private readonly kvLocations = new SharedArrayBuffer(KV_LOCATIONS_BYTES);
 
-  constructor(dbFile: string, size: number) {
-    this.checkpointer = new Worker(threadFile("checkpoint"), { workerData: { dbFile, everyMs: CHECKPOINT_EVERY_MS } });
-    this.checkpointer.on("error", (err) => log().error({ err: err.message }, "ingest checkpoint thread failed"));
-    this.checkpointer.unref();
-    // The workers' write gate (write-gate.ts): one turn counter in memory they all share.
-    const gate = new SharedArrayBuffer(4);
-    // One KV location map for all workers: a list refers to what any of them stored (db/queries/kv-lists.ts).
-    const kvLocations = new SharedArrayBuffer(KV_LOCATIONS_BYTES);
-    for (let i = 0; i < size; i++) {
-      const worker = new Worker(threadFile("ingest"), {
-        workerData: { dbFile, gate, kvLocations },
-        resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+  constructor(
+    private readonly dbFile: string,
+    size: number,
+    private readonly limits?: ResourceLimits,
+  ) {
+    this.startCheckpointer();
+    for (let i = 0; i < size; i++) this.workers.push(this.startWorker(`ingest-${i + 1}`));
+  }
+
+  private startCheckpointer() {
+    const worker = startThread("checkpoint", "checkpoint", { dbFile: this.dbFile, everyMs: CHECKPOINT_EVERY_MS });
+    worker.on("error", (err) => noteRestart("checkpoint", "checkpoint", err));
+    worker.on("exit", () => {
+      if (!this.closed) this.restarts.schedule("checkpoint", () => !this.closed && this.startCheckpointer());
+    });
+    worker.unref();
+    this.checkpointer = worker;
+  }
+
+  private startWorker(label: string): Slot {
+    const worker = startThread(
+      "ingest",
+      label,
+      { dbFile: this.dbFile, gate: this.gate, kvLocations: this.kvLocations },
+      { limits: this.limits },
+    );
+    const slot: Slot = { worker, label, inFlight: 0, pending: new Map() };
+    let failure: unknown = null;
+    worker.on("message", (m: Reply) => this.settle(slot, m));
+    worker.on("error", (err) => (failure = err));
+    worker.on("exit", () => {
+      if (this.closed) return;
+      noteRestart("ingest", label, failure ?? new Error("exited"));
+      this.fail(slot);
+      // Until the new thread is up the slot takes no bodies: they go to the others, or are answered "try again".
+      slot.down = true;
+      this.restarts.schedule(label, () => {
+        if (!this.closed) this.workers[this.workers.indexOf(slot)] = this.startWorker(label);
       });
-      const slot = { worker, inFlight: 0 };
-      slot.worker.on("message", (m: Reply) => this.settle(slot, m));
-      slot.worker.on("error", (err) => this.fail(err));
-      slot.worker.unref();
-      this.workers.push(slot);
-    }
+    });
+    worker.unref();
+    return slot;
   }
 
   /** Make this pool the process's ingest runner. */
@@ -64,13 +92,15 @@ export class IngestPool {
    * loop neither decodes a body of up to 8 MiB nor copies it into a message. `body` is unusable afterwards.
    */
   run(body: string | Uint8Array, contentType: string, sender?: Sender): Promise<IngestOutcome> {
-    const slot = this.workers.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
+    const up = this.workers.filter((w) => !w.down);
+    if (!up.length) return Promise.reject(threadStoppedError());
+    const slot = up.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
     const id = this.nextId++;
     slot.inFlight++;
     // Published for the background jobs that yield to ingest (busy-signal.ts); settle and fail end it.
     ingestBusySignal().begin();
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      slot.pending.set(id, { resolve, reject });
       const text = typeof body === "string" ? body : owned(body);
       const transfer = typeof text === "string" ? [] : [text.buffer as ArrayBuffer];
       slot.worker.postMessage({ id, ticket: this.nextTicket++, text, contentType, sender }, transfer);
@@ -78,29 +108,32 @@ export class IngestPool {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     setIngestRunner(undefined);
     await Promise.all([...this.workers.map((w) => w.worker.terminate()), this.checkpointer.terminate()]);
   }
 
-  private settle(slot: { inFlight: number }, m: Reply) {
-    slot.inFlight--;
-    const p = this.pending.get(m.id);
-    this.pending.delete(m.id);
+  private settle(slot: Slot, m: Reply) {
+    const p = slot.pending.get(m.id);
     if (!p) return;
+    slot.inFlight--;
+    slot.pending.delete(m.id);
     ingestBusySignal().end();
     if (m.reply !== undefined) p.resolve({ json: m.reply, tally: m.tally ?? {} });
     else p.reject(new AppError(m.error?.code ?? "INTERNAL", m.error?.message ?? "ingest failed"));
   }
 
-  /** A worker crashed: fail what is in flight (the batches' transactions rolled back) and stop routing here. */
-  private fail(err: Error) {
-    log().error({ err: err.message }, "ingest worker failed");
-    for (const p of this.pending.values()) {
+  /**
+   * A worker stopped: what it held is answered "try again" (its transactions rolled back). Later bodies whose write
+   * turns come after the ones it held wait at most the write gate's 2 s for them (write-gate.ts), then go ahead.
+   */
+  private fail(slot: Slot) {
+    for (const p of slot.pending.values()) {
       ingestBusySignal().end();
-      p.reject(new AppError("INTERNAL", "ingest worker failed"));
+      p.reject(threadStoppedError());
     }
-    this.pending.clear();
-    setIngestRunner(undefined);
+    slot.pending.clear();
+    slot.inFlight = 0;
   }
 }
 

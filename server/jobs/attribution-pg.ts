@@ -33,6 +33,7 @@ import { causesRowOf, retentionVersionOf } from "./attribution-causes";
 import { keyAt, PgIndex } from "./attribution-pg-index";
 import { summaryRowOf } from "./session-summary";
 import type { AttributionRun } from "./attribution";
+import { PG_ATTR_CACHE } from "../../lib/memory-bounds";
 
 // The attribution job on PostgreSQL: the SQLite job's steps (attribution.ts, attribution-request.ts) in the same
 // order and batches, over the rows of db/store/attribution-pg.ts and the index of attribution-pg-index.ts, so the same
@@ -45,7 +46,7 @@ const TOOL_BATCH = 5_000;
 /** Changed blocks and marks held before they are written with the cursors. */
 const FLUSH_AT = 50_000;
 /** Blocks (and local hashes) kept in memory after a flush. */
-const CACHE_MAX = 1_000_000;
+const CACHE_MAX = PG_ATTR_CACHE;
 const SUMMARY_EVERY_MS = 2_000;
 const SUMMARY_EVERY_TURNS = 2_000;
 const SUMMARY_MAX_PENDING = 2_000;

@@ -1,8 +1,6 @@
-import { Worker } from "node:worker_threads";
-import { log } from "../observability/logger";
+import type { ResourceLimits, Worker } from "node:worker_threads";
 import { ingestBusySignal } from "../ingest/busy-signal";
-import { threadFile } from "../threads";
-
+import { noteRestart, Restarts, startThread } from "../threads";
 
 /** Where the job runs: a SQLite file's path, or a PostgreSQL URL (the store of SWITCHYARD_DATABASE_URL). */
 export type AttributionTarget = string | { databaseUrl: string };
@@ -10,28 +8,47 @@ export type AttributionTarget = string | { databaseUrl: string };
 /**
  * Start cache-miss attribution in a worker thread on its own connection to the target (off the dashboard's event loop);
  * with the process's ingest busy signal (server/ingest/busy-signal.ts) it pauses between its transactions while
- * ingest is busy. The returned function stops it after its current step and resolves once its connection is closed.
+ * ingest is busy. A thread that stops by itself (past its heap limit, or crashed) is restarted with a log line and a
+ * /metrics count; it resumes from what it had committed. The returned function stops it after its current step and
+ * resolves once its connection is closed.
  */
 export function startAttributionThread(
   target: AttributionTarget,
   retentionHours: number,
   ingestBusy: SharedArrayBuffer = ingestBusySignal().buffer,
+  limits?: ResourceLimits,
 ): () => Promise<void> {
   const where = typeof target === "string" ? { dbFile: target } : { databaseUrl: target.databaseUrl };
-  const worker = new Worker(threadFile("attribution"), { workerData: { ...where, retentionHours, ingestBusy } });
-  worker.on("error", (err) => log().error({ err: err.message }, "attribution worker failed"));
-  worker.unref();
+  let stopping = false;
+  let worker: Worker;
+  const restarts = new Restarts();
+  const start = () => {
+    let failure: unknown = null;
+    worker = startThread("attribution", "attribution", { ...where, retentionHours, ingestBusy }, { limits });
+    worker.on("error", (err) => (failure = err));
+    worker.on("exit", () => {
+      if (stopping) return;
+      noteRestart("attribution", "attribution", failure ?? new Error("exited"));
+      restarts.schedule("attribution", () => {
+        if (!stopping) start();
+      });
+    });
+    worker.unref();
+  };
+  start();
   return () =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(() => void worker.terminate().then(() => resolve()), 5_000);
-      worker.once("message", () => {
+      stopping = true;
+      const w = worker;
+      const timer = setTimeout(() => void w.terminate().then(() => resolve()), 5_000);
+      w.once("message", () => {
         clearTimeout(timer);
-        void worker.terminate().then(() => resolve());
+        void w.terminate().then(() => resolve());
       });
-      worker.once("exit", () => {
+      w.once("exit", () => {
         clearTimeout(timer);
         resolve();
       });
-      worker.postMessage({ stop: true });
+      w.postMessage({ stop: true });
     });
 }

@@ -9,6 +9,10 @@ import { runAttributionLoopPg } from "./attribution-pg-loop";
 import { lowerThreadPriority, pacedNaps } from "./thread-priority";
 import { BusySignal } from "../ingest/busy-signal";
 import { errorMessage, log } from "../observability/logger";
+import { reportThreadMemory } from "../observability/thread-memory";
+import { SQLITE_CACHE_MB } from "../../lib/memory-bounds";
+
+reportThreadMemory();
 
 /**
  * Naps before each transaction while ingest is busy: 4 times the work since the last, within 10-500 ms. Attribution
@@ -44,7 +48,7 @@ if (databaseUrl) {
   };
 } else {
   // A write waits at most 200 ms for ingest's lock, then the step rolls back and retries (ingest keeps priority).
-  const db = openDb(dbFile!, 200);
+  const db = openDb(dbFile!, 200, SQLITE_CACHE_MB.attribution);
   // Derived data: after a power loss the job re-derives whatever its last transactions wrote (cursors roll back with them).
   db.$client.pragma("synchronous = NORMAL");
   const loop = runAttributionLoop(db, retentionHours, 1_000, Date.now, between);

@@ -4,6 +4,8 @@ import { attributionProgress, databaseBytes, rolloutStates, sourceHealth } from 
 import type { Store } from "../../db/store/store";
 import type { IngestTally } from "../ingest/tally";
 import { methodLabel, routeLabel } from "./route-label";
+import { threadHeaps } from "./thread-memory";
+import { METRICS_MAX_SOURCES } from "../../lib/memory-bounds";
 
 // Switchyard's own health in the Prometheus text format. One registry per process, kept on globalThis: the server
 // (server/main.ts) and Next's route bundles load separate copies of this module and must count into the same one.
@@ -11,7 +13,7 @@ import { methodLabel, routeLabel } from "./route-label";
 
 const ROLLOUT_STATES = ["in_sync", "pending", "stale", "rejected", "unreachable"] as const;
 /** Distinct sender names counted by name; later ones are counted as "other" (the header is client-chosen). */
-const MAX_SOURCES = 200;
+const MAX_SOURCES = METRICS_MAX_SOURCES;
 
 function create() {
   const registry = new Registry();
@@ -70,6 +72,27 @@ function create() {
       help: "1 when a source's last attempt succeeded, 0 when it failed.",
       labelNames: ["source", "kind"] as const,
       ...on,
+    }),
+    threadRestarts: new Counter({
+      name: "switchyard_thread_restarts_total",
+      help: "Worker threads restarted by their owner, by kind and reason (out_of_memory: it passed its heap limit).",
+      labelNames: ["thread", "reason"] as const,
+      ...on,
+    }),
+    threadHeap: new Gauge({
+      name: "switchyard_thread_heap_bytes",
+      help: "V8 heap of each thread of this process (main, ingest-1, attribution, preview-1, ...): used, total and limit. Process RSS is switchyard_process_resident_memory_bytes.",
+      labelNames: ["thread", "kind"] as const,
+      ...on,
+      collect() {
+        this.reset();
+        for (const t of threadHeaps()) {
+          this.set({ thread: t.thread, kind: "used" }, t.heapUsed);
+          this.set({ thread: t.thread, kind: "total" }, t.heapTotal);
+          this.set({ thread: t.thread, kind: "limit" }, t.heapLimit);
+          this.set({ thread: t.thread, kind: "external" }, t.external);
+        }
+      },
     }),
     dbSize: new Gauge({
       name: "switchyard_database_size_bytes",

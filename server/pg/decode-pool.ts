@@ -1,8 +1,7 @@
-import { Worker } from "node:worker_threads";
+import type { ResourceLimits, Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode } from "../errors";
-import { log } from "../observability/logger";
 import { decodeForStore, setPgBodyDecoder, type DecodedBody } from "./decode";
-import { threadFile } from "../threads";
+import { noteRestart, Restarts, startThread, threadStoppedError } from "../threads";
 
 // PostgreSQL's ingest decodes bodies on worker threads: JSON parsing and validation cost about as much main-thread
 // CPU as storing (bench:ingest's route line), and PostgreSQL's store itself is async I/O that needs no thread. A
@@ -11,22 +10,44 @@ import { threadFile } from "../threads";
 type Reply = { id: number; body?: DecodedBody; error?: { code: AppErrorCode; message: string } };
 type Pending = { resolve: (body: DecodedBody) => void; reject: (err: Error) => void };
 
+type Slot = { worker: Worker; inFlight: number; pending: Map<number, Pending>; down?: boolean };
 
-/** A fixed pool of decode threads; a body goes to the thread with the fewest in flight. */
+/**
+ * A fixed pool of decode threads; a body goes to the thread with the fewest in flight. A thread that stops (past its
+ * heap limit, or crashed) is restarted with a log line and a /metrics count; the bodies it held are answered 503 with
+ * Retry-After (nothing of them was stored), so their senders send them again.
+ */
 export class PgDecodePool {
-  private workers: { worker: Worker; inFlight: number }[] = [];
-  private pending = new Map<number, Pending>();
+  private workers: Slot[] = [];
   private nextId = 1;
-  private failed = false;
+  private closed = false;
+  private readonly restarts = new Restarts();
 
-  constructor(size: number) {
-    for (let i = 0; i < size; i++) {
-      const slot = { worker: new Worker(threadFile("decode")), inFlight: 0 };
-      slot.worker.on("message", (m: Reply) => this.settle(slot, m));
-      slot.worker.on("error", (err) => this.fail(err));
-      slot.worker.unref();
-      this.workers.push(slot);
-    }
+  constructor(
+    size: number,
+    private readonly limits?: ResourceLimits,
+  ) {
+    for (let i = 0; i < size; i++) this.workers.push(this.startWorker(`decode-${i + 1}`));
+  }
+
+  private startWorker(label: string): Slot {
+    const worker = startThread("decode", label, {}, { limits: this.limits });
+    const slot: Slot = { worker, inFlight: 0, pending: new Map() };
+    let failure: unknown = null;
+    worker.on("message", (m: Reply) => this.settle(slot, m));
+    worker.on("error", (err) => (failure = err));
+    worker.on("exit", () => {
+      if (this.closed) return;
+      noteRestart("decode", label, failure ?? new Error("exited"));
+      for (const p of slot.pending.values()) p.reject(threadStoppedError());
+      slot.pending.clear();
+      slot.down = true;
+      this.restarts.schedule(label, () => {
+        if (!this.closed) this.workers[this.workers.indexOf(slot)] = this.startWorker(label);
+      });
+    });
+    worker.unref();
+    return slot;
   }
 
   /** Make this pool the process's body decoder for PostgreSQL's ingest. */
@@ -34,38 +55,32 @@ export class PgDecodePool {
     setPgBodyDecoder((text, contentType) => this.decode(text, contentType));
   }
 
-  /** Decode one body on the least busy thread (inline once a thread has failed). */
+  /** Decode one body on the least busy thread. */
   decode(text: string, contentType: string): Promise<DecodedBody> {
-    if (this.failed || this.workers.length === 0)
-      return Promise.resolve().then(() => decodeForStore(text, contentType));
-    const slot = this.workers.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
+    if (this.workers.length === 0) return Promise.resolve().then(() => decodeForStore(text, contentType));
+    const up = this.workers.filter((w) => !w.down);
+    if (!up.length) return Promise.reject(threadStoppedError());
+    const slot = up.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
     const id = this.nextId++;
     slot.inFlight++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      slot.pending.set(id, { resolve, reject });
       slot.worker.postMessage({ id, text, contentType });
     });
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     setPgBodyDecoder(undefined);
     await Promise.all(this.workers.map((w) => w.worker.terminate()));
   }
 
-  private settle(slot: { inFlight: number }, m: Reply) {
-    slot.inFlight--;
-    const p = this.pending.get(m.id);
-    this.pending.delete(m.id);
+  private settle(slot: Slot, m: Reply) {
+    const p = slot.pending.get(m.id);
     if (!p) return;
+    slot.inFlight--;
+    slot.pending.delete(m.id);
     if (m.body) p.resolve(m.body);
     else p.reject(new AppError(m.error?.code ?? "INTERNAL", m.error?.message ?? "decoding failed"));
-  }
-
-  /** A thread crashed: fail what is in flight (nothing of it was stored) and decode inline from now on. */
-  private fail(err: Error) {
-    log().error({ err: err.message }, "PostgreSQL ingest decode thread failed");
-    for (const p of this.pending.values()) p.reject(new AppError("INTERNAL", "ingest decode thread failed"));
-    this.pending.clear();
-    this.failed = true;
   }
 }

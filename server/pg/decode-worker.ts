@@ -4,6 +4,9 @@ import { parentPort } from "node:worker_threads";
 import { AppError } from "../errors";
 import { nameThread } from "../jobs/thread-priority";
 import { decodeForStore } from "./decode";
+import { reportThreadMemory } from "../observability/thread-memory";
+
+reportThreadMemory();
 
 nameThread("sy-pg-decode");
 

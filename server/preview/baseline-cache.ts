@@ -3,12 +3,13 @@ import { canonicalJson } from "../control/content-hash";
 import type { PolicyDocuments } from "../control/policies";
 import type { ReplayPlan, Replayed } from "./run";
 import type { ClusterOverride, ReplayInput } from "./types";
+import { PREVIEW_KEPT_BASELINES } from "../../lib/memory-bounds";
 
 // The baseline run of a window depends only on what was recorded, the cluster replayed and the policies in force, not
 // on the candidate: kept here (a few windows, in this thread's memory) so that a second candidate on the same window
 // replays only itself. The key is the content of the inputs, so a window that gained rows is a new key.
 
-const MAX_KEPT = 4;
+const MAX_KEPT = PREVIEW_KEPT_BASELINES;
 const kept = new Map<string, Replayed>();
 
 /** The key of a baseline run: everything replayOnce reads for it, reduced to a hash (per turn: ids, times, chain ends). */

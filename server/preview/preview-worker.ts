@@ -14,6 +14,10 @@ import { computePreview, computePreviewBeside, type WindowFrom } from "./compute
 import type { PreparedPreview } from "./request";
 import type { PreviewResult } from "./types";
 import { pgWindow } from "./window-source";
+import { reportThreadMemory } from "../observability/thread-memory";
+import { SQLITE_CACHE_MB } from "../../lib/memory-bounds";
+
+reportThreadMemory();
 
 nameThread("sy-preview");
 const { dbFile, databaseUrl, minHelpedTurns } = workerData as {
@@ -21,7 +25,9 @@ const { dbFile, databaseUrl, minHelpedTurns } = workerData as {
   databaseUrl?: string;
   minHelpedTurns?: number;
 };
-const db: WindowFrom = databaseUrl ? pgWindow(pgStore(connectPg(databaseUrl, { max: 2 }))) : openDb(dbFile, 200);
+const db: WindowFrom = databaseUrl
+  ? pgWindow(pgStore(connectPg(databaseUrl, { max: 2 })))
+  : openDb(dbFile, 200, SQLITE_CACHE_MB.preview);
 
 type Message = { id: number; request: PreparedPreview; helper?: MessagePort } | { id: number; serve: MessagePort };
 

@@ -4,6 +4,7 @@ import { AppError, type AppErrorCode } from "../errors";
 import { computePreview, type WindowFrom } from "./compute";
 import type { PreparedPreview } from "./request";
 import type { PreviewResult } from "./types";
+import { PREVIEW_KEEP_FINISHED_MS, PREVIEW_KEPT_JOBS } from "../../lib/memory-bounds";
 
 // Preview jobs: at most two replay at once (each in its own worker thread on its own connection, so the dashboard's
 // event loop stays free), the others wait in order with their place known; a job can be cancelled queued or running.
@@ -21,7 +22,7 @@ export const MAX_WAITING = 8;
 export const MAX_PER_OWNER = 2;
 /** What a refusal tells the caller to wait, in seconds (a preview of an hour takes seconds to tens of seconds). */
 export const RETRY_AFTER_SECONDS = 30;
-const KEEP_FINISHED_MS = 10 * 60_000;
+const KEEP_FINISHED_MS = PREVIEW_KEEP_FINISHED_MS;
 
 export type JobStatus = "queued" | "running" | "done" | "failed" | "cancelled";
 export type JobView = {
@@ -280,9 +281,20 @@ export class PreviewQueue {
     };
   }
 
+  /**
+   * Drop finished jobs older than KEEP_FINISHED_MS, then the oldest finished ones past PREVIEW_KEPT_JOBS (queued and
+   * running jobs are bounded by MAX_WAITING and MAX_RUNNING). Runs at every submit and every read of a job.
+   */
   private prune(): void {
     const cutoff = this.now() - KEEP_FINISHED_MS;
     for (const [id, j] of this.jobs) if (j.finishedAt !== null && j.finishedAt < cutoff) this.jobs.delete(id);
+    let over = this.jobs.size - PREVIEW_KEPT_JOBS;
+    for (const [id, j] of this.jobs) {
+      if (over <= 0) break;
+      if (j.finishedAt === null) continue;
+      this.jobs.delete(id);
+      over--;
+    }
   }
 }
 

@@ -64,6 +64,29 @@ describe("preview thread runner", () => {
     for (const w of threads) void w.terminate();
   }, 180_000);
 
+  it("reports a job whose thread passes its heap limit as stopped: out of memory", async () => {
+    const threads: Worker[] = [];
+    const run = threadRunner(file, { memoryMb: 12, onThread: (w) => threads.push(w) });
+    const job = run(request(PRESSURE_RETENTION_CANDIDATE), () => {});
+    await expect(job.done).rejects.toMatchObject({
+      code: "UNPROCESSABLE",
+      message: expect.stringMatching(/^stopped: out of memory \(the replay passed the preview's heap limit of 12 MB/),
+    });
+    expect(threads.length).toBe(1);
+  }, 60_000);
+
+  it("ends a thread left idle past its idle time, giving its memory back", async () => {
+    const threads: Worker[] = [];
+    const run = threadRunner(file, { idleMs: 200, onThread: (w) => threads.push(w) });
+    await run(request(PRESSURE_RETENTION_CANDIDATE), () => {}).done;
+    expect(threads.length).toBe(1);
+    expect(await exited(threads[0]!)).toBe(1);
+    // The next job starts a new thread.
+    await run(request(PRESSURE_RETENTION_CANDIDATE), () => {}).done;
+    expect(threads.length).toBe(2);
+    void threads[1]!.terminate();
+  }, 120_000);
+
   it("stops both threads of a helped job, and the next job runs on new ones", async () => {
     const threads: Worker[] = [];
     const run = threadRunner(file, { minHelpedTurns: 0, onThread: (w) => threads.push(w) });

@@ -1,12 +1,12 @@
-import { MessageChannel, Worker } from "node:worker_threads";
+import { MessageChannel, type Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode } from "../errors";
 import type { Runner } from "./queue";
 import type { PreviewResult } from "./types";
-import { threadFile } from "../threads";
+import { isOutOfMemory, noteRestart, startThread } from "../threads";
+import { PREVIEW_IDLE_EXIT_MS } from "../../lib/memory-bounds";
 
 // Preview jobs in worker threads, installed by the server process (server/main.ts, with setPreviewRunner): route code
 // is bundled apart from it and must not import this module (it starts threads from dist/threads/preview.mjs).
-
 
 type Message = {
   id: number;
@@ -26,7 +26,14 @@ export type ThreadRunnerOptions = {
   minHelpedTurns?: number;
   /** Called with each thread started (tests watch them exit). */
   onThread?: (worker: Worker) => void;
+  /** Heap limit of each thread (SWITCHYARD_PREVIEW_MEMORY_MB); a job whose thread passes it stops "out of memory". */
+  memoryMb?: number;
+  /** An idle thread exits after this long and gives its memory back (default IDLE_EXIT_MS). */
+  idleMs?: number;
 };
+
+/** How long a preview thread waits idle for another job before it exits. */
+export const IDLE_EXIT_MS = PREVIEW_IDLE_EXIT_MS;
 
 /**
  * Run each job in a worker thread with its own connection to `dbFile` (or to PostgreSQL, options.databaseUrl). Threads are kept between jobs and serve as
@@ -35,19 +42,64 @@ export type ThreadRunnerOptions = {
  * if that is still at work; new threads start for later jobs.
  */
 export function threadRunner(dbFile: string, options: ThreadRunnerOptions = {}): Runner {
-  const idle: Worker[] = [];
+  const memoryMb = options.memoryMb ?? 1024;
+  const idleMs = options.idleMs ?? IDLE_EXIT_MS;
+  // Idle threads, each with the timer that ends it; labels (preview-1, -2, …) are reused once a thread has exited.
+  const idleTimers = new Map<Worker, NodeJS.Timeout>();
+  const idle = {
+    push(worker: Worker) {
+      const timer = setTimeout(() => {
+        idleTimers.delete(worker);
+        void worker.terminate();
+      }, idleMs);
+      timer.unref();
+      idleTimers.set(worker, timer);
+    },
+    pop(): Worker | undefined {
+      const last = [...idleTimers.keys()].pop();
+      if (last) idle.remove(last);
+      return last;
+    },
+    remove(worker: Worker): boolean {
+      const timer = idleTimers.get(worker);
+      if (!timer) return false;
+      clearTimeout(timer);
+      idleTimers.delete(worker);
+      return true;
+    },
+  };
+  const labels = new Set<number>();
+  const labelOf = new WeakMap<Worker, string>();
   let seq = 0;
   const take = () => {
     let worker = idle.pop();
     if (!worker) {
-      worker = new Worker(threadFile("preview"), {
-        workerData: { dbFile, databaseUrl: options.databaseUrl, minHelpedTurns: options.minHelpedTurns },
+      let n = 1;
+      while (labels.has(n)) n++;
+      labels.add(n);
+      worker = startThread(
+        "preview",
+        `preview-${n}`,
+        { dbFile, databaseUrl: options.databaseUrl, minHelpedTurns: options.minHelpedTurns },
+        { previewMb: memoryMb },
+      );
+      labelOf.set(worker, `preview-${n}`);
+      worker.once("exit", () => {
+        labels.delete(n);
+        idle.remove(worker!);
       });
       options.onThread?.(worker);
     }
     worker.unref();
     return worker;
   };
+  const stopped = (err: Error) =>
+    isOutOfMemory(err)
+      ? new AppError(
+          "UNPROCESSABLE",
+          `stopped: out of memory (the replay passed the preview's heap limit of ${memoryMb.toLocaleString("en-US")} MB, SWITCHYARD_PREVIEW_MEMORY_MB); choose a shorter window or a smaller cluster`,
+        )
+      : err;
   const run: Runner = (request, progress, opts) => {
     const worker = take();
     const id = ++seq;
@@ -70,7 +122,9 @@ export function threadRunner(dbFile: string, options: ThreadRunnerOptions = {}):
     };
     const onError = (err: Error) => {
       detach();
-      settle?.reject(err);
+      if (isOutOfMemory(err))
+        noteRestart("preview", labelOf.get(worker) ?? "preview", err, "its job is reported stopped");
+      settle?.reject(stopped(err));
       settle = null;
     };
     const detach = () => {
@@ -89,8 +143,7 @@ export function threadRunner(dbFile: string, options: ThreadRunnerOptions = {}):
     return {
       done,
       stop: () => {
-        const i = idle.indexOf(worker);
-        if (i >= 0) idle.splice(i, 1);
+        idle.remove(worker);
         void worker.terminate();
         aide?.stop();
         aide = null;

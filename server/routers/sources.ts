@@ -16,6 +16,8 @@ import { operatorProcedure, router, storeOf, viewerProcedure } from "../trpc/ini
 import { storageSummary } from "../analysis/storage";
 import { env } from "../env";
 import { SUMMARY_RETENTION_DAYS } from "../jobs/retention";
+import { processMemory } from "../observability/thread-memory";
+import { PROCESS_BUDGET_MB } from "../memory-budget";
 
 const id = z.string().trim().min(1).max(64);
 
@@ -26,7 +28,10 @@ export const sourcesRouter = router({
     return joinSources(await listSources(s), await listSourceStatus(s));
   }),
 
-  /** The database's size (SQLite: file + WAL; PostgreSQL: the database) and, per kind of data, the oldest row kept. */
+  /**
+   * The database's size (SQLite: file + WAL; PostgreSQL: the database), per kind of data the oldest row kept, and the
+   * memory of the dashboard process that answers: its RSS against its budget and each thread's heap against its limit.
+   */
   storage: viewerProcedure.query(async ({ ctx }) => {
     const e = env();
     const retention = {
@@ -36,7 +41,19 @@ export const sourcesRouter = router({
     };
     const s = storeOf(ctx);
     const size = await databaseSize(s, s.engine === "sqlite" ? ctx.db.$client.name : null);
-    return storageSummary(size, await oldestKept(s), retention);
+    const memory = processMemory();
+    return {
+      ...storageSummary(size, await oldestKept(s), retention),
+      memory: {
+        rssBytes: memory.rss,
+        budgetBytes: PROCESS_BUDGET_MB.dashboard * 1024 * 1024,
+        threads: memory.threads.map((t) => ({
+          thread: t.thread,
+          heapUsedBytes: t.heapUsed,
+          heapLimitBytes: t.heapLimit,
+        })),
+      },
+    };
   }),
 
   /**

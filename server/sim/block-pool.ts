@@ -7,11 +7,25 @@
 import type { HashList, PrefixIndex } from "./prefix-index";
 import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
-import * as records from "./block-records";
+import {
+  blockRecords,
+  CLASS_SHIFT,
+  ENTRY,
+  EvictionLists,
+  FLAGS,
+  GEN,
+  HAS_TTL,
+  KEEP_ON_CLASS,
+  MAX_CLASS_IDS,
+  PINNED,
+  REC,
+  REF,
+  TTL_QUEUED,
+} from "./block-records";
 import { ClassTable } from "./block-classes";
 import { BlockList } from "./block-list";
 import type { RemovedHashes } from "./removed-hashes";
-import * as removals from "./removal-log";
+import { AGENT_END, CAPACITY, OFFLOADED, RemovalLog, SESSION_END, TTL, type RemovalReason } from "./removal-log";
 
 export const EVICT_NEVER = 0;
 export const EVICT_AGENT_END = 1;
@@ -30,25 +44,19 @@ export type RetentionClass = {
   offload?: { to: "host" | "disk" | "shared"; ttlMs: number } | null;
   prefetch?: boolean;
 };
-export type RemovalReason = removals.RemovalReason;
+export type { RemovalReason };
 /** Takes a block evicted for capacity or TTL to a lower tier; true when it did (the removal's reason is then `offloaded`). */
 export type Offloader = (hash: string, cls: RetentionClass) => boolean;
 
 export { OwnedBlocks } from "./owned-blocks";
 
-// Module-local copies: a constant read through an import is a property load on every use once compiled to CommonJS
-// (as tsx runs the simulator), which made the hot loops below a third slower.
-const { blockRecords, EvictionLists } = records;
-const { CLASS_SHIFT, ENTRY, FLAGS, GEN, HAS_TTL, KEEP_ON_CLASS, PINNED, REC, REF, TTL_QUEUED } = records;
-
 /** What an owner holds once its blocks are taken back (never handed out: its pool is null then, see blockList). */
 const NO_BLOCKS = new BlockList();
-const { RemovalLog, OFFLOADED } = removals;
 const REASON_INDEX: Record<RemovalReason, number> = {
-  capacity: removals.CAPACITY,
-  ttl: removals.TTL,
-  agent_end: removals.AGENT_END,
-  session_end: removals.SESSION_END,
+  capacity: CAPACITY,
+  ttl: TTL,
+  agent_end: AGENT_END,
+  session_end: SESSION_END,
   offloaded: OFFLOADED,
 };
 
@@ -68,7 +76,7 @@ export class BlockPool {
   private unused: Int32Array;
   private unusedTop: number;
   /** Unreferenced, unpinned cached blocks in eviction order. */
-  private lru: records.EvictionLists;
+  private lru: EvictionLists;
   /** TTL deadlines: at most one entry per block, re-checked against the last release when due. */
   private ttl: TtlHeap;
   private releasedAt: Float64Array;
@@ -359,7 +367,7 @@ export class BlockPool {
 
   /** Per class id, 1 when a cached block has it (the class table reclaims the others' ids). */
   private classIdsInUse(): Uint8Array {
-    const used = new Uint8Array(records.MAX_CLASS_IDS);
+    const used = new Uint8Array(MAX_CLASS_IDS);
     const rec = this.rec;
     for (let o = 0; o < this.capacity * REC; o += REC)
       if (rec[o + ENTRY]! >= 0) used[rec[o + FLAGS]! >>> CLASS_SHIFT] = 1;

@@ -1,3 +1,5 @@
+import { SIM_BUFFER_EVENTS, SIM_BUFFER_BYTES } from "../../lib/memory-bounds";
+
 // Delivery of NDJSON lines to the dashboard's /api/ingest: batches of at most 1000 events (and a
 // byte cap below the ingest limit), retried with exponential backoff. While the dashboard is
 // unreachable the lines wait in a bounded buffer; when it overflows the oldest lines are dropped,
@@ -69,8 +71,8 @@ export class Delivery {
       source: "sim",
       maxBatchEvents: 1000,
       maxBatchBytes: 4 * 1024 * 1024,
-      maxBufferEvents: 200_000,
-      maxBufferBytes: 256 * 1024 * 1024,
+      maxBufferEvents: SIM_BUFFER_EVENTS,
+      maxBufferBytes: SIM_BUFFER_BYTES,
       initialBackoffMs: 500,
       maxBackoffMs: 30_000,
       lingerMs: 200,

@@ -3,7 +3,7 @@ import { Worker } from "node:worker_threads";
 import { writeDecimal } from "./hashing";
 import type { LineOut } from "./json-lines";
 import { HASH_RECORD } from "./ndjson-writer";
-import { threadFile } from "../threads";
+import { threadFile } from "../thread-file";
 
 // A buffered, synchronous NDJSON file writer: lines are encoded straight into a reused buffer
 // and written in emission order, so the file depends only on the simulation, never on I/O timing.

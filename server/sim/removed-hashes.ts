@@ -78,13 +78,11 @@ export class RemovedHashes {
     }
     if (scratch.length < n * 23) scratch = Buffer.allocUnsafe(Math.max(n * 23, 2 * scratch.length));
     const bytes = scratch;
-    // Read once: an imported function is a property load per call once compiled to CommonJS.
-    const write = writeDecimal;
     let at = 0;
     for (let i = 0; i < n; i++) {
       if (i > 0) bytes[at++] = 44;
       bytes[at++] = 34;
-      at = write(bytes, at, halves[2 * i]!, halves[2 * i + 1]!);
+      at = writeDecimal(bytes, at, halves[2 * i]!, halves[2 * i + 1]!);
       bytes[at++] = 34;
     }
     out.bytes(bytes, 0, at);

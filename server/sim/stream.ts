@@ -196,14 +196,11 @@ export class HashView {
     const to = this.hi.length;
     if (to <= from) return;
     const bytes = chunkBytes((to - from) * 23);
-    // Read once: an imported function is a property load per call once compiled to CommonJS.
-    const hash = localHash;
-    const write = writeDecimal;
     const { hi, lo } = this;
     let at = 0;
     for (let i = from; i < to; i++) {
       bytes[at++] = 34;
-      at = write(bytes, at, hi[i]!, lo[i]!);
+      at = writeDecimal(bytes, at, hi[i]!, lo[i]!);
       bytes[at++] = 34;
       bytes[at++] = 44;
       this.seqEnds.push(at);
@@ -211,9 +208,9 @@ export class HashView {
     this.seqChunks.push(bytes.toString("latin1", 0, at));
     at = 0;
     for (let i = from; i < to; i++) {
-      hash(this.contentOf[i]!, scratch);
+      localHash(this.contentOf[i]!, scratch);
       bytes[at++] = 34;
-      at = write(bytes, at, scratch.hi, scratch.lo);
+      at = writeDecimal(bytes, at, scratch.hi, scratch.lo);
       bytes[at++] = 34;
       bytes[at++] = 44;
       this.localEnds.push(at);
@@ -236,12 +233,11 @@ export class HashView {
       this.seqWords = seq;
       this.localWords = local;
     }
-    const hash = localHash;
     const { hi, lo, contentOf, seqWords, localWords } = this;
     for (let i = from; i < to; i++) {
       seqWords[2 * i] = hi[i]!;
       seqWords[2 * i + 1] = lo[i]!;
-      hash(contentOf[i]!, scratch);
+      localHash(contentOf[i]!, scratch);
       localWords[2 * i] = scratch.hi;
       localWords[2 * i + 1] = scratch.lo;
     }

@@ -36,6 +36,7 @@ const codes = {
   UNPROCESSABLE: "UNPROCESSABLE_CONTENT",
   TOO_MANY_REQUESTS: "TOO_MANY_REQUESTS",
   INTERNAL: "INTERNAL_SERVER_ERROR",
+  UNAVAILABLE: "SERVICE_UNAVAILABLE",
 } as const;
 
 /** What tRPC's own refusals (no AppError, no zod issues behind them) say: fixed text, never the error's message. */

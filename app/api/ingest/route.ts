@@ -1,4 +1,5 @@
 import { AppError } from "@/server/errors";
+import { Admission } from "@/server/ingest/admission";
 import { errorResponse, readBytesLimited } from "@/server/http";
 import type { Db } from "@/db/client";
 import type { PgDb } from "@/db/pg/client";
@@ -13,6 +14,8 @@ import { ingestTokenAccepted, serverDb, serverPg } from "@/server/runtime";
 import { recordIngest } from "@/server/observability/metrics";
 
 export const runtime = "nodejs";
+
+const admission = new Admission();
 export const dynamic = "force-dynamic";
 
 /**
@@ -23,6 +26,7 @@ export const dynamic = "force-dynamic";
  * the reply is 503 with Retry-After.
  */
 export async function POST(req: Request): Promise<Response> {
+  let leave: (() => void) | null = null;
   try {
     if (!(await ingestTokenAccepted(req.headers.get("authorization")))) {
       throw new AppError("UNAUTHORIZED", "missing or wrong ingest token (Authorization: Bearer <token>)");
@@ -31,6 +35,8 @@ export async function POST(req: Request): Promise<Response> {
     if (!isIngestMediaType(contentType)) {
       throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/x-ndjson or application/json");
     }
+    // Counted from before the body is read: a body held while read counts against the dashboard's memory too.
+    leave = admission.enter();
     const body = await readBytesLimited(req, MAX_BYTES);
     const sender: Sender = {
       source: parseSourceHeader(req.headers.get("x-switchyard-source")),
@@ -48,6 +54,8 @@ export async function POST(req: Request): Promise<Response> {
         err instanceof AppError && err.code === "UNAUTHORIZED" ? { "WWW-Authenticate": "Bearer" } : undefined,
       )
     );
+  } finally {
+    leave?.();
   }
 }
 

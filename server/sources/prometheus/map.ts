@@ -10,6 +10,7 @@ import {
   ratePerSecond,
   type Buckets,
 } from "./series-math";
+import { SCRAPE_MAX_WORKERS } from "../../../lib/memory-bounds";
 
 /** Carried between scrapes of one target: the previous counters and histograms, and synthesized prefix counters. */
 export type ScrapeState = {
@@ -90,7 +91,10 @@ export function mapScrape(
 ): MapResult {
   const kind = config.kind === "auto" ? detectKind(ex.families.keys()) : config.kind;
   const ctx: Ctx = { ex, seen: new Set(), renamed: new Set(), notes: [] };
-  const state: ScrapeState = { at, counters: {}, histograms: {}, prefix: { ...prev.prefix } };
+  // Synthesized counters of workers this target no longer reports are carried forward, up to SCRAPE_MAX_WORKERS ids:
+  // past that, only the ones written by this scrape are kept.
+  const carried = Object.keys(prev.prefix).length < SCRAPE_MAX_WORKERS ? { ...prev.prefix } : {};
+  const state: ScrapeState = { at, counters: {}, histograms: {}, prefix: carried };
   const elapsed = prev.at === null ? 0 : at - prev.at;
   const aggregates: Aggregates = {
     requests_per_s: null,

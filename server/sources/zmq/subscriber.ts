@@ -7,6 +7,7 @@ import { outboundFailure } from "../../outbound/failure";
 import { checkedEndpoint } from "./endpoint";
 import { gapMessage, type SequenceState } from "./sequence";
 import { addCounts, readMessage, readPayload, type MessageContext, type PayloadOutcome } from "./stream";
+import { ZMQ_MAX_PENDING } from "../../../lib/memory-bounds";
 
 export type ZmqSourceOptions = {
   now?: () => number;
@@ -21,7 +22,7 @@ export type ZmqSourceOptions = {
 const SUBMIT_CHUNK = 5_000;
 const CONNECT_RETRY_MS = 10_000;
 /** Pending events at which reading pauses until they are ingested (ZMQ then buffers, and drops past its high-water mark). */
-const MAX_PENDING = 50_000;
+const MAX_PENDING = ZMQ_MAX_PENDING;
 const MAX_REPLAY_BATCHES = 10_000;
 
 /**

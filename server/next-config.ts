@@ -1,9 +1,12 @@
 import type { NextConfig } from "next";
-import { API_POLICY, COMMON_HEADERS } from "./server/auth/csp";
+import { API_POLICY, COMMON_HEADERS } from "./auth/csp";
+
+// Next's configuration. next.config.mjs reads its compiled copy (dist/next-config.mjs), so neither `next build` nor the
+// running server compiles a TypeScript config (which loads Next's SWC compiler into the process).
 
 const common = COMMON_HEADERS.map(([key, value]) => ({ key, value }));
 
-const config: NextConfig = {
+export const nextConfig: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   serverExternalPackages: ["better-sqlite3"],
@@ -23,5 +26,3 @@ const config: NextConfig = {
     ];
   },
 };
-
-export default config;
