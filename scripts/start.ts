@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cannotListen } from "../lib/free-port";
 import { nodeArgs, type CompiledName } from "../server/compiled";
+import { processEnv } from "../server/memory-budget";
 import { planStart } from "./start-args";
 import { waitForHealth } from "./wait-for-health";
 
@@ -21,16 +22,26 @@ const plan = planned.plan;
 const demoPassword = randomBytes(18).toString("base64url");
 
 const children: { name: string; child: ChildProcess }[] = [];
+/** Started by `npm run dev` (scripts/dev.mjs): Next in development mode, children restarted on rebuilds. */
+const dev = process.env.SWITCHYARD_DEV === "1";
 let stopping = false;
 let failed = false;
 
 // Each child runs in its own process group, so a terminal's Ctrl-C (sent to the whole foreground group) reaches only
 // this script, which stops the two in order. The IPC channel stops a child whose supervisor died without doing so.
 function run(name: string, which: CompiledName, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs(which), ...args], {
+  // `npm run dev`: node restarts a child whenever its bundle is rebuilt.
+  const watch = dev ? ["--watch"] : [];
+  const child = spawn(process.execPath, [...watch, ...nodeArgs(which), ...args], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
     detached: true,
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
+    env: {
+      ...process.env,
+      ...processEnv(which),
+      NODE_ENV: dev ? "development" : "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...env,
+    },
   });
   child.on("exit", (code, signal) => {
     if (code !== 0) {

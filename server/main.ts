@@ -74,7 +74,9 @@ async function main() {
     log().fatal(err.message);
     process.exit(1);
   });
-  if (!fs.existsSync(path.join(process.cwd(), ".next", "BUILD_ID"))) {
+  // `npm run dev` (scripts/dev.mjs) runs Next in development mode: pages compile on demand, no build needed.
+  const dev = process.env.SWITCHYARD_DEV === "1";
+  if (!dev && !fs.existsSync(path.join(process.cwd(), ".next", "BUILD_ID"))) {
     log().fatal("no production build found; run `npm run build` first (or `npm start`, which builds when needed)");
     process.exit(1);
   }
@@ -105,7 +107,7 @@ async function main() {
   // Background work runs on the one process that holds the lease; pages and ingest run on every process.
   const leader = startLeader(store, () => startBackground(db, store, settings), { holder: processId() });
 
-  const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
+  const app = next({ dev, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
   const trustedProxies = parseTrustedProxies(settings.SWITCHYARD_TRUST_PROXY);

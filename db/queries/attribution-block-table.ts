@@ -1,3 +1,5 @@
+import { ATTR_FILTER_BITS } from "../../lib/memory-bounds";
+
 // The attribution index's in-memory block entries: an open-addressing hash table keyed by a block's 64-bit hash as two
 // int32 halves (no BigInt per block), with each block's list id in memory (`cur`) and on disk (`disk`), a dirty flag and
 // the order of first use (the oldest clean entries are dropped first when the table is trimmed).
@@ -261,14 +263,17 @@ export class BlockTable {
  * A Bloom filter over 64-bit keys as int32 halves: `mightHold` is false only for keys never added. The index keeps one
  * over the blocks that may have a list on disk, so a block stored for the first time is not looked up in attr_blocks.
  */
-const MAX_BITS = 1 << 28;
+const MAX_BITS = ATTR_FILTER_BITS;
 
 export class KeyFilter {
   private bits: Int32Array;
   private mask: number;
   added = 0;
 
-  /** Room for about `expected` keys at ~1% false positives (a power of two from 2^23 to 2^28 bits: 1 to 32 MiB). */
+  /**
+   * Room for about `expected` keys at ~1% false positives: a power of two from 2^23 bits (1 MiB) up to
+   * ATTR_FILTER_BITS. Past that the false positives rise, and each one costs a lookup, never a wrong answer.
+   */
   constructor(expected: number) {
     let n = 1 << 23;
     while (n < expected * 10 && n < MAX_BITS) n *= 2;
