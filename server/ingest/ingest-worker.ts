@@ -1,7 +1,7 @@
 // One ingest worker thread: its own connection to the database file; one message per request body.
 import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/client";
-import { shareKvLocations } from "../../db/queries/kv-lists";
+import { forgetKvLocations, shareKvLocations } from "../../db/queries/kv-lists";
 import { AppError } from "../errors";
 import { ingestBodyTallied } from "./ingest";
 import type { Sender } from "./sender";
@@ -40,7 +40,14 @@ type Message = { id: number; ticket: number; text: string | Uint8Array; contentT
 
 parentPort!.on("message", (m: Message) => {
   try {
-    const turn = gate && (<T>(write: () => T): T => gate.run(m.ticket, write));
+    // A thread that died in its turn may have left locations of rows it never committed in the shared map.
+    const turn =
+      gate &&
+      (<T>(write: () => T): T =>
+        gate.run(m.ticket, () => {
+          if (gate.takeWriterDied()) forgetKvLocations(db);
+          return write();
+        }));
     const text =
       typeof m.text === "string"
         ? m.text

@@ -2,6 +2,7 @@ import type { ResourceLimits, Worker } from "node:worker_threads";
 import { KV_LOCATIONS_BYTES } from "../../db/queries/kv-lists";
 import { AppError, type AppErrorCode } from "../errors";
 import { ingestBusySignal } from "./busy-signal";
+import { WriteGate } from "./write-gate";
 import { setIngestRunner, type IngestOutcome } from "./runner";
 import type { Sender } from "./sender";
 import type { IngestTally } from "./tally";
@@ -33,8 +34,8 @@ export class IngestPool {
   private nextTicket = 0;
   private closed = false;
   private readonly restarts = new Restarts();
-  /** The workers' write gate (write-gate.ts): one turn counter in memory they all share. */
-  private readonly gate = new SharedArrayBuffer(4);
+  /** The workers' write gate (write-gate.ts): a turn counter and a "writer died" flag in memory they all share. */
+  private readonly gate = new SharedArrayBuffer(8);
   /** One KV location map for all workers: a list refers to what any of them stored (db/queries/kv-lists.ts). */
   private readonly kvLocations = new SharedArrayBuffer(KV_LOCATIONS_BYTES);
 
@@ -71,6 +72,8 @@ export class IngestPool {
     worker.on("exit", () => {
       if (this.closed) return;
       noteRestart("ingest", label, failure ?? new Error("exited"));
+      // It may have died inside its write turn: the next turn forgets the KV locations it shared (write-gate.ts).
+      WriteGate.writerDied(this.gate);
       this.fail(slot);
       // Until the new thread is up the slot takes no bodies: they go to the others, or are answered "try again".
       slot.down = true;

@@ -68,4 +68,16 @@ describe("WriteGate", () => {
     expect(performance.now() - t).toBeLessThan(1_000);
     expect(serving(buffer)).toBe(5);
   });
+
+  it("hands the news that a writer died to exactly one later turn (and a 4-byte gate has no such flag)", () => {
+    const buffer = new SharedArrayBuffer(8);
+    const a = new WriteGate(buffer);
+    const b = new WriteGate(buffer);
+    expect(a.takeWriterDied()).toBe(false);
+    WriteGate.writerDied(buffer);
+    expect([b.run(0, () => b.takeWriterDied()), a.run(1, () => a.takeWriterDied())]).toEqual([true, false]);
+    const small = new SharedArrayBuffer(4);
+    WriteGate.writerDied(small);
+    expect(new WriteGate(small).takeWriterDied()).toBe(false);
+  });
 });

@@ -8,12 +8,28 @@
 /** Turns for write transactions across threads that share `buffer` (a SharedArrayBuffer of at least 4 bytes). */
 export class WriteGate {
   private readonly serving: Int32Array;
+  /** Set when a writer died (a second word of the buffer, when it has 8 bytes); taken by the next turn. */
+  private readonly died: Int32Array | null;
 
   constructor(
     buffer: SharedArrayBuffer,
     private readonly maxWaitMs = 2_000,
   ) {
     this.serving = new Int32Array(buffer, 0, 1);
+    this.died = buffer.byteLength >= 8 ? new Int32Array(buffer, 4, 1) : null;
+  }
+
+  /**
+   * Mark that a writer died, maybe inside its turn (the pool calls it when a thread stops): what it put in memory the
+   * writers share for a transaction that then rolled back must be forgotten by the next turn (takeWriterDied).
+   */
+  static writerDied(buffer: SharedArrayBuffer): void {
+    if (buffer.byteLength >= 8) Atomics.store(new Int32Array(buffer, 4, 1), 0, 1);
+  }
+
+  /** True once after writerDied (call it inside a turn, so only one writer acts on it). */
+  takeWriterDied(): boolean {
+    return this.died !== null && Atomics.exchange(this.died, 0, 0) === 1;
   }
 
   /**

@@ -113,4 +113,19 @@ describe("TierPool", () => {
     expect(pool.has("b", 0)).toBe(true);
     expect(pool.drain()?.stored.get("w1")).toBeUndefined();
   });
+
+  it("keeps its expiry heap within twice its capacity (plus 1,024) while blocks are refreshed under a long TTL", () => {
+    const pool = new TierPool("host", 10);
+    const heap = () => (pool as unknown as { heapT: number[] }).heapT.length;
+    let peak = 0;
+    for (let i = 0; i < 20_000; i++) {
+      pool.put(`h${i % 10}`, 50, 86_400_000, i, "w1");
+      peak = Math.max(peak, heap());
+    }
+    expect(peak).toBeLessThanOrEqual(2 * 10 + 1024 + 1);
+    // What it holds still expires when its time comes.
+    pool.expire(20_000 + 86_400_000);
+    expect(pool.size).toBe(0);
+  });
 });
+

@@ -69,8 +69,20 @@ export class TierPool {
     (this.lru[priority] ??= new Map()).set(hash, true);
     if (priority < this.low) this.low = priority;
     if (expiresAt !== Infinity) this.pushExpiry(expiresAt, hash);
+    if (this.heapT.length > 2 * this.capacity + 1024) this.compactExpiries();
     if (had === undefined) push(this.moves.stored, owner, hash);
     return true;
+  }
+
+  /**
+   * Rebuild the expiry heap from the blocks held: a refreshed or dropped block leaves its old entry behind until that
+   * entry's own time, so without this the heap would grow with every put under a long TTL. Bounded at twice the tier's
+   * capacity (plus 1,024), rebuilt in O(n log n) when past it.
+   */
+  private compactExpiries(): void {
+    this.heapT = [];
+    this.heapH = [];
+    for (const [hash, e] of this.entries) if (e.expiresAt !== Infinity) this.pushExpiry(e.expiresAt, hash);
   }
 
   /** Drop blocks whose TTL ran out by `now`. */
