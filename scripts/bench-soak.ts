@@ -177,8 +177,9 @@ async function main() {
     await sleep(250);
   }
   const ready = /ready in ([\d.]+) s/.exec(banner)?.[1];
+  const secs = (ms: number | null) => (ms === null ? "—" : (ms / 1000).toFixed(1));
   console.log(
-    `started: banner says ready in ${ready ?? "?"} s; overview answered with data after ${live === null ? "—" : (live / 1000).toFixed(1)} s`,
+    `started: banner says ready in ${ready ?? "?"} s; the overview showed the cluster's workers after ${secs(live)} s and its first finished requests after ${secs(firstRequests)} s (from spawning npm start's supervisor)`,
   );
   const dashboardPid = childPid(child.pid!, "dist/dashboard.mjs");
   const simPid = childPid(child.pid!, "dist/sim.mjs");

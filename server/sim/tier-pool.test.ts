@@ -128,4 +128,3 @@ describe("TierPool", () => {
     expect(pool.size).toBe(0);
   });
 });
-
