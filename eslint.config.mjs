@@ -1,4 +1,4 @@
-// Lint holds the layering of STYLE.md, nothing else: db/ is rows in, rows out and imports nothing from server/;
+// Lint holds the layering (docs/architecture.md), nothing else: db/ is rows in, rows out and imports nothing from server/;
 // lib/ (pure code both share) imports from neither. Only these folders are linted (`npm run lint`), without type
 // information, so the check stays fast.
 import { defineConfig } from "eslint/config";

@@ -3,7 +3,7 @@
 
 /** op_code → op. Codes are stored: append only, never reorder. */
 export const KV_OPS = ["removed", "stored", "cleared"] as const;
-/** reason_code → reason: DESIGN §3's removal reasons (kv.cleared rows: "cleared"). Append only, never reorder. */
+/** reason_code → reason: the removal reasons of docs/telemetry-format.md (kv.cleared rows: "cleared"). Append only, never reorder. */
 export const KV_REASONS = ["capacity", "ttl", "agent_end", "session_end", "cleared", "offloaded", "unknown"] as const;
 
 export type KvOp = (typeof KV_OPS)[number];

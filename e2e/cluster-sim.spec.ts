@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import { apiQuery } from "./fixtures/telemetry";
 import { nodeArgs } from "../server/compiled";
+import { docScreenshot } from "./fixtures/doc-screenshot";
 
 // The cluster pages over a short burst of the simulated cluster: each shows what the API computes.
 
@@ -28,7 +29,7 @@ test("a simulated burst: workers, routing, planner and overview show what the AP
   page,
   request,
   baseURL,
-}) => {
+}, testInfo) => {
   expect(await runSimulator(baseURL!)).toBe(0);
   const range = { preset: "15m" };
 
@@ -73,4 +74,5 @@ test("a simulated burst: workers, routing, planner and overview show what the AP
   await page.goto("/?range=15m");
   await expect(page.getByTestId("kpi-workers")).toHaveText(String(summary.workersPresent));
   await expect(page.getByText(`${summary.requests.toLocaleString("en-US")} requests`)).toBeVisible();
+  await docScreenshot(page, testInfo, "overview");
 });

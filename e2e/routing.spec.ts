@@ -53,7 +53,7 @@ test("a new decision appears live and expands to its winner, runner-up and why",
   await expect(page.getByRole("heading", { name: "Routing", level: 1 })).toBeVisible();
   const run = uniq("rt");
   const [w1, w2, w3] = [1, 2, 3].map((i) => `${run}-w${i}`);
-  // §6 worked check: (prefill, overlap, decode) = (10, 2, 10), (10, 5, 5), (10, 8, 9) cost 18, 10, 11 → w2 wins, w3 is runner-up.
+  // the routing cost rule's worked check: (prefill, overlap, decode) = (10, 2, 10), (10, 5, 5), (10, 8, 9) cost 18, 10, 11 → w2 wins, w3 is runner-up.
   await postEvents(request, [
     decision(run, 1, Date.now() - 1_000, w2!, [cand(w1!, 10, 2, 10), cand(w2!, 10, 5, 5), cand(w3!, 10, 8, 9)]),
   ]);

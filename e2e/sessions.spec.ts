@@ -3,6 +3,7 @@ import { expect, test, type APIRequestContext } from "@playwright/test";
 import { runPrefix } from "../server/sim/engine";
 import { tryApiQuery } from "./fixtures/telemetry";
 import { nodeArgs } from "../server/compiled";
+import { docScreenshot } from "./fixtures/doc-screenshot";
 
 type Row = { sessionId: string; diverged: number; turns: number };
 
@@ -51,7 +52,7 @@ test("preamble: diverged misses in a trace, the unstable-prefix finding, and a t
   page,
   request,
   baseURL,
-}) => {
+}, testInfo) => {
   // Only this run's sessions: others on the dashboard (an imported trace) can have diverged turns and no decisions.
   const start = Date.now() - 180_000;
   const run = runPrefix(SEED, start);
@@ -79,6 +80,7 @@ test("preamble: diverged misses in a trace, the unstable-prefix finding, and a t
 
   await expect(page.getByRole("heading", { name: `Session ${target!.sessionId}`, level: 1 })).toBeVisible();
   await expect(page.getByTestId("session-lanes")).toBeVisible();
+  await docScreenshot(page, testInfo, "session-trace");
   const turns = page.getByRole("table", { name: "Turns" });
   const divergedTurn = turns
     .getByRole("row")

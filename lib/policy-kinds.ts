@@ -1,4 +1,4 @@
-// The kinds of policy document (DESIGN.md §5): what versions, targets and guards are stored per. Pure.
+// The kinds of policy document (docs/policies.md): what versions, targets and guards are stored per. Pure.
 
 export const POLICY_KINDS = ["retention", "autoscaling", "routing", "frontend"] as const;
 export type PolicyKind = (typeof POLICY_KINDS)[number];

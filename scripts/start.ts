@@ -1,5 +1,6 @@
-// `npm start`: build when needed, then run the dashboard and the simulated cluster as two processes
-// that talk only over HTTP (telemetry into /api/ingest, policies into the simulator's control API).
+// `npm start` (after scripts/build-if-needed.mjs has built what was missing): run the dashboard and the simulated
+// cluster as two processes that talk only over HTTP (telemetry into /api/ingest, policies into the simulator's
+// control API).
 // Extra arguments go to the simulator: `npm start -- --scenario preamble --speed 10`.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";

@@ -100,7 +100,7 @@ describe("parseEnv", () => {
     expect(envError({ SWITCHYARD_INGEST_TOKEN: "tooshort" }).message).toContain("at least 16 characters");
   });
 
-  // DESIGN §8: secrets never in logs; the EnvError message is printed at startup.
+  // secrets never in logs; the EnvError message is printed at startup.
   it.each(["tooshort", "a token with spaces that is long"])(
     "does not echo a rejected ingest token (%s) in the message",
     (token) => {

@@ -1,4 +1,4 @@
-// The rows the ingest stores, one shape per telemetry event kind (DESIGN.md §3): the structural form of a validated
+// The rows the ingest stores, one shape per telemetry event kind (docs/telemetry-format.md): the structural form of a validated
 // event, so db/ takes them without knowing the schema that validated them. server/ingest/events.ts checks at compile
 // time that its events and these shapes stay the same.
 export type WorkerUpRow = {

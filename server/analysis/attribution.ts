@@ -1,4 +1,4 @@
-// Cache-miss attribution (DESIGN §4): every recomputed prompt token of a turn gets exactly one cause. Pure.
+// Cache-miss attribution (docs/architecture.md): every recomputed prompt token of a turn gets exactly one cause. Pure.
 
 export const CAUSES = ["cold", "diverged", "evicted", "routed_away", "unknown"] as const;
 export type Cause = (typeof CAUSES)[number];

@@ -11,7 +11,7 @@ import {
   type RouteCandidate,
 } from "./routing";
 
-/** A candidate from (prefill, overlap, decode) with its cost under the §6 rule. */
+/** A candidate from (prefill, overlap, decode) with its cost under the routing cost rule. */
 function cand(
   id: string,
   prefill: number,
@@ -32,7 +32,7 @@ function cand(
 describe("explainDecision", () => {
   it.each<[string, string, RouteCandidate[], number, string, string | null, string]>([
     [
-      "§6 worked check: the second wins on load against the third",
+      "the routing cost rule's worked check: the second wins on load against the third",
       "w2",
       [cand("w1", 10, 2, 10), cand("w2", 10, 5, 5), cand("w3", 10, 8, 9)],
       0,

@@ -1,4 +1,4 @@
-// The counting behind a sessions-list row (DESIGN §7), over the same turns the trace shows. Pure.
+// The counting behind a sessions-list row (docs/architecture.md), over the same turns the trace shows. Pure.
 import { CAUSES, emptyCauses, type CauseTokens } from "./attribution";
 import { quantile } from "./quantile";
 import type { SummaryTurnRow } from "../../db/rows/session-summaries";

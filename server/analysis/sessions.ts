@@ -1,4 +1,4 @@
-// Session assembly (DESIGN §4): turns grouped by trajectory, tool calls and reasoning spans between them. Pure.
+// Session assembly (docs/architecture.md): turns grouped by trajectory, tool calls and reasoning spans between them. Pure.
 import { CAUSES, emptyCauses, type CauseTokens } from "./attribution";
 import { quantile } from "./quantile";
 import { runnerUp, type RouteCandidate } from "./routing";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { validatePolicy, type PolicyKind } from "./policies";
 
 // Storage tiers in the policy documents: each retention rule's offload target and TTL, prefetch on resume, and the
-// frontend's prefetch lead (DESIGN §5).
+// frontend's prefetch lead (docs/policies.md).
 
 const valid: [name: string, kind: PolicyKind, doc: unknown][] = [
   [

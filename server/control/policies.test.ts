@@ -51,7 +51,7 @@ const designExample = {
 };
 
 describe("defaults", () => {
-  it("are exactly the DESIGN.md §5 example", () => {
+  it("are exactly the documented example (docs/policies.md)", () => {
     expect(defaultPolicies()).toEqual(designExample);
   });
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { POLICY_KINDS, type PolicyKind } from "../../lib/policy-kinds";
 
-// Policy documents of DESIGN.md §5 as zod schemas. Omitted fields take the §5 defaults, unknown
+// Policy documents (docs/policies.md) as zod schemas. Omitted fields take the documented defaults, unknown
 // fields are refused at every level, and cross-field rules report the field at fault. Free of
 // Node-only imports: the same schemas serve forms, the dashboard API and the simulated cluster.
 
@@ -25,7 +25,7 @@ const ttlSeconds = z
   .nullable();
 const evictOn = z.enum(EVICT_ON);
 
-/** Tiers a retention rule can offload to (DESIGN §3 "Storage tiers"; device is where blocks start). */
+/** Tiers a retention rule can offload to (docs/telemetry-format.md, the storage_tier field; device is where blocks start). */
 export const OFFLOAD_TIERS = ["host", "disk", "shared"] as const;
 export type OffloadTier = (typeof OFFLOAD_TIERS)[number];
 const MAX_OFFLOAD_TTL_SECONDS = 7 * 24 * 3600;

@@ -1,6 +1,6 @@
 import { validatePolicy, type PolicyDocuments, type PolicyError, type PolicyKind } from "./policies";
 
-// Version rules of DESIGN.md §5, free of db and tRPC: callers load the latest version, ask for a
+// Version rules of the policy documents (docs/policies.md), free of db and tRPC: callers load the latest version, ask for a
 // decision here and persist it.
 
 export type DiffEntry = { path: string; before: unknown; after: unknown };

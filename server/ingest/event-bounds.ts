@@ -1,4 +1,4 @@
-// The bounds and value sets of switchyard.telemetry.v1 (DESIGN.md §3), shared by the schema (events.ts) and its
+// The bounds and value sets of switchyard.telemetry.v1 (docs/telemetry-format.md), shared by the schema (events.ts) and its
 // fast path for the common shapes (event-fast-path.ts), so the two can never disagree on a limit.
 
 /** Unix ms between 2000-01-01 and 2100-01-01. */
@@ -28,7 +28,7 @@ export const REMOVAL_REASONS = [
   "offloaded",
   "unknown",
 ] as const;
-/** Where a KV block lives (DESIGN §3 "Storage tiers"): GPU memory, CPU memory, local SSD, storage shared by workers. */
+/** Where a KV block lives (docs/telemetry-format.md, the storage_tier field): GPU memory, CPU memory, local SSD, storage shared by workers. */
 export const STORAGE_TIERS = ["device", "host", "disk", "shared"] as const;
 export type StorageTier = (typeof STORAGE_TIERS)[number];
 export const REQUEST_APIS = ["chat_completions", "responses", "messages"] as const;

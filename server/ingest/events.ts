@@ -25,7 +25,7 @@ import {
 import { fastParse } from "./event-fast-path";
 import type { IngestKind, IngestRowOf } from "../../db/rows/ingest";
 
-// switchyard.telemetry.v1: the normalized event model (DESIGN.md §3) with bounds on every field (event-bounds.ts).
+// switchyard.telemetry.v1: the normalized event model (docs/telemetry-format.md) with bounds on every field (event-bounds.ts).
 // parseEvent takes the hand-written fast path first (event-fast-path.ts): it accepts only what this schema accepts
 // and builds the same event; anything else (every bad input) is parsed here, so errors come from this schema alone.
 

@@ -24,7 +24,7 @@ import {
 import { minuteOf } from "../../lib/counters";
 import { causesRowOf, retentionVersionOf } from "./attribution-causes";
 
-// The attribution step's decisions (DESIGN §4): which KV events change device residency, which facts a turn's
+// The attribution step's decisions (docs/architecture.md): which KV events change device residency, which facts a turn's
 // recomputed blocks had at arrival, and what is stored for it. The index and its rows live in db/queries/attribution*.
 
 /**

@@ -3,7 +3,7 @@ import { CHAIN_VIEW, type ChainSource } from "./event-builders";
 import { StringOut, toJsonLine, writeJsonLine, type LineOut } from "./json-lines";
 import type { HashView } from "./stream";
 
-// The compact wire form of request chains (DESIGN.md §3 "Compact chains"): a turn names its trajectory's previous
+// The compact wire form of request chains (docs/telemetry-format.md, "Compact chains"): a turn names its trajectory's previous
 // request and carries only the hashes it adds. A trajectory's hash view only grows (until compaction replaces it), so
 // two requests of one view share min(their lengths) blocks.
 

@@ -23,7 +23,7 @@ export type ChainSource = {
   };
 };
 
-// Telemetry events (DESIGN.md §3) built from the core's objects; times are rounded to Unix ms.
+// Telemetry events (docs/telemetry-format.md) built from the core's objects; times are rounded to Unix ms.
 
 /** The request event of a finished model call (hash arrays last, with fast NDJSON forms: full and compact). */
 export function requestEvent(

@@ -8,7 +8,7 @@ import { TIER_CODES, type TierHit } from "./tier-hit";
 
 export { cachedByTier, TIER_CODES, type TierHit } from "./tier-hit";
 
-// The cluster's KV tiers below device (DESIGN §3 "Storage tiers"): per worker a host and a local disk tier, one
+// The cluster's KV tiers below device (docs/telemetry-format.md, the storage_tier field): per worker a host and a local disk tier, one
 // shared tier for every worker. A block evicted from device goes to its class's offload tier (block-pool's hook);
 // a request's prefix is looked up block by block along its chain on the fastest tier holding it, and the blocks
 // found below device are onboarded before the request can be scheduled, at that tier's bandwidth.

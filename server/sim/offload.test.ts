@@ -45,7 +45,7 @@ describe("offload scenario: off, offload to host, offload + prefetch on resume",
   });
 });
 
-describe("storage-tier events of the simulator (DESIGN §3)", () => {
+describe("storage-tier events of the simulator (docs/telemetry-format.md)", () => {
   const events = runScenario({
     scenario: "offload",
     seconds: 300,

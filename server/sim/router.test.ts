@@ -46,7 +46,7 @@ describe("chooseWorker", () => {
     });
   });
 
-  it("picks the second of the DESIGN.md worked example (costs 18, 10, 11)", () => {
+  it("picks the second of the router's worked example (costs 18, 10, 11)", () => {
     const { chosen, candidates } = chooseWorker(
       [load("w1", 10, 2, 10), load("w2", 10, 5, 5), load("w3", 10, 8, 9)],
       policy,

@@ -19,7 +19,7 @@ export type Scenario = {
   workers: Partial<Record<WorkerRole, number>>;
   sessions: (elapsedSeconds: number) => number;
   kinds: readonly SessionKind[];
-  /** The cluster's configuration at start (version 0), over the §5 defaults. */
+  /** The cluster's configuration at start (version 0), over the documented defaults. */
   policies?: Partial<PolicyDocumentInputs>;
   /** Lower KV tiers of the cluster (blocks; omitted: device only) and their read bandwidths (kv-tiers.ts defaults). */
   tiers?: TierConfig;

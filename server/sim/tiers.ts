@@ -1,7 +1,7 @@
 import { offloadTargets, validatePolicy, type OffloadTier, type PolicyError } from "../control/policies";
 
 // The simulated cluster's KV storage tiers below device, as its config or scenario sets them, and the control-API
-// check that a retention document offloads only to tiers the cluster has (DESIGN §5).
+// check that a retention document offloads only to tiers the cluster has (docs/policies.md).
 
 /** Blocks of each lower tier; 0 means the cluster has no such tier. */
 export type TierConfig = { host_blocks: number; disk_blocks: number; shared_blocks: number };

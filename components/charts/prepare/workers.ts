@@ -92,7 +92,7 @@ const OTHER_COLORS = ["var(--series-5)", "var(--series-6)"];
 /** The label of blocks stored without a retention class. */
 export const UNCLASSIFIED = "unclassified";
 
-/** A stable colour per retention class: the four §5 segments fixed, others by name, unclassified muted. */
+/** A stable colour per retention class: the four documented segments fixed, others by name, unclassified muted. */
 export function classColor(cls: string): string {
   if (cls === UNCLASSIFIED) return "var(--muted)";
   const known = CLASS_COLORS[cls];
@@ -112,7 +112,7 @@ export type ClassStacks = {
 
 /**
  * Stacked bars of blocks stored per bucket and retention class. Buckets with no kv.stored events are null for
- * every class; classes in the order of the §5 segments, then by name, unclassified last.
+ * every class; classes in the order of the documented segments, then by name, unclassified last.
  */
 export function classStacks(rows: readonly ClassRow[], w: Window): ClassStacks {
   const starts = bucketStarts(w.from, w.to, w.step);

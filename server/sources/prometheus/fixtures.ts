@@ -1,4 +1,4 @@
-// Exposition texts written from the documented metric families of each target kind (see DESIGN §3).
+// Exposition texts written from the documented metric families of each target kind (docs/sources.md).
 
 /** vLLM v1 (newer names): one engine, cache config info with the GPU block count. */
 export const VLLM_NEW = (

@@ -1,7 +1,7 @@
 import type { ScrapeKind } from "./config";
 
 /**
- * A logical metric and the names it has been exposed under, newest first (DESIGN §3 "Real sources, mapped"). A
+ * A logical metric and the names it has been exposed under, newest first (docs/sources.md). A
  * required metric that none of the names serve is reported as "expected but missing"; an older name in use is
  * reported as renamed.
  */

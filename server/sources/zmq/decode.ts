@@ -1,6 +1,6 @@
 import { Decoder } from "@msgpack/msgpack";
 
-// vLLM/SGLang KV events (DESIGN.md §3 "Real sources"): multipart [topic, 8-byte big-endian sequence, msgpack batch].
+// vLLM/SGLang KV events (docs/sources.md): multipart [topic, 8-byte big-endian sequence, msgpack batch].
 // The batch is [ts, events, data_parallel_rank?] (msgspec array_like) or {ts, events, data_parallel_rank?}; each event
 // is ["BlockStored", block_hashes, parent_block_hash, token_ids, block_size, lora_id, medium, ...] /
 // ["BlockRemoved", block_hashes, medium] / ["AllBlocksCleared"], or the same fields in a map keyed by `type`.
