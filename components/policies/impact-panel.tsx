@@ -9,7 +9,7 @@ import { IMPACT_WINDOW_CHOICES } from "@/server/analysis/impact";
 import type { PolicyKind } from "@/server/control/policies";
 import type { AppRouter } from "@/server/trpc/root";
 import { describeGuard } from "./guard-form";
-import { impactSentence, predictionWords, windowWords } from "./impact-words";
+import { impactSentence, predictionWords, rate, sidesWords, windowWords } from "./impact-words";
 
 type Impact = inferRouterOutputs<AppRouter>["policies"]["impact"];
 type Measured = Extract<Impact["targets"][number], { state: "measured" }>;
@@ -87,6 +87,9 @@ function TargetMeasured({ t, impact }: { t: Measured; impact: Impact }) {
       ) : (
         <>
           <p data-testid="impact-sentence">{impactSentence(b, a, p)}</p>
+          <p className={t.thin.before || t.thin.after ? "impact-thin" : "sub"} data-testid="impact-sides">
+            {sidesWords(b, a, t.thin)}
+          </p>
           {!t.causesComplete && (
             <p className="sub" role="status">
               Recomputed tokens by cause are incomplete: attribution is behind and has not judged every request of the
@@ -100,9 +103,21 @@ function TargetMeasured({ t, impact }: { t: Measured; impact: Impact }) {
                   <th scope="col">Metric</th>
                   <th scope="col" className="num">
                     Before
+                    {t.thin.before && (
+                      <span className="badge" data-tone="warn">
+                        {" "}
+                        too thin
+                      </span>
+                    )}
                   </th>
                   <th scope="col" className="num">
                     After
+                    {t.thin.after && (
+                      <span className="badge" data-tone="warn">
+                        {" "}
+                        too thin
+                      </span>
+                    )}
                   </th>
                   <th scope="col" className="num">
                     Predicted
@@ -111,6 +126,12 @@ function TargetMeasured({ t, impact }: { t: Measured; impact: Impact }) {
               </thead>
               <tbody>
                 <Row label="Requests" before={formatCount(b.requests)} after={formatCount(a.requests)} />
+                <Row
+                  label="Requests per minute"
+                  before={rate(b.rates.requestsPerMinute, 1)}
+                  after={rate(a.rates.requestsPerMinute, 1)}
+                />
+                <Row label="Prompt tokens" before={formatCount(b.inputTokens)} after={formatCount(a.inputTokens)} />
                 <Row
                   label="Prefix hit rate (token-weighted)"
                   before={formatPercent(b.hitRate)}
@@ -130,6 +151,11 @@ function TargetMeasured({ t, impact }: { t: Measured; impact: Impact }) {
                   predicted={p ? formatMs(p.ttft_p95_ms) : undefined}
                 />
                 <Row
+                  label="Recomputed per 1,000 prompt tokens"
+                  before={rate(b.rates.recomputedPer1kPrompt, 1)}
+                  after={rate(a.rates.recomputedPer1kPrompt, 1)}
+                />
+                <Row
                   label="Recomputed tokens"
                   before={formatCount(b.recomputed.total)}
                   after={formatCount(a.recomputed.total)}
@@ -142,6 +168,11 @@ function TargetMeasured({ t, impact }: { t: Measured; impact: Impact }) {
                     after={formatCount(a.recomputed[key])}
                   />
                 ))}
+                <Row
+                  label="Evicted blocks per request"
+                  before={rate(b.rates.evictedBlocksPerRequest, 2)}
+                  after={rate(a.rates.evictedBlocksPerRequest, 2)}
+                />
                 <Row
                   label="Evicted blocks"
                   before={formatCount(b.evictedBlocks)}

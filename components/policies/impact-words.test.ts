@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { impactWindows, windowMetrics, type WindowRows } from "@/server/analysis/impact";
 import type { Prediction } from "@/server/preview/prediction";
-import { changeWords, impactSentence, predictionWords, windowWords } from "./impact-words";
+import { changeWords, impactSentence, predictionWords, sidesWords, windowWords } from "./impact-words";
 
 const MIN = 60_000;
 const T = 1_764_417_600_000;
@@ -29,7 +29,16 @@ describe("impact words", () => {
 
   it("puts the prediction beside the measured change", () => {
     expect(impactSentence(before, after, prediction)).toBe(
-      "hit rate 58% → 81%, predicted 79%; TTFT p95 420 ms → 380 ms, predicted 400 ms; TTFT p50 200 ms → 160 ms, predicted 150 ms; recomputed tokens 42,000 → 19,000; evicted blocks 3,400 → 1,200",
+      "hit rate 58% → 81%, predicted 79%; TTFT p95 420 ms → 380 ms, predicted 400 ms; TTFT p50 200 ms → 160 ms, predicted 150 ms; recomputed tokens per 1,000 prompt tokens 420.0 → 190.0; evicted blocks per request 34.00 → 12.00",
+    );
+  });
+
+  it("says what each side holds and which is too thin to judge", () => {
+    expect(sidesWords(before, after, { before: null, after: null })).toBe(
+      "before: 100 requests, 100,000 prompt tokens; after: 100 requests, 100,000 prompt tokens",
+    );
+    expect(sidesWords(before, after, { before: "12 requests, fewer than 30", after: null })).toBe(
+      "before: 100 requests, 100,000 prompt tokens (too thin to judge: 12 requests, fewer than 30); after: 100 requests, 100,000 prompt tokens",
     );
   });
 

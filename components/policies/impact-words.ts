@@ -23,15 +23,34 @@ export function changeWords(
 
 const pct = (v: number | null) => formatPercent(v, 0);
 
-/** The panel's headline for one target: hit rate and TTFT p95 (and p50) before → after, predicted where known. */
+/**
+ * The panel's headline for one target: hit rate and TTFT p95 (and p50) before → after, predicted where known, then
+ * recomputed tokens and evictions as rates, which compare across windows of unequal traffic (totals do not).
+ */
 export function impactSentence(before: WindowMetrics, after: WindowMetrics, prediction: Prediction | null): string {
   return [
     changeWords("hit rate", before.hitRate, after.hitRate, prediction?.hit_rate, pct),
     changeWords("TTFT p95", before.ttftP95Ms, after.ttftP95Ms, prediction?.ttft_p95_ms, formatMs),
     changeWords("TTFT p50", before.ttftP50Ms, after.ttftP50Ms, prediction?.ttft_p50_ms, formatMs),
-    `recomputed tokens ${formatCount(before.recomputed.total)} → ${formatCount(after.recomputed.total)}`,
-    `evicted blocks ${formatCount(before.evictedBlocks)} → ${formatCount(after.evictedBlocks)}`,
+    `recomputed tokens per 1,000 prompt tokens ${rate(before.rates.recomputedPer1kPrompt, 1)} → ${rate(after.rates.recomputedPer1kPrompt, 1)}`,
+    `evicted blocks per request ${rate(before.rates.evictedBlocksPerRequest, 2)} → ${rate(after.rates.evictedBlocksPerRequest, 2)}`,
   ].join("; ");
+}
+
+/** A rate with `digits` decimals (thousands separated), or a dash for none. */
+export function rate(v: number | null, digits: number): string {
+  return v === null ? "—" : v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** What each side holds, and which is too thin to judge: "before: 476 requests, 1.2 M prompt tokens (too thin …)". */
+export function sidesWords(
+  before: WindowMetrics,
+  after: WindowMetrics,
+  thin: { before: string | null; after: string | null },
+): string {
+  const side = (name: string, m: WindowMetrics, why: string | null) =>
+    `${name}: ${formatCount(m.requests)} requests, ${formatCount(m.inputTokens)} prompt tokens${why ? ` (too thin to judge: ${why})` : ""}`;
+  return `${side("before", before, thin.before)}; ${side("after", after, thin.after)}`;
 }
 
 /** How much of the after-window is measured: "12 of 60 minutes measured", or why it stopped early. */

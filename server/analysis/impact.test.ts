@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { ackTimes, impactWindows, targetImpact, windowMetrics, type AckRow, type WindowRows } from "./impact";
+import {
+  ackTimes,
+  impactWindows,
+  targetImpact,
+  thinSides,
+  windowMetrics,
+  type AckRow,
+  type WindowRows,
+} from "./impact";
 
 const MIN = 60_000;
 const T = 1_764_417_600_000;
@@ -80,6 +88,9 @@ describe("window metrics", () => {
     );
     expect(m).toEqual({
       requests: 20,
+      inputTokens: 10_000,
+      // No window length given: no rate per minute.
+      rates: { requestsPerMinute: null, recomputedPer1kPrompt: 100.5, evictedBlocksPerRequest: 2.2 },
       hitRate: 0.58,
       ttftP50Ms: 100,
       ttftP95Ms: 190,
@@ -145,4 +156,41 @@ describe("ack times", () => {
     ]);
   });
   it("is empty before any target answered", () => expect(ackTimes([ack("sim", 6, T)], 7)).toEqual([]));
+});
+
+describe("comparing windows of unequal traffic", () => {
+  it.each<[string, number, number, { before: string | null; after: string | null }]>([
+    ["even", 500, 600, { before: null, after: null }],
+    ["a quarter exactly is enough", 150, 600, { before: null, after: null }],
+    // The report that asked for this: the dashboard had run two minutes of a 25-minute before-window.
+    [
+      "before under a quarter of after",
+      476,
+      6_436,
+      { before: "476 requests, under a quarter of the other side's 6436: its window held little traffic", after: null },
+    ],
+    ["after too few", 400, 12, { before: null, after: "12 requests, fewer than 30" }],
+    ["both too few", 3, 0, { before: "3 requests, fewer than 30", after: "0 requests, fewer than 30" }],
+  ])("%s", (_name, before, after, want) => expect(thinSides(before, after)).toEqual(want));
+
+  it("gives recomputed tokens per 1,000 prompt tokens, evictions per request and requests per minute", () => {
+    const rows = {
+      requests: 476,
+      inputTokens: 2_000_000,
+      cachedTokens: 1_000_000,
+      ttftsSorted: [],
+      causes: { cold: 9_800_000 / 2, diverged: 0, evicted: 9_800_000 / 2, routedAway: 0, unknown: 0 },
+      evictions: [{ reason: "capacity", blocks: 69_000 }],
+    };
+    const m = windowMetrics(rows, 25 * 60_000);
+    expect(m.rates.recomputedPer1kPrompt).toBeCloseTo(4_900);
+    expect(m.rates.evictedBlocksPerRequest).toBeCloseTo(69_000 / 476);
+    expect(m.rates.requestsPerMinute).toBeCloseTo(476 / 25);
+    const empty = windowMetrics({ ...rows, requests: 0, inputTokens: 0, evictions: [] });
+    expect(empty.rates).toEqual({
+      requestsPerMinute: null,
+      recomputedPer1kPrompt: null,
+      evictedBlocksPerRequest: null,
+    });
+  });
 });

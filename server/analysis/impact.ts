@@ -55,8 +55,40 @@ export function impactWindows(
   };
 }
 
+/**
+ * A side of the comparison with fewer requests than this, or with less than MIN_SIDE_SHARE of the other side's
+ * requests, is too thin to judge: its window held little traffic (the dashboard had just started, or traffic was
+ * paused), and its figures would be read as a change the version made.
+ */
+export const MIN_SIDE_REQUESTS = 30;
+export const MIN_SIDE_SHARE = 0.25;
+
+/** Why each side is too thin to judge (null: it is not), from the two sides' request counts. */
+export function thinSides(before: number, after: number): { before: string | null; after: string | null } {
+  const why = (n: number, other: number) => {
+    if (n < MIN_SIDE_REQUESTS) return `${n} requests, fewer than ${MIN_SIDE_REQUESTS}`;
+    if (n < MIN_SIDE_SHARE * other)
+      return `${n} requests, under a quarter of the other side's ${other}: its window held little traffic`;
+    return null;
+  };
+  return { before: why(before, after), after: why(after, before) };
+}
+
+/** Figures of a window that compare across windows of unequal traffic. */
+export type WindowRates = {
+  /** Requests per minute of the measured window; null for an empty window. */
+  requestsPerMinute: number | null;
+  /** Recomputed prompt tokens per 1,000 prompt tokens; null without prompt tokens. */
+  recomputedPer1kPrompt: number | null;
+  /** Evicted blocks per request; null without requests. */
+  evictedBlocksPerRequest: number | null;
+};
+
 export type WindowMetrics = {
   requests: number;
+  /** Prompt tokens of the window's requests. */
+  inputTokens: number;
+  rates: WindowRates;
   /** Token-weighted prefix hit rate (0–1); null without prompt tokens. */
   hitRate: number | null;
   ttftP50Ms: number | null;
@@ -66,18 +98,26 @@ export type WindowMetrics = {
   evictedBlocks: number;
 };
 
-/** The panel's and the guard's metrics of one window. */
-export function windowMetrics(rows: WindowRows): WindowMetrics {
+/** The panel's and the guard's metrics of one window of `measuredMs` (0: its rate per minute is not known). */
+export function windowMetrics(rows: WindowRows, measuredMs = 0): WindowMetrics {
   const c = rows.causes;
   const evictions = [...rows.evictions].filter((e) => e.blocks > 0).sort((a, b) => b.blocks - a.blocks);
+  const recomputed = c.cold + c.diverged + c.evicted + c.routedAway + c.unknown;
+  const evictedBlocks = evictions.reduce((s, e) => s + e.blocks, 0);
   return {
     requests: rows.requests,
+    inputTokens: rows.inputTokens,
+    rates: {
+      requestsPerMinute: measuredMs > 0 ? rows.requests / (measuredMs / MINUTE) : null,
+      recomputedPer1kPrompt: rows.inputTokens > 0 ? (recomputed / rows.inputTokens) * 1000 : null,
+      evictedBlocksPerRequest: rows.requests > 0 ? evictedBlocks / rows.requests : null,
+    },
     hitRate: hitRate(rows.cachedTokens, rows.inputTokens),
     ttftP50Ms: quantileSorted(rows.ttftsSorted, 0.5),
     ttftP95Ms: quantileSorted(rows.ttftsSorted, 0.95),
-    recomputed: { ...c, total: c.cold + c.diverged + c.evicted + c.routedAway + c.unknown },
+    recomputed: { ...c, total: recomputed },
     evictions,
-    evictedBlocks: evictions.reduce((s, e) => s + e.blocks, 0),
+    evictedBlocks,
   };
 }
 
@@ -94,6 +134,8 @@ export type TargetImpact =
       causesComplete: boolean;
       /** Neither window saw a request. */
       noTraffic: boolean;
+      /** Why a side is too thin to judge (thinSides), null where it is not. */
+      thin: { before: string | null; after: string | null };
     };
 
 /** One target's impact from its two windows' rows; oldestPendingAt is the oldest request attribution has not judged. */
@@ -110,10 +152,11 @@ export function targetImpact(
     state: "measured",
     appliedAt,
     windows,
-    before: windowMetrics(before),
-    after: windowMetrics(after),
+    before: windowMetrics(before, windows.measuredMs),
+    after: windowMetrics(after, windows.measuredMs),
     causesComplete: oldestPendingAt === null || oldestPendingAt >= windows.after.to,
     noTraffic: before.requests === 0 && after.requests === 0,
+    thin: thinSides(before.requests, after.requests),
   };
 }
 

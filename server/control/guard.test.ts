@@ -120,6 +120,17 @@ describe("guard decision", () => {
       /did not trip/,
     ],
     ["no traffic at all", spec(), win(0, 0, 0), win(0, 0, 0), 10, "inconclusive", null, /0 requests before, 0 after/],
+    // The before-window held two minutes of traffic (a fresh start): a worse after-window is not judged against it.
+    [
+      "before under a quarter of after",
+      spec(),
+      win(4 * N - 1, 100, 0.8),
+      win(16 * N, 900, 0.2),
+      10,
+      "inconclusive",
+      null,
+      /one side under a quarter of the other's/,
+    ],
   ])("%s", (_name, s, before, after, minutesIn, state, reason, message) => {
     const d = decideGuard(s, APPLIED, before, after, APPLIED + minutesIn * MIN);
     expect(d.state).toBe(state);

@@ -1,12 +1,20 @@
 import { z } from "zod";
-import { impactWindows, MINUTE, windowMetrics, type ImpactWindows, type WindowRows } from "../analysis/impact";
+import {
+  impactWindows,
+  MIN_SIDE_REQUESTS,
+  MINUTE,
+  thinSides,
+  windowMetrics,
+  type ImpactWindows,
+  type WindowRows,
+} from "../analysis/impact";
 
 // Guarded rollout (opt-in per publish): after a version takes effect, compare the after-window with a before-window of
 // equal length and roll back when TTFT p95 rose or the hit rate fell more than the operator allowed. Pure: the loop in
 // guard-loop.ts loads the rows, asks for a decision here and persists it.
 
 /** Requests each window needs before a check is judged; with fewer the guard says so and does not trip. */
-export const MIN_GUARD_REQUESTS = 30;
+export const MIN_GUARD_REQUESTS = MIN_SIDE_REQUESTS;
 
 /** The guard an operator adds in the publish dialog (the same schema validates the form and the procedure). */
 export const guardInput = z
@@ -78,8 +86,11 @@ function deltasOf(before: WindowRows, after: WindowRows): GuardDeltas {
   const b = windowMetrics(before);
   const a = windowMetrics(after);
   const enough = (n: number) => n >= MIN_GUARD_REQUESTS;
-  const timed = enough(before.ttftsSorted.length) && enough(after.ttftsSorted.length);
-  const counted = enough(before.requests) && enough(after.requests);
+  // A side under a quarter of the other's traffic is not judged either (thinSides): its window held little traffic.
+  const thin = thinSides(before.requests, after.requests);
+  const even = thin.before === null && thin.after === null;
+  const timed = even && enough(before.ttftsSorted.length) && enough(after.ttftsSorted.length);
+  const counted = even && enough(before.requests) && enough(after.requests);
   const ttftRise =
     timed && b.ttftP95Ms !== null && a.ttftP95Ms !== null && b.ttftP95Ms > 0
       ? ((a.ttftP95Ms - b.ttftP95Ms) / b.ttftP95Ms) * 100
@@ -135,7 +146,12 @@ export function decideGuard(
     const reason = breaches.join(", ");
     return { ...base, state: "tripped", reason, message: `tripped after ${of}: ${reason}` };
   }
-  const traffic = `too little traffic to judge (${d.requests.before} requests before, ${d.requests.after} after; ${MIN_GUARD_REQUESTS} needed in each)`;
+  const thin = thinSides(d.requests.before, d.requests.after);
+  const uneven =
+    d.requests.before >= MIN_GUARD_REQUESTS && d.requests.after >= MIN_GUARD_REQUESTS && (thin.before || thin.after);
+  const traffic = uneven
+    ? `too little traffic to judge (${d.requests.before} requests before, ${d.requests.after} after: one side under a quarter of the other's)`
+    : `too little traffic to judge (${d.requests.before} requests before, ${d.requests.after} after; ${MIN_GUARD_REQUESTS} needed in each)`;
   const ended = windows.cut !== "filling";
   if (ended)
     return unjudged
