@@ -9,7 +9,7 @@ import { ClusterTiers, type TierBandwidth } from "./kv-tiers";
 import { Prefetcher } from "./prefetch";
 import type { TierConfig } from "./tiers";
 import type { EventBody, SimRequest, WorkerRole } from "./types";
-import { Worker, type WorkerHost } from "./worker";
+import { SimWorker, type WorkerHost } from "./worker";
 
 // The workers, the router in front of them and the planner that resizes them. Workers join cold
 // (worker.up after a startup delay) and leave drained (kv.cleared + worker.down).
@@ -40,7 +40,7 @@ const MAX_HASHES_PER_EVENT = 16_384;
 
 export class Cluster implements WorkerHost {
   readonly index = new PrefixIndex();
-  readonly workers: Worker[] = [];
+  readonly workers: SimWorker[] = [];
   readonly roles: PlannerRole[];
   private freeSlots = Array.from({ length: MAX_WORKERS }, (_, i) => i);
   private counter = 0;
@@ -72,7 +72,7 @@ export class Cluster implements WorkerHost {
             },
             at: (at, run) => host.at(at, run),
             worker: (id) => this.workers.find((w) => w.id === id && w.state === "ready") ?? null,
-            flushRemoved: (w) => this.flushRemoved(w as Worker),
+            flushRemoved: (w) => this.flushRemoved(w as SimWorker),
           },
           this.tiers,
         )
@@ -104,7 +104,7 @@ export class Cluster implements WorkerHost {
   private addWorker(role: WorkerRole, immediate: boolean): void {
     const slot = this.freeSlots.shift();
     if (slot === undefined) return;
-    const w = new Worker(
+    const w = new SimWorker(
       `w${++this.counter}`,
       role,
       slot,
@@ -120,7 +120,7 @@ export class Cluster implements WorkerHost {
     else this.at(this.now + this.config.startupMs, () => this.ready(w));
   }
 
-  private ready(w: Worker): void {
+  private ready(w: SimWorker): void {
     if (w.state !== "starting") return;
     w.state = "ready";
     w.readySince = this.now;
@@ -180,7 +180,7 @@ export class Cluster implements WorkerHost {
   }
 
   /** Queue a request on a cluster with lower tiers: it waits for its blocks below device (and its prefetch) to come back. */
-  private enqueueTiered(req: SimRequest, w: Worker, overlap: number): void {
+  private enqueueTiered(req: SimRequest, w: SimWorker, overlap: number): void {
     const tiers = this.tiers!;
     const pending = this.prefetcher!.settle(req.trajectoryId, w.id);
     const inFlight = pending !== null && !pending.done;
@@ -202,7 +202,7 @@ export class Cluster implements WorkerHost {
     w.enqueue(req, Math.max(0, req.inputTokens - cached), delay);
   }
 
-  stored(w: Worker, req: SimRequest, created: readonly number[], count: number): void {
+  stored(w: SimWorker, req: SimRequest, created: readonly number[], count: number): void {
     let start = 0;
     for (let k = 1; k <= count; k++) {
       const i = created[k - 1]!;
@@ -216,7 +216,7 @@ export class Cluster implements WorkerHost {
     }
   }
 
-  flushRemoved(w: Worker): void {
+  flushRemoved(w: SimWorker): void {
     const drained = w.pool.drainRemovedHashes();
     for (const [reason, hashes] of drained) {
       for (let i = 0; i < hashes.length; i += MAX_HASHES_PER_EVENT) {
@@ -239,8 +239,8 @@ export class Cluster implements WorkerHost {
 
   handoff(req: SimRequest): void {
     // Least loaded decode worker: blocks in use plus the prompts waiting for room there.
-    const load = (w: Worker) => w.pool.active + w.waiting * req.nBlocks;
-    let best: Worker | null = null;
+    const load = (w: SimWorker) => w.pool.active + w.waiting * req.nBlocks;
+    let best: SimWorker | null = null;
     for (const w of this.workers) {
       if (w.role !== "decode" || w.state !== "ready") continue;
       if (!best || load(w) < load(best)) best = w;
@@ -253,7 +253,7 @@ export class Cluster implements WorkerHost {
     this.host.requestFinished(req);
   }
 
-  drained(w: Worker): void {
+  drained(w: SimWorker): void {
     if (w.state !== "draining") return;
     w.state = "down";
     if (w.pool.clear() > 0) this.host.emit({ kind: "kv.cleared", ts: ms(this.now), worker_id: w.id });
@@ -262,7 +262,7 @@ export class Cluster implements WorkerHost {
     this.release(w);
   }
 
-  private release(w: Worker): void {
+  private release(w: SimWorker): void {
     this.workers.splice(this.workers.indexOf(w), 1);
     this.freeSlots.push(w.slot);
     this.freeSlots.sort((a, b) => a - b);
@@ -366,7 +366,7 @@ export class Cluster implements WorkerHost {
   }
 }
 
-function isBusy(w: Worker, policy: RoutingPolicy): boolean {
+function isBusy(w: SimWorker, policy: RoutingPolicy): boolean {
   const b = policy.busy;
   if (b.active_decode_blocks_threshold !== null && w.pool.active / w.pool.capacity > b.active_decode_blocks_threshold)
     return true;

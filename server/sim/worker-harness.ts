@@ -5,7 +5,7 @@ import { contentId } from "./hashing";
 import { HashView, TokenStream } from "./stream";
 import { DEFAULT_ENGINE_TIMING, type EngineTiming } from "./timing";
 import { freshEngineState, type SimRequest, type WorkerRole } from "./types";
-import { Worker, type PassRecord, type WorkerHost } from "./worker";
+import { SimWorker, type PassRecord, type WorkerHost } from "./worker";
 
 // Test helper: workers on a private clock, fed requests directly (no router, no workload).
 
@@ -16,7 +16,7 @@ export function setup(opts: { capacity?: number; timing?: Partial<EngineTiming>;
   const queue = new EventQueue();
   const done: SimRequest[] = [];
   const passes: PassRecord[] = [];
-  const workers: Worker[] = [];
+  const workers: SimWorker[] = [];
   const host = {
     now: 0,
     at: (t: number, run: () => void) => queue.push(t, run),
@@ -30,7 +30,7 @@ export function setup(opts: { capacity?: number; timing?: Partial<EngineTiming>;
   let unique = 0;
   const timing = { ...DEFAULT_ENGINE_TIMING, ...opts.timing };
   (opts.roles ?? ["aggregated"]).forEach((role, i) => {
-    const w = new Worker(`w${i + 1}`, role, i, opts.capacity ?? 20_000, index, 64, timing, host);
+    const w = new SimWorker(`w${i + 1}`, role, i, opts.capacity ?? 20_000, index, 64, timing, host);
     w.state = "ready";
     w.onPass = (p) => passes.push(p);
     workers.push(w);

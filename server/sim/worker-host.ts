@@ -1,5 +1,5 @@
 import type { SimRequest } from "./types";
-import type { Worker } from "./worker";
+import type { SimWorker } from "./worker";
 
 // What a worker needs from the cluster around it, and what it reports.
 
@@ -7,15 +7,15 @@ export interface WorkerHost {
   readonly now: number;
   at(t: number, run: () => void): void;
   /** Blocks hashes[created[k]] (k < count) of a request were newly cached on a worker (`created` is reused after). */
-  stored(worker: Worker, req: SimRequest, created: readonly number[], count: number): void;
+  stored(worker: SimWorker, req: SimRequest, created: readonly number[], count: number): void;
   /** Report blocks the pool removed since the last call. */
-  flushRemoved(worker: Worker): void;
+  flushRemoved(worker: SimWorker): void;
   /** The prefill worker is done; a decode worker must take over (disaggregated serving). */
   handoff(req: SimRequest): void;
   /** The request ended (ok, error or cancelled). */
-  finished(req: SimRequest, worker: Worker): void;
+  finished(req: SimRequest, worker: SimWorker): void;
   /** A draining worker has nothing left to do. */
-  drained(worker: Worker): void;
+  drained(worker: SimWorker): void;
 }
 
 export type WorkerState = "starting" | "ready" | "draining" | "down";

@@ -4,7 +4,7 @@ import { summarize } from "./itl";
 import { HashView } from "./stream";
 import { DEFAULT_ENGINE_TIMING, handoffMs, prefillMs, setupMs } from "./timing";
 import type { SimRequest } from "./types";
-import type { PassRecord, Worker } from "./worker";
+import type { PassRecord, SimWorker } from "./worker";
 import { prompt, setup } from "./worker-harness";
 
 const ttft = (r: SimRequest) => r.firstTokenAt! - r.arrivedAt;
@@ -162,7 +162,7 @@ describe("disaggregated: prefill and decode workers run the same engine with one
     const { submit, runUntil, workers, passes } = setup({ roles: ["prefill", "decode"] });
     const r = submit("a", 20_000, 50);
     runUntil();
-    const [prefill, decode] = workers as [Worker, Worker];
+    const [prefill, decode] = workers as [SimWorker, SimWorker];
     const prefillEnd =
       r.arrivedAt +
       setupMs(DEFAULT_ENGINE_TIMING, 20_000) +

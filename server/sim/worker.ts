@@ -23,7 +23,7 @@ const WAITING = 0;
 const RUNNING = 1;
 const GONE = 2;
 
-export class Worker {
+export class SimWorker {
   state: WorkerState = "starting";
   /** When the worker became ready (ms). */
   readySince = 0;
