@@ -17,6 +17,7 @@ export const DASHBOARD_MAIN_HEAP_MB = 256;
  * `--max-old-space-size` (MB) of the compiled processes. Not the dashboard's: V8 applies the flag to every isolate of
  * the process, overriding its threads' own limits below, so its main thread has a guard instead (DASHBOARD_MAIN_HEAP_MB).
  */
+// `npm run sim` repeats the simulator's in package.json.
 export const MAIN_HEAP_MB: Record<CompiledName, number | null> = {
   dashboard: null,
   sim: 160,
