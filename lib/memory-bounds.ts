@@ -46,18 +46,18 @@ export const PG_RECENT_REQUESTS = 2_000;
 // ---- Attribution (one thread, on the leader) ----
 
 /** Blocks cached in the attribution index's table (SQLite); past it the older half is dropped and the table shrinks. */
-export const ATTR_BLOCK_CACHE = 200_000;
+export const ATTR_BLOCK_CACHE = 100_000;
 /** Decoded residency lists cached; all dropped past it. */
-export const ATTR_LIST_CACHE = 200_000;
+export const ATTR_LIST_CACHE = 50_000;
 /** First-seen marks cached; past it the newest half is kept. */
-export const ATTR_SEEN_CACHE = 200_000;
+export const ATTR_SEEN_CACHE = 100_000;
 /**
  * Bits of each of the attribution index's two Bloom filters (8 MiB each). With retention past ~7M blocks, false
  * positives rise: each one costs a lookup, never a wrong answer.
  */
 export const ATTR_FILTER_BITS = 1 << 26;
 /** PostgreSQL's attribution: blocks and local marks cached; all dropped past it. */
-export const PG_ATTR_CACHE = 200_000;
+export const PG_ATTR_CACHE = 100_000;
 
 // ---- Previews ----
 
