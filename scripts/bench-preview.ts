@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { openDb } from "../db/client";
 import { storeEvents } from "../db/queries/ingest";
-import type { PolicyKind } from "../server/control/policies";
+import type { PolicyKind } from "../lib/policies/policies";
 import { parseEvent, type TelemetryEvent } from "../server/ingest/events";
 import { preparePreview } from "../server/preview/request";
 import { Simulation } from "../server/sim/engine";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 import { maskUrl } from "../lib/mask-url";
 import { parseHostList } from "./outbound/policy";
-import { outboundUrl } from "./outbound/url";
+import { outboundUrl } from "../lib/outbound-url";
 import { parseTrustedProxies } from "./auth/proxy-trust";
 
 function hostListIssues(raw: string | undefined, ctx: z.RefinementCtx): void {

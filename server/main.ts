@@ -17,7 +17,7 @@ import { retentionSweep, startRetentionSweeper } from "./jobs/retention";
 import { startChartSealer } from "./jobs/chart-seal";
 import { serverDb, serverPg, serverStore } from "./runtime";
 import { defaultAdapters } from "./control/adapters";
-import { POLICY_KINDS } from "./control/policies";
+import { POLICY_KINDS } from "../lib/policies/policies";
 import { startReconciler } from "./control/reconciler";
 import { startGuardLoop } from "./control/guard-loop";
 import { windowRows } from "../db/store/impact";

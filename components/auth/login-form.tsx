@@ -35,7 +35,6 @@ export function LoginForm() {
     history.replaceState(null, "", window.location.pathname + window.location.search);
     setUsername(u);
     void signIn(u, p);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   function onSubmit(e: FormEvent) {

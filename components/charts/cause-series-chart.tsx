@@ -6,7 +6,7 @@ import { ChartFrame } from "@/components/charts/chart-frame";
 import { formatTick } from "@/components/charts/prepare/buckets";
 import { CAUSE_COLOR, CAUSE_LABEL, CAUSES } from "@/components/charts/prepare/causes";
 import { useTRPC } from "@/components/providers/trpc-provider";
-import type { RangeSpec } from "@/server/analysis/time-range";
+import type { RangeSpec } from "@/lib/time-range";
 
 const TOOLTIP_STYLE = { background: "var(--panel)", border: "1px solid var(--border)", color: "var(--text)" };
 

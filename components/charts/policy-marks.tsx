@@ -5,7 +5,7 @@ import { ReferenceLine } from "recharts";
 import { formatTick } from "@/components/charts/prepare/buckets";
 import type { PlacedMark, PolicyMark } from "@/components/charts/prepare/policy-marks";
 import { useTRPC } from "@/components/providers/trpc-provider";
-import type { RangeSpec } from "@/server/analysis/time-range";
+import type { RangeSpec } from "@/lib/time-range";
 
 const REFRESH_MS = 2_000;
 

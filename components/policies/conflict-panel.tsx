@@ -1,5 +1,5 @@
 import type { FieldValues } from "react-hook-form";
-import type { DiffEntry } from "@/server/control/versions";
+import type { DiffEntry } from "@/lib/policies/versions";
 import type { Conflict } from "./drafts";
 import { DiffTable } from "./diff-table";
 

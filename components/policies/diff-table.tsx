@@ -1,4 +1,4 @@
-import type { DiffEntry } from "@/server/control/versions";
+import type { DiffEntry } from "@/lib/policies/versions";
 import { formatValue } from "./drafts";
 
 /** Field-level changes as rows of path, before → after. */

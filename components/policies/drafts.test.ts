@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultPolicies } from "@/server/control/policies";
+import { defaultPolicies } from "@/lib/policies/policies";
 import { conflictDetails, errorsByPath, formatValue, rebaseDraft, serverFieldErrors } from "./drafts";
 
 const T0 = 1_764_417_600_000;

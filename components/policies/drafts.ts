@@ -1,7 +1,7 @@
 // Pure helpers of the policies page: drafts against published versions, field errors, display values.
 import { NO_DATA } from "@/components/format";
-import { diffDocuments, type DiffEntry } from "@/server/control/versions";
-import type { PolicyError } from "@/server/control/policies";
+import { diffDocuments, type DiffEntry } from "@/lib/policies/versions";
+import type { PolicyError } from "@/lib/policies/policies";
 
 export type Rebase = { document: unknown; overlaps: string[] };
 

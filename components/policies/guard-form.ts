@@ -1,4 +1,4 @@
-import { guardInput, type GuardSpec } from "@/server/control/guard";
+import { guardInput, type GuardSpec } from "@/lib/policies/guard-input";
 
 // The publish dialog's guard fields as typed text, checked with the same schema the publish procedure uses. Pure.
 

@@ -6,7 +6,7 @@ import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
 import { Pager } from "@/components/ui/pager";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
-import type { PolicyKind } from "@/server/control/policies";
+import type { PolicyKind } from "@/lib/policies/policies";
 import { DiffTable } from "./diff-table";
 import { conflictDetails, type Conflict } from "./drafts";
 import type { Operator } from "./fields";

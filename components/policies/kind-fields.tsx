@@ -1,5 +1,5 @@
 "use client";
-import type { PolicyKind } from "@/server/control/policies";
+import type { PolicyKind } from "@/lib/policies/policies";
 import { CheckField, NumberField, SelectField } from "./fields";
 import { RetentionFields } from "./retention-fields";
 

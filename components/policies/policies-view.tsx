@@ -5,7 +5,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useRef, type KeyboardEvent } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
-import { isPolicyKind, POLICY_KINDS, type PolicyKind } from "@/server/control/policies";
+import { isPolicyKind, POLICY_KINDS, type PolicyKind } from "@/lib/policies/policies";
 import type { Operator, TargetReason } from "./fields";
 import { HistoryPanel } from "./history-panel";
 import { PolicyEditor } from "./policy-editor";

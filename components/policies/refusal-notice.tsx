@@ -1,4 +1,4 @@
-import type { PolicyError } from "@/server/control/policies";
+import type { PolicyError } from "@/lib/policies/policies";
 
 export type Refusal = { message: string; errors: PolicyError[] };
 

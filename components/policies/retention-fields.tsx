@@ -1,6 +1,6 @@
 "use client";
 import { useFieldArray, useFormContext } from "react-hook-form";
-import { AGENT_ROLES, EVICT_ON, OFFLOAD_TIERS, SEGMENTS, type RetentionRule } from "@/server/control/policies";
+import { AGENT_ROLES, EVICT_ON, OFFLOAD_TIERS, SEGMENTS, type RetentionRule } from "@/lib/policies/policies";
 import { NumberField, SelectField, TextField, CheckField } from "./fields";
 
 const MAX_RULES = 64;

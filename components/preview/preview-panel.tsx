@@ -3,7 +3,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { serverFieldErrors } from "@/components/policies/drafts";
-import type { PolicyKind } from "@/server/control/policies";
+import type { PolicyKind } from "@/lib/policies/policies";
 import { PREVIEW_SPANS, previewWindow, type SpanId } from "./prepare";
 import { PreviewResultView } from "./preview-result";
 import { RefusalNotice, type Refusal } from "@/components/policies/refusal-notice";

@@ -1,4 +1,4 @@
-import { sourceInput, type ConfiguredKind, type SourceInput } from "@/server/sources/config";
+import { sourceInput, type ConfiguredKind, type SourceInput } from "@/lib/sources/config";
 
 /** What the Sources form edits: every input as text, per-kind config fields by name. */
 export type SourceFormValues = {

@@ -1,6 +1,6 @@
 "use client";
 import { KIND_FIELDS, KIND_LABELS, validateSource, type FieldErrors, type SourceFormValues } from "./source-form-model";
-import type { SourceInput } from "@/server/sources/config";
+import type { SourceInput } from "@/lib/sources/config";
 import { useCheckedForm } from "./use-checked-form";
 import { SECRET_MARKER } from "@/lib/secret-fields";
 

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
-import { CONFIGURED_KINDS, type SourceInput } from "@/server/sources/config";
+import { CONFIGURED_KINDS, type SourceInput } from "@/lib/sources/config";
 import { IngestHelp } from "./ingest-help";
 import { SourceForm } from "./source-form";
 import {

@@ -5,8 +5,8 @@ import {
   targetInput,
   type AdapterKind,
   type TargetInput,
-} from "@/server/control/targets";
-import type { PolicyKind } from "@/server/control/policies";
+} from "@/lib/policies/targets";
+import type { PolicyKind } from "@/lib/policies/policies";
 import { issuesToErrors, type FieldErrors } from "./source-form-model";
 
 export type TargetFormValues = {

@@ -1,5 +1,5 @@
 import { CAUSE_LABEL, causeShares, causeText } from "@/components/charts/prepare/causes";
-import type { CauseTokens } from "@/server/analysis/attribution";
+import type { CauseTokens } from "@/lib/attribution";
 
 /** A small stacked bar of recomputed tokens by cause, with the numbers as its accessible name. */
 export function CauseBar({ causes }: { causes: CauseTokens }) {

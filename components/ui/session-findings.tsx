@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { formatCount, formatMs, formatPercent } from "@/components/format";
 import { CauseSeriesChart } from "@/components/charts/cause-series-chart";
 import { useTRPC } from "@/components/providers/trpc-provider";
-import type { RangeSpec } from "@/server/analysis/time-range";
+import type { RangeSpec } from "@/lib/time-range";
 import "@/components/ui/sessions.css";
 
 /** Findings over the range's sessions (unstable prefix, KV held over tool waits) and recomputed tokens by cause over time. */

@@ -1,7 +1,7 @@
 "use client";
 import { useState, useSyncExternalStore } from "react";
 import { viewerTimeZone } from "@/components/format";
-import { PRESETS, type Preset, type RangeSpec } from "@/server/analysis/time-range";
+import { PRESETS, type Preset, type RangeSpec } from "@/lib/time-range";
 
 const toLocalInput = (ms: number) => {
   const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);

@@ -1,7 +1,7 @@
 "use client";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
-import { parseRange, rangeQuery, type RangeSpec } from "@/server/analysis/time-range";
+import { parseRange, rangeQuery, type RangeSpec } from "@/lib/time-range";
 
 /** The page's time range, read from and written to the URL so links reproduce the view. */
 export function useRange(): [RangeSpec, (next: RangeSpec) => void] {

@@ -5,7 +5,7 @@ import { formatMs, formatPercentPoints, formatRate } from "@/components/format";
 import { sparkRows, type TrendKey } from "@/components/charts/prepare/trends";
 import { Sparkline } from "@/components/charts/sparkline";
 import { useTRPC } from "@/components/providers/trpc-provider";
-import type { RangeSpec } from "@/server/analysis/time-range";
+import type { RangeSpec } from "@/lib/time-range";
 import "@/components/ui/trends.css";
 
 const SPECS: Record<TrendKey, { label: string; format: (v: number) => string; percent?: boolean }> = {

@@ -17,11 +17,11 @@ import { CachedTierCard } from "@/components/ui/cached-tier-card";
 import { PageLinks } from "@/components/ui/page-links";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
-import { rangeQuery } from "@/server/analysis/time-range";
+import { rangeQuery } from "@/lib/time-range";
 import { GettingStarted } from "./getting-started";
 import { SessionFindings } from "@/components/ui/session-findings";
 import { useKpiTrends } from "./kpi-trends";
-import { describeLag } from "@/server/analysis/attribution-lag";
+import { describeLag } from "@/lib/attribution-lag";
 
 const REFRESH_MS = 2_000;
 

@@ -14,7 +14,7 @@ import { Pager } from "@/components/ui/pager";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
-import { rangeQuery } from "@/server/analysis/time-range";
+import { rangeQuery } from "@/lib/time-range";
 import "@/components/ui/cluster-views.css";
 import "@/components/ui/decisions.css";
 

@@ -18,7 +18,7 @@ import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
 import { SessionFindings } from "@/components/ui/session-findings";
-import { rangeQuery } from "@/server/analysis/time-range";
+import { rangeQuery } from "@/lib/time-range";
 import "@/components/ui/cluster-views.css";
 import "@/components/ui/decisions.css";
 

@@ -17,7 +17,7 @@ import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
 import type { SessionRow, SortKey } from "@/db/store/sessions";
-import { rangeQuery } from "@/server/analysis/time-range";
+import { rangeQuery } from "@/lib/time-range";
 import "@/components/ui/cluster-views.css";
 import "@/components/ui/sessions.css";
 

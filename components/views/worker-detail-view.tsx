@@ -16,7 +16,7 @@ import { LoadError } from "@/components/ui/load-error";
 import { StateBadges } from "@/components/ui/state-badges";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
-import { rangeQuery } from "@/server/analysis/time-range";
+import { rangeQuery } from "@/lib/time-range";
 import { WorkerTiersSection } from "./worker-tiers-section";
 import "@/components/ui/cluster-views.css";
 

@@ -11,7 +11,7 @@ import { WorkersTable } from "@/components/tables/workers-table";
 import { LoadError } from "@/components/ui/load-error";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
-import { rangeQuery } from "@/server/analysis/time-range";
+import { rangeQuery } from "@/lib/time-range";
 import "@/components/ui/cluster-views.css";
 
 const REFRESH_MS = 2_000;

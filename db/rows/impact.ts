@@ -2,7 +2,7 @@
 
 export type Span = { from: number; to: number };
 
-/** Recomputed prompt tokens of a window's attributed requests, by cause (server/analysis/attribution's causes). */
+/** Recomputed prompt tokens of a window's attributed requests, by cause (lib/attribution's causes). */
 export type CauseTotals = { cold: number; diverged: number; evicted: number; routedAway: number; unknown: number };
 
 /** What the store holds for one window: token sums, TTFTs (ms, ascending), causes and device evictions by reason. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bucketValue, latencyBucket } from "../../lib/latency-buckets";
 import { histogramQuantile } from "./histogram";
-import { quantileSorted } from "./quantile";
+import { quantileSorted } from "../../lib/quantile";
 
 describe("latencyBucket", () => {
   it.each([

@@ -2,15 +2,10 @@
 // Pure: the caller loads the rows and passes the time. No data is null (a gap), never 0.
 
 import { hitRate } from "./overview";
-import { quantileSorted } from "./quantile";
+import { quantileSorted } from "../../lib/quantile";
+import { IMPACT_MAX_WINDOW_MS, MINUTE } from "../../lib/impact-window";
 import type { Span, CauseTotals, WindowRows, AckRow } from "../../db/rows/impact";
 export type { Span, CauseTotals, WindowRows, AckRow } from "../../db/rows/impact";
-
-export const MINUTE = 60_000;
-/** The longest window the panel offers and the default's cap (the default is min(time since the ack, 1 h)). */
-export const IMPACT_MAX_WINDOW_MS = 60 * MINUTE;
-/** Window lengths (minutes) the panel's selector offers besides the default. */
-export const IMPACT_WINDOW_CHOICES = [5, 15, 30, 60] as const;
 
 /**
  * The windows to compare for a version a target applied at `appliedAt` (Unix ms): `lengthMs` asked (null: the

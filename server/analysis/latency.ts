@@ -1,7 +1,7 @@
 // Latency percentiles of a range and per bucket, from exact values or from histogram rollups. Pure.
 import type { HistogramEntry } from "../../lib/latency-buckets";
 import { histogramQuantile } from "./histogram";
-import { quantileSorted } from "./quantile";
+import { quantileSorted } from "../../lib/quantile";
 
 /** A bucket's start (Unix ms) and its value (ms; null when the bucket had none to summarize). */
 export type BucketValue = { t: number; value: number | null };

@@ -1,6 +1,6 @@
 // The counting behind a sessions-list row (docs/architecture.md), over the same turns the trace shows. Pure.
-import { CAUSES, emptyCauses, type CauseTokens } from "./attribution";
-import { quantile } from "./quantile";
+import { CAUSES, emptyCauses, type CauseTokens } from "../../lib/attribution";
+import { quantile } from "../../lib/quantile";
 import type { SummaryTurnRow } from "../../db/rows/session-summaries";
 import { mergeHarnessTurns } from "./sessions";
 

@@ -1,6 +1,6 @@
 // Session assembly (docs/architecture.md): turns grouped by trajectory, tool calls and reasoning spans between them. Pure.
-import { CAUSES, emptyCauses, type CauseTokens } from "./attribution";
-import { quantile } from "./quantile";
+import { CAUSES, emptyCauses, type CauseTokens } from "../../lib/attribution";
+import { quantile } from "../../lib/quantile";
 import { runnerUp, type RouteCandidate } from "./routing";
 import type { TurnRow, ToolRow, ReasoningRow } from "../../db/rows/sessions";
 export type { TurnRow, ToolRow, ReasoningRow } from "../../db/rows/sessions";

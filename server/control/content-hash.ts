@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { PolicyKind } from "./policies";
+import type { PolicyKind } from "../../lib/policies/policies";
 
 /** JSON with every object's keys sorted, so equal documents written in any key order serialise the same. */
 export function canonicalJson(value: unknown): string {

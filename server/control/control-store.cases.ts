@@ -9,7 +9,7 @@ import type { Store } from "../../db/store/store";
 import { minimal, parsed, T0 } from "../../test/events";
 import type { StoreEngine, TwoStores } from "../../test/stores";
 import { publishGuarded, tripGuard } from "./guard-store";
-import type { PolicyKind } from "./policies";
+import type { PolicyKind } from "../../lib/policies/policies";
 import { startLeader } from "../jobs/leader";
 import { reconcileOnce, startReconciler, type Adapters, type PushResult } from "./reconciler";
 import { publishVersion, removeTarget, rollbackVersion, upsertTarget } from "./store";

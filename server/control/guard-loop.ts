@@ -6,7 +6,8 @@ import { saveGuardState, tripGuard } from "./guard-store";
 import { ackTimes } from "../analysis/impact";
 import { errorMessage, log } from "../observability/logger";
 import { startPasses } from "./passes";
-import { decideGuard, guardWindows, type GuardSpec } from "./guard";
+import type { GuardSpec } from "../../lib/policies/guard-input";
+import { decideGuard, guardWindows } from "./guard";
 
 // Evaluates every open guard: loads its rows, asks guard.ts for a decision and stores it (rolling back on a trip).
 // Started by the leader beside the reconciler; the reconciler then pushes the rollback version like any other.

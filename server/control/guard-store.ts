@@ -8,10 +8,11 @@ import {
   type GuardRow,
 } from "../../db/store/guards";
 import type { Store } from "../../db/store/store";
-import { measuredOf, type GuardDecision, type GuardSpec, type GuardState } from "./guard";
-import type { PolicyKind } from "./policies";
+import type { GuardSpec } from "../../lib/policies/guard-input";
+import { measuredOf, type GuardDecision, type GuardState } from "./guard";
+import type { PolicyKind } from "../../lib/policies/policies";
 import { publishVersion, rollbackVersion, type PublishRequest } from "./store";
-import type { PublishDecision } from "./versions";
+import type { PublishDecision } from "../../lib/policies/versions";
 
 // What a guard does to the store (either engine): added with its version, its evaluation recorded, a trip rolled back,
 // each in one transaction (store.tx). The decisions are guard.ts's.

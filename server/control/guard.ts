@@ -1,13 +1,13 @@
-import { z } from "zod";
 import {
   impactWindows,
   MIN_SIDE_REQUESTS,
-  MINUTE,
   thinSides,
   windowMetrics,
   type ImpactWindows,
   type WindowRows,
 } from "../analysis/impact";
+import { MINUTE } from "../../lib/impact-window";
+import type { GuardSpec } from "../../lib/policies/guard-input";
 
 // Guarded rollout (opt-in per publish): after a version takes effect, compare the after-window with a before-window of
 // equal length and roll back when TTFT p95 rose or the hit rate fell more than the operator allowed. Pure: the loop in
@@ -15,35 +15,6 @@ import {
 
 /** Requests each window needs before a check is judged; with fewer the guard says so and does not trip. */
 export const MIN_GUARD_REQUESTS = MIN_SIDE_REQUESTS;
-
-/** The guard an operator adds in the publish dialog (the same schema validates the form and the procedure). */
-export const guardInput = z
-  .object({
-    ttftP95RisePct: z
-      .number({ error: "a percentage" })
-      .gt(0, "must be more than 0%")
-      .max(1000, "at most 1000%: a larger rise is no guard")
-      .nullable()
-      .default(null),
-    hitRateDropPoints: z
-      .number({ error: "a number of points" })
-      .gt(0, "must be more than 0 points")
-      .max(100, "at most 100 points (the whole hit rate)")
-      .nullable()
-      .default(null),
-    windowMinutes: z
-      .number({ error: "a whole number of minutes" })
-      .int("a whole number of minutes")
-      .min(1, "at least 1 minute")
-      .max(120, "at most 120 minutes")
-      .default(10),
-  })
-  .strict()
-  .refine((g) => g.ttftP95RisePct !== null || g.hitRateDropPoints !== null, {
-    path: ["ttftP95RisePct"],
-    message: "set a TTFT or a hit-rate limit (or remove the guard)",
-  });
-export type GuardSpec = z.output<typeof guardInput>;
 
 export type GuardState = "waiting" | "watching" | "passed" | "inconclusive" | "tripped" | "superseded";
 

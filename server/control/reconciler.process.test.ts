@@ -9,7 +9,7 @@ import { publishVersion, upsertTarget } from "./store";
 import { testDb } from "../../test/db";
 import { startSimProcess } from "../../test/sim-process";
 import { defaultAdapters } from "./adapters";
-import { defaultPolicies } from "./policies";
+import { defaultPolicies } from "../../lib/policies/policies";
 import { reconcileOnce } from "./reconciler";
 
 // The reconciler against the simulated cluster as its own OS process, over HTTP, as `npm start` runs it.

@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { listStatuses, listTargets, type TargetRow } from "../../db/store/control";
 import { sqliteStore } from "../../db/store/store";
 import { publishVersion, upsertTarget } from "./store";
-import { SECRET_MARKER } from "./targets";
+import { SECRET_MARKER } from "../../lib/policies/targets";
 import { openSecret } from "../auth/secret-box";
 import { secretKey } from "../auth/stored-secrets";
 import { testDb } from "../../test/db";
-import type { PolicyKind } from "./policies";
+import type { PolicyKind } from "../../lib/policies/policies";
 import {
   nextActions,
   reconcileOnce,

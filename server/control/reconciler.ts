@@ -8,8 +8,8 @@ import {
   type TargetRow,
 } from "../../db/store/control";
 import type { Store } from "../../db/store/store";
-import type { PolicyError, PolicyKind } from "./policies";
-import type { AdapterKind } from "./targets";
+import type { PolicyError, PolicyKind } from "../../lib/policies/policies";
+import type { AdapterKind } from "../../lib/policies/targets";
 import { errorMessage, log } from "../observability/logger";
 import { startPasses } from "./passes";
 

@@ -1,5 +1,5 @@
 import type { StatusRow, TargetRow } from "../../db/store/control";
-import type { PolicyError, PolicyKind } from "./policies";
+import type { PolicyError, PolicyKind } from "../../lib/policies/policies";
 import type { RolloutState } from "./reconciler";
 
 export type RolloutEntry = {

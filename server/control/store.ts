@@ -12,11 +12,17 @@ import {
 import type { Store } from "../../db/store/store";
 import { TARGET_SECRET_FIELDS } from "../../lib/secret-fields";
 import { sealConfig, secretKey } from "../auth/stored-secrets";
-import type { PolicyKind } from "./policies";
-import { decidePublish, decideRollback, diffDocuments, type PublishDecision, type VersionRecord } from "./versions";
+import type { PolicyKind } from "../../lib/policies/policies";
+import {
+  decidePublish,
+  decideRollback,
+  diffDocuments,
+  type PublishDecision,
+  type VersionRecord,
+} from "../../lib/policies/versions";
 
-// The control plane's writes on either engine: read the rows in one transaction, decide here (versions.ts,
-// targets.ts), store what was decided through db/store/control.ts.
+// The control plane's writes on either engine: read the rows in one transaction, decide here (with versions.ts and
+// targets.ts of lib/policies/), store what was decided through db/store/control.ts.
 
 export type PublishRequest = {
   kind: PolicyKind;

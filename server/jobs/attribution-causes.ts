@@ -1,5 +1,5 @@
 import type { CausesRow } from "../../db/queries/attribution";
-import type { Attribution } from "../analysis/attribution";
+import type { Attribution } from "../../lib/attribution";
 
 // What is stored for a judged turn, on either engine (attribution-request.ts on SQLite, attribution-pg.ts on
 // PostgreSQL): its causes row, from the attribution and the turn before it in the same trajectory.

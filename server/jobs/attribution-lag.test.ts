@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0 } from "../../test/events";
 import { storeEvents } from "../../db/queries/ingest";
-import { describeLag } from "../analysis/attribution-lag";
+import { describeLag } from "../../lib/attribution-lag";
 import { attributionLagOf, runAttribution } from "./attribution";
 
 // The overview's "attributing: N behind" counts from when the oldest request not judged yet was stored (its event

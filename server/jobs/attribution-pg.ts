@@ -28,7 +28,7 @@ import {
   recomputedBlocks,
   type BlockFacts,
   type TurnInput,
-} from "../analysis/attribution";
+} from "../../lib/attribution";
 import { causesRowOf, retentionVersionOf } from "./attribution-causes";
 import { keyAt, PgIndex } from "./attribution-pg-index";
 import { summaryRowOf } from "./session-summary";

@@ -20,7 +20,7 @@ import {
   type Attribution,
   type BlockFacts,
   type TurnInput,
-} from "../analysis/attribution";
+} from "../../lib/attribution";
 import { minuteOf } from "../../lib/counters";
 import { causesRowOf, retentionVersionOf } from "./attribution-causes";
 

@@ -10,7 +10,7 @@ import { applyKvEvents, attributeRequest, kvNeededBy } from "./attribution-reque
 import { dirtyLocal, dirtySeen, flushSeen, requestsJudged } from "../../db/queries/attribution-seen";
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
 import { rebuildSessionSummary } from "./session-summary";
-import { attributionLag, type AttributionLag } from "../analysis/attribution-lag";
+import { attributionLag, type AttributionLag } from "../../lib/attribution-lag";
 import { errorMessage, log } from "../observability/logger";
 
 const KV_BATCH = 100;

@@ -7,7 +7,7 @@ import { testCaller, testDb } from "../../test/db";
 import type { Actor } from "../auth/roles";
 import { emptyState } from "../sources/prometheus/map";
 import { scrapeOnce } from "../sources/prometheus/scraper";
-import { prometheusSourceConfig } from "../sources/prometheus/config";
+import { prometheusSourceConfig } from "../../lib/sources/prometheus-config";
 import { sqliteSink } from "../sources/sink";
 import { sourceReporter } from "../sources/status";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../control/content-hash";
-import type { PolicyDocuments } from "../control/policies";
+import type { PolicyDocuments } from "../../lib/policies/policies";
 import type { ReplayPlan, Replayed } from "./run";
 import type { ClusterOverride, ReplayInput } from "./types";
 import { PREVIEW_KEPT_BASELINES } from "../../lib/memory-bounds";

@@ -1,5 +1,5 @@
 import type { MessagePort } from "node:worker_threads";
-import type { PolicyDocuments } from "../control/policies";
+import type { PolicyDocuments } from "../../lib/policies/policies";
 import type { ClusterShape } from "./cluster-shape";
 import type { PrefixShape } from "./prefix-shape";
 import type { HeaderMode } from "./recorded-replay";

@@ -1,4 +1,4 @@
-import { quantileSorted } from "../analysis/quantile";
+import { quantileSorted } from "../../lib/quantile";
 import type { TelemetryEventInput } from "../ingest/events";
 import type { BlockPool } from "../sim/block-pool";
 import { removedCount } from "../sim/event-builders";

@@ -7,7 +7,7 @@ import {
   validatePolicy,
   type PolicyDocuments,
   type PolicyKind,
-} from "../control/policies";
+} from "../../lib/policies/policies";
 import { AppError } from "../errors";
 import type { AgentHints, WorkerRole } from "../sim/types";
 import type { RecordedTurn, ReplayInput } from "./types";

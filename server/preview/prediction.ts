@@ -1,6 +1,6 @@
 import { latestPreview } from "../../db/store/previews";
 import type { Store } from "../../db/store/store";
-import type { PolicyKind } from "../control/policies";
+import type { PolicyKind } from "../../lib/policies/policies";
 
 /** A stored preview result for one policy content: predicted token-weighted hit rate (0–1) and TTFT (ms). */
 export type Prediction = {

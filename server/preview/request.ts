@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { POLICY_KINDS, validatePolicy, type PolicyKind } from "../control/policies";
+import { POLICY_KINDS, validatePolicy, type PolicyKind } from "../../lib/policies/policies";
 import { createHash } from "node:crypto";
 import { canonicalJson, policyContentHash } from "../control/content-hash";
 import { AppError } from "../errors";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultPolicies } from "../control/policies";
+import { defaultPolicies } from "../../lib/policies/policies";
 import { parseWorkloadTrace } from "../sim/workload-trace";
 import { mooncakeRequests, turnsOfRequests } from "./mooncake";
 import { runPreview } from "./run";

@@ -1,6 +1,6 @@
-import { type PolicyDocuments, type PolicyKind } from "../control/policies";
+import { type PolicyDocuments, type PolicyKind } from "../../lib/policies/policies";
 import { policyContentHash } from "../control/content-hash";
-import { quantileSorted } from "../analysis/quantile";
+import { quantileSorted } from "../../lib/quantile";
 import { Simulation } from "../sim/engine";
 import type { Scenario } from "../sim/scenarios";
 import { DEFAULT_ENGINE_TIMING } from "../sim/timing";

@@ -1,4 +1,4 @@
-import type { PolicyDocuments, PolicyKind } from "../control/policies";
+import type { PolicyDocuments, PolicyKind } from "../../lib/policies/policies";
 import type { AgentHints, WorkerRole } from "../sim/types";
 
 // The recorded traffic of a window as the replay reads it (plain data: it crosses into a worker thread), and the

@@ -12,7 +12,7 @@ import {
 import type { Store } from "../../db/store/store";
 import { histogramQuantile } from "../analysis/histogram";
 import { histogramQuantilePerBucket, sortedQuantilePerBucket } from "../analysis/latency";
-import { quantileSorted } from "../analysis/quantile";
+import { quantileSorted } from "../../lib/quantile";
 import { useRollups } from "../analysis/resolution";
 
 // Decode-side telemetry: inter-token latency and preemptions, cluster-wide or for one worker. ITL p50 is the

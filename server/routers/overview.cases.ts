@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PageEngine, PageStore } from "../../test/page-stores";
 import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
-import { PRESETS, type Preset } from "../analysis/time-range";
+import { PRESETS, type Preset } from "../../lib/time-range";
 import type { EventKind } from "../ingest/events";
 
 // overview.summary on seeded data, written once and run on each engine (overview.test.ts: SQLite, with attribution's

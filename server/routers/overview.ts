@@ -4,7 +4,7 @@ import { droppedEventReports } from "../../db/store/sources";
 import { hitRate, kvUtilization, workersByRole } from "../analysis/overview";
 import { trendPoints } from "../analysis/trends";
 import { bucketStep, seriesSource } from "../analysis/workers";
-import { attributionLag } from "../analysis/attribution-lag";
+import { attributionLag } from "../../lib/attribution-lag";
 import { oldestUnattributedOf } from "../../db/store/attribution-lag";
 import { decodeStats, itlTrend } from "../reads/decode";
 import { requestStats, requestTrend } from "../reads/requests";

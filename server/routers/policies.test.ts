@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { testCaller, testDb } from "../../test/db";
-import { defaultPolicies } from "../control/policies";
+import { defaultPolicies } from "../../lib/policies/policies";
 
 const NOW = 1_764_417_600_000;
 let db = testDb();

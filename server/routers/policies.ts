@@ -12,13 +12,13 @@ import {
 } from "../../db/store/control";
 import { guardsOf } from "../../db/store/guards";
 import type { Store } from "../../db/store/store";
-import { guardInput } from "../control/guard";
+import { guardInput } from "../../lib/policies/guard-input";
 import { publishGuarded } from "../control/guard-store";
-import { policySchemas, POLICY_KINDS, type PolicyKind } from "../control/policies";
+import { policySchemas, POLICY_KINDS, type PolicyKind } from "../../lib/policies/policies";
 import { rolloutView } from "../control/rollout";
 import { removeTarget, rollbackVersion, upsertTarget } from "../control/store";
-import { redactConfig, targetInput } from "../control/targets";
-import { diffDocuments, type PublishDecision } from "../control/versions";
+import { redactConfig, targetInput } from "../../lib/policies/targets";
+import { diffDocuments, type PublishDecision } from "../../lib/policies/versions";
 import { AppError } from "../errors";
 import { inspectConfinedFile } from "../files/confined-path";
 import { targetFolder, unprocessableIfRefused } from "../files/folders";

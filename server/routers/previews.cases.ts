@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PageEngine, PageStore } from "../../test/page-stores";
 import { policyContentHash } from "../control/content-hash";
-import { retentionPolicy } from "../control/policies";
+import { retentionPolicy } from "../../lib/policies/policies";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { latestPredictionFor } from "../preview/prediction";
 import { START, WINDOW, RECORDED_SECONDS } from "../preview/test-support";

@@ -9,7 +9,7 @@ import { computePreview } from "../preview/compute";
 import { latestPredictionFor } from "../preview/prediction";
 import { previewQueue } from "../preview/service";
 import { policyContentHash } from "../control/content-hash";
-import { retentionPolicy } from "../control/policies";
+import { retentionPolicy } from "../../lib/policies/policies";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { cachedShare, runScenario, T0 } from "../sim/test-support";
 import type { Db } from "../../db/client";

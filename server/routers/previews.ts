@@ -7,7 +7,7 @@ import { countWindowRequests, latestPreview, windowRequestStats } from "../../db
 import type { Store } from "../../db/store/store";
 import type { Actor } from "../auth/roles";
 import { policyContentHash } from "../control/content-hash";
-import { defaultPolicies, validatePolicy } from "../control/policies";
+import { defaultPolicies, validatePolicy } from "../../lib/policies/policies";
 import type { PreviewResult } from "../preview/types";
 import { env } from "../env";
 import { AppError } from "../errors";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_SPAN_MS, PRESETS, resolveRange, type Preset, type ResolvedRange } from "../analysis/time-range";
+import { MAX_SPAN_MS, PRESETS, resolveRange, type Preset, type ResolvedRange } from "../../lib/time-range";
 
 /** A range as procedures take it: a preset resolved at query time (stable query keys), or fixed bounds. */
 export const rangeInput = z.union([

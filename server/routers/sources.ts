@@ -8,7 +8,7 @@ import { AppError } from "../errors";
 import { inspectConfinedFolder } from "../files/confined-path";
 import { importFolder, unprocessableIfRefused } from "../files/folders";
 import { assertOutboundConfig } from "../outbound/assert";
-import { sourceInput } from "../sources/config";
+import { sourceInput } from "../../lib/sources/config";
 import { confinedSocket, ipcConfinement } from "../sources/zmq/endpoint";
 import { reloadSources } from "../sources/reload";
 import { joinSources } from "../sources/summary";

@@ -1,4 +1,4 @@
-import type { FrontendPolicy } from "../control/policies";
+import type { FrontendPolicy } from "../../lib/policies/policies";
 import type { RetentionClass } from "./block-pool";
 import type { HarnessProfile } from "./harness";
 import { contentId } from "./hashing";

@@ -3,7 +3,7 @@ import { gunzipSync } from "node:zlib";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
-import { isPolicyKind, POLICY_KINDS } from "../control/policies";
+import { isPolicyKind, POLICY_KINDS } from "../../lib/policies/policies";
 import { parseArgs, USAGE, type CliOptions } from "./args";
 import { createControlServer } from "./control-api";
 import { SimController } from "./controller";

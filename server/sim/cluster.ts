@@ -1,4 +1,4 @@
-import type { AutoscalingPolicy, RoutingPolicy } from "../control/policies";
+import type { AutoscalingPolicy, RoutingPolicy } from "../../lib/policies/policies";
 import { MAX_SLOTS, PrefixIndex } from "./prefix-index";
 import { removedEvent, storedEvent } from "./event-builders";
 import { decide, type PlannerRole } from "./planner";

@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultPolicies } from "../control/policies";
+import { defaultPolicies } from "../../lib/policies/policies";
 import { createControlServer } from "./control-api";
 import { SimController } from "./controller";
 import type { TierConfig } from "./tiers";

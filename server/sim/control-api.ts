@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { isPolicyKind, POLICY_KINDS } from "../control/policies";
+import { isPolicyKind, POLICY_KINDS } from "../../lib/policies/policies";
 import type { PolicyTarget } from "./controller";
 import { NO_TIERS, offloadTierErrors, type TierConfig } from "./tiers";
 

@@ -1,4 +1,4 @@
-import type { PolicyError, PolicyKind } from "../control/policies";
+import type { PolicyError, PolicyKind } from "../../lib/policies/policies";
 import type { PolicyAck, PolicyState, Simulation } from "./engine";
 
 // The boundary between the asynchronous control API and the synchronous simulation: policy

@@ -8,7 +8,7 @@ import {
   type PolicyKind,
   type RetentionPolicy,
   type RoutingPolicy,
-} from "../control/policies";
+} from "../../lib/policies/policies";
 import type { TelemetryEventInput } from "../ingest/events";
 import type { AgentHost } from "./agent";
 import type { Session, ToolCall, Trajectory, TurnPlan } from "./trajectory";

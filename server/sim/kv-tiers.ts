@@ -1,4 +1,4 @@
-import type { OffloadTier } from "../control/policies";
+import type { OffloadTier } from "../../lib/policies/policies";
 import { BlockList } from "./block-list";
 import { EVICT_AGENT_END, EVICT_NEVER, type RetentionClass } from "./block-pool";
 import type { TierConfig } from "./tiers";

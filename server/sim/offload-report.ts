@@ -1,6 +1,6 @@
-import type { PolicyDocumentInputs } from "../control/policies";
+import type { PolicyDocumentInputs } from "../../lib/policies/policies";
 import type { EventOf, TelemetryEventInput } from "../ingest/events";
-import { quantile } from "../analysis/quantile";
+import { quantile } from "../../lib/quantile";
 import { Simulation } from "./engine";
 import type { PrefetchStats } from "./prefetch";
 import { scenarioByName } from "./scenarios";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultPolicies } from "../control/policies";
+import { defaultPolicies } from "../../lib/policies/policies";
 import { decide, type PlannerInput } from "./planner";
 
 const policy = defaultPolicies().autoscaling;

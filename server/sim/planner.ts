@@ -1,4 +1,4 @@
-import type { AutoscalingPolicy } from "../control/policies";
+import type { AutoscalingPolicy } from "../../lib/policies/policies";
 
 // The planner's decision for one role at one adjustment tick, as a pure function of what it
 // observed. Prefill workers scale on the prefill queue (seconds of queued uncached prefill work per

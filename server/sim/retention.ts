@@ -1,4 +1,4 @@
-import type { RetentionPolicy } from "../control/policies";
+import type { RetentionPolicy } from "../../lib/policies/policies";
 import { EVICT_AGENT_END, EVICT_NEVER, EVICT_SESSION_END, type RetentionClass } from "./block-pool";
 import { SEGMENT_NAMES } from "./stream";
 

@@ -1,4 +1,4 @@
-import type { RoutingPolicy } from "../control/policies";
+import type { RoutingPolicy } from "../../lib/policies/policies";
 import type { Rng } from "./prng";
 
 // Dynamo's KV-aware routing rule: cost = prefill_load_scale * max(prefill_blocks - credit *

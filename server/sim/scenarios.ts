@@ -1,4 +1,4 @@
-import type { PolicyDocumentInputs } from "../control/policies";
+import type { PolicyDocumentInputs } from "../../lib/policies/policies";
 import { claudeCode, codex, type SessionKind, type ToolSpec } from "./harness";
 import { DEFAULT_ENGINE_TIMING, type EngineTiming } from "./timing";
 import type { WorkerRole } from "./types";

@@ -1,4 +1,4 @@
-import type { PolicyKind } from "../control/policies";
+import type { PolicyKind } from "../../lib/policies/policies";
 import type { EventOf, TelemetryEventInput } from "../ingest/events";
 import { Simulation } from "./engine";
 import { scenarioByName } from "./scenarios";

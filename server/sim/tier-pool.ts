@@ -3,7 +3,7 @@
 // Room is made by dropping expired blocks first, then the lowest priority, least recently used first. Blocks are
 // copied out when onboarded (the tier keeps them), as Dynamo's KV block manager does.
 
-import type { OffloadTier } from "../control/policies";
+import type { OffloadTier } from "../../lib/policies/policies";
 
 const PRIORITIES = 101;
 

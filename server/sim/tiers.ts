@@ -1,4 +1,4 @@
-import { offloadTargets, validatePolicy, type OffloadTier, type PolicyError } from "../control/policies";
+import { offloadTargets, validatePolicy, type OffloadTier, type PolicyError } from "../../lib/policies/policies";
 
 // The simulated cluster's KV storage tiers below device, as its config or scenario sets them, and the control-API
 // check that a retention document offloads only to tiers the cluster has (docs/policies.md).

@@ -1,4 +1,4 @@
-import type { FrontendPolicy } from "../control/policies";
+import type { FrontendPolicy } from "../../lib/policies/policies";
 import { OwnedBlocks } from "./block-pool";
 import type { HarnessProfile, SessionKind, ToolSpec } from "./harness";
 import { contentId } from "./hashing";

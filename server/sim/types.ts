@@ -1,5 +1,5 @@
 import type { TelemetryEventInput } from "../ingest/events";
-import type { PolicyKind } from "../control/policies";
+import type { PolicyKind } from "../../lib/policies/policies";
 import type { OwnedBlocks, RetentionClass } from "./block-pool";
 import type { HashView } from "./stream";
 import type { TierHit } from "./tier-hit";

@@ -3,7 +3,7 @@ import { SOURCE_SECRET_FIELDS } from "../../lib/secret-fields";
 import { sealConfig } from "../auth/stored-secrets";
 import type { Store } from "../../db/store/store";
 import { startTraceDirSource } from "./dynamo-trace/watch";
-import { parseSourceConfig, type ConfiguredKind } from "./config";
+import { parseSourceConfig, type ConfiguredKind } from "../../lib/sources/config";
 import type { EnvTarget } from "./prometheus/env-targets";
 import { startPrometheusSource } from "./prometheus/scraper";
 import { registerSourceManager } from "./reload";

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { getSourceStatus } from "../../db/store/sources";
 import { testDb } from "../../test/db";
 import { freshPg, PG_TEST_URL } from "../../test/pg";
-import { prometheusSourceConfig } from "./prometheus/config";
+import { prometheusSourceConfig } from "../../lib/sources/prometheus-config";
 import { VLLM_NEW } from "./prometheus/fixtures";
 import { emptyState } from "./prometheus/map";
 import { scrapeOnce } from "./prometheus/scraper";

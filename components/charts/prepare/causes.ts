@@ -1,6 +1,6 @@
 // Colours, labels and widths for recomputed-token causes. Pure.
 import { formatCount } from "@/components/format";
-import { CAUSES, type Cause, type CauseTokens } from "@/server/analysis/attribution";
+import { CAUSES, type Cause, type CauseTokens } from "@/lib/attribution";
 
 export { CAUSES, type Cause };
 

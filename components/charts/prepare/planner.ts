@@ -1,7 +1,7 @@
 // Chart data for the planner view: replicas, the observed metric against its thresholds, decision marks. Pure.
 import type { RoleSeries } from "@/server/analysis/planner";
 import { formatPercentPoints, NO_DATA } from "@/components/format";
-import { quantile } from "@/server/analysis/quantile";
+import { quantile } from "@/lib/quantile";
 
 export type Window = { from: number; to: number; step: number };
 export type Action = "scale_up" | "scale_down" | "mixed" | "none";

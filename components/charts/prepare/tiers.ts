@@ -1,5 +1,5 @@
 // Chart data for the storage-tier views: blocks per tier, offload/onboard rates, hit rate per tier, the cached split. Pure.
-import { onboardedFrom } from "@/server/analysis/attribution";
+import { onboardedFrom } from "@/lib/attribution";
 import type { TierPoint } from "@/server/analysis/tiers";
 import type { StorageTier } from "@/server/ingest/events";
 import { formatCount } from "@/components/format";

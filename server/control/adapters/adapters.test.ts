@@ -11,7 +11,7 @@ import { testDb } from "../../../test/db";
 import { createControlServer } from "../../sim/control-api";
 import { SimController } from "../../sim/controller";
 import { makeSim } from "../../sim/test-support";
-import { defaultPolicies } from "../policies";
+import { defaultPolicies } from "../../../lib/policies/policies";
 import { reconcileOnce } from "../reconciler";
 import { busyThresholdAdapter, busyThresholdBody } from "./busy-threshold";
 import { defaultAdapters } from "./index";

@@ -1,4 +1,4 @@
-import { routingPolicy, type PolicyKind } from "../policies";
+import { routingPolicy, type PolicyKind } from "../../../lib/policies/policies";
 import type { PushAdapter, PushResult } from "../reconciler";
 import { joinUrl, PUSH_TIMEOUT_MS, replyErrors, replyMessage, sendJson } from "./http";
 

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import { log, scrubSecrets } from "../../observability/logger";
 import { outboundFetch, type OutboundFetch } from "../../outbound/fetch";
-import type { PolicyError } from "../policies";
+import type { PolicyError } from "../../../lib/policies/policies";
 
 export const PUSH_TIMEOUT_MS = 10_000;
 const MAX_REPLY_BYTES = 64 * 1024;

@@ -2,7 +2,7 @@ import { TARGET_SECRET_FIELDS } from "../../../lib/secret-fields";
 import { openSecrets } from "../../auth/stored-secrets";
 import { targetFolder } from "../../files/folders";
 import type { Adapters } from "../reconciler";
-import { targetConfigs } from "../targets";
+import { targetConfigs } from "../../../lib/policies/targets";
 import { busyThresholdAdapter } from "./busy-threshold";
 import { plannerFileAdapter } from "./planner-file";
 import { simAdapter } from "./sim";

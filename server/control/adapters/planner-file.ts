@@ -1,5 +1,5 @@
 import { ConfinedPathError, fsErrorCode, writeFileConfined, type Confinement } from "../../files/confined-path";
-import type { PolicyKind } from "../policies";
+import type { PolicyKind } from "../../../lib/policies/policies";
 import type { PushAdapter, PushResult } from "../reconciler";
 
 /**

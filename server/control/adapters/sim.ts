@@ -1,4 +1,4 @@
-import type { PolicyKind } from "../policies";
+import type { PolicyKind } from "../../../lib/policies/policies";
 import type { PushAdapter, PushResult } from "../reconciler";
 import { joinUrl, PUSH_TIMEOUT_MS, replyErrors, replyMessage, sendJson } from "./http";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SQLITE_SINK } from "../sink.cases";
-import { traceDirConfig } from "./config";
+import { traceDirConfig } from "../../../lib/sources/dynamo-trace-config";
 import { filesToImport } from "./watch";
 import { watchCases } from "./watch.cases";
 

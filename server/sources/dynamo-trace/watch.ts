@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { ConfinedPathError, fsErrorCode, inspectConfinedFolder, type Confinement } from "../../files/confined-path";
 import { importFolder } from "../../files/folders";
 import type { SourceReport, SourceSink } from "../status";
-import type { traceDirConfig } from "./config";
+import type { traceDirConfig } from "../../../lib/sources/dynamo-trace-config";
 import { readSetting, writeSetting } from "../../../db/store/trace-import";
 import { describeImport, importTraceInto } from "./run";
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { prometheusSourceConfig, type PrometheusSourceConfig } from "./config";
+import { prometheusSourceConfig, type PrometheusSourceConfig } from "../../../lib/sources/prometheus-config";
 
 export type EnvTarget = { id: string; name: string; config: PrometheusSourceConfig };
 

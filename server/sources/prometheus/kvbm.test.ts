@@ -5,7 +5,7 @@ import { sqliteStore } from "../../../db/store/store";
 import { sourceReporter } from "../status";
 import { getSourceStatus } from "../../../db/store/sources";
 import { sqliteSink } from "../sink";
-import { prometheusSourceConfig } from "./config";
+import { prometheusSourceConfig } from "../../../lib/sources/prometheus-config";
 import { KVBM, VLLM_NEW } from "./fixtures";
 import { emptyState, mapScrape } from "./map";
 import { detectKind } from "./metric-names";

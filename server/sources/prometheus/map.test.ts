@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { prometheusSourceConfig, type PrometheusSourceConfigInput } from "./config";
+import { prometheusSourceConfig, type PrometheusSourceConfigInput } from "../../../lib/sources/prometheus-config";
 import { DYNAMO_FRONTEND, DYNAMO_WORKER_NEW, DYNAMO_WORKER_OLD, SGLANG, VLLM_NEW, VLLM_OLD } from "./fixtures";
 import { emptyState, mapScrape, NOMINAL_TOTAL_BLOCKS, type ScrapeState } from "./map";
 import { detectKind } from "./metric-names";

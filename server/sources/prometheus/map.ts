@@ -1,5 +1,5 @@
 import type { Exposition, Family, Labels } from "./parse";
-import type { PrometheusSourceConfig, ScrapeKind } from "./config";
+import type { PrometheusSourceConfig, ScrapeKind } from "../../../lib/sources/prometheus-config";
 import { DYNAMO_FRONTEND, DYNAMO_WORKER, EXPECTED, SGLANG, VLLM, detectKind, type MetricRef } from "./metric-names";
 import { readKvbm, type KvbmReading } from "./kvbm";
 import {

@@ -1,4 +1,4 @@
-import type { ScrapeKind } from "./config";
+import type { ScrapeKind } from "../../../lib/sources/prometheus-config";
 
 /**
  * A logical metric and the names it has been exposed under, newest first (docs/sources.md). A

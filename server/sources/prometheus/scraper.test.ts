@@ -6,7 +6,7 @@ import { sqliteStore } from "../../../db/store/store";
 import { sqliteSink } from "../sink";
 import { testDb } from "../../../test/db";
 import { sourceReporter } from "../status";
-import { prometheusSourceConfig } from "./config";
+import { prometheusSourceConfig } from "../../../lib/sources/prometheus-config";
 import { VLLM_NEW } from "./fixtures";
 import { emptyState } from "./map";
 import { fetchExposition, scrapeOnce, startPrometheusSource, withoutContent } from "./scraper";

@@ -1,6 +1,6 @@
 import type { Store } from "../../../db/store/store";
 import type { SourceReport, SourceSink } from "../status";
-import type { PrometheusSourceConfig } from "./config";
+import type { PrometheusSourceConfig } from "../../../lib/sources/prometheus-config";
 import { emptyState, mapScrape, type ScrapeState } from "./map";
 import { parseExposition } from "./parse";
 import { addKvbmSample } from "../../../db/store/tiers";

@@ -6,7 +6,7 @@ import { testDb } from "../../../test/db";
 import { outboundPolicy } from "../../outbound/policy";
 import { sqliteSink } from "../sink";
 import type { SourceReport } from "../status";
-import { zmqSourceConfig } from "./config";
+import { zmqSourceConfig } from "../../../lib/sources/zmq-config";
 import { checkedEndpoint } from "./endpoint";
 import { startZmqSource } from "./subscriber";
 

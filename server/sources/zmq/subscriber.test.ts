@@ -7,7 +7,7 @@ import { sqliteStore } from "../../../db/store/store";
 import { sqliteSink } from "../sink";
 import { testDb } from "../../../test/db";
 import { sourceReporter, type SourceReport } from "../status";
-import { zmqSourceConfig } from "./config";
+import { zmqSourceConfig } from "../../../lib/sources/zmq-config";
 import { startZmqSource, summarize } from "./subscriber";
 import { decodeHash, decodeHashes } from "../../../db/chain-codec";
 

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { Dealer, Subscriber } from "zeromq";
 import type { TelemetryEventInput } from "../../ingest/events";
 import type { SourceReport, SourceSink } from "../status";
-import type { zmqSourceConfig } from "./config";
+import type { zmqSourceConfig } from "../../../lib/sources/zmq-config";
 import { outboundFailure } from "../../outbound/failure";
 import { checkedEndpoint } from "./endpoint";
 import { gapMessage, type SequenceState } from "./sequence";

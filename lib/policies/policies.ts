@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { POLICY_KINDS, type PolicyKind } from "../../lib/policy-kinds";
+import { POLICY_KINDS, type PolicyKind } from "../policy-kinds";
 
 // Policy documents (docs/policies.md) as zod schemas. Omitted fields take the documented defaults, unknown
 // fields are refused at every level, and cross-field rules report the field at fault. Free of
 // Node-only imports: the same schemas serve forms, the dashboard API and the simulated cluster.
 
-export { POLICY_KINDS, type PolicyKind } from "../../lib/policy-kinds";
+export { POLICY_KINDS, type PolicyKind } from "../policy-kinds";
 
 export const SEGMENTS = ["system_prompt", "tool_definitions", "conversation", "subagent_state", "any"] as const;
 export const AGENT_ROLES = ["main", "subagent"] as const;

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { outboundUrl } from "../../outbound/url";
-import { SECRET_MARKER } from "../../../lib/secret-fields";
+import { outboundUrl } from "../outbound-url";
+import { SECRET_MARKER } from "../secret-fields";
 
 export const SCRAPE_KINDS = ["dynamo-frontend", "dynamo-worker", "vllm", "sglang", "kvbm", "auto"] as const;
 export type ScrapeKind = (typeof SCRAPE_KINDS)[number];

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { traceDirConfig } from "./dynamo-trace/config";
-import { prometheusSourceConfig } from "./prometheus/config";
-import { zmqSourceConfig } from "./zmq/config";
+import { traceDirConfig } from "./dynamo-trace-config";
+import { prometheusSourceConfig } from "./prometheus-config";
+import { zmqSourceConfig } from "./zmq-config";
 
 /** Config schema per configured source kind (otlp and trace-upload are implicit and have no config). */
 export const SOURCE_CONFIGS = {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { POLICY_KINDS } from "./policies";
-import { outboundUrl } from "../outbound/url";
-import { redactSecrets, SECRET_MARKER, TARGET_SECRET_FIELDS } from "../../lib/secret-fields";
+import { outboundUrl } from "../outbound-url";
+import { redactSecrets, SECRET_MARKER, TARGET_SECRET_FIELDS } from "../secret-fields";
 
 export { SECRET_MARKER };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { zmqSourceConfig } from "./config";
+import { zmqSourceConfig } from "./zmq-config";
 
 describe("zmqSourceConfig", () => {
   it("fills the defaults: every topic", () => {
