@@ -45,19 +45,23 @@ export const PG_RECENT_REQUESTS = 2_000;
 
 // ---- Attribution (one thread, on the leader) ----
 
-/** Blocks cached in the attribution index's table (SQLite); past it the older half is dropped and the table shrinks. */
-export const ATTR_BLOCK_CACHE = 100_000;
-/** Decoded residency lists cached; all dropped past it. */
-export const ATTR_LIST_CACHE = 50_000;
-/** First-seen marks cached; past it the newest half is kept. */
-export const ATTR_SEEN_CACHE = 100_000;
 /**
- * Bits of each of the attribution index's two Bloom filters (8 MiB each). With retention past ~7M blocks, false
- * positives rise: each one costs a lookup, never a wrong answer.
+ * Blocks cached in the attribution index's table (SQLite); past it the older half is dropped and the table shrinks.
+ * At most ~84 MiB (2^21 slots of 40 bytes). 100,000 held the dashboard near 330 MB for half an hour of steady traffic,
+ * then attribution fell behind (each block not held is a lookup): 10 minutes behind 45 minutes in, and growing.
  */
-export const ATTR_FILTER_BITS = 1 << 26;
+export const ATTR_BLOCK_CACHE = 1_000_000;
+/** Decoded residency lists cached; all dropped past it. */
+export const ATTR_LIST_CACHE = 200_000;
+/** First-seen marks cached; past it the newest half is kept. */
+export const ATTR_SEEN_CACHE = 500_000;
+/**
+ * Bits of each of the attribution index's two Bloom filters (up to 32 MiB each, sized for the blocks on disk). Past
+ * ~27M blocks false positives rise: each one costs a lookup, never a wrong answer.
+ */
+export const ATTR_FILTER_BITS = 1 << 28;
 /** PostgreSQL's attribution: blocks and local marks cached; all dropped past it. */
-export const PG_ATTR_CACHE = 100_000;
+export const PG_ATTR_CACHE = 1_000_000;
 
 // ---- Previews ----
 
