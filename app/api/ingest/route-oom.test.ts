@@ -29,6 +29,9 @@ describe("POST /api/ingest when the ingest thread runs out of memory", () => {
   let close: () => Promise<void>;
 
   beforeAll(async () => {
+    // Migrated before the pool's thread opens it, as the server does (else both connections run the migrations).
+    const { serverDb } = await import("@/server/runtime");
+    serverDb();
     vi.resetModules();
     const { IngestPool } = await import("@/server/ingest/worker-pool");
     const pool = new IngestPool(file(), 1, { maxOldGenerationSizeMb: 24 });

@@ -9,6 +9,8 @@ describe("POST /api/ingest through the worker pool: every refusal keeps its stat
   let close: () => Promise<void>;
 
   beforeAll(async () => {
+    // Migrated before the pool's thread opens it, as the server does (else both connections run the migrations).
+    (await import("@/server/runtime")).serverDb();
     const { AppError: RouteAppError } = await import("@/server/errors");
     vi.resetModules();
     const { IngestPool } = await import("@/server/ingest/worker-pool");
