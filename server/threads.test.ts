@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { isOutOfMemory, Restarts, threadStoppedError } from "./threads";
+import { isOutOfMemory, leastBusy, Restarts, threadStoppedError } from "./threads";
 import { toHttpError } from "./errors";
 import { errorResponse } from "./http";
 import { overLimit } from "./observability/heap-guard";
@@ -66,6 +66,17 @@ describe("thread restarts", () => {
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("2");
     expect(((await res.json()) as { error: string }).error).toMatch(/nothing was stored, send it again/);
+  });
+});
+
+describe("picking a thread for a body", () => {
+  it("takes the least busy thread that is up, or none while every one is being restarted", () => {
+    const a = { inFlight: 3 };
+    const b = { inFlight: 1, down: true };
+    const c = { inFlight: 2 };
+    expect(leastBusy([a, b, c])).toBe(c);
+    expect(leastBusy([{ ...a, down: true }, b])).toBeNull();
+    expect(leastBusy([])).toBeNull();
   });
 });
 

@@ -76,3 +76,10 @@ export class Restarts {
     else setTimeout(restart, delay).unref();
   }
 }
+
+/** The thread with the fewest bodies in flight among those up (not being restarted); null when none is. */
+export function leastBusy<T extends { inFlight: number; down?: boolean }>(slots: readonly T[]): T | null {
+  let best: T | null = null;
+  for (const s of slots) if (!s.down && (best === null || s.inFlight < best.inFlight)) best = s;
+  return best;
+}

@@ -6,7 +6,7 @@ import { WriteGate } from "./write-gate";
 import { setIngestRunner, type IngestOutcome } from "./runner";
 import type { Sender } from "./sender";
 import type { IngestTally } from "./tally";
-import { noteRestart, Restarts, startThread, threadStoppedError } from "../threads";
+import { leastBusy, noteRestart, Restarts, startThread, threadStoppedError } from "../threads";
 
 // Ingest off the event loop: worker threads decode, validate and store request bodies on their own SQLite
 // connections, so the dashboard keeps answering while batches are processed and one batch's validation
@@ -95,9 +95,8 @@ export class IngestPool {
    * loop neither decodes a body of up to 8 MiB nor copies it into a message. `body` is unusable afterwards.
    */
   run(body: string | Uint8Array, contentType: string, sender?: Sender): Promise<IngestOutcome> {
-    const up = this.workers.filter((w) => !w.down);
-    if (!up.length) return Promise.reject(threadStoppedError());
-    const slot = up.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
+    const slot = leastBusy(this.workers);
+    if (!slot) return Promise.reject(threadStoppedError());
     const id = this.nextId++;
     slot.inFlight++;
     // Published for the background jobs that yield to ingest (busy-signal.ts); settle and fail end it.

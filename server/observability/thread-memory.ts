@@ -24,13 +24,18 @@ export function memorySlot(): SharedArrayBuffer {
   return new SharedArrayBuffer(FIELDS * 8);
 }
 
-function write(slot: Float64Array): void {
+/** This thread's heap now, as the FIELDS of a slot in their order. */
+function sample(): [number, number, number, number, number] {
   const h = v8.getHeapStatistics();
-  slot[0] = h.used_heap_size;
-  slot[1] = h.total_heap_size;
-  slot[2] = h.heap_size_limit;
-  slot[3] = h.external_memory;
-  slot[4] = Date.now();
+  return [h.used_heap_size, h.total_heap_size, h.heap_size_limit, h.external_memory, Date.now()];
+}
+
+function write(slot: Float64Array): void {
+  slot.set(sample());
+}
+
+function heapOf(thread: string, f: ArrayLike<number>): ThreadHeap {
+  return { thread, heapUsed: f[0]!, heapTotal: f[1]!, heapLimit: f[2]!, external: f[3]!, sampledAt: f[4]! };
 }
 
 /** In a worker thread: write this thread's heap into its slot now and every few seconds (no-op without a slot). */
@@ -65,28 +70,9 @@ export function trackThread(label: string, worker: Worker, slot: SharedArrayBuff
 
 /** The main thread's heap now, then each live thread's latest sample (threads not yet sampled are left out). */
 export function threadHeaps(): ThreadHeap[] {
-  const h = v8.getHeapStatistics();
-  const out: ThreadHeap[] = [
-    {
-      thread: "main",
-      heapUsed: h.used_heap_size,
-      heapTotal: h.total_heap_size,
-      heapLimit: h.heap_size_limit,
-      external: h.external_memory,
-      sampledAt: Date.now(),
-    },
-  ];
-  for (const [thread, { slot }] of [...registry()].sort(([a], [b]) => a.localeCompare(b))) {
-    if (!slot[4]) continue;
-    out.push({
-      thread,
-      heapUsed: slot[0]!,
-      heapTotal: slot[1]!,
-      heapLimit: slot[2]!,
-      external: slot[3]!,
-      sampledAt: slot[4]!,
-    });
-  }
+  const out = [heapOf("main", sample())];
+  for (const [thread, { slot }] of [...registry()].sort(([a], [b]) => a.localeCompare(b)))
+    if (slot[4]) out.push(heapOf(thread, slot));
   return out;
 }
 

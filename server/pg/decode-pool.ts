@@ -1,7 +1,7 @@
 import type { ResourceLimits, Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode } from "../errors";
 import { decodeForStore, setPgBodyDecoder, type DecodedBody } from "./decode";
-import { noteRestart, Restarts, startThread, threadStoppedError } from "../threads";
+import { leastBusy, noteRestart, Restarts, startThread, threadStoppedError } from "../threads";
 
 // PostgreSQL's ingest decodes bodies on worker threads: JSON parsing and validation cost about as much main-thread
 // CPU as storing (bench:ingest's route line), and PostgreSQL's store itself is async I/O that needs no thread. A
@@ -58,9 +58,8 @@ export class PgDecodePool {
   /** Decode one body on the least busy thread. */
   decode(text: string, contentType: string): Promise<DecodedBody> {
     if (this.workers.length === 0) return Promise.resolve().then(() => decodeForStore(text, contentType));
-    const up = this.workers.filter((w) => !w.down);
-    if (!up.length) return Promise.reject(threadStoppedError());
-    const slot = up.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
+    const slot = leastBusy(this.workers);
+    if (!slot) return Promise.reject(threadStoppedError());
     const id = this.nextId++;
     slot.inFlight++;
     return new Promise((resolve, reject) => {
