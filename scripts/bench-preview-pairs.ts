@@ -1,7 +1,6 @@
 // bench:preview's timing: plain simulator runs, previews on one thread (baseline then candidate) and previews with a
 // helper thread (the baseline beside the candidate) in alternating pairs, so that the two ways are compared in the same
 // minutes of a busy machine; each timed in wall and CPU seconds (every thread of the process).
-import path from "node:path";
 import { MessageChannel, Worker } from "node:worker_threads";
 import type { Db } from "../db/client";
 import { forgetBaselines } from "../server/preview/baseline-cache";
@@ -10,6 +9,7 @@ import { computePreview, computePreviewBeside, MIN_HELPED_TURNS } from "../serve
 import type { PreparedPreview } from "../server/preview/request";
 import type { PreviewResult } from "../server/preview/types";
 import { threadCpu } from "./thread-cpu";
+import { threadFile } from "../server/thread-file";
 
 /**
  * `main`: CPU s of this thread (the preview's own: read, candidate, and the baseline when alone); `helper`: of the
@@ -57,8 +57,7 @@ async function timed<T>(f: () => T | Promise<T>): Promise<[T, Timing]> {
 
 /** A preview thread as the dashboard keeps one, serving as the helper of the previews run here. */
 async function helperThread(dbFile: string): Promise<{ lend: () => BaselineHelper; close: () => Promise<number> }> {
-  const file = path.join(process.cwd(), "server", "preview", "preview-worker-entry.mjs");
-  const worker = new Worker(file, { workerData: { dbFile } });
+  const worker = new Worker(threadFile("preview"), { workerData: { dbFile } });
   let seq = 0;
   const lend = () => {
     const { port1, port2 } = new MessageChannel();

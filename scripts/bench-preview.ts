@@ -25,6 +25,7 @@ import { toJsonLine } from "../server/sim/json-lines";
 import { scenarioByName } from "../server/sim/scenarios";
 import { PRESSURE_RETENTION_CANDIDATE } from "../test/preview-candidates";
 import { printTimings, timePreviews } from "./bench-preview-pairs";
+import { buildServer, serverBuildIsFresh } from "./build-if-needed.mjs";
 
 const WARMUP_S = 300;
 
@@ -185,6 +186,8 @@ async function runCase(c: Case, opts: Options, dir: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // Previews replay in threads started from their compiled files.
+  if (!serverBuildIsFresh()) await buildServer();
   const opts = optionsOf(process.argv.slice(2));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-preview-"));
   try {
