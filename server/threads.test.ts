@@ -2,7 +2,8 @@ import { describe, expect, it, vi } from "vitest";
 import { isOutOfMemory, leastBusy, Restarts, threadStoppedError } from "./threads";
 import { toHttpError } from "./errors";
 import { errorResponse } from "./http";
-import { overLimit } from "./observability/heap-guard";
+import { overLimit, startHeapGuard } from "./observability/heap-guard";
+import { threadHeaps } from "./observability/thread-memory";
 
 describe("thread restarts", () => {
   it("restarts at once, then backs off while a thread keeps stopping within 10 s of its restart", () => {
@@ -81,6 +82,15 @@ describe("picking a thread for a body", () => {
 });
 
 describe("the main thread's heap guard", () => {
+  it("is the limit /metrics and the Sources page report for the main thread, not V8's own", () => {
+    const stop = startHeapGuard(256, () => {});
+    try {
+      expect(threadHeaps()[0]).toMatchObject({ thread: "main", heapLimit: 256 * 1024 * 1024 });
+    } finally {
+      stop();
+    }
+  });
+
   it("stops only on the second sample in a row over the limit", () => {
     const MB = 1024 * 1024;
     const cases: { used: number; before: boolean; over: boolean; stop: boolean }[] = [

@@ -1,5 +1,6 @@
 import v8 from "node:v8";
 import { log } from "./logger";
+import { setMainHeapLimit } from "./thread-memory";
 
 // The dashboard main thread's heap limit. `--max-old-space-size` cannot carry it: V8 applies that flag to every isolate
 // of the process and it overrides the worker threads' own resourceLimits (a preview thread would get the main
@@ -17,6 +18,7 @@ export function overLimit(usedBytes: number, limitMb: number, overBefore: boolea
 
 /** Start checking the main thread's heap against `limitMb`; `onStop` is called once (default: exit with code 70). */
 export function startHeapGuard(limitMb: number, onStop: () => void = () => process.exit(70)): () => void {
+  setMainHeapLimit(limitMb * 1024 * 1024);
   let overBefore = false;
   const timer = setInterval(() => {
     const h = v8.getHeapStatistics();

@@ -48,7 +48,10 @@ export function reportThreadMemory(): void {
   setInterval(() => write(slot), SAMPLE_EVERY_MS).unref();
 }
 
-type Registry = Map<string, { slot: Float64Array; worker: Worker }>;
+type Registry = Map<string, { slot: Float64Array; worker: Worker }> & {
+  /** The main thread's own limit when it has one below V8's (its heap guard), bytes. */
+  mainLimit?: number;
+};
 // The registry is read by /metrics (server process) and by the Sources page (a route bundle): one per process.
 const key = Symbol.for("switchyard.threadMemory");
 type Holder = { [key]?: Registry };
@@ -57,6 +60,11 @@ function registry(): Registry {
   const holder = globalThis as Holder;
   holder[key] ??= new Map();
   return holder[key];
+}
+
+/** Report `bytes` as the main thread's heap limit (the heap guard's, which V8's own limit does not show). */
+export function setMainHeapLimit(bytes: number): void {
+  registry().mainLimit = bytes;
 }
 
 /** Track a thread's slot under `label` (e.g. ingest-1) until it exits. At most one entry per live thread. */
@@ -70,8 +78,11 @@ export function trackThread(label: string, worker: Worker, slot: SharedArrayBuff
 
 /** The main thread's heap now, then each live thread's latest sample (threads not yet sampled are left out). */
 export function threadHeaps(): ThreadHeap[] {
-  const out = [heapOf("main", sample())];
-  for (const [thread, { slot }] of [...registry()].sort(([a], [b]) => a.localeCompare(b)))
+  const main = sample();
+  const threads = registry();
+  if (threads.mainLimit !== undefined) main[2] = Math.min(main[2], threads.mainLimit);
+  const out = [heapOf("main", main)];
+  for (const [thread, { slot }] of [...threads].sort(([a], [b]) => a.localeCompare(b)))
     if (slot[4]) out.push(heapOf(thread, slot));
   return out;
 }
