@@ -4,6 +4,6 @@ import { defineConfig } from "drizzle-kit";
 // generated SQL (drizzle-kit does not emit PARTITION BY): see db/pg/partitions.ts.
 export default defineConfig({
   dialect: "postgresql",
-  schema: "./db/pg-schema/index.ts",
-  out: "./db/migrations-pg",
+  schema: "./db/pg/schema/index.ts",
+  out: "./db/pg/migrations",
 });

@@ -1,5 +1,5 @@
 // Where a view over a span reads from: raw rows up to an hour, per-minute rollups beyond. Pure. Analysis makes this
-// choice (server/analysis/resolution.ts re-exports it); db/queries/routing.ts still makes it itself until it moves
+// choice (server/analysis/resolution.ts re-exports it); db/sqlite/routing.ts still makes it itself until it moves
 // with issue 13's layering, so the rule lives here, importable by both.
 
 /** Ranges up to an hour read raw 1-second samples; longer ranges read per-minute rollups. */

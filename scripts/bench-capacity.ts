@@ -9,8 +9,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDb, type Db } from "../db/client";
-import { storeEvents } from "../db/queries/ingest";
+import { openDb, type Db } from "../db/sqlite/client";
+import { storeEvents } from "../db/sqlite/ingest";
 import { capacityFor, kneeOf } from "../server/analysis/capacity/answer";
 import { bruteForceLru } from "../server/analysis/capacity/lru-oracle";
 import { curveOptionsFor, missRatioCurves, type CapacityCurves } from "../server/analysis/capacity/mrc";

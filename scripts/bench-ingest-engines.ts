@@ -3,13 +3,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDb } from "../db/client";
-import { storeEvents } from "../db/queries/ingest";
+import { openDb } from "../db/sqlite/client";
+import { storeEvents } from "../db/sqlite/ingest";
 import type { IngestRow } from "../db/rows/ingest";
 import { connectPg } from "../db/pg/client";
 import { forgetRecentRequests, storeEventsPg } from "../db/pg/ingest";
 import { resolvePrefix } from "../server/ingest/prefix";
-import { PgDecodePool } from "../server/pg/decode-pool";
+import { PgDecodePool } from "../server/ingest/pg/decode-pool";
 import type { TelemetryEvent } from "../server/ingest/events";
 import { startThrowawayPg } from "../test/pg-server";
 import { freshPg } from "../test/pg";

@@ -2,7 +2,7 @@
 // helper thread (the baseline beside the candidate) in alternating pairs, so that the two ways are compared in the same
 // minutes of a busy machine; each timed in wall and CPU seconds (every thread of the process).
 import { MessageChannel, Worker } from "node:worker_threads";
-import type { Db } from "../db/client";
+import type { Db } from "../db/sqlite/client";
 import { forgetBaselines } from "../server/preview/baseline-cache";
 import { helperOn, type BaselineHelper } from "../server/preview/baseline-helper";
 import { computePreview, computePreviewBeside, MIN_HELPED_TURNS } from "../server/preview/compute";

@@ -15,8 +15,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDb } from "../db/client";
-import { storeEvents } from "../db/queries/ingest";
+import { openDb } from "../db/sqlite/client";
+import { storeEvents } from "../db/sqlite/ingest";
 import type { PolicyKind } from "../lib/policies/policies";
 import { parseEvent, type TelemetryEvent } from "../server/ingest/events";
 import { preparePreview } from "../server/preview/request";

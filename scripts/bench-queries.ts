@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDb, type Db } from "../db/client";
+import { openDb, type Db } from "../db/sqlite/client";
 import { backfill, OpenMetricsWriter, prometheusInstalled, startPrometheus } from "./bench-prometheus";
 import { takeEngineOption, type Engine } from "./bench-ingest-engines";
 import { HOURS, INTERVAL_MS, load, WORKERS } from "./bench-queries-load";

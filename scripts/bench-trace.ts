@@ -1,6 +1,6 @@
 // bench:trace — the sessions.byId procedure on one session of 500 turns (main + subagents) and 1,000 tool calls.
-import { openDb } from "../db/client";
-import { storeEvents } from "../db/queries/ingest";
+import { openDb } from "../db/sqlite/client";
+import { storeEvents } from "../db/sqlite/ingest";
 import { parseEvent, type TelemetryEvent } from "../server/ingest/events";
 import { runAttribution } from "../server/jobs/attribution";
 import { createCaller } from "../server/trpc/root";

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDb, type Db } from "../db/client";
+import { openDb, type Db } from "../db/sqlite/client";
 import { attributionStep } from "../server/jobs/attribution";
 
 const MB = 1e6;

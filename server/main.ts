@@ -10,7 +10,7 @@ import { ensureIngestToken } from "./ingest/token";
 import { startAttributionThread } from "./jobs/attribution-thread";
 import { processId, startLeader } from "./jobs/leader";
 import { IngestPool } from "./ingest/worker-pool";
-import { PgDecodePool } from "./pg/decode-pool";
+import { PgDecodePool } from "./ingest/pg/decode-pool";
 import { setPreviewRunner } from "./preview/queue";
 import { threadRunner } from "./preview/thread-runner";
 import { retentionSweep, startRetentionSweeper } from "./jobs/retention";

@@ -1,4 +1,4 @@
-import { sharedDb, type Db } from "../db/client";
+import { sharedDb, type Db } from "../db/sqlite/client";
 import { AppError } from "./errors";
 import { connectPg, type PgDb } from "../db/pg/client";
 import { pgStore, sqliteStore, type Store } from "../db/store/store";

@@ -1,4 +1,4 @@
-import { openDb, type Db } from "../db/client";
+import { openDb, type Db } from "../db/sqlite/client";
 import type { Actor } from "../server/auth/roles";
 import { createCaller } from "../server/trpc/root";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
-import { MIGRATIONS_FOLDER } from "../db/client";
+import { MIGRATIONS_FOLDER } from "../db/sqlite/client";
 
 // Database files as a previous release left them, for the migration tests: migrated only up to a given tag.
 

@@ -1,6 +1,6 @@
-import type { Db } from "../db/client";
+import type { Db } from "../db/sqlite/client";
 import { storeEventsPg } from "../db/pg/ingest";
-import { storeEvents } from "../db/queries/ingest";
+import { storeEvents } from "../db/sqlite/ingest";
 import type { IngestRow } from "../db/rows/ingest";
 import { pgStore, sqliteStore, type Store } from "../db/store/store";
 import type { TelemetryEvent } from "../server/ingest/events";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDb } from "../db/client";
+import { openDb } from "../db/sqlite/client";
 import { connectPg } from "../db/pg/client";
 import { pgStore, sqliteStore, type Store } from "../db/store/store";
 import { freshPg, PG_TEST_URL } from "./pg";

@@ -2,13 +2,13 @@ import path from "node:path";
 import postgres from "postgres";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
-import * as schema from "../pg-schema";
+import * as schema from "./schema";
 
 // The PostgreSQL store's connection: porsager's `postgres` driver under drizzle's pg dialect.
 
 export type PgDb = PostgresJsDatabase<typeof schema> & { $client: postgres.Sql };
 
-export const PG_MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "migrations-pg");
+export const PG_MIGRATIONS_FOLDER = path.join(process.cwd(), "db", "pg", "migrations");
 
 /** int8 read as a JS number: every 64-bit column on PostgreSQL holds Unix ms or a count that fits 2^53. */
 const int8AsNumber = {

@@ -1,9 +1,9 @@
 import type postgres from "postgres";
 import type { IngestRow, IngestRowOf, NamedRequest, ResolvePrefix } from "../rows/ingest";
-import type { StoreStatus } from "../queries/ingest";
-import { encodeHashes, HASH_BYTES } from "../chain-codec";
-import { requestHead, rowOf } from "../queries/ingest-rows";
-import { idKey } from "../queries/ingest-kv-rows";
+import type { StoreStatus } from "../sqlite/ingest";
+import { encodeHashes, HASH_BYTES } from "../codecs/chains";
+import { requestHead, rowOf } from "../ingest/rows";
+import { idKey } from "../ingest/kv-rows";
 import { pgTransaction, type PgDb } from "./client";
 import { dayOf, ensurePartitions, forgetPartitions, PARTITIONED } from "./partitions";
 import { insertPlans, planParams, type InsertPlan, type Value } from "./rows";

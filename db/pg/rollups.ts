@@ -1,14 +1,14 @@
 import type Database from "better-sqlite3";
 import type postgres from "postgres";
 import type { IngestRow } from "../rows/ingest";
-import type { StoreStatus } from "../queries/ingest";
+import type { StoreStatus } from "../sqlite/ingest";
 import type { CounterSample } from "../../lib/counters";
-import { addSample, flushStats, MinuteRollups, type Rollup, type Statements } from "../queries/ingest-rollups";
-import { TierRollups } from "../queries/ingest-tiers";
+import { addSample, flushStats, MinuteRollups, type Rollup, type Statements } from "../ingest/rollups";
+import { TierRollups } from "../ingest/tiers";
 import { upsertPlan, upsertRows, type UpsertColumn, type UpsertValue } from "./upsert";
 import { chartHorizonPg, chunkOf, repackChartChunksPg, ROLLUP_LOCK } from "./chart-chunks";
 
-// The rollups of PostgreSQL's ingest: SQLite's own per-batch accumulators (db/queries/ingest-rollups.ts,
+// The rollups of PostgreSQL's ingest: SQLite's own per-batch accumulators (db/ingest/rollups.ts,
 // ingest-tiers.ts) fed the batch's accepted events in batch order, their rows collected and written with one
 // multi-row upsert per table. Same input, same rows as SQLite's ingest writes.
 

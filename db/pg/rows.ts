@@ -2,11 +2,11 @@ import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
 import { is } from "drizzle-orm";
 import { getTableConfig as getSqliteTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { IngestKind } from "../rows/ingest";
-import { tables } from "../queries/ingest-rows";
-import * as schema from "../pg-schema";
-import * as sqliteSchema from "../schema";
+import { tables } from "../ingest/rows";
+import * as schema from "./schema";
+import * as sqliteSchema from "../sqlite/schema";
 
-// The multi-row inserts of PostgreSQL's ingest: SQLite's row shapes (db/queries/ingest-rows.ts, the same column order),
+// The multi-row inserts of PostgreSQL's ingest: SQLite's row shapes (db/ingest/rows.ts, the same column order),
 // sent as one array per column and unnested, so a batch of any size is one prepared statement per table.
 
 export type Value = string | number | Buffer | null;
@@ -140,7 +140,7 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
   };
 }
 
-/** SQLite's column list of an ingest table, read from its INSERT (db/queries/ingest-rows.ts). */
+/** SQLite's column list of an ingest table, read from its INSERT (db/ingest/rows.ts). */
 function sqliteColumns(sql: string): { table: string; columns: string[] } {
   const m = /^INSERT INTO (\w+) \(([^)]+)\)/.exec(sql);
   if (!m) throw new Error(`unexpected ingest insert: ${sql.slice(0, 80)}`);

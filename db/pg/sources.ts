@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 
-// Source health on PostgreSQL, as SQLite's recordSourceOk (db/queries/source-registry.ts) and recordDroppedEvents
-// (db/queries/sources.ts) write it: a source's source_status row, and an ingest sender's dropped-events report.
+// Source health on PostgreSQL, as SQLite's recordSourceOk (db/sqlite/source-registry.ts) and recordDroppedEvents
+// (db/sqlite/sources.ts) write it: a source's source_status row, and an ingest sender's dropped-events report.
 
 /** The settings key prefix of a sender's dropped-events total (as on SQLite). */
 const DROPPED_PREFIX = "dropped_events:";

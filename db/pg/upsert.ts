@@ -1,6 +1,6 @@
 import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
-import * as schema from "../pg-schema";
+import * as schema from "./schema";
 
 // Multi-row upserts of accumulated rows (rollups, per-worker state): one prepared statement per table, every column
 // one array parameter, unnested. The keys of one call must be distinct (a row is affected at most once per statement).

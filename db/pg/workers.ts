@@ -1,9 +1,9 @@
 import type postgres from "postgres";
 import type { IngestRow } from "../rows/ingest";
-import type { StoreStatus } from "../queries/ingest";
-import { noteSeen } from "../queries/ingest-rollups";
+import type { StoreStatus } from "../sqlite/ingest";
+import { noteSeen } from "../ingest/rollups";
 
-// The workers table on PostgreSQL's ingest: the same upserts as SQLite's (db/queries/ingest-statements.ts), in the
+// The workers table on PostgreSQL's ingest: the same upserts as SQLite's (db/sqlite/ingest-statements.ts), in the
 // batch's transaction, for accepted events only.
 
 type Seen = Map<string, { first: number; last: number; kvTotal: number }>;

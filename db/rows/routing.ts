@@ -1,4 +1,4 @@
-// Rows of the routing reads (db/queries/routing.ts, db/queries/rollups.ts): per-bucket sums the analysis turns into series.
+// Rows of the routing reads (db/sqlite/routing.ts, db/sqlite/rollups.ts): per-bucket sums the analysis turns into series.
 
 /** Decisions won by one worker in one bucket, with the blocks routing lost (best − chosen overlap) and the prompt blocks. */
 export type DecisionBucket = {

@@ -1,6 +1,6 @@
 import type { StoredCauses, TurnRow } from "./sessions";
 
-// Rows of db/queries/session-summaries.ts: what one session's summary is computed from, and the row stored.
+// Rows of db/sqlite/session-summaries.ts: what one session's summary is computed from, and the row stored.
 
 /** One stored request as a summary counts it; causes null before attribution. */
 export type SummaryTurnRow = Pick<

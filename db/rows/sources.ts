@@ -1,4 +1,4 @@
-// What a source reported on a pass, as the source registry stores it (db/queries/source-registry.ts).
+// What a source reported on a pass, as the source registry stores it (db/sqlite/source-registry.ts).
 
 /**
  * What one successful pass saw. events: events submitted in this pass (added to the running total); series: series

@@ -1,4 +1,4 @@
-// Rows the worker queries return (db/queries/workers.ts), read by server/analysis/workers.ts.
+// Rows the worker queries return (db/sqlite/workers.ts), read by server/analysis/workers.ts.
 
 export type LifecycleKind = "worker.up" | "worker.down";
 

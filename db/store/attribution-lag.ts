@@ -1,8 +1,8 @@
 import { asc, eq, gt, sql } from "drizzle-orm";
 import { bigint, pgTable, text as pgText } from "drizzle-orm/pg-core";
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { attrState } from "../schema";
-import { attrStatePg } from "../pg-schema";
+import { attrState } from "../sqlite/schema";
+import { attrStatePg } from "../pg/schema";
 import type { Store } from "./store";
 
 // How far the attribution job has judged, on either engine: its saved requests cursor (SQLite's rowid, PostgreSQL's

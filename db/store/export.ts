@@ -1,13 +1,13 @@
 import { asc, eq } from "drizzle-orm";
-import { assembleChain, decodeHashes, type ChainLink } from "../chain-codec";
-import type { Db } from "../client";
-import { requests as pgRequests } from "../pg-schema";
-import { sessionChains, type ChainStrings } from "../queries/chains";
+import { assembleChain, decodeHashes, type ChainLink } from "../codecs/chains";
+import type { Db } from "../sqlite/client";
+import { requests as pgRequests } from "../pg/schema";
+import { sessionChains, type ChainStrings } from "../sqlite/chains";
 import type { Store } from "./store";
 
 // A session's full hash chains for the export's `?chains=1`, on either engine, keyed by request_id (latest row wins).
 // SQLite's rows may extend earlier rows, refer to KV events' lists or hold the pre-binary decimal text: its reader is
-// db/queries/chains.ts. PostgreSQL's ingest stores each chain whole (chain_base null); a row naming a base is still
+// db/sqlite/chains.ts. PostgreSQL's ingest stores each chain whole (chain_base null); a row naming a base is still
 // assembled through it, so a PostgreSQL row written in the compact form later reads back the same.
 
 export type { ChainStrings };

@@ -1,8 +1,8 @@
 import { asc, desc, eq, gt, sql } from "drizzle-orm";
 import { bigint, pgTable, text as pgText } from "drizzle-orm/pg-core";
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { attrStatePg } from "../pg-schema";
-import { attrState } from "../schema";
+import { attrStatePg } from "../pg/schema";
+import { attrState } from "../sqlite/schema";
 import { databaseSize, type DatabaseSize } from "./sources-storage";
 import type { Store } from "./store";
 

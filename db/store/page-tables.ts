@@ -1,6 +1,6 @@
 import { integer as pgInt, doublePrecision, pgTable, text as pgText } from "drizzle-orm/pg-core";
 import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { ms } from "../pg-schema/columns";
+import { ms } from "../pg/schema/columns";
 
 // Narrow read-only views of two tables whose stored columns differ between the engines (SQLite's kv_events keeps old
 // text ids and block references, its requests keep sequence-tail references): only the columns the pages read, named

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { minuteOf } from "../../lib/counters";
-import { candidatesJson } from "../candidate-codec";
+import { candidatesJson } from "../codecs/candidates";
 import type { DecisionBucket, RequestSizedBucket, TokenBucket } from "../rows/routing";
 import { bucketOf, fieldsOf, num, numOrNull } from "./sql";
 import type { Store } from "./store";

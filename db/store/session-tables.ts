@@ -1,8 +1,8 @@
 import { bigint, doublePrecision, integer as pgInt, pgTable, text as pgText } from "drizzle-orm/pg-core";
 import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import * as pg from "../pg-schema";
-import { ms } from "../pg-schema/columns";
-import * as sqlite from "../schema";
+import * as pg from "../pg/schema";
+import { ms } from "../pg/schema/columns";
+import * as sqlite from "../sqlite/schema";
 import type { Store } from "./store";
 
 // The tables the sessions pages, the trace and the export read, per engine (as db/store/tables.ts does for the

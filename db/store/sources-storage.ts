@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import { getTableColumns, getTableName, is, min, sql, Table, type Column } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
-import * as pgSchema from "../pg-schema";
-import { RETENTION_TABLES, type RetentionTier } from "../queries/retention";
-import * as sqliteSchema from "../schema";
+import * as pgSchema from "../pg/schema";
+import { RETENTION_TABLES, type RetentionTier } from "../sqlite/retention";
+import * as sqliteSchema from "../sqlite/schema";
 import type { Store } from "./store";
 
 // What the Sources page says about the database on either engine: its size and the oldest row kept per retention table.

@@ -4,7 +4,7 @@ import { bytewise } from "./sql";
 import type { Store } from "./store";
 
 // Configured sources, their health (source_status) and the senders' dropped-events reports on either engine. The
-// reports are settings rows under one key prefix, written by ingest (db/queries/sources.ts, db/pg/sources.ts); a key
+// reports are settings rows under one key prefix, written by ingest (db/sqlite/sources.ts, db/pg/sources.ts); a key
 // compared by LIKE, not by range: PostgreSQL's collation may not order ':' before ';'. Times in Unix ms.
 
 export type SourceRow = {

@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { sql, type SQL } from "drizzle-orm";
-import type { Db } from "../client";
+import type { Db } from "../sqlite/client";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { pgTransaction, type PgDb } from "../pg/client";
-import * as schema from "../pg-schema";
+import * as schema from "../pg/schema";
 import { pgTables, sqliteTables, type StoreTables } from "./tables";
 
 // The engine-neutral store: one handle over SQLite (better-sqlite3) or PostgreSQL (postgres), so that each query is

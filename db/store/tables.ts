@@ -1,5 +1,5 @@
-import * as pg from "../pg-schema";
-import * as sqlite from "../schema";
+import * as pg from "../pg/schema";
+import * as sqlite from "../sqlite/schema";
 import * as reads from "./page-tables";
 
 // The tables the store's queries are written against, per engine. Queries see PostgreSQL's table types; at run time

@@ -1,6 +1,6 @@
 import { asc, desc, eq, sql } from "drizzle-orm";
-import { candidatesJson } from "../candidate-codec";
-import { decodePolicyVersions } from "../request-json-codec";
+import { candidatesJson } from "../codecs/candidates";
+import { decodePolicyVersions } from "../codecs/request-json";
 import { decisionColumns, type DecisionListRow } from "./routing";
 import type { ReasoningRow, ToolRow, TurnRow } from "../rows/sessions";
 import { sessionTables } from "./session-tables";

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gte, inArray, lt, ne, sql } from "drizzle-orm";
-import { candidatesJson } from "../candidate-codec";
+import { candidatesJson } from "../codecs/candidates";
 import type { DecisionRow } from "../rows/workers";
 import { bucketOf, num, position, rawRows } from "./sql";
 import type { Store } from "./store";
@@ -53,7 +53,7 @@ export async function decisionsLost(
       .orderBy(desc(d.ts))
       .limit(sql.placeholder("scan"))
       .as("latest");
-    // Candidates are JSON (older rows) or the compact ";id,overlap,…" text (db/candidate-codec.ts).
+    // Candidates are JSON (older rows) or the compact ";id,overlap,…" text (db/codecs/candidates.ts).
     const json = position(s, sql`${latest.candidates}`, sql.placeholder("json"));
     const compact = position(s, sql`';' || ${latest.candidates}`, sql.placeholder("compact"));
     return s.db

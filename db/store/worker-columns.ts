@@ -1,5 +1,5 @@
 import { and, eq, gt, gte, lt, sql, type SQL } from "drizzle-orm";
-import { workerChart30s, workerChartSeal } from "../pg-schema/rollups";
+import { workerChart30s, workerChartSeal } from "../pg/schema/rollups";
 import { CHART_CHUNK_MS, CHART_RESOLUTION } from "../pg/chart-chunks";
 import { bucketOf, fieldsOf, indexed, integerArray, integersOf, rawRows } from "./sql";
 import type { Store } from "./store";

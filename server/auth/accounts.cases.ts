@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { countUsers, listTokens, listUsers } from "../../db/store/accounts";
 import { userByName } from "../../db/store/auth";
 import type { Store } from "../../db/store/store";

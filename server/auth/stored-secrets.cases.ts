@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { listStatuses, storedTarget, writeTarget } from "../../db/store/control";
 import { getSource, upsertSource } from "../../db/store/sources";
 import type { Store } from "../../db/store/store";

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { isBusy } from "../../db/client";
+import { isBusy } from "../../db/sqlite/client";
 import { insertToken, insertTokenIfAbsent } from "../../db/store/accounts";
 import * as store from "../../db/store/auth";
 import type { Store } from "../../db/store/store";

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import type { PgDb } from "../../db/pg/client";
 import { storeEventsPg } from "../../db/pg/ingest";
-import { storeEvents } from "../../db/queries/ingest";
+import { storeEvents } from "../../db/sqlite/ingest";
 import { latestVersionNumbers, listAudit, listStatuses, listVersions, publishedBetween } from "../../db/store/control";
 import { acksFrom, guardByKey, guardRollbacksBetween } from "../../db/store/guards";
 import type { Store } from "../../db/store/store";

@@ -2,9 +2,9 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, ndjson, T0, turn, type Raw } from "../../test/events";
 import { ingestBody } from "./ingest";
-import type { Db } from "../../db/client";
-import { chainStringsOf, forgetChains, sessionChains } from "../../db/queries/chains";
-import { deleteBatchBefore } from "../../db/queries/retention";
+import type { Db } from "../../db/sqlite/client";
+import { chainStringsOf, forgetChains, sessionChains } from "../../db/sqlite/chains";
+import { deleteBatchBefore } from "../../db/sqlite/retention";
 
 const NDJSON = "application/x-ndjson";
 const range = (from: number, to: number, salt = 0) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recordDroppedEvents } from "../../db/queries/sources";
+import { recordDroppedEvents } from "../../db/sqlite/sources";
 import { droppedEventReports } from "../../db/store/sources";
 import { sqliteStore } from "../../db/store/store";
 import { testDb } from "../../test/db";

@@ -1,4 +1,4 @@
-import { LiftedHashes } from "../../db/chain-codec";
+import { LiftedHashes } from "../../db/codecs/chains";
 import {
   badHashIndex,
   BUDGET_UNITS,

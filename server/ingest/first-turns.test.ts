@@ -2,10 +2,10 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, ndjson, T0, type Raw } from "../../test/events";
 import { ingestBody } from "./ingest";
-import type { Db } from "../../db/client";
-import { chainStringsOf, forgetChains, sessionChains } from "../../db/queries/chains";
-import { ORIGIN_WINDOW_MS } from "../../db/queries/ingest-chains";
-import { deleteBatchBefore } from "../../db/queries/retention";
+import type { Db } from "../../db/sqlite/client";
+import { chainStringsOf, forgetChains, sessionChains } from "../../db/sqlite/chains";
+import { ORIGIN_WINDOW_MS } from "../../db/sqlite/ingest-chains";
+import { deleteBatchBefore } from "../../db/sqlite/retention";
 
 // A session's first turn (full lists, no earlier turn to extend) stored as runs of a recent first turn's local chain.
 

@@ -1,7 +1,7 @@
 // One ingest worker thread: its own connection to the database file; one message per request body.
 import { parentPort, workerData } from "node:worker_threads";
-import { openDb } from "../../db/client";
-import { forgetKvLocations, shareKvLocations } from "../../db/queries/kv-lists";
+import { openDb } from "../../db/sqlite/client";
+import { forgetKvLocations, shareKvLocations } from "../../db/sqlite/kv-lists";
 import { AppError } from "../errors";
 import { ingestBodyTallied } from "./ingest";
 import type { Sender } from "./sender";

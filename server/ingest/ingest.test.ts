@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { candidatesJson } from "../../db/candidate-codec";
-import { idKey } from "../../db/queries/ingest-kv-rows";
-import type { Db } from "../../db/client";
+import { candidatesJson } from "../../db/codecs/candidates";
+import { idKey } from "../../db/ingest/kv-rows";
+import type { Db } from "../../db/sqlite/client";
 import { testDb } from "../../test/db";
 import { full, minimal, ndjson, stats, T0, type Raw } from "../../test/events";
 import { AppError } from "../errors";

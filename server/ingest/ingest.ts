@@ -1,5 +1,5 @@
-import { isBusy, type Db } from "../../db/client";
-import { prepareEvents, storeEvents } from "../../db/queries/ingest";
+import { isBusy, type Db } from "../../db/sqlite/client";
+import { prepareEvents, storeEvents } from "../../db/sqlite/ingest";
 import { decodeBody, validateItems, type BatchReply } from "./batch";
 import { parseLifted, parseLiftedItem } from "./lift-hashes";
 import { resolvePrefix } from "./prefix";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { encodeHashes, LiftedHashes } from "../../db/chain-codec";
-import type { Db } from "../../db/client";
+import { encodeHashes, LiftedHashes } from "../../db/codecs/chains";
+import type { Db } from "../../db/sqlite/client";
 import { testDb } from "../../test/db";
 import { full, minimal, T0, type Raw } from "../../test/events";
 import { decodeBody, validateItems } from "./batch";

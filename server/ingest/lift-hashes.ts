@@ -1,4 +1,4 @@
-import { LiftedHashes } from "../../db/chain-codec";
+import { LiftedHashes } from "../../db/codecs/chains";
 import type { Decoded } from "./batch";
 import { fastParse } from "./event-fast-path";
 import { parseEvent } from "./events";
@@ -7,7 +7,7 @@ import type { EventKind, ParseResult } from "./events";
 // KV events are mostly their hash lists (the simulator's KV lines, ~80% of its stream's bytes, are ~90% hash lists).
 // JSON.parse would build a string per hash, the fast path would check each and the store encode each again, and the
 // young generation would hold them all until the batch is stored. Here such a line's lists are read from
-// its text straight into their binary form (chain-codec's encodeHashes), checked as badHashIndex checks, and the line
+// its text straight into their binary form (codecs/chains.ts's encodeHashes), checked as badHashIndex checks, and the line
 // is parsed with a marker in their place. Anything not plainly a compact list of decimal strings is left to JSON.parse
 // (the caller then parses the line as it is), so what is accepted or refused, and every error, stays the same.
 

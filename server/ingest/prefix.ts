@@ -2,7 +2,7 @@ import type { NamedRequest, PrefixCode, PrefixResolution } from "../../db/rows/i
 import type { EventOf } from "./events";
 
 // The rules of `prefix_of` (docs/telemetry-format.md, "Compact chains"): which earlier request a compact request may extend. Pure;
-// db/ finds the named request (db/queries/chains.ts namedRequest), this decides.
+// db/ finds the named request (db/sqlite/chains.ts namedRequest), this decides.
 
 const bad = (code: PrefixCode, error: string): PrefixResolution => ({ ok: false, code, error });
 

@@ -1,6 +1,6 @@
-import type { Db } from "../../db/client";
-import { recordSourceOk } from "../../db/queries/source-registry";
-import { recordDroppedEvents } from "../../db/queries/sources";
+import type { Db } from "../../db/sqlite/client";
+import { recordSourceOk } from "../../db/sqlite/source-registry";
+import { recordDroppedEvents } from "../../db/sqlite/sources";
 
 // Who posted a batch (X-Switchyard-Source) and the dropped-events total it reported, recorded with the batch itself.
 

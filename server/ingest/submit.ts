@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { recordIngest } from "../observability/metrics";
 import type { BatchReply } from "./batch";
 import { ingestBodyTallied } from "./ingest";

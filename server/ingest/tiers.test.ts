@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { ingestBody } from "./ingest";
-import { storeEvents } from "../../db/queries/ingest";
-import { idKey } from "../../db/queries/ingest-kv-rows";
+import { storeEvents } from "../../db/sqlite/ingest";
+import { idKey } from "../../db/ingest/kv-rows";
 
 let db: Db;
 beforeEach(() => {

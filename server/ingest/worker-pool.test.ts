@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDb } from "../../db/client";
+import { openDb } from "../../db/sqlite/client";
 import { minimal, ndjson, stats, T0 } from "../../test/events";
 import { AppError } from "../errors";
 import type { BatchReply } from "./batch";

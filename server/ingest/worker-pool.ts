@@ -1,5 +1,5 @@
 import type { ResourceLimits, Worker } from "node:worker_threads";
-import { KV_LOCATIONS_BYTES } from "../../db/queries/kv-lists";
+import { KV_LOCATIONS_BYTES } from "../../db/sqlite/kv-lists";
 import { AppError, type AppErrorCode } from "../errors";
 import { ingestBusySignal } from "./busy-signal";
 import { WriteGate } from "./write-gate";
@@ -36,7 +36,7 @@ export class IngestPool {
   private readonly restarts = new Restarts();
   /** The workers' write gate (write-gate.ts): a turn counter and a "writer died" flag in memory they all share. */
   private readonly gate = new SharedArrayBuffer(8);
-  /** One KV location map for all workers: a list refers to what any of them stored (db/queries/kv-lists.ts). */
+  /** One KV location map for all workers: a list refers to what any of them stored (db/sqlite/kv-lists.ts). */
   private readonly kvLocations = new SharedArrayBuffer(KV_LOCATIONS_BYTES);
 
   constructor(

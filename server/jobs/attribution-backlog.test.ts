@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
-import { storeEvents } from "../../db/queries/ingest";
-import { kvApplied } from "../../db/queries/attribution-index";
-import type { Db } from "../../db/client";
-import { idKey } from "../../db/queries/ingest-kv-rows";
+import { storeEvents } from "../../db/sqlite/ingest";
+import { kvApplied } from "../../db/sqlite/attribution-index";
+import type { Db } from "../../db/sqlite/client";
+import { idKey } from "../../db/ingest/kv-rows";
 import { attributionStep, runAttribution } from "./attribution";
 import { applyKvEvents, kvNeededBy } from "./attribution-request";
 

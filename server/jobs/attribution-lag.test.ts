@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0 } from "../../test/events";
-import { storeEvents } from "../../db/queries/ingest";
+import { storeEvents } from "../../db/sqlite/ingest";
 import { describeLag } from "../../lib/attribution-lag";
 import { attributionLagOf, runAttribution } from "./attribution";
 

@@ -4,12 +4,12 @@ import {
   decodeIntervals,
   encodeIntervals,
   type Interval,
-} from "../../db/queries/attribution-intervals";
-import { blocksInPg, localFirstAtsPg, type PgFlush } from "../../db/store/attribution-pg";
+} from "../../db/sqlite/attribution-intervals";
+import { blocksInPg, localFirstAtsPg, type PgFlush } from "../../db/pg/attribution";
 import type postgres from "postgres";
 
 // The attribution job's index on PostgreSQL (attribution-pg.ts runs it): the SQLite job's residency intervals and
-// first-seen marks (db/queries/attribution-index.ts, attribution-seen.ts) with a simpler layout. Each block keeps its
+// first-seen marks (db/sqlite/attribution-index.ts, attribution-seen.ts) with a simpler layout. Each block keeps its
 // own interval list (no shared lists) and mark in one attr_blocks row; rows are read in one query per batch of KV
 // events or turns, changed in memory, and written with the cursors they stand for in one transaction (flush). The same
 // interval edits (attribution-intervals.ts) and the same reading of clears give the same residency as on SQLite.

@@ -1,7 +1,7 @@
 import { pgTransaction } from "../../db/pg/client";
-import { decodeIntervals, encodeIntervals } from "../../db/queries/attribution-intervals";
-import { attributionStatePg } from "../../db/store/attribution-pg";
-import { blocksAfterPg, prunedBlocksPg, pruneLocalPg } from "../../db/store/attribution-pg-prune";
+import { decodeIntervals, encodeIntervals } from "../../db/sqlite/attribution-intervals";
+import { attributionStatePg } from "../../db/pg/attribution";
+import { blocksAfterPg, prunedBlocksPg, pruneLocalPg } from "../../db/pg/attribution-prune";
 import { flush, runAttributionPg, type PgAttribution } from "./attribution-pg";
 import { PgIndex } from "./attribution-pg-index";
 

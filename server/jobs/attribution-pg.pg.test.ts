@@ -4,14 +4,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { PgDb } from "../../db/pg/client";
 import { storeEventsPg } from "../../db/pg/ingest";
-import { storeEvents } from "../../db/queries/ingest";
+import { storeEvents } from "../../db/sqlite/ingest";
 import type { IngestRow } from "../../db/rows/ingest";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { testDb } from "../../test/db";
 import { minimal, ndjson, parsed, T0, type Raw } from "../../test/events";
 import { freshPg, PG_TEST_URL } from "../../test/pg";
 import { ingestBodyTallied } from "../ingest/ingest";
-import { ingestBodyPg } from "../pg/ingest-body";
+import { ingestBodyPg } from "../ingest/pg/ingest-body";
 import { runScenario } from "../sim/test-support";
 import { runAttribution } from "./attribution";
 import { pgAttribution, runAttributionPg } from "./attribution-pg";

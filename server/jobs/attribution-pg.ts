@@ -1,6 +1,6 @@
 import type { PgDb } from "../../db/pg/client";
 import { pgTransaction } from "../../db/pg/client";
-import { decodePolicyVersions } from "../../db/request-json-codec";
+import { decodePolicyVersions } from "../../db/codecs/request-json";
 import {
   attributionStatePg,
   decisionsOfPg,
@@ -15,12 +15,12 @@ import {
   toolsAfterPg,
   writeAttributionStatePg,
   type PgRequestRow,
-} from "../../db/store/attribution-pg";
+} from "../../db/pg/attribution";
 import {
   deleteSessionSummaryPg,
   sessionSummaryInputsPg,
   writeSessionSummaryPg,
-} from "../../db/store/attribution-pg-summaries";
+} from "../../db/pg/attribution-summaries";
 import { minuteOf } from "../../lib/counters";
 import {
   attributeTurn,
@@ -36,7 +36,7 @@ import type { AttributionRun } from "./attribution";
 import { PG_ATTR_CACHE } from "../../lib/memory-bounds";
 
 // The attribution job on PostgreSQL: the SQLite job's steps (attribution.ts, attribution-request.ts) in the same
-// order and batches, over the rows of db/store/attribution-pg.ts and the index of attribution-pg-index.ts, so the same
+// order and batches, over the rows of db/pg/attribution.ts and the index of attribution-pg-index.ts, so the same
 // input gives the same causes, per-minute causes and summaries. Reads stop at rows every transaction before has
 // finished writing (settledUpTo): identity and sequence numbers are taken at insert, not at commit.
 

@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import {
   decisionOf,
   kvEventsAfter,
@@ -9,10 +9,10 @@ import {
   policyVersionsAt,
   putCauses,
   type RequestRow,
-} from "../../db/queries/attribution";
-import { blockBytesOf, chainsOf } from "../../db/queries/attribution-chains";
-import { IndexWriter, kvApplied, nameId, residenciesAt, type Residency } from "../../db/queries/attribution-index";
-import { localSeenBefore, markLocalAll, markSeenAll, seenBefore, seenFirstAt } from "../../db/queries/attribution-seen";
+} from "../../db/sqlite/attribution";
+import { blockBytesOf, chainsOf } from "../../db/sqlite/attribution-chains";
+import { IndexWriter, kvApplied, nameId, residenciesAt, type Residency } from "../../db/sqlite/attribution-index";
+import { localSeenBefore, markLocalAll, markSeenAll, seenBefore, seenFirstAt } from "../../db/sqlite/attribution-seen";
 import {
   attributeTurn,
   isDeviceResidency,
@@ -25,7 +25,7 @@ import { minuteOf } from "../../lib/counters";
 import { causesRowOf, retentionVersionOf } from "./attribution-causes";
 
 // The attribution step's decisions (docs/architecture.md): which KV events change device residency, which facts a turn's
-// recomputed blocks had at arrival, and what is stored for it. The index and its rows live in db/queries/attribution*.
+// recomputed blocks had at arrival, and what is stored for it. The index and its rows live in db/sqlite/attribution*.
 
 /**
  * Apply up to `limit` KV events after those already applied to the in-memory index, up to kv_events rowid `upTo`

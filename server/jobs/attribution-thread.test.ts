@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDb } from "../../db/client";
+import { openDb } from "../../db/sqlite/client";
 import { metrics } from "../observability/metrics";
 import { startAttributionThread } from "./attribution-thread";
 

@@ -1,7 +1,7 @@
 // The attribution worker thread: its own connection to the database (a SQLite file, or a PostgreSQL pool of its own),
 // the job running continuously while behind.
 import { parentPort, workerData } from "node:worker_threads";
-import { openDb } from "../../db/client";
+import { openDb } from "../../db/sqlite/client";
 import { connectPg } from "../../db/pg/client";
 import { runAttributionLoop } from "./attribution";
 import { pgAttribution } from "./attribution-pg";

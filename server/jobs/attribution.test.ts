@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
-import { storeEvents } from "../../db/queries/ingest";
-import type { Db } from "../../db/client";
+import { storeEvents } from "../../db/sqlite/ingest";
+import type { Db } from "../../db/sqlite/client";
 import { runAttribution } from "./attribution";
 
 const BS = 4;

@@ -1,14 +1,14 @@
-import { type Db, isBusy } from "../../db/client";
+import { type Db, isBusy } from "../../db/sqlite/client";
 import {
   cursorOf,
   oldestUnattributed,
   pruneIndex,
   requestsAfterCursor,
   sessionsWithNewTools,
-} from "../../db/queries/attribution";
+} from "../../db/sqlite/attribution";
 import { applyKvEvents, attributeRequest, kvNeededBy } from "./attribution-request";
-import { dirtyLocal, dirtySeen, flushSeen, requestsJudged } from "../../db/queries/attribution-seen";
-import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/queries/attribution-index";
+import { dirtyLocal, dirtySeen, flushSeen, requestsJudged } from "../../db/sqlite/attribution-seen";
+import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/sqlite/attribution-index";
 import { rebuildSessionSummary } from "./session-summary";
 import { attributionLag, type AttributionLag } from "../../lib/attribution-lag";
 import { errorMessage, log } from "../observability/logger";

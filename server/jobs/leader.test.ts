@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { openDb, type Db } from "../../db/client";
+import { openDb, type Db } from "../../db/sqlite/client";
 import { readLease, replaceLease } from "../../db/store/leases";
 import { sqliteStore } from "../../db/store/store";
 import { SQLITE } from "../../test/stores";

@@ -3,7 +3,7 @@
 // the store's clock: PostgreSQL's own (so processes on hosts whose clocks disagree still agree), the host's on SQLite.
 import crypto from "node:crypto";
 import os from "node:os";
-import { isBusy } from "../../db/client";
+import { isBusy } from "../../db/sqlite/client";
 import type { LeaseRow } from "../../db/rows/leases";
 import { readLease, releaseLease, replaceLease } from "../../db/store/leases";
 import type { Store } from "../../db/store/store";

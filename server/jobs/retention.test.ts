@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
-import { storeEvents } from "../../db/queries/ingest";
+import { storeEvents } from "../../db/sqlite/ingest";
 import { retentionCutoff, retentionSweep, startRetentionSweeper, sweepRetention, tierCutoffs } from "./retention";
 
 const HOUR = 3_600_000;

@@ -1,9 +1,9 @@
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import type { PgDb } from "../../db/pg/client";
 import { dropPartitionsBefore, PARTITIONED } from "../../db/pg/partitions";
 import { deleteBatchBeforePg, existingTables } from "../../db/pg/retention";
 import { trimChartChunksPg } from "../../db/pg/chart-chunks";
-import { deleteBatchBefore, RETENTION_TABLES, type RetentionTier } from "../../db/queries/retention";
+import { deleteBatchBefore, RETENTION_TABLES, type RetentionTier } from "../../db/sqlite/retention";
 import { errorMessage, log } from "../observability/logger";
 
 /** Days kept for rollups and session summaries (long-range views read these after the detail aged out). */

@@ -1,5 +1,5 @@
-import type { Db } from "../../db/client";
-import { deleteSessionSummary, sessionSummaryInputs, writeSessionSummary } from "../../db/queries/session-summaries";
+import type { Db } from "../../db/sqlite/client";
+import { deleteSessionSummary, sessionSummaryInputs, writeSessionSummary } from "../../db/sqlite/session-summaries";
 import type { SummaryInputs, SummaryRow } from "../../db/rows/session-summaries";
 import { summarizeTurns } from "../analysis/session-summary";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDb } from "../../db/client";
+import { openDb } from "../../db/sqlite/client";
 import { insertUser } from "../../db/store/accounts";
 import { putStatus } from "../../db/store/control";
 import { attributionTables } from "../../db/store/observability";

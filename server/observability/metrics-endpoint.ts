@@ -3,7 +3,7 @@ import { requestActor } from "../auth/request";
 import { API_POLICY, COMMON_HEADERS } from "../auth/csp";
 import { satisfies } from "../auth/roles";
 import { isPgUnavailable } from "../../db/pg/client";
-import { PG_RETRY_AFTER_SECONDS } from "../pg/unavailable";
+import { PG_RETRY_AFTER_SECONDS } from "../ingest/pg/unavailable";
 import { metrics, refreshFromStore } from "./metrics";
 
 /** Headers every answer of /metrics carries: those Next adds to API routes (this one is served beside Next). */

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
 import { T0 } from "../sim/test-support";
 import { baselineKey, forgetBaselines, keptBaseline } from "./baseline-cache";

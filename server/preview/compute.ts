@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { baselineKey, keepBaseline, keptBaseline } from "./baseline-cache";
 import type { BaselineHelper } from "./baseline-helper";
 import { loadWindow } from "./load";

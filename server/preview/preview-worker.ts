@@ -4,7 +4,7 @@
 // its baseline replays in the thread at the other end of that port), and `serve` (be that helper for one job: the
 // baseline replayed for the port's other end, then `helped` posted back with the job's id).
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
-import { openDb } from "../../db/client";
+import { openDb } from "../../db/sqlite/client";
 import { connectPg } from "../../db/pg/client";
 import { pgStore } from "../../db/store/store";
 import { AppError } from "../errors";

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import type { Store } from "../../db/store/store";
 import { inProcessRunner, installedPreviewRunner, PreviewQueue } from "./queue";
 import { windowSourceOf } from "./window-source";

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDb, type Db } from "../../db/client";
-import { storeEvents } from "../../db/queries/ingest";
+import { openDb, type Db } from "../../db/sqlite/client";
+import { storeEvents } from "../../db/sqlite/ingest";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { runScenario, T0 } from "../sim/test-support";
 import { preparePreview } from "./request";

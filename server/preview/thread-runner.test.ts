@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import type { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
 import { sqliteStore } from "../../db/store/store";
 import { forgetBaselines } from "./baseline-cache";

@@ -1,5 +1,5 @@
-import type { Db } from "../../db/client";
-import { versionDocumentSync } from "../../db/queries/policy-version-sync";
+import type { Db } from "../../db/sqlite/client";
+import { versionDocumentSync } from "../../db/sqlite/policy-version-sync";
 import {
   chainStartRuns,
   storedRunsAfter,
@@ -10,7 +10,7 @@ import {
   type StoredRunRow,
   type WindowRequestRow,
   type WindowWorkerRow,
-} from "../../db/queries/previews";
+} from "../../db/sqlite/previews";
 import { getVersion } from "../../db/store/control";
 import {
   chainStartRunsPg,
@@ -18,7 +18,7 @@ import {
   trajectoriesBetweenPg,
   windowRequestsPg,
   windowWorkers as windowWorkersOf,
-} from "../../db/store/preview-window";
+} from "../../db/pg/preview-window";
 import type { Store } from "../../db/store/store";
 
 // Where the replay reads its recorded window from: a SQLite file (its synchronous reader, which decodes the compact

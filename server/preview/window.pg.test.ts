@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { storeEventsPg } from "../../db/pg/ingest";
-import { storeEvents } from "../../db/queries/ingest";
+import { storeEvents } from "../../db/sqlite/ingest";
 import type { IngestRow } from "../../db/rows/ingest";
 import { pgStore, type Store } from "../../db/store/store";
 import { testDb } from "../../test/db";

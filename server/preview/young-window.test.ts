@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { openDb } from "../../db/client";
-import { storeEvents } from "../../db/queries/ingest";
+import { openDb } from "../../db/sqlite/client";
+import { storeEvents } from "../../db/sqlite/ingest";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { runScenario, T0 } from "../sim/test-support";
 import { computePreview } from "./compute";

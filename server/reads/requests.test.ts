@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { storeEvents } from "../../db/queries/ingest";
+import { storeEvents } from "../../db/sqlite/ingest";
 import { sqliteStore } from "../../db/store/store";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0 } from "../../test/events";

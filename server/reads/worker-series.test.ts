@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { testCaller, testDb } from "../../test/db";
 import { parsed, stats, T0, type Raw } from "../../test/events";
-import { storeEvents } from "../../db/queries/ingest";
-import { deleteRawBefore } from "../../db/queries/retention";
+import { storeEvents } from "../../db/sqlite/ingest";
+import { deleteRawBefore } from "../../db/sqlite/retention";
 import { sqliteStore } from "../../db/store/store";
 import { columnsOfRows } from "../analysis/workers";
 import { seriesColumns, seriesRows } from "./worker-series";

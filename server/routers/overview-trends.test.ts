@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { storeEvents } from "../../db/queries/ingest";
+import { storeEvents } from "../../db/sqlite/ingest";
 import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
 

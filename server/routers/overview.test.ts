@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
-import { storeEvents } from "../../db/queries/ingest";
+import type { Db } from "../../db/sqlite/client";
+import { storeEvents } from "../../db/sqlite/ingest";
 import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { SQLITE_PAGES } from "../../test/page-stores";

@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
-import { storeEvents } from "../../db/queries/ingest";
+import type { Db } from "../../db/sqlite/client";
+import { storeEvents } from "../../db/sqlite/ingest";
 import { windowRows } from "../../db/store/impact";
 import { sqliteStore } from "../../db/store/store";
 import { testCaller, testDb } from "../../test/db";

@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
-import { storeEvents } from "../../db/queries/ingest";
+import { storeEvents } from "../../db/sqlite/ingest";
 import { sqliteStore } from "../../db/store/store";
 import { testCaller, testDb } from "../../test/db";
 import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
@@ -12,7 +12,7 @@ import { policyContentHash } from "../control/content-hash";
 import { retentionPolicy } from "../../lib/policies/policies";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { cachedShare, runScenario, T0 } from "../sim/test-support";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { checkedPreview } from "./previews";
 
 const SECONDS = 420;

@@ -1,8 +1,8 @@
 import "server-only";
 import { z } from "zod";
-import type { WindowWorkerRow } from "../../db/queries/previews";
+import type { WindowWorkerRow } from "../../db/sqlite/previews";
 import { listVersions, MAX_PAGE } from "../../db/store/control";
-import { windowWorkers } from "../../db/store/preview-window";
+import { windowWorkers } from "../../db/pg/preview-window";
 import { countWindowRequests, latestPreview, windowRequestStats } from "../../db/store/previews";
 import type { Store } from "../../db/store/store";
 import type { Actor } from "../auth/roles";

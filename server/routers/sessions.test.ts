@@ -5,7 +5,7 @@ import { flattenLogs } from "../sources/otlp/decode";
 import { mapRecord } from "../sources/otlp/map";
 import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, T0 } from "../../test/events";
-import { storeEvents } from "../../db/queries/ingest";
+import { storeEvents } from "../../db/sqlite/ingest";
 import { runAttribution } from "../jobs/attribution";
 import { SQLITE_SESSIONS } from "../../test/session-stores";
 import { sessionsCases, sixSessions } from "./sessions.cases";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { afterAll, expect, describe, it } from "vitest";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { getSource } from "../../db/store/sources";
 import type { PageEngine, PageStore } from "../../test/page-stores";
 import { minimal, parsed, T0 } from "../../test/events";

@@ -11,12 +11,12 @@ sourcesCases(SQLITE_PAGES);
 
 describe("sources.storage on a SQLite file", () => {
   it("reports the file and WAL sizes", async () => {
-    const { storeEvents } = await import("../../db/queries/ingest");
+    const { storeEvents } = await import("../../db/sqlite/ingest");
     const { minimal, parsed, T0 } = await import("../../test/events");
     const fs = await import("node:fs");
     const os = await import("node:os");
     const path = await import("node:path");
-    const { openDb } = await import("../../db/client");
+    const { openDb } = await import("../../db/sqlite/client");
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-storage-"));
     const db = openDb(path.join(dir, "s.db"));
     try {

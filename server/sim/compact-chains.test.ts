@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chainStringsOf } from "../../db/queries/chains";
+import { chainStringsOf } from "../../db/sqlite/chains";
 import { testDb } from "../../test/db";
 import { ingestBody } from "../ingest/ingest";
 import { ChainCompactor } from "./compact-chains";

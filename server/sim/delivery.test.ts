@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { chainStringsOf } from "../../db/queries/chains";
+import { chainStringsOf } from "../../db/sqlite/chains";
 import { testDb } from "../../test/db";
 import { minimal, T0 } from "../../test/events";
 import { ingestBody } from "../ingest/ingest";

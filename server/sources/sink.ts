@@ -1,8 +1,8 @@
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import type { PgDb } from "../../db/pg/client";
 import { pgStore, sqliteStore } from "../../db/store/store";
 import { submitEvents } from "../ingest/submit";
-import { submitEventsPg } from "../pg/submit";
+import { submitEventsPg } from "../ingest/pg/submit";
 import type { SourceSink } from "./status";
 
 // The two engines' source sinks: what the source manager and each running source store through.

@@ -2,7 +2,7 @@ import "server-only";
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/sqlite/client";
 import { sqliteStore, type Store } from "../../db/store/store";
 import { satisfies, type Actor, type Requirement } from "../auth/roles";
 import { AppError } from "../errors";

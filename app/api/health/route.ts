@@ -1,4 +1,4 @@
-import { schemaVersion } from "@/db/client";
+import { schemaVersion } from "@/db/sqlite/client";
 import { pgSchemaVersion } from "@/db/pg/schema-version";
 import { requestActor } from "@/server/auth/request";
 import { leaderStatus, liveLease } from "@/server/jobs/leader";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "@/db/client";
+import type { Db } from "@/db/sqlite/client";
 import { insertUser } from "@/db/store/accounts";
 import { SESSION_COOKIE } from "@/server/auth/constants";
 import { startSession } from "@/server/auth/sessions";

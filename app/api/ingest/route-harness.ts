@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import postgres from "postgres";
 import { afterAll, beforeAll } from "vitest";
 import { minimal } from "@/test/events";
-import { idKey } from "@/db/queries/ingest-kv-rows";
+import { idKey } from "@/db/ingest/kv-rows";
 import { freshPg, PG_TEST_URL } from "@/test/pg";
 import { useTempServerEnv } from "@/test/server-env";
 

@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { full, minimal, ndjson, stats, T0, type Raw } from "@/test/events";
 import type { BatchReply } from "@/server/ingest/batch";
-import { idKey } from "@/db/queries/ingest-kv-rows";
+import { idKey } from "@/db/ingest/kv-rows";
 import { auth, events, ingestRouteHarness, NDJSON, TOKEN } from "./route-harness";
 import { ingestRouteCases } from "./route.cases";
 

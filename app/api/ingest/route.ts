@@ -1,15 +1,15 @@
 import { AppError } from "@/server/errors";
 import { Admission } from "@/server/ingest/admission";
 import { errorResponse, readBytesLimited } from "@/server/http";
-import type { Db } from "@/db/client";
+import type { Db } from "@/db/sqlite/client";
 import type { PgDb } from "@/db/pg/client";
 import { isIngestMediaType, MAX_BYTES, mediaType } from "@/server/ingest/batch";
 import { parseDroppedHeader, parseSourceHeader } from "@/server/ingest/drops";
 import { ingestBodyTallied } from "@/server/ingest/ingest";
 import { ingestRunner } from "@/server/ingest/runner";
 import type { Sender } from "@/server/ingest/sender";
-import { ingestBodyPg } from "@/server/pg/ingest-body";
-import { pgUnavailableResponse } from "@/server/pg/unavailable";
+import { ingestBodyPg } from "@/server/ingest/pg/ingest-body";
+import { pgUnavailableResponse } from "@/server/ingest/pg/unavailable";
 import { ingestTokenAccepted, serverDb, serverPg } from "@/server/runtime";
 import { recordIngest } from "@/server/observability/metrics";
 

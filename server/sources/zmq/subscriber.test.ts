@@ -1,7 +1,7 @@
 import { encode } from "@msgpack/msgpack";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Router, XPublisher } from "zeromq";
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/sqlite/client";
 import { getSourceStatus } from "../../../db/store/sources";
 import { sqliteStore } from "../../../db/store/store";
 import { sqliteSink } from "../sink";
@@ -9,7 +9,7 @@ import { testDb } from "../../../test/db";
 import { sourceReporter, type SourceReport } from "../status";
 import { zmqSourceConfig } from "../../../lib/sources/zmq-config";
 import { startZmqSource, summarize } from "./subscriber";
-import { decodeHash, decodeHashes } from "../../../db/chain-codec";
+import { decodeHash, decodeHashes } from "../../../db/codecs/chains";
 
 // A real ZMQ publisher in the test, the real subscriber, a real (in-memory, migrated) database.
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isBusy } from "@/db/client";
+import { isBusy } from "@/db/sqlite/client";
 import { checkPassword } from "@/server/auth/accounts";
 import { DEVICE_COOKIE, knownDevice } from "@/server/auth/devices";
 import { clientAddress } from "@/server/auth/request";

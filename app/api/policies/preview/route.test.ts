@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Db } from "@/db/client";
+import type { Db } from "@/db/sqlite/client";
 import { insertUser } from "@/db/store/accounts";
 import { SESSION_COOKIE } from "@/server/auth/constants";
 import { startSession } from "@/server/auth/sessions";

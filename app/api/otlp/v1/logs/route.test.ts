@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "@/db/client";
+import type { Db } from "@/db/sqlite/client";
 import { sqliteStore } from "@/db/store/store";
 import { traceRows } from "@/db/store/trace";
 import { decodeProtobufResponse, encodeProtobufLogs } from "@/server/sources/otlp/decode";

@@ -1,0 +1,181 @@
+import type { Db } from "./client";
+import { decodeAgentHints, decodePolicyVersions } from "../codecs/request-json";
+import { CHAIN_COLUMNS, chainPass, type ChainColumns } from "./chains";
+import { kvBlockList } from "./kv-lists";
+
+// Rows the policy preview's replay reads from a SQLite file (recorded requests of a window with their full chains,
+// the workers seen in it), synchronously in its thread. PostgreSQL's are in db/pg/preview-window.ts; the kept
+// results are read and written through the store (db/store/previews.ts). Rows in, rows out: the replay and its
+// decisions live in server/preview.
+
+export type WindowRequestRow = {
+  id: string;
+  requestId: string;
+  sessionId: string | null;
+  trajectoryId: string | null;
+  parentTrajectoryId: string | null;
+  sessionType: string | null;
+  harness: string | null;
+  workerId: string | null;
+  arrivedAt: number;
+  firstTokenAt: number | null;
+  finishedAt: number | null;
+  inputTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+  reasoningTokens: number | null;
+  status: string;
+  agentHints: string | null;
+  blockSize: number | null;
+  policyVersions: string | null;
+  source: string | null;
+  /** Local hashes when stored, else sequence hashes (8-byte big-endian each); null: none. */
+  chain: Buffer | null;
+  chainIsLocal: boolean;
+  /** The first sequence hash (8 bytes), null: none. */
+  firstSeq: Buffer | null;
+};
+
+/** Requests that arrived in [from, to), oldest first, at most `limit`, each with its full chain. */
+export function windowRequests(db: Db, from: number, to: number, limit: number): WindowRequestRow[] {
+  const rows = db.$client
+    .prepare(
+      `SELECT id, request_id AS requestId, session_id AS sessionId, trajectory_id AS trajectoryId,
+         parent_trajectory_id AS parentTrajectoryId, session_type AS sessionType, harness, worker_id AS workerId,
+         arrived_at AS arrivedAt, first_token_at AS firstTokenAt, finished_at AS finishedAt, input_tokens AS inputTokens,
+         cached_tokens AS cachedTokens, output_tokens AS outputTokens, reasoning_tokens AS reasoningTokens, status,
+         agent_hints AS agentHints, block_size AS blockSize, policy_versions AS policyVersions, source, ${CHAIN_COLUMNS}
+       FROM requests WHERE arrived_at >= ? AND arrived_at < ? ORDER BY arrived_at, rowid LIMIT ?`,
+    )
+    .all(from, to, limit) as (Omit<WindowRequestRow, "chain" | "chainIsLocal" | "firstSeq"> & ChainColumns)[];
+  const chains = chainPass(db);
+  return rows.map((r) => {
+    const c = chains(r);
+    const local = c.local && c.local.byteLength > 0 ? c.local : null;
+    return {
+      id: r.id,
+      requestId: r.requestId,
+      sessionId: r.sessionId,
+      trajectoryId: r.trajectoryId,
+      parentTrajectoryId: r.parentTrajectoryId,
+      sessionType: r.sessionType,
+      harness: r.harness,
+      workerId: r.workerId,
+      arrivedAt: r.arrivedAt,
+      firstTokenAt: r.firstTokenAt,
+      finishedAt: r.finishedAt,
+      inputTokens: r.inputTokens,
+      cachedTokens: r.cachedTokens,
+      outputTokens: r.outputTokens,
+      reasoningTokens: r.reasoningTokens,
+      status: r.status,
+      agentHints: decodeAgentHints(r.agentHints),
+      blockSize: r.blockSize,
+      policyVersions: decodePolicyVersions(r.policyVersions),
+      source: r.source,
+      chain: local ?? c.seq,
+      chainIsLocal: local !== null,
+      firstSeq: c.firstSeq,
+    };
+  });
+}
+
+export type FirstRunRow = {
+  first: Buffer;
+  last: Buffer;
+  blocks: number;
+  retentionClass: string | null;
+  workerId: string;
+  ts: number;
+};
+export type StoredRunRow = { parent: Buffer; last: Buffer; blocks: number; retentionClass: string | null };
+
+const RUN_COLUMNS = `block_hashes AS hashes, block_refs AS refs, block_count AS blocks, retention_class AS retentionClass`;
+const DEVICE_STORE = `op = 'stored' AND typeof(block_hashes) = 'blob' AND (storage_tier IS NULL OR storage_tier = 'device')`;
+
+type RawRun = { hashes: Buffer; refs: Buffer | null; blocks: number; retentionClass: string | null };
+
+/** A stored list's first and last 8-byte hashes (references to earlier events resolved); null when unreadable. */
+function ends(db: Db, r: RawRun): { first: Buffer; last: Buffer } | null {
+  const list = r.refs === null ? r.hashes : kvBlockList(db, r.hashes, r.refs);
+  if (list === null || list.length < 8) return null;
+  return { first: list.subarray(0, 8), last: list.subarray(list.length - 8) };
+}
+
+/**
+ * kv.stored events on device that start a chain (no parent) in [from, to), at most `limit`: the first block's hash,
+ * how many blocks the event stored and their class. The simulator and vLLM-style senders split a store where the
+ * class changes, so such an event spans the first segment of a prompt.
+ */
+export function chainStartRuns(db: Db, from: number, to: number, limit: number): FirstRunRow[] {
+  const rows = db.$client
+    .prepare(
+      `SELECT ${RUN_COLUMNS}, worker_id AS workerId, ts FROM kv_events
+       WHERE ts >= ? AND ts < ? AND parent_hash IS NULL AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
+    )
+    .all(from, to, limit) as (RawRun & { workerId: string; ts: number })[];
+  const out: FirstRunRow[] = [];
+  for (const r of rows) {
+    const e = ends(db, r);
+    if (e) out.push({ ...e, blocks: r.blocks, retentionClass: r.retentionClass, workerId: r.workerId, ts: r.ts });
+  }
+  return out;
+}
+
+/**
+ * Device stores of one worker in [from, to) that continue `parent` (their parent hash), oldest first, at most `limit`
+ * (a chain's later chunks); rows whose list cannot be read are left out.
+ */
+export function storedRunsAfter(
+  db: Db,
+  workerId: string,
+  parent: Buffer,
+  from: number,
+  to: number,
+  limit: number,
+): StoredRunRow[] {
+  const rows = db.$client
+    .prepare(
+      `SELECT parent_hash AS parent, ${RUN_COLUMNS} FROM kv_events
+       WHERE worker_id = ? AND ts >= ? AND ts < ? AND parent_hash = ? AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
+    )
+    .all(workerId, from, to, parent, limit) as (RawRun & { parent: Buffer })[];
+  const out: StoredRunRow[] = [];
+  for (const r of rows) {
+    const e = ends(db, r);
+    if (e) out.push({ parent: r.parent, last: e.last, blocks: r.blocks, retentionClass: r.retentionClass });
+  }
+  return out;
+}
+
+/** Trajectory ids with a request in [from, to) (those still going after a window). */
+export function trajectoriesBetween(db: Db, from: number, to: number): string[] {
+  return db.$client
+    .prepare(
+      "SELECT DISTINCT coalesce(trajectory_id, session_id) FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND coalesce(trajectory_id, session_id) IS NOT NULL",
+    )
+    .pluck()
+    .all(from, to) as string[];
+}
+
+export type WindowWorkerRow = {
+  workerId: string;
+  role: string | null;
+  kvTotalBlocks: number | null;
+  blockSize: number | null;
+};
+
+/** Workers up at some point in [from, to): seen by worker.up or a stats sample in it, or up before it and not down. */
+export function windowWorkers(db: Db, from: number, to: number): WindowWorkerRow[] {
+  return db.$client
+    .prepare(
+      `SELECT w.worker_id AS workerId, w.role, coalesce(
+           (SELECT max(kv_total_blocks) FROM worker_stats s WHERE s.worker_id = w.worker_id AND s.ts >= @from AND s.ts < @to),
+           w.kv_total_blocks) AS kvTotalBlocks, w.block_size AS blockSize
+       FROM workers w
+       WHERE w.first_seen < @to AND (w.down_at IS NULL OR w.down_at >= @from OR w.last_seen >= @from)
+         AND w.last_seen >= @from
+       ORDER BY w.worker_id`,
+    )
+    .all({ from, to }) as WindowWorkerRow[];
+}
