@@ -1,8 +1,6 @@
 import type { IngestRowOf } from "../rows/ingest";
 import { encodeHash } from "../codecs/chains";
 import { kvOpCode, kvReasonCode } from "../codecs/kv-codes";
-import type { Db } from "../sqlite/client";
-import { kvListColumns } from "../sqlite/kv-lists";
 
 // How KV events are stored (kv_events, db/sqlite/schema/kv.ts): one row per event, its block list literal or compact, its id
 // as a hash (idKey).
@@ -111,8 +109,8 @@ export const kvClearedRow = (e: IngestRowOf<"kv.cleared">): Row => [
 ];
 
 /** Where a KV row holds its block list columns (COLUMNS' block_hashes and block_refs). */
-const HASHES_AT = COLUMNS.indexOf("block_hashes");
-const REFS_AT = COLUMNS.indexOf("block_refs");
+export const HASHES_AT = COLUMNS.indexOf("block_hashes");
+export const REFS_AT = COLUMNS.indexOf("block_refs");
 
 /**
  * A kv.stored / kv.removed row with everything but its block list columns (filled by compactKvRow in the write turn):
@@ -122,22 +120,3 @@ export function kvRowTemplate(e: IngestRowOf<"kv.stored"> | IngestRowOf<"kv.remo
   return e.kind === "kv.stored" ? kvStoredRow(e, EMPTY, null) : kvRemovedRow(e, EMPTY, null);
 }
 const EMPTY = Buffer.alloc(0);
-
-/**
- * The row of a kv.stored / kv.removed event on the ingest path: runs of its list that earlier events on this
- * connection hold literally are stored as references (db/sqlite/kv-lists.ts). Call kvRowStored after inserting it.
- * `encoded`: e.block_hashes already encoded (encodeHashes), when the caller did that before taking the write lock;
- * `template`: kvRowTemplate(e), likewise (its block list columns are set here).
- */
-export function compactKvRow(
-  db: Db,
-  e: IngestRowOf<"kv.stored"> | IngestRowOf<"kv.removed">,
-  encoded?: Buffer | null,
-  template?: Row | null,
-): Row {
-  const [hashes, refs] = kvListColumns(db, encoded ?? e.block_hashes, e.ts);
-  if (!template) return e.kind === "kv.stored" ? kvStoredRow(e, hashes, refs) : kvRemovedRow(e, hashes, refs);
-  template[HASHES_AT] = hashes;
-  template[REFS_AT] = refs;
-  return template;
-}

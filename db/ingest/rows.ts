@@ -3,8 +3,29 @@ import { encodeHashes, hashListBytes } from "../codecs/chains";
 import { encodeCandidates } from "../codecs/candidates";
 import { encodeAgentHints, encodePolicyVersions } from "../codecs/request-json";
 import { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } from "./kv-rows";
-import { CHAIN_COLUMNS, type ChainColumns } from "../sqlite/ingest-chains";
 import { overlaps } from "./rollups";
+
+/** Values of sequence_hashes, local_hashes, chain_base, seq_shared, local_shared, seq_count, local_count, local_refs. */
+export type ChainColumns = [
+  Buffer | null,
+  Buffer | null,
+  string | null,
+  number,
+  number,
+  number | null,
+  number | null,
+  Buffer | null,
+];
+export const CHAIN_COLUMNS = [
+  "sequence_hashes",
+  "local_hashes",
+  "chain_base",
+  "seq_shared",
+  "local_shared",
+  "seq_count",
+  "local_count",
+  "local_refs",
+];
 
 // How each kind of event is stored: its table's INSERT and the row it becomes (column order matches).
 

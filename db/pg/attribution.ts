@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { CausesRow, RequestRow } from "../sqlite/attribution";
+import type { CausesRow, RequestRow } from "../rows/attribution";
 
 // The rows the attribution job reads and writes on PostgreSQL (server/jobs/attribution-pg.ts decides): its inputs
 // after its cursors, the state tables of pg migration 0009 and its outputs. Block and local keys travel as 16 hex

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { IngestRow, IngestRowOf, NamedRequest, ResolvePrefix } from "../rows/ingest";
-import type { StoreStatus } from "../sqlite/ingest";
+import type { StoreStatus } from "../rows/ingest";
 import { encodeHashes, HASH_BYTES } from "../codecs/chains";
 import { requestHead, rowOf } from "../ingest/rows";
 import { idKey } from "../ingest/kv-rows";

@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { kvEvents, requests } from "./schema";
-import type { FirstRunRow, StoredRunRow, WindowRequestRow, WindowWorkerRow } from "../sqlite/previews";
+import type { FirstRunRow, StoredRunRow, WindowRequestRow, WindowWorkerRow } from "../rows/previews";
 import { decodeAgentHints, decodePolicyVersions } from "../codecs/request-json";
 import type { Store } from "../store/store";
 

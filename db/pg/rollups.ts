@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type postgres from "postgres";
 import type { IngestRow } from "../rows/ingest";
-import type { StoreStatus } from "../sqlite/ingest";
+import type { StoreStatus } from "../rows/ingest";
 import type { CounterSample } from "../../lib/counters";
 import { addSample, flushStats, MinuteRollups, type Rollup, type Statements } from "../ingest/rollups";
 import { TierRollups } from "../ingest/tiers";

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { IngestRow } from "../rows/ingest";
-import type { StoreStatus } from "../sqlite/ingest";
+import type { StoreStatus } from "../rows/ingest";
 import { noteSeen } from "../ingest/rollups";
 
 // The workers table on PostgreSQL's ingest: the same upserts as SQLite's (db/sqlite/ingest-statements.ts), in the

@@ -223,3 +223,8 @@ export type PrefixResolution =
   { ok: true; base: string; shared: number; localShared: number } | { ok: false; code: PrefixCode; error: string };
 /** The decision whether a request's prefix_of may extend the named request (server/ingest/prefix.ts makes it). */
 export type ResolvePrefix = (e: RequestRow, named: NamedRequest | null, laterInBatch: boolean) => PrefixResolution;
+
+/** A request whose prefix_of cannot be resolved is refused alone (its code tells the sender what to do). */
+export type StoreRejection = { status: "rejected"; code: PrefixCode; error: string };
+
+export type StoreStatus = "accepted" | "duplicate" | StoreRejection;

@@ -4,6 +4,7 @@ import { decodePolicyVersions } from "../codecs/request-json";
 import { flushIndex, dropEmptyBlocks, pruneDone, pruneLists } from "./attribution-index";
 import { flushSeen, forgetSeen, requestsDone, seenEpoch } from "./attribution-seen";
 import { forgetKvLocations } from "./kv-lists";
+import type { RequestRow, CausesRow } from "../rows/attribution";
 
 // Reads and writes of the attribution job's index tables (db/sqlite/schema/sessions.ts). Never called from ingest.
 
@@ -102,22 +103,6 @@ export function kvLastInRange(db: Db, fromRid: number, toRid: number, upTo: numb
   return stmts(db).kvLastInRange.get(fromRid, toRid, upTo) as number | null;
 }
 
-export type RequestRow = {
-  rid: number;
-  id: string;
-  requestId: string;
-  sessionId: string | null;
-  trajectoryId: string | null;
-  workerId: string | null;
-  arrivedAt: number;
-  firstTokenAt: number | null;
-  finishedAt: number | null;
-  inputTokens: number;
-  cachedTokens: number;
-  outputTokens: number;
-  blockSize: number | null;
-};
-
 /** Requests after the job's cursor, in insertion order. */
 export function requestsAfterCursor(db: Db, limit: number): RequestRow[] {
   return stmts(db).requestsAfter.all(requestsDone(db), limit) as RequestRow[];
@@ -143,24 +128,6 @@ export function previousTurnOf(
 export function policyVersionsAt(db: Db, t: number): string | undefined {
   return decodePolicyVersions((stmts(db).versionAt.get(t) as string | undefined) ?? null) ?? undefined;
 }
-
-/** A request's causes row as stored (request_causes). */
-export type CausesRow = {
-  /** The requests rowid of the request judged. */
-  rid: number;
-  arrivedAt: number;
-  recomputed: number;
-  cold: number;
-  diverged: number;
-  evicted: number;
-  routedAway: number;
-  unknown: number;
-  evictedReason: string | null;
-  retentionVersion: number | null;
-  heldTokens: number | null;
-  waitMs: number | null;
-  survivedTokens: number | null;
-};
 
 /** Store a request's causes and add them to their minute (minute start, Unix ms); a row already there is kept and not counted again. */
 export function putCauses(db: Db, row: CausesRow, minute: number): boolean {

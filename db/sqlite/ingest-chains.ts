@@ -7,37 +7,16 @@ import type { Db } from "./client";
 import { kvRefColumns } from "./kv-lists";
 import { wordsOf } from "./kv-locations";
 import { Locations } from "./kv-locations";
+import type { ChainColumns } from "../ingest/rows";
 
 // How a request's chains are stored on ingest: as the extension of an earlier turn, holding only the new hashes; a
 // turn that extends none (a session's first) as runs of a recent first turn that holds its local hashes.
 
-/** Values of sequence_hashes, local_hashes, chain_base, seq_shared, local_shared, seq_count, local_count, local_refs. */
-export type ChainColumns = [
-  Buffer | null,
-  Buffer | null,
-  string | null,
-  number,
-  number,
-  number | null,
-  number | null,
-  Buffer | null,
-];
 /** A request's sequence_hashes and local_hashes already encoded (encodeHashes; null: not given). */
 export type EncodedChains = { seq: Buffer | null; local: Buffer | null };
 /** `seqRefs`: requests.seq_refs (SQLite only: the sequence tail's runs that KV events hold, see kvRefColumns). */
 export type ChainOutcome =
   { ok: true; columns: ChainColumns; seqRefs: Buffer | null } | { ok: false; code: PrefixCode; error: string };
-
-export const CHAIN_COLUMNS = [
-  "sequence_hashes",
-  "local_hashes",
-  "chain_base",
-  "seq_shared",
-  "local_shared",
-  "seq_count",
-  "local_count",
-  "local_refs",
-];
 
 /**
  * The stored form of a request's chains. Compact (prefix_of): the named request is the base, the carried lists are the

@@ -11,14 +11,13 @@ import { TierRollups } from "../ingest/tiers";
 import { opt, REQUEST_INSERT, requestHead, rowOf, tables } from "../ingest/rows";
 import type { Row } from "../ingest/rows";
 import { statements } from "./ingest-statements";
-import { compactKvRow, kvRowTemplate } from "../ingest/kv-rows";
+import { kvRowTemplate } from "../ingest/kv-rows";
+import { compactKvRow } from "./ingest-kv";
 import { forgetKvLocations, kvListBatch, kvRowStored } from "./kv-lists";
+import type { StoreStatus } from "../rows/ingest";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
 
-/** A request whose prefix_of cannot be resolved is refused alone (its code tells the sender what to do). */
-export type StoreRejection = { status: "rejected"; code: PrefixCode; error: string };
-export type StoreStatus = "accepted" | "duplicate" | StoreRejection;
 export type StoreOptions = {
   /** Decides each request's prefix_of (server/ingest/prefix.ts); required when a request of the batch names one. */
   resolvePrefix?: ResolvePrefix;

@@ -2,39 +2,12 @@ import type { Db } from "./client";
 import { decodeAgentHints, decodePolicyVersions } from "../codecs/request-json";
 import { CHAIN_COLUMNS, chainPass, type ChainColumns } from "./chains";
 import { kvBlockList } from "./kv-lists";
+import type { WindowRequestRow, FirstRunRow, StoredRunRow, WindowWorkerRow } from "../rows/previews";
 
 // Rows the policy preview's replay reads from a SQLite file (recorded requests of a window with their full chains,
 // the workers seen in it), synchronously in its thread. PostgreSQL's are in db/pg/preview-window.ts; the kept
 // results are read and written through the store (db/store/previews.ts). Rows in, rows out: the replay and its
 // decisions live in server/preview.
-
-export type WindowRequestRow = {
-  id: string;
-  requestId: string;
-  sessionId: string | null;
-  trajectoryId: string | null;
-  parentTrajectoryId: string | null;
-  sessionType: string | null;
-  harness: string | null;
-  workerId: string | null;
-  arrivedAt: number;
-  firstTokenAt: number | null;
-  finishedAt: number | null;
-  inputTokens: number;
-  cachedTokens: number;
-  outputTokens: number;
-  reasoningTokens: number | null;
-  status: string;
-  agentHints: string | null;
-  blockSize: number | null;
-  policyVersions: string | null;
-  source: string | null;
-  /** Local hashes when stored, else sequence hashes (8-byte big-endian each); null: none. */
-  chain: Buffer | null;
-  chainIsLocal: boolean;
-  /** The first sequence hash (8 bytes), null: none. */
-  firstSeq: Buffer | null;
-};
 
 /** Requests that arrived in [from, to), oldest first, at most `limit`, each with its full chain. */
 export function windowRequests(db: Db, from: number, to: number, limit: number): WindowRequestRow[] {
@@ -79,16 +52,6 @@ export function windowRequests(db: Db, from: number, to: number, limit: number):
     };
   });
 }
-
-export type FirstRunRow = {
-  first: Buffer;
-  last: Buffer;
-  blocks: number;
-  retentionClass: string | null;
-  workerId: string;
-  ts: number;
-};
-export type StoredRunRow = { parent: Buffer; last: Buffer; blocks: number; retentionClass: string | null };
 
 const RUN_COLUMNS = `block_hashes AS hashes, block_refs AS refs, block_count AS blocks, retention_class AS retentionClass`;
 const DEVICE_STORE = `op = 'stored' AND typeof(block_hashes) = 'blob' AND (storage_tier IS NULL OR storage_tier = 'device')`;
@@ -157,13 +120,6 @@ export function trajectoriesBetween(db: Db, from: number, to: number): string[] 
     .pluck()
     .all(from, to) as string[];
 }
-
-export type WindowWorkerRow = {
-  workerId: string;
-  role: string | null;
-  kvTotalBlocks: number | null;
-  blockSize: number | null;
-};
 
 /** Workers up at some point in [from, to): seen by worker.up or a stats sample in it, or up before it and not down. */
 export function windowWorkers(db: Db, from: number, to: number): WindowWorkerRow[] {

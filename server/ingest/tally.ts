@@ -1,4 +1,4 @@
-import type { StoreStatus } from "../../db/sqlite/ingest";
+import type { StoreStatus } from "../../db/rows/ingest";
 import { summarize, type BatchReply, type Decoded, type ItemResult } from "./batch";
 import { EVENT_KINDS } from "./events";
 

@@ -1,4 +1,4 @@
-import type { CausesRow } from "../../db/sqlite/attribution";
+import type { CausesRow } from "../../db/rows/attribution";
 import type { Attribution } from "../../lib/attribution";
 
 // What is stored for a judged turn, on either engine (attribution-request.ts on SQLite, attribution-pg.ts on

@@ -1,5 +1,5 @@
 import os from "node:os";
-import type { FirstRunRow, WindowRequestRow } from "../../db/sqlite/previews";
+import type { FirstRunRow, WindowRequestRow } from "../../db/rows/previews";
 import { SEGMENT_NAMES } from "../sim/stream";
 import {
   defaultPolicies,

@@ -1,16 +1,7 @@
 import type { Db } from "../../db/sqlite/client";
 import { versionDocumentSync } from "../../db/sqlite/policy-version-sync";
-import {
-  chainStartRuns,
-  storedRunsAfter,
-  trajectoriesBetween,
-  windowRequests,
-  windowWorkers,
-  type FirstRunRow,
-  type StoredRunRow,
-  type WindowRequestRow,
-  type WindowWorkerRow,
-} from "../../db/sqlite/previews";
+import { chainStartRuns, storedRunsAfter, trajectoriesBetween, windowRequests, windowWorkers } from "../../db/sqlite/previews";
+import type { FirstRunRow, StoredRunRow, WindowRequestRow, WindowWorkerRow } from "../../db/rows/previews";
 import { getVersion } from "../../db/store/control";
 import {
   chainStartRunsPg,

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import type { WindowWorkerRow } from "../../db/sqlite/previews";
+import type { WindowWorkerRow } from "../../db/rows/previews";
 import { listVersions, MAX_PAGE } from "../../db/store/control";
 import { windowWorkers } from "../../db/pg/preview-window";
 import { countWindowRequests, latestPreview, windowRequestStats } from "../../db/store/previews";

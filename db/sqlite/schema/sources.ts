@@ -36,3 +36,10 @@ export const sourceStatus = sqliteTable("source_status", {
   detail: text("detail").notNull().default("{}"),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/** Small key/value facts the server keeps (e.g. the generated ingest token's hash). */
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});

@@ -66,3 +66,11 @@ export const kvbm1m = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.workerId, t.minute] }), index("kvbm_1m_minute").on(t.minute)],
 );
+
+/** The last counter sample per worker, to turn cumulative counters into deltas across batches. */
+export const workerCounters = sqliteTable("worker_counters", {
+  workerId: text("worker_id").primaryKey(),
+  ts: integer("ts").notNull(),
+  prefixQueryTokens: text("prefix_query_tokens").notNull(),
+  prefixHitTokens: text("prefix_hit_tokens").notNull(),
+});
