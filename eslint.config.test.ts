@@ -89,11 +89,11 @@ describe("pages and components import only types from server/", () => {
       "app/admin/page.tsx",
       'import { pageUser } from "@/server/auth/page-user";',
     ],
-    ["a route handler", "app/api/x/route.ts", 'import { serverDb } from "@/server/runtime";'],
-    ["a component test", "components/ui/x.test.tsx", 'import { serverDb } from "@/server/runtime";'],
-    ["a route test", "app/api/x/route.test.ts", 'import { serverDb } from "@/server/runtime";'],
-    ["route cases", "app/api/x/route.cases.ts", 'import { serverDb } from "@/server/runtime";'],
-    ["a route harness", "app/api/x/route-harness.ts", 'import { serverDb } from "@/server/runtime";'],
+    ["a route handler", "app/api/x/route.ts", 'import { serverEngine } from "@/server/runtime";'],
+    ["a component test", "components/ui/x.test.tsx", 'import { serverEngine } from "@/server/runtime";'],
+    ["a route test", "app/api/x/route.test.ts", 'import { serverEngine } from "@/server/runtime";'],
+    ["route cases", "app/api/x/route.cases.ts", 'import { serverEngine } from "@/server/runtime";'],
+    ["a route harness", "app/api/x/route-harness.ts", 'import { serverEngine } from "@/server/runtime";'],
   ])("allows %s", async (_, file, code) => {
     expect(await errors(file, code)).toEqual([]);
   });

@@ -144,7 +144,7 @@ async function benchPgRoute(bodies: readonly string[], concurrency: number): Pro
       SWITCHYARD_DB: path.join(dir, "unused.db"),
     });
     const { POST } = await import("../app/api/ingest/route");
-    const { serverPg } = await import("../server/runtime");
+    const { serverEngine } = await import("../server/runtime");
     const post = async (body: string) => {
       const res = await POST(
         new Request("http://localhost/api/ingest", {
@@ -178,13 +178,13 @@ async function benchPgRoute(bodies: readonly string[], concurrency: number): Pro
         } finally {
           await pool?.close();
         }
-        const pg = serverPg()!;
+        const pg = serverEngine().pg!;
         await pg.$client.unsafe(`TRUNCATE ${INGEST_TABLES.join(", ")}`);
         forgetRecentRequests(pg);
       }
       return out;
     } finally {
-      await serverPg()?.$client.end({ timeout: 5 });
+      await serverEngine().pg?.$client.end({ timeout: 5 });
       await fresh.drop();
     }
   } finally {

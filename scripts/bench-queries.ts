@@ -6,6 +6,7 @@
 // bench-queries-load.ts. A named file is kept (with its Prometheus blocks beside it); --reuse skips loading them again
 // (SQLite only). --engine postgres|both also loads the same events into PostgreSQL (bench-queries-pg.ts) and times
 // every procedure there too, alternating calls with SQLite's.
+import { sqliteStore } from "../db/store/store";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -83,11 +84,11 @@ async function main() {
     const actor = { kind: "user", id: 0, name: "bench", role: "viewer" } as const;
     const callers: { engine: Engine; caller: Caller }[] = [];
     if (ENGINES.includes("sqlite"))
-      callers.push({ engine: "sqlite", caller: createCaller({ db, now: () => end, actor }) });
+      callers.push({ engine: "sqlite", caller: createCaller({ store: sqliteStore(db), now: () => end, actor }) });
     if (pg)
       callers.push({
         engine: "postgres",
-        caller: createCaller({ db: null as unknown as Db, store: pg.store, now: () => end, actor }),
+        caller: createCaller({ store: pg.store, now: () => end, actor }),
       });
     await timeProcedures(callers, workers[1]!);
     if (withProm) {

@@ -1,4 +1,5 @@
 // bench:trace — the sessions.byId procedure on one session of 500 turns (main + subagents) and 1,000 tool calls.
+import { sqliteStore } from "../db/store/store";
 import { openDb } from "../db/sqlite/client";
 import { storeEvents } from "../db/sqlite/ingest";
 import { parseEvent, type TelemetryEvent } from "../server/ingest/events";
@@ -106,7 +107,7 @@ for (let i = 0; i < events.length; i += 1_000) storeEvents(db, events.slice(i, i
 runAttribution(db);
 async function main() {
   const api = createCaller({
-    db,
+    store: sqliteStore(db),
     now: () => T0 + 3_600_000,
     actor: { kind: "user", id: 0, name: "bench", role: "viewer" },
   });

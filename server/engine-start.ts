@@ -2,7 +2,7 @@ import { maskUrl } from "../lib/mask-url";
 import { openPg } from "../db/pg/client";
 
 // Which store engine the dashboard starts on. With SWITCHYARD_DATABASE_URL set, PostgreSQL must be reachable and is
-// migrated before anything else starts; no SQLite file is opened then (server/runtime.ts's serverDb stand-in).
+// migrated before anything else starts; no SQLite file is opened then (serverEngine in server/runtime.ts).
 
 export class EngineError extends Error {}
 

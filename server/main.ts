@@ -15,7 +15,7 @@ import { setPreviewRunner } from "./preview/queue";
 import { threadRunner } from "./preview/thread-runner";
 import { retentionSweep, startRetentionSweeper } from "./jobs/retention";
 import { startChartSealer } from "./jobs/chart-seal";
-import { serverDb, serverPg, serverStore } from "./runtime";
+import { serverEngine, type ServerEngine } from "./runtime";
 import { defaultAdapters } from "./control/adapters";
 import { POLICY_KINDS } from "../lib/policies/policies";
 import { startReconciler } from "./control/reconciler";
@@ -23,7 +23,7 @@ import { startGuardLoop } from "./control/guard-loop";
 import { windowRows } from "../db/store/impact";
 import { upsertTarget } from "./control/store";
 import { startSources, syncEnvTargets } from "./sources/manager";
-import { serverSourceSink } from "./sources/server-sink";
+import { serverIngest } from "./ingest/seam";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 import { countTokens, countUsers } from "../db/store/accounts";
 import { deleteExpiredAuth } from "../db/store/auth";
@@ -80,10 +80,9 @@ async function main() {
     log().fatal("no production build found; run `npm run build` first (or `npm start`, which builds when needed)");
     process.exit(1);
   }
-  // On PostgreSQL db is serverDb's stand-in (every use throws): what still needs SQLite is skipped here.
-  const db = serverDb();
-  const store = serverStore();
-  const pg = serverPg();
+  // Chosen once, here: everything below stores through `store`; `db` (SQLite) or `pg` is set, never both.
+  const engine = serverEngine();
+  const { db, pg, store } = engine;
   await sealStoredSecrets(store, key);
   const setupSecret = await firstStartAccounts(store, settings);
   const pool = ingestPool(settings);
@@ -105,7 +104,7 @@ async function main() {
   }
   await syncEnvTargets(store, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
   // Background work runs on the one process that holds the lease; pages and ingest run on every process.
-  const leader = startLeader(store, () => startBackground(db, store, settings), { holder: processId() });
+  const leader = startLeader(store, () => startBackground(engine, settings), { holder: processId() });
 
   const app = next({ dev, dir: process.cwd(), hostname: "localhost", port: settings.PORT });
   await app.prepare();
@@ -115,7 +114,7 @@ async function main() {
   const server = http.createServer((req, res) => {
     instrumentRequest(req, res);
     if (req.method === "GET" && (req.url === "/metrics" || req.url?.startsWith("/metrics?")))
-      return void serveMetrics(store, pg ? null : db.$client.name, req, res);
+      return void serveMetrics(store, db?.$client.name ?? null, req, res);
     // X-Forwarded-* only from SWITCHYARD_TRUST_PROXY's proxies; sign-ins are rate-limited by the client's address.
     const view = proxyView(req.headers, req.socket.remoteAddress, trustedProxies);
     for (const name of view.drop) delete req.headers[name];
@@ -152,7 +151,7 @@ async function main() {
       .then(() => pool?.close())
       .finally(async () => {
         if (pg) await pg.$client.end({ timeout: 5 }).catch(() => {});
-        else db.$client.close();
+        else db?.$client.close();
         process.exit(0);
       });
   };
@@ -200,7 +199,7 @@ function ingestPool(settings: Env): { install: () => void; close: () => Promise<
  * Start the work only the leader does — retention, attribution, the policy reconciler and guards, scrapes and ZMQ
  * subscriptions, expired sign-in housekeeping, sealing PostgreSQL's chart chunks — and return the function that stops all of it.
  */
-function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings: Env): () => Promise<void> {
+function startBackground({ db, pg, store }: ServerEngine, settings: Env): () => Promise<void> {
   const authSweep = setInterval(async () => {
     try {
       await deleteExpiredAuth(store, Date.now());
@@ -210,7 +209,6 @@ function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings
     }
   }, 3_600_000);
   authSweep.unref();
-  const pg = serverPg();
   const stopSweeper = startRetentionSweeper(
     retentionSweep(db, pg),
     { rawHours: settings.SWITCHYARD_RAW_RETENTION_HOURS, days: settings.SWITCHYARD_RETENTION_DAYS },
@@ -229,7 +227,7 @@ function startBackground(db: ReturnType<typeof serverDb>, store: Store, settings
     (span) => windowRows(store, span),
     Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000),
   );
-  const sources = startSources(serverSourceSink());
+  const sources = startSources(serverIngest());
   // A source added or changed through another process reaches this one's manager on its next reload.
   const sourceReload = setInterval(() => void sources.then((m) => m.reload()), 5_000);
   sourceReload.unref();

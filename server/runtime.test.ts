@@ -2,13 +2,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AppError } from "./errors";
 
-// With SWITCHYARD_DATABASE_URL set the server process opens no SQLite file: serverDb is a stand-in that refuses every
-// use with a client-visible "not available on PostgreSQL yet", and the store is PostgreSQL's (connecting lazily).
+// The engine is chosen once from the environment: with SWITCHYARD_DATABASE_URL set the server process opens no SQLite
+// file and everything (store, ingest) is PostgreSQL's, connecting lazily; without it, the SQLite file's.
 
 let dir: string;
 let runtime: typeof import("./runtime");
+let seam: typeof import("./ingest/seam");
 const saved = { db: process.env.SWITCHYARD_DB, url: process.env.SWITCHYARD_DATABASE_URL };
 
 beforeAll(async () => {
@@ -17,6 +17,7 @@ beforeAll(async () => {
   process.env.SWITCHYARD_DATABASE_URL = "postgres://sw:pw@127.0.0.1:1/none";
   vi.resetModules();
   runtime = await import("./runtime");
+  seam = await import("./ingest/seam");
 });
 
 afterAll(() => {
@@ -29,35 +30,30 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe("serverDb on PostgreSQL", () => {
-  it.each(["$client", "select", "insert", "transaction", "run", "anything"])(
-    "reading db.%s throws the 422 'not available on PostgreSQL yet'",
-    (member) => {
-      const db = runtime.serverDb() as unknown as Record<string, unknown>;
-      let thrown: unknown;
-      try {
-        void db[member];
-      } catch (err) {
-        thrown = err;
-      }
-      expect(thrown).toBeInstanceOf(AppError);
-      expect((thrown as AppError).status).toBe(422);
-      expect((thrown as AppError).message).toBe(runtime.NOT_ON_PG);
-    },
-  );
-
-  it("can be passed around, awaited and used as a map key without throwing", async () => {
-    const db = runtime.serverDb();
-    expect(await Promise.resolve(db)).toBe(db);
-    expect(new WeakMap([[db, 1]]).get(db)).toBe(1);
-    expect("select" in db).toBe(false);
+describe("serverEngine", () => {
+  it("on PostgreSQL: opens no SQLite file; the store, the ingest and the handle are PostgreSQL's", () => {
+    const e = runtime.serverEngine();
+    expect(e.engine).toBe("pg");
+    expect(e.db).toBeNull();
+    expect(e.pg).not.toBeNull();
+    expect(runtime.serverStore()).toBe(e.store);
+    expect(e.store.engine).toBe("pg");
+    expect(e.store.sqlite).toBeNull();
+    expect(seam.serverIngest().store).toBe(e.store);
+    expect(fs.existsSync(path.join(dir, "never.db"))).toBe(false);
   });
 
-  it("opens no SQLite file, and the store and engine are PostgreSQL's", () => {
-    runtime.serverDb();
-    expect(runtime.serverEngine()).toBe("pg");
-    expect(runtime.serverStore().engine).toBe("pg");
-    expect(runtime.serverPg()).not.toBeNull();
-    expect(fs.existsSync(path.join(dir, "never.db"))).toBe(false);
+  it("is chosen once: the same handle until the settings change, then the SQLite file's", () => {
+    expect(runtime.serverEngine()).toBe(runtime.serverEngine());
+    delete process.env.SWITCHYARD_DATABASE_URL;
+    vi.resetModules();
+    return import("./runtime").then((fresh) => {
+      const e = fresh.serverEngine();
+      expect(e.engine).toBe("sqlite");
+      expect(e.store.sqlite).toBe(e.db);
+      expect(e.pg).toBeNull();
+      expect(fs.existsSync(path.join(dir, "never.db"))).toBe(true);
+      e.db!.$client.close();
+    });
   });
 });

@@ -1,5 +1,4 @@
 import { sharedDb, type Db } from "../db/sqlite/client";
-import { AppError } from "./errors";
 import { connectPg, type PgDb } from "../db/pg/client";
 import { pgStore, sqliteStore, type Store } from "../db/store/store";
 import { LoginLimiter } from "./auth/rate-limit";
@@ -7,64 +6,41 @@ import { env } from "./env";
 import { ingestTokenMatch, noteUse } from "./auth/tokens";
 import { errorMessage, log } from "./observability/logger";
 
-/** Which engine the server process stores in: PostgreSQL when SWITCHYARD_DATABASE_URL is set, else SQLite. */
-export function serverEngine(): "sqlite" | "pg" {
-  return env().SWITCHYARD_DATABASE_URL ? "pg" : "sqlite";
-}
-
 /**
- * The server process's SQLite connection (opened and migrated on first use). With SWITCHYARD_DATABASE_URL set no
- * SQLite file is opened: this is a stand-in whose every use throws notOnPg's error, so a procedure or route not yet
- * ported to the store answers that clearly instead of reading an empty file.
+ * The engine this process stores in, chosen once from the environment: PostgreSQL when SWITCHYARD_DATABASE_URL is set
+ * (its pool, connecting lazily; engine-start migrated it before anything served), else the SQLite file SWITCHYARD_DB
+ * (opened and migrated on first use). One per process, shared by the server entry and Next's route bundles; chosen
+ * again only when those settings change (tests switch files). Everything reads and writes through `store`; `db` and
+ * `pg` are for the few things one engine alone has.
  */
-export function serverDb(): Db {
-  return env().SWITCHYARD_DATABASE_URL ? sqliteStandIn : sharedDb(env().SWITCHYARD_DB);
-}
+export type ServerEngine =
+  { engine: "sqlite"; db: Db; pg: null; store: Store } | { engine: "pg"; db: null; pg: PgDb; store: Store };
 
-/** The message of what a SQLite-only procedure or route answers on PostgreSQL. */
-export const NOT_ON_PG = "not available on PostgreSQL yet (this dashboard stores in SWITCHYARD_DATABASE_URL)";
+const engineKey = Symbol.for("switchyard.serverEngine");
+type EngineHolder = { [engineKey]?: { key: string; engine: ServerEngine } };
 
-/** The error a SQLite-only path throws on PostgreSQL: a client-visible 422, not a masked 500. */
-export function notOnPg(): AppError {
-  return new AppError("UNPROCESSABLE", NOT_ON_PG);
-}
-
-/** A Db that is never opened: reading any member throws notOnPg() (passing it around does not). */
-const sqliteStandIn = new Proxy(Object.create(null) as Db, {
-  get(_target, member) {
-    // Promise resolution and inspection probe these; answering them keeps `await x` and logging from throwing.
-    if (member === "then" || typeof member === "symbol") return undefined;
-    throw notOnPg();
-  },
-  has: () => false,
-});
-
-const pgKey = Symbol.for("switchyard.serverPg");
-type PgHolder = { [pgKey]?: { url: string; pg: PgDb; store: Store } };
-
-/**
- * The server process's PostgreSQL pool when SWITCHYARD_DATABASE_URL is set, else null: one pool per process (shared
- * by the server entry and Next's route bundles), connecting lazily; engine-start migrated it before anything served.
- */
-export function serverPg(): PgDb | null {
-  return pgHandle()?.pg ?? null;
-}
-
-function pgHandle(): { pg: PgDb; store: Store } | null {
+export function serverEngine(): ServerEngine {
   const url = env().SWITCHYARD_DATABASE_URL;
-  if (!url) return null;
-  const holder = globalThis as PgHolder;
-  const current = holder[pgKey];
-  if (current && current.url === url) return current;
-  // A short connect timeout: while the server is unreachable, ingest answers 503 soon rather than holding senders.
-  const pg = connectPg(url, { max: 8, connectTimeoutSeconds: 5 });
-  holder[pgKey] = { url, pg, store: pgStore(pg) };
-  return holder[pgKey];
+  const key = url ? `pg:${url}` : `sqlite:${env().SWITCHYARD_DB}`;
+  const holder = globalThis as EngineHolder;
+  const current = holder[engineKey];
+  if (current && current.key === key) return current.engine;
+  let engine: ServerEngine;
+  if (url) {
+    // A short connect timeout: while the server is unreachable, ingest answers 503 soon rather than holding senders.
+    const pg = connectPg(url, { max: 8, connectTimeoutSeconds: 5 });
+    engine = { engine: "pg", db: null, pg, store: pgStore(pg) };
+  } else {
+    const db = sharedDb(env().SWITCHYARD_DB);
+    engine = { engine: "sqlite", db, pg: null, store: sqliteStore(db) };
+  }
+  holder[engineKey] = { key, engine };
+  return engine;
 }
 
-/** The server process's store: PostgreSQL's when SWITCHYARD_DATABASE_URL is set, else the SQLite file's. */
+/** The server process's store (serverEngine's). */
 export function serverStore(): Store {
-  return pgHandle()?.store ?? sqliteStore(serverDb());
+  return serverEngine().store;
 }
 
 /**

@@ -41,6 +41,6 @@ export const POSTGRES_PAGES: PageEngine = {
     if (events.length) await storeEventsPg(pg, events as IngestRow[]);
     // No SQLite connection: a procedure that still reads ctx.db fails here instead of reading another engine's rows.
     const noDb = null as unknown as Db;
-    return { store, caller: (now) => createCaller({ db: noDb, now, actor: TEST_ADMIN, store }), close: drop };
+    return { store, caller: (now) => createCaller({ store, now, actor: TEST_ADMIN }), close: drop };
   },
 };

@@ -19,8 +19,8 @@ export async function useTempServerPg(
   process.env.SWITCHYARD_SECRET_KEY ??= TEST_SECRET_KEY;
   const sql = postgres(made.url, { max: 1, onnotice: () => {} });
   const close = async () => {
-    const { serverPg } = await import("@/server/runtime");
-    await serverPg()?.$client.end({ timeout: 5 });
+    const { serverEngine } = await import("@/server/runtime");
+    await serverEngine().pg?.$client.end({ timeout: 5 });
     await sql.end({ timeout: 5 });
     await made.drop();
     delete process.env.SWITCHYARD_DATABASE_URL;

@@ -37,6 +37,6 @@ export const POSTGRES_SESSIONS: PageEngine = {
     }
     // No SQLite connection: a procedure that still reads ctx.db fails here instead of reading another engine's rows.
     const noDb = null as unknown as Db;
-    return { store, caller: (now) => createCaller({ db: noDb, now, actor: TEST_ADMIN, store }), close: drop };
+    return { store, caller: (now) => createCaller({ store, now, actor: TEST_ADMIN }), close: drop };
   },
 };

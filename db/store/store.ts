@@ -19,6 +19,13 @@ export type StoreDb = Pick<PgDb, "select" | "selectDistinct" | "insert" | "updat
 
 export type Store = {
   engine: "sqlite" | "pg";
+  /**
+   * The SQLite connection under this store (null on PostgreSQL): for the few things only SQLite has (its file's
+   * size, the preview threads that open the same file, the synchronous ingest path).
+   */
+  sqlite: Db | null;
+  /** The PostgreSQL pool under this store (null on SQLite): for PostgreSQL's own ingest path and chart sealer. */
+  pg: PgDb | null;
   db: StoreDb;
   t: StoreTables;
   /**
@@ -50,6 +57,8 @@ export function sqliteStore(db: Db): Store {
   if (!store) {
     const base = {
       engine: "sqlite" as const,
+      sqlite: db,
+      pg: null,
       db: db as unknown as StoreDb,
       t: sqliteTables as unknown as StoreTables,
       clock: async () => Date.now(),
@@ -140,9 +149,11 @@ const PG_NOW: SQL = sql`SELECT floor(extract(epoch FROM clock_timestamp()) * 100
 /** What a PostgreSQL store runs on: the pool, or one transaction's connection. */
 type PgRunner = StoreDb & Pick<PgDb, "execute">;
 
-function pgStoreOver(q: PgRunner, tx: Store["tx"]): Store {
+function pgStoreOver(pg: PgDb, q: PgRunner, tx: Store["tx"]): Store {
   return {
     engine: "pg",
+    sqlite: null,
+    pg,
     db: q,
     t: pgTables,
     clock: async () => Number((await q.execute<{ now: number }>(PG_NOW))[0]!.now),
@@ -153,7 +164,7 @@ function pgStoreOver(q: PgRunner, tx: Store["tx"]): Store {
 /** The store over a PostgreSQL pool. */
 export function pgStore(pg: PgDb): Store {
   const inTx = (t: PgRunner): Store => {
-    const s: Store = pgStoreOver(t, (fn) => fn(s));
+    const s: Store = pgStoreOver(pg, t, (fn) => fn(s));
     return s;
   };
   // Not drizzle's pg.transaction (the driver's sql.begin): see pgTransaction for why.
@@ -162,5 +173,5 @@ export function pgStore(pg: PgDb): Store {
     pgTransaction(pg.$client, (conn) =>
       run(inTx(drizzle(Object.assign(conn, { options: pg.$client.options }), { schema }) as unknown as PgDb)),
     );
-  return pgStoreOver(pg, (fn) => joinOrBegin(pg.$client, fn, begin));
+  return pgStoreOver(pg, pg, (fn) => joinOrBegin(pg.$client, fn, begin));
 }

@@ -32,8 +32,7 @@ const INGEST = "configured-ingest-token-0123456789";
 const ADMIN: Actor = { kind: "user", id: 1, name: "boss", role: "admin" };
 
 /** A caller over the store alone: a procedure still reading ctx.db fails instead of reading another engine's rows. */
-const callerOn = (s: Store, actor: Actor | null = ADMIN) =>
-  createCaller({ db: null as unknown as Db, store: s, now: () => T, actor });
+const callerOn = (s: Store, actor: Actor | null = ADMIN) => createCaller({ store: s, now: () => T, actor });
 
 export function accountsCases(e: StoreEngine): void {
   describe.skipIf(e.skip)(`accounts on ${e.engine}`, () => {

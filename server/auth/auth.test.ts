@@ -85,7 +85,7 @@ describe("tokens", () => {
       read.token,
     );
     const api = async (token: string) =>
-      createCaller({ db, now: () => T, actor: await tokenActor(sqliteStore(db), token, T) });
+      createCaller({ store: sqliteStore(db), now: () => T, actor: await tokenActor(sqliteStore(db), token, T) });
     await expect(
       (await api(read.token)).sessions.list({ range: { from: T - 1000, to: T } } as never),
     ).resolves.toBeDefined();

@@ -1,3 +1,4 @@
+import { sqliteStore } from "../../db/store/store";
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
@@ -44,7 +45,7 @@ const PINNED: [string, Role][] = [
 
 /** Call a procedure by its dotted path with no input; the outcome is only about authorization. */
 async function outcome(actor: Actor | null, path: string): Promise<Outcome> {
-  let fn: unknown = createCaller({ db: testDb(), now: () => 1_800_000_000_000, actor });
+  let fn: unknown = createCaller({ store: sqliteStore(testDb()), now: () => 1_800_000_000_000, actor });
   for (const part of path.split(".")) fn = (fn as Record<string, unknown>)[part];
   try {
     await (fn as (input?: unknown) => Promise<unknown>)(undefined);

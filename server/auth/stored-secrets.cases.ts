@@ -59,8 +59,7 @@ async function caught(p: Promise<unknown>): Promise<TRPCError> {
 }
 
 const actor = (role: Role): Actor => ({ kind: "user", id: 1, name: `a-${role}`, role });
-const caller = (store: Store, role: Role = "admin") =>
-  createCaller({ db: null as unknown as Db, store, now: () => NOW, actor: actor(role) });
+const caller = (store: Store, role: Role = "admin") => createCaller({ store, now: () => NOW, actor: actor(role) });
 
 const simTarget = (url: string, token: string) => ({
   id: "sim",

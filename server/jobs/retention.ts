@@ -99,8 +99,8 @@ export async function sweepRetentionPg(
 export type RetentionSweep = (cutoffs: Record<RetentionTier, number>) => Promise<SweepResult>;
 
 /** The sweep over a SQLite file, or over PostgreSQL when `pg` is given. */
-export function retentionSweep(db: Db, pg: PgDb | null): RetentionSweep {
-  return pg ? (cutoffs) => sweepRetentionPg(pg, cutoffs) : (cutoffs) => sweepRetention(db, cutoffs);
+export function retentionSweep(db: Db | null, pg: PgDb | null): RetentionSweep {
+  return pg ? (cutoffs) => sweepRetentionPg(pg, cutoffs) : (cutoffs) => sweepRetention(db!, cutoffs);
 }
 
 /** Sweep every tier now and then every intervalSeconds (one sweep at a time); returns a stop function. */

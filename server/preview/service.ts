@@ -12,13 +12,13 @@ type Holder = { [key]?: { store: Store; queue: PreviewQueue } };
  * when it installed them and the store is PostgreSQL or a SQLite file, else run inline (tests, in-memory stores).
  * `db`: the SQLite connection of a SQLite store (its window is read through it), unused on PostgreSQL.
  */
-export function previewQueue(store: Store, db: Db | null): PreviewQueue {
+export function previewQueue(store: Store): PreviewQueue {
   const holder = globalThis as Holder;
   const held = holder[key];
   if (held && held.store === store) return held.queue;
   const threads = installedPreviewRunner();
-  const inline = store.engine === "sqlite" && (!db || db.$client.memory);
-  const runner = threads && !inline ? threads : inProcessRunner(windowSourceOf(store, db));
+  const inline = store.sqlite?.$client.memory === true;
+  const runner = threads && !inline ? threads : inProcessRunner(windowSourceOf(store));
   const queue = new PreviewQueue(store, runner);
   holder[key] = { store, queue };
   return queue;

@@ -1,6 +1,12 @@
 import type { Db } from "../../db/sqlite/client";
 import { versionDocumentSync } from "../../db/sqlite/policy-version-sync";
-import { chainStartRuns, storedRunsAfter, trajectoriesBetween, windowRequests, windowWorkers } from "../../db/sqlite/previews";
+import {
+  chainStartRuns,
+  storedRunsAfter,
+  trajectoriesBetween,
+  windowRequests,
+  windowWorkers,
+} from "../../db/sqlite/previews";
 import type { FirstRunRow, StoredRunRow, WindowRequestRow, WindowWorkerRow } from "../../db/rows/previews";
 import { getVersion } from "../../db/store/control";
 import {
@@ -56,8 +62,6 @@ export function pgWindow(s: Store): WindowSource {
 }
 
 /** The window source for a store: PostgreSQL's own, or the SQLite file's connection `db`. */
-export function windowSourceOf(s: Store, db: Db | null): WindowSource {
-  if (s.engine === "pg") return pgWindow(s);
-  if (!db) throw new Error("a SQLite store's window is read through its connection");
-  return sqliteWindow(db);
+export function windowSourceOf(s: Store): WindowSource {
+  return s.sqlite ? sqliteWindow(s.sqlite) : pgWindow(s);
 }

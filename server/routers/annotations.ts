@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { publishedBetween } from "../../db/store/control";
 import { guardRollbacksBetween } from "../../db/store/guards";
-import { router, storeOf, viewerProcedure } from "../trpc/init";
+import { router, viewerProcedure } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 export const annotationsRouter = router({
@@ -12,7 +12,7 @@ export const annotationsRouter = router({
    */
   policies: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
     const { from, to } = resolveInput(input.range, ctx.now());
-    const s = storeOf(ctx);
+    const s = ctx.store;
     const rollbacks = new Map(
       (await guardRollbacksBetween(s, from, to)).map((g) => [`${g.kind} ${g.rollbackVersion}`, g]),
     );

@@ -8,7 +8,6 @@ import { attributionLag } from "../../lib/attribution-lag";
 import { oldestUnattributedOf } from "../../db/store/attribution-lag";
 import { decodeStats, itlTrend } from "../reads/decode";
 import { requestStats, requestTrend } from "../reads/requests";
-import { storeOf } from "../trpc/init";
 import { seriesRows } from "../reads/worker-series";
 import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
@@ -21,7 +20,7 @@ const PRESENT_WINDOW_MS = 60_000;
 export const overviewRouter = router({
   summary: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
-    const s = storeOf(ctx);
+    const s = ctx.store;
     const [
       { requests, ttftP50Ms, ttftP95Ms },
       prefix,
@@ -69,7 +68,7 @@ export const overviewRouter = router({
   trends: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const step = bucketStep(to - from);
-    const s = storeOf(ctx);
+    const s = ctx.store;
     const [workers, requests, itl] = await Promise.all([
       seriesRows(s, { from, to, step, source: seriesSource(to - from) }),
       requestTrend(s, from, to, step),

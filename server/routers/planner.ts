@@ -4,7 +4,7 @@ import { MAX_PAGE, plannerBefore, plannerBuckets, plannerPage } from "../../db/s
 import { plannerSeries } from "../analysis/planner";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
-import { storeOf, viewerProcedure, router } from "../trpc/init";
+import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 const cursor = z.object({ ts: z.number().int().min(0), id: z.string().min(1).max(MAX_ID) });
@@ -24,7 +24,7 @@ export const plannerRouter = router({
     )
     .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
-      const rows = await plannerPage(storeOf(ctx), {
+      const rows = await plannerPage(ctx.store, {
         from,
         to,
         cursor: input.cursor ?? undefined,
@@ -47,7 +47,7 @@ export const plannerRouter = router({
   series: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = bucketStep(to - from);
-    const s = storeOf(ctx);
+    const s = ctx.store;
     const [buckets, before] = await Promise.all([plannerBuckets(s, from, to, step), plannerBefore(s, from)]);
     return { from, to, live, step, roles: plannerSeries(buckets, before) };
   }),

@@ -32,8 +32,7 @@ export function policiesRouterCases(e: StoreEngine): void {
     let two: ReturnType<typeof createCaller>;
     beforeEach(async () => {
       s = await e.open();
-      const caller = (store: TwoStores["a"]) =>
-        createCaller({ db: testDb(), store, now: () => NOW, actor: TEST_ADMIN });
+      const caller = (store: TwoStores["a"]) => createCaller({ store, now: () => NOW, actor: TEST_ADMIN });
       [one, two] = [caller(s.a), caller(s.b)];
     });
     afterEach(() => s.close());

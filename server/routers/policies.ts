@@ -23,7 +23,7 @@ import { AppError } from "../errors";
 import { inspectConfinedFile } from "../files/confined-path";
 import { targetFolder, unprocessableIfRefused } from "../files/folders";
 import { assertOutboundConfig } from "../outbound/assert";
-import { operatorProcedure, router, storeOf, viewerProcedure } from "../trpc/init";
+import { operatorProcedure, router, viewerProcedure } from "../trpc/init";
 import { guardView, impactProcedures } from "./policy-impact";
 
 const kind = z.enum(POLICY_KINDS);
@@ -63,7 +63,7 @@ async function mustGet(s: Store, kind: PolicyKind, v: number) {
 const targetsRouter = router({
   /** Every target with its config (secrets redacted). */
   list: viewerProcedure.query(async ({ ctx }) =>
-    (await listTargets(storeOf(ctx))).map((t) => ({ ...t, config: redactConfig(t.config) })),
+    (await listTargets(ctx.store)).map((t) => ({ ...t, config: redactConfig(t.config) })),
   ),
 
   /** Create or replace a target; a file target's path is a name inside SWITCHYARD_TARGET_DIR (422 otherwise). */
@@ -71,13 +71,13 @@ const targetsRouter = router({
     assertOutboundConfig(input.target.config);
     if (input.target.adapter === "planner-file")
       await unprocessableIfRefused(inspectConfinedFile(targetFolder(), input.target.config.path));
-    await upsertTarget(storeOf(ctx), input.target, authorOf(ctx), ctx.now());
+    await upsertTarget(ctx.store, input.target, authorOf(ctx), ctx.now());
     return { id: input.target.id };
   }),
 
   /** Remove a target and its rollout rows. */
   remove: operatorProcedure.input(z.object({ id: z.string().min(1).max(64) })).mutation(async ({ ctx, input }) => {
-    if (!(await removeTarget(storeOf(ctx), input.id, authorOf(ctx), ctx.now())))
+    if (!(await removeTarget(ctx.store, input.id, authorOf(ctx), ctx.now())))
       throw new AppError("NOT_FOUND", `no target ${input.id}`);
     return { id: input.id };
   }),
@@ -86,17 +86,17 @@ const targetsRouter = router({
 export const policiesRouter = router({
   /** The latest version of every kind (null before its first publish). */
   list: viewerProcedure.query(async ({ ctx }) =>
-    Promise.all(POLICY_KINDS.map(async (k) => ({ kind: k, latest: await latestVersion(storeOf(ctx), k) }))),
+    Promise.all(POLICY_KINDS.map(async (k) => ({ kind: k, latest: await latestVersion(ctx.store, k) }))),
   ),
 
   /** The latest version of one kind, or null. */
-  latest: viewerProcedure.input(z.object({ kind })).query(({ ctx, input }) => latestVersion(storeOf(ctx), input.kind)),
+  latest: viewerProcedure.input(z.object({ kind })).query(({ ctx, input }) => latestVersion(ctx.store, input.kind)),
 
   /** Versions of a kind, newest first, one page at a time. */
   history: viewerProcedure
     .input(z.object({ kind, limit: z.number().int().min(1).max(MAX_PAGE).default(50), before: version.optional() }))
     .query(async ({ ctx, input }) => {
-      const s = storeOf(ctx);
+      const s = ctx.store;
       const rows = await listVersions(s, input.kind, input.limit + 1, input.before);
       const page = rows.slice(0, input.limit);
       const guarded = await guardsOf(
@@ -114,7 +114,7 @@ export const policiesRouter = router({
 
   /** Field-level changes from one version to another. */
   diff: viewerProcedure.input(z.object({ kind, from: version, to: version })).query(async ({ ctx, input }) => {
-    const s = storeOf(ctx);
+    const s = ctx.store;
     const [from, to] = [await mustGet(s, input.kind, input.from), await mustGet(s, input.kind, input.to)];
     return diffDocuments(from.document, to.document);
   }),
@@ -138,14 +138,14 @@ export const policiesRouter = router({
       comment: input.comment,
       now: ctx.now(),
     };
-    return outcome(await publishGuarded(storeOf(ctx), req, input.guard));
+    return outcome(await publishGuarded(ctx.store, req, input.guard));
   }),
 
   /** Publish an earlier version's content as a new version on top of baseVersion. */
   rollback: operatorProcedure
     .input(z.object({ kind, to: version, baseVersion: version, comment }))
     .mutation(async ({ ctx, input }) => {
-      const decision = await rollbackVersion(storeOf(ctx), { ...input, author: authorOf(ctx), now: ctx.now() });
+      const decision = await rollbackVersion(ctx.store, { ...input, author: authorOf(ctx), now: ctx.now() });
       if (!decision) throw new AppError("NOT_FOUND", `${input.kind} version ${input.to} does not exist`);
       return outcome(decision);
     }),
@@ -154,7 +154,7 @@ export const policiesRouter = router({
   audit: viewerProcedure
     .input(z.object({ limit: z.number().int().min(1).max(MAX_PAGE).default(100), before: z.number().int().optional() }))
     .query(async ({ ctx, input }) => {
-      const rows = await listAudit(storeOf(ctx), input.limit + 1, input.before);
+      const rows = await listAudit(ctx.store, input.limit + 1, input.before);
       const items = rows.slice(0, input.limit);
       return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.id : null };
     }),
@@ -164,7 +164,7 @@ export const policiesRouter = router({
 
   /** Per target and kind with a published version: the applied version, since when, and the push state. */
   rollout: viewerProcedure.query(async ({ ctx }) => {
-    const s = storeOf(ctx);
+    const s = ctx.store;
     return rolloutView(await listTargets(s), await listStatuses(s), await latestVersionNumbers(s));
   }),
 });

@@ -11,7 +11,7 @@ import { policyContentHash } from "../control/content-hash";
 import { POLICY_KINDS, type PolicyKind } from "../../lib/policies/policies";
 import { AppError } from "../errors";
 import { latestPredictionFor } from "../preview/prediction";
-import { storeOf, viewerProcedure } from "../trpc/init";
+import { viewerProcedure } from "../trpc/init";
 
 const MAX_TARGETS = 20;
 
@@ -58,7 +58,7 @@ export const impactProcedures = {
       }),
     )
     .query(async ({ ctx, input }) => {
-      const s = storeOf(ctx);
+      const s = ctx.store;
       const stored = await getVersion(s, input.kind, input.version);
       if (!stored) throw new AppError("NOT_FOUND", `${input.kind} version ${input.version} does not exist`);
       const now = ctx.now();

@@ -108,7 +108,7 @@ describe("previews router", () => {
       window: WINDOW,
       baseline: START,
     });
-    const done = (await previewQueue(sqliteStore(db), db).wait(job.id)).result!;
+    const done = (await previewQueue(sqliteStore(db)).wait(job.id)).result!;
     // Two workers through the window as recorded; the candidate's planner scales to one during the warm-up minutes.
     const hours = (WINDOW.to - WINDOW.from) / 3_600_000;
     expect(done.baseline.planner).toEqual({ decisions: [], gpu_hours: 2 * hours });

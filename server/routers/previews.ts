@@ -23,7 +23,7 @@ import { AFTER_MS, WARMUP_MS } from "../preview/load";
 import { preparePreview, previewInput, type PreparedPreview } from "../preview/request";
 import { previewQueue } from "../preview/service";
 import { MAX_WORKERS } from "../sim/cluster";
-import { operatorProcedure, router, storeOf, type InnerContext } from "../trpc/init";
+import { operatorProcedure, router, type InnerContext } from "../trpc/init";
 
 const jobId = z.object({ id: z.string().min(1).max(64) });
 
@@ -103,17 +103,14 @@ function recordedCluster(workers: WindowWorkerRow[], chainBlockSize: number | nu
 }
 
 /** The queue of the context's store (its SQLite connection beside it, which PostgreSQL's has none of). */
-const queueOf = (ctx: Pick<InnerContext, "db" | "store">) => {
-  const s = storeOf(ctx);
-  return previewQueue(s, s.engine === "sqlite" ? ctx.db : null);
-};
+const queueOf = (ctx: Pick<InnerContext, "store">) => previewQueue(ctx.store);
 
 export const previewsRouter = router({
   /** Queue a preview of a candidate document (or answer from a stored result): the job with its place and progress. */
   start: operatorProcedure
     .input(previewInput)
     .mutation(async ({ ctx, input }) =>
-      queueOf(ctx).submit(await checkedPreview(storeOf(ctx), input, ctx.now()), ownerOf(ctx.actor ?? null)),
+      queueOf(ctx).submit(await checkedPreview(ctx.store, input, ctx.now()), ownerOf(ctx.actor ?? null)),
     ),
 
   /** A job's state: queued (with its place), running (progress 0–1), done (with the result), failed or cancelled. */
@@ -129,7 +126,7 @@ export const previewsRouter = router({
     .query(async ({ ctx, input }) => {
       const checked = validatePolicy(input.kind, input.document);
       if (!checked.ok) return null;
-      const row = await latestPreview(storeOf(ctx), input.kind, policyContentHash(input.kind, checked.document));
+      const row = await latestPreview(ctx.store, input.kind, policyContentHash(input.kind, checked.document));
       return row ? (JSON.parse(row.result) as PreviewResult) : null;
     }),
 

@@ -5,7 +5,7 @@ import { describeDecision, lossBuckets, recomputedSeries, routingLossSeries } fr
 import { bucketStep } from "../analysis/workers";
 import { decisionBuckets, tokenBuckets } from "../reads/routing";
 import { MAX_ID } from "../ingest/events";
-import { storeOf, viewerProcedure, router } from "../trpc/init";
+import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 const cursor = z.object({ ts: z.number().int().min(0), id: z.string().min(1).max(MAX_ID) });
@@ -23,7 +23,7 @@ export const routingRouter = router({
     )
     .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
-      const rows = await decisionsPage(storeOf(ctx), {
+      const rows = await decisionsPage(ctx.store, {
         from,
         to,
         cursor: input.cursor ?? undefined,
@@ -39,7 +39,7 @@ export const routingRouter = router({
   /** Per bucket: routing loss, the overall recomputed share, and decisions won per worker; totals over the range. */
   series: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
-    const s = storeOf(ctx);
+    const s = ctx.store;
     const step = bucketStep(to - from);
     const [rows, tokens] = await Promise.all([decisionBuckets(s, from, to, step), tokenBuckets(s, from, to, step)]);
     const sizes = await workerBlockSizes(s, [...new Set(rows.map((r) => r.workerId))]);

@@ -8,7 +8,7 @@ import { unstablePrefix, toolWaitResidency } from "../analysis/findings";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
 import { sessionTrace } from "../reads/sessions";
-import { storeOf, viewerProcedure, router } from "../trpc/init";
+import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 
 const sortKeys = Object.keys(SORTS) as [SortKey, ...SortKey[]];
@@ -37,7 +37,7 @@ export const sessionsRouter = router({
   /** Session summaries matching the filters, sorted by a whitelisted column, one keyset page at a time. */
   list: viewerProcedure.input(listInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
-    const s = storeOf(ctx);
+    const s = ctx.store;
     const [rows, facets] = await Promise.all([
       sessionsPage(s, { ...input, from, to, now: ctx.now() }, input.sort, input.dir, input.limit, input.cursor),
       sessionFacets(s),
@@ -55,20 +55,20 @@ export const sessionsRouter = router({
   }),
 
   /** One session assembled for the trace: lanes per trajectory, turns with causes and routing, tools and reasoning. */
-  byId: viewerProcedure.input(sessionId).query(({ ctx, input }) => sessionTrace(storeOf(ctx), input.id)),
+  byId: viewerProcedure.input(sessionId).query(({ ctx, input }) => sessionTrace(ctx.store, input.id)),
 
   /** One turn's routing decision with every candidate ranked and why the winner won; null without a decision. */
   decision: viewerProcedure
     .input(z.object({ requestId: z.string().min(1).max(MAX_ID) }))
     .query(async ({ ctx, input }) => {
-      const row = await decisionOf(storeOf(ctx), input.requestId);
+      const row = await decisionOf(ctx.store, input.requestId);
       return row ? describeDecision(row, 500) : null;
     }),
 
   /** Findings over sessions active in the range: an unstable prefix, and KV held while agents waited on tools. */
   findings: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
     const { from, to } = resolveInput(input.range, ctx.now());
-    const f = await findingInputs(storeOf(ctx), from, to);
+    const f = await findingInputs(ctx.store, from, to);
     return { from, to, unstablePrefix: unstablePrefix(f.sessions, f.ttft), toolWait: toolWaitResidency(f.waits) };
   }),
 
@@ -76,6 +76,6 @@ export const sessionsRouter = router({
   causeSeries: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = Math.max(60_000, bucketStep(to - from));
-    return { from, to, live, step, points: await causeBuckets(storeOf(ctx), from, to, step) };
+    return { from, to, live, step, points: await causeBuckets(ctx.store, from, to, step) };
   }),
 });

@@ -31,8 +31,7 @@ export function sourcesCases(engine: PageEngine) {
     const p = await engine.seeded(raws.map(parsed));
     opened.push(p);
     // A caller over the store alone (no SQLite connection), acting as `actor`.
-    const as = (actor: Actor | null) =>
-      createCaller({ db: null as unknown as Db, store: p.store, now: () => NOW, actor });
+    const as = (actor: Actor | null) => createCaller({ store: p.store, now: () => NOW, actor });
     return { api: p.caller(() => NOW), store: p.store, as };
   };
   afterAll(() => Promise.all(opened.map((p) => p.close())), 120_000);

@@ -12,7 +12,7 @@ import { sourceInput } from "../../lib/sources/config";
 import { confinedSocket, ipcConfinement } from "../sources/zmq/endpoint";
 import { reloadSources } from "../sources/reload";
 import { joinSources } from "../sources/summary";
-import { operatorProcedure, router, storeOf, viewerProcedure } from "../trpc/init";
+import { operatorProcedure, router, viewerProcedure } from "../trpc/init";
 import { storageSummary } from "../analysis/storage";
 import { env } from "../env";
 import { SUMMARY_RETENTION_DAYS } from "../jobs/retention";
@@ -24,7 +24,7 @@ const id = z.string().trim().min(1).max(64);
 export const sourcesRouter = router({
   /** Every configured source with its status, then implicit ones (OTLP, trace uploads) that have reported. */
   list: viewerProcedure.query(async ({ ctx }) => {
-    const s = storeOf(ctx);
+    const s = ctx.store;
     return joinSources(await listSources(s), await listSourceStatus(s));
   }),
 
@@ -39,8 +39,8 @@ export const sourcesRouter = router({
       days: e.SWITCHYARD_RETENTION_DAYS,
       summaryDays: SUMMARY_RETENTION_DAYS,
     };
-    const s = storeOf(ctx);
-    const size = await databaseSize(s, s.engine === "sqlite" ? ctx.db.$client.name : null);
+    const s = ctx.store;
+    const size = await databaseSize(s, s.sqlite?.$client.name ?? null);
     const memory = processMemory();
     return {
       ...storageSummary(size, await oldestKept(s), retention),
@@ -74,7 +74,7 @@ export const sourcesRouter = router({
         ] as const)
           if (endpoint?.startsWith("ipc://"))
             await unprocessableIfRefused(confinedSocket(ipcConfinement(field), endpoint.slice("ipc://".length)));
-      const s = storeOf(ctx);
+      const s = ctx.store;
       const existing = await getSource(s, input.source.id);
       if (input.create && existing)
         throw new AppError("CONFLICT", `a source with id ${input.source.id} already exists`);
@@ -91,7 +91,7 @@ export const sourcesRouter = router({
 
   /** Stop and remove a configured source and its status. */
   remove: operatorProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
-    if (!(await removeSource(storeOf(ctx), input.id))) throw new AppError("NOT_FOUND", `no source ${input.id}`);
+    if (!(await removeSource(ctx.store, input.id))) throw new AppError("NOT_FOUND", `no source ${input.id}`);
     reloadSources();
     return { id: input.id };
   }),

@@ -4,11 +4,11 @@ import { listTokens, revokeToken } from "../../db/store/accounts";
 import { TOKEN_SCOPES } from "../auth/roles";
 import { createToken } from "../auth/tokens";
 import { AppError } from "../errors";
-import { adminProcedure, router, storeOf } from "../trpc/init";
+import { adminProcedure, router } from "../trpc/init";
 
 export const tokensRouter = router({
   /** Every token (never its value): scope, who made it, last use, revocation. */
-  list: adminProcedure.query(({ ctx }) => listTokens(storeOf(ctx))),
+  list: adminProcedure.query(({ ctx }) => listTokens(ctx.store)),
 
   /** Create a token; its value is in this answer only. */
   create: adminProcedure
@@ -18,7 +18,7 @@ export const tokensRouter = router({
         scope: z.enum(TOKEN_SCOPES),
       }),
     )
-    .mutation(({ ctx, input }) => createToken(storeOf(ctx), { ...input, createdBy: ctx.actor!.name }, ctx.now())),
+    .mutation(({ ctx, input }) => createToken(ctx.store, { ...input, createdBy: ctx.actor!.name }, ctx.now())),
 
   /** Revoke a token: it stops working at once. */
   revoke: adminProcedure
@@ -32,7 +32,7 @@ export const tokensRouter = router({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      if (!(await revokeToken(storeOf(ctx), input.id, ctx.now())))
+      if (!(await revokeToken(ctx.store, input.id, ctx.now())))
         throw new AppError("NOT_FOUND", `token ${input.id} does not exist or is already revoked`);
       return { id: input.id };
     }),

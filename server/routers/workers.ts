@@ -4,7 +4,6 @@ import { SERIES_CHARTS } from "../../db/store/worker-columns";
 import { storedByClass } from "../../db/store/worker-activity";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
-import { storeOf } from "../trpc/init";
 import { workerSeries } from "../reads/worker-series";
 import { workerDetail, workerTable } from "../reads/workers";
 import { viewerProcedure, router } from "../trpc/init";
@@ -17,7 +16,7 @@ export const workersRouter = router({
   /** The workers table: one row per worker with telemetry in the range. */
   list: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
-    return { from, to, live, workers: await workerTable(storeOf(ctx), from, to) };
+    return { from, to, live, workers: await workerTable(ctx.store, from, to) };
   }),
 
   /**
@@ -30,7 +29,7 @@ export const workersRouter = router({
       const { from, to, live } = resolveInput(input.range, ctx.now());
       const step = bucketStep(to - from);
       const charts = input.chart ? [input.chart] : undefined;
-      const { source, workers } = await workerSeries(storeOf(ctx), {
+      const { source, workers } = await workerSeries(ctx.store, {
         from,
         to,
         step,
@@ -43,13 +42,13 @@ export const workersRouter = router({
   /** One worker over the range: state, gauges, requests served, routing decisions won and lost, evictions. */
   byId: viewerProcedure.input(oneWorker).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
-    return { from, to, live, ...(await workerDetail(storeOf(ctx), input.id, from, to)) };
+    return { from, to, live, ...(await workerDetail(ctx.store, input.id, from, to)) };
   }),
 
   /** Blocks one worker stored per bucket and retention class (kv.stored events in the range). */
   blocksByClass: viewerProcedure.input(oneWorker).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const step = bucketStep(to - from);
-    return { from, to, live, step, rows: await storedByClass(storeOf(ctx), input.id, from, to, step) };
+    return { from, to, live, step, rows: await storedByClass(ctx.store, input.id, from, to, step) };
   }),
 });

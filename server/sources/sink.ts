@@ -1,18 +1,18 @@
 import type { Db } from "../../db/sqlite/client";
 import type { PgDb } from "../../db/pg/client";
 import { pgStore, sqliteStore } from "../../db/store/store";
-import { submitEvents } from "../ingest/submit";
-import { submitEventsPg } from "../ingest/pg/submit";
+import { ingestOver } from "../ingest/seam";
 import type { SourceSink } from "./status";
 
-// The two engines' source sinks: what the source manager and each running source store through.
+// A source's sink is the ingest seam over a store (server/ingest/seam.ts); these two name it for tests and tools
+// that hold a connection rather than a store.
 
-/** Sources on the SQLite file: status on its store, events through SQLite ingest (the worker pool when installed). */
+/** Sources on a SQLite file. */
 export function sqliteSink(db: Db): SourceSink {
-  return { store: sqliteStore(db), submit: (events) => submitEvents(db, events) };
+  return ingestOver(sqliteStore(db));
 }
 
-/** Sources on PostgreSQL: status on its store, events through PostgreSQL ingest. */
+/** Sources on PostgreSQL. */
 export function pgSink(pg: PgDb): SourceSink {
-  return { store: pgStore(pg), submit: (events) => submitEventsPg(pg, events) };
+  return ingestOver(pgStore(pg));
 }

@@ -45,7 +45,7 @@ describe("the tRPC route with deeply nested input", () => {
     ({ token } = await createToken(serverStore(), { name: "t", scope: "admin", createdBy: "test" }, Date.now()));
   });
   afterAll(async () => {
-    (await import("@/server/runtime")).serverDb().$client.close();
+    (await import("@/server/runtime")).serverEngine().db!.$client.close();
     await restore?.();
   });
 

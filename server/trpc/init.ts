@@ -2,21 +2,15 @@ import "server-only";
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
-import type { Db } from "../../db/sqlite/client";
-import { sqliteStore, type Store } from "../../db/store/store";
+import type { Store } from "../../db/store/store";
 import { satisfies, type Actor, type Requirement } from "../auth/roles";
 import { AppError } from "../errors";
 
 /**
- * Request-free context: everything a procedure needs, injectable in tests. actor is the caller (null: signed out);
- * store is the engine-neutral store (default: the SQLite store over db) for the procedures already ported to it.
+ * Request-free context: everything a procedure needs, injectable in tests. store is the one store every procedure
+ * reads and writes (either engine); actor is the caller (null: signed out).
  */
-export type InnerContext = { db: Db; now: () => number; actor?: Actor | null; store?: Store };
-
-/** The context's store: the one given, else the SQLite store over its db. */
-export function storeOf(ctx: Pick<InnerContext, "db" | "store">): Store {
-  return ctx.store ?? sqliteStore(ctx.db);
-}
+export type InnerContext = { store: Store; now: () => number; actor?: Actor | null };
 
 /** Every procedure declares the role it needs; the role-matrix test walks the router and reads it. */
 export type Meta = { role: Requirement };

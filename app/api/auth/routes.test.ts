@@ -24,9 +24,9 @@ beforeAll(async () => {
   ({ POST: setup } = await import("./setup/route"));
   ({ POST: link } = await import("./link/route"));
   ({ POST: trpc, GET: trpcGet } = await import("../trpc/[trpc]/route"));
-  const { serverDb, serverStore } = await import("@/server/runtime");
+  const { serverEngine, serverStore } = await import("@/server/runtime");
   const { createSetupLink, inviteUser, redeemLink } = await import("@/server/auth/accounts");
-  const db = serverDb();
+  const db = serverEngine().db!;
   const s = serverStore();
   closeDb = () => db.$client.close();
   setupSecret = (await createSetupLink(s, Date.now()))!;

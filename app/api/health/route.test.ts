@@ -9,7 +9,7 @@ import type { TokenScope } from "@/server/auth/roles";
 let dir: string;
 let file: string;
 let GET: typeof import("./route").GET;
-let serverDb: typeof import("@/server/runtime").serverDb;
+let serverEngine: typeof import("@/server/runtime").serverEngine;
 let serverStore: typeof import("@/server/runtime").serverStore;
 const tokens = {} as Record<TokenScope, string>;
 let cookie = "";
@@ -20,7 +20,7 @@ beforeAll(async () => {
   file = path.join(dir, "nested", "switchyard.db");
   process.env.SWITCHYARD_DB = file;
   ({ GET } = await import("./route"));
-  ({ serverDb, serverStore } = await import("@/server/runtime"));
+  ({ serverEngine, serverStore } = await import("@/server/runtime"));
   const { createToken } = await import("@/server/auth/tokens");
   const { startSession } = await import("@/server/auth/sessions");
   const { insertUser } = await import("@/db/store/accounts");
@@ -100,7 +100,7 @@ describe("GET /api/health", () => {
 
   it("answers 503 with only {status} when the database does not answer, with or without a token", async () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
-    serverDb().$client.close();
+    serverEngine().db!.$client.close();
     for (const res of [await get(), await asRead()]) {
       expect(res.status).toBe(503);
       expect(await res.json()).toEqual({ status: "error" });

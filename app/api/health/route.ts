@@ -1,8 +1,8 @@
-import { schemaVersion } from "@/db/sqlite/client";
+import { schemaVersion, type Db } from "@/db/sqlite/client";
 import { pgSchemaVersion } from "@/db/pg/schema-version";
 import { requestActor } from "@/server/auth/request";
 import { leaderStatus, liveLease } from "@/server/jobs/leader";
-import { serverDb, serverPg, serverStore } from "@/server/runtime";
+import { serverEngine } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -16,9 +16,8 @@ export const dynamic = "force-dynamic";
  */
 export async function GET(req: Request): Promise<Response> {
   try {
-    const pg = serverPg();
-    const schema = pg ? await pgSchemaVersion(pg) : sqliteSchema();
-    const store = serverStore();
+    const { pg, db, store } = serverEngine();
+    const schema = pg ? await pgSchemaVersion(pg) : sqliteSchema(db!);
     if (!(await requestActor(store, req, Date.now()))) return Response.json({ status: "ok" });
     const lease = await liveLease(store);
     const self = leaderStatus();
@@ -40,8 +39,7 @@ export async function GET(req: Request): Promise<Response> {
   }
 }
 
-function sqliteSchema() {
-  const db = serverDb();
+function sqliteSchema(db: Db) {
   db.$client.prepare("SELECT 1").get();
   return schemaVersion(db);
 }

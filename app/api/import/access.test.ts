@@ -37,7 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  (await import("@/server/runtime")).serverDb().$client.close();
+  (await import("@/server/runtime")).serverEngine().db!.$client.close();
   await restore();
 });
 

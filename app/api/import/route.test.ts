@@ -28,7 +28,7 @@ let db: Db;
 beforeAll(async () => {
   ({ restore } = await useTempServerEnv("switchyard-import-route-", TOKEN));
   ({ POST } = await import("./route"));
-  db = (await import("@/server/runtime")).serverDb();
+  db = (await import("@/server/runtime")).serverEngine().db!;
 });
 
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { errorResponse } from "@/server/http";
 import { ingestTokenAccepted, serverStore } from "@/server/runtime";
 import { importAccess, importName, limitedBody, MAX_IMPORT_BYTES } from "@/server/sources/dynamo-trace/upload";
 import { describeImport, importTraceInto } from "@/server/sources/dynamo-trace/run";
-import { serverSourceSink } from "@/server/sources/server-sink";
+import { serverIngest } from "@/server/ingest/seam";
 import { sourceReporter } from "@/server/sources/status";
 import { DEFAULT_MOONCAKE_BLOCK_SIZE, importMooncakeInto } from "@/server/sources/mooncake/import";
 
@@ -51,7 +51,7 @@ export async function POST(req: Request): Promise<Response> {
     const name = importName(req.headers.get("x-switchyard-filename"));
     const format = mooncakeOptions(new URL(req.url).searchParams);
     const body = limitedBody(req.body, MAX_IMPORT_BYTES);
-    const sink = serverSourceSink();
+    const sink = serverIngest();
     const summary = format
       ? await importMooncakeInto(sink, name, body, { ...format, now: Date.now() })
       : await importTraceInto(sink, name, body);

@@ -62,14 +62,14 @@ export function ingestRouteHarness(engine: RouteEngine = "SQLite") {
       dropPg = made.drop;
     }
     ({ POST } = await import("./route"));
-    const { serverDb, serverPg } = await import("@/server/runtime");
+    const { serverEngine } = await import("@/server/runtime");
     close = async () => {
-      await serverPg()?.$client.end({ timeout: 5 });
+      await serverEngine().pg?.$client.end({ timeout: 5 });
       await pgSql?.end({ timeout: 5 });
       await dropPg();
       delete process.env.SWITCHYARD_DATABASE_URL;
-      // On PostgreSQL the server opened no SQLite file (serverDb is a stand-in that refuses every use).
-      if (engine === "SQLite") serverDb().$client.close();
+      // On PostgreSQL the server opened no SQLite file.
+      if (engine === "SQLite") serverEngine().db!.$client.close();
     };
   });
 

@@ -30,8 +30,8 @@ describe("POST /api/ingest when the ingest thread runs out of memory", () => {
 
   beforeAll(async () => {
     // Migrated before the pool's thread opens it, as the server does (else both connections run the migrations).
-    const { serverDb } = await import("@/server/runtime");
-    serverDb();
+    const { serverEngine } = await import("@/server/runtime");
+    serverEngine().db!;
     vi.resetModules();
     const { IngestPool } = await import("@/server/ingest/worker-pool");
     const pool = new IngestPool(file(), 1, { maxOldGenerationSizeMb: 24 });

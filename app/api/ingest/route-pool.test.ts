@@ -10,7 +10,7 @@ describe("POST /api/ingest through the worker pool: every refusal keeps its stat
 
   beforeAll(async () => {
     // Migrated before the pool's thread opens it, as the server does (else both connections run the migrations).
-    (await import("@/server/runtime")).serverDb();
+    (await import("@/server/runtime")).serverEngine().db!;
     const { AppError: RouteAppError } = await import("@/server/errors");
     vi.resetModules();
     const { IngestPool } = await import("@/server/ingest/worker-pool");

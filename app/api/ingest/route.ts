@@ -1,16 +1,12 @@
 import { AppError } from "@/server/errors";
 import { Admission } from "@/server/ingest/admission";
 import { errorResponse, readBytesLimited } from "@/server/http";
-import type { Db } from "@/db/sqlite/client";
-import type { PgDb } from "@/db/pg/client";
 import { isIngestMediaType, MAX_BYTES, mediaType } from "@/server/ingest/batch";
 import { parseDroppedHeader, parseSourceHeader } from "@/server/ingest/drops";
-import { ingestBodyTallied } from "@/server/ingest/ingest";
-import { ingestRunner } from "@/server/ingest/runner";
 import type { Sender } from "@/server/ingest/sender";
-import { ingestBodyPg } from "@/server/ingest/pg/ingest-body";
 import { pgUnavailableResponse } from "@/server/ingest/pg/unavailable";
-import { ingestTokenAccepted, serverDb, serverPg } from "@/server/runtime";
+import { ingestTokenAccepted } from "@/server/runtime";
+import { serverIngest } from "@/server/ingest/seam";
 import { recordIngest } from "@/server/observability/metrics";
 
 export const runtime = "nodejs";
@@ -43,7 +39,7 @@ export async function POST(req: Request): Promise<Response> {
       dropped: parseDroppedHeader(req.headers.get("x-switchyard-dropped-events")),
     };
     const started = performance.now();
-    const { json, tally } = await ingest(serverPg(), body, contentType, sender);
+    const { json, tally } = await serverIngest().body(body, contentType, sender);
     recordIngest(sender.source, tally, (performance.now() - started) / 1000, "api");
     return new Response(json, { headers: { "content-type": "application/json" } });
   } catch (err) {
@@ -57,22 +53,4 @@ export async function POST(req: Request): Promise<Response> {
   } finally {
     leave?.();
   }
-}
-
-/**
- * One body (its bytes, UTF-8) into the configured engine: PostgreSQL, else the ingest worker pool when installed (the
- * bytes move to the worker that decodes them), else inline.
- */
-async function ingest(pg: PgDb | null, body: Buffer, contentType: string, sender: Sender) {
-  if (pg) {
-    const { reply, tally } = await ingestBodyPg(pg, body.toString("utf8"), contentType, sender);
-    return { json: JSON.stringify(reply), tally };
-  }
-  const runner = ingestRunner();
-  return runner ? runner(body, contentType, sender) : inline(serverDb(), body.toString("utf8"), contentType, sender);
-}
-
-function inline(db: Db, text: string, contentType: string, sender: Sender) {
-  const { reply, tally } = ingestBodyTallied(db, text, contentType, { sender });
-  return { json: JSON.stringify(reply), tally };
 }

@@ -5,7 +5,7 @@ import { sourceReporter } from "@/server/sources/status";
 import { useTempServerEnv } from "@/test/server-env";
 
 let GET: typeof import("./route").GET;
-let serverDb: typeof import("@/server/runtime").serverDb;
+let serverEngine: typeof import("@/server/runtime").serverEngine;
 let serverStore: typeof import("@/server/runtime").serverStore;
 let restore: () => Promise<void>;
 const T = 1_764_400_000_000;
@@ -13,11 +13,11 @@ const T = 1_764_400_000_000;
 beforeAll(async () => {
   ({ restore } = await useTempServerEnv("switchyard-sources-", "sources-route-test-token-0123456789"));
   ({ GET } = await import("./route"));
-  ({ serverDb, serverStore } = await import("@/server/runtime"));
+  ({ serverEngine, serverStore } = await import("@/server/runtime"));
 });
 
 afterAll(async () => {
-  serverDb().$client.close();
+  serverEngine().db!.$client.close();
   await restore();
 });
 

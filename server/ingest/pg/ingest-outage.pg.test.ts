@@ -52,8 +52,8 @@ describe.skipIf(!PG_TEST_URL || !pgBinDir())("POST /api/ingest while PostgreSQL 
     ({ restore } = await useTempServerEnv("switchyard-pg-outage-", TOKEN));
     process.env.SWITCHYARD_DATABASE_URL = server.url;
     ({ POST } = await import("../../../app/api/ingest/route"));
-    const { serverPg } = await import("../../runtime");
-    closePool = async () => void (await serverPg()?.$client.end({ timeout: 1 }));
+    const { serverEngine } = await import("../../runtime");
+    closePool = async () => void (await serverEngine().pg?.$client.end({ timeout: 1 }));
   }, 60_000);
 
   afterAll(async () => {

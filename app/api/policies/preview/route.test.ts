@@ -27,7 +27,7 @@ beforeAll(async () => {
   setPreviewRunner(threadRunner(file));
   ({ POST: importPost } = await import("../../import/route"));
   ({ POST: previewPost } = await import("./route"));
-  db = (await import("@/server/runtime")).serverDb();
+  db = (await import("@/server/runtime")).serverEngine().db!;
 });
 
 afterAll(async () => {

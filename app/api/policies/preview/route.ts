@@ -4,7 +4,7 @@ import { AppError } from "@/server/errors";
 import { errorResponse, readBodyLimited } from "@/server/http";
 import { checkedPreview, ownerOf } from "@/server/routers/previews";
 import { previewQueue } from "@/server/preview/service";
-import { serverDb, serverStore } from "@/server/runtime";
+import { serverStore } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -34,7 +34,7 @@ export async function POST(req: Request): Promise<Response> {
     } catch {
       throw new AppError("BAD_REQUEST", "the body must be a JSON object");
     }
-    const queue = previewQueue(store, store.engine === "sqlite" ? serverDb() : null);
+    const queue = previewQueue(store);
     const job = await queue.submit(await checkedPreview(store, body, Date.now()), ownerOf(actor));
     const gone = () => queue.release(job.id);
     req.signal.addEventListener("abort", gone, { once: true });

@@ -4,7 +4,7 @@ import { errorResponse, readBodyLimited } from "@/server/http";
 import { AppError } from "@/server/errors";
 import { appRouter } from "@/server/trpc/root";
 import { createInnerContext } from "@/server/trpc/init";
-import { serverDb, serverStore } from "@/server/runtime";
+import { serverStore } from "@/server/runtime";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -24,7 +24,7 @@ async function handler(req: Request) {
       createContext: async () => {
         const store = serverStore();
         const actor = await requestActor(store, req, Date.now());
-        return createInnerContext({ db: serverDb(), store, now: Date.now, actor });
+        return createInnerContext({ store, now: Date.now, actor });
       },
       onError({ error, path }) {
         if (error.code === "INTERNAL_SERVER_ERROR") console.error(`trpc ${path ?? "?"} failed: ${error.message}`);

@@ -21,7 +21,7 @@ let db: Db;
 beforeAll(async () => {
   ({ restore } = await useTempServerEnv("switchyard-otlp-route-", TOKEN));
   ({ POST } = await import("./route"));
-  db = (await import("@/server/runtime")).serverDb();
+  db = (await import("@/server/runtime")).serverEngine().db!;
 });
 
 afterAll(async () => {

@@ -1,10 +1,9 @@
 import { AppError } from "@/server/errors";
 import { errorResponse, readBytesLimited } from "@/server/http";
 import { mediaType } from "@/server/ingest/batch";
-import { submitEvents } from "@/server/ingest/submit";
-import { submitEventsPg } from "@/server/ingest/pg/submit";
+import { serverIngest } from "@/server/ingest/seam";
 import { pgUnavailableResponse } from "@/server/ingest/pg/unavailable";
-import { ingestTokenAccepted, serverDb, serverPg, serverStore } from "@/server/runtime";
+import { ingestTokenAccepted, serverStore } from "@/server/runtime";
 import { encodeProtobufResponse } from "@/server/sources/otlp/decode";
 import { decodedBody, MAX_OTLP_BYTES, parseLogsBody, receiveLogs } from "@/server/sources/otlp/receive";
 import { sourceReporter } from "@/server/sources/status";
@@ -30,11 +29,8 @@ export async function POST(req: Request): Promise<Response> {
       throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json or application/x-protobuf");
     }
     const bytes = decodedBody(await readBytesLimited(req, MAX_OTLP_BYTES), req.headers.get("content-encoding"));
-    const pg = serverPg();
     const request = parseLogsBody(bytes, type);
-    const result = pg
-      ? await receiveLogs(request, (events) => submitEventsPg(pg, events))
-      : await receiveLogs(request, (events) => submitEvents(serverDb(), events));
+    const result = await receiveLogs(request, serverIngest().submit);
     const seen = {
       events: result.accepted,
       ...(result.rejected && { detail: { rejected: result.rejected, last_error: result.errorMessage.slice(0, 500) } }),

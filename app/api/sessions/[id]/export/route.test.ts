@@ -103,11 +103,11 @@ function session(sid: string, p: string, h: number): Raw[] {
 beforeAll(async () => {
   ({ restore } = await useTempServerEnv("switchyard-export-route-", TOKEN));
   ({ GET } = await import("./route"));
-  const { serverDb } = await import("@/server/runtime");
+  const { serverEngine } = await import("@/server/runtime");
   const { storeEvents } = await import("@/db/sqlite/ingest");
   const { runAttribution } = await import("@/server/jobs/attribution");
   const { createToken } = await import("@/server/auth/tokens");
-  const db = serverDb();
+  const db = serverEngine().db!;
   closeDb = () => db.$client.close();
   const { sqliteStore } = await import("@/db/store/store");
   readToken = (await createToken(sqliteStore(db), { name: "export test", scope: "read", createdBy: "test" }, T0)).token;

@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { createCaller } from "@/server/trpc/root";
 import { requestActor } from "@/server/auth/request";
-import { serverDb, serverStore } from "@/server/runtime";
+import { serverStore } from "@/server/runtime";
 import { sessionExport } from "@/server/analysis/session-export";
 import { sessionChainsOf } from "@/db/store/export";
 
@@ -13,10 +13,8 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
   const { id } = await params;
   try {
     const store = serverStore();
-    // On PostgreSQL serverDb is a stand-in nothing here reads: the procedure and the chains read the store.
-    const db = serverDb();
     const actor = await requestActor(store, req, Date.now());
-    const trace = await createCaller({ db, store, now: Date.now, actor }).sessions.byId({ id });
+    const trace = await createCaller({ store, now: Date.now, actor }).sessions.byId({ id });
     const chains = new URL(req.url).searchParams.get("chains") === "1" ? await sessionChainsOf(store, id) : undefined;
     return new Response(JSON.stringify(sessionExport(trace, chains), null, 2), {
       headers: {

@@ -1,0 +1,70 @@
+import type { Store } from "../../db/store/store";
+import { serverStore } from "../runtime";
+import type { BatchReply } from "./batch";
+import { ingestBodyTallied } from "./ingest";
+import { ingestBodyPg } from "./pg/ingest-body";
+import { submitEventsPg } from "./pg/submit";
+import { ingestRunner, type IngestOutcome } from "./runner";
+import type { Sender } from "./sender";
+import { submitEvents } from "./submit";
+
+// The one way into the store for telemetry: POST /api/ingest, OTLP logs, trace imports and every running source call
+// `ingestOver(store)` (the server's: `serverIngest()` in server/runtime.ts). The engine is chosen here, once, from the
+// store: SQLite through the ingest threads when installed (else inline), PostgreSQL through its decode threads.
+
+export type Ingest = {
+  /** The store the events land in (sources also report their status there). */
+  store: Store;
+  /** One body as a sender POSTs it (NDJSON or a JSON array, UTF-8): the reply's JSON and what it held. */
+  body: (bytes: Buffer, contentType: string, sender: Sender) => Promise<IngestOutcome>;
+  /**
+   * Events produced inside the server (OTLP logs, importers, scrapers, subscribers), stored exactly as if posted: the
+   * same validation and idempotency, counted under the sender name "internal".
+   */
+  submit: (events: readonly unknown[]) => Promise<BatchReply>;
+};
+
+const byStore = new WeakMap<Store, Ingest>();
+
+/** The ingest over one store (the same object for the same store). */
+export function ingestOver(store: Store): Ingest {
+  let ingest = byStore.get(store);
+  if (!ingest) {
+    ingest = store.pg ? pgIngest(store) : sqliteIngest(store);
+    byStore.set(store, ingest);
+  }
+  return ingest;
+}
+
+function pgIngest(store: Store): Ingest {
+  const pg = store.pg!;
+  return {
+    store,
+    body: async (bytes, contentType, sender) => {
+      const { reply, tally } = await ingestBodyPg(pg, bytes.toString("utf8"), contentType, sender);
+      return { json: JSON.stringify(reply), tally };
+    },
+    submit: (events) => submitEventsPg(pg, events),
+  };
+}
+
+function sqliteIngest(store: Store): Ingest {
+  const db = store.sqlite!;
+  return {
+    store,
+    // The bytes move to the ingest thread that decodes them when the pool is installed (read at each call: the
+    // server installs it after the first routes may have loaded).
+    body: async (bytes, contentType, sender) => {
+      const runner = ingestRunner();
+      if (runner) return runner(bytes, contentType, sender);
+      const { reply, tally } = ingestBodyTallied(db, bytes.toString("utf8"), contentType, { sender });
+      return { json: JSON.stringify(reply), tally };
+    },
+    submit: (events) => submitEvents(db, events),
+  };
+}
+
+/** The server process's ingest: over serverStore(), the engine the environment chose. */
+export function serverIngest(): Ingest {
+  return ingestOver(serverStore());
+}
