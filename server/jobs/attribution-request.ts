@@ -1,5 +1,14 @@
 import type { Db } from "../../db/sqlite/client";
-import { decisionOf, kvEventsAfter, kvLastInRange, kvLastInWindow, kvMaxRowid, previousTurnOf, policyVersionsAt, putCauses } from "../../db/sqlite/attribution";
+import {
+  decisionOf,
+  kvEventsAfter,
+  kvLastInRange,
+  kvLastInWindow,
+  kvMaxRowid,
+  previousTurnOf,
+  policyVersionsAt,
+  putCauses,
+} from "../../db/sqlite/attribution";
 import type { RequestRow } from "../../db/rows/attribution";
 import { blockBytesOf, chainsOf } from "../../db/sqlite/attribution-chains";
 import { IndexWriter, kvApplied, nameId, residenciesAt, type Residency } from "../../db/sqlite/attribution-index";

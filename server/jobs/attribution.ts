@@ -1,5 +1,11 @@
 import { type Db, isBusy } from "../../db/sqlite/client";
-import { cursorOf, oldestUnattributed, pruneIndex, requestsAfterCursor, sessionsWithNewTools } from "../../db/sqlite/attribution";
+import {
+  cursorOf,
+  oldestUnattributed,
+  pruneIndex,
+  requestsAfterCursor,
+  sessionsWithNewTools,
+} from "../../db/sqlite/attribution";
 import { applyKvEvents, attributeRequest, kvNeededBy } from "./attribution-request";
 import { dirtyLocal, dirtySeen, flushSeen, requestsJudged } from "../../db/sqlite/attribution-seen";
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/sqlite/attribution-index";
