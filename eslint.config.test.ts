@@ -69,7 +69,7 @@ describe("pages and components import only types from server/", () => {
     ["a side-effect import", "app/layout.tsx", 'import "@/server/runtime";'],
     ["a re-export", "components/x.ts", 'export { a } from "@/server/control/x";'],
     ["a star re-export of server/ itself", "app/x/page.tsx", 'export * from "@/server";'],
-    ["another auth module", "app/admin/page.tsx", 'import { sessionActor } from "@/server/auth/sessions";'],
+    ["another auth module", "app/admin/page.tsx", 'import { sessionActor } from "@/server/auth/sign-in-sessions";'],
     ["a name that only starts like page-user", "app/x/page.tsx", 'import { a } from "@/server/auth/page-user-x";'],
   ])("refuses %s", async (_, file, code) => {
     expect(await errors(file, code)).toEqual([rule]);

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDb, type Db } from "../db/sqlite/client";
-import { storeEvents } from "../db/sqlite/ingest";
+import { insertEvents } from "../db/sqlite/ingest";
 import { capacityFor, kneeOf } from "../server/analysis/capacity/answer";
 import { bruteForceLru } from "../server/analysis/capacity/lru-oracle";
 import { curveOptionsFor, missRatioCurves, type CapacityCurves } from "../server/analysis/capacity/mrc";
@@ -79,12 +79,12 @@ function record(file: string, minutes: number, workers: number): { db: Db; from:
     if (!p.ok) throw new Error(`the simulator sent an invalid event: ${p.error}`);
     batch.push(p.event);
     if (batch.length >= 5_000) {
-      storeEvents(db, batch);
+      insertEvents(db, batch);
       batch = [];
     }
   });
   sim.runUntil(to);
-  if (batch.length) storeEvents(db, batch);
+  if (batch.length) insertEvents(db, batch);
   return { db, from, to };
 }
 

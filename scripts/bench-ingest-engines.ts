@@ -4,10 +4,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDb } from "../db/sqlite/client";
-import { storeEvents } from "../db/sqlite/ingest";
+import { insertEvents } from "../db/sqlite/ingest";
 import type { IngestRow } from "../db/rows/ingest";
 import { connectPg } from "../db/pg/client";
-import { forgetRecentRequests, storeEventsPg } from "../db/pg/ingest";
+import { forgetRecentRequests, insertEventsPg } from "../db/pg/ingest";
 import { resolvePrefix } from "../server/ingest/prefix";
 import { PgDecodePool } from "../server/ingest/pg/decode-pool";
 import type { TelemetryEvent } from "../server/ingest/events";
@@ -41,7 +41,7 @@ function batches<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-/** SQLite: storeEvents on a fresh file (synchronous=FULL), one batch after another. */
+/** SQLite: insertEvents on a fresh file (synchronous=FULL), one batch after another. */
 type Result = { rate: number; notAccepted: number };
 
 function benchSqliteStore(events: readonly TelemetryEvent[], batch: number): Result {
@@ -51,7 +51,7 @@ function benchSqliteStore(events: readonly TelemetryEvent[], batch: number): Res
     const started = performance.now();
     let notAccepted = 0;
     for (const b of batches(asRows(events), batch))
-      for (const s of storeEvents(db, b, { resolvePrefix })) if (s !== "accepted") notAccepted++;
+      for (const s of insertEvents(db, b, { resolvePrefix })) if (s !== "accepted") notAccepted++;
     return { rate: events.length / ((performance.now() - started) / 1000), notAccepted };
   } finally {
     db.$client.close();
@@ -60,7 +60,7 @@ function benchSqliteStore(events: readonly TelemetryEvent[], batch: number): Res
 }
 
 /**
- * PostgreSQL: storeEventsPg into a fresh database (on SWITCHYARD_TEST_DATABASE_URL's server, else a throwaway
+ * PostgreSQL: insertEventsPg into a fresh database (on SWITCHYARD_TEST_DATABASE_URL's server, else a throwaway
  * server with PostgreSQL's durable defaults), `concurrency` batches in flight as the dashboard's ingest workers have.
  */
 async function benchPgStore(events: readonly TelemetryEvent[], batch: number, concurrency: number): Promise<Result> {
@@ -78,7 +78,7 @@ async function benchPgStore(events: readonly TelemetryEvent[], batch: number, co
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
           for (let i = next++; i < queue.length; i = next++)
-            for (const s of await storeEventsPg(pg, queue[i]!, { resolvePrefix })) if (s !== "accepted") notAccepted++;
+            for (const s of await insertEventsPg(pg, queue[i]!, { resolvePrefix })) if (s !== "accepted") notAccepted++;
         }),
       );
       return { rate: events.length / ((performance.now() - started) / 1000), notAccepted };

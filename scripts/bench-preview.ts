@@ -16,7 +16,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDb } from "../db/sqlite/client";
-import { storeEvents } from "../db/sqlite/ingest";
+import { insertEvents } from "../db/sqlite/ingest";
 import type { PolicyKind } from "../lib/policies/policies";
 import { parseEvent, type TelemetryEvent } from "../server/ingest/events";
 import { preparePreview } from "../server/preview/request";
@@ -120,7 +120,7 @@ async function runCase(c: Case, opts: Options, dir: string): Promise<void> {
   let batch: TelemetryEvent[] = [];
   let events = 0;
   const flush = () => {
-    if (batch.length) storeEvents(db, batch);
+    if (batch.length) insertEvents(db, batch);
     events += batch.length;
     batch = [];
   };

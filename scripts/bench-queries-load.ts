@@ -1,7 +1,7 @@
 // bench:queries' data: 24 h (BENCH_HOURS) of 5-second stats (BENCH_INTERVAL_SECONDS) for 64 workers (BENCH_WORKERS),
 // 2 routed requests/s and KV churn, stored in SQLite batch by batch and handed to the other engine's loader alongside.
 import type { Db } from "../db/sqlite/client";
-import { storeEvents } from "../db/sqlite/ingest";
+import { insertEvents } from "../db/sqlite/ingest";
 import type { TelemetryEvent } from "../server/ingest/events";
 
 export const WORKERS = Number(process.env.BENCH_WORKERS ?? 64);
@@ -159,7 +159,7 @@ export async function load(
           reason: pick(REASONS),
         } satisfies Ev<"kv.removed">);
     }
-    storeEvents(db, batch);
+    insertEvents(db, batch);
     await onBatch?.(batch);
   }
   return { samples, workers: ids };

@@ -2,7 +2,7 @@
 // filled with the same events by PostgreSQL's own ingest (raw rows and the rollups it computes), its chart chunks
 // sealed as the leader seals them, analyzed so its planner has statistics, and a caller over its store.
 import { connectPg, type PgDb } from "../db/pg/client";
-import { storeEventsPg } from "../db/pg/ingest";
+import { insertEventsPg } from "../db/pg/ingest";
 import { sealChartChunks } from "../server/jobs/chart-seal";
 import type { IngestRow } from "../db/rows/ingest";
 import { pgStore, type Store } from "../db/store/store";
@@ -28,7 +28,7 @@ export async function openPgBench(): Promise<PgBench> {
   return {
     store,
     add: async (batch) => {
-      await storeEventsPg(pg, batch as readonly IngestRow[]);
+      await insertEventsPg(pg, batch as readonly IngestRow[]);
     },
     finish: async () => {
       await sealChartChunks(pg.$client);

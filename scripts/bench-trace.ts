@@ -1,7 +1,7 @@
 // bench:trace — the sessions.byId procedure on one session of 500 turns (main + subagents) and 1,000 tool calls.
 import { sqliteStore } from "../db/store/store";
 import { openDb } from "../db/sqlite/client";
-import { storeEvents } from "../db/sqlite/ingest";
+import { insertEvents } from "../db/sqlite/ingest";
 import { parseEvent, type TelemetryEvent } from "../server/ingest/events";
 import { runAttribution } from "../server/jobs/attribution";
 import { createCaller } from "../server/trpc/root";
@@ -103,7 +103,7 @@ for (let i = 0; i < 500; i++) {
     );
   }
 }
-for (let i = 0; i < events.length; i += 1_000) storeEvents(db, events.slice(i, i + 1_000));
+for (let i = 0; i < events.length; i += 1_000) insertEvents(db, events.slice(i, i + 1_000));
 runAttribution(db);
 async function main() {
   const api = createCaller({

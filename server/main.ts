@@ -21,7 +21,7 @@ import { POLICY_KINDS } from "../lib/policies/policies";
 import { startReconciler } from "./control/reconciler";
 import { startGuardLoop } from "./control/guard-loop";
 import { windowRows } from "../db/store/impact";
-import { upsertTarget } from "./control/store";
+import { upsertTarget } from "./control/publish";
 import { startSources, syncEnvTargets } from "./sources/manager";
 import { serverIngest } from "./ingest/seam";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";

@@ -1,6 +1,6 @@
 import type { Db } from "../db/sqlite/client";
-import { storeEventsPg } from "../db/pg/ingest";
-import { storeEvents } from "../db/sqlite/ingest";
+import { insertEventsPg } from "../db/pg/ingest";
+import { insertEvents } from "../db/sqlite/ingest";
 import type { IngestRow } from "../db/rows/ingest";
 import { pgStore, sqliteStore, type Store } from "../db/store/store";
 import type { TelemetryEvent } from "../server/ingest/events";
@@ -27,7 +27,7 @@ export const SQLITE_PAGES: PageEngine = {
   skip: false,
   seeded: async (events) => {
     const db = testDb();
-    if (events.length) storeEvents(db, events);
+    if (events.length) insertEvents(db, events);
     return { store: sqliteStore(db), caller: (now) => testCaller(db, now), close: async () => void db.$client.close() };
   },
 };
@@ -38,7 +38,7 @@ export const POSTGRES_PAGES: PageEngine = {
   seeded: async (events) => {
     const { pg, drop } = await freshPg();
     const store = pgStore(pg);
-    if (events.length) await storeEventsPg(pg, events as IngestRow[]);
+    if (events.length) await insertEventsPg(pg, events as IngestRow[]);
     // No SQLite connection: a procedure that still reads ctx.db fails here instead of reading another engine's rows.
     const noDb = null as unknown as Db;
     return { store, caller: (now) => createCaller({ store, now, actor: TEST_ADMIN }), close: drop };

@@ -1,6 +1,6 @@
 import type { Db } from "../db/sqlite/client";
-import { storeEventsPg } from "../db/pg/ingest";
-import { storeEvents } from "../db/sqlite/ingest";
+import { insertEventsPg } from "../db/pg/ingest";
+import { insertEvents } from "../db/sqlite/ingest";
 import type { IngestRow } from "../db/rows/ingest";
 import { pgStore, sqliteStore } from "../db/store/store";
 import { runAttribution } from "../server/jobs/attribution";
@@ -19,7 +19,7 @@ export const SQLITE_SESSIONS: PageEngine = {
   skip: false,
   seeded: async (events) => {
     const db = testDb();
-    if (events.length) storeEvents(db, events);
+    if (events.length) insertEvents(db, events);
     runAttribution(db);
     return { store: sqliteStore(db), caller: (now) => testCaller(db, now), close: async () => void db.$client.close() };
   },
@@ -32,7 +32,7 @@ export const POSTGRES_SESSIONS: PageEngine = {
     const { pg, drop } = await freshPg();
     const store = pgStore(pg);
     if (events.length) {
-      await storeEventsPg(pg, events as IngestRow[]);
+      await insertEventsPg(pg, events as IngestRow[]);
       await runAttributionPg(pgAttribution(pg, 0));
     }
     // No SQLite connection: a procedure that still reads ctx.db fails here instead of reading another engine's rows.

@@ -15,7 +15,7 @@ import {
   type Span,
 } from "@/components/charts/prepare/timeline";
 import { itemDetails, laneItems, type BarDetails, type LaneItem } from "@/components/charts/prepare/trace-details";
-import type { Lane } from "@/server/analysis/sessions";
+import type { Lane } from "@/server/analysis/session-assembly";
 
 const AXIS_TICKS = 10;
 const ZOOM_STEP = 0.5;

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { formatCount, formatMs, formatPercent, formatTime, NO_DATA } from "@/components/format";
 import { causesOf } from "@/components/charts/prepare/causes";
 import { CauseBar } from "@/components/ui/cause-bar";
-import type { SessionRow, SortKey } from "@/db/store/sessions";
+import type { SessionRow, SortKey } from "@/db/store/session-list";
 
 const COLS: { key: SortKey | null; label: string }[] = [
   { key: "sessionId", label: "Session" },

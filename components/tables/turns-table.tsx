@@ -5,7 +5,7 @@ import { formatCount, formatDecimal, formatMs, NO_DATA } from "@/components/form
 import { turnWindow } from "@/components/tables/turn-window";
 import { CauseBar } from "@/components/ui/cause-bar";
 import { onboardedText } from "@/components/charts/prepare/tiers";
-import type { Lane, Turn } from "@/server/analysis/sessions";
+import type { Lane, Turn } from "@/server/analysis/session-assembly";
 
 /** Row height (px) the window is computed with; the CSS holds rows to it. */
 export const ROW_H = 34;

@@ -1,4 +1,4 @@
-import type { SortKey } from "@/db/store/sessions";
+import type { SortKey } from "@/db/store/session-list";
 
 // The sessions list's filters and sort as URL parameters, so a link or a reload shows the same list. Pure.
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SessionRow } from "@/db/store/sessions";
+import type { SessionRow } from "@/db/store/session-list";
 import { sessionsCsv } from "./sessions-csv";
 
 const HEADER =

@@ -1,4 +1,4 @@
-import type { SessionRow } from "@/db/store/sessions";
+import type { SessionRow } from "@/db/store/session-list";
 
 const HEAD = [
   "session_id",

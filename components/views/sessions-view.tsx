@@ -16,7 +16,7 @@ import {
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
-import type { SessionRow, SortKey } from "@/db/store/sessions";
+import type { SessionRow, SortKey } from "@/db/store/session-list";
 import { rangeQuery } from "@/lib/time-range";
 import "@/components/ui/cluster-views.css";
 import "@/components/ui/sessions.css";

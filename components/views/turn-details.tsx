@@ -5,7 +5,7 @@ import { causeText } from "@/components/charts/prepare/causes";
 import { formatCount, formatDecimal, formatMs, NO_DATA } from "@/components/format";
 import { onboardedText, turnTierText } from "@/components/charts/prepare/tiers";
 import { useTRPC } from "@/components/providers/trpc-provider";
-import type { Turn } from "@/server/analysis/sessions";
+import type { Turn } from "@/server/analysis/session-assembly";
 
 /** One turn in full: tokens, timing, miss causes with the eviction reason and retention version, and its routing decision. */
 export function TurnDetails({ turn }: { turn: Turn }) {

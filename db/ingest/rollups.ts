@@ -5,7 +5,7 @@ import type { CounterSample } from "../../lib/counters";
 import { latencyBucket } from "../../lib/latency-buckets";
 import type { TierStatements } from "./tiers";
 
-// Per-batch accumulators for the rollup tables; storeEvents writes each key once per batch.
+// Per-batch accumulators for the rollup tables; insertEvents writes each key once per batch.
 
 export type Statements = {
   inserts: Map<string, Database.Statement>;

@@ -34,7 +34,7 @@ type Table = { sql: string; row: (e: never) => Row };
 
 export const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
 const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : encodeHashes(v));
-/** A request's chains stored whole, no base (rowOf; it ignores prefix_of): storeEvents stores them compactly instead. */
+/** A request's chains stored whole, no base (rowOf; it ignores prefix_of): insertEvents stores them compactly instead. */
 const wholeChains = (e: IngestRowOf<"request">): ChainColumns => [
   hashesOrNull(e.sequence_hashes),
   hashesOrNull(e.local_hashes),

@@ -11,7 +11,7 @@ import { writeRollupsPg } from "./rollups";
 import { upsertWorkers } from "./workers";
 import { PG_RECENT_REQUESTS } from "../../lib/memory-bounds";
 
-// PostgreSQL's ingest: the structural rows SQLite's storeEvents takes, stored with one multi-row insert per table in
+// PostgreSQL's ingest: the structural rows SQLite's insertEvents takes, stored with one multi-row insert per table in
 // one transaction per batch, idempotent by event id (and ts, where SQLite keys by both), then worker state and the
 // rollups (db/pg/rollups.ts) of the accepted events.
 
@@ -99,14 +99,14 @@ function forget(recent: Map<string, HeldRequest[]>, batch: Map<string, HeldReque
  * SQLite), or a request refused alone because its prefix_of names nothing usable. Chains are stored whole:
  * a prefix_of is expanded from the named request. Throws (nothing stored) when the database refuses any row.
  */
-export async function storeEventsPg(
+export async function insertEventsPg(
   pg: PgDb,
   events: readonly IngestRow[],
   options: PgStoreOptions = {},
 ): Promise<StoreStatus[]> {
   const sql = pg.$client;
   if (!options.resolvePrefix && events.some((e) => e.kind === "request" && e.prefix_of))
-    throw new Error("storeEventsPg: a request names prefix_of but no resolvePrefix was given");
+    throw new Error("insertEventsPg: a request names prefix_of but no resolvePrefix was given");
   const turn = takeTurn(sql);
   try {
     const days = new Set<number>();
@@ -206,7 +206,7 @@ async function storeInTransaction(
         });
         if (stored.some((r) => r.whole === false))
           throw new Error(
-            "storeEventsPg: a request named by prefix_of was deleted while a turn extending it was stored",
+            "insertEventsPg: a request named by prefix_of was deleted while a turn extending it was stored",
           );
         return { g: { ...g, plan }, ids: new Set(stored.map((r) => r.id)) };
       }),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IngestRow } from "../rows/ingest";
 import type { PgDb } from "./client";
-import { storeEventsPg } from "./ingest";
+import { insertEventsPg } from "./ingest";
 import { DAY_MS, dayOf, dropPartitionsBefore, ensureDaysAhead, listPartitions, partitionName } from "./partitions";
 import { minimal, parsed, T0 } from "../../test/events";
 import { freshPg, PG_TEST_URL } from "../../test/pg";
@@ -26,7 +26,7 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL retention by partition", () => {
       minimal["worker.stats"]({ id: `s${d}`, ts: d0 + d * DAY_MS + 1_000 }),
       minimal.tool({ id: `t${d}`, ts: d0 + d * DAY_MS + 1_000 }),
     ]);
-    await storeEventsPg(pg, events.map(parsed) as IngestRow[]);
+    await insertEventsPg(pg, events.map(parsed) as IngestRow[]);
     // Raw: cutoff inside day 2 (day 2 is kept whole); detail: cutoff at the end of day 0 exactly.
     const dropped = await dropPartitionsBefore(pg.$client, { raw: d0 + 2 * DAY_MS + 5, detail: d0 + DAY_MS });
     expect(dropped).toEqual(
@@ -50,7 +50,7 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL retention by partition", () => {
   });
 
   it("a late event for a dropped day makes its partition again, so ingest never fails on retention", async () => {
-    const out = await storeEventsPg(pg, [parsed(minimal["worker.stats"]({ id: "late", ts: d0 + 10 })) as IngestRow]);
+    const out = await insertEventsPg(pg, [parsed(minimal["worker.stats"]({ id: "late", ts: d0 + 10 })) as IngestRow]);
     expect(out).toEqual(["accepted"]);
     expect(await count("worker_stats")).toBe(3);
   });

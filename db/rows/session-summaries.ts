@@ -1,4 +1,4 @@
-import type { StoredCauses, TurnRow } from "./sessions";
+import type { StoredCauses, TurnRow } from "./trace";
 
 // Rows of db/sqlite/session-summaries.ts: what one session's summary is computed from, and the row stored.
 

@@ -5,7 +5,7 @@ import { openDb } from "./client";
 import { KV_OPS, KV_REASONS } from "../codecs/kv-codes";
 import { migratedDatabases } from "../../test/migrated-at";
 import { minimal, parsed, T0 } from "../../test/events";
-import { storeEvents } from "./ingest";
+import { insertEvents } from "./ingest";
 import { sqliteStore } from "../store/store";
 import { removalsByReason, storedByClass } from "../store/worker-activity";
 
@@ -140,12 +140,12 @@ describe("migration 0023 (codes, ids unique with ts, request_causes without copi
     const stats = minimal["worker.stats"]({ id: "ws-1", ts: T0 });
     const tool = minimal.tool({ id: "tl-1", ts: T0 });
     const fresh = minimal["worker.stats"]({ id: "ws-2", ts: T0 + 5 });
-    expect(storeEvents(db, [parsed(stats), parsed(tool), parsed(fresh)])).toEqual([
+    expect(insertEvents(db, [parsed(stats), parsed(tool), parsed(fresh)])).toEqual([
       "duplicate",
       "duplicate",
       "accepted",
     ]);
-    expect(storeEvents(db, [parsed(fresh)])).toEqual(["duplicate"]);
+    expect(insertEvents(db, [parsed(fresh)])).toEqual(["duplicate"]);
     expect(db.$client.prepare("SELECT max(rowid) FROM worker_stats").pluck().get()).toBe(4);
   });
 });

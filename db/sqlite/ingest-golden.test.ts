@@ -5,7 +5,7 @@ import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import type { IngestRow } from "../rows/ingest";
 import { chainStringsOf } from "./chains";
-import { prepareEvents, storeEvents } from "./ingest";
+import { prepareEvents, insertEvents } from "./ingest";
 import { kvBlockList } from "./kv-lists";
 import { decodeHashes } from "../codecs/chains";
 
@@ -111,7 +111,7 @@ describe("ingest's stored bytes", () => {
     const db = testDb();
     for (const batch of raws) {
       const events = batch.map(parsed) as IngestRow[];
-      const out = storeEvents(db, prepare ? prepareEvents(events) : events);
+      const out = insertEvents(db, prepare ? prepareEvents(events) : events);
       expect(out.every((s) => s === "accepted")).toBe(true);
     }
     // The stream exercises what it is meant to: lists and tails as references, turns as extensions, first turns as runs.

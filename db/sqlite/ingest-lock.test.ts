@@ -5,9 +5,9 @@ import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDb, type Db } from "./client";
 import { minimal, parsed } from "../../test/events";
-import { storeEvents } from "./ingest";
+import { insertEvents } from "./ingest";
 
-// storeEvents' lockWaitMs: a batch that finds the write lock held by another connection retries taking it.
+// insertEvents' lockWaitMs: a batch that finds the write lock held by another connection retries taking it.
 
 let dir: string;
 let file: string;
@@ -40,10 +40,10 @@ function holdLock(ms: number): Promise<Worker> {
   return new Promise((resolve) => worker.once("message", () => resolve(worker)));
 }
 
-describe("storeEvents with the write lock held elsewhere", () => {
+describe("insertEvents with the write lock held elsewhere", () => {
   it("fails busy at once without lockWaitMs, and stores nothing", async () => {
     const worker = await holdLock(300);
-    expect(() => storeEvents(db, events())).toThrow(/busy|locked/i);
+    expect(() => insertEvents(db, events())).toThrow(/busy|locked/i);
     await new Promise((r) => worker.once("message", r));
     expect(stored()).toBe(0);
   });
@@ -51,7 +51,7 @@ describe("storeEvents with the write lock held elsewhere", () => {
   it("retries for lockWaitMs, then fails busy", async () => {
     const worker = await holdLock(1_000);
     const t = performance.now();
-    expect(() => storeEvents(db, events(), { lockWaitMs: 100 })).toThrow(/busy|locked/i);
+    expect(() => insertEvents(db, events(), { lockWaitMs: 100 })).toThrow(/busy|locked/i);
     expect(performance.now() - t).toBeGreaterThanOrEqual(100);
     await new Promise((r) => worker.once("message", r));
     expect(stored()).toBe(0);
@@ -60,7 +60,7 @@ describe("storeEvents with the write lock held elsewhere", () => {
   it("takes the lock soon after its release and stores the batch once", async () => {
     await holdLock(150);
     const t = performance.now();
-    expect(storeEvents(db, events(), { lockWaitMs: 5_000 })).toEqual(["accepted"]);
+    expect(insertEvents(db, events(), { lockWaitMs: 5_000 })).toEqual(["accepted"]);
     const waited = performance.now() - t;
     expect(waited).toBeGreaterThanOrEqual(100);
     expect(waited).toBeLessThan(4_000);

@@ -4,12 +4,12 @@ import { testDb } from "../../test/db";
 import { full, minimal, parsed, stats, T0, turn, type Raw } from "../../test/events";
 import type { IngestRow } from "../rows/ingest";
 import { chainStringsOf } from "./chains";
-import { prepareEvents, storeEvents } from "./ingest";
+import { prepareEvents, insertEvents } from "./ingest";
 import { idKey } from "../ingest/kv-rows";
 import { kvBlockList } from "./kv-lists";
 import { decodeHashes } from "../codecs/chains";
 
-// prepareEvents does before the write turn what storeEvents would otherwise do in it: the rows stored, and the result
+// prepareEvents does before the write turn what insertEvents would otherwise do in it: the rows stored, and the result
 // per event, must be the same either way, batch after batch (KV lists then refer to earlier batches' rows), and every
 // chain and KV list must read back as it was sent.
 
@@ -78,12 +78,12 @@ const batches: [string, Raw[][], string][] = [
 ];
 
 describe("prepareEvents", () => {
-  it.each(batches)("stores the same rows as storeEvents alone: %s", (_name, raws, exercised) => {
+  it.each(batches)("stores the same rows as insertEvents alone: %s", (_name, raws, exercised) => {
     const plain = testDb();
     const prepared = testDb();
     for (const batch of raws) {
       const events = batch.map(parsed) as IngestRow[];
-      expect(storeEvents(prepared, prepareEvents(events))).toEqual(storeEvents(plain, events));
+      expect(insertEvents(prepared, prepareEvents(events))).toEqual(insertEvents(plain, events));
     }
     expect(dump(prepared)).toEqual(dump(plain));
     expect(prepared.$client.prepare(exercised).pluck().get()).toBeGreaterThan(0);
@@ -117,13 +117,13 @@ describe("prepareEvents", () => {
     expect(batch.positions).toBeNull();
   });
 
-  it("refuses, as storeEvents does, a prepared batch naming a prefix_of without a resolver, storing nothing", () => {
+  it("refuses, as insertEvents does, a prepared batch naming a prefix_of without a resolver, storing nothing", () => {
     const db = testDb();
     const events = [
       parsed(minimal["kv.cleared"]({ id: "a" })),
       parsed(minimal.request({ id: "b", request_id: "r2", prefix_of: { request_id: "r1", blocks: 1 } })),
     ] as IngestRow[];
-    expect(() => storeEvents(db, prepareEvents(events))).toThrow(/no resolvePrefix/);
+    expect(() => insertEvents(db, prepareEvents(events))).toThrow(/no resolvePrefix/);
     expect(db.$client.prepare("SELECT count(*) FROM kv_events").pluck().get()).toBe(0);
   });
 
@@ -131,7 +131,7 @@ describe("prepareEvents", () => {
     const db = testDb();
     const good = parsed(minimal["kv.stored"]({ id: "a" }));
     const broken = { ...parsed(minimal.request({ id: "b" })), api: null } as unknown as typeof good;
-    expect(() => storeEvents(db, prepareEvents([good, broken] as IngestRow[]))).toThrow();
+    expect(() => insertEvents(db, prepareEvents([good, broken] as IngestRow[]))).toThrow();
     expect(db.$client.prepare("SELECT count(*) FROM kv_events").pluck().get()).toBe(0);
   });
 });

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "./client";
 import { testDb } from "../../test/db";
 import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
-import { storeEvents } from "./ingest";
+import { insertEvents } from "./ingest";
 
 type RollupRow = {
   worker_id: string;
@@ -42,7 +42,7 @@ beforeEach(() => {
   db = testDb();
 });
 
-const store = (raws: Raw[]) => storeEvents(db, raws.map(parsed));
+const store = (raws: Raw[]) => insertEvents(db, raws.map(parsed));
 
 function rollups(worker = "w1"): RollupRow[] {
   return db.$client
@@ -199,7 +199,7 @@ describe("rollups with out-of-order samples", () => {
   });
 });
 
-describe("storeEvents result", () => {
+describe("insertEvents result", () => {
   it("returns accepted or duplicate per event in order", () => {
     expect(store([minimal["kv.cleared"]({ id: "a" }), minimal["kv.cleared"]({ id: "b" })])).toEqual([
       "accepted",
@@ -217,20 +217,20 @@ describe("storeEvents result", () => {
   it("stores nothing when the transaction fails", () => {
     const good = parsed(minimal["kv.cleared"]({ id: "a" }));
     const broken = { ...parsed(minimal.request({ id: "b" })), api: null } as unknown as typeof good;
-    expect(() => storeEvents(db, [good, broken])).toThrow();
+    expect(() => insertEvents(db, [good, broken])).toThrow();
     expect(db.$client.prepare("SELECT count(*) FROM kv_events").pluck().get()).toBe(0);
   });
 
   it("refuses a batch naming a prefix_of without a resolver, storing nothing (the decision is not db's)", () => {
     const first = parsed(minimal["kv.cleared"]({ id: "a" }));
     const compact = parsed(minimal.request({ id: "b", request_id: "r2", prefix_of: { request_id: "r1", blocks: 1 } }));
-    expect(() => storeEvents(db, [first, compact])).toThrow(/no resolvePrefix/);
+    expect(() => insertEvents(db, [first, compact])).toThrow(/no resolvePrefix/);
     expect(db.$client.prepare("SELECT count(*) FROM kv_events").pluck().get()).toBe(0);
   });
 
   it("asks the resolver about each prefix_of and refuses the request alone when it says no", () => {
     const asked: [string, string | undefined, boolean][] = [];
-    const out = storeEvents(
+    const out = insertEvents(
       db,
       [
         parsed(minimal["kv.cleared"]({ id: "a" })),

@@ -65,7 +65,7 @@ export type PreparedBatch = {
 /** A list as its bytes: lifted lists (server/ingest/lift-hashes.ts) come with them. */
 const encodedOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : hashListBytes(v));
 
-/** Everything of storeEvents' work on a batch that reads and writes nothing (pure; run it before the write turn). */
+/** Everything of insertEvents' work on a batch that reads and writes nothing (pure; run it before the write turn). */
 export function prepareEvents(events: readonly IngestRow[]): PreparedBatch {
   const n = events.length;
   const rows: (Row | null)[] = new Array(n);
@@ -96,7 +96,7 @@ const isPrepared = (v: readonly IngestRow[] | PreparedBatch): v is PreparedBatch
  * the same transaction with those results (a write that must commit with the batch and never wait for the lock alone).
  * `batch` is the events, or prepareEvents' batch of them (the same rows are stored either way).
  */
-export function storeEvents(
+export function insertEvents(
   db: Db,
   batch: readonly IngestRow[] | PreparedBatch,
   options: StoreOptions = {},
@@ -106,7 +106,7 @@ export function storeEvents(
   const prepared = isPrepared(batch) ? batch : prepareEvents(batch);
   const resolve = options.resolvePrefix;
   if (prepared.positions && !resolve)
-    throw new Error("storeEvents: a request names prefix_of but no resolvePrefix was given");
+    throw new Error("insertEvents: a request names prefix_of but no resolvePrefix was given");
   try {
     const deadline = performance.now() + (options.lockWaitMs ?? 0);
     for (;;) {

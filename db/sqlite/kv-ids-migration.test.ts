@@ -4,7 +4,7 @@ import { encodeHashes } from "../codecs/chains";
 import { openDb } from "./client";
 import { migratedDatabases } from "../../test/migrated-at";
 import { minimal, parsed, T0 } from "../../test/events";
-import { storeEvents } from "./ingest";
+import { insertEvents } from "./ingest";
 import { idKey } from "../ingest/kv-rows";
 import { kvBlockList } from "./kv-lists";
 
@@ -35,9 +35,9 @@ describe("kv_events ids as a hash unique with ts", () => {
   it("answers a re-sent event as a duplicate, and stores an event with the same id at another time", () => {
     const db = openDb(":memory:");
     const e = minimal["kv.stored"]({ id: "kv-1", block_hashes: ["1", "2"] });
-    expect(storeEvents(db, [parsed(e)])).toEqual(["accepted"]);
-    expect(storeEvents(db, [parsed(e)])).toEqual(["duplicate"]);
-    expect(storeEvents(db, [parsed({ ...e, ts: T0 + 1 })])).toEqual(["accepted"]);
+    expect(insertEvents(db, [parsed(e)])).toEqual(["accepted"]);
+    expect(insertEvents(db, [parsed(e)])).toEqual(["duplicate"]);
+    expect(insertEvents(db, [parsed({ ...e, ts: T0 + 1 })])).toEqual(["accepted"]);
     expect(db.$client.prepare("SELECT count(*) FROM kv_events WHERE id IS NULL").pluck().get()).toBe(2);
   });
 });
@@ -74,7 +74,7 @@ describe("migration 0020 (kv_events id_key, requests.local_refs)", () => {
       .all();
     expect(indexes).toEqual(["kv_events_ts_key", "kv_events_worker_ts"]);
     expect(
-      storeEvents(db, [parsed(minimal["kv.stored"]({ id: "new-s", ts: T0 + 30, block_hashes: ["1", "3"] }))]),
+      insertEvents(db, [parsed(minimal["kv.stored"]({ id: "new-s", ts: T0 + 30, block_hashes: ["1", "3"] }))]),
     ).toEqual(["accepted"]);
     const last = db.$client.prepare("SELECT rowid, id, id_key FROM kv_events ORDER BY rowid DESC LIMIT 1").get();
     expect(last).toEqual({ rowid: 13, id: null, id_key: idKey("new-s") });

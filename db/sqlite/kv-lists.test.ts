@@ -6,7 +6,7 @@ import { decodeHashes } from "../codecs/chains";
 import { openDb, type Db } from "./client";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
-import { storeEvents } from "./ingest";
+import { insertEvents } from "./ingest";
 import { idKey, KV_INSERT, kvStoredRow } from "../ingest/kv-rows";
 import {
   forgetKvLocations,
@@ -59,7 +59,7 @@ describe("KV block lists stored compactly on ingest", () => {
       removed("r2", [...b.slice(10, 20), "42", ...a.slice(0, 5)], { worker_id: "w2" }),
       stored("s3", ["0", "18446744073709551615", ...a.slice(7, 9)]),
     ];
-    expect(storeEvents(db, events)).toEqual(events.map(() => "accepted"));
+    expect(insertEvents(db, events)).toEqual(events.map(() => "accepted"));
     expect(lists()).toEqual({
       s1: a,
       s2: [...a.slice(0, 120), ...b],
@@ -79,28 +79,28 @@ describe("KV block lists stored compactly on ingest", () => {
 
   it("references lists stored by earlier batches on the same connection", () => {
     const a = chain(0, 64);
-    storeEvents(db, [stored("s1", a)]);
-    storeEvents(db, [removed("r1", a)]);
+    insertEvents(db, [stored("s1", a)]);
+    insertEvents(db, [removed("r1", a)]);
     expect(literalCount("r1")).toBe(0);
     expect(lists().r1).toEqual(a);
   });
 
   it("stores literally again once the origin is older than the window, or after the locations were forgotten", () => {
     const a = chain(0, 64);
-    storeEvents(db, [stored("s1", a), stored("s2", a, { ts: T0 + REF_WINDOW_MS + 1 })]);
+    insertEvents(db, [stored("s1", a), stored("s2", a, { ts: T0 + REF_WINDOW_MS + 1 })]);
     expect(literalCount("s2")).toBe(64);
     forgetKvLocations(db);
-    storeEvents(db, [removed("r1", a, { ts: T0 + REF_WINDOW_MS + 2 })]);
+    insertEvents(db, [removed("r1", a, { ts: T0 + REF_WINDOW_MS + 2 })]);
     expect(literalCount("r1")).toBe(64);
     expect(lists()).toEqual({ s1: a, s2: a, r1: a });
   });
 
   it("never references a duplicate that was not stored, nor an origin deleted since", () => {
     const a = chain(0, 64);
-    storeEvents(db, [stored("s1", a)]);
-    expect(storeEvents(db, [stored("s1", chain(500, 64))])).toEqual(["duplicate"]);
+    insertEvents(db, [stored("s1", a)]);
+    expect(insertEvents(db, [stored("s1", chain(500, 64))])).toEqual(["duplicate"]);
     db.$client.prepare("DELETE FROM kv_events WHERE id_key = ?").run(idKey("s1"));
-    storeEvents(db, [removed("r1", a)]);
+    insertEvents(db, [removed("r1", a)]);
     expect(literalCount("r1")).toBe(64);
     expect(lists()).toEqual({ r1: a });
   });
@@ -151,7 +151,7 @@ describe("KV block lists stored compactly on ingest", () => {
 
   it("reads a list whose origin aged out as the hashes it still holds (retention keeps the rows, not the origin)", () => {
     const a = chain(0, 64);
-    storeEvents(db, [stored("s1", a), removed("r1", [...chain(900, 2), ...a])]);
+    insertEvents(db, [stored("s1", a), removed("r1", [...chain(900, 2), ...a])]);
     db.$client.prepare("DELETE FROM kv_events WHERE id_key = ?").run(idKey("s1"));
     expect(lists()).toEqual({ r1: chain(900, 2) });
   });
@@ -192,8 +192,8 @@ describe("a location map shared by ingest connections", () => {
   ])("share $share: a list refers to another connection's rows ($literal literal)", ({ share, literal }) => {
     const [a, b] = pair(share);
     const list = chain(0, 64);
-    storeEvents(a, [stored("s1", list)]);
-    storeEvents(b, [removed("r1", list)]);
+    insertEvents(a, [stored("s1", list)]);
+    insertEvents(b, [removed("r1", list)]);
     expect(literalOf(b, "r1")).toBe(literal);
     expect(listOf(a, "r1")).toEqual(list);
     a.$client.close();
@@ -204,14 +204,14 @@ describe("a location map shared by ingest connections", () => {
     const [a, b] = pair(true);
     const gone = chain(0, 64);
     expect(() =>
-      storeEvents(a, [stored("s1", gone)], {
+      insertEvents(a, [stored("s1", gone)], {
         alsoInTransaction: () => {
           throw new Error("refused");
         },
       }),
     ).toThrow("refused");
     const other = chain(5_000, 64);
-    storeEvents(b, [stored("s2", other), removed("r1", gone)]);
+    insertEvents(b, [stored("s2", other), removed("r1", gone)]);
     expect(literalOf(b, "r1")).toBe(64);
     expect([listOf(a, "s2"), listOf(a, "r1")]).toEqual([other, gone]);
     a.$client.close();

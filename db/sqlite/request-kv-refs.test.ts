@@ -8,7 +8,7 @@ import { minimal, parsed, T0, turn, type Raw } from "../../test/events";
 import type { Db } from "./client";
 import type { ResolvePrefix } from "../rows/ingest";
 import { chainStringsOf, forgetChains, sessionChains } from "./chains";
-import { storeEvents } from "./ingest";
+import { insertEvents } from "./ingest";
 import { REF_WINDOW_MS } from "./kv-lists";
 import { deleteBatchBefore, deleteRawBefore } from "./retention";
 
@@ -61,7 +61,7 @@ describe("a request's sequence tail refers to the KV events that stored it", () 
     { name: "no KV event holds it", kv: [], seq: a, literal: 300, refs: false },
   ])("$name: $literal literal, reads back exactly", ({ kv, seq, literal, refs }) => {
     const events = [...kv.map((l, i) => stored(`kv-${i}`, l)), request(1, { sequence_hashes: seq, local_hashes: b })];
-    expect(storeEvents(db, events)).toEqual(events.map(() => "accepted"));
+    expect(insertEvents(db, events)).toEqual(events.map(() => "accepted"));
     expect(storedForm("ev-1")).toEqual({ literal, refs });
     forgetChains(db); // read from the rows, not from what ingest remembered
     expect(chainStringsOf(db, "ev-1")).toEqual({ seq, local: b });
@@ -69,8 +69,8 @@ describe("a request's sequence tail refers to the KV events that stored it", () 
 
   it("a later turn extends a turn stored as references (prefix_of and full lists), in later batches", () => {
     const next = chain(20_000, 64);
-    storeEvents(db, [stored("kv-1", a), request(1, { sequence_hashes: a })]);
-    storeEvents(
+    insertEvents(db, [stored("kv-1", a), request(1, { sequence_hashes: a })]);
+    insertEvents(
       db,
       [
         stored("kv-2", next, { ts: T0 + 5_000 }),
@@ -89,7 +89,7 @@ describe("a request's sequence tail refers to the KV events that stored it", () 
 
   it("retention stores the tail literally before deleting the KV events it refers to", () => {
     const late = T0 + 2 * REF_WINDOW_MS;
-    storeEvents(db, [
+    insertEvents(db, [
       stored("kv-1", a),
       request(1, { sequence_hashes: a }),
       stored("kv-2", b, { ts: late }),
@@ -105,7 +105,7 @@ describe("a request's sequence tail refers to the KV events that stored it", () 
 
   it("retention in small batches deletes no KV event a request still refers to", () => {
     const lists = [0, 1, 2].map((k) => chain(100_000 * (k + 1), 8));
-    storeEvents(
+    insertEvents(
       db,
       lists.flatMap((l, k) => [
         stored(`kv-${k}`, l, { ts: T0 + k }),
@@ -131,7 +131,7 @@ describe("a request's sequence tail refers to the KV events that stored it", () 
   });
 
   it("refuses to read a tail whose KV events were deleted behind retention's back (never a wrong chain)", () => {
-    storeEvents(db, [stored("kv-1", a), request(1, { sequence_hashes: a })]);
+    insertEvents(db, [stored("kv-1", a), request(1, { sequence_hashes: a })]);
     db.$client.prepare("DELETE FROM kv_events").run();
     forgetChains(db);
     expect(() => chainStringsOf(db, "ev-1")).toThrow(/KV events no longer stored/);
@@ -164,7 +164,10 @@ describe("migration 0022 (requests.seq_refs)", () => {
     expect(chainStringsOf(m, "old-2").seq).toEqual(["7", "18446744073709551615"]);
     expect(m.$client.prepare("SELECT count(*) FROM requests WHERE seq_refs IS NULL").pluck().get()).toBe(2);
     const next = chain(50_000, 20);
-    storeEvents(m, [stored("kv-9", next, { ts: T0 + 5_000 }), request(9, { sequence_hashes: next, session_id: "s9" })]);
+    insertEvents(m, [
+      stored("kv-9", next, { ts: T0 + 5_000 }),
+      request(9, { sequence_hashes: next, session_id: "s9" }),
+    ]);
     forgetChains(m);
     expect(chainStringsOf(m, "ev-9").seq).toEqual(next);
     expect(m.$client.prepare("SELECT seq_refs IS NOT NULL FROM requests WHERE id = 'ev-9'").pluck().get()).toBe(1);

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "./client";
 import { testDb } from "../../test/db";
 import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
-import { storeEvents } from "./ingest";
+import { insertEvents } from "./ingest";
 import { deleteRawBefore } from "./retention";
 import { idKey } from "../ingest/kv-rows";
 
@@ -25,7 +25,7 @@ function seed(start: number, n: number, tag: string) {
     raws.push(stats("w1", ts, 100 * i, 50 * i, { id: `${tag}-s-${i}` }));
     raws.push(minimal["kv.stored"]({ id: `${tag}-kv-${i}`, ts }));
   }
-  storeEvents(db, raws.map(parsed));
+  insertEvents(db, raws.map(parsed));
 }
 
 describe("deleteRawBefore", () => {
@@ -37,7 +37,7 @@ describe("deleteRawBefore", () => {
   ])("deletes raw rows older than the cutoff and keeps the rest (%s)", (_name, chunk) => {
     seed(CUTOFF - 250_000, 25, "old");
     seed(CUTOFF, 10, "new");
-    storeEvents(db, [
+    insertEvents(db, [
       parsed(minimal.request({ id: "old-request", arrived_at: T0, ts: T0 })),
       parsed(minimal["worker.up"]({ id: "old-up" })),
     ]);
@@ -63,7 +63,7 @@ describe("deleteRawBefore", () => {
   });
 
   it("keeps a row exactly at the cutoff", () => {
-    storeEvents(db, [
+    insertEvents(db, [
       parsed(stats("w1", CUTOFF - 1, 0, 0, { id: "before" })),
       parsed(stats("w1", CUTOFF, 0, 0, { id: "at" })),
     ]);
@@ -86,9 +86,9 @@ describe("deleteRawBefore", () => {
   });
 
   it("does not delete the counter baseline, so deltas continue after a sweep", () => {
-    storeEvents(db, [parsed(stats("w1", CUTOFF - 10_000, 100, 40))]);
+    insertEvents(db, [parsed(stats("w1", CUTOFF - 10_000, 100, 40))]);
     deleteRawBefore(db, CUTOFF);
-    storeEvents(db, [parsed(stats("w1", CUTOFF + 10_000, 160, 70))]);
+    insertEvents(db, [parsed(stats("w1", CUTOFF + 10_000, 160, 70))]);
     const r = db.$client
       .prepare("SELECT prefix_query_delta AS q, prefix_hit_delta AS h FROM worker_stats_1m WHERE minute = ?")
       .get(CUTOFF) as {

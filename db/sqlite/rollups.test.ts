@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { testDb, testCaller } from "../../test/db";
 import { minimal, parsed, stats, T0 } from "../../test/events";
-import { storeEvents } from "./ingest";
+import { insertEvents } from "./ingest";
 import { rolledRequestCount } from "../store/overview";
 import { rawDecisionBuckets, rawTokenBuckets, rolledDecisionBuckets, rolledTokenBuckets } from "../store/routing";
 import { sqliteStore } from "../store/store";
@@ -34,7 +34,7 @@ function seed() {
       }),
     ),
   );
-  storeEvents(db, [...requests, ...decisions]);
+  insertEvents(db, [...requests, ...decisions]);
   return db;
 }
 
@@ -54,7 +54,7 @@ describe("request and routing rollups", () => {
         }),
       ),
     ];
-    expect(storeEvents(db, again)).toEqual(["duplicate"]);
+    expect(insertEvents(db, again)).toEqual(["duplicate"]);
     const s = sqliteStore(db);
     expect(await rolledRequestCount(s, T0, T0 + 6 * HOUR)).toBe(600);
     const histogramTotal = db.$client.prepare("SELECT sum(n) FROM request_ttft_1m").pluck().get();
@@ -108,11 +108,11 @@ describe("15-minute rollups", () => {
         }),
       ),
     );
-    for (let i = 0; i < samples.length; i += 97) storeEvents(db, samples.slice(i, i + 97));
+    for (let i = 0; i < samples.length; i += 97) insertEvents(db, samples.slice(i, i + 97));
     const decisions = Array.from({ length: 200 }, (_, i) =>
       parsed(minimal["route.decision"]({ id: `rd-${i}`, ts: T0 + i * 50_000, chosen_worker_id: i % 2 ? "w1" : "w2" })),
     );
-    for (let i = 0; i < decisions.length; i += 33) storeEvents(db, decisions.slice(i, i + 33));
+    for (let i = 0; i < decisions.length; i += 33) insertEvents(db, decisions.slice(i, i + 33));
     const q = (sql: string) => db.$client.prepare(sql).all();
     expect(q("SELECT * FROM worker_stats_15m ORDER BY worker_id, minute")).toEqual(
       q(`SELECT worker_id, minute - minute % 900000 AS minute, sum(samples) AS samples, sum(kv_active_sum) AS kv_active_sum, max(kv_active_max) AS kv_active_max,

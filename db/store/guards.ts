@@ -3,7 +3,7 @@ import type { AckRow } from "../rows/impact";
 import type { Store } from "./store";
 
 // Rows of policy_guards and policy_acks on either engine. What a guard decides and does (publish, trip, roll back) is
-// server/control/guard-store.ts's; acks arrive as policy.ack events through ingest.
+// server/control/guard-records.ts's; acks arrive as policy.ack events through ingest.
 
 type T = Store["t"];
 export type GuardRow = T["policyGuards"]["$inferSelect"];

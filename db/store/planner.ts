@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, lt, ne, or, sql } from "drizzle-orm";
 import type { PlannerBucket } from "../rows/planner";
-import { binary } from "./sessions";
+import { binary } from "./session-list";
 import { bucketOf, num } from "./sql";
 import type { Store } from "./store";
 

@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, lt, sql, type AnyColumn } from "drizzle-orm";
 import type { KvbmRow, KvTierRow, RequestTierRow } from "../rows/tiers";
-import { binary } from "./sessions";
+import { binary } from "./session-list";
 import { num } from "./sql";
 import type { Store } from "./store";
 

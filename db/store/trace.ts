@@ -2,7 +2,7 @@ import { asc, desc, eq, sql } from "drizzle-orm";
 import { candidatesJson } from "../codecs/candidates";
 import { decodePolicyVersions } from "../codecs/request-json";
 import { decisionColumns, type DecisionListRow } from "./routing";
-import type { ReasoningRow, ToolRow, TurnRow } from "../rows/sessions";
+import type { ReasoningRow, ToolRow, TurnRow } from "../rows/trace";
 import { sessionTables } from "./session-tables";
 import type { Store } from "./store";
 

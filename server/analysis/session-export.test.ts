@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sessionExport } from "./session-export";
-import { assembleSession, type ReasoningRow, type ToolRow, type TurnRow } from "./sessions";
+import { assembleSession, type ReasoningRow, type ToolRow, type TurnRow } from "./session-assembly";
 
 const T = 1_764_400_000_000;
 const turn = (o: Partial<TurnRow>): TurnRow => ({

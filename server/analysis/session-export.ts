@@ -1,4 +1,4 @@
-import type { assembleSession, ReasoningRow, Tool, Turn } from "./sessions";
+import type { assembleSession, ReasoningRow, Tool, Turn } from "./session-assembly";
 
 // The public session export (`switchyard.session.v1`): every key snake_case like the ingest contract; times Unix ms,
 // durations ms. The README documents it field by field; session-export.test.ts walks an export for camelCase keys.

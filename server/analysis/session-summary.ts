@@ -2,7 +2,7 @@
 import { CAUSES, emptyCauses, type CauseTokens } from "../../lib/attribution";
 import { quantile } from "../../lib/quantile";
 import type { SummaryTurnRow } from "../../db/rows/session-summaries";
-import { mergeHarnessTurns } from "./sessions";
+import { mergeHarnessTurns } from "./session-assembly";
 
 /** What a summary needs of one stored request; causes null before attribution. */
 export type SummaryTurn = SummaryTurnRow;

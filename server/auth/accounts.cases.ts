@@ -18,7 +18,7 @@ import {
 } from "./accounts";
 import type { Actor } from "./roles";
 import { digestHex } from "./secrets";
-import { sessionActor, startSession } from "./sessions";
+import { sessionActor, startSession } from "./sign-in-sessions";
 import { createToken, ensureConfiguredTokens, ingestTokenMatch, tokenActor } from "./tokens";
 
 // Accounts, invitations, one-time links, tokens and the start-up account steps over the store, written once and run

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../db/store/store";
 import type { StoreEngine, TwoStores } from "../../test/stores";
 import { requestActor } from "./request";
-import { endSession, SESSION_COOKIE, sessionActor, startSession } from "./sessions";
+import { endSession, SESSION_COOKIE, sessionActor, startSession } from "./sign-in-sessions";
 import { tokenActor } from "./tokens";
 import { digestHex } from "./secrets";
 

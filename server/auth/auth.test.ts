@@ -8,7 +8,7 @@ import { ensureDemoAdmin } from "./accounts";
 import { mutationAllowed, type OriginHeaders } from "./origin";
 import { satisfies, scopeRole } from "./roles";
 import { hashPassword, verifyPassword } from "./secrets";
-import { endSession, readCookie, sessionActor, sessionCookie, startSession } from "./sessions";
+import { endSession, readCookie, sessionActor, sessionCookie, startSession } from "./sign-in-sessions";
 import { createToken, tokenActor } from "./tokens";
 
 // Passwords, sessions, token scopes, origins and roles. Accounts, links and the start-up token steps run on both

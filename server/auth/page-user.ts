@@ -5,7 +5,7 @@ import { serverStore } from "../runtime";
 import { isPublicPage } from "./csp";
 import { SESSION_COOKIE } from "./constants";
 import type { Actor } from "./roles";
-import { sessionActor } from "./sessions";
+import { sessionActor } from "./sign-in-sessions";
 
 /** The signed-in user of a page request; a non-public page without a valid session redirects to sign-in. */
 export async function pageUser(): Promise<Actor | null> {

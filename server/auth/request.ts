@@ -1,7 +1,7 @@
 import type { Store } from "../../db/store/store";
 import type { Actor } from "./roles";
 import { mutationAllowed } from "./origin";
-import { readCookie, SESSION_COOKIE, sessionActor } from "./sessions";
+import { readCookie, SESSION_COOKIE, sessionActor } from "./sign-in-sessions";
 import { bearerValue, tokenActor } from "./tokens";
 
 /** The caller of an HTTP request: a bearer API token, else the session cookie; null when neither is valid. */

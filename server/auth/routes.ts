@@ -7,7 +7,7 @@ import { readBodyLimited } from "../http";
 import { serverStore } from "../runtime";
 import { isHttps, sameOriginRequest } from "./request";
 import { DEVICE_COOKIE, deviceCookie, rememberDevice } from "./devices";
-import { readCookie, sessionCookie, startSession } from "./sessions";
+import { readCookie, sessionCookie, startSession } from "./sign-in-sessions";
 
 const MAX_AUTH_BODY = 8 * 1024;
 

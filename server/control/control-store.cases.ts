@@ -1,18 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../../db/sqlite/client";
 import type { PgDb } from "../../db/pg/client";
-import { storeEventsPg } from "../../db/pg/ingest";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEventsPg } from "../../db/pg/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { latestVersionNumbers, listAudit, listStatuses, listVersions, publishedBetween } from "../../db/store/control";
 import { acksFrom, guardByKey, guardRollbacksBetween } from "../../db/store/guards";
 import type { Store } from "../../db/store/store";
 import { minimal, parsed, T0 } from "../../test/events";
 import type { StoreEngine, TwoStores } from "../../test/stores";
-import { publishGuarded, tripGuard } from "./guard-store";
+import { publishGuarded, tripGuard } from "./guard-records";
 import type { PolicyKind } from "../../lib/policies/policies";
 import { startLeader } from "../jobs/leader";
 import { reconcileOnce, startReconciler, type Adapters, type PushResult } from "./reconciler";
-import { publishVersion, removeTarget, rollbackVersion, upsertTarget } from "./store";
+import { publishVersion, removeTarget, rollbackVersion, upsertTarget } from "./publish";
 
 // The control plane's store, written once and run on each engine (control-store.test.ts: SQLite;
 // control-store.pg.test.ts: PostgreSQL), each time with two connections to one database: two dashboard processes.
@@ -44,8 +44,8 @@ async function ingestAcks(s: Store, acks: { version: number; ts: number; status?
       }),
     ),
   );
-  if (s.engine === "pg") await storeEventsPg(s.db as unknown as PgDb, rows);
-  else storeEvents(s.db as unknown as Db, rows);
+  if (s.engine === "pg") await insertEventsPg(s.db as unknown as PgDb, rows);
+  else insertEvents(s.db as unknown as Db, rows);
 }
 
 class FakeTarget {

@@ -2,7 +2,7 @@ import type { Span, WindowRows } from "../../db/rows/impact";
 import { latestVersionNumbers } from "../../db/store/control";
 import { acksFrom, openGuards, type GuardRow } from "../../db/store/guards";
 import type { Store } from "../../db/store/store";
-import { saveGuardState, tripGuard } from "./guard-store";
+import { saveGuardState, tripGuard } from "./guard-records";
 import { ackTimes } from "../analysis/impact";
 import { errorMessage, log } from "../observability/logger";
 import { startPasses } from "./passes";

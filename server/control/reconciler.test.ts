@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { listStatuses, listTargets, type TargetRow } from "../../db/store/control";
 import { sqliteStore } from "../../db/store/store";
-import { publishVersion, upsertTarget } from "./store";
+import { publishVersion, upsertTarget } from "./publish";
 import { SECRET_MARKER } from "../../lib/policies/targets";
 import { openSecret } from "../auth/secret-box";
 import { secretKey } from "../auth/stored-secrets";

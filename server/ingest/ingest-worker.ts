@@ -30,7 +30,7 @@ const gate = shared ? new WriteGate(shared) : undefined;
 // The pool's checkpoint thread copies the WAL into the database file (checkpoint-worker.ts): a commit here never
 // runs the checkpoint itself, which would hold up the next batch's write turn for the time it takes.
 db.$client.pragma("wal_autocheckpoint = 0");
-// Another connection's write (attribution, the dashboard) is waited for by storeEvents' own retries, which take the
+// Another connection's write (attribution, the dashboard) is waited for by insertEvents' own retries, which take the
 // lock within a fraction of a millisecond of its release, not by SQLite's busy handler (sleeps of up to 100 ms).
 db.$client.pragma("busy_timeout = 0");
 const LOCK_WAIT_MS = 5_000;

@@ -1,5 +1,5 @@
 import { isBusy, type Db } from "../../db/sqlite/client";
-import { prepareEvents, storeEvents } from "../../db/sqlite/ingest";
+import { prepareEvents, insertEvents } from "../../db/sqlite/ingest";
 import { decodeBody, validateItems, type BatchReply } from "./batch";
 import { parseLifted, parseLiftedItem } from "./lift-hashes";
 import { resolvePrefix } from "./prefix";
@@ -13,7 +13,7 @@ import { answerBatch, type IngestTally } from "./tally";
 export type IngestOptions = {
   sender?: Sender;
   turn?: <T>(write: () => T) => T;
-  /** storeEvents' lockWaitMs: how long a batch retries taking a write lock another connection holds. */
+  /** insertEvents' lockWaitMs: how long a batch retries taking a write lock another connection holds. */
   lockWaitMs?: number;
 };
 
@@ -58,7 +58,7 @@ function ingestInTurn(
   const now = Date.now();
   const stored = inTurn(() => {
     if (batch)
-      return storeEvents(db, batch, {
+      return insertEvents(db, batch, {
         resolvePrefix,
         lockWaitMs,
         alsoInTransaction:

@@ -3,7 +3,7 @@ import type { Db } from "../../db/sqlite/client";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { ingestBody } from "./ingest";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { idKey } from "../../db/ingest/kv-rows";
 
 let db: Db;
@@ -12,7 +12,7 @@ beforeEach(() => {
 });
 
 const M0 = T0 - (T0 % 60_000);
-const store = (raws: Raw[]) => storeEvents(db, raws.map(parsed));
+const store = (raws: Raw[]) => insertEvents(db, raws.map(parsed));
 const all = (sql: string, ...args: unknown[]) => db.$client.prepare(sql).all(...args) as Record<string, unknown>[];
 const stored = (id: string, ts: number, hashes: string[], o: Raw = {}) =>
   minimal["kv.stored"]({ id, ts, block_hashes: hashes, ...o });

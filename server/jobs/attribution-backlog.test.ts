@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { kvApplied } from "../../db/sqlite/attribution-index";
 import type { Db } from "../../db/sqlite/client";
 import { idKey } from "../../db/ingest/kv-rows";
@@ -75,13 +75,13 @@ describe("KV events needed before a request", () => {
   it("are the events up to its arrival, including events inserted late for an earlier time", () => {
     const db = testDb();
     const early = [stored("w1", T0 + 100, ["1"]), stored("w1", T0 + 200, ["2"]), stored("w1", T0 + 300, ["3"])];
-    storeEvents(db, early.map(parsed));
+    insertEvents(db, early.map(parsed));
     expect(kvNeededBy(db, T0 + 50)).toBe(0);
     expect(kvNeededBy(db, T0 + 100)).toBe(rowidOf(db, early[0]!.id));
     expect(kvNeededBy(db, T0 + 250)).toBe(rowidOf(db, early[1]!.id));
     const late = stored("w2", T0 + 20, ["4"]);
     const future = stored("w2", T0 + 5_000, ["5"]);
-    storeEvents(db, [parsed(late), parsed(future)]);
+    insertEvents(db, [parsed(late), parsed(future)]);
     expect(kvNeededBy(db, T0 + 120)).toBe(rowidOf(db, late.id));
     expect(kvNeededBy(db, T0 + 4_999)).toBe(rowidOf(db, late.id));
     expect(kvNeededBy(db, T0 + 5_000)).toBe(rowidOf(db, future.id));
@@ -90,12 +90,12 @@ describe("KV events needed before a request", () => {
   it("a backlog is applied as the requests reach its times, with the same causes as applying it all first", () => {
     const events = busyMinute().map(parsed);
     const all = testDb();
-    storeEvents(all, events);
+    insertEvents(all, events);
     while (applyKvEvents(all, 1_000) > 0);
     runAttribution(all);
 
     const db = testDb();
-    storeEvents(db, events);
+    insertEvents(db, events);
     const kvTotal = db.$client.prepare("SELECT count(*) FROM kv_events").pluck().get() as number;
     let r = attributionStep(db);
     while (r.requests === 0) r = attributionStep(db);
@@ -114,11 +114,11 @@ describe("the pause while ingest is busy", () => {
   it("runs before each of the job's transactions, never inside one, and changes no cause", () => {
     const events = busyMinute().map(parsed);
     const plain = testDb();
-    storeEvents(plain, events);
+    insertEvents(plain, events);
     runAttribution(plain);
 
     const db = testDb();
-    storeEvents(db, events);
+    insertEvents(db, events);
     let pauses = 0;
     let inside = 0;
     runAttribution(db, 1_000_000, Infinity, () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0 } from "../../test/events";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { describeLag } from "../../lib/attribution-lag";
 import { attributionLagOf, runAttribution } from "./attribution";
 
@@ -45,7 +45,7 @@ describe("attribution lag", () => {
   ] as const)("%s", (_, turns, text) => {
     const now = T0 + 3_600_000;
     const db = testDb();
-    storeEvents(
+    insertEvents(
       db,
       turns.map(([at, end]) => parsed(turn(now - at, now - end))),
     );

@@ -3,8 +3,8 @@
 // session_summaries compared row for row.
 import { afterEach, describe, expect, it } from "vitest";
 import type { PgDb } from "../../db/pg/client";
-import { storeEventsPg } from "../../db/pg/ingest";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEventsPg } from "../../db/pg/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import type { IngestRow } from "../../db/rows/ingest";
 import type { Db } from "../../db/sqlite/client";
 import { testDb } from "../../test/db";
@@ -193,8 +193,8 @@ describe.skipIf(!PG_TEST_URL)("the attribution job on PostgreSQL gives SQLite's 
   it.each(CASES)("%s", async (_name, make) => {
     const events = make().map(parsed);
     const out = await both(async (db, pg) => {
-      storeEvents(db, events);
-      await storeEventsPg(pg, events as IngestRow[]);
+      insertEvents(db, events);
+      await insertEventsPg(pg, events as IngestRow[]);
     });
     expect(out[0]!.sqlite.length).toBe(events.filter((e) => e.kind === "request").length);
     for (const t of out) expect({ table: t.table, rows: t.pg }).toEqual({ table: t.table, rows: t.sqlite });
@@ -231,7 +231,7 @@ describe.skipIf(!PG_TEST_URL)("the attribution job on PostgreSQL gives SQLite's 
       await open`BEGIN`;
       await open`INSERT INTO requests (id, ts, request_id, api, model, arrived_at, input_tokens, cached_tokens, output_tokens, status)
         VALUES ('in-flight', ${T0}, 'r-open', 'chat', 'm', ${T0}, 8, 0, 4, 'ok')`;
-      await storeEventsPg(pg, [parsed(req({ rid: "r-later", at: T0 + 10, worker: "w1", seq: A }))] as IngestRow[]);
+      await insertEventsPg(pg, [parsed(req({ rid: "r-later", at: T0 + 10, worker: "w1", seq: A }))] as IngestRow[]);
       // Not caught up while the earlier row's transaction is open: a few steps read nothing and say so.
       expect((await runAttributionPg(job, 20)).caughtUp).toBe(false);
       expect(await causes()).toEqual([]);
@@ -252,7 +252,7 @@ describe.skipIf(!PG_TEST_URL)("the attribution job on PostgreSQL gives SQLite's 
     const count = async (t: string) => Number((await pg.$client.unsafe(`SELECT count(*) AS n FROM ${t}`))[0]!.n);
     const ended = CASES[2]![1]().map(parsed);
     const resident = [stored("w9", T0, ["5001", "5002"])].map(parsed);
-    await storeEventsPg(pg, [...ended, ...resident] as IngestRow[]);
+    await insertEventsPg(pg, [...ended, ...resident] as IngestRow[]);
     const job = pgAttribution(pg, 0);
     await runAttributionPg(job);
     const [blocks, locals] = [await count("attr_blocks"), await count("attr_local")];
@@ -272,7 +272,7 @@ describe.skipIf(!PG_TEST_URL)("the attribution job on PostgreSQL gives SQLite's 
     const stop = startAttributionThread({ databaseUrl: fresh.url }, 24);
     try {
       const events = CASES[1]![1]().map(parsed);
-      await storeEventsPg(fresh.pg, events as IngestRow[]);
+      await insertEventsPg(fresh.pg, events as IngestRow[]);
       const judged = async () => Number((await fresh.pg.$client`SELECT count(*) AS n FROM request_causes`)[0]!.n);
       const until = Date.now() + 60_000;
       while ((await judged()) < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import type { Db } from "../../db/sqlite/client";
 import { runAttribution } from "./attribution";
 
@@ -68,7 +68,7 @@ function causesOf(db: Db, rid: string) {
 
 function run(events: Raw[]): Db {
   const db = testDb();
-  storeEvents(db, events.map(parsed));
+  insertEvents(db, events.map(parsed));
   runAttribution(db);
   return db;
 }
@@ -176,7 +176,7 @@ describe("attribution job", () => {
       stored("w1", T0 + 10, A),
       removed("w1", T0 + 20, A, "ttl"),
     ]);
-    storeEvents(db, [parsed(req({ rid: "r2", at: T0 + 100, worker: "w1", seq: A, local: LA }))]);
+    insertEvents(db, [parsed(req({ rid: "r2", at: T0 + 100, worker: "w1", seq: A, local: LA }))]);
     expect(runAttribution(db).requests).toBe(1);
     expect(causesOf(db, "r2")).toMatchObject({ evicted: 12, reason: "ttl" });
   });

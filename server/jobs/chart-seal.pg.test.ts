@@ -4,7 +4,7 @@ import { pgStore, type Store } from "../../db/store/store";
 import type { IngestRow } from "../../db/rows/ingest";
 import type { PgDb } from "../../db/pg/client";
 import { CHART_CHUNK_MS, chunkOf, ROLLUP_LOCK, trimChartChunksPg } from "../../db/pg/chart-chunks";
-import { storeEventsPg } from "../../db/pg/ingest";
+import { insertEventsPg } from "../../db/pg/ingest";
 import { parsed, stats, T0 } from "../../test/events";
 import { freshPg, PG_TEST_URL } from "../../test/pg";
 import { sealChartChunks, startChartSealer } from "./chart-seal";
@@ -44,7 +44,7 @@ describe.skipIf(!PG_TEST_URL)("chart chunks on PostgreSQL", () => {
     ({ pg, drop } = await freshPg());
     store = pgStore(pg);
     const rows = samples(START, END);
-    for (let i = 0; i < rows.length; i += 300) await storeEventsPg(pg, rows.slice(i, i + 300));
+    for (let i = 0; i < rows.length; i += 300) await insertEventsPg(pg, rows.slice(i, i + 300));
   });
   afterAll(() => drop?.());
 
@@ -120,7 +120,7 @@ describe.skipIf(!PG_TEST_URL)("chart chunks on PostgreSQL", () => {
       })),
       ...samples(h - 7 * MIN, h - 6 * MIN, ["w9"]),
     ].sort((a, b) => a.ts - b.ts);
-    await storeEventsPg(pg, late as IngestRow[]);
+    await insertEventsPg(pg, late as IngestRow[]);
     expect(await horizon()).toBe(h);
     const ws = await read(START - 30 * MIN, END + MIN);
     expect(ws.map((w) => w.workerId)).toEqual(["w1", "w2", "w3", "w9"]);
@@ -129,7 +129,7 @@ describe.skipIf(!PG_TEST_URL)("chart chunks on PostgreSQL", () => {
 
   it("the leader's sealer seals on start, and its stop waits for that pass", async () => {
     const before = await horizon();
-    await storeEventsPg(pg, samples(END, END + 20 * MIN));
+    await insertEventsPg(pg, samples(END, END + 20 * MIN));
     // Another process's rollup write holds the lock: the pass waits for it, and so does stop.
     const other = await pg.$client.reserve();
     await other`BEGIN`;

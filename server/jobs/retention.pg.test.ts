@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PgDb } from "../../db/pg/client";
-import { storeEventsPg } from "../../db/pg/ingest";
+import { insertEventsPg } from "../../db/pg/ingest";
 import { DAY_MS, dayOf, listPartitions } from "../../db/pg/partitions";
 import type { IngestRow } from "../../db/rows/ingest";
 import { minimal, parsed, T0 } from "../../test/events";
@@ -33,7 +33,7 @@ describe.skipIf(!PG_TEST_URL)("retention sweep on PostgreSQL", () => {
         ),
       ];
     });
-    await storeEventsPg(pg, events.map(parsed) as IngestRow[]);
+    await insertEventsPg(pg, events.map(parsed) as IngestRow[]);
     const minutes = [0, 1, 2, 3].map((d) => d0 + d * DAY_MS);
     for (const m of minutes)
       await pg.$client.unsafe(

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { retentionCutoff, retentionSweep, startRetentionSweeper, sweepRetention, tierCutoffs } from "./retention";
 
 const HOUR = 3_600_000;
@@ -61,7 +61,7 @@ describe("sweepRetention", () => {
       minimal.request({ id: "new-r", request_id: "new-r", ts: now - DAY, arrived_at: now - DAY, session_id: "s-new" }),
     );
     raws.push(stats("w1", now - 2 * DAY, 0, 0), stats("w1", now - HOUR, 10, 5));
-    storeEvents(db, raws.map(parsed));
+    insertEvents(db, raws.map(parsed));
     const rollups = count(db, "requests_1m");
     let pauses = 0;
 
@@ -85,7 +85,7 @@ describe("sweepRetention", () => {
 
   it("drops rollups after 400 days", async () => {
     const db = testDb();
-    storeEvents(db, [parsed(minimal.request({ id: "ancient", ts: T0, arrived_at: T0 }))]);
+    insertEvents(db, [parsed(minimal.request({ id: "ancient", ts: T0, arrived_at: T0 }))]);
     const r = await sweepRetention(db, tierCutoffs(T0 + 401 * DAY, { rawHours: 24, days: 30 }));
     expect(r.deleted).toMatchObject({ requests: 1, requests_1m: 1 });
     expect(count(db, "requests_1m")).toBe(0);
@@ -102,7 +102,7 @@ describe("startRetentionSweeper", () => {
     vi.useFakeTimers();
     vi.spyOn(log(), "info").mockImplementation(() => {});
     const db = testDb();
-    storeEvents(
+    insertEvents(
       db,
       [0, 1, 2, 3].map((h) => parsed(stats("w1", T0 + h * HOUR, 0, 0))),
     );

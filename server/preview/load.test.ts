@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type Db } from "../../db/sqlite/client";
 import { chainsOf } from "../../db/sqlite/chains";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { runScenario, T0 } from "../sim/test-support";
 import { AFTER_MS, loadWindow, sharedPairs, WARMUP_MS } from "./load";
@@ -27,7 +27,7 @@ beforeAll(() => {
     const p = parseEvent(JSON.parse(JSON.stringify(e)));
     if (p.ok) events.push(p.event);
   }
-  for (let i = 0; i < events.length; i += 2000) storeEvents(db, events.slice(i, i + 2000));
+  for (let i = 0; i < events.length; i += 2000) insertEvents(db, events.slice(i, i + 2000));
 }, 60_000);
 
 afterAll(() => {

@@ -8,7 +8,7 @@ import { clusterShape, type ClusterShape } from "./cluster-shape";
 import { RunCollector } from "./collector";
 import { prefixShapes, type PrefixShape } from "./prefix-shape";
 import { RecordedReplay, type HeaderMode } from "./recorded-replay";
-import { compareSessions } from "./sessions";
+import { compareSessions } from "./session-deltas";
 import type { ClusterOverride, PreviewResult, ReplayInput, RunSummary } from "./types";
 
 // The replay engine: the recorded window played through the simulator's cluster model twice — under the policies in

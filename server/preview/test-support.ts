@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDb, type Db } from "../../db/sqlite/client";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { runScenario, T0 } from "../sim/test-support";
 import { preparePreview } from "./request";
@@ -36,6 +36,6 @@ export function recordedPressure(prefix: string): { dir: string; file: string; d
     const p = parseEvent(JSON.parse(JSON.stringify(e)));
     if (p.ok) events.push(p.event);
   }
-  for (let i = 0; i < events.length; i += 2000) storeEvents(db, events.slice(i, i + 2000));
+  for (let i = 0; i < events.length; i += 2000) insertEvents(db, events.slice(i, i + 2000));
   return { dir, file, db };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../db/sqlite/client";
-import { storeEventsPg } from "../../db/pg/ingest";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEventsPg } from "../../db/pg/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import type { IngestRow } from "../../db/rows/ingest";
 import { pgStore, type Store } from "../../db/store/store";
 import { testDb } from "../../test/db";
@@ -27,12 +27,12 @@ describe.skipIf(!PG_TEST_URL)("the preview's window on PostgreSQL", () => {
   beforeAll(async () => {
     const events = recordedEvents();
     db = testDb();
-    for (let i = 0; i < events.length; i += 2000) storeEvents(db, events.slice(i, i + 2000));
+    for (let i = 0; i < events.length; i += 2000) insertEvents(db, events.slice(i, i + 2000));
     const fresh = await freshPg();
     ({ url, drop } = fresh);
     store = pgStore(fresh.pg);
     for (let i = 0; i < events.length; i += 2000)
-      await storeEventsPg(fresh.pg, events.slice(i, i + 2000) as IngestRow[]);
+      await insertEventsPg(fresh.pg, events.slice(i, i + 2000) as IngestRow[]);
   }, 120_000);
   afterAll(async () => {
     db?.$client.close();

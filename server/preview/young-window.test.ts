@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openDb } from "../../db/sqlite/client";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { runScenario, T0 } from "../sim/test-support";
 import { computePreview } from "./compute";
@@ -19,7 +19,7 @@ describe("preview of a window longer than the recording", () => {
       const p = parseEvent(JSON.parse(JSON.stringify(e)));
       if (p.ok) events.push(p.event);
     }
-    for (let i = 0; i < events.length; i += 2000) storeEvents(db, events.slice(i, i + 2000));
+    for (let i = 0; i < events.length; i += 2000) insertEvents(db, events.slice(i, i + 2000));
     const to = T0 + seconds * 1000;
     const window = { from: to - 3_600_000, to };
     const r = await computePreview(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { sqliteStore } from "../../db/store/store";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0 } from "../../test/events";
@@ -10,7 +10,7 @@ const HOUR = 3_600_000;
 /** 600 requests over six hours, one every 36 s: TTFT is 100 + i ms, so quantiles are known exactly. */
 function seed() {
   const db = testDb();
-  storeEvents(
+  insertEvents(
     db,
     Array.from({ length: 600 }, (_, i) =>
       parsed(

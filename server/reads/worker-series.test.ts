@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Db } from "../../db/sqlite/client";
 import { testCaller, testDb } from "../../test/db";
 import { parsed, stats, T0, type Raw } from "../../test/events";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { deleteRawBefore } from "../../db/sqlite/retention";
 import { sqliteStore } from "../../db/store/store";
 import { columnsOfRows } from "../analysis/workers";
@@ -91,7 +91,7 @@ function expectedSeries(raws: Raw[], from: number, to: number, step: number): Ro
 function seeded(size: number): Db {
   const db = testDb();
   const all = samples().map(parsed);
-  for (let i = 0; i < all.length; i += size) storeEvents(db, all.slice(i, i + size));
+  for (let i = 0; i < all.length; i += size) insertEvents(db, all.slice(i, i + size));
   return db;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sqliteStore } from "../../db/store/store";
-import { publishVersion } from "../control/store";
+import { publishVersion } from "../control/publish";
 import { testCaller, testDb } from "../../test/db";
 
 const NOW = 1_764_417_600_000;

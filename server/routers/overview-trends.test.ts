@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
 
@@ -21,7 +21,7 @@ describe("overview.trends", () => {
     // One worker reporting around FROM+3min: counters move by 1000 queried / 750 hit, KV at 25 %.
     raws.push(stats("w1", FROM + 3 * MIN - 5_000, 0, 0, { kv_active_blocks: 250, kv_total_blocks: 1000 }));
     raws.push(stats("w1", FROM + 3 * MIN + 1_000, 1000, 750, { kv_active_blocks: 250, kv_total_blocks: 1000 }));
-    storeEvents(db, raws.map(parsed));
+    insertEvents(db, raws.map(parsed));
 
     const t = await testCaller(db, () => NOW).overview.trends({ preset: "15m" });
     expect(t.step).toBe(10_000);
@@ -53,7 +53,7 @@ describe("overview.trends", () => {
           itl_ms_p95: p95,
         }),
       );
-    storeEvents(db, [...reqs(FROM + MIN, "a"), ...reqs(NOW - 3 * 3_600_000, "b")].map(parsed));
+    insertEvents(db, [...reqs(FROM + MIN, "a"), ...reqs(NOW - 3 * 3_600_000, "b")].map(parsed));
     const recent = await testCaller(db, () => NOW).overview.trends({ preset: "15m" });
     expect(recent.points.map((p) => p.itlP95Ms)).toEqual([200]);
     const old = await testCaller(db, () => NOW).overview.trends({ preset: "6h" });
@@ -63,7 +63,7 @@ describe("overview.trends", () => {
 
   it("reads per-minute rollups for ranges over an hour", async () => {
     const db = testDb();
-    storeEvents(
+    insertEvents(
       db,
       [stats("w1", NOW - 3 * 3_600_000, 0, 0), stats("w1", NOW - 3 * 3_600_000 + 30_000, 400, 100)].map(parsed),
     );

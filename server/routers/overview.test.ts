@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../db/sqlite/client";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { SQLITE_PAGES } from "../../test/page-stores";
@@ -12,7 +12,7 @@ import { overviewCases } from "./overview.cases";
 overviewCases(SQLITE_PAGES);
 
 const FIXED_NOW = T0 + 3_600_000;
-const store = (db: Db, raws: Raw[]) => storeEvents(db, raws.map(parsed));
+const store = (db: Db, raws: Raw[]) => insertEvents(db, raws.map(parsed));
 
 describe("overview.summary attribution lag", () => {
   it("reports when the oldest unattributed request was stored (its event time, not its arrival), then caught up once the job ran", async () => {

@@ -13,10 +13,10 @@ import {
 import { guardsOf } from "../../db/store/guards";
 import type { Store } from "../../db/store/store";
 import { guardInput } from "../../lib/policies/guard-input";
-import { publishGuarded } from "../control/guard-store";
+import { publishGuarded } from "../control/guard-records";
 import { policySchemas, POLICY_KINDS, type PolicyKind } from "../../lib/policies/policies";
 import { rolloutView } from "../control/rollout";
-import { removeTarget, rollbackVersion, upsertTarget } from "../control/store";
+import { removeTarget, rollbackVersion, upsertTarget } from "../control/publish";
 import { redactConfig, targetInput } from "../../lib/policies/targets";
 import { diffDocuments, type PublishDecision } from "../../lib/policies/versions";
 import { AppError } from "../errors";

@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../db/sqlite/client";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { windowRows } from "../../db/store/impact";
 import { sqliteStore } from "../../db/store/store";
 import { testCaller, testDb } from "../../test/db";
@@ -39,7 +39,7 @@ const ack = (version: number, ts: number, status = "applied", target = "sim"): R
     status,
     ...(status === "rejected" ? { message: "refused: unknown field" } : {}),
   });
-const store = (db: Db, raws: Raw[]) => storeEvents(db, raws.map(parsed));
+const store = (db: Db, raws: Raw[]) => insertEvents(db, raws.map(parsed));
 const evaluate = (db: Db, now: number) =>
   evaluateGuards(sqliteStore(db), (span) => windowRows(sqliteStore(db), span), now);
 

@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { sqliteStore } from "../../db/store/store";
 import { testCaller, testDb } from "../../test/db";
 import { PRESSURE_RETENTION_CANDIDATE } from "../../test/preview-candidates";
@@ -49,7 +49,7 @@ beforeAll(() => {
     const p = parseEvent(JSON.parse(JSON.stringify(e)));
     if (p.ok) events.push(p.event);
   }
-  for (let i = 0; i < events.length; i += 2000) storeEvents(db, events.slice(i, i + 2000));
+  for (let i = 0; i < events.length; i += 2000) insertEvents(db, events.slice(i, i + 2000));
 });
 
 describe("previews router", () => {

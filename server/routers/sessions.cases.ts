@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionChainsOf } from "../../db/store/export";
-import { sessionSummary } from "../../db/store/sessions";
+import { sessionSummary } from "../../db/store/session-list";
 import type { Store } from "../../db/store/store";
 import type { PageEngine, PageStore } from "../../test/page-stores";
 import { minimal, parsed, T0, type Raw } from "../../test/events";

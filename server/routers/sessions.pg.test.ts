@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { causeBuckets, findingInputs } from "../../db/store/causes";
 import { sessionChainsOf } from "../../db/store/export";
 import { windowRows } from "../../db/store/impact";
-import { sessionFacets, sessionsPage, SORTS, type SortKey } from "../../db/store/sessions";
+import { sessionFacets, sessionsPage, SORTS, type SortKey } from "../../db/store/session-list";
 import { decisionOf, traceRows } from "../../db/store/trace";
 import type { PageStore } from "../../test/page-stores";
 import { POSTGRES_SESSIONS, SQLITE_SESSIONS } from "../../test/session-stores";

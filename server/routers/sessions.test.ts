@@ -5,7 +5,7 @@ import { flattenLogs } from "../sources/otlp/decode";
 import { mapRecord } from "../sources/otlp/map";
 import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, T0 } from "../../test/events";
-import { storeEvents } from "../../db/sqlite/ingest";
+import { insertEvents } from "../../db/sqlite/ingest";
 import { runAttribution } from "../jobs/attribution";
 import { SQLITE_SESSIONS } from "../../test/session-stores";
 import { sessionsCases, sixSessions } from "./sessions.cases";
@@ -13,7 +13,7 @@ import { sessionsCases, sixSessions } from "./sessions.cases";
 // Six sessions whose first block (a per-session header) differs while the rest of the prompt is the same.
 function seeded() {
   const db = testDb();
-  storeEvents(db, sixSessions().map(parsed));
+  insertEvents(db, sixSessions().map(parsed));
   runAttribution(db);
   return testCaller(db, () => T0 + 120_000);
 }
@@ -90,7 +90,7 @@ describe("a model call reported by both the harness and the serving stack", () =
       output_tokens: 300,
       source: "sim",
     });
-    storeEvents(db, [...harness, cluster].map(parsed));
+    insertEvents(db, [...harness, cluster].map(parsed));
     runAttribution(db);
     return testCaller(db, () => CC + 60_000);
   }

@@ -1,13 +1,13 @@
 import "server-only";
 import { z } from "zod";
 import { causeBuckets, findingInputs } from "../../db/store/causes";
-import { sessionFacets, sessionsPage, SORTS, type SortKey } from "../../db/store/sessions";
+import { sessionFacets, sessionsPage, SORTS, type SortKey } from "../../db/store/session-list";
 import { decisionOf } from "../../db/store/trace";
 import { describeDecision } from "../analysis/routing";
 import { unstablePrefix, toolWaitResidency } from "../analysis/findings";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
-import { sessionTrace } from "../reads/sessions";
+import { sessionTrace } from "../reads/session-trace";
 import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
 

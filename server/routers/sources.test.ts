@@ -11,7 +11,7 @@ sourcesCases(SQLITE_PAGES);
 
 describe("sources.storage on a SQLite file", () => {
   it("reports the file and WAL sizes", async () => {
-    const { storeEvents } = await import("../../db/sqlite/ingest");
+    const { insertEvents } = await import("../../db/sqlite/ingest");
     const { minimal, parsed, T0 } = await import("../../test/events");
     const fs = await import("node:fs");
     const os = await import("node:os");
@@ -20,7 +20,7 @@ describe("sources.storage on a SQLite file", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-storage-"));
     const db = openDb(path.join(dir, "s.db"));
     try {
-      storeEvents(db, [
+      insertEvents(db, [
         parsed(minimal.request({ id: "r1", ts: T0 + 5, arrived_at: T0 })),
         parsed(minimal["kv.stored"]({ id: "k1", ts: T0 + 1_000 })),
       ]);

@@ -22,7 +22,7 @@ beforeAll(async () => {
   ({ GET } = await import("./route"));
   ({ serverEngine, serverStore } = await import("@/server/runtime"));
   const { createToken } = await import("@/server/auth/tokens");
-  const { startSession } = await import("@/server/auth/sessions");
+  const { startSession } = await import("@/server/auth/sign-in-sessions");
   const { insertUser } = await import("@/db/store/accounts");
   for (const scope of ["ingest", "read", "operate", "admin"] as const)
     tokens[scope] = (await createToken(serverStore(), { name: scope, scope, createdBy: "test" }, Date.now())).token;

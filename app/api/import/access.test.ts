@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertUser, revokeToken } from "@/db/store/accounts";
 import type { Store } from "@/db/store/store";
 import { SESSION_COOKIE } from "@/server/auth/constants";
-import { startSession } from "@/server/auth/sessions";
+import { startSession } from "@/server/auth/sign-in-sessions";
 import { createToken } from "@/server/auth/tokens";
 import { useTempServerEnv } from "@/test/server-env";
 

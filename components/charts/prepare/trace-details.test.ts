@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assembleSession, type ToolRow, type TurnRow } from "@/server/analysis/sessions";
+import { assembleSession, type ToolRow, type TurnRow } from "@/server/analysis/session-assembly";
 import { itemDetails, laneItems } from "./trace-details";
 
 const S = 1_764_400_000_000;

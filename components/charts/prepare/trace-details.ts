@@ -1,4 +1,4 @@
-import type { Lane, ReasoningRow, Tool, Turn } from "@/server/analysis/sessions";
+import type { Lane, ReasoningRow, Tool, Turn } from "@/server/analysis/session-assembly";
 import { formatCount, formatMs, NO_DATA } from "@/components/format";
 import { formatOffset } from "./timeline";
 

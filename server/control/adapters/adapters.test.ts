@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { listStatuses } from "../../../db/store/control";
 import { sqliteStore } from "../../../db/store/store";
-import { publishVersion, upsertTarget } from "../store";
+import { publishVersion, upsertTarget } from "../publish";
 import { testDb } from "../../../test/db";
 import { createControlServer } from "../../sim/control-api";
 import { SimController } from "../../sim/controller";

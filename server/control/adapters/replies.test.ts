@@ -6,7 +6,7 @@ import { sqliteStore } from "../../../db/store/store";
 import { testDb } from "../../../test/db";
 import { defaultPolicies } from "../../../lib/policies/policies";
 import { reconcileOnce } from "../reconciler";
-import { publishVersion, upsertTarget } from "../store";
+import { publishVersion, upsertTarget } from "../publish";
 import { targetConfigs } from "../../../lib/policies/targets";
 import { busyThresholdAdapter } from "./busy-threshold";
 import { replyErrors, replyMessage } from "./http";

@@ -1,5 +1,5 @@
 import type { PgDb } from "../../../db/pg/client";
-import { storeEventsPg } from "../../../db/pg/ingest";
+import { insertEventsPg } from "../../../db/pg/ingest";
 import { pgTransaction } from "../../../db/pg/client";
 import { recordSenderPg } from "../../../db/pg/sources";
 import type { BatchReply } from "../batch";
@@ -70,10 +70,10 @@ async function storeDecoded(
     sender &&
     ((tx: Parameters<typeof recordSenderPg>[0], accepted: number) =>
       recordSenderPg(tx, { ...senderIdentity(sender.source), ...sender }, accepted, now()));
-  let stored: Awaited<ReturnType<typeof storeEventsPg>> = [];
+  let stored: Awaited<ReturnType<typeof insertEventsPg>> = [];
   if (events.length) {
-    // storeEventsPg takes its turn synchronously, when called: the next body may go as soon as this call is made.
-    const storing = storeEventsPg(pg, events, {
+    // insertEventsPg takes its turn synchronously, when called: the next body may go as soon as this call is made.
+    const storing = insertEventsPg(pg, events, {
       resolvePrefix,
       alsoInTransaction: record && ((tx, out) => record(tx, out.filter((s) => s === "accepted").length)),
     });

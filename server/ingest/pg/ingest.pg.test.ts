@@ -2,10 +2,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { IngestRow } from "../../../db/rows/ingest";
 import type { PgDb } from "../../../db/pg/client";
-import { forgetRecentRequests, storeEventsPg } from "../../../db/pg/ingest";
+import { forgetRecentRequests, insertEventsPg } from "../../../db/pg/ingest";
 import { listPartitions } from "../../../db/pg/partitions";
 import { decodeHashes } from "../../../db/codecs/chains";
-import { storeEvents } from "../../../db/sqlite/ingest";
+import { insertEvents } from "../../../db/sqlite/ingest";
 import { idKey } from "../../../db/ingest/kv-rows";
 import { chainStringsOf } from "../../../db/sqlite/chains";
 import { testDb } from "../../../test/db";
@@ -48,7 +48,7 @@ function normal(row: Record<string, unknown> | undefined): Record<string, unknow
   );
 }
 
-describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
+describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (insertEventsPg)", () => {
   let pg: PgDb;
   let drop: () => Promise<void>;
   beforeAll(async () => {
@@ -63,7 +63,7 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
   /** The column a stored row is found by, and its value: KV events by their id's hash (as both engines key them). */
   const keyOf = (table: string, id: string): [string, string | number] =>
     table === "kv_events" ? ["id_key", idKey(id)] : ["id", id];
-  const store = (raws: Raw[]) => storeEventsPg(pg, rows(raws), { resolvePrefix });
+  const store = (raws: Raw[]) => insertEventsPg(pg, rows(raws), { resolvePrefix });
   const pgRow = async (table: string, id: string) => {
     const [column, value] = keyOf(table, id);
     return normal((await pg.$client.unsafe(`SELECT * FROM ${table} WHERE ${column} = $1`, [value]))[0]);
@@ -78,7 +78,7 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
     it.each(KINDS)("%s", async (kind) => {
       const event = fixtures[kind]();
       const sqlite = testDb();
-      expect(storeEvents(sqlite, rows([event]), { resolvePrefix })).toEqual(["accepted"]);
+      expect(insertEvents(sqlite, rows([event]), { resolvePrefix })).toEqual(["accepted"]);
       expect(await store([event])).toEqual(["accepted"]);
       const [column, value] = keyOf(TABLE[kind], String(event.id));
       const expected = sqlite.$client.prepare(`SELECT * FROM ${TABLE[kind]} WHERE ${column} = ?`).get(value) as Record<
@@ -135,7 +135,7 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
       [minimal.request({ id: "q" }), minimal.request({ id: "q", request_id: "other" }), minimal.tool({ id: "q" })],
     ];
     const sqlite = testDb();
-    for (const b of batches) expect(await store(b)).toEqual(storeEvents(sqlite, rows(b), { resolvePrefix }));
+    for (const b of batches) expect(await store(b)).toEqual(insertEvents(sqlite, rows(b), { resolvePrefix }));
   });
 
   // As on SQLite: events known by id alone are duplicates whichever day (partition) holds the first; those known by
@@ -157,14 +157,14 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
   it("stores nothing when the database refuses a row of the batch", async () => {
     const good = parsed(minimal["kv.cleared"]({ id: "a" })) as IngestRow;
     const broken = { ...parsed(minimal.request({ id: "b" })), api: null } as unknown as IngestRow;
-    await expect(storeEventsPg(pg, [good, broken])).rejects.toThrow();
+    await expect(insertEventsPg(pg, [good, broken])).rejects.toThrow();
     const overflow = { ...parsed(minimal["worker.stats"]({ id: "c" })), kv_active_blocks: 2 ** 40 } as IngestRow;
-    await expect(storeEventsPg(pg, [good, overflow])).rejects.toThrow();
+    await expect(insertEventsPg(pg, [good, overflow])).rejects.toThrow();
     const fraction = { ...parsed(minimal.tool({ id: "d" })), output_tokens: 1.5 } as IngestRow;
-    await expect(storeEventsPg(pg, [good, fraction])).rejects.toThrow();
+    await expect(insertEventsPg(pg, [good, fraction])).rejects.toThrow();
     // Valid JSON and valid for SQLite, but PostgreSQL's text has no NUL: the batch is refused whole, with the reason.
     const nul = parsed(minimal.tool({ id: "e", name: "a\u0000b" })) as IngestRow;
-    await expect(storeEventsPg(pg, [good, nul])).rejects.toThrow(/U\+0000/);
+    await expect(insertEventsPg(pg, [good, nul])).rejects.toThrow(/U\+0000/);
     expect(await Promise.all(ALL_TABLES.map(count))).toEqual(ALL_TABLES.map(() => 0));
   });
 
@@ -173,7 +173,7 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
       minimal["kv.cleared"]({ id: "a" }),
       minimal.request({ id: "b", request_id: "r2", prefix_of: { request_id: "r1", blocks: 1 } }),
     ]);
-    await expect(storeEventsPg(pg, batch)).rejects.toThrow(/no resolvePrefix/);
+    await expect(insertEventsPg(pg, batch)).rejects.toThrow(/no resolvePrefix/);
     expect(await count("kv_events")).toBe(0);
   });
 
@@ -247,7 +247,7 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
     ],
   ])("prefix_of as SQLite resolves it, stored whole: %s", async (_name, batches) => {
     const sqlite = testDb();
-    for (const b of batches) expect(await store(b)).toEqual(storeEvents(sqlite, rows(b), { resolvePrefix }));
+    for (const b of batches) expect(await store(b)).toEqual(insertEvents(sqlite, rows(b), { resolvePrefix }));
     const ids = sqlite.$client.prepare("SELECT id FROM requests ORDER BY id").pluck().all() as string[];
     const stored = await pg.$client<{ id: string; seq: Buffer | null; local: Buffer | null; chain_base: null }[]>`
       SELECT id, sequence_hashes AS seq, local_hashes AS local, chain_base FROM requests ORDER BY id`;
@@ -272,7 +272,7 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
     ];
     for (const b of batches) {
       forgetRecentRequests(pg);
-      expect(await store(b)).toEqual(storeEvents(sqlite, rows(b), { resolvePrefix }));
+      expect(await store(b)).toEqual(insertEvents(sqlite, rows(b), { resolvePrefix }));
     }
     const [r] = await pg.$client<{ seq: Buffer; local: Buffer }[]>`
       SELECT sequence_hashes AS seq, local_hashes AS local FROM requests WHERE id = 'ev-2'`;
@@ -339,7 +339,7 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (storeEventsPg)", () => {
   ])("workers table as on SQLite: %s", async (_name, batches) => {
     const sqlite = testDb();
     for (const b of batches) {
-      storeEvents(sqlite, rows(b));
+      insertEvents(sqlite, rows(b));
       await store(b);
     }
     const want = sqlite.$client.prepare("SELECT * FROM workers ORDER BY worker_id").all();

@@ -3,7 +3,7 @@ import { isBusy } from "@/db/sqlite/client";
 import { checkPassword } from "@/server/auth/accounts";
 import { DEVICE_COOKIE, knownDevice } from "@/server/auth/devices";
 import { clientAddress } from "@/server/auth/request";
-import { readCookie } from "@/server/auth/sessions";
+import { readCookie } from "@/server/auth/sign-in-sessions";
 import { authBody, signedIn } from "@/server/auth/routes";
 import { AppError } from "@/server/errors";
 import { errorResponse } from "@/server/http";

@@ -1,5 +1,5 @@
 import { isHttps, sameOriginRequest } from "@/server/auth/request";
-import { clearedSessionCookie, endSession, readCookie, SESSION_COOKIE } from "@/server/auth/sessions";
+import { clearedSessionCookie, endSession, readCookie, SESSION_COOKIE } from "@/server/auth/sign-in-sessions";
 import { serverStore } from "@/server/runtime";
 
 export const runtime = "nodejs";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "@/db/sqlite/client";
 import { insertUser } from "@/db/store/accounts";
 import { SESSION_COOKIE } from "@/server/auth/constants";
-import { startSession } from "@/server/auth/sessions";
+import { startSession } from "@/server/auth/sign-in-sessions";
 import { sqliteStore } from "@/db/store/store";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
 import type { PreviewResult } from "@/server/preview/types";

@@ -104,14 +104,14 @@ beforeAll(async () => {
   ({ restore } = await useTempServerEnv("switchyard-export-route-", TOKEN));
   ({ GET } = await import("./route"));
   const { serverEngine } = await import("@/server/runtime");
-  const { storeEvents } = await import("@/db/sqlite/ingest");
+  const { insertEvents } = await import("@/db/sqlite/ingest");
   const { runAttribution } = await import("@/server/jobs/attribution");
   const { createToken } = await import("@/server/auth/tokens");
   const db = serverEngine().db!;
   closeDb = () => db.$client.close();
   const { sqliteStore } = await import("@/db/store/store");
   readToken = (await createToken(sqliteStore(db), { name: "export test", scope: "read", createdBy: "test" }, T0)).token;
-  storeEvents(db, [...session(SID, "x", 100), ...session(ODD, "y", 200)].map(parsed));
+  insertEvents(db, [...session(SID, "x", 100), ...session(ODD, "y", 200)].map(parsed));
   const { ingestBody } = await import("@/server/ingest/ingest");
   expect(ingestBody(db, ndjson(chainTurns()), "application/x-ndjson")).toMatchObject({ accepted: 6, rejected: 0 });
   expect(runAttribution(db).caughtUp).toBe(true);

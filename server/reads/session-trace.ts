@@ -1,7 +1,7 @@
 import "server-only";
 import type { Store } from "../../db/store/store";
 import { traceRows } from "../../db/store/trace";
-import { assembleSession, mergeHarnessTurns } from "../analysis/sessions";
+import { assembleSession, mergeHarnessTurns } from "../analysis/session-assembly";
 import { AppError } from "../errors";
 
 // The session trace over the store (either engine): one session's rows assembled into lanes, turns and tools.

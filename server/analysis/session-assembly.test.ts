@@ -7,7 +7,7 @@ import {
   type ReasoningRow,
   type ToolRow,
   type TurnRow,
-} from "./sessions";
+} from "./session-assembly";
 
 const turn = (o: Partial<TurnRow>): TurnRow => ({
   id: o.requestId ?? "t",

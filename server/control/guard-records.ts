@@ -11,7 +11,7 @@ import type { Store } from "../../db/store/store";
 import type { GuardSpec } from "../../lib/policies/guard-input";
 import { measuredOf, type GuardDecision, type GuardState } from "./guard";
 import type { PolicyKind } from "../../lib/policies/policies";
-import { publishVersion, rollbackVersion, type PublishRequest } from "./store";
+import { publishVersion, rollbackVersion, type PublishRequest } from "./publish";
 import type { PublishDecision } from "../../lib/policies/versions";
 
 // What a guard does to the store (either engine): added with its version, its evaluation recorded, a trip rolled back,

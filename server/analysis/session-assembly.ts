@@ -2,8 +2,8 @@
 import { CAUSES, emptyCauses, type CauseTokens } from "../../lib/attribution";
 import { quantile } from "../../lib/quantile";
 import { runnerUp, type RouteCandidate } from "./routing";
-import type { TurnRow, ToolRow, ReasoningRow } from "../../db/rows/sessions";
-export type { TurnRow, ToolRow, ReasoningRow } from "../../db/rows/sessions";
+import type { TurnRow, ToolRow, ReasoningRow } from "../../db/rows/trace";
+export type { TurnRow, ToolRow, ReasoningRow } from "../../db/rows/trace";
 
 const MAIN = "(main)";
 

@@ -1,4 +1,4 @@
-// Rows the session queries return (db/store/sessions.ts, trace.ts), read by server/analysis/sessions.ts.
+// Rows the session queries return (db/store/session-list.ts, trace.ts), read by server/analysis/session-assembly.ts.
 
 /** A turn's recomputed prompt tokens per cause, as request_causes stores them (null on the turn: not attributed yet). */
 export type StoredCauses = { cold: number; diverged: number; evicted: number; routed_away: number; unknown: number };
