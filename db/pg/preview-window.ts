@@ -1,6 +1,6 @@
-import { and, asc, eq, gte, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gte, isNotNull, isNull, lt, or } from "drizzle-orm";
 import { kvEvents, requests } from "./schema";
-import type { FirstRunRow, StoredRunRow, WindowRequestRow, WindowWorkerRow } from "../rows/previews";
+import type { FirstRunRow, StoredRunRow, WindowRequestRow } from "../rows/previews";
 import { decodeAgentHints, decodePolicyVersions } from "../codecs/request-json";
 import type { Store } from "../store/store";
 
@@ -117,40 +117,4 @@ export async function storedRunsAfterPg(
     const e = ends(r.hashes);
     return e ? [{ parent: r.parent!, last: e.last, blocks: r.blocks, retentionClass: r.retentionClass }] : [];
   });
-}
-
-/** Trajectory (else session) ids with a request in [from, to), in no particular order. */
-export async function trajectoriesBetweenPg(s: Store, from: number, to: number): Promise<string[]> {
-  pgOnly(s);
-  const r = requests;
-  const id = sql<string>`coalesce(${r.trajectoryId}, ${r.sessionId})`;
-  const rows = await s.db
-    .selectDistinct({ id })
-    .from(r)
-    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), sql`${id} IS NOT NULL`));
-  return rows.map((x) => x.id);
-}
-
-/**
- * Workers up at some point in [from, to): seen by worker.up or a stats sample in it, or up before it and not down;
- * the largest KV size sampled in the window, else the registered one. By worker id, byte by byte. Either engine.
- */
-export async function windowWorkers(s: Store, from: number, to: number): Promise<WindowWorkerRow[]> {
-  const { workers: w, workerStats: st } = s.t;
-  const sampled = sql`(SELECT max(${st.kvTotalBlocks}) FROM ${st} WHERE ${st.workerId} = ${w.workerId} AND ${st.ts} >= ${from} AND ${st.ts} < ${to})`;
-  const id = s.engine === "pg" ? sql`${w.workerId} COLLATE "C"` : sql`${w.workerId}`;
-  return s.db
-    .select({
-      workerId: w.workerId,
-      role: w.role,
-      kvTotalBlocks: sql<number | null>`coalesce(${sampled}, ${w.kvTotalBlocks})`.mapWith((v: unknown) =>
-        v === null ? null : Number(v),
-      ),
-      blockSize: w.blockSize,
-    })
-    .from(w)
-    .where(
-      and(lt(w.firstSeen, to), or(isNull(w.downAt), gte(w.downAt, from), gte(w.lastSeen, from)), gte(w.lastSeen, from)),
-    )
-    .orderBy(asc(id));
 }

@@ -110,28 +110,3 @@ export function storedRunsAfter(
   }
   return out;
 }
-
-/** Trajectory ids with a request in [from, to) (those still going after a window). */
-export function trajectoriesBetween(db: Db, from: number, to: number): string[] {
-  return db.$client
-    .prepare(
-      "SELECT DISTINCT coalesce(trajectory_id, session_id) FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND coalesce(trajectory_id, session_id) IS NOT NULL",
-    )
-    .pluck()
-    .all(from, to) as string[];
-}
-
-/** Workers up at some point in [from, to): seen by worker.up or a stats sample in it, or up before it and not down. */
-export function windowWorkers(db: Db, from: number, to: number): WindowWorkerRow[] {
-  return db.$client
-    .prepare(
-      `SELECT w.worker_id AS workerId, w.role, coalesce(
-           (SELECT max(kv_total_blocks) FROM worker_stats s WHERE s.worker_id = w.worker_id AND s.ts >= @from AND s.ts < @to),
-           w.kv_total_blocks) AS kvTotalBlocks, w.block_size AS blockSize
-       FROM workers w
-       WHERE w.first_seen < @to AND (w.down_at IS NULL OR w.down_at >= @from OR w.last_seen >= @from)
-         AND w.last_seen >= @from
-       ORDER BY w.worker_id`,
-    )
-    .all({ from, to }) as WindowWorkerRow[];
-}

@@ -1,5 +1,7 @@
-import { and, count, desc, eq, gte, lt, max, sum } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, isNull, lt, max, or, sql, sum } from "drizzle-orm";
+import type { WindowWorkerRow } from "../rows/previews";
 import type { Store } from "./store";
+import { sessionTables } from "./session-tables";
 
 // The preview's kept results and its window check on either engine. Rows in, rows out: the replay and its decisions
 // live in server/preview.
@@ -94,4 +96,42 @@ export async function insertPreview(s: Store, row: Omit<StoredPreview, "id">): P
   const p = s.t.previewResults;
   const [kept] = await s.db.insert(p).values(row).returning({ id: p.id });
   return kept!.id;
+}
+
+// The recorded window's workers and trajectories, read alike on both engines (the replay's other reads are per
+// engine: db/sqlite/previews.ts decodes compact lists, db/pg/preview-window.ts reads whole ones).
+
+/** Trajectory (else session) ids with a request in [from, to), in no particular order. */
+export async function trajectoriesBetween(s: Store, from: number, to: number): Promise<string[]> {
+  const r = sessionTables(s).requests;
+  const id = sql<string>`coalesce(${r.trajectoryId}, ${r.sessionId})`;
+  const rows = await s.db
+    .selectDistinct({ id })
+    .from(r)
+    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), sql`${id} IS NOT NULL`));
+  return rows.map((x) => x.id);
+}
+
+/**
+ * Workers up at some point in [from, to): seen by worker.up or a stats sample in it, or up before it and not down;
+ * the largest KV size sampled in the window, else the registered one. By worker id, byte by byte.
+ */
+export async function windowWorkers(s: Store, from: number, to: number): Promise<WindowWorkerRow[]> {
+  const { workers: w, workerStats: st } = s.t;
+  const sampled = sql`(SELECT max(${st.kvTotalBlocks}) FROM ${st} WHERE ${st.workerId} = ${w.workerId} AND ${st.ts} >= ${from} AND ${st.ts} < ${to})`;
+  const id = s.engine === "pg" ? sql`${w.workerId} COLLATE "C"` : sql`${w.workerId}`;
+  return s.db
+    .select({
+      workerId: w.workerId,
+      role: w.role,
+      kvTotalBlocks: sql<number | null>`coalesce(${sampled}, ${w.kvTotalBlocks})`.mapWith((v: unknown) =>
+        v === null ? null : Number(v),
+      ),
+      blockSize: w.blockSize,
+    })
+    .from(w)
+    .where(
+      and(lt(w.firstSeen, to), or(isNull(w.downAt), gte(w.downAt, from), gte(w.lastSeen, from)), gte(w.lastSeen, from)),
+    )
+    .orderBy(asc(id));
 }

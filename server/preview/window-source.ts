@@ -1,22 +1,10 @@
 import type { Db } from "../../db/sqlite/client";
-import { versionDocumentSync } from "../../db/sqlite/policy-version-sync";
-import {
-  chainStartRuns,
-  storedRunsAfter,
-  trajectoriesBetween,
-  windowRequests,
-  windowWorkers,
-} from "../../db/sqlite/previews";
+import { chainStartRuns, storedRunsAfter, windowRequests } from "../../db/sqlite/previews";
 import type { FirstRunRow, StoredRunRow, WindowRequestRow, WindowWorkerRow } from "../../db/rows/previews";
 import { getVersion } from "../../db/store/control";
-import {
-  chainStartRunsPg,
-  storedRunsAfterPg,
-  trajectoriesBetweenPg,
-  windowRequestsPg,
-  windowWorkers as windowWorkersOf,
-} from "../../db/pg/preview-window";
-import type { Store } from "../../db/store/store";
+import { chainStartRunsPg, storedRunsAfterPg, windowRequestsPg } from "../../db/pg/preview-window";
+import { trajectoriesBetween, windowWorkers } from "../../db/store/previews";
+import { sqliteStore, type Store } from "../../db/store/store";
 
 // Where the replay reads its recorded window from: a SQLite file (its synchronous reader, which decodes the compact
 // chains and KV lists) or PostgreSQL through the store (chains and lists stored whole). Same rows from either.
@@ -34,15 +22,25 @@ export type WindowSource = {
   versionDocument(kind: string, version: number): Promise<{ document: unknown } | null>;
 };
 
-/** The window of a SQLite file, read synchronously (each answer already settled when returned). */
+/** What the window reads alike on both engines, through the store. */
+function storeReads(s: Store): Pick<WindowSource, "workers" | "trajectories" | "versionDocument"> {
+  return {
+    workers: (from, to) => windowWorkers(s, from, to),
+    trajectories: (from, to) => trajectoriesBetween(s, from, to),
+    versionDocument: async (kind, version) => {
+      const v = await getVersion(s, kind, version);
+      return v ? { document: v.document } : null;
+    },
+  };
+}
+
+/** The window of a SQLite file: requests and KV runs read synchronously (their compact forms decoded here). */
 export function sqliteWindow(db: Db): WindowSource {
   return {
     requests: async (from, to, limit) => windowRequests(db, from, to, limit),
     chainStarts: async (from, to, limit) => chainStartRuns(db, from, to, limit),
     runsAfter: async (w, parent, from, to, limit) => storedRunsAfter(db, w, parent, from, to, limit),
-    workers: async (from, to) => windowWorkers(db, from, to),
-    trajectories: async (from, to) => trajectoriesBetween(db, from, to),
-    versionDocument: async (kind, version) => versionDocumentSync(db, kind, version),
+    ...storeReads(sqliteStore(db)),
   };
 }
 
@@ -52,12 +50,7 @@ export function pgWindow(s: Store): WindowSource {
     requests: (from, to, limit) => windowRequestsPg(s, from, to, limit),
     chainStarts: (from, to, limit) => chainStartRunsPg(s, from, to, limit),
     runsAfter: (w, parent, from, to, limit) => storedRunsAfterPg(s, w, parent, from, to, limit),
-    workers: (from, to) => windowWorkersOf(s, from, to),
-    trajectories: (from, to) => trajectoriesBetweenPg(s, from, to),
-    versionDocument: async (kind, version) => {
-      const v = await getVersion(s, kind, version);
-      return v ? { document: v.document } : null;
-    },
+    ...storeReads(s),
   };
 }
 

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import type { WindowWorkerRow } from "../../db/rows/previews";
 import { listVersions, MAX_PAGE } from "../../db/store/control";
-import { windowWorkers } from "../../db/pg/preview-window";
+import { windowWorkers } from "../../db/store/previews";
 import { countWindowRequests, latestPreview, windowRequestStats } from "../../db/store/previews";
 import type { Store } from "../../db/store/store";
 import type { Actor } from "../auth/roles";
