@@ -1,5 +1,12 @@
 import type { Db } from "./client";
-import { encodeIntervals, withRemoved, withStored, decodeIntervals, type Interval } from "./attribution-intervals";
+import {
+  encodeIntervals,
+  residencyOf,
+  withRemoved,
+  withStored,
+  decodeIntervals,
+  type Interval,
+} from "./attribution-intervals";
 import { halvesOf } from "./attribution-block-table";
 import {
   EMPTY,
@@ -200,29 +207,7 @@ export function residenciesAt(
 }
 
 function factsOf(s: State, list: readonly Interval[], t: number, chosen: number): Residency {
-  const residentOn: string[] = [];
-  let rw = -1;
-  let rat = 0;
-  let rwhy = 0;
-  for (const v of list) {
-    let endAt = v.removedAt;
-    let why = v.why;
-    if (endAt === null && s.clears.size > 0) {
-      const e = endOf(s, v);
-      if (e) ({ at: endAt, why } = e);
-    }
-    if (v.storedAt <= t && (endAt === null || endAt > t)) residentOn.push(s.byId[v.w]!);
-    else if (endAt !== null && endAt <= t) {
-      const mine = Number(v.w === chosen) - Number(rw !== -1 && rw === chosen);
-      if (rw === -1 || mine > 0 || (mine === 0 && endAt > rat)) {
-        rw = v.w;
-        rat = endAt;
-        rwhy = why;
-      }
-    }
-  }
-  const lastRemoval = rw === -1 ? null : { reason: s.byId[rwhy] ?? "unknown", at: rat, workerId: s.byId[rw]! };
-  return { residentOn, lastRemoval };
+  return residencyOf(list, t, chosen, s.byId, s.clears.size > 0 ? (v) => endOf(s, v) : null);
 }
 
 /**

@@ -117,3 +117,47 @@ export function withRemoved(
   out[best] = { ...list[best]!, removedAt: ts, why };
   return out;
 }
+
+/** Where a block was resident at a time t, and its latest removal before t (the chosen worker's when it had one). */
+export type Residency = {
+  residentOn: readonly string[];
+  lastRemoval: { reason: string; at: number; workerId: string } | null;
+};
+
+/**
+ * What a block's interval list says at t, for a turn on worker id `chosen` (-2: none), on either engine: the workers
+ * it was resident on, and its latest removal before t (the chosen worker's when it had one, else the latest). Names
+ * are attr_names ids, read back through `byId`; `clearedEnd` gives an open interval's end from a later clear of its
+ * worker (null when no worker was ever cleared).
+ */
+export function residencyOf(
+  list: readonly Interval[],
+  t: number,
+  chosen: number,
+  byId: readonly string[],
+  clearedEnd: ((v: Interval) => { at: number; why: number } | null) | null,
+): Residency {
+  const residentOn: string[] = [];
+  let rw = -1;
+  let rat = 0;
+  let rwhy = 0;
+  for (const v of list) {
+    let endAt = v.removedAt;
+    let why = v.why;
+    if (endAt === null && clearedEnd) {
+      const e = clearedEnd(v);
+      if (e) ({ at: endAt, why } = e);
+    }
+    if (v.storedAt <= t && (endAt === null || endAt > t)) residentOn.push(byId[v.w]!);
+    else if (endAt !== null && endAt <= t) {
+      const mine = Number(v.w === chosen) - Number(rw !== -1 && rw === chosen);
+      if (rw === -1 || mine > 0 || (mine === 0 && endAt > rat)) {
+        rw = v.w;
+        rat = endAt;
+        rwhy = why;
+      }
+    }
+  }
+  const lastRemoval = rw === -1 ? null : { reason: byId[rwhy] ?? "unknown", at: rat, workerId: byId[rw]! };
+  return { residentOn, lastRemoval };
+}

@@ -1,9 +1,11 @@
 import {
+  residencyOf,
   withRemoved,
   withStored,
   decodeIntervals,
   encodeIntervals,
   type Interval,
+  type Residency,
 } from "../../db/sqlite/attribution-intervals";
 import { blocksInPg, localFirstAtsPg, type PgFlush } from "../../db/pg/attribution";
 import type postgres from "postgres";
@@ -23,10 +25,7 @@ const READ_CHUNK = 5_000;
 type Block = { iv: readonly Interval[]; ivDirty: boolean; firstAt: number | null; seenDirty: boolean };
 
 /** Where a block was resident at t, and its latest removal before t (the chosen worker's when it had one). */
-export type PgResidency = {
-  residentOn: readonly string[];
-  lastRemoval: { reason: string; at: number; workerId: string } | null;
-};
+export type PgResidency = Residency;
 
 /** The 16 hex digits of the 8-byte hash at index k of a list. */
 export const keyAt = (b: Buffer, k: number) => b.toString("hex", k * 8, k * 8 + 8);
@@ -154,29 +153,7 @@ export class PgIndex {
   /** What the index knew about a (loaded) block at t, for a turn on workerId (null: no worker). */
   residencyAt(key: string, t: number, workerId: string | null): PgResidency {
     const chosen = workerId === null ? -2 : this.nameId(workerId, false);
-    const residentOn: string[] = [];
-    let rw = -1;
-    let rat = 0;
-    let rwhy = 0;
-    for (const v of this.block(key).iv) {
-      let endAt = v.removedAt;
-      let why = v.why;
-      if (endAt === null && this.clears.size > 0) {
-        const e = this.endOf(v);
-        if (e) ({ at: endAt, why } = e);
-      }
-      if (v.storedAt <= t && (endAt === null || endAt > t)) residentOn.push(this.byId[v.w]!);
-      else if (endAt !== null && endAt <= t) {
-        const mine = Number(v.w === chosen) - Number(rw !== -1 && rw === chosen);
-        if (rw === -1 || mine > 0 || (mine === 0 && endAt > rat)) {
-          rw = v.w;
-          rat = endAt;
-          rwhy = why;
-        }
-      }
-    }
-    const lastRemoval = rw === -1 ? null : { reason: this.byId[rwhy] ?? "unknown", at: rat, workerId: this.byId[rw]! };
-    return { residentOn, lastRemoval };
+    return residencyOf(this.block(key).iv, t, chosen, this.byId, this.clears.size > 0 ? (v) => this.endOf(v) : null);
   }
 
   /** When a (loaded) block was first cacheable (marks not written included), or undefined when never. */
