@@ -1,3 +1,4 @@
+import { startStepLoop, type StepLoop } from "./step-loop";
 import { pgTransaction } from "../../db/pg/client";
 import { decodeIntervals, encodeIntervals } from "../../db/sqlite/attribution-intervals";
 import { attributionStatePg } from "../../db/pg/attribution";
@@ -56,32 +57,25 @@ export function runAttributionLoopPg(
   between?: () => void,
   onError: (err: unknown) => void = () => {},
   now: () => number = Date.now,
-): { stop: () => Promise<void> } {
-  let stopped = false;
-  let lastPrune = now();
-  const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-  const done = (async () => {
-    while (!stopped) {
-      let wait = 0;
+): StepLoop {
+  return startStepLoop(
+    async () => {
       try {
         const r = await runAttributionPg(job, 1_000, 50, between);
         // Nothing read: caught up, or rows wait for their point to settle (settleMs): no use asking again at once.
-        if (r.caughtUp || r.requests + r.kvEvents === 0) wait = idleMs;
-        if (now() - lastPrune > 3_600_000) {
-          lastPrune = now();
-          await pruneIndexPg(job, now() - Math.round(retentionHours * 3_600_000));
-        }
+        return r.caughtUp || r.requests + r.kvEvents === 0 ? idleMs : 0;
       } catch (err) {
         onError(err);
-        wait = idleMs;
+        return idleMs;
       }
-      await pause(wait);
-    }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await done;
     },
-  };
+    async () => {
+      try {
+        await pruneIndexPg(job, now() - Math.round(retentionHours * 3_600_000));
+      } catch (err) {
+        onError(err);
+      }
+    },
+    now,
+  );
 }

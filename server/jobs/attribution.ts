@@ -7,6 +7,7 @@ import {
   sessionsWithNewTools,
 } from "../../db/sqlite/attribution";
 import { applyKvEvents, attributeRequest, kvNeededBy } from "./attribution-request";
+import { startStepLoop, type StepLoop } from "./step-loop";
 import { dirtyLocal, dirtySeen, flushSeen, requestsJudged } from "../../db/sqlite/attribution-seen";
 import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/sqlite/attribution-index";
 import { rebuildSessionSummary } from "./session-summary";
@@ -147,7 +148,7 @@ export function attributionLagOf(db: Db, now: number): AttributionLag {
   return attributionLag(oldestUnattributed(db, "ts"), now);
 }
 
-export type AttributionLoop = { stop: () => Promise<void> };
+export type AttributionLoop = StepLoop;
 
 /**
  * Run the job continuously on this connection (meant for a worker thread): steps back to back while behind, a pause of
@@ -162,33 +163,24 @@ export function runAttributionLoop(
   now: () => number = Date.now,
   between?: () => void,
 ): AttributionLoop {
-  let stopped = false;
-  let lastPrune = now();
-  const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-  const done = (async () => {
-    while (!stopped) {
-      let wait = 0;
+  // A prune that fails (busy or otherwise) is tried again an hour later.
+  return startStepLoop(
+    () => {
       try {
-        const r = runAttribution(db, 1_000, 50, between);
-        if (r.caughtUp) wait = idleMs;
-        if (now() - lastPrune > 3_600_000) {
-          lastPrune = now();
-          pruneIndex(db, now() - Math.round(retentionHours * 3_600_000));
-        }
+        return runAttribution(db, 1_000, 50, between).caughtUp ? idleMs : 0;
       } catch (err) {
-        if (isBusy(err)) wait = 20;
-        else {
-          log().error({ err: errorMessage(err) }, "attribution failed");
-          wait = idleMs;
-        }
+        if (isBusy(err)) return 20;
+        log().error({ err: errorMessage(err) }, "attribution failed");
+        return idleMs;
       }
-      await pause(wait);
-    }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await done;
     },
-  };
+    () => {
+      try {
+        pruneIndex(db, now() - Math.round(retentionHours * 3_600_000));
+      } catch (err) {
+        if (!isBusy(err)) log().error({ err: errorMessage(err) }, "attribution index prune failed");
+      }
+    },
+    now,
+  );
 }
