@@ -8,8 +8,11 @@ const MiB = 1024 * 1024;
 export const SQLITE_CACHE_MB = {
   /** The dashboard's main-thread connection: pages and API reads. */
   main: 8,
-  /** Each ingest thread: a batch's index pages. */
-  ingest: 16,
+  /**
+   * Each ingest thread: a batch's index pages. It was 16: the cache fills as the database grows, so what it is allowed
+   * is growth over the first hours.
+   */
+  ingest: 8,
   /** The attribution thread. */
   attribution: 8,
   /** Each preview thread (freed with the thread after IDLE_EXIT_MS). */
