@@ -8,8 +8,11 @@ const MiB = 1024 * 1024;
 export const SQLITE_CACHE_MB = {
   /** The dashboard's main-thread connection: pages and API reads. */
   main: 8,
-  /** Each ingest thread: a batch's index pages. */
-  ingest: 16,
+  /**
+   * Each ingest thread: a batch's index pages. It was 16: the cache fills as the database grows, so what it is allowed
+   * is growth over the first hours.
+   */
+  ingest: 8,
   /** The attribution thread. */
   attribution: 8,
   /** Each preview thread (freed with the thread after IDLE_EXIT_MS). */
@@ -46,18 +49,32 @@ export const PG_RECENT_REQUESTS = 2_000;
 // ---- Attribution (one thread, on the leader) ----
 
 /**
- * Blocks cached in the attribution index's table (SQLite); past it the older half is dropped and the table shrinks.
- * At most ~84 MiB (2^21 slots of 40 bytes). 100,000 held the dashboard near 330 MB for half an hour of steady traffic,
- * then attribution fell behind (each block not held is a lookup): 10 minutes behind 45 minutes in, and growing.
+ * Slots of the attribution index's block table (SQLite), 40 bytes each: 40 MiB, allocated and touched when the thread
+ * starts, so it adds nothing while it fills. It holds at most half as many blocks (524,288); past that the least
+ * recently used clean ones are dropped down to a quarter of the slots (each block not held costs one lookup when it is
+ * used again). Blocks changed and not yet written are never dropped: while they alone need more room the table grows,
+ * and it is cut back to these slots after the next flush. The steady scenario's cluster holds at most ~84k blocks at
+ * once, so the live ones stay held. (The earlier bound, 1,000,000 blocks kept in order of first use, let the table
+ * double to 2^21 slots within the hour; 100,000 dropped live blocks and attribution fell behind.)
  */
-export const ATTR_BLOCK_CACHE = 1_000_000;
-/** Decoded residency lists cached; all dropped past it. */
-export const ATTR_LIST_CACHE = 200_000;
-/** First-seen marks cached; past it the newest half is kept. */
-export const ATTR_SEEN_CACHE = 500_000;
+export const ATTR_BLOCK_SLOTS = 1 << 20;
 /**
- * Bits of each of the attribution index's two Bloom filters (up to 32 MiB each, sized for the blocks on disk). Past
- * ~27M blocks false positives rise: each one costs a lookup, never a wrong answer.
+ * Decoded residency lists cached. Past it only the lists of cached blocks are kept (most cached lists are ones no block
+ * points to any more: an edit makes new lists), all of them when those alone are more than half of it.
+ */
+export const ATTR_LIST_CACHE = 100_000;
+/**
+ * Slots of the first-seen marks' read-through cache, 40 bytes each: 20 MiB, touched up front. At most half as many
+ * marks; past that the least recently used are dropped down to a quarter of the slots. The marks not yet written have
+ * tables of their own, of 2^16 slots, grown while a flush waits (at most SEEN_FLUSH_AT marks of the attribution job)
+ * and cut back to 2^16 slots once written.
+ */
+export const ATTR_SEEN_SLOTS = 1 << 19;
+/**
+ * Bits of each of the attribution index's two Bloom filters at most (32 MiB each). Each starts sized for twice the
+ * blocks on disk, at least 2^25 bits (4 MiB, touched up front), and is rebuilt larger once it holds 10 bits' worth of
+ * keys (3.3M at 2^25: hours of steady traffic, an hour of the steady scenario adds about 0.9M). Past ~27M blocks
+ * false positives rise: each one costs a lookup, never a wrong answer.
  */
 export const ATTR_FILTER_BITS = 1 << 28;
 /** PostgreSQL's attribution: blocks and local marks cached; all dropped past it. */

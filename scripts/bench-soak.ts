@@ -1,5 +1,6 @@
 // bench:soak — `npm start`'s two compiled processes under the steady scenario for a while, sampled every 30 s: the
-// dashboard's RSS, each of its threads' heap, the simulator's RSS, the database's size and the attribution lag.
+// dashboard's RSS, each of its threads' heap (used and total) and buffers (external), the simulator's RSS, the
+// database's size and the attribution lag.
 // Prints start, peak, end and slope per hour of each; then the same after one preview of the last hour (and once its
 // idle thread has exited) and after 1,000 requests to a session's trace.
 //
@@ -86,8 +87,8 @@ async function sample(base: string, pids: { dashboard: number; sim: number }): P
   const sim = rssOf(pids.sim);
   if (sim !== null) values.set("simulator RSS (MB)", sim / MB);
   for (const [series, v] of m) {
-    const heap = /^switchyard_thread_heap_bytes\{thread="([^"]+)",kind="used"\}$/.exec(series);
-    if (heap) values.set(`heap used ${heap[1]} (MB)`, v / MB);
+    const heap = /^switchyard_thread_heap_bytes\{thread="([^"]+)",kind="(used|total|external)"\}$/.exec(series);
+    if (heap) values.set(`${heap[2] === "external" ? "external" : `heap ${heap[2]}`} ${heap[1]} (MB)`, v / MB);
   }
   let db = 0;
   for (const [series, v] of m) if (series.startsWith("switchyard_database_size_bytes")) db += v;

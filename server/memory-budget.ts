@@ -39,18 +39,30 @@ export const THREAD_HEAP_MB: Record<Exclude<ThreadKind, "preview">, number> = {
  * V8's semi-space limit (MB) in the dashboard process: its young generation is at most three times this, on every
  * thread (the flag applies to all of them). V8's default (16) let the main thread's and the attribution thread's
  * committed heaps run tens of MB above what they use; ingest threads scavenge more often with 8 (a few % more CPU per
- * event under a backlog). `npm run dashboard` repeats the flag in package.json.
+ * event under a backlog). With 8 the main thread's heap still ran ~20 MB above what it used, most of it its grown
+ * semi-spaces, and so on each busy thread (main, ingest, attribution): 4 halves that, for more frequent scavenges.
+ * `npm run dashboard` repeats the flag in package.json.
  */
-export const DASHBOARD_SEMI_SPACE_MB = 8;
+export const DASHBOARD_SEMI_SPACE_MB = 4;
 
 /**
  * Environment of the compiled processes. glibc gives each thread its own malloc arenas; with a thread per ingest
  * body, attribution and checkpoint, freed memory scattered over them stays resident. Two arenas kept the dashboard
- * about 20 MB lower after three minutes of the steady scenario, with no measurable cost. `npm run dashboard` repeats
- * it in package.json.
+ * about 20 MB lower after three minutes of the steady scenario, with no measurable cost. glibc also raises its mmap
+ * threshold to the size of each large block freed (up to 32 MiB), after which buffers of that size (bodies, typed
+ * arrays, SQLite's) come from the arenas and, freed, stay resident between live ones: the dashboard's arenas grew
+ * ~20 MB an hour that way. A fixed threshold of 128 KiB keeps every large buffer in its own mapping, given back to
+ * the system when freed, and the arenas' free tops are trimmed past 128 KiB. `npm run dashboard` repeats it in
+ * package.json.
  */
+export const DASHBOARD_ENV = {
+  MALLOC_ARENA_MAX: "2",
+  MALLOC_MMAP_THRESHOLD_: "131072",
+  MALLOC_TRIM_THRESHOLD_: "131072",
+} as const;
+
 export function processEnv(name: CompiledName): Record<string, string> {
-  return name === "dashboard" ? { MALLOC_ARENA_MAX: "2" } : {};
+  return name === "dashboard" ? { ...DASHBOARD_ENV } : {};
 }
 
 /** Node's arguments that hold compiled process `name` to its heap limit. */

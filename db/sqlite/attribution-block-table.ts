@@ -2,7 +2,7 @@ import { ATTR_FILTER_BITS } from "../../lib/memory-bounds";
 
 // The attribution index's in-memory block entries: an open-addressing hash table keyed by a block's 64-bit hash as two
 // int32 halves (no BigInt per block), with each block's list id in memory (`cur`) and on disk (`disk`), a dirty flag and
-// the order of first use (the oldest clean entries are dropped first when the table is trimmed).
+// the order of last use (the least recently used clean entries are dropped first when the table is trimmed).
 
 /** The signed 64-bit key of halves (hi signed, lo as its 32 bits). */
 export const keyOf = (hi: number, lo: number): bigint => (BigInt(hi) << 32n) | BigInt(lo >>> 0);
@@ -29,6 +29,8 @@ const SORT_INDEX = 2 ** 21;
 export class BlockTable {
   size = 0;
   private cap = 0;
+  /** The slots it starts with, allocated and touched up front; it gives back what it grew past them when emptied. */
+  private readonly base: number;
   private mask = 0;
   /**
    * Per slot, 32 bytes: as int32s the key's high and low halves, whether the slot is used and its dirty flag, then as
@@ -44,7 +46,16 @@ export class BlockTable {
   dirtyLo: number[] = [];
   dirtyCount = 0;
 
-  constructor(capacity = 1 << 16) {
+  /**
+   * `capacity` slots (a power of two). A `bounded` table never grows past them for clean entries: when full (half its
+   * slots used) it drops its least recently used clean entries down to a quarter of its slots, and grows only while
+   * the dirty ones alone need more room (shrinking back once they are written: trim, empty).
+   */
+  constructor(
+    capacity = 1 << 16,
+    private readonly bounded = false,
+  ) {
+    this.base = capacity;
     this.alloc(capacity);
   }
 
@@ -55,6 +66,28 @@ export class BlockTable {
     this.i32 = new Int32Array(buf);
     this.f64 = new Float64Array(buf);
     this.stamp = new Float64Array(cap);
+    // Resident from the start (the pages are written now, not one by one as keys land on them): a table of fixed
+    // size adds nothing to the process's memory while it fills.
+    this.i32.fill(0);
+    this.stamp.fill(0);
+  }
+
+  /** Room for `extra` more keys (see the constructor): true when the table was rehashed (slots moved). */
+  private room(extra: number): boolean {
+    if ((this.size + extra + 1) * 2 <= this.cap) return false;
+    if (this.bounded) {
+      this.rehash(this.cap, this.seq - this.cap / 4);
+      if ((this.size + extra + 1) * 2 <= this.cap) return true;
+    }
+    let cap = this.cap;
+    while ((this.size + extra + 1) * 2 > cap) cap *= 2;
+    this.rehash(cap, -Infinity);
+    return true;
+  }
+
+  /** Mark a slot's key as just used (a bounded table drops the least recently used first). */
+  touch(i: number): void {
+    this.stamp[i] = this.seq++;
   }
 
   private slotFor(hi: number, lo: number): number {
@@ -87,9 +120,7 @@ export class BlockTable {
 
   /** Room for `extra` more keys without growing: slots stay where they are while that many are added. */
   reserve(extra: number): void {
-    let cap = this.cap;
-    while ((this.size + extra + 1) * 2 > cap) cap *= 2;
-    if (cap > this.cap) this.rehash(cap, -Infinity);
+    this.room(extra);
   }
 
   /** The slot of a key, or −1 when the table does not hold it. */
@@ -106,7 +137,7 @@ export class BlockTable {
 
   /** Add a key not held yet with its list id (clean: the same in memory and on disk); returns its slot. */
   add(hi: number, lo: number, list: number): number {
-    if ((this.size + 1) * 2 > this.cap) this.rehash(this.cap * 2, -Infinity);
+    this.room(1);
     const k = this.i32;
     let i = this.slotFor(hi, lo);
     while (k[(i << 3) + 2] !== EMPTY) i = (i + 1) & this.mask;
@@ -204,28 +235,43 @@ export class BlockTable {
   }
 
   /**
-   * Keep at most `max` entries, the most recently added, in a table no larger than they need (its memory is given
-   * back); only call when nothing is dirty.
+   * Past `max` entries keep half of them, the most recently used, in a table no larger than they need but never
+   * smaller than it started (its memory is given back); only call when nothing is dirty.
    */
   trim(max: number): void {
-    if (this.size <= max) return;
-    let cap = 1 << 16;
-    while (cap < max) cap *= 2;
-    this.rehash(Math.min(this.cap, cap), this.seq - Math.floor(max / 2));
+    if (this.size > max) {
+      let cap = 1 << 16;
+      while (cap < max) cap *= 2;
+      this.rehash(Math.max(this.base, Math.min(this.cap, cap)), this.seq - Math.floor(max / 2));
+    } else if (this.bounded && this.cap > this.base && (this.size + 1) * 2 <= this.base)
+      this.rehash(this.base, -Infinity);
   }
 
-  /** Drop every entry (nothing may be dirty). */
+  /** The distinct values in memory (`cur`) of the entries held. */
+  curs(): Set<number> {
+    const out = new Set<number>();
+    const k = this.i32;
+    const v = this.f64;
+    for (let i = 0; i < this.cap; i++) if (k[(i << 3) + 2] === USED) out.add(v[(i << 2) + 2]!);
+    return out;
+  }
+
+  /** Drop every entry (nothing may be dirty); the table is back to the slots it started with. */
   clear(): void {
-    this.alloc(1 << 16);
+    this.alloc(this.base);
     this.size = 0;
     this.dirtyHi = [];
     this.dirtyLo = [];
     this.dirtyCount = 0;
   }
 
-  /** Drop every entry but keep the room (nothing may be dirty): a table filled again to about its size does not regrow. */
+  /**
+   * Drop every entry but keep the room it started with (nothing may be dirty): a table filled again to about that
+   * size does not regrow. Room it grew past that is given back.
+   */
   empty(): void {
-    this.i32.fill(0);
+    if (this.cap > this.base) this.alloc(this.base);
+    else this.i32.fill(0);
     this.size = 0;
     this.dirtyHi = [];
     this.dirtyLo = [];
@@ -278,6 +324,7 @@ export class KeyFilter {
     let n = 1 << 23;
     while (n < expected * 10 && n < MAX_BITS) n *= 2;
     this.bits = new Int32Array(n >>> 5);
+    this.bits.fill(0); // resident from the start, not page by page as keys are added
     this.mask = n - 1;
   }
 

@@ -4,12 +4,11 @@ import { decodeIntervals, type Interval } from "./attribution-intervals";
 import { BlockTable, halvesOf, KEY_SQL, KeyFilter, PUT_ROWS } from "./attribution-block-table";
 import { resetSeen } from "./attribution-seen";
 import type { Round } from "./attribution-flush";
-import { ATTR_BLOCK_CACHE, ATTR_LIST_CACHE } from "../../lib/memory-bounds";
+import { ATTR_BLOCK_SLOTS, ATTR_LIST_CACHE } from "../../lib/memory-bounds";
 
 // The attribution index's per-connection state (see attribution-index.ts): names, clears, the block table, cached
 // lists, and the reads behind them.
 
-const BLOCK_CACHE_MAX = ATTR_BLOCK_CACHE;
 /** Blocks of one KV event not in memory are read from attr_blocks this many per query. */
 const LOOKUP_CHUNK = 64;
 const LIST_CACHE_MAX = ATTR_LIST_CACHE;
@@ -91,7 +90,7 @@ export function state(db: Db): State {
     names,
     byId,
     clears,
-    blocks: new BlockTable(),
+    blocks: new BlockTable(ATTR_BLOCK_SLOTS, true),
     onDisk: filters.get(c) ?? filterOfDisk(c),
     lists: new Map([[0, EMPTY]]),
     nextList: ((c.prepare("SELECT max(id) FROM attr_lists").pluck().get() as number | null) ?? 0) + 1,
@@ -168,8 +167,10 @@ export function slotsOf(s: State, hashes: Buffer): Int32Array {
     const hi = hashes.readInt32BE(k * 8);
     const lo = hashes.readInt32BE(k * 8 + 4);
     const i = t.probe(hi, lo);
-    if (i >= 0) slots[k] = i;
-    else if (s.onDisk.mightHold(hi, lo)) miss.push(k);
+    if (i >= 0) {
+      slots[k] = i;
+      t.touch(i);
+    } else if (s.onDisk.mightHold(hi, lo)) miss.push(k);
     else slots[k] = t.addAt(-1 - i, hi, lo, 0);
   }
   for (let m = 0; m < miss.length; m += LOOKUP_CHUNK) {
@@ -193,7 +194,10 @@ export function slotsOf(s: State, hashes: Buffer): Int32Array {
 /** The table slot of a block (read from attr_blocks on first use). */
 export function slotOf(s: State, hi: number, lo: number): number {
   const i = s.blocks.probe(hi, lo);
-  if (i >= 0) return i;
+  if (i >= 0) {
+    s.blocks.touch(i);
+    return i;
+  }
   if (!s.onDisk.mightHold(hi, lo)) return s.blocks.addAt(-1 - i, hi, lo, 0);
   return s.blocks.add(hi, lo, (s.blockGet.get(hi, lo) as number | undefined) ?? 0);
 }
@@ -220,10 +224,23 @@ export function intervalsOf(db: Db, hash: bigint): readonly Interval[] {
   return listOf(s, curOf(s, hash));
 }
 
-/** Drop clean cached blocks (oldest first) and lists down to their bounds; only once every change is written. */
+/**
+ * Once every change is written: the block table back to its slots if dirty blocks made it grow, and the cached lists
+ * down to their bound (past it only those of cached blocks are kept: most are lists no block points to any more; all
+ * are dropped when those alone are too many).
+ */
 export function trimCache(s: State) {
-  s.blocks.trim(BLOCK_CACHE_MAX);
-  if (s.lists.size > LIST_CACHE_MAX) s.lists = new Map([[0, EMPTY]]);
+  s.blocks.trim(ATTR_BLOCK_SLOTS / 2);
+  if (s.lists.size > LIST_CACHE_MAX) {
+    const held = s.blocks.curs();
+    const kept = new Map<number, readonly Interval[]>([[0, EMPTY]]);
+    if (held.size <= LIST_CACHE_MAX / 2)
+      for (const id of held) {
+        const l = s.lists.get(id);
+        if (l) kept.set(id, l);
+      }
+    s.lists = kept;
+  }
   s.facts.byList.clear();
 }
 

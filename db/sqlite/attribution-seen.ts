@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Db } from "./client";
 import { BlockTable, KEY_SQL, KeyFilter, PUT_ROWS } from "./attribution-block-table";
-import { ATTR_SEEN_CACHE } from "../../lib/memory-bounds";
+import { ATTR_SEEN_SLOTS } from "../../lib/memory-bounds";
 
 export { flushSeen, seenMarkTaker, takeSeenMark } from "./attribution-seen-flush";
 
@@ -14,7 +14,6 @@ export { flushSeen, seenMarkTaker, takeSeenMark } from "./attribution-seen-flush
 // written): ~4 bytes per row in SQLite's integer sizes instead of 6 for Unix ms, for 24 days after the epoch. Rows
 // exist on disk only with an epoch saved; in memory, and to callers, times are Unix ms.
 
-const SEEN_MAX = ATTR_SEEN_CACHE;
 const CHUNK = 64;
 
 /** first_at of a cached sequence hash not on disk (the hash was looked up and had no mark). */
@@ -23,7 +22,7 @@ const NONE = -1;
 export type Order = { hi: Int32Array; lo: Int32Array; left: number };
 
 export type State = {
-  /** first_at (or NONE) of recently read or written sequence hashes, in `cur` (a read-through cache, trimmed oldest first). */
+  /** first_at (or NONE) of recently read or written sequence hashes, in `cur` (a read-through cache of ATTR_SEEN_SLOTS slots, least recently used dropped first). */
   seen: BlockTable;
   /** Marks not written yet: earliest time per hash in `cur` of the dirty entries (clean entries were written). */
   seenDirty: BlockTable;
@@ -54,7 +53,7 @@ export function state(db: Db): State {
   s = {
     epoch: epoch ?? null,
     epochSaved: epoch !== undefined,
-    seen: new BlockTable(),
+    seen: new BlockTable(ATTR_SEEN_SLOTS, true),
     seenDirty: new BlockTable(),
     localDirty: new BlockTable(),
     localKeys: localFilters.get(c) ?? localFilterOfDisk(c),
@@ -146,6 +145,7 @@ export function seenBefore(db: Db, hi: Int32Array, lo: Int32Array, n: number, t:
 function firstAt(s: State, hi: number, lo: number): number | undefined {
   const i = s.seen.find(hi, lo);
   if (i >= 0) {
+    s.seen.touch(i);
     const at = s.seen.cur(i);
     return at === NONE ? undefined : at;
   }
@@ -176,8 +176,8 @@ function mark(s: State, hi: number, lo: number, at: number): void {
   else if (s.seen.cur(i) === NONE || at < s.seen.cur(i)) s.seen.setCur(i, at);
 }
 
+/** Cache a mark (the table is bounded: past its size the least recently used marks are dropped). */
 function rememberSeen(s: State, hi: number, lo: number, at: number) {
-  if (s.seen.size >= SEEN_MAX) s.seen.trim(SEEN_MAX);
   s.seen.add(hi, lo, at);
 }
 
