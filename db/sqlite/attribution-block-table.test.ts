@@ -130,3 +130,47 @@ describe("key filter", () => {
     expect(f.full()).toBe(true);
   });
 });
+
+describe("bounded block table (a fixed number of slots, least recently used clean entries dropped)", () => {
+  const halves = (k: bigint) => halvesOf(k);
+  const held = (t: BlockTable, k: bigint) => t.find(...halves(k)) >= 0;
+  const slots = (t: BlockTable) => (t as unknown as { cap: number }).cap;
+
+  it("holds at most half its slots of clean entries, keeping the newest, and never grows", () => {
+    const t = new BlockTable(64, true);
+    const all = keys(500, 11);
+    for (const k of all) t.add(...halves(k), 1);
+    expect(slots(t)).toBe(64);
+    expect(t.size).toBeLessThanOrEqual(32);
+    expect(held(t, all.at(-1)!)).toBe(true);
+    expect(all.slice(0, 400).filter((k) => held(t, k))).toEqual([]);
+  });
+
+  it("drops by last use, not first: a key touched again outlives newer ones", () => {
+    const t = new BlockTable(64, true);
+    const all = keys(200, 12);
+    const hot = all[0]!;
+    t.add(...halves(hot), 7);
+    for (const k of all.slice(1)) {
+      t.add(...halves(k), 1);
+      t.touch(t.find(...halves(hot)));
+    }
+    expect(held(t, hot)).toBe(true);
+    expect(t.cur(t.find(...halves(hot)))).toBe(7);
+    expect(held(t, all[1]!)).toBe(false);
+  });
+
+  it("never drops an entry not yet written: it grows for them, and gives the room back once they are clean", () => {
+    const t = new BlockTable(64, true);
+    const all = keys(100, 13);
+    for (const k of all) t.set(t.add(...halves(k), 1), 2);
+    expect(t.dirtyCount).toBe(100);
+    expect(all.filter((k) => !held(t, k))).toEqual([]);
+    expect(slots(t)).toBeGreaterThan(64);
+    for (const k of all) t.clean(t.find(...halves(k)));
+    t.takeDirtySorted();
+    t.empty();
+    expect(slots(t)).toBe(64);
+    expect(t.size).toBe(0);
+  });
+});
