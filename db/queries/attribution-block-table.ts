@@ -258,7 +258,10 @@ export class BlockTable {
 
   /** Drop every entry (nothing may be dirty); the table is back to the slots it started with. */
   clear(): void {
-    this.alloc(this.base);
+    // Wiped in place when the table has its own slots (new buffers would leave the old ones resident until the next
+    // full collection: twice the table, as after the hourly prune).
+    if (this.cap > this.base) this.alloc(this.base);
+    else this.i32.fill(0);
     this.size = 0;
     this.dirtyHi = [];
     this.dirtyLo = [];
