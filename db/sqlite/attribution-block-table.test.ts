@@ -111,29 +111,6 @@ describe("block table", () => {
   });
 });
 
-describe("bounded block table", () => {
-  it("keeps its slots: past half full it drops the least recently used clean keys, never a dirty one, and finds the rest", () => {
-    const t = new BlockTable(1 << 10, true);
-    const ks = keys(5_000, 21);
-    const at = (k: bigint) => t.find(...halvesOf(k));
-    const hot = ks.slice(0, 20);
-    const dirty = ks.slice(20, 40);
-    ks.forEach((k, n) => {
-      t.add(...halvesOf(k), n);
-      if (n >= 20 && n < 40) t.set(at(k), -n);
-      if (n % 50 === 0) for (const h of hot) t.touch(at(h));
-      expect(t.size).toBeLessThanOrEqual(512);
-    });
-    expect(hot.filter((k) => at(k) < 0)).toEqual([]);
-    expect(dirty.filter((k, n) => at(k) < 0 || t.cur(at(k)) !== -(n + 20) || t.flag(at(k)) !== 1)).toEqual([]);
-    expect(ks.slice(-200).filter((k) => at(k) < 0)).toEqual([]);
-    expect(ks.slice(100, 1_000).filter((k) => at(k) >= 0)).toEqual([]);
-    const held = ks.filter((k) => at(k) >= 0);
-    expect(held.length).toBe(t.size);
-    expect(held.filter((k) => t.cur(at(k)) !== ks.indexOf(k) && !dirty.includes(k))).toEqual([]);
-  });
-});
-
 describe("key filter", () => {
   it("never misses a key it was given, and rarely claims one it was not", () => {
     const f = new KeyFilter(200_000);

@@ -76,7 +76,7 @@ export class BlockTable {
   private room(extra: number): boolean {
     if ((this.size + extra + 1) * 2 <= this.cap) return false;
     if (this.bounded) {
-      this.evict(this.seq - this.cap / 4);
+      this.rehash(this.cap, this.seq - this.cap / 4);
       if ((this.size + extra + 1) * 2 <= this.cap) return true;
     }
     let cap = this.cap;
@@ -258,10 +258,7 @@ export class BlockTable {
 
   /** Drop every entry (nothing may be dirty); the table is back to the slots it started with. */
   clear(): void {
-    // Wiped in place when the table has its own slots (new buffers would leave the old ones resident until the next
-    // full collection: twice the table, as after the hourly prune).
-    if (this.cap > this.base) this.alloc(this.base);
-    else this.i32.fill(0);
+    this.alloc(this.base);
     this.size = 0;
     this.dirtyHi = [];
     this.dirtyLo = [];
@@ -279,49 +276,6 @@ export class BlockTable {
     this.dirtyHi = [];
     this.dirtyLo = [];
     this.dirtyCount = 0;
-  }
-
-  /**
-   * Drop the clean entries last used before `keepFrom`, in place: no second table is allocated (a dropped table's
-   * buffers stay resident until the thread's next full garbage collection, so a rehash into new ones held twice the
-   * table for a while). Emptied slots break the probe runs of the entries after them, so each entry with a free slot
-   * between its home and where it is moves to the first such slot, pass after pass until none moves: each move brings
-   * an entry closer to its home, and once none can, every entry is reachable from its home (one or two passes).
-   */
-  private evict(keepFrom: number): void {
-    const k = this.i32;
-    const v = this.f64;
-    const stamp = this.stamp;
-    const cap = this.cap;
-    for (let i = 0; i < cap; i++) {
-      const at = i << 3;
-      if (k[at + 2] === USED && k[at + 3] === 0 && stamp[i]! < keepFrom) {
-        k[at + 2] = EMPTY;
-        this.size--;
-      }
-    }
-    for (let moved = true; moved;) {
-      moved = false;
-      for (let i = 0; i < cap; i++) {
-        const at = i << 3;
-        if (k[at + 2] !== USED) continue;
-        const hi = k[at]!;
-        const lo = k[at + 1]!;
-        let j = this.slotFor(hi, lo);
-        while (j !== i && k[(j << 3) + 2] !== EMPTY) j = (j + 1) & this.mask;
-        if (j === i) continue;
-        const to = j << 3;
-        k[to] = hi;
-        k[to + 1] = lo;
-        k[to + 2] = USED;
-        k[to + 3] = k[at + 3]!;
-        v[(j << 2) + 2] = v[(i << 2) + 2]!;
-        v[(j << 2) + 3] = v[(i << 2) + 3]!;
-        stamp[j] = stamp[i]!;
-        k[at + 2] = EMPTY;
-        moved = true;
-      }
-    }
   }
 
   private rehash(cap: number, keepFrom: number) {
