@@ -27,8 +27,13 @@ export const SQLITE_CACHE_MB = {
 export const KV_LOCATION_SLOTS = 1 << 20;
 /** Literal hash bytes of recent KV rows kept per connection (a ring twice this size). Oldest dropped first. */
 export const KV_RECENT_BYTES = 8 * MiB;
-/** KV origin lists read back and kept per connection (entries of at most 128 KiB). Oldest dropped first. */
+/**
+ * KV origin lists read back and kept per connection: at most this many, and at most KV_READ_CACHE_BYTES of them (an
+ * entry is at most 128 KiB). Oldest dropped first. Counted alone, 20,000 lists grew an ingest thread's buffers by
+ * ~25 MB over an hour; the bytes bound is reached within minutes, so the cache stops growing early.
+ */
 export const KV_READ_CACHE_ENTRIES = 20_000;
+export const KV_READ_CACHE_BYTES = 4 * MiB;
 /** Origin infos kept while one batch is encoded; cleared when full and after the batch. */
 export const KV_INFO_CACHE_ENTRIES = 200_000;
 /** Distinct first-turn hashes remembered per connection (and the slots of their table); both wiped when reached. */
@@ -59,10 +64,11 @@ export const PG_RECENT_REQUESTS = 2_000;
  */
 export const ATTR_BLOCK_SLOTS = 1 << 20;
 /**
- * Decoded residency lists cached. Past it only the lists of cached blocks are kept (most cached lists are ones no block
- * points to any more: an edit makes new lists), all of them when those alone are more than half of it.
+ * Decoded residency lists cached (~500 bytes of heap each: ~9 intervals). Past it only the lists of cached blocks are
+ * kept (most cached lists are ones no block points to any more: an edit makes new lists), all of them when those alone
+ * are more than half of it. At 100,000 the attribution thread's heap swung 15–57 MB as the cache filled and was cut.
  */
-export const ATTR_LIST_CACHE = 100_000;
+export const ATTR_LIST_CACHE = 40_000;
 /**
  * Slots of the first-seen marks' read-through cache, 40 bytes each: 20 MiB, touched up front. At most half as many
  * marks; past that the least recently used are dropped down to a quarter of the slots. The marks not yet written have

@@ -4,7 +4,7 @@ import { decodeBlockList, encodeBlockList, type OriginInfo } from "../codecs/kv-
 import type { Db } from "./client";
 import { KV_LOCATIONS_BYTES, Locations, wordsOf } from "./kv-locations";
 import { RECENT_BYTES, RecentRows, type Recent } from "./kv-recent";
-import { KV_INFO_CACHE_ENTRIES, KV_READ_CACHE_ENTRIES } from "../../lib/memory-bounds";
+import { KV_INFO_CACHE_ENTRIES, KV_READ_CACHE_BYTES, KV_READ_CACHE_ENTRIES } from "../../lib/memory-bounds";
 
 export { KV_LOCATIONS_BYTES };
 
@@ -32,6 +32,8 @@ type State = {
   read: Map<number, Buffer | null>;
   readOrder: number[];
   readHead: number;
+  /** Bytes of the origins in `read`. */
+  readBytes: number;
   /** Where each hash of the list being encoded is held (see scratch). */
   at: { rowid: Float64Array; pos: Int32Array; sec: Float64Array };
   /**
@@ -48,6 +50,7 @@ type State = {
 /** Origin infos kept in one batch (then emptied: the next lists read them again). */
 const INFO_CACHE = KV_INFO_CACHE_ENTRIES;
 const READ_CACHE = KV_READ_CACHE_ENTRIES;
+const READ_CACHE_BYTES = KV_READ_CACHE_BYTES;
 
 let recentLimit = RECENT_BYTES;
 
@@ -67,6 +70,7 @@ function state(db: Db): State {
       read: new Map(),
       readOrder: [],
       readHead: 0,
+      readBytes: 0,
       at: { rowid: new Float64Array(256), pos: new Int32Array(256), sec: new Float64Array(256) },
       infos: null,
       misses: new Map(),
@@ -211,6 +215,7 @@ export function forgetKvLocations(db: Db): void {
   s.read.clear();
   s.readOrder = [];
   s.readHead = 0;
+  s.readBytes = 0;
   s.infos?.clear();
 }
 
@@ -247,7 +252,12 @@ export function kvBlockList(db: Db, hashes: Uint8Array | string | null, refs: Ui
     const b = asBinary(s.origin.get(rowid) as Uint8Array | string | undefined);
     s.read.set(rowid, b);
     s.readOrder.push(rowid);
-    if (s.read.size > READ_CACHE) s.read.delete(s.readOrder[s.readHead++]!);
+    s.readBytes += b?.byteLength ?? 0;
+    while ((s.read.size > READ_CACHE || s.readBytes > READ_CACHE_BYTES) && s.readHead < s.readOrder.length) {
+      const old = s.readOrder[s.readHead++]!;
+      s.readBytes -= s.read.get(old)?.byteLength ?? 0;
+      s.read.delete(old);
+    }
     if (s.readHead > 65_536) {
       s.readOrder = s.readOrder.slice(s.readHead);
       s.readHead = 0;

@@ -34,7 +34,8 @@ export class RecentRows {
   remember(rowid: number, literal: Buffer): number {
     const words = literal.byteLength / 4;
     if (words === 0) return -1;
-    const ring = (this.ring ??= new Uint32Array(this.size));
+    // Touched in full when allocated: resident from the first row, so the process does not grow as it fills.
+    const ring = (this.ring ??= new Uint32Array(this.size).fill(0xffffffff));
     let at = this.tail % this.size;
     if (at + words > this.size) {
       this.tail += this.size - at;
