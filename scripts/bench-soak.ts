@@ -78,6 +78,22 @@ async function get(url: string): Promise<Response> {
   return fetch(url, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(60_000) });
 }
 
+/** The session with the most turns over the last hour, then the last day; a failed answer is printed. */
+async function longestSession(base: string): Promise<string | null> {
+  for (const preset of ["1h", "24h"]) {
+    const input = encodeURIComponent(JSON.stringify({ json: { range: { preset }, sort: "turns", limit: 1 } }));
+    const res = await get(`${base}/api/trpc/sessions.list?input=${input}`);
+    if (!res.ok) {
+      console.log(`sessions.list (${preset}) answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      continue;
+    }
+    const list = (await res.json()) as { result?: { data?: { json?: { items?: { id: string }[] } } } };
+    const id = list.result?.data?.json?.items?.[0]?.id;
+    if (id) return id;
+  }
+  return null;
+}
+
 async function sample(base: string, pids: { dashboard: number; sim: number }): Promise<Sample> {
   const values = new Map<string, number>();
   const text = await (await get(`${base}/metrics`)).text();
@@ -225,11 +241,7 @@ async function main() {
   ]);
 
   // 1,000 requests to one session's trace.
-  const listInput = encodeURIComponent(JSON.stringify({ json: { range: { preset: "1h" }, sort: "turns", limit: 1 } }));
-  const list = (await (await get(`${base}/api/trpc/sessions.list?input=${listInput}`)).json()) as {
-    result?: { data?: { json?: { items?: { id: string }[] } } };
-  };
-  const id = list.result?.data?.json?.items?.[0]?.id;
+  const id = await longestSession(base);
   if (id) {
     const input = encodeURIComponent(JSON.stringify({ json: { id } }));
     const t1 = Date.now();
@@ -241,7 +253,7 @@ async function main() {
       `\n1,000 trace requests of session ${id}: ${((Date.now() - t1) / 1000).toFixed(1)} s, ${failed} failed`,
     );
     summarize("After the preview's thread exited, then after 1,000 trace requests", [idle, afterTrace]);
-  } else console.log("\nno session to read a trace of (the list was empty)");
+  } else console.log("\nno session to read a trace of (the sessions list was empty or failed: above)");
 
   stop();
   await new Promise((r) => child.once("exit", r));

@@ -7,12 +7,14 @@ import { openDb, type Db } from "./client";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { insertEvents } from "./ingest";
+import { KV_READ_CACHE_BYTES } from "../../lib/memory-bounds";
 import { idKey, KV_INSERT, kvStoredRow } from "../ingest/kv-rows";
 import {
   forgetKvLocations,
   KV_LOCATIONS_BYTES,
   kvBlockList,
   kvListColumns,
+  kvReadCacheSize,
   kvRowStored,
   limitRecentBytes,
   REF_WINDOW_MS,
@@ -103,6 +105,21 @@ describe("KV block lists stored compactly on ingest", () => {
     insertEvents(db, [removed("r1", a)]);
     expect(literalCount("r1")).toBe(64);
     expect(lists()).toEqual({ r1: a });
+  });
+
+  it("keeps the origins it read back within their bytes bound, dropping the oldest, and still reads every list", () => {
+    // 48 origins of 12,000 hashes (96 KiB each, 4.5 MiB in all) each referred to by a later removal.
+    const origins = Array.from({ length: 48 }, (_, i) => chain(i * 12_000, 12_000));
+    insertEvents(db, origins.map((a, i) => stored(`s${i}`, a)));
+    insertEvents(db, origins.map((a, i) => removed(`r${i}`, a.slice(0, 11_000))));
+    forgetKvLocations(db);
+    const read = lists();
+    origins.forEach((a, i) => expect(read[`r${i}`]).toEqual(a.slice(0, 11_000)));
+    expect(literalCount("r47")).toBe(0);
+    const size = kvReadCacheSize(db);
+    expect(size.bytes).toBeLessThanOrEqual(KV_READ_CACHE_BYTES);
+    expect(size.bytes).toBeGreaterThan(KV_READ_CACHE_BYTES - 96 * 1024);
+    expect(size.entries).toBe(Math.floor(KV_READ_CACHE_BYTES / (96_000 * 1)));
   });
 
   it("keeps comparing runs against recent rows after the remembered ring went round several times", () => {

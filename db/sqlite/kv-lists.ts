@@ -240,6 +240,12 @@ export function kvListBatch<T>(db: Db, fn: () => T): T {
   }
 }
 
+/** Origin lists this connection keeps read back, and their bytes (bounded by KV_READ_CACHE_*). */
+export function kvReadCacheSize(db: Db): { entries: number; bytes: number } {
+  const s = states.get(db.$client);
+  return { entries: s?.read.size ?? 0, bytes: s?.readBytes ?? 0 };
+}
+
 /** A stored KV block list in full (8-byte words), references resolved through the origins still stored. */
 export function kvBlockList(db: Db, hashes: Uint8Array | string | null, refs: Uint8Array | null): Buffer | null {
   const literal = asBinary(hashes);
