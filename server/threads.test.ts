@@ -1,8 +1,10 @@
+import v8 from "node:v8";
+import vm from "node:vm";
 import { describe, expect, it, vi } from "vitest";
 import { isOutOfMemory, leastBusy, Restarts, threadStoppedError } from "./threads";
 import { toHttpError } from "./errors";
 import { errorResponse } from "./http";
-import { overLimit, startHeapGuard } from "./observability/heap-guard";
+import { judge, startHeapGuard } from "./observability/heap-guard";
 import { threadHeaps } from "./observability/thread-memory";
 
 describe("thread restarts", () => {
@@ -91,14 +93,48 @@ describe("the main thread's heap guard", () => {
     }
   });
 
-  it("stops only on the second sample in a row over the limit", () => {
+  it("stops the process after two full collections leave more than its limit", async () => {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as () => void;
+    let stops = 0;
+    const stop = startHeapGuard(1, () => stops++);
+    try {
+      gc();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(stops).toBe(0);
+      gc();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(stops).toBe(1);
+      gc();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(stops).toBe(1);
+    } finally {
+      stop();
+    }
+  });
+
+  it("stops on the second full collection in a row that leaves the live heap over the limit, or the second sample over twice it", () => {
     const MB = 1024 * 1024;
-    const cases: { used: number; before: boolean; over: boolean; stop: boolean }[] = [
-      { used: 100 * MB, before: false, over: false, stop: false },
-      { used: 257 * MB, before: false, over: true, stop: false },
-      { used: 257 * MB, before: true, over: true, stop: true },
-      { used: 256 * MB, before: true, over: false, stop: false },
+    type R = { live: number } | { used: number };
+    // Readings in order, and whether the process stops at the last one.
+    const cases: { readings: R[]; stop: boolean }[] = [
+      { readings: [{ live: 100 * MB }], stop: false },
+      { readings: [{ live: 257 * MB }], stop: false },
+      { readings: [{ live: 257 * MB }, { live: 300 * MB }], stop: true },
+      // Samples between the collections do not reset a live heap over the limit: a leak stops the process.
+      { readings: [{ live: 257 * MB }, { used: 300 * MB }, { used: 310 * MB }, { live: 300 * MB }], stop: true },
+      { readings: [{ live: 257 * MB }, { live: 256 * MB }, { live: 257 * MB }], stop: false },
+      // Garbage between collections (a large trace, small semi-spaces) is not a leak...
+      { readings: [{ used: 335 * MB }, { used: 400 * MB }, { live: 90 * MB }], stop: false },
+      // ...until the heap used stays over twice the limit without a full collection.
+      { readings: [{ used: 513 * MB }, { used: 520 * MB }], stop: true },
+      { readings: [{ used: 513 * MB }, { used: 500 * MB }, { used: 520 * MB }], stop: false },
     ];
-    for (const c of cases) expect(overLimit(c.used, 256, c.before)).toEqual({ over: c.over, stop: c.stop });
+    for (const c of cases) {
+      let s = { liveOver: 0, usedOver: 0 };
+      let stop = false;
+      for (const r of c.readings) ({ stop, ...s } = judge(s, r, 256));
+      expect({ readings: c.readings, stop }).toEqual({ readings: c.readings, stop: c.stop });
+    }
   });
 });
