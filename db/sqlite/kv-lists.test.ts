@@ -110,8 +110,14 @@ describe("KV block lists stored compactly on ingest", () => {
   it("keeps the origins it read back within their bytes bound, dropping the oldest, and still reads every list", () => {
     // 48 origins of 12,000 hashes (96 KiB each, 4.5 MiB in all) each referred to by a later removal.
     const origins = Array.from({ length: 48 }, (_, i) => chain(i * 12_000, 12_000));
-    insertEvents(db, origins.map((a, i) => stored(`s${i}`, a)));
-    insertEvents(db, origins.map((a, i) => removed(`r${i}`, a.slice(0, 11_000))));
+    insertEvents(
+      db,
+      origins.map((a, i) => stored(`s${i}`, a)),
+    );
+    insertEvents(
+      db,
+      origins.map((a, i) => removed(`r${i}`, a.slice(0, 11_000))),
+    );
     forgetKvLocations(db);
     const read = lists();
     origins.forEach((a, i) => expect(read[`r${i}`]).toEqual(a.slice(0, 11_000)));
