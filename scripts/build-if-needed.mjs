@@ -109,15 +109,27 @@ export function buildIfNeeded() {
   if (status !== 0) process.exit(status);
 }
 
+/** The C addon (server/native), when it is not built: `npm ci` builds it, this covers an install without scripts. */
+function nativeIfMissing() {
+  const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+  if (fs.existsSync(path.join(root, "server", "native", "build", "Release", "malloc.node"))) return;
+  spawnSync(process.execPath, [path.join(root, "scripts", "build-native.mjs")], { stdio: "inherit" });
+}
+
 /** Both builds, each only when needed. */
 export async function buildAllIfNeeded() {
+  nativeIfMissing();
   if (!serverBuildIsFresh()) await buildServer();
   buildIfNeeded();
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const only = process.argv[2];
-  const run = only === "--server" ? async () => (serverBuildIsFresh() ? undefined : buildServer()) : buildAllIfNeeded;
+  const server = async () => {
+    nativeIfMissing();
+    if (!serverBuildIsFresh()) await buildServer();
+  };
+  const run = only === "--server" ? server : buildAllIfNeeded;
   run().catch((err) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);

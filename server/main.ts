@@ -39,6 +39,7 @@ import { errorMessage, log } from "./observability/logger";
 import { instrumentRequest, metrics } from "./observability/metrics";
 import { metricsReply } from "./observability/metrics-endpoint";
 import { startHeapGuard } from "./observability/heap-guard";
+import { startMallocTrim } from "./observability/memory-trim";
 import { DASHBOARD_MAIN_HEAP_MB } from "./memory-budget";
 
 function settingsOrExit(): Env {
@@ -68,6 +69,7 @@ function secretKeyOrExit(settings: Env): Buffer {
 async function main() {
   const settings = settingsOrExit();
   startHeapGuard(DASHBOARD_MAIN_HEAP_MB);
+  startMallocTrim();
   const key = secretKeyOrExit(settings);
   await checkEngine(settings.SWITCHYARD_DATABASE_URL).catch((err: unknown) => {
     if (!(err instanceof EngineError)) throw err;

@@ -70,6 +70,13 @@ export const DASHBOARD_ENV = {
 } as const;
 
 /** The simulator takes the dashboard's malloc settings too (its writer thread and its own buffers). */
+/**
+ * How often the dashboard gives its C heap's whole free pages back to the system (malloc_trim, server/native). Freed
+ * memory between live blocks otherwise stays resident: the arenas grew over the hour, and stayed ~180 MB up after a
+ * preview's threads had exited. A trim takes milliseconds; it also runs a second after any thread exits.
+ */
+export const MALLOC_TRIM_EVERY_MS = 30_000;
+
 export function processEnv(name: CompiledName): Record<string, string> {
   return name === "dashboard" || name === "sim" ? { ...DASHBOARD_ENV } : {};
 }

@@ -5,6 +5,7 @@ import { log } from "./observability/logger";
 import { metrics } from "./observability/metrics";
 import { memorySlot, trackThread } from "./observability/thread-memory";
 import { threadFile } from "./thread-file";
+import { trimSoon } from "./observability/memory-trim";
 
 export { threadFile };
 
@@ -23,6 +24,8 @@ export function startThread(
     resourceLimits: { ...threadLimits(kind, options.previewMb), ...options.limits },
   });
   trackThread(label, worker, slot);
+  // What it freed in the C heap stays resident among other threads' blocks until trimmed.
+  worker.once("exit", () => trimSoon());
   return worker;
 }
 

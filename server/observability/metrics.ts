@@ -79,6 +79,17 @@ function create() {
       labelNames: ["thread", "reason"] as const,
       ...on,
     }),
+    mallocTrims: new Counter({
+      name: "switchyard_malloc_trims_total",
+      help: "Times the process gave the C heap's whole free pages back to the system (glibc malloc_trim), by why.",
+      labelNames: ["why"] as const,
+      ...on,
+    }),
+    mallocTrimmed: new Counter({
+      name: "switchyard_malloc_trimmed_bytes_total",
+      help: "Resident memory those trims gave back (the process's RSS before each minus after).",
+      ...on,
+    }),
     threadHeap: new Gauge({
       name: "switchyard_thread_heap_bytes",
       help: "V8 heap of each thread of this process (main, ingest-1, attribution, preview-1, ...): used, total and limit. Process RSS is switchyard_process_resident_memory_bytes.",

@@ -1,0 +1,8 @@
+{
+  "targets": [
+    {
+      "target_name": "malloc",
+      "sources": ["malloc.c"]
+    }
+  ]
+}
