@@ -54,15 +54,16 @@ export const PG_RECENT_REQUESTS = 2_000;
 // ---- Attribution (one thread, on the leader) ----
 
 /**
- * Slots of the attribution index's block table (SQLite), 40 bytes each: 40 MiB, allocated and touched when the thread
- * starts, so it adds nothing while it fills. It holds at most half as many blocks (524,288); past that the least
+ * Slots of the attribution index's block table (SQLite), 40 bytes each: 20 MiB, allocated and touched when the thread
+ * starts, so it adds nothing while it fills. It holds at most half as many blocks (262,144); past that the least
  * recently used clean ones are dropped down to a quarter of the slots (each block not held costs one lookup when it is
  * used again). Blocks changed and not yet written are never dropped: while they alone need more room the table grows,
  * and it is cut back to these slots after the next flush. The steady scenario's cluster holds at most ~84k blocks at
  * once, so the live ones stay held. (The earlier bound, 1,000,000 blocks kept in order of first use, let the table
- * double to 2^21 slots within the hour; 100,000 dropped live blocks and attribution fell behind.)
+ * double to 2^21 slots within the hour; 100,000 dropped live blocks and attribution fell behind. 2^20 slots held the
+ * budget's ten-minute level with 4 MB to spare.)
  */
-export const ATTR_BLOCK_SLOTS = 1 << 20;
+export const ATTR_BLOCK_SLOTS = 1 << 19;
 /**
  * Decoded residency lists cached (~500 bytes of heap each: ~9 intervals). Past it only the lists of cached blocks are
  * kept (most cached lists are ones no block points to any more: an edit makes new lists), all of them when those alone
@@ -70,12 +71,12 @@ export const ATTR_BLOCK_SLOTS = 1 << 20;
  */
 export const ATTR_LIST_CACHE = 40_000;
 /**
- * Slots of the first-seen marks' read-through cache, 40 bytes each: 20 MiB, touched up front. At most half as many
+ * Slots of the first-seen marks' read-through cache, 40 bytes each: 10 MiB, touched up front. At most half as many
  * marks; past that the least recently used are dropped down to a quarter of the slots. The marks not yet written have
  * tables of their own, of 2^16 slots, grown while a flush waits (at most SEEN_FLUSH_AT marks of the attribution job)
  * and cut back to 2^16 slots once written.
  */
-export const ATTR_SEEN_SLOTS = 1 << 19;
+export const ATTR_SEEN_SLOTS = 1 << 18;
 /**
  * Bits of each of the attribution index's two Bloom filters at most (32 MiB each). Each starts sized for twice the
  * blocks on disk, at least 2^25 bits (4 MiB, touched up front), and is rebuilt larger once it holds 10 bits' worth of
