@@ -14,7 +14,7 @@ function trim(why: TrimWhy): void {
   const m = metrics();
   m.mallocTrims.inc({ why });
   m.mallocTrimmed.inc(released);
-  if (released >= 16 * 1024 * 1024 || why === "thread_exit")
+  if (released >= 16 * 1024 * 1024)
     log().info(
       { why, released_mb: Math.round(released / 1048576), ms: Math.round(performance.now() - t) },
       "gave freed C-heap memory back to the system",
