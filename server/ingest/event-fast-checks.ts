@@ -2,6 +2,7 @@ import { LiftedHashes } from "../../db/codecs/chains";
 import {
   badHashIndex,
   BUDGET_UNITS,
+  CLUSTER_NAME,
   MAX_BLOCKS,
   MAX_ID,
   MAX_LATENCY_MS,
@@ -79,12 +80,15 @@ export function optional(out: Obj, v: Obj, key: string, check: (x: unknown) => b
 }
 
 /** The head every event starts with: id, ts and an optional source (events.ts `base`). */
+export const isCluster = (x: unknown): x is string => typeof x === "string" && CLUSTER_NAME.test(x);
+
 export function head(v: Obj): Obj | null {
   const out: Obj = {};
   if (!isId(v.id) || !isTs(v.ts)) return GIVE_UP;
   out.id = v.id;
   out.ts = v.ts;
   if (!optional(out, v, "source", (x) => isStr(x, 0, MAX_ID))) return GIVE_UP;
+  if (!optional(out, v, "cluster", isCluster)) return GIVE_UP;
   return out;
 }
 

@@ -119,6 +119,11 @@ const PROBES: unknown[] = [
   "bytes",
   "responses",
   "w1",
+  "-w1",
+  "prod eu",
+  "a/b",
+  "x".repeat(64),
+  "x".repeat(65),
   "w2",
   "r0",
   [],
@@ -168,6 +173,7 @@ const bases: [string, Raw][] = [
   ["kv.stored on a lower tier", full["kv.stored"]({ storage_tier: "host", onboarded_from: "disk" })],
   ["kv.removed from a tier", full["kv.removed"]({ storage_tier: "disk" })],
   ["worker.stats with optional counters", full["worker.stats"]({ preemptions: 3, batch_tokens: 512.5 })],
+  ...FAST_KINDS.map((k): [string, Raw] => [`${k} from a named cluster`, full[k]({ cluster: "staging-eu.1" })]),
 ];
 
 describe("parseEvent's fast path agrees with the schema", () => {

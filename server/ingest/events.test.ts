@@ -82,6 +82,14 @@ describe("parseEvent: good events", () => {
     expect(r).toMatchObject({ ok: true, event: { prefix_query_tokens: out, prefix_hit_tokens: out } });
   });
 
+  it.each(["default", "prod", "staging-eu.1", "us_west_2", "A", "9", "c".repeat(64)])(
+    "cluster %s is a cluster name, kept on the event",
+    (cluster) => {
+      for (const kind of EVENT_KINDS)
+        expect(parseEvent(minimal[kind]({ cluster }))).toMatchObject({ ok: true, event: { cluster } });
+    },
+  );
+
   it("drops unknown fields from the parsed event", () => {
     const r = parseEvent(minimal["worker.down"]({ extra: 1 }));
     expect(r.ok && "extra" in r.event).toBe(false);
@@ -300,6 +308,12 @@ describe("parseEvent: bad events", () => {
       "cached_tokens_by_tier.host",
     ],
     ["negative prefetched_tokens", minimal.request({ prefetched_tokens: -1 }), "prefetched_tokens"],
+    ["empty cluster", minimal["worker.stats"]({ cluster: "" }), "cluster", "must be 1 to 64 letters"],
+    ["cluster with a space", minimal.request({ cluster: "prod eu" }), "cluster", "must be 1 to 64 letters"],
+    ["cluster with a slash", minimal["kv.stored"]({ cluster: "prod/eu" }), "cluster", "must be 1 to 64 letters"],
+    ["cluster starting with a dot", minimal["worker.up"]({ cluster: ".prod" }), "cluster", "starting with a letter"],
+    ["cluster of 65 characters", minimal["policy.ack"]({ cluster: "c".repeat(65) }), "cluster", "1 to 64"],
+    ["cluster that is a number", minimal.tool({ cluster: 7 }), "cluster"],
   ];
 
   it.each(cases)("%s is rejected naming its path", (_name, value, path, fragment) => {

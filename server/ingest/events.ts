@@ -2,6 +2,8 @@ import { z } from "zod";
 import {
   badHashIndex,
   BUDGET_UNITS,
+  CLUSTER_NAME,
+  CLUSTER_NAME_RULE,
   hashProblem,
   MAX_BLOCK_SIZE,
   MAX_BLOCKS,
@@ -30,6 +32,8 @@ import type { IngestKind, IngestRowOf } from "../../db/rows/ingest";
 // and builds the same event; anything else (every bad input) is parsed here, so errors come from this schema alone.
 
 export {
+  CLUSTER_NAME,
+  DEFAULT_CLUSTER,
   MAX_CANDIDATES,
   MAX_CHAIN,
   MAX_HASHES,
@@ -99,7 +103,9 @@ export const counter = z
 
 const hashes = hashList(0);
 const chainHashes = hashList(0, MAX_CHAIN);
-const base = { id, ts, source: z.string().max(MAX_ID).optional() };
+/** The cluster an event comes from (absent: DEFAULT_CLUSTER). */
+export const clusterName = z.string().regex(CLUSTER_NAME, CLUSTER_NAME_RULE);
+const base = { id, ts, source: z.string().max(MAX_ID).optional(), cluster: clusterName.optional() };
 const session = { session_id: id.optional(), trajectory_id: id.optional() };
 
 export const workerRole = z.enum(WORKER_ROLES);
