@@ -48,6 +48,11 @@ export const FIRSTS_KEPT = 200_000;
  * answered 503 with Retry-After: the sender keeps it and sends it again.
  */
 export const INGEST_MAX_IN_FLIGHT = 32;
+/**
+ * Clusters a store keeps (rows of the clusters table); an event of one more new cluster is refused alone. Each ingest
+ * connection remembers the names it registered (as many).
+ */
+export const MAX_CLUSTERS = 1_024;
 /** PostgreSQL's ingest: recent requests (with their chains) remembered per client for compact chains. FIFO. */
 export const PG_RECENT_REQUESTS = 2_000;
 

@@ -1,6 +1,7 @@
 import type { IngestRowOf } from "../rows/ingest";
 import { encodeHash } from "../codecs/chains";
 import { kvOpCode, kvReasonCode } from "../codecs/kv-codes";
+import { clusterId } from "./clusters";
 
 // How KV events are stored (kv_events, db/sqlite/schema/kv.ts): one row per event, its block list literal or compact, its id
 // as a hash (idKey).
@@ -35,6 +36,7 @@ export function idKey(id: string): number {
 const COLUMNS = [
   "id_key",
   "ts",
+  "cluster_id",
   "op_code",
   "worker_id",
   "block_count",
@@ -59,6 +61,7 @@ export const KV_INSERT = `INSERT INTO kv_events (${COLUMNS.join(", ")}) VALUES (
 export const kvStoredRow = (e: IngestRowOf<"kv.stored">, hashes: Buffer, refs: Buffer | null): Row => [
   idKey(e.id),
   e.ts,
+  clusterId(e.cluster),
   STORED,
   e.worker_id,
   e.block_hashes.length,
@@ -77,6 +80,7 @@ export const kvStoredRow = (e: IngestRowOf<"kv.stored">, hashes: Buffer, refs: B
 export const kvRemovedRow = (e: IngestRowOf<"kv.removed">, hashes: Buffer, refs: Buffer | null): Row => [
   idKey(e.id),
   e.ts,
+  clusterId(e.cluster),
   REMOVED,
   e.worker_id,
   e.block_hashes.length,
@@ -94,6 +98,7 @@ export const kvRemovedRow = (e: IngestRowOf<"kv.removed">, hashes: Buffer, refs:
 export const kvClearedRow = (e: IngestRowOf<"kv.cleared">): Row => [
   idKey(e.id),
   e.ts,
+  clusterId(e.cluster),
   CLEARED,
   e.worker_id,
   0,

@@ -3,6 +3,7 @@ import { encodeHashes, hashListBytes } from "../codecs/chains";
 import { encodeCandidates } from "../codecs/candidates";
 import { encodeAgentHints, encodePolicyVersions } from "../codecs/request-json";
 import { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } from "./kv-rows";
+import { clusterId } from "./clusters";
 import { overlaps } from "./rollups";
 
 /** Values of sequence_hashes, local_hashes, chain_base, seq_shared, local_shared, seq_count, local_count, local_refs. */
@@ -50,6 +51,7 @@ const wholeChains = (e: IngestRowOf<"request">): ChainColumns => [
 export const requestHead = (e: IngestRowOf<"request">): Row => [
   e.id,
   e.ts,
+  clusterId(e.cluster),
   e.request_id,
   opt(e.session_id),
   opt(e.trajectory_id),
@@ -89,6 +91,7 @@ function insert(table: string, columns: string[]): string {
 const workerEventCols = [
   "id",
   "ts",
+  "cluster_id",
   "kind",
   "worker_id",
   "role",
@@ -103,6 +106,7 @@ const workerEventCols = [
 const REQUEST_COLUMNS = [
   "id",
   "ts",
+  "cluster_id",
   "request_id",
   "session_id",
   "trajectory_id",
@@ -147,6 +151,7 @@ export const tables: Record<IngestKind, Table> = {
     row: (e: IngestRowOf<"worker.up">) => [
       e.id,
       e.ts,
+      clusterId(e.cluster),
       e.kind,
       e.worker_id,
       e.role,
@@ -162,6 +167,7 @@ export const tables: Record<IngestKind, Table> = {
     row: (e: IngestRowOf<"worker.down">) => [
       e.id,
       e.ts,
+      clusterId(e.cluster),
       e.kind,
       e.worker_id,
       null,
@@ -176,6 +182,7 @@ export const tables: Record<IngestKind, Table> = {
     sql: insert("worker_stats", [
       "id",
       "ts",
+      "cluster_id",
       "worker_id",
       "kv_active_blocks",
       "kv_total_blocks",
@@ -190,6 +197,7 @@ export const tables: Record<IngestKind, Table> = {
     row: (e: IngestRowOf<"worker.stats">) => [
       e.id,
       e.ts,
+      clusterId(e.cluster),
       e.worker_id,
       e.kv_active_blocks,
       e.kv_total_blocks,
@@ -218,6 +226,7 @@ export const tables: Record<IngestKind, Table> = {
     sql: insert("route_decisions", [
       "id",
       "ts",
+      "cluster_id",
       "request_id",
       "session_id",
       "trajectory_id",
@@ -237,6 +246,7 @@ export const tables: Record<IngestKind, Table> = {
       return [
         e.id,
         e.ts,
+        clusterId(e.cluster),
         e.request_id,
         opt(e.session_id),
         opt(e.trajectory_id),
@@ -261,6 +271,7 @@ export const tables: Record<IngestKind, Table> = {
     sql: insert("tools", [
       "id",
       "ts",
+      "cluster_id",
       "session_id",
       "trajectory_id",
       "request_id",
@@ -280,6 +291,7 @@ export const tables: Record<IngestKind, Table> = {
     row: (e: IngestRowOf<"tool">) => [
       e.id,
       e.ts,
+      clusterId(e.cluster),
       e.session_id,
       opt(e.trajectory_id),
       opt(e.request_id),
@@ -301,6 +313,7 @@ export const tables: Record<IngestKind, Table> = {
     sql: insert("reasoning_spans", [
       "id",
       "ts",
+      "cluster_id",
       "request_id",
       "tool_call_id",
       "tokens",
@@ -311,6 +324,7 @@ export const tables: Record<IngestKind, Table> = {
     row: (e: IngestRowOf<"reasoning">) => [
       e.id,
       e.ts,
+      clusterId(e.cluster),
       e.request_id,
       opt(e.tool_call_id),
       e.tokens,
@@ -323,6 +337,7 @@ export const tables: Record<IngestKind, Table> = {
     sql: insert("planner_decisions", [
       "id",
       "ts",
+      "cluster_id",
       "role",
       "metric",
       "observed",
@@ -337,6 +352,7 @@ export const tables: Record<IngestKind, Table> = {
     row: (e: IngestRowOf<"planner.decision">) => [
       e.id,
       e.ts,
+      clusterId(e.cluster),
       e.role,
       e.metric,
       e.observed,
@@ -350,10 +366,21 @@ export const tables: Record<IngestKind, Table> = {
     ],
   },
   "policy.ack": {
-    sql: insert("policy_acks", ["id", "ts", "target", "policy_kind", "version", "status", "message", "source"]),
+    sql: insert("policy_acks", [
+      "id",
+      "ts",
+      "cluster_id",
+      "target",
+      "policy_kind",
+      "version",
+      "status",
+      "message",
+      "source",
+    ]),
     row: (e: IngestRowOf<"policy.ack">) => [
       e.id,
       e.ts,
+      clusterId(e.cluster),
       e.target,
       e.policy_kind,
       e.version,

@@ -3,6 +3,7 @@ import type { IngestRow, IngestRowOf, NamedRequest, ResolvePrefix } from "../row
 import type { StoreStatus } from "../rows/ingest";
 import { encodeHashes, HASH_BYTES } from "../codecs/chains";
 import { requestHead, rowOf } from "../ingest/rows";
+import { registerClustersPg } from "./clusters";
 import { idKey } from "../ingest/kv-rows";
 import { pgTransaction, type PgDb } from "./client";
 import { dayOf, ensurePartitions, forgetPartitions, PARTITIONED } from "./partitions";
@@ -52,6 +53,9 @@ type Turn = {
   done: () => void;
   /** The requests the batch's rows hold, marked committed once its transaction is. */
   held: HeldRequest[];
+  /** Run once the transaction has committed (the cluster names it registered are remembered). */
+  committed: (() => void)[];
+  sql: postgres.Sql;
 };
 const lastTurn = new WeakMap<postgres.Sql, Promise<void>>();
 
@@ -65,7 +69,7 @@ function takeTurn(sql: postgres.Sql): Turn {
   let done!: () => void;
   const mine = new Promise<void>((resolve) => (done = resolve));
   lastTurn.set(sql, mine);
-  return { recent: recentOf(sql), previous, done, held: [] };
+  return { recent: recentOf(sql), previous, done, held: [], committed: [], sql };
 }
 
 /** Forget the recent batches' requests (after rows were deleted behind this process's back, e.g. between tests). */
@@ -124,6 +128,7 @@ export async function insertEventsPg(
       out = await pgTransaction(sql, (tx) => storeInTransaction(tx, turn, events, options));
     }
     for (const h of turn.held) h.committed = true;
+    for (const f of turn.committed) f();
     return out;
   } finally {
     turn.done();
@@ -144,6 +149,7 @@ async function storeInTransaction(
 ): Promise<StoreStatus[]> {
   const recent = turn.recent;
   const out: StoreStatus[] = new Array(events.length);
+  const clusters = await registerClustersPg(turn.sql, tx, events);
   const held = await heldRequests(tx, events, recent);
   type Group = { index: number[]; values: Value[][] };
   const rows = new Map<InsertPlan, Group>();
@@ -159,6 +165,11 @@ async function storeInTransaction(
   events.forEach((e, i) => e.kind === "request" && laterIds.set(e.request_id, i));
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
+    const refusal = e.cluster === undefined ? undefined : clusters.refused.get(e.cluster);
+    if (refusal) {
+      out[i] = { status: "rejected", code: "invalid_cluster", error: refusal };
+      continue;
+    }
     const plan = PLANS[e.kind];
     const key = `${plan.table}\u0000${keyOf(plan, e)}`;
     if (inBatch.has(key) || (e.kind === "request" && held.rowIds.has(e.id))) {
@@ -217,6 +228,7 @@ async function storeInTransaction(
     await upsertWorkers(tx, events, out);
     await writeRollupsPg(tx, events, out);
     await alsoInTransaction?.(tx, out);
+    turn.committed.push(clusters.commit);
     return out;
   } catch (err) {
     forget(recent, batchRequests);

@@ -11,6 +11,7 @@ export type WorkerUpRow = {
   id: string;
   ts: number;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 export type WorkerDownRow = {
   kind: "worker.down";
@@ -19,6 +20,7 @@ export type WorkerDownRow = {
   ts: number;
   reason?: string | undefined;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 export type WorkerStatsRow = {
   kind: "worker.stats";
@@ -34,6 +36,7 @@ export type WorkerStatsRow = {
   preemptions?: string | undefined;
   batch_tokens?: number | undefined;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 export type KvStoredRow = {
   kind: "kv.stored";
@@ -48,6 +51,7 @@ export type KvStoredRow = {
   storage_tier?: "device" | "host" | "disk" | "shared" | undefined;
   onboarded_from?: "host" | "disk" | "shared" | undefined;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 export type KvRemovedRow = {
   kind: "kv.removed";
@@ -58,6 +62,7 @@ export type KvRemovedRow = {
   ts: number;
   storage_tier?: "device" | "host" | "disk" | "shared" | undefined;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 export type KvClearedRow = {
   kind: "kv.cleared";
@@ -65,6 +70,7 @@ export type KvClearedRow = {
   id: string;
   ts: number;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 export type RouteDecisionRow = {
   kind: "route.decision";
@@ -86,6 +92,7 @@ export type RouteDecisionRow = {
   session_id?: string | undefined;
   trajectory_id?: string | undefined;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 export type RequestRow = {
   kind: "request";
@@ -132,6 +139,7 @@ export type RequestRow = {
   session_id?: string | undefined;
   trajectory_id?: string | undefined;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 export type ToolRow = {
   kind: "tool";
@@ -151,6 +159,7 @@ export type ToolRow = {
   truncated?: boolean | undefined;
   budget?: { unit: "bytes" | "tokens"; limit: number } | undefined;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 export type ReasoningRow = {
   kind: "reasoning";
@@ -162,6 +171,7 @@ export type ReasoningRow = {
   ts: number;
   tool_call_id?: string | undefined;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 export type PlannerDecisionRow = {
   kind: "planner.decision";
@@ -177,6 +187,7 @@ export type PlannerDecisionRow = {
   id: string;
   ts: number;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 export type PolicyAckRow = {
   kind: "policy.ack";
@@ -188,6 +199,7 @@ export type PolicyAckRow = {
   ts: number;
   message?: string | undefined;
   source?: string | undefined;
+  cluster?: string | undefined;
 };
 
 /** Any event row; `kind` tells which. */
@@ -224,7 +236,11 @@ export type PrefixResolution =
 /** The decision whether a request's prefix_of may extend the named request (server/ingest/prefix.ts makes it). */
 export type ResolvePrefix = (e: RequestRow, named: NamedRequest | null, laterInBatch: boolean) => PrefixResolution;
 
-/** A request whose prefix_of cannot be resolved is refused alone (its code tells the sender what to do). */
-export type StoreRejection = { status: "rejected"; code: PrefixCode; error: string };
+/**
+ * An event refused alone when stored: a request whose prefix_of cannot be resolved (its code tells the sender what to
+ * do), or an event of a cluster the store cannot take (`invalid_cluster`: its id is another name's, or there are
+ * MAX_CLUSTERS already).
+ */
+export type StoreRejection = { status: "rejected"; code: PrefixCode | "invalid_cluster"; error: string };
 
 export type StoreStatus = "accepted" | "duplicate" | StoreRejection;

@@ -13,11 +13,12 @@ import { decodeHashes } from "../codecs/chains";
 // again on another worker; turns extending the one before; first turns sharing a system prompt at an offset), as a
 // digest per table recorded from the code before a change to the encoding's speed: such a change must store the same
 // bytes. A change that means to store other bytes updates the digests and says why (migration 0023: kv_events keeps
-// op and reason as small integer codes and no session_id).
+// op and reason as small integer codes and no session_id; migration 0026: every row ends with cluster_id, 0 here, and
+// the rows' other bytes are the digests' of before it).
 
 const DIGESTS = {
-  kv_events: "e9c8243f095828c0a42f5bf0feea98315f4283a9a1b1315d1834c3d312a133f2",
-  requests: "a53c76a6e70e7107fd6c47abcfe36b233efa0c8622b89cf65e80d4176a78a609",
+  kv_events: "24835c984498732081059c28d9903d6b3065864f505b8d5fafafc3dcb58f613a",
+  requests: "17dde89439cfbdc6eff60ffd5627e82e96c6a9fec5228702579f295fe573056a",
 };
 
 /** xorshift32: the same stream on every run and engine version. */

@@ -14,6 +14,7 @@ import { statements } from "./ingest-statements";
 import { kvRowTemplate } from "../ingest/kv-rows";
 import { compactKvRow } from "./ingest-kv";
 import { forgetKvLocations, kvListBatch, kvRowStored } from "./kv-lists";
+import { forgetClusters, registerCluster } from "./clusters";
 import type { StoreStatus } from "../rows/ingest";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
@@ -122,6 +123,7 @@ export function insertEvents(
   } catch (err) {
     forgetChains(db);
     forgetKvLocations(db);
+    forgetClusters(db);
     throw err;
   }
 }
@@ -166,6 +168,13 @@ function storeInTransaction(
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     const t = tables[e.kind];
+    if (e.cluster !== undefined) {
+      const problem = registerCluster(db, e.cluster, e.ts);
+      if (problem) {
+        out[i] = { status: "rejected", code: "invalid_cluster", error: problem };
+        continue;
+      }
+    }
     let row: Row;
     if (e.kind === "kv.stored" || e.kind === "kv.removed") row = compactKvRow(db, e, lists[i], rows[i]);
     else if (e.kind !== "request") row = rows[i]!;

@@ -1,5 +1,5 @@
 import { asc, desc, eq, gt, sql } from "drizzle-orm";
-import { bigint, pgTable, text as pgText } from "drizzle-orm/pg-core";
+import { bigint, integer as pgInteger, pgTable, text as pgText } from "drizzle-orm/pg-core";
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { attrStatePg } from "../pg/schema";
 import { attrState } from "../sqlite/schema";
@@ -104,4 +104,15 @@ export async function databaseBytes(s: Store, sqliteFile: string | null): Promis
     .from(sql`pragma_page_count(), pragma_page_size()`);
   const { walBytes } = await databaseSize(s, sqliteFile);
   return { fileBytes: row?.bytes ?? 0, walBytes };
+}
+
+// The clusters table, narrowed to its id (the pair of schemas differs in SQLite's optional rowid key on insert).
+const pgClusters = pgTable("clusters", { id: pgInteger("id").notNull() });
+const sqliteClusters = sqliteTable("clusters", { id: integer("id").notNull() });
+
+/** Clusters the store holds (the default one included). */
+export async function clusterCount(s: Store): Promise<number> {
+  const clusters = s.engine === "pg" ? pgClusters : (sqliteClusters as unknown as typeof pgClusters);
+  const [row] = await s.db.select({ n: sql<number>`count(*)` }).from(clusters);
+  return Number(row?.n ?? 0);
 }

@@ -198,6 +198,8 @@ export function metricsCases(e: MetricsEngine): void {
       expect(sample(f, "switchyard_source_errors", { source: "vllm-a" })?.value).toBe("2");
       expect(sample(f, "switchyard_source_up", { source: "vllm-a" })?.value).toBe("0");
       expect(Number(sample(f, "switchyard_database_size_bytes", { file: "main" })?.value)).toBeGreaterThan(4096);
+      // Only the default cluster: these events named none.
+      expect(sample(f, "switchyard_clusters")?.value).toBe("1");
 
       await cursorAt(s, "m-r9");
       const caughtUp = families((await reply({ authorization: `Bearer ${token}` })).body);

@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { attributionProgress, databaseBytes, rolloutStates, sourceHealth } from "../../db/store/observability";
+import {
+  attributionProgress,
+  clusterCount,
+  databaseBytes,
+  rolloutStates,
+  sourceHealth,
+} from "../../db/store/observability";
 import type { Store } from "../../db/store/store";
 import type { IngestTally } from "../ingest/tally";
 import { methodLabel, routeLabel } from "./route-label";
@@ -105,6 +111,11 @@ function create() {
         }
       },
     }),
+    clusters: new Gauge({
+      name: "switchyard_clusters",
+      help: "Clusters the store holds, the default one included: events naming a new cluster create it, so a mistyped name shows here.",
+      ...on,
+    }),
     dbSize: new Gauge({
       name: "switchyard_database_size_bytes",
       help: "Size of the database: SQLite's main file and write-ahead log; PostgreSQL's database as main (wal 0).",
@@ -149,13 +160,15 @@ export function instrumentRequest(req: IncomingMessage, res: ServerResponse): vo
  * sqliteFile: the SQLite database's path for its size (null on PostgreSQL).
  */
 export async function refreshFromStore(s: Store, sqliteFile: string | null): Promise<void> {
-  const [a, rollouts, sources, size] = await Promise.all([
+  const [a, rollouts, sources, size, clusters] = await Promise.all([
     attributionProgress(s),
     rolloutStates(s),
     sourceHealth(s),
     databaseBytes(s, sqliteFile),
+    clusterCount(s),
   ]);
   const m = metrics();
+  m.clusters.set(clusters);
   const pending = a.firstPendingArrivedAt !== null && a.newestArrivedAt !== null;
   m.attributionLag.set(pending ? Math.max(0, (a.newestArrivedAt! - a.firstPendingArrivedAt!) / 1000) : 0);
   m.attributionBacklog.set(a.newestRowid === null ? 0 : Math.max(0, a.newestRowid - a.cursor));

@@ -23,6 +23,7 @@ export const kvEvents = pgTable(
     /** 48-bit hash of the event id (db/ingest/kv-rows.ts), as on SQLite: with ts, what makes a re-sent event a duplicate. */
     idKey: bigint("id_key", { mode: "number" }).notNull(),
     ts: ms("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     /** op and reason as SQLite stores them (db/codecs/kv-codes.ts), their text generated from the codes. */
     opCode: integer("op_code").notNull(),
     op: text("op", { enum: KV_OPS }).generatedAlwaysAs(sql.raw(decodeSql("op_code", KV_OPS))),
@@ -54,6 +55,7 @@ export const routeDecisions = pgTable(
   {
     id: text("id").notNull(),
     ts: ms("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     requestId: text("request_id").notNull(),
     sessionId: text("session_id"),
     trajectoryId: text("trajectory_id"),
@@ -83,6 +85,7 @@ export const tools = pgTable(
   {
     id: text("id").notNull(),
     ts: ms("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     sessionId: text("session_id").notNull(),
     trajectoryId: text("trajectory_id"),
     requestId: text("request_id"),
@@ -114,6 +117,7 @@ export const reasoningSpans = pgTable(
   {
     id: text("id").notNull(),
     ts: ms("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     requestId: text("request_id").notNull(),
     toolCallId: text("tool_call_id"),
     tokens: integer("tokens").notNull(),
@@ -130,6 +134,7 @@ export const plannerDecisions = pgTable(
   {
     id: text("id").notNull(),
     ts: ms("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     role: text("role").notNull(),
     metric: text("metric").notNull(),
     observed: doublePrecision("observed").notNull(),
@@ -150,6 +155,7 @@ export const policyAcks = pgTable(
   {
     id: text("id").notNull(),
     ts: ms("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     target: text("target").notNull(),
     policyKind: text("policy_kind").notNull(),
     version: integer("version").notNull(),

@@ -13,6 +13,7 @@ export const requests = pgTable(
     /** A number per row, as SQLite's rowid: what attribution's request_causes names the request by. */
     rid: bigint("rid", { mode: "number" }).generatedAlwaysAsIdentity(),
     ts: ms("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     requestId: text("request_id").notNull(),
     sessionId: text("session_id"),
     trajectoryId: text("trajectory_id"),

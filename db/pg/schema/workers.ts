@@ -3,6 +3,16 @@ import { ms } from "./columns";
 
 // Workers and their raw samples on PostgreSQL; mirrors db/sqlite/schema/workers.ts column for column.
 
+/**
+ * Every cluster events came from. `id` is clusterId(name) (db/ingest/clusters.ts): event rows carry it as cluster_id;
+ * 0 is "default", the cluster of events that name none (and of everything stored before clusters existed).
+ */
+export const clusters = pgTable("clusters", {
+  id: integer("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  firstSeen: ms("first_seen").notNull(),
+});
+
 /** One row per worker ever seen: identity and its latest known state. */
 export const workers = pgTable("workers", {
   workerId: text("worker_id").primaryKey(),
@@ -23,6 +33,7 @@ export const workerEvents = pgTable(
   {
     id: text("id").notNull(),
     ts: ms("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     kind: text("kind", { enum: ["worker.up", "worker.down"] }).notNull(),
     workerId: text("worker_id").notNull(),
     role: text("role"),
@@ -41,6 +52,7 @@ export const workerStats = pgTable(
   {
     id: text("id").notNull(),
     ts: ms("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     workerId: text("worker_id").notNull(),
     kvActiveBlocks: integer("kv_active_blocks").notNull(),
     kvTotalBlocks: integer("kv_total_blocks").notNull(),

@@ -16,6 +16,7 @@ export const kvEvents = sqliteTable(
     /** 48-bit hash of the event id (db/ingest/kv-rows.ts): with ts, what makes a re-sent event a duplicate. */
     idKey: integer("id_key"),
     ts: integer("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     /** The op as a code (db/codecs/kv-codes.ts); read `op`, its text, generated from it and not stored. */
     opCode: integer("op_code").notNull(),
     op: text("op", { enum: KV_OPS }).generatedAlwaysAs(sql.raw(decodeSql("op_code", KV_OPS)), { mode: "virtual" }),
@@ -52,6 +53,7 @@ export const routeDecisions = sqliteTable(
     /** The event id: unique with ts (the `*_ts` index), as kv_events is; no index of its own. */
     id: text("id").notNull(),
     ts: integer("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     requestId: text("request_id").notNull(),
     sessionId: text("session_id"),
     trajectoryId: text("trajectory_id"),
@@ -80,6 +82,7 @@ export const tools = sqliteTable(
     /** The event id: unique with ts (the `*_ts` index), as kv_events is; no index of its own. */
     id: text("id").notNull(),
     ts: integer("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     sessionId: text("session_id").notNull(),
     trajectoryId: text("trajectory_id"),
     requestId: text("request_id"),
@@ -106,6 +109,7 @@ export const reasoningSpans = sqliteTable(
     /** The event id: unique with ts (the `*_ts` index), as kv_events is; no index of its own. */
     id: text("id").notNull(),
     ts: integer("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     requestId: text("request_id").notNull(),
     toolCallId: text("tool_call_id"),
     tokens: integer("tokens").notNull(),
@@ -122,6 +126,7 @@ export const plannerDecisions = sqliteTable(
   {
     id: text("id").primaryKey(),
     ts: integer("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     role: text("role").notNull(),
     metric: text("metric").notNull(),
     observed: real("observed").notNull(),
@@ -142,6 +147,7 @@ export const policyAcks = sqliteTable(
   {
     id: text("id").primaryKey(),
     ts: integer("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     target: text("target").notNull(),
     policyKind: text("policy_kind").notNull(),
     version: integer("version").notNull(),

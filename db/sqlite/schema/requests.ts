@@ -12,6 +12,7 @@ export const requests = sqliteTable(
   {
     id: text("id").primaryKey(),
     ts: integer("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     requestId: text("request_id").notNull(),
     sessionId: text("session_id"),
     trajectoryId: text("trajectory_id"),

@@ -1,5 +1,15 @@
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
+/**
+ * Every cluster events came from. `id` is clusterId(name) (db/ingest/clusters.ts): event rows carry it as cluster_id;
+ * 0 is "default", the cluster of events that name none (and of everything stored before clusters existed).
+ */
+export const clusters = sqliteTable("clusters", {
+  id: integer("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  firstSeen: integer("first_seen").notNull(),
+});
+
 /** One row per worker ever seen: identity and its latest known state. */
 export const workers = sqliteTable("workers", {
   workerId: text("worker_id").primaryKey(),
@@ -20,6 +30,7 @@ export const workerEvents = sqliteTable(
   {
     id: text("id").primaryKey(),
     ts: integer("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     kind: text("kind", { enum: ["worker.up", "worker.down"] }).notNull(),
     workerId: text("worker_id").notNull(),
     role: text("role"),
@@ -39,6 +50,7 @@ export const workerStats = sqliteTable(
     /** The event id: unique with ts (the `*_ts` index), as kv_events is; no index of its own. */
     id: text("id").notNull(),
     ts: integer("ts").notNull(),
+    clusterId: integer("cluster_id").notNull().default(0),
     workerId: text("worker_id").notNull(),
     kvActiveBlocks: integer("kv_active_blocks").notNull(),
     kvTotalBlocks: integer("kv_total_blocks").notNull(),

@@ -1,0 +1,4 @@
+import { SQLITE } from "../../test/stores";
+import { clusterCases } from "./clusters.cases";
+
+clusterCases(SQLITE);
