@@ -113,7 +113,15 @@ describe("prepareEvents", () => {
     );
     // A KV event's row is built but for its block list columns, which depend on the store (kv-lists.ts).
     const [key, ts, cluster, , worker, count, hashes, , , , , , , , refs] = batch.rows[0]!;
-    expect([key, ts, cluster, worker, count, hashes, refs]).toEqual([idKey("a"), T0, 0, "w1", 4, Buffer.alloc(0), null]);
+    expect([key, ts, cluster, worker, count, hashes, refs]).toEqual([
+      idKey("a"),
+      T0,
+      0,
+      "w1",
+      4,
+      Buffer.alloc(0),
+      null,
+    ]);
     expect(batch.positions).toBeNull();
   });
 

@@ -12,8 +12,7 @@ export const MAX_ID = 128;
  */
 export const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const DEFAULT_CLUSTER = "default";
-export const CLUSTER_NAME_RULE =
-  "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
+export const CLUSTER_NAME_RULE = "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
 /** Bound of one hash list on the wire for KV events. */
 export const MAX_HASHES = 16_384;
 /** Bound of the full chain a request stands for (a 1M-token context at block size 16 is 62,500 blocks); its lists too. */
