@@ -54,6 +54,37 @@ describe("numberOf: numbers as intValue strings, doubleValue or stringValue", ()
   ])("%j → %j", (v, want) => expect(numberOf(v as never)).toBe(want));
 });
 
+describe("the cluster of a harness's records", () => {
+  const withResource = (attributes: { key: string; value: { stringValue: string } }[]) => {
+    const f = fixture("claude-code.json") as { resourceLogs: { resource: { attributes: unknown[] } }[] };
+    f.resourceLogs[0]!.resource.attributes.push(...attributes);
+    return mapAll(f).flatMap((m) => ("event" in m ? [m.event] : []));
+  };
+  const attr = (key: string, value: string) => ({ key, value: { stringValue: value } });
+
+  it.each([
+    ["k8s.cluster.name", [attr("k8s.cluster.name", "prod-eu")], "prod-eu"],
+    ["service.namespace when no k8s.cluster.name", [attr("service.namespace", "staging")], "staging"],
+    [
+      "k8s.cluster.name before service.namespace",
+      [attr("service.namespace", "team-a"), attr("k8s.cluster.name", "prod-us")],
+      "prod-us",
+    ],
+    ["none: the default cluster (no cluster field)", [], undefined],
+  ])("%s", (_name, attributes, want) => {
+    const events = withResource(attributes);
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) expect((e as { cluster?: string }).cluster).toBe(want);
+    for (const e of events) expect(parseEvent(e).ok).toBe(true);
+  });
+
+  it("passes a malformed name on, so the event is refused alone with the reason", () => {
+    const [event] = withResource([attr("k8s.cluster.name", "prod eu/1")]);
+    const r = parseEvent(event);
+    expect(r.ok ? "" : r.error).toMatch(/^cluster: must be 1 to 64 letters/);
+  });
+});
+
 describe("Claude Code OTLP/JSON", () => {
   const mapped = mapAll(fixture("claude-code.json"));
 

@@ -223,6 +223,21 @@ function tool(
   } as TelemetryEventInput;
 }
 
+/**
+ * Resource attributes that name a record's cluster, first found wins. The value becomes the event's `cluster` as it is;
+ * the event format refuses a malformed one (that event alone, with the reason).
+ */
+export const CLUSTER_ATTRIBUTES = ["k8s.cluster.name", "service.namespace"] as const;
+
+/** The cluster a record's attributes name, or undefined (the default cluster). */
+export function clusterOf(r: FlatRecord): string | undefined {
+  for (const key of CLUSTER_ATTRIBUTES) {
+    const v = text(r.attrs[key]);
+    if (v) return v.slice(0, 256);
+  }
+  return undefined;
+}
+
 /** Map one log record: an event, an error naming the field at fault, or ignored (not a harness event we use). */
 export function mapRecord(r: FlatRecord): MappedRecord {
   const name = eventName(r);
@@ -233,7 +248,9 @@ export function mapRecord(r: FlatRecord): MappedRecord {
     return { index: r.index, error: `${name}: no timestamp (timeUnixNano, observedTimeUnixNano or event.timestamp)` };
   try {
     const event = name.startsWith("claude_code.") ? claude(name, r, ts) : codex(name, r, ts);
-    return event ? { index: r.index, event } : { index: r.index, ignored: true };
+    if (!event) return { index: r.index, ignored: true };
+    const cluster = clusterOf(r);
+    return { index: r.index, event: cluster === undefined ? event : { ...event, cluster } };
   } catch (err) {
     return { index: r.index, error: `${name}: ${(err as Error).message}` };
   }
