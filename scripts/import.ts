@@ -1,4 +1,4 @@
-// `npm run import -- [--dashboard URL] [--token T] [--format dynamo|mooncake] [--block-size N] [--start MS] FILE...`:
+// `npm run import -- [--dashboard URL] [--token T] [--cluster NAME] [--format dynamo|mooncake] [--block-size N] [--start MS] FILE...`:
 // post Dynamo trace files (dynamo.agent.trace.v1 / dynamo.fpm.trace.v1) or Mooncake-format traces (`--format mooncake`,
 // `--block-size` tokens per hash id, default 512; `--start` the Unix ms of the trace's time zero), JSONL or gzip JSONL,
 // to a running dashboard's /api/import, one file per request.
@@ -19,10 +19,11 @@ type Args = {
   format: "dynamo" | "mooncake";
   blockSize: number | null;
   start: number | null;
+  cluster: string | null;
 };
 
 const USAGE =
-  "usage: npm run import -- [--dashboard URL] [--token T] [--format dynamo|mooncake] [--block-size N] [--start <Unix ms>] FILE...";
+  "usage: npm run import -- [--dashboard URL] [--token T] [--cluster NAME] [--format dynamo|mooncake] [--block-size N] [--start <Unix ms>] FILE...";
 
 /** Parse the command line; throws with a usage note on a bad flag. */
 function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Args {
@@ -33,6 +34,7 @@ function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Args {
     format: "dynamo",
     blockSize: null,
     start: null,
+    cluster: null,
   };
   const int = (flag: string, v: string, min: number): number => {
     const n = Number(v);
@@ -41,11 +43,12 @@ function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Args {
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === "--dashboard" || a === "--token" || a === "--format" || a === "--block-size" || a === "--start") {
+    if (["--dashboard", "--token", "--format", "--block-size", "--start", "--cluster"].includes(a)) {
       const v = argv[++i];
       if (!v) throw new Error(`${a} needs a value`);
       if (a === "--dashboard") out.dashboard = v;
       else if (a === "--token") out.token = v;
+      else if (a === "--cluster") out.cluster = v;
       else if (a === "--format") {
         if (v !== "dynamo" && v !== "mooncake") throw new Error("--format takes dynamo or mooncake");
         out.format = v;
@@ -64,6 +67,7 @@ function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Args {
 function postFile(file: string, args: Args, onProgress: (sent: number, total: number) => void): Promise<ImportSummary> {
   const total = fs.statSync(file).size;
   const url = new URL("/api/import", args.dashboard);
+  if (args.cluster !== null) url.searchParams.set("cluster", args.cluster);
   if (args.format === "mooncake") {
     url.searchParams.set("format", "mooncake");
     if (args.blockSize !== null) url.searchParams.set("block_size", String(args.blockSize));

@@ -68,3 +68,17 @@ function sqliteIngest(store: Store): Ingest {
 export function serverIngest(): Ingest {
   return ingestOver(serverStore());
 }
+
+/**
+ * The same ingest with every submitted event put in `cluster` (a trace import's `?cluster=`): the name is checked
+ * with the events, so a malformed one refuses each event with the reason.
+ */
+export function inCluster(ingest: Ingest, cluster: string): Ingest {
+  return {
+    ...ingest,
+    submit: (events) =>
+      ingest.submit(
+        events.map((e) => (e !== null && typeof e === "object" && !Array.isArray(e) ? { ...e, cluster } : e)),
+      ),
+  };
+}

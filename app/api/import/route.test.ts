@@ -82,6 +82,34 @@ describe("POST /api/import", () => {
     ).toEqual({ kind: "trace-upload", events: 4 });
   });
 
+  it("puts every event of an upload in ?cluster=, and refuses a malformed name before reading the file", async () => {
+    // The fixture's sessions and requests renamed, so none is a duplicate of the other tests' imports.
+    const trace = (await fixture()).toString("utf8").replaceAll("dyn-s", "cl-s").replaceAll("cmpl-", "cl-cmpl-");
+    const at = (q: string, headers: Record<string, string>) =>
+      POST(
+        new Request(`${URL_}${q}`, {
+          method: "POST",
+          body: gzipSync(trace),
+          headers: { "x-switchyard-filename": "t.jsonl.gz", ...headers },
+        }),
+      );
+    const bad = await at("?cluster=prod%20eu", { authorization: `Bearer ${TOKEN}` });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/^cluster: must be 1 to 64 letters/);
+    expect(db.$client.prepare("SELECT count(*) FROM requests WHERE session_id LIKE 'cl-s%'").pluck().get()).toBe(0);
+
+    const res = await at("?cluster=staging-eu", { authorization: `Bearer ${TOKEN}` });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as ImportSummary).accepted).toBe(4);
+    const clusters = db.$client
+      .prepare(
+        "SELECT DISTINCT c.name FROM requests r JOIN clusters c ON c.id = r.cluster_id WHERE r.session_id LIKE 'cl-s%'",
+      )
+      .pluck()
+      .all();
+    expect(clusters).toEqual(["staging-eu"]);
+  });
+
   it("says a truncated upload ended early and keeps its records", async () => {
     const res = await post(truncatedTraceUpload(), { authorization: `Bearer ${TOKEN}` });
     const s = (await res.json()) as ImportSummary;
@@ -165,5 +193,8 @@ describe("npm run import (CLI) against a running server", () => {
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/error: gzip data ends early/);
     expect((await cli([])).code).toBe(2);
+    const misnamed = await cli(["--dashboard", base, "--token", TOKEN, "--cluster", "prod eu", good]);
+    expect(misnamed.code).toBe(1);
+    expect(misnamed.err).toMatch(/HTTP 400: cluster: must be 1 to 64 letters/);
   });
 });

@@ -4,7 +4,8 @@ import { errorResponse } from "@/server/http";
 import { ingestTokenAccepted, serverStore } from "@/server/runtime";
 import { importAccess, importName, limitedBody, MAX_IMPORT_BYTES } from "@/server/sources/dynamo-trace/upload";
 import { describeImport, importTraceInto } from "@/server/sources/dynamo-trace/run";
-import { serverIngest } from "@/server/ingest/seam";
+import { inCluster, serverIngest } from "@/server/ingest/seam";
+import { CLUSTER_NAME, CLUSTER_NAME_RULE } from "@/server/ingest/event-bounds";
 import { sourceReporter } from "@/server/sources/status";
 import { DEFAULT_MOONCAKE_BLOCK_SIZE, importMooncakeInto } from "@/server/sources/mooncake/import";
 
@@ -28,10 +29,18 @@ function mooncakeOptions(q: URLSearchParams): { blockSize: number; startMs: numb
     startMs: int("start", 0, 8_640_000_000_000),
   };
 }
+/** `?cluster=NAME`: the cluster every event of the file belongs to (absent: each event's own, else `default`). */
+function clusterOption(q: URLSearchParams): string | null {
+  const cluster = q.get("cluster");
+  if (cluster === null) return null;
+  if (!CLUSTER_NAME.test(cluster)) throw new AppError("BAD_REQUEST", `cluster: ${CLUSTER_NAME_RULE}`);
+  return cluster;
+}
 export const dynamic = "force-dynamic";
 
 /**
- * POST one dynamo.agent.trace.v1 / dynamo.fpm.trace.v1 file (or, with ?format=mooncake, a Mooncake trace) (JSONL or gzip JSONL, raw bytes, streamed) with the ingest
+ * POST one dynamo.agent.trace.v1 / dynamo.fpm.trace.v1 file (or, with ?format=mooncake, a Mooncake trace; ?cluster=NAME puts
+ * its events in that cluster) (JSONL or gzip JSONL, raw bytes, streamed) with the ingest
  * token or by a signed-in operator from the dashboard itself; the file name comes from X-Switchyard-Filename. Replies with the import summary.
  */
 export async function POST(req: Request): Promise<Response> {
@@ -49,9 +58,11 @@ export async function POST(req: Request): Promise<Response> {
       throw new AppError("FORBIDDEN", "importing traces needs the operator role, from the dashboard itself");
     if (!req.body) throw new AppError("BAD_REQUEST", "the request has no body: send the trace file's bytes");
     const name = importName(req.headers.get("x-switchyard-filename"));
-    const format = mooncakeOptions(new URL(req.url).searchParams);
+    const query = new URL(req.url).searchParams;
+    const format = mooncakeOptions(query);
+    const cluster = clusterOption(query);
     const body = limitedBody(req.body, MAX_IMPORT_BYTES);
-    const sink = serverIngest();
+    const sink = cluster === null ? serverIngest() : inCluster(serverIngest(), cluster);
     const summary = format
       ? await importMooncakeInto(sink, name, body, { ...format, now: Date.now() })
       : await importTraceInto(sink, name, body);
