@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { issuesToErrors, newSourceValues, sourceToValues, validateSource } from "./source-form-model";
+import { issuesToErrors, KIND_FIELDS, newSourceValues, sourceToValues, validateSource } from "./source-form-model";
 
 describe("source form model", () => {
   it("a filled Prometheus form becomes the procedure input, blank optionals left out, labels parsed", () => {
@@ -29,6 +29,24 @@ describe("source form model", () => {
     const r = validateSource(v);
     expect(r.ok).toBe(false);
     expect(r.ok ? null : r.errors[path]).toContain(message);
+  });
+
+  it("takes an optional cluster for every kind, and names a malformed one", () => {
+    for (const kind of ["prometheus", "zmq-kv", "trace-dir"] as const)
+      expect(KIND_FIELDS[kind].some((f) => f.name === "cluster" && f.optional)).toBe(true);
+    const v = newSourceValues("prometheus");
+    v.id = "eu";
+    v.name = "EU";
+    v.fields.url = "http://vllm-eu:8000/metrics";
+    v.fields.cluster = "prod-eu";
+    const ok = validateSource(v);
+    expect(ok.ok && (ok.input.config as { cluster?: string }).cluster).toBe("prod-eu");
+    v.fields.cluster = "prod eu";
+    const bad = validateSource(v);
+    expect(bad.ok ? {} : bad.errors).toEqual({ "config.cluster": expect.stringMatching(/^must be 1 to 64 letters/) });
+    v.fields.cluster = "";
+    const none = validateSource(v);
+    expect(none.ok && "cluster" in (none.input.config as object)).toBe(false);
   });
 
   it("names the id and name fields", () => {

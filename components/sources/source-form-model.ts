@@ -48,6 +48,13 @@ export const KIND_FIELDS: Record<ConfiguredKind, FieldSpec[]> = {
       help: "the Switchyard worker this endpoint is; default host:port",
     },
     {
+      name: "cluster",
+      label: "Cluster",
+      type: "text",
+      optional: true,
+      help: "the cluster its telemetry belongs to, e.g. prod-eu; empty: default",
+    },
+    {
       name: "labels",
       label: "Extra labels",
       type: "lines",
@@ -75,6 +82,13 @@ export const KIND_FIELDS: Record<ConfiguredKind, FieldSpec[]> = {
     { name: "model", label: "Model", type: "text", optional: true },
     { name: "block_size", label: "Block size (tokens)", type: "number", optional: true },
     {
+      name: "cluster",
+      label: "Cluster",
+      type: "text",
+      optional: true,
+      help: "the cluster its telemetry belongs to, e.g. prod-eu; empty: default",
+    },
+    {
       name: "replay_endpoint",
       label: "Replay endpoint",
       type: "text",
@@ -90,6 +104,13 @@ export const KIND_FIELDS: Record<ConfiguredKind, FieldSpec[]> = {
       help: 'a folder name inside the import folder (SWITCHYARD_IMPORT_DIR) holding *.jsonl or *.jsonl.gz traces, e.g. dynamo/traces, or "." for the import folder itself; no absolute path, no ".."',
     },
     { name: "poll_seconds", label: "Poll every (s)", type: "number" },
+    {
+      name: "cluster",
+      label: "Cluster",
+      type: "text",
+      optional: true,
+      help: "the cluster its telemetry belongs to, e.g. prod-eu; empty: default",
+    },
   ],
 };
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clusterName } from "../cluster-name";
 import { outboundUrl } from "../outbound-url";
 import { SECRET_MARKER } from "../secret-fields";
 
@@ -22,6 +23,8 @@ export const prometheusSourceConfig = z.object({
     .default(15),
   timeout_seconds: z.number({ error: "must be a number of seconds" }).min(0.1).max(120).optional(),
   worker_id: z.string().trim().min(1, "must not be empty").max(128).optional(),
+  /** The cluster the endpoint's workers belong to (absent: default). */
+  cluster: clusterName.optional(),
   labels: z
     .record(z.string().max(128), z.string().max(256))
     .superRefine((r, ctx) => {

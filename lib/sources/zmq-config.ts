@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clusterName } from "../cluster-name";
 
 /** tcp://host:port (host a name, IPv4 or [IPv6]) or ipc://name (a socket inside SWITCHYARD_IMPORT_DIR). */
 const ENDPOINT = /^(tcp:\/\/(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{1,253}):[0-9]{1,5}|ipc:\/\/[^\s]{1,200})$/;
@@ -30,6 +31,8 @@ export const zmqSourceConfig = z.object({
   model: z.string().trim().min(1).max(256).optional(),
   block_size: z.number().int().min(1).max(1_048_576).optional(),
   replay_endpoint: endpoint.optional(),
+  /** The cluster the publisher's worker belongs to (absent: default). */
+  cluster: clusterName.optional(),
 });
 
 export type ZmqSourceConfig = z.output<typeof zmqSourceConfig>;

@@ -6,13 +6,8 @@ export const MIN_TS = 946_684_800_000;
 export const MAX_TS = 4_102_444_800_000;
 export const MAX_ID = 128;
 
-/**
- * A cluster's name: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (it goes into URLs,
- * metric labels and policy scopes as it is). Events without one belong to DEFAULT_CLUSTER.
- */
-export const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-export const DEFAULT_CLUSTER = "default";
-export const CLUSTER_NAME_RULE = "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
+export { CLUSTER_NAME, CLUSTER_NAME_RULE } from "../../lib/cluster-name";
+export { DEFAULT_CLUSTER } from "../../db/ingest/clusters";
 /** Bound of one hash list on the wire for KV events. */
 export const MAX_HASHES = 16_384;
 /** Bound of the full chain a request stands for (a 1M-token context at block size 16 is 62,500 blocks); its lists too. */

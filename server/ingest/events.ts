@@ -2,8 +2,6 @@ import { z } from "zod";
 import {
   badHashIndex,
   BUDGET_UNITS,
-  CLUSTER_NAME,
-  CLUSTER_NAME_RULE,
   hashProblem,
   MAX_BLOCK_SIZE,
   MAX_BLOCKS,
@@ -25,6 +23,7 @@ import {
   WORKER_ROLES,
 } from "./event-bounds";
 import { fastParse } from "./event-fast-path";
+import { clusterName } from "../../lib/cluster-name";
 import type { IngestKind, IngestRowOf } from "../../db/rows/ingest";
 
 // switchyard.telemetry.v1: the normalized event model (docs/telemetry-format.md) with bounds on every field (event-bounds.ts).
@@ -103,8 +102,7 @@ export const counter = z
 
 const hashes = hashList(0);
 const chainHashes = hashList(0, MAX_CHAIN);
-/** The cluster an event comes from (absent: DEFAULT_CLUSTER). */
-export const clusterName = z.string().regex(CLUSTER_NAME, CLUSTER_NAME_RULE);
+/** `cluster`: the cluster an event comes from (absent: DEFAULT_CLUSTER). */
 const base = { id, ts, source: z.string().max(MAX_ID).optional(), cluster: clusterName.optional() };
 const session = { session_id: id.optional(), trajectory_id: id.optional() };
 

@@ -73,7 +73,7 @@ export function serverIngest(): Ingest {
  * The same ingest with every submitted event put in `cluster` (a trace import's `?cluster=`): the name is checked
  * with the events, so a malformed one refuses each event with the reason.
  */
-export function inCluster(ingest: Ingest, cluster: string): Ingest {
+export function inCluster<T extends Pick<Ingest, "submit">>(ingest: T, cluster: string): T {
   return {
     ...ingest,
     submit: (events) =>

@@ -87,6 +87,45 @@ export function managerCases(e: StoreEngine): void {
         expect(log).toEqual(["stop a"]);
       });
 
+      it("hands a source configured with a cluster a sink that puts every event it submits in that cluster", async () => {
+        const submitted: unknown[][] = [];
+        const into: SourceSink = {
+          store: s.a,
+          submit: async (events) => (submitted.push([...events]), { ok: true }) as never,
+        };
+        const seen: SourceSink[] = [];
+        const starters: Starters = {
+          prometheus: (sinkOf, _id, _config, report) => {
+            seen.push(sinkOf);
+            void sinkOf.submit([
+              { kind: "worker.stats", id: "x" },
+              { kind: "worker.stats", id: "y", cluster: "mine" },
+            ]);
+            void report.ok(NOW, { events: 2 });
+            return async () => {};
+          },
+          "zmq-kv": () => async () => {},
+          "trace-dir": () => async () => {},
+        };
+        await upsertSource(
+          s.b,
+          {
+            ...prom("eu", "http://eu/metrics"),
+            config: { url: "http://eu/metrics", kind: "vllm", cluster: "prod-eu" },
+          },
+          NOW,
+        );
+        await upsertSource(s.b, prom("plain", "http://plain/metrics"), NOW);
+        const manager = await startSources(into, { now: () => NOW, starters });
+        await vi.waitFor(() => expect(submitted.length).toBe(2));
+        const clusters = submitted.map((batch) => batch.map((e) => (e as { cluster?: string }).cluster));
+        expect(clusters).toContainEqual(["prod-eu", "prod-eu"]);
+        expect(clusters).toContainEqual([undefined, "mine"]);
+        expect(seen.filter((x) => x === into)).toHaveLength(1);
+        expect(seen.every((x) => x.store === s.a)).toBe(true);
+        await manager.stop();
+      });
+
       it("a stored config that no longer validates is reported as an error, not started; a throwing starter too", async () => {
         const { log, starters } = fakeStarters();
         await upsertSource(

@@ -1,3 +1,4 @@
+import { inCluster } from "../ingest/seam";
 import { getSource, listSources, removeSource, upsertSource } from "../../db/store/sources";
 import { SOURCE_SECRET_FIELDS } from "../../lib/secret-fields";
 import { sealConfig } from "../auth/stored-secrets";
@@ -57,7 +58,10 @@ export async function startSources(
       return;
     }
     try {
-      running.set(id, { fingerprint: s.fingerprint, stop: starter(sink, id, parsed.config, report) });
+      // A source configured with a cluster puts every event it produces in it.
+      const cluster = (parsed.config as { cluster?: string }).cluster;
+      const into = cluster === undefined ? sink : inCluster(sink, cluster);
+      running.set(id, { fingerprint: s.fingerprint, stop: starter(into, id, parsed.config, report) });
     } catch (err) {
       running.set(id, idle);
       await report.error(now(), `not started: ${errorMessage(err)}`);
