@@ -12,9 +12,9 @@ export const SQLITE_CACHE_MB = {
    * Each ingest thread: a batch's index pages. It was 16: the cache fills as the database grows, so what it is allowed
    * is growth over the first hours.
    */
-  ingest: 8,
-  /** The attribution thread. */
-  attribution: 8,
+  ingest: 4,
+  /** The attribution thread (4 for the same reason). */
+  attribution: 4,
   /** Each preview thread (freed with the thread after IDLE_EXIT_MS). */
   preview: 32,
   /** Tools and tests that open a file themselves. */
@@ -40,7 +40,7 @@ export const KV_INFO_CACHE_ENTRIES = 200_000;
 export const ORIGIN_HASHES = 200_000;
 export const ORIGIN_SLOTS = 1 << 19;
 /** Bytes of full chains memoized per connection (ingest, trace reads). Oldest dropped first. */
-export const CHAIN_MEMO_BYTES = 8 * MiB;
+export const CHAIN_MEMO_BYTES = 2 * MiB;
 /** First turns kept while one trace is read. */
 export const FIRSTS_KEPT = 200_000;
 /**
@@ -70,9 +70,9 @@ export const PG_RECENT_REQUESTS = 2_000;
  */
 export const ATTR_BLOCK_SLOTS = 1 << 19;
 /**
- * Decoded residency lists cached (~500 bytes of heap each: ~9 intervals). Past it only the lists of cached blocks are
- * kept (most cached lists are ones no block points to any more: an edit makes new lists), all of them when those alone
- * are more than half of it. At 100,000 the attribution thread's heap swung 15–57 MB as the cache filled and was cut.
+ * Decoded residency lists cached (~500 bytes of heap each: ~9 intervals). Past it, after a flush, the oldest cached are
+ * dropped down to three quarters of it. (Dropping all but the lists of cached blocks made the thread's heap swing
+ * 24–72 MB as the cache filled and was cut.)
  */
 export const ATTR_LIST_CACHE = 40_000;
 /**

@@ -247,15 +247,6 @@ export class BlockTable {
       this.rehash(this.base, -Infinity);
   }
 
-  /** The distinct values in memory (`cur`) of the entries held. */
-  curs(): Set<number> {
-    const out = new Set<number>();
-    const k = this.i32;
-    const v = this.f64;
-    for (let i = 0; i < this.cap; i++) if (k[(i << 3) + 2] === USED) out.add(v[(i << 2) + 2]!);
-    return out;
-  }
-
   /** Drop every entry (nothing may be dirty); the table is back to the slots it started with. */
   clear(): void {
     this.alloc(this.base);

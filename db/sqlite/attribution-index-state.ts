@@ -226,20 +226,19 @@ export function intervalsOf(db: Db, hash: bigint): readonly Interval[] {
 
 /**
  * Once every change is written: the block table back to its slots if dirty blocks made it grow, and the cached lists
- * down to their bound (past it only those of cached blocks are kept: most are lists no block points to any more; all
- * are dropped when those alone are too many).
+ * down to three quarters of their bound, oldest cached first (a list dropped that a block still points to is read
+ * again when asked for). Cutting a quarter at a time keeps the heap level instead of a sawtooth from empty to full.
  */
 export function trimCache(s: State) {
   s.blocks.trim(ATTR_BLOCK_SLOTS / 2);
   if (s.lists.size > LIST_CACHE_MAX) {
-    const held = s.blocks.curs();
-    const kept = new Map<number, readonly Interval[]>([[0, EMPTY]]);
-    if (held.size <= LIST_CACHE_MAX / 2)
-      for (const id of held) {
-        const l = s.lists.get(id);
-        if (l) kept.set(id, l);
-      }
-    s.lists = kept;
+    let drop = s.lists.size - Math.floor((LIST_CACHE_MAX * 3) / 4);
+    for (const id of s.lists.keys()) {
+      if (drop <= 0) break;
+      if (id === 0) continue;
+      s.lists.delete(id);
+      drop--;
+    }
   }
   s.facts.byList.clear();
 }
