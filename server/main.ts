@@ -18,6 +18,8 @@ import { startChartSealer } from "./jobs/chart-seal";
 import { serverEngine, type ServerEngine } from "./runtime";
 import { defaultAdapters } from "./control/adapters";
 import { POLICY_KINDS } from "../lib/policies/policies";
+import { DEFAULT_CLUSTER } from "../lib/cluster-name";
+import { storedTarget } from "../db/store/control";
 import { startReconciler } from "./control/reconciler";
 import { startGuardLoop } from "./control/guard-loop";
 import { windowRows } from "../db/store/impact";
@@ -99,7 +101,16 @@ async function main() {
     const config = { url: settings.SWITCHYARD_SIM_CONTROL_URL, token: settings.SWITCHYARD_SIM_CONTROL_TOKEN };
     await upsertTarget(
       store,
-      { id: "sim", name: "Simulated cluster", adapter: "sim", config, kinds: [...POLICY_KINDS], enabled: true },
+      {
+        id: "sim",
+        name: "Simulated cluster",
+        // An operator may have moved it to another cluster's scope: keep theirs.
+        cluster: (await storedTarget(store, "sim"))?.cluster ?? DEFAULT_CLUSTER,
+        adapter: "sim",
+        config,
+        kinds: [...POLICY_KINDS],
+        enabled: true,
+      },
       "system",
       Date.now(),
     );

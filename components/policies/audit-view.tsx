@@ -1,6 +1,8 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { CLUSTER_NAME, DEFAULT_CLUSTER } from "@/lib/cluster-name";
 import { formatDateTime, formatTime } from "@/components/format";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
@@ -16,9 +18,12 @@ const REFRESH_MS = 5_000;
 /** /policies/audit: every control-plane change, newest first, paged by cursor. */
 export function AuditView() {
   const trpc = useTRPC();
-  const pages = useCursorPages<number>("audit");
+  const asked = useSearchParams().get("cluster");
+  // A malformed ?cluster= shows every cluster's changes rather than an error: it only narrows a read.
+  const cluster = asked !== null && CLUSTER_NAME.test(asked) ? asked : undefined;
+  const pages = useCursorPages<number>(`audit/${cluster ?? ""}`);
   const audit = useQuery({
-    ...trpc.policies.audit.queryOptions({ limit: PAGE_SIZE, before: pages.cursor ?? undefined }),
+    ...trpc.policies.audit.queryOptions({ cluster, limit: PAGE_SIZE, before: pages.cursor ?? undefined }),
     refetchInterval: pages.page === 1 ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
   });
@@ -28,9 +33,12 @@ export function AuditView() {
       <div className="page-head">
         <div>
           <h1>Policy audit log</h1>
-          <div className="sub">Every publish, rollback and target change, newest first.</div>
+          <div className="sub">
+            Every publish, rollback and target change{cluster ? ` of cluster ${cluster}` : " of every cluster"}, newest
+            first. {cluster && <Link href="/policies/audit">Show every cluster</Link>}
+          </div>
         </div>
-        <Link href="/policies">← Policies</Link>
+        <Link href={cluster ? `/policies?cluster=${encodeURIComponent(cluster)}` : "/policies"}>← Policies</Link>
       </div>
       {audit.isError && (
         <LoadError
@@ -61,6 +69,7 @@ export function AuditView() {
                 <th scope="col">Time</th>
                 <th scope="col">Actor</th>
                 <th scope="col">Action</th>
+                <th scope="col">Cluster</th>
                 <th scope="col">Kind</th>
                 <th scope="col">Version</th>
                 <th scope="col">Detail</th>
@@ -72,8 +81,17 @@ export function AuditView() {
                   <td title={formatDateTime(e.ts)}>{formatTime(e.ts, now)}</td>
                   <td>{e.actor}</td>
                   <td>{e.action}</td>
+                  <td>{e.cluster ?? <span className="sub">—</span>}</td>
                   <td>
-                    {e.kind ? <Link href={`/policies?kind=${e.kind}`}>{e.kind}</Link> : <span className="sub">—</span>}
+                    {e.kind ? (
+                      <Link
+                        href={`/policies?kind=${e.kind}&cluster=${encodeURIComponent(e.cluster ?? DEFAULT_CLUSTER)}`}
+                      >
+                        {e.kind}
+                      </Link>
+                    ) : (
+                      <span className="sub">—</span>
+                    )}
                   </td>
                   <td>{e.version === null ? <span className="sub">—</span> : `v${e.version}`}</td>
                   <td className="policies-detail">{describeAudit(e.action, e.detail)}</td>

@@ -7,6 +7,7 @@ import { LoadError } from "@/components/ui/load-error";
 import { Pager } from "@/components/ui/pager";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import type { PolicyKind } from "@/lib/policies/policies";
+import { usePolicyScope } from "./cluster-scope";
 import { DiffTable } from "./diff-table";
 import { conflictDetails, type Conflict } from "./drafts";
 import type { Operator } from "./fields";
@@ -18,9 +19,10 @@ const REFRESH_MS = 2_000;
 /** Published versions of one kind (newest first), a diff between any two, and rollback to an earlier one. */
 export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: number; operator: Operator }) {
   const trpc = useTRPC();
-  const pages = useCursorPages<number>(kind);
+  const { cluster } = usePolicyScope();
+  const pages = useCursorPages<number>(`${cluster}/${kind}`);
   const history = useQuery({
-    ...trpc.policies.history.queryOptions({ kind, limit: PAGE_SIZE, before: pages.cursor ?? undefined }),
+    ...trpc.policies.history.queryOptions({ cluster, kind, limit: PAGE_SIZE, before: pages.cursor ?? undefined }),
     refetchInterval: pages.page === 1 ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
   });
@@ -30,7 +32,7 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
   const from = pick.from ?? items[1]?.version;
   const to = pick.to ?? items[0]?.version;
   const diff = useQuery({
-    ...trpc.policies.diff.queryOptions({ kind, from: from ?? 1, to: to ?? 1 }),
+    ...trpc.policies.diff.queryOptions({ cluster, kind, from: from ?? 1, to: to ?? 1 }),
     enabled: from !== undefined && to !== undefined && from !== to,
   });
   const [rollback, setRollback] = useState<number | null>(null);
@@ -164,6 +166,7 @@ export function HistoryPanel({ kind, now, operator }: { kind: PolicyKind; now: n
 /** Confirm a rollback with a comment; publishes v`to`'s content on top of `base`, or shows what changed since. */
 function RollbackForm({ kind, to, base, onDone }: { kind: PolicyKind; to: number; base: number; onDone: () => void }) {
   const trpc = useTRPC();
+  const { cluster } = usePolicyScope();
   const queryClient = useQueryClient();
   const [comment, setComment] = useState("");
   const [onTop, setOnTop] = useState(base);
@@ -223,7 +226,7 @@ function RollbackForm({ kind, to, base, onDone }: { kind: PolicyKind; to: number
             onClick={() => {
               setOnTop(conflict.latest);
               setConflict(null);
-              mutation.mutate({ kind, to, baseVersion: conflict.latest, comment });
+              mutation.mutate({ cluster, kind, to, baseVersion: conflict.latest, comment });
             }}
           >
             Roll back on top of v{conflict.latest}
@@ -233,7 +236,7 @@ function RollbackForm({ kind, to, base, onDone }: { kind: PolicyKind; to: number
             type="button"
             className="button policies-primary"
             disabled={mutation.isPending}
-            onClick={() => mutation.mutate({ kind, to, baseVersion: onTop, comment })}
+            onClick={() => mutation.mutate({ cluster, kind, to, baseVersion: onTop, comment })}
           >
             {mutation.isPending ? "Rolling back…" : `Confirm rollback to v${to}`}
           </button>

@@ -4,6 +4,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import { formatCount, formatMs, formatPercent, formatTime } from "@/components/format";
 import { useTRPC } from "@/components/providers/trpc-provider";
+import { usePolicyScope } from "./cluster-scope";
 import { LoadError } from "@/components/ui/load-error";
 import { IMPACT_WINDOW_CHOICES } from "@/lib/impact-window";
 import type { PolicyKind } from "@/lib/policies/policies";
@@ -198,9 +199,10 @@ function TargetMeasured({ t, impact }: { t: Measured; impact: Impact }) {
 /** One published version's impact: per target, equal windows before and after it applied it, with the prediction. */
 export function ImpactPanel({ kind, version }: { kind: PolicyKind; version: number }) {
   const trpc = useTRPC();
+  const { cluster } = usePolicyScope();
   const [windowMinutes, setWindowMinutes] = useState<number | null>(null);
   const q = useQuery({
-    ...trpc.policies.impact.queryOptions({ kind, version, windowMinutes }),
+    ...trpc.policies.impact.queryOptions({ cluster, kind, version, windowMinutes }),
     refetchInterval: REFRESH_MS,
     placeholderData: keepPreviousData,
   });

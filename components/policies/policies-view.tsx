@@ -7,6 +7,8 @@ import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
 import { isPolicyKind, POLICY_KINDS, type PolicyKind } from "@/lib/policies/policies";
 import type { Operator, TargetReason } from "./fields";
+import { CLUSTER_NAME, CLUSTER_NAME_RULE, DEFAULT_CLUSTER } from "@/lib/cluster-name";
+import { PolicyScopeContext } from "./cluster-scope";
 import { HistoryPanel } from "./history-panel";
 import { PolicyEditor } from "./policy-editor";
 import { RolloutPanel } from "./rollout-panel";
@@ -29,10 +31,19 @@ export function PoliciesView() {
   const pathname = usePathname();
   const asked = params.get("kind") ?? "";
   const kind: PolicyKind = isPolicyKind(asked) ? asked : "retention";
+  const askedCluster = params.get("cluster") ?? DEFAULT_CLUSTER;
+  const badCluster = !CLUSTER_NAME.test(askedCluster);
+  const cluster = badCluster ? DEFAULT_CLUSTER : askedCluster;
   const tabs = useRef<Record<string, HTMLButtonElement | null>>({});
-  const list = useQuery({ ...trpc.policies.list.queryOptions(), refetchInterval: REFRESH_MS });
-  const rollout = useQuery({ ...trpc.policies.rollout.queryOptions(), refetchInterval: REFRESH_MS });
+  const clusters = useQuery(trpc.policies.clusters.queryOptions());
+  const list = useQuery({ ...trpc.policies.list.queryOptions({ cluster }), refetchInterval: REFRESH_MS });
+  const rollout = useQuery({ ...trpc.policies.rollout.queryOptions({ cluster }), refetchInterval: REFRESH_MS });
   const targets = useQuery(trpc.policies.targets.list.queryOptions());
+  const scope = useMemo(() => {
+    const known = clusters.data ?? [DEFAULT_CLUSTER];
+    return { cluster, clusters: known.includes(cluster) ? known : [...known, cluster] };
+  }, [clusters.data, cluster]);
+  const clusterTargets = (targets.data ?? []).filter((t) => t.cluster === cluster).length;
   const me = useQuery(trpc.users.me.queryOptions());
   const operator: Operator = { name: me.data?.name ?? "operator", canEdit: me.data ? me.data.role !== "viewer" : true };
 
@@ -40,6 +51,12 @@ export function PoliciesView() {
     const q = new URLSearchParams(params.toString());
     q.set("kind", k);
     router.replace(`${pathname}?${q.toString()}`, { scroll: false });
+  };
+  const selectCluster = (c: string) => {
+    const q = new URLSearchParams(params.toString());
+    if (c === DEFAULT_CLUSTER) q.delete("cluster");
+    else q.set("cluster", c);
+    router.push(`${pathname}?${q.toString()}`, { scroll: false });
   };
   const onTabKey = (e: KeyboardEvent) => {
     const i = POLICY_KINDS.indexOf(kind);
@@ -65,17 +82,33 @@ export function PoliciesView() {
   const now = rollout.dataUpdatedAt || list.dataUpdatedAt;
 
   return (
-    <>
+    <PolicyScopeContext.Provider value={scope}>
       <div className="page-head">
         <div>
           <h1>Policies</h1>
           <div className="sub">
-            Versioned documents pushed to every target; rollout status refreshes every 2 s.
+            Versioned documents of one cluster, pushed to that cluster&apos;s targets only; rollout status refreshes
+            every 2 s.
             {!operator.canEdit && " You are signed in as a viewer: publishing and rollback need the operator role."}
           </div>
         </div>
-        <Link href="/policies/audit">Audit log →</Link>
+        <div className="policies-scope">
+          <label htmlFor="policy-cluster">Cluster</label>
+          <select id="policy-cluster" value={cluster} onChange={(e) => selectCluster(e.target.value)}>
+            {scope.clusters.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+          <Link href={`/policies/audit?cluster=${encodeURIComponent(cluster)}`}>Audit log →</Link>
+        </div>
       </div>
+      {badCluster && (
+        <p className="notice" role="alert">
+          &ldquo;{askedCluster.slice(0, 80)}&rdquo; is not a cluster name: it {CLUSTER_NAME_RULE}. Showing {cluster}.
+        </p>
+      )}
 
       <div role="tablist" aria-label="Policy kind" className="policies-tabs" onKeyDown={onTabKey}>
         {POLICY_KINDS.map((k) => {
@@ -126,7 +159,13 @@ export function PoliciesView() {
           >
             <section className="section policies-main" aria-labelledby={`${k}-form-heading`}>
               <h2 id={`${k}-form-heading`}>{TITLES[k]} policy</h2>
-              <PolicyEditor kind={k} latest={latestOf(k)} reasons={reasons[k] ?? []} operator={operator} />
+              <PolicyEditor
+                key={`${cluster}/${k}`}
+                kind={k}
+                latest={latestOf(k)}
+                reasons={reasons[k] ?? []}
+                operator={operator}
+              />
             </section>
             {k === kind && (
               <aside className="policies-side">
@@ -153,18 +192,18 @@ export function PoliciesView() {
                       entries={entries}
                       now={now}
                       published={latestOf(k) !== null}
-                      targets={targets.data?.length ?? 0}
+                      targets={clusterTargets}
                     />
                   )}
                 </section>
                 <section className="section" aria-labelledby="history-heading">
                   <h2 id="history-heading">History</h2>
-                  <HistoryPanel kind={k} now={now} operator={operator} />
+                  <HistoryPanel key={`${cluster}/${k}`} kind={k} now={now} operator={operator} />
                 </section>
               </aside>
             )}
           </div>
         ))}
-    </>
+    </PolicyScopeContext.Provider>
   );
 }

@@ -1,11 +1,13 @@
 "use client";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { FormProvider, useForm, type FieldValues, type Resolver } from "react-hook-form";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { defaultPolicies, policySchemas, type PolicyKind } from "@/lib/policies/policies";
 import { diffDocuments, type DiffEntry } from "@/lib/policies/versions";
+import { stashCopy, takeCopy, usePolicyScope, type PolicyCopy } from "./cluster-scope";
 import { ConflictPanel, type ConflictState } from "./conflict-panel";
 import { DiffTable } from "./diff-table";
 import { conflictDetails, errorsByPath, rebaseDraft, serverFieldErrors } from "./drafts";
@@ -44,7 +46,11 @@ export function PolicyEditor({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const router = useRouter();
+  const { cluster, clusters } = usePolicyScope();
   const [base, setBase] = useState<Base>(() => baseOf(kind, latest));
+  const [copied, setCopied] = useState<PolicyCopy | null>(null);
+  const [copyTo, setCopyTo] = useState("");
   const [review, setReview] = useState<Review | null>(null);
   const [conflict, setConflict] = useState<ConflictState | null>(null);
   const [comment, setComment] = useState("");
@@ -104,7 +110,10 @@ export function PolicyEditor({
       onError: async (err) => {
         const c = conflictDetails(err.data as never);
         if (c) {
-          const now = await queryClient.fetchQuery({ ...trpc.policies.latest.queryOptions({ kind }), staleTime: 0 });
+          const now = await queryClient.fetchQuery({
+            ...trpc.policies.latest.queryOptions({ cluster, kind }),
+            staleTime: 0,
+          });
           setConflict({
             ...c,
             document: (now?.document ?? null) as FieldValues | null,
@@ -156,6 +165,22 @@ export function PolicyEditor({
     setReview(null);
   };
 
+  // A draft copied here from another cluster's editor: the review of it against this cluster's current version.
+  useEffect(() => {
+    const copy = takeCopy(kind, cluster);
+    if (!copy) return;
+    setCopied(copy);
+    reset(copy.document as FieldValues, { keepDefaultValues: true });
+    openReview(copy.document as FieldValues, base.document);
+    // Once, when the editor opens: later changes of base are a newer version, not a new copy.
+  }, []);
+  const copyElsewhere = () => {
+    if (!copyTo || copyTo === cluster) return;
+    stashCopy({ kind, from: cluster, fromVersion: base.version, to: copyTo, document: getValues() });
+    router.push(`/policies?kind=${kind}&cluster=${encodeURIComponent(copyTo)}`);
+  };
+  const others = clusters.filter((c) => c !== cluster);
+
   const mine = useMemo(
     () => (conflict ? diffDocuments(base.document, getValues()) : []),
     [conflict, base.document, getValues],
@@ -195,6 +220,14 @@ export function PolicyEditor({
               </button>
             </div>
           )}
+          {copied && (
+            <p className="notice" role="status" data-testid={`${kind}-copied`}>
+              Copied from {copied.from}
+              {copied.fromVersion === null ? " (its defaults)" : ` v${copied.fromVersion}`}: the changes below are
+              against {cluster}&apos;s {label}. Publishing creates {cluster}&apos;s v{nextVersion} and reaches only its
+              targets.
+            </p>
+          )}
           {refused && <RefusalNotice refused={refused} title="The document was refused" />}
 
           {conflict && (
@@ -211,7 +244,7 @@ export function PolicyEditor({
           {review && (
             <section className="policies-review" aria-labelledby={`${kind}-review-heading`}>
               <h3 id={`${kind}-review-heading`} ref={reviewHeading} tabIndex={-1}>
-                Review: changes from {label}, to publish as v{nextVersion}
+                Review: changes from {label}, to publish as {cluster} v{nextVersion}
               </h3>
               <DiffTable
                 diff={review.diff}
@@ -249,6 +282,7 @@ export function PolicyEditor({
                   }
                   onClick={() =>
                     publish.mutate({
+                      cluster,
                       kind,
                       document: review.document,
                       baseVersion: base.version,
@@ -290,6 +324,27 @@ export function PolicyEditor({
               </button>
               {!formState.isValid && <span className="policies-error">Fix the fields marked above to publish.</span>}
             </div>
+            {others.length > 0 && (
+              <div className="policies-actions policies-copy">
+                <label htmlFor={`${kind}-copy-to`}>Copy this form to</label>
+                <select id={`${kind}-copy-to`} value={copyTo} onChange={(e) => setCopyTo(e.target.value)}>
+                  <option value="">another cluster…</option>
+                  {others.map((c) => (
+                    <option key={c} value={c}>
+                      {c}
+                    </option>
+                  ))}
+                </select>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={!copyTo || !formState.isValid}
+                  onClick={copyElsewhere}
+                >
+                  Open in {copyTo || "…"}&apos;s editor
+                </button>
+              </div>
+            )}
           </form>
         </div>
       </FieldScope.Provider>

@@ -2,6 +2,7 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/trpc/root";
 import { formatAgo, formatDateTime, NO_DATA } from "@/components/format";
+import { usePolicyScope } from "./cluster-scope";
 
 export type RolloutEntry = inferRouterOutputs<AppRouter>["policies"]["rollout"][number];
 
@@ -13,7 +14,7 @@ const STATE: Record<RolloutEntry["state"], { label: string; tone: string }> = {
   unreachable: { label: "unreachable", tone: "bad" },
 };
 
-/** Where each target stands on the current kind's latest version; times relative to `now`. */
+/** Where each of the cluster's targets stands on the current kind's latest version; times relative to `now`. */
 export function RolloutPanel({
   entries,
   now,
@@ -25,6 +26,7 @@ export function RolloutPanel({
   published: boolean;
   targets: number;
 }) {
+  const { cluster } = usePolicyScope();
   if (!published) {
     return (
       <p className="sub" role="status">
@@ -36,7 +38,7 @@ export function RolloutPanel({
     return (
       <p className="sub" role="status">
         {targets === 0
-          ? "No push targets are registered, so no cluster receives this policy yet."
+          ? `No push target belongs to cluster ${cluster}, so this policy reaches no cluster yet. Add one on the Sources page.`
           : "No target receives this kind of policy."}
       </p>
     );

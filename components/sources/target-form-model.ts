@@ -12,6 +12,8 @@ import { issuesToErrors, type FieldErrors } from "./source-form-model";
 export type TargetFormValues = {
   id: string;
   name: string;
+  /** The cluster whose policy versions it receives. */
+  cluster: string;
   adapter: AdapterKind;
   enabled: boolean;
   kinds: PolicyKind[];
@@ -40,12 +42,21 @@ export const ADAPTER_FIELDS: Record<AdapterKind, { name: string; label: string; 
 export { ADAPTERS, ADAPTER_KINDS, SECRET_MARKER };
 
 export function newTargetValues(adapter: AdapterKind = "sim"): TargetFormValues {
-  return { id: "", name: "", adapter, enabled: true, kinds: [...ADAPTER_KINDS[adapter]], fields: {} };
+  return {
+    id: "",
+    name: "",
+    cluster: "default",
+    adapter,
+    enabled: true,
+    kinds: [...ADAPTER_KINDS[adapter]],
+    fields: {},
+  };
 }
 
 export function targetToValues(t: {
   id: string;
   name: string;
+  cluster: string;
   adapter: string;
   enabled: boolean;
   kinds: PolicyKind[];
@@ -55,10 +66,10 @@ export function targetToValues(t: {
   const fields = Object.fromEntries(
     ADAPTER_FIELDS[adapter].map((f) => [f.name, t.config[f.name] === undefined ? "" : String(t.config[f.name])]),
   );
-  return { id: t.id, name: t.name, adapter, enabled: t.enabled, kinds: t.kinds, fields };
+  return { id: t.id, name: t.name, cluster: t.cluster, adapter, enabled: t.enabled, kinds: t.kinds, fields };
 }
 
-/** Validate with the policies.targets.upsert schema; errors keyed "id", "name", "kinds", "config.<field>". */
+/** Validate with the policies.targets.upsert schema; errors keyed "id", "name", "cluster", "kinds", "config.<field>". */
 export function validateTarget(
   v: TargetFormValues,
 ): { ok: true; input: TargetInput } | { ok: false; errors: FieldErrors } {
@@ -67,6 +78,7 @@ export function validateTarget(
   const result = targetInput.safeParse({
     id: v.id.trim(),
     name: v.name.trim(),
+    cluster: v.cluster.trim(),
     adapter: v.adapter,
     enabled: v.enabled,
     kinds,

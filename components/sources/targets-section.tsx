@@ -119,6 +119,7 @@ export function TargetsSection() {
             <thead>
               <tr>
                 <th scope="col">Target</th>
+                <th scope="col">Cluster</th>
                 <th scope="col">Adapter</th>
                 <th scope="col">Address</th>
                 <th scope="col">Kinds</th>
@@ -135,6 +136,7 @@ export function TargetsSection() {
                     <strong>{t.name}</strong>
                     <div className="sub">{t.id}</div>
                   </td>
+                  <td>{t.cluster}</td>
                   <td>{t.adapter}</td>
                   <td>
                     <code>{String(t.config.url ?? t.config.path ?? "")}</code>
@@ -247,6 +249,20 @@ function TargetForm({
           />
           {err("name", "target-name")}
         </div>
+        <div className="sources-field" data-invalid={shown.cluster ? "true" : undefined}>
+          <label htmlFor="target-cluster">Cluster</label>
+          <input
+            id="target-cluster"
+            value={v.cluster}
+            onChange={(e) => setV({ ...v, cluster: e.target.value })}
+            aria-invalid={Boolean(shown.cluster)}
+            aria-describedby="target-cluster-help"
+          />
+          <span className="sub" id="target-cluster-help">
+            receives this cluster&apos;s policy versions only
+          </span>
+          {err("cluster", "target-cluster")}
+        </div>
         <div className="sources-field">
           <label htmlFor="target-adapter">Adapter</label>
           <select
@@ -254,7 +270,12 @@ function TargetForm({
             value={v.adapter}
             disabled={editing}
             onChange={(e) =>
-              setV({ ...newTargetValues(e.target.value as TargetFormValues["adapter"]), id: v.id, name: v.name })
+              setV({
+                ...newTargetValues(e.target.value as TargetFormValues["adapter"]),
+                id: v.id,
+                name: v.name,
+                cluster: v.cluster,
+              })
             }
           >
             {ADAPTERS.map((a) => (

@@ -3,8 +3,9 @@
 // thread's write turn, on either engine); the clusters table, written once per new name, says which name an id is
 // and refuses a second name hashing to the same id.
 
-/** The cluster of events that name none, and of everything stored before clusters existed (id 0). */
-export const DEFAULT_CLUSTER = "default";
+import { DEFAULT_CLUSTER } from "../../lib/cluster-name";
+
+export { DEFAULT_CLUSTER };
 
 /** A cluster name's id: 0 for DEFAULT_CLUSTER (and no name), else a positive 31-bit hash of the name. */
 export function clusterId(name: string | undefined): number {

@@ -31,3 +31,35 @@ describe("migration 0026: clusters", () => {
     db.close();
   });
 });
+
+describe("migration 0027: policies of a cluster", () => {
+  it("puts every version, guard and target stored before it in the default cluster, and numbers per cluster after", () => {
+    const file = databaseAt("0026_clusters");
+    const old = new Database(file);
+    old
+      .prepare(
+        `INSERT INTO policy_versions (kind, version, document, author, created_at) VALUES ('routing', 1, '{}', 'ana', ?)`,
+      )
+      .run(T0);
+    old
+      .prepare(
+        `INSERT INTO policy_guards (kind, version, window_minutes, created_at, state) VALUES ('routing', 1, 10, ?, 'waiting')`,
+      )
+      .run(T0);
+    old.prepare(`INSERT INTO control_targets (id, name, adapter, created_at) VALUES ('sim', 'Sim', 'sim', ?)`).run(T0);
+    old.close();
+    const db = openDb(file).$client;
+    expect(db.prepare("SELECT cluster, kind, version FROM policy_versions").raw().all()).toEqual([
+      ["default", "routing", 1],
+    ]);
+    expect(db.prepare("SELECT cluster, state FROM policy_guards").raw().all()).toEqual([["default", "waiting"]]);
+    expect(db.prepare("SELECT cluster FROM control_targets").pluck().all()).toEqual(["default"]);
+    // Another cluster's version 1 of the same kind is its own row.
+    db.prepare(
+      `INSERT INTO policy_versions (cluster, kind, version, document, author, created_at)
+       VALUES ('staging', 'routing', 1, '{}', 'ana', ?)`,
+    ).run(T0);
+    expect(db.prepare("SELECT count(*) FROM policy_versions").pluck().get()).toBe(2);
+    db.close();
+  });
+});

@@ -12,6 +12,7 @@ export type StatusRow = T["rolloutStatus"]["$inferSelect"];
 type TargetStored = T["controlTargets"]["$inferSelect"];
 
 export type StoredVersion = {
+  cluster: string;
   kind: string;
   version: number;
   document: unknown;
@@ -23,6 +24,8 @@ export type StoredVersion = {
 export type TargetRow = {
   id: string;
   name: string;
+  /** The cluster whose versions it receives. */
+  cluster: string;
   adapter: string;
   config: Record<string, unknown>;
   kinds: PolicyKind[];
@@ -31,12 +34,14 @@ export type TargetRow = {
 export type AuditEntry = {
   actor: string;
   action: string;
+  cluster?: string | null;
   kind?: string | null;
   version?: number | null;
   detail?: unknown;
 };
 /** A new version as stored: the document already validated (server/control decides what to store). */
 export type NewVersion = {
+  cluster: string;
   kind: PolicyKind;
   version: number;
   document: unknown;
@@ -46,50 +51,93 @@ export type NewVersion = {
   basedOn: number | null;
 };
 /** A target's columns as stored: config and kinds JSON-encoded. */
-export type TargetValues = { name: string; adapter: string; config: string; kinds: string; enabled: boolean };
+export type TargetValues = {
+  name: string;
+  cluster: string;
+  adapter: string;
+  config: string;
+  kinds: string;
+  enabled: boolean;
+};
 
 function toVersion(row: T["policyVersions"]["$inferSelect"]): StoredVersion {
   return { ...row, document: JSON.parse(row.document) as unknown };
 }
 
-/** The newest version of a kind, or null before the first publish. */
-export async function latestVersion(s: Store, kind: string): Promise<StoredVersion | null> {
-  const { policyVersions: v } = s.t;
-  const rows = await s.db.select().from(v).where(eq(v.kind, kind)).orderBy(desc(v.version)).limit(1);
-  return rows[0] ? toVersion(rows[0]) : null;
-}
-
-/** One version of a kind, or null. */
-export async function getVersion(s: Store, kind: string, version: number): Promise<StoredVersion | null> {
+/** The newest version of a cluster's kind, or null before the first publish. */
+export async function latestVersion(s: Store, cluster: string, kind: string): Promise<StoredVersion | null> {
   const { policyVersions: v } = s.t;
   const rows = await s.db
     .select()
     .from(v)
-    .where(and(eq(v.kind, kind), eq(v.version, version)))
+    .where(and(eq(v.cluster, cluster), eq(v.kind, kind)))
+    .orderBy(desc(v.version))
     .limit(1);
   return rows[0] ? toVersion(rows[0]) : null;
 }
 
-/** Versions of a kind, newest first, below `before` when given (a cursor); at most MAX_PAGE. */
-export async function listVersions(s: Store, kind: string, limit: number, before?: number): Promise<StoredVersion[]> {
+/** One version of a cluster's kind, or null. */
+export async function getVersion(
+  s: Store,
+  cluster: string,
+  kind: string,
+  version: number,
+): Promise<StoredVersion | null> {
   const { policyVersions: v } = s.t;
   const rows = await s.db
     .select()
     .from(v)
-    .where(before === undefined ? eq(v.kind, kind) : and(eq(v.kind, kind), lt(v.version, before)))
+    .where(and(eq(v.cluster, cluster), eq(v.kind, kind), eq(v.version, version)))
+    .limit(1);
+  return rows[0] ? toVersion(rows[0]) : null;
+}
+
+/** Versions of a cluster's kind, newest first, below `before` when given (a cursor); at most MAX_PAGE. */
+export async function listVersions(
+  s: Store,
+  cluster: string,
+  kind: string,
+  limit: number,
+  before?: number,
+): Promise<StoredVersion[]> {
+  const { policyVersions: v } = s.t;
+  const rows = await s.db
+    .select()
+    .from(v)
+    .where(and(eq(v.cluster, cluster), eq(v.kind, kind), before === undefined ? undefined : lt(v.version, before)))
     .orderBy(desc(v.version))
     .limit(Math.min(limit, MAX_PAGE));
   return rows.map(toVersion);
 }
 
-/** The latest version number per kind that has one. */
-export async function latestVersionNumbers(s: Store): Promise<Partial<Record<string, number>>> {
+/** The latest version numbers of every cluster's kinds: `latest.get(cluster)?.[kind]`. */
+export type LatestNumbers = ReadonlyMap<string, Partial<Record<string, number>>>;
+
+/** The latest version number per cluster and kind that has one. */
+export async function latestVersionNumbers(s: Store): Promise<LatestNumbers> {
   const { policyVersions: v } = s.t;
   const rows = await s.db
-    .select({ kind: v.kind, version: max(v.version) })
+    .select({ cluster: v.cluster, kind: v.kind, version: max(v.version) })
     .from(v)
-    .groupBy(v.kind);
-  return Object.fromEntries(rows.flatMap((r) => (r.version === null ? [] : [[r.kind, r.version]])));
+    .groupBy(v.cluster, v.kind);
+  const out = new Map<string, Partial<Record<string, number>>>();
+  for (const r of rows) {
+    if (r.version === null) continue;
+    const of = out.get(r.cluster) ?? {};
+    of[r.kind] = r.version;
+    out.set(r.cluster, of);
+  }
+  return out;
+}
+
+/** The clusters that have a policy version or a target, in name order (at most MAX_PAGE). */
+export async function policyClusters(s: Store): Promise<string[]> {
+  const { policyVersions: v, controlTargets: c } = s.t;
+  const [versions, targets] = await Promise.all([
+    s.db.selectDistinct({ cluster: v.cluster }).from(v).limit(MAX_PAGE),
+    s.db.selectDistinct({ cluster: c.cluster }).from(c).limit(MAX_PAGE),
+  ]);
+  return [...new Set([...versions, ...targets].map((r) => r.cluster))].sort().slice(0, MAX_PAGE);
 }
 
 /**
@@ -111,19 +159,25 @@ export async function appendAudit(s: Store, ts: number, entry: AuditEntry): Prom
     ts,
     actor: entry.actor,
     action: entry.action,
+    cluster: entry.cluster ?? null,
     kind: entry.kind ?? null,
     version: entry.version ?? null,
     detail: JSON.stringify(entry.detail ?? {}),
   });
 }
 
-/** Audit entries, newest first, below id `before` when given; at most MAX_PAGE. */
-export async function listAudit(s: Store, limit: number, before?: number) {
+/** Audit entries, newest first, below id `before` when given, of one cluster when given; at most MAX_PAGE. */
+export async function listAudit(s: Store, limit: number, before?: number, cluster?: string) {
   const { controlAudit: a } = s.t;
   const rows = await s.db
     .select()
     .from(a)
-    .where(before === undefined ? undefined : lt(a.id, before))
+    .where(
+      and(
+        before === undefined ? undefined : lt(a.id, before),
+        cluster === undefined ? undefined : eq(a.cluster, cluster),
+      ),
+    )
     .orderBy(desc(a.id))
     .limit(Math.min(limit, MAX_PAGE));
   return rows.map((r) => ({ ...r, detail: JSON.parse(r.detail) as unknown }));
@@ -136,6 +190,7 @@ export async function listTargets(s: Store): Promise<TargetRow[]> {
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
+    cluster: r.cluster,
     adapter: r.adapter,
     config: JSON.parse(r.config) as Record<string, unknown>,
     kinds: JSON.parse(r.kinds) as PolicyKind[],
@@ -202,6 +257,7 @@ export async function putStatus(s: Store, row: StatusRow): Promise<void> {
 
 export type PolicyMark = {
   ts: number;
+  cluster: string;
   kind: string;
   version: number;
   author: string;
@@ -215,6 +271,7 @@ export async function publishedBetween(s: Store, from: number, to: number, limit
   return s.db
     .select({
       ts: v.createdAt,
+      cluster: v.cluster,
       kind: v.kind,
       version: v.version,
       author: v.author,

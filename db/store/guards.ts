@@ -1,4 +1,5 @@
 import { and, asc, eq, gte, inArray, lt } from "drizzle-orm";
+import { clusterId } from "../ingest/clusters";
 import type { AckRow } from "../rows/impact";
 import type { Store } from "./store";
 
@@ -8,14 +9,15 @@ import type { Store } from "./store";
 type T = Store["t"];
 export type GuardRow = T["policyGuards"]["$inferSelect"];
 export type NewGuard = T["policyGuards"]["$inferInsert"];
-/** The key of a guard: the kind and version it guards. */
-export type GuardKey = Pick<GuardRow, "kind" | "version">;
+/** The key of a guard: the cluster, kind and version it guards. */
+export type GuardKey = Pick<GuardRow, "cluster" | "kind" | "version">;
 /** Columns a guard's evaluation updates. */
-export type GuardUpdate = Partial<Omit<GuardRow, "kind" | "version" | "createdAt">>;
+export type GuardUpdate = Partial<Omit<GuardRow, "cluster" | "kind" | "version" | "createdAt">>;
 
 const OPEN = ["waiting", "watching"];
 
-const keyOf = (g: T["policyGuards"], key: GuardKey) => and(eq(g.kind, key.kind), eq(g.version, key.version));
+const keyOf = (g: T["policyGuards"], key: GuardKey) =>
+  and(eq(g.cluster, key.cluster), eq(g.kind, key.kind), eq(g.version, key.version));
 
 /** Store a new guard. */
 export async function insertGuard(s: Store, row: NewGuard): Promise<void> {
@@ -56,37 +58,60 @@ export async function openGuards(s: Store): Promise<GuardRow[]> {
     .limit(100);
 }
 
-/** The guards of the given versions of a kind. */
-export async function guardsOf(s: Store, kind: string, versions: readonly number[]): Promise<GuardRow[]> {
+/** The guards of the given versions of a cluster's kind. */
+export async function guardsOf(
+  s: Store,
+  cluster: string,
+  kind: string,
+  versions: readonly number[],
+): Promise<GuardRow[]> {
   if (versions.length === 0) return [];
   const g = s.t.policyGuards;
   return s.db
     .select()
     .from(g)
-    .where(and(eq(g.kind, kind), inArray(g.version, [...versions])));
+    .where(and(eq(g.cluster, cluster), eq(g.kind, kind), inArray(g.version, [...versions])));
 }
 
-export type GuardRollback = { kind: string; version: number; rollbackVersion: number; reason: string | null };
+export type GuardRollback = {
+  cluster: string;
+  kind: string;
+  version: number;
+  rollbackVersion: number;
+  reason: string | null;
+};
 
 /** Versions a tripped guard published in [from, to): the guarded version and why, for the charts' policy marks. */
 export async function guardRollbacksBetween(s: Store, from: number, to: number): Promise<GuardRollback[]> {
   const { policyGuards: g, policyVersions: v } = s.t;
   const rows = await s.db
-    .select({ kind: g.kind, version: g.version, rollbackVersion: g.rollbackVersion, reason: g.reason })
+    .select({
+      cluster: g.cluster,
+      kind: g.kind,
+      version: g.version,
+      rollbackVersion: g.rollbackVersion,
+      reason: g.reason,
+    })
     .from(g)
-    .innerJoin(v, and(eq(v.kind, g.kind), eq(v.version, g.rollbackVersion)))
+    .innerJoin(v, and(eq(v.cluster, g.cluster), eq(v.kind, g.kind), eq(v.version, g.rollbackVersion)))
     .where(and(eq(g.state, "tripped"), gte(v.createdAt, from), lt(v.createdAt, to)))
     .limit(100);
   return rows.flatMap((r) => (r.rollbackVersion === null ? [] : [{ ...r, rollbackVersion: r.rollbackVersion }]));
 }
 
-/** policy.ack rows of one kind for `version` and later versions, oldest first (bounded). */
-export async function acksFrom(s: Store, kind: string, version: number, limit = 2_000): Promise<AckRow[]> {
+/** policy.ack rows a cluster sent of one kind for `version` and later versions, oldest first (bounded). */
+export async function acksFrom(
+  s: Store,
+  cluster: string,
+  kind: string,
+  version: number,
+  limit = 2_000,
+): Promise<AckRow[]> {
   const a = s.t.policyAcks;
   return s.db
     .select({ target: a.target, version: a.version, status: a.status, ts: a.ts, message: a.message })
     .from(a)
-    .where(and(eq(a.policyKind, kind), gte(a.version, version)))
+    .where(and(eq(a.clusterId, clusterId(cluster)), eq(a.policyKind, kind), gte(a.version, version)))
     .orderBy(asc(a.ts), asc(a.id))
     .limit(limit);
 }

@@ -105,14 +105,3 @@ export async function databaseBytes(s: Store, sqliteFile: string | null): Promis
   const { walBytes } = await databaseSize(s, sqliteFile);
   return { fileBytes: row?.bytes ?? 0, walBytes };
 }
-
-// The clusters table, narrowed to its id (the pair of schemas differs in SQLite's optional rowid key on insert).
-const pgClusters = pgTable("clusters", { id: pgInteger("id").notNull() });
-const sqliteClusters = sqliteTable("clusters", { id: integer("id").notNull() });
-
-/** Clusters the store holds (the default one included). */
-export async function clusterCount(s: Store): Promise<number> {
-  const clusters = s.engine === "pg" ? pgClusters : (sqliteClusters as unknown as typeof pgClusters);
-  const [row] = await s.db.select({ n: sql<number>`count(*)` }).from(clusters);
-  return Number(row?.n ?? 0);
-}

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { POLICY_KINDS } from "./policies";
+import { clusterName, DEFAULT_CLUSTER } from "../cluster-name";
 import { outboundUrl } from "../outbound-url";
 import { redactSecrets, SECRET_MARKER, TARGET_SECRET_FIELDS } from "../secret-fields";
 
@@ -28,6 +29,8 @@ export const ADAPTER_KINDS: Record<AdapterKind, readonly (typeof POLICY_KINDS)[n
 const common = {
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "use 1-64 lowercase letters, digits, '-' or '_'"),
   name: z.string().min(1, "is required").max(128),
+  /** The cluster whose policy versions it receives. */
+  cluster: clusterName.default(DEFAULT_CLUSTER),
   kinds: z.array(z.enum(POLICY_KINDS)).min(1, "pick at least one policy kind").max(POLICY_KINDS.length),
   enabled: z.boolean().default(true),
 };

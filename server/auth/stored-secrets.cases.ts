@@ -64,6 +64,7 @@ const caller = (store: Store, role: Role = "admin") => createCaller({ store, now
 const simTarget = (url: string, token: string) => ({
   id: "sim",
   name: "Sim",
+  cluster: "default",
   adapter: "sim" as const,
   config: { url, token },
   kinds: ["routing" as const],
@@ -208,6 +209,7 @@ export function storedSecretsCases(e: StoreEngine): void {
       const key = secretKey();
       const values = (config: unknown) => ({
         name: "T",
+        cluster: "default",
         adapter: "sim",
         config: JSON.stringify(config),
         kinds: '["routing"]',

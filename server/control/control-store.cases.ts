@@ -3,7 +3,16 @@ import type { Db } from "../../db/sqlite/client";
 import type { PgDb } from "../../db/pg/client";
 import { insertEventsPg } from "../../db/pg/ingest";
 import { insertEvents } from "../../db/sqlite/ingest";
-import { latestVersionNumbers, listAudit, listStatuses, listVersions, publishedBetween } from "../../db/store/control";
+import {
+  latestVersionNumbers,
+  listAudit,
+  listStatuses,
+  listTargets,
+  listVersions,
+  policyClusters,
+  publishedBetween,
+} from "../../db/store/control";
+import { AppError } from "../errors";
 import { acksFrom, guardByKey, guardRollbacksBetween } from "../../db/store/guards";
 import type { Store } from "../../db/store/store";
 import { minimal, parsed, T0 } from "../../test/events";
@@ -17,26 +26,36 @@ import { publishVersion, removeTarget, rollbackVersion, upsertTarget } from "./p
 // The control plane's store, written once and run on each engine (control-store.test.ts: SQLite;
 // control-store.pg.test.ts: PostgreSQL), each time with two connections to one database: two dashboard processes.
 
-const publish = (s: Store, document: unknown, baseVersion: number | null, now = T0, kind: PolicyKind = "routing") =>
-  publishVersion(s, { kind, document, baseVersion, author: "ana", comment: `on ${baseVersion}`, now });
+const publish = (
+  s: Store,
+  document: unknown,
+  baseVersion: number | null,
+  now = T0,
+  kind: PolicyKind = "routing",
+  cluster = "default",
+) => publishVersion(s, { cluster, kind, document, baseVersion, author: "ana", comment: `on ${baseVersion}`, now });
 
 /** Everything the control plane stored, to show a refused write changed nothing. */
 async function snapshot(s: Store) {
   return {
-    versions: await listVersions(s, "routing", 500),
+    versions: await listVersions(s, "default", "routing", 500),
     audit: await listAudit(s, 500),
     statuses: await listStatuses(s),
   };
 }
 
 /** Store policy.ack events through the engine's own ingest (what a target's stream does). */
-async function ingestAcks(s: Store, acks: { version: number; ts: number; status?: string; target?: string }[]) {
+async function ingestAcks(
+  s: Store,
+  acks: { version: number; ts: number; status?: string; target?: string; cluster?: string }[],
+) {
   const rows = acks.map((a) =>
     parsed(
       minimal["policy.ack"]({
         id: `ack-${a.target ?? "sim"}-${a.version}-${a.ts}`,
         ts: a.ts,
         target: a.target ?? "sim",
+        ...(a.cluster ? { cluster: a.cluster } : {}),
         policy_kind: "routing",
         version: a.version,
         status: a.status ?? "applied",
@@ -60,7 +79,14 @@ class FakeTarget {
   }
 }
 
-const simTarget = { id: "sim", name: "Sim", adapter: "sim", config: { url: "http://x", token: "t" }, enabled: true };
+const simTarget = {
+  id: "sim",
+  name: "Sim",
+  cluster: "default",
+  adapter: "sim",
+  config: { url: "http://x", token: "t" },
+  enabled: true,
+};
 
 export function controlStoreCases(e: StoreEngine): void {
   describe.skipIf(e.skip)(`control plane store on ${e.engine}`, () => {
@@ -74,18 +100,18 @@ export function controlStoreCases(e: StoreEngine): void {
       const { a, b } = s;
       expect(await publish(a, { temperature: 0.5 }, null)).toMatchObject({ ok: true, version: 1, basedOn: null });
       expect(await publish(a, { temperature: 0.7 }, 1, T0 + 1_000)).toMatchObject({ ok: true, version: 2, basedOn: 1 });
-      const versions = await listVersions(b, "routing", 10);
+      const versions = await listVersions(b, "default", "routing", 10);
       expect(versions.map((v) => [v.version, v.basedOn, v.author, v.createdAt])).toEqual([
         [2, 1, "ana", T0 + 1_000],
         [1, null, "ana", T0],
       ]);
       expect(versions[0]!.document).toMatchObject({ temperature: 0.7, overlap_credit: 1 });
-      expect(await latestVersionNumbers(b)).toEqual({ routing: 2 });
+      expect(await latestVersionNumbers(b)).toEqual(new Map([["default", { routing: 2 }]]));
       expect((await listAudit(b, 10)).map((r) => [r.action, r.version, r.ts])).toEqual([
         ["publish", 2, T0 + 1_000],
         ["publish", 1, T0],
       ]);
-      expect((await listVersions(b, "routing", 10, 2)).map((v) => v.version)).toEqual([1]);
+      expect((await listVersions(b, "default", "routing", 10, 2)).map((v) => v.version)).toEqual([1]);
       expect((await publishedBetween(b, T0 + 1, T0 + 2_000)).map((m) => [m.kind, m.version, m.ts])).toEqual([
         ["routing", 2, T0 + 1_000],
       ]);
@@ -96,6 +122,7 @@ export function controlStoreCases(e: StoreEngine): void {
       await publish(a, { temperature: 0.5 }, null);
       await publish(a, { temperature: 0.9 }, 1);
       const r = await rollbackVersion(b, {
+        cluster: "default",
         kind: "routing",
         to: 1,
         baseVersion: 2,
@@ -104,7 +131,7 @@ export function controlStoreCases(e: StoreEngine): void {
         now: T0,
       });
       expect(r).toMatchObject({ ok: true, version: 3, basedOn: 2 });
-      const [v3] = await listVersions(a, "routing", 1);
+      const [v3] = await listVersions(a, "default", "routing", 1);
       expect(v3).toMatchObject({ version: 3, author: "bo", document: { temperature: 0.5 } });
       expect((await listAudit(a, 1))[0]).toMatchObject({ action: "rollback", version: 3, detail: { from: 2, to: 1 } });
     });
@@ -121,7 +148,7 @@ export function controlStoreCases(e: StoreEngine): void {
       expect(outcomes.filter((o) => !o.ok)).toEqual(
         Array(7).fill(expect.objectContaining({ ok: false, reason: "conflict", latest: 2, base: 1 })),
       );
-      expect((await listVersions(b, "routing", 10)).map((v) => v.version)).toEqual([2, 1]);
+      expect((await listVersions(b, "default", "routing", 10)).map((v) => v.version)).toEqual([2, 1]);
       expect((await listAudit(b, 10)).filter((r) => r.action === "publish")).toHaveLength(2);
     });
 
@@ -130,7 +157,7 @@ export function controlStoreCases(e: StoreEngine): void {
       const loop = async (st: Store, tag: string, n: number) => {
         const mine: number[] = [];
         while (mine.length < n) {
-          const base = (await latestVersionNumbers(st)).routing ?? null;
+          const base = (await latestVersionNumbers(st)).get("default")?.routing ?? null;
           const d = await publish(st, { temperature: mine.length / 10 }, base);
           if (d.ok) mine.push(d.version);
           else expect(d, tag).toMatchObject({ reason: "conflict" });
@@ -140,7 +167,7 @@ export function controlStoreCases(e: StoreEngine): void {
       const [fromA, fromB] = await Promise.all([loop(a, "a", 6), loop(b, "b", 6)]);
       const all = [...fromA, ...fromB].sort((x, y) => x - y);
       expect(all).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
-      const stored = await listVersions(a, "routing", 100);
+      const stored = await listVersions(a, "default", "routing", 100);
       expect(stored.map((v) => v.version)).toEqual([...all].reverse());
       expect(stored.every((v) => v.basedOn === (v.version === 1 ? null : v.version - 1))).toBe(true);
       expect((await listAudit(a, 100)).map((r) => r.version).sort((x, y) => x! - y!)).toEqual(all);
@@ -211,12 +238,12 @@ export function controlStoreCases(e: StoreEngine): void {
         { version: 2, ts: T0 + 20, status: "rejected", target: "other" },
         { version: 1, ts: T0 + 10 },
       ]);
-      expect(await acksFrom(b, "routing", 2)).toEqual([
+      expect(await acksFrom(b, "default", "routing", 2)).toEqual([
         { target: "other", version: 2, status: "rejected", ts: T0 + 20, message: "refused: unknown field" },
         { target: "sim", version: 2, status: "applied", ts: T0 + 30, message: null },
       ]);
-      expect((await acksFrom(b, "routing", 1)).map((r) => r.version)).toEqual([1, 2, 2]);
-      expect(await acksFrom(b, "frontend", 1)).toEqual([]);
+      expect((await acksFrom(b, "default", "routing", 1)).map((r) => r.version)).toEqual([1, 2, 2]);
+      expect(await acksFrom(b, "default", "frontend", 1)).toEqual([]);
     });
 
     it("a guard is stored with its version; a trip publishes the base's content and marks the charts", async () => {
@@ -230,17 +257,20 @@ export function controlStoreCases(e: StoreEngine): void {
         author: "ana",
         comment: "",
       };
-      expect(await publishGuarded(a, { ...req, now: T0 + 100 }, guard)).toMatchObject({ ok: true, version: 2 });
-      const row = (await guardByKey(b, { kind: "routing", version: 2 }))!;
+      expect(await publishGuarded(a, { cluster: "default", ...req, now: T0 + 100 }, guard)).toMatchObject({
+        ok: true,
+        version: 2,
+      });
+      const row = (await guardByKey(b, { cluster: "default", kind: "routing", version: 2 }))!;
       expect(row).toMatchObject({ state: "waiting", ttftP95RisePct: 20, createdAt: T0 + 100 });
       const decision = { message: "TTFT p95 +50%", reason: "TTFT p95 +50%", deltas: null, measuredMs: 600_000 };
       expect(await tripGuard(b, row, decision, T0 + 200, T0 + 900)).toBe(3);
       expect(await tripGuard(a, row, decision, T0 + 200, T0 + 901)).toBeNull();
-      const [v3] = await listVersions(a, "routing", 1);
+      const [v3] = await listVersions(a, "default", "routing", 1);
       expect(v3).toMatchObject({ version: 3, author: "guard", document: { temperature: 0.1 } });
       expect(await guardByKey(a, row)).toMatchObject({ state: "tripped", rollbackVersion: 3, appliedAt: T0 + 200 });
       expect(await guardRollbacksBetween(a, T0, T0 + 1_000)).toEqual([
-        { kind: "routing", version: 2, rollbackVersion: 3, reason: "TTFT p95 +50%" },
+        { cluster: "default", kind: "routing", version: 2, rollbackVersion: 3, reason: "TTFT p95 +50%" },
       ]);
       expect((await listAudit(a, 10)).map((r) => r.action)).toEqual([
         "guard.tripped",
@@ -269,12 +299,30 @@ export function controlStoreCases(e: StoreEngine): void {
       ],
       [
         "a rollback to a version that does not exist: null",
-        (st) => rollbackVersion(st, { kind: "routing", to: 9, baseVersion: 1, author: "x", comment: "", now: T0 }),
+        (st) =>
+          rollbackVersion(st, {
+            cluster: "default",
+            kind: "routing",
+            to: 9,
+            baseVersion: 1,
+            author: "x",
+            comment: "",
+            now: T0,
+          }),
         null,
       ],
       [
         "a rollback on a stale base: a conflict",
-        (st) => rollbackVersion(st, { kind: "routing", to: 1, baseVersion: 5, author: "x", comment: "", now: T0 }),
+        (st) =>
+          rollbackVersion(st, {
+            cluster: "default",
+            kind: "routing",
+            to: 1,
+            baseVersion: 5,
+            author: "x",
+            comment: "",
+            now: T0,
+          }),
         { ok: false, reason: "conflict", latest: 1, base: 5 },
       ],
       ["removing a target that does not exist: false", (st) => removeTarget(st, "nope", "x", T0), false],
@@ -301,6 +349,94 @@ export function controlStoreCases(e: StoreEngine): void {
       ).rejects.toThrow("push failed");
       expect(await snapshot(b)).toEqual(before);
       expect(await publish(a, { temperature: 0.4 }, 1)).toMatchObject({ ok: true, version: 2 });
+    });
+
+    describe("clusters", () => {
+      const staging = { ...simTarget, id: "staging", name: "Staging", cluster: "staging", kinds: ["routing" as const] };
+      const prod = { ...simTarget, id: "prod", name: "Production", cluster: "prod", kinds: ["routing" as const] };
+
+      it("numbers each cluster's versions on their own: a base of one cluster never conflicts with another's", async () => {
+        const { a, b } = s;
+        expect(await publish(a, { temperature: 0.1 }, null, T0, "routing", "prod")).toMatchObject({ version: 1 });
+        expect(await publish(a, { temperature: 0.2 }, 1, T0, "routing", "prod")).toMatchObject({ version: 2 });
+        expect(await publish(b, { temperature: 0.9 }, null, T0, "routing", "staging")).toMatchObject({
+          ok: true,
+          version: 1,
+        });
+        expect(await publish(b, { temperature: 0.8 }, 2, T0, "routing", "staging")).toMatchObject({
+          ok: false,
+          reason: "conflict",
+          latest: 1,
+        });
+        expect(await latestVersionNumbers(a)).toEqual(
+          new Map([
+            ["prod", { routing: 2 }],
+            ["staging", { routing: 1 }],
+          ]),
+        );
+        const stagingVersions = await listVersions(b, "staging", "routing", 10);
+        expect(stagingVersions).toHaveLength(1);
+        expect(stagingVersions[0]!.document).toMatchObject({ temperature: 0.9 });
+        expect(await listVersions(b, "default", "routing", 10)).toEqual([]);
+        const audit = await listAudit(a, 10, undefined, "staging");
+        expect(audit.map((r) => [r.action, r.cluster, r.version])).toEqual([["publish", "staging", 1]]);
+        expect(await policyClusters(b)).toEqual(["prod", "staging"]);
+      });
+
+      it("pushes a cluster's version to that cluster's targets only", async () => {
+        const { a, b } = s;
+        const fakes = { staging: new FakeTarget(), prod: new FakeTarget() };
+        const adapters: Adapters = { sim: (t) => fakes[t.id as "staging" | "prod"] };
+        await upsertTarget(a, staging, "op", T0);
+        await upsertTarget(a, prod, "op", T0);
+        await publish(b, { temperature: 0.3 }, null, T0, "routing", "staging");
+        await reconcileOnce(a, adapters, T0 + 10);
+        expect(fakes.staging.pushes).toMatchObject([{ kind: "routing", version: 1, document: { temperature: 0.3 } }]);
+        expect(fakes.prod.pushes).toEqual([]);
+        expect((await listStatuses(b)).map((r) => [r.targetId, r.appliedVersion])).toEqual([["staging", 1]]);
+        await publish(b, { temperature: 0.6 }, null, T0, "routing", "prod");
+        await reconcileOnce(a, adapters, T0 + 20);
+        expect(fakes.prod.pushes).toMatchObject([{ version: 1, document: { temperature: 0.6 } }]);
+        expect(fakes.staging.pushes).toHaveLength(1);
+      });
+
+      it("refuses to move a target to another cluster while a push to it is in flight, and changes nothing", async () => {
+        const { a, b } = s;
+        const fake = new FakeTarget();
+        await upsertTarget(a, staging, "op", T0);
+        await publish(a, { temperature: 0.3 }, null, T0, "routing", "staging");
+        await publish(a, { temperature: 0.5 }, null, T0, "routing", "prod");
+        fake.mode = "down";
+        await reconcileOnce(a, { sim: () => fake }, T0 + 10);
+        const before = { statuses: await listStatuses(b), audit: await listAudit(b, 50) };
+        const err = await upsertTarget(b, { ...staging, cluster: "prod" }, "op", T0 + 20).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(AppError);
+        expect(err).toMatchObject({ code: "CONFLICT" });
+        expect((err as Error).message).toContain("routing v1 (unreachable)");
+        expect({ statuses: await listStatuses(b), audit: await listAudit(b, 50) }).toEqual(before);
+        expect((await listTargets(b))[0]).toMatchObject({ id: "staging", cluster: "staging" });
+        // Once the push settles, the move goes through and the target receives its new cluster's version.
+        fake.mode = "up";
+        await reconcileOnce(a, { sim: () => fake }, T0 + 60_000);
+        await upsertTarget(b, { ...staging, cluster: "prod" }, "op", T0 + 70_000);
+        expect(await listStatuses(b)).toEqual([]);
+        fake.pushes = [];
+        await reconcileOnce(a, { sim: () => fake }, T0 + 80_000);
+        expect(fake.pushes).toMatchObject([{ version: 1, document: { temperature: 0.5 } }]);
+        expect((await listAudit(b, 1))[0]).toMatchObject({ action: "target.upsert", cluster: "prod" });
+      });
+
+      it("reads a cluster's acks apart from another's of the same version", async () => {
+        const { a, b } = s;
+        await ingestAcks(a, [
+          { version: 1, ts: T0 + 10, cluster: "staging", target: "staging" },
+          { version: 1, ts: T0 + 20, cluster: "prod", target: "prod" },
+          { version: 1, ts: T0 + 30 },
+        ]);
+        expect((await acksFrom(b, "staging", "routing", 1)).map((r) => r.target)).toEqual(["staging"]);
+        expect((await acksFrom(b, "prod", "routing", 1)).map((r) => r.target)).toEqual(["prod"]);
+        expect((await acksFrom(b, "default", "routing", 1)).map((r) => r.target)).toEqual(["sim"]);
+      });
     });
   });
 }

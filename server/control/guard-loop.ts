@@ -17,9 +17,12 @@ export type GuardOutcome = { kind: string; version: number; state: string; rollb
 /** What a guard measures over a window of requests (db/store/impact.ts's windowRows, either engine). */
 export type WindowReader = (span: Span) => WindowRows | Promise<WindowRows>;
 
-/** When a version first took effect anywhere: the earliest applied policy.ack of any target (null: none yet). */
-async function firstAppliedAt(s: Store, kind: string, version: number): Promise<number | null> {
-  const applied = ackTimes(await acksFrom(s, kind, version), version).flatMap((a) =>
+/**
+ * When a cluster's version first took effect: the earliest applied policy.ack of any of that cluster's targets (null:
+ * none yet).
+ */
+async function firstAppliedAt(s: Store, cluster: string, kind: string, version: number): Promise<number | null> {
+  const applied = ackTimes(await acksFrom(s, cluster, kind, version), version).flatMap((a) =>
     a.state === "applied" ? [a.appliedAt] : [],
   );
   return applied.length ? Math.min(...applied) : null;
@@ -48,7 +51,7 @@ async function evaluateOne(
     hitRateDropPoints: guard.hitRateDropPoints,
     windowMinutes: guard.windowMinutes,
   };
-  const appliedAt = await firstAppliedAt(s, guard.kind, guard.version);
+  const appliedAt = await firstAppliedAt(s, guard.cluster, guard.kind, guard.version);
   if (appliedAt === null) {
     const d = decideGuard(spec, null, null, null, now);
     await saveGuardState(s, guard, d.state, { message: d.message }, now);
@@ -67,7 +70,7 @@ export async function evaluateGuards(s: Store, readWindow: WindowReader, now: nu
   const outcomes: GuardOutcome[] = [];
   for (const guard of await openGuards(s)) {
     try {
-      outcomes.push(await evaluateOne(s, readWindow, guard, latest[guard.kind], now));
+      outcomes.push(await evaluateOne(s, readWindow, guard, latest.get(guard.cluster)?.[guard.kind], now));
     } catch (err) {
       log().error({ err: errorMessage(err), kind: guard.kind, version: guard.version }, "guard evaluation failed");
     }

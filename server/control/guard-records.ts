@@ -30,6 +30,7 @@ export async function publishGuarded<K extends PolicyKind>(
     const decision = await publishVersion(tx, req);
     if (!decision.ok || !guard) return decision;
     await insertGuard(tx, {
+      cluster: req.cluster,
       kind: req.kind,
       version: decision.version,
       ...guard,
@@ -40,6 +41,7 @@ export async function publishGuarded<K extends PolicyKind>(
     await appendAudit(tx, req.now, {
       actor: req.author,
       action: "guard.add",
+      cluster: req.cluster,
       kind: req.kind,
       version: decision.version,
       detail: guard,
@@ -68,6 +70,7 @@ export async function saveGuardState(
       await appendAudit(tx, now, {
         actor: GUARD_ACTOR,
         action: `guard.${state}`,
+        cluster: guard.cluster,
         kind: guard.kind,
         version: guard.version,
         detail: { message: fields.message },
@@ -91,7 +94,7 @@ export async function tripGuard(
   return s.tx(async (tx) => {
     const current = await guardByKey(tx, guard);
     if (!current || (current.state !== "waiting" && current.state !== "watching")) return null;
-    const guarded = await getVersion(tx, guard.kind, guard.version);
+    const guarded = await getVersion(tx, guard.cluster, guard.kind, guard.version);
     const previous = guarded?.basedOn ?? null;
     const after = measuredOf(decision.measuredMs, guard.windowMinutes);
     const comment = `rolled back by guard: ${decision.reason} (v${guard.version}, after ${after})`;
@@ -99,6 +102,7 @@ export async function tripGuard(
       previous === null
         ? null
         : await rollbackVersion(tx, {
+            cluster: guard.cluster,
             kind: guard.kind as PolicyKind,
             to: previous,
             baseVersion: guard.version,
@@ -128,6 +132,7 @@ export async function tripGuard(
     await appendAudit(tx, now, {
       actor: GUARD_ACTOR,
       action: "guard.tripped",
+      cluster: guard.cluster,
       kind: guard.kind,
       version: guard.version,
       detail: { reason: decision.reason, message: decision.message, rollbackVersion: rolled.version, to: previous },

@@ -45,6 +45,7 @@ describe("reconciler against the simulated cluster process", () => {
       {
         id: "sim",
         name: "Sim",
+        cluster: "default",
         adapter: "sim",
         config: { url, token: TOKEN },
         kinds: ["frontend", "autoscaling"],
@@ -54,6 +55,7 @@ describe("reconciler against the simulated cluster process", () => {
       0,
     );
     await publishVersion(db, {
+      cluster: "default",
       kind: "frontend",
       document: { strip_anthropic_preamble: true },
       baseVersion: null,
@@ -62,6 +64,7 @@ describe("reconciler against the simulated cluster process", () => {
       now: 0,
     });
     await publishVersion(db, {
+      cluster: "default",
       kind: "autoscaling",
       document: defaultPolicies().autoscaling,
       baseVersion: null,
@@ -83,6 +86,7 @@ describe("reconciler against the simulated cluster process", () => {
       body: JSON.stringify({ version: 7, document: { strip_anthropic_preamble: false } }),
     });
     await publishVersion(db, {
+      cluster: "default",
       kind: "frontend",
       document: { strip_anthropic_preamble: true, tool_output_budget: { unit: "bytes", limit: 2000 } },
       baseVersion: 1,
@@ -104,6 +108,7 @@ describe("reconciler against the simulated cluster process", () => {
       {
         id: "sim",
         name: "Sim",
+        cluster: "default",
         adapter: "sim",
         config: { url, token: TOKEN },
         kinds: ["frontend", "autoscaling"],

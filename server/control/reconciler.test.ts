@@ -36,6 +36,7 @@ class FakeTarget {
 const target = (id: string, kinds: PolicyKind[], enabled = true): TargetRow => ({
   id,
   name: id,
+  cluster: "default",
   adapter: "sim",
   config: { url: "http://x", token: "t" },
   kinds,
@@ -48,7 +49,15 @@ async function setup() {
   const adapters: Adapters = { sim: () => fake };
   await upsertTarget(db, target("sim", ["routing"]), "test", T0);
   const publish = (document: unknown, baseVersion: number | null) =>
-    publishVersion(db, { kind: "routing", document, baseVersion, author: "a", comment: "", now: T0 });
+    publishVersion(db, {
+      cluster: "default",
+      kind: "routing",
+      document,
+      baseVersion,
+      author: "a",
+      comment: "",
+      now: T0,
+    });
   const status = async () => (await listStatuses(db)).find((s) => s.targetId === "sim" && s.kind === "routing");
   return { db, fake, adapters, publish, status, run: (now: number) => reconcileOnce(db, adapters, now, BACKOFF) };
 }
@@ -95,7 +104,12 @@ describe("nextActions", () => {
     ["disabled and behind: stale", [], false, [{ type: "stale", version: 2 }]],
     ["disabled and already stale: nothing", [st({ state: "stale" })], false, []],
   ])("%s", (_name, statuses, enabled, expected) => {
-    const actions = nextActions(T0, [target("a", ["routing", "frontend"], enabled)], statuses, { routing: 2 });
+    const actions = nextActions(
+      T0,
+      [target("a", ["routing", "frontend"], enabled)],
+      statuses,
+      new Map([["default", { routing: 2 }]]),
+    );
     expect(actions).toMatchObject(expected);
     expect(actions).toHaveLength(expected.length);
   });
@@ -195,6 +209,7 @@ describe("reconcileOnce", () => {
     await upsertTarget(ctx.db, { ...target("file", ["autoscaling"]), adapter: "planner-file" }, "test", T0);
     await ctx.publish({}, null);
     await publishVersion(ctx.db, {
+      cluster: "default",
       kind: "frontend",
       document: {},
       baseVersion: null,
@@ -203,6 +218,7 @@ describe("reconcileOnce", () => {
       now: T0,
     });
     await publishVersion(ctx.db, {
+      cluster: "default",
       kind: "autoscaling",
       document: {},
       baseVersion: null,

@@ -5,6 +5,7 @@ import {
   listTargets,
   putStatus,
   type StatusRow,
+  type LatestNumbers,
   type TargetRow,
 } from "../../db/store/control";
 import type { Store } from "../../db/store/store";
@@ -52,13 +53,15 @@ export function nextActions(
   now: number,
   targets: readonly TargetRow[],
   statuses: readonly StatusView[],
-  latest: Partial<Record<string, number>>,
+  latest: LatestNumbers,
 ): Action[] {
   const byKey = new Map(statuses.map((s) => [`${s.targetId}\u0000${s.kind}`, s]));
   const actions: Action[] = [];
   for (const target of targets) {
+    // A target receives its own cluster's versions, never another cluster's.
+    const ofCluster = latest.get(target.cluster) ?? {};
     for (const kind of target.kinds) {
-      const version = latest[kind];
+      const version = ofCluster[kind];
       if (version === undefined) continue;
       const status = byKey.get(`${target.id}\u0000${kind}`);
       if (status?.appliedVersion === version) continue;
@@ -113,7 +116,7 @@ export async function reconcileOnce(
     actions.map(async (a) => {
       if (a.type === "stale") return record(a, { state: "stale", message: "target disabled" });
       const target = targets.find((t) => t.id === a.targetId)!;
-      const document = (await getVersion(s, a.kind, a.version))?.document;
+      const document = (await getVersion(s, target.cluster, a.kind, a.version))?.document;
       const make = adapters[target.adapter as AdapterKind];
       const fail = (message: string) => {
         const attempts = a.attempts + 1;

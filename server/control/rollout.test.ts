@@ -6,6 +6,7 @@ const T = 1_764_417_600_000;
 const target = (enabled = true): TargetRow => ({
   id: "a",
   name: "A",
+  cluster: "default",
   adapter: "sim",
   config: {},
   kinds: ["routing", "frontend"],
@@ -79,13 +80,13 @@ describe("rolloutView", () => {
       { state: "unreachable", message: "down", attempts: 3, nextRetryAt: T + 4_000 },
     ],
   ])("%s", (_name, enabled, statuses, expected) => {
-    const view = rolloutView([target(enabled)], statuses, { routing: 2 });
+    const view = rolloutView([target(enabled)], statuses, new Map([["default", { routing: 2 }]]));
     expect(view).toHaveLength(1);
     expect(view[0]).toMatchObject({ targetId: "a", targetName: "A", kind: "routing", latestVersion: 2, ...expected });
   });
 
   it("lists only kinds the target takes that have a published version", () => {
-    const view = rolloutView([target()], [], { routing: 1, frontend: 3, autoscaling: 4 });
+    const view = rolloutView([target()], [], new Map([["default", { routing: 1, frontend: 3, autoscaling: 4 }]]));
     expect(view.map((e) => [e.kind, e.latestVersion])).toEqual([
       ["routing", 1],
       ["frontend", 3],

@@ -1,10 +1,11 @@
-import type { StatusRow, TargetRow } from "../../db/store/control";
+import type { LatestNumbers, StatusRow, TargetRow } from "../../db/store/control";
 import type { PolicyError, PolicyKind } from "../../lib/policies/policies";
 import type { RolloutState } from "./reconciler";
 
 export type RolloutEntry = {
   targetId: string;
   targetName: string;
+  cluster: string;
   enabled: boolean;
   kind: PolicyKind;
   latestVersion: number;
@@ -20,19 +21,21 @@ export type RolloutEntry = {
 };
 
 /**
- * Per target and kind with a published version: where the target stands against the latest version. A version the
+ * Per target and kind with a version published for the target's cluster: where the target stands against that
+ * cluster's latest version (another cluster's versions are never its concern). A version the
  * reconciler has not tried yet reads pending (stale on a disabled target), whatever the previous push's outcome.
  */
 export function rolloutView(
   targets: readonly TargetRow[],
   statuses: readonly StatusRow[],
-  latest: Partial<Record<string, number>>,
+  latest: LatestNumbers,
 ): RolloutEntry[] {
   const byKey = new Map(statuses.map((s) => [`${s.targetId}\u0000${s.kind}`, s]));
   const out: RolloutEntry[] = [];
   for (const t of targets) {
+    const ofCluster = latest.get(t.cluster) ?? {};
     for (const kind of t.kinds) {
-      const latestVersion = latest[kind];
+      const latestVersion = ofCluster[kind];
       if (latestVersion === undefined) continue;
       const s = byKey.get(`${t.id}\u0000${kind}`);
       const untried = !s || s.desiredVersion !== latestVersion;
@@ -47,6 +50,7 @@ export function rolloutView(
       out.push({
         targetId: t.id,
         targetName: t.name,
+        cluster: t.cluster,
         enabled: t.enabled,
         kind,
         latestVersion,

@@ -138,6 +138,7 @@ export function metricsCases(e: MetricsEngine): void {
         {
           id: "sim",
           name: "Sim",
+          cluster: "default",
           adapter: "sim",
           config: { url: "http://127.0.0.1:1" },
           kinds: ["routing"],

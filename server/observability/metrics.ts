@@ -1,12 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import {
-  attributionProgress,
-  clusterCount,
-  databaseBytes,
-  rolloutStates,
-  sourceHealth,
-} from "../../db/store/observability";
+import { clusterCount } from "../../db/store/clusters";
+import { attributionProgress, databaseBytes, rolloutStates, sourceHealth } from "../../db/store/observability";
 import type { Store } from "../../db/store/store";
 import type { IngestTally } from "../ingest/tally";
 import { methodLabel, routeLabel } from "./route-label";

@@ -1,4 +1,5 @@
 import type { Db } from "../../db/sqlite/client";
+import { DEFAULT_CLUSTER } from "../../lib/cluster-name";
 import { chainStartRuns, storedRunsAfter, windowRequests } from "../../db/sqlite/previews";
 import type { FirstRunRow, StoredRunRow, WindowRequestRow, WindowWorkerRow } from "../../db/rows/previews";
 import { getVersion } from "../../db/store/control";
@@ -28,7 +29,8 @@ function storeReads(s: Store): Pick<WindowSource, "workers" | "trajectories" | "
     workers: (from, to) => windowWorkers(s, from, to),
     trajectories: (from, to) => trajectoriesBetween(s, from, to),
     versionDocument: async (kind, version) => {
-      const v = await getVersion(s, kind, version);
+      // Requests name the version they ran under; previews replay the default cluster's traffic for now.
+      const v = await getVersion(s, DEFAULT_CLUSTER, kind, version);
       return v ? { document: v.document } : null;
     },
   };

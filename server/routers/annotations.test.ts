@@ -9,7 +9,15 @@ describe("annotations.policies", () => {
   it("lists versions published in the range with a label, oldest first, and none outside it", async () => {
     const db = testDb();
     const publish = (kind: "retention" | "routing", baseVersion: number | null, now: number, document: unknown = {}) =>
-      publishVersion(sqliteStore(db), { kind, document, baseVersion, author: "ana", comment: "why", now });
+      publishVersion(sqliteStore(db), {
+        cluster: "default",
+        kind,
+        document,
+        baseVersion,
+        author: "ana",
+        comment: "why",
+        now,
+      });
     await publish("retention", null, NOW - 3 * 3_600_000);
     await publish("retention", 1, NOW - 30 * 60_000);
     await publish("routing", null, NOW - 10 * 60_000, { temperature: 0.5 });

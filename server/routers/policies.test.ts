@@ -176,6 +176,7 @@ describe("policies router", () => {
       {
         id: "sim",
         name: "Simulator",
+        cluster: "default",
         adapter: "sim",
         kinds: ["routing"],
         enabled: true,
@@ -194,5 +195,76 @@ describe("policies router", () => {
     expect(await api.policies.rollout()).toMatchObject([
       { targetId: "sim", kind: "routing", latestVersion: 1, appliedVersion: null, state: "pending" },
     ]);
+  });
+
+  describe("clusters", () => {
+    it("publishes to one cluster without touching another's versions, rollout or audit", async () => {
+      const api = setup();
+      await api.policies.targets.upsert({
+        target: {
+          id: "staging",
+          name: "Staging",
+          cluster: "staging",
+          adapter: "sim",
+          kinds: ["retention"],
+          config: { url: "http://127.0.0.1:9", token: "s" },
+        },
+      });
+      await api.policies.targets.upsert({
+        target: {
+          id: "prod",
+          name: "Production",
+          adapter: "sim",
+          kinds: ["retention"],
+          config: { url: "http://127.0.0.1:9", token: "p" },
+        },
+      });
+      const v1 = await as("ada").policies.publish({
+        cluster: "staging",
+        kind: "retention",
+        document: defaultPolicies().retention,
+        baseVersion: null,
+        comment: "staging first",
+      });
+      expect(v1).toMatchObject({ version: 1 });
+      expect(await api.policies.latest({ kind: "retention" })).toBeNull();
+      expect(await api.policies.latest({ cluster: "staging", kind: "retention" })).toMatchObject({
+        cluster: "staging",
+        version: 1,
+      });
+      expect(
+        (await api.policies.list({ cluster: "staging" })).find((k) => k.kind === "retention")?.latest,
+      ).toMatchObject({ version: 1 });
+      expect(await api.policies.rollout()).toMatchObject([
+        { targetId: "staging", cluster: "staging", latestVersion: 1, state: "pending" },
+      ]);
+      expect(await api.policies.rollout({ cluster: "default" })).toEqual([]);
+      expect((await api.policies.audit({ cluster: "staging" })).items.map((e) => e.action)).toEqual([
+        "publish",
+        "target.upsert",
+      ]);
+      expect(await api.policies.clusters()).toEqual(["default", "staging"]);
+      // The diff a copy to production reviews: staging's v1 against production's (none yet: 404 names it).
+      const missing = await caught(
+        api.policies.diff({ cluster: "staging", kind: "retention", from: 1, to: 1, toCluster: "default" }),
+      );
+      expect(missing.code).toBe("NOT_FOUND");
+      expect(missing.message).toBe("retention version 1 of default does not exist");
+    });
+
+    it.each([
+      ["a space", "prod eu"],
+      ["a leading dash", "-prod"],
+      ["65 characters", "p".repeat(65)],
+      ["an empty name", ""],
+    ])("refuses a cluster with %s, storing nothing", async (_why, cluster) => {
+      const api = setup();
+      const err = await caught(
+        api.policies.publish({ cluster, kind: "frontend", document: {}, baseVersion: null, comment: "" }),
+      );
+      expect(err.code).toBe("BAD_REQUEST");
+      expect((err.cause as ZodError).issues[0]).toMatchObject({ path: ["cluster"] });
+      expect(await api.policies.audit({})).toMatchObject({ items: [] });
+    });
   });
 });

@@ -5,6 +5,7 @@ import {
   latestVersion,
   latestVersionNumbers,
   listAudit,
+  policyClusters,
   listStatuses,
   listTargets,
   listVersions,
@@ -20,6 +21,8 @@ import { removeTarget, rollbackVersion, upsertTarget } from "../control/publish"
 import { redactConfig, targetInput } from "../../lib/policies/targets";
 import { diffDocuments, type PublishDecision } from "../../lib/policies/versions";
 import { AppError } from "../errors";
+import { clusterName, DEFAULT_CLUSTER } from "../../lib/cluster-name";
+import { clusterNames } from "../../db/store/clusters";
 import { inspectConfinedFile } from "../files/confined-path";
 import { targetFolder, unprocessableIfRefused } from "../files/folders";
 import { assertOutboundConfig } from "../outbound/assert";
@@ -27,9 +30,11 @@ import { operatorProcedure, router, viewerProcedure } from "../trpc/init";
 import { guardView, impactProcedures } from "./policy-impact";
 
 const kind = z.enum(POLICY_KINDS);
+/** The cluster a procedure reads or writes the policies of ("default" when not given). */
+const cluster = clusterName.default(DEFAULT_CLUSTER);
 const version = z.number().int().min(1).max(1e9);
 const comment = z.string().max(2000).default("");
-const meta = { baseVersion: version.nullable(), comment, guard: guardInput.nullable().default(null) };
+const meta = { cluster, baseVersion: version.nullable(), comment, guard: guardInput.nullable().default(null) };
 
 /** Who made a change, for versions and the audit log: the signed-in user or token, never what the client says. */
 const authorOf = (ctx: { actor?: { name: string } | null }) => ctx.actor?.name ?? "system";
@@ -54,9 +59,9 @@ function outcome<K extends PolicyKind>(decision: PublishDecision<K>) {
   );
 }
 
-async function mustGet(s: Store, kind: PolicyKind, v: number) {
-  const found = await getVersion(s, kind, v);
-  if (!found) throw new AppError("NOT_FOUND", `${kind} version ${v} does not exist`);
+async function mustGet(s: Store, scope: string, kind: PolicyKind, v: number) {
+  const found = await getVersion(s, scope, kind, v);
+  if (!found) throw new AppError("NOT_FOUND", `${kind} version ${v} of ${scope} does not exist`);
   return found;
 }
 
@@ -84,23 +89,47 @@ const targetsRouter = router({
 });
 
 export const policiesRouter = router({
-  /** The latest version of every kind (null before its first publish). */
-  list: viewerProcedure.query(async ({ ctx }) =>
-    Promise.all(POLICY_KINDS.map(async (k) => ({ kind: k, latest: await latestVersion(ctx.store, k) }))),
-  ),
+  /**
+   * The clusters an operator can scope policies to: those that sent telemetry, have a version or have a target, with
+   * "default" always first.
+   */
+  clusters: viewerProcedure.query(async ({ ctx }) => {
+    const [seen, scoped] = await Promise.all([clusterNames(ctx.store), policyClusters(ctx.store)]);
+    const rest = [...new Set([...seen, ...scoped])].filter((c) => c !== DEFAULT_CLUSTER).sort();
+    return [DEFAULT_CLUSTER, ...rest];
+  }),
 
-  /** The latest version of one kind, or null. */
-  latest: viewerProcedure.input(z.object({ kind })).query(({ ctx, input }) => latestVersion(ctx.store, input.kind)),
+  /** The latest version of every kind of a cluster (null before its first publish). */
+  list: viewerProcedure
+    .input(z.object({ cluster }).default({ cluster: DEFAULT_CLUSTER }))
+    .query(async ({ ctx, input }) =>
+      Promise.all(
+        POLICY_KINDS.map(async (k) => ({ kind: k, latest: await latestVersion(ctx.store, input.cluster, k) })),
+      ),
+    ),
 
-  /** Versions of a kind, newest first, one page at a time. */
+  /** The latest version of one kind of a cluster, or null. */
+  latest: viewerProcedure
+    .input(z.object({ cluster, kind }))
+    .query(({ ctx, input }) => latestVersion(ctx.store, input.cluster, input.kind)),
+
+  /** Versions of a cluster's kind, newest first, one page at a time. */
   history: viewerProcedure
-    .input(z.object({ kind, limit: z.number().int().min(1).max(MAX_PAGE).default(50), before: version.optional() }))
+    .input(
+      z.object({
+        cluster,
+        kind,
+        limit: z.number().int().min(1).max(MAX_PAGE).default(50),
+        before: version.optional(),
+      }),
+    )
     .query(async ({ ctx, input }) => {
       const s = ctx.store;
-      const rows = await listVersions(s, input.kind, input.limit + 1, input.before);
+      const rows = await listVersions(s, input.cluster, input.kind, input.limit + 1, input.before);
       const page = rows.slice(0, input.limit);
       const guarded = await guardsOf(
         s,
+        input.cluster,
         input.kind,
         page.map((v) => v.version),
       );
@@ -112,12 +141,18 @@ export const policiesRouter = router({
       return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.version : null };
     }),
 
-  /** Field-level changes from one version to another. */
-  diff: viewerProcedure.input(z.object({ kind, from: version, to: version })).query(async ({ ctx, input }) => {
-    const s = ctx.store;
-    const [from, to] = [await mustGet(s, input.kind, input.from), await mustGet(s, input.kind, input.to)];
-    return diffDocuments(from.document, to.document);
-  }),
+  /**
+   * Field-level changes from one version to another. `toCluster` compares with another cluster's version (copying a
+   * policy from one cluster to another).
+   */
+  diff: viewerProcedure
+    .input(z.object({ cluster, kind, from: version, to: version, toCluster: clusterName.optional() }))
+    .query(async ({ ctx, input }) => {
+      const s = ctx.store;
+      const from = await mustGet(s, input.cluster, input.kind, input.from);
+      const to = await mustGet(s, input.toCluster ?? input.cluster, input.kind, input.to);
+      return diffDocuments(from.document, to.document);
+    }),
 
   /**
    * Publish a document on top of baseVersion (null for the first); a stale base is a CONFLICT with the diff. A guard
@@ -131,6 +166,7 @@ export const policiesRouter = router({
         ],
       });
     const req = {
+      cluster: input.cluster,
       kind: input.kind,
       document: input.document,
       baseVersion: input.baseVersion,
@@ -143,18 +179,25 @@ export const policiesRouter = router({
 
   /** Publish an earlier version's content as a new version on top of baseVersion. */
   rollback: operatorProcedure
-    .input(z.object({ kind, to: version, baseVersion: version, comment }))
+    .input(z.object({ cluster, kind, to: version, baseVersion: version, comment }))
     .mutation(async ({ ctx, input }) => {
       const decision = await rollbackVersion(ctx.store, { ...input, author: authorOf(ctx), now: ctx.now() });
-      if (!decision) throw new AppError("NOT_FOUND", `${input.kind} version ${input.to} does not exist`);
+      if (!decision)
+        throw new AppError("NOT_FOUND", `${input.kind} version ${input.to} of ${input.cluster} does not exist`);
       return outcome(decision);
     }),
 
-  /** Audit entries, newest first, one page at a time. */
+  /** Audit entries, newest first, one page at a time; of one cluster's policies and targets when `cluster` is given. */
   audit: viewerProcedure
-    .input(z.object({ limit: z.number().int().min(1).max(MAX_PAGE).default(100), before: z.number().int().optional() }))
+    .input(
+      z.object({
+        cluster: clusterName.optional(),
+        limit: z.number().int().min(1).max(MAX_PAGE).default(100),
+        before: z.number().int().optional(),
+      }),
+    )
     .query(async ({ ctx, input }) => {
-      const rows = await listAudit(ctx.store, input.limit + 1, input.before);
+      const rows = await listAudit(ctx.store, input.limit + 1, input.before, input.cluster);
       const items = rows.slice(0, input.limit);
       return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.id : null };
     }),
@@ -162,9 +205,15 @@ export const policiesRouter = router({
   targets: targetsRouter,
   ...impactProcedures,
 
-  /** Per target and kind with a published version: the applied version, since when, and the push state. */
-  rollout: viewerProcedure.query(async ({ ctx }) => {
-    const s = ctx.store;
-    return rolloutView(await listTargets(s), await listStatuses(s), await latestVersionNumbers(s));
-  }),
+  /**
+   * Per target and kind with a version of the target's cluster: the applied version, since when, and the push state;
+   * of one cluster's targets when `cluster` is given.
+   */
+  rollout: viewerProcedure
+    .input(z.object({ cluster: clusterName.optional() }).default({}))
+    .query(async ({ ctx, input }) => {
+      const s = ctx.store;
+      const targets = (await listTargets(s)).filter((t) => input.cluster === undefined || t.cluster === input.cluster);
+      return rolloutView(targets, await listStatuses(s), await latestVersionNumbers(s));
+    }),
 });

@@ -10,6 +10,7 @@ import { MINUTE } from "../../lib/impact-window";
 import { policyContentHash } from "../control/content-hash";
 import { POLICY_KINDS, type PolicyKind } from "../../lib/policies/policies";
 import { AppError } from "../errors";
+import { clusterName, DEFAULT_CLUSTER } from "../../lib/cluster-name";
 import { latestPredictionFor } from "../preview/prediction";
 import { viewerProcedure } from "../trpc/init";
 
@@ -31,9 +32,16 @@ export function guardView(g: GuardRow) {
 }
 
 /** Per target that acknowledged the version: its before/after windows measured at `now` (the windows read the store). */
-async function targetsImpact(s: Store, kind: PolicyKind, version: number, lengthMs: number | null, now: number) {
+async function targetsImpact(
+  s: Store,
+  cluster: string,
+  kind: PolicyKind,
+  version: number,
+  lengthMs: number | null,
+  now: number,
+) {
   const pending = await oldestUnattributedOf(s, "arrivedAt");
-  const acks = ackTimes(await acksFrom(s, kind, version), version).slice(0, MAX_TARGETS);
+  const acks = ackTimes(await acksFrom(s, cluster, kind, version), version).slice(0, MAX_TARGETS);
   return Promise.all(
     acks.map(async (a): Promise<TargetImpact> => {
       if (a.state === "rejected") return a;
@@ -52,6 +60,7 @@ export const impactProcedures = {
   impact: viewerProcedure
     .input(
       z.object({
+        cluster: clusterName.default(DEFAULT_CLUSTER),
         kind: z.enum(POLICY_KINDS),
         version: z.number().int().min(1).max(1e9),
         windowMinutes: z.number().int().min(1).max(120).nullable().default(null),
@@ -59,17 +68,19 @@ export const impactProcedures = {
     )
     .query(async ({ ctx, input }) => {
       const s = ctx.store;
-      const stored = await getVersion(s, input.kind, input.version);
-      if (!stored) throw new AppError("NOT_FOUND", `${input.kind} version ${input.version} does not exist`);
+      const stored = await getVersion(s, input.cluster, input.kind, input.version);
+      if (!stored)
+        throw new AppError("NOT_FOUND", `${input.kind} version ${input.version} of ${input.cluster} does not exist`);
       const now = ctx.now();
-      const guard = (await guardsOf(s, input.kind, [input.version]))[0];
+      const guard = (await guardsOf(s, input.cluster, input.kind, [input.version]))[0];
       const lengthMs = input.windowMinutes === null ? null : input.windowMinutes * MINUTE;
       return {
+        cluster: input.cluster,
         kind: input.kind,
         version: input.version,
         now,
         prediction: await latestPredictionFor(s, input.kind, policyContentHash(input.kind, stored.document)),
-        targets: await targetsImpact(s, input.kind, input.version, lengthMs, now),
+        targets: await targetsImpact(s, input.cluster, input.kind, input.version, lengthMs, now),
         guard: guard ? guardView(guard) : null,
       };
     }),

@@ -1,4 +1,5 @@
 import "server-only";
+import { DEFAULT_CLUSTER } from "../../lib/cluster-name";
 import { z } from "zod";
 import type { WindowWorkerRow } from "../../db/rows/previews";
 import { listVersions, MAX_PAGE } from "../../db/store/control";
@@ -72,7 +73,8 @@ async function autoscalingBudgets(s: Store, p: PreparedPreview): Promise<[number
   let base = Math.max(gpuBudgetOf(defaultPolicies().autoscaling), gpuBudgetOf(p.baseline.autoscaling));
   let before: number | undefined;
   for (let read = 0; base < MAX_WORKERS;) {
-    const page = await listVersions(s, "autoscaling", MAX_PAGE, before);
+    // Previews replay the default cluster's traffic (they are not scoped to a cluster yet), so its versions.
+    const page = await listVersions(s, DEFAULT_CLUSTER, "autoscaling", MAX_PAGE, before);
     for (const v of page) base = Math.max(base, gpuBudgetOf(v.document));
     read += page.length;
     if (page.length < MAX_PAGE) break;

@@ -10,6 +10,8 @@ import { ms } from "./columns";
 export const policyVersions = pgTable(
   "policy_versions",
   {
+    /** The cluster the version is for (a CLUSTER_NAME; "default" for everything before clusters). */
+    cluster: text("cluster").notNull().default("default"),
     kind: text("kind").notNull(),
     version: integer("version").notNull(),
     document: text("document").notNull(),
@@ -18,13 +20,15 @@ export const policyVersions = pgTable(
     createdAt: ms("created_at").notNull(),
     basedOn: integer("based_on"),
   },
-  (t) => [primaryKey({ columns: [t.kind, t.version] }), index("policy_versions_created").on(t.createdAt)],
+  (t) => [primaryKey({ columns: [t.cluster, t.kind, t.version] }), index("policy_versions_created").on(t.createdAt)],
 );
 
 /** Push targets: adapter is sim | dynamo-busy-threshold | planner-file; config and kinds are JSON. */
 export const controlTargets = pgTable("control_targets", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
+  /** The cluster whose versions the target receives. */
+  cluster: text("cluster").notNull().default("default"),
   adapter: text("adapter").notNull(),
   config: text("config").notNull().default("{}"),
   kinds: text("kinds").notNull().default("[]"),
@@ -62,6 +66,8 @@ export const controlAudit = pgTable(
     ts: ms("ts").notNull(),
     actor: text("actor").notNull(),
     action: text("action").notNull(),
+    /** The cluster a version or target change was for (null for changes that are not a cluster's). */
+    cluster: text("cluster"),
     kind: text("kind"),
     version: integer("version"),
     detail: text("detail").notNull().default("{}"),
@@ -73,6 +79,7 @@ export const controlAudit = pgTable(
 export const policyGuards = pgTable(
   "policy_guards",
   {
+    cluster: text("cluster").notNull().default("default"),
     kind: text("kind").notNull(),
     version: integer("version").notNull(),
     ttftP95RisePct: doublePrecision("ttft_p95_rise_pct"),
@@ -88,5 +95,5 @@ export const policyGuards = pgTable(
     detail: text("detail"),
     rollbackVersion: integer("rollback_version"),
   },
-  (t) => [primaryKey({ columns: [t.kind, t.version] }), index("policy_guards_state").on(t.state)],
+  (t) => [primaryKey({ columns: [t.cluster, t.kind, t.version] }), index("policy_guards_state").on(t.state)],
 );

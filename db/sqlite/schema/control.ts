@@ -4,6 +4,8 @@ import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm
 export const policyVersions = sqliteTable(
   "policy_versions",
   {
+    /** The cluster the version is for (a CLUSTER_NAME; "default" for everything before clusters). */
+    cluster: text("cluster").notNull().default("default"),
     kind: text("kind").notNull(),
     version: integer("version").notNull(),
     document: text("document").notNull(),
@@ -12,13 +14,15 @@ export const policyVersions = sqliteTable(
     createdAt: integer("created_at").notNull(),
     basedOn: integer("based_on"),
   },
-  (t) => [primaryKey({ columns: [t.kind, t.version] })],
+  (t) => [primaryKey({ columns: [t.cluster, t.kind, t.version] })],
 );
 
 /** Push targets: adapter is sim | dynamo-busy-threshold | planner-file; config and kinds are JSON. */
 export const controlTargets = sqliteTable("control_targets", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
+  /** The cluster whose versions the target receives. */
+  cluster: text("cluster").notNull().default("default"),
   adapter: text("adapter").notNull(),
   config: text("config").notNull().default("{}"),
   kinds: text("kinds").notNull().default("[]"),
@@ -56,6 +60,8 @@ export const controlAudit = sqliteTable(
     ts: integer("ts").notNull(),
     actor: text("actor").notNull(),
     action: text("action").notNull(),
+    /** The cluster a version or target change was for (null for changes that are not a cluster's). */
+    cluster: text("cluster"),
     kind: text("kind"),
     version: integer("version"),
     detail: text("detail").notNull().default("{}"),
@@ -70,6 +76,7 @@ export const controlAudit = sqliteTable(
 export const policyGuards = sqliteTable(
   "policy_guards",
   {
+    cluster: text("cluster").notNull().default("default"),
     kind: text("kind").notNull(),
     version: integer("version").notNull(),
     /** Largest allowed TTFT p95 rise in percent (null: not checked). */
@@ -88,5 +95,5 @@ export const policyGuards = sqliteTable(
     /** The version the guard published when it tripped (the previous version's content). */
     rollbackVersion: integer("rollback_version"),
   },
-  (t) => [primaryKey({ columns: [t.kind, t.version] }), index("policy_guards_state").on(t.state)],
+  (t) => [primaryKey({ columns: [t.cluster, t.kind, t.version] }), index("policy_guards_state").on(t.state)],
 );

@@ -85,6 +85,7 @@ describe("sim adapter against the simulated cluster's control API", () => {
       {
         id: "sim",
         name: "Sim",
+        cluster: "default",
         adapter: "sim",
         config: { url, token: TOKEN },
         kinds: ["frontend", "routing"],
@@ -94,6 +95,7 @@ describe("sim adapter against the simulated cluster's control API", () => {
       0,
     );
     await publishVersion(db, {
+      cluster: "default",
       kind: "frontend",
       document: { strip_anthropic_preamble: true },
       baseVersion: null,
@@ -262,6 +264,7 @@ describe("planner-file adapter", () => {
     const target = (id: string, p: string) => ({
       id,
       name: id,
+      cluster: "default",
       adapter: "planner-file" as const,
       config: { path: p },
       kinds: ["autoscaling" as const],
@@ -272,6 +275,7 @@ describe("planner-file adapter", () => {
     fs.writeFileSync(path.join(folders.outside, "victim"), "victim\n");
     const doc = defaultPolicies().autoscaling;
     await publishVersion(db, {
+      cluster: "default",
       kind: "autoscaling",
       document: doc,
       baseVersion: null,

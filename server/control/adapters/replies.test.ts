@@ -44,6 +44,7 @@ describe("policy target replies", () => {
       {
         id: "fe",
         name: "Frontend",
+        cluster: "default",
         adapter: "dynamo-busy-threshold",
         config: { url: t.url, model: "m" },
         kinds: ["routing"],
@@ -53,6 +54,7 @@ describe("policy target replies", () => {
       0,
     );
     await publishVersion(db, {
+      cluster: "default",
       kind: "routing",
       document: routing,
       baseVersion: null,
