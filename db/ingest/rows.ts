@@ -1,84 +1,18 @@
 import type { IngestRow, IngestRowOf, IngestKind } from "../rows/ingest";
-import { encodeHashes, hashListBytes } from "../codecs/chains";
+import { hashListBytes } from "../codecs/chains";
 import { encodeCandidates } from "../codecs/candidates";
-import { encodeAgentHints, encodePolicyVersions } from "../codecs/request-json";
 import { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } from "./kv-rows";
+import { REQUEST_COLUMNS, requestRow } from "./request-rows";
 import { clusterId } from "./clusters";
 import { overlaps } from "./rollups";
 
-/** Values of sequence_hashes, local_hashes, chain_base, seq_shared, local_shared, seq_count, local_count, local_refs. */
-export type ChainColumns = [
-  Buffer | null,
-  Buffer | null,
-  string | null,
-  number,
-  number,
-  number | null,
-  number | null,
-  Buffer | null,
-];
-export const CHAIN_COLUMNS = [
-  "sequence_hashes",
-  "local_hashes",
-  "chain_base",
-  "seq_shared",
-  "local_shared",
-  "seq_count",
-  "local_count",
-  "local_refs",
-];
-
-// How each kind of event is stored: its table's INSERT and the row it becomes (column order matches).
+// How each kind of event is stored: its table's INSERT and the row it becomes (column order matches). A request's
+// columns and row are request-rows.ts's, KV events' kv-rows.ts's.
 
 export type Row = (string | number | Buffer | null)[];
 type Table = { sql: string; row: (e: never) => Row };
 
 export const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
-const hashesOrNull = (v: readonly string[] | undefined) => (v === undefined ? null : encodeHashes(v));
-/** A request's chains stored whole, no base (rowOf; it ignores prefix_of): insertEvents stores them compactly instead. */
-const wholeChains = (e: IngestRowOf<"request">): ChainColumns => [
-  hashesOrNull(e.sequence_hashes),
-  hashesOrNull(e.local_hashes),
-  null,
-  0,
-  0,
-  e.sequence_hashes?.length ?? null,
-  e.local_hashes?.length ?? null,
-  null,
-];
-
-/** A request row's columns before the chain columns. */
-export const requestHead = (e: IngestRowOf<"request">): Row => [
-  e.id,
-  e.ts,
-  clusterId(e.cluster),
-  e.request_id,
-  opt(e.session_id),
-  opt(e.trajectory_id),
-  opt(e.parent_trajectory_id),
-  opt(e.session_type),
-  opt(e.harness),
-  e.api,
-  e.model,
-  opt(e.worker_id),
-  e.arrived_at,
-  opt(e.first_token_at),
-  opt(e.finished_at),
-  e.input_tokens,
-  e.cached_tokens,
-  e.output_tokens,
-  opt(e.reasoning_tokens),
-  opt(e.finish_reason),
-  e.status,
-  encodeAgentHints(e.agent_hints),
-  opt(e.block_size),
-  encodePolicyVersions(e.policy_versions),
-  opt(e.source),
-  opt(e.itl_ms_mean),
-  opt(e.itl_ms_p95),
-  opt(e.preemptions),
-  ...tierColumns(e),
-];
 
 /** Tables whose event id is unique with ts (in their ts index) rather than alone (db/sqlite/migrations/0023). */
 const ID_WITH_TS = new Set(["worker_stats", "route_decisions", "tools", "reasoning_spans"]);
@@ -100,45 +34,6 @@ const workerEventCols = [
   "block_size",
   "reason",
   "source",
-];
-
-/** requests' columns as every engine stores them (chains whole or compact). */
-const REQUEST_COLUMNS = [
-  "id",
-  "ts",
-  "cluster_id",
-  "request_id",
-  "session_id",
-  "trajectory_id",
-  "parent_trajectory_id",
-  "session_type",
-  "harness",
-  "api",
-  "model",
-  "worker_id",
-  "arrived_at",
-  "first_token_at",
-  "finished_at",
-  "input_tokens",
-  "cached_tokens",
-  "output_tokens",
-  "reasoning_tokens",
-  "finish_reason",
-  "status",
-  "agent_hints",
-  "block_size",
-  "policy_versions",
-  "source",
-  "itl_ms_mean",
-  "itl_ms_p95",
-  "preemptions",
-  "cached_device_tokens",
-  "cached_host_tokens",
-  "cached_disk_tokens",
-  "cached_shared_tokens",
-  "prefetched_tokens",
-  "onboard_ms",
-  ...CHAIN_COLUMNS,
 ];
 
 /** SQLite's request insert: REQUEST_COLUMNS, then seq_refs (a sequence tail referring to KV events; kvRefColumns). */
@@ -265,7 +160,7 @@ export const tables: Record<IngestKind, Table> = {
   },
   request: {
     sql: insert("requests", REQUEST_COLUMNS),
-    row: (e: IngestRowOf<"request">) => [...requestHead(e), ...wholeChains(e)],
+    row: requestRow,
   },
   tool: {
     sql: insert("tools", [
@@ -390,14 +285,6 @@ export const tables: Record<IngestKind, Table> = {
     ],
   },
 };
-
-/** The per-tier cached tokens, prefetched tokens and onboarding time of a request row (tiers null when the event split none). */
-function tierColumns(e: IngestRowOf<"request">): Row {
-  const t = e.cached_tokens_by_tier;
-  return t === undefined
-    ? [null, null, null, null, opt(e.prefetched_tokens), opt(e.onboard_ms)]
-    : [t.device ?? 0, t.host ?? 0, t.disk ?? 0, t.shared ?? 0, opt(e.prefetched_tokens), opt(e.onboard_ms)];
-}
 
 /** The row an event is stored as, in its table's column order. */
 export function rowOf(e: IngestRow): Row {

@@ -7,7 +7,7 @@ import type { Db } from "./client";
 import { kvRefColumns } from "./kv-lists";
 import { wordsOf } from "./kv-locations";
 import { Locations } from "./kv-locations";
-import type { ChainColumns } from "../ingest/rows";
+import type { ChainColumns } from "../ingest/request-rows";
 
 // How a request's chains are stored on ingest: as the extension of an earlier turn, holding only the new hashes; a
 // turn that extends none (a session's first) as runs of a recent first turn that holds its local hashes.
