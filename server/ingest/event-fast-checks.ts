@@ -54,7 +54,7 @@ export const isHashList = (v: unknown, min: number, max: number): boolean =>
   v instanceof LiftedHashes ? v.length >= min && v.length <= max : isHashes(v, min, max);
 export const isHash = (v: unknown): v is string => typeof v === "string" && badHashIndex([v]) < 0;
 
-/** A cumulative counter (events.ts `counter`) as its normalized decimal string, or null when not plainly valid. */
+/** A cumulative counter (event-fields.ts `counter`) as its normalized decimal string, or null when not plainly valid. */
 export function counterText(v: unknown): string | null {
   if (typeof v === "number") return Number.isSafeInteger(v) && v >= 0 ? String(v) : null;
   if (typeof v !== "string") return null;

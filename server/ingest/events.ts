@@ -1,14 +1,11 @@
 import { z } from "zod";
 import {
-  badHashIndex,
   BUDGET_UNITS,
-  hashProblem,
   MAX_BLOCK_SIZE,
   MAX_BLOCKS,
   MAX_CANDIDATES,
   MAX_CHAIN,
   MAX_COUNT,
-  MAX_HASHES,
   MAX_ID,
   MAX_LATENCY_MS,
   MAX_RATIO,
@@ -22,11 +19,13 @@ import {
   TOOL_STATUSES,
   WORKER_ROLES,
 } from "./event-bounds";
+import { blockHash, chainHashes, counter, hashes, hashList } from "./event-fields";
 import { fastParse } from "./event-fast-path";
 import { clusterName } from "../../lib/cluster-name";
 import type { IngestKind, IngestRowOf } from "../../db/rows/ingest";
 
 // switchyard.telemetry.v1: the normalized event model (docs/telemetry-format.md) with bounds on every field (event-bounds.ts).
+// Its hash and counter fields are built in event-fields.ts.
 // parseEvent takes the hand-written fast path first (event-fast-path.ts): it accepts only what this schema accepts
 // and builds the same event; anything else (every bad input) is parsed here, so errors come from this schema alone.
 
@@ -46,8 +45,6 @@ export {
 
 export const TELEMETRY_FORMAT = "switchyard.telemetry.v1";
 
-const I64_MAX = 9_223_372_036_854_775_807n;
-
 const ts = z
   .number()
   .int("must be an integer (Unix ms)")
@@ -63,45 +60,6 @@ const ratio = z.number().min(0).max(MAX_RATIO);
 /** A latency in ms (fractions allowed), at most a day. */
 const latencyMs = z.number().min(0).max(MAX_LATENCY_MS);
 
-/** A u64 block hash as a decimal string; JSON numbers lose precision, so they are refused. */
-export const blockHash = z.custom<string>((v) => hashProblem(v) === null, {
-  error: (i) => hashProblem(i.input) ?? "invalid hash",
-});
-
-/** The first problem in a list of hashes (index and message), or null. */
-function hashListProblem(v: unknown[]): { index: number; message: string } | null {
-  const i = badHashIndex(v);
-  return i < 0 ? null : { index: i, message: hashProblem(v[i]) ?? "invalid hash" };
-}
-
-/** Between min and max block hashes (the error names the first bad index); over the bound is refused, never truncated. */
-const hashList = (min: number, max = MAX_HASHES) =>
-  z.custom<string[]>().check((ctx) => {
-    const v = ctx.value as unknown;
-    if (!Array.isArray(v)) {
-      ctx.issues.push({ code: "custom", message: "must be an array of decimal strings", input: v });
-      return;
-    }
-    if (v.length < min || v.length > max) {
-      ctx.issues.push({ code: "custom", message: `must hold ${min} to ${max} hashes (got ${v.length})`, input: v });
-      return;
-    }
-    const problem = hashListProblem(v);
-    if (problem)
-      ctx.issues.push({ code: "custom", message: problem.message, input: v[problem.index], path: [problem.index] });
-  });
-
-/** A cumulative counter: a non-negative integer or its decimal string, normalized to a string. */
-export const counter = z
-  .union([
-    z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    z.string().regex(/^(0|[1-9]\d{0,18})$/, "must be a non-negative integer"),
-  ])
-  .transform((v) => String(v))
-  .refine((s) => BigInt(s) <= I64_MAX, "exceeds 2^63-1");
-
-const hashes = hashList(0);
-const chainHashes = hashList(0, MAX_CHAIN);
 /** `cluster`: the cluster an event comes from (absent: DEFAULT_CLUSTER). */
 const base = { id, ts, source: z.string().max(MAX_ID).optional(), cluster: clusterName.optional() };
 const session = { session_id: id.optional(), trajectory_id: id.optional() };
