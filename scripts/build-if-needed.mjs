@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildServer, SERVER_STAMP } from "./build-server.mjs";
+import { MALLOC_ADDON } from "../server/native/addon-path.mjs";
 
 const root = process.cwd();
 /** What Next's build reads. */
@@ -112,7 +113,7 @@ export function buildIfNeeded() {
 /** The C addon (server/native), when it is not built: `npm ci` builds it, this covers an install without scripts. */
 function nativeIfMissing() {
   const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
-  if (fs.existsSync(path.join(root, "server", "native", "build", "Release", "malloc.node"))) return;
+  if (fs.existsSync(path.join(root, MALLOC_ADDON))) return;
   spawnSync(process.execPath, [path.join(root, "scripts", "build-native.mjs")], { stdio: "inherit" });
 }
 

@@ -5,10 +5,11 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { MALLOC_ADDON } from "../server/native/addon-path.mjs";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dir = path.join(root, "server", "native");
-const built = path.join(dir, "build", "Release", "malloc.node");
+const built = path.join(root, MALLOC_ADDON);
 if (process.argv.includes("--if-missing") && fs.existsSync(built)) process.exit(0);
 
 // npm names its own node-gyp to the scripts it runs; outside npm, the one beside npm.

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import path from "node:path";
+import { MALLOC_ADDON } from "./addon-path.mjs";
 
 // The C heap's free memory, given back to the system. glibc's free() returns only an arena's free top; memory freed in
 // the middle (a preview thread's SQLite pages and buffers, between what other threads still hold) stays resident
@@ -16,7 +17,7 @@ export function mallocAddon(): Addon | null {
   if (addon !== undefined) return addon;
   try {
     const require = createRequire(path.join(process.cwd(), "package.json"));
-    const loaded = require(path.join(process.cwd(), "server", "native", "build", "Release", "malloc.node")) as Addon;
+    const loaded = require(path.join(process.cwd(), MALLOC_ADDON)) as Addon;
     addon = loaded.available() ? loaded : null;
   } catch {
     addon = null;

@@ -1,0 +1,1 @@
+export const MALLOC_ADDON: string;
