@@ -131,3 +131,64 @@ test("the overview says whether miss attribution has caught up, and it catches u
   await page.getByRole("searchbox", { name: "Session id" }).fill(`${run}-s`);
   await expect(page.getByRole("table", { name: "Sessions" }).getByRole("link", { name: `${run}-s` })).toBeVisible();
 });
+
+test("the fleet table shows two clusters' models side by side, each figure its own", async ({ page, request }) => {
+  const run = uniq("fleet").toLowerCase();
+  const [prod, staging] = [`${run}-prod`, `${run}-staging`];
+  const now = Date.now();
+  const events: object[] = [];
+  const req = (cluster: string, model: string, i: number, cached: number, ttft: number) => ({
+    id: `${cluster}-${model}-r${i}`,
+    kind: "request",
+    cluster,
+    ts: now - 5_000,
+    request_id: `${cluster}-${model}-r${i}`,
+    api: "messages",
+    model,
+    arrived_at: now - 5_000 - i * 100,
+    first_token_at: now - 5_000 - i * 100 + ttft,
+    input_tokens: 1000,
+    cached_tokens: cached,
+    output_tokens: 10,
+    status: "ok",
+  });
+  for (let i = 0; i < 3; i++) {
+    events.push(req(prod, "m-large", i, 900, 300));
+    events.push(req(prod, "m-small", i, 100, 40));
+    events.push(req(staging, "m-large", i, 500, 200));
+  }
+  // The same worker id in both clusters: two workers.
+  for (const [cluster, active] of [
+    [prod, 250],
+    [staging, 750],
+  ] as const)
+    events.push({
+      id: `${cluster}-w1-s`,
+      kind: "worker.stats",
+      cluster,
+      ts: now - 10_000,
+      worker_id: `${run}-w1`,
+      kv_active_blocks: active,
+      kv_total_blocks: 1000,
+      requests_running: 1,
+      requests_waiting: 0,
+      prefix_query_tokens: 10,
+      prefix_hit_tokens: 5,
+    });
+  await postEvents(request, events);
+
+  await page.goto("/?range=5m");
+  const fleet = page.getByRole("table", { name: "Fleet by cluster and model" });
+  const row = (cluster: string, model: string) => fleet.getByTestId(`fleet-${cluster}-${model}`);
+  await expect(row(prod, "m-large")).toContainText("90.0%");
+  await expect(row(prod, "m-large")).toContainText("300 ms");
+  await expect(row(prod, "m-small")).toContainText("10.0%");
+  await expect(row(prod, "m-small")).toContainText("40 ms");
+  await expect(row(staging, "m-large")).toContainText("50.0%");
+  await expect(fleet.getByTestId(`fleet-${prod}-none`)).toContainText("25.0%");
+  await expect(fleet.getByTestId(`fleet-${staging}-none`)).toContainText("75.0%");
+  await expect(page.getByTestId("fleet")).toContainText("No figure is summed or averaged across models");
+  await row(staging, "m-large").getByRole("link", { name: "Policies" }).click();
+  await expect(page).toHaveURL(new RegExp(`/policies\\?cluster=${staging}`));
+  await expect(page.getByLabel("Cluster", { exact: true })).toHaveValue(staging);
+});

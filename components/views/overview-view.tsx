@@ -18,6 +18,7 @@ import { PageLinks } from "@/components/ui/page-links";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
 import { rangeQuery } from "@/lib/time-range";
+import { FleetTable } from "./fleet-table";
 import { GettingStarted } from "./getting-started";
 import { SessionFindings } from "@/components/ui/session-findings";
 import { useKpiTrends } from "./kpi-trends";
@@ -156,6 +157,7 @@ export function OverviewView() {
           <CachedTierCard range={range} refetchInterval={live ? REFRESH_MS : false} />
         </div>
       )}
+      {d && d.hasAnyData && <FleetTable range={range} refetchInterval={live ? REFRESH_MS : false} />}
       {d && d.hasAnyData && <PageLinks query={rangeQuery(range)} />}
       {d && d.hasAnyData && <SessionFindings range={range} />}
     </>

@@ -27,3 +27,10 @@ export async function clusterNames(s: Store): Promise<string[]> {
   const rows = await s.db.select({ name: c.name }).from(c).orderBy(asc(c.name)).limit(MAX_NAMES);
   return rows.map((r) => r.name);
 }
+
+/** Every cluster's name by its id (as event rows carry it). */
+export async function clusterNamesById(s: Store): Promise<Map<number, string>> {
+  const c = tableOf(s);
+  const rows = await s.db.select({ id: c.id, name: c.name }).from(c).limit(MAX_NAMES);
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

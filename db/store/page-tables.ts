@@ -26,6 +26,8 @@ export const sqliteKvEventReads = sqliteTable("kv_events", {
 
 export const pgRequestReads = pgTable("requests", {
   requestId: pgText("request_id").notNull(),
+  clusterId: pgInt("cluster_id").notNull(),
+  model: pgText("model").notNull(),
   sessionId: pgText("session_id"),
   workerId: pgText("worker_id"),
   arrivedAt: ms("arrived_at").notNull(),
@@ -40,6 +42,8 @@ export const pgRequestReads = pgTable("requests", {
 
 export const sqliteRequestReads = sqliteTable("requests", {
   requestId: text("request_id").notNull(),
+  clusterId: integer("cluster_id").notNull(),
+  model: text("model").notNull(),
   sessionId: text("session_id"),
   workerId: text("worker_id"),
   arrivedAt: integer("arrived_at").notNull(),

@@ -10,6 +10,9 @@ import { decodeStats, itlTrend } from "../reads/decode";
 import { requestStats, requestTrend } from "../reads/requests";
 import { seriesRows } from "../reads/worker-series";
 import { viewerProcedure, router } from "../trpc/init";
+import { clusterNamesById } from "../../db/store/clusters";
+import { FLEET_MAX_TTFTS, fleetRequestGroups, fleetSamples, fleetTtfts } from "../../db/store/fleet";
+import { fleetRows } from "../analysis/fleet";
 import { rangeInput, resolveInput } from "./range";
 
 /** Sessions count as active when they sent a request in the last five minutes of the range. */
@@ -17,7 +20,35 @@ const ACTIVE_WINDOW_MS = 5 * 60_000;
 /** Workers count as present when they reported in the last minute of the range. */
 const PRESENT_WINDOW_MS = 60_000;
 
+/** The fleet table reads raw rows: at most the last hour of a range. */
+const FLEET_WINDOW_MS = 3_600_000;
+
 export const overviewRouter = router({
+  /**
+   * The fleet table: per cluster and model, requests/s, TTFT p50/p95, token-weighted hit rate of the requests, and KV
+   * utilization and workers from each worker's latest sample in the last minute. Over the range's last hour at most
+   * (`from` says where it starts); `ttftsCut` when more timed requests than the percentiles read were in it.
+   */
+  fleet: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
+    const { from: rangeFrom, to, live } = resolveInput(input, ctx.now());
+    const from = Math.max(rangeFrom, to - FLEET_WINDOW_MS);
+    const s = ctx.store;
+    const [groups, ttfts, samples, names] = await Promise.all([
+      fleetRequestGroups(s, from, to),
+      fleetTtfts(s, from, to),
+      fleetSamples(s, Math.max(from, to - PRESENT_WINDOW_MS), to),
+      clusterNamesById(s),
+    ]);
+    return {
+      from,
+      to,
+      live,
+      clipped: from > rangeFrom,
+      ttftsCut: ttfts.length >= FLEET_MAX_TTFTS,
+      rows: fleetRows({ groups, ttfts, samples, names, windowMs: to - from }),
+    };
+  }),
+
   summary: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const s = ctx.store;
