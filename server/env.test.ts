@@ -26,6 +26,7 @@ describe("parseEnv", () => {
       SWITCHYARD_TARGET_DIR: "./data/targets",
       SWITCHYARD_IMPORT_DIR: "./data/imports",
       SWITCHYARD_PREVIEW_MEMORY_MB: 1024,
+      SWITCHYARD_OTLP_CLUSTER_ATTRIBUTES: ["k8s.cluster.name", "service.namespace"],
       NODE_ENV: "production",
     });
   });
@@ -61,6 +62,11 @@ describe("parseEnv", () => {
       { SWITCHYARD_SIM_CONTROL_URL: "http://127.0.0.1:3001" },
     ],
     ["a faster reconcile loop", { SWITCHYARD_RECONCILE_SECONDS: "0.5" }, { SWITCHYARD_RECONCILE_SECONDS: 0.5 }],
+    [
+      "OTLP cluster attributes, in order",
+      { SWITCHYARD_OTLP_CLUSTER_ATTRIBUTES: "service.namespace,k8s.cluster.name" },
+      { SWITCHYARD_OTLP_CLUSTER_ATTRIBUTES: ["service.namespace", "k8s.cluster.name"] },
+    ],
     ["unrelated variables are ignored", { PATH: "/usr/bin", HOME: "/root" }, { PORT: 3000 }],
   ])("reads %s", (_name, raw, expected) => {
     expect(parseEnv(raw)).toMatchObject(expected);
@@ -90,6 +96,8 @@ describe("parseEnv", () => {
     ["SWITCHYARD_DATABASE_URL", "mysql://sw:pw@db/x"],
     ["SWITCHYARD_DATABASE_URL", "postgres://"],
     ["SWITCHYARD_DATABASE_URL", "postgres://db/x with space"],
+    ["SWITCHYARD_OTLP_CLUSTER_ATTRIBUTES", "k8s.cluster.name,,service.namespace"],
+    ["SWITCHYARD_OTLP_CLUSTER_ATTRIBUTES", "k8s cluster"],
   ])("%s=%s throws an EnvError naming the setting in one line", (name, value) => {
     const err = envError({ [name]: value });
     expect(err.message).toContain(name);

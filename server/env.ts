@@ -4,6 +4,7 @@ import { maskUrl } from "../lib/mask-url";
 import { parseHostList } from "./outbound/policy";
 import { outboundUrl } from "../lib/outbound-url";
 import { parseTrustedProxies } from "./auth/proxy-trust";
+import { parseClusterAttributes } from "./sources/otlp/cluster-attributes";
 
 function hostListIssues(raw: string | undefined, ctx: z.RefinementCtx): void {
   try {
@@ -97,6 +98,19 @@ const schema = z.object({
   SWITCHYARD_OUTBOUND_ALLOW: z.string().max(20_000).optional().superRefine(hostListIssues),
   // Comma-separated proxy addresses/CIDRs whose X-Forwarded-* headers are honoured (unset: never).
   SWITCHYARD_TRUST_PROXY: z.string().max(20_000).optional().superRefine(trustProxyIssues),
+  // OTLP logs: the resource attributes that name a record's cluster, comma-separated, tried in order.
+  SWITCHYARD_OTLP_CLUSTER_ATTRIBUTES: z
+    .string()
+    .max(4096)
+    .optional()
+    .transform((raw, ctx) => {
+      try {
+        return parseClusterAttributes(raw);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
+        return z.NEVER;
+      }
+    }),
   // Switchyard's own log (JSON lines on stdout): fatal, error, warn, info, debug, trace or silent.
   SWITCHYARD_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),

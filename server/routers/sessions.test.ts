@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { flattenLogs } from "../sources/otlp/decode";
 import { mapRecord } from "../sources/otlp/map";
+import { DEFAULT_CLUSTER_ATTRIBUTES } from "../sources/otlp/cluster-attributes";
 import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, T0 } from "../../test/events";
 import { insertEvents } from "../../db/sqlite/ingest";
@@ -68,7 +69,7 @@ describe("a model call reported by both the harness and the serving stack", () =
   function both() {
     const db = testDb();
     const harness = flattenLogs(OTLP, 5_000)
-      .map(mapRecord)
+      .map((r) => mapRecord(r, DEFAULT_CLUSTER_ATTRIBUTES))
       .flatMap((m) => (m.event ? [m.event] : []));
     expect(harness.find((e) => e.kind === "request" && e.request_id === "req_011A")).toMatchObject({
       session_id: "cc-session-1",

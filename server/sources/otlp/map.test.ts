@@ -3,10 +3,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseEvent } from "../../ingest/events";
 import { decodeProtobufLogs, encodeProtobufLogs, flattenLogs } from "./decode";
-import { mapRecord, normalizeTokens, numberOf } from "./map";
+import { DEFAULT_CLUSTER_ATTRIBUTES } from "./cluster-attributes";
+import { clusterOf, mapRecord, normalizeTokens, numberOf } from "./map";
 
 const fixture = (name: string) => JSON.parse(readFileSync(path.join(__dirname, "fixtures", name), "utf8")) as object;
-const mapAll = (request: unknown) => flattenLogs(request, 5_000).map(mapRecord);
+const mapAll = (request: unknown, clusterAttributes: readonly string[] = DEFAULT_CLUSTER_ATTRIBUTES) =>
+  flattenLogs(request, 5_000).map((r) => mapRecord(r, clusterAttributes));
 
 describe("normalizeTokens", () => {
   it.each([
@@ -55,27 +57,86 @@ describe("numberOf: numbers as intValue strings, doubleValue or stringValue", ()
 });
 
 describe("the cluster of a harness's records", () => {
-  const withResource = (attributes: { key: string; value: { stringValue: string } }[]) => {
+  type Attr = { key: string; value: { stringValue: string } };
+  const withResource = (attributes: Attr[], clusterAttributes?: readonly string[]) => {
     const f = fixture("claude-code.json") as { resourceLogs: { resource: { attributes: unknown[] } }[] };
     f.resourceLogs[0]!.resource.attributes.push(...attributes);
-    return mapAll(f).flatMap((m) => ("event" in m ? [m.event] : []));
+    return mapAll(f, clusterAttributes).flatMap((m) => ("event" in m ? [m.event] : []));
   };
-  const attr = (key: string, value: string) => ({ key, value: { stringValue: value } });
+  const attr = (key: string, value: string): Attr => ({ key, value: { stringValue: value } });
+  const DEFAULT = DEFAULT_CLUSTER_ATTRIBUTES;
 
-  it.each([
-    ["k8s.cluster.name", [attr("k8s.cluster.name", "prod-eu")], "prod-eu"],
-    ["service.namespace when no k8s.cluster.name", [attr("service.namespace", "staging")], "staging"],
+  it.each<[string, readonly string[], Attr[], string | undefined]>([
+    ["default list: k8s.cluster.name", DEFAULT, [attr("k8s.cluster.name", "prod-eu")], "prod-eu"],
     [
-      "k8s.cluster.name before service.namespace",
+      "default list: service.namespace when no k8s.cluster.name",
+      DEFAULT,
+      [attr("service.namespace", "staging")],
+      "staging",
+    ],
+    [
+      "default list: k8s.cluster.name before service.namespace",
+      DEFAULT,
       [attr("service.namespace", "team-a"), attr("k8s.cluster.name", "prod-us")],
       "prod-us",
     ],
-    ["none: the default cluster (no cluster field)", [], undefined],
-  ])("%s", (_name, attributes, want) => {
-    const events = withResource(attributes);
+    ["default list, none present: the default cluster (no cluster field)", DEFAULT, [], undefined],
+    [
+      "custom list: the attribute it names, not the default ones",
+      ["deployment.environment"],
+      [attr("k8s.cluster.name", "prod-us"), attr("deployment.environment", "prod-eu")],
+      "prod-eu",
+    ],
+    [
+      "custom list: an attribute it does not name is not read",
+      ["deployment.environment"],
+      [attr("k8s.cluster.name", "prod-us")],
+      undefined,
+    ],
+    [
+      "custom list: its order, not the default's (service.namespace first)",
+      ["service.namespace", "k8s.cluster.name"],
+      [attr("k8s.cluster.name", "prod-us"), attr("service.namespace", "team-a")],
+      "team-a",
+    ],
+    [
+      "custom list: the next name when the first is absent",
+      ["cloud.region", "k8s.cluster.name", "service.namespace"],
+      [attr("service.namespace", "team-a"), attr("k8s.cluster.name", "prod-us")],
+      "prod-us",
+    ],
+    [
+      "custom list: the next name when the first is empty",
+      ["x.cluster", "y.cluster"],
+      [attr("x.cluster", ""), attr("y.cluster", "prod-us")],
+      "prod-us",
+    ],
+    [
+      "custom list, none present: the default cluster",
+      ["x.cluster", "y.cluster"],
+      [attr("k8s.cluster.name", "prod-us"), attr("service.namespace", "team-a")],
+      undefined,
+    ],
+    ["empty list: always the default cluster", [], [attr("k8s.cluster.name", "prod-us")], undefined],
+  ])("%s", (_name, clusterAttributes, attributes, want) => {
+    const events = withResource(attributes, clusterAttributes);
     expect(events.length).toBeGreaterThan(0);
     for (const e of events) expect((e as { cluster?: string }).cluster).toBe(want);
     for (const e of events) expect(parseEvent(e).ok).toBe(true);
+  });
+
+  it("clusterOf reads only the record and the list it is given", () => {
+    const record = flattenLogs(
+      {
+        resourceLogs: [
+          { resource: { attributes: [attr("a", "one"), attr("b", "two")] }, scopeLogs: [{ logRecords: [{}] }] },
+        ],
+      },
+      10,
+    )[0]!;
+    expect(clusterOf(record, ["a", "b"])).toBe("one");
+    expect(clusterOf(record, ["b", "a"])).toBe("two");
+    expect(clusterOf(record, ["c"])).toBeUndefined();
   });
 
   it("passes a malformed name on, so the event is refused alone with the reason", () => {

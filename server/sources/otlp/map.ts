@@ -224,22 +224,23 @@ function tool(
 }
 
 /**
- * Resource attributes that name a record's cluster, first found wins. The value becomes the event's `cluster` as it is;
- * the event format refuses a malformed one (that event alone, with the reason).
+ * The cluster a record's attributes name, or undefined (the default cluster): the first of `attributes` it has
+ * (SWITCHYARD_OTLP_CLUSTER_ATTRIBUTES, cluster-attributes.ts). The value becomes the event's `cluster` as it is; the
+ * event format refuses a malformed one (that event alone, with the reason).
  */
-export const CLUSTER_ATTRIBUTES = ["k8s.cluster.name", "service.namespace"] as const;
-
-/** The cluster a record's attributes name, or undefined (the default cluster). */
-export function clusterOf(r: FlatRecord): string | undefined {
-  for (const key of CLUSTER_ATTRIBUTES) {
+export function clusterOf(r: FlatRecord, attributes: readonly string[]): string | undefined {
+  for (const key of attributes) {
     const v = text(r.attrs[key]);
     if (v) return v.slice(0, 256);
   }
   return undefined;
 }
 
-/** Map one log record: an event, an error naming the field at fault, or ignored (not a harness event we use). */
-export function mapRecord(r: FlatRecord): MappedRecord {
+/**
+ * Map one log record: an event, an error naming the field at fault, or ignored (not a harness event we use). Its
+ * cluster is named by the first of `clusterAttributes` the record has (clusterOf).
+ */
+export function mapRecord(r: FlatRecord, clusterAttributes: readonly string[]): MappedRecord {
   const name = eventName(r);
   if (!name || !(name.startsWith("claude_code.") || name.startsWith("codex.")))
     return { index: r.index, ignored: true };
@@ -249,7 +250,7 @@ export function mapRecord(r: FlatRecord): MappedRecord {
   try {
     const event = name.startsWith("claude_code.") ? claude(name, r, ts) : codex(name, r, ts);
     if (!event) return { index: r.index, ignored: true };
-    const cluster = clusterOf(r);
+    const cluster = clusterOf(r, clusterAttributes);
     return { index: r.index, event: cluster === undefined ? event : { ...event, cluster } };
   } catch (err) {
     return { index: r.index, error: `${name}: ${(err as Error).message}` };

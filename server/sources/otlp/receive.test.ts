@@ -29,4 +29,27 @@ describe("receiveLogs", () => {
     expect(result.rejected).toBe(sent);
     expect(result.errorMessage).toMatch(new RegExp(`^record \\d+: refused; and ${sent - 1} more$`));
   });
+
+  it.each<[string, readonly string[] | undefined, string | undefined]>([
+    ["the setting's list when none is given (unset here: k8s.cluster.name first)", undefined, "prod-us"],
+    ["the list given, in its order", ["deployment.environment", "k8s.cluster.name"], "prod-eu"],
+    ["the default cluster when the record has none of the list", ["cloud.region"], undefined],
+  ])("names each event's cluster by %s", async (_name, clusterAttributes, want) => {
+    const request = fixture("codex.json") as unknown as {
+      resourceLogs: { resource?: { attributes?: unknown[] } }[];
+    };
+    const resource = (request.resourceLogs[0]!.resource ??= {});
+    (resource.attributes ??= []).push(
+      { key: "k8s.cluster.name", value: { stringValue: "prod-us" } },
+      { key: "deployment.environment", value: { stringValue: "prod-eu" } },
+    );
+    const clusters = new Set<string | undefined>();
+    const submit = async (events: { cluster?: string }[]): Promise<BatchReply> => {
+      for (const e of events) clusters.add(e.cluster);
+      return { accepted: events.length, duplicate: 0, rejected: 0, items: [] };
+    };
+    const result = await receiveLogs(request, submit, clusterAttributes);
+    expect(result.events).toBeGreaterThan(0);
+    expect([...clusters]).toEqual([want]);
+  });
 });

@@ -2,6 +2,7 @@ import { gunzipSync } from "node:zlib";
 import type { BatchReply } from "../../ingest/batch";
 import type { TelemetryEventInput } from "../../ingest/events";
 import { AppError } from "../../errors";
+import { env } from "../../env";
 import { decodeProtobufLogs, flattenLogs } from "./decode";
 import { mapRecord } from "./map";
 
@@ -52,10 +53,14 @@ export function parseLogsBody(bytes: Uint8Array, mediaType: string): unknown {
   throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json or application/x-protobuf");
 }
 
-/** Map every log record of a decoded request and submit the events; records that fail mapping or ingest are rejected. */
+/**
+ * Map every log record of a decoded request and submit the events; records that fail mapping or ingest are rejected.
+ * Each event's cluster is named by the first of `clusterAttributes` its record has (not given: the setting's).
+ */
 export async function receiveLogs(
   request: unknown,
   submit: (events: TelemetryEventInput[]) => Promise<BatchReply>,
+  clusterAttributes: readonly string[] = env().SWITCHYARD_OTLP_CLUSTER_ATTRIBUTES,
 ): Promise<OtlpResult> {
   let records;
   try {
@@ -72,7 +77,7 @@ export async function receiveLogs(
   const events: TelemetryEventInput[] = [];
   const origin: number[] = [];
   for (const r of records) {
-    const m = mapRecord(r);
+    const m = mapRecord(r, clusterAttributes);
     if (m.ignored) ignored++;
     else if (m.error) {
       rejected++;
