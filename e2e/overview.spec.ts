@@ -188,6 +188,7 @@ test("the fleet table shows two clusters' models side by side, each figure its o
   await expect(fleet.getByTestId(`fleet-${prod}-none`)).toContainText("25.0%");
   await expect(fleet.getByTestId(`fleet-${staging}-none`)).toContainText("75.0%");
   await expect(page.getByTestId("fleet")).toContainText("No figure is summed or averaged across models");
+  await expect(page.getByTestId("fleet-mix")).toContainText(/\d+ clusters and \d+ models together/);
   await row(staging, "m-large").getByRole("link", { name: "Policies" }).click();
   await expect(page).toHaveURL(new RegExp(`/policies\\?cluster=${staging}`));
   await expect(page.getByLabel("Cluster", { exact: true })).toHaveValue(staging);

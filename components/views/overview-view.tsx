@@ -26,6 +26,15 @@ import { describeLag } from "@/lib/attribution-lag";
 
 const REFRESH_MS = 2_000;
 
+/** "2 clusters and 3 models" when the rows hold more than one of either, else null. */
+function mixOf(rows: readonly { cluster: string; model: string | null }[]): string | null {
+  const clusters = new Set(rows.map((r) => r.cluster)).size;
+  const models = new Set(rows.flatMap((r) => (r.model === null ? [] : [r.model]))).size;
+  if (clusters < 2 && models < 2) return null;
+  const part = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  return `${part(clusters, "cluster")} and ${part(models, "model")}`;
+}
+
 export function OverviewView() {
   const [range, setRange] = useRange();
   const trpc = useTRPC();
@@ -36,6 +45,13 @@ export function OverviewView() {
     placeholderData: keepPreviousData,
   });
   const trend = useKpiTrends(range, live ? REFRESH_MS : false);
+  // The same query as the fleet table's (one request): whether the cards below mix clusters or models.
+  const fleet = useQuery({
+    ...trpc.overview.fleet.queryOptions(range),
+    refetchInterval: live ? REFRESH_MS : false,
+    placeholderData: keepPreviousData,
+  });
+  const mixed = mixOf(fleet.data?.rows ?? []);
   const d = q.data;
   const loading = q.isPending;
 
@@ -76,6 +92,11 @@ export function OverviewView() {
             </p>
           ))}
         </div>
+      )}
+      {d && d.hasAnyData && mixed && (
+        <p role="note" className="sub" data-testid="fleet-mix">
+          These cards take {mixed} together; the fleet table below gives each cluster and model its own figures.
+        </p>
       )}
       {d && d.hasAnyData && d.attribution && (
         <p role="status" className="sub" data-testid="attribution-lag">
