@@ -106,7 +106,7 @@ const KINDS: { kind: string; quoted: string; lists: { field: string; key: string
     quoted: '"kv.stored"',
     lists: [
       { field: "block_hashes", key: '"block_hashes":[', keep: true },
-      // Checked but not stored (ingest-rows.ts): only its length is kept.
+      // Checked but not stored (db/ingest/kv-rows.ts): only its length is kept.
       { field: "local_hashes", key: '"local_hashes":[', keep: false },
     ],
   },
