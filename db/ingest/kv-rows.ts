@@ -2,12 +2,10 @@ import type { IngestRowOf } from "../rows/ingest";
 import { encodeHash } from "../codecs/chains";
 import { kvOpCode, kvReasonCode } from "../codecs/kv-codes";
 import { clusterId } from "./clusters";
+import { opt, type Row } from "./row-values";
 
 // How KV events are stored (kv_events, db/sqlite/schema/kv.ts): one row per event, its block list literal or compact, its id
 // as a hash (idKey).
-
-type Row = (string | number | Buffer | null)[];
-const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
 
 /**
  * A 48-bit hash of an event id (a safe integer; SQLite stores it in 6 bytes): kv_events keeps it instead of the id's

@@ -2,12 +2,10 @@ import type { IngestRowOf } from "../rows/ingest";
 import { encodeHashes } from "../codecs/chains";
 import { encodeAgentHints, encodePolicyVersions } from "../codecs/request-json";
 import { clusterId } from "./clusters";
+import { opt, type Row } from "./row-values";
 
 // How a request is stored (requests, db/sqlite/schema/requests.ts): its columns and the row it becomes, in their order. Each engine's
 // ingest begins a request's row with requestHead and ends it with its chain columns, whole (requestRow) or compact.
-
-type Row = (string | number | Buffer | null)[];
-const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
 
 /** Values of sequence_hashes, local_hashes, chain_base, seq_shared, local_shared, seq_count, local_count, local_refs. */
 export type ChainColumns = [

@@ -3,16 +3,14 @@ import { hashListBytes } from "../codecs/chains";
 import { encodeCandidates } from "../codecs/candidates";
 import { KV_INSERT, kvClearedRow, kvRemovedRow, kvStoredRow } from "./kv-rows";
 import { REQUEST_COLUMNS, requestRow } from "./request-rows";
+import { opt, type Row } from "./row-values";
 import { clusterId } from "./clusters";
 import { overlaps } from "./rollups";
 
 // How each kind of event is stored: its table's INSERT and the row it becomes (column order matches). A request's
 // columns and row are request-rows.ts's, KV events' kv-rows.ts's.
 
-export type Row = (string | number | Buffer | null)[];
 type Table = { sql: string; row: (e: never) => Row };
-
-export const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
 
 /** Tables whose event id is unique with ts (in their ts index) rather than alone (db/sqlite/migrations/0023). */
 const ID_WITH_TS = new Set(["worker_stats", "route_decisions", "tools", "reasoning_spans"]);

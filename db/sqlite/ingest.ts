@@ -8,9 +8,9 @@ import { addSample, flushStats, MinuteRollups, noteSeen } from "../ingest/rollup
 import type { Rollup, Statements } from "../ingest/rollups";
 import { isBusy, type Db } from "./client";
 import { TierRollups } from "../ingest/tiers";
-import { opt, REQUEST_INSERT, rowOf, tables } from "../ingest/rows";
+import { REQUEST_INSERT, rowOf, tables } from "../ingest/rows";
+import { opt, type Row } from "../ingest/row-values";
 import { requestHead } from "../ingest/request-rows";
-import type { Row } from "../ingest/rows";
 import { statements } from "./ingest-statements";
 import { kvRowTemplate } from "../ingest/kv-rows";
 import { compactKvRow } from "./ingest-kv";
