@@ -29,6 +29,7 @@ function procedures(caller: Caller, one: string) {
     ["routing.series", () => caller.routing.series({ range })],
     ["overview.summary", () => caller.overview.summary(range)],
     ["overview.trends", () => caller.overview.trends(range)],
+    ["overview.fleet", () => caller.overview.fleet(range)],
     ["workers.series 1h", () => caller.workers.series({ range: hour })],
     ["workers.series 1h (one worker)", () => caller.workers.series({ range: hour, workerId: one })],
   ] as const;

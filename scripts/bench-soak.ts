@@ -87,8 +87,8 @@ async function longestSession(base: string): Promise<string | null> {
       console.log(`sessions.list (${preset}) answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
       continue;
     }
-    const list = (await res.json()) as { result?: { data?: { json?: { items?: { id: string }[] } } } };
-    const id = list.result?.data?.json?.items?.[0]?.id;
+    const list = (await res.json()) as { result?: { data?: { json?: { items?: { sessionId: string }[] } } } };
+    const id = list.result?.data?.json?.items?.[0]?.sessionId;
     if (id) return id;
   }
   return null;
