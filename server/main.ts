@@ -237,7 +237,7 @@ function startBackground({ db, pg, store }: ServerEngine, settings: Env): () => 
   const stopReconciler = startReconciler(store, defaultAdapters(), settings.SWITCHYARD_RECONCILE_SECONDS * 1000);
   const stopGuards = startGuardLoop(
     store,
-    (span) => windowRows(store, span),
+    (span, cluster) => windowRows(store, span, cluster),
     Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000),
   );
   const sources = startSources(serverIngest());

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import type { PageEngine, PageStore } from "../../test/page-stores";
+import { clusterId } from "../ingest/clusters";
 import { windowRows } from "./impact";
 
 // The impact panel's and the guard's window reads, written once and run on each engine (impact.test.ts: SQLite;
@@ -91,6 +92,61 @@ export function impactCases(e: PageEngine): void {
       expect(first.causes).toEqual({ cold: 12, diverged: 0, evicted: 0, routedAway: 0, unknown: 0 });
       const none = await windowRows(seeded.store, { from: T0 - 10 * MIN, to: T0 - 5 * MIN });
       expect(none.causes).toEqual({ cold: 0, diverged: 0, evicted: 0, routedAway: 0, unknown: 0 });
+    });
+  });
+
+  describe.skipIf(e.skip)(`impact windows of one cluster on ${e.engine}`, () => {
+    let seeded: PageStore;
+    const STAGING = clusterId("staging");
+    beforeAll(async () => {
+      const staging: Raw[] = [
+        minimal.request({
+          id: "stg-req",
+          request_id: "stg-r",
+          cluster: "staging",
+          session_id: "s-stg",
+          worker_id: "w1",
+          arrived_at: T0 + 30_000,
+          first_token_at: T0 + 30_050,
+          finished_at: T0 + 31_000,
+          ts: T0 + 31_000,
+          input_tokens: 100,
+          cached_tokens: 0,
+          block_size: 4,
+          sequence_hashes: ["700", "701"],
+          local_hashes: ["800", "801"],
+        }),
+        minimal["kv.removed"]({
+          id: "stg-kvr",
+          cluster: "staging",
+          ts: T0 + 40_000,
+          block_hashes: ["7001", "7002", "7003", "7004", "7005", "7006"],
+          reason: "ttl",
+        }),
+      ];
+      seeded = await e.seeded([...seed(), ...staging].map(parsed));
+    }, 60_000);
+    afterAll(() => seeded.close());
+
+    it("counts only the cluster's requests, TTFTs, causes and evictions", async () => {
+      const span = { from: T0, to: T0 + 2 * MIN };
+      const [all, def, stg] = await Promise.all([
+        windowRows(seeded.store, span),
+        windowRows(seeded.store, span, 0),
+        windowRows(seeded.store, span, STAGING),
+      ]);
+      expect([all.requests, def.requests, stg.requests]).toEqual([3, 2, 1]);
+      expect(stg).toMatchObject({ inputTokens: 100, cachedTokens: 0, ttftsSorted: [50] });
+      expect(def.ttftsSorted).toEqual([100, 200]);
+      expect(stg.evictions).toEqual([{ reason: "ttl", blocks: 6 }]);
+      expect(def.evictions).toEqual([
+        { reason: "capacity", blocks: 5 },
+        { reason: "ttl", blocks: 4 },
+      ]);
+      expect(stg.causes.cold).toBe(100);
+      expect(def.causes.cold + def.causes.diverged + def.causes.evicted).toBe(
+        all.causes.cold + all.causes.diverged + all.causes.evicted - 100,
+      );
     });
   });
 }

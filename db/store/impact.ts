@@ -7,16 +7,20 @@ import type { Store } from "./store";
 // The impact panel's and the guard's window reads on either engine: request token sums, TTFTs, attribution's causes
 // and device evictions over one window. policy.ack rows are read by db/store/guards.ts acksFrom.
 
-/** What the impact panel and the guard measure over [from, to): request token sums, TTFTs, causes, device evictions. */
-export async function windowRows(st: Store, span: Span): Promise<WindowRows> {
+/**
+ * What the impact panel and the guard measure over [from, to): request token sums, TTFTs, causes, device evictions; of
+ * one cluster's requests and KV events when `cluster` (a cluster id) is given.
+ */
+export async function windowRows(st: Store, span: Span, cluster?: number): Promise<WindowRows> {
   const { from, to } = span;
   const { requests: r, requestCauses: rc, kvEvents: k } = sessionTables(st);
+  const of = (c: typeof r.clusterId | typeof k.clusterId) => (cluster === undefined ? undefined : eq(c, cluster));
   const sum0 = (c: object) => num(sql`coalesce(sum(${c}), 0)`);
   const totalsQ = st.db
     .select({ requests: num(sql`count(*)`), inputTokens: sum0(r.inputTokens), cachedTokens: sum0(r.cachedTokens) })
     .from(r)
-    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to)));
-  const causesQ = st.db
+    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), of(r.clusterId)));
+  const causesFrom = st.db
     .select({
       cold: sum0(rc.cold),
       diverged: sum0(rc.diverged),
@@ -24,15 +28,26 @@ export async function windowRows(st: Store, span: Span): Promise<WindowRows> {
       routedAway: sum0(rc.routedAway),
       unknown: sum0(rc.unknown),
     })
-    .from(rc)
-    .where(and(gte(rc.arrivedAt, from), lt(rc.arrivedAt, to)));
+    .from(rc);
+  const causesIn = and(gte(rc.arrivedAt, from), lt(rc.arrivedAt, to));
+  // A cause row names its request by rid; the request says its cluster.
+  const causesQ =
+    cluster === undefined
+      ? causesFrom.where(causesIn)
+      : causesFrom.innerJoin(r, eq(r.rid, rc.rid)).where(and(causesIn, eq(r.clusterId, cluster)));
   const reason = sql<string>`coalesce(${k.reason}, 'unknown')`;
   const blocks = num(sql`sum(${k.blockCount})`);
   const evictionsQ = st.db
     .select({ reason, blocks })
     .from(k)
     .where(
-      and(gte(k.ts, from), lt(k.ts, to), eq(k.op, "removed"), sql`coalesce(${k.storageTier}, 'device') = 'device'`),
+      and(
+        gte(k.ts, from),
+        lt(k.ts, to),
+        eq(k.op, "removed"),
+        sql`coalesce(${k.storageTier}, 'device') = 'device'`,
+        of(k.clusterId),
+      ),
     )
     .groupBy(reason)
     .orderBy(desc(blocks), asc(reason))
@@ -41,7 +56,7 @@ export async function windowRows(st: Store, span: Span): Promise<WindowRows> {
   const ttftsQ = st.db
     .select({ ttft })
     .from(r)
-    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), isNotNull(r.firstTokenAt)))
+    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), isNotNull(r.firstTokenAt), of(r.clusterId)))
     .orderBy(ttft);
   if (!(from < to)) {
     const [[totals], [causes], evictions] = await Promise.all([totalsQ, causesQ, evictionsQ]);

@@ -13,6 +13,7 @@ import type { Store } from "./store";
 export const pgSessionRequests = pgTable("requests", {
   id: pgText("id").notNull(),
   rid: bigint("rid", { mode: "number" }).notNull(),
+  clusterId: pgInt("cluster_id").notNull(),
   requestId: pgText("request_id").notNull(),
   sessionId: pgText("session_id"),
   trajectoryId: pgText("trajectory_id"),
@@ -45,6 +46,7 @@ export const pgSessionRequests = pgTable("requests", {
 export const sqliteSessionRequests = sqliteTable("requests", {
   id: text("id").notNull(),
   rid: integer("rowid").notNull(),
+  clusterId: integer("cluster_id").notNull(),
   requestId: text("request_id").notNull(),
   sessionId: text("session_id"),
   trajectoryId: text("trajectory_id"),
@@ -77,6 +79,7 @@ export const sqliteSessionRequests = sqliteTable("requests", {
 /** kv_events as the impact windows read it (device evictions by reason); op and reason are the text both engines generate. */
 export const pgImpactKvEvents = pgTable("kv_events", {
   ts: ms("ts").notNull(),
+  clusterId: pgInt("cluster_id").notNull(),
   op: pgText("op", { enum: ["stored", "removed", "cleared"] }).notNull(),
   blockCount: pgInt("block_count").notNull(),
   reason: pgText("reason"),
@@ -85,6 +88,7 @@ export const pgImpactKvEvents = pgTable("kv_events", {
 
 export const sqliteImpactKvEvents = sqliteTable("kv_events", {
   ts: integer("ts").notNull(),
+  clusterId: integer("cluster_id").notNull(),
   op: text("op", { enum: ["stored", "removed", "cleared"] }).notNull(),
   blockCount: integer("block_count").notNull(),
   reason: text("reason"),

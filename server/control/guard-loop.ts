@@ -1,4 +1,5 @@
 import type { Span, WindowRows } from "../../db/rows/impact";
+import { clusterId } from "../../db/ingest/clusters";
 import { latestVersionNumbers } from "../../db/store/control";
 import { acksFrom, openGuards, type GuardRow } from "../../db/store/guards";
 import type { Store } from "../../db/store/store";
@@ -14,8 +15,8 @@ import { decideGuard, guardWindows } from "./guard";
 
 export type GuardOutcome = { kind: string; version: number; state: string; rollbackVersion: number | null };
 
-/** What a guard measures over a window of requests (db/store/impact.ts's windowRows, either engine). */
-export type WindowReader = (span: Span) => WindowRows | Promise<WindowRows>;
+/** What a guard measures over a window of one cluster's requests (db/store/impact.ts's windowRows, either engine). */
+export type WindowReader = (span: Span, cluster: number) => WindowRows | Promise<WindowRows>;
 
 /**
  * When a cluster's version first took effect: the earliest applied policy.ack of any of that cluster's targets (null:
@@ -58,7 +59,14 @@ async function evaluateOne(
     return out(d.state);
   }
   const windows = guardWindows(spec, appliedAt, now);
-  const d = decideGuard(spec, appliedAt, await readWindow(windows.before), await readWindow(windows.after), now);
+  const id = clusterId(guard.cluster);
+  const d = decideGuard(
+    spec,
+    appliedAt,
+    await readWindow(windows.before, id),
+    await readWindow(windows.after, id),
+    now,
+  );
   if (d.state === "tripped") return out("tripped", await tripGuard(s, guard, d, appliedAt, now));
   await saveGuardState(s, guard, d.state, { message: d.message, appliedAt, detail: d.deltas }, now);
   return out(d.state);

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { oldestUnattributedOf } from "../../db/store/attribution-lag";
+import { clusterId } from "../../db/ingest/clusters";
 import { getVersion } from "../../db/store/control";
 import { acksFrom, guardsOf, type GuardRow } from "../../db/store/guards";
 import { windowRows } from "../../db/store/impact";
@@ -46,7 +47,8 @@ async function targetsImpact(
     acks.map(async (a): Promise<TargetImpact> => {
       if (a.state === "rejected") return a;
       const windows = impactWindows(a.appliedAt, now, lengthMs, a.nextAppliedAt);
-      const [before, after] = await Promise.all([windowRows(s, windows.before), windowRows(s, windows.after)]);
+      const id = clusterId(cluster);
+      const [before, after] = await Promise.all([windowRows(s, windows.before, id), windowRows(s, windows.after, id)]);
       return targetImpact(a.target, a.appliedAt, windows, before, after, pending);
     }),
   );
