@@ -1,4 +1,4 @@
-import { KV_RECENT_BYTES } from "../../lib/memory-bounds";
+import { KV_RECENT_BYTES, KV_RECENT_ROWS } from "../../lib/memory-bounds";
 
 // The literal hashes of KV rows a connection stored recently (db/sqlite/kv-lists.ts compares later lists' runs against
 // them), as 32-bit words in memory order (kv-locations.ts wordsOf): bounded in bytes, oldest dropped first.
@@ -26,7 +26,10 @@ export class RecentRows {
   private order: number[] = [];
   private head = 0;
 
-  constructor(private readonly limit = RECENT_BYTES) {
+  constructor(
+    private readonly limit = RECENT_BYTES,
+    private readonly maxRows = KV_RECENT_ROWS,
+  ) {
     this.size = Math.ceil(limit / 2);
   }
 
@@ -50,7 +53,7 @@ export class RecentRows {
     else this.order.push(rowid);
     this.rows.set(rowid, entry);
     this.bytes += literal.byteLength;
-    while (this.bytes > this.limit && this.head < this.order.length) {
+    while ((this.bytes > this.limit || this.rows.size > this.maxRows) && this.head < this.order.length) {
       const k = this.order[this.head++]!;
       this.bytes -= (this.rows.get(k)?.words ?? 0) * 4;
       this.rows.delete(k);
