@@ -281,8 +281,8 @@ test("rollback publishes an earlier version's content as a new version, and the 
   await expect(form.getByLabel("Grace period (s)")).toHaveValue("62");
   await expect(form.getByTestId(`autoscaling-version-${base + 2}`)).toContainText("latest");
 
-  await form.getByRole("combobox", { name: "From" }).selectOption(`${base + 1}`);
-  await form.getByRole("combobox", { name: "To" }).selectOption(`${base + 2}`);
+  await form.getByRole("combobox", { name: "From", exact: true }).selectOption(`${base + 1}`);
+  await form.getByRole("combobox", { name: "To", exact: true }).selectOption(`${base + 2}`);
   await expect(form.getByRole("table", { name: `Changes from v${base + 1} to v${base + 2}` })).toContainText(
     "grace_period_seconds",
   );
