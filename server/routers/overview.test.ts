@@ -4,12 +4,14 @@ import { insertEvents } from "../../db/sqlite/ingest";
 import { testCaller, testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { SQLITE_PAGES } from "../../test/page-stores";
+import { overviewFleetCases } from "./overview-fleet.cases";
 import { overviewCases } from "./overview.cases";
 
 // overview.summary on SQLite (the same cases run on PostgreSQL in overview.pg.test.ts), and attribution's lag, which
 // only SQLite has so far.
 
 overviewCases(SQLITE_PAGES);
+overviewFleetCases(SQLITE_PAGES);
 
 const FIXED_NOW = T0 + 3_600_000;
 const store = (db: Db, raws: Raw[]) => insertEvents(db, raws.map(parsed));

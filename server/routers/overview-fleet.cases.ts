@@ -1,0 +1,65 @@
+import { afterAll, describe, expect, it } from "vitest";
+import type { PageEngine, PageStore } from "../../test/page-stores";
+import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
+
+// overview.fleet (the fleet table) on seeded data, written once and run on each engine by overview(.pg).test.ts.
+
+const FIXED_NOW = T0 + 3_600_000;
+const MIN = 60_000;
+const FROM = FIXED_NOW - 15 * MIN;
+const kv = (active: number, total: number) => ({ kv_active_blocks: active, kv_total_blocks: total });
+
+export function overviewFleetCases(engine: PageEngine) {
+  const opened: PageStore[] = [];
+  const seed = async (raws: Raw[]) => {
+    const p = await engine.seeded(raws.map(parsed));
+    opened.push(p);
+    return p.caller(() => FIXED_NOW);
+  };
+  afterAll(() => Promise.all(opened.map((p) => p.close())), 120_000);
+
+  describe.skipIf(engine.skip)(`${engine.engine}: overview.fleet`, () => {
+    // Two clusters: default serves m1 and m2, staging serves m1 on a worker id default also has.
+    const fleetEvents = (): Raw[] => {
+      const req = (id: string, cluster: string | null, model: string, at: number, ttft: number, cached: number) =>
+        minimal.request({
+          id,
+          ts: at,
+          arrived_at: at,
+          first_token_at: at + ttft,
+          model,
+          input_tokens: 100,
+          cached_tokens: cached,
+          ...(cluster ? { cluster } : {}),
+        });
+      return [
+        req("d1", null, "m1", FIXED_NOW - 10 * MIN, 10, 90),
+        req("d2", null, "m1", FIXED_NOW - 9 * MIN, 30, 90),
+        req("d3", null, "m2", FIXED_NOW - 8 * MIN, 500, 10),
+        req("s1", "staging", "m1", FIXED_NOW - 7 * MIN, 40, 50),
+        req("old", "staging", "m1", FIXED_NOW - 2 * 3_600_000, 40, 50),
+        minimal["worker.up"]({ id: "fu1", worker_id: "w1", model: "m1", ts: FROM - 30 * MIN }),
+        stats("w1", FIXED_NOW - 20_000, 0, 0, kv(50, 100)),
+        { ...stats("w1", FIXED_NOW - 10_000, 0, 0, kv(90, 100)), cluster: "staging" },
+      ];
+    };
+
+    it("shows each cluster's models apart over the range's last hour, the same worker id in two clusters as two", async () => {
+      const c = await seed(fleetEvents());
+      const fleet = await c.overview.fleet({ from: FIXED_NOW - 3 * 3_600_000, to: FIXED_NOW });
+      expect(fleet).toMatchObject({ from: FIXED_NOW - 3_600_000, to: FIXED_NOW, clipped: true, ttftsCut: false });
+      expect(
+        fleet.rows.map((r) => [r.cluster, r.model, r.requests, r.hitRate, r.ttftP50Ms, r.kvUtilization, r.workers]),
+      ).toEqual([
+        ["default", "m1", 2, 0.9, 10, 0.5, 1],
+        ["default", "m2", 1, 0.1, 500, null, 0],
+        ["staging", "m1", 1, 0.5, 40, 0.9, 1],
+      ]);
+    });
+
+    it("is empty without telemetry", async () => {
+      const c = await seed([]);
+      expect((await c.overview.fleet({ preset: "15m" })).rows).toEqual([]);
+    });
+  });
+}
