@@ -87,6 +87,24 @@ export function clusterCases(engine: StoreEngine) {
       ]);
     });
 
+    it("keeps worker w1 of two clusters apart in every table keyed by worker", async () => {
+      const kinds = ["worker.up", "worker.stats", "kv.stored", "kv.removed", "kv.cleared", "worker.down"] as const;
+      const raws = ["staging", undefined].flatMap((cluster, c) => [
+        ...kinds.map((k, i) => minimal[k]({ id: `${k}-${c}`, ts: T0 + i, ...(cluster ? { cluster } : {}) })),
+        minimal["route.decision"]({ id: `rd-${c}`, request_id: `r${c}`, ...(cluster ? { cluster } : {}) }),
+        minimal.request({ id: `req-${c}`, request_id: `r${c}`, worker_id: "w1", ...(cluster ? { cluster } : {}) }),
+      ]);
+      expect(await ingest(s, raws)).toEqual(raws.map(() => "accepted"));
+      const ids = async (q: string) => (await all<{ w: string }>(s, q)).map((r) => r.w);
+      expect(await ids("SELECT worker_id AS w FROM workers ORDER BY worker_id")).toEqual(["staging/w1", "w1"]);
+      for (const table of ["worker_events", "worker_stats", "kv_events", "requests"]) {
+        const w = await ids(`SELECT DISTINCT worker_id AS w FROM ${table} ORDER BY worker_id`);
+        expect({ table, w }).toEqual({ table, w: ["staging/w1", "w1"] });
+      }
+      const chosen = await ids("SELECT DISTINCT chosen_worker_id AS w FROM route_decisions ORDER BY chosen_worker_id");
+      expect(chosen).toEqual(["staging/w1", "w1"]);
+    });
+
     it("refuses alone an event of a cluster whose id another stored name holds; the batch's others are stored", async () => {
       const [first, second] = collidingNames();
       expect(await ingest(s, [minimal["worker.stats"]({ id: "a", cluster: first })])).toEqual(["accepted"]);

@@ -22,6 +22,7 @@ import {
 import { blockHash, chainHashes, counter, hashes, hashList } from "./event-fields";
 import { fastParse } from "./event-fast-path";
 import { clusterName } from "../../lib/cluster-name";
+import { workerKey } from "../../lib/worker-key";
 import type { IngestKind, IngestRowOf } from "../../db/rows/ingest";
 
 // switchyard.telemetry.v1: the normalized event model (docs/telemetry-format.md) with bounds on every field (event-bounds.ts).
@@ -327,13 +328,39 @@ export function parseEvent(value: unknown): ParseResult {
   const kind = kindOf(value);
   if (typeof kind !== "string") return kind;
   const fast = fastParse(kind, value as Record<string, unknown>);
-  return fast ? { ok: true, event: fast } : parseKind(kind, value);
+  return fast ? { ok: true, event: keyWorkers(fast) } : parseKind(kind, value);
 }
 
 /** parseEvent by the schema alone (no fast path): what the fast path must agree with. */
 export function parseEventBySchema(value: unknown): ParseResult {
   const kind = kindOf(value);
   return typeof kind === "string" ? parseKind(kind, value) : kind;
+}
+
+/**
+ * The event with each worker id it names replaced by that worker's stored key in the event's cluster
+ * (lib/worker-key.ts): from here on a worker is one key, whichever cluster it is in. Changes the event in place.
+ */
+export function keyWorkers(e: TelemetryEvent): TelemetryEvent {
+  const c = e.cluster;
+  switch (e.kind) {
+    case "route.decision":
+      e.chosen_worker_id = workerKey(c, e.chosen_worker_id);
+      for (const k of e.candidates) k.worker_id = workerKey(c, k.worker_id);
+      break;
+    case "request":
+      if (e.worker_id !== undefined) e.worker_id = workerKey(c, e.worker_id);
+      break;
+    case "worker.up":
+    case "worker.down":
+    case "worker.stats":
+    case "kv.stored":
+    case "kv.removed":
+    case "kv.cleared":
+      e.worker_id = workerKey(c, e.worker_id);
+      break;
+  }
+  return e;
 }
 
 function kindOf(value: unknown): EventKind | { ok: false; error: string } {
@@ -351,7 +378,7 @@ function kindOf(value: unknown): EventKind | { ok: false; error: string } {
 
 function parseKind(kind: EventKind, value: unknown): ParseResult {
   const result = variants[kind].safeParse(value);
-  if (result.success) return { ok: true, event: result.data as TelemetryEvent };
+  if (result.success) return { ok: true, event: keyWorkers(result.data as TelemetryEvent) };
   return { ok: false, error: formatIssues(result.error.issues) };
 }
 

@@ -1,7 +1,7 @@
 import { LiftedHashes } from "../../db/codecs/chains";
 import type { Decoded } from "./batch";
 import { fastParse } from "./event-fast-path";
-import { parseEvent } from "./events";
+import { keyWorkers, parseEvent } from "./events";
 import type { EventKind, ParseResult } from "./events";
 
 // KV events are mostly their hash lists (the simulator's KV lines, ~80% of its stream's bytes, are ~90% hash lists).
@@ -181,5 +181,5 @@ export function parseLiftedItem(item: Decoded): ParseResult {
   if (item.raw === undefined) return parseEvent(item.value);
   const v = item.value as Record<string, unknown>;
   const fast = fastParse(v.kind as EventKind, v);
-  return fast ? { ok: true, event: fast } : parseEvent(JSON.parse(item.raw));
+  return fast ? { ok: true, event: keyWorkers(fast) } : parseEvent(JSON.parse(item.raw));
 }
