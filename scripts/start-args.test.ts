@@ -75,6 +75,21 @@ describe("planStart: the dashboard and the simulator agree on the wiring", () =>
     expect(simSees(p)).toMatchObject({ scenario: "preamble", fast: true, durationSeconds: 60, controlPort: 4700 });
   });
 
+  it.each([
+    [
+      ["--scenario", "fleet"],
+      ["production", "staging"],
+    ],
+    [
+      ["--scenario=fleet", "--speed", "2"],
+      ["production", "staging"],
+    ],
+    [["--scenario", "steady"], null],
+    [[], null],
+  ])("%j runs a fleet of clusters %j (each its own target)", (argv, fleet) => {
+    expect(plan(argv).fleet).toEqual(fleet);
+  });
+
   it("uses the environment's tokens, then the generated ones", () => {
     expect(plan([], { SWITCHYARD_INGEST_TOKEN: "sy_env_ingest_0123456789" })).toMatchObject({
       ingestToken: "sy_env_ingest_0123456789",

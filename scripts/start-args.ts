@@ -1,6 +1,7 @@
 // The settings `npm start` shares between its two processes, from its arguments and environment, without I/O.
 // The demo wires the dashboard and the simulator to each other, so an argument after `--` that names one end of
 // that wiring must reach both ends (or be refused): otherwise the simulator listens where the dashboard never pushes.
+import { FLEET_CLUSTERS } from "../server/sim/fleet-names";
 
 export type StartPlan = {
   port: number;
@@ -12,6 +13,8 @@ export type StartPlan = {
   controlToken: string;
   /** Arguments for the simulator, the shared ones included exactly once. */
   simArgs: string[];
+  /** `--scenario fleet`: its clusters, each a policy target of its own (null: one cluster, the default). */
+  fleet: readonly string[] | null;
 };
 
 export type StartPlanResult = { ok: true; plan: StartPlan } | { ok: false; error: string };
@@ -76,6 +79,13 @@ export function planStart(
     if (!TOKEN.test(value))
       return { ok: false, error: `${name}: must be 16 to 256 printable ASCII characters without spaces` };
   }
+  const scenarioAt = rest.findLastIndex((a) => a === "--scenario" || a.startsWith("--scenario="));
+  const scenario =
+    scenarioAt < 0
+      ? null
+      : rest[scenarioAt]!.startsWith("--scenario=")
+        ? rest[scenarioAt]!.slice(11)
+        : rest[scenarioAt + 1];
   const reachable = controlHost === "0.0.0.0" || controlHost === "::" ? "127.0.0.1" : controlHost;
   const urlHost = reachable.includes(":") ? `[${reachable}]` : reachable;
   return {
@@ -96,6 +106,7 @@ export function planStart(
         String(controlPort),
         ...rest,
       ],
+      fleet: scenario === "fleet" ? FLEET_CLUSTERS : null,
     },
   };
 }

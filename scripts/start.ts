@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { cannotListen } from "../lib/free-port";
 import { nodeArgs, type CompiledName } from "../server/compiled";
 import { processEnv } from "../server/memory-budget";
+import { fleetControlPath } from "../server/sim/fleet-names";
 import { planStart } from "./start-args";
 import { waitForHealth } from "./wait-for-health";
 
@@ -100,6 +101,13 @@ async function checkPorts(): Promise<string | null> {
   return null;
 }
 
+/** The banner's line(s) naming the simulator's control API: one per cluster of a fleet. */
+function controlApis(controlUrl: string): string {
+  if (!plan.fleet) return `simulated cluster control API: ${controlUrl}/control/policies`;
+  const urls = plan.fleet.map((c) => `${c}: ${controlUrl}${fleetControlPath(c)}/control/policies`);
+  return `simulated fleet's control APIs: ${urls.join(", ")}`;
+}
+
 async function main() {
   const taken = await checkPorts();
   if (taken) {
@@ -114,6 +122,7 @@ async function main() {
     SWITCHYARD_INGEST_TOKEN: plan.ingestToken,
     SWITCHYARD_SIM_CONTROL_URL: plan.controlUrl,
     SWITCHYARD_SIM_CONTROL_TOKEN: plan.controlToken,
+    ...(plan.fleet ? { SWITCHYARD_SIM_CLUSTERS: plan.fleet.join(",") } : {}),
     SWITCHYARD_DEMO_ADMIN_PASSWORD: demoPassword,
   });
   if (!(await waitForHealth(`http://localhost:${plan.port}/api/health`, 120_000, () => stopping))) {
@@ -133,7 +142,7 @@ async function main() {
   console.log(`
 Switchyard is running (ready in ${readyIn} s): open http://localhost:${port}/login#username=demo&password=${demoPassword}
   (signs you in as the demo admin "demo" with password ${demoPassword}, made for this run only)
-  simulated cluster control API: ${controlUrl}/control/policies (Bearer ${controlToken})
+  ${controlApis(controlUrl)} (Bearer ${controlToken})
   demo ingest token for this run: ${ingestToken}
   post telemetry: curl -X POST http://localhost:${port}/api/ingest -H "Authorization: Bearer ${ingestToken}" \\
                     -H "Content-Type: application/x-ndjson" --data-binary @events.ndjson

@@ -17,13 +17,10 @@ import { retentionSweep, startRetentionSweeper } from "./jobs/retention";
 import { startChartSealer } from "./jobs/chart-seal";
 import { serverEngine, type ServerEngine } from "./runtime";
 import { defaultAdapters } from "./control/adapters";
-import { POLICY_KINDS } from "../lib/policies/policies";
-import { DEFAULT_CLUSTER } from "../lib/cluster-name";
-import { storedTarget } from "../db/store/control";
 import { startReconciler } from "./control/reconciler";
 import { startGuardLoop } from "./control/guard-loop";
 import { windowRows } from "../db/store/impact";
-import { upsertTarget } from "./control/publish";
+import { registerSimTargets } from "./control/sim-targets";
 import { startSources, syncEnvTargets } from "./sources/manager";
 import { serverIngest } from "./ingest/seam";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
@@ -97,24 +94,12 @@ async function main() {
       memoryMb: settings.SWITCHYARD_PREVIEW_MEMORY_MB,
     }),
   );
-  if (settings.SWITCHYARD_SIM_CONTROL_URL && settings.SWITCHYARD_SIM_CONTROL_TOKEN) {
-    const config = { url: settings.SWITCHYARD_SIM_CONTROL_URL, token: settings.SWITCHYARD_SIM_CONTROL_TOKEN };
-    await upsertTarget(
-      store,
-      {
-        id: "sim",
-        name: "Simulated cluster",
-        // An operator may have moved it to another cluster's scope: keep theirs.
-        cluster: (await storedTarget(store, "sim"))?.cluster ?? DEFAULT_CLUSTER,
-        adapter: "sim",
-        config,
-        kinds: [...POLICY_KINDS],
-        enabled: true,
-      },
-      "system",
-      Date.now(),
-    );
-  }
+  if (settings.SWITCHYARD_SIM_CONTROL_URL && settings.SWITCHYARD_SIM_CONTROL_TOKEN)
+    await registerSimTargets(store, {
+      url: settings.SWITCHYARD_SIM_CONTROL_URL,
+      token: settings.SWITCHYARD_SIM_CONTROL_TOKEN,
+      fleet: settings.SWITCHYARD_SIM_CLUSTERS ?? null,
+    });
   await syncEnvTargets(store, parseScrapeTargets(settings.SWITCHYARD_SCRAPE_TARGETS), Date.now());
   // Background work runs on the one process that holds the lease; pages and ingest run on every process.
   const leader = startLeader(store, () => startBackground(engine, settings), { holder: processId() });

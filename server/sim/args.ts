@@ -1,4 +1,4 @@
-import { SCENARIO_NAMES } from "./scenarios";
+import { RUNNABLE_SCENARIOS } from "./scenarios";
 import { parseBandwidthFlag, parseTierFlag, type TierConfig } from "./tiers";
 import { DEFAULT_TIER_BANDWIDTH, type TierBandwidth } from "./kv-tiers";
 
@@ -32,7 +32,8 @@ export type CliOptions = {
 
 export const USAGE = `usage: npm run sim -- [options]
 
-  --scenario NAME        ${SCENARIO_NAMES.join(" | ")} (default steady)
+  --scenario NAME        ${RUNNABLE_SCENARIOS.join(" | ")} (default steady;
+                         fleet: two clusters, one serving two models)
   --seed N               PRNG seed (default 1)
   --duration SECONDS     simulated seconds to run (default: forever when live)
   --start UNIX_MS        simulated clock origin (default: now, to the second)
@@ -156,8 +157,11 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
         break;
       }
       case "--scenario":
-        if (!SCENARIO_NAMES.includes(v))
-          return { ok: false, error: `unknown scenario ${JSON.stringify(v)} (one of ${SCENARIO_NAMES.join(", ")})` };
+        if (!RUNNABLE_SCENARIOS.includes(v))
+          return {
+            ok: false,
+            error: `unknown scenario ${JSON.stringify(v)} (one of ${RUNNABLE_SCENARIOS.join(", ")})`,
+          };
         o.scenario = v;
         break;
       case "--speed": {

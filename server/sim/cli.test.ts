@@ -231,6 +231,37 @@ describe("sim CLI", () => {
     expect(compact).toBeGreaterThan(0);
   });
 
+  it("runs a fleet: each line names its cluster, production serves two models, staging one", async () => {
+    const out = join(dir, "fleet.ndjson");
+    expect(
+      await main(["--scenario", "fleet", "--fast", "--duration", "60", "--start", START, "--out", out], quiet),
+    ).toBe(0);
+    const events = readFileSync(out, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { cluster?: string; kind: string; model?: string });
+    expect(events.every((e) => e.cluster === "production" || e.cluster === "staging")).toBe(true);
+    const models = (c: string) =>
+      [...new Set(events.filter((e) => e.cluster === c && e.kind === "request").map((e) => e.model))].sort();
+    expect(models("production")).toEqual(["gpt-oss-120b", "qwen3-coder-480b-a35b"]);
+    expect(models("staging")).toEqual(["qwen3-coder-480b-a35b"]);
+  });
+
+  it.each([
+    [["--workload", "t.jsonl"], "--workload cannot be used with --scenario fleet"],
+    [["--tiers", "host=100", "--policies", "p.json"], "--policies, --tiers cannot be used with --scenario fleet"],
+  ])("refuses a fleet with %j", async (extra, message) => {
+    const lines: string[] = [];
+    const code = await main(
+      ["--scenario", "fleet", "--fast", "--duration", "10", "--out", join(dir, "no.ndjson"), ...extra],
+      {
+        log: (l) => lines.push(l),
+      },
+    );
+    expect(code).toBe(2);
+    expect(lines.join("\n")).toContain(message);
+  });
+
   it("runs live at a speed factor and stops at the duration", async () => {
     const out = join(dir, "live.ndjson");
     const t0 = Date.now();

@@ -14,7 +14,8 @@ import { ChainCompactor } from "./compact-chains";
 import { NdjsonFile } from "./ndjson-file";
 import { runSimulation } from "./runner";
 import { budgetProblem, parseEngineProfile, type ProfileResult } from "./profile";
-import { scenarioByName } from "./scenarios";
+import { FLEET_SCENARIO, scenarioByName } from "./scenarios";
+import { ClusterTarget, FLEET, FleetController, fleetClusters, stampCluster } from "./fleet";
 import { NO_TIERS, offloadTierErrors, type TierConfig } from "./tiers";
 import { parseWorkloadTrace, traceSpanMs, type TraceEntry, type TraceParse } from "./workload-trace";
 
@@ -37,7 +38,14 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     return 0;
   }
   const startMs = o.startMs ?? Math.floor(Date.now() / 1000) * 1000;
-  let scenario = scenarioByName(o.scenario)!;
+  if (o.scenario === FLEET_SCENARIO) {
+    const unsupported = fleetProblem(o);
+    if (unsupported) {
+      log(`sim: ${unsupported}`);
+      return 2;
+    }
+  }
+  let scenario = scenarioByName(o.scenario === FLEET_SCENARIO ? "steady" : o.scenario)!;
   if (o.engineProfile) {
     const loaded = loadEngineProfile(o.engineProfile, scenario.blockSize);
     if (!loaded.ok) {
@@ -59,13 +67,27 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     );
   }
   if (o.tierBandwidth) scenario = { ...scenario, tierBandwidth: o.tierBandwidth };
-  const sim = new Simulation({
-    scenario,
-    seed: o.seed,
-    startMs,
-    ...(trace ? { trace } : {}),
-    ...(o.tiers ? { tiers: o.tiers } : {}),
-  });
+  // One simulation, or a fleet's members (each its own seed: its own ids and hashes), each with its cluster (null: the
+  // events name none, so they belong to the default cluster).
+  const members: { cluster: string | null; sim: Simulation }[] =
+    o.scenario === FLEET_SCENARIO
+      ? FLEET.map((m, i) => ({
+          cluster: m.cluster,
+          sim: new Simulation({ scenario: m.scenario, seed: o.seed + i, startMs }),
+        }))
+      : [
+          {
+            cluster: null,
+            sim: new Simulation({
+              scenario,
+              seed: o.seed,
+              startMs,
+              ...(trace ? { trace } : {}),
+              ...(o.tiers ? { tiers: o.tiers } : {}),
+            }),
+          },
+        ];
+  const sim = members[0]!.sim;
   if (o.policies) {
     const error = loadPolicies(sim, o.policies, sim.tiers);
     if (error) {
@@ -78,45 +100,70 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
   const file = o.out ? new NdjsonFile(o.out, undefined, { thread: true }) : null;
   const delivery = o.dashboard ? new Delivery({ url: `${o.dashboard}/api/ingest`, token: o.token!, log }) : null;
   let events = 0;
-  // The file holds what the dashboard receives: requests in the compact form unless --full-chains.
-  const compactor = o.fullChains ? null : new ChainCompactor();
-  sim.setSink(
-    delivery
-      ? (event) => {
-          events++;
-          const out = compactor ? compactor.line(event) : { line: toJsonLine(event), full: null };
-          file?.write(out.line);
-          delivery.push(out.line, out.full);
-        }
-      : (event) => {
-          events++;
-          if (!file) return;
-          // No line strings: the event's pieces go straight into the file's buffer.
-          if (compactor) compactor.write(event, file);
-          else writeJsonLine(event, file);
-          file.endLine();
-        },
-  );
+  for (const { cluster, sim } of members) {
+    // The file holds what the dashboard receives: requests in the compact form unless --full-chains.
+    const compactor = o.fullChains ? null : new ChainCompactor();
+    if (cluster !== null) {
+      // A fleet member's lines name its cluster (a fleet is for watching, so no fast path into the file's buffer).
+      sim.setSink((event) => {
+        events++;
+        const out = compactor ? compactor.line(event) : { line: toJsonLine(event), full: null };
+        const line = stampCluster(out.line, cluster);
+        const full = out.full;
+        file?.write(line);
+        delivery?.push(line, full && (() => stampCluster(full(), cluster)));
+      });
+      continue;
+    }
+    sim.setSink(
+      delivery
+        ? (event) => {
+            events++;
+            const out = compactor ? compactor.line(event) : { line: toJsonLine(event), full: null };
+            file?.write(out.line);
+            delivery.push(out.line, out.full);
+          }
+        : (event) => {
+            events++;
+            if (!file) return;
+            // No line strings: the event's pieces go straight into the file's buffer.
+            if (compactor) compactor.write(event, file);
+            else writeJsonLine(event, file);
+            file.endLine();
+          },
+    );
+  }
   delivery?.start();
 
-  const controller = new SimController(sim);
+  const controllers = members.map((m) => new SimController(m.sim));
+  const controller = controllers.length === 1 ? controllers[0]! : new FleetController(controllers);
   const wall0 = performance.now();
   let server: Server | null = null;
   if (o.controlPort !== null) {
-    server = createControlServer({
-      target: controller,
-      token: o.controlToken!,
-      tiers: sim.tiers,
-      status: () => ({
-        scenario: o.scenario,
-        seed: o.seed,
-        sim_time: Math.round(sim.now),
-        events,
-        delivery: delivery?.stats ?? null,
-      }),
+    const status = () => ({
+      scenario: o.scenario,
+      seed: o.seed,
+      sim_time: Math.round(controller.now),
+      events,
+      delivery: delivery?.stats ?? null,
     });
+    const clusters = Object.fromEntries(
+      fleetClusters().map((name) => [
+        name,
+        { target: new ClusterTarget(controllers.filter((_, i) => members[i]!.cluster === name)), status },
+      ]),
+    );
+    server = createControlServer(
+      members[0]!.cluster === null
+        ? { target: controller as SimController, token: o.controlToken!, tiers: sim.tiers, status }
+        : { token: o.controlToken!, clusters },
+    );
     const address = await listen(server, o.controlPort, o.controlHost);
-    log(`sim: control API on http://${o.controlHost}:${address.port}/control/policies`);
+    const base = `http://${o.controlHost}:${address.port}`;
+    if (members[0]!.cluster === null) log(`sim: control API on ${base}/control/policies`);
+    else
+      for (const name of Object.keys(clusters))
+        log(`sim: ${name}'s control API on ${base}/clusters/${name}/control/policies`);
   }
 
   const abort = new AbortController();
@@ -129,6 +176,11 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
     process.once("disconnect", stop);
   }
   log(`sim: scenario ${o.scenario}, seed ${o.seed}, start ${startMs}, ${describePace(o)}`);
+  if (members.length > 1)
+    for (const m of members)
+      log(
+        `sim:   ${m.cluster}: ${m.sim.options.scenario.model}, block size ${m.sim.options.scenario.blockSize}, seed ${m.sim.options.seed}`,
+      );
   try {
     const endMs = o.durationSeconds === null ? null : startMs + o.durationSeconds * 1000;
     const reached = await runSimulation({
@@ -215,6 +267,20 @@ export function loadWorkloadTrace(path: string, blockSize: number): TraceParse {
     return { ok: false, error: `${path}: not a readable gzip file` };
   }
   return parseWorkloadTrace(text, path, blockSize);
+}
+
+/** Why options cannot go with --scenario fleet, or null (each of these shapes one cluster). */
+function fleetProblem(o: CliOptions): string | null {
+  const one = [
+    o.workload && "--workload",
+    o.engineProfile && "--engine-profile",
+    o.policies && "--policies",
+    o.tiers && "--tiers",
+    o.tierBandwidth && "--tier-bandwidth",
+  ].filter(Boolean);
+  return one.length
+    ? `${one.join(", ")} cannot be used with --scenario ${FLEET_SCENARIO} (they shape one cluster)`
+    : null;
 }
 
 function describePace(o: CliOptions): string {

@@ -33,6 +33,8 @@ export type ClusterConfig = {
   /** Lower KV tiers (absent or all 0: device only) and their bandwidths (defaults in kv-tiers.ts). */
   tiers?: TierConfig;
   tierBandwidth?: TierBandwidth;
+  /** Workers are numbered from this + 1 (`w1`, …); a second model group of one cluster starts elsewhere (`w101`, …). */
+  workerBase?: number;
 };
 
 export const MAX_WORKERS = MAX_SLOTS;
@@ -93,6 +95,7 @@ export class Cluster implements WorkerHost {
   /** Bring up the initial workers, ready at once. */
   start(): void {
     this.lastPlan = this.now;
+    this.counter = this.config.workerBase ?? 0;
     for (const role of this.roles) this.lastChange.set(role, this.now);
     for (const role of this.roles) for (let i = 0; i < this.config.initial[role]!; i++) this.addWorker(role, true);
   }

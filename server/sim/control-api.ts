@@ -8,17 +8,24 @@ import { NO_TIERS, offloadTierErrors, type TierConfig } from "./tiers";
 //   GET /control/policies            -> { <kind>: { version, document, applied_at } }
 //   PUT /control/policies/<kind>     <- { version, document } -> 200 ack | 422 rejected
 //   GET /control/status              -> runner counters (simulated time, delivery)
+// A fleet (--scenario fleet) serves each cluster's under /clusters/<name>/control/…; its root serves none.
 // Every route needs `Authorization: Bearer <control token>`.
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export type ControlApiOptions = {
+/** One cluster's control: where its policies go. */
+export type ClusterControl = {
   target: PolicyTarget;
-  token: string;
   status?: () => Record<string, unknown>;
-  maxBodyBytes?: number;
   /** The cluster's lower KV tiers: a retention document offloading to one it lacks is refused (default: none). */
   tiers?: TierConfig;
+};
+
+export type ControlApiOptions = Partial<ClusterControl> & {
+  token: string;
+  maxBodyBytes?: number;
+  /** A fleet's clusters by name, served under /clusters/<name>; `target` (the root's) is then usually absent. */
+  clusters?: Record<string, ClusterControl>;
 };
 
 class HttpError extends Error {
@@ -56,15 +63,16 @@ async function handle(
       "WWW-Authenticate": "Bearer",
     });
   }
-  const path = (req.url ?? "/").split("?")[0]!.replace(/\/+$/, "");
+  const full = (req.url ?? "/").split("?")[0]!.replace(/\/+$/, "");
+  const { control, path } = route(full, options);
   if (path === "/control/policies") {
     allow(req, "GET");
-    send(res, 200, options.target.policies());
+    send(res, 200, control.target.policies());
     return;
   }
-  if (path === "/control/status" && options.status) {
+  if (path === "/control/status" && control.status) {
     allow(req, "GET");
-    send(res, 200, options.status());
+    send(res, 200, control.status());
     return;
   }
   const match = /^\/control\/policies\/([^/]+)$/.exec(path);
@@ -91,10 +99,40 @@ async function handle(
     return;
   }
   // A usable version is acknowledged (policy.ack) even when the rest of the envelope is refused.
-  const refused = envelope.ok ? offloadTierErrors(kind, envelope.document, options.tiers ?? NO_TIERS) : envelope.errors;
-  const ack = await options.target.apply(kind, envelope.version!, envelope.ok ? envelope.document : undefined, refused);
+  const refused = envelope.ok ? offloadTierErrors(kind, envelope.document, control.tiers ?? NO_TIERS) : envelope.errors;
+  const ack = await control.target.apply(kind, envelope.version!, envelope.ok ? envelope.document : undefined, refused);
   if (ack.ok) send(res, 200, { kind, version: ack.version, status: "applied", applied_at: ack.applied_at });
   else send(res, 422, { kind, version: ack.version, status: "rejected", errors: ack.errors });
+}
+
+/** The cluster a path addresses and the rest of the path: /clusters/<name>/… for a fleet's, else the root's. */
+function route(full: string, options: ControlApiOptions): { control: ClusterControl; path: string } {
+  const clusters = options.clusters ?? {};
+  const names = Object.keys(clusters);
+  const m = /^\/clusters\/([^/]+)(\/.*)?$/.exec(full);
+  if (m) {
+    const name = safeDecode(m[1]!);
+    if (!Object.hasOwn(clusters, name))
+      throw new HttpError(
+        404,
+        `unknown cluster ${JSON.stringify(name.slice(0, 64))} (${names.length ? `one of ${names.join(", ")}` : "this simulator runs one cluster, at /control"})`,
+      );
+    return { control: clusters[name]!, path: m[2] ?? "" };
+  }
+  if (!options.target)
+    throw new HttpError(
+      404,
+      `this simulator runs a fleet: each cluster's API is under /clusters/<name> (${names.join(", ")})`,
+    );
+  return { control: { target: options.target, status: options.status, tiers: options.tiers }, path: full };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 type Envelope =

@@ -1,5 +1,6 @@
 import type { PolicyError, PolicyKind } from "../../lib/policies/policies";
 import type { PolicyAck, PolicyState, Simulation } from "./engine";
+import type { Driven } from "./runner";
 
 // The boundary between the asynchronous control API and the synchronous simulation: policy
 // changes queue here and apply atomically at the next simulated instant the runner reaches.
@@ -18,11 +19,15 @@ type Pending = {
   resolve: (ack: PolicyAck) => void;
 };
 
-export class SimController implements PolicyTarget {
+export class SimController implements PolicyTarget, Driven {
   private pending: Pending[] = [];
   private wake: (() => void) | null = null;
 
   constructor(readonly sim: Simulation) {}
+
+  get now(): number {
+    return this.sim.now;
+  }
 
   policies(): Record<PolicyKind, PolicyState> {
     return this.sim.policies();

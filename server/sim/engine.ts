@@ -124,6 +124,7 @@ export class Simulation implements AgentHost, CoreHost {
         initial: scenario.workers,
         tiers: this.tiers,
         ...(scenario.tierBandwidth ? { tierBandwidth: scenario.tierBandwidth } : {}),
+        ...(scenario.workerBase ? { workerBase: scenario.workerBase } : {}),
       },
       root.derive("router"),
     );

@@ -1,12 +1,23 @@
 import { Pacer, type Pace } from "./clock";
-import type { SimController } from "./controller";
 
 // Drives a simulation against a pace until the end time (or forever), yielding to the event loop
 // between steps so the control API and delivery keep running. Fast runs advance in fixed
 // simulated steps so the output does not depend on how fast the machine is.
 
+/** What a run drives: one simulation's controller (controller.ts) or a fleet's (fleet.ts). */
+export interface Driven {
+  /** Simulated time reached (Unix ms). */
+  readonly now: number;
+  /** Apply queued policy changes, then run up to `t`. */
+  advance(t: number): void;
+  /** Apply queued policy changes now. */
+  drain(): void;
+  /** Called when a policy change is queued (a paced run waiting on the clock wakes up). */
+  onPending(wake: (() => void) | null): void;
+}
+
 export type RunOptions = {
-  controller: SimController;
+  controller: Driven;
   pace: Pace;
   /** Unix ms to stop at, or null to run until stopped. */
   endMs: number | null;
@@ -24,7 +35,7 @@ export type RunOptions = {
 /** Run to the end time or until aborted; returns the simulated time reached. */
 export async function runSimulation(opts: RunOptions): Promise<number> {
   const { controller, pace, endMs } = opts;
-  const sim = controller.sim;
+  const sim = controller;
   const pacer = new Pacer(pace, sim.now);
   const end = endMs ?? Infinity;
   const step = opts.stepMs ?? 10_000;
@@ -47,7 +58,7 @@ function yieldNow(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-function sleep(ms: number, controller: SimController, signal?: AbortSignal): Promise<void> {
+function sleep(ms: number, controller: Driven, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

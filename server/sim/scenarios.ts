@@ -24,6 +24,8 @@ export type Scenario = {
   /** Lower KV tiers of the cluster (blocks; omitted: device only) and their read bandwidths (kv-tiers.ts defaults). */
   tiers?: TierConfig;
   tierBandwidth?: TierBandwidth;
+  /** Workers are numbered from this + 1 (default 0: `w1`, …): a fleet's second model group in one cluster. */
+  workerBase?: number;
 };
 
 const MODEL = "qwen3-coder-480b-a35b";
@@ -203,6 +205,12 @@ const offload: Scenario = {
 
 export const SCENARIOS: Record<string, Scenario> = { steady, preamble, surge, pressure, offload };
 export const SCENARIO_NAMES = Object.keys(SCENARIOS);
+
+/** Several clusters and models from one process (fleet.ts): not one Scenario, so scenarioByName does not know it. */
+export const FLEET_SCENARIO = "fleet";
+
+/** What `--scenario` takes. */
+export const RUNNABLE_SCENARIOS = [...SCENARIO_NAMES, FLEET_SCENARIO];
 
 /** A scenario by name, or null. */
 export function scenarioByName(name: string): Scenario | null {
