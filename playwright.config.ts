@@ -27,7 +27,13 @@ process.env.SWITCHYARD_E2E_SIM_DB ??= `${process.env.SWITCHYARD_E2E_DB.replace(/
 process.env.SWITCHYARD_E2E_SIM_PORT ??= String(port + 200);
 process.env.SWITCHYARD_E2E_SIM_STATE ??= process.env.SWITCHYARD_E2E_STATE.replace(/\.json$/, "-sim.json");
 const simPort = Number(process.env.SWITCHYARD_E2E_SIM_PORT);
-const SIM_SPECS = ["cluster-sim.spec.ts", "policy-effects.spec.ts", "policy-guard.spec.ts", "tiers-sim.spec.ts"];
+const SIM_SPECS = [
+  "cluster-sim.spec.ts",
+  "fleet.spec.ts",
+  "policy-effects.spec.ts",
+  "policy-guard.spec.ts",
+  "tiers-sim.spec.ts",
+];
 
 // With SWITCHYARD_TEST_DATABASE_URL set (CI, `npm run test:pg`'s server) a second dashboard runs on a fresh database
 // of that PostgreSQL server, and the specs whose pages run there run against it too (project "postgresql").

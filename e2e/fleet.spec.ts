@@ -1,0 +1,86 @@
+import type { ChildProcess } from "node:child_process";
+import { expect, test } from "@playwright/test";
+import { adminApi, adminMutation } from "./fixtures/auth";
+import { startSimProcess } from "../test/sim-process";
+import { fleetControlPath } from "../server/sim/fleet-names";
+
+// The simulated fleet end to end: one simulator process runs production (two models) and staging, posting to the
+// dashboard over HTTP. The fleet table shows both clusters' models side by side, the Workers page tells staging's w1
+// from production's, and a retention change published to staging reaches staging's control API only.
+
+const CONTROL_TOKEN = "e2e-fleet-control-token-0123456789";
+const sims: ChildProcess[] = [];
+
+test.describe.configure({ timeout: 180_000 });
+test.afterEach(() => {
+  for (const s of sims.splice(0)) s.kill("SIGTERM");
+});
+
+/** What one cluster of the fleet runs of one kind, from its own control API. */
+async function running(url: string, cluster: string, kind: string): Promise<{ version: number; document: unknown }> {
+  const res = await fetch(`${url}${fleetControlPath(cluster)}/control/policies`, {
+    headers: { authorization: `Bearer ${CONTROL_TOKEN}` },
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as Record<string, { version: number; document: unknown }>)[kind]!;
+}
+
+test("a simulated fleet: both clusters side by side, workers told apart, a change published to staging only", async ({
+  page,
+  baseURL,
+}) => {
+  const started = startSimProcess(
+    ["--scenario", "fleet", "--seed", "11", "--dashboard", baseURL!, "--token", process.env.SWITCHYARD_E2E_TOKEN!],
+    CONTROL_TOKEN,
+  );
+  sims.push(started.child);
+  const url = await started.controlUrl;
+  const api = await adminApi(baseURL!);
+  for (const cluster of ["production", "staging"])
+    await adminMutation(api, "policies.targets.upsert", {
+      target: {
+        id: `fleet-${cluster}`,
+        name: `Fleet ${cluster}`,
+        cluster,
+        adapter: "sim",
+        config: { url: `${url}${fleetControlPath(cluster)}`, token: CONTROL_TOKEN },
+        kinds: ["retention"],
+        enabled: true,
+      },
+    });
+  await api.dispose();
+
+  // Each cluster and model has a row of its own once requests finish (live: the first within seconds).
+  await page.goto("/?range=5m");
+  const fleet = page.getByRole("table", { name: "Fleet by cluster and model" });
+  for (const id of [
+    "fleet-production-qwen3-coder-480b-a35b",
+    "fleet-production-gpt-oss-120b",
+    "fleet-staging-qwen3-coder-480b-a35b",
+  ])
+    await expect(fleet.getByTestId(id)).toBeVisible({ timeout: 60_000 });
+
+  // w1 of staging and w1 of production are two workers; production's second model's workers are w101, ….
+  await page.goto("/workers?range=5m");
+  const workers = page.getByRole("table", { name: "Workers" });
+  for (const w of ["staging/w1", "production/w1", "production/w101"])
+    await expect(workers.getByRole("link", { name: w, exact: true })).toBeVisible();
+  await workers.getByRole("link", { name: "staging/w1", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Worker staging/w1" })).toBeVisible();
+
+  // A retention change for staging reaches staging's members and not production's.
+  const before = (await running(url, "staging", "retention")).version;
+  await page.goto("/policies?kind=retention&cluster=staging");
+  const panel = page.getByRole("tabpanel", { name: /^Retention/ });
+  await panel.getByLabel("TTL (s)").first().fill("1800");
+  await panel.getByRole("button", { name: "Review changes" }).click();
+  await panel.getByLabel("Comment").fill("staging: shorter system-prompt TTL");
+  await panel.getByRole("button", { name: /^Publish v\d+$/ }).click();
+  await expect(panel.getByText(/^Published v\d+\.$/)).toBeVisible();
+  await expect(page.getByTestId("rollout-fleet-staging")).toContainText("in sync", { timeout: 60_000 });
+  await expect(page.getByTestId("rollout-fleet-production")).toHaveCount(0);
+  const staging = await running(url, "staging", "retention");
+  expect(staging.version).toBeGreaterThan(before);
+  expect(JSON.stringify(staging.document)).toContain('"ttl_seconds":1800');
+  expect((await running(url, "production", "retention")).version).toBe(0);
+});
