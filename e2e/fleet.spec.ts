@@ -60,11 +60,25 @@ test("a simulated fleet: both clusters side by side, workers told apart, a chang
   ])
     await expect(fleet.getByTestId(id)).toBeVisible({ timeout: 60_000 });
 
-  // w1 of staging and w1 of production are two workers; production's second model's workers are w101, ….
-  await page.goto("/workers?range=5m");
+  // The fleet table links to the Workers page scoped to one cluster and model: production's second model's
+  // workers (w101, …) alone.
+  await fleet.getByTestId("fleet-production-gpt-oss-120b").getByRole("link", { name: "Workers" }).click();
+  await expect(page).toHaveURL(/cluster=production&model=gpt-oss-120b/);
   const workers = page.getByRole("table", { name: "Workers" });
+  await expect(workers.getByRole("link", { name: "production/w101", exact: true })).toBeVisible();
+  await expect(workers.getByRole("link", { name: "production/w1", exact: true })).toHaveCount(0);
+  await expect(page.getByLabel("Model", { exact: true })).toHaveValue("gpt-oss-120b");
+
+  // All clusters: w1 of staging and w1 of production are two workers. Then staging alone, kept in the URL.
+  await page.getByLabel("Cluster", { exact: true }).selectOption("");
+  await page.getByLabel("Model", { exact: true }).selectOption("");
   for (const w of ["staging/w1", "production/w1", "production/w101"])
     await expect(workers.getByRole("link", { name: w, exact: true })).toBeVisible();
+  await page.getByLabel("Cluster", { exact: true }).selectOption("staging");
+  await expect(page).toHaveURL(/cluster=staging/);
+  await expect(workers.getByRole("link", { name: "production/w1", exact: true })).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByLabel("Cluster", { exact: true })).toHaveValue("staging");
   await workers.getByRole("link", { name: "staging/w1", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Worker staging/w1" })).toBeVisible();
 

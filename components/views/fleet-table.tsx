@@ -1,6 +1,7 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { scopeQuery } from "@/lib/scope";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatCount, formatMsPair, formatPercent, formatRange, formatRate, NO_DATA } from "@/components/format";
 import { LoadError } from "@/components/ui/load-error";
@@ -70,7 +71,10 @@ export function FleetTable({ range, refetchInterval }: { range: RangeSpec; refet
                 <td className="num">{formatPercent(r.hitRate)}</td>
                 <td className="num">{formatPercent(r.kvUtilization)}</td>
                 <td className="num">{r.workers ? formatCount(r.workers) : NO_DATA}</td>
-                <td>
+                <td className="fleet-links">
+                  <Link href={`/workers?${scopeQuery({ cluster: r.cluster, ...(r.model ? { model: r.model } : {}) })}`}>
+                    Workers
+                  </Link>
                   <Link href={`/policies?cluster=${encodeURIComponent(r.cluster)}`}>Policies</Link>
                 </td>
               </tr>

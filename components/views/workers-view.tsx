@@ -11,6 +11,9 @@ import { WorkersTable } from "@/components/tables/workers-table";
 import { LoadError } from "@/components/ui/load-error";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
+import { ScopePicker } from "@/components/ui/scope-picker";
+import { useScope } from "@/components/ui/use-scope";
+import { describeScope, isWholeFleet } from "@/lib/scope";
 import { rangeQuery } from "@/lib/time-range";
 import "@/components/ui/cluster-views.css";
 
@@ -19,11 +22,12 @@ const REFRESH_MS = 2_000;
 /** The workers page: a sortable table, per-worker hit-rate small multiples and a worker × time KV heatmap. */
 export function WorkersView() {
   const [range, setRange] = useRange();
+  const [scope, setScope, scopeProblem] = useScope();
   const trpc = useTRPC();
   const live = "preset" in range;
   const refresh = { refetchInterval: live ? REFRESH_MS : (false as const), placeholderData: keepPreviousData };
-  const list = useQuery({ ...trpc.workers.list.queryOptions(range), ...refresh });
-  const series = useQuery({ ...trpc.workers.series.queryOptions({ range }), ...refresh });
+  const list = useQuery({ ...trpc.workers.list.queryOptions({ ...range, ...scope }), ...refresh });
+  const series = useQuery({ ...trpc.workers.series.queryOptions({ range, ...scope }), ...refresh });
   const q = rangeQuery(range);
   const rows = list.data?.workers;
   const rates = new Map((rows ?? []).map((r) => [r.workerId, r.hitRate]));
@@ -46,8 +50,16 @@ export function WorkersView() {
             )}
           </div>
         </div>
-        <TimeRangePicker value={range} onChange={setRange} />
+        <div className="page-controls">
+          <ScopePicker value={scope} onChange={setScope} />
+          <TimeRangePicker value={range} onChange={setRange} />
+        </div>
       </div>
+      {scopeProblem && (
+        <p role="alert" className="notice">
+          {scopeProblem}; showing {describeScope(scope)}.
+        </p>
+      )}
 
       {list.isError && (
         <LoadError
@@ -67,7 +79,9 @@ export function WorkersView() {
       )}
       {rows && rows.length === 0 && (
         <p role="status" className="notice">
-          No worker reported in this time range. Pick a longer range, or check that your sources are still sending.
+          {isWholeFleet(scope)
+            ? "No worker reported in this time range. Pick a longer range, or check that your sources are still sending."
+            : `No worker of ${describeScope(scope)} reported in this time range. Pick another cluster or model, or a longer range.`}
         </p>
       )}
       {list.data && rows && rows.length > 0 && <WorkersTable rows={rows} to={list.data.to} rangeQuery={q} />}

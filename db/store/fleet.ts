@@ -76,3 +76,16 @@ export async function fleetSamples(s: Store, from: number, to: number): Promise<
   }
   return rows.map((r) => ({ ...r, model: models.get(r.workerId) ?? null }));
 }
+
+/** Workers read at most for the scope menus. */
+export const FLEET_MAX_WORKERS = 5_000;
+
+/** Every worker's key and model (the scope menus: which clusters serve which models). */
+export async function workerModels(s: Store): Promise<{ workerId: string; model: string | null }[]> {
+  const w = s.t.workers;
+  return s.db
+    .select({ workerId: w.workerId, model: w.model })
+    .from(w)
+    .orderBy(asc(w.workerId))
+    .limit(FLEET_MAX_WORKERS);
+}

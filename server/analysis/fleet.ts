@@ -1,3 +1,4 @@
+import { splitWorkerKey } from "../../lib/worker-key";
 import type { FleetRequestGroup, FleetSample, FleetTtft } from "../../db/rows/fleet";
 import { sortedP50P95 } from "./latency";
 
@@ -102,4 +103,24 @@ export function fleetRows(input: FleetInput): FleetRow[] {
   return [...rows.values()].sort(
     (a, b) => a.cluster.localeCompare(b.cluster) || (a.model ?? "\uffff").localeCompare(b.model ?? "\uffff"),
   );
+}
+
+/** One cluster of the scope menus and the models its workers serve (sorted). */
+export type ClusterScope = { name: string; models: string[] };
+
+/**
+ * The clusters a page can be scoped to (every stored cluster, and any a worker's key names) with the models their
+ * workers serve, by name.
+ */
+export function fleetScopes(names: readonly string[], workers: readonly { workerId: string; model: string | null }[]) {
+  const models = new Map<string, Set<string>>(names.map((n) => [n, new Set()]));
+  for (const w of workers) {
+    const cluster = splitWorkerKey(w.workerId).cluster;
+    const set = models.get(cluster) ?? new Set<string>();
+    if (w.model !== null) set.add(w.model);
+    models.set(cluster, set);
+  }
+  return [...models]
+    .map(([name, set]): ClusterScope => ({ name, models: [...set].sort() }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }

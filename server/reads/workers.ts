@@ -15,12 +15,13 @@ import { spanRollup } from "../analysis/resolution";
 import { candidacyWindow, lostDecisions, workerRows } from "../analysis/workers";
 import { AppError } from "../errors";
 import { decodeByWorker, decodeStats } from "./decode";
+import { inScope, isWholeFleet, type Scope } from "../../lib/scope";
 
 // The workers page's reads over the store (either engine): the table rows and one worker's detail.
 
-/** Table rows for the workers in [from, to], or for one worker. */
-async function rowsFor(s: Store, from: number, to: number, one?: WorkerInfo) {
-  const workers = one ? [one] : await workersInRange(s, from, to);
+/** Table rows for the workers in [from, to] (of the scope), or for one worker. */
+async function rowsFor(s: Store, from: number, to: number, one?: WorkerInfo, scope: Scope = {}) {
+  const workers = one ? [one] : await scopedWorkers(s, from, to, scope);
   const ids = workers.map((w) => w.workerId);
   const [lifecycle, before, latest, prefix, decisions] = await Promise.all([
     lifecycleInRange(s, from, to, one?.workerId),
@@ -42,9 +43,15 @@ async function rowsFor(s: Store, from: number, to: number, one?: WorkerInfo) {
   });
 }
 
+/** The workers with telemetry in [from, to] that are in the scope. */
+export async function scopedWorkers(s: Store, from: number, to: number, scope: Scope): Promise<WorkerInfo[]> {
+  const all = await workersInRange(s, from, to);
+  return isWholeFleet(scope) ? all : all.filter((w) => inScope(w.workerId, w.model, scope));
+}
+
 /** One row per worker with telemetry in [from, to], with its decode columns. */
-export async function workerTable(s: Store, from: number, to: number) {
-  const [rows, decode] = await Promise.all([rowsFor(s, from, to), decodeByWorker(s, from, to)]);
+export async function workerTable(s: Store, from: number, to: number, scope: Scope = {}) {
+  const [rows, decode] = await Promise.all([rowsFor(s, from, to, undefined, scope), decodeByWorker(s, from, to)]);
   return rows.map((w) => ({ ...w, decode: decode.get(w.workerId) ?? null }));
 }
 

@@ -19,7 +19,7 @@ export function overviewFleetCases(engine: PageEngine) {
   afterAll(() => Promise.all(opened.map((p) => p.close())), 120_000);
 
   describe.skipIf(engine.skip)(`${engine.engine}: overview.fleet`, () => {
-    // Two clusters: default serves m1 and m2, staging serves m1 on a worker id default also has.
+    // Two clusters: default serves m1 and m2, staging serves m1 on a worker id default also has (two workers).
     const fleetEvents = (): Raw[] => {
       const req = (id: string, cluster: string | null, model: string, at: number, ttft: number, cached: number) =>
         minimal.request({
@@ -39,6 +39,7 @@ export function overviewFleetCases(engine: PageEngine) {
         req("s1", "staging", "m1", FIXED_NOW - 7 * MIN, 40, 50),
         req("old", "staging", "m1", FIXED_NOW - 2 * 3_600_000, 40, 50),
         minimal["worker.up"]({ id: "fu1", worker_id: "w1", model: "m1", ts: FROM - 30 * MIN }),
+        minimal["worker.up"]({ id: "fu2", worker_id: "w1", model: "m1", ts: FROM - 30 * MIN, cluster: "staging" }),
         stats("w1", FIXED_NOW - 20_000, 0, 0, kv(50, 100)),
         { ...stats("w1", FIXED_NOW - 10_000, 0, 0, kv(90, 100)), cluster: "staging" },
       ];
@@ -55,6 +56,32 @@ export function overviewFleetCases(engine: PageEngine) {
         ["default", "m2", 1, 0.1, 500, null, 0],
         ["staging", "m1", 1, 0.5, 40, 0.9, 1],
       ]);
+    });
+
+    it("offers each cluster's models to the scope menus, and the workers page keeps to a scope", async () => {
+      const upAt = FROM - 30 * MIN;
+      const c = await seed([
+        minimal["worker.up"]({ id: "u1", worker_id: "w1", model: "m1", ts: upAt }),
+        minimal["worker.up"]({ id: "u2", worker_id: "w2", model: "m2", ts: upAt }),
+        minimal["worker.up"]({ id: "u3", worker_id: "w1", model: "m1", ts: upAt, cluster: "staging" }),
+        stats("w1", FIXED_NOW - 20_000, 100, 50, kv(50, 100)),
+        stats("w2", FIXED_NOW - 20_000, 100, 10, kv(10, 100)),
+        { ...stats("w1", FIXED_NOW - 20_000, 100, 90, kv(90, 100)), id: "staging-stats", cluster: "staging" },
+      ]);
+      expect((await c.overview.scopes()).clusters).toEqual([
+        { name: "default", models: ["m1", "m2"] },
+        { name: "staging", models: ["m1"] },
+      ]);
+      const listed = async (scope: Record<string, string>) =>
+        (await c.workers.list({ preset: "15m", ...scope })).workers.map((w) => w.workerId);
+      expect(await listed({})).toEqual(["staging/w1", "w1", "w2"]);
+      expect(await listed({ cluster: "staging" })).toEqual(["staging/w1"]);
+      expect(await listed({ model: "m1" })).toEqual(["staging/w1", "w1"]);
+      expect(await listed({ cluster: "default", model: "m2" })).toEqual(["w2"]);
+      expect(await listed({ cluster: "staging", model: "m2" })).toEqual([]);
+      const series = await c.workers.series({ range: { preset: "15m" }, cluster: "staging" });
+      expect(series.workers.map((w) => w.workerId)).toEqual(["staging/w1"]);
+      await expect(c.workers.list({ preset: "15m", cluster: "prod eu" })).rejects.toThrow(/cluster/);
     });
 
     it("is empty without telemetry", async () => {

@@ -10,9 +10,9 @@ import { decodeStats, itlTrend } from "../reads/decode";
 import { requestStats, requestTrend } from "../reads/requests";
 import { seriesRows } from "../reads/worker-series";
 import { viewerProcedure, router } from "../trpc/init";
-import { clusterNamesById } from "../../db/store/clusters";
-import { FLEET_MAX_TTFTS, fleetRequestGroups, fleetSamples, fleetTtfts } from "../../db/store/fleet";
-import { fleetRows } from "../analysis/fleet";
+import { clusterNames, clusterNamesById } from "../../db/store/clusters";
+import { FLEET_MAX_TTFTS, fleetRequestGroups, fleetSamples, fleetTtfts, workerModels } from "../../db/store/fleet";
+import { fleetRows, fleetScopes } from "../analysis/fleet";
 import { rangeInput, resolveInput } from "./range";
 
 /** Sessions count as active when they sent a request in the last five minutes of the range. */
@@ -24,6 +24,12 @@ const PRESENT_WINDOW_MS = 60_000;
 const FLEET_WINDOW_MS = 3_600_000;
 
 export const overviewRouter = router({
+  /** The clusters pages can be scoped to, each with the models its workers serve (the scope menus). */
+  scopes: viewerProcedure.query(async ({ ctx }) => {
+    const [names, workers] = await Promise.all([clusterNames(ctx.store), workerModels(ctx.store)]);
+    return { clusters: fleetScopes(names, workers) };
+  }),
+
   /**
    * The fleet table: per cluster and model, requests/s, TTFT p50/p95, token-weighted hit rate of the requests, and KV
    * utilization and workers from each worker's latest sample in the last minute. Over the range's last hour at most

@@ -5,18 +5,19 @@ import { storedByClass } from "../../db/store/worker-activity";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
 import { workerSeries } from "../reads/worker-series";
-import { workerDetail, workerTable } from "../reads/workers";
+import { scopedWorkers, workerDetail, workerTable } from "../reads/workers";
+import { isWholeFleet } from "../../lib/scope";
 import { viewerProcedure, router } from "../trpc/init";
-import { rangeInput, resolveInput } from "./range";
+import { rangeInput, resolveInput, scopedRangeInput, scopeFields, scopeOfInput } from "./range";
 
 const workerId = z.string().min(1).max(MAX_ID);
 const oneWorker = z.object({ id: workerId, range: rangeInput });
 
 export const workersRouter = router({
-  /** The workers table: one row per worker with telemetry in the range. */
-  list: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
+  /** The workers table: one row per worker with telemetry in the range (of one cluster and/or model when asked). */
+  list: viewerProcedure.input(scopedRangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
-    return { from, to, live, workers: await workerTable(ctx.store, from, to) };
+    return { from, to, live, workers: await workerTable(ctx.store, from, to, scopeOfInput(input)) };
   }),
 
   /**
@@ -24,19 +25,22 @@ export const workersRouter = router({
    * rollup. With `chart`, that chart's column alone (the other comes back empty): one panel's query, read for less.
    */
   series: viewerProcedure
-    .input(z.object({ range: rangeInput, workerId: workerId.optional(), chart: z.enum(SERIES_CHARTS).optional() }))
+    .input(
+      z
+        .object({ range: rangeInput, workerId: workerId.optional(), chart: z.enum(SERIES_CHARTS).optional() })
+        .and(scopeFields),
+    )
     .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
       const step = bucketStep(to - from);
       const charts = input.chart ? [input.chart] : undefined;
-      const { source, workers } = await workerSeries(ctx.store, {
-        from,
-        to,
-        step,
-        workerId: input.workerId,
-        charts,
-      });
-      return { from, to, live, step, source, workers };
+      const scope = scopeOfInput(input);
+      const [{ source, workers }, kept] = await Promise.all([
+        workerSeries(ctx.store, { from, to, step, workerId: input.workerId, charts }),
+        isWholeFleet(scope) ? null : scopedWorkers(ctx.store, from, to, scope),
+      ]);
+      const ids = kept && new Set(kept.map((w) => w.workerId));
+      return { from, to, live, step, source, workers: ids ? workers.filter((w) => ids.has(w.workerId)) : workers };
     }),
 
   /** One worker over the range: state, gauges, requests served, routing decisions won and lost, evictions. */
