@@ -7,12 +7,13 @@ import type { PolicyKind } from "@/lib/policies/policies";
 import { PREVIEW_SPANS, previewWindow, type SpanId } from "./prepare";
 import { PreviewResultView } from "./preview-result";
 import { RefusalNotice, type Refusal } from "@/components/policies/refusal-notice";
+import { usePolicyScope } from "@/components/policies/cluster-scope";
 
 const POLL_MS = 500;
 
 /**
- * "Preview on the last hour" beside the review diff: replays the chosen window under the reviewed document in a
- * worker thread on the server, with its place in the queue, a progress bar and a cancel button; the newest stored
+ * "Preview on the last hour" beside the review diff: replays the chosen window of the page's cluster under the reviewed
+ * document in a worker thread on the server, with its place in the queue, a progress bar and a cancel button; the newest stored
  * result for this document shows at once.
  */
 export function PreviewPanel({ kind, document, canRun }: { kind: PolicyKind; document: unknown; canRun: boolean }) {
@@ -20,7 +21,9 @@ export function PreviewPanel({ kind, document, canRun }: { kind: PolicyKind; doc
   const [span, setSpan] = useState<SpanId>("1h");
   const [jobId, setJobId] = useState<string | null>(null);
   const [refused, setRefused] = useState<Refusal | null>(null);
-  const stored = useQuery({ ...trpc.previews.stored.queryOptions({ kind, document }), enabled: canRun });
+  // The policies page's cluster: its recorded traffic is what the preview replays.
+  const { cluster } = usePolicyScope();
+  const stored = useQuery({ ...trpc.previews.stored.queryOptions({ kind, document, cluster }), enabled: canRun });
   const start = useMutation(
     trpc.previews.start.mutationOptions({
       onSuccess: (job) => {
@@ -64,7 +67,7 @@ export function PreviewPanel({ kind, document, canRun }: { kind: PolicyKind; doc
           type="button"
           className="button"
           disabled={!canRun || active || start.isPending}
-          onClick={() => start.mutate({ kind, document, window: previewWindow(span, Date.now()) })}
+          onClick={() => start.mutate({ kind, document, window: previewWindow(span, Date.now()), scope: { cluster } })}
         >
           Preview on the {label}
         </button>

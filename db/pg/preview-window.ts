@@ -16,7 +16,13 @@ function pgOnly(s: Store): void {
 }
 
 /** Requests that arrived in [from, to), oldest first (arrival, then insertion), at most `limit`, each with its chain. */
-export async function windowRequestsPg(s: Store, from: number, to: number, limit: number): Promise<WindowRequestRow[]> {
+export async function windowRequestsPg(
+  s: Store,
+  from: number,
+  to: number,
+  limit: number,
+  clusterId = 0,
+): Promise<WindowRequestRow[]> {
   pgOnly(s);
   const r = requests;
   const rows = await s.db
@@ -45,7 +51,7 @@ export async function windowRequestsPg(s: Store, from: number, to: number, limit
       local: r.localHashes,
     })
     .from(r)
-    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to)))
+    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), eq(r.clusterId, clusterId)))
     .orderBy(asc(r.arrivedAt), asc(r.rid))
     .limit(limit);
   return rows.map(({ seq, local, ...row }) => {
@@ -75,7 +81,13 @@ function ends(list: Buffer | null): { first: Buffer; last: Buffer } | null {
 }
 
 /** Device kv.stored events that start a chain (no parent) in [from, to), oldest first, at most `limit` (see SQLite's). */
-export async function chainStartRunsPg(s: Store, from: number, to: number, limit: number): Promise<FirstRunRow[]> {
+export async function chainStartRunsPg(
+  s: Store,
+  from: number,
+  to: number,
+  limit: number,
+  clusterId = 0,
+): Promise<FirstRunRow[]> {
   pgOnly(s);
   const k = kvEvents;
   const rows = await s.db
@@ -87,7 +99,7 @@ export async function chainStartRunsPg(s: Store, from: number, to: number, limit
       ts: k.ts,
     })
     .from(k)
-    .where(and(gte(k.ts, from), lt(k.ts, to), isNull(k.parentHash), deviceStore()))
+    .where(and(gte(k.ts, from), lt(k.ts, to), isNull(k.parentHash), eq(k.clusterId, clusterId), deviceStore()))
     .orderBy(asc(k.ts), asc(k.idKey))
     .limit(limit);
   return rows.flatMap((r) => {

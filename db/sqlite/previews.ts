@@ -9,8 +9,8 @@ import type { WindowRequestRow, FirstRunRow, StoredRunRow, WindowWorkerRow } fro
 // results are read and written through the store (db/store/previews.ts). Rows in, rows out: the replay and its
 // decisions live in server/preview.
 
-/** Requests that arrived in [from, to), oldest first, at most `limit`, each with its full chain. */
-export function windowRequests(db: Db, from: number, to: number, limit: number): WindowRequestRow[] {
+/** Requests of cluster `clusterId` that arrived in [from, to), oldest first, at most `limit`, each with its full chain. */
+export function windowRequests(db: Db, from: number, to: number, limit: number, clusterId = 0): WindowRequestRow[] {
   const rows = db.$client
     .prepare(
       `SELECT id, request_id AS requestId, session_id AS sessionId, trajectory_id AS trajectoryId,
@@ -18,9 +18,10 @@ export function windowRequests(db: Db, from: number, to: number, limit: number):
          arrived_at AS arrivedAt, first_token_at AS firstTokenAt, finished_at AS finishedAt, input_tokens AS inputTokens,
          cached_tokens AS cachedTokens, output_tokens AS outputTokens, reasoning_tokens AS reasoningTokens, status,
          agent_hints AS agentHints, block_size AS blockSize, policy_versions AS policyVersions, source, ${CHAIN_COLUMNS}
-       FROM requests WHERE arrived_at >= ? AND arrived_at < ? ORDER BY arrived_at, rowid LIMIT ?`,
+       FROM requests WHERE arrived_at >= ? AND arrived_at < ? AND cluster_id = ? ORDER BY arrived_at, rowid LIMIT ?`,
     )
-    .all(from, to, limit) as (Omit<WindowRequestRow, "chain" | "chainIsLocal" | "firstSeq"> & ChainColumns)[];
+    .all(from, to, clusterId, limit) as (Omit<WindowRequestRow, "chain" | "chainIsLocal" | "firstSeq"> &
+    ChainColumns)[];
   const chains = chainPass(db);
   return rows.map((r) => {
     const c = chains(r);
@@ -70,13 +71,13 @@ function ends(db: Db, r: RawRun): { first: Buffer; last: Buffer } | null {
  * how many blocks the event stored and their class. The simulator and vLLM-style senders split a store where the
  * class changes, so such an event spans the first segment of a prompt.
  */
-export function chainStartRuns(db: Db, from: number, to: number, limit: number): FirstRunRow[] {
+export function chainStartRuns(db: Db, from: number, to: number, limit: number, clusterId = 0): FirstRunRow[] {
   const rows = db.$client
     .prepare(
       `SELECT ${RUN_COLUMNS}, worker_id AS workerId, ts FROM kv_events
-       WHERE ts >= ? AND ts < ? AND parent_hash IS NULL AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
+       WHERE ts >= ? AND ts < ? AND parent_hash IS NULL AND cluster_id = ? AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
     )
-    .all(from, to, limit) as (RawRun & { workerId: string; ts: number })[];
+    .all(from, to, clusterId, limit) as (RawRun & { workerId: string; ts: number })[];
   const out: FirstRunRow[] = [];
   for (const r of rows) {
     const e = ends(db, r);

@@ -1,5 +1,7 @@
 import { and, asc, count, desc, eq, gte, isNull, lt, max, or, sql, sum } from "drizzle-orm";
 import type { WindowWorkerRow } from "../rows/previews";
+import { DEFAULT_CLUSTER } from "../../lib/cluster-name";
+import { splitWorkerKey } from "../../lib/worker-key";
 import type { Store } from "./store";
 import { sessionTables } from "./session-tables";
 
@@ -20,13 +22,13 @@ export type StoredPreview = {
   result: string;
 };
 
-/** Requests that arrived in [from, to) (for the window limit and the empty-window answer). */
-export async function countWindowRequests(s: Store, from: number, to: number): Promise<number> {
+/** Requests of cluster `clusterId` that arrived in [from, to) (for the window limit and the empty-window answer). */
+export async function countWindowRequests(s: Store, from: number, to: number, clusterId = 0): Promise<number> {
   const r = s.t.requestReads;
   const [row] = await s.db
     .select({ n: count() })
     .from(r)
-    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to)));
+    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), eq(r.clusterId, clusterId)));
   return row?.n ?? 0;
 }
 
@@ -38,12 +40,13 @@ export async function windowRequestStats(
   s: Store,
   from: number,
   to: number,
+  clusterId = 0,
 ): Promise<{ requests: number; inputTokens: number; blockSize: number | null }> {
   const r = s.t.requestReads;
   const [row] = await s.db
     .select({ n: count(), tokens: sum(r.inputTokens), blockSize: max(r.blockSize) })
     .from(r)
-    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to)));
+    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), eq(r.clusterId, clusterId)));
   const blockSize = row?.blockSize ?? null;
   return {
     requests: row?.n ?? 0,
@@ -101,26 +104,31 @@ export async function insertPreview(s: Store, row: Omit<StoredPreview, "id">): P
 // The recorded window's workers and trajectories, read alike on both engines (the replay's other reads are per
 // engine: db/sqlite/previews.ts decodes compact lists, db/pg/preview-window.ts reads whole ones).
 
-/** Trajectory (else session) ids with a request in [from, to), in no particular order. */
-export async function trajectoriesBetween(s: Store, from: number, to: number): Promise<string[]> {
+/** Trajectory (else session) ids of cluster `clusterId` with a request in [from, to), in no particular order. */
+export async function trajectoriesBetween(s: Store, from: number, to: number, clusterId = 0): Promise<string[]> {
   const r = sessionTables(s).requests;
   const id = sql<string>`coalesce(${r.trajectoryId}, ${r.sessionId})`;
   const rows = await s.db
     .selectDistinct({ id })
     .from(r)
-    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), sql`${id} IS NOT NULL`));
+    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), eq(r.clusterId, clusterId), sql`${id} IS NOT NULL`));
   return rows.map((x) => x.id);
 }
 
 /**
- * Workers up at some point in [from, to): seen by worker.up or a stats sample in it, or up before it and not down;
- * the largest KV size sampled in the window, else the registered one. By worker id, byte by byte.
+ * Workers of `cluster` up at some point in [from, to): seen by worker.up or a stats sample in it, or up before it and
+ * not down; the largest KV size sampled in the window, else the registered one. By worker key, byte by byte.
  */
-export async function windowWorkers(s: Store, from: number, to: number): Promise<WindowWorkerRow[]> {
+export async function windowWorkers(
+  s: Store,
+  from: number,
+  to: number,
+  cluster: string = DEFAULT_CLUSTER,
+): Promise<WindowWorkerRow[]> {
   const { workers: w, workerStats: st } = s.t;
   const sampled = sql`(SELECT max(${st.kvTotalBlocks}) FROM ${st} WHERE ${st.workerId} = ${w.workerId} AND ${st.ts} >= ${from} AND ${st.ts} < ${to})`;
   const id = s.engine === "pg" ? sql`${w.workerId} COLLATE "C"` : sql`${w.workerId}`;
-  return s.db
+  const rows = await s.db
     .select({
       workerId: w.workerId,
       role: w.role,
@@ -134,4 +142,5 @@ export async function windowWorkers(s: Store, from: number, to: number): Promise
       and(lt(w.firstSeen, to), or(isNull(w.downAt), gte(w.downAt, from), gte(w.lastSeen, from)), gte(w.lastSeen, from)),
     )
     .orderBy(asc(id));
+  return rows.filter((w) => splitWorkerKey(w.workerId).cluster === cluster);
 }

@@ -5,7 +5,8 @@ import { loadWindow } from "./load";
 import type { PreparedPreview } from "./request";
 import { assembleResult, planPreview, replayOnce, type PreviewHooks, type Replayed, type ReplayPlan } from "./run";
 import type { PreviewResult, ReplayInput } from "./types";
-import { sqliteWindow, type WindowSource } from "./window-source";
+import { sqliteWindow, windowSourceOf, type WindowSource } from "./window-source";
+import type { Store } from "../../db/store/store";
 
 // The body of one preview job: read the window, replay the baseline (or take it from the kept runs) and the
 // candidate, compare. With a helper thread (baseline-helper.ts) the baseline replays there while this thread replays
@@ -22,16 +23,18 @@ type Prepared = { input: ReplayInput; plan: ReplayPlan; key: string };
  */
 export const MIN_HELPED_TURNS = 2_000;
 
-/** Where a preview reads its window: a source, or a SQLite connection (read through sqliteWindow). */
-export type WindowFrom = Db | WindowSource;
+/** Where a preview reads its window: a SQLite connection (read through sqliteWindow) or a store. */
+export type WindowFrom = Db | Store;
 
-const sourceOf = (w: WindowFrom): WindowSource => ("$client" in w ? sqliteWindow(w) : w);
+/** The source of the cluster a preview replays. */
+const sourceOf = (w: WindowFrom, cluster: string): WindowSource =>
+  "$client" in w ? sqliteWindow(w, cluster) : windowSourceOf(w, cluster);
 
 /** The window read and planned for `p`, with the key of its baseline run. */
 export async function prepareRuns(from: WindowFrom, p: PreparedPreview): Promise<Prepared> {
-  const input = await loadWindow(sourceOf(from), p.from, p.to, { baseline: p.baseline });
+  const input = await loadWindow(sourceOf(from, p.scope), p.from, p.to, { baseline: p.baseline });
   const plan = planPreview(input, p.kind, p.document, p.cluster);
-  return { input, plan, key: baselineKey(input, plan, p.cluster) };
+  return { input, plan, key: `${p.scope}:${baselineKey(input, plan, p.cluster)}` };
 }
 
 /** One run of a prepared window: 0 the baseline, 1 the candidate. */
@@ -64,7 +67,7 @@ function finish(prep: Prepared, p: PreparedPreview, hooks: PreviewHooks, started
   if (!kept) keepBaseline(prep.key, base);
   const cand = replayRun(prep, 1, (s) => hooks.progress?.(0.02 + 0.98 * (share + (1 - share) * s)), hooks.cancelled);
   hooks.progress?.(1);
-  return assembleResult(prep.input, p.kind, p.document, prep.plan, base, cand, started);
+  return { ...assembleResult(prep.input, p.kind, p.document, prep.plan, base, cand, started), scope: p.scope };
 }
 
 /**
@@ -115,5 +118,5 @@ export async function computePreviewBeside(
   }
   keepBaseline(prep.key, base);
   hooks.progress?.(1);
-  return assembleResult(prep.input, p.kind, p.document, prep.plan, base, cand, started);
+  return { ...assembleResult(prep.input, p.kind, p.document, prep.plan, base, cand, started), scope: p.scope };
 }

@@ -26,7 +26,7 @@ const { dbFile, databaseUrl, minHelpedTurns } = workerData as {
   minHelpedTurns?: number;
 };
 const db: WindowFrom = databaseUrl
-  ? pgWindow(pgStore(connectPg(databaseUrl, { max: 2 })))
+  ? pgStore(connectPg(databaseUrl, { max: 2 }))
   : openDb(dbFile, 200, SQLITE_CACHE_MB.preview);
 
 type Message = { id: number; request: PreparedPreview; helper?: MessagePort } | { id: number; serve: MessagePort };

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { canonicalJson, policyContentHash } from "../control/content-hash";
 import { AppError } from "../errors";
 import type { ClusterOverride } from "./types";
+import { clusterName, DEFAULT_CLUSTER } from "../../lib/cluster-name";
 
 // A preview request as the procedure and POST /api/policies/preview take it, checked before anything is replayed:
 // the candidate document field by field, the window (default the last hour, at most 24 h), the cluster override.
@@ -23,6 +24,8 @@ export const previewInput = z.strictObject({
     .optional(),
   /** Documents in force for kinds whose version the console does not hold (a target's start configuration). */
   baseline: z.partialRecord(z.enum(POLICY_KINDS), z.unknown()).optional(),
+  /** The cluster whose recorded traffic, workers and versions are replayed (default: the default cluster). */
+  scope: z.strictObject({ cluster: clusterName }).optional(),
 });
 export type PreviewInput = z.input<typeof previewInput>;
 
@@ -35,6 +38,8 @@ export type PreparedPreview = {
   cluster: ClusterOverride | null;
   clusterKey: string;
   baseline: Partial<Record<PolicyKind, unknown>>;
+  /** The cluster replayed. */
+  scope: string;
 };
 
 /** Check a request at `now`: invalid documents, windows and overrides are refused (AppError) before any replay. */
@@ -62,6 +67,7 @@ export function preparePreview(raw: unknown, now: number): PreparedPreview {
       limit_ms: PREVIEW_MAX_WINDOW_MS,
     });
   const cluster = input.cluster ?? null;
+  const scope = input.scope?.cluster ?? DEFAULT_CLUSTER;
   const baseline: Partial<Record<PolicyKind, unknown>> = {};
   for (const [k, doc] of Object.entries(input.baseline ?? {}) as [PolicyKind, unknown][]) {
     const b = validatePolicy(k, doc);
@@ -78,10 +84,14 @@ export function preparePreview(raw: unknown, now: number): PreparedPreview {
     from,
     to,
     cluster,
+    // Results kept for the default cluster before scopes existed keep their key.
     clusterKey:
-      cluster || Object.keys(baseline).length
-        ? createHash("sha256").update(canonicalJson({ cluster, baseline })).digest("hex")
+      cluster || Object.keys(baseline).length || scope !== DEFAULT_CLUSTER
+        ? createHash("sha256")
+            .update(canonicalJson(scope === DEFAULT_CLUSTER ? { cluster, baseline } : { cluster, baseline, scope }))
+            .digest("hex")
         : "",
     baseline,
+    scope,
   };
 }

@@ -2,7 +2,6 @@ import "server-only";
 import type { Db } from "../../db/sqlite/client";
 import type { Store } from "../../db/store/store";
 import { inProcessRunner, installedPreviewRunner, PreviewQueue } from "./queue";
-import { windowSourceOf } from "./window-source";
 
 const key = Symbol.for("switchyard.previewQueue");
 type Holder = { [key]?: { store: Store; queue: PreviewQueue } };
@@ -18,7 +17,7 @@ export function previewQueue(store: Store): PreviewQueue {
   if (held && held.store === store) return held.queue;
   const threads = installedPreviewRunner();
   const inline = store.sqlite?.$client.memory === true;
-  const runner = threads && !inline ? threads : inProcessRunner(windowSourceOf(store));
+  const runner = threads && !inline ? threads : inProcessRunner(store.sqlite ?? store);
   const queue = new PreviewQueue(store, runner);
   holder[key] = { store, queue };
   return queue;

@@ -92,6 +92,8 @@ export type PreviewResult = {
   kind: PolicyKind;
   content_hash: string;
   window: { from: number; to: number };
+  /** The cluster whose traffic was replayed (absent in results kept before previews had a cluster: the default). */
+  scope?: string;
   baseline: RunSummary;
   candidate: RunSummary;
   /** What the recording measured in the window (null figures: not recorded). */

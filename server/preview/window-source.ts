@@ -6,9 +6,11 @@ import { getVersion } from "../../db/store/control";
 import { chainStartRunsPg, storedRunsAfterPg, windowRequestsPg } from "../../db/pg/preview-window";
 import { trajectoriesBetween, windowWorkers } from "../../db/store/previews";
 import { sqliteStore, type Store } from "../../db/store/store";
+import { clusterId } from "../../db/ingest/clusters";
 
 // Where the replay reads its recorded window from: a SQLite file (its synchronous reader, which decodes the compact
-// chains and KV lists) or PostgreSQL through the store (chains and lists stored whole). Same rows from either.
+// chains and KV lists) or PostgreSQL through the store (chains and lists stored whole). Same rows from either. A
+// source reads one cluster's traffic, workers and policy versions: a preview replays the cluster it is asked for.
 
 export type WindowSource = {
   /** Requests that arrived in [from, to), oldest first, at most `limit`, each with its full chain. */
@@ -24,39 +26,43 @@ export type WindowSource = {
 };
 
 /** What the window reads alike on both engines, through the store. */
-function storeReads(s: Store): Pick<WindowSource, "workers" | "trajectories" | "versionDocument"> {
+function storeReads(s: Store, cluster: string): Pick<WindowSource, "workers" | "trajectories" | "versionDocument"> {
+  const id = clusterId(cluster);
   return {
-    workers: (from, to) => windowWorkers(s, from, to),
-    trajectories: (from, to) => trajectoriesBetween(s, from, to),
+    workers: (from, to) => windowWorkers(s, from, to, cluster),
+    trajectories: (from, to) => trajectoriesBetween(s, from, to, id),
     versionDocument: async (kind, version) => {
-      // Requests name the version they ran under; previews replay the default cluster's traffic for now.
-      const v = await getVersion(s, DEFAULT_CLUSTER, kind, version);
+      // Requests name the version of their cluster they ran under.
+      const v = await getVersion(s, cluster, kind, version);
       return v ? { document: v.document } : null;
     },
   };
 }
 
 /** The window of a SQLite file: requests and KV runs read synchronously (their compact forms decoded here). */
-export function sqliteWindow(db: Db): WindowSource {
+export function sqliteWindow(db: Db, cluster: string = DEFAULT_CLUSTER): WindowSource {
+  const id = clusterId(cluster);
   return {
-    requests: async (from, to, limit) => windowRequests(db, from, to, limit),
-    chainStarts: async (from, to, limit) => chainStartRuns(db, from, to, limit),
+    requests: async (from, to, limit) => windowRequests(db, from, to, limit, id),
+    chainStarts: async (from, to, limit) => chainStartRuns(db, from, to, limit, id),
+    // Worker keys name their cluster: a worker's runs are its cluster's.
     runsAfter: async (w, parent, from, to, limit) => storedRunsAfter(db, w, parent, from, to, limit),
-    ...storeReads(sqliteStore(db)),
+    ...storeReads(sqliteStore(db), cluster),
   };
 }
 
 /** The window of a PostgreSQL store. */
-export function pgWindow(s: Store): WindowSource {
+export function pgWindow(s: Store, cluster: string = DEFAULT_CLUSTER): WindowSource {
+  const id = clusterId(cluster);
   return {
-    requests: (from, to, limit) => windowRequestsPg(s, from, to, limit),
-    chainStarts: (from, to, limit) => chainStartRunsPg(s, from, to, limit),
+    requests: (from, to, limit) => windowRequestsPg(s, from, to, limit, id),
+    chainStarts: (from, to, limit) => chainStartRunsPg(s, from, to, limit, id),
     runsAfter: (w, parent, from, to, limit) => storedRunsAfterPg(s, w, parent, from, to, limit),
-    ...storeReads(s),
+    ...storeReads(s, cluster),
   };
 }
 
-/** The window source for a store: PostgreSQL's own, or the SQLite file's connection `db`. */
-export function windowSourceOf(s: Store): WindowSource {
-  return s.sqlite ? sqliteWindow(s.sqlite) : pgWindow(s);
+/** The window source of one cluster for a store: PostgreSQL's own, or the SQLite file's connection. */
+export function windowSourceOf(s: Store, cluster: string = DEFAULT_CLUSTER): WindowSource {
+  return s.sqlite ? sqliteWindow(s.sqlite, cluster) : pgWindow(s, cluster);
 }

@@ -64,7 +64,7 @@ describe.skipIf(!PG_TEST_URL)("the preview's window on PostgreSQL", () => {
     forgetBaselines();
     const want = noTime(await computePreview(db, request(PRESSURE_RETENTION_CANDIDATE)));
     forgetBaselines();
-    expect(noTime(await computePreview(pgWindow(store), request(PRESSURE_RETENTION_CANDIDATE)))).toEqual(want);
+    expect(noTime(await computePreview(store, request(PRESSURE_RETENTION_CANDIDATE)))).toEqual(want);
     const run = threadRunner("", { databaseUrl: url, minHelpedTurns: 0 });
     for (const helper of [true, false]) {
       let helped = 0;

@@ -15,14 +15,25 @@ import { runScenario, T0 } from "../sim/test-support";
 const NOW = T0 + RECORDED_SECONDS * 1000;
 const CANDIDATE = { rules: [{ name: "keep-conversation", match: { segment: "conversation" }, priority: 70 }] };
 
-/** The pressure scenario's recorded events, as the senders would post them. */
-export function recordedEvents(): TelemetryEvent[] {
+/** The pressure scenario's recorded events, as the senders would post them (of `cluster` when given). */
+export function recordedEvents(cluster?: string, seed = 1): TelemetryEvent[] {
   const events: TelemetryEvent[] = [];
-  for (const e of runScenario({ scenario: "pressure", seconds: RECORDED_SECONDS })) {
-    const p = parseEvent(JSON.parse(JSON.stringify(e)));
+  for (const e of runScenario({ scenario: "pressure", seconds: RECORDED_SECONDS, seed })) {
+    const p = parseEvent({ ...(JSON.parse(JSON.stringify(e)) as object), ...(cluster ? { cluster } : {}) });
     if (p.ok) events.push(p.event);
   }
   return events;
+}
+
+/** Start a preview and poll it to its end. */
+async function finished(api: ReturnType<PageStore["caller"]>, input: Parameters<typeof api.previews.start>[0]) {
+  const started = await api.previews.start(input);
+  let job = started;
+  while (job.status === "queued" || job.status === "running") {
+    await new Promise((r) => setTimeout(r, 20));
+    job = await api.previews.status({ id: started.id });
+  }
+  return job;
 }
 
 async function caught(p: Promise<unknown>): Promise<TRPCError> {
@@ -41,8 +52,9 @@ export function previewsCases(e: PageEngine): void {
   describe.skipIf(e.skip)(`previews procedures on ${e.engine}`, () => {
     let seeded: PageStore;
     const api = () => seeded.caller(() => NOW);
+    // The default cluster's traffic and staging's (another run): a preview replays its own cluster's alone.
     beforeAll(async () => {
-      seeded = await e.seeded(recordedEvents());
+      seeded = await e.seeded([...recordedEvents(), ...recordedEvents("staging", 2)]);
     }, 120_000);
     afterAll(() => seeded?.close());
 
@@ -72,6 +84,29 @@ export function previewsCases(e: PageEngine): void {
         window: WINDOW,
       });
       expect(await latestPredictionFor(seeded.store, "retention", "0".repeat(64))).toBeNull();
+    }, 120_000);
+
+    it("replays the asked cluster's traffic, workers and versions only, and keeps its result apart", async () => {
+      const document = retentionPolicy.parse(CANDIDATE);
+      const asked = { kind: "retention" as const, document, window: WINDOW, baseline: START };
+      const staging = await finished(api(), { ...asked, scope: { cluster: "staging" } });
+      expect(staging.status).toBe("done");
+      const r = staging.result!;
+      expect(r.scope).toBe("staging");
+      expect(r.cluster).toMatchObject({ workers: { aggregated: 2 }, source: "observed" });
+      const defaults = await finished(api(), asked);
+      expect(defaults.result!.scope).toBe("default");
+      // Two recordings of one scenario with other seeds: each preview measured its own cluster's requests alone.
+      const inWindow = (events: TelemetryEvent[]) =>
+        events.filter((x) => x.kind === "request" && x.arrived_at >= WINDOW.from && x.arrived_at < WINDOW.to).length;
+      const [own, other] = [inWindow(recordedEvents("staging", 2)), inWindow(recordedEvents())];
+      expect(own).not.toBe(other);
+      expect([r.measured.requests, defaults.result!.measured.requests]).toEqual([own, other]);
+      expect(await api().previews.stored({ kind: "retention", document, cluster: "staging" })).toEqual(r);
+      const empty = await caught(api().previews.start({ ...asked, scope: { cluster: "prod-eu" } }));
+      expect(empty.message).toBe("no recorded traffic of cluster prod-eu in this window: nothing to replay");
+      const bad = await caught(api().previews.start({ ...asked, scope: { cluster: "prod eu" } }));
+      expect(bad.code).toBe("BAD_REQUEST");
     }, 120_000);
 
     it("refuses an empty window (flagged empty) and one over the limit, field by field", async () => {

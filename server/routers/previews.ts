@@ -1,5 +1,6 @@
 import "server-only";
-import { DEFAULT_CLUSTER } from "../../lib/cluster-name";
+import { clusterName, DEFAULT_CLUSTER } from "../../lib/cluster-name";
+import { clusterId } from "../../db/ingest/clusters";
 import { z } from "zod";
 import type { WindowWorkerRow } from "../../db/rows/previews";
 import { listVersions, MAX_PAGE } from "../../db/store/control";
@@ -40,13 +41,15 @@ export async function checkedPreview(
   limitMb: number = env().SWITCHYARD_PREVIEW_MEMORY_MB,
 ): Promise<PreparedPreview> {
   const p = preparePreview(raw, now);
-  if ((await countWindowRequests(s, p.from, p.to)) === 0)
-    throw new AppError("BAD_REQUEST", "no recorded traffic in this window: nothing to replay", {
-      errors: [{ path: "window", message: "holds no recorded requests" }],
-      empty: true,
-    });
-  const size = await windowRequestStats(s, p.from - WARMUP_MS, p.to + AFTER_MS);
-  const recorded = recordedCluster(await windowWorkers(s, p.from, p.to), size.blockSize);
+  const id = clusterId(p.scope);
+  if ((await countWindowRequests(s, p.from, p.to, id)) === 0)
+    throw new AppError(
+      "BAD_REQUEST",
+      `no recorded traffic${p.scope === DEFAULT_CLUSTER ? "" : ` of cluster ${p.scope}`} in this window: nothing to replay`,
+      { errors: [{ path: "window", message: "holds no recorded requests" }], empty: true },
+    );
+  const size = await windowRequestStats(s, p.from - WARMUP_MS, p.to + AFTER_MS, id);
+  const recorded = recordedCluster(await windowWorkers(s, p.from, p.to, p.scope), size.blockSize);
   const problems = p.cluster ? overrideProblems(p.cluster, recorded) : [];
   const cluster = replayedCluster(p.cluster, recorded, await autoscalingBudgets(s, p));
   const estimate = estimatePreviewBytes(cluster, size, recorded.blockSize);
@@ -73,8 +76,8 @@ async function autoscalingBudgets(s: Store, p: PreparedPreview): Promise<[number
   let base = Math.max(gpuBudgetOf(defaultPolicies().autoscaling), gpuBudgetOf(p.baseline.autoscaling));
   let before: number | undefined;
   for (let read = 0; base < MAX_WORKERS;) {
-    // Previews replay the default cluster's traffic (they are not scoped to a cluster yet), so its versions.
-    const page = await listVersions(s, DEFAULT_CLUSTER, "autoscaling", MAX_PAGE, before);
+    // The versions of the cluster replayed.
+    const page = await listVersions(s, p.scope, "autoscaling", MAX_PAGE, before);
     for (const v of page) base = Math.max(base, gpuBudgetOf(v.document));
     read += page.length;
     if (page.length < MAX_PAGE) break;
@@ -122,14 +125,18 @@ export const previewsRouter = router({
     return job;
   }),
 
-  /** The newest stored result for this document (any window), so the review screen shows it at once; null: none. */
+  /**
+   * The newest stored result for this document (any window), so the review screen shows it at once; null: none, or
+   * the newest is another cluster's.
+   */
   stored: operatorProcedure
-    .input(z.object({ kind: previewInput.shape.kind, document: z.unknown() }))
+    .input(z.object({ kind: previewInput.shape.kind, document: z.unknown(), cluster: clusterName.optional() }))
     .query(async ({ ctx, input }) => {
       const checked = validatePolicy(input.kind, input.document);
       if (!checked.ok) return null;
       const row = await latestPreview(ctx.store, input.kind, policyContentHash(input.kind, checked.document));
-      return row ? (JSON.parse(row.result) as PreviewResult) : null;
+      const result = row ? (JSON.parse(row.result) as PreviewResult) : null;
+      return result && (result.scope ?? DEFAULT_CLUSTER) === (input.cluster ?? DEFAULT_CLUSTER) ? result : null;
     }),
 
   /** Cancel a queued or running job. */
