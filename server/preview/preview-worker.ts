@@ -13,7 +13,6 @@ import { helperOn, serveBaseline } from "./baseline-helper";
 import { computePreview, computePreviewBeside, type WindowFrom } from "./compute";
 import type { PreparedPreview } from "./request";
 import type { PreviewResult } from "./types";
-import { pgWindow } from "./window-source";
 import { reportThreadMemory } from "../observability/thread-memory";
 import { SQLITE_CACHE_MB } from "../../lib/memory-bounds";
 
