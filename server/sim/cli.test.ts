@@ -248,6 +248,59 @@ describe("sim CLI", () => {
   });
 
   it.each([
+    ["steady", ["/control/policies"]],
+    ["fleet", ["/clusters/production/control/policies", "/clusters/staging/control/policies"]],
+  ])(
+    "serves the control API of a %s run where it says",
+    async (scenario, paths) => {
+      const lines: string[] = [];
+      const stop = new AbortController();
+      const urls = new Promise<string[]>((resolve) => {
+        const found: string[] = [];
+        const log = (l: string) => {
+          lines.push(l);
+          const m = /control API on (http:\/\/\S+)/.exec(l);
+          if (m) found.push(m[1]!);
+          if (found.length === paths.length) resolve(found);
+        };
+        void main(
+          [
+            "--scenario",
+            scenario,
+            "--speed",
+            "1",
+            "--duration",
+            "5",
+            "--out",
+            join(dir, `ctl-${scenario}.ndjson`),
+            "--control-port",
+            "0",
+            "--control-token",
+            "cli-test-control-token",
+          ],
+          { log },
+        ).finally(() => stop.abort());
+      });
+      const found = await urls;
+      expect(found.map((u) => new URL(u).pathname)).toEqual(paths);
+      for (const u of found) {
+        const res = await fetch(u, { headers: { authorization: "Bearer cli-test-control-token" } });
+        expect(res.status).toBe(200);
+        expect(Object.keys((await res.json()) as object).sort()).toEqual([
+          "autoscaling",
+          "frontend",
+          "retention",
+          "routing",
+        ]);
+      }
+      await new Promise<void>((resolve) =>
+        stop.signal.aborted ? resolve() : stop.signal.addEventListener("abort", () => resolve()),
+      );
+    },
+    30_000,
+  );
+
+  it.each([
     [["--workload", "t.jsonl"], "--workload cannot be used with --scenario fleet"],
     [["--tiers", "host=100", "--policies", "p.json"], "--policies, --tiers cannot be used with --scenario fleet"],
   ])("refuses a fleet with %j", async (extra, message) => {

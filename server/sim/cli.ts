@@ -147,20 +147,21 @@ export async function main(argv: readonly string[], io: Partial<CliIo> = {}): Pr
       events,
       delivery: delivery?.stats ?? null,
     });
+    const fleet = members[0]!.cluster !== null;
     const clusters = Object.fromEntries(
-      fleetClusters().map((name) => [
+      (fleet ? fleetClusters() : []).map((name) => [
         name,
         { target: new ClusterTarget(controllers.filter((_, i) => members[i]!.cluster === name)), status },
       ]),
     );
     server = createControlServer(
-      members[0]!.cluster === null
+      !fleet
         ? { target: controller as SimController, token: o.controlToken!, tiers: sim.tiers, status }
         : { token: o.controlToken!, clusters },
     );
     const address = await listen(server, o.controlPort, o.controlHost);
     const base = `http://${o.controlHost}:${address.port}`;
-    if (members[0]!.cluster === null) log(`sim: control API on ${base}/control/policies`);
+    if (!fleet) log(`sim: control API on ${base}/control/policies`);
     else
       for (const name of Object.keys(clusters))
         log(`sim: ${name}'s control API on ${base}/clusters/${name}/control/policies`);
