@@ -4,7 +4,8 @@ import { SIM_BUFFER_EVENTS, SIM_BUFFER_BYTES } from "../../lib/memory-bounds";
 // byte cap below the ingest limit), retried with exponential backoff. While the dashboard is
 // unreachable the lines wait in a bounded buffer; when it overflows the oldest lines are dropped,
 // counted and logged (never silently), and the total is logged again once delivery resumes. A compact request the
-// dashboard refuses with `unknown_prefix` (it lacks the named earlier request) is re-sent with full lists.
+// dashboard refuses for its prefix (`unknown_prefix`: it lacks the named earlier request; `invalid_prefix`: it cannot
+// take that request as the base) is re-sent with full lists.
 
 /** Request headers carrying the cumulative count of events this sender dropped, and who it is. */
 export const DROPPED_HEADER = "x-switchyard-dropped-events";
@@ -34,7 +35,7 @@ export type DeliveryStats = {
   bufferedBytes: number;
   dropped: number;
   rejected: number;
-  /** Compact requests re-sent with full lists after an unknown_prefix reply. */
+  /** Compact requests re-sent with full lists after an unknown_prefix or invalid_prefix reply. */
   resent: number;
   failures: number;
   healthy: boolean;
@@ -173,7 +174,7 @@ export class Delivery {
       const { count, body } = this.batch();
       const outcome = await this.post(body);
       if (outcome.ok) {
-        const resend = outcome.unknownPrefix.map((i) => this.fallbacks.get(start + i)).filter((f) => f !== undefined);
+        const resend = outcome.prefixRefused.map((i) => this.fallbacks.get(start + i)).filter((f) => f !== undefined);
         for (let i = start; i < start + count; i++) this.fallbacks.delete(i);
         this.take(start + count - this.removedTotal);
         this.delivered += count - outcome.rejected;
@@ -246,7 +247,7 @@ export class Delivery {
   private async post(
     body: string,
   ): Promise<
-    | { ok: true; rejected: number; unknownPrefix: number[] }
+    | { ok: true; rejected: number; prefixRefused: number[] }
     | { ok: false; error: string; retryAfterMs?: number; tooLarge?: boolean }
   > {
     try {
@@ -292,30 +293,33 @@ export class Delivery {
   }
 }
 
+/** What the dashboard refuses for a compact request's prefix: the request is re-sent with its full lists. */
+const PREFIX_CODES = new Set(["unknown_prefix", "invalid_prefix"]);
+
 /**
- * The rejected count of an ingest reply and the batch indexes refused as unknown_prefix (re-sent in full). Other
+ * The rejected count of an ingest reply and the batch indexes refused for their prefix (re-sent in full). Other
  * rejected items are logged (they indicate a simulator bug).
  */
-function rejectedItems(text: string, log: (line: string) => void): { rejected: number; unknownPrefix: number[] } {
+function rejectedItems(text: string, log: (line: string) => void): { rejected: number; prefixRefused: number[] } {
   try {
     const reply = JSON.parse(text) as {
       rejected?: number;
       items?: { index: number; status: string; code?: string; error?: string }[];
     };
     const rejected = reply.rejected ?? 0;
-    const unknownPrefix: number[] = [];
+    const prefixRefused: number[] = [];
     if (rejected > 0) {
       for (const i of reply.items ?? [])
-        if (i.status === "rejected" && i.code === "unknown_prefix") unknownPrefix.push(i.index);
-      const first = reply.items?.find((i) => i.status === "rejected" && i.code !== "unknown_prefix");
+        if (i.status === "rejected" && PREFIX_CODES.has(i.code ?? "")) prefixRefused.push(i.index);
+      const first = reply.items?.find((i) => i.status === "rejected" && !PREFIX_CODES.has(i.code ?? ""));
       if (first)
         log(
-          `delivery: dashboard rejected ${rejected - unknownPrefix.length} events (first: ${first.error ?? "no reason given"})`,
+          `delivery: dashboard rejected ${rejected - prefixRefused.length} events (first: ${first.error ?? "no reason given"})`,
         );
     }
-    return { rejected, unknownPrefix };
+    return { rejected, prefixRefused };
   } catch {
-    return { rejected: 0, unknownPrefix: [] };
+    return { rejected: 0, prefixRefused: [] };
   }
 }
 
