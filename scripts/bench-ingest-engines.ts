@@ -111,6 +111,8 @@ const INGEST_TABLES = [
   "worker_counters",
   "requests_1m",
   "request_ttft_1m",
+  "requests_scope_1m",
+  "request_ttft_scope_1m",
   "request_itl_1m",
   "route_decisions_1m",
   "route_decisions_15m",

@@ -10,6 +10,19 @@ export { DEFAULT_CLUSTER };
 /** A cluster name's id: 0 for DEFAULT_CLUSTER (and no name), else a positive 31-bit hash of the name. */
 export function clusterId(name: string | undefined): number {
   if (name === undefined || name === DEFAULT_CLUSTER) return 0;
+  return hash31(name);
+}
+
+/**
+ * A model name's id in the rollups by cluster and model (requests_scope_1m): a positive 31-bit hash of the name, with
+ * no registry (requests and workers name their models). Two names of one id would share those rows: at the fleet's
+ * size, about one chance in a million.
+ */
+export function modelId(name: string): number {
+  return hash31(name);
+}
+
+function hash31(name: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
   h ^= h >>> 16;

@@ -4,6 +4,7 @@ import { counterDelta, minuteOf } from "../../lib/counters";
 import type { CounterSample } from "../../lib/counters";
 import { latencyBucket } from "../../lib/latency-buckets";
 import type { TierStatements } from "./tiers";
+import { clusterId, modelId } from "./clusters";
 
 // Per-batch accumulators for the rollup tables; insertEvents writes each key once per batch.
 
@@ -21,6 +22,10 @@ export type Statements = {
   workerDown: Database.Statement;
   requests1m: Database.Statement;
   ttft1m: Database.Statement;
+  /** requests_scope_1m: [minute, cluster id, model id, requests, input, cached, output, preemptions]. */
+  scope1m: Database.Statement;
+  /** request_ttft_scope_1m: [minute, cluster id, model id, bucket, n]. */
+  ttftScope1m: Database.Statement;
   itl1m: Database.Statement;
   decisions1m: Database.Statement;
   decisions15: Database.Statement;
@@ -128,6 +133,8 @@ export class MinuteRollups {
     }
   >();
   private ttft = new Map<string, [number, number, number]>();
+  private scope = new Map<string, [number, number, number, number, number, number, number, number]>();
+  private ttftScope = new Map<string, [number, number, number, number, number]>();
   private itl = new Map<string, [number, string, number, number, number]>();
   private decisions = new Map<string, { m: number; w: string; decisions: number; prompt: number; lost: number }>();
 
@@ -159,6 +166,17 @@ export class MinuteRollups {
     r.shared += e.cached_tokens_by_tier?.shared ?? 0;
     r.prefetched += e.prefetched_tokens ?? 0;
     r.preemptions += e.preemptions ?? 0;
+    const c = clusterId(e.cluster);
+    const mid = modelId(e.model);
+    const sk = `${m}:${c}:${mid}`;
+    const sr = this.scope.get(sk);
+    if (sr) {
+      sr[3]++;
+      sr[4] += e.input_tokens;
+      sr[5] += e.cached_tokens;
+      sr[6] += e.output_tokens;
+      sr[7] += e.preemptions ?? 0;
+    } else this.scope.set(sk, [m, c, mid, 1, e.input_tokens, e.cached_tokens, e.output_tokens, e.preemptions ?? 0]);
     if (e.itl_ms_mean !== undefined) this.addItl(m, e.worker_id ?? "", 0, e.itl_ms_mean);
     if (e.itl_ms_p95 !== undefined) this.addItl(m, e.worker_id ?? "", 1, e.itl_ms_p95);
     if (e.first_token_at === undefined) return;
@@ -167,6 +185,10 @@ export class MinuteRollups {
     const h = this.ttft.get(k);
     if (h) h[2]++;
     else this.ttft.set(k, [m, b, 1]);
+    const hk = `${sk}:${b}`;
+    const hs = this.ttftScope.get(hk);
+    if (hs) hs[4]++;
+    else this.ttftScope.set(hk, [m, c, mid, b, 1]);
   }
 
   private addItl(m: number, w: string, stat: number, ms: number) {
@@ -191,6 +213,8 @@ export class MinuteRollups {
   flush(st: Statements) {
     for (const r of this.requests.values()) st.requests1m.run(r);
     for (const h of this.ttft.values()) st.ttft1m.run(h);
+    for (const r of this.scope.values()) st.scope1m.run(r);
+    for (const h of this.ttftScope.values()) st.ttftScope1m.run(h);
     for (const h of this.itl.values()) st.itl1m.run(h);
     for (const d of this.decisions.values()) st.decisions1m.run(d);
     const coarse = new Map<string, { m: number; w: string; decisions: number; prompt: number; lost: number }>();

@@ -75,6 +75,16 @@ export function statements(sqlite: Database.Database): Statements {
     ttft1m: sqlite.prepare(
       `INSERT INTO request_ttft_1m (minute, bucket, n) VALUES (?, ?, ?) ON CONFLICT(minute, bucket) DO UPDATE SET n = n + excluded.n`,
     ),
+    scope1m:
+      sqlite.prepare(`INSERT INTO requests_scope_1m (minute, cluster_id, model_id, requests, input_tokens, cached_tokens,
+        output_tokens, preemptions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT(minute, cluster_id, model_id) DO UPDATE SET requests = requests + excluded.requests,
+        input_tokens = input_tokens + excluded.input_tokens, cached_tokens = cached_tokens + excluded.cached_tokens,
+        output_tokens = output_tokens + excluded.output_tokens, preemptions = preemptions + excluded.preemptions`),
+    ttftScope1m: sqlite.prepare(
+      `INSERT INTO request_ttft_scope_1m (minute, cluster_id, model_id, bucket, n) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT(minute, cluster_id, model_id, bucket) DO UPDATE SET n = n + excluded.n`,
+    ),
     decisions1m: sqlite.prepare(decisionsRollupSql("route_decisions_1m")),
     decisions15: sqlite.prepare(decisionsRollupSql("route_decisions_15m")),
     tiers: tierStatements(sqlite),

@@ -23,6 +23,8 @@ export const RETENTION_TABLES: readonly RetentionTable[] = [
   { table: "request_causes", column: "arrived_at", tier: "detail", label: "Miss attribution" },
   { table: "requests_1m", column: "minute", tier: "summary", label: "Request rollups" },
   { table: "request_ttft_1m", column: "minute", tier: "summary", label: "TTFT rollups" },
+  { table: "requests_scope_1m", column: "minute", tier: "summary", label: "Request rollups by cluster and model" },
+  { table: "request_ttft_scope_1m", column: "minute", tier: "summary", label: "TTFT rollups by cluster and model" },
   { table: "route_decisions_1m", column: "minute", tier: "summary", label: "Routing rollups (1 min)" },
   { table: "route_decisions_15m", column: "minute", tier: "summary", label: "Routing rollups (15 min)" },
   { table: "worker_stats_1m", column: "minute", tier: "summary", label: "Worker rollups (1 min)" },

@@ -3,7 +3,7 @@ import type { Db } from "../sqlite/client";
 import type { PgDb } from "../pg/client";
 import { insertEventsPg } from "../pg/ingest";
 import { insertEvents } from "../sqlite/ingest";
-import { clusterId } from "../ingest/clusters";
+import { clusterId, modelId } from "../ingest/clusters";
 import type { IngestRow, StoreStatus } from "../rows/ingest";
 import type { Store } from "./store";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
@@ -103,6 +103,47 @@ export function clusterCases(engine: StoreEngine) {
       }
       const chosen = await ids("SELECT DISTINCT chosen_worker_id AS w FROM route_decisions ORDER BY chosen_worker_id");
       expect(chosen).toEqual(["staging/w1", "w1"]);
+    });
+
+    it("rolls requests up per minute, cluster and model beside the unscoped rollup", async () => {
+      const req = (id: string, model: string, at: number, ttft: number, cluster?: string) =>
+        minimal.request({
+          id,
+          request_id: id,
+          model,
+          arrived_at: at,
+          first_token_at: at + ttft,
+          input_tokens: 100,
+          cached_tokens: 40,
+          ...(cluster ? { cluster } : {}),
+        });
+      const raws = [
+        req("a", "m1", T0, 10),
+        req("b", "m1", T0 + 1_000, 20),
+        req("c", "m2", T0 + 2_000, 30),
+        req("d", "m1", T0 + 3_000, 40, "staging"),
+        req("e", "m1", T0 + 61_000, 50, "staging"),
+      ];
+      expect(await ingest(s, raws)).toEqual(raws.map(() => "accepted"));
+      const rows = await all<Record<string, number | string>>(
+        s,
+        "SELECT minute, cluster_id, model_id, requests, input_tokens, cached_tokens FROM requests_scope_1m ORDER BY minute, cluster_id, model_id",
+      );
+      const m0 = T0 - (T0 % 60_000);
+      const want = [
+        [m0, 0, modelId("m1"), 2, 200, 80],
+        [m0, 0, modelId("m2"), 1, 100, 40],
+        [m0, clusterId("staging"), modelId("m1"), 1, 100, 40],
+        [m0 + 60_000, clusterId("staging"), modelId("m1"), 1, 100, 40],
+      ].sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!);
+      expect(rows.map((r) => Object.values(r).map(Number))).toEqual(want);
+      const ttft = await all<{ n: number | string }>(
+        s,
+        `SELECT sum(n) AS n FROM request_ttft_scope_1m WHERE cluster_id = ${clusterId("staging")}`,
+      );
+      expect(Number(ttft[0]!.n)).toBe(2);
+      const total = await all<{ n: number | string }>(s, "SELECT sum(requests) AS n FROM requests_1m");
+      expect(Number(total[0]!.n)).toBe(5);
     });
 
     it("refuses alone an event of a cluster whose id another stored name holds; the batch's others are stored", async () => {

@@ -114,6 +114,35 @@ export const requestTtft1m = pgTable(
   (t) => [primaryKey({ columns: [t.minute, t.bucket] })],
 );
 
+/** Requests per arrival minute, cluster and model (as SQLite's requests_scope_1m). */
+export const requestsScope1m = pgTable(
+  "requests_scope_1m",
+  {
+    minute: ms("minute").notNull(),
+    clusterId: integer("cluster_id").notNull(),
+    modelId: integer("model_id").notNull(),
+    requests: integer("requests").notNull(),
+    inputTokens: big("input_tokens").notNull(),
+    cachedTokens: big("cached_tokens").notNull(),
+    outputTokens: big("output_tokens").notNull(),
+    preemptions: integer("preemptions").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.clusterId, t.modelId] })],
+);
+
+/** TTFT histogram per arrival minute, cluster and model. */
+export const requestTtftScope1m = pgTable(
+  "request_ttft_scope_1m",
+  {
+    minute: ms("minute").notNull(),
+    clusterId: integer("cluster_id").notNull(),
+    modelId: integer("model_id").notNull(),
+    bucket: integer("bucket").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.clusterId, t.modelId, t.bucket] })],
+);
+
 /** Routing decisions per minute and chosen worker. */
 export const routeDecisions1m = pgTable(
   "route_decisions_1m",

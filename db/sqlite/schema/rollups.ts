@@ -35,6 +35,38 @@ export const requestItl1m = sqliteTable(
   ],
 );
 
+/**
+ * Requests per arrival minute, cluster and model (ids: db/ingest/clusters.ts clusterId and modelId): what a page scoped
+ * to a cluster or a model reads where the unscoped one reads requests_1m.
+ */
+export const requestsScope1m = sqliteTable(
+  "requests_scope_1m",
+  {
+    minute: integer("minute").notNull(),
+    clusterId: integer("cluster_id").notNull(),
+    modelId: integer("model_id").notNull(),
+    requests: integer("requests").notNull(),
+    inputTokens: integer("input_tokens").notNull(),
+    cachedTokens: integer("cached_tokens").notNull(),
+    outputTokens: integer("output_tokens").notNull(),
+    preemptions: integer("preemptions").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.clusterId, t.modelId] })],
+);
+
+/** request_ttft_1m per cluster and model as well (the scoped pages' TTFT percentiles). */
+export const requestTtftScope1m = sqliteTable(
+  "request_ttft_scope_1m",
+  {
+    minute: integer("minute").notNull(),
+    clusterId: integer("cluster_id").notNull(),
+    modelId: integer("model_id").notNull(),
+    bucket: integer("bucket").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.minute, t.clusterId, t.modelId, t.bucket] })],
+);
+
 /** TTFT histogram per arrival minute (log buckets, see server/analysis/histogram.ts): mergeable percentiles. */
 export const requestTtft1m = sqliteTable(
   "request_ttft_1m",
