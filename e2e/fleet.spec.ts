@@ -3,6 +3,7 @@ import { expect, test } from "@playwright/test";
 import { adminApi, adminMutation } from "./fixtures/auth";
 import { startSimProcess } from "../test/sim-process";
 import { fleetControlPath } from "../server/sim/fleet-names";
+import { apiQuery } from "./fixtures/telemetry";
 
 // The simulated fleet end to end: one simulator process runs production (two models) and staging, posting to the
 // dashboard over HTTP. The fleet table shows both clusters' models side by side, the Workers page tells staging's w1
@@ -27,6 +28,7 @@ async function running(url: string, cluster: string, kind: string): Promise<{ ve
 
 test("a simulated fleet: both clusters side by side, workers told apart, a change published to staging only", async ({
   page,
+  request,
   baseURL,
 }) => {
   const started = startSimProcess(
@@ -59,6 +61,18 @@ test("a simulated fleet: both clusters side by side, workers told apart, a chang
     "fleet-staging-qwen3-coder-480b-a35b",
   ])
     await expect(fleet.getByTestId(id)).toBeVisible({ timeout: 60_000 });
+
+  // The overview of staging alone: its cards count staging's workers, and the page says what the rest covers.
+  await page.goto("/?range=5m&cluster=staging");
+  await expect(page.getByLabel("Cluster", { exact: true })).toHaveValue("staging");
+  await expect(page.getByTestId("scope-note")).toContainText("These cards and trends show cluster staging");
+  const [all, staged] = await Promise.all([
+    apiQuery<{ workersPresent: number }>(request, "overview.summary", { preset: "5m" }),
+    apiQuery<{ workersPresent: number }>(request, "overview.summary", { preset: "5m", cluster: "staging" }),
+  ]);
+  expect(staged.workersPresent).toBeGreaterThan(0);
+  expect(staged.workersPresent).toBeLessThan(all.workersPresent);
+  await page.goto("/?range=5m");
 
   // The fleet table links to the Workers page scoped to one cluster and model: production's second model's
   // workers (w101, …) alone.

@@ -6,6 +6,7 @@ import { sparkRows, type TrendKey } from "@/components/charts/prepare/trends";
 import { Sparkline } from "@/components/charts/sparkline";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import type { RangeSpec } from "@/lib/time-range";
+import type { Scope } from "@/lib/scope";
 import "@/components/ui/trends.css";
 
 const SPECS: Record<TrendKey, { label: string; format: (v: number) => string; percent?: boolean }> = {
@@ -17,10 +18,14 @@ const SPECS: Record<TrendKey, { label: string; format: (v: number) => string; pe
 };
 
 /** The overview's KPI trends over the range (refreshed with the KPIs); returns a sparkline per KPI, or nothing while loading. */
-export function useKpiTrends(range: RangeSpec, refreshMs: number | false): (key: TrendKey) => ReactNode {
+export function useKpiTrends(
+  range: RangeSpec,
+  refreshMs: number | false,
+  scope: Scope = {},
+): (key: TrendKey) => ReactNode {
   const trpc = useTRPC();
   const q = useQuery({
-    ...trpc.overview.trends.queryOptions(range),
+    ...trpc.overview.trends.queryOptions({ ...range, ...scope }),
     refetchInterval: refreshMs,
     placeholderData: keepPreviousData,
   });

@@ -23,6 +23,9 @@ import { GettingStarted } from "./getting-started";
 import { SessionFindings } from "@/components/ui/session-findings";
 import { useKpiTrends } from "./kpi-trends";
 import { describeLag } from "@/lib/attribution-lag";
+import { ScopePicker } from "@/components/ui/scope-picker";
+import { useScope } from "@/components/ui/use-scope";
+import { describeScope, isWholeFleet } from "@/lib/scope";
 
 const REFRESH_MS = 2_000;
 
@@ -37,21 +40,26 @@ function mixOf(rows: readonly { cluster: string; model: string | null }[]): stri
 
 export function OverviewView() {
   const [range, setRange] = useRange();
+  const [scope, setScope, scopeProblem] = useScope();
   const trpc = useTRPC();
   const live = "preset" in range;
   const q = useQuery({
-    ...trpc.overview.summary.queryOptions(range),
+    ...trpc.overview.summary.queryOptions({ ...range, ...scope }),
     refetchInterval: live ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
   });
-  const trend = useKpiTrends(range, live ? REFRESH_MS : false);
+  const trend = useKpiTrends(range, live ? REFRESH_MS : false, scope);
   // The same query as the fleet table's (one request): whether the cards below mix clusters or models.
   const fleet = useQuery({
     ...trpc.overview.fleet.queryOptions(range),
     refetchInterval: live ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
   });
-  const mixed = mixOf(fleet.data?.rows ?? []);
+  const whole = isWholeFleet(scope);
+  const inScope = (fleet.data?.rows ?? []).filter(
+    (r) => (!scope.cluster || r.cluster === scope.cluster) && (!scope.model || r.model === scope.model),
+  );
+  const mixed = mixOf(inScope);
   const d = q.data;
   const loading = q.isPending;
 
@@ -64,8 +72,22 @@ export function OverviewView() {
             {live ? <span className="live">Live · refreshes every 2 s</span> : d && formatRange(d.from, d.to)}
           </div>
         </div>
-        <TimeRangePicker value={range} onChange={setRange} />
+        <div className="page-controls">
+          <ScopePicker value={scope} onChange={setScope} />
+          <TimeRangePicker value={range} onChange={setRange} />
+        </div>
       </div>
+      {scopeProblem && (
+        <p role="alert" className="notice">
+          {scopeProblem}; showing {describeScope(scope)}.
+        </p>
+      )}
+      {d && d.hasAnyData && !whole && (
+        <p role="note" className="sub" data-testid="scope-note">
+          These cards and trends show {describeScope(scope)}; the fleet table, tier card, findings and recomputed tokens
+          below cover all clusters.
+        </p>
+      )}
 
       {q.isError && !d && (
         <div className="notice error" role="alert">

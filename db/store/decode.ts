@@ -4,6 +4,7 @@ import type { HistogramEntry } from "../../lib/latency-buckets";
 import { rollupCover, type Span } from "./rollup-cover";
 import { bucketOf, num, numOrNull } from "./sql";
 import type { Store } from "./store";
+import { requestRowsIn, scopeRollupIn, workersIn, type RequestScope } from "./scope";
 
 // Decode-side telemetry rows on either engine: inter-token latency and preemptions, cluster-wide or for one worker,
 // from raw requests or the per-minute rollups. Which to read and the percentiles are server/reads/decode.ts's.
@@ -13,12 +14,13 @@ const MAX_RAW = 200_000;
 /** Stat column of request_itl_1m: 0 the requests' mean ITL, 1 their p95 ITL. */
 export type ItlStat = 0 | 1;
 
-function rawWhere(s: Store, from: number, to: number, workerId: string | undefined) {
+function rawWhere(s: Store, from: number, to: number, workerId: string | undefined, rs?: RequestScope) {
   const q = s.t.requestReads;
   return and(
     gte(q.arrivedAt, from),
     lt(q.arrivedAt, to),
     workerId === undefined ? undefined : eq(q.workerId, workerId),
+    requestRowsIn(s, rs),
   );
 }
 
@@ -29,12 +31,13 @@ export async function itlValues(
   to: number,
   column: "itlMsMean" | "itlMsP95",
   workerId?: string,
+  rs?: RequestScope,
 ): Promise<number[]> {
   const c = s.t.requestReads[column];
   const rows = await s.db
     .select({ v: c })
     .from(s.t.requestReads)
-    .where(and(rawWhere(s, from, to, workerId), isNotNull(c)))
+    .where(and(rawWhere(s, from, to, workerId, rs), isNotNull(c)))
     .orderBy(asc(c))
     .limit(MAX_RAW);
   return rows.map((r) => r.v!);
@@ -46,6 +49,7 @@ export async function rawPreemptions(
   from: number,
   to: number,
   workerId?: string,
+  rs?: RequestScope,
 ): Promise<{ preemptions: number; preempted: number }> {
   const q = s.t.requestReads;
   const [r] = await s.db
@@ -54,7 +58,7 @@ export async function rawPreemptions(
       preempted: num(sql`count(${q.preemptions})`),
     })
     .from(q)
-    .where(and(rawWhere(s, from, to, workerId), gt(q.preemptions, 0)));
+    .where(and(rawWhere(s, from, to, workerId, rs), gt(q.preemptions, 0)));
   return r ?? { preemptions: 0, preempted: 0 };
 }
 
@@ -65,7 +69,9 @@ export async function rolledItlHistogram(
   to: number,
   stat: ItlStat,
   workerId?: string,
+  workers?: readonly string[],
 ): Promise<HistogramEntry[]> {
+  if (workers?.length === 0) return [];
   const h = s.t.requestItl1m;
   return s.db
     .select({ bucket: h.bucket, n: num(sql`sum(${h.n})`) })
@@ -76,13 +82,22 @@ export async function rolledItlHistogram(
         lt(h.minute, to),
         eq(h.stat, stat),
         workerId === undefined ? undefined : eq(h.workerId, workerId),
+        workersIn(h.workerId, workers),
       ),
     )
     .groupBy(h.bucket);
 }
 
-/** Preemptions of requests in the minutes overlapping [from, to), from the request rollups. */
-export async function rolledPreemptions(s: Store, from: number, to: number): Promise<number> {
+/** Preemptions of requests in the minutes overlapping [from, to), from the request rollups (of a scope: its own). */
+export async function rolledPreemptions(s: Store, from: number, to: number, rs?: RequestScope): Promise<number> {
+  if (rs) {
+    const m = s.t.requestsScope1m;
+    const [r] = await s.db
+      .select({ n: num(sql`coalesce(sum(${m.preemptions}), 0)`) })
+      .from(m)
+      .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to), scopeRollupIn(m, rs)));
+    return r?.n ?? 0;
+  }
   const m = s.t.requests1m;
   const [r] = await s.db
     .select({ n: num(sql`coalesce(sum(${m.preemptions}), 0)`) })
@@ -177,13 +192,15 @@ export async function rolledItlP95Buckets(
   from: number,
   to: number,
   step: number,
+  workers?: readonly string[],
 ): Promise<({ t: number } & HistogramEntry)[]> {
+  if (workers?.length === 0) return [];
   const h = s.t.requestItl1m;
   const t = bucketOf(h.minute, step);
   return s.db
     .select({ t, bucket: h.bucket, n: num(sql`sum(${h.n})`) })
     .from(h)
-    .where(and(eq(h.stat, 1), gte(h.minute, minuteOf(from)), lt(h.minute, to)))
+    .where(and(eq(h.stat, 1), gte(h.minute, minuteOf(from)), lt(h.minute, to), workersIn(h.workerId, workers)))
     .groupBy(t, h.bucket)
     .limit(MAX_RAW);
 }
@@ -194,13 +211,14 @@ export async function rawItlP95Rows(
   from: number,
   to: number,
   step: number,
+  rs?: RequestScope,
 ): Promise<{ t: number; v: number }[]> {
   const q = s.t.requestReads;
   const t = bucketOf(q.arrivedAt, step);
   const rows = await s.db
     .select({ t, v: q.itlMsP95 })
     .from(q)
-    .where(and(rawWhere(s, from, to, undefined), isNotNull(q.itlMsP95)))
+    .where(and(rawWhere(s, from, to, undefined, rs), isNotNull(q.itlMsP95)))
     .orderBy(asc(t), asc(q.itlMsP95))
     .limit(MAX_RAW);
   return rows.map((r) => ({ t: r.t, v: r.v! }));

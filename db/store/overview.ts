@@ -4,6 +4,7 @@ import type { HistogramEntry } from "../../lib/latency-buckets";
 import type { WorkerSample } from "../rows/overview";
 import { bucketOf, num, numOrNull } from "./sql";
 import type { Store } from "./store";
+import { requestRowsIn, scopeRollupIn, workersIn, type RequestScope } from "./scope";
 
 // The overview's reads on either engine: request counts and TTFTs (raw and per-minute rollups), prefix tokens, the
 // workers present, and whether anything was ingested. Which to read and the percentiles are server/reads' and
@@ -13,40 +14,40 @@ const MAX_RAW = 200_000;
 const MAX_ROWS = 20_000;
 const MAX_BUCKETS = 5_000;
 
-function arrivedIn(s: Store, from: number, to: number) {
+function arrivedIn(s: Store, from: number, to: number, rs?: RequestScope) {
   const r = s.t.requestReads;
-  return and(gte(r.arrivedAt, from), lt(r.arrivedAt, to));
+  return and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), requestRowsIn(s, rs));
 }
 
-/** Time to first token (ms), ascending, of requests that arrived in [from, to) (at most MAX_RAW). */
-export async function ttftsInRange(s: Store, from: number, to: number): Promise<number[]> {
+/** Time to first token (ms), ascending, of requests that arrived in [from, to) (at most MAX_RAW; of a scope). */
+export async function ttftsInRange(s: Store, from: number, to: number, rs?: RequestScope): Promise<number[]> {
   const r = s.t.requestReads;
   const v = num(sql`${r.firstTokenAt} - ${r.arrivedAt}`);
   const rows = await s.db
     .select({ v })
     .from(r)
-    .where(and(arrivedIn(s, from, to), isNotNull(r.firstTokenAt)))
+    .where(and(arrivedIn(s, from, to, rs), isNotNull(r.firstTokenAt)))
     .orderBy(asc(v))
     .limit(MAX_RAW);
   return rows.map((x) => x.v);
 }
 
-/** Requests that arrived in [from, to). */
-export async function requestCount(s: Store, from: number, to: number): Promise<number> {
+/** Requests that arrived in [from, to) (of a scope). */
+export async function requestCount(s: Store, from: number, to: number, rs?: RequestScope): Promise<number> {
   const [row] = await s.db
     .select({ n: num(sql`count(*)`) })
     .from(s.t.requestReads)
-    .where(arrivedIn(s, from, to));
+    .where(arrivedIn(s, from, to, rs));
   return row?.n ?? 0;
 }
 
-/** Distinct sessions with a request in [from, to). */
-export async function sessionCount(s: Store, from: number, to: number): Promise<number> {
+/** Distinct sessions with a request in [from, to) (of a scope). */
+export async function sessionCount(s: Store, from: number, to: number, rs?: RequestScope): Promise<number> {
   const r = s.t.requestReads;
   const [row] = await s.db
     .select({ n: num(sql`count(DISTINCT ${r.sessionId})`) })
     .from(r)
-    .where(and(arrivedIn(s, from, to), isNotNull(r.sessionId)));
+    .where(and(arrivedIn(s, from, to, rs), isNotNull(r.sessionId)));
   return row?.n ?? 0;
 }
 
@@ -59,6 +60,7 @@ export async function rawRequestBuckets(
   from: number,
   to: number,
   step: number,
+  rs?: RequestScope,
 ): Promise<{ counts: { t: number; requests: number }[]; ttfts: { t: number; v: number }[] }> {
   const r = s.t.requestReads;
   const t = bucketOf(r.arrivedAt, step);
@@ -67,22 +69,30 @@ export async function rawRequestBuckets(
     s.db
       .select({ t, requests: num(sql`count(*)`) })
       .from(r)
-      .where(arrivedIn(s, from, to))
+      .where(arrivedIn(s, from, to, rs))
       .groupBy(t)
       .orderBy(asc(t))
       .limit(MAX_BUCKETS),
     s.db
       .select({ t, v })
       .from(r)
-      .where(and(arrivedIn(s, from, to), isNotNull(r.firstTokenAt)))
+      .where(and(arrivedIn(s, from, to, rs), isNotNull(r.firstTokenAt)))
       .orderBy(asc(t), asc(v))
       .limit(MAX_RAW),
   ]);
   return { counts, ttfts };
 }
 
-/** Requests that arrived in the minutes overlapping [from, to), from the request rollups. */
-export async function rolledRequestCount(s: Store, from: number, to: number): Promise<number> {
+/** Requests that arrived in the minutes overlapping [from, to), from the request rollups (of a scope: its own). */
+export async function rolledRequestCount(s: Store, from: number, to: number, rs?: RequestScope): Promise<number> {
+  if (rs) {
+    const m = s.t.requestsScope1m;
+    const [row] = await s.db
+      .select({ n: num(sql`coalesce(sum(${m.requests}), 0)`) })
+      .from(m)
+      .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to), scopeRollupIn(m, rs)));
+    return row?.n ?? 0;
+  }
   const m = s.t.requests1m;
   const [row] = await s.db
     .select({ n: num(sql`coalesce(sum(${m.requests}), 0)`) })
@@ -91,8 +101,21 @@ export async function rolledRequestCount(s: Store, from: number, to: number): Pr
   return row?.n ?? 0;
 }
 
-/** The TTFT histogram of requests in the minutes overlapping [from, to). */
-export async function rolledTtftHistogram(s: Store, from: number, to: number): Promise<HistogramEntry[]> {
+/** The TTFT histogram of requests in the minutes overlapping [from, to) (of a scope: its own rollup). */
+export async function rolledTtftHistogram(
+  s: Store,
+  from: number,
+  to: number,
+  rs?: RequestScope,
+): Promise<HistogramEntry[]> {
+  if (rs) {
+    const h = s.t.requestTtftScope1m;
+    return s.db
+      .select({ bucket: h.bucket, n: num(sql`sum(${h.n})`) })
+      .from(h)
+      .where(and(gte(h.minute, minuteOf(from)), lt(h.minute, to), scopeRollupIn(h, rs)))
+      .groupBy(h.bucket);
+  }
   const h = s.t.requestTtft1m;
   return s.db
     .select({ bucket: h.bucket, n: num(sql`sum(${h.n})`) })
@@ -110,7 +133,9 @@ export async function rolledRequestBuckets(
   from: number,
   to: number,
   step: number,
+  rs?: RequestScope,
 ): Promise<{ counts: { t: number; requests: number }[]; ttft: ({ t: number } & HistogramEntry)[] }> {
+  if (rs) return rolledScopeBuckets(s, from, to, step, rs);
   const { requests1m: m, requestTtft1m: h } = s.t;
   const tm = bucketOf(m.minute, step);
   const th = bucketOf(h.minute, step);
@@ -132,8 +157,43 @@ export async function rolledRequestBuckets(
   return { counts, ttft };
 }
 
-/** Prefix tokens queried and hit, from the per-minute rollups of the minutes overlapping [from, to). */
-export async function prefixTokens(s: Store, from: number, to: number): Promise<{ query: number; hit: number }> {
+/**
+ * rolledRequestBuckets of a scope, from the rollups by cluster and model (the same shapes: requests per bucket, TTFT
+ * entries per bucket).
+ */
+async function rolledScopeBuckets(s: Store, from: number, to: number, step: number, rs: RequestScope) {
+  const { requestsScope1m: m, requestTtftScope1m: h } = s.t;
+  const tm = bucketOf(m.minute, step);
+  const th = bucketOf(h.minute, step);
+  const [counts, ttft] = await Promise.all([
+    s.db
+      .select({ t: tm, requests: num(sql`sum(${m.requests})`) })
+      .from(m)
+      .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to), scopeRollupIn(m, rs)))
+      .groupBy(tm)
+      .orderBy(asc(tm))
+      .limit(MAX_ROWS),
+    s.db
+      .select({ t: th, bucket: h.bucket, n: num(sql`sum(${h.n})`) })
+      .from(h)
+      .where(and(gte(h.minute, minuteOf(from)), lt(h.minute, to), scopeRollupIn(h, rs)))
+      .groupBy(th, h.bucket)
+      .limit(MAX_ROWS * 10),
+  ]);
+  return { counts, ttft };
+}
+
+/**
+ * Prefix tokens queried and hit, from the per-minute rollups of the minutes overlapping [from, to), of the given workers
+ * (keys; every worker when undefined).
+ */
+export async function prefixTokens(
+  s: Store,
+  from: number,
+  to: number,
+  workers?: readonly string[],
+): Promise<{ query: number; hit: number }> {
+  if (workers?.length === 0) return { query: 0, hit: 0 };
   const m = s.t.workerStats1m;
   const [row] = await s.db
     .select({
@@ -141,7 +201,7 @@ export async function prefixTokens(s: Store, from: number, to: number): Promise<
       hit: num(sql`coalesce(sum(${m.prefixHitDelta}), 0)`),
     })
     .from(m)
-    .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to)));
+    .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to), workersIn(m.workerId, workers)));
   return row ?? { query: 0, hit: 0 };
 }
 

@@ -10,6 +10,7 @@ import {
   workerPreemptions,
 } from "../../db/store/decode";
 import type { Store } from "../../db/store/store";
+import type { ScopeFilter } from "../../db/store/scope";
 import { histogramQuantile } from "../analysis/histogram";
 import { histogramQuantilePerBucket, sortedQuantilePerBucket } from "../analysis/latency";
 import { quantileSorted } from "../../lib/quantile";
@@ -33,13 +34,22 @@ export type WorkerDecode = {
   itlP95Ms: number | null;
 };
 
-/** ITL p50/p95 (ms; null without decoding requests) and preemptions of requests that arrived in [from, to), optionally on one worker. */
-export async function decodeStats(s: Store, from: number, to: number, workerId?: string): Promise<DecodeStats> {
+/**
+ * ITL p50/p95 (ms; null without decoding requests) and preemptions of requests that arrived in [from, to), optionally
+ * on one worker, or of a scope (its requests; beyond an hour its workers' ITL rollups).
+ */
+export async function decodeStats(
+  s: Store,
+  from: number,
+  to: number,
+  workerId?: string,
+  scope: ScopeFilter = {},
+): Promise<DecodeStats> {
   if (useRollups(from, to, 60_000)) {
     const [p50, p95, preemptions] = await Promise.all([
-      rolledItlHistogram(s, from, to, 0, workerId),
-      rolledItlHistogram(s, from, to, 1, workerId),
-      workerId === undefined ? rolledPreemptions(s, from, to) : workerPreemptions(s, from, to, workerId),
+      rolledItlHistogram(s, from, to, 0, workerId, scope.workers),
+      rolledItlHistogram(s, from, to, 1, workerId, scope.workers),
+      workerId === undefined ? rolledPreemptions(s, from, to, scope.rs) : workerPreemptions(s, from, to, workerId),
     ]);
     return {
       itlP50Ms: histogramQuantile(p50, 0.5),
@@ -49,9 +59,9 @@ export async function decodeStats(s: Store, from: number, to: number, workerId?:
     };
   }
   const [p, means, p95s] = await Promise.all([
-    rawPreemptions(s, from, to, workerId),
-    itlValues(s, from, to, "itlMsMean", workerId),
-    itlValues(s, from, to, "itlMsP95", workerId),
+    rawPreemptions(s, from, to, workerId, scope.rs),
+    itlValues(s, from, to, "itlMsMean", workerId, scope.rs),
+    itlValues(s, from, to, "itlMsP95", workerId, scope.rs),
   ]);
   return {
     itlP50Ms: quantileSorted(means, 0.5),
@@ -99,9 +109,10 @@ export async function itlTrend(
   from: number,
   to: number,
   step: number,
+  scope: ScopeFilter = {},
 ): Promise<{ t: number; itlP95: number | null }[]> {
   const buckets = useRollups(from, to, step)
-    ? histogramQuantilePerBucket(await rolledItlP95Buckets(s, from, to, step), 0.95)
-    : sortedQuantilePerBucket(await rawItlP95Rows(s, from, to, step), 0.95);
+    ? histogramQuantilePerBucket(await rolledItlP95Buckets(s, from, to, step, scope.workers), 0.95)
+    : sortedQuantilePerBucket(await rawItlP95Rows(s, from, to, step, scope.rs), 0.95);
   return buckets.map((b) => ({ t: b.t, itlP95: b.value }));
 }

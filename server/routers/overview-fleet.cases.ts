@@ -58,6 +58,27 @@ export function overviewFleetCases(engine: PageEngine) {
       ]);
     });
 
+    it("gives the cards and trends of one cluster or one model, from raw rows and from the scope rollups", async () => {
+      const c = await seed(fleetEvents());
+      type Range = { preset: "15m" } | { from: number; to: number };
+      const cards = async (scope: { cluster?: string; model?: string }, range: Range = { preset: "15m" }) => {
+        const r = await c.overview.summary({ ...range, ...scope });
+        return [r.requests, r.ttftP50Ms, r.workersPresent, r.kvUtilization];
+      };
+      expect(await cards({})).toEqual([4, 30, 2, 0.7]);
+      expect(await cards({ cluster: "staging" })).toEqual([1, 40, 1, 0.9]);
+      expect(await cards({ cluster: "default", model: "m1" })).toEqual([2, 10, 1, 0.5]);
+      expect(await cards({ model: "m2" })).toEqual([1, 500, 0, null]);
+      // Three hours: the minute rollups by cluster and model (staging's old request counts too).
+      const hours = { from: FIXED_NOW - 3 * 3_600_000, to: FIXED_NOW };
+      expect((await cards({ cluster: "staging" }, hours))[0]).toBe(2);
+      expect((await cards({ model: "m1" }, hours))[0]).toBe(4);
+      expect((await cards({}, hours))[0]).toBe(5);
+      const trend = await c.overview.trends({ preset: "15m", cluster: "staging" });
+      const perSecond = trend.points.reduce((n, p) => n + (p.requestsPerSecond ?? 0) * (trend.step / 1000), 0);
+      expect(Math.round(perSecond)).toBe(1);
+    });
+
     it("offers each cluster's models to the scope menus, and the workers page keeps to a scope", async () => {
       const upAt = FROM - 30 * MIN;
       const c = await seed([

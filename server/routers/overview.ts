@@ -13,7 +13,11 @@ import { viewerProcedure, router } from "../trpc/init";
 import { clusterNames, clusterNamesById } from "../../db/store/clusters";
 import { FLEET_MAX_TTFTS, fleetRequestGroups, fleetSamples, fleetTtfts, workerModels } from "../../db/store/fleet";
 import { fleetRows, fleetScopes } from "../analysis/fleet";
-import { rangeInput, resolveInput } from "./range";
+import { rangeInput, resolveInput, scopedRangeInput, scopeOfInput } from "./range";
+import { requestScopeOf, type ScopeFilter } from "../../db/store/scope";
+import { scopedWorkers } from "../reads/workers";
+import { isWholeFleet, type Scope } from "../../lib/scope";
+import type { Store } from "../../db/store/store";
 
 /** Sessions count as active when they sent a request in the last five minutes of the range. */
 const ACTIVE_WINDOW_MS = 5 * 60_000;
@@ -22,6 +26,20 @@ const PRESENT_WINDOW_MS = 60_000;
 
 /** The fleet table reads raw rows: at most the last hour of a range. */
 const FLEET_WINDOW_MS = 3_600_000;
+
+/** A scope as the reads take it: its requests' filter and its workers' keys (nothing for the whole fleet). */
+async function scopeFilter(s: Store, from: number, to: number, scope: Scope): Promise<ScopeFilter> {
+  if (isWholeFleet(scope)) return {};
+  const workers = (await scopedWorkers(s, from, to, scope)).map((w) => w.workerId);
+  return { rs: requestScopeOf(scope), workers };
+}
+
+/** Rows of the scope's workers (all of them for the whole fleet). */
+function keptWorkers<T extends { workerId: string }>(rows: T[], f: ScopeFilter): T[] {
+  if (!f.workers) return rows;
+  const keep = new Set(f.workers);
+  return rows.filter((r) => keep.has(r.workerId));
+}
 
 export const overviewRouter = router({
   /** The clusters pages can be scoped to, each with the models its workers serve (the scope menus). */
@@ -55,9 +73,11 @@ export const overviewRouter = router({
     };
   }),
 
-  summary: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
+  /** The cards, of the whole fleet or of one cluster and/or model (requests by theirs, worker figures by its workers). */
+  summary: viewerProcedure.input(scopedRangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const s = ctx.store;
+    const f = await scopeFilter(s, from, to, scopeOfInput(input));
     const [
       { requests, ttftP50Ms, ttftP95Ms },
       prefix,
@@ -68,12 +88,12 @@ export const overviewRouter = router({
       droppedEvents,
       oldestUnattributed,
     ] = await Promise.all([
-      requestStats(s, from, to),
-      prefixTokens(s, from, to),
-      decodeStats(s, from, to),
-      latestWorkerSamples(s, Math.max(from, to - PRESENT_WINDOW_MS), to),
+      requestStats(s, from, to, f.rs),
+      prefixTokens(s, from, to, f.workers),
+      decodeStats(s, from, to, undefined, f),
+      latestWorkerSamples(s, Math.max(from, to - PRESENT_WINDOW_MS), to).then((rows) => keptWorkers(rows, f)),
       hasAnyTelemetry(s),
-      sessionCount(s, Math.max(from, to - ACTIVE_WINDOW_MS), to),
+      sessionCount(s, Math.max(from, to - ACTIVE_WINDOW_MS), to, f.rs),
       droppedEventReports(s),
       oldestUnattributedOf(s, "ts"),
     ]);
@@ -102,14 +122,15 @@ export const overviewRouter = router({
   }),
 
   /** The KPIs per time bucket (requests/s, TTFT p50, ITL p95, prefix hit rate, KV utilization) for sparklines. */
-  trends: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
+  trends: viewerProcedure.input(scopedRangeInput).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input, ctx.now());
     const step = bucketStep(to - from);
     const s = ctx.store;
+    const f = await scopeFilter(s, from, to, scopeOfInput(input));
     const [workers, requests, itl] = await Promise.all([
-      seriesRows(s, { from, to, step, source: seriesSource(to - from) }),
-      requestTrend(s, from, to, step),
-      itlTrend(s, from, to, step),
+      seriesRows(s, { from, to, step, source: seriesSource(to - from) }).then((rows) => keptWorkers(rows, f)),
+      requestTrend(s, from, to, step, f.rs),
+      itlTrend(s, from, to, step, f),
     ]);
     return {
       from,
