@@ -19,6 +19,9 @@ import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
 import { SessionFindings } from "@/components/ui/session-findings";
 import { rangeQuery } from "@/lib/time-range";
+import { ScopePicker } from "@/components/ui/scope-picker";
+import { useScope } from "@/components/ui/use-scope";
+import { describeScope, scopeQuery } from "@/lib/scope";
 import "@/components/ui/cluster-views.css";
 import "@/components/ui/decisions.css";
 
@@ -28,17 +31,18 @@ const PAGE_SIZE = 25;
 /** /routing: routing loss against the overall recomputed share, routing share per worker, and the decisions with why each winner won. */
 export function RoutingView() {
   const [range, setRange] = useRange();
+  const [scope, setScope, scopeProblem] = useScope();
   const trpc = useTRPC();
   const live = "preset" in range;
   const [lossOnly, setLossOnly] = useState(false);
-  const pages = useCursorPages<{ ts: number; id: string }>(`${rangeQuery(range)}|${lossOnly}`);
+  const pages = useCursorPages<{ ts: number; id: string }>(`${rangeQuery(range)}|${scopeQuery(scope)}|${lossOnly}`);
   const series = useQuery({
-    ...trpc.routing.series.queryOptions({ range }),
+    ...trpc.routing.series.queryOptions({ range, ...scope }),
     refetchInterval: live ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
   });
   const list = useQuery({
-    ...trpc.routing.list.queryOptions({ range, cursor: pages.cursor, limit: PAGE_SIZE, lossOnly }),
+    ...trpc.routing.list.queryOptions({ range, ...scope, cursor: pages.cursor, limit: PAGE_SIZE, lossOnly }),
     refetchInterval: live && pages.page === 1 ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
   });
@@ -58,8 +62,16 @@ export function RoutingView() {
             {live ? <span className="live">Live · refreshes every 2 s</span> : s && formatRange(s.from, s.to)}
           </div>
         </div>
-        <TimeRangePicker value={range} onChange={setRange} />
+        <div className="page-controls">
+          <ScopePicker value={scope} onChange={setScope} />
+          <TimeRangePicker value={range} onChange={setRange} />
+        </div>
       </div>
+      {scopeProblem && (
+        <p role="alert" className="notice">
+          {scopeProblem}; showing {describeScope(scope)}.
+        </p>
+      )}
 
       {series.isError && (
         <LoadError

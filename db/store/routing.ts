@@ -5,6 +5,7 @@ import type { DecisionBucket, RequestSizedBucket, TokenBucket } from "../rows/ro
 import { bucketOf, fieldsOf, num, numOrNull } from "./sql";
 import type { Store } from "./store";
 import type { StoreTables } from "./tables";
+import { requestRowsIn, scopeRollupIn, workersIn, type RequestScope } from "./scope";
 
 // Reads for the routing view on either engine. Every query takes a time range [from, to) (Unix ms) and is bounded.
 // Which rows to read (raw or rollup) is server/reads/routing.ts's.
@@ -52,9 +53,19 @@ function requestBlockSize(s: Store, requestId: SQL | object): SQL {
  */
 export async function decisionsPage(
   s: Store,
-  opts: { from: number; to: number; cursor?: DecisionCursor; limit: number; lossOnly?: boolean },
+  opts: {
+    from: number;
+    to: number;
+    cursor?: DecisionCursor;
+    limit: number;
+    lossOnly?: boolean;
+    /** A scope: decisions of one cluster (its id), and/or won by these workers (keys). */
+    clusterId?: number;
+    workers?: readonly string[];
+  },
 ): Promise<DecisionListRow[]> {
   const { from, to, cursor, lossOnly } = opts;
+  if (opts.workers?.length === 0) return [];
   const limit = Math.min(Math.max(1, opts.limit), MAX_PAGE) + 1;
   const d = s.t.routeDecisions;
   const w = s.t.workers;
@@ -71,6 +82,8 @@ export async function decisionsPage(
         lt(d.ts, to),
         cursor ? or(lt(d.ts, cursor.ts), and(eq(d.ts, cursor.ts), lt(d.id, cursor.id))) : undefined,
         lossOnly ? gt(d.bestOverlapBlocks, d.chosenOverlapBlocks) : undefined,
+        opts.clusterId === undefined ? undefined : eq(d.clusterId, opts.clusterId),
+        workersIn(d.chosenWorkerId, opts.workers),
       ),
     )
     .orderBy(desc(d.ts), desc(d.id))
@@ -204,8 +217,17 @@ export async function requestSizedBuckets(
     .limit(MAX_BUCKET_ROWS * 10);
 }
 
-/** Prompt and cached tokens of raw requests that arrived in [from, to), per bucket of `step` ms; empty buckets are absent. */
-export async function rawTokenBuckets(s: Store, from: number, to: number, step: number): Promise<TokenBucket[]> {
+/**
+ * Prompt and cached tokens of raw requests that arrived in [from, to) (of a scope), per bucket of `step` ms; empty
+ * buckets are absent.
+ */
+export async function rawTokenBuckets(
+  s: Store,
+  from: number,
+  to: number,
+  step: number,
+  rs?: RequestScope,
+): Promise<TokenBucket[]> {
   const r = s.t.requestReads;
   const t = bucketOf(r.arrivedAt, step);
   return s.db
@@ -216,14 +238,36 @@ export async function rawTokenBuckets(s: Store, from: number, to: number, step: 
       cached: num(sql`sum(${r.cachedTokens})`),
     })
     .from(r)
-    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to)))
+    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), requestRowsIn(s, rs)))
     .groupBy(t)
     .orderBy(asc(t))
     .limit(MAX_BUCKET_ROWS);
 }
 
-/** Prompt and cached tokens per bucket of `step` ms from the request rollups; empty buckets are absent. */
-export async function rolledTokenBuckets(s: Store, from: number, to: number, step: number): Promise<TokenBucket[]> {
+/** Prompt and cached tokens per bucket of `step` ms from the request rollups (of a scope: its own); empty buckets are absent. */
+export async function rolledTokenBuckets(
+  s: Store,
+  from: number,
+  to: number,
+  step: number,
+  rs?: RequestScope,
+): Promise<TokenBucket[]> {
+  if (rs) {
+    const m = s.t.requestsScope1m;
+    const t = bucketOf(m.minute, step);
+    return s.db
+      .select({
+        t,
+        requests: num(sql`sum(${m.requests})`),
+        input: num(sql`sum(${m.inputTokens})`),
+        cached: num(sql`sum(${m.cachedTokens})`),
+      })
+      .from(m)
+      .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to), scopeRollupIn(m, rs)))
+      .groupBy(t)
+      .orderBy(asc(t))
+      .limit(MAX_ROLLED_ROWS);
+  }
   const m = s.t.requests1m;
   const t = bucketOf(m.minute, step);
   return s.db

@@ -1,6 +1,7 @@
 import "server-only";
 import { rawDecisionBuckets, rawTokenBuckets, rolledDecisionBuckets, rolledTokenBuckets } from "../../db/store/routing";
 import type { Store } from "../../db/store/store";
+import type { RequestScope } from "../../db/store/scope";
 import type { DecisionBucket, TokenBucket } from "../../db/rows/routing";
 import { spanRollup, useRollups } from "../analysis/resolution";
 
@@ -14,7 +15,18 @@ export function decisionBuckets(s: Store, from: number, to: number, step: number
     : rawDecisionBuckets(s, from, to, step);
 }
 
-/** Prompt and cached tokens of requests that arrived in [from, to), per bucket of `step` ms; empty buckets are absent. */
-export function tokenBuckets(s: Store, from: number, to: number, step: number): Promise<TokenBucket[]> {
-  return useRollups(from, to, step) ? rolledTokenBuckets(s, from, to, step) : rawTokenBuckets(s, from, to, step);
+/**
+ * Prompt and cached tokens of requests that arrived in [from, to) (of a scope), per bucket of `step` ms; empty buckets
+ * are absent.
+ */
+export function tokenBuckets(
+  s: Store,
+  from: number,
+  to: number,
+  step: number,
+  rs?: RequestScope,
+): Promise<TokenBucket[]> {
+  return useRollups(from, to, step)
+    ? rolledTokenBuckets(s, from, to, step, rs)
+    : rawTokenBuckets(s, from, to, step, rs);
 }

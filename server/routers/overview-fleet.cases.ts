@@ -79,6 +79,28 @@ export function overviewFleetCases(engine: PageEngine) {
       expect(Math.round(perSecond)).toBe(1);
     });
 
+    it("lists and charts the routing decisions of one cluster or model", async () => {
+      const at = FIXED_NOW - 5 * MIN;
+      const decision = (id: string, cluster?: string) =>
+        minimal["route.decision"]({ id, request_id: id, ts: at, ...(cluster ? { cluster } : {}) });
+      const c = await seed([
+        ...fleetEvents(),
+        minimal["worker.up"]({ id: "fu3", worker_id: "w2", model: "m2", ts: FROM - 30 * MIN }),
+        decision("rd-d"),
+        decision("rd-s", "staging"),
+      ]);
+      const ids = async (scope: { cluster?: string; model?: string }) =>
+        (await c.routing.list({ range: { preset: "15m" }, ...scope })).items.map((d) => d.id);
+      expect((await ids({})).sort()).toEqual(["rd-d", "rd-s"]);
+      expect(await ids({ cluster: "staging" })).toEqual(["rd-s"]);
+      expect(await ids({ cluster: "default" })).toEqual(["rd-d"]);
+      // Both chose w1 of their cluster, which serves m1: no decision was won by a worker of m2.
+      expect((await ids({ model: "m1" })).sort()).toEqual(["rd-d", "rd-s"]);
+      expect(await ids({ model: "m2" })).toEqual([]);
+      const series = await c.routing.series({ range: { preset: "15m" }, cluster: "staging" });
+      expect([...new Set(series.share.map((r) => r.workerId))]).toEqual(["staging/w1"]);
+    });
+
     it("offers each cluster's models to the scope menus, and the workers page keeps to a scope", async () => {
       const upAt = FROM - 30 * MIN;
       const c = await seed([

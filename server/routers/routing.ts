@@ -6,7 +6,11 @@ import { bucketStep } from "../analysis/workers";
 import { decisionBuckets, tokenBuckets } from "../reads/routing";
 import { MAX_ID } from "../ingest/events";
 import { viewerProcedure, router } from "../trpc/init";
-import { rangeInput, resolveInput } from "./range";
+import { rangeInput, resolveInput, scopeFields, scopeOfInput } from "./range";
+import { scopedWorkers } from "../reads/workers";
+import { requestScopeOf } from "../../db/store/scope";
+import { clusterId } from "../../db/ingest/clusters";
+import { isWholeFleet } from "../../lib/scope";
 
 const cursor = z.object({ ts: z.number().int().min(0), id: z.string().min(1).max(MAX_ID) });
 
@@ -14,21 +18,31 @@ export const routingRouter = router({
   /** Decisions in the range, newest first, one page at a time; each with ranked candidates and why the winner won. */
   list: viewerProcedure
     .input(
-      z.object({
-        range: rangeInput,
-        cursor: cursor.nullish(),
-        limit: z.number().int().min(1).max(MAX_PAGE).default(25),
-        lossOnly: z.boolean().default(false),
-      }),
+      z
+        .object({
+          range: rangeInput,
+          cursor: cursor.nullish(),
+          limit: z.number().int().min(1).max(MAX_PAGE).default(25),
+          lossOnly: z.boolean().default(false),
+        })
+        .and(scopeFields),
     )
     .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
+      const scope = scopeOfInput(input);
+      // A model's decisions are those its workers won; a cluster's carry its id.
+      const workers =
+        scope.model === undefined
+          ? undefined
+          : (await scopedWorkers(ctx.store, from, to, scope)).map((w) => w.workerId);
       const rows = await decisionsPage(ctx.store, {
         from,
         to,
         cursor: input.cursor ?? undefined,
         limit: input.limit,
         lossOnly: input.lossOnly,
+        ...(scope.cluster !== undefined ? { clusterId: clusterId(scope.cluster) } : {}),
+        ...(workers ? { workers } : {}),
       });
       const page = rows.slice(0, input.limit);
       const last = page[page.length - 1];
@@ -37,11 +51,17 @@ export const routingRouter = router({
     }),
 
   /** Per bucket: routing loss, the overall recomputed share, and decisions won per worker; totals over the range. */
-  series: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
+  series: viewerProcedure.input(z.object({ range: rangeInput }).and(scopeFields)).query(async ({ ctx, input }) => {
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const s = ctx.store;
     const step = bucketStep(to - from);
-    const [rows, tokens] = await Promise.all([decisionBuckets(s, from, to, step), tokenBuckets(s, from, to, step)]);
+    const scope = scopeOfInput(input);
+    const kept = isWholeFleet(scope) ? null : new Set((await scopedWorkers(s, from, to, scope)).map((w) => w.workerId));
+    const [all, tokens] = await Promise.all([
+      decisionBuckets(s, from, to, step),
+      tokenBuckets(s, from, to, step, requestScopeOf(scope)),
+    ]);
+    const rows = kept ? all.filter((r) => kept.has(r.workerId)) : all;
     const sizes = await workerBlockSizes(s, [...new Set(rows.map((r) => r.workerId))]);
     const unsized = [...new Set(rows.map((r) => r.workerId).filter((w) => !sizes.has(w)))];
     const fallback = unsized.length ? await requestSizedBuckets(s, from, to, step, unsized) : [];
