@@ -14,6 +14,9 @@ import {
   type SessionSort,
 } from "@/components/ui/session-query";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
+import { ScopePicker } from "@/components/ui/scope-picker";
+import { useScope } from "@/components/ui/use-scope";
+import { describeScope, parseScope, scopeQuery } from "@/lib/scope";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
 import type { SessionRow, SortKey } from "@/db/store/session-list";
@@ -51,6 +54,7 @@ const listFilter = (f: Filters, sort: SessionSort) => ({
 /** /sessions: agent sessions with their cache outcome and miss causes; filter, sort, page, export CSV. */
 export function SessionsView() {
   const [range, setRange] = useRange();
+  const [scope, setScope, scopeProblem] = useScope();
   const trpc = useTRPC();
   const qc = useQueryClient();
   const params = useSearchParams();
@@ -77,11 +81,11 @@ export function SessionsView() {
   const shown: Filters = { ...f, ...typed };
   const filter = listFilter(f, sort);
   const pages = useCursorPages<{ v: number | string; id: string }>(
-    `${rangeQuery(range)}|${JSON.stringify(f)}|${sort.key}|${sort.dir}`,
+    `${rangeQuery(range)}|${scopeQuery(scope)}|${JSON.stringify(f)}|${sort.key}|${sort.dir}`,
   );
   const live = "preset" in range;
   const list = useQuery({
-    ...trpc.sessions.list.queryOptions({ range, ...filter, cursor: pages.cursor, limit: PAGE_SIZE }),
+    ...trpc.sessions.list.queryOptions({ range, ...scope, ...filter, cursor: pages.cursor, limit: PAGE_SIZE }),
     refetchInterval: live && pages.page === 1 ? 3_000 : false,
     placeholderData: keepPreviousData,
   });
@@ -94,7 +98,11 @@ export function SessionsView() {
   // The export reads the URL as it is at the click, even if the list has not caught up with the last keystroke.
   const exportCsv = async () => {
     const cur = now();
-    const input = { range, ...listFilter(cur.filters, cur.sort) };
+    const input = {
+      range,
+      ...parseScope(new URLSearchParams(window.location.search)).scope,
+      ...listFilter(cur.filters, cur.sort),
+    };
     const rows: SessionRow[] = [];
     let cursor: { v: number | string; id: string } | null = null;
     for (let i = 0; i < 20; i++) {
@@ -119,8 +127,16 @@ export function SessionsView() {
           <h1>Sessions</h1>
           <div className="sub">Agent sessions turn by turn: what was cached, what was recomputed and why.</div>
         </div>
-        <TimeRangePicker value={range} onChange={setRange} />
+        <div className="page-controls">
+          <ScopePicker value={scope} onChange={setScope} />
+          <TimeRangePicker value={range} onChange={setRange} />
+        </div>
       </div>
+      {scopeProblem && (
+        <p role="alert" className="notice">
+          {scopeProblem}; showing {describeScope(scope)}.
+        </p>
+      )}
       <form className="filters" role="search" aria-label="Filter sessions" onSubmit={(e) => e.preventDefault()}>
         <label>
           Session id

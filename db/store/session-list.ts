@@ -43,6 +43,9 @@ export type SessionFilter = {
   hasSubagents?: boolean | null;
   workerId?: string | null;
   search?: string | null;
+  /** Sessions with a request of this cluster (id) and/or this model. */
+  clusterId?: number | null;
+  model?: string | null;
 };
 
 export type SessionCursor = { v: number | string; id: string };
@@ -110,6 +113,20 @@ function where(st: Store, f: SessionFilter): SQL | undefined {
         )
       : undefined,
     f.search ? sql`${position(st, sql`${s.sessionId}`, f.search)} > 0` : undefined,
+    f.clusterId != null || f.model
+      ? exists(
+          st.db
+            .select({ one: sql`1` })
+            .from(st.t.requestReads)
+            .where(
+              and(
+                eq(st.t.requestReads.sessionId, s.sessionId),
+                f.clusterId != null ? eq(st.t.requestReads.clusterId, f.clusterId) : undefined,
+                f.model ? eq(st.t.requestReads.model, f.model) : undefined,
+              ),
+            ),
+        )
+      : undefined,
   );
 }
 

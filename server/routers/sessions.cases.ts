@@ -189,6 +189,11 @@ export function sessionsCases(e: PageEngine): void {
       [{ minTurns: 2 }, ["S-upper"]],
       [{ minHit: 0.4 }, ["S-upper"]],
       [{ maxHit: 0.4 }, ["sess-5", "sess-4", "sess-3", "sess-2", "sess-1", "sess-0"]],
+      // Every request here is of the default cluster and model "llama".
+      [{ cluster: "default" }, ["S-upper", "sess-5", "sess-4", "sess-3", "sess-2", "sess-1", "sess-0"]],
+      [{ cluster: "default", model: "llama", harness: "codex" }, ["S-upper"]],
+      [{ cluster: "staging" }, []],
+      [{ model: "gpt-oss-120b" }, []],
     ])("filters %o", async (filter, want) => {
       expect(ids(await api.sessions.list({ range, ...filter }))).toEqual(want);
     });

@@ -1,5 +1,8 @@
 import "server-only";
 import { z } from "zod";
+import { clusterName } from "../../lib/cluster-name";
+import { MAX_MODEL } from "../../lib/scope";
+import { clusterId } from "../../db/ingest/clusters";
 import { causeBuckets, findingInputs } from "../../db/store/causes";
 import { sessionFacets, sessionsPage, SORTS, type SortKey } from "../../db/store/session-list";
 import { decisionOf } from "../../db/store/trace";
@@ -25,6 +28,9 @@ export const listInput = z.object({
   hasSubagents: z.boolean().nullish(),
   workerId: z.string().max(MAX_ID).nullish(),
   search: z.string().max(MAX_ID).nullish(),
+  /** Sessions with a request of this cluster and/or model (the page's scope). */
+  cluster: clusterName.nullish(),
+  model: z.string().min(1).max(MAX_MODEL).nullish(),
   sort: z.enum(sortKeys).default("lastAt"),
   dir: z.enum(["asc", "desc"]).default("desc"),
   cursor: z.object({ v: z.union([z.number(), z.string().max(MAX_ID)]), id: z.string().max(MAX_ID) }).nullish(),
@@ -39,7 +45,14 @@ export const sessionsRouter = router({
     const { from, to, live } = resolveInput(input.range, ctx.now());
     const s = ctx.store;
     const [rows, facets] = await Promise.all([
-      sessionsPage(s, { ...input, from, to, now: ctx.now() }, input.sort, input.dir, input.limit, input.cursor),
+      sessionsPage(
+        s,
+        { ...input, from, to, now: ctx.now(), clusterId: input.cluster ? clusterId(input.cluster) : null },
+        input.sort,
+        input.dir,
+        input.limit,
+        input.cursor,
+      ),
       sessionFacets(s),
     ]);
     const items = rows.slice(0, input.limit).map(({ sortValue: _, ...r }) => r);
