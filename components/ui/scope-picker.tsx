@@ -8,7 +8,16 @@ import type { ScopeChange } from "./use-scope";
  * Cluster and model menus ("All clusters" is the fleet view). The model menu lists the chosen cluster's models, or
  * every model; a scope the store does not know yet (a link from elsewhere) stays selectable.
  */
-export function ScopePicker({ value, onChange }: { value: Scope; onChange: (change: ScopeChange) => void }) {
+export function ScopePicker({
+  value,
+  onChange,
+  models: showModels = true,
+}: {
+  value: Scope;
+  onChange: (change: ScopeChange) => void;
+  /** False on a page whose figures name no model (the planner's): the cluster menu alone. */
+  models?: boolean;
+}) {
   const trpc = useTRPC();
   const scopes = useQuery(trpc.overview.scopes.queryOptions());
   const clusters = scopes.data?.clusters ?? [];
@@ -39,6 +48,22 @@ export function ScopePicker({ value, onChange }: { value: Scope; onChange: (chan
           </option>
         ))}
       </select>
+      {showModels && <ModelMenu value={value} models={models} onChange={onChange} />}
+    </div>
+  );
+}
+
+function ModelMenu({
+  value,
+  models,
+  onChange,
+}: {
+  value: Scope;
+  models: string[];
+  onChange: (change: ScopeChange) => void;
+}) {
+  return (
+    <>
       <label htmlFor="scope-model">Model</label>
       <select
         id="scope-model"
@@ -54,6 +79,6 @@ export function ScopePicker({ value, onChange }: { value: Scope; onChange: (chan
           </option>
         ))}
       </select>
-    </div>
+    </>
   );
 }

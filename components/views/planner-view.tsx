@@ -12,6 +12,9 @@ import { PlannerDecisionsTable } from "@/components/tables/planner-decisions-tab
 import { LoadError } from "@/components/ui/load-error";
 import { Pager } from "@/components/ui/pager";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
+import { ScopePicker } from "@/components/ui/scope-picker";
+import { useScope } from "@/components/ui/use-scope";
+import { describeScope } from "@/lib/scope";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
 import { rangeQuery } from "@/lib/time-range";
@@ -26,19 +29,25 @@ type Role = (typeof ROLES)[number];
 /** /planner: replicas per role with every decision marked, the observed metric against its thresholds, and each decision's reason. */
 export function PlannerView() {
   const [range, setRange] = useRange();
+  const [scope, setScope, scopeProblem] = useScope();
+  // Planner decisions name their cluster, not a model: the page keeps to the cluster alone.
+  const cluster = scope.cluster ? { cluster: scope.cluster } : {};
   const trpc = useTRPC();
   const live = "preset" in range;
   const [role, setRole] = useState<Role | "">("");
   const [actionsOnly, setActionsOnly] = useState(false);
-  const pages = useCursorPages<{ ts: number; id: string }>(`${rangeQuery(range)}|${role}|${actionsOnly}`);
+  const pages = useCursorPages<{ ts: number; id: string }>(
+    `${rangeQuery(range)}|${scope.cluster ?? ""}|${role}|${actionsOnly}`,
+  );
   const series = useQuery({
-    ...trpc.planner.series.queryOptions({ range }),
+    ...trpc.planner.series.queryOptions({ range, ...cluster }),
     refetchInterval: live ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
   });
   const list = useQuery({
     ...trpc.planner.list.queryOptions({
       range,
+      ...cluster,
       cursor: pages.cursor,
       limit: PAGE_SIZE,
       role: role || undefined,
@@ -60,8 +69,16 @@ export function PlannerView() {
             {live ? <span className="live">Live · refreshes every 2 s</span> : s && formatRange(s.from, s.to)}
           </div>
         </div>
-        <TimeRangePicker value={range} onChange={setRange} />
+        <div className="page-controls">
+          <ScopePicker value={scope} onChange={setScope} models={false} />
+          <TimeRangePicker value={range} onChange={setRange} />
+        </div>
       </div>
+      {scopeProblem && (
+        <p role="alert" className="notice">
+          {scopeProblem}; showing {describeScope(scope)}.
+        </p>
+      )}
 
       {series.isError && (
         <LoadError

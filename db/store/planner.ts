@@ -31,7 +31,16 @@ export type PlannerListRow = {
  */
 export async function plannerPage(
   s: Store,
-  opts: { from: number; to: number; cursor?: PlannerCursor; limit: number; role?: string; actionsOnly?: boolean },
+  opts: {
+    from: number;
+    to: number;
+    cursor?: PlannerCursor;
+    limit: number;
+    role?: string;
+    actionsOnly?: boolean;
+    /** One cluster's decisions (its id). */
+    clusterId?: number;
+  },
 ): Promise<PlannerListRow[]> {
   const d = s.t.plannerDecisions;
   const { from, to, cursor, role, actionsOnly } = opts;
@@ -59,6 +68,7 @@ export async function plannerPage(
         cursor ? or(lt(d.ts, cursor.ts), and(eq(d.ts, cursor.ts), sql`${id} < ${cursor.id}`)) : undefined,
         role ? eq(d.role, role) : undefined,
         actionsOnly ? ne(d.action, "none") : undefined,
+        opts.clusterId === undefined ? undefined : eq(d.clusterId, opts.clusterId),
       ),
     )
     .orderBy(desc(d.ts), sql`${id} DESC`)
@@ -70,7 +80,13 @@ export async function plannerPage(
  * and the thresholds and replicas after the bucket's last decision (latest ts, then greatest id byte by byte).
  * Buckets without decisions are absent; ordered by role, then bucket.
  */
-export async function plannerBuckets(s: Store, from: number, to: number, step: number): Promise<PlannerBucket[]> {
+export async function plannerBuckets(
+  s: Store,
+  from: number,
+  to: number,
+  step: number,
+  clusterId?: number,
+): Promise<PlannerBucket[]> {
   const d = s.t.plannerDecisions;
   const t = bucketOf(d.ts, step);
   const p = sql`PARTITION BY ${d.role}, ${t}`;
@@ -90,7 +106,7 @@ export async function plannerBuckets(s: Store, from: number, to: number, step: n
       downs: sql<number>`sum(CASE WHEN ${d.action} = 'scale_down' THEN 1 ELSE 0 END) OVER (${p})`.as("downs"),
     })
     .from(d)
-    .where(and(gte(d.ts, from), lt(d.ts, to)))
+    .where(and(gte(d.ts, from), lt(d.ts, to), clusterId === undefined ? undefined : eq(d.clusterId, clusterId)))
     .as("x");
   return s.db
     .select({
@@ -118,6 +134,7 @@ const ROLES = ["prefill", "decode", "aggregated"] as const;
 export async function plannerBefore(
   s: Store,
   from: number,
+  clusterId?: number,
 ): Promise<{ role: string; ts: number; replicas: number; up: number; down: number }[]> {
   const d = s.t.plannerDecisions;
   const rows = await Promise.all(
@@ -131,7 +148,7 @@ export async function plannerBefore(
           down: d.scaleDownThreshold,
         })
         .from(d)
-        .where(and(eq(d.role, role), lt(d.ts, from)))
+        .where(and(eq(d.role, role), lt(d.ts, from), clusterId === undefined ? undefined : eq(d.clusterId, clusterId)))
         .orderBy(desc(d.ts), sql`${binary(s, sql`${d.id}`)} DESC`)
         .limit(1),
     ),

@@ -101,6 +101,27 @@ export function overviewFleetCases(engine: PageEngine) {
       expect([...new Set(series.share.map((r) => r.workerId))]).toEqual(["staging/w1"]);
     });
 
+    it("lists and charts one cluster's planner decisions", async () => {
+      const at = FIXED_NOW - 5 * MIN;
+      const c = await seed([
+        minimal["planner.decision"]({ id: "pd-d", ts: at, replicas_after: 3 }),
+        minimal["planner.decision"]({ id: "pd-s", ts: at + 1, replicas_after: 7, cluster: "staging" }),
+        minimal["planner.decision"]({ id: "pd-s0", ts: FROM - MIN, replicas_after: 5, cluster: "staging" }),
+      ]);
+      const listed = async (cluster?: string) =>
+        (await c.planner.list({ range: { preset: "15m" }, ...(cluster ? { cluster } : {}) })).items.map((d) => d.id);
+      expect(await listed()).toEqual(["pd-s", "pd-d"]);
+      expect(await listed("staging")).toEqual(["pd-s"]);
+      expect(await listed("default")).toEqual(["pd-d"]);
+      const replicas = async (cluster: string) => {
+        const r = await c.planner.series({ range: { preset: "15m" }, cluster });
+        return r.roles.map((x) => [x.role, x.start?.replicas ?? null, x.buckets.at(-1)?.replicas]);
+      };
+      // Staging's decision before the range is where its line starts; default had none.
+      expect(await replicas("staging")).toEqual([["prefill", 5, 7]]);
+      expect(await replicas("default")).toEqual([["prefill", null, 3]]);
+    });
+
     it("offers each cluster's models to the scope menus, and the workers page keeps to a scope", async () => {
       const upAt = FROM - 30 * MIN;
       const c = await seed([

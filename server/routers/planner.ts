@@ -6,6 +6,8 @@ import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
 import { viewerProcedure, router } from "../trpc/init";
 import { rangeInput, resolveInput } from "./range";
+import { clusterName } from "../../lib/cluster-name";
+import { clusterId } from "../../db/ingest/clusters";
 
 const cursor = z.object({ ts: z.number().int().min(0), id: z.string().min(1).max(MAX_ID) });
 const role = z.enum(["prefill", "decode", "aggregated"]);
@@ -20,11 +22,14 @@ export const plannerRouter = router({
         limit: z.number().int().min(1).max(MAX_PAGE).default(25),
         role: role.optional(),
         actionsOnly: z.boolean().default(false),
+        /** One cluster's planner (decisions name no model). */
+        cluster: clusterName.optional(),
       }),
     )
     .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
       const rows = await plannerPage(ctx.store, {
+        ...(input.cluster !== undefined ? { clusterId: clusterId(input.cluster) } : {}),
         from,
         to,
         cursor: input.cursor ?? undefined,
@@ -44,11 +49,14 @@ export const plannerRouter = router({
     }),
 
   /** Per role and bucket: replicas, the observed metric and the thresholds in force, with scale actions counted. */
-  series: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
-    const { from, to, live } = resolveInput(input.range, ctx.now());
-    const step = bucketStep(to - from);
-    const s = ctx.store;
-    const [buckets, before] = await Promise.all([plannerBuckets(s, from, to, step), plannerBefore(s, from)]);
-    return { from, to, live, step, roles: plannerSeries(buckets, before) };
-  }),
+  series: viewerProcedure
+    .input(z.object({ range: rangeInput, cluster: clusterName.optional() }))
+    .query(async ({ ctx, input }) => {
+      const { from, to, live } = resolveInput(input.range, ctx.now());
+      const step = bucketStep(to - from);
+      const s = ctx.store;
+      const id = input.cluster === undefined ? undefined : clusterId(input.cluster);
+      const [buckets, before] = await Promise.all([plannerBuckets(s, from, to, step, id), plannerBefore(s, from, id)]);
+      return { from, to, live, step, roles: plannerSeries(buckets, before) };
+    }),
 });
