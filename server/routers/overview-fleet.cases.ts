@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { PageEngine, PageStore } from "../../test/page-stores";
 import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
 
-// overview.fleet (the fleet table) on seeded data, written once and run on each engine by overview(.pg).test.ts.
+// overview.fleet (the fleet table) and the pages scoped to a cluster or model (overview, workers, routing, planner) on
+// seeded data, written once and run on each engine by overview(.pg).test.ts.
 
 const FIXED_NOW = T0 + 3_600_000;
 const MIN = 60_000;
