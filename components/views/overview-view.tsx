@@ -25,7 +25,7 @@ import { useKpiTrends } from "./kpi-trends";
 import { describeLag } from "@/lib/attribution-lag";
 import { ScopePicker } from "@/components/ui/scope-picker";
 import { useScope } from "@/components/ui/use-scope";
-import { describeScope, isWholeFleet } from "@/lib/scope";
+import { describeScope, isWholeFleet, scopeQuery } from "@/lib/scope";
 
 const REFRESH_MS = 2_000;
 
@@ -201,7 +201,7 @@ export function OverviewView() {
         </div>
       )}
       {d && d.hasAnyData && <FleetTable range={range} refetchInterval={live ? REFRESH_MS : false} />}
-      {d && d.hasAnyData && <PageLinks query={rangeQuery(range)} />}
+      {d && d.hasAnyData && <PageLinks query={[rangeQuery(range), scopeQuery(scope)].filter(Boolean).join("&")} />}
       {d && d.hasAnyData && <SessionFindings range={range} />}
     </>
   );
