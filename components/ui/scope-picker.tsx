@@ -8,16 +8,7 @@ import type { ScopeChange } from "./use-scope";
  * Cluster and model menus ("All clusters" is the fleet view). The model menu lists the chosen cluster's models, or
  * every model; a scope the store does not know yet (a link from elsewhere) stays selectable.
  */
-export function ScopePicker({
-  value,
-  onChange,
-  models: showModels = true,
-}: {
-  value: Scope;
-  onChange: (change: ScopeChange) => void;
-  /** False on a page whose figures name no model (the planner's): the cluster menu alone. */
-  models?: boolean;
-}) {
+export function ScopePicker({ value, onChange }: { value: Scope; onChange: (change: ScopeChange) => void }) {
   const trpc = useTRPC();
   const scopes = useQuery(trpc.overview.scopes.queryOptions());
   const clusters = scopes.data?.clusters ?? [];
@@ -48,7 +39,7 @@ export function ScopePicker({
           </option>
         ))}
       </select>
-      {showModels && <ModelMenu value={value} models={models} onChange={onChange} />}
+      <ModelMenu value={value} models={models} onChange={onChange} />
     </div>
   );
 }

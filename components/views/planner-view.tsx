@@ -14,7 +14,7 @@ import { Pager } from "@/components/ui/pager";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { ScopePicker } from "@/components/ui/scope-picker";
 import { useScope } from "@/components/ui/use-scope";
-import { describeScope } from "@/lib/scope";
+import { describeScope, scopeQuery } from "@/lib/scope";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import { useRange } from "@/components/ui/use-range";
 import { rangeQuery } from "@/lib/time-range";
@@ -30,24 +30,22 @@ type Role = (typeof ROLES)[number];
 export function PlannerView() {
   const [range, setRange] = useRange();
   const [scope, setScope, scopeProblem] = useScope();
-  // Planner decisions name their cluster, not a model: the page keeps to the cluster alone.
-  const cluster = scope.cluster ? { cluster: scope.cluster } : {};
   const trpc = useTRPC();
   const live = "preset" in range;
   const [role, setRole] = useState<Role | "">("");
   const [actionsOnly, setActionsOnly] = useState(false);
   const pages = useCursorPages<{ ts: number; id: string }>(
-    `${rangeQuery(range)}|${scope.cluster ?? ""}|${role}|${actionsOnly}`,
+    `${rangeQuery(range)}|${scopeQuery(scope)}|${role}|${actionsOnly}`,
   );
   const series = useQuery({
-    ...trpc.planner.series.queryOptions({ range, ...cluster }),
+    ...trpc.planner.series.queryOptions({ range, ...scope }),
     refetchInterval: live ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
   });
   const list = useQuery({
     ...trpc.planner.list.queryOptions({
       range,
-      ...cluster,
+      ...scope,
       cursor: pages.cursor,
       limit: PAGE_SIZE,
       role: role || undefined,
@@ -70,7 +68,7 @@ export function PlannerView() {
           </div>
         </div>
         <div className="page-controls">
-          <ScopePicker value={scope} onChange={setScope} models={false} />
+          <ScopePicker value={scope} onChange={setScope} />
           <TimeRangePicker value={range} onChange={setRange} />
         </div>
       </div>
@@ -109,14 +107,16 @@ export function PlannerView() {
         </div>
       )}
       {s && s.roles.length > 0 && <PolicyMarksNote marks={policyMarks} step={s.step} />}
-      {s?.roles.map((r) => {
+      {s?.roles.map((r, i) => {
         const rows = plannerRows(r, s);
         const now = currentReplicas(r);
         const label = metricLabel(r.metric, r.role);
+        const key = `${r.role}-${i}`;
         return (
-          <section key={r.role} className="role-panel" aria-labelledby={`role-${r.role}`}>
-            <h3 id={`role-${r.role}`}>
+          <section key={key} className="role-panel" aria-labelledby={`role-${key}`}>
+            <h3 id={`role-${key}`}>
               {r.role}
+              {r.model && <> · {r.model}</>}
               <span className="sub">
                 {now === null ? "replicas unknown" : `${now} replica${now === 1 ? "" : "s"} now`} ·{" "}
                 {formatCount(r.decisions)} decisions · {r.scaleUps} up, {r.scaleDowns} down

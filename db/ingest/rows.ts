@@ -241,6 +241,7 @@ export const tables: Record<IngestKind, Table> = {
       "replicas_after",
       "reason",
       "source",
+      "model",
     ]),
     row: (e: IngestRowOf<"planner.decision">) => [
       e.id,
@@ -256,6 +257,7 @@ export const tables: Record<IngestKind, Table> = {
       e.replicas_after,
       e.reason,
       opt(e.source),
+      opt(e.model),
     ],
   },
   "policy.ack": {

@@ -184,6 +184,7 @@ export type PlannerDecisionRow = {
   replicas_before: number;
   replicas_after: number;
   reason: string;
+  model?: string | undefined;
   id: string;
   ts: number;
   source?: string | undefined;

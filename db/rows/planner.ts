@@ -2,6 +2,8 @@
 
 export type PlannerBucket = {
   role: string;
+  /** The model whose planner decided (null: the decisions named none). */
+  model: string | null;
   metric: string;
   t: number;
   decisions: number;

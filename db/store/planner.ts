@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lt, ne, or, sql } from "drizzle-orm";
+import { and, isNull, asc, desc, eq, gte, lt, ne, or, sql } from "drizzle-orm";
 import type { PlannerBucket } from "../rows/planner";
 import { binary } from "./session-list";
 import { bucketOf, num } from "./sql";
@@ -38,8 +38,9 @@ export async function plannerPage(
     limit: number;
     role?: string;
     actionsOnly?: boolean;
-    /** One cluster's decisions (its id). */
+    /** One cluster's decisions (its id), and/or one model's planner. */
     clusterId?: number;
+    model?: string;
   },
 ): Promise<PlannerListRow[]> {
   const d = s.t.plannerDecisions;
@@ -69,6 +70,7 @@ export async function plannerPage(
         role ? eq(d.role, role) : undefined,
         actionsOnly ? ne(d.action, "none") : undefined,
         opts.clusterId === undefined ? undefined : eq(d.clusterId, opts.clusterId),
+        opts.model === undefined ? undefined : eq(d.model, opts.model),
       ),
     )
     .orderBy(desc(d.ts), sql`${id} DESC`)
@@ -86,13 +88,16 @@ export async function plannerBuckets(
   to: number,
   step: number,
   clusterId?: number,
+  model?: string,
 ): Promise<PlannerBucket[]> {
   const d = s.t.plannerDecisions;
   const t = bucketOf(d.ts, step);
-  const p = sql`PARTITION BY ${d.role}, ${t}`;
+  // Per model too: a cluster serving two models runs a planner for each.
+  const p = sql`PARTITION BY ${d.role}, ${d.model}, ${t}`;
   const x = s.db
     .select({
       role: d.role,
+      model: d.model,
       metric: d.metric,
       t: t.as("t"),
       up: sql<number>`${d.scaleUpThreshold}`.as("up"),
@@ -106,11 +111,19 @@ export async function plannerBuckets(
       downs: sql<number>`sum(CASE WHEN ${d.action} = 'scale_down' THEN 1 ELSE 0 END) OVER (${p})`.as("downs"),
     })
     .from(d)
-    .where(and(gte(d.ts, from), lt(d.ts, to), clusterId === undefined ? undefined : eq(d.clusterId, clusterId)))
+    .where(
+      and(
+        gte(d.ts, from),
+        lt(d.ts, to),
+        clusterId === undefined ? undefined : eq(d.clusterId, clusterId),
+        model === undefined ? undefined : eq(d.model, model),
+      ),
+    )
     .as("x");
   return s.db
     .select({
       role: x.role,
+      model: x.model,
       metric: x.metric,
       t: num(sql`${x.t}`),
       decisions: num(sql`${x.decisions}`),
@@ -124,33 +137,54 @@ export async function plannerBuckets(
     })
     .from(x)
     .where(eq(x.rn, 1))
-    .orderBy(asc(binary(s, sql`${x.role}`)), asc(x.t))
+    .orderBy(asc(binary(s, sql`${x.role}`)), asc(binary(s, sql`coalesce(${x.model}, '')`)), asc(x.t))
     .limit(MAX_BUCKET_ROWS);
 }
 
 const ROLES = ["prefill", "decode", "aggregated"] as const;
 
-/** Each role's last decision before `from`: the replicas and thresholds in force when the range starts. */
+/** Models whose planner decided before `from` (of a cluster), at most this many. */
+const MAX_PLANNER_MODELS = 32;
+
+/**
+ * Each role's (and model's) last decision before `from`: the replicas and thresholds in force when the range starts.
+ * Of one cluster and/or model when given.
+ */
 export async function plannerBefore(
   s: Store,
   from: number,
   clusterId?: number,
-): Promise<{ role: string; ts: number; replicas: number; up: number; down: number }[]> {
+  model?: string,
+): Promise<{ role: string; model: string | null; ts: number; replicas: number; up: number; down: number }[]> {
   const d = s.t.plannerDecisions;
+  const inCluster = clusterId === undefined ? undefined : eq(d.clusterId, clusterId);
+  const models: (string | null)[] =
+    model !== undefined
+      ? [model]
+      : (
+          await s.db
+            .selectDistinct({ m: d.model })
+            .from(d)
+            .where(and(lt(d.ts, from), inCluster))
+            .limit(MAX_PLANNER_MODELS)
+        ).map((r) => r.m);
   const rows = await Promise.all(
-    ROLES.map((role) =>
-      s.db
-        .select({
-          role: d.role,
-          ts: d.ts,
-          replicas: d.replicasAfter,
-          up: d.scaleUpThreshold,
-          down: d.scaleDownThreshold,
-        })
-        .from(d)
-        .where(and(eq(d.role, role), lt(d.ts, from), clusterId === undefined ? undefined : eq(d.clusterId, clusterId)))
-        .orderBy(desc(d.ts), sql`${binary(s, sql`${d.id}`)} DESC`)
-        .limit(1),
+    ROLES.flatMap((role) =>
+      models.map((m) =>
+        s.db
+          .select({
+            role: d.role,
+            model: d.model,
+            ts: d.ts,
+            replicas: d.replicasAfter,
+            up: d.scaleUpThreshold,
+            down: d.scaleDownThreshold,
+          })
+          .from(d)
+          .where(and(eq(d.role, role), lt(d.ts, from), inCluster, m === null ? isNull(d.model) : eq(d.model, m)))
+          .orderBy(desc(d.ts), sql`${binary(s, sql`${d.id}`)} DESC`)
+          .limit(1),
+      ),
     ),
   );
   return rows.flat();

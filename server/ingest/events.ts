@@ -279,6 +279,8 @@ const plannerDecision = z.object({
   replicas_before: z.number().int().min(0).max(100_000),
   replicas_after: z.number().int().min(0).max(100_000),
   reason: text,
+  /** The model whose workers the planner scales (a cluster serving two models runs a planner for each). */
+  model: name.optional(),
 });
 
 const policyAck = z.object({

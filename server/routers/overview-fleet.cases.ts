@@ -123,6 +123,24 @@ export function overviewFleetCases(engine: PageEngine) {
       expect(await replicas("default")).toEqual([["prefill", null, 3]]);
     });
 
+    it("keeps the planners of a cluster's two models apart, and shows one model's alone", async () => {
+      const at = FIXED_NOW - 5 * MIN;
+      const pd = (id: string, model: string, replicas: number, ts = at) =>
+        minimal["planner.decision"]({ id, ts, model, replicas_after: replicas, cluster: "production" });
+      const c = await seed([pd("a0", "m1", 2, FROM - MIN), pd("a1", "m1", 4), pd("b1", "m2", 9, at + 1)]);
+      const series = await c.planner.series({ range: { preset: "15m" }, cluster: "production" });
+      expect(series.roles.map((r) => [r.role, r.model, r.start?.replicas ?? null, r.buckets.at(-1)?.replicas])).toEqual(
+        [
+          ["prefill", "m1", 2, 4],
+          ["prefill", "m2", null, 9],
+        ],
+      );
+      const m2 = await c.planner.series({ range: { preset: "15m" }, model: "m2" });
+      expect(m2.roles.map((r) => r.model)).toEqual(["m2"]);
+      const listed = await c.planner.list({ range: { preset: "15m" }, cluster: "production", model: "m1" });
+      expect(listed.items.map((d) => d.id)).toEqual(["a1"]);
+    });
+
     it("offers each cluster's models to the scope menus, and the workers page keeps to a scope", async () => {
       const upAt = FROM - 30 * MIN;
       const c = await seed([

@@ -124,7 +124,14 @@ export function plannerCases(e: PageEngine): void {
     it("knows the replicas and thresholds in force when the range starts", async () => {
       const s = await caller.planner.series({ range });
       expect(s.roles[0]!.start).toBeNull();
-      expect(s.roles[1]!.start).toEqual({ role: "decode", ts: FROM - 5 * MIN, replicas: 4, up: 0.9, down: 0.5 });
+      expect(s.roles[1]!.start).toEqual({
+        role: "decode",
+        model: null,
+        ts: FROM - 5 * MIN,
+        replicas: 4,
+        up: 0.9,
+        down: 0.5,
+      });
     });
 
     it("lists decisions newest first with their reasons", async () => {

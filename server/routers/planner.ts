@@ -5,7 +5,7 @@ import { plannerSeries } from "../analysis/planner";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
 import { viewerProcedure, router } from "../trpc/init";
-import { rangeInput, resolveInput } from "./range";
+import { rangeInput, resolveInput, scopeFields } from "./range";
 import { clusterName } from "../../lib/cluster-name";
 import { clusterId } from "../../db/ingest/clusters";
 
@@ -22,14 +22,16 @@ export const plannerRouter = router({
         limit: z.number().int().min(1).max(MAX_PAGE).default(25),
         role: role.optional(),
         actionsOnly: z.boolean().default(false),
-        /** One cluster's planner (decisions name no model). */
+        /** One cluster's planners, and/or one model's. */
         cluster: clusterName.optional(),
+        model: scopeFields.shape.model,
       }),
     )
     .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
       const rows = await plannerPage(ctx.store, {
         ...(input.cluster !== undefined ? { clusterId: clusterId(input.cluster) } : {}),
+        ...(input.model !== undefined ? { model: input.model } : {}),
         from,
         to,
         cursor: input.cursor ?? undefined,
@@ -50,13 +52,16 @@ export const plannerRouter = router({
 
   /** Per role and bucket: replicas, the observed metric and the thresholds in force, with scale actions counted. */
   series: viewerProcedure
-    .input(z.object({ range: rangeInput, cluster: clusterName.optional() }))
+    .input(z.object({ range: rangeInput, cluster: clusterName.optional(), model: scopeFields.shape.model }))
     .query(async ({ ctx, input }) => {
       const { from, to, live } = resolveInput(input.range, ctx.now());
       const step = bucketStep(to - from);
       const s = ctx.store;
       const id = input.cluster === undefined ? undefined : clusterId(input.cluster);
-      const [buckets, before] = await Promise.all([plannerBuckets(s, from, to, step, id), plannerBefore(s, from, id)]);
+      const [buckets, before] = await Promise.all([
+        plannerBuckets(s, from, to, step, id, input.model),
+        plannerBefore(s, from, id, input.model),
+      ]);
       return { from, to, live, step, roles: plannerSeries(buckets, before) };
     }),
 });

@@ -344,7 +344,7 @@ export class Cluster implements WorkerHost {
         lastChangeAt: this.lastChange.get(role) ?? null,
         maxWorkers: MAX_WORKERS,
       });
-      this.host.emit({ kind: "planner.decision", ts: ms(this.now), ...d });
+      this.host.emit({ kind: "planner.decision", ts: ms(this.now), ...d, model: this.config.model });
       if (d.action === "none") continue;
       this.lastChange.set(role, this.now);
       if (d.action === "scale_up") this.addWorker(role, false);

@@ -16,6 +16,7 @@ import {
 const W = { from: 0, to: 200_000, step: 10_000 };
 const b = (t: number, o: Partial<PlannerBucket> = {}): PlannerBucket => ({
   role: "decode",
+  model: null,
   metric: "decode_kv_utilization",
   t,
   decisions: 1,
@@ -30,6 +31,7 @@ const b = (t: number, o: Partial<PlannerBucket> = {}): PlannerBucket => ({
 });
 const series = (buckets: PlannerBucket[], start: RoleSeries["start"] = null): RoleSeries => ({
   role: "decode",
+  model: null,
   metric: "decode_kv_utilization",
   start,
   buckets,
@@ -43,6 +45,7 @@ describe("plannerRows", () => {
     const rows = plannerRows(
       series([b(170_000, { observed: 0.95, peak: 0.95, replicas: 3, ups: 1 })], {
         role: "decode",
+        model: null,
         ts: -5,
         replicas: 2,
         up: 0.9,
@@ -110,7 +113,7 @@ describe("units and labels", () => {
 
   it("current replicas come from the latest decision, else the state at the range start", () => {
     expect(currentReplicas(series([b(0, { replicas: 5 })]))).toBe(5);
-    expect(currentReplicas(series([], { role: "decode", ts: 0, replicas: 3, up: 1, down: 0 }))).toBe(3);
+    expect(currentReplicas(series([], { role: "decode", model: null, ts: 0, replicas: 3, up: 1, down: 0 }))).toBe(3);
     expect(currentReplicas(series([]))).toBeNull();
   });
 });

@@ -145,6 +145,7 @@ export const plannerDecisions = pgTable(
     replicasAfter: integer("replicas_after").notNull(),
     reason: text("reason").notNull(),
     source: text("source"),
+    model: text("model"),
   },
   (t) => [primaryKey({ columns: [t.id, t.ts] }), index("planner_decisions_role_ts").on(t.role, t.ts)],
 );

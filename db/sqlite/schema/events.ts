@@ -137,6 +137,8 @@ export const plannerDecisions = sqliteTable(
     replicasAfter: integer("replicas_after").notNull(),
     reason: text("reason").notNull(),
     source: text("source"),
+    /** The model whose planner decided (null: not named). */
+    model: text("model"),
   },
   (t) => [index("planner_decisions_ts").on(t.ts), index("planner_decisions_role_ts").on(t.role, t.ts)],
 );

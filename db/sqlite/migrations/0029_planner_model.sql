@@ -1,0 +1,1 @@
+ALTER TABLE `planner_decisions` ADD `model` text;
