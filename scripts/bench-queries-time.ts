@@ -15,10 +15,29 @@ export function quantile(sorted: number[], p: number): number {
 
 export type Caller = Awaited<ReturnType<(typeof import("../server/trpc/root"))["createCaller"]>>;
 
-/** The procedures timed, by name (the workers, routing and overview pages: all read through the store). */
-function procedures(caller: Caller, one: string) {
+/**
+ * The procedures timed, by name (the workers, routing and overview pages: all read through the store); with a scope
+ * (a fleet's data), the same pages scoped to one cluster and to one model as well.
+ */
+function procedures(caller: Caller, one: string, scope?: { cluster: string; model: string }) {
   const range = { preset: "24h" } as const;
   const hour = { preset: "1h" } as const;
+  const scoped = scope
+    ? ([
+        ["overview.summary (cluster)", () => caller.overview.summary({ ...range, cluster: scope.cluster })],
+        ["overview.summary (model)", () => caller.overview.summary({ ...range, model: scope.model })],
+        ["overview.trends (cluster)", () => caller.overview.trends({ ...range, cluster: scope.cluster })],
+        ["overview.trends 1h", () => caller.overview.trends(hour)],
+        ["overview.trends 1h (cluster)", () => caller.overview.trends({ ...hour, cluster: scope.cluster })],
+        ["workers.list (cluster)", () => caller.workers.list({ ...range, cluster: scope.cluster })],
+        ["workers.series (cluster)", () => caller.workers.series({ range, cluster: scope.cluster })],
+        ["routing.list (cluster)", () => caller.routing.list({ range, cluster: scope.cluster })],
+        ["routing.list (model)", () => caller.routing.list({ range, model: scope.model })],
+        ["routing.series (cluster)", () => caller.routing.series({ range, cluster: scope.cluster })],
+        ["sessions.list (cluster)", () => caller.sessions.list({ range, cluster: scope.cluster })],
+        ["overview.scopes", () => caller.overview.scopes()],
+      ] as const)
+    : [];
   return [
     ["workers.list", () => caller.workers.list(range)],
     ["workers.series", () => caller.workers.series({ range })],
@@ -32,14 +51,19 @@ function procedures(caller: Caller, one: string) {
     ["overview.fleet", () => caller.overview.fleet(range)],
     ["workers.series 1h", () => caller.workers.series({ range: hour })],
     ["workers.series 1h (one worker)", () => caller.workers.series({ range: hour, workerId: one })],
+    ...scoped,
   ] as const;
 }
 
 const pq = (ms: number[]) => `p50 ${quantile(ms, 0.5).toFixed(1)} ms p95 ${quantile(ms, 0.95).toFixed(1)} ms`;
 
 /** Each procedure on each engine, calls alternating between the engines so load from elsewhere hits both alike. */
-export async function timeProcedures(callers: { engine: Engine; caller: Caller }[], one: string) {
-  const lists = callers.map((c) => procedures(c.caller, one));
+export async function timeProcedures(
+  callers: { engine: Engine; caller: Caller }[],
+  one: string,
+  scope?: { cluster: string; model: string },
+) {
+  const lists = callers.map((c) => procedures(c.caller, one, scope));
   for (let i = 0; i < lists[0]!.length; i++) {
     const [name] = lists[0]![i]!;
     const runs = callers.map((c, k) => ({

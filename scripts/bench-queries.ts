@@ -14,7 +14,7 @@ import path from "node:path";
 import { openDb, type Db } from "../db/sqlite/client";
 import { backfill, OpenMetricsWriter, prometheusInstalled, startPrometheus } from "./bench-prometheus";
 import { takeEngineOption, type Engine } from "./bench-ingest-engines";
-import { HOURS, INTERVAL_MS, load, WORKERS } from "./bench-queries-load";
+import { CLUSTERS, clusterOf, HOURS, INTERVAL_MS, load, WORKERS } from "./bench-queries-load";
 import { openPgBench } from "./bench-queries-pg";
 import { compareWithPrometheus } from "./bench-queries-prom";
 import { timeProcedures, type Caller } from "./bench-queries-time";
@@ -34,8 +34,10 @@ async function main() {
   const reuse = REUSE && fs.existsSync(FILE);
   const promDir = `${FILE}.prometheus`;
   const tsdbDir = path.join(promDir, "data");
-  const withProm = PROMETHEUS && prometheusInstalled();
-  if (PROMETHEUS && !withProm)
+  // Prometheus holds the samples under each worker's key, without a cluster label: a fleet's comparison is not built.
+  const withProm = PROMETHEUS && prometheusInstalled() && CLUSTERS === 1;
+  if (CLUSTERS > 1) console.log(`a fleet of ${CLUSTERS} clusters: the comparison with Prometheus is skipped`);
+  else if (PROMETHEUS && !withProm)
     console.log("prometheus comparison skipped: promtool/prometheus not found (Debian: apt-get install prometheus)");
   if (!reuse)
     for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`, promDir]) fs.rmSync(f, { force: true, recursive: true });
@@ -61,7 +63,7 @@ async function main() {
       const mb = fs.statSync(FILE).size / 1e6;
       const s = ((performance.now() - t0) / 1000).toFixed(1);
       console.log(
-        `loaded ${loaded.samples.toLocaleString("en-US")} samples (every ${INTERVAL_MS / 1000} s) for ${WORKERS} workers over ${HOURS} h in ${s} s (${mb.toFixed(0)} MB, ${FILE})` +
+        `loaded ${loaded.samples.toLocaleString("en-US")} samples (every ${INTERVAL_MS / 1000} s) for ${CLUSTERS > 1 ? `${CLUSTERS} clusters × ` : ""}${WORKERS} workers over ${HOURS} h in ${s} s (${mb.toFixed(0)} MB, ${FILE})` +
           (pg ? ", the same events into PostgreSQL alongside" : ""),
       );
       if (pg) {
@@ -90,7 +92,11 @@ async function main() {
         engine: "postgres",
         caller: createCaller({ store: pg.store, now: () => end, actor }),
       });
-    await timeProcedures(callers, workers[1]!);
+    await timeProcedures(
+      callers,
+      workers[1]!,
+      CLUSTERS > 1 ? { cluster: clusterOf(CLUSTERS - 1), model: "bench-b" } : undefined,
+    );
     if (withProm) {
       const prom = await startPrometheus(tsdbDir);
       try {

@@ -3,12 +3,12 @@ import { hasAnyTelemetry, latestWorkerSamples, prefixTokens, sessionCount } from
 import { droppedEventReports } from "../../db/store/sources";
 import { hitRate, kvUtilization, workersByRole } from "../analysis/overview";
 import { trendPoints } from "../analysis/trends";
-import { bucketStep, seriesSource } from "../analysis/workers";
+import { bucketStep } from "../analysis/workers";
 import { attributionLag } from "../../lib/attribution-lag";
 import { oldestUnattributedOf } from "../../db/store/attribution-lag";
 import { decodeStats, itlTrend } from "../reads/decode";
 import { requestStats, requestTrend } from "../reads/requests";
-import { seriesRows } from "../reads/worker-series";
+import { coveredSeriesRows } from "../reads/worker-series";
 import { viewerProcedure, router } from "../trpc/init";
 import { clusterNames, clusterNamesById } from "../../db/store/clusters";
 import { FLEET_MAX_TTFTS, fleetRequestGroups, fleetSamples, fleetTtfts, workerModels } from "../../db/store/fleet";
@@ -128,7 +128,7 @@ export const overviewRouter = router({
     const s = ctx.store;
     const f = await scopeFilter(s, from, to, scopeOfInput(input));
     const [workers, requests, itl] = await Promise.all([
-      seriesRows(s, { from, to, step, source: seriesSource(to - from) }).then((rows) => keptWorkers(rows, f)),
+      coveredSeriesRows(s, { from, to, step }).then((r) => keptWorkers(r.rows, f)),
       requestTrend(s, from, to, step, f.rs),
       itlTrend(s, from, to, step, f),
     ]);
