@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, or, sql, type SQL 
 import { minuteOf } from "../../lib/counters";
 import { candidatesJson } from "../codecs/candidates";
 import type { DecisionBucket, RequestSizedBucket, TokenBucket } from "../rows/routing";
-import { bucketOf, fieldsOf, num, numOrNull } from "./sql";
+import { bucketOf, fieldsOf, indexed, num, numOrNull } from "./sql";
 import type { Store } from "./store";
 import type { StoreTables } from "./tables";
 import { requestRowsIn, scopeRollupIn, workersIn, type RequestScope } from "./scope";
@@ -71,11 +71,15 @@ export async function decisionsPage(
   const w = s.t.workers;
   const workerSize = s.db.select({ b: w.blockSize }).from(w).where(eq(w.workerId, d.chosenWorkerId));
   const rows = await s.db
-    .select({
-      ...decisionColumns(d),
-      blockSize: numOrNull(sql`coalesce(${workerSize}, ${requestBlockSize(s, d.requestId)})`),
-    })
-    .from(d)
+    .select(
+      fieldsOf({
+        ...decisionColumns(d),
+        blockSize: numOrNull(sql`coalesce(${workerSize}, ${requestBlockSize(s, d.requestId)})`),
+      }),
+    )
+    // A model's workers: newest first along the time index, stopping at a page, rather than every decision of those
+    // workers in the range sorted (SQLite chose that: 0.75 s for a day of 4 × 64 workers).
+    .from(opts.workers ? indexed(s, d, "route_decisions_ts") : d)
     .where(
       and(
         gte(d.ts, from),
