@@ -7,9 +7,12 @@ import { apiQuery } from "./fixtures/telemetry";
 
 // The simulated fleet end to end: one simulator process runs production (two models) and staging, posting to the
 // dashboard over HTTP. The fleet table shows both clusters' models side by side, the Workers page tells staging's w1
-// from production's, and a retention change published to staging reaches staging's control API only.
+// from production's, a retention change published to staging reaches staging's control API only, and one published
+// for production's second model reaches that model's workers only.
 
 const CONTROL_TOKEN = "e2e-fleet-control-token-0123456789";
+const GPT = "gpt-oss-120b";
+const QWEN = "qwen3-coder-480b-a35b";
 const sims: ChildProcess[] = [];
 
 test.describe.configure({ timeout: 180_000 });
@@ -17,9 +20,15 @@ test.afterEach(() => {
   for (const s of sims.splice(0)) s.kill("SIGTERM");
 });
 
-/** What one cluster of the fleet runs of one kind, from its own control API. */
-async function running(url: string, cluster: string, kind: string): Promise<{ version: number; document: unknown }> {
-  const res = await fetch(`${url}${fleetControlPath(cluster)}/control/policies`, {
+/** What one cluster of the fleet (one model of it: `model`) runs of one kind, from its own control API. */
+async function running(
+  url: string,
+  cluster: string,
+  kind: string,
+  model?: string,
+): Promise<{ version: number; document: unknown }> {
+  const query = model ? `?model=${encodeURIComponent(model)}` : "";
+  const res = await fetch(`${url}${fleetControlPath(cluster)}/control/policies${query}`, {
     headers: { authorization: `Bearer ${CONTROL_TOKEN}` },
   });
   expect(res.status).toBe(200);
@@ -38,14 +47,19 @@ test("a simulated fleet: both clusters side by side, workers told apart, a chang
   sims.push(started.child);
   const url = await started.controlUrl;
   const api = await adminApi(baseURL!);
-  for (const cluster of ["production", "staging"])
+  const scopes: [string, string][] = [
+    ["production", "production"],
+    ["production-gpt", `production@${GPT}`],
+    ["staging", "staging"],
+  ];
+  for (const [id, cluster] of scopes)
     await adminMutation(api, "policies.targets.upsert", {
       target: {
-        id: `fleet-${cluster}`,
-        name: `Fleet ${cluster}`,
+        id: `fleet-${id}`,
+        name: `Fleet ${id}`,
         cluster,
         adapter: "sim",
-        config: { url: `${url}${fleetControlPath(cluster)}`, token: CONTROL_TOKEN },
+        config: { url: `${url}${fleetControlPath(cluster.split("@")[0]!)}`, token: CONTROL_TOKEN },
         kinds: ["retention"],
         enabled: true,
       },
@@ -110,5 +124,24 @@ test("a simulated fleet: both clusters side by side, workers told apart, a chang
   const staging = await running(url, "staging", "retention");
   expect(staging.version).toBeGreaterThan(before);
   expect(JSON.stringify(staging.document)).toContain('"ttl_seconds":1800');
+  expect((await running(url, "production", "retention")).version).toBe(0);
+
+  // A retention change for production's second model: its scope is picked from the menu, the version is that
+  // scope's own v1, and it reaches the gpt-oss workers only (qwen's, in the same cluster, keep version 0).
+  await page.goto("/policies?kind=retention&cluster=production");
+  await page.getByLabel("Scope", { exact: true }).selectOption(`production@${GPT}`);
+  await expect(page).toHaveURL(new RegExp(`cluster=production%40${GPT}`));
+  const gptPanel = page.getByRole("tabpanel", { name: /^Retention/ });
+  await gptPanel.getByLabel("TTL (s)").first().fill("900");
+  await gptPanel.getByRole("button", { name: "Review changes" }).click();
+  await gptPanel.getByLabel("Comment").fill("gpt-oss: shorter system-prompt TTL");
+  await gptPanel.getByRole("button", { name: "Publish v1" }).click();
+  await expect(gptPanel.getByText("Published v1.")).toBeVisible();
+  await expect(page.getByTestId("rollout-fleet-production-gpt")).toContainText("in sync", { timeout: 60_000 });
+  await expect(page.getByTestId("rollout-fleet-production")).toHaveCount(0);
+  const gpt = await running(url, "production", "retention", GPT);
+  expect(gpt.version).toBe(1);
+  expect(JSON.stringify(gpt.document)).toContain('"ttl_seconds":900');
+  expect((await running(url, "production", "retention", QWEN)).version).toBe(0);
   expect((await running(url, "production", "retention")).version).toBe(0);
 });

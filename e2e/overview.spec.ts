@@ -191,5 +191,5 @@ test("the fleet table shows two clusters' models side by side, each figure its o
   await expect(page.getByTestId("fleet-mix")).toContainText(/\d+ clusters and \d+ models together/);
   await row(staging, "m-large").getByRole("link", { name: "Policies" }).click();
   await expect(page).toHaveURL(new RegExp(`/policies\\?cluster=${staging}`));
-  await expect(page.getByLabel("Cluster", { exact: true })).toHaveValue(staging);
+  await expect(page.getByLabel("Scope", { exact: true })).toHaveValue(staging);
 });

@@ -57,7 +57,7 @@ test("a frontend change published to staging reaches staging's target only, and 
 
   // Staging's editor starts from the defaults: nothing was published for it, whatever the default cluster has.
   await page.goto(`/policies?kind=frontend&cluster=${staging}`);
-  await expect(page.getByLabel("Cluster", { exact: true })).toHaveValue(staging);
+  await expect(page.getByLabel("Scope", { exact: true })).toHaveValue(staging);
   const panel = page.getByRole("tabpanel", { name: /^Frontend/ });
   await expect(panel.getByText("Nothing published yet")).toBeVisible();
   await panel.getByRole("checkbox", { name: "Strip the billing preamble" }).check();
@@ -83,7 +83,7 @@ test("a frontend change published to staging reaches staging's target only, and 
   await panel.getByLabel("Copy this form to").selectOption(prod);
   await panel.getByRole("button", { name: `Open in ${prod}'s editor` }).click();
   await expect(page).toHaveURL(new RegExp(`cluster=${prod}`));
-  await expect(page.getByLabel("Cluster", { exact: true })).toHaveValue(prod);
+  await expect(page.getByLabel("Scope", { exact: true })).toHaveValue(prod);
   const prodPanel = page.getByRole("tabpanel", { name: /^Frontend/ });
   await expect(prodPanel.getByTestId("frontend-copied")).toContainText(`Copied from ${staging} v1`);
   const changes = prodPanel.getByRole("table", { name: "Changes to publish" });
@@ -107,6 +107,6 @@ test("a frontend change published to staging reaches staging's target only, and 
 
 test("a malformed cluster in the URL is named and the default cluster is shown", async ({ page }) => {
   await page.goto("/policies?kind=frontend&cluster=prod%20eu");
-  await expect(page.getByRole("alert").filter({ hasText: "is not a cluster name" })).toContainText("prod eu");
-  await expect(page.getByLabel("Cluster", { exact: true })).toHaveValue("default");
+  await expect(page.getByRole("alert").filter({ hasText: "is not a policy scope" })).toContainText("prod eu");
+  await expect(page.getByLabel("Scope", { exact: true })).toHaveValue("default");
 });

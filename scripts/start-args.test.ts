@@ -75,18 +75,14 @@ describe("planStart: the dashboard and the simulator agree on the wiring", () =>
     expect(simSees(p)).toMatchObject({ scenario: "preamble", fast: true, durationSeconds: 60, controlPort: 4700 });
   });
 
+  // Each cluster, and each model of production (which serves two).
+  const SCOPES = ["production", "production@gpt-oss-120b", "production@qwen3-coder-480b-a35b", "staging"];
   it.each([
-    [
-      ["--scenario", "fleet"],
-      ["production", "staging"],
-    ],
-    [
-      ["--scenario=fleet", "--speed", "2"],
-      ["production", "staging"],
-    ],
+    [["--scenario", "fleet"], SCOPES],
+    [["--scenario=fleet", "--speed", "2"], SCOPES],
     [["--scenario", "steady"], null],
     [[], null],
-  ])("%j runs a fleet of clusters %j (each its own target)", (argv, fleet) => {
+  ])("%j runs a fleet of policy scopes %j (each its own target)", (argv, fleet) => {
     expect(plan(argv).fleet).toEqual(fleet);
   });
 

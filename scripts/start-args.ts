@@ -1,7 +1,7 @@
 // The settings `npm start` shares between its two processes, from its arguments and environment, without I/O.
 // The demo wires the dashboard and the simulator to each other, so an argument after `--` that names one end of
 // that wiring must reach both ends (or be refused): otherwise the simulator listens where the dashboard never pushes.
-import { FLEET_CLUSTERS } from "../server/sim/fleet-names";
+import { FLEET_SCOPES } from "../server/sim/fleet-names";
 
 export type StartPlan = {
   port: number;
@@ -13,7 +13,7 @@ export type StartPlan = {
   controlToken: string;
   /** Arguments for the simulator, the shared ones included exactly once. */
   simArgs: string[];
-  /** `--scenario fleet`: its clusters, each a policy target of its own (null: one cluster, the default). */
+  /** `--scenario fleet`: its policy scopes, each a policy target of its own (null: one cluster, the default). */
   fleet: readonly string[] | null;
 };
 
@@ -106,7 +106,7 @@ export function planStart(
         String(controlPort),
         ...rest,
       ],
-      fleet: scenario === "fleet" ? FLEET_CLUSTERS : null,
+      fleet: scenario === "fleet" ? FLEET_SCOPES : null,
     },
   };
 }

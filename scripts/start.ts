@@ -8,6 +8,7 @@ import { cannotListen } from "../lib/free-port";
 import { nodeArgs, type CompiledName } from "../server/compiled";
 import { processEnv } from "../server/memory-budget";
 import { fleetControlPath } from "../server/sim/fleet-names";
+import { scopeParts } from "../lib/policy-scope";
 import { planStart } from "./start-args";
 import { waitForHealth } from "./wait-for-health";
 
@@ -104,7 +105,8 @@ async function checkPorts(): Promise<string | null> {
 /** The banner's line(s) naming the simulator's control API: one per cluster of a fleet. */
 function controlApis(controlUrl: string): string {
   if (!plan.fleet) return `simulated cluster control API: ${controlUrl}/control/policies`;
-  const urls = plan.fleet.map((c) => `${c}: ${controlUrl}${fleetControlPath(c)}/control/policies`);
+  const clusters = [...new Set(plan.fleet.map((s) => scopeParts(s).cluster))];
+  const urls = clusters.map((c) => `${c}: ${controlUrl}${fleetControlPath(c)}/control/policies`);
   return `simulated fleet's control APIs: ${urls.join(", ")}`;
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { clusterName } from "../lib/cluster-name";
+import { policyScopeName } from "../lib/policy-scope";
 import { parseScrapeTargets } from "./sources/prometheus/env-targets";
 import { maskUrl } from "../lib/mask-url";
 import { parseHostList } from "./outbound/policy";
@@ -67,7 +67,8 @@ const schema = z.object({
   // Set by `npm start`: the embedded simulated cluster's control API, registered as a policy target.
   SWITCHYARD_SIM_CONTROL_URL: outboundUrl.optional(),
   SWITCHYARD_SIM_CONTROL_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
-  // Set by `npm start -- --scenario fleet`: the simulated fleet's clusters, each registered as a policy target of its own.
+  // Set by `npm start -- --scenario fleet`: the simulated fleet's policy scopes (clusters, and `cluster@model` for each
+  // model of a cluster serving two), each registered as a policy target of its own.
   SWITCHYARD_SIM_CLUSTERS: z
     .string()
     .max(4_096)
@@ -77,7 +78,7 @@ const schema = z.object({
         .map((c) => c.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(clusterName).max(64))
+    .pipe(z.array(policyScopeName).max(64))
     .optional(),
   // JSON array of Prometheus scrape targets, upserted as sources at start (see server/sources/prometheus/env-targets.ts).
   SWITCHYARD_SCRAPE_TARGETS: z

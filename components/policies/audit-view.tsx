@@ -2,7 +2,8 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { CLUSTER_NAME, DEFAULT_CLUSTER } from "@/lib/cluster-name";
+import { DEFAULT_CLUSTER } from "@/lib/cluster-name";
+import { scopeLabel, scopeProblem } from "@/lib/policy-scope";
 import { formatDateTime, formatTime } from "@/components/format";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
@@ -20,7 +21,7 @@ export function AuditView() {
   const trpc = useTRPC();
   const asked = useSearchParams().get("cluster");
   // A malformed ?cluster= shows every cluster's changes rather than an error: it only narrows a read.
-  const cluster = asked !== null && CLUSTER_NAME.test(asked) ? asked : undefined;
+  const cluster = asked !== null && scopeProblem(asked) === null ? asked : undefined;
   const pages = useCursorPages<number>(`audit/${cluster ?? ""}`);
   const audit = useQuery({
     ...trpc.policies.audit.queryOptions({ cluster, limit: PAGE_SIZE, before: pages.cursor ?? undefined }),
@@ -34,8 +35,8 @@ export function AuditView() {
         <div>
           <h1>Policy audit log</h1>
           <div className="sub">
-            Every publish, rollback and target change{cluster ? ` of cluster ${cluster}` : " of every cluster"}, newest
-            first. {cluster && <Link href="/policies/audit">Show every cluster</Link>}
+            Every publish, rollback and target change{cluster ? ` of ${scopeLabel(cluster)}` : " of every cluster"},
+            newest first. {cluster && <Link href="/policies/audit">Show every cluster</Link>}
           </div>
         </div>
         <Link href={cluster ? `/policies?cluster=${encodeURIComponent(cluster)}` : "/policies"}>← Policies</Link>

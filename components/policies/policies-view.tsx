@@ -7,7 +7,8 @@ import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
 import { isPolicyKind, POLICY_KINDS, type PolicyKind } from "@/lib/policies/policies";
 import type { Operator, TargetReason } from "./fields";
-import { CLUSTER_NAME, CLUSTER_NAME_RULE, DEFAULT_CLUSTER } from "@/lib/cluster-name";
+import { DEFAULT_CLUSTER } from "@/lib/cluster-name";
+import { policyScope, scopeLabel, scopeProblem } from "@/lib/policy-scope";
 import { PolicyScopeContext } from "./cluster-scope";
 import { HistoryPanel } from "./history-panel";
 import { PolicyEditor } from "./policy-editor";
@@ -31,8 +32,9 @@ export function PoliciesView() {
   const pathname = usePathname();
   const asked = params.get("kind") ?? "";
   const kind: PolicyKind = isPolicyKind(asked) ? asked : "retention";
-  const askedCluster = params.get("cluster") ?? DEFAULT_CLUSTER;
-  const badCluster = !CLUSTER_NAME.test(askedCluster);
+  // The scope: ?cluster= (a cluster, or cluster@model) and, as the other pages say it, ?model=.
+  const askedCluster = policyScope(params.get("cluster") ?? DEFAULT_CLUSTER, params.get("model"));
+  const badCluster = scopeProblem(askedCluster);
   const cluster = badCluster ? DEFAULT_CLUSTER : askedCluster;
   const tabs = useRef<Record<string, HTMLButtonElement | null>>({});
   const clusters = useQuery(trpc.policies.clusters.queryOptions());
@@ -54,6 +56,7 @@ export function PoliciesView() {
   };
   const selectCluster = (c: string) => {
     const q = new URLSearchParams(params.toString());
+    q.delete("model");
     if (c === DEFAULT_CLUSTER) q.delete("cluster");
     else q.set("cluster", c);
     router.push(`${pathname}?${q.toString()}`, { scroll: false });
@@ -87,17 +90,17 @@ export function PoliciesView() {
         <div>
           <h1>Policies</h1>
           <div className="sub">
-            Versioned documents of one cluster, pushed to that cluster&apos;s targets only; rollout status refreshes
-            every 2 s.
+            Versioned documents of one cluster, or of one model of it, pushed to that scope&apos;s targets only; rollout
+            status refreshes every 2 s.
             {!operator.canEdit && " You are signed in as a viewer: publishing and rollback need the operator role."}
           </div>
         </div>
         <div className="policies-scope">
-          <label htmlFor="policy-cluster">Cluster</label>
+          <label htmlFor="policy-cluster">Scope</label>
           <select id="policy-cluster" value={cluster} onChange={(e) => selectCluster(e.target.value)}>
             {scope.clusters.map((c) => (
               <option key={c} value={c}>
-                {c}
+                {scopeLabel(c)}
               </option>
             ))}
           </select>
@@ -106,7 +109,7 @@ export function PoliciesView() {
       </div>
       {badCluster && (
         <p className="notice" role="alert">
-          &ldquo;{askedCluster.slice(0, 80)}&rdquo; is not a cluster name: it {CLUSTER_NAME_RULE}. Showing {cluster}.
+          &ldquo;{askedCluster.slice(0, 80)}&rdquo; is not a policy scope: {badCluster}. Showing {cluster}.
         </p>
       )}
 

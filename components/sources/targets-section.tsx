@@ -259,7 +259,7 @@ function TargetForm({
             aria-describedby="target-cluster-help"
           />
           <span className="sub" id="target-cluster-help">
-            receives this cluster&apos;s policy versions only
+            receives this cluster&apos;s policy versions only; cluster@model for one model&apos;s own line
           </span>
           {err("cluster", "target-cluster")}
         </div>

@@ -271,6 +271,7 @@ export const tables: Record<IngestKind, Table> = {
       "status",
       "message",
       "source",
+      "model",
     ]),
     row: (e: IngestRowOf<"policy.ack">) => [
       e.id,
@@ -282,6 +283,7 @@ export const tables: Record<IngestKind, Table> = {
       e.status,
       opt(e.message),
       opt(e.source),
+      opt(e.model),
     ],
   },
 };

@@ -196,6 +196,7 @@ export type PolicyAckRow = {
   policy_kind: "retention" | "autoscaling" | "routing" | "frontend";
   version: number;
   status: "applied" | "rejected";
+  model?: string | undefined;
   id: string;
   ts: number;
   message?: string | undefined;

@@ -1,6 +1,7 @@
-import { and, asc, eq, gte, inArray, lt } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, lt } from "drizzle-orm";
 import { clusterId } from "../ingest/clusters";
 import type { AckRow } from "../rows/impact";
+import { scopeParts } from "../../lib/policy-scope";
 import type { Store } from "./store";
 
 // Rows of policy_guards and policy_acks on either engine. What a guard decides and does (publish, trip, roll back) is
@@ -99,19 +100,30 @@ export async function guardRollbacksBetween(s: Store, from: number, to: number):
   return rows.flatMap((r) => (r.rollbackVersion === null ? [] : [{ ...r, rollbackVersion: r.rollbackVersion }]));
 }
 
-/** policy.ack rows a cluster sent of one kind for `version` and later versions, oldest first (bounded). */
+/**
+ * policy.ack rows of one policy scope (a cluster's acks that name no model, or those naming the scope's model) of one
+ * kind for `version` and later versions, oldest first (bounded).
+ */
 export async function acksFrom(
   s: Store,
-  cluster: string,
+  scope: string,
   kind: string,
   version: number,
   limit = 2_000,
 ): Promise<AckRow[]> {
   const a = s.t.policyAcks;
+  const parts = scopeParts(scope);
   return s.db
     .select({ target: a.target, version: a.version, status: a.status, ts: a.ts, message: a.message })
     .from(a)
-    .where(and(eq(a.clusterId, clusterId(cluster)), eq(a.policyKind, kind), gte(a.version, version)))
+    .where(
+      and(
+        eq(a.clusterId, clusterId(parts.cluster)),
+        parts.model === null ? isNull(a.model) : eq(a.model, parts.model),
+        eq(a.policyKind, kind),
+        gte(a.version, version),
+      ),
+    )
     .orderBy(asc(a.ts), asc(a.id))
     .limit(limit);
 }

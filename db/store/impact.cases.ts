@@ -104,6 +104,7 @@ export function impactCases(e: PageEngine): void {
           id: "stg-req",
           request_id: "stg-r",
           cluster: "staging",
+          model: "stg-model",
           session_id: "s-stg",
           worker_id: "w1",
           arrived_at: T0 + 30_000,
@@ -132,8 +133,8 @@ export function impactCases(e: PageEngine): void {
       const span = { from: T0, to: T0 + 2 * MIN };
       const [all, def, stg] = await Promise.all([
         windowRows(seeded.store, span),
-        windowRows(seeded.store, span, 0),
-        windowRows(seeded.store, span, STAGING),
+        windowRows(seeded.store, span, { clusterId: 0 }),
+        windowRows(seeded.store, span, { clusterId: STAGING }),
       ]);
       expect([all.requests, def.requests, stg.requests]).toEqual([3, 2, 1]);
       expect(stg).toMatchObject({ inputTokens: 100, cachedTokens: 0, ttftsSorted: [50] });
@@ -144,6 +145,16 @@ export function impactCases(e: PageEngine): void {
         { reason: "ttl", blocks: 4 },
       ]);
       expect(stg.causes.cold).toBe(100);
+      // A model scope (a policy line of one model) counts that model's requests; evictions name no model.
+      const [ofModel, ofOther] = await Promise.all([
+        windowRows(seeded.store, span, { clusterId: STAGING, model: "stg-model" }),
+        windowRows(seeded.store, span, { clusterId: STAGING, model: "another-model" }),
+      ]);
+      expect(ofModel).toMatchObject({ requests: 1, inputTokens: 100, ttftsSorted: [50] });
+      expect(ofModel.causes.cold).toBe(100);
+      expect(ofOther).toMatchObject({ requests: 0, inputTokens: 0, ttftsSorted: [] });
+      expect(ofOther.causes.cold).toBe(0);
+      expect(ofOther.evictions).toEqual([{ reason: "ttl", blocks: 6 }]);
       expect(def.causes.cold + def.causes.diverged + def.causes.evicted).toBe(
         all.causes.cold + all.causes.diverged + all.causes.evicted - 100,
       );

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gte, isNotNull, lt, sql } from "drizzle-orm";
 import type { CauseTotals, Span, WindowRows } from "../rows/impact";
 import { num } from "./sql";
 import { sessionTables } from "./session-tables";
+import type { RequestScope } from "./scope";
 import type { Store } from "./store";
 
 // The impact panel's and the guard's window reads on either engine: request token sums, TTFTs, attribution's causes
@@ -9,17 +10,21 @@ import type { Store } from "./store";
 
 /**
  * What the impact panel and the guard measure over [from, to): request token sums, TTFTs, causes, device evictions; of
- * one cluster's requests and KV events when `cluster` (a cluster id) is given.
+ * one cluster's requests and KV events, and of one model's requests, as `scope` says (absent: the whole fleet).
  */
-export async function windowRows(st: Store, span: Span, cluster?: number): Promise<WindowRows> {
+export async function windowRows(st: Store, span: Span, scope?: RequestScope): Promise<WindowRows> {
   const { from, to } = span;
   const { requests: r, requestCauses: rc, kvEvents: k } = sessionTables(st);
+  const cluster = scope?.clusterId;
+  const model = scope?.model;
+  // A model's requests are its own; evictions carry no model and stay the cluster's.
   const of = (c: typeof r.clusterId | typeof k.clusterId) => (cluster === undefined ? undefined : eq(c, cluster));
+  const ofRequests = () => and(of(r.clusterId), model === undefined ? undefined : eq(r.model, model));
   const sum0 = (c: object) => num(sql`coalesce(sum(${c}), 0)`);
   const totalsQ = st.db
     .select({ requests: num(sql`count(*)`), inputTokens: sum0(r.inputTokens), cachedTokens: sum0(r.cachedTokens) })
     .from(r)
-    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), of(r.clusterId)));
+    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), ofRequests()));
   const causesFrom = st.db
     .select({
       cold: sum0(rc.cold),
@@ -32,9 +37,9 @@ export async function windowRows(st: Store, span: Span, cluster?: number): Promi
   const causesIn = and(gte(rc.arrivedAt, from), lt(rc.arrivedAt, to));
   // A cause row names its request by rid; the request says its cluster.
   const causesQ =
-    cluster === undefined
+    cluster === undefined && model === undefined
       ? causesFrom.where(causesIn)
-      : causesFrom.innerJoin(r, eq(r.rid, rc.rid)).where(and(causesIn, eq(r.clusterId, cluster)));
+      : causesFrom.innerJoin(r, eq(r.rid, rc.rid)).where(and(causesIn, ofRequests()));
   const reason = sql<string>`coalesce(${k.reason}, 'unknown')`;
   const blocks = num(sql`sum(${k.blockCount})`);
   const evictionsQ = st.db
@@ -56,7 +61,7 @@ export async function windowRows(st: Store, span: Span, cluster?: number): Promi
   const ttftsQ = st.db
     .select({ ttft })
     .from(r)
-    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), isNotNull(r.firstTokenAt), of(r.clusterId)))
+    .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), isNotNull(r.firstTokenAt), ofRequests()))
     .orderBy(ttft);
   if (!(from < to)) {
     const [[totals], [causes], evictions] = await Promise.all([totalsQ, causesQ, evictionsQ]);

@@ -1,5 +1,6 @@
 import { and, eq, inArray, type SQL } from "drizzle-orm";
 import { clusterId, modelId } from "../ingest/clusters";
+import { scopeParts } from "../../lib/policy-scope";
 import type { Store } from "./store";
 
 // A page's scope (lib/scope.ts) as the store's reads take it: requests by their cluster id and model, worker rollups by
@@ -21,6 +22,12 @@ export function requestScopeOf(scope: { cluster?: string; model?: string }): Req
     ...(scope.cluster !== undefined ? { clusterId: clusterId(scope.cluster) } : {}),
     ...(scope.model !== undefined ? { model: scope.model } : {}),
   };
+}
+
+/** A policy scope's requests (lib/policy-scope.ts): its cluster's, and its model's when it names one. */
+export function policyRequestScope(scope: string): RequestScope {
+  const { cluster, model } = scopeParts(scope);
+  return model === null ? { clusterId: clusterId(cluster) } : { clusterId: clusterId(cluster), model };
 }
 
 /** The conditions on raw request rows (undefined: none). */

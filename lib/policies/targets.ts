@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { POLICY_KINDS } from "./policies";
-import { clusterName, DEFAULT_CLUSTER } from "../cluster-name";
+import { DEFAULT_CLUSTER } from "../cluster-name";
+import { policyScopeName } from "../policy-scope";
 import { outboundUrl } from "../outbound-url";
 import { redactSecrets, SECRET_MARKER, TARGET_SECRET_FIELDS } from "../secret-fields";
 
@@ -29,8 +30,11 @@ export const ADAPTER_KINDS: Record<AdapterKind, readonly (typeof POLICY_KINDS)[n
 const common = {
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "use 1-64 lowercase letters, digits, '-' or '_'"),
   name: z.string().min(1, "is required").max(128),
-  /** The cluster whose policy versions it receives. */
-  cluster: clusterName.default(DEFAULT_CLUSTER),
+  /**
+   * The policy scope whose versions it receives: a cluster, or `cluster@model` for a target that serves one model of
+   * it (lib/policy-scope.ts). A target receives exactly its scope's versions.
+   */
+  cluster: policyScopeName.default(DEFAULT_CLUSTER),
   kinds: z.array(z.enum(POLICY_KINDS)).min(1, "pick at least one policy kind").max(POLICY_KINDS.length),
   enabled: z.boolean().default(true),
 };

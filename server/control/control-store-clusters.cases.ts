@@ -106,9 +106,13 @@ export function controlStoreClusterCases(e: StoreEngine): void {
         { version: 1, ts: T0 + 10, cluster: "staging", target: "staging" },
         { version: 1, ts: T0 + 20, cluster: "prod", target: "prod" },
         { version: 1, ts: T0 + 30 },
+        { version: 1, ts: T0 + 40, cluster: "prod", target: "prod-gpt", model: "gpt-oss" },
       ]);
       expect((await acksFrom(b, "staging", "routing", 1)).map((r) => r.target)).toEqual(["staging"]);
+      // A model's line is acknowledged apart from its cluster's, though both number a v1.
       expect((await acksFrom(b, "prod", "routing", 1)).map((r) => r.target)).toEqual(["prod"]);
+      expect((await acksFrom(b, "prod@gpt-oss", "routing", 1)).map((r) => r.target)).toEqual(["prod-gpt"]);
+      expect(await acksFrom(b, "prod@qwen", "routing", 1)).toEqual([]);
       expect((await acksFrom(b, "default", "routing", 1)).map((r) => r.target)).toEqual(["sim"]);
     });
   });

@@ -38,7 +38,7 @@ async function snapshot(s: Store) {
 /** Store policy.ack events through the engine's own ingest (what a target's stream does). */
 export async function ingestAcks(
   s: Store,
-  acks: { version: number; ts: number; status?: string; target?: string; cluster?: string }[],
+  acks: { version: number; ts: number; status?: string; target?: string; cluster?: string; model?: string }[],
 ) {
   const rows = acks.map((a) =>
     parsed(
@@ -47,6 +47,7 @@ export async function ingestAcks(
         ts: a.ts,
         target: a.target ?? "sim",
         ...(a.cluster ? { cluster: a.cluster } : {}),
+        ...(a.model ? { model: a.model } : {}),
         policy_kind: "routing",
         version: a.version,
         status: a.status ?? "applied",

@@ -1,5 +1,5 @@
 import type { Span, WindowRows } from "../../db/rows/impact";
-import { clusterId } from "../../db/ingest/clusters";
+import { policyRequestScope, type RequestScope } from "../../db/store/scope";
 import { latestVersionNumbers } from "../../db/store/control";
 import { acksFrom, openGuards, type GuardRow } from "../../db/store/guards";
 import type { Store } from "../../db/store/store";
@@ -15,8 +15,10 @@ import { decideGuard, guardWindows } from "./guard";
 
 export type GuardOutcome = { kind: string; version: number; state: string; rollbackVersion: number | null };
 
-/** What a guard measures over a window of one cluster's requests (db/store/impact.ts's windowRows, either engine). */
-export type WindowReader = (span: Span, cluster: number) => WindowRows | Promise<WindowRows>;
+/**
+ * What a guard measures over a window of one policy scope's requests (db/store/impact.ts's windowRows, either engine).
+ */
+export type WindowReader = (span: Span, scope: RequestScope) => WindowRows | Promise<WindowRows>;
 
 /**
  * When a cluster's version first took effect: the earliest applied policy.ack of any of that cluster's targets (null:
@@ -59,7 +61,7 @@ async function evaluateOne(
     return out(d.state);
   }
   const windows = guardWindows(spec, appliedAt, now);
-  const id = clusterId(guard.cluster);
+  const id = policyRequestScope(guard.cluster);
   const d = decideGuard(
     spec,
     appliedAt,

@@ -4,11 +4,24 @@ import { storedTarget } from "../../db/store/control";
 import type { Store } from "../../db/store/store";
 import { fleetControlPath } from "../sim/fleet-names";
 import { upsertTarget } from "./publish";
+import { scopeLabel, scopeParts } from "../../lib/policy-scope";
 
 // The policy targets `npm start` registers for the simulator it runs beside the dashboard: one, `sim`, for a single
-// cluster; one per cluster of a simulated fleet (`sim-<cluster>`, in that cluster's scope).
+// cluster; one per policy scope of a simulated fleet (`sim-<cluster>`, and `sim-<cluster>-<model>` for a model's own
+// line: lib/policy-scope.ts).
 
+/** `fleet`: the fleet's policy scopes (null: a single cluster). */
 export type SimTargets = { url: string; token: string; fleet: readonly string[] | null };
+
+/** A target id for a scope: lowercase, other characters as '-', at most 64 characters. */
+export function simTargetId(scope: string): string {
+  const { cluster, model } = scopeParts(scope);
+  const raw = model === null ? `sim-${cluster}` : `sim-${cluster}-${model}`;
+  return raw
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .slice(0, 64);
+}
 
 export async function registerSimTargets(store: Store, sim: SimTargets, now = Date.now()): Promise<void> {
   const kinds = [...POLICY_KINDS];
@@ -31,9 +44,10 @@ export async function registerSimTargets(store: Store, sim: SimTargets, now = Da
     );
     return;
   }
-  for (const cluster of sim.fleet) {
-    const config = { url: `${sim.url}${fleetControlPath(cluster)}`, token: sim.token };
-    const row = { id: `sim-${cluster}`, name: `Simulated ${cluster}`, cluster, adapter: "sim", config, kinds };
+  for (const scope of sim.fleet) {
+    const config = { url: `${sim.url}${fleetControlPath(scopeParts(scope).cluster)}`, token: sim.token };
+    const name = `Simulated ${scopeLabel(scope)}`;
+    const row = { id: simTargetId(scope), name, cluster: scope, adapter: "sim", config, kinds };
     await upsertTarget(store, { ...row, enabled: true }, "system", now);
   }
   // A single cluster's target from an earlier run would push to a root the fleet does not serve: paused, not lost.

@@ -291,6 +291,8 @@ const policyAck = z.object({
   version: z.number().int().min(0).max(1e9),
   status: z.enum(["applied", "rejected"]),
   message: text.optional(),
+  /** The model whose policy line the version is of (absent: the cluster's own line; lib/policy-scope.ts). */
+  model: name.optional(),
 });
 
 const variants = {

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { testCaller, testDb } from "../../test/db";
 import { defaultPolicies } from "../../lib/policies/policies";
+import { insertEvents } from "../../db/sqlite/ingest";
+import { minimal, parsed } from "../../test/events";
 
 const NOW = 1_764_417_600_000;
 let db = testDb();
@@ -257,6 +259,9 @@ describe("policies router", () => {
       ["a leading dash", "-prod"],
       ["65 characters", "p".repeat(65)],
       ["an empty name", ""],
+      ["an empty model", "prod@"],
+      ["a space in the model", "prod@gpt oss"],
+      ["a bad cluster before the model", "-prod@gpt"],
     ])("refuses a cluster with %s, storing nothing", async (_why, cluster) => {
       const api = setup();
       const err = await caught(
@@ -264,6 +269,84 @@ describe("policies router", () => {
       );
       expect(err.code).toBe("BAD_REQUEST");
       expect((err.cause as ZodError).issues[0]).toMatchObject({ path: ["cluster"] });
+      expect(await api.policies.audit({})).toMatchObject({ items: [] });
+    });
+  });
+
+  describe("model scopes", () => {
+    /** production serves two models (its workers say so), staging one. */
+    const served = () => {
+      insertEvents(
+        db,
+        [
+          minimal["worker.up"]({ id: "u1", cluster: "production", worker_id: "w1", model: "qwen" }),
+          minimal["worker.up"]({ id: "u2", cluster: "production", worker_id: "w101", model: "gpt-oss" }),
+          minimal["worker.up"]({ id: "u3", cluster: "staging", worker_id: "w1", model: "qwen" }),
+        ].map(parsed),
+      );
+    };
+    const target = (id: string, cluster: string) => ({
+      target: {
+        id,
+        name: id,
+        cluster,
+        adapter: "sim" as const,
+        kinds: ["retention" as const],
+        config: { url: "http://127.0.0.1:9", token: id },
+      },
+    });
+
+    it("numbers a model's versions on their own and rolls them out to that scope's targets only", async () => {
+      const api = setup();
+      served();
+      await api.policies.targets.upsert(target("prod", "production"));
+      await api.policies.targets.upsert(target("prod-gpt", "production@gpt-oss"));
+      const retention = defaultPolicies().retention;
+      const publish = (cluster: string, baseVersion: number | null) =>
+        as("ada").policies.publish({ cluster, kind: "retention", document: retention, baseVersion, comment: cluster });
+      expect(await publish("production", null)).toMatchObject({ version: 1 });
+      expect(await publish("production", 1)).toMatchObject({ version: 2 });
+      // The model's line starts at v1 on no base: the cluster's v2 is not its concern.
+      expect(await publish("production@gpt-oss", null)).toMatchObject({ version: 1 });
+      expect(await api.policies.latest({ cluster: "production@gpt-oss", kind: "retention" })).toMatchObject({
+        cluster: "production@gpt-oss",
+        version: 1,
+      });
+      expect((await api.policies.rollout()).map((e) => [e.targetId, e.cluster, e.latestVersion]).sort()).toEqual([
+        ["prod", "production", 2],
+        ["prod-gpt", "production@gpt-oss", 1],
+      ]);
+      expect((await api.policies.rollout({ cluster: "production@gpt-oss" })).map((e) => e.targetId)).toEqual([
+        "prod-gpt",
+      ]);
+      expect((await api.policies.audit({ cluster: "production@gpt-oss" })).items.map((e) => e.action)).toEqual([
+        "publish",
+        "target.upsert",
+      ]);
+      // The menu: every cluster, and each model its workers serve.
+      expect(await api.policies.clusters()).toEqual([
+        "default",
+        "production",
+        "production@gpt-oss",
+        "production@qwen",
+        "staging",
+        "staging@qwen",
+      ]);
+    });
+
+    it.each([
+      ["a model the cluster does not serve", "production@llama", "it serves gpt-oss, qwen"],
+      ["another cluster's model", "staging@gpt-oss", "it serves qwen"],
+      ["a cluster no worker of which was seen", "eu@qwen", "no worker of it has named a model yet"],
+    ])("refuses a version for %s with the served models, storing nothing", async (_why, cluster, list) => {
+      const api = setup();
+      served();
+      const err = await caught(
+        api.policies.publish({ cluster, kind: "frontend", document: {}, baseVersion: null, comment: "" }),
+      );
+      expect(err.code).toBe("BAD_REQUEST");
+      expect(err.message).toContain(`does not serve the model ${cluster.split("@")[1]}: ${list}`);
+      expect(await api.policies.latest({ cluster, kind: "frontend" })).toBeNull();
       expect(await api.policies.audit({})).toMatchObject({ items: [] });
     });
   });

@@ -21,8 +21,11 @@ import { removeTarget, rollbackVersion, upsertTarget } from "../control/publish"
 import { redactConfig, targetInput } from "../../lib/policies/targets";
 import { diffDocuments, type PublishDecision } from "../../lib/policies/versions";
 import { AppError } from "../errors";
-import { clusterName, DEFAULT_CLUSTER } from "../../lib/cluster-name";
+import { DEFAULT_CLUSTER } from "../../lib/cluster-name";
+import { policyScope, policyScopeName, scopeParts } from "../../lib/policy-scope";
 import { clusterNames } from "../../db/store/clusters";
+import { workerModels } from "../../db/store/fleet";
+import { fleetScopes } from "../analysis/fleet";
 import { inspectConfinedFile } from "../files/confined-path";
 import { targetFolder, unprocessableIfRefused } from "../files/folders";
 import { assertOutboundConfig } from "../outbound/assert";
@@ -30,8 +33,11 @@ import { operatorProcedure, router, viewerProcedure } from "../trpc/init";
 import { guardView, impactProcedures } from "./policy-impact";
 
 const kind = z.enum(POLICY_KINDS);
-/** The cluster a procedure reads or writes the policies of ("default" when not given). */
-const cluster = clusterName.default(DEFAULT_CLUSTER);
+/**
+ * The scope a procedure reads or writes the policies of: a cluster, or `cluster@model` for one model of it ("default"
+ * when not given). The field keeps the name `cluster` it had before model scopes.
+ */
+const cluster = policyScopeName.default(DEFAULT_CLUSTER);
 const version = z.number().int().min(1).max(1e9);
 const comment = z.string().max(2000).default("");
 const meta = { cluster, baseVersion: version.nullable(), comment, guard: guardInput.nullable().default(null) };
@@ -65,6 +71,28 @@ async function mustGet(s: Store, scope: string, kind: PolicyKind, v: number) {
   return found;
 }
 
+/** Every cluster that sent telemetry, with the models its workers serve. */
+async function servedScopes(s: Store) {
+  const [names, workers] = await Promise.all([clusterNames(s), workerModels(s)]);
+  return fleetScopes(names, workers);
+}
+
+/**
+ * A version scoped to a model the cluster does not serve would reach no worker: refused (BAD_REQUEST) with the models
+ * it does serve, before anything is stored.
+ */
+async function refuseUnservedModel(s: Store, scope: string): Promise<void> {
+  const { cluster, model } = scopeParts(scope);
+  if (model === null) return;
+  const served = (await servedScopes(s)).find((c) => c.name === cluster)?.models ?? [];
+  if (served.includes(model)) return;
+  const list = served.length ? `it serves ${served.join(", ")}` : "no worker of it has named a model yet";
+  throw new AppError("BAD_REQUEST", `cluster ${cluster} does not serve the model ${model}: ${list}`, {
+    errors: [{ path: "cluster", message: `not a model of ${cluster}; ${list}` }],
+    served,
+  });
+}
+
 const targetsRouter = router({
   /** Every target with its config (secrets redacted). */
   list: viewerProcedure.query(async ({ ctx }) =>
@@ -94,7 +122,8 @@ export const policiesRouter = router({
    * "default" always first.
    */
   clusters: viewerProcedure.query(async ({ ctx }) => {
-    const [seen, scoped] = await Promise.all([clusterNames(ctx.store), policyClusters(ctx.store)]);
+    const [served, scoped] = await Promise.all([servedScopes(ctx.store), policyClusters(ctx.store)]);
+    const seen = served.flatMap((c) => [c.name, ...c.models.map((m) => policyScope(c.name, m))]);
     const rest = [...new Set([...seen, ...scoped])].filter((c) => c !== DEFAULT_CLUSTER).sort();
     return [DEFAULT_CLUSTER, ...rest];
   }),
@@ -146,7 +175,7 @@ export const policiesRouter = router({
    * policy from one cluster to another).
    */
   diff: viewerProcedure
-    .input(z.object({ cluster, kind, from: version, to: version, toCluster: clusterName.optional() }))
+    .input(z.object({ cluster, kind, from: version, to: version, toCluster: policyScopeName.optional() }))
     .query(async ({ ctx, input }) => {
       const s = ctx.store;
       const from = await mustGet(s, input.cluster, input.kind, input.from);
@@ -165,6 +194,7 @@ export const policiesRouter = router({
           { path: "guard", message: "a guard rolls back to the previous version: publish a first version without one" },
         ],
       });
+    await refuseUnservedModel(ctx.store, input.cluster);
     const req = {
       cluster: input.cluster,
       kind: input.kind,
@@ -191,7 +221,7 @@ export const policiesRouter = router({
   audit: viewerProcedure
     .input(
       z.object({
-        cluster: clusterName.optional(),
+        cluster: policyScopeName.optional(),
         limit: z.number().int().min(1).max(MAX_PAGE).default(100),
         before: z.number().int().optional(),
       }),
@@ -210,7 +240,7 @@ export const policiesRouter = router({
    * of one cluster's targets when `cluster` is given.
    */
   rollout: viewerProcedure
-    .input(z.object({ cluster: clusterName.optional() }).default({}))
+    .input(z.object({ cluster: policyScopeName.optional() }).default({}))
     .query(async ({ ctx, input }) => {
       const s = ctx.store;
       const targets = (await listTargets(s)).filter((t) => input.cluster === undefined || t.cluster === input.cluster);

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { oldestUnattributedOf } from "../../db/store/attribution-lag";
-import { clusterId } from "../../db/ingest/clusters";
+import { policyRequestScope } from "../../db/store/scope";
 import { getVersion } from "../../db/store/control";
 import { acksFrom, guardsOf, type GuardRow } from "../../db/store/guards";
 import { windowRows } from "../../db/store/impact";
@@ -11,7 +11,8 @@ import { MINUTE } from "../../lib/impact-window";
 import { policyContentHash } from "../control/content-hash";
 import { POLICY_KINDS, type PolicyKind } from "../../lib/policies/policies";
 import { AppError } from "../errors";
-import { clusterName, DEFAULT_CLUSTER } from "../../lib/cluster-name";
+import { DEFAULT_CLUSTER } from "../../lib/cluster-name";
+import { policyScopeName } from "../../lib/policy-scope";
 import { latestPredictionFor } from "../preview/prediction";
 import { viewerProcedure } from "../trpc/init";
 
@@ -47,7 +48,7 @@ async function targetsImpact(
     acks.map(async (a): Promise<TargetImpact> => {
       if (a.state === "rejected") return a;
       const windows = impactWindows(a.appliedAt, now, lengthMs, a.nextAppliedAt);
-      const id = clusterId(cluster);
+      const id = policyRequestScope(cluster);
       const [before, after] = await Promise.all([windowRows(s, windows.before, id), windowRows(s, windows.after, id)]);
       return targetImpact(a.target, a.appliedAt, windows, before, after, pending);
     }),
@@ -62,7 +63,7 @@ export const impactProcedures = {
   impact: viewerProcedure
     .input(
       z.object({
-        cluster: clusterName.default(DEFAULT_CLUSTER),
+        cluster: policyScopeName.default(DEFAULT_CLUSTER),
         kind: z.enum(POLICY_KINDS),
         version: z.number().int().min(1).max(1e9),
         windowMinutes: z.number().int().min(1).max(120).nullable().default(null),

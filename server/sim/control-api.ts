@@ -1,12 +1,15 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isPolicyKind, POLICY_KINDS } from "../../lib/policies/policies";
+import { MODEL_NAME } from "../../lib/policy-scope";
 import type { PolicyTarget } from "./controller";
 import { NO_TIERS, offloadTierErrors, type TierConfig } from "./tiers";
 
 // The simulated cluster's control API (a push target of the dashboard's reconciler):
 //   GET /control/policies            -> { <kind>: { version, document, applied_at } }
-//   PUT /control/policies/<kind>     <- { version, document } -> 200 ack | 422 rejected
+//   GET /control/policies?model=M    -> what model M's workers run (its own line where it has one)
+//   PUT /control/policies/<kind>     <- { version, document, model? } -> 200 ack | 422 rejected
+//     (with `model`: a version of that model's own policy line; 422 naming the served models if none is M)
 //   GET /control/status              -> runner counters (simulated time, delivery)
 // A fleet (--scenario fleet) serves each cluster's under /clusters/<name>/control/…; its root serves none.
 // Every route needs `Authorization: Bearer <control token>`.
@@ -63,11 +66,18 @@ async function handle(
       "WWW-Authenticate": "Bearer",
     });
   }
-  const full = (req.url ?? "/").split("?")[0]!.replace(/\/+$/, "");
+  const [pathPart, query = ""] = (req.url ?? "/").split("?", 2) as [string, string?];
+  const full = pathPart.replace(/\/+$/, "");
   const { control, path } = route(full, options);
   if (path === "/control/policies") {
     allow(req, "GET");
-    send(res, 200, control.target.policies());
+    const model = new URLSearchParams(query).get("model");
+    if (model !== null && !control.target.models().includes(model))
+      throw new HttpError(
+        404,
+        `no model ${JSON.stringify(model.slice(0, 80))} here (${control.target.models().join(", ")})`,
+      );
+    send(res, 200, control.target.policies(model));
     return;
   }
   if (path === "/control/status" && control.status) {
@@ -100,7 +110,13 @@ async function handle(
   }
   // A usable version is acknowledged (policy.ack) even when the rest of the envelope is refused.
   const refused = envelope.ok ? offloadTierErrors(kind, envelope.document, control.tiers ?? NO_TIERS) : envelope.errors;
-  const ack = await control.target.apply(kind, envelope.version!, envelope.ok ? envelope.document : undefined, refused);
+  const ack = await control.target.apply(
+    kind,
+    envelope.version!,
+    envelope.ok ? envelope.document : undefined,
+    refused,
+    envelope.model,
+  );
   if (ack.ok) send(res, 200, { kind, version: ack.version, status: "applied", applied_at: ack.applied_at });
   else send(res, 422, { kind, version: ack.version, status: "rejected", errors: ack.errors });
 }
@@ -136,14 +152,15 @@ function safeDecode(text: string): string {
 }
 
 type Envelope =
-  | { ok: true; version: number; document: unknown }
-  | { ok: false; version: number | null; errors: { path: string; message: string }[] };
+  | { ok: true; version: number; document: unknown; model: string | null }
+  | { ok: false; version: number | null; model: string | null; errors: { path: string; message: string }[] };
 
 function checkEnvelope(value: unknown): Envelope {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     return {
       ok: false,
       version: null,
+      model: null,
       errors: [{ path: "", message: "body must be an object { version, document }" }],
     };
   const body = value as Record<string, unknown>;
@@ -154,11 +171,15 @@ function checkEnvelope(value: unknown): Envelope {
       : null;
   if (version === null) errors.push({ path: "version", message: "must be an integer between 0 and 1000000000" });
   if (!("document" in body)) errors.push({ path: "document", message: "is required" });
+  const model = typeof body.model === "string" && MODEL_NAME.test(body.model) ? body.model : null;
+  if ("model" in body && model === null)
+    errors.push({ path: "model", message: "must be a model name (1 to 256 visible characters)" });
   for (const key of Object.keys(body))
-    if (key !== "version" && key !== "document") errors.push({ path: key, message: "unknown field" });
+    if (key !== "version" && key !== "document" && key !== "model")
+      errors.push({ path: key, message: "unknown field" });
   return errors.length || version === null
-    ? { ok: false, version, errors }
-    : { ok: true, version, document: body.document };
+    ? { ok: false, version, model, errors }
+    : { ok: true, version, document: body.document, model };
 }
 
 function allow(req: IncomingMessage, method: string): void {

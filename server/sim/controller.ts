@@ -6,9 +6,21 @@ import type { Driven } from "./runner";
 // changes queue here and apply atomically at the next simulated instant the runner reaches.
 
 export interface PolicyTarget {
-  policies(): Record<PolicyKind, PolicyState>;
-  /** Apply a document as a version; `refused` lists errors found before the document (rejects it). */
-  apply(kind: PolicyKind, version: number, document: unknown, refused?: PolicyError[]): Promise<PolicyAck>;
+  /** The states of the cluster's line, or of what one model's workers run (`model`). */
+  policies(model?: string | null): Record<PolicyKind, PolicyState>;
+  /**
+   * Apply a document as a version; `refused` lists errors found before the document (rejects it); `model`: a version
+   * of that model's own line (lib/policy-scope.ts).
+   */
+  apply(
+    kind: PolicyKind,
+    version: number,
+    document: unknown,
+    refused?: PolicyError[],
+    model?: string | null,
+  ): Promise<PolicyAck>;
+  /** The models whose workers it runs. */
+  models(): string[];
 }
 
 type Pending = {
@@ -16,8 +28,20 @@ type Pending = {
   version: number;
   document: unknown;
   refused: PolicyError[];
+  model: string | null;
   resolve: (ack: PolicyAck) => void;
 };
+
+/** The refusal of a version for a model none of `served` is (nothing is applied). */
+export function unservedModel(kind: PolicyKind, version: number, model: string, served: readonly string[]): PolicyAck {
+  return {
+    ok: false,
+    kind,
+    version,
+    status: "rejected",
+    errors: [{ path: "model", message: `${model} is not served here; the models are ${served.join(", ")}` }],
+  };
+}
 
 export class SimController implements PolicyTarget, Driven {
   private pending: Pending[] = [];
@@ -29,13 +53,25 @@ export class SimController implements PolicyTarget, Driven {
     return this.sim.now;
   }
 
-  policies(): Record<PolicyKind, PolicyState> {
-    return this.sim.policies();
+  policies(model: string | null = null): Record<PolicyKind, PolicyState> {
+    return this.sim.policies(model);
   }
 
-  apply(kind: PolicyKind, version: number, document: unknown, refused: PolicyError[] = []): Promise<PolicyAck> {
+  models(): string[] {
+    return [this.sim.model];
+  }
+
+  apply(
+    kind: PolicyKind,
+    version: number,
+    document: unknown,
+    refused: PolicyError[] = [],
+    model: string | null = null,
+  ): Promise<PolicyAck> {
+    if (model !== null && model !== this.sim.model)
+      return Promise.resolve(unservedModel(kind, version, model, this.models()));
     return new Promise((resolve) => {
-      this.pending.push({ kind, version, document, refused, resolve });
+      this.pending.push({ kind, version, document, refused, model, resolve });
       this.wake?.();
     });
   }
@@ -52,7 +88,8 @@ export class SimController implements PolicyTarget, Driven {
 
   /** Apply queued changes, in arrival order, at the current simulated instant. */
   drain(): void {
-    for (const p of this.pending.splice(0)) p.resolve(this.sim.applyPolicy(p.kind, p.version, p.document, p.refused));
+    for (const p of this.pending.splice(0))
+      p.resolve(this.sim.applyPolicy(p.kind, p.version, p.document, p.refused, p.model));
   }
 
   /** Apply queued changes, then run the simulation up to `t`. */

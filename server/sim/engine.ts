@@ -77,7 +77,13 @@ export class Simulation implements AgentHost, CoreHost {
   readonly startMs: number;
   versions: PolicyVersions;
   private docs: PolicyDocuments;
+  /** The cluster's policy line per kind (versions pushed without a model). */
   private states: Record<PolicyKind, PolicyState>;
+  /**
+   * This model's own policy line per kind (versions pushed with the model: lib/policy-scope.ts). Once a kind has one,
+   * it is what this model's workers run, and the cluster's later versions of that kind are recorded but not used.
+   */
+  private modelStates: Partial<Record<PolicyKind, PolicyState>> = {};
   private retention!: RetentionClasses;
   /** A class that evicts on agent_end / session_end was ever handed out (else lifecycle triggers have nothing to do). */
   private lifecycleEver = false;
@@ -194,9 +200,17 @@ export class Simulation implements AgentHost, CoreHost {
     return `${this.run}-${prefix}${++this.ids}`;
   }
 
-  /** The policy state of every kind. */
-  policies(): Record<PolicyKind, PolicyState> {
-    return { ...this.states };
+  /** The model this simulation's workers serve. */
+  get model(): string {
+    return this.options.scenario.model;
+  }
+
+  /**
+   * The policy state of every kind: the cluster's line, or (`model` given) the line this model's workers run, its own
+   * where it has one.
+   */
+  policies(model: string | null = null): Record<PolicyKind, PolicyState> {
+    return model === null ? { ...this.states } : { ...this.states, ...this.modelStates };
   }
 
   /** Replace a kind's start configuration (version 0) before the run begins. */
@@ -210,9 +224,19 @@ export class Simulation implements AgentHost, CoreHost {
     return { ok: true };
   }
 
-  /** Validate and apply a policy version now; emits policy.ack either way. `refused`: errors found before the document. */
-  applyPolicy(kind: PolicyKind, version: number, document: unknown, refused: PolicyError[] = []): PolicyAck {
-    const current = this.states[kind];
+  /**
+   * Validate and apply a policy version now; emits policy.ack either way. `refused`: errors found before the document.
+   * `model`: a version of this model's own line (numbered apart from the cluster's), which then takes over the kind.
+   */
+  applyPolicy(
+    kind: PolicyKind,
+    version: number,
+    document: unknown,
+    refused: PolicyError[] = [],
+    model: string | null = null,
+  ): PolicyAck {
+    const line = model === null ? this.states : this.modelStates;
+    const current = line[kind] ?? { version: 0, document: undefined, applied_at: this.startMs };
     const result = refused.length ? { ok: false as const, errors: refused } : validatePolicy(kind, document);
     let errors: PolicyError[] = result.ok ? [] : result.errors;
     if (!Number.isInteger(version) || version < 0 || version > 1e9)
@@ -240,14 +264,26 @@ export class Simulation implements AgentHost, CoreHost {
         version: Number.isInteger(version) && version >= 0 && version <= 1e9 ? version : 0,
         status: "rejected",
         message,
+        ...(model === null ? {} : { model }),
       });
       return { ok: false, kind, version, status: "rejected", errors };
     }
-    (this.docs as Record<PolicyKind, unknown>)[kind] = result.document;
-    this.states[kind] = { version, document: result.document, applied_at: ts };
-    this.versions = Object.freeze({ ...this.versions, [kind]: version });
-    if (kind === "retention") this.setRetention(this.docs.retention);
-    this.emit({ kind: "policy.ack", ts, target: "sim", policy_kind: kind, version, status: "applied" });
+    line[kind] = { version, document: result.document, applied_at: ts };
+    // The model's own line, once it has one, is what runs; a cluster version then changes nothing here.
+    if (model !== null || this.modelStates[kind] === undefined) {
+      (this.docs as Record<PolicyKind, unknown>)[kind] = result.document;
+      this.versions = Object.freeze({ ...this.versions, [kind]: version });
+      if (kind === "retention") this.setRetention(this.docs.retention);
+    }
+    this.emit({
+      kind: "policy.ack",
+      ts,
+      target: "sim",
+      policy_kind: kind,
+      version,
+      status: "applied",
+      ...(model === null ? {} : { model }),
+    });
     return { ok: true, kind, version, status: "applied", applied_at: ts };
   }
 

@@ -6,7 +6,7 @@ import { createControlServer } from "./control-api";
 import { SimController } from "./controller";
 import { Simulation } from "./engine";
 import { ClusterTarget, FLEET, FleetController, fleetClusters, stampCluster } from "./fleet";
-import { FLEET_CLUSTERS, fleetControlPath } from "./fleet-names";
+import { FLEET_CLUSTERS, FLEET_SCOPES, fleetControlPath } from "./fleet-names";
 import { toJsonLine } from "./json-lines";
 import type { TelemetryEventInput } from "../ingest/events";
 
@@ -35,6 +35,12 @@ describe("the simulated fleet", () => {
     expect(new Set(prod.map((s) => s.model)).size).toBe(2);
     expect(new Set(prod.map((s) => s.blockSize)).size).toBe(2);
     expect(new Set(prod.map((s) => s.kvBlocks.aggregated)).size).toBe(2);
+    // A scope per cluster, and one per model of a cluster serving two.
+    const scopes = fleetClusters().flatMap((c) => {
+      const models = [...new Set(FLEET.filter((m) => m.cluster === c).map((m) => m.scenario.model))].sort();
+      return [c, ...(models.length > 1 ? models.map((m) => `${c}@${m}`) : [])];
+    });
+    expect([...FLEET_SCOPES]).toEqual(scopes);
   });
 
   it("runs its members in lockstep; one cluster's models never share a worker id, nor two members a request id", () => {
@@ -123,5 +129,75 @@ describe("the simulated fleet", () => {
     const answer = await ack;
     expect(answer.ok).toBe(false);
     for (const m of prod) expect(m.sim.policies().routing.version).toBe(0);
+  });
+
+  it("applies a model's version to that model's members only, where it then outranks the cluster's line", async () => {
+    const prod = fleet().filter((m) => m.cluster === "production");
+    const [qwen, gpt] = prod;
+    const target = new ClusterTarget(prod.map((m) => m.controller));
+    const drained = async <T>(p: Promise<T>) => {
+      for (const m of prod) m.controller.drain();
+      return p;
+    };
+    const gptModel = gpt!.sim.model;
+    const retention = defaultPolicies().retention;
+    const short = { ...retention, default: { ...retention.default, priority: 10 } };
+    expect(await drained(target.apply("retention", 1, short, [], gptModel))).toMatchObject({ ok: true, version: 1 });
+    expect(gpt!.sim.policies(gptModel).retention).toMatchObject({ version: 1, document: short });
+    expect(qwen!.sim.policies(qwen!.sim.model).retention.version).toBe(0);
+    // The ack names the model, so the dashboard counts it for that model's line.
+    expect(gpt!.events.filter((e) => e.kind === "policy.ack")).toMatchObject([
+      { target: "sim", policy_kind: "retention", version: 1, status: "applied", model: gptModel },
+    ]);
+    expect(qwen!.events.filter((e) => e.kind === "policy.ack")).toEqual([]);
+    // The cluster's v5 (numbered apart) reaches both; qwen runs it, gpt-oss keeps its own line.
+    const other = { ...retention, default: { ...retention.default, priority: 70 } };
+    expect(await drained(target.apply("retention", 5, other))).toMatchObject({ ok: true, version: 5 });
+    expect(qwen!.sim.policies(qwen!.sim.model).retention).toMatchObject({ version: 5, document: other });
+    expect(gpt!.sim.policies().retention.version).toBe(5);
+    expect(gpt!.sim.policies(gptModel).retention).toMatchObject({ version: 1, document: short });
+    expect(gpt!.sim.versions.retention).toBe(1);
+    // A model production does not serve: refused with the ones it does, applied nowhere.
+    const refused = await drained(target.apply("retention", 2, short, [], "llama-3"));
+    expect(refused).toMatchObject({ ok: false, errors: [{ path: "model" }] });
+    expect(!refused.ok && refused.errors[0]!.message).toBe(
+      `llama-3 is not served here; the models are ${[gptModel, qwen!.sim.model].sort().join(", ")}`,
+    );
+  });
+
+  it("takes a model in the control API's body and query, and refuses a malformed one", async () => {
+    const prod = fleet().filter((m) => m.cluster === "production");
+    const server = createControlServer({
+      token: TOKEN,
+      clusters: { production: { target: new ClusterTarget(prod.map((m) => m.controller)) } },
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    servers.push(server);
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${fleetControlPath("production")}`;
+    const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+    const model = prod[1]!.sim.model;
+    const put = fetch(`${base}/control/policies/routing`, {
+      method: "PUT",
+      headers,
+      body: JSON.stringify({ version: 2, document: defaultPolicies().routing, model }),
+    });
+    const timer = setInterval(() => prod.forEach((m) => m.controller.drain()), 5);
+    const res = await put.finally(() => clearInterval(timer));
+    expect(res.status).toBe(200);
+    const own = await fetch(`${base}/control/policies?model=${encodeURIComponent(model)}`, { headers });
+    expect(((await own.json()) as { routing: { version: number } }).routing.version).toBe(2);
+    const cluster = await fetch(`${base}/control/policies`, { headers });
+    expect(((await cluster.json()) as { routing: { version: number } }).routing.version).toBe(0);
+    const unknown = await fetch(`${base}/control/policies?model=llama`, { headers });
+    expect(unknown.status).toBe(404);
+    // The version is usable, so the refusal is acknowledged (on the cluster's line: the model is not one).
+    const timer2 = setInterval(() => prod.forEach((m) => m.controller.drain()), 5);
+    const badRes = await fetch(`${base}/control/policies/routing`, {
+      method: "PUT",
+      headers,
+      body: JSON.stringify({ version: 3, document: {}, model: "two words" }),
+    }).finally(() => clearInterval(timer2));
+    expect(badRes.status).toBe(422);
+    expect(await badRes.json()).toMatchObject({ status: "rejected", errors: [{ path: "model" }] });
   });
 });

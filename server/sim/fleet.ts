@@ -1,10 +1,9 @@
 import type { PolicyError, PolicyKind } from "../../lib/policies/policies";
-import type { PolicyTarget } from "./controller";
-import { SimController } from "./controller";
+import { SimController, unservedModel, type PolicyTarget } from "./controller";
 import type { PolicyAck, PolicyState } from "./engine";
 import type { Driven } from "./runner";
 import { scenarioByName, type Scenario } from "./scenarios";
-import { FLEET_CLUSTERS } from "./fleet-names";
+import { FLEET_CLUSTERS, FLEET_SECOND_MODEL } from "./fleet-names";
 
 // `--scenario fleet`: several clusters, and several models in one cluster, from one simulator process
 // (docs/simulator.md, "A fleet"). Each member is a whole simulation (its own workers, router, prefix index and
@@ -31,7 +30,7 @@ export const FLEET: readonly FleetMember[] = [
     scenario: {
       ...steady,
       name: "fleet",
-      model: "gpt-oss-120b",
+      model: FLEET_SECOND_MODEL,
       blockSize: 32,
       kvBlocks: { aggregated: 16_000, prefill: 16_000, decode: 16_000 },
       workers: { aggregated: 2 },
@@ -61,18 +60,34 @@ export function stampCluster(line: string, cluster: string): string {
   return `{"cluster":"${cluster}",${line.slice(1)}`;
 }
 
-/** One cluster's policy target over its members: a change applies to each; the first refusal is the answer. */
+/**
+ * One cluster's policy target over its members: a cluster version applies to each, a model's version to that model's
+ * members only; the first refusal is the answer.
+ */
 export class ClusterTarget implements PolicyTarget {
   constructor(private readonly members: readonly SimController[]) {
     if (members.length === 0) throw new Error("a cluster needs at least one member");
   }
 
-  policies(): Record<PolicyKind, PolicyState> {
-    return this.members[0]!.policies();
+  policies(model: string | null = null): Record<PolicyKind, PolicyState> {
+    const member = model === null ? undefined : this.members.find((m) => m.sim.model === model);
+    return (member ?? this.members[0]!).policies(member ? model : null);
   }
 
-  async apply(kind: PolicyKind, version: number, document: unknown, refused?: PolicyError[]): Promise<PolicyAck> {
-    const acks = await Promise.all(this.members.map((m) => m.apply(kind, version, document, refused)));
+  models(): string[] {
+    return [...new Set(this.members.map((m) => m.sim.model))].sort();
+  }
+
+  async apply(
+    kind: PolicyKind,
+    version: number,
+    document: unknown,
+    refused?: PolicyError[],
+    model: string | null = null,
+  ): Promise<PolicyAck> {
+    const to = model === null ? this.members : this.members.filter((m) => m.sim.model === model);
+    if (to.length === 0) return unservedModel(kind, version, model!, this.models());
+    const acks = await Promise.all(to.map((m) => m.apply(kind, version, document, refused, model)));
     return acks.find((a) => !a.ok) ?? acks[0]!;
   }
 }

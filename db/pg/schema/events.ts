@@ -163,6 +163,7 @@ export const policyAcks = pgTable(
     status: text("status").notNull(),
     message: text("message"),
     source: text("source"),
+    model: text("model"),
   },
   (t) => [primaryKey({ columns: [t.id, t.ts] }), index("policy_acks_target").on(t.target, t.policyKind, t.ts)],
 );

@@ -156,6 +156,8 @@ export const policyAcks = sqliteTable(
     status: text("status").notNull(),
     message: text("message"),
     source: text("source"),
+    /** The model whose policy line the version is of (null: the whole cluster's; lib/policy-scope.ts). */
+    model: text("model"),
   },
   (t) => [index("policy_acks_ts").on(t.ts), index("policy_acks_target").on(t.target, t.policyKind, t.ts)],
 );

@@ -1,0 +1,1 @@
+ALTER TABLE `policy_acks` ADD `model` text;
