@@ -1,6 +1,7 @@
 // The Prometheus side of `npm run bench:queries`: the same worker samples written as OpenMetrics, backfilled into TSDB
 // blocks with promtool, served by a Prometheus started on a free local port, and timed through its HTTP query API.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { splitWorkerKey } from "../lib/worker-key";
 import fs from "node:fs";
 import path from "node:path";
 import { freePort } from "../lib/free-port";
@@ -13,11 +14,12 @@ const FAMILIES = [
 ] as const;
 
 /** PromQL for the two workers-page charts over buckets of `step` ms: the same token-weighted ratios Switchyard draws. */
-export function chartQueries(step: number): { hitRate: string; kvUtilization: string } {
+export function chartQueries(step: number, cluster?: string): { hitRate: string; kvUtilization: string } {
   const w = `${step / 1000}s`;
+  const sel = cluster === undefined ? "" : `{cluster="${cluster}"}`;
   return {
-    hitRate: `rate(switchyard_prefix_hit_tokens_total[${w}]) / rate(switchyard_prefix_query_tokens_total[${w}])`,
-    kvUtilization: `avg_over_time(switchyard_kv_active_blocks[${w}]) / avg_over_time(switchyard_kv_total_blocks[${w}])`,
+    hitRate: `rate(switchyard_prefix_hit_tokens_total${sel}[${w}]) / rate(switchyard_prefix_query_tokens_total${sel}[${w}])`,
+    kvUtilization: `avg_over_time(switchyard_kv_active_blocks${sel}[${w}]) / avg_over_time(switchyard_kv_total_blocks${sel}[${w}])`,
   };
 }
 
@@ -38,8 +40,10 @@ export class OpenMetricsWriter {
     }));
   }
 
+  /** `workerId` is Switchyard's worker key: its cluster becomes a `cluster` label beside the worker's own id. */
   add(workerId: string, ts: number, kvActive: number, kvTotal: number, query: string, hit: string): void {
-    const labels = `{worker="${workerId}"}`;
+    const { cluster, id } = splitWorkerKey(workerId);
+    const labels = `{cluster="${cluster}",worker="${id}"}`;
     const t = (ts / 1000).toFixed(3);
     [kvActive, kvTotal, query, hit].forEach((v, i) => {
       const p = this.parts[i]!;

@@ -2,6 +2,7 @@
 import superjson from "superjson";
 import { bucketStep } from "../server/analysis/workers";
 import { chartQueries, promRangeQuery, type PromResult } from "./bench-prometheus";
+import { workerKey } from "../lib/worker-key";
 import { CALLS, quantile, WARMUP, type Caller } from "./bench-queries-time";
 
 type SeriesOut = Awaited<ReturnType<Caller["workers"]["series"]>>;
@@ -22,7 +23,8 @@ function agreement(s: SeriesOut, prom: PromResult, column: "hitRate" | "util"): 
   const diffs: number[] = [];
   for (const series of prom.series)
     for (const [t, v] of series.values) {
-      const o = ours.get(`${series.metric.worker}@${Math.round(t * 1000)}`);
+      const key = workerKey(series.metric.cluster ?? "default", series.metric.worker ?? "");
+      const o = ours.get(`${key}@${Math.round(t * 1000)}`);
       if (o !== undefined && Number.isFinite(Number(v))) diffs.push(Math.abs(o - Number(v)));
     }
   diffs.sort((a, b) => a - b);
@@ -35,13 +37,15 @@ function agreement(s: SeriesOut, prom: PromResult, column: "hitRate" | "util"): 
  * "both-charts" compares it with the two queries; each per-chart line times the call for that chart alone (`chart`),
  * as a panel showing one chart asks, against its Prometheus query. First ratio: the procedure call over Prometheus's engine time (stats=all: no HTTP, no JSON);
  * second: the call plus its superjson encoding over Prometheus's HTTP round trip (its JSON encoding included).
+ * `cluster`: a fleet's comparison, the page scoped to that cluster against queries selecting `{cluster="…"}`.
  */
-export async function compareWithPrometheus(caller: Caller, url: string, end: number, engine = "") {
+export async function compareWithPrometheus(caller: Caller, url: string, end: number, engine = "", cluster?: string) {
   for (const [preset, span] of RANGES) {
     const step = bucketStep(span);
-    const q = chartQueries(step);
+    const q = chartQueries(step, cluster);
     const from = end - span;
-    const series = (chart?: "util" | "hitRate") => caller.workers.series({ range: { preset }, chart });
+    const scope = cluster === undefined ? {} : { cluster };
+    const series = (chart?: "util" | "hitRate") => caller.workers.series({ range: { preset }, chart, ...scope });
     // Points on step boundaries, as Grafana aligns them: Prometheus's point at T covers Switchyard's bucket [T − step, T).
     const prom = (query: string) => promRangeQuery(url, query, from - (from % step) + step, end - (end % step), step);
     const first = await series();

@@ -34,10 +34,9 @@ async function main() {
   const reuse = REUSE && fs.existsSync(FILE);
   const promDir = `${FILE}.prometheus`;
   const tsdbDir = path.join(promDir, "data");
-  // Prometheus holds the samples under each worker's key, without a cluster label: a fleet's comparison is not built.
-  const withProm = PROMETHEUS && prometheusInstalled() && CLUSTERS === 1;
-  if (CLUSTERS > 1) console.log(`a fleet of ${CLUSTERS} clusters: the comparison with Prometheus is skipped`);
-  else if (PROMETHEUS && !withProm)
+  // Prometheus holds each sample with `cluster` and `worker` labels; a fleet's comparison selects one cluster's.
+  const withProm = PROMETHEUS && prometheusInstalled();
+  if (PROMETHEUS && !withProm)
     console.log("prometheus comparison skipped: promtool/prometheus not found (Debian: apt-get install prometheus)");
   if (!reuse)
     for (const f of [FILE, `${FILE}-wal`, `${FILE}-shm`, promDir]) fs.rmSync(f, { force: true, recursive: true });
@@ -101,7 +100,13 @@ async function main() {
       const prom = await startPrometheus(tsdbDir);
       try {
         for (const c of callers)
-          await compareWithPrometheus(c.caller, prom.url, end, callers.length > 1 ? `${c.engine} ` : "");
+          await compareWithPrometheus(
+            c.caller,
+            prom.url,
+            end,
+            callers.length > 1 ? `${c.engine} ` : "",
+            CLUSTERS > 1 ? clusterOf(CLUSTERS - 1) : undefined,
+          );
       } finally {
         prom.stop();
       }

@@ -1,6 +1,6 @@
 import { and, asc, gte, inArray, isNotNull, lt, lte, sql } from "drizzle-orm";
 import type { FleetRequestGroup, FleetSample, FleetTtft } from "../rows/fleet";
-import { num } from "./sql";
+import { num, valueRows } from "./sql";
 import type { Store } from "./store";
 
 // The overview's fleet table on either engine: raw requests per (cluster, model) and the latest worker samples per
@@ -37,16 +37,35 @@ export async function fleetRequestGroups(s: Store, from: number, to: number): Pr
     .limit(FLEET_MAX_GROUPS);
 }
 
-/** TTFT (ms) of each timed request that arrived in [from, to), ordered by cluster id, model and value. */
+/**
+ * TTFT (ms) of each timed request that arrived in [from, to) (the earliest FLEET_MAX_TTFTS), ordered by cluster id,
+ * model and value. Read in arrival order and sorted here: the database's sort of an hour of a fleet's requests (29k
+ * rows) and the objects of its rows took ~85 ms of the fleet table's 120.
+ */
 export async function fleetTtfts(s: Store, from: number, to: number): Promise<FleetTtft[]> {
   const r = s.t.requestReads;
   const ttft = num(sql`${r.firstTokenAt} - ${r.arrivedAt}`);
-  return s.db
-    .select({ clusterId: r.clusterId, model: r.model, ttft })
-    .from(r)
-    .where(and(arrivedIn(s, from, to), isNotNull(r.firstTokenAt)))
-    .orderBy(asc(r.clusterId), asc(r.model), asc(ttft))
-    .limit(FLEET_MAX_TTFTS);
+  const rows = await valueRows(
+    s,
+    s.db
+      .select({ clusterId: r.clusterId, model: r.model, ttft })
+      .from(r)
+      .where(and(arrivedIn(s, from, to), isNotNull(r.firstTokenAt)))
+      .orderBy(asc(r.arrivedAt))
+      .limit(FLEET_MAX_TTFTS),
+  );
+  const groups = new Map<string, { clusterId: number; model: string; ttfts: number[] }>();
+  for (const [c, m, v] of rows) {
+    const key = `${c as number}\u0000${m as string}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { clusterId: Number(c), model: m as string, ttfts: [] }));
+    g.ttfts.push(Number(v));
+  }
+  const byScope = (a: { clusterId: number; model: string }, b: { clusterId: number; model: string }) =>
+    a.clusterId - b.clusterId || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0);
+  return [...groups.values()]
+    .sort(byScope)
+    .flatMap((g) => g.ttfts.sort((a, b) => a - b).map((ttft) => ({ clusterId: g.clusterId, model: g.model, ttft })));
 }
 
 /** Worker samples in [from, to], oldest first, with the model each worker reported (null when it did not). */

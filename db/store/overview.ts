@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gte, isNotNull, isNull, lt, lte, or, sql } from "dr
 import { minuteOf } from "../../lib/counters";
 import type { HistogramEntry } from "../../lib/latency-buckets";
 import type { WorkerSample } from "../rows/overview";
-import { bucketOf, num, numOrNull } from "./sql";
+import { bucketOf, num, numOrNull, sortedPairs, valueRows } from "./sql";
 import type { Store } from "./store";
 import { requestRowsIn, scopeRollupIn, workersIn, type RequestScope } from "./scope";
 
@@ -73,14 +73,18 @@ export async function rawRequestBuckets(
       .groupBy(t)
       .orderBy(asc(t))
       .limit(MAX_BUCKETS),
-    s.db
-      .select({ t, v })
-      .from(r)
-      .where(and(arrivedIn(s, from, to, rs), isNotNull(r.firstTokenAt)))
-      .orderBy(asc(t), asc(v))
-      .limit(MAX_RAW),
+    // Unordered, sorted here: the database's sort of an hour of a fleet's requests took most of the read.
+    valueRows(
+      s,
+      s.db
+        .select({ t, v })
+        .from(r)
+        .where(and(arrivedIn(s, from, to, rs), isNotNull(r.firstTokenAt)))
+        .orderBy(asc(r.arrivedAt))
+        .limit(MAX_RAW),
+    ),
   ]);
-  return { counts, ttfts };
+  return { counts, ttfts: sortedPairs(ttfts) };
 }
 
 /** Requests that arrived in the minutes overlapping [from, to), from the request rollups (of a scope: its own). */
@@ -183,9 +187,12 @@ async function rolledScopeBuckets(s: Store, from: number, to: number, step: numb
   return { counts, ttft };
 }
 
+const QUARTER_HOUR = 900_000;
+
 /**
- * Prefix tokens queried and hit, from the per-minute rollups of the minutes overlapping [from, to), of the given workers
- * (keys; every worker when undefined).
+ * Prefix tokens queried and hit in the minutes overlapping [from, to), of the given workers (keys; every worker when
+ * undefined): whole quarter hours from the 15-minute rollup, the minutes either side from the per-minute one (the
+ * sums are the same; a day of 256 workers is 368k minute rows against 25k quarter rows).
  */
 export async function prefixTokens(
   s: Store,
@@ -194,15 +201,31 @@ export async function prefixTokens(
   workers?: readonly string[],
 ): Promise<{ query: number; hit: number }> {
   if (workers?.length === 0) return { query: 0, hit: 0 };
-  const m = s.t.workerStats1m;
-  const [row] = await s.db
-    .select({
-      query: num(sql`coalesce(sum(${m.prefixQueryDelta}), 0)`),
-      hit: num(sql`coalesce(sum(${m.prefixHitDelta}), 0)`),
-    })
-    .from(m)
-    .where(and(gte(m.minute, minuteOf(from)), lt(m.minute, to), workersIn(m.workerId, workers)));
-  return row ?? { query: 0, hit: 0 };
+  const first = minuteOf(from);
+  // The minutes read are [first, end): those that start before `to`.
+  const end = minuteOf(to - 1) + 60_000;
+  const a = Math.ceil(first / QUARTER_HOUR) * QUARTER_HOUR;
+  const b = Math.floor(end / QUARTER_HOUR) * QUARTER_HOUR;
+  const sums = async (m: Store["t"]["workerStats1m"] | Store["t"]["workerStats15m"], lo: number, hi: number) => {
+    if (!(lo < hi)) return { query: 0, hit: 0 };
+    const [row] = await s.db
+      .select({
+        query: num(sql`coalesce(sum(${m.prefixQueryDelta}), 0)`),
+        hit: num(sql`coalesce(sum(${m.prefixHitDelta}), 0)`),
+      })
+      .from(m)
+      .where(and(gte(m.minute, lo), lt(m.minute, hi), workersIn(m.workerId, workers)));
+    return row ?? { query: 0, hit: 0 };
+  };
+  const parts =
+    a < b
+      ? await Promise.all([
+          sums(s.t.workerStats1m, first, a),
+          sums(s.t.workerStats15m, a, b),
+          sums(s.t.workerStats1m, b, end),
+        ])
+      : [await sums(s.t.workerStats1m, first, end)];
+  return parts.reduce((x, y) => ({ query: x.query + y.query, hit: x.hit + y.hit }), { query: 0, hit: 0 });
 }
 
 /**

@@ -4,6 +4,9 @@ import { minimal, parsed, stats, T0, type Raw } from "../../test/events";
 import type { PageEngine, PageStore } from "../../test/page-stores";
 import { decisionTallies } from "./decision-tallies";
 import { workerDecodeRows, workerPreemptions } from "./decode";
+import { prefixTokens } from "./overview";
+import { rolledDecisionBuckets } from "./routing";
+import { rollupBuckets, rollupTotalBuckets } from "./workers";
 
 // Reads that sum the 15- and 1-minute rollups for whole buckets and raw rows at the edges (rollup-cover.ts), written
 // once and run on each engine (rollup-reads.test.ts: SQLite; rollup-reads.pg.test.ts: PostgreSQL): each must give
@@ -57,8 +60,9 @@ function seed(): Raw[] {
       })),
     }),
   );
-  const samples = SAMPLES.map(([w, ts, preemptions, batch_tokens]) =>
-    stats(w, ts, 1_000, 500, { preemptions, batch_tokens }),
+  // Prefix counters grow by a different amount each sample, so every minute's and quarter's delta differs.
+  const samples = SAMPLES.map(([w, ts, preemptions, batch_tokens], i) =>
+    stats(w, ts, 1_000 + 97 * i * i, 500 + 31 * i * i, { preemptions, batch_tokens }),
   );
   return [...decisions, ...samples];
 }
@@ -145,5 +149,83 @@ export function rollupReadCases(e: PageEngine): void {
       expect(await workerPreemptions(seeded.store, T0 - 3 * MIN, T0 + 2 * Q + 2 * MIN, "w1")).toBe(18);
       expect(await workerPreemptions(seeded.store, T0 + MIN, T0 + Q, "w1")).toBe(0);
     });
+
+    it.each(RANGES)("%s: prefix tokens from quarters and minutes equal the minute rows' sums", async (_n, from, to) => {
+      const m = seeded.store.t.workerStats1m;
+      const minutes = await seeded.store.db
+        .select({ w: m.workerId, minute: m.minute, q: m.prefixQueryDelta, h: m.prefixHitDelta })
+        .from(m);
+      const summed = (workers?: string[]) =>
+        minutes
+          .filter((r) => r.minute >= minuteOf(from) && r.minute < to && (!workers || workers.includes(r.w)))
+          .reduce((a, r) => ({ query: a.query + Number(r.q), hit: a.hit + Number(r.h) }), { query: 0, hit: 0 });
+      expect(await prefixTokens(seeded.store, from, to)).toEqual(summed());
+      expect(await prefixTokens(seeded.store, from, to, ["w1"])).toEqual(summed(["w1"]));
+    });
+
+    it("pins the prefix tokens of two quarters and the minutes around them", async () => {
+      const all = await prefixTokens(seeded.store, T0 - 3 * MIN, T0 + 2 * Q + 2 * MIN);
+      expect(all.query).toBeGreaterThan(0);
+      expect(all).not.toEqual(await prefixTokens(seeded.store, T0, T0 + 2 * Q));
+    });
+
+    it.each([
+      ["10s", 30 * SEC, T0 - 3 * MIN, T0 + 2 * Q + 2 * MIN],
+      ["1m", 5 * MIN, T0 - 3 * MIN, T0 + 2 * Q + 2 * MIN],
+      ["15m", Q, T0 - Q, T0 + 3 * Q],
+    ] as const)(
+      "the %s rollup summed across workers per bucket of %i ms is the per-worker rows added up",
+      async (resolution, step, from, to) => {
+        const read = { from, to, step, resolution };
+        const perWorker = await rollupBuckets(seeded.store, read);
+        const added = (keep: (w: string) => boolean) => {
+          const byT = new Map<
+            number,
+            { samples: number; kvActive: number; kvTotal: number; query: number; hit: number }
+          >();
+          for (const r of perWorker.filter((x) => keep(x.workerId))) {
+            const b = byT.get(r.t) ?? { samples: 0, kvActive: 0, kvTotal: 0, query: 0, hit: 0 };
+            byT.set(r.t, {
+              samples: b.samples + r.samples,
+              kvActive: b.kvActive + r.kvActive,
+              kvTotal: b.kvTotal + r.kvTotal,
+              query: b.query + r.query,
+              hit: b.hit + r.hit,
+            });
+          }
+          return [...byT].sort(([a], [b]) => a - b).map(([t, b]) => ({ workerId: "", t, ...b }));
+        };
+        expect(perWorker.length).toBeGreaterThan(0);
+        expect(await rollupTotalBuckets(seeded.store, read)).toEqual(added(() => true));
+        expect(await rollupTotalBuckets(seeded.store, { ...read, workers: ["w2"] })).toEqual(added((w) => w === "w2"));
+        expect(await rollupTotalBuckets(seeded.store, { ...read, workers: [] })).toEqual([]);
+      },
+    );
+
+    it.each([
+      ["1m", MIN],
+      ["15m", Q],
+    ] as const)(
+      "the %s decision rollup at its own step: each row a bucket, counted from the decisions",
+      async (resolution, step) => {
+        const [from, to] = [T0 - Q, T0 + 3 * Q];
+        const rows = await rolledDecisionBuckets(seeded.store, resolution, from, to, step);
+        const counts = new Map<string, number>();
+        for (const [ts, w] of DECISIONS) {
+          const key = `${ts - (ts % step)} ${w}`;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+        const expected = [...counts]
+          .map(([k, n]) => {
+            const [t, w] = k.split(" ");
+            return { t: Number(t), workerId: w!, decisions: n };
+          })
+          .sort((a, b) => a.t - b.t || (a.workerId < b.workerId ? -1 : 1));
+        expect(rows.map(({ t, workerId, decisions }) => ({ t, workerId, decisions }))).toEqual(expected);
+        // A coarser step sums the same rows.
+        const coarse = await rolledDecisionBuckets(seeded.store, resolution, from, to, 2 * Q);
+        expect(coarse.reduce((a, r) => a + r.decisions, 0)).toBe(rows.reduce((a, r) => a + r.decisions, 0));
+      },
+    );
   });
 }

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, or, sql, type SQL 
 import { minuteOf } from "../../lib/counters";
 import { candidatesJson } from "../codecs/candidates";
 import type { DecisionBucket, RequestSizedBucket, TokenBucket } from "../rows/routing";
-import { bucketOf, fieldsOf, indexed, num, numOrNull } from "./sql";
+import { bucketOf, fieldsOf, indexed, num, numOrNull, valueRows } from "./sql";
 import type { Store } from "./store";
 import type { StoreTables } from "./tables";
 import { requestRowsIn, scopeRollupIn, workersIn, type RequestScope } from "./scope";
@@ -153,6 +153,26 @@ export async function rolledDecisionBuckets(
   step: number,
 ): Promise<DecisionBucket[]> {
   const [m, align] = resolution === "15m" ? [s.t.routeDecisions15m, 900_000] : [s.t.routeDecisions1m, 60_000];
+  // At the rollup's own step its rows are the buckets, in key order: summing and sorting them again took ~45 ms of a
+  // day of 256 workers.
+  if (step === align) {
+    const rows = await valueRows(
+      s,
+      s.db
+        .select({ t: m.minute, workerId: m.chosenWorkerId, d: m.decisions, l: m.lostBlocks, p: m.promptBlocks })
+        .from(m)
+        .where(and(gte(m.minute, from - (from % align)), lt(m.minute, to)))
+        .orderBy(asc(m.minute), asc(m.chosenWorkerId))
+        .limit(MAX_ROLLED_ROWS),
+    );
+    return rows.map((r) => ({
+      t: Number(r[0]),
+      workerId: r[1] as string,
+      decisions: Number(r[2]),
+      lostBlocks: Number(r[3]),
+      promptBlocks: Number(r[4]),
+    }));
+  }
   const t = bucketOf(m.minute, step);
   return s.db
     .select({

@@ -33,6 +33,17 @@ function workersOf(m: ReturnType<typeof rollupScan>["m"]): SQL {
   return sql`WITH RECURSIVE w(id) AS (SELECT min(${m.workerId}) FROM ${m} UNION ALL SELECT (SELECT min(${m.workerId}) FROM ${m} WHERE ${m.workerId} > w.id) FROM w WHERE w.id IS NOT NULL) SELECT id FROM w`;
 }
 
+/**
+ * `column` is one of a list of worker keys given as the placeholder `k` (a JSON array of strings): a scope's workers.
+ * The same on both engines, and one prepared statement for any list.
+ */
+function keptWorkers(s: Store, column: SQL): SQL {
+  const k = sql.placeholder("k");
+  return s.engine === "pg"
+    ? sql`${column} IN (SELECT jsonb_array_elements_text(${k}::jsonb))`
+    : sql`${column} IN (SELECT value FROM json_each(${k}))`;
+}
+
 /** a[i] / b[i] as doubles, null unless b[i] > 0 (the sums are integers: the same division SQL would do). */
 function ratios(a: readonly number[], b: readonly number[]): (number | null)[] {
   const out = new Array<number | null>(a.length);
@@ -90,9 +101,9 @@ function ratioBytes(num: SQL, den: SQL): SQL {
 function chunkedColumns(
   s: Store,
   m: ReturnType<typeof rollupScan>["m"],
-  opts: { util: boolean; hit: boolean; one: boolean },
+  opts: { util: boolean; hit: boolean; one: boolean; kept: boolean },
 ) {
-  const { util, hit, one } = opts;
+  const { util, hit, one, kept } = opts;
   const [c, seal] = [workerChart30s, workerChartSeal];
   const horizon = sql`coalesce((SELECT ${seal.sealedUntil} FROM ${seal} WHERE ${seal.resolution} = ${CHART_RESOLUTION}), 0)`;
   const [a, b, c0, w] = [sql.placeholder("a"), sql.placeholder("b"), sql.placeholder("c"), sql.placeholder("w")];
@@ -105,7 +116,15 @@ function chunkedColumns(
   const packed = s.db
     .select(part(sql`${c.workerId}`, sql`${c.t}`, sql`${c.util}`, sql`${c.hit}`))
     .from(c)
-    .where(and(gt(c.chunk, c0), lt(c.chunk, b), lt(c.chunk, horizon), one ? eq(c.workerId, w) : undefined));
+    .where(
+      and(
+        gt(c.chunk, c0),
+        lt(c.chunk, b),
+        lt(c.chunk, horizon),
+        one ? eq(c.workerId, w) : undefined,
+        kept ? keptWorkers(s, sql`${c.workerId}`) : undefined,
+      ),
+    );
   const rows = s.db
     .select(
       part(
@@ -116,7 +135,14 @@ function chunkedColumns(
       ),
     )
     .from(m)
-    .where(and(gte(m.minute, sql`greatest(${a}, ${horizon})`), lt(m.minute, b), one ? eq(m.workerId, w) : undefined));
+    .where(
+      and(
+        gte(m.minute, sql`greatest(${a}, ${horizon})`),
+        lt(m.minute, b),
+        one ? eq(m.workerId, w) : undefined,
+        kept ? keptWorkers(s, sql`${m.workerId}`) : undefined,
+      ),
+    );
   const x = packed.unionAll(rows as never).as("x") as unknown as Record<"w" | "t" | "u" | "h", SQL.Aliased>;
   // In no order (an ORDER BY in the aggregates doubled the query's time): placed in time order by the caller.
   const agg = (v: SQL.Aliased) => sql`string_agg(${v}, ''::bytea)`;
@@ -180,13 +206,18 @@ function placedRow(r: unknown[], from: number, to: number, step: number, util: b
  */
 export async function rollupColumns(
   s: Store,
-  opts: RollupRead & { charts?: readonly SeriesChart[] },
+  opts: RollupRead & { charts?: readonly SeriesChart[]; workers?: readonly string[] },
 ): Promise<WorkerColumns[]> {
   const { to, step, workerId, resolution } = opts;
+  if (opts.workers?.length === 0) return [];
+  // A scope's workers (with no one worker named): read those only, rather than every worker and dropped after.
+  const kept = opts.workers !== undefined && workerId === undefined;
   const charts = opts.charts ?? SERIES_CHARTS;
   const util = charts.includes("util");
   const hit = charts.includes("hitRate");
-  const { m, index, byWorker, align, one, range, start } = rollupScan(s, opts);
+  const scan = rollupScan(s, opts);
+  const { m, index, byWorker, align, one, start } = scan;
+  const range = kept ? and(scan.range, keptWorkers(s, sql`${m.workerId}`)) : scan.range;
   const plain = step === align;
   // The charts' cells over the sums named: KV active over total blocks, prefix hit over queried tokens.
   const ratio = ratioColumn(s);
@@ -199,13 +230,13 @@ export async function rollupColumns(
     );
   const chunked = s.engine === "pg" && plain && resolution === "30s";
   const build = () => {
-    if (chunked) return chunkedColumns(s, m, { util, hit, one });
+    if (chunked) return chunkedColumns(s, m, { util, hit, one, kept });
     if (plain) {
       // At the rollup's own step the rows are the buckets: aggregated straight into each worker's columns. Where the
       // rollup has a (worker, bucket, …) index, each worker's range is read from it in order (one worker: that range
       // alone), so nothing is sorted to group; else the bucket-start index to the range, or one worker's primary key.
       const source = byWorker ? indexed(s, m, byWorker) : one ? m : indexed(s, m, index);
-      const where = byWorker && !one ? and(sql`${m.workerId} IN (${workersOf(m)})`, range) : range;
+      const where = byWorker && !one && !kept ? and(sql`${m.workerId} IN (${workersOf(m)})`, range) : range;
       return s.db
         .select({
           workerId: fieldsOf({ w: m.workerId }).w,
@@ -241,8 +272,10 @@ export async function rollupColumns(
       .groupBy(buckets.workerId)
       .limit(MAX_WORKERS * 4);
   };
-  const key = `rollupColumns.${resolution}.${one ? "one" : "all"}.${plain ? "rows" : step}.${charts.join("+")}`;
-  const rows = await rawRows(s, key, build, { a: start, b: to, w: workerId, c: start - CHART_CHUNK_MS });
+  const who = one ? "one" : kept ? "kept" : "all";
+  const key = `rollupColumns.${resolution}.${who}.${plain ? "rows" : step}.${charts.join("+")}`;
+  const params = { a: start, b: to, w: workerId, c: start - CHART_CHUNK_MS, k: JSON.stringify(opts.workers ?? []) };
+  const rows = await rawRows(s, key, build, params);
   if (chunked) return rows.map((r) => placedRow(r, start, to, step, util, hit));
   const utilCells = util ? ratio.width : 0;
   return rows.map((r) => {

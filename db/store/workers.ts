@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
 import { minuteOf, type CounterSample } from "../../lib/counters";
 import type { LifecycleKind, RawBucket, SeriesRow, StatsResolution } from "../rows/workers";
-import { bucketOf, fieldsOf, indexed, num, numOrNull, rawRows } from "./sql";
+import { bucketOf, fieldsOf, indexed, num, numOrNull, rawRows, valueRows } from "./sql";
 import type { Store } from "./store";
 
 // Reads for the worker views on either engine. Every query takes a time range [from, to) (Unix ms) and is bounded.
@@ -316,6 +316,46 @@ export async function rollupBuckets(s: Store, opts: RollupRead): Promise<SeriesR
     kvTotal: Number(r[4]),
     query: Number(r[5]),
     hit: Number(r[6]),
+  }));
+}
+
+/**
+ * Bucket sums over every worker of `workers` (keys; all when undefined) from the named rollup over its buckets
+ * overlapping [from, to), in steps of `step` ms: one row per bucket (workerId ""), what the overview's trends add up.
+ * Summed by the database: an hour of 256 workers' 10-second rollup is 29k per-worker rows against 120.
+ */
+export async function rollupTotalBuckets(
+  s: Store,
+  opts: Omit<RollupRead, "workerId"> & { workers?: readonly string[] },
+): Promise<SeriesRow[]> {
+  if (opts.workers?.length === 0) return [];
+  const { table: m, index, align } = statsTable(s, opts.resolution);
+  const t = bucketOf(m.minute, opts.step);
+  const kept = opts.workers === undefined ? undefined : inArray(m.workerId, [...opts.workers]);
+  const rows = await valueRows(
+    s,
+    s.db
+      .select({
+        t,
+        samples: num(sql`sum(${m.samples})`),
+        kvActive: num(sql`sum(${m.kvActiveSum})`),
+        kvTotal: num(sql`sum(${m.kvTotalSum})`),
+        query: num(sql`sum(${m.prefixQueryDelta})`),
+        hit: num(sql`sum(${m.prefixHitDelta})`),
+      })
+      .from(indexed(s, m, index))
+      .where(and(gte(m.minute, opts.from - (opts.from % align)), lt(m.minute, opts.to), kept))
+      .groupBy(t)
+      .orderBy(asc(t)),
+  );
+  return rows.map((r) => ({
+    workerId: "",
+    t: Number(r[0]),
+    samples: Number(r[1]),
+    kvActive: Number(r[2]),
+    kvTotal: Number(r[3]),
+    query: Number(r[4]),
+    hit: Number(r[5]),
   }));
 }
 

@@ -164,6 +164,18 @@ export function overviewFleetCases(engine: PageEngine) {
       expect(await listed({ cluster: "staging", model: "m2" })).toEqual([]);
       const series = await c.workers.series({ range: { preset: "15m" }, cluster: "staging" });
       expect(series.workers.map((w) => w.workerId)).toEqual(["staging/w1"]);
+      // Every rollup the ranges read (10 s, 30 s: PostgreSQL's packed chunks, 5 min, 15 min): a scope's workers are
+      // read alone, each the same columns as in the fleet's read.
+      for (const preset of ["15m", "1h", "6h", "24h"] as const)
+        for (const scope of [{ cluster: "staging" }, { model: "m1" }, { cluster: "staging", model: "m2" }] as Record<
+          string,
+          string
+        >[]) {
+          const all = await c.workers.series({ range: { preset } });
+          const mine = await c.workers.series({ range: { preset }, ...scope });
+          const ids = await listed(scope);
+          expect(mine.workers).toEqual(all.workers.filter((w) => ids.includes(w.workerId)));
+        }
       await expect(c.workers.list({ preset: "15m", cluster: "prod eu" })).rejects.toThrow(/cluster/);
     });
 

@@ -8,7 +8,7 @@ import { attributionLag } from "../../lib/attribution-lag";
 import { oldestUnattributedOf } from "../../db/store/attribution-lag";
 import { decodeStats, itlTrend } from "../reads/decode";
 import { requestStats, requestTrend } from "../reads/requests";
-import { coveredSeriesRows } from "../reads/worker-series";
+import { coveredTotalRows } from "../reads/worker-series";
 import { viewerProcedure, router } from "../trpc/init";
 import { clusterNames, clusterNamesById } from "../../db/store/clusters";
 import { FLEET_MAX_TTFTS, fleetRequestGroups, fleetSamples, fleetTtfts, workerModels } from "../../db/store/fleet";
@@ -128,7 +128,7 @@ export const overviewRouter = router({
     const s = ctx.store;
     const f = await scopeFilter(s, from, to, scopeOfInput(input));
     const [workers, requests, itl] = await Promise.all([
-      coveredSeriesRows(s, { from, to, step }).then((r) => keptWorkers(r.rows, f)),
+      coveredTotalRows(s, { from, to, step, ...(f.workers ? { workers: f.workers } : {}) }),
       requestTrend(s, from, to, step, f.rs),
       itlTrend(s, from, to, step, f),
     ]);

@@ -35,11 +35,19 @@ export const workersRouter = router({
       const step = bucketStep(to - from);
       const charts = input.chart ? [input.chart] : undefined;
       const scope = scopeOfInput(input);
-      const [{ source, workers }, kept] = await Promise.all([
-        workerSeries(ctx.store, { from, to, step, workerId: input.workerId, charts }),
-        isWholeFleet(scope) ? null : scopedWorkers(ctx.store, from, to, scope),
-      ]);
-      const ids = kept && new Set(kept.map((w) => w.workerId));
+      // A scope's workers are read alone (not every worker's series, dropped after).
+      const kept = isWholeFleet(scope)
+        ? undefined
+        : (await scopedWorkers(ctx.store, from, to, scope)).map((w) => w.workerId);
+      const { source, workers } = await workerSeries(ctx.store, {
+        from,
+        to,
+        step,
+        workerId: input.workerId,
+        charts,
+        ...(kept ? { workers: kept } : {}),
+      });
+      const ids = kept && input.workerId !== undefined ? new Set(kept) : null;
       return { from, to, live, step, source, workers: ids ? workers.filter((w) => ids.has(w.workerId)) : workers };
     }),
 
