@@ -79,7 +79,7 @@ test("a simulated fleet: both clusters side by side, workers told apart, a chang
   // The overview of staging alone: its cards count staging's workers, and the page says what the rest covers.
   await page.goto("/?range=5m&cluster=staging");
   await expect(page.getByLabel("Cluster", { exact: true })).toHaveValue("staging");
-  await expect(page.getByTestId("scope-note")).toContainText("These cards and trends show cluster staging");
+  await expect(page.getByTestId("scope-note")).toContainText("These cards, trends and findings show cluster staging");
   const [all, staged] = await Promise.all([
     apiQuery<{ workersPresent: number }>(request, "overview.summary", { preset: "5m" }),
     apiQuery<{ workersPresent: number }>(request, "overview.summary", { preset: "5m", cluster: "staging" }),

@@ -49,6 +49,7 @@ function procedures(caller: Caller, one: string, scope?: { cluster: string; mode
     ["overview.summary", () => caller.overview.summary(range)],
     ["overview.trends", () => caller.overview.trends(range)],
     ["overview.fleet", () => caller.overview.fleet(range)],
+    ["overview.fleetFindings", () => caller.overview.fleetFindings(range)],
     ["workers.series 1h", () => caller.workers.series({ range: hour })],
     ["workers.series 1h (one worker)", () => caller.workers.series({ range: hour, workerId: one })],
     ...scoped,

@@ -4,18 +4,30 @@ import { formatCount, formatMs, formatPercent } from "@/components/format";
 import { CauseSeriesChart } from "@/components/charts/cause-series-chart";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import type { RangeSpec } from "@/lib/time-range";
+import { describeScope, isWholeFleet, type Scope } from "@/lib/scope";
 import "@/components/ui/sessions.css";
 
-/** Findings over the range's sessions (unstable prefix, KV held over tool waits) and recomputed tokens by cause over time. */
-export function SessionFindings({ range }: { range: RangeSpec }) {
+/**
+ * Findings over the range's sessions (unstable prefix, KV held over tool waits), of a scope's requests and sessions when
+ * one is given, and recomputed tokens by cause over time (the whole fleet's).
+ */
+export function SessionFindings({ range, scope = {} }: { range: RangeSpec; scope?: Scope }) {
   const trpc = useTRPC();
   const live = "preset" in range;
-  const q = useQuery({ ...trpc.sessions.findings.queryOptions({ range }), refetchInterval: live ? 5_000 : false });
+  const q = useQuery({
+    ...trpc.sessions.findings.queryOptions({ range, ...scope }),
+    refetchInterval: live ? 5_000 : false,
+  });
   const u = q.data?.unstablePrefix;
   const w = q.data?.toolWait;
   return (
     <section className="section" aria-labelledby="findings-heading">
       <h2 id="findings-heading">Findings</h2>
+      {!isWholeFleet(scope) && (
+        <p className="sub" data-testid="findings-scope">
+          Findings of {describeScope(scope)}; the recomputed tokens by cause cover all clusters.
+        </p>
+      )}
       <div className="two-col">
         <div>
           {u && (

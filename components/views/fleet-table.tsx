@@ -19,6 +19,13 @@ export function FleetTable({ range, refetchInterval }: { range: RangeSpec; refet
     refetchInterval,
     placeholderData: keepPreviousData,
   });
+  // Read apart (three queries per row): the figures do not wait for them.
+  const f = useQuery({
+    ...trpc.overview.fleetFindings.queryOptions(range),
+    refetchInterval,
+    placeholderData: keepPreviousData,
+  });
+  const findings = new Map((f.data?.rows ?? []).map((r) => [`${r.cluster}/${r.model ?? ""}`, r]));
   if (q.isError && !q.data)
     return <LoadError what="the fleet table" message={q.error.message} onRetry={() => void q.refetch()} />;
   const d = q.data;
@@ -56,6 +63,7 @@ export function FleetTable({ range, refetchInterval }: { range: RangeSpec; refet
               <th scope="col" className="num">
                 Workers
               </th>
+              <th scope="col">Findings</th>
               <th scope="col">
                 <span className="visually-hidden">Links</span>
               </th>
@@ -71,6 +79,14 @@ export function FleetTable({ range, refetchInterval }: { range: RangeSpec; refet
                 <td className="num">{formatPercent(r.hitRate)}</td>
                 <td className="num">{formatPercent(r.kvUtilization)}</td>
                 <td className="num">{r.workers ? formatCount(r.workers) : NO_DATA}</td>
+                <td data-testid={`fleet-findings-${r.cluster}-${r.model ?? "none"}`}>
+                  <FindingsCell
+                    row={findings.get(`${r.cluster}/${r.model ?? ""}`)}
+                    pending={f.isPending}
+                    failed={f.isError}
+                    href={`/?${scopeQuery({ cluster: r.cluster, ...(r.model ? { model: r.model } : {}) })}#findings-heading`}
+                  />
+                </td>
                 <td className="fleet-links">
                   <Link href={`/workers?${scopeQuery({ cluster: r.cluster, ...(r.model ? { model: r.model } : {}) })}`}>
                     Workers
@@ -84,4 +100,28 @@ export function FleetTable({ range, refetchInterval }: { range: RangeSpec; refet
       </div>
     </section>
   );
+}
+
+type FindingsRow = { unstablePrefix: { sessionsAffected: number } | null; toolWaitSurvivedShare: number | null };
+
+/** One row's findings: an unstable prompt prefix (linked to the scope's findings), and KV kept over tool waits. */
+function FindingsCell(props: { row: FindingsRow | undefined; pending: boolean; failed: boolean; href: string }) {
+  const { row, pending, failed, href } = props;
+  if (failed) return <span className="sub">not loaded</span>;
+  if (!row) return <span className="sub">{pending ? "…" : NO_DATA}</span>;
+  const parts = [];
+  if (row.unstablePrefix)
+    parts.push(
+      <Link key="prefix" href={href}>
+        unstable prefix ({formatCount(row.unstablePrefix.sessionsAffected)} sessions)
+      </Link>,
+    );
+  if (row.toolWaitSurvivedShare !== null)
+    parts.push(
+      <span key="wait" className="sub">
+        {formatPercent(row.toolWaitSurvivedShare)} of KV kept over tool waits
+      </span>,
+    );
+  if (!parts.length) return <span className="sub">none</span>;
+  return <span className="fleet-findings">{parts}</span>;
 }

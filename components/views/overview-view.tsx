@@ -84,7 +84,7 @@ export function OverviewView() {
       )}
       {d && d.hasAnyData && !whole && (
         <p role="note" className="sub" data-testid="scope-note">
-          These cards and trends show {describeScope(scope)}; the fleet table, tier card, findings and recomputed tokens
+          These cards, trends and findings show {describeScope(scope)}; the fleet table, tier card and recomputed tokens
           below cover all clusters.
         </p>
       )}
@@ -202,7 +202,7 @@ export function OverviewView() {
       )}
       {d && d.hasAnyData && <FleetTable range={range} refetchInterval={live ? REFRESH_MS : false} />}
       {d && d.hasAnyData && <PageLinks query={[rangeQuery(range), scopeQuery(scope)].filter(Boolean).join("&")} />}
-      {d && d.hasAnyData && <SessionFindings range={range} />}
+      {d && d.hasAnyData && <SessionFindings range={range} scope={scope} />}
     </>
   );
 }

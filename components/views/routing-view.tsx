@@ -145,7 +145,7 @@ export function RoutingView() {
         </ChartFrame>
       </div>
 
-      <SessionFindings range={range} />
+      <SessionFindings range={range} scope={scope} />
       <section className="section" aria-labelledby="decisions-heading">
         <div className="section-head">
           <h2 id="decisions-heading">Decisions</h2>

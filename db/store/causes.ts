@@ -1,4 +1,5 @@
-import { and, eq, gte, isNotNull, lt, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import type { RequestScope } from "./scope";
 import { bucketOf, lit, num, numOrNull } from "./sql";
 import { sessionTables } from "./session-tables";
 import type { Store } from "./store";
@@ -54,12 +55,26 @@ export type FindingInputs = {
 const count1 = (cond: ReturnType<typeof sql>) => sql`CASE WHEN ${cond} THEN 1 ELSE 0 END`;
 
 /** Inputs of the findings over sessions active in [from, to): first-block local hashes, TTFT means, tool-wait sums. */
-export async function findingInputs(st: Store, from: number, to: number): Promise<FindingInputs> {
+export async function findingInputs(st: Store, from: number, to: number, rs?: RequestScope): Promise<FindingInputs> {
   const { sessionSummaries: s, requestCauses: rc, requests: r } = sessionTables(st);
+  // A scope's: turns of its requests, and sessions with a request of it in the range.
+  const ofScope = and(
+    rs?.clusterId === undefined ? undefined : eq(r.clusterId, rs.clusterId),
+    rs?.model === undefined ? undefined : eq(r.model, rs.model),
+  );
+  const scopedSessions = rs
+    ? inArray(
+        s.sessionId,
+        st.db
+          .selectDistinct({ id: r.sessionId })
+          .from(r)
+          .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), ofScope)),
+      )
+    : undefined;
   const sessionsQ = st.db
     .select({ sessionId: s.sessionId, local0: s.local0, local1: s.local1, diverged: s.diverged })
     .from(s)
-    .where(and(gte(s.lastAt, from), lt(s.firstAt, to), isNotNull(s.local1)))
+    .where(and(gte(s.lastAt, from), lt(s.firstAt, to), isNotNull(s.local1), scopedSessions))
     .limit(20_000);
   const ttftMs = sql`${r.firstTokenAt} - ${r.arrivedAt}`;
   const ttftQ = st.db
@@ -70,7 +85,7 @@ export async function findingInputs(st: Store, from: number, to: number): Promis
     })
     .from(rc)
     .innerJoin(r, eq(r.rid, rc.rid))
-    .where(and(gte(rc.arrivedAt, from), lt(rc.arrivedAt, to), isNotNull(r.firstTokenAt)));
+    .where(and(gte(rc.arrivedAt, from), lt(rc.arrivedAt, to), isNotNull(r.firstTokenAt), ofScope));
   const onboarded = sql`coalesce(${r.cachedHostTokens}, 0) + coalesce(${r.cachedDiskTokens}, 0) + coalesce(${r.cachedSharedTokens}, 0)`;
   const total = (e: ReturnType<typeof sql>) => num(sql`coalesce(sum(${e}), 0)`);
   const waitsQ = st.db
@@ -86,7 +101,7 @@ export async function findingInputs(st: Store, from: number, to: number): Promis
     })
     .from(rc)
     .innerJoin(r, eq(r.rid, rc.rid))
-    .where(and(gte(rc.arrivedAt, from), lt(rc.arrivedAt, to), isNotNull(rc.waitMs)));
+    .where(and(gte(rc.arrivedAt, from), lt(rc.arrivedAt, to), isNotNull(rc.waitMs), ofScope));
   const [sessions, [ttft], [waits]] = await Promise.all([sessionsQ, ttftQ, waitsQ]);
   return { sessions, ttft: { ...ttft!, divergedTurns: ttft!.divergedTurns ?? 0 }, waits: waits! };
 }

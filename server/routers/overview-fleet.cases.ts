@@ -59,6 +59,21 @@ export function overviewFleetCases(engine: PageEngine) {
       ]);
     });
 
+    it("reads each row's findings over the same window, a row per cluster and model", async () => {
+      const c = await seed(fleetEvents());
+      const f = await c.overview.fleetFindings({ from: FIXED_NOW - 3 * 3_600_000, to: FIXED_NOW });
+      expect(f).toMatchObject({ from: FIXED_NOW - 3_600_000, to: FIXED_NOW, cut: false });
+      // These requests were not attributed and made no tool waits: no finding, and none invented.
+      expect(f.rows).toEqual([
+        { cluster: "default", model: "m1", unstablePrefix: null, toolWaitSurvivedShare: null },
+        { cluster: "default", model: "m2", unstablePrefix: null, toolWaitSurvivedShare: null },
+        { cluster: "staging", model: "m1", unstablePrefix: null, toolWaitSurvivedShare: null },
+      ]);
+      expect((await c.overview.fleetFindings({ from: FROM - 3 * 3_600_000, to: FROM - 2 * 3_600_000 })).rows).toEqual(
+        [],
+      );
+    });
+
     it("gives the cards and trends of one cluster or one model, from raw rows and from the scope rollups", async () => {
       const c = await seed(fleetEvents());
       type Range = { preset: "15m" } | { from: number; to: number };

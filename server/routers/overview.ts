@@ -16,6 +16,10 @@ import { fleetRows, fleetScopes } from "../analysis/fleet";
 import { rangeInput, resolveInput, scopedRangeInput, scopeOfInput } from "./range";
 import { requestScopeOf, type ScopeFilter } from "../../db/store/scope";
 import { scopedWorkers } from "../reads/workers";
+import { scopeFindings } from "../reads/findings";
+
+/** Scopes whose findings the fleet table reads at most (each three queries over the window). */
+const FLEET_FINDING_ROWS = 12;
 import { isWholeFleet, type Scope } from "../../lib/scope";
 import type { Store } from "../../db/store/store";
 
@@ -71,6 +75,29 @@ export const overviewRouter = router({
       ttftsCut: ttfts.length >= FLEET_MAX_TTFTS,
       rows: fleetRows({ groups, ttfts, samples, names, windowMs: to - from }),
     };
+  }),
+
+  /**
+   * The fleet table's findings column: per cluster and model of the fleet table's window (the range's last hour at
+   * most), whether its sessions show an unstable prompt prefix, and how much KV held over tool waits survived. Apart
+   * from overview.fleet so that the table's figures need not wait for it (at most FLEET_FINDING_ROWS scopes).
+   */
+  fleetFindings: viewerProcedure.input(rangeInput).query(async ({ ctx, input }) => {
+    const { from: rangeFrom, to } = resolveInput(input, ctx.now());
+    const from = Math.max(rangeFrom, to - FLEET_WINDOW_MS);
+    const s = ctx.store;
+    const [groups, names] = await Promise.all([fleetRequestGroups(s, from, to), clusterNamesById(s)]);
+    const rows = [];
+    for (const g of groups.slice(0, FLEET_FINDING_ROWS)) {
+      const f = await scopeFindings(s, from, to, { clusterId: g.clusterId, model: g.model });
+      rows.push({
+        cluster: names.get(g.clusterId) ?? `#${g.clusterId}`,
+        model: g.model,
+        unstablePrefix: f.unstablePrefix ? { sessionsAffected: f.unstablePrefix.sessionsAffected } : null,
+        toolWaitSurvivedShare: f.toolWait?.survivedShare ?? null,
+      });
+    }
+    return { from, to, rows, cut: groups.length > FLEET_FINDING_ROWS };
   }),
 
   /** The cards, of the whole fleet or of one cluster and/or model (requests by theirs, worker figures by its workers). */

@@ -258,6 +258,13 @@ export function sessionsCases(e: PageEngine): void {
       expect(f.unstablePrefix?.remedy).toMatch(/strip_anthropic_preamble/);
       const none = await api.sessions.findings({ range: { from: T0 - 120_000, to: T0 - 60_000 } });
       expect(none.unstablePrefix).toBeNull();
+      // Of a scope: every request here is the default cluster's "llama"; another cluster or model finds nothing.
+      const scoped = await api.sessions.findings({ range, cluster: "default", model: "llama" });
+      expect({ ...scoped, from: 0, to: 0 }).toEqual({ ...f, from: 0, to: 0 });
+      for (const other of [{ cluster: "staging" }, { model: "gpt-oss-120b" }]) {
+        const empty = await api.sessions.findings({ range, ...other });
+        expect([empty.unstablePrefix, empty.toolWait]).toEqual([null, null]);
+      }
     });
 
     it("serves recomputed tokens by cause per bucket", async () => {

@@ -3,16 +3,17 @@ import { z } from "zod";
 import { clusterName } from "../../lib/cluster-name";
 import { MAX_MODEL } from "../../lib/scope";
 import { clusterId } from "../../db/ingest/clusters";
-import { causeBuckets, findingInputs } from "../../db/store/causes";
+import { causeBuckets } from "../../db/store/causes";
 import { sessionFacets, sessionsPage, SORTS, type SortKey } from "../../db/store/session-list";
 import { decisionOf } from "../../db/store/trace";
 import { describeDecision } from "../analysis/routing";
-import { unstablePrefix, toolWaitResidency } from "../analysis/findings";
 import { bucketStep } from "../analysis/workers";
 import { MAX_ID } from "../ingest/events";
 import { sessionTrace } from "../reads/session-trace";
 import { viewerProcedure, router } from "../trpc/init";
-import { rangeInput, resolveInput } from "./range";
+import { rangeInput, resolveInput, scopeFields, scopeOfInput } from "./range";
+import { requestScopeOf } from "../../db/store/scope";
+import { scopeFindings } from "../reads/findings";
 
 const sortKeys = Object.keys(SORTS) as [SortKey, ...SortKey[]];
 
@@ -79,10 +80,9 @@ export const sessionsRouter = router({
     }),
 
   /** Findings over sessions active in the range: an unstable prefix, and KV held while agents waited on tools. */
-  findings: viewerProcedure.input(z.object({ range: rangeInput })).query(async ({ ctx, input }) => {
+  findings: viewerProcedure.input(z.object({ range: rangeInput }).and(scopeFields)).query(async ({ ctx, input }) => {
     const { from, to } = resolveInput(input.range, ctx.now());
-    const f = await findingInputs(ctx.store, from, to);
-    return { from, to, unstablePrefix: unstablePrefix(f.sessions, f.ttft), toolWait: toolWaitResidency(f.waits) };
+    return { from, to, ...(await scopeFindings(ctx.store, from, to, requestScopeOf(scopeOfInput(input)))) };
   }),
 
   /** Cluster-wide recomputed tokens by cause per bucket over the range. */
