@@ -235,7 +235,9 @@ export async function rollupColumns(
       // At the rollup's own step the rows are the buckets: aggregated straight into each worker's columns. Where the
       // rollup has a (worker, bucket, …) index, each worker's range is read from it in order (one worker: that range
       // alone), so nothing is sorted to group; else the bucket-start index to the range, or one worker's primary key.
-      const source = byWorker ? indexed(s, m, byWorker) : one ? m : indexed(s, m, index);
+      // A scope's workers: each one's range from the (worker, bucket) primary key, not every worker's from the
+      // bucket-start index (a quarter of a 4-cluster fleet's day: 4.5 against 11.6 ms).
+      const source = byWorker ? indexed(s, m, byWorker) : one || kept ? m : indexed(s, m, index);
       const where = byWorker && !one && !kept ? and(sql`${m.workerId} IN (${workersOf(m)})`, range) : range;
       return s.db
         .select({
@@ -258,7 +260,7 @@ export async function rollupColumns(
         c: sql`sum(${m.prefixHitDelta})`.as("c"),
         d: sql`sum(${m.prefixQueryDelta})`.as("d"),
       })
-      .from(one ? m : indexed(s, m, index))
+      .from(one || kept ? m : indexed(s, m, index))
       .where(range)
       .groupBy(m.workerId, bucketOf(m.minute, step))
       .as("buckets");
