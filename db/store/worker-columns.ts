@@ -37,7 +37,7 @@ function workersOf(m: ReturnType<typeof rollupScan>["m"]): SQL {
  * `column` is one of a list of worker keys given as the placeholder `k` (a JSON array of strings): a scope's workers.
  * The same on both engines, and one prepared statement for any list.
  */
-function keptWorkers(s: Store, column: SQL): SQL {
+function inWorkerList(s: Store, column: SQL): SQL {
   const k = sql.placeholder("k");
   return s.engine === "pg"
     ? sql`${column} IN (SELECT jsonb_array_elements_text(${k}::jsonb))`
@@ -122,7 +122,7 @@ function chunkedColumns(
         lt(c.chunk, b),
         lt(c.chunk, horizon),
         one ? eq(c.workerId, w) : undefined,
-        kept ? keptWorkers(s, sql`${c.workerId}`) : undefined,
+        kept ? inWorkerList(s, sql`${c.workerId}`) : undefined,
       ),
     );
   const rows = s.db
@@ -140,7 +140,7 @@ function chunkedColumns(
         gte(m.minute, sql`greatest(${a}, ${horizon})`),
         lt(m.minute, b),
         one ? eq(m.workerId, w) : undefined,
-        kept ? keptWorkers(s, sql`${m.workerId}`) : undefined,
+        kept ? inWorkerList(s, sql`${m.workerId}`) : undefined,
       ),
     );
   const x = packed.unionAll(rows as never).as("x") as unknown as Record<"w" | "t" | "u" | "h", SQL.Aliased>;
@@ -217,7 +217,7 @@ export async function rollupColumns(
   const hit = charts.includes("hitRate");
   const scan = rollupScan(s, opts);
   const { m, index, byWorker, align, one, start } = scan;
-  const range = kept ? and(scan.range, keptWorkers(s, sql`${m.workerId}`)) : scan.range;
+  const range = kept ? and(scan.range, inWorkerList(s, sql`${m.workerId}`)) : scan.range;
   const plain = step === align;
   // The charts' cells over the sums named: KV active over total blocks, prefix hit over queried tokens.
   const ratio = ratioColumn(s);

@@ -295,11 +295,7 @@ export async function rollupBuckets(s: Store, opts: RollupRead): Promise<SeriesR
       .select({
         workerId: fieldsOf({ w: m.workerId }).w,
         t,
-        samples: num(sql`sum(${m.samples})`),
-        kvActive: num(sql`sum(${m.kvActiveSum})`),
-        kvTotal: num(sql`sum(${m.kvTotalSum})`),
-        query: num(sql`sum(${m.prefixQueryDelta})`),
-        hit: num(sql`sum(${m.prefixHitDelta})`),
+        ...bucketSums(m),
       })
       .from(one ? m : indexed(s, m, index))
       .where(range)
@@ -308,15 +304,31 @@ export async function rollupBuckets(s: Store, opts: RollupRead): Promise<SeriesR
   };
   const key = `rollupBuckets.${resolution}.${one ? "one" : "all"}.${plain ? "rows" : step}`;
   const rows = await rawRows(s, key, build, { a: start, b: to, w: workerId, limit });
-  return rows.map((r) => ({
-    workerId: r[0] as string,
-    t: Number(r[1]),
-    samples: Number(r[2]),
-    kvActive: Number(r[3]),
-    kvTotal: Number(r[4]),
-    query: Number(r[5]),
-    hit: Number(r[6]),
-  }));
+  return rows.map((r) => seriesRowOf(r[0] as string, r, 1));
+}
+
+/** A rollup's bucket sums as select fields: samples, KV active and total, prefix tokens queried and hit. */
+function bucketSums(m: ReturnType<typeof statsTable>["table"]) {
+  return {
+    samples: num(sql`sum(${m.samples})`),
+    kvActive: num(sql`sum(${m.kvActiveSum})`),
+    kvTotal: num(sql`sum(${m.kvTotalSum})`),
+    query: num(sql`sum(${m.prefixQueryDelta})`),
+    hit: num(sql`sum(${m.prefixHitDelta})`),
+  };
+}
+
+/** `workerId`'s row from a row of values holding t and bucketSums' five in order from index `i`. */
+function seriesRowOf(workerId: string, r: unknown[], i: number): SeriesRow {
+  return {
+    workerId,
+    t: Number(r[i]),
+    samples: Number(r[i + 1]),
+    kvActive: Number(r[i + 2]),
+    kvTotal: Number(r[i + 3]),
+    query: Number(r[i + 4]),
+    hit: Number(r[i + 5]),
+  };
 }
 
 /**
@@ -335,28 +347,13 @@ export async function rollupTotalBuckets(
   const rows = await valueRows(
     s,
     s.db
-      .select({
-        t,
-        samples: num(sql`sum(${m.samples})`),
-        kvActive: num(sql`sum(${m.kvActiveSum})`),
-        kvTotal: num(sql`sum(${m.kvTotalSum})`),
-        query: num(sql`sum(${m.prefixQueryDelta})`),
-        hit: num(sql`sum(${m.prefixHitDelta})`),
-      })
+      .select({ t, ...bucketSums(m) })
       .from(indexed(s, m, index))
       .where(and(gte(m.minute, opts.from - (opts.from % align)), lt(m.minute, opts.to), kept))
       .groupBy(t)
       .orderBy(asc(t)),
   );
-  return rows.map((r) => ({
-    workerId: "",
-    t: Number(r[0]),
-    samples: Number(r[1]),
-    kvActive: Number(r[2]),
-    kvTotal: Number(r[3]),
-    query: Number(r[4]),
-    hit: Number(r[5]),
-  }));
+  return rows.map((r) => seriesRowOf("", r, 0));
 }
 
 export type { CounterSample, RawBucket };

@@ -71,6 +71,16 @@ describe("sim adapter against the simulated cluster's control API", () => {
     expect(sim.policies().autoscaling.version).toBe(0);
   });
 
+  it("sends a model scope's model: applied to that model's line, refused (no retry) for a model not served", async () => {
+    const { sim, url } = await simTarget();
+    const doc = { ...defaultPolicies().routing, temperature: 0.5 };
+    expect(await simAdapter({ url, token: TOKEN }, sim.model).push("routing", 1, doc)).toEqual({ status: "applied" });
+    expect(sim.policies(sim.model).routing).toMatchObject({ version: 1, document: { temperature: 0.5 } });
+    expect(sim.policies().routing.version).toBe(0);
+    const other = await simAdapter({ url, token: TOKEN }, "not-served").push("routing", 2, doc);
+    expect(other).toMatchObject({ status: "rejected", errors: [{ path: "model" }] });
+  });
+
   it("throws on a wrong token and when nothing listens", async () => {
     const { url } = await simTarget();
     await expect(simAdapter({ url, token: "wrong" }).push("routing", 1, {})).rejects.toThrow(/HTTP 401/);
