@@ -42,4 +42,6 @@ export type WindowWorkerRow = {
   role: string | null;
   kvTotalBlocks: number | null;
   blockSize: number | null;
+  /** The model it serves, as it reported it (null: not reported). */
+  model: string | null;
 };

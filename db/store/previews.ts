@@ -136,6 +136,7 @@ export async function windowWorkers(
         v === null ? null : Number(v),
       ),
       blockSize: w.blockSize,
+      model: w.model,
     })
     .from(w)
     .where(

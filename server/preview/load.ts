@@ -59,6 +59,7 @@ export async function loadWindow(
     role: (w.role === "prefill" || w.role === "decode" ? w.role : "aggregated") as WorkerRole,
     kvTotalBlocks: w.kvTotalBlocks,
     blockSize: w.blockSize,
+    model: w.model,
   }));
   const imported = opts.imported ?? rows.every((r) => r.harness === "mooncake");
   return {

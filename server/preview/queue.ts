@@ -5,6 +5,7 @@ import { computePreview, type WindowFrom } from "./compute";
 import type { PreparedPreview } from "./request";
 import type { PreviewResult } from "./types";
 import { PREVIEW_KEEP_FINISHED_MS, PREVIEW_KEPT_JOBS } from "../../lib/memory-bounds";
+import { runTask, type ThreadTask } from "../capacity/compute";
 
 // Preview jobs: at most two replay at once (each in its own worker thread on its own connection, so the dashboard's
 // event loop stays free), the others wait in order with their place known; a job can be cancelled queued or running.
@@ -39,6 +40,9 @@ type Job = {
   id: string;
   key: string;
   request: PreparedPreview;
+  /** Set for a task job (request is then unused) and, once done, its answer. */
+  task: ThreadTask | null;
+  taskResult: unknown;
   status: JobStatus;
   progress: number;
   result: PreviewResult | null;
@@ -65,9 +69,14 @@ export type Runner = ((
   request: PreparedPreview,
   progress: (share: number) => void,
   options?: RunOptions,
-) => { done: Promise<PreviewResult>; stop: () => void }) & { helpers?: boolean };
+) => { done: Promise<PreviewResult>; stop: () => void }) & {
+  helpers?: boolean;
+  /** Run a task (the capacity page's jobs) on a thread of the same pool. */
+  task?: (task: ThreadTask) => { done: Promise<unknown>; stop: () => void };
+};
 
 const keyOf = (p: PreparedPreview) => `${p.kind}:${p.contentHash}:${p.from}:${p.to}:${p.clusterKey}`;
+const taskKey = (t: ThreadTask) => `task:${JSON.stringify(t)}`;
 
 export class PreviewQueue {
   private jobs = new Map<string, Job>();
@@ -104,11 +113,52 @@ export class PreviewQueue {
       job.finishedAt = this.now();
       return this.view(job);
     }
+    const joined = this.join(keyOf(request));
+    if (joined) return this.view(joined);
+    this.admit(owner);
+    const job = this.newJob(request);
+    job.owner = owner;
+    this.waiting.push(job);
+    this.pump();
+    return this.view(job);
+  }
+
+  /**
+   * Run a task (the capacity page's curves or replayed capacities) in a preview slot: it waits in line with previews
+   * under the same limits, never takes a helper, and joins an identical task already queued or running. Resolves
+   * with its answer; rejects with its error, or when it is cancelled (`signal` aborted and nobody else waits for it).
+   */
+  async task(task: ThreadTask, owner = "", signal?: AbortSignal): Promise<unknown> {
+    this.prune();
+    let job = this.join(taskKey(task));
+    if (!job) {
+      this.admit(owner);
+      job = this.newJob(null, task);
+      job.owner = owner;
+      this.waiting.push(job);
+      this.pump();
+    }
+    const id = job.id;
+    const gone = () => this.release(id);
+    signal?.addEventListener("abort", gone, { once: true });
+    if (signal?.aborted) gone();
+    const done = await this.wait(id).finally(() => signal?.removeEventListener("abort", gone));
+    if (done.status === "done") return job.taskResult;
+    throw this.errorOf(id) ?? new AppError("CONFLICT", `the job was ${done.status}`);
+  }
+
+  /** A queued or running job with this key, now held by one more caller; null when there is none. */
+  private join(key: string): Job | null {
     for (const j of this.jobs.values())
-      if (j.key === keyOf(request) && (j.status === "queued" || j.status === "running")) {
+      if (j.key === key && (j.status === "queued" || j.status === "running")) {
         j.holders++;
-        return this.view(j);
+        return j;
       }
+    return null;
+  }
+
+  /** Refuse a new job (TOO_MANY_REQUESTS) when `owner` has MAX_PER_OWNER queued or running, or MAX_WAITING wait. */
+  private admit(owner: string): void {
     const active = [...this.jobs.values()].filter(
       (j) => owner && j.owner === owner && (j.status === "queued" || j.status === "running"),
     );
@@ -124,11 +174,6 @@ export class PreviewQueue {
         `${this.waiting.length} previews are waiting (at most ${MAX_WAITING}): try again in ${RETRY_AFTER_SECONDS} s`,
         { retry_after: RETRY_AFTER_SECONDS },
       );
-    const job = this.newJob(request);
-    job.owner = owner;
-    this.waiting.push(job);
-    this.pump();
-    return this.view(job);
   }
 
   /** A job's state; null when unknown (or finished long ago). */
@@ -174,11 +219,15 @@ export class PreviewQueue {
     return new AppError(job.errorCode ?? "INTERNAL", job.error ?? "preview failed");
   }
 
-  private newJob(request: PreparedPreview): Job {
+  private newJob(request: PreparedPreview, task?: ThreadTask): Job;
+  private newJob(request: null, task: ThreadTask): Job;
+  private newJob(request: PreparedPreview | null, task: ThreadTask | null = null): Job {
     const job: Job = {
       id: `p${++this.seq}-${this.now().toString(36)}`,
-      key: keyOf(request),
-      request,
+      key: task ? taskKey(task) : keyOf(request!),
+      request: request!,
+      task,
+      taskResult: undefined,
       status: "queued",
       progress: 0,
       result: null,
@@ -200,6 +249,10 @@ export class PreviewQueue {
       const job = this.waiting.shift()!;
       job.status = "running";
       this.threads++;
+      if (job.task) {
+        this.startTask(job, job.task);
+        continue;
+      }
       job.helper = this.runner.helpers === true && this.threads < MAX_RUNNING && this.waiting.length === 0;
       if (job.helper) this.threads++;
       const progress = (share: number) => {
@@ -231,6 +284,28 @@ export class PreviewQueue {
         },
       );
     }
+  }
+
+  /** Start a task job on its slot (inline when the runner runs no tasks). */
+  private startTask(job: Job, task: ThreadTask): void {
+    const { done, stop } = this.runner.task ? this.runner.task(task) : inlineTask(this.store, task);
+    job.stop = stop;
+    done.then(
+      (result) => {
+        if (job.status !== "running") return;
+        this.free(job);
+        job.taskResult = result;
+        this.finish(job, "done", null, null);
+        this.pump();
+      },
+      (err: unknown) => {
+        if (job.status !== "running") return;
+        this.free(job);
+        job.errorCode = err instanceof AppError ? err.code : "INTERNAL";
+        this.finish(job, "failed", null, err instanceof Error ? err.message : String(err));
+        this.pump();
+      },
+    );
   }
 
   /** A running job ends: its slot and its helper's, if it still holds one. */
@@ -310,6 +385,15 @@ export function installedPreviewRunner(): Runner | undefined {
 export function setPreviewRunner(run: Runner | undefined): void {
   if (run) (globalThis as Holder)[key] = run;
   else delete (globalThis as Holder)[key];
+}
+
+/** Run a task on this thread after the current tick; stop takes effect between a replay's minutes. */
+function inlineTask(from: WindowFrom, task: ThreadTask): { done: Promise<unknown>; stop: () => void } {
+  let stopped = false;
+  const done = new Promise<unknown>((resolve, reject) => {
+    setImmediate(() => runTask(from, task, () => stopped).then(resolve, reject));
+  });
+  return { done, stop: () => (stopped = true) };
 }
 
 /** Run each job on this thread after the current tick (tests, in-memory databases); stop takes effect between minutes. */

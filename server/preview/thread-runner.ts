@@ -1,4 +1,4 @@
-import { MessageChannel, type Worker } from "node:worker_threads";
+import { MessageChannel, type MessagePort, type Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode } from "../errors";
 import type { Runner } from "./queue";
 import type { PreviewResult } from "./types";
@@ -12,6 +12,8 @@ type Message = {
   id: number;
   progress?: number;
   result?: PreviewResult;
+  /** A task's answer (server/capacity/compute.ts). */
+  done?: unknown;
   error?: string;
   code?: AppErrorCode;
   helped?: true;
@@ -100,11 +102,16 @@ export function threadRunner(dbFile: string, options: ThreadRunnerOptions = {}):
           `stopped: out of memory (the replay passed the preview's heap limit of ${memoryMb.toLocaleString("en-US")} MB, SWITCHYARD_PREVIEW_MEMORY_MB); choose a shorter window or a smaller cluster`,
         )
       : err;
-  const run: Runner = (request, progress, opts) => {
+  /** Post a job to a thread (with a helper for its baseline when `helper` is given) and follow it to its answer. */
+  function dispatch<T>(
+    post: (worker: Worker, id: number, aide: { port: MessagePort } | null) => void,
+    progress: (share: number) => void,
+    helper?: () => void,
+  ): { done: Promise<T>; stop: () => void } {
     const worker = take();
     const id = ++seq;
-    let aide = opts?.helper ? lend(take(), id, opts.helperDone) : null;
-    let settle: { resolve: (r: PreviewResult) => void; reject: (e: Error) => void } | null = null;
+    let aide = helper ? lend(take(), id, helper) : null;
+    let settle: { resolve: (r: T) => void; reject: (e: Error) => void } | null = null;
     const onMessage = (m: Message) => {
       if (m.id !== id || !settle) return;
       if (m.progress !== undefined) return progress(m.progress);
@@ -112,7 +119,8 @@ export function threadRunner(dbFile: string, options: ThreadRunnerOptions = {}):
       settle = null;
       detach();
       idle.push(worker);
-      if (m.result) s.resolve(m.result);
+      const answer = m.result ?? m.done;
+      if (answer !== undefined) s.resolve(answer as T);
       else s.reject(new AppError(m.code ?? "INTERNAL", m.error ?? "preview failed"));
     };
     const onExit = (code: number) => {
@@ -132,13 +140,12 @@ export function threadRunner(dbFile: string, options: ThreadRunnerOptions = {}):
       worker.off("exit", onExit);
       worker.off("error", onError);
     };
-    const done = new Promise<PreviewResult>((resolve, reject) => {
+    const done = new Promise<T>((resolve, reject) => {
       settle = { resolve, reject };
       worker.on("message", onMessage);
       worker.on("exit", onExit);
       worker.on("error", onError);
-      if (aide) worker.postMessage({ id, request, helper: aide.port }, [aide.port]);
-      else worker.postMessage({ id, request });
+      post(worker, id, aide);
     });
     return {
       done,
@@ -149,7 +156,21 @@ export function threadRunner(dbFile: string, options: ThreadRunnerOptions = {}):
         aide = null;
       },
     };
-  };
+  }
+  const run: Runner = (request, progress, opts) =>
+    dispatch<PreviewResult>(
+      (worker, id, aide) => {
+        if (aide) worker.postMessage({ id, request, helper: aide.port }, [aide.port]);
+        else worker.postMessage({ id, request });
+      },
+      progress,
+      opts?.helper ? opts.helperDone : undefined,
+    );
+  run.task = (task) =>
+    dispatch<unknown>(
+      (worker, id) => worker.postMessage({ id, task }),
+      () => undefined,
+    );
 
   /**
    * Make `worker` the helper of job `id`: it gets one end of a new channel, the job's thread the other (`port`).

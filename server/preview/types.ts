@@ -39,6 +39,8 @@ export type ObservedWorker = {
   role: WorkerRole;
   kvTotalBlocks: number | null;
   blockSize: number | null;
+  /** The model it serves (absent or null: not reported). */
+  model?: string | null;
 };
 
 /** Capacities given by the caller instead of the observed workers (a trace from elsewhere). */

@@ -116,6 +116,24 @@ describe("missRatioCurves against a brute-force LRU at every size", () => {
     }
     expect(r.shared.points.at(-1)!.hitTokens).toBeGreaterThan(0);
     expect(r.shared.points.at(-1)!.byClass.conversation).toBeGreaterThan(0);
+    // Each worker's own curve is its cache over the turns routed to it; together they are the per-worker curve.
+    expect(r.byWorker.map((w) => w.workerId)).toEqual(
+      [
+        ...new Set(trace.turns.filter((t) => t.phase === "window" && t.workerId !== null).map((t) => t.workerId!)),
+      ].sort(),
+    );
+    for (const w of r.byWorker) {
+      const own = { ...window, turns: trace.turns.filter((t) => t.workerId === w.workerId) };
+      expect(w.curve.points.map((p) => p.hitTokens)).toEqual(
+        bruteForceLru(own, "worker", sizes).map((p) => p.hitTokens),
+      );
+      const input = own.turns.filter((t) => t.phase === "window").reduce((a, t) => a + t.inputTokens, 0);
+      expect(w.inputTokens).toBe(input);
+      expect(w.curve.points.at(-1)!.hitRate).toBeCloseTo(w.curve.points.at(-1)!.hitTokens / input, 12);
+    }
+    sizes.forEach((_, j) =>
+      expect(r.byWorker.reduce((a, w) => a + w.curve.points[j]!.hitTokens, 0)).toBe(r.perWorker.points[j]!.hitTokens),
+    );
   });
 
   it.each([

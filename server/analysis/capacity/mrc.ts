@@ -57,7 +57,13 @@ export type CapacityCurves =
       perWorker: Curve;
       /** One cache of `blocks` over all turns: the bound a perfect router reaches with the same KV in all. */
       shared: Curve;
+      /** Each worker's own curve over the window turns routed to it (their hit rate over their input tokens), by
+       * worker id; empty when the curves were sampled (a sample is too thin to split by worker). */
+      byWorker: WorkerCurve[];
     };
+
+/** One worker's cache over the turns routed to it. */
+export type WorkerCurve = { workerId: string; turns: number; inputTokens: number; curve: Curve };
 
 const MAX_POINTS = 2_000;
 
@@ -73,8 +79,15 @@ export function exactCurves(p: PreparedWindow, o: Required<CurveOptions>): Capac
   const edges = curveEdges(o.maxBlocks, o.points, o.at);
   const worker = new CurveSink(edges);
   const shared = new CurveSink(edges.map((e) => e * o.workers));
+  const own = new Map<string, CurveSink>();
+  const byWorker = (id: string) => {
+    let sink = own.get(id);
+    if (!sink) own.set(id, (sink = new CurveSink(edges)));
+    return sink;
+  };
   const top = edges[edges.length - 1]!;
-  const stats = stackPass(p, { worker, shared }, { worker: top, shared: top * o.workers });
+  const stats = stackPass(p, { worker, byWorker, shared }, { worker: top, shared: top * o.workers });
+  const routed = routedTurns(p);
   return {
     empty: null,
     blockSize: p.blockSize,
@@ -88,7 +101,29 @@ export function exactCurves(p: PreparedWindow, o: Required<CurveOptions>): Capac
     workers: o.workers,
     perWorker: curveOf(worker.points(p.inputTokens), o.at, 1),
     shared: curveOf(shared.points(p.inputTokens), o.at, o.workers),
+    byWorker: [...routed]
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+      .map(([workerId, r]) => ({
+        workerId,
+        turns: r.turns,
+        inputTokens: r.inputTokens,
+        curve: curveOf(byWorker(workerId).points(r.inputTokens), o.at, 1),
+      })),
   };
+}
+
+/** Window turns and their input tokens per worker they were routed to. */
+function routedTurns(p: PreparedWindow): Map<string, { turns: number; inputTokens: number }> {
+  const out = new Map<string, { turns: number; inputTokens: number }>();
+  for (let k = 0; k < p.order.length; k++) {
+    const t = p.turns[p.order[k]!]!;
+    if (t.phase !== "window" || t.workerId === null) continue;
+    const r = out.get(t.workerId) ?? { turns: 0, inputTokens: 0 };
+    r.turns++;
+    r.inputTokens += t.inputTokens;
+    out.set(t.workerId, r);
+  }
+  return out;
 }
 
 /** Options from a loaded window: up to `times` × the largest recorded worker capacity, the recorded one answered. */

@@ -60,21 +60,30 @@ describe("capacityReport", () => {
     if (exact.empty) throw new Error(exact.empty);
     expect(r.sampling).toBeNull();
     expect(r.today_blocks).toBe(100);
-    expect(r.curves.map((c) => c.scope)).toEqual(["per_worker", "shared"]);
-    expect(r.curves[0].points.map((p) => [p.blocks, p.hit_tokens])).toEqual(
+    expect(r.curves.map((c) => c.scope)).toEqual(["shared", ...exact.byWorker.map((w) => `worker:${w.workerId}`)]);
+    expect(r.curves.length).toBeGreaterThan(2);
+    expect(r.per_worker.points.map((p) => [p.blocks, p.hit_tokens])).toEqual(
       exact.perWorker.points.map((p) => [p.blocks, p.hitTokens]),
     );
-    expect(r.curves[1].points.map((p) => [p.blocks, p.hit_tokens])).toEqual(
+    expect(r.curves[0]!.points.map((p) => [p.blocks, p.hit_tokens])).toEqual(
       exact.shared.points.map((p) => [p.blocks, p.hitTokens]),
     );
-    const p = r.curves[0].points[10]!;
+    r.curves.slice(1).forEach((c, i) => {
+      const w = exact.byWorker[i]!;
+      expect([c.turns, c.input_tokens]).toEqual([w.turns, w.inputTokens]);
+      expect(c.points.map((p) => p.hit_rate)).toEqual(w.curve.points.map((p) => p.hitRate));
+      expect(c.points[0]!.by_class).toBeUndefined();
+    });
+    const p = r.per_worker.points[10]!;
     expect(p.tokens).toBe(p.blocks * r.block_size);
     expect(p.gigabytes).toBeCloseTo((p.tokens * 100_000) / 1e9, 12);
     // The shared cache is at least as good as split caches of the same KV in all.
-    const last = (i: 0 | 1) => r.curves[i].points.at(-1)!.hit_rate;
-    expect(last(1)).toBeGreaterThanOrEqual(last(0));
+    expect(r.curves[0]!.points.at(-1)!.hit_rate).toBeGreaterThanOrEqual(r.per_worker.points.at(-1)!.hit_rate);
     expect(r.knee.per_worker).not.toBeNull();
-    expect(r.answer?.per_worker.target).toBe(0.5);
+    const a = r.answer!.per_worker;
+    expect(a.target).toBe(0.5);
+    expect(a.more_than_today!.blocks).toBe(Math.max(0, a.size!.blocks - 100));
+    expect(r.answer!.shared.more_than_today!.blocks).toBe(Math.max(0, r.answer!.shared.size!.blocks - 300));
   });
 
   it("with capacities, answers exactly those per-worker sizes (the shared curve's × workers)", () => {
@@ -82,10 +91,11 @@ describe("capacityReport", () => {
     if (r.empty !== null) throw new Error(r.empty);
     const exact = missRatioCurves(window, { ...base, points: 400, maxBlocks: 400 });
     if (exact.empty) throw new Error(exact.empty);
-    expect(r.curves[0].points.map((p) => p.blocks)).toEqual([0, 37, 100, 250]);
-    expect(r.curves[1].points.map((p) => p.blocks)).toEqual([0, 111, 300, 750]);
+    expect(r.per_worker.points.map((p) => p.blocks)).toEqual([0, 37, 100, 250]);
+    expect(r.curves[0]!.points.map((p) => p.blocks)).toEqual([0, 111, 300, 750]);
+    for (const c of r.curves.slice(1)) expect(c.points.map((p) => p.blocks)).toEqual([0, 37, 100, 250]);
     const at = (blocks: number) => exact.perWorker.points.find((p) => p.blocks === blocks)!.hitTokens;
-    expect(r.curves[0].points.map((p) => p.hit_tokens)).toEqual([0, 37, 100, 250].map(at));
+    expect(r.per_worker.points.map((p) => p.hit_tokens)).toEqual([0, 37, 100, 250].map(at));
     expect(r.knee).toEqual({ per_worker: null, shared: null });
   });
 
@@ -116,11 +126,13 @@ describe("capacityReport", () => {
     const r = capacityReport(window, options({ capacities: [10, 20] }));
     const lines = capacityCsv(r).trim().split("\n");
     expect(lines[0]).toBe("scope,blocks,tokens,gigabytes,hit_rate,hit_tokens");
-    expect(lines.slice(1).map((l) => l.split(",").slice(0, 2).join(","))).toEqual([
+    expect(lines.slice(1, 5).map((l) => l.split(",").slice(0, 2).join(","))).toEqual([
       "per_worker,10",
       "per_worker,20",
       "shared,30",
       "shared,60",
     ]);
+    expect(lines[5]).toMatch(/^worker:[^,]+,10,/);
+    expect(lines.length).toBe(1 + 2 * (2 + 3));
   });
 });

@@ -56,10 +56,36 @@ export type ReportPoint = {
   gigabytes: number;
   hit_rate: number;
   hit_tokens: number;
-  by_class: Record<CapacityClass, number>;
+  /** Hit tokens per retention class (on the all-workers and shared curves). */
+  by_class?: Record<CapacityClass, number>;
 };
 
-export type ReportCurve = { scope: "per_worker" | "shared"; points: ReportPoint[] };
+/** `shared`: one cache over all turns; `worker:<id>`: that worker's cache over the turns routed to it. */
+export type ReportCurve = {
+  scope: "shared" | `worker:${string}`;
+  /** Window turns the curve covers and their input tokens (its hit rates' denominator). */
+  turns: number;
+  input_tokens: number;
+  points: ReportPoint[];
+};
+
+/** A cache size in all units, as the API names them. */
+export type ReportSize = { blocks: number; tokens: number; gigabytes: number; hit_rate: number };
+
+/**
+ * The smallest size reaching the target (null: no point does), the point before it (the true size lies between),
+ * the best hit rate on the curve, and how much more than today's the size is (null: not reached, or today unknown).
+ */
+export type ReportAnswer = {
+  target: number;
+  size: ReportSize | null;
+  below: ReportSize | null;
+  best: number;
+  more_than_today: ReportSize | null;
+};
+
+const snake = (s: CapacitySize | null): ReportSize | null =>
+  s && { blocks: s.blocks, tokens: s.tokens, gigabytes: s.gigabytes, hit_rate: s.hitRate };
 
 export type CapacityReport =
   | { empty: string; turns: number; input_tokens: number }
@@ -76,10 +102,12 @@ export type CapacityReport =
       today_blocks: number | null;
       /** null: exact; else the sampling rate, the size from which points are reliable, and the stated error. */
       sampling: null | { rate: number; reliable_from_blocks: number; error_points: number | null; method: string };
-      /** Per worker: each worker its own cache of `blocks`; shared: one cache of `blocks` (× workers) over all turns. */
-      curves: [ReportCurve, ReportCurve];
-      knee: { per_worker: CapacitySize | null; shared: CapacitySize | null };
-      answer: { per_worker: CapacityAnswer; shared: CapacityAnswer } | null;
+      /** Every worker its own cache of `blocks` (per worker), turns routed as recorded: the fleet's figure. */
+      per_worker: { points: ReportPoint[] };
+      /** The shared cache (its blocks are in all: per-worker size × workers), then each worker's own curve. */
+      curves: ReportCurve[];
+      knee: { per_worker: ReportSize | null; shared: ReportSize | null };
+      answer: { per_worker: ReportAnswer; shared: ReportAnswer } | null;
     };
 
 /** The report for a window (throws AppError on bad options or mixed block sizes, as the curves do). */
@@ -97,19 +125,40 @@ export function capacityReport(w: CapacityWindow, o: ReportOptions): CapacityRep
     o.capacities ? curve.requested : curve.points;
   const perWorker = pick(c.perWorker);
   const shared = pick(c.shared);
-  const point = (p: CurvePoint): ReportPoint => {
-    const s = sizeOf(p, c.blockSize, o.bytesPerToken);
+  const point =
+    (classes: boolean) =>
+    (p: CurvePoint): ReportPoint => {
+      const s = sizeOf(p, c.blockSize, o.bytesPerToken);
+      const out: ReportPoint = {
+        blocks: s.blocks,
+        tokens: s.tokens,
+        gigabytes: s.gigabytes,
+        hit_rate: p.hitRate,
+        hit_tokens: p.hitTokens,
+      };
+      if (classes) out.by_class = p.byClass;
+      return out;
+    };
+  const today = o.base.at?.[0] ?? null;
+  // The smallest size reaching the target among the points returned, and what it adds to today's (× workers shared).
+  const answerOf = (points: CurvePoint[], scale: number): ReportAnswer => {
+    const a: CapacityAnswer = capacityFor(points, o.target!, c.blockSize, o.bytesPerToken);
+    const extra =
+      a.size && today !== null
+        ? sizeOf(
+            { ...points[0]!, blocks: Math.max(0, a.size.blocks - today * scale), hitRate: a.size.hitRate },
+            c.blockSize,
+            o.bytesPerToken,
+          )
+        : null;
     return {
-      blocks: s.blocks,
-      tokens: s.tokens,
-      gigabytes: s.gigabytes,
-      hit_rate: p.hitRate,
-      hit_tokens: p.hitTokens,
-      by_class: p.byClass,
+      target: a.target,
+      size: snake(a.size),
+      below: snake(a.below),
+      best: a.best,
+      more_than_today: snake(extra),
     };
   };
-  // The smallest size reaching the target among the points returned.
-  const answerOf = (points: CurvePoint[]) => capacityFor(points, o.target!, c.blockSize, o.bytesPerToken);
   return {
     empty: null,
     block_size: c.blockSize,
@@ -119,7 +168,7 @@ export function capacityReport(w: CapacityWindow, o: ReportOptions): CapacityRep
     workers: c.workers,
     input_tokens: c.inputTokens,
     bytes_per_token: o.bytesPerToken,
-    today_blocks: o.base.at?.[0] ?? null,
+    today_blocks: today,
     sampling: c.sampling
       ? {
           rate: c.sampling.rate,
@@ -128,26 +177,35 @@ export function capacityReport(w: CapacityWindow, o: ReportOptions): CapacityRep
           method: c.sampling.method,
         }
       : null,
+    per_worker: { points: perWorker.map(point(true)) },
     curves: [
-      { scope: "per_worker", points: perWorker.map(point) },
-      { scope: "shared", points: shared.map(point) },
+      { scope: "shared", turns: c.turns, input_tokens: c.inputTokens, points: shared.map(point(true)) },
+      ...c.byWorker.map((w): ReportCurve => ({
+        scope: `worker:${w.workerId}`,
+        turns: w.turns,
+        input_tokens: w.inputTokens,
+        points: pick(w.curve).map(point(false)),
+      })),
     ],
     // A knee needs the whole curve: none over a few asked sizes.
     knee: o.capacities
       ? { per_worker: null, shared: null }
       : {
-          per_worker: kneeOf(c.perWorker.points, c.blockSize, o.bytesPerToken),
-          shared: kneeOf(c.shared.points, c.blockSize, o.bytesPerToken),
+          per_worker: snake(kneeOf(c.perWorker.points, c.blockSize, o.bytesPerToken)),
+          shared: snake(kneeOf(c.shared.points, c.blockSize, o.bytesPerToken)),
         },
-    answer: o.target === null ? null : { per_worker: answerOf(perWorker), shared: answerOf(shared) },
+    answer: o.target === null ? null : { per_worker: answerOf(perWorker, 1), shared: answerOf(shared, c.workers) },
   };
 }
 
-/** The report's curves as CSV: one row per curve and point (a header row; an empty window gives the header alone). */
+/**
+ * The report's curves as CSV: one row per curve and point, the all-workers curve first as scope `per_worker` (a header
+ * row; an empty window gives the header alone).
+ */
 export function capacityCsv(r: CapacityReport): string {
   const head = "scope,blocks,tokens,gigabytes,hit_rate,hit_tokens\n";
   if (r.empty !== null) return head;
-  const rows = r.curves.flatMap((c) =>
+  const rows = [{ scope: "per_worker", points: r.per_worker.points }, ...r.curves].flatMap((c) =>
     c.points.map((p) => `${c.scope},${p.blocks},${p.tokens},${p.gigabytes},${p.hit_rate},${p.hit_tokens}`),
   );
   return head + rows.join("\n") + "\n";

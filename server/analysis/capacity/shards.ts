@@ -183,6 +183,7 @@ export function sampleCurves(p: PreparedWindow, o: Required<CurveOptions>, reque
     workers: o.workers,
     perWorker: curveOf(pointsOf(sample.worker, "worker"), o.at, 1),
     shared: curveOf(pointsOf(sample.shared, "shared"), o.at, o.workers),
+    byWorker: [],
     sampling: {
       rate,
       sampledAccesses,

@@ -20,7 +20,8 @@ export interface RunSink {
   endTurn(): void;
 }
 
-export type PassSinks = { worker?: RunSink; shared?: RunSink };
+/** `worker`: every worker's turns into one sink; `byWorker`: each worker's turns into its own sink as well. */
+export type PassSinks = { worker?: RunSink; byWorker?: (workerId: string) => RunSink; shared?: RunSink };
 /** Counted turns with a chain and no worker (misses in the per-worker scope); distinct blocks seen; workers. */
 export type PassStats = { unrouted: number; distinct: number; workers: number };
 
@@ -54,10 +55,12 @@ export function stackPass(w: PreparedWindow, sinks: PassSinks, limits: PassLimit
       shared.touch(tr.ids, n, runs, counted);
       if (counted) emitRuns(runs, sinks.shared, t, n, shape, w.blockSize);
     }
-    if (sinks.worker && t.workerId === null && counted) unrouted++;
-    if (sinks.worker && t.workerId !== null) {
+    const perWorker = sinks.worker ?? sinks.byWorker;
+    if (perWorker && t.workerId === null && counted) unrouted++;
+    if (perWorker && t.workerId !== null) {
       workers.touch(workers.indexOf(t.workerId), tr.ids, n, runs, counted, shared.size);
-      if (counted) emitRuns(runs, sinks.worker, t, n, shape, w.blockSize);
+      if (counted && sinks.worker) emitRuns(runs, sinks.worker, t, n, shape, w.blockSize);
+      if (counted && sinks.byWorker) emitRuns(runs, sinks.byWorker(t.workerId), t, n, shape, w.blockSize);
     }
     if (w.lastTurn.get(t.trajectoryId) === k) {
       pool.give(tr.ids);
