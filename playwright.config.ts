@@ -61,6 +61,7 @@ const PG_SPECS = [
   "tiers.spec.ts",
   "sources.spec.ts",
   "import.spec.ts",
+  "capacity.spec.ts",
 ];
 
 const dashboardEnv = {

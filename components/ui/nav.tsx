@@ -9,6 +9,7 @@ const LINKS = [
   { href: "/routing", label: "Routing" },
   { href: "/sessions", label: "Sessions" },
   { href: "/planner", label: "Planner" },
+  { href: "/capacity", label: "Capacity" },
   { href: "/policies", label: "Policies" },
   { href: "/sources", label: "Sources" },
 ];

@@ -11,7 +11,16 @@ const toLocalInput = (ms: number) => {
 const noSubscription = () => () => {};
 
 /** Preset buttons (5 m … 7 d), a custom from/to range, and the time zone every time on the page is shown in. */
-export function TimeRangePicker({ value, onChange }: { value: RangeSpec; onChange: (next: RangeSpec) => void }) {
+export function TimeRangePicker({
+  value,
+  onChange,
+  presets = Object.keys(PRESETS) as Preset[],
+}: {
+  value: RangeSpec;
+  onChange: (next: RangeSpec) => void;
+  /** The preset buttons shown (default all). */
+  presets?: readonly Preset[];
+}) {
   const [custom, setCustom] = useState(false);
   const now = Date.now();
   const [from, setFrom] = useState(toLocalInput("from" in value ? value.from : now - 3_600_000));
@@ -31,7 +40,7 @@ export function TimeRangePicker({ value, onChange }: { value: RangeSpec; onChang
 
   return (
     <div className="range-picker" role="group" aria-label="Time range">
-      {(Object.keys(PRESETS) as Preset[]).map((p) => (
+      {presets.map((p) => (
         <button
           key={p}
           type="button"

@@ -1,4 +1,5 @@
 import { AppError } from "../errors";
+import { splitWorkerKey } from "../../lib/worker-key";
 import { curveOptionsFor } from "../analysis/capacity/mrc";
 import { kvBytesPerToken } from "../analysis/capacity/model-facts";
 import { capacityReport, type CapacityReport } from "../analysis/capacity/report";
@@ -141,13 +142,15 @@ export async function computeCapacity(from: WindowFrom, t: CapacityTask): Promis
       tiers_note: null,
     };
   const base = curveOptionsFor(input);
-  const report = capacityReport(input, {
-    base,
-    capacities: t.capacities,
-    target: t.target,
-    bytesPerToken: kv.bytesPerToken,
-    memoryBytes: t.memoryBytes,
-  });
+  const report = withWorkerIds(
+    capacityReport(input, {
+      base,
+      capacities: t.capacities,
+      target: t.target,
+      bytesPerToken: kv.bytesPerToken,
+      memoryBytes: t.memoryBytes,
+    }),
+  );
   const today = base.at?.[0] ?? null;
   const todaySource =
     today === null
@@ -162,6 +165,14 @@ export async function computeCapacity(from: WindowFrom, t: CapacityTask): Promis
   else if (t.capacities) tiersNote = "not computed for a list of capacities";
   else tiers = tierSection(input, report, today, kv.bytesPerToken, t.tierGbps);
   return { ...scope, kv_source: kv.source, today_source: todaySource, report, tiers, tiers_note: tiersNote };
+}
+
+/** Worker curves named by the worker's own id (its stored key names its cluster too: `staging/w1`). */
+function withWorkerIds(r: CapacityReport): CapacityReport {
+  if (r.empty !== null) return r;
+  const named = (scope: string) =>
+    scope.startsWith("worker:") ? (`worker:${splitWorkerKey(scope.slice("worker:".length)).id}` as const) : scope;
+  return { ...r, curves: r.curves.map((c) => ({ ...c, scope: named(c.scope) as typeof c.scope })) };
 }
 
 /** The grid around today's capacity, with the tier size a target needs behind today's device KV. */
