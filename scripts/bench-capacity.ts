@@ -24,6 +24,8 @@ import { toJsonLine } from "../server/sim/json-lines";
 import { scenarioByName } from "../server/sim/scenarios";
 import { MODEL_KV_BYTES_PER_TOKEN } from "../server/sim/timing";
 import { procStat } from "./thread-cpu";
+import { threadRunner } from "../server/preview/thread-runner";
+import type { CapacityResult } from "../server/capacity/compute";
 
 const WARMUP_MS = 300_000;
 const CHECK_MS = 120_000;
@@ -157,8 +159,19 @@ function checkExact(input: ReplayInput, maxBlocks: number, workers: number, reco
       hits += w.hitTokens;
     }
   }
+  // Each worker's own curve against a brute-force LRU over the turns routed to it alone.
+  for (const w of r.byWorker) {
+    const own = { ...window, turns: turns.filter((t) => t.workerId === w.workerId) };
+    for (const b of bruteForceLru(own, "worker", at)) {
+      const got = w.curve.requested.find((p) => p.blocks === b.blocks);
+      if (!got || got.hitTokens !== b.hitTokens)
+        throw new Error(
+          `exact: FAILED (worker ${w.workerId}, ${b.blocks} blocks: ${got?.hitTokens} tokens, brute force ${b.hitTokens})`,
+        );
+    }
+  }
   if (hits === 0) throw new Error("exact: FAILED (no size hit at all: nothing was compared)");
-  return `exact: ok (first 2 minutes: ${r.turns} turns, per worker and shared at ${at.length} sizes each, against a brute-force LRU)`;
+  return `exact: ok (first 2 minutes: ${r.turns} turns, per worker, shared and each of ${r.byWorker.length} workers' own curves at ${at.length} sizes each, against a brute-force LRU)`;
 }
 
 function summary(c: Extract<CapacityCurves, { empty: null }>, recorded: number | null, measured: number | null): void {
@@ -189,6 +202,34 @@ function summary(c: Extract<CapacityCurves, { empty: null }>, recorded: number |
     .map(([k, v]) => `${k} ${pct(v / last.hitTokens)}`)
     .join(", ");
   console.log(`  hit tokens by class at ${last.blocks} blocks per worker: ${gain}`);
+}
+
+/**
+ * What GET /api/capacity runs, as the server runs it: a task on a preview thread that reads the window from the file
+ * itself, then computes the exact curves (each worker's own too), a target's answer and the tier grid.
+ */
+async function apiJob(file: string, from: number, to: number): Promise<void> {
+  const runner = threadRunner(file, { memoryMb: 1024 });
+  const t0 = performance.now();
+  const r = (await runner.task!({
+    task: "capacity",
+    cluster: "default",
+    model: null,
+    role: null,
+    from,
+    to,
+    capacities: null,
+    target: 0.6,
+    bytesPerToken: null,
+    tierGbps: 25,
+    memoryBytes: 768 * 2 ** 20,
+  }).done) as CapacityResult;
+  const wall = (performance.now() - t0) / 1000;
+  const rep = r.report;
+  if (rep.empty !== null) throw new Error(`the API job found ${rep.empty}`);
+  console.log(
+    `API job on a preview thread (window read + exact curves with ${rep.curves.length - 1} workers' own + target + ${r.tiers?.cells.length ?? 0}-cell tier grid): ${wall.toFixed(2)} s wall${rep.sampling ? " (SAMPLED)" : ", exact"}; target ≤ 3 s for the curves`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -259,6 +300,7 @@ async function main(): Promise<void> {
         `SHARDS at rate ${rate}: ${secs(shards)}; largest difference from the exact curves from ${s.sampling.reliableFromBlocks} blocks on: ${worst(curves.perWorker.points, s.perWorker.points).toFixed(2)} points per worker (stated ±${s.sampling.errorPoints.perWorker?.toFixed(2) ?? "n/a"}), ${worst(curves.shared.points, s.shared.points).toFixed(2)} shared (stated ±${s.sampling.errorPoints.shared?.toFixed(2) ?? "n/a"})`,
       );
     }
+    if (!o.db) await apiJob(o.keep ?? path.join(dir, "steady.db"), from, to);
     const check = timed(() => checkExact(input, opts.maxBlocks, opts.workers, recorded));
     console.log(`${check.value} in ${check.wall.toFixed(1)} s`);
     console.log(`memory: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB resident at the end`);
