@@ -84,7 +84,7 @@ describe("capacity page figures", () => {
     [
       "a target out of reach",
       { target: 0.9, size: null, below: null, best: 0.7, more_than_today: null },
-      /90 % is out of reach on this curve: each worker's own cache reaches 70 %/,
+      /90 % is out of reach with the recorded routing: each worker.s own cache reaches 70 %/,
     ],
   ])("says %s", (_, perWorker, words) => {
     const shared = { target: perWorker.target, size: null, below: null, best: 0.8, more_than_today: null };

@@ -50,6 +50,7 @@ export type CapacityBody = {
     answer: { tier_blocks: number; tier_gigabytes: number; cell: TierCell } | null;
   };
   tiers_note?: string | null;
+  elapsed_ms?: { read: number; curves: number; tiers: number };
 };
 
 export type ReplayBody = {
@@ -128,6 +129,13 @@ export function workerRows(b: CapacityBody): WorkerRow[] {
     }));
 }
 
+/** The all-workers curve gains under 2 points over its last quarter. */
+function flattened(b: CapacityBody): boolean {
+  const pts = b.per_worker?.points ?? [];
+  if (pts.length < 4) return false;
+  return pts.at(-1)!.hit_rate - pts[Math.floor((pts.length - 1) * 0.75)]!.hit_rate < 0.02;
+}
+
 const gbText = (gb: number) => `${gb >= 100 ? Math.round(gb).toLocaleString("en-US") : gb.toFixed(1)} GB`;
 const blocksText = (n: number) => `${n.toLocaleString("en-US")} blocks`;
 
@@ -140,7 +148,12 @@ export function answerWords(b: CapacityBody): string[] {
   const w = a.per_worker;
   if (!w.size)
     out.push(
-      `${target} is out of reach on this curve: each worker's own cache reaches ${pct(w.best)} % at the largest size shown (4× today's).`,
+      `${target} is out of reach with the recorded routing: each worker's own cache reaches ${pct(w.best)} % at the largest size shown (4× today's), ` +
+        (!a.shared.size
+          ? "and not even one shared cache of that size reaches it: most of the rest are blocks no turn before had sent."
+          : flattened(b)
+            ? "where the curve has leveled off: the rest of its misses are blocks new to that worker, which more KV does not bring back; better routing does (the shared cache below)."
+            : "and it still climbs there: more than 4× today's KV per worker gets closer (capacities= in the API answers any size), or better routing (the shared cache below)."),
     );
   else {
     const more = w.more_than_today;

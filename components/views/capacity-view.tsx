@@ -203,32 +203,39 @@ export function CapacityView() {
             </p>
           </section>
 
-          <section className="chart-card" aria-labelledby="curve-title">
+          <section className="section" aria-labelledby="curve-title">
             <h2 id="curve-title">Hit rate against KV per worker</h2>
-            <p className="sub chart-note">
-              {ok.sampling
-                ? `Sampled (${ok.sampling.method}): ±${ok.sampling.error_points?.toFixed(1) ?? "?"} points from ${Math.round(ok.sampling.reliable_from_blocks).toLocaleString("en-US")} blocks on; below that the curve is blurred.`
-                : `Exact: an LRU cache of every size over ${ok.chained_turns!.toLocaleString("en-US")} turns’ block chains (${ok.turns.toLocaleString("en-US")} turns in the window${ok.unrouted_turns ? `, ${ok.unrouted_turns} without a worker count as misses` : ""}).`}{" "}
-              The gap between the two lines is what routing costs: the dashed line is one cache over all turns with the
-              same KV in all. Dots are the window replayed through the policy preview’s engine at that capacity.
-            </p>
-            <CapacityChart
-              rows={rows}
-              gbPerBlock={gbPerBlock}
-              today={ok.today_blocks ?? null}
-              knee={
-                ok.knee?.per_worker ? { blocks: ok.knee.per_worker.blocks, hitRate: ok.knee.per_worker.hit_rate } : null
-              }
-              target={target}
-            />
-            <p className="sub">
-              {ok.knee?.per_worker
-                ? `Knee: ${ok.knee.per_worker.blocks.toLocaleString("en-US")} blocks per worker (${gbText(ok.knee.per_worker.gigabytes)}) at ${formatPercent(ok.knee.per_worker.hit_rate)}; past it each block buys less than the curve’s average. `
-                : "No knee in this range: gains keep growing to the largest size. "}
-              <a href={`/api/capacity?${curvesQuery}&format=csv`} download>
-                Download CSV
-              </a>
-            </p>
+            <div className="chart-card">
+              <p className="sub chart-note">
+                {ok.sampling
+                  ? `Sampled (${ok.sampling.method}): ±${ok.sampling.error_points?.toFixed(1) ?? "?"} points from ${Math.round(ok.sampling.reliable_from_blocks).toLocaleString("en-US")} blocks on; below that the curve is blurred.`
+                  : `Exact: an LRU cache of every size over ${ok.chained_turns!.toLocaleString("en-US")} turns’ block chains (${ok.turns.toLocaleString("en-US")} turns in the window${ok.unrouted_turns ? `, ${ok.unrouted_turns} without a worker count as misses` : ""}).`}{" "}
+                {ok.elapsed_ms
+                  ? `Computed in ${((ok.elapsed_ms.read + ok.elapsed_ms.curves + ok.elapsed_ms.tiers) / 1000).toFixed(1)} s (reading the window ${(ok.elapsed_ms.read / 1000).toFixed(1)} s). `
+                  : ""}
+                The gap between the two lines is what routing costs: the dashed line is one cache over all turns with
+                the same KV in all. Dots are the window replayed through the policy preview’s engine at that capacity.
+              </p>
+              <CapacityChart
+                rows={rows}
+                gbPerBlock={gbPerBlock}
+                today={ok.today_blocks ?? null}
+                knee={
+                  ok.knee?.per_worker
+                    ? { blocks: ok.knee.per_worker.blocks, hitRate: ok.knee.per_worker.hit_rate }
+                    : null
+                }
+                target={target}
+              />
+              <p className="sub">
+                {ok.knee?.per_worker
+                  ? `Knee: ${ok.knee.per_worker.blocks.toLocaleString("en-US")} blocks per worker (${gbText(ok.knee.per_worker.gigabytes)}) at ${formatPercent(ok.knee.per_worker.hit_rate)}; past it each block buys less than the curve’s average. `
+                  : "No knee in this range: gains keep growing to the largest size. "}
+                <a href={`/api/capacity?${curvesQuery}&format=csv`} download>
+                  Download CSV
+                </a>
+              </p>
+            </div>
           </section>
 
           <section className="section" aria-labelledby="replay-title">
@@ -285,7 +292,7 @@ export function CapacityView() {
                     </tbody>
                   </table>
                 </div>
-                <p className="sub">
+                <p className="sub" style={{ marginTop: 8 }}>
                   Measured in the window: {formatPercent(replay.data.measured_hit_rate)}. Why the replay and the LRU
                   curve differ:
                 </p>

@@ -59,6 +59,8 @@ export type CapacityResult = CapacityScope & {
   tiers: TierSection | null;
   /** Why there is no tier grid, when there is none. */
   tiers_note: string | null;
+  /** Where the job's time went, in ms: reading the window, the curves, the tier grid. */
+  elapsed_ms: { read: number; curves: number; tiers: number };
 };
 
 export type ReplayedPoint = {
@@ -130,7 +132,9 @@ export function selectWorkers(input: ReplayInput, s: CapacityScope): ReplayInput
 /** Curves, answer and tier grid of a window. */
 export async function computeCapacity(from: WindowFrom, t: CapacityTask): Promise<CapacityResult> {
   const scope = { cluster: t.cluster, model: t.model, role: t.role, from: t.from, to: t.to };
+  const t0 = performance.now();
   const input = await windowOf(from, t);
+  const t1 = performance.now();
   const kv = kvBytesPerToken(input?.workers.map((w) => w.model ?? null) ?? [], t.bytesPerToken);
   if (!input)
     return {
@@ -140,6 +144,7 @@ export async function computeCapacity(from: WindowFrom, t: CapacityTask): Promis
       report: { empty: "no recorded requests in the window", turns: 0, input_tokens: 0 },
       tiers: null,
       tiers_note: null,
+      elapsed_ms: { read: Math.round(t1 - t0), curves: 0, tiers: 0 },
     };
   const base = curveOptionsFor(input);
   const report = withWorkerIds(
@@ -152,6 +157,7 @@ export async function computeCapacity(from: WindowFrom, t: CapacityTask): Promis
     }),
   );
   const today = base.at?.[0] ?? null;
+  const t2 = performance.now();
   const todaySource =
     today === null
       ? "no worker reported its KV capacity in this window: the curve spans 4× its longest prompt"
@@ -164,7 +170,16 @@ export async function computeCapacity(from: WindowFrom, t: CapacityTask): Promis
     tiersNote = "the window is too large for the exact pass the tier grid needs: choose a shorter one";
   else if (t.capacities) tiersNote = "not computed for a list of capacities";
   else tiers = tierSection(input, report, today, kv.bytesPerToken, t.tierGbps);
-  return { ...scope, kv_source: kv.source, today_source: todaySource, report, tiers, tiers_note: tiersNote };
+  const elapsed = { read: Math.round(t1 - t0), curves: Math.round(t2 - t1), tiers: Math.round(performance.now() - t2) };
+  return {
+    ...scope,
+    kv_source: kv.source,
+    today_source: todaySource,
+    report,
+    tiers,
+    tiers_note: tiersNote,
+    elapsed_ms: elapsed,
+  };
 }
 
 /** Worker curves named by the worker's own id (its stored key names its cluster too: `staging/w1`). */
