@@ -21,6 +21,7 @@ export const RETENTION_TABLES: readonly RetentionTable[] = [
   { table: "route_decisions", column: "ts", tier: "detail", label: "Routing decisions" },
   { table: "planner_decisions", column: "ts", tier: "detail", label: "Planner decisions" },
   { table: "request_causes", column: "arrived_at", tier: "detail", label: "Miss attribution" },
+  { table: "alert_events", column: "ts", tier: "detail", label: "Alert history" },
   { table: "requests_1m", column: "minute", tier: "summary", label: "Request rollups" },
   { table: "request_ttft_1m", column: "minute", tier: "summary", label: "TTFT rollups" },
   { table: "requests_scope_1m", column: "minute", tier: "summary", label: "Request rollups by cluster and model" },

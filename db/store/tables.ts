@@ -49,6 +49,9 @@ export const pgTables = {
   previewResults: pg.previewResults,
   sources: pg.sources,
   sourceStatus: pg.sourceStatus,
+  alertStates: pg.alertStates,
+  alertEvents: pg.alertEvents,
+  alertReceivers: pg.alertReceivers,
 };
 
 export type StoreTables = typeof pgTables;
@@ -96,6 +99,9 @@ export const sqliteTables = {
   previewResults: sqlite.previewResults,
   sources: sqlite.sources,
   sourceStatus: sqlite.sourceStatus,
+  alertStates: sqlite.alertStates,
+  alertEvents: sqlite.alertEvents,
+  alertReceivers: sqlite.alertReceivers,
 } satisfies Record<keyof StoreTables, unknown>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

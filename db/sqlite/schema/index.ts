@@ -9,3 +9,4 @@ export * from "./sources";
 export * from "./attribution";
 export * from "./attribution-state";
 export * from "./previews";
+export * from "./alerts";

@@ -1,0 +1,4 @@
+import { POSTGRES } from "../../test/stores";
+import { alertsCases } from "./alerts.cases";
+
+alertsCases(POSTGRES);

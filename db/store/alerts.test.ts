@@ -1,0 +1,4 @@
+import { SQLITE } from "../../test/stores";
+import { alertsCases } from "./alerts.cases";
+
+alertsCases(SQLITE);
