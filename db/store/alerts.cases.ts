@@ -1,15 +1,29 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { StoreEngine, TwoStores } from "../../test/stores";
+import { parsed, stats, type Raw } from "../../test/events";
+import type { PgDb } from "../pg/client";
+import { insertEventsPg } from "../pg/ingest";
+import type { IngestRow } from "../rows/ingest";
+import type { Db } from "../sqlite/client";
+import { insertEvents } from "../sqlite/ingest";
+import type { Store } from "./store";
 import {
   alertHistory,
   alertReceivers,
   alertStates,
+  preemptionRates,
   removeReceiver,
   saveEvaluation,
   upsertReceiver,
   type AlertEvent,
   type StoredAlertState,
 } from "./alerts";
+
+async function ingest(s: Store, raws: Raw[]): Promise<void> {
+  const rows = raws.map(parsed) as IngestRow[];
+  if (s.engine === "pg") await insertEventsPg(s.db as unknown as PgDb, rows);
+  else insertEvents(s.db as unknown as Db, rows);
+}
 
 // The alerts store written once and run on each engine (alerts.test.ts: SQLite; alerts.pg.test.ts: PostgreSQL).
 
@@ -73,6 +87,19 @@ export function alertsCases(e: StoreEngine): void {
       expect((await alertHistory(s.a, 0, T + 100, 10, "kv_full")).map((x) => x.rule)).toEqual(["kv_full"]);
       expect(await alertHistory(s.a, 0, T + 100, 1)).toHaveLength(1);
       expect((await alertHistory(s.a, 0, T + 100))[0]).toEqual(event("firing", T + 20, "kv_full"));
+    });
+
+    it("reads each worker's preemptions per minute from its raw samples, a counter drop counted as a restart", async () => {
+      const samples: Raw[] = [];
+      // w1: +3 every 10 s for a minute (18/min); w2: 10, 12, then restarted at 1, 4 (2 + 1 + 3 = 6 over 30 s); w3: one sample.
+      for (let i = 0; i <= 6; i++) samples.push(stats("w1", T + i * 10_000, 100, 50, { preemptions: 3 * i }));
+      [10, 12, 1, 4].forEach((n, i) => samples.push(stats("w2", T + i * 10_000, 100, 50, { preemptions: n })));
+      samples.push(stats("w3", T, 100, 50, { preemptions: 7 }));
+      samples.push(stats("w4", T, 100, 50));
+      await ingest(s.a, samples);
+      const rates = await preemptionRates(s.b, T, T + 60_001);
+      expect(Object.fromEntries(rates)).toEqual({ w1: 18, w2: 12, w3: null });
+      expect(Object.fromEntries(await preemptionRates(s.b, T + 30_000, T + 60_001))).toEqual({ w1: 18, w2: null });
     });
 
     it("adds, changes and removes receivers", async () => {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lt } from "drizzle-orm";
+import { and, asc, desc, eq, gte, isNotNull, lt } from "drizzle-orm";
 import type { Store } from "./store";
 
 // Alerts on either engine: the states the leader keeps between evaluations (replaced whole after each one, in the
@@ -136,4 +136,41 @@ export async function removeReceiver(s: Store, id: string): Promise<boolean> {
   const t = s.t.alertReceivers;
   const gone = await s.db.delete(t).where(eq(t.id, id)).returning({ id: t.id });
   return gone.length > 0;
+}
+
+/** Raw samples read at most for one preemption rate (an hour of 10-second samples of 64 workers is 23,000). */
+const MAX_RATE_SAMPLES = 50_000;
+
+/**
+ * Preemptions per minute of each worker that reported the counter in [from, to): the counter's increase between its
+ * first and last sample (a drop is a restart: the new value counts as the increase) over the time between them; null
+ * for a worker with a single sample.
+ */
+export async function preemptionRates(s: Store, from: number, to: number): Promise<Map<string, number | null>> {
+  const w = s.t.workerStats;
+  const rows = await s.db
+    .select({ workerId: w.workerId, ts: w.ts, n: w.preemptions })
+    .from(w)
+    .where(and(gte(w.ts, from), lt(w.ts, to), isNotNull(w.preemptions)))
+    .orderBy(asc(w.workerId), asc(w.ts))
+    .limit(MAX_RATE_SAMPLES);
+  const out = new Map<string, number | null>();
+  let cur: { id: string; first: number; last: number; prev: number; sum: number } | null = null;
+  const close = () => {
+    if (cur) out.set(cur.id, cur.last > cur.first ? (cur.sum * 60_000) / (cur.last - cur.first) : null);
+  };
+  for (const r of rows) {
+    const n = Number(r.n);
+    if (!Number.isFinite(n)) continue;
+    if (!cur || cur.id !== r.workerId) {
+      close();
+      cur = { id: r.workerId, first: r.ts, last: r.ts, prev: n, sum: 0 };
+      continue;
+    }
+    cur.sum += n >= cur.prev ? n - cur.prev : n;
+    cur.prev = n;
+    cur.last = r.ts;
+  }
+  close();
+  return out;
 }
