@@ -93,6 +93,10 @@ const schema = z.object({
       }
     }),
   SWITCHYARD_RECONCILE_SECONDS: z.coerce.number().min(0.2).max(3600).default(5),
+  // How often the leader evaluates the alert rules in force (server/alerts).
+  SWITCHYARD_ALERT_EVALUATE_SECONDS: z.coerce.number().min(1).max(3600).default(15),
+  // The console's address as the on-call person reaches it: alert links point there (unset: http://localhost:PORT).
+  SWITCHYARD_PUBLIC_URL: z.string().url("must be a URL such as https://switchyard.example.com").max(2048).optional(),
   // File-writing policy targets (planner-file) write only inside this folder (created at first use).
   SWITCHYARD_TARGET_DIR: z.string().min(1).max(4096).default("./data/targets"),
   // Watched trace directories (trace-dir sources) are read only inside this folder (created at first use).

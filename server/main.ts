@@ -12,6 +12,8 @@ import { processId, startLeader } from "./jobs/leader";
 import { IngestPool } from "./ingest/worker-pool";
 import { PgDecodePool } from "./ingest/pg/decode-pool";
 import { setPreviewRunner } from "./preview/queue";
+import { startAlertLoop } from "./alerts/loop";
+import { outboundFetch } from "./outbound/fetch";
 import { threadRunner } from "./preview/thread-runner";
 import { retentionSweep, startRetentionSweeper } from "./jobs/retention";
 import { startChartSealer } from "./jobs/chart-seal";
@@ -194,7 +196,7 @@ function ingestPool(settings: Env): { install: () => void; close: () => Promise<
 }
 
 /**
- * Start the work only the leader does — retention, attribution, the policy reconciler and guards, scrapes and ZMQ
+ * Start the work only the leader does — retention, attribution, the policy reconciler and guards, alert evaluation, scrapes and ZMQ
  * subscriptions, expired sign-in housekeeping, sealing PostgreSQL's chart chunks — and return the function that stops all of it.
  */
 function startBackground({ db, pg, store }: ServerEngine, settings: Env): () => Promise<void> {
@@ -225,6 +227,11 @@ function startBackground({ db, pg, store }: ServerEngine, settings: Env): () => 
     (span, cluster) => windowRows(store, span, cluster),
     Math.max(5_000, settings.SWITCHYARD_RECONCILE_SECONDS * 1000),
   );
+  const stopAlerts = startAlertLoop(store, {
+    everyMs: settings.SWITCHYARD_ALERT_EVALUATE_SECONDS * 1000,
+    baseUrl: settings.SWITCHYARD_PUBLIC_URL ?? `http://localhost:${settings.PORT}`,
+    send: outboundFetch,
+  });
   const sources = startSources(serverIngest());
   // A source added or changed through another process reaches this one's manager on its next reload.
   const sourceReload = setInterval(() => void sources.then((m) => m.reload()), 5_000);
@@ -235,6 +242,7 @@ function startBackground({ db, pg, store }: ServerEngine, settings: Env): () => 
     stopSweeper();
     stopReconciler();
     stopGuards();
+    stopAlerts();
     await Promise.all([sources.then((m) => m.stop()), stopAttribution(), stopSealer()]);
   };
 }

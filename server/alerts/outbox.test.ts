@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { OutboundInit, OutboundReply } from "../outbound/fetch";
 import { OutboundError } from "../outbound/failure";
 import type { AlertState } from "./evaluate";
-import { backoffMs, MAX_ATTEMPTS, MAX_QUEUED_PER_RECEIVER, Outbox, type Receiver } from "./outbox";
+import { backoffMs, MAX_ATTEMPTS, MAX_PER_FLUSH, MAX_QUEUED_PER_RECEIVER, Outbox, type Receiver } from "./outbox";
 import { verifyWebhook } from "./payload";
 
 const alert: AlertState = {
@@ -92,6 +92,19 @@ describe("Outbox", () => {
     expect(box.state("am")).toMatchObject({ queued: MAX_QUEUED_PER_RECEIVER, dropped: 3 });
     await box.flush([am]);
     expect(JSON.parse(f.got[0]!.init.body!)[0].annotations.value).toBe("3");
+  });
+
+  it(`sends what is due oldest first in one flush, at most ${MAX_PER_FLUSH}, stopping at a failure`, async () => {
+    const f = fake([200, 200, 503]);
+    const box = new Outbox(f.send, "http://sy", () => 0);
+    for (let i = 0; i < 5; i++) box.enqueue(am, [{ alert: { ...alert, value: i }, resolvedAt: null }]);
+    await box.flush([am]);
+    expect(f.got.map((g) => JSON.parse(g.init.body!)[0].annotations.value)).toEqual(["0", "1", "2"]);
+    expect(box.state("am")).toMatchObject({ sent: 2, queued: 3 });
+    const many = new Outbox(fake([]).send, "http://sy", () => 0);
+    for (let i = 0; i < MAX_PER_FLUSH + 4; i++) many.enqueue(am, [{ alert, resolvedAt: null }]);
+    await many.flush([am]);
+    expect(many.state("am")).toMatchObject({ sent: MAX_PER_FLUSH, queued: 4 });
   });
 
   it("signs a webhook's body so the receiver can check it", async () => {

@@ -23,6 +23,8 @@ const MAX_BACKOFF_MS = 5 * 60_000;
 /** A receiver's answer is read up to this size (it is kept only as a reason). */
 const MAX_REPLY_BYTES = 64 * 1024;
 const TIMEOUT_MS = 10_000;
+/** Deliveries sent to one receiver in one flush at most (the rest wait for the next evaluation's). */
+export const MAX_PER_FLUSH = 20;
 
 export type Receiver =
   { id: string; kind: "alertmanager"; url: string } | { id: string; kind: "webhook"; url: string; secret: string };
@@ -87,15 +89,23 @@ export class Outbox {
     this.states.delete(id);
   }
 
-  /** Send each receiver's oldest due delivery (one in flight per receiver); resolves when these attempts end. */
+  /**
+   * Send each receiver's due deliveries oldest first, one in flight per receiver, until one fails or
+   * MAX_PER_FLUSH went; resolves when these attempts end.
+   */
   async flush(receivers: readonly Receiver[]): Promise<void> {
-    await Promise.all(receivers.map((r) => this.attempt(r)));
+    await Promise.all(
+      receivers.map(async (r) => {
+        for (let i = 0; i < MAX_PER_FLUSH; i++) if (!(await this.attempt(r))) return;
+      }),
+    );
   }
 
-  private async attempt(r: Receiver): Promise<void> {
+  /** One attempt at the receiver's oldest due delivery; true when it went through. */
+  private async attempt(r: Receiver): Promise<boolean> {
     const q = this.queues.get(r.id);
     const d = q?.[0];
-    if (!q || !d || this.busy.has(r.id) || d.nextAt > this.now()) return;
+    if (!q || !d || this.busy.has(r.id) || d.nextAt > this.now()) return false;
     this.busy.add(r.id);
     const s = this.state(r.id);
     d.attempts++;
@@ -111,7 +121,8 @@ export class Outbox {
       this.busy.delete(r.id);
     }
     const at = this.now();
-    if (status !== null && status >= 200 && status < 300) {
+    const ok = status !== null && status >= 200 && status < 300;
+    if (ok) {
       q.shift();
       s.sent++;
       s.lastOkAt = at;
@@ -123,6 +134,7 @@ export class Outbox {
       } else d.nextAt = at + backoffMs(d.attempts);
     }
     s.queued = q.length;
+    return ok;
   }
 
   private post(r: Receiver, alerts: Outgoing[]) {

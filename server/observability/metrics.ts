@@ -111,6 +111,24 @@ function create() {
       help: "Clusters the store holds, the default one included: events naming a new cluster create it, so a mistyped name shows here.",
       ...on,
     }),
+    alertsFiring: new Gauge({
+      name: "switchyard_alerts_firing",
+      help: "Alerts firing at the last evaluation, by severity.",
+      labelNames: ["severity"] as const,
+      ...on,
+    }),
+    alertEvaluations: new Counter({
+      name: "switchyard_alert_evaluations_total",
+      help: "Alert evaluations on this process (the leader), by outcome: ok, or failed when a rule's figures could not be read.",
+      labelNames: ["outcome"] as const,
+      ...on,
+    }),
+    alertDeliveries: new Gauge({
+      name: "switchyard_alert_deliveries",
+      help: "Alert deliveries per receiver since this process became leader, by state: sent, failed (refused or out of attempts), dropped (queue full), queued.",
+      labelNames: ["receiver", "state"] as const,
+      ...on,
+    }),
     dbSize: new Gauge({
       name: "switchyard_database_size_bytes",
       help: "Size of the database: SQLite's main file and write-ahead log; PostgreSQL's database as main (wal 0).",
