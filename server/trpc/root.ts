@@ -11,6 +11,7 @@ import { tokensRouter } from "../routers/tokens";
 import { usersRouter } from "../routers/users";
 import { tiersRouter } from "../routers/tiers";
 import { workersRouter } from "../routers/workers";
+import { alertsRouter } from "../routers/alerts";
 import { createCallerFactory, router } from "./init";
 
 export const appRouter = router({
@@ -26,6 +27,7 @@ export const appRouter = router({
   tokens: tokensRouter,
   annotations: annotationsRouter,
   tiers: tiersRouter,
+  alerts: alertsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,92 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import {
+  alertHistory,
+  alertReceivers,
+  alertStates,
+  removeReceiver,
+  upsertReceiver,
+  MAX_HISTORY,
+} from "../../db/store/alerts";
+import { MIN_SECRET, receiverInput } from "../../lib/alerts/receivers";
+import { SECRET_MARKER } from "../../lib/secret-fields";
+import { sealConfig } from "../auth/stored-secrets";
+import { leaderOutbox } from "../alerts/loop";
+import { rulesInForce } from "../alerts/job";
+import { AppError } from "../errors";
+import { assertOutboundConfig } from "../outbound/assert";
+import { operatorProcedure, router, viewerProcedure } from "../trpc/init";
+
+// The Alerts page and the receivers on the Sources page: what fires now, the history, the rules in force, and where
+// alerts go with each receiver's delivery state (kept by the leader process; another process says so).
+
+const ms = z.number().int().min(0).max(8.64e15);
+
+export const alertsRouter = router({
+  overview: viewerProcedure
+    .input(z.strictObject({ from: ms, to: ms, rule: z.string().max(64).nullable().default(null) }))
+    .query(async ({ ctx, input }) => {
+      const s = ctx.store;
+      if (input.from >= input.to) throw new AppError("BAD_REQUEST", "the range must end after it starts");
+      const [states, history, { rules, version }, receivers] = await Promise.all([
+        alertStates(s),
+        alertHistory(s, input.from, input.to, MAX_HISTORY, input.rule),
+        rulesInForce(s),
+        alertReceivers(s),
+      ]);
+      const outbox = leaderOutbox();
+      return {
+        firing: states.filter((a) => a.state === "firing"),
+        pending: states.filter((a) => a.state === "pending"),
+        history,
+        historyLimited: history.length >= MAX_HISTORY,
+        rules: { version, rules: rules.rules },
+        receivers: receivers.map((r) => ({
+          id: r.id,
+          name: r.name,
+          kind: r.kind,
+          url: r.url,
+          enabled: r.enabled,
+          secret: r.secret ? SECRET_MARKER : null,
+          delivery: outbox ? outbox.state(r.id) : null,
+        })),
+        leader: Boolean(outbox),
+      };
+    }),
+
+  /** Add or change a receiver; the webhook secret is sealed, a URL the outbound policy refuses is refused (422). */
+  upsertReceiver: operatorProcedure
+    .input(z.strictObject({ receiver: receiverInput }))
+    .mutation(async ({ ctx, input }) => {
+      const s = ctx.store;
+      const r = input.receiver;
+      assertOutboundConfig({ url: r.url });
+      const existing = r.id ? (await alertReceivers(s)).find((x) => x.id === r.id) : undefined;
+      if (r.id && !existing) throw new AppError("NOT_FOUND", `no receiver ${r.id}`);
+      let secret: string | null = null;
+      if (r.kind === "webhook") {
+        if (r.secret !== SECRET_MARKER && r.secret!.length < MIN_SECRET)
+          throw new AppError("BAD_REQUEST", `receiver.secret: must be at least ${MIN_SECRET} characters`, {
+            errors: [{ path: "receiver.secret", message: `must be at least ${MIN_SECRET} characters` }],
+          });
+        const sealed = sealConfig(
+          { url: r.url, secret: r.secret },
+          existing ? { url: existing.url, secret: existing.secret } : null,
+          ["secret"],
+        );
+        secret = sealed.secret as string;
+      }
+      const id = r.id ?? `r-${randomBytes(5).toString("hex")}`;
+      await upsertReceiver(s, { id, name: r.name, kind: r.kind, url: r.url, secret, enabled: r.enabled }, ctx.now());
+      return { id };
+    }),
+
+  removeReceiver: operatorProcedure
+    .input(z.strictObject({ id: z.string().min(1).max(64) }))
+    .mutation(async ({ ctx, input }) => {
+      if (!(await removeReceiver(ctx.store, input.id))) throw new AppError("NOT_FOUND", `no receiver ${input.id}`);
+      leaderOutbox()?.forget(input.id);
+      return { removed: true };
+    }),
+});
