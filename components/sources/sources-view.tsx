@@ -17,6 +17,7 @@ import {
 import { SourcesTable } from "./sources-table";
 import { StorageCard } from "./storage-card";
 import { TargetsSection } from "./targets-section";
+import { ReceiversSection } from "@/components/alerts/receivers-section";
 import { TraceUpload } from "./trace-upload";
 import "@/components/ui/cluster-views.css";
 import "@/components/ui/decisions.css";
@@ -150,6 +151,7 @@ export function SourcesView() {
       </section>
 
       <TargetsSection />
+      <ReceiversSection />
 
       <StorageCard />
     </>

@@ -10,6 +10,7 @@ const LINKS = [
   { href: "/sessions", label: "Sessions" },
   { href: "/planner", label: "Planner" },
   { href: "/capacity", label: "Capacity" },
+  { href: "/alerts", label: "Alerts" },
   { href: "/policies", label: "Policies" },
   { href: "/sources", label: "Sources" },
 ];
