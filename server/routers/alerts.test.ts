@@ -5,6 +5,8 @@ import { sqliteStore } from "../../db/store/store";
 import { openStoredSecret } from "../auth/stored-secrets";
 import { testCaller, testDb } from "../../test/db";
 import { enabledReceivers } from "../alerts/loop";
+import { insertEvents } from "../../db/sqlite/ingest";
+import { minimal, parsed } from "../../test/events";
 
 const NOW = 1_764_417_600_000;
 const operator = { kind: "user" as const, id: 2, name: "ops", role: "operator" as const };
@@ -116,6 +118,57 @@ describe("alerts router", () => {
     );
     expect(err.code).toBe(code);
     expect(await alertReceivers(sqliteStore(db))).toEqual([]);
+  });
+
+  it("publishes rules as versions on top of their base, audited, and the loop reads the newest", async () => {
+    const db = testDb();
+    insertEvents(db, [parsed(minimal["worker.up"]({ id: "up", worker_id: "w1", cluster: "pressure", model: "m1" }))]);
+    const ops = testCaller(db, () => NOW, operator);
+    const rule = {
+      name: "preemptions",
+      enabled: true,
+      metric: "preemptions_per_minute",
+      threshold: 5,
+      summary: "{{worker}}",
+    };
+    const v1 = await ops.alerts.publishRules({
+      document: { rules: [rule] },
+      baseVersion: null,
+      comment: "page on preemptions",
+    });
+    expect(v1).toMatchObject({ ok: true, version: 1 });
+    const v2 = await ops.alerts.publishRules({
+      document: { rules: [{ ...rule, scope: { cluster: "pressure", worker: "w1" } }] },
+      baseVersion: 1,
+    });
+    expect(v2.diff.map((d) => d.path)).toContain("rules.0.scope.cluster");
+    const stale = await caught(ops.alerts.publishRules({ document: { rules: [] }, baseVersion: 1 }));
+    expect(stale.code).toBe("CONFLICT");
+    const o = await ops.alerts.overview({ from: 0, to: NOW });
+    expect(o.rules.version).toBe(2);
+    const audit = await ops.policies.audit({});
+    expect(audit.items[0]).toMatchObject({ action: "publish", kind: "alerts", version: 2, actor: "ops" });
+  });
+
+  it.each([
+    [{ rules: [{ name: "x", metric: "queue", summary: "s" }] }, "document.rules.0.metric"],
+    [
+      { rules: [{ name: "x", metric: "kv_utilization", threshold: 0.9, scope: { cluster: "nowhere" }, summary: "s" }] },
+      "document.rules.0.scope.cluster",
+    ],
+    [
+      { rules: [{ name: "x", metric: "kv_utilization", threshold: 0.9, scope: { worker: "w404" }, summary: "s" }] },
+      "document.rules.0.scope.worker",
+    ],
+  ])("refuses rules %j at %s and stores nothing", async (document, path) => {
+    const db = testDb();
+    const err = await caught(testCaller(db, () => NOW, operator).alerts.publishRules({ document, baseVersion: null }));
+    expect(err.code).toBe("BAD_REQUEST");
+    expect(
+      (err.cause as { details?: { errors: { path: string }[] } } | undefined)?.details?.errors?.[0]?.path ??
+        err.message,
+    ).toContain(path.replace("document.", ""));
+    expect((await testCaller(db, () => NOW, operator).alerts.overview({ from: 0, to: NOW })).rules.version).toBeNull();
   });
 
   it("needs the operate scope to change receivers", async () => {

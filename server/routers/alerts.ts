@@ -14,6 +14,7 @@ import { SECRET_MARKER } from "../../lib/secret-fields";
 import { sealConfig } from "../auth/stored-secrets";
 import { leaderOutbox } from "../alerts/loop";
 import { rulesInForce } from "../alerts/job";
+import { publishAlertRules } from "../alerts/publish";
 import { AppError } from "../errors";
 import { assertOutboundConfig } from "../outbound/assert";
 import { operatorProcedure, router, viewerProcedure } from "../trpc/init";
@@ -80,6 +81,38 @@ export const alertsRouter = router({
       const id = r.id ?? `r-${randomBytes(5).toString("hex")}`;
       await upsertReceiver(s, { id, name: r.name, kind: r.kind, url: r.url, secret, enabled: r.enabled }, ctx.now());
       return { id };
+    }),
+
+  /**
+   * Publish the rules as the next version on top of `baseVersion` (null for the first): refused field by field, a
+   * scope naming nothing that reported refused, a stale base a CONFLICT naming the newer version.
+   */
+  publishRules: operatorProcedure
+    .input(
+      z.strictObject({
+        document: z.unknown(),
+        baseVersion: z.number().int().min(1).nullable(),
+        comment: z.string().max(500).default(""),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const out = await publishAlertRules(ctx.store, {
+        document: input.document,
+        baseVersion: input.baseVersion,
+        author: ctx.actor?.name ?? "system",
+        comment: input.comment,
+        now: ctx.now(),
+      });
+      if (!out.ok)
+        throw new AppError(
+          "CONFLICT",
+          `version ${out.latest} was published since you started: review it and try again`,
+          {
+            latest: out.latest,
+            diff: out.diff,
+          },
+        );
+      return out;
     }),
 
   removeReceiver: operatorProcedure
