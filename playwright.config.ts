@@ -72,6 +72,8 @@ const dashboardEnv = {
   SWITCHYARD_BOOTSTRAP_API_TOKEN: process.env.SWITCHYARD_E2E_API_TOKEN,
   NODE_ENV: "production",
   NEXT_TELEMETRY_DISABLED: "1",
+  // Alert rules evaluated every 2 s, so the alerts spec sees a page within seconds.
+  SWITCHYARD_ALERT_EVALUATE_SECONDS: "2",
 };
 
 export default defineConfig({

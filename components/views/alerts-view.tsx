@@ -7,6 +7,7 @@ import { LoadError } from "@/components/ui/load-error";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
 import { resolveRange } from "@/lib/time-range";
+import { RulesEditor } from "@/components/alerts/rules-editor";
 import "@/components/ui/cluster-views.css";
 
 const REFRESH_MS = 5_000;
@@ -142,39 +143,11 @@ export function AlertsView() {
             <h2 id="rules-title">Rules in force</h2>
             <p className="sub">
               {d.rules.version === null ? "The shipped defaults, every one off." : `Version ${d.rules.version}.`}{" "}
-              Evaluated on the leader every few seconds; a rule fires once its condition has held for its “for”.
+              Evaluated on the leader every few seconds; a rule fires once its condition has held for its “for”. Switch
+              rules on, set their thresholds and scope (empty: any), and publish them as the next version; each version
+              is kept and audited.
             </p>
-            <div className="table-wrap">
-              <table className="data-table" aria-label="Alert rules">
-                <thead>
-                  <tr>
-                    <th scope="col">Rule</th>
-                    <th scope="col">On</th>
-                    <th scope="col">Condition</th>
-                    <th scope="col">For</th>
-                    <th scope="col">Severity</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.rules.rules.map((r) => (
-                    <tr key={r.name}>
-                      <td>{r.name}</td>
-                      <td>{r.enabled ? "on" : "off"}</td>
-                      <td>
-                        {r.metric}
-                        {r.threshold === null ? "" : ` ${r.metric === "hit_rate" ? "<" : ">"} ${r.threshold}`}
-                        {Object.entries(r.scope)
-                          .filter(([, v]) => v !== null)
-                          .map(([k, v]) => ` ${k}=${v}`)
-                          .join("")}
-                      </td>
-                      <td>{r.for_seconds} s</td>
-                      <td>{r.severity}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <RulesEditor key={d.rules.version ?? 0} version={d.rules.version} rules={d.rules.rules} />
           </section>
 
           <section className="section" aria-labelledby="delivery-title">

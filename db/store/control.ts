@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lt, max } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, max, ne } from "drizzle-orm";
 import type { PolicyKind } from "../../lib/policy-kinds";
 import type { Store } from "./store";
 
@@ -265,7 +265,8 @@ export type PolicyMark = {
   basedOn: number | null;
 };
 
-/** Versions published in [from, to), oldest first: the annotations of time-series charts. */
+/** Versions of the pushed policy kinds published in [from, to), oldest first: the annotations of time-series charts
+ * (alert rules, also stored as versions, change nothing the charts show). */
 export async function publishedBetween(s: Store, from: number, to: number, limit = 100): Promise<PolicyMark[]> {
   const { policyVersions: v } = s.t;
   return s.db
@@ -279,7 +280,7 @@ export async function publishedBetween(s: Store, from: number, to: number, limit
       basedOn: v.basedOn,
     })
     .from(v)
-    .where(and(gte(v.createdAt, from), lt(v.createdAt, to)))
+    .where(and(gte(v.createdAt, from), lt(v.createdAt, to), ne(v.kind, "alerts")))
     .orderBy(asc(v.createdAt), asc(v.kind), asc(v.version))
     .limit(limit);
 }
