@@ -3,6 +3,10 @@ import { quantileSorted } from "../../lib/quantile";
 import { DEFAULT_CLUSTER } from "../../lib/cluster-name";
 import { splitWorkerKey } from "../../lib/worker-key";
 import { preemptionRates } from "../../db/store/alerts";
+import { latestVersionNumbers, listStatuses, listTargets } from "../../db/store/control";
+import { guardRollbacksBetween } from "../../db/store/guards";
+import { rolloutView } from "../control/rollout";
+import { scopeFindings } from "../reads/findings";
 import { oldestUnattributedOf } from "../../db/store/attribution-lag";
 import { clusterNamesById } from "../../db/store/clusters";
 import { fleetRequestGroups, fleetTtfts } from "../../db/store/fleet";
@@ -15,6 +19,12 @@ import type { Observation } from "./evaluate";
 // The figures a rule is evaluated against, read from the store at `now` over the rule's window: one observation per
 // series (a worker, a cluster and model, a source), filtered by the rule's scope, each with the page that shows it.
 // Reads are shared between rules of one evaluation (Reads caches them by window).
+
+/** Groups whose findings one evaluation reads at most (each is a few queries). */
+const MAX_FINDING_GROUPS = 20;
+
+/** The cluster of a policy scope (`cluster@model` names one model of it). */
+const clusterOfScope = (scope: string) => scope.split("@")[0]!;
 
 const range = (r: AlertRule) => `range=${r.window_seconds <= 900 ? "15m" : "1h"}`;
 const q = encodeURIComponent;
@@ -122,9 +132,66 @@ export async function observe(rule: AlertRule, reads: Reads): Promise<Observatio
         link: "/sources",
       }));
     }
-    default:
-      // target_not_in_sync, guard_rollback, finding: read with the Alerts page (not yet).
-      return [];
+    case "target_not_in_sync": {
+      const [targets, statuses, latest] = await Promise.all([listTargets(s), listStatuses(s), latestVersionNumbers(s)]);
+      const entries = rolloutView(targets, statuses, latest);
+      const byTarget = new Map<string, { cluster: string; name: string; out: string[] }>();
+      for (const e of entries) {
+        if (!e.enabled) continue;
+        const t = byTarget.get(e.targetId) ?? { cluster: e.cluster, name: e.targetName, out: [] };
+        if (e.state !== "in_sync") t.out.push(`${e.kind} ${e.state}`);
+        byTarget.set(e.targetId, t);
+      }
+      return [...byTarget]
+        .filter(([, t]) => inScope(rule, { cluster: clusterOfScope(t.cluster) }))
+        .map(([id, t]) => ({
+          key: `target=${id}`,
+          labels: { cluster: clusterOfScope(t.cluster), target: t.name },
+          value: t.out.length,
+          present: t.out.length > 0,
+          link: `/policies?cluster=${q(t.cluster)}`,
+        }));
+    }
+    case "guard_rollback": {
+      const rollbacks = await guardRollbacksBetween(s, from, now);
+      const byCluster = new Map<string, number>();
+      for (const r of rollbacks)
+        byCluster.set(clusterOfScope(r.cluster), (byCluster.get(clusterOfScope(r.cluster)) ?? 0) + 1);
+      return [...byCluster]
+        .filter(([cluster]) => inScope(rule, { cluster }))
+        .map(([cluster, n]) => ({
+          key: `cluster=${cluster}`,
+          labels: { cluster },
+          value: n,
+          present: n > 0,
+          link: `/policies/audit?cluster=${q(cluster)}`,
+        }));
+    }
+    case "finding": {
+      const [groups, names] = await Promise.all([
+        reads.once(`groups:${win}`, () => fleetRequestGroups(s, from, now)),
+        reads.once("clusters", () => clusterNamesById(s)),
+      ]);
+      const out: Observation[] = [];
+      for (const g of groups.slice(0, MAX_FINDING_GROUPS)) {
+        const cluster = names.get(g.clusterId) ?? DEFAULT_CLUSTER;
+        if (!inScope(rule, { cluster, model: g.model })) continue;
+        const f = await scopeFindings(s, from, now, { clusterId: g.clusterId, model: g.model });
+        const link = `/?cluster=${q(cluster)}&model=${q(g.model)}&${range(rule)}`;
+        for (const [finding, present] of [
+          ["unstable_prefix", f.unstablePrefix !== null],
+          ["kv_held_through_tool_waits", f.toolWait !== null && (f.toolWait.survivedShare ?? 0) > 0],
+        ] as const)
+          out.push({
+            key: `finding=${finding},cluster=${cluster},model=${g.model}`,
+            labels: { cluster, model: g.model, finding },
+            value: null,
+            present,
+            link,
+          });
+      }
+      return out;
+    }
   }
 }
 
