@@ -48,11 +48,12 @@ export function PolicyMarksNote({ marks, step }: { marks: readonly PolicyMark[];
   if (marks.length === 0) return null;
   return (
     <p className="sub policy-marks" data-testid="policy-marks">
-      Policy changes in this range (dashed lines):{" "}
+      {marks.some((m) => m.kind === "alert") ? "Policy changes and alerts" : "Policy changes"} in this range (dashed
+      lines):{" "}
       {marks.map((m, i) => (
-        <span key={`${m.kind}-${m.version}`}>
+        <span key={`${m.kind}-${m.version}-${m.ts}`}>
           {i > 0 && " · "}
-          <Link href={`/policies?kind=${m.kind}`}>{m.label}</Link> at {formatTick(m.ts, step)}
+          <Link href={m.href ?? `/policies?kind=${m.kind}`}>{m.label}</Link> at {formatTick(m.ts, step)}
         </span>
       ))}
     </p>

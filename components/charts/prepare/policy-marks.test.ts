@@ -61,3 +61,19 @@ describe("placeMarks", () => {
     expect(placeMarks(marks, 1_000, 10_000, gap).map(({ x, label }) => ({ x, label }))).toEqual(expected);
   });
 });
+
+describe("alert marks", () => {
+  it("join with versions at one position, each alert by its own label", () => {
+    const marks: PolicyMark[] = [
+      { ts: 1_000, kind: "retention", version: 3, label: "retention v3 published" },
+      { ts: 1_200, kind: "alert", version: 0, label: "alert preemptions firing (w1)", href: "/alerts" },
+      { ts: 1_300, kind: "alert", version: 1, label: "alert kv_full firing (w2)", href: "/alerts" },
+    ];
+    expect(snapMarks(marks, [1_000], 1_000).map((m) => m.label)).toEqual([
+      "retention v3 published; alert preemptions firing (w1); alert kv_full firing (w2)",
+    ]);
+    expect(placeMarks(marks.slice(1), 0, 10_000, 500).map((m) => m.label)).toEqual([
+      "alert preemptions firing (w1); alert kv_full firing (w2)",
+    ]);
+  });
+});

@@ -1,14 +1,19 @@
-// Policy changes as chart annotations: where each published version falls on a chart's time axis.
+// Policy changes and alerts as chart annotations: where each published version, and each alert that fired or
+// resolved, falls on a chart's time axis.
 import { bucketStarts } from "./buckets";
 
-export type PolicyMark = { ts: number; kind: string; version: number; label: string };
+/** kind "alert": an alert that fired or resolved (its label says which; `href` is the Alerts page). */
+export type PolicyMark = { ts: number; kind: string; version: number; label: string; href?: string };
 /** side: which side of its line the label goes, so labels near the right edge are not cut off. */
 export type PlacedMark = { x: number; label: string; ts: number; side: "left" | "right" };
 
-/** Several marks at one position read as one label: "retention v3, routing v2 published". */
+/** Several marks at one position read as one label: "retention v3, routing v2 published"; alerts by their own label. */
 function joinLabels(marks: readonly PolicyMark[]): string {
   if (marks.length === 1) return marks[0]!.label;
-  return `${marks.map((m) => `${m.kind} v${m.version}`).join(", ")} published`;
+  const versions = marks.filter((m) => m.kind !== "alert");
+  const alerts = marks.filter((m) => m.kind === "alert").map((m) => m.label);
+  const published = versions.length ? [`${versions.map((m) => `${m.kind} v${m.version}`).join(", ")} published`] : [];
+  return [...published, ...alerts].join("; ");
 }
 
 /**
