@@ -111,6 +111,10 @@ test("the preemption rule pages through Alertmanager with the cluster and worker
   await rules.getByLabel("preemptions cluster").fill(cluster);
   await rules.getByLabel("preemptions for seconds").fill("5");
   await rules.getByLabel("Comment").fill("page on preemptions");
+  await rules.getByRole("button", { name: "Review changes" }).click();
+  const changes = rules.getByRole("table", { name: "Changes to publish" });
+  await expect(changes.getByRole("row", { name: /preemptions: enabled/ })).toContainText("true");
+  await expect(changes.getByRole("row", { name: /preemptions: scope\.cluster/ })).toContainText(cluster);
   await rules.getByRole("button", { name: /^Publish rules/ }).click();
   await expect(rules.getByRole("status")).toContainText(/Published alert rules version \d+/);
 
@@ -151,4 +155,9 @@ test("the preemption rule pages through Alertmanager with the cluster and worker
     )
     .toBe(0);
   await expect(page.getByRole("table", { name: "Alert history" })).toContainText("resolved", { timeout: 20_000 });
+
+  // The workers charts mark where it fired and resolved; the rules' versions can be rolled back (audited).
+  await page.goto("/workers?range=15m");
+  await expect(page.getByTestId("policy-marks")).toContainText(`alert preemptions firing (${cluster}/w1)`);
+  await expect(page.getByTestId("policy-marks")).toContainText(`alert preemptions resolved (${cluster}/w1)`);
 });

@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { SEVERITIES, type AlertRule } from "@/lib/alerts/rules";
+import { diffDocuments } from "@/lib/policies/versions";
 
 type Issues = { errors?: { path: string; message: string }[] } | undefined;
 
@@ -16,11 +17,13 @@ export function RulesEditor({ version, rules }: { version: number | null; rules:
   const [draft, setDraft] = useState<AlertRule[]>(rules);
   const [comment, setComment] = useState("");
   const [done, setDone] = useState<string | null>(null);
+  const [reviewing, setReviewing] = useState(false);
   const publish = useMutation(
     trpc.alerts.publishRules.mutationOptions({
       onSuccess: (r) => {
         setDone(`Published alert rules version ${r.version}.`);
         setComment("");
+        setReviewing(false);
         void qc.invalidateQueries({ queryKey: trpc.alerts.pathKey() });
       },
     }),
@@ -31,10 +34,16 @@ export function RulesEditor({ version, rules }: { version: number | null; rules:
   const errorOf = (i: number) => errors.filter((e) => e.path.startsWith(`document.rules.${i}.`));
   const set = (i: number, patch: Partial<AlertRule>) => {
     setDone(null);
+    setReviewing(false);
     setDraft((d) => d.map((r, k) => (k === i ? { ...r, ...patch } : r)));
   };
   const num = (v: string) => (v.trim() === "" ? null : Number(v));
-  const changed = JSON.stringify(draft) !== JSON.stringify(rules);
+  const changes = diffDocuments({ rules }, { rules: draft }).map((c) => {
+    const m = /^rules\.(\d+)\.(.*)$/.exec(c.path);
+    return { ...c, path: m ? `${draft[Number(m[1])]?.name ?? m[1]}: ${m[2]}` : c.path };
+  });
+  const changed = changes.length > 0;
+  const shown = (v: unknown) => (v === null || v === undefined ? "—" : String(v));
   return (
     <form
       aria-label="Alert rules"
@@ -138,12 +147,40 @@ export function RulesEditor({ version, rules }: { version: number | null; rules:
           </tbody>
         </table>
       </div>
+      {reviewing && (
+        <div className="table-wrap">
+          <table className="data-table" aria-label="Changes to publish">
+            <thead>
+              <tr>
+                <th scope="col">Field</th>
+                <th scope="col">Now</th>
+                <th scope="col">After</th>
+              </tr>
+            </thead>
+            <tbody>
+              {changes.map((c) => (
+                <tr key={c.path}>
+                  <td>{c.path}</td>
+                  <td>{shown(c.before)}</td>
+                  <td>{shown(c.after)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
       <div className="capacity-target">
         <label htmlFor="rules-comment">Comment</label>
         <input id="rules-comment" value={comment} onChange={(e) => setComment(e.target.value)} size={40} />
-        <button className="button" type="submit" disabled={!changed || publish.isPending}>
-          Publish rules{version === null ? "" : ` (v${version + 1})`}
-        </button>
+        {!reviewing ? (
+          <button className="button" type="button" disabled={!changed} onClick={() => setReviewing(true)}>
+            Review changes
+          </button>
+        ) : (
+          <button className="button" type="submit" disabled={!changed || publish.isPending}>
+            Publish rules{version === null ? " (v1)" : ` (v${version + 1})`}
+          </button>
+        )}
         {done && (
           <span role="status" className="policies-ok">
             {done}

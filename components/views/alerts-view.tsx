@@ -8,6 +8,7 @@ import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
 import { resolveRange } from "@/lib/time-range";
 import { RulesEditor } from "@/components/alerts/rules-editor";
+import { RulesVersions } from "@/components/alerts/rules-versions";
 import "@/components/ui/cluster-views.css";
 
 const REFRESH_MS = 5_000;
@@ -148,6 +149,7 @@ export function AlertsView() {
               is kept and audited.
             </p>
             <RulesEditor key={d.rules.version ?? 0} version={d.rules.version} rules={d.rules.rules} />
+            <RulesVersions latest={d.rules.version} />
           </section>
 
           <section className="section" aria-labelledby="delivery-title">

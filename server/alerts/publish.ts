@@ -20,6 +20,8 @@ export type RulesPublish = {
   author: string;
   comment: string;
   now: number;
+  /** What the audit log calls it ("rollback": an earlier version's content published again). */
+  action?: "publish" | "rollback";
 };
 export type RulesOutcome =
   | { ok: true; version: number; diff: DiffEntry[] }
@@ -80,7 +82,7 @@ export async function publishAlertRules(s: Store, p: RulesPublish): Promise<Rule
     });
     await appendAudit(tx, p.now, {
       actor: p.author,
-      action: "publish",
+      action: p.action ?? "publish",
       cluster: DEFAULT_CLUSTER,
       kind: ALERTS_KIND,
       version,

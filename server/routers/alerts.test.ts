@@ -148,6 +148,17 @@ describe("alerts router", () => {
     expect(o.rules.version).toBe(2);
     const audit = await ops.policies.audit({});
     expect(audit.items[0]).toMatchObject({ action: "publish", kind: "alerts", version: 2, actor: "ops" });
+    // Back to v1's rules as v3, audited as a rollback; the versions list them newest first.
+    expect(await ops.alerts.rollbackRules({ to: 1, baseVersion: 2 })).toMatchObject({ ok: true, version: 3 });
+    expect((await ops.alerts.overview({ from: 0, to: NOW })).rules.rules[0]!.scope.cluster).toBeNull();
+    expect((await ops.alerts.versions()).map((v) => [v.version, v.comment])).toEqual([
+      [3, "rules of v1"],
+      [2, ""],
+      [1, "page on preemptions"],
+    ]);
+    expect((await ops.policies.audit({})).items[0]).toMatchObject({ action: "rollback", kind: "alerts", version: 3 });
+    expect((await caught(ops.alerts.rollbackRules({ to: 9, baseVersion: 3 }))).code).toBe("NOT_FOUND");
+    expect((await caught(ops.alerts.rollbackRules({ to: 1, baseVersion: 2 }))).code).toBe("CONFLICT");
   });
 
   it.each([

@@ -13,7 +13,9 @@ import { MIN_SECRET, receiverInput } from "../../lib/alerts/receivers";
 import { SECRET_MARKER } from "../../lib/secret-fields";
 import { sealConfig } from "../auth/stored-secrets";
 import { leaderOutbox } from "../alerts/loop";
-import { rulesInForce } from "../alerts/job";
+import { ALERTS_KIND, rulesInForce } from "../alerts/job";
+import { getVersion, listVersions } from "../../db/store/control";
+import { DEFAULT_CLUSTER } from "../../lib/cluster-name";
 import { publishAlertRules } from "../alerts/publish";
 import { AppError } from "../errors";
 import { assertOutboundConfig } from "../outbound/assert";
@@ -102,6 +104,49 @@ export const alertsRouter = router({
         author: ctx.actor?.name ?? "system",
         comment: input.comment,
         now: ctx.now(),
+      });
+      if (!out.ok)
+        throw new AppError(
+          "CONFLICT",
+          `version ${out.latest} was published since you started: review it and try again`,
+          {
+            latest: out.latest,
+            diff: out.diff,
+          },
+        );
+      return out;
+    }),
+
+  /** The published versions of the rules, newest first (the last 50). */
+  versions: viewerProcedure.query(async ({ ctx }) =>
+    (await listVersions(ctx.store, DEFAULT_CLUSTER, ALERTS_KIND, 50)).map((v) => ({
+      version: v.version,
+      author: v.author,
+      comment: v.comment,
+      createdAt: v.createdAt,
+      basedOn: v.basedOn,
+    })),
+  ),
+
+  /** Publish version `to`'s rules again as the next version on top of `baseVersion` (audited as a rollback). */
+  rollbackRules: operatorProcedure
+    .input(
+      z.strictObject({
+        to: z.number().int().min(1),
+        baseVersion: z.number().int().min(1),
+        comment: z.string().max(500).default(""),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const target = await getVersion(ctx.store, DEFAULT_CLUSTER, ALERTS_KIND, input.to);
+      if (!target) throw new AppError("NOT_FOUND", `alert rules version ${input.to} does not exist`);
+      const out = await publishAlertRules(ctx.store, {
+        document: target.document,
+        baseVersion: input.baseVersion,
+        author: ctx.actor?.name ?? "system",
+        comment: input.comment || `rules of v${input.to}`,
+        now: ctx.now(),
+        action: "rollback",
       });
       if (!out.ok)
         throw new AppError(
