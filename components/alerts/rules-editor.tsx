@@ -173,11 +173,12 @@ export function RulesEditor({ version, rules }: { version: number | null; rules:
         <label htmlFor="rules-comment">Comment</label>
         <input id="rules-comment" value={comment} onChange={(e) => setComment(e.target.value)} size={40} />
         {!reviewing ? (
-          <button className="button" type="button" disabled={!changed} onClick={() => setReviewing(true)}>
+          // Keyed apart: one element that turned from button into submit while its click is handled would submit.
+          <button key="review" className="button" type="button" disabled={!changed} onClick={() => setReviewing(true)}>
             Review changes
           </button>
         ) : (
-          <button className="button" type="submit" disabled={!changed || publish.isPending}>
+          <button key="publish" className="button" type="submit" disabled={!changed || publish.isPending}>
             Publish rules{version === null ? " (v1)" : ` (v${version + 1})`}
           </button>
         )}
