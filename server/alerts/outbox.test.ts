@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { OutboundInit, OutboundReply } from "../outbound/fetch";
 import { OutboundError } from "../outbound/failure";
 import type { AlertState } from "./evaluate";
-import { backoffMs, MAX_ATTEMPTS, MAX_PER_FLUSH, MAX_QUEUED_PER_RECEIVER, Outbox, type Receiver } from "./outbox";
+import {
+  backoffMs,
+  MAX_ATTEMPTS,
+  MAX_PER_FLUSH,
+  MAX_QUEUED_PER_RECEIVER,
+  Outbox,
+  replyReason,
+  type Receiver,
+} from "./outbox";
 import { verifyWebhook } from "./payload";
 
 const alert: AlertState = {
@@ -31,6 +39,23 @@ function fake(answers: (number | "down")[]) {
   return { send, got };
 }
 
+describe("replyReason", () => {
+  it.each([
+    [
+      { status: 400, contentType: "application/json", text: '"start time must be before end time"' },
+      "HTTP 400: start time must be before end time",
+    ],
+    [{ status: 422, contentType: "application/json; charset=utf-8", text: '{"message":"bad"}' }, "HTTP 422: bad"],
+    [{ status: 400, contentType: "text/html", text: "<html>secret internal page</html>" }, "HTTP 400"],
+    [{ status: 404, contentType: "application/json", text: '{"data":"x"}' }, "HTTP 404"],
+    [{ status: 400, contentType: "application/json", text: "not json" }, "HTTP 400"],
+    [
+      { status: 400, contentType: "application/json", text: JSON.stringify("x".repeat(500)) },
+      `HTTP 400: ${"x".repeat(200)}`,
+    ],
+  ])("%j reads %j", (reply, want) => expect(replyReason(reply)).toBe(want));
+});
+
 describe("Outbox", () => {
   it("posts Alertmanager's v2 body to /api/v2/alerts and counts it sent", async () => {
     const f = fake([200]);
@@ -58,7 +83,7 @@ describe("Outbox", () => {
     await box.flush([am]);
     const s = box.state("am");
     expect(s.lastError?.status).toBe(answer === "down" ? null : answer);
-    if (answer === 400) expect(s.lastError?.reason).toBe('HTTP 400: {"error":"bad labels"}');
+    if (answer === 400) expect(s.lastError?.reason).toBe("HTTP 400: bad labels");
     expect([s.queued, s.failed]).toEqual(retried ? [1, 0] : [0, 1]);
     if (!retried) return;
     // Not before its backoff; then delivered.

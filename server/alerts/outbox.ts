@@ -44,6 +44,27 @@ export type ReceiverState = {
   lastError: { at: number; status: number | null; reason: string } | null;
 };
 
+/**
+ * Why a receiver refused, as shown on the Alerts and Sources pages: its own words only when it answers the way
+ * Alertmanager does (a JSON string, or an object with a string `error` or `message`), capped at 200 characters; any
+ * other body is not shown (a receiver URL must not become a way to read what some other server answers).
+ */
+export function replyReason(reply: { status: number; contentType: string; text: string }): string {
+  let said: string | null = null;
+  if (/json/i.test(reply.contentType))
+    try {
+      const v = JSON.parse(reply.text) as unknown;
+      if (typeof v === "string") said = v;
+      else if (v && typeof v === "object") {
+        const o = v as { error?: unknown; message?: unknown };
+        said = typeof o.error === "string" ? o.error : typeof o.message === "string" ? o.message : null;
+      }
+    } catch {
+      said = null;
+    }
+  return said ? `HTTP ${reply.status}: ${said.slice(0, 200)}` : `HTTP ${reply.status}`;
+}
+
 /** The backoff before attempt `n + 1` after `n` failed attempts: 1 s, 2 s, 4 s … 5 min. */
 export const backoffMs = (attempts: number) =>
   Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, attempts - 1));
@@ -114,7 +135,7 @@ export class Outbox {
     try {
       const reply = await this.post(r, d.alerts);
       status = reply.status;
-      reason = reply.status >= 200 && reply.status < 300 ? "" : `HTTP ${reply.status}: ${reply.text.slice(0, 300)}`;
+      reason = reply.status >= 200 && reply.status < 300 ? "" : replyReason(reply);
     } catch (err) {
       reason = err instanceof Error ? err.message : String(err);
     } finally {
