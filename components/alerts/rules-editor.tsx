@@ -171,7 +171,12 @@ export function RulesEditor({ version, rules }: { version: number | null; rules:
       )}
       <div className="capacity-target">
         <label htmlFor="rules-comment">Comment</label>
-        <input id="rules-comment" value={comment} onChange={(e) => setComment(e.target.value)} size={40} />
+        <input
+          id="rules-comment"
+          value={comment}
+          onChange={(e) => setComment(e.target.value)}
+          style={{ width: "24em" }}
+        />
         {!reviewing ? (
           // Keyed apart: one element that turned from button into submit while its click is handled would submit.
           <button key="review" className="button" type="button" disabled={!changed} onClick={() => setReviewing(true)}>
