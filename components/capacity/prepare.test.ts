@@ -32,7 +32,7 @@ const body = (o: Partial<CapacityBody> = {}): CapacityBody => ({
   today_blocks: 100,
   per_worker: { points: [pt(0, 0), pt(100, 0.4), pt(200, 0.6), pt(400, 0.7)] },
   curves: [
-    { scope: "shared", turns: 10, input_tokens: 1000, points: [pt(0, 0), pt(200, 0.5), pt(400, 0.7), pt(800, 0.8)] },
+    { scope: "shared", turns: 10, input_tokens: 1000, points: [pt(0, 0), pt(100, 0.5), pt(200, 0.7), pt(400, 0.8)] },
     { scope: "worker:w1", turns: 6, input_tokens: 600, points: [pt(0, 0), pt(100, 0.3), pt(200, 0.5), pt(400, 0.6)] },
   ],
   knee: { per_worker: size(200, 0.6), shared: null },
@@ -42,7 +42,7 @@ const body = (o: Partial<CapacityBody> = {}): CapacityBody => ({
 });
 
 describe("capacity page figures", () => {
-  it("puts the shared cache on the per-worker axis (its blocks ÷ workers) and the replayed points beside it", () => {
+  it("puts the curves and the replayed points on one per-worker axis", () => {
     const rows = chartRows(body(), {
       measured_hit_rate: 0.4,
       notes: [],

@@ -65,8 +65,8 @@ export type ChartRow = { blocks: number; gb: number; perWorker?: number; shared?
 const pct = (v: number) => Math.round(v * 1000) / 10;
 
 /**
- * Rows on one axis, per-worker KV: the all-workers curve; the shared cache at the same KV in all (its blocks ÷
- * workers); the replayed points. Sorted by size; a size two series share is one row.
+ * Rows on one axis, per-worker KV (as the API gives every curve): the all-workers curve; the shared cache of the same
+ * KV in all; the replayed points. Sorted by size; a size two series share is one row.
  */
 export function chartRows(b: CapacityBody, replay: ReplayBody | null): ChartRow[] {
   if (!b.per_worker || !b.curves || !b.block_size || !b.bytes_per_token) return [];
@@ -78,9 +78,8 @@ export function chartRows(b: CapacityBody, replay: ReplayBody | null): ChartRow[
     return r;
   };
   for (const p of b.per_worker.points) at(p.blocks).perWorker = pct(p.hit_rate);
-  const workers = Math.max(1, b.workers ?? 1);
   const shared = b.curves.find((c) => c.scope === "shared");
-  for (const p of shared?.points ?? []) at(Math.round(p.blocks / workers)).shared = pct(p.hit_rate);
+  for (const p of shared?.points ?? []) at(p.blocks).shared = pct(p.hit_rate);
   for (const p of replay?.points ?? []) if (p.hit_rate !== null) at(p.blocks).replayed = pct(p.hit_rate);
   return [...rows.values()].sort((x, y) => x.blocks - y.blocks);
 }
@@ -167,10 +166,9 @@ export function answerWords(b: CapacityBody): string[] {
     );
   }
   const s = a.shared;
-  const workers = Math.max(1, b.workers ?? 1);
   if (s.size)
     out.push(
-      `With one shared cache (a perfect router) it needs ${gbText(s.size.gigabytes / workers)} per worker (${pct(s.size.hit_rate)} % there).`,
+      `With one shared cache (a perfect router) it needs ${gbText(s.size.gigabytes)} per worker (${pct(s.size.hit_rate)} % there).`,
     );
   const t = b.tiers?.answer;
   if (t && w.more_than_today && w.more_than_today.blocks > 0) {

@@ -61,7 +61,14 @@ const get = (route: typeof curvesGet, path: string, query: string, headers: Reco
 const curves = (query: string, headers?: Record<string, string>) => get(curvesGet, "/api/capacity", query, headers);
 const window = `from=${FROM}&to=${TO}`;
 
-type Point = { blocks: number; tokens: number; gigabytes: number; hit_rate: number; hit_tokens: number };
+type Point = {
+  blocks: number;
+  tokens: number;
+  gigabytes: number;
+  hit_rate: number;
+  hit_tokens: number;
+  total_blocks?: number;
+};
 type Body = {
   block_size: number;
   today_blocks: number;
@@ -104,7 +111,11 @@ describe("GET /api/capacity", () => {
     const b = (await (await curves(`${window}&capacities=0,500,2000`)).json()) as Body;
     expect(b.per_worker.points.map((p) => p.blocks)).toEqual([0, 500, 2000]);
     for (const c of b.curves.slice(1)) expect(c.points.map((p) => p.blocks)).toEqual([0, 500, 2000]);
-    expect(b.curves[0]!.points.map((p) => p.blocks)).toEqual([0, 4000, 16000]);
+    expect(b.curves[0]!.points.map((p) => [p.blocks, p.total_blocks])).toEqual([
+      [0, 0],
+      [500, 4000],
+      [2000, 16000],
+    ]);
     const csv = await curves(`${window}&capacities=0,500,2000&format=csv`);
     expect(csv.headers.get("content-type")).toContain("text/csv");
     const lines = (await csv.text()).trim().split("\n");

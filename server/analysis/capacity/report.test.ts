@@ -65,8 +65,9 @@ describe("capacityReport", () => {
     expect(r.per_worker.points.map((p) => [p.blocks, p.hit_tokens])).toEqual(
       exact.perWorker.points.map((p) => [p.blocks, p.hitTokens]),
     );
-    expect(r.curves[0]!.points.map((p) => [p.blocks, p.hit_tokens])).toEqual(
-      exact.shared.points.map((p) => [p.blocks, p.hitTokens]),
+    // The shared cache on the per-worker axis: B per worker is B × 3 in all.
+    expect(r.curves[0]!.points.map((p) => [p.blocks, p.total_blocks, p.hit_tokens])).toEqual(
+      exact.shared.points.map((p) => [p.blocks / 3, p.blocks, p.hitTokens]),
     );
     r.curves.slice(1).forEach((c, i) => {
       const w = exact.byWorker[i]!;
@@ -83,7 +84,7 @@ describe("capacityReport", () => {
     const a = r.answer!.per_worker;
     expect(a.target).toBe(0.5);
     expect(a.more_than_today!.blocks).toBe(Math.max(0, a.size!.blocks - 100));
-    expect(r.answer!.shared.more_than_today!.blocks).toBe(Math.max(0, r.answer!.shared.size!.blocks - 300));
+    expect(r.answer!.shared.more_than_today!.blocks).toBe(Math.max(0, r.answer!.shared.size!.blocks - 100));
   });
 
   it("with capacities, answers exactly those per-worker sizes (the shared curve's × workers)", () => {
@@ -92,7 +93,12 @@ describe("capacityReport", () => {
     const exact = missRatioCurves(window, { ...base, points: 400, maxBlocks: 400 });
     if (exact.empty) throw new Error(exact.empty);
     expect(r.per_worker.points.map((p) => p.blocks)).toEqual([0, 37, 100, 250]);
-    expect(r.curves[0]!.points.map((p) => p.blocks)).toEqual([0, 111, 300, 750]);
+    expect(r.curves[0]!.points.map((p) => [p.blocks, p.total_blocks])).toEqual([
+      [0, 0],
+      [37, 111],
+      [100, 300],
+      [250, 750],
+    ]);
     for (const c of r.curves.slice(1)) expect(c.points.map((p) => p.blocks)).toEqual([0, 37, 100, 250]);
     const at = (blocks: number) => exact.perWorker.points.find((p) => p.blocks === blocks)!.hitTokens;
     expect(r.per_worker.points.map((p) => p.hit_tokens)).toEqual([0, 37, 100, 250].map(at));
@@ -129,8 +135,8 @@ describe("capacityReport", () => {
     expect(lines.slice(1, 5).map((l) => l.split(",").slice(0, 2).join(","))).toEqual([
       "per_worker,10",
       "per_worker,20",
-      "shared,30",
-      "shared,60",
+      "shared,10",
+      "shared,20",
     ]);
     expect(lines[5]).toMatch(/^worker:[^,]+,10,/);
     expect(lines.length).toBe(1 + 2 * (2 + 3));

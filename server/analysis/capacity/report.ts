@@ -58,6 +58,8 @@ export type ReportPoint = {
   hit_tokens: number;
   /** Hit tokens per retention class (on the all-workers and shared curves). */
   by_class?: Record<CapacityClass, number>;
+  /** The shared cache's size in all (blocks × workers); `blocks` and the other sizes are per worker. */
+  total_blocks?: number;
 };
 
 /** `shared`: one cache over all turns; `worker:<id>`: that worker's cache over the turns routed to it. */
@@ -104,7 +106,8 @@ export type CapacityReport =
       sampling: null | { rate: number; reliable_from_blocks: number; error_points: number | null; method: string };
       /** Every worker its own cache of `blocks` (per worker), turns routed as recorded: the fleet's figure. */
       per_worker: { points: ReportPoint[] };
-      /** The shared cache (its blocks are in all: per-worker size × workers), then each worker's own curve. */
+      /** The shared cache, then each worker's own curve; every curve's sizes are KV per worker (the shared cache of
+       * `blocks` per worker holds `total_blocks` = blocks × workers in all). */
       curves: ReportCurve[];
       knee: { per_worker: ReportSize | null; shared: ReportSize | null };
       answer: { per_worker: ReportAnswer; shared: ReportAnswer } | null;
@@ -120,11 +123,13 @@ export function capacityReport(w: CapacityWindow, o: ReportOptions): CapacityRep
     : o.base;
   const c = capacityCurves(w, { ...opts, memoryBytes: o.memoryBytes });
   if (c.empty) return { empty: c.empty, turns: c.turns, input_tokens: c.inputTokens };
-  // With capacities, exactly those sizes (the shared curve's × workers); else the evenly spaced points.
+  // With capacities, exactly those sizes; else the evenly spaced points. Every curve is on one axis, KV per worker:
+  // the shared cache of B × workers blocks in all stands at B (its total beside it).
   const pick = (curve: { points: CurvePoint[]; requested: CurvePoint[] }) =>
     o.capacities ? curve.requested : curve.points;
+  const perWorkerAxis = (points: CurvePoint[]) => points.map((p) => ({ ...p, blocks: p.blocks / c.workers }));
   const perWorker = pick(c.perWorker);
-  const shared = pick(c.shared);
+  const shared = perWorkerAxis(pick(c.shared));
   const point =
     (classes: boolean) =>
     (p: CurvePoint): ReportPoint => {
@@ -139,14 +144,15 @@ export function capacityReport(w: CapacityWindow, o: ReportOptions): CapacityRep
       if (classes) out.by_class = p.byClass;
       return out;
     };
+  const sharedPoint = (p: CurvePoint): ReportPoint => ({ ...point(true)(p), total_blocks: p.blocks * c.workers });
   const today = o.base.at?.[0] ?? null;
-  // The smallest size reaching the target among the points returned, and what it adds to today's (× workers shared).
-  const answerOf = (points: CurvePoint[], scale: number): ReportAnswer => {
+  // The smallest size reaching the target among the points returned, and what it adds to today's.
+  const answerOf = (points: CurvePoint[]): ReportAnswer => {
     const a: CapacityAnswer = capacityFor(points, o.target!, c.blockSize, o.bytesPerToken);
     const extra =
       a.size && today !== null
         ? sizeOf(
-            { ...points[0]!, blocks: Math.max(0, a.size.blocks - today * scale), hitRate: a.size.hitRate },
+            { ...points[0]!, blocks: Math.max(0, a.size.blocks - today), hitRate: a.size.hitRate },
             c.blockSize,
             o.bytesPerToken,
           )
@@ -179,7 +185,7 @@ export function capacityReport(w: CapacityWindow, o: ReportOptions): CapacityRep
       : null,
     per_worker: { points: perWorker.map(point(true)) },
     curves: [
-      { scope: "shared", turns: c.turns, input_tokens: c.inputTokens, points: shared.map(point(true)) },
+      { scope: "shared", turns: c.turns, input_tokens: c.inputTokens, points: shared.map(sharedPoint) },
       ...c.byWorker.map((w): ReportCurve => ({
         scope: `worker:${w.workerId}`,
         turns: w.turns,
@@ -192,9 +198,9 @@ export function capacityReport(w: CapacityWindow, o: ReportOptions): CapacityRep
       ? { per_worker: null, shared: null }
       : {
           per_worker: snake(kneeOf(c.perWorker.points, c.blockSize, o.bytesPerToken)),
-          shared: snake(kneeOf(c.shared.points, c.blockSize, o.bytesPerToken)),
+          shared: snake(kneeOf(perWorkerAxis(c.shared.points), c.blockSize, o.bytesPerToken)),
         },
-    answer: o.target === null ? null : { per_worker: answerOf(perWorker, 1), shared: answerOf(shared, c.workers) },
+    answer: o.target === null ? null : { per_worker: answerOf(perWorker), shared: answerOf(shared) },
   };
 }
 
