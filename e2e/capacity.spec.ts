@@ -22,10 +22,13 @@ function traffic(cluster: string, now: number, sessions: number, turns: number, 
     kv_total_blocks: KV,
     block_size: BLOCK,
   }));
+  // Block hashes of this run only. Each session's second block is its own: sessions sharing one would form a group
+  // the overview's unstable-prefix finding compares (another spec looks for that finding on its own traffic).
+  const base = (now % 1_000_000_000) * 1_000;
   for (let s = 0; s < sessions; s++) {
-    const chain = ["1", "2", "3", "4"];
+    const chain = [String(base), String(base + 1 + s), String(base + 100 + s), String(base + 200 + s)];
     for (let t = 0; t < turns; t++) {
-      chain.push(...[0, 1, 2].map((k) => String(100_000 * (s + 1) + 10 * t + k)));
+      chain.push(...[0, 1, 2].map((k) => String(base + 1_000 + 100_000 * (s + 1) + 10 * t + k)));
       const at = now - 40 * 60_000 + (t * sessions + s) * 20_000;
       const id = `${cluster}-r${s}-${t}`;
       events.push({
@@ -49,7 +52,7 @@ function traffic(cluster: string, now: number, sessions: number, turns: number, 
         ...(chains
           ? {
               block_size: BLOCK,
-              sequence_hashes: chain.map((_, i) => String(9_000_000 + s * 1000 + i)),
+              sequence_hashes: chain.map((_, i) => String(base + 500_000_000 + s * 1000 + i)),
               local_hashes: [...chain],
             }
           : {}),

@@ -11,17 +11,25 @@ type Issues = { errors?: { path: string; message: string }[] } | undefined;
  * The rules in force as a form: each rule switched on or off with its threshold, scope, "for" and severity, published
  * as the next version with a comment (operators; the server refuses others). Field errors come back at their rule.
  */
-export function RulesEditor({ version, rules }: { version: number | null; rules: AlertRule[] }) {
+export function RulesEditor({
+  version,
+  rules,
+  onPublished,
+}: {
+  version: number | null;
+  rules: AlertRule[];
+  /** Told the version published (the editor is keyed by version, so the parent says so). */
+  onPublished: (version: number) => void;
+}) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [draft, setDraft] = useState<AlertRule[]>(rules);
   const [comment, setComment] = useState("");
-  const [done, setDone] = useState<string | null>(null);
   const [reviewing, setReviewing] = useState(false);
   const publish = useMutation(
     trpc.alerts.publishRules.mutationOptions({
       onSuccess: (r) => {
-        setDone(`Published alert rules version ${r.version}.`);
+        onPublished(r.version);
         setComment("");
         setReviewing(false);
         void qc.invalidateQueries({ queryKey: trpc.alerts.pathKey() });
@@ -33,7 +41,6 @@ export function RulesEditor({ version, rules }: { version: number | null; rules:
     []) as { path: string; message: string }[];
   const errorOf = (i: number) => errors.filter((e) => e.path.startsWith(`document.rules.${i}.`));
   const set = (i: number, patch: Partial<AlertRule>) => {
-    setDone(null);
     setReviewing(false);
     setDraft((d) => d.map((r, k) => (k === i ? { ...r, ...patch } : r)));
   };
@@ -49,7 +56,6 @@ export function RulesEditor({ version, rules }: { version: number | null; rules:
       aria-label="Alert rules"
       onSubmit={(e) => {
         e.preventDefault();
-        setDone(null);
         publish.mutate({ document: { rules: draft }, baseVersion: version, comment });
       }}
     >
@@ -186,11 +192,6 @@ export function RulesEditor({ version, rules }: { version: number | null; rules:
           <button key="publish" className="button" type="submit" disabled={!changed || publish.isPending}>
             Publish rules{version === null ? " (v1)" : ` (v${version + 1})`}
           </button>
-        )}
-        {done && (
-          <span role="status" className="policies-ok">
-            {done}
-          </span>
         )}
         {publish.isError && errors.length === 0 && (
           <span role="alert" className="policies-error">

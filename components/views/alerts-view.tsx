@@ -1,6 +1,7 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useState } from "react";
 import { formatAgo, formatRange } from "@/components/format";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
@@ -21,6 +22,7 @@ const labelsText = (l: Record<string, string>) =>
 /** The Alerts page: what fires now and what is pending, the history over the range, the rules in force, receivers. */
 export function AlertsView() {
   const [range, setRange] = useRange();
+  const [published, setPublished] = useState<number | null>(null);
   const trpc = useTRPC();
   const live = "preset" in range;
   const now = Math.floor(Date.now() / REFRESH_MS) * REFRESH_MS;
@@ -148,7 +150,17 @@ export function AlertsView() {
               rules on, set their thresholds and scope (empty: any), and publish them as the next version; each version
               is kept and audited.
             </p>
-            <RulesEditor key={d.rules.version ?? 0} version={d.rules.version} rules={d.rules.rules} />
+            {published !== null && published === d.rules.version && (
+              <p role="status" className="policies-ok">
+                Published alert rules version {published}.
+              </p>
+            )}
+            <RulesEditor
+              key={d.rules.version ?? 0}
+              version={d.rules.version}
+              rules={d.rules.rules}
+              onPublished={setPublished}
+            />
             <RulesVersions latest={d.rules.version} />
           </section>
 
