@@ -4,13 +4,16 @@ import type { Store } from "./store";
 // Alerts on either engine: the states the leader keeps between evaluations (replaced whole after each one, in the
 // transaction that adds what fired and resolved to the history), the history, and the receivers.
 
+/** A pending or firing alert: one rule's series, the figure it was last judged on, and when it was last sent. */
 export type StoredAlertState = {
   rule: string;
   key: string;
   labels: Record<string, string>;
   state: "pending" | "firing";
+  /** When the condition started to hold, and when it started firing (null while pending); Unix ms. */
   activeAt: number;
   firedAt: number | null;
+  /** The figure at the last evaluation, and the summary rendered with it. */
   value: number | null;
   summary: string;
   link: string;

@@ -1,4 +1,5 @@
 import { renderSummary, type AlertRule } from "../../lib/alerts/rules";
+import type { StoredAlertState } from "../../db/store/alerts";
 
 // One evaluation of one rule: the figures read for it (one per series: a worker, a cluster and model, a source, a
 // target) against the states kept from the last evaluation. Pending until the condition has held `for_seconds`,
@@ -21,21 +22,8 @@ export type Observation = {
   link: string;
 };
 
-export type AlertState = {
-  rule: string;
-  key: string;
-  labels: Record<string, string>;
-  state: "pending" | "firing";
-  /** When the condition started to hold (Unix ms). */
-  activeAt: number;
-  /** When it started firing (null while pending). */
-  firedAt: number | null;
-  /** The figure at the last evaluation, and the summary rendered with it. */
-  value: number | null;
-  summary: string;
-  link: string;
-  severity: AlertRule["severity"];
-};
+/** A pending or firing series as evaluation keeps it: the stored state without when it was last sent. */
+export type AlertState = Omit<StoredAlertState, "sentAt">;
 
 export type Transition =
   | { kind: "firing"; alert: AlertState }
