@@ -92,11 +92,13 @@ export async function evaluateAlerts(
     if (!names.has(k.rule) && k.state === "firing")
       transitions.push({ kind: "resolved", alert: k, resolvedAt: now, lastValue: null });
   for (const t of transitions) if (t.kind === "resolved") outgoing.push({ alert: t.alert, resolvedAt: t.resolvedAt });
-  await saveEvaluation(
-    s,
-    states,
-    transitions.map((t) => eventOf(t, now)),
-  );
+  // Nothing kept, nothing now, nothing changed (every rule off, the usual case): no write.
+  if (kept.length || states.length || transitions.length)
+    await saveEvaluation(
+      s,
+      states,
+      transitions.map((t) => eventOf(t, now)),
+    );
   for (const r of receivers) outbox.enqueue(r, outgoing);
   return {
     rules: rules.rules.filter((r) => r.enabled).length,
