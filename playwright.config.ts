@@ -28,6 +28,7 @@ process.env.SWITCHYARD_E2E_SIM_PORT ??= String(port + 200);
 process.env.SWITCHYARD_E2E_SIM_STATE ??= process.env.SWITCHYARD_E2E_STATE.replace(/\.json$/, "-sim.json");
 const simPort = Number(process.env.SWITCHYARD_E2E_SIM_PORT);
 const SIM_SPECS = [
+  "alerts.spec.ts",
   "cluster-sim.spec.ts",
   "fleet.spec.ts",
   "policy-effects.spec.ts",

@@ -5,6 +5,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useRef, type KeyboardEvent } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
+import { AlertRulesSection } from "@/components/alerts/rules-section";
 import { isPolicyKind, POLICY_KINDS, type PolicyKind } from "@/lib/policies/policies";
 import type { Operator, TargetReason } from "./fields";
 import { DEFAULT_CLUSTER } from "@/lib/cluster-name";
@@ -17,12 +18,19 @@ import "@/components/ui/cluster-views.css";
 import "@/components/ui/decisions.css";
 
 const REFRESH_MS = 2_000;
-const TITLES: Record<PolicyKind, string> = {
+
+/** The alert rules' tab: versioned, reviewed and audited like a policy, but one document for the whole console that the
+ * dashboard evaluates itself (nothing is pushed to targets). */
+const ALERTS_TAB = "alerts";
+type Tab = PolicyKind | typeof ALERTS_TAB;
+const TITLES: Record<Tab, string> = {
   retention: "Retention",
   autoscaling: "Autoscaling",
   routing: "Routing",
   frontend: "Frontend",
+  alerts: "Alert rules",
 };
+const TABS: readonly Tab[] = [...POLICY_KINDS, ALERTS_TAB];
 
 /** /policies: one tab per kind with its form, live rollout status per target, and version history. */
 export function PoliciesView() {
@@ -31,7 +39,8 @@ export function PoliciesView() {
   const router = useRouter();
   const pathname = usePathname();
   const asked = params.get("kind") ?? "";
-  const kind: PolicyKind = isPolicyKind(asked) ? asked : "retention";
+  const tab: Tab = asked === ALERTS_TAB ? ALERTS_TAB : isPolicyKind(asked) ? asked : "retention";
+  const kind: PolicyKind | null = tab === ALERTS_TAB ? null : tab;
   // The scope: ?cluster= (a cluster, or cluster@model) and, as the other pages say it, ?model=.
   const askedCluster = policyScope(params.get("cluster") ?? DEFAULT_CLUSTER, params.get("model"));
   const badCluster = scopeProblem(askedCluster);
@@ -49,7 +58,7 @@ export function PoliciesView() {
   const me = useQuery(trpc.users.me.queryOptions());
   const operator: Operator = { name: me.data?.name ?? "operator", canEdit: me.data ? me.data.role !== "viewer" : true };
 
-  const select = (k: PolicyKind) => {
+  const select = (k: Tab) => {
     const q = new URLSearchParams(params.toString());
     q.set("kind", k);
     router.replace(`${pathname}?${q.toString()}`, { scroll: false });
@@ -62,12 +71,12 @@ export function PoliciesView() {
     router.push(`${pathname}?${q.toString()}`, { scroll: false });
   };
   const onTabKey = (e: KeyboardEvent) => {
-    const i = POLICY_KINDS.indexOf(kind);
+    const i = TABS.indexOf(tab);
     const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
-    const jump = e.key === "Home" ? 0 : e.key === "End" ? POLICY_KINDS.length - 1 : null;
+    const jump = e.key === "Home" ? 0 : e.key === "End" ? TABS.length - 1 : null;
     if (!step && jump === null) return;
     e.preventDefault();
-    const next = POLICY_KINDS[jump ?? (i + step + POLICY_KINDS.length) % POLICY_KINDS.length]!;
+    const next = TABS[jump ?? (i + step + TABS.length) % TABS.length]!;
     select(next);
     tabs.current[next]?.focus();
   };
@@ -114,8 +123,8 @@ export function PoliciesView() {
       )}
 
       <div role="tablist" aria-label="Policy kind" className="policies-tabs" onKeyDown={onTabKey}>
-        {POLICY_KINDS.map((k) => {
-          const latest = latestOf(k);
+        {TABS.map((k) => {
+          const latest = k === ALERTS_TAB ? null : latestOf(k);
           return (
             <button
               key={k}
@@ -125,14 +134,16 @@ export function PoliciesView() {
               type="button"
               role="tab"
               id={`tab-${k}`}
-              aria-selected={k === kind}
+              aria-selected={k === tab}
               // The panels exist once the policies have loaded: before, the tab controls nothing yet.
-              aria-controls={list.data ? `panel-${k}` : undefined}
-              tabIndex={k === kind ? 0 : -1}
+              aria-controls={list.data || k === ALERTS_TAB ? `panel-${k}` : undefined}
+              tabIndex={k === tab ? 0 : -1}
               onClick={() => select(k)}
             >
               {TITLES[k]}
-              <span className="sub">{list.data ? (latest ? ` v${latest.version}` : " defaults") : ""}</span>
+              {k !== ALERTS_TAB && (
+                <span className="sub">{list.data ? (latest ? ` v${latest.version}` : " defaults") : ""}</span>
+              )}
             </button>
           );
         })}
@@ -207,6 +218,18 @@ export function PoliciesView() {
             )}
           </div>
         ))}
+      <div role="tabpanel" id={`panel-${ALERTS_TAB}`} aria-labelledby={`tab-${ALERTS_TAB}`} hidden={tab !== ALERTS_TAB}>
+        {tab === ALERTS_TAB && (
+          <>
+            <p className="sub">
+              Alert rules are one set for the whole console, whatever the scope above: the dashboard evaluates them
+              itself and sends what fires to the receivers on the <Link href="/sources">Sources</Link> page; nothing is
+              pushed to targets. What fires now and the history are on the <Link href="/alerts">Alerts</Link> page.
+            </p>
+            <AlertRulesSection headingId="alerts-form-heading" />
+          </>
+        )}
+      </div>
     </PolicyScopeContext.Provider>
   );
 }

@@ -1,15 +1,13 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
 import { formatAgo, formatRange } from "@/components/format";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
 import { TimeRangePicker } from "@/components/ui/time-range-picker";
 import { useRange } from "@/components/ui/use-range";
 import { resolveRange } from "@/lib/time-range";
-import { RulesEditor } from "@/components/alerts/rules-editor";
-import { RulesVersions } from "@/components/alerts/rules-versions";
+import { AlertRulesSection } from "@/components/alerts/rules-section";
 import "@/components/ui/cluster-views.css";
 
 const REFRESH_MS = 5_000;
@@ -22,7 +20,6 @@ const labelsText = (l: Record<string, string>) =>
 /** The Alerts page: what fires now and what is pending, the history over the range, the rules in force, receivers. */
 export function AlertsView() {
   const [range, setRange] = useRange();
-  const [published, setPublished] = useState<number | null>(null);
   const trpc = useTRPC();
   const live = "preset" in range;
   const now = Math.floor(Date.now() / REFRESH_MS) * REFRESH_MS;
@@ -142,27 +139,7 @@ export function AlertsView() {
             )}
           </section>
 
-          <section className="section" aria-labelledby="rules-title">
-            <h2 id="rules-title">Rules in force</h2>
-            <p className="sub">
-              {d.rules.version === null ? "The shipped defaults, every one off." : `Version ${d.rules.version}.`}{" "}
-              Evaluated on the leader every few seconds; a rule fires once its condition has held for its “for”. Switch
-              rules on, set their thresholds and scope (empty: any), and publish them as the next version; each version
-              is kept and audited.
-            </p>
-            {published !== null && published === d.rules.version && (
-              <p role="status" className="policies-ok">
-                Published alert rules version {published}.
-              </p>
-            )}
-            <RulesEditor
-              key={d.rules.version ?? 0}
-              version={d.rules.version}
-              rules={d.rules.rules}
-              onPublished={setPublished}
-            />
-            <RulesVersions latest={d.rules.version} />
-          </section>
+          <AlertRulesSection headingId="rules-title" />
 
           <section className="section" aria-labelledby="delivery-title">
             <h2 id="delivery-title">Delivery</h2>

@@ -65,6 +65,7 @@ describe("alerts router", () => {
     expect(o.history).toHaveLength(1);
     expect(o.rules.version).toBeNull();
     expect(o.rules.rules.every((r) => !r.enabled)).toBe(true);
+    expect(await testCaller(db, () => NOW, viewer).alerts.rules()).toEqual(o.rules);
     expect(o.receivers).toEqual([
       {
         id,
@@ -146,6 +147,8 @@ describe("alerts router", () => {
     expect(stale.code).toBe("CONFLICT");
     const o = await ops.alerts.overview({ from: 0, to: NOW });
     expect(o.rules.version).toBe(2);
+    // The policy editor's tab reads the same rules on their own.
+    expect(await ops.alerts.rules()).toEqual(o.rules);
     const audit = await ops.policies.audit({});
     expect(audit.items[0]).toMatchObject({ action: "publish", kind: "alerts", version: 2, actor: "ops" });
     // Back to v1's rules as v3, audited as a rollback; the versions list them newest first.

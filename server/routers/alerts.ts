@@ -117,6 +117,12 @@ export const alertsRouter = router({
       return out;
     }),
 
+  /** The rules in force and their version (null: the shipped defaults), for the rules form on its own. */
+  rules: viewerProcedure.query(async ({ ctx }) => {
+    const { rules, version } = await rulesInForce(ctx.store);
+    return { version, rules: rules.rules };
+  }),
+
   /** The published versions of the rules, newest first (the last 50). */
   versions: viewerProcedure.query(async ({ ctx }) =>
     (await listVersions(ctx.store, DEFAULT_CLUSTER, ALERTS_KIND, 50)).map((v) => ({
