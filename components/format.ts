@@ -85,33 +85,50 @@ export function formatRoles(byRole: Record<string, number>): string {
   return parts.length ? parts.join(" · ") : NO_DATA;
 }
 
+/** One formatter per time zone ("" the viewer's): building an Intl.DateTimeFormat costs far more than using one, and a
+ * page of charts formats thousands of ticks. A viewer sees one or two zones; the map is cleared past MAX_ZONES. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const MAX_ZONES = 16;
+
+function formatterFor(timeZone?: string): Intl.DateTimeFormat {
+  const key = timeZone ?? "";
+  let f = formatters.get(key);
+  if (!f) {
+    if (formatters.size >= MAX_ZONES) formatters.clear();
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    formatters.set(key, f);
+  }
+  return f;
+}
+
 /** Calendar and clock fields of a Unix-ms instant in a zone (24-hour clock). */
-function fields(ms: number, timeZone?: string): Record<string, string> {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(ms));
-  return Object.fromEntries(parts.map((p) => [p.type, p.value]));
+export function clockFields(ms: number, timeZone?: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of formatterFor(timeZone).formatToParts(new Date(ms))) out[p.type] = p.value;
+  return out;
 }
 
 /** "YYYY-MM-DD HH:MM:SS" on a 24-hour clock. */
 export function formatDateTime(ts: Maybe, timeZone?: string): string {
   if (missing(ts)) return NO_DATA;
-  const p = fields(ts, timeZone);
+  const p = clockFields(ts, timeZone);
   return `${p.year}-${p.month}-${p.day} ${pad(Number(p.hour))}:${p.minute}:${p.second}`;
 }
 
 /** A table's time: "HH:MM:SS", prefixed by "YYYY-MM-DD" unless it is on the same day as `now`. */
 export function formatTime(ts: Maybe, now: number, timeZone?: string): string {
   if (missing(ts)) return NO_DATA;
-  const p = fields(ts, timeZone);
-  const n = fields(now, timeZone);
+  const p = clockFields(ts, timeZone);
+  const n = clockFields(now, timeZone);
   const time = `${pad(Number(p.hour))}:${p.minute}:${p.second}`;
   return p.year === n.year && p.month === n.month && p.day === n.day ? time : `${p.year}-${p.month}-${p.day} ${time}`;
 }

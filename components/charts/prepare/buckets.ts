@@ -1,3 +1,4 @@
+import { clockFields } from "@/components/format";
 // Time buckets for charts. Pure. A bucket with no data is null (a gap), never 0.
 
 /** Bucket start times (Unix ms) covering [from, to), aligned to multiples of `step` as the server buckets them. */
@@ -44,19 +45,7 @@ const pad = (n: number) => String(n).padStart(2, "0");
  * or longer. `timeZone` defaults to the viewer's; tests pass "UTC".
  */
 export function formatTick(t: number, step: number, timeZone?: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    })
-      .formatToParts(new Date(t))
-      .map((p) => [p.type, p.value]),
-  ) as Record<string, string>;
+  const parts = clockFields(t, timeZone);
   const hm = `${pad(Number(parts.hour))}:${parts.minute}`;
   if (step < 60_000) return `${hm}:${parts.second}`;
   if (step >= 3_600_000) return `${parts.month}-${parts.day} ${hm}`;
