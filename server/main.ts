@@ -40,6 +40,7 @@ import { errorMessage, log } from "./observability/logger";
 import { instrumentRequest, metrics } from "./observability/metrics";
 import { metricsReply } from "./observability/metrics-endpoint";
 import { startHeapGuard } from "./observability/heap-guard";
+import { startLoopStallMonitor } from "./observability/loop-stalls";
 import { startMallocTrim } from "./observability/memory-trim";
 import { DASHBOARD_MAIN_HEAP_MB } from "./memory-budget";
 
@@ -133,6 +134,7 @@ async function main() {
       ? maskUrl(settings.SWITCHYARD_DATABASE_URL)
       : settings.SWITCHYARD_DB;
     log().info({ port: settings.PORT, database }, `Switchyard dashboard on http://localhost:${settings.PORT}`);
+    startLoopStallMonitor();
     if (setupSecret) {
       process.stderr.write(
         `No users yet: create the first admin at http://localhost:${settings.PORT}/setup#${setupSecret} (works once, valid 1 hour)\n`,

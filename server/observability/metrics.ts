@@ -117,6 +117,11 @@ function create() {
       labelNames: ["severity"] as const,
       ...on,
     }),
+    loopStalls: new Counter({
+      name: "switchyard_event_loop_stalls_total",
+      help: "Times this process's event loop was blocked for a second or more (every page and API call waited meanwhile).",
+      ...on,
+    }),
     alertEvaluations: new Counter({
       name: "switchyard_alert_evaluations_total",
       help: "Alert evaluations on this process (the leader), by outcome: ok, or failed when a rule's figures could not be read.",
