@@ -11,7 +11,7 @@ import { startAttributionThread } from "./jobs/attribution-thread";
 import { processId, startLeader } from "./jobs/leader";
 import { IngestPool } from "./ingest/worker-pool";
 import { PgDecodePool } from "./ingest/pg/decode-pool";
-import { setPreviewRunner } from "./preview/queue";
+import { setPreviewRunner } from "./preview/runners";
 import { startAlertLoop } from "./alerts/loop";
 import { outboundFetch } from "./outbound/fetch";
 import { threadRunner } from "./preview/thread-runner";

@@ -2,15 +2,8 @@ import { describe, expect, it } from "vitest";
 import { sqliteStore } from "../../db/store/store";
 import { testDb } from "../../test/db";
 import { AppError } from "../errors";
-import {
-  MAX_PER_OWNER,
-  MAX_RUNNING,
-  MAX_WAITING,
-  PreviewQueue,
-  RETRY_AFTER_SECONDS,
-  type RunOptions,
-  type Runner,
-} from "./queue";
+import { MAX_PER_OWNER, MAX_RUNNING, MAX_WAITING, PreviewQueue, RETRY_AFTER_SECONDS } from "./queue";
+import type { RunOptions, Runner } from "./runners";
 import { preparePreview } from "./request";
 import type { PreviewResult } from "./types";
 

@@ -1,11 +1,12 @@
 import { findPreview, insertPreview } from "../../db/store/previews";
 import type { Store } from "../../db/store/store";
 import { AppError, type AppErrorCode } from "../errors";
-import { computePreview, type WindowFrom } from "./compute";
+import type { WindowFrom } from "./compute";
 import type { PreparedPreview } from "./request";
 import type { PreviewResult } from "./types";
 import { PREVIEW_KEEP_FINISHED_MS, PREVIEW_KEPT_JOBS } from "../../lib/memory-bounds";
-import { runTask, type ThreadTask } from "../capacity/compute";
+import type { ThreadTask } from "../capacity/compute";
+import { inlineTask, type Runner } from "./runners";
 
 // Preview jobs: at most two replay at once (each in its own worker thread on its own connection, so the dashboard's
 // event loop stays free), the others wait in order with their place known; a job can be cancelled queued or running.
@@ -56,23 +57,6 @@ type Job = {
   owner: string;
   holders: number;
   waiters: { resolve: (v: JobView) => void }[];
-};
-
-/** A runner's job may use a helper thread for its baseline; `helperDone` is called once the helper is free again. */
-export type RunOptions = { helper: boolean; helperDone: () => void };
-
-/**
- * Runs one job; `stop` abandons it (and its helper). The server process installs a thread runner (thread-runner.ts);
- * `helpers`: the runner can run a job's baseline in a helper thread (RunOptions.helper).
- */
-export type Runner = ((
-  request: PreparedPreview,
-  progress: (share: number) => void,
-  options?: RunOptions,
-) => { done: Promise<PreviewResult>; stop: () => void }) & {
-  helpers?: boolean;
-  /** Run a task (the capacity page's jobs) on a thread of the same pool. */
-  task?: (task: ThreadTask) => { done: Promise<unknown>; stop: () => void };
 };
 
 const keyOf = (p: PreparedPreview) => `${p.kind}:${p.contentHash}:${p.from}:${p.to}:${p.clusterKey}`;
@@ -371,38 +355,4 @@ export class PreviewQueue {
       over--;
     }
   }
-}
-
-const key = Symbol.for("switchyard.previewRunner");
-type Holder = { [key]?: Runner };
-
-/** The installed runner, if any (route handlers use it; tests and in-memory stores run previews inline). */
-export function installedPreviewRunner(): Runner | undefined {
-  return (globalThis as Holder)[key];
-}
-
-/** Install (or with undefined, remove) the process's preview runner. */
-export function setPreviewRunner(run: Runner | undefined): void {
-  if (run) (globalThis as Holder)[key] = run;
-  else delete (globalThis as Holder)[key];
-}
-
-/** Run a task on this thread after the current tick; stop takes effect between a replay's minutes. */
-function inlineTask(from: WindowFrom, task: ThreadTask): { done: Promise<unknown>; stop: () => void } {
-  let stopped = false;
-  const done = new Promise<unknown>((resolve, reject) => {
-    setImmediate(() => runTask(from, task, () => stopped).then(resolve, reject));
-  });
-  return { done, stop: () => (stopped = true) };
-}
-
-/** Run each job on this thread after the current tick (tests, in-memory databases); stop takes effect between minutes. */
-export function inProcessRunner(from: WindowFrom): Runner {
-  return (request, progress) => {
-    let stopped = false;
-    const done = new Promise<PreviewResult>((resolve, reject) => {
-      setImmediate(() => computePreview(from, request, { progress, cancelled: () => stopped }).then(resolve, reject));
-    });
-    return { done, stop: () => (stopped = true) };
-  };
 }

@@ -1,7 +1,8 @@
 import "server-only";
 import type { Db } from "../../db/sqlite/client";
 import type { Store } from "../../db/store/store";
-import { inProcessRunner, installedPreviewRunner, PreviewQueue } from "./queue";
+import { PreviewQueue } from "./queue";
+import { inProcessRunner, installedPreviewRunner } from "./runners";
 
 const key = Symbol.for("switchyard.previewQueue");
 type Holder = { [key]?: { store: Store; queue: PreviewQueue } };

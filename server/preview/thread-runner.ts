@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort, type Worker } from "node:worker_threads";
 import { AppError, type AppErrorCode } from "../errors";
-import type { Runner } from "./queue";
+import type { Runner } from "./runners";
 import type { PreviewResult } from "./types";
 import { isOutOfMemory, noteRestart, startThread } from "../threads";
 import { PREVIEW_IDLE_EXIT_MS } from "../../lib/memory-bounds";

@@ -6,7 +6,7 @@ import { sqliteStore } from "@/db/store/store";
 import { SESSION_COOKIE } from "@/server/auth/constants";
 import { startSession } from "@/server/auth/sign-in-sessions";
 import { parseEvent, type TelemetryEvent } from "@/server/ingest/events";
-import { setPreviewRunner } from "@/server/preview/queue";
+import { setPreviewRunner } from "@/server/preview/runners";
 import { threadRunner } from "@/server/preview/thread-runner";
 import { Simulation } from "@/server/sim/engine";
 import { toJsonLine } from "@/server/sim/json-lines";

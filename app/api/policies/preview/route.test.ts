@@ -7,7 +7,8 @@ import { startSession } from "@/server/auth/sign-in-sessions";
 import { sqliteStore } from "@/db/store/store";
 import type { ImportSummary } from "@/server/sources/dynamo-trace/import";
 import type { PreviewResult } from "@/server/preview/types";
-import { PreviewQueue, setPreviewRunner } from "@/server/preview/queue";
+import { PreviewQueue } from "@/server/preview/queue";
+import { setPreviewRunner } from "@/server/preview/runners";
 import { threadRunner } from "@/server/preview/thread-runner";
 import { useTempServerEnv } from "@/test/server-env";
 
