@@ -1,10 +1,9 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
+import { summarize, WCAG } from "./fixtures/axe";
 import { consolePages, seedPages, type Seeded } from "./fixtures/pages";
 
 // axe-core's WCAG 2 A/AA rules over every page in both colour schemes: any violating element fails the run.
-
-const WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 
 let seeded: Seeded;
 
@@ -14,11 +13,6 @@ test.describe.configure({ timeout: 240_000 });
 test.beforeAll(async ({ request, baseURL }) => {
   seeded = await seedPages(request, baseURL!);
 });
-
-/** "rule ×n: selector, selector" per violated rule, so a failure says what to fix. */
-function summarize(violations: { id: string; nodes: { target: unknown[] }[] }[]): string[] {
-  return violations.map((v) => `${v.id} ×${v.nodes.length}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 for (const colorScheme of ["light", "dark"] as const) {
   test(`every page passes axe's WCAG 2 A/AA rules in the ${colorScheme} theme`, async ({ browser, baseURL }) => {
@@ -45,20 +39,3 @@ for (const colorScheme of ["light", "dark"] as const) {
     expect(found).toEqual([]);
   });
 }
-
-// The loading state too, held there: every data request is left unanswered while the check runs (a check of the
-// filled pages could catch one still loading only now and then, and failed then).
-test("every page's loading state passes axe's WCAG 2 A/AA rules", async ({ browser, baseURL }) => {
-  const context = await browser.newContext({ baseURL, storageState: process.env.SWITCHYARD_E2E_STATE });
-  const page = await context.newPage();
-  await page.route("**/api/trpc/**", () => {});
-  const found: string[] = [];
-  for (const { path } of consolePages(seeded)) {
-    await page.goto(path);
-    await expect(page.locator('[aria-busy="true"], h1').first()).toBeVisible();
-    const { violations } = await new AxeBuilder({ page }).withTags(WCAG).analyze();
-    found.push(...summarize(violations).map((v) => `${path} (loading): ${v}`));
-  }
-  await context.close();
-  expect(found).toEqual([]);
-});
