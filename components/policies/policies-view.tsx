@@ -50,6 +50,7 @@ export function PoliciesView() {
   const list = useQuery({ ...trpc.policies.list.queryOptions({ cluster }), refetchInterval: REFRESH_MS });
   const rollout = useQuery({ ...trpc.policies.rollout.queryOptions({ cluster }), refetchInterval: REFRESH_MS });
   const targets = useQuery(trpc.policies.targets.list.queryOptions());
+  const alertRules = useQuery(trpc.alerts.rules.queryOptions());
   const scope = useMemo(() => {
     const known = clusters.data ?? [DEFAULT_CLUSTER];
     return { cluster, clusters: known.includes(cluster) ? known : [...known, cluster] };
@@ -141,7 +142,11 @@ export function PoliciesView() {
               onClick={() => select(k)}
             >
               {TITLES[k]}
-              {k !== ALERTS_TAB && (
+              {k === ALERTS_TAB ? (
+                <span className="sub">
+                  {alertRules.data ? (alertRules.data.version ? ` v${alertRules.data.version}` : " defaults") : ""}
+                </span>
+              ) : (
                 <span className="sub">{list.data ? (latest ? ` v${latest.version}` : " defaults") : ""}</span>
               )}
             </button>
