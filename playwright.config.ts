@@ -27,14 +27,12 @@ process.env.SWITCHYARD_E2E_SIM_DB ??= `${process.env.SWITCHYARD_E2E_DB.replace(/
 process.env.SWITCHYARD_E2E_SIM_PORT ??= String(port + 200);
 process.env.SWITCHYARD_E2E_SIM_STATE ??= process.env.SWITCHYARD_E2E_STATE.replace(/\.json$/, "-sim.json");
 const simPort = Number(process.env.SWITCHYARD_E2E_SIM_PORT);
-// They run in file order and share the default cluster's worker ids (w1, w2, …): cluster-sim counts the workers of its
-// burst, so it runs before pressure-alerts leaves eight of them behind.
 const SIM_SPECS = [
+  "alerts.spec.ts",
   "cluster-sim.spec.ts",
   "fleet.spec.ts",
   "policy-effects.spec.ts",
   "policy-guard.spec.ts",
-  "pressure-alerts.spec.ts",
   "tiers-sim.spec.ts",
 ];
 
