@@ -303,7 +303,7 @@ async function main() {
   console.log(
     `raw: ${Math.round(raw)} events/s (median of ${raws.length} rounds, 2 before and 2 after http: ${raws.map((r) => Math.round(r)).join(", ")})`,
   );
-  console.log(`ratio: ${(http / raw).toFixed(3)}`);
+  console.log(`ratio: ${(http / raw).toFixed(3)} (target ≥ 0.25)`);
   if (ENGINES) await benchEngines(ENGINES, parsed, BATCH, CONCURRENCY, bodies);
 }
 
