@@ -1,4 +1,4 @@
-// `npx tsx scripts/sim-digests.ts [SIMULATED_SECONDS] [SCENARIO...]`: the SHA-256 of the simulator's --out file for the steady,
+// `node scripts/run-compiled.mjs scripts/sim-digests.ts [SIMULATED_SECONDS] [SCENARIO...]`: the SHA-256 of the simulator's --out file for the steady,
 // pressure, surge and offload scenarios, seeds 1-3, with and without --full-chains (24 runs, default 1,200 simulated
 // seconds each; the scenarios named instead of all four), one line per run. Run it on two revisions and diff the lines: a change meant to keep the output
 // (e.g. a faster block pool) must print the same 24 digests.
