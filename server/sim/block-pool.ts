@@ -7,25 +7,17 @@
 import type { HashList, PrefixIndex } from "./prefix-index";
 import type { OwnedBlocks } from "./owned-blocks";
 import { TtlHeap } from "./ttl-heap";
-import {
-  blockRecords,
-  CLASS_SHIFT,
-  ENTRY,
-  EvictionLists,
-  FLAGS,
-  GEN,
-  HAS_TTL,
-  KEEP_ON_CLASS,
-  MAX_CLASS_IDS,
-  PINNED,
-  REC,
-  REF,
-  TTL_QUEUED,
-} from "./block-records";
+import * as records from "./block-records";
+import { blockRecords, EvictionLists } from "./block-records";
 import { ClassTable } from "./block-classes";
 import { BlockList } from "./block-list";
 import type { RemovedHashes } from "./removed-hashes";
 import { AGENT_END, CAPACITY, OFFLOADED, RemovalLog, SESSION_END, TTL, type RemovalReason } from "./removal-log";
+
+// The record layout's offsets and flag bits as constants of this module: the loops below read them millions of times
+// an hour, and a loader that links imported names as getters (tsx and Vitest do) would make each read a call. The
+// bundle production runs links them directly either way.
+const { REC, ENTRY, REF, GEN, FLAGS, PINNED, HAS_TTL, TTL_QUEUED, CLASS_SHIFT, KEEP_ON_CLASS, MAX_CLASS_IDS } = records;
 
 export const EVICT_NEVER = 0;
 export const EVICT_AGENT_END = 1;
