@@ -14,4 +14,22 @@ describe("PairSet", () => {
     expect(s.has(1, 2)).toBe(false);
     expect(s.size).toBe(5000);
   });
+
+  it.each([
+    [0, 0],
+    [0, 1],
+    [1, 0],
+    [0xffffffff, 0xffffffff],
+    [-1, -1],
+  ])("keeps (%i, %i), the empty slot's own words included, apart from its neighbours", (hi, lo) => {
+    const s = new PairSet(2);
+    expect(s.has(hi, lo)).toBe(false);
+    expect(s.addSeen(hi, lo)).toBe(false);
+    expect(s.addSeen(hi, lo)).toBe(true);
+    expect(s.has(hi, lo)).toBe(true);
+    for (let i = 1; i <= 100; i++) s.addSeen(i, i);
+    expect(s.has(hi, lo)).toBe(true);
+    expect(s.size).toBe(hi === lo && hi >>> 0 >= 1 && hi >>> 0 <= 100 ? 100 : 101);
+    expect(s.has(hi >>> 0 === 0 ? 2 : 0, lo >>> 0 === 0 ? 3 : 0)).toBe(false);
+  });
 });
