@@ -57,12 +57,30 @@ export class RemovalLog {
   }
 }
 
+/** Words of one slab the drained lists are carved from (see hashesOf). */
+const SLAB_WORDS = 1 << 16;
+let slab = new Uint32Array(SLAB_WORDS);
+let slabUsed = 0;
+
 /**
- * The first n hashes of `halves` as a list of their own: one copy of the halves, read as unsigned (a loop into one
- * new array: a view plus slice() made two typed arrays per drain, and most drains hold a few hashes).
+ * The first n hashes of `halves` as a list of their own: one copy of the halves, read as unsigned. Most drains hold a
+ * few hashes, and a typed array with a buffer of its own costs more to allocate than the copy, so a short list is a
+ * view of a shared slab. A slab is only ever appended to, never reused: once full, the next list starts a new one,
+ * and the old one lives as long as a list still views it. A list that grows later (push) moves to a buffer of its
+ * own, since its view is exactly its length.
  */
 function hashesOf(halves: Int32Array, n: number, names: (string | undefined)[] | null): RemovedHashes {
-  const copy = new Uint32Array(2 * n);
-  for (let i = 0; i < 2 * n; i++) copy[i] = halves[i]!;
+  const words = 2 * n;
+  let copy: Uint32Array;
+  if (words > SLAB_WORDS >> 4) copy = new Uint32Array(words);
+  else {
+    if (slabUsed + words > SLAB_WORDS) {
+      slab = new Uint32Array(SLAB_WORDS);
+      slabUsed = 0;
+    }
+    copy = slab.subarray(slabUsed, slabUsed + words);
+    slabUsed += words;
+  }
+  for (let i = 0; i < words; i++) copy[i] = halves[i]!;
   return new RemovedHashes(copy, n, names);
 }
