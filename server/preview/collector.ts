@@ -32,8 +32,9 @@ export class RunCollector {
   private routedAway = new Map<string, number>();
   private flags = new Map<string, { from: number; f: Uint8Array }>();
   private checked = new WeakMap<object, number>();
-  private seenSeq = new PairSet(1 << 18);
-  private seenLocal = new PairSet(1 << 18);
+  /** Sized for about 64 distinct blocks a turn (the steady scenario's hour has 54), within 2^16…2^20: growing from small rehashed every key at each doubling. */
+  private seenSeq: PairSet;
+  private seenLocal: PairSet;
   private up = new Map<string, number>();
   private gpuMs = 0;
   private decisions: RunSummary["planner"]["decisions"] = [];
@@ -51,6 +52,9 @@ export class RunCollector {
     private cluster: WatchedWorkers,
   ) {
     this.cachedOf = new Int32Array(turns.length).fill(-1);
+    const expected = Math.min(1 << 20, Math.max(1 << 16, turns.length * 64));
+    this.seenSeq = new PairSet(expected);
+    this.seenLocal = new PairSet(expected);
   }
 
   private counted = new Set<string>();
