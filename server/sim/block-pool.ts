@@ -235,6 +235,8 @@ export class BlockPool {
       gens = owner.heldGens;
       owner.heldPool = this;
       owner.heldView = view;
+      // The list it held before is no request's (acquirePrefix takes a held list over and clears it): its array is free.
+      if (owner.heldBlocks !== list) owner.heldBlocks.recycle();
       owner.heldBlocks = list;
     }
     const rec = this.rec;

@@ -176,6 +176,7 @@ export class SimWorker {
       let matched = 0;
       if (!r.transferred && this.role !== "decode") {
         r.blocks = pool.blockList(r.owner, r.view, r.blocks);
+        r.blocks.reserve(r.nBlocks);
         matched = pool.acquirePrefix(r.view, r.nBlocks, r.classes, r.segments, r.blocks, r.owner);
       }
       const computed = r.transferred ? r.target : Math.min(matched * bs, r.target - 1);
@@ -399,6 +400,8 @@ export class SimWorker {
   /** Drop the request's block references; they stay noted for its trajectory's next turn on this worker. */
   private releaseBlocks(r: SimRequest): void {
     this.pool.release(r.blocks, this.host.now, r.owner, r.view);
+    // A list the pool did not keep for the trajectory's next turn is nobody's now.
+    if (r.owner.heldBlocks !== r.blocks) r.blocks.recycle();
     r.blocks = new BlockList();
   }
 }
