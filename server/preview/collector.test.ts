@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import type { SimRequest } from "../sim/types";
+import { RunCollector } from "./collector";
+import type { RecordedTurn } from "./types";
+
+// The replay's miss causes, block by block: a missed block the replay never saw is cold, one whose content was seen
+// after another prefix is diverged, one seen and gone is evicted, and of those, as many as the best candidate held
+// beyond the chosen worker are routed away. Turns before the window are sent (their blocks count as seen) but not
+// counted.
+
+const BS = 16;
+const FROM = 1_000;
+const TO = 10_000;
+
+type View = { hi: number[]; lo: number[] };
+/** A view of n blocks, block k with sequence hash (seed, k + 1); contents are given to `sent` beside it. */
+const view = (seed: number, n: number): View => ({
+  hi: Array.from({ length: n }, () => seed),
+  lo: Array.from({ length: n }, (_, k) => k + 1),
+});
+
+function request(id: string, v: View, cachedBlocks: number, arrivedAt = FROM): SimRequest {
+  const n = v.hi.length;
+  return {
+    id,
+    view: v,
+    nBlocks: n,
+    arrivedAt,
+    inputTokens: n * BS,
+    cachedTokens: cachedBlocks * BS,
+    firstTokenAt: arrivedAt + 100,
+    finishReason: "stop",
+  } as unknown as SimRequest;
+}
+
+function collector(turns: number): RunCollector {
+  const recorded = Array.from({ length: turns }, () => ({ status: "ok" }) as RecordedTurn);
+  return new RunCollector(recorded, BS, FROM, TO, { workers: [] });
+}
+
+describe("RunCollector's miss causes", () => {
+  it("counts a first turn's misses as cold, and a later turn's misses of blocks it sent before as evicted", () => {
+    const c = collector(2);
+    const v = view(7, 3);
+    const first = request("a1", v, 0);
+    c.sent(0, first, [101, 102, 103]);
+    c.done(0, first);
+    // The trajectory's next turn extends the same view by two blocks; only its first block is still cached.
+    v.hi.push(7, 7);
+    v.lo.push(4, 5);
+    const second = request("a2", v, 1, FROM + 10);
+    c.sent(1, second, [101, 102, 103, 104, 105]);
+    c.done(1, second);
+    expect(c.summary(TO).recomputed_by_cause).toEqual({
+      cold: 3 * BS + 2 * BS,
+      diverged: 0,
+      evicted: 2 * BS,
+      routed_away: 0,
+    });
+    expect(c.summary(TO).hit_rate).toBeCloseTo(BS / (8 * BS));
+  });
+
+  it("counts content seen after another prefix as diverged, and partial last blocks by their tokens", () => {
+    const c = collector(2);
+    const a = request("a1", view(1, 2), 0);
+    c.sent(0, a, [11, 12]);
+    c.done(0, a);
+    // Another trajectory: block 0 the same content after another prefix (a new sequence hash), block 1 new.
+    const b = request("b1", view(2, 2), 0);
+    c.sent(1, b, [11, 99]);
+    (b as { inputTokens: number }).inputTokens = BS + 5;
+    c.done(1, b);
+    expect(c.summary(TO).recomputed_by_cause).toEqual({ cold: 2 * BS + 5, diverged: BS, evicted: 0, routed_away: 0 });
+  });
+
+  it("charts the best candidate's extra overlap as routed away, at most the evicted blocks", () => {
+    const c = collector(2);
+    const v = view(3, 4);
+    const first = request("a1", v, 0);
+    c.sent(0, first, [1, 2, 3, 4]);
+    c.done(0, first);
+    const second = request("a2", v, 0, FROM + 10);
+    c.sent(1, second, [1, 2, 3, 4]);
+    c.event({
+      kind: "route.decision",
+      request_id: "a2",
+      chosen_worker_id: "w1",
+      candidates: [
+        { worker_id: "w1", overlap_blocks: 0 },
+        { worker_id: "w2", overlap_blocks: 3 },
+      ],
+    } as never);
+    c.done(1, second);
+    expect(c.summary(TO).recomputed_by_cause).toEqual({ cold: 4 * BS, diverged: 0, evicted: BS, routed_away: 3 * BS });
+  });
+
+  it("sends warm-up turns before the window without counting them", () => {
+    const c = collector(2);
+    const v = view(4, 2);
+    const warm = request("w1", v, 0, FROM - 500);
+    c.sent(0, warm, [1, 2]);
+    c.done(0, warm);
+    const inWindow = request("w2", v, 0, FROM + 1);
+    c.sent(1, inWindow, [1, 2]);
+    c.done(1, inWindow);
+    const s = c.summary(TO);
+    expect(s.requests).toBe(1);
+    expect(s.recomputed_by_cause).toEqual({ cold: 0, diverged: 0, evicted: 2 * BS, routed_away: 0 });
+    expect(Array.from(c.cachedOf)).toEqual([-1, 0]);
+  });
+});
