@@ -242,10 +242,14 @@ function startBackground({ db, pg, store }: ServerEngine, settings: Env): () => 
     clearInterval(authSweep);
     clearInterval(sourceReload);
     stopSweeper();
-    stopReconciler();
-    stopGuards();
-    stopAlerts();
-    await Promise.all([sources.then((m) => m.stop()), stopAttribution(), stopSealer()]);
+    await Promise.all([
+      stopReconciler(),
+      stopGuards(),
+      stopAlerts(),
+      sources.then((m) => m.stop()),
+      stopAttribution(),
+      stopSealer(),
+    ]);
   };
 }
 

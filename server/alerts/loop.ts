@@ -41,7 +41,7 @@ export function leaderOutbox(): Outbox | undefined {
 export function startAlertLoop(
   s: Store,
   opts: { everyMs: number; baseUrl: string; send: OutboundFetch; now?: () => number },
-): () => void {
+): () => Promise<void> {
   const now = opts.now ?? Date.now;
   const outbox = new Outbox(opts.send, opts.baseUrl, now);
   (globalThis as Holder)[holder] = outbox;
@@ -68,8 +68,8 @@ export function startAlertLoop(
     },
     opts.everyMs,
   );
-  return () => {
-    stop();
+  return async () => {
+    await stop();
     delete (globalThis as Holder)[holder];
   };
 }

@@ -97,6 +97,6 @@ export function startGuardLoop(
   readWindow: WindowReader,
   intervalMs: number,
   now: () => number = Date.now,
-): () => void {
+): () => Promise<void> {
   return startPasses("guard", () => evaluateGuards(s, readWindow, now()), intervalMs);
 }

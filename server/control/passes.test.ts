@@ -25,8 +25,32 @@ describe("startPasses", () => {
     await vi.advanceTimersByTimeAsync(3_200);
     expect(runs.map((t) => t - t0)).toEqual([0, 1_050, 2_050, 3_100]);
     expect(error.mock.calls.map((c) => c[1])).toEqual(["demo pass failed"]);
-    stop();
+    void stop();
     await vi.advanceTimersByTimeAsync(5_000);
     expect(runs).toHaveLength(4);
+  });
+
+  it("stop resolves only once the pass in flight has finished, and no pass starts after it", async () => {
+    const events: string[] = [];
+    let finish!: () => void;
+    let passes = 0;
+    const stop = startPasses(
+      "demo",
+      async () => {
+        passes += 1;
+        events.push("pass started");
+        await new Promise<void>((resolve) => (finish = resolve));
+        events.push("pass finished");
+      },
+      1,
+    );
+    const stopped = stop().then(() => events.push("stopped"));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(events).toEqual(["pass started"]);
+    finish();
+    await stopped;
+    expect(events).toEqual(["pass started", "pass finished", "stopped"]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(passes).toBe(1);
   });
 });

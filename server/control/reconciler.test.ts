@@ -245,7 +245,7 @@ describe("reconcileOnce", () => {
     await expect.poll(async () => (await ctx.status())?.state, { timeout: 2_000 }).toBe("in_sync");
     await ctx.publish({ temperature: 1 }, 1);
     await expect.poll(async () => (await ctx.status())?.appliedVersion, { timeout: 2_000 }).toBe(2);
-    stop();
+    await stop();
     await ctx.publish({ temperature: 2 }, 2);
     await new Promise((r) => setTimeout(r, 50));
     expect((await ctx.status())?.appliedVersion).toBe(2);

@@ -148,6 +148,6 @@ export function startReconciler(
   adapters: Adapters,
   intervalMs: number,
   now: () => number = Date.now,
-): () => void {
+): () => Promise<void> {
   return startPasses("reconciler", () => reconcileOnce(s, adapters, now()), intervalMs);
 }
