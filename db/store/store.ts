@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { sql, type SQL } from "drizzle-orm";
-import type { Db } from "../sqlite/client";
+import { isBusy, type Db } from "../sqlite/client";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { pgTransaction, type PgDb } from "../pg/client";
 import * as schema from "../pg/schema";
@@ -128,7 +128,7 @@ function sqliteTx(db: Db, inner: Store): Store["tx"] {
       const ended = await takeTurn(db);
       try {
         const client = db.$client;
-        client.exec("BEGIN IMMEDIATE");
+        await beginImmediate(client);
         try {
           const out = await run(inner);
           client.exec("COMMIT");
@@ -141,6 +141,34 @@ function sqliteTx(db: Db, inner: Store): Store["tx"] {
         ended();
       }
     });
+}
+
+/** How long a transaction waits for another connection's write lock before it fails busy. */
+export const TX_LOCK_WAIT_MS = 30_000;
+const TX_LOCK_RETRY_MS = 2;
+
+/**
+ * BEGIN IMMEDIATE without blocking the thread: the connection's busy_timeout would hold the event loop (every page
+ * and API call of the dashboard) while an ingest thread's or the attribution thread's batch has the lock, and the
+ * ingest threads retry within a fraction of a millisecond, so a waiter sleeping in SQLite's busy handler (1, 2, 5 …
+ * 100 ms apart) could lose the lock to them for the whole 5 s and fail a publish under load. Each try here asks
+ * once (busy_timeout 0 for that statement); between tries the event loop runs.
+ */
+async function beginImmediate(client: Db["$client"], waitMs = TX_LOCK_WAIT_MS): Promise<void> {
+  const deadline = performance.now() + waitMs;
+  const timeout = client.pragma("busy_timeout", { simple: true }) as number;
+  for (;;) {
+    client.pragma("busy_timeout = 0");
+    try {
+      client.exec("BEGIN IMMEDIATE");
+      return;
+    } catch (err) {
+      if (!isBusy(err) || performance.now() >= deadline) throw err;
+    } finally {
+      client.pragma(`busy_timeout = ${timeout}`);
+    }
+    await new Promise((r) => setTimeout(r, TX_LOCK_RETRY_MS));
+  }
 }
 
 /** The database server's time in Unix ms (clock_timestamp: the time now, not the transaction's start). */
