@@ -2,10 +2,12 @@ import fs from "node:fs";
 import { E2E_PASSWORD } from "./fixtures/auth";
 import { rememberedSecrets, secretsInLogs } from "./fixtures/secrets";
 import { dropE2eDatabase } from "./global-pg";
+import { errorLines } from "./fixtures/log-errors";
 
 /**
  * Check that no dashboard's log holds a secret this run created, then remove this run's folder (SQLite files, key
  * files, logs), its PostgreSQL database if any, and the signed-in states. A find fails the run and keeps the folder.
+ * Otherwise the logs' last error lines are printed first (the folder goes, CI's output stays).
  */
 export default async function globalTeardown(): Promise<void> {
   const states = [
@@ -28,5 +30,8 @@ export default async function globalTeardown(): Promise<void> {
   if (found.length > 0)
     throw new Error(`secrets reached a dashboard log (kept in ${runDir} to read):\n${found.join("\n")}`);
   console.log(`e2e: no dashboard log holds any of the ${new Set(secrets).size} secrets this run created`);
+  // Printed only once no secret was found in the logs.
+  const errors = errorLines(runDir);
+  if (errors.length > 0) console.log(`e2e: dashboard errors (some are specs' own bad input):\n${errors.join("\n")}`);
   fs.rmSync(runDir, { recursive: true, force: true });
 }
