@@ -1,5 +1,6 @@
 import { AppError, toHttpError } from "./errors";
 import { errorMessage, log } from "./observability/logger";
+import { utf8Text } from "../lib/utf8";
 
 /**
  * How much of an oversized body is read and thrown away before the refusal is sent. A sender that writes its whole
@@ -44,7 +45,7 @@ export async function readBytesLimited(
 
 /** Read a request body as UTF-8 under the same limit. */
 export async function readBodyLimited(req: Request, max: number, drainUpTo?: number): Promise<string> {
-  return (await readBytesLimited(req, max, drainUpTo)).toString("utf8");
+  return utf8Text(await readBytesLimited(req, max, drainUpTo));
 }
 
 function tooLarge(max: number) {

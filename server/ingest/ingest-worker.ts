@@ -10,6 +10,7 @@ import { nameThread } from "../jobs/thread-priority";
 import { errorMessage, log } from "../observability/logger";
 import { reportThreadMemory } from "../observability/thread-memory";
 import { SQLITE_CACHE_MB } from "../../lib/memory-bounds";
+import { utf8Text } from "../../lib/utf8";
 
 reportThreadMemory();
 
@@ -48,10 +49,7 @@ parentPort!.on("message", (m: Message) => {
           if (gate.takeWriterDied()) forgetKvLocations(db);
           return write();
         }));
-    const text =
-      typeof m.text === "string"
-        ? m.text
-        : Buffer.from(m.text.buffer, m.text.byteOffset, m.text.byteLength).toString("utf8");
+    const text = typeof m.text === "string" ? m.text : utf8Text(m.text);
     const { reply, tally } = ingestBodyTallied(db, text, m.contentType, {
       sender: m.sender,
       turn,

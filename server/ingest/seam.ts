@@ -7,6 +7,7 @@ import { submitEventsPg } from "./pg/submit";
 import { ingestRunner, type IngestOutcome } from "./runner";
 import type { Sender } from "./sender";
 import { submitEvents } from "./submit";
+import { utf8Text } from "../../lib/utf8";
 
 // The one way into the store for telemetry: POST /api/ingest, OTLP logs, trace imports and every running source call
 // `ingestOver(store)` (the server's: `serverIngest()` in server/runtime.ts). The engine is chosen here, once, from the
@@ -41,7 +42,7 @@ function pgIngest(store: Store): Ingest {
   return {
     store,
     body: async (bytes, contentType, sender) => {
-      const { reply, tally } = await ingestBodyPg(pg, bytes.toString("utf8"), contentType, sender);
+      const { reply, tally } = await ingestBodyPg(pg, utf8Text(bytes), contentType, sender);
       return { json: JSON.stringify(reply), tally };
     },
     submit: (events) => submitEventsPg(pg, events),
@@ -57,7 +58,7 @@ function sqliteIngest(store: Store): Ingest {
     body: async (bytes, contentType, sender) => {
       const runner = ingestRunner();
       if (runner) return runner(bytes, contentType, sender);
-      const { reply, tally } = ingestBodyTallied(db, bytes.toString("utf8"), contentType, { sender });
+      const { reply, tally } = ingestBodyTallied(db, utf8Text(bytes), contentType, { sender });
       return { json: JSON.stringify(reply), tally };
     },
     submit: (events) => submitEvents(db, events),
