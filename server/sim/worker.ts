@@ -3,6 +3,7 @@ import { BlockPool } from "./block-pool";
 import { emitTokens } from "./itl";
 import { reserveWindow } from "./pass-window";
 import { PrefillLoad } from "./prefill-load";
+import { RequestQueue } from "./request-queue";
 import type { PrefixIndex } from "./prefix-index";
 import { decodeMs, handoffMs, prefillMs, setupMs, type EngineTiming } from "./timing";
 import type { SimRequest, WorkerRole } from "./types";
@@ -28,8 +29,7 @@ export class SimWorker {
   /** When the worker became ready (ms). */
   readySince = 0;
   readonly pool: BlockPool;
-  private queue: SimRequest[] = [];
-  private qHead = 0;
+  private queue = new RequestQueue<SimRequest>();
   private runningList: SimRequest[] = [];
   /** Requests in setup or KV transfer, not yet schedulable. */
   private arriving = 0;
@@ -84,7 +84,7 @@ export class SimWorker {
   }
 
   get waiting(): number {
-    return this.queue.length - this.qHead + this.arriving;
+    return this.queue.length + this.arriving;
   }
 
   get running(): number {
@@ -166,10 +166,10 @@ export class SimWorker {
       budget -= n;
     }
     const preempted = this.preemptions > before;
-    while (!preempted && this.qHead < this.queue.length && running.length < this.timing.maxSeqs && budget > 0) {
-      const r = this.queue[this.qHead]!;
+    while (!preempted && this.queue.length > 0 && running.length < this.timing.maxSeqs && budget > 0) {
+      const r = this.queue.front()!;
       if (!this.fitsEver(r)) {
-        this.dequeue();
+        this.queue.shift();
         this.finish(r, "context_too_long");
         continue;
       }
@@ -186,7 +186,7 @@ export class SimWorker {
         this.releaseBlocks(r);
         break;
       }
-      this.dequeue();
+      this.queue.shift();
       pool.reserved += extra;
       r.reservedOut = extra;
       r.computed = computed;
@@ -335,21 +335,12 @@ export class SimWorker {
     r.transferred = false;
     r.preemptions++;
     this.preemptions++;
-    if (this.qHead > 0) this.queue[--this.qHead] = r;
-    else this.queue.unshift(r);
+    this.queue.putFront(r);
   }
 
   private fitsEver(r: SimRequest): boolean {
     const tokens = r.inputTokens + (this.role === "prefill" ? 0 : r.outputTokens);
     return Math.ceil(tokens / this.blockSize) <= this.pool.capacity - this.pool.pinnedCount;
-  }
-
-  private dequeue(): void {
-    this.qHead++;
-    if (this.qHead > 256 && this.qHead * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.qHead);
-      this.qHead = 0;
-    }
   }
 
   /** Uncached prompt tokens queued or in prefill (the router's view of prefill load). */
