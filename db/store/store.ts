@@ -143,20 +143,19 @@ function sqliteTx(db: Db, inner: Store): Store["tx"] {
     });
 }
 
-/** How long a transaction waits for another connection's write lock before it fails busy. */
-export const TX_LOCK_WAIT_MS = 30_000;
 const TX_LOCK_RETRY_MS = 2;
 
 /**
- * BEGIN IMMEDIATE without blocking the thread: the connection's busy_timeout would hold the event loop (every page
- * and API call of the dashboard) while an ingest thread's or the attribution thread's batch has the lock, and the
- * ingest threads retry within a fraction of a millisecond, so a waiter sleeping in SQLite's busy handler (1, 2, 5 …
- * 100 ms apart) could lose the lock to them for the whole 5 s and fail a publish under load. Each try here asks
- * once (busy_timeout 0 for that statement); between tries the event loop runs.
+ * BEGIN IMMEDIATE without blocking the thread, waiting for another connection's write lock as long as the
+ * connection's busy_timeout says (openDb). SQLite's own wait would hold the event loop (every page and API call of the
+ * dashboard) while an ingest or attribution thread's batch has the lock, sleeping 1, 2, 5 … 100 ms between tries,
+ * while the ingest threads retry within a fraction of a millisecond: under load a publish lost the lock to them for the
+ * whole 5 s and failed. Here each try asks once (busy_timeout 0 for that statement) and the event loop runs between
+ * tries, 2 ms apart.
  */
-async function beginImmediate(client: Db["$client"], waitMs = TX_LOCK_WAIT_MS): Promise<void> {
-  const deadline = performance.now() + waitMs;
+async function beginImmediate(client: Db["$client"]): Promise<void> {
   const timeout = client.pragma("busy_timeout", { simple: true }) as number;
+  const deadline = performance.now() + timeout;
   for (;;) {
     client.pragma("busy_timeout = 0");
     try {
