@@ -96,7 +96,8 @@ export default defineConfig({
   // taken over 10 s to draw now and then (each passed on retry). These waits check what a page shows, not how fast:
   // speed has its benchmarks.
   expect: { timeout: process.env.CI ? 20_000 : 10_000 },
-  reporter: [["list"]],
+  // The list, then the page as it was under each failure (CI keeps only the output).
+  reporter: [["list"], ["./e2e/fixtures/page-on-failure.ts"]],
   use: {
     baseURL: `http://localhost:${port}`,
     // Every spec runs signed in as the admin global setup created; auth specs start signed-out contexts themselves.

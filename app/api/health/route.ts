@@ -3,6 +3,7 @@ import { pgSchemaVersion } from "@/db/pg/schema-version";
 import { requestActor } from "@/server/auth/request";
 import { leaderStatus, liveLease } from "@/server/jobs/leader";
 import { serverEngine } from "@/server/runtime";
+import { errorMessage, log } from "@/server/observability/logger";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -34,7 +35,7 @@ export async function GET(req: Request): Promise<Response> {
       process: self && { id: self.holder, leading: self.leading },
     });
   } catch (err) {
-    console.error("health check failed:", err instanceof Error ? err.message : String(err));
+    log().error({ err: errorMessage(err) }, "health check failed");
     return Response.json({ status: "error" }, { status: 503 });
   }
 }

@@ -5,6 +5,7 @@ import { AppError } from "@/server/errors";
 import { appRouter } from "@/server/trpc/root";
 import { createInnerContext } from "@/server/trpc/init";
 import { serverStore } from "@/server/runtime";
+import { log } from "@/server/observability/logger";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -27,7 +28,8 @@ async function handler(req: Request) {
         return createInnerContext({ store, now: Date.now, actor });
       },
       onError({ error, path }) {
-        if (error.code === "INTERNAL_SERVER_ERROR") console.error(`trpc ${path ?? "?"} failed: ${error.message}`);
+        if (error.code === "INTERNAL_SERVER_ERROR")
+          log().error({ path: path ?? "?", err: error.message }, "trpc failed");
       },
     });
   } catch (err) {
