@@ -34,7 +34,19 @@ describe("pageSnapshot", () => {
       10,
       ['- heading "Workers"', "- table"],
     ],
+    [
+      "the snapshot a failed matcher took, under its error",
+      "# Error details\n\n```\nError: not found\n```\n\n```yaml\n- main\n```\n\n# Test source\n\n```ts\nx\n```",
+      10,
+      ["- main"],
+    ],
     ["cut to the line limit with a count", context("- a\n- b\n- c"), 2, ["- a", "- b", "… 1 more line(s)"]],
+    [
+      "the banner and link targets dropped",
+      context('- banner:\n  - link "Overview":\n    - /url: /\n- main:\n  - link "w1":\n    - /url: /workers/w1'),
+      10,
+      ["- main:", '  - link "w1":'],
+    ],
     ["blank lines dropped", context("- a\n\n- b"), 10, ["- a", "- b"]],
   ])("%s", (_name, text, max, want) => {
     expect(pageSnapshot(text, max)).toEqual(want);
