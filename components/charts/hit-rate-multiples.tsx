@@ -1,8 +1,7 @@
 "use client";
 import Link from "next/link";
-import { Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { formatTick } from "@/components/charts/prepare/buckets";
-import { policyMarkLines } from "@/components/charts/policy-marks";
+import { MiniLine } from "@/components/charts/mini-line";
 import type { PlacedMark } from "@/components/charts/prepare/policy-marks";
 import { formatPercent, formatPercentPoints } from "@/components/format";
 import { hitRateMultiples, type Series, type Window } from "@/components/charts/prepare/workers";
@@ -35,37 +34,12 @@ export function HitRateMultiples({
               no prefix queries
             </div>
           ) : (
-            <LineChart
-              responsive
-              data={m.data}
-              style={{ width: "100%", height: 56 }}
-              margin={{ top: 4, right: 2, bottom: 2, left: 2 }}
-              aria-label={`Prefix hit rate of ${m.workerId} over time`}
-            >
-              <XAxis hide dataKey="t" />
-              <YAxis hide domain={[0, 100]} />
-              <Tooltip
-                labelFormatter={(_, p) =>
-                  p[0] ? formatTick(Number((p[0].payload as { t: number }).t), window.step) : ""
-                }
-                formatter={(v) => [formatPercentPoints(typeof v === "number" ? v : null), "hit rate"]}
-                contentStyle={{
-                  background: "var(--panel)",
-                  border: "1px solid var(--border)",
-                  color: "var(--text)",
-                  fontSize: 12,
-                }}
-              />
-              <Line
-                dataKey="hitRate"
-                stroke="var(--series-1)"
-                strokeWidth={1.4}
-                dot={false}
-                connectNulls={false}
-                isAnimationActive={false}
-              />
-              {policyMarkLines(marks, { labels: false })}
-            </LineChart>
+            <MiniLine
+              points={m.data.map((d) => ({ t: d.t, v: d.hitRate }))}
+              marks={marks.map((mark) => mark.x)}
+              label={`Prefix hit rate of ${m.workerId} over time`}
+              readout={(p) => `${formatTick(p.t, window.step)} · ${formatPercentPoints(p.v)} hit rate`}
+            />
           )}
         </figure>
       ))}
