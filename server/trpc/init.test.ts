@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { useTempServerEnv } from "@/test/server-env";
 import { AppError } from "../errors";
+import { log } from "../observability/logger";
 import { clientMessage } from "./init";
 
 const zodError = z.object({ a: z.number() }).safeParse({}).error!;
@@ -101,7 +102,7 @@ describe("the tRPC route with deeply nested input", () => {
   });
 
   it("masks a procedure's internal failure", async () => {
-    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const error = vi.spyOn(log(), "error").mockImplementation(() => {});
     const { serverStore } = await import("@/server/runtime");
     const store = serverStore();
     const db = vi.spyOn(store.db, "select").mockImplementation(() => {
@@ -113,6 +114,11 @@ describe("the tRPC route with deeply nested input", () => {
       const text = await res.text();
       expect(text).not.toMatch(/SQLITE|\/data\//);
       expect((JSON.parse(text) as Reply).error.json.message).toBe("internal error");
+      // The reason goes to the server's log instead, as JSON at error level.
+      expect(error).toHaveBeenCalledWith(
+        { path: "tokens.list", err: expect.stringContaining("SQLITE_CORRUPT") },
+        "trpc failed",
+      );
     } finally {
       db.mockRestore();
       error.mockRestore();

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SESSION_COOKIE } from "@/server/auth/constants";
 import type { TokenScope } from "@/server/auth/roles";
+import { log } from "@/server/observability/logger";
 
 let dir: string;
 let file: string;
@@ -99,13 +100,14 @@ describe("GET /api/health", () => {
   });
 
   it("answers 503 with only {status} when the database does not answer, with or without a token", async () => {
-    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const error = vi.spyOn(log(), "error").mockImplementation(() => {});
     serverEngine().db!.$client.close();
     for (const res of [await get(), await asRead()]) {
       expect(res.status).toBe(503);
       expect(await res.json()).toEqual({ status: "error" });
     }
-    expect(error).toHaveBeenCalled();
+    // The reason goes to the server's log (JSON, at error level), never into the answer.
+    expect(error).toHaveBeenCalledWith({ err: expect.stringMatching(/not open|closed/i) }, "health check failed");
     error.mockRestore();
   });
 });
