@@ -149,7 +149,9 @@ test("a 500-turn, 1,000-tool session: lanes, turns, keyboard selection, JSON and
 
   // Selecting turns keeps the main thread responsive: no task of 100 ms or more while turns are selected by click and key.
   // The budget is for an idle machine and grows with how much slower this page's thread runs a fixed loop right now
-  // (the slower of two runs, before and after): under a loaded CI machine the same rendering takes longer.
+  // (the slower of two runs, before and after): under a loaded CI machine the same rendering takes longer. One task of
+  // the 15 selections may run over it, up to three times (CI once measured 232 ms against 106 between two quick
+  // probes: the OS had the thread off the core for a moment); a slow selection shows in every one of them.
   const spin = () =>
     page.evaluate(() => {
       // The fastest of three runs: the first ones also compile the loop.
@@ -199,10 +201,12 @@ test("a 500-turn, 1,000-tool session: lanes, turns, keyboard selection, JSON and
   await expect(body.getByRole("row", { name: new RegExp(`^${p}-req-000\\b`) })).toHaveCount(0);
   const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
   const slowdown = Math.max(1, Math.max(spinBefore, await spin()) / IDLE_SPIN_MS);
+  const [longest = 0, second = 0] = [...longTasks].sort((a, b) => b - a);
   console.log(
-    `session-large: selecting 15 turns (10 clicks, 5 keys): ${longTasks.length} long tasks, longest ${Math.round(Math.max(0, ...longTasks))} ms (budget ${Math.round(100 * slowdown)} ms: the thread runs ${slowdown.toFixed(1)}x slower than idle)`,
+    `session-large: selecting 15 turns (10 clicks, 5 keys): ${longTasks.length} long tasks, longest ${Math.round(longest)} ms, next ${Math.round(second)} ms (budget ${Math.round(100 * slowdown)} ms: the thread runs ${slowdown.toFixed(1)}x slower than idle)`,
   );
-  expect(Math.max(0, ...longTasks)).toBeLessThan(100 * slowdown);
+  expect(second).toBeLessThan(100 * slowdown);
+  expect(longest).toBeLessThan(300 * slowdown);
   await expect(details.getByTestId("turn-causes")).not.toHaveText(/not attributed/);
   await expect(
     details.getByRole("table", { name: "Routing candidates" }).getByRole("cell", { name: "chosen" }),
