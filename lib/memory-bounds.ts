@@ -84,6 +84,15 @@ export const ATTR_BLOCK_SLOTS = 1 << 19;
  */
 export const ATTR_LIST_CACHE = 40_000;
 /**
+ * Intervals held by the cached lists together (about 15 bytes of heap each: lists share their interval objects, a
+ * new list is a new array of them), so ~30 MB. Counting lists alone missed what blocks that move between tiers do:
+ * each offload and onboarding maps every block of a conversation to a new, longer list, and the lists they left stay
+ * cached until the next flush. The offload scenario with prefetch cached 293,000 lists of 10.4 M intervals within 7,700
+ * KV events (188 MB of heap), past the thread's limit, and the restarted thread did the same again. Past this bound
+ * the job flushes, and the cache is cut like the list count.
+ */
+export const ATTR_LIST_CACHE_INTERVALS = 2_000_000;
+/**
  * Slots of the first-seen marks' read-through cache, 40 bytes each: 10 MiB, touched up front. At most half as many
  * marks; past that the least recently used are dropped down to a quarter of the slots. The marks not yet written have
  * tables of their own, of 2^16 slots, grown while a flush waits (at most SEEN_FLUSH_AT marks of the attribution job)

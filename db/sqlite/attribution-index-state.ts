@@ -4,7 +4,7 @@ import { decodeIntervals, type Interval } from "./attribution-intervals";
 import { BlockTable, halvesOf, KEY_SQL, KeyFilter, PUT_ROWS } from "./attribution-block-table";
 import { resetSeen } from "./attribution-seen";
 import type { Round } from "./attribution-flush";
-import { ATTR_BLOCK_SLOTS, ATTR_LIST_CACHE } from "../../lib/memory-bounds";
+import { ATTR_BLOCK_SLOTS, ATTR_LIST_CACHE, ATTR_LIST_CACHE_INTERVALS } from "../../lib/memory-bounds";
 
 // The attribution index's per-connection state (see attribution-index.ts): names, clears, the block table, cached
 // lists, and the reads behind them.
@@ -42,6 +42,8 @@ export type State = {
   /** Every block that may have a list on disk (a superset): a block outside it is not read from attr_blocks. */
   onDisk: KeyFilter;
   lists: Map<number, readonly Interval[]>;
+  /** Intervals of the cached lists together (see cacheList; bounded by ATTR_LIST_CACHE_INTERVALS). */
+  listIntervals: number;
   nextList: number;
   /** Dirty blocks in key order, written from the end: each short transaction touches one narrow range of pages. */
   flushOrder: { hi: Int32Array; lo: Int32Array; left: number };
@@ -93,6 +95,7 @@ export function state(db: Db): State {
     blocks: new BlockTable(ATTR_BLOCK_SLOTS, true),
     onDisk: filters.get(c) ?? filterOfDisk(c),
     lists: new Map([[0, EMPTY]]),
+    listIntervals: 0,
     nextList: ((c.prepare("SELECT max(id) FROM attr_lists").pluck().get() as number | null) ?? 0) + 1,
     flushOrder: { hi: new Int32Array(0), lo: new Int32Array(0), left: 0 },
     round: null,
@@ -213,9 +216,22 @@ export function listOf(s: State, id: number): readonly Interval[] {
   if (!l) {
     const blob = s.listGet.get(id) as Buffer | undefined;
     l = blob ? decodeIntervals(blob) : EMPTY;
-    s.lists.set(id, l);
+    cacheList(s, id, l);
   }
   return l;
+}
+
+/** Keep list `id` in the cache, counting its intervals. */
+export function cacheList(s: State, id: number, l: readonly Interval[]): void {
+  const before = s.lists.get(id);
+  if (before) s.listIntervals -= before.length;
+  s.lists.set(id, l);
+  s.listIntervals += l.length;
+}
+
+/** Whether the cached lists hold more intervals than their bound: the job flushes, and the flush cuts the cache. */
+export function listCacheFull(db: Db): boolean {
+  return state(db).listIntervals >= ATTR_LIST_CACHE_INTERVALS;
 }
 
 /** Read one block's intervals (cached). */
@@ -225,19 +241,21 @@ export function intervalsOf(db: Db, hash: bigint): readonly Interval[] {
 }
 
 /**
- * Once every change is written: the block table back to its slots if dirty blocks made it grow, and the cached lists
- * down to three quarters of their bound, oldest cached first (a list dropped that a block still points to is read
- * again when asked for). Cutting a quarter at a time keeps the heap level instead of a sawtooth from empty to full.
+ * Once every change is written: the block table back to its slots if dirty blocks made it grow, and the cached lists,
+ * past either of their bounds (lists, intervals), down to three quarters of both, oldest cached first (a list dropped
+ * that a block still points to is read again when asked for; one no block points to any more is not needed again).
+ * Cutting a quarter at a time keeps the heap level instead of a sawtooth from empty to full.
  */
 export function trimCache(s: State) {
   s.blocks.trim(ATTR_BLOCK_SLOTS / 2);
-  if (s.lists.size > LIST_CACHE_MAX) {
-    let drop = s.lists.size - Math.floor((LIST_CACHE_MAX * 3) / 4);
-    for (const id of s.lists.keys()) {
-      if (drop <= 0) break;
+  if (s.lists.size > LIST_CACHE_MAX || s.listIntervals > ATTR_LIST_CACHE_INTERVALS) {
+    const lists = Math.floor((LIST_CACHE_MAX * 3) / 4);
+    const intervals = Math.floor((ATTR_LIST_CACHE_INTERVALS * 3) / 4);
+    for (const [id, l] of s.lists) {
+      if (s.lists.size <= lists && s.listIntervals <= intervals) break;
       if (id === 0) continue;
       s.lists.delete(id);
-      drop--;
+      s.listIntervals -= l.length;
     }
   }
   s.facts.byList.clear();

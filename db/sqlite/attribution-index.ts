@@ -9,6 +9,7 @@ import {
 } from "./attribution-intervals";
 import { halvesOf } from "./attribution-block-table";
 import {
+  cacheList,
   EMPTY,
   endOf,
   listOf,
@@ -27,6 +28,7 @@ export {
   dirtyBlocks,
   intervalsOf,
   kvApplied,
+  listCacheFull,
   nameId,
   resetIndexCache,
   type Residency,
@@ -145,7 +147,7 @@ export class IndexWriter {
       const from = listOf(s, cur);
       const next = f(from);
       to = next === from ? cur : s.nextList++;
-      if (to !== cur) s.lists.set(to, next);
+      if (to !== cur) cacheList(s, to, next);
       this.memo.set(cur, to);
     }
     return to;
@@ -260,5 +262,6 @@ export function pruneDone(db: Db): void {
   const s = state(db);
   s.blocks.clear();
   s.lists = new Map([[0, EMPTY]]);
+  s.listIntervals = 0;
   s.facts.byList.clear();
 }

@@ -9,7 +9,7 @@ import {
 import { applyKvEvents, attributeRequest, kvNeededBy } from "./attribution-request";
 import { startStepLoop, type StepLoop } from "./step-loop";
 import { dirtyLocal, dirtySeen, flushSeen, requestsJudged } from "../../db/sqlite/attribution-seen";
-import { dirtyBlocks, flushIndex, resetIndexCache } from "../../db/sqlite/attribution-index";
+import { dirtyBlocks, flushIndex, listCacheFull, resetIndexCache } from "../../db/sqlite/attribution-index";
 import { rebuildSessionSummary } from "./session-summary";
 import { attributionLag, type AttributionLag } from "../../lib/attribution-lag";
 import { errorMessage, log } from "../observability/logger";
@@ -21,6 +21,8 @@ const KV_BATCH = 100;
  * (150k with the marks in the same rows: 21.3 MB for the replayed hour, where 200k gave 22.4).
  */
 const FLUSH_AT = 150_000;
+// The job also flushes once the cached interval lists hold ATTR_LIST_CACHE_INTERVALS intervals (listCacheFull): blocks
+// moving between tiers make a new list at every move, and only a flush lets the cache drop the ones they left.
 /** First-seen marks (sequence and local) held at most: they are written with or after the index flush. */
 const SEEN_FLUSH_AT = 2 * FLUSH_AT;
 /** Local-hash marks per round of their own (attr_local: 11.9 MB for the replayed hour at 50k, 12.8 at 100k). */
@@ -70,7 +72,7 @@ function step(db: Db, between?: () => void): AttributionRun {
   const allKv = rows.length < REQUEST_BATCH;
   const upTo = allKv ? undefined : kvNeededBy(db, Math.max(...rows.map((r) => r.arrivedAt)));
   const kvEvents = applyKvEvents(db, KV_BATCH, upTo);
-  const flushed = (allKv && kvEvents < KV_BATCH) || dirtyBlocks(db) >= FLUSH_AT;
+  const flushed = (allKv && kvEvents < KV_BATCH) || dirtyBlocks(db) >= FLUSH_AT || listCacheFull(db);
   if (flushed) while (tx(() => flushIndex(db, FLUSH_BATCH)) > 0);
   if (kvEvents === KV_BATCH) return { kvEvents, requests: 0, sessions: 0, caughtUp: false };
   let pending = pendingSessions.get(c);
