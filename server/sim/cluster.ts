@@ -157,8 +157,11 @@ export class Cluster implements WorkerHost {
       worker_id: w.id,
       overlap_blocks: this.overlap[w.slot]!,
       prefill_blocks: Math.ceil(w.pendingPrefillTokens / bs) + req.nBlocks,
+      // Blocks held only for a prefetch or a queued onboarding are not decode load. Those holds are counted in refs (a
+      // block shared by several prefetches, a system prompt, once per hold), the pool's active blocks once per block,
+      // so the difference can dip below zero: a load is never negative (the dashboard refuses such a decision).
       decode_blocks: this.tiers
-        ? w.pool.active - this.prefetcher!.heldRefs(w.id) - this.tiers.queuedRefs(w.id)
+        ? Math.max(0, w.pool.active - this.prefetcher!.heldRefs(w.id) - this.tiers.queuedRefs(w.id))
         : w.pool.active,
       busy: isBusy(w, policy),
       ...(this.tiers ? { credited_overlap: this.tiers.creditedOverlap(w, req, this.overlap[w.slot]!) } : {}),
