@@ -89,7 +89,7 @@ export const ATTR_LIST_CACHE = 40_000;
  * each offload and onboarding maps every block of a conversation to a new, longer list, and the lists they left stay
  * cached until the next flush. The offload scenario with prefetch cached 293,000 lists of 10.4 M intervals within 7,700
  * KV events (188 MB of heap), past the thread's limit, and the restarted thread did the same again. Past this bound
- * the job flushes, and the cache is cut like the list count.
+ * the job flushes, and the cache drops the lists no held block points to, then the oldest, down to three quarters.
  */
 export const ATTR_LIST_CACHE_INTERVALS = 2_000_000;
 /**

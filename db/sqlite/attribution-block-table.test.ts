@@ -36,6 +36,15 @@ describe("64-bit keys built in SQL from their halves", () => {
 });
 
 describe("block table", () => {
+  it("values gives the list ids its held keys point to, in memory (changed or not), each once", () => {
+    const t = new BlockTable(1 << 16);
+    expect(t.values()).toEqual(new Set());
+    const ks = keys(300, 7);
+    ks.forEach((k, j) => t.add(...halvesOf(k), j % 5));
+    t.set(t.find(...halvesOf(ks[0]!)), 42);
+    expect(t.values()).toEqual(new Set([1, 2, 3, 4, 0, 42]));
+  });
+
   it("probe gives a held key's slot, or the free slot addAt fills (also past a growth)", () => {
     const t = new BlockTable(16);
     const all = [...EDGES, ...keys(2_000, 9)];

@@ -247,6 +247,15 @@ export class BlockTable {
       this.rehash(this.base, -Infinity);
   }
 
+  /** Every held key's value in memory (list ids): what a cache of the lists must keep to spare reads. */
+  values(): Set<number> {
+    const out = new Set<number>();
+    const k = this.i32;
+    const f = this.f64;
+    for (let i = 0; i < this.cap; i++) if (k[(i << 3) + 2] !== EMPTY) out.add(f[(i << 2) + 2]!);
+    return out;
+  }
+
   /** Drop every entry (nothing may be dirty); the table is back to the slots it started with. */
   clear(): void {
     this.alloc(this.base);

@@ -243,11 +243,20 @@ export function intervalsOf(db: Db, hash: bigint): readonly Interval[] {
 /**
  * Once every change is written: the block table back to its slots if dirty blocks made it grow, and the cached lists,
  * past either of their bounds (lists, intervals), down to three quarters of both, oldest cached first (a list dropped
- * that a block still points to is read again when asked for; one no block points to any more is not needed again).
+ * that a block still points to is read again when asked for). Past the intervals, the lists no held block points to go
+ * first: most are lists that blocks left for newer ones since the last flush, not needed again.
  * Cutting a quarter at a time keeps the heap level instead of a sawtooth from empty to full.
  */
 export function trimCache(s: State) {
   s.blocks.trim(ATTR_BLOCK_SLOTS / 2);
+  if (s.listIntervals > ATTR_LIST_CACHE_INTERVALS) {
+    const inUse = s.blocks.values();
+    for (const [id, l] of s.lists)
+      if (id !== 0 && !inUse.has(id)) {
+        s.lists.delete(id);
+        s.listIntervals -= l.length;
+      }
+  }
   if (s.lists.size > LIST_CACHE_MAX || s.listIntervals > ATTR_LIST_CACHE_INTERVALS) {
     const lists = Math.floor((LIST_CACHE_MAX * 3) / 4);
     const intervals = Math.floor((ATTR_LIST_CACHE_INTERVALS * 3) / 4);
