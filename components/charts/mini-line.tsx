@@ -4,7 +4,8 @@ import { bucketAt, miniLinePath, type MiniLineBox } from "@/components/charts/pr
 
 // A small line chart as plain SVG: one path, dashed lines for policy changes and, with a readout, a cursor and one line
 // of text under the pointer. The Workers page draws one per worker and the Overview one per KPI, both refreshed every
-// 2 s: a chart library's instance each made those refreshes cost a sixth of the browser's main thread (docs/benchmarks.md, "Pages in the browser").
+// 2 s: a chart library's instance each made those refreshes cost about a fifth of the browser's main thread with 16
+// workers (docs/benchmarks.md, "Pages in the browser").
 
 export type MiniLinePoint = { t: number; v: number | null };
 

@@ -2,9 +2,6 @@ import { describe, expect, it, vi } from "vitest";
 import { testDb } from "../../test/db";
 import { flushIndex, IndexWriter, intervalsOf, listCacheFull, nameId, resetIndexCache } from "./attribution-index";
 import { state } from "./attribution-index-state";
-import { insertEvents } from "./ingest";
-import { attributionStep } from "../../server/jobs/attribution";
-import { minimal, parsed, type Raw } from "../../test/events";
 
 // The cached interval lists are bounded by their intervals, not only by their count: blocks that move between tiers
 // get a new, longer list at every offload and onboarding, and the lists they leave stay cached until a flush. A small
@@ -63,47 +60,5 @@ describe("the interval lists' cache", () => {
     // And from disk alone.
     resetIndexCache(db);
     for (let k = 0; k < BLOCKS; k++) expect(intervalsOf(db, H + BigInt(k))).toEqual(before[k]);
-  });
-});
-
-describe("the attribution job under a KV backlog that churns blocks", () => {
-  it("flushes once the lists' intervals pass the bound, before its dirty blocks would ask for it", () => {
-    const db = testDb();
-    // 40 blocks offloaded and onboarded 10 times each, one event per block and edit: 800 KV events, no requests, so
-    // the job's first step applies 100 of them and nothing else would make it flush.
-    const events: Raw[] = [];
-    let n = 0;
-    for (let c = 0; c < 10; c++)
-      for (let k = 0; k < 40; k++) {
-        const hashes = [String(1_000_000 + k)];
-        const t = T + c * 1_000 + k;
-        events.push(minimal["kv.stored"]({ id: `kvs-${++n}`, ts: t, worker_id: "w1", block_hashes: hashes }));
-        events.push(
-          minimal["kv.removed"]({
-            id: `kvr-${++n}`,
-            ts: t + 500,
-            worker_id: "w1",
-            block_hashes: hashes,
-            reason: "capacity",
-          }),
-        );
-      }
-    insertEvents(db, events.map(parsed));
-    const cursor = () => db.$client.prepare("SELECT value FROM attr_state WHERE key = 'kv'").pluck().get();
-    const first = attributionStep(db);
-    expect(first.kvEvents).toBe(100);
-    expect(first.caughtUp).toBe(false);
-    // 100 events: 40 blocks' lists of 1 to 2 intervals, each step of a list a new one, are far from 2,000 intervals.
-    expect(cursor()).toBeUndefined();
-    // Keep going until the cache is full: the step that fills it writes the index and the cursor.
-    let steps = 1;
-    while (cursor() === undefined && steps < 8) {
-      attributionStep(db);
-      steps++;
-    }
-    // Well before the backlog is applied (8 steps): 40 blocks × 2 × (1 + … + 10) intervals in all, 4,400.
-    expect(steps).toBeLessThan(8);
-    expect(cursor()).toBeDefined();
-    expect(state(db).listIntervals).toBeLessThanOrEqual(1_500);
   });
 });
