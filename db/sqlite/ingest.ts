@@ -16,6 +16,7 @@ import { kvRowTemplate } from "../ingest/kv-rows";
 import { compactKvRow } from "./ingest-kv";
 import { forgetKvLocations, kvListBatch, kvRowStored } from "./kv-lists";
 import { forgetClusters, registerCluster } from "./clusters";
+import { yieldToWriters } from "./write-intent";
 import type { StoreStatus } from "../rows/ingest";
 
 // The ingest hot path: plain prepared statements in one synchronous transaction per batch.
@@ -113,6 +114,8 @@ export function insertEvents(
     const deadline = performance.now() + (options.lockWaitMs ?? 0);
     for (;;) {
       const began = { yes: false };
+      // A writer on the dashboard's event loop waiting for the lock goes first (write-intent.ts).
+      yieldToWriters();
       try {
         return store(db, st, prepared, resolve, options.alsoInTransaction, began);
       } catch (err) {

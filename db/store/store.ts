@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { sql, type SQL } from "drizzle-orm";
 import { isBusy, type Db } from "../sqlite/client";
+import { writeIntent } from "../sqlite/write-intent";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { pgTransaction, type PgDb } from "../pg/client";
 import * as schema from "../pg/schema";
@@ -144,29 +145,41 @@ function sqliteTx(db: Db, inner: Store): Store["tx"] {
 }
 
 const TX_LOCK_RETRY_MS = 2;
+/**
+ * The longest a transaction waits for another connection's write lock, or the connection's busy_timeout if longer. It
+ * waits on the event loop, not blocking it, so it can wait longer than a synchronous write on the same connection
+ * (sharedDb: 250 ms): behind an attribution flush or a burst of ingest batches 250 ms was too short for a publish.
+ */
+export const TX_LOCK_WAIT_MS = 10_000;
 
 /**
- * BEGIN IMMEDIATE without blocking the thread, waiting for another connection's write lock as long as the
- * connection's busy_timeout says (openDb). SQLite's own wait would hold the event loop (every page and API call of the
- * dashboard) while an ingest or attribution thread's batch has the lock, sleeping 1, 2, 5 … 100 ms between tries,
- * while the ingest threads retry within a fraction of a millisecond: under load a publish lost the lock to them for the
- * whole 5 s and failed. Here each try asks once (busy_timeout 0 for that statement) and the event loop runs between
- * tries, 2 ms apart.
+ * BEGIN IMMEDIATE without blocking the thread, waiting for another connection's write lock up to TX_LOCK_WAIT_MS.
+ * SQLite's own wait would hold the event loop (every page and API call of the dashboard) while an ingest or
+ * attribution thread's batch has the lock. Here each try asks once (busy_timeout 0 for that statement) and the event
+ * loop runs between tries, 2 ms apart. While it waits, the ingest and attribution threads hold back their next
+ * transaction (write-intent.ts): they retry within a fraction of a millisecond and took the lock back before almost
+ * every try, so under load a publish waited out its whole deadline and failed.
  */
 async function beginImmediate(client: Db["$client"]): Promise<void> {
   const timeout = client.pragma("busy_timeout", { simple: true }) as number;
-  const deadline = performance.now() + timeout;
-  for (;;) {
-    client.pragma("busy_timeout = 0");
-    try {
-      client.exec("BEGIN IMMEDIATE");
-      return;
-    } catch (err) {
-      if (!isBusy(err) || performance.now() >= deadline) throw err;
-    } finally {
-      client.pragma(`busy_timeout = ${timeout}`);
+  const deadline = performance.now() + Math.max(timeout, TX_LOCK_WAIT_MS);
+  let waiting: (() => void) | null = null;
+  try {
+    for (;;) {
+      client.pragma("busy_timeout = 0");
+      try {
+        client.exec("BEGIN IMMEDIATE");
+        return;
+      } catch (err) {
+        if (!isBusy(err) || performance.now() >= deadline) throw err;
+      } finally {
+        client.pragma(`busy_timeout = ${timeout}`);
+      }
+      waiting ??= writeIntent().announce();
+      await new Promise((r) => setTimeout(r, TX_LOCK_RETRY_MS));
     }
-    await new Promise((r) => setTimeout(r, TX_LOCK_RETRY_MS));
+  } finally {
+    waiting?.();
   }
 }
 

@@ -2,6 +2,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/sqlite/client";
 import { forgetKvLocations, shareKvLocations } from "../../db/sqlite/kv-lists";
+import { joinWriteIntent } from "../../db/sqlite/write-intent";
 import { AppError } from "../errors";
 import { ingestBodyTallied } from "./ingest";
 import type { Sender } from "./sender";
@@ -18,15 +19,19 @@ const {
   dbFile,
   gate: shared,
   kvLocations,
+  writeIntent,
 } = workerData as {
   dbFile: string;
   gate?: SharedArrayBuffer;
   kvLocations?: SharedArrayBuffer;
+  writeIntent?: SharedArrayBuffer;
 };
 // Named so its CPU time can be told from the other threads' (bench:storage's CPU by thread).
 nameThread("sy-ingest");
 const db = openDb(dbFile, 5_000, SQLITE_CACHE_MB.ingest);
 if (kvLocations) shareKvLocations(db, kvLocations);
+// Each batch holds back while a writer on the dashboard's event loop waits for the lock (insertEvents, write-intent.ts).
+joinWriteIntent(writeIntent);
 const gate = shared ? new WriteGate(shared) : undefined;
 // The pool's checkpoint thread copies the WAL into the database file (checkpoint-worker.ts): a commit here never
 // runs the checkpoint itself, which would hold up the next batch's write turn for the time it takes.

@@ -1,5 +1,6 @@
 import type { ResourceLimits, Worker } from "node:worker_threads";
 import { KV_LOCATIONS_BYTES } from "../../db/sqlite/kv-lists";
+import { writeIntent } from "../../db/sqlite/write-intent";
 import { ingestBusySignal } from "./busy-signal";
 import { WriteGate } from "./write-gate";
 import { setIngestRunner, type IngestOutcome } from "./runner";
@@ -45,7 +46,13 @@ export class IngestPool {
       kind: "ingest",
       size,
       start: (label) =>
-        startThread("ingest", label, { dbFile, gate: this.gate, kvLocations: this.kvLocations }, { limits }),
+        startThread(
+          "ingest",
+          label,
+          // writeIntent: a writer on the event loop waiting for the lock goes before the next batch (write-intent.ts).
+          { dbFile, gate: this.gate, kvLocations: this.kvLocations, writeIntent: writeIntent().buffer },
+          { limits },
+        ),
       result: (m) => (m.reply === undefined ? undefined : { json: m.reply, tally: m.tally ?? {} }),
       failed: "ingest failed",
       // It may have died inside its write turn: the next turn forgets the KV locations it shared (write-gate.ts).

@@ -1,5 +1,6 @@
 import type { ResourceLimits, Worker } from "node:worker_threads";
 import { ingestBusySignal } from "../ingest/busy-signal";
+import { writeIntent } from "../../db/sqlite/write-intent";
 import { noteRestart, Restarts, startThread } from "../threads";
 
 /** Where the job runs: a SQLite file's path, or a PostgreSQL URL (the store of SWITCHYARD_DATABASE_URL). */
@@ -8,7 +9,8 @@ export type AttributionTarget = string | { databaseUrl: string };
 /**
  * Start cache-miss attribution in a worker thread on its own connection to the target (off the dashboard's event loop);
  * with the process's ingest busy signal (server/ingest/busy-signal.ts) it pauses between its transactions while
- * ingest is busy. A thread that stops by itself (past its heap limit, or crashed) is restarted with a log line and a
+ * ingest is busy, and on SQLite it holds back a transaction while a writer on the event loop waits for the lock
+ * (db/sqlite/write-intent.ts). A thread that stops by itself (past its heap limit, or crashed) is restarted with a log line and a
  * /metrics count; it resumes from what it had committed. The returned function stops it after its current step and
  * resolves once its connection is closed.
  */
@@ -24,7 +26,12 @@ export function startAttributionThread(
   const restarts = new Restarts();
   const start = () => {
     let failure: unknown = null;
-    worker = startThread("attribution", "attribution", { ...where, retentionHours, ingestBusy }, { limits });
+    worker = startThread(
+      "attribution",
+      "attribution",
+      { ...where, retentionHours, ingestBusy, writeIntent: writeIntent().buffer },
+      { limits },
+    );
     worker.on("error", (err) => (failure = err));
     worker.on("exit", () => {
       if (stopping) return;

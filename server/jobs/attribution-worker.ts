@@ -2,6 +2,7 @@
 // the job running continuously while behind.
 import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/sqlite/client";
+import { joinWriteIntent, yieldToWriters } from "../../db/sqlite/write-intent";
 import { connectPg } from "../../db/pg/client";
 import { runAttributionLoop } from "./attribution";
 import { pgAttribution } from "./attribution-pg";
@@ -23,11 +24,12 @@ reportThreadMemory();
  */
 const INGEST_PACE = { ratio: 4, minMs: 10, maxMs: 500 };
 
-const { dbFile, databaseUrl, retentionHours, ingestBusy } = workerData as {
+const { dbFile, databaseUrl, retentionHours, ingestBusy, writeIntent } = workerData as {
   dbFile?: string;
   databaseUrl?: string;
   retentionHours: number;
   ingestBusy?: SharedArrayBuffer;
+  writeIntent?: SharedArrayBuffer;
 };
 // Ingest keeps priority for the CPU too: while both are busy (a 2-core machine), this thread runs on what is left.
 lowerThreadPriority(10);
@@ -51,7 +53,13 @@ if (databaseUrl) {
   const db = openDb(dbFile!, 200, SQLITE_CACHE_MB.attribution);
   // Derived data: after a power loss the job re-derives whatever its last transactions wrote (cursors roll back with them).
   db.$client.pragma("synchronous = NORMAL");
-  const loop = runAttributionLoop(db, retentionHours, 1_000, Date.now, between);
+  // Then, last before each transaction: a writer on the dashboard's event loop waiting for the lock goes first.
+  joinWriteIntent(writeIntent);
+  const beforeTx = () => {
+    between?.();
+    yieldToWriters();
+  };
+  const loop = runAttributionLoop(db, retentionHours, 1_000, Date.now, beforeTx);
   stop = async () => {
     await loop.stop();
     db.$client.close();
