@@ -11,6 +11,8 @@ import { formatMs } from "../components/format";
 
 const CONTROL_TOKEN = "e2e-sim-control-token-tiers-0123456789";
 const SPEED = 24;
+/** How far ahead of the wall clock a retry's simulated clock starts, per retry (the test's timeout at SPEED, and more). */
+const RETRY_CLOCK_OFFSET_MS = 5 * 3_600_000;
 let sim: ChildProcess | null = null;
 
 test.describe.configure({ timeout: 600_000 });
@@ -102,12 +104,18 @@ test("offload, then prefetch, turned on in the forms: recomputes become host hit
       comment: "e2e: the offload scenario's own policies (no offload, no prefetch)",
     });
   }
+  // A retry's cluster starts its clock past everything an earlier attempt simulated (at SPEED, ten minutes of an attempt
+  // are four simulated hours): the phases below are time ranges, and an earlier attempt's offload traffic in them made
+  // the retry's "off" phase look like offload.
+  const start = Date.now() + testInfo.retry * RETRY_CLOCK_OFFSET_MS;
   const started = startSimProcess(
     [
       "--scenario",
       "offload",
       "--seed",
       "5",
+      "--start",
+      String(start),
       "--speed",
       String(SPEED),
       "--dashboard",
