@@ -19,10 +19,15 @@ async function sessionsWithDiverged(request: APIRequestContext, run: string): Pr
   return (list?.items ?? []).filter((r) => r.diverged > 0 && r.sessionId.startsWith(`${run}-s`));
 }
 
-const SEED = 1;
+/**
+ * The simulator's seed: a retry takes another. Content hashes follow the seed alone, so a retry with the first
+ * attempt's seed sent the same blocks again: they were cached before, and its misses were judged evicted, not diverged
+ * (CI: no diverged session in 90 s on the retry).
+ */
+const seedFor = (retry: number) => 1 + retry;
 
 /** Run the simulator into the dashboard; its sessions are named after the run's prefix (seed and start). */
-function runSimulator(baseURL: string, start: number): Promise<number> {
+function runSimulator(baseURL: string, seed: number, start: number): Promise<number> {
   const args = [
     ...nodeArgs("sim"),
     "--scenario",
@@ -31,7 +36,7 @@ function runSimulator(baseURL: string, start: number): Promise<number> {
     "--duration",
     "120",
     "--seed",
-    String(SEED),
+    String(seed),
     "--start",
     String(start),
     "--dashboard",
@@ -55,9 +60,10 @@ test("preamble: diverged misses in a trace, the unstable-prefix finding, and a t
 }, testInfo) => {
   // Only this run's sessions: others on the dashboard (an imported trace) can have diverged turns and no decisions.
   const start = Date.now() - 180_000;
-  const run = runPrefix(SEED, start);
+  const seed = seedFor(testInfo.retry);
+  const run = runPrefix(seed, start);
   const sent = Date.now();
-  expect(await runSimulator(baseURL!, start)).toBe(0);
+  expect(await runSimulator(baseURL!, seed, start)).toBe(0);
   console.log(`sessions: the simulator posted its two minutes in ${Date.now() - sent} ms`);
   await expect
     .poll(async () => (await sessionsWithDiverged(request, run)).length, { timeout: 90_000, intervals: [1_000] })
@@ -83,7 +89,11 @@ test("preamble: diverged misses in a trace, the unstable-prefix finding, and a t
     .toBe(true);
   console.log(`sessions: the unstable-prefix finding is there; its slowest read took ${slowest} ms`);
   await page.goto("/routing?range=1h");
-  await expect(page.getByTestId("finding-unstable-prefix")).toContainText("strip_anthropic_preamble");
+  // The API answered; the page's own reads of the hour on PostgreSQL, beside two other dashboards on CI's 2 cores,
+  // once took longer than the 20 s default (the finding was there). What the page shows is checked, not how fast.
+  await expect(page.getByTestId("finding-unstable-prefix")).toContainText("strip_anthropic_preamble", {
+    timeout: 60_000,
+  });
 
   await page.goto("/sessions?range=1h");
   await expect(page.getByRole("heading", { name: "Sessions", level: 1 })).toBeVisible();
