@@ -16,9 +16,11 @@ export default async function globalTeardown(): Promise<void> {
     process.env.SWITCHYARD_E2E_PG_STATE,
   ];
   for (const state of states) if (state) fs.rmSync(state, { force: true });
+  const runDir = process.env.SWITCHYARD_E2E_RUN_DIR;
+  // Read before the database goes: the PostgreSQL dashboard is still running, and its jobs' next queries fail then.
+  const errors = runDir && fs.existsSync(runDir) ? errorLines(runDir) : [];
   const server = process.env.SWITCHYARD_TEST_DATABASE_URL;
   if (server && process.env.SWITCHYARD_E2E_PG_DB) await dropE2eDatabase(server, process.env.SWITCHYARD_E2E_PG_DB);
-  const runDir = process.env.SWITCHYARD_E2E_RUN_DIR;
   if (!runDir || !fs.existsSync(runDir)) return;
   const secrets = [
     process.env.SWITCHYARD_E2E_TOKEN ?? "",
@@ -31,7 +33,6 @@ export default async function globalTeardown(): Promise<void> {
     throw new Error(`secrets reached a dashboard log (kept in ${runDir} to read):\n${found.join("\n")}`);
   console.log(`e2e: no dashboard log holds any of the ${new Set(secrets).size} secrets this run created`);
   // Printed only once no secret was found in the logs.
-  const errors = errorLines(runDir);
   if (errors.length > 0) console.log(`e2e: dashboard errors (some are specs' own bad input):\n${errors.join("\n")}`);
   fs.rmSync(runDir, { recursive: true, force: true });
 }
