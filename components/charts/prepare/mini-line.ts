@@ -20,17 +20,20 @@ export function miniLineY(v: number, box: MiniLineBox): number {
 export function miniLinePath(values: readonly (number | null)[], box: MiniLineBox): string {
   const parts: string[] = [];
   let run: string[] = [];
+  /** The y of the run's first point (all a lone point's stroke needs). */
+  let firstY = 0;
   const flush = (lastIndex: number) => {
     if (run.length === 1) {
       const x = lastIndex + 0.5;
-      const y = run[0]!.split(" ")[1]!;
-      parts.push(`M${round(x - LONE_HALF_WIDTH)} ${y}H${round(x + LONE_HALF_WIDTH)}`);
+      parts.push(`M${round(x - LONE_HALF_WIDTH)} ${firstY}H${round(x + LONE_HALF_WIDTH)}`);
     } else if (run.length > 1) parts.push(`M${run.join("L")}`);
     run = [];
   };
   values.forEach((v, i) => {
-    if (v === null || !Number.isFinite(v)) flush(i - 1);
-    else run.push(`${i + 0.5} ${miniLineY(v, box)}`);
+    if (v === null || !Number.isFinite(v)) return flush(i - 1);
+    const y = miniLineY(v, box);
+    if (run.length === 0) firstY = y;
+    run.push(`${i + 0.5} ${y}`);
   });
   flush(values.length - 1);
   return parts.join("");
