@@ -106,8 +106,14 @@ export const ATTR_SEEN_SLOTS = 1 << 18;
  * false positives rise: each one costs a lookup, never a wrong answer.
  */
 export const ATTR_FILTER_BITS = 1 << 28;
-/** PostgreSQL's attribution: blocks and local marks cached; all dropped past it. */
-export const PG_ATTR_CACHE = 1_000_000;
+/**
+ * PostgreSQL's attribution: estimated heap bytes of the blocks (with their intervals) and local marks it keeps read
+ * (server/jobs/attribution-pg-index.ts, which says how it estimates). Past it the job writes what changed and drops
+ * the oldest read down to three quarters. The earlier bound, 1,000,000 blocks, counted entries: blocks moved between
+ * tiers for three simulated hours (offload with prefetch) held 77,000 blocks of up to 64 intervals, over 300 MB, and
+ * the thread (160 MB) ran out of memory three times before it caught up.
+ */
+export const PG_ATTR_CACHE_BYTES = 48 * 1024 * 1024;
 
 // ---- Previews ----
 

@@ -33,7 +33,6 @@ import { causesRowOf, retentionVersionOf } from "./attribution-causes";
 import { keyAt, PgIndex } from "./attribution-pg-index";
 import { summaryRowOf } from "./session-summary";
 import type { AttributionRun } from "./attribution";
-import { PG_ATTR_CACHE } from "../../lib/memory-bounds";
 
 // The attribution job on PostgreSQL: the SQLite job's steps (attribution.ts, attribution-request.ts) in the same
 // order and batches, over the rows of db/pg/attribution.ts and the index of attribution-pg-index.ts, so the same
@@ -45,8 +44,6 @@ const REQUEST_BATCH = 25;
 const TOOL_BATCH = 5_000;
 /** Changed blocks and marks held before they are written with the cursors. */
 const FLUSH_AT = 50_000;
-/** Blocks (and local hashes) kept in memory after a flush. */
-const CACHE_MAX = PG_ATTR_CACHE;
 const SUMMARY_EVERY_MS = 2_000;
 const SUMMARY_EVERY_TURNS = 2_000;
 const SUMMARY_MAX_PENDING = 2_000;
@@ -224,7 +221,7 @@ export async function flush(job: PgAttribution, ix: PgIndex): Promise<void> {
   await summarize(job);
   const f = ix.flush();
   await pgTransaction(job.pg.$client, (tx) => writeAttributionStatePg(tx, f));
-  ix.written(CACHE_MAX);
+  ix.written();
 }
 
 /**
@@ -253,7 +250,7 @@ async function step(job: PgAttribution): Promise<AttributionRun> {
   const upTo = allKv ? Number.MAX_SAFE_INTEGER : await kvNeededBy(job, Math.max(...rows.map((r) => r.arrivedAt)));
   const kvEvents = await applyKvEvents(job, ix, KV_BATCH, upTo);
   if (kvEvents === KV_BATCH) {
-    if (ix.dirty >= FLUSH_AT) await flush(job, ix);
+    if (ix.dirty >= FLUSH_AT || ix.cacheFull()) await flush(job, ix);
     return { kvEvents, requests: 0, sessions: 0, caughtUp: false };
   }
   const causes = await judge(job, ix, rows);
@@ -269,7 +266,8 @@ async function step(job: PgAttribution): Promise<AttributionRun> {
   const caughtUp = rows.length < REQUEST_BATCH && tools.length < TOOL_BATCH && settledAll;
   job.turns += rows.length;
   const due = performance.now() - job.lastSummary >= SUMMARY_EVERY_MS && job.turns >= SUMMARY_EVERY_TURNS;
-  const flushing = caughtUp || ix.dirty >= FLUSH_AT;
+  // A full cache is written and trimmed too (PG_ATTR_CACHE_BYTES): blocks moved between tiers grow long interval lists.
+  const flushing = caughtUp || ix.dirty >= FLUSH_AT || ix.cacheFull();
   const sessions = flushing || job.touched.size >= SUMMARY_MAX_PENDING || due ? job.touched.size : 0;
   if (flushing) await flush(job, ix);
   else if (sessions > 0) await summarize(job);
