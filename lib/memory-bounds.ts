@@ -109,9 +109,10 @@ export const ATTR_FILTER_BITS = 1 << 28;
 /**
  * PostgreSQL's attribution: estimated heap bytes of the blocks (with their intervals) and local marks it keeps read
  * (server/jobs/attribution-pg-index.ts, which says how it estimates). Past it the job writes what changed and drops
- * the oldest read down to three quarters. The earlier bound, 1,000,000 blocks, counted entries: blocks moved between
- * tiers for three simulated hours (offload with prefetch) held 77,000 blocks of up to 64 intervals, over 300 MB, and
- * the thread (160 MB) ran out of memory three times before it caught up.
+ * the oldest read down to three quarters. The earlier bound, 1,000,000 blocks, counted entries, and a million blocks
+ * alone are about 135 MB of the thread's 160: the steady scenario's hour sent at once (0.9 M blocks) ran the thread out
+ * of memory 20 times before it caught up, and three simulated hours of blocks moved between tiers (77,000 blocks of
+ * about 40 intervals each, some 300 MB by this estimate) three times.
  */
 export const PG_ATTR_CACHE_BYTES = 48 * 1024 * 1024;
 
