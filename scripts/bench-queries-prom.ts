@@ -1,10 +1,12 @@
 // bench:queries against Prometheus: the workers-page series beside the equivalent PromQL on the same samples.
-import superjson from "superjson";
 import { bucketStep } from "../server/analysis/workers";
 import { chartQueries, promRangeQuery, type PromResult } from "./bench-prometheus";
 import { workerKey } from "../lib/worker-key";
+import { serializeOutput } from "../server/trpc/transformer";
 import { CALLS, quantile, WARMUP, type Caller } from "./bench-queries-time";
 
+/** The response body's text as the tRPC route makes it (its transformer's envelope, JSON.stringify'd). */
+const encode = (out: unknown) => JSON.stringify(serializeOutput(out));
 type SeriesOut = Awaited<ReturnType<Caller["workers"]["series"]>>;
 const RANGES = [
   ["1h", 3_600_000],
@@ -36,7 +38,7 @@ function agreement(s: SeriesOut, prom: PromResult, column: "hitRate" | "util"): 
  * query) so load from elsewhere on the machine hits all three alike. The workers page's call draws both charts and
  * "both-charts" compares it with the two queries; each per-chart line times the call for that chart alone (`chart`),
  * as a panel showing one chart asks, against its Prometheus query. First ratio: the procedure call over Prometheus's engine time (stats=all: no HTTP, no JSON);
- * second: the call plus its superjson encoding over Prometheus's HTTP round trip (its JSON encoding included).
+ * second: the call plus its encoding as the tRPC route sends it (server/trpc/transformer.ts) over Prometheus's HTTP round trip (its JSON encoding included).
  * `cluster`: a fleet's comparison, the page scoped to that cluster against queries selecting `{cluster="…"}`.
  */
 export async function compareWithPrometheus(caller: Caller, url: string, end: number, engine = "", cluster?: string) {
@@ -74,13 +76,13 @@ export async function compareWithPrometheus(caller: Caller, url: string, end: nu
       const s0 = performance.now();
       const out = await series(chart);
       const s1 = performance.now();
-      superjson.stringify(out);
+      encode(out);
       sw.push(s1 - s0);
       wire.push(performance.now() - s0);
     };
     // Warm-up rounds, untimed, as timeProcedures does (each call and query once a round).
     for (let i = 0; i < WARMUP; i++) {
-      for (const chart of [undefined, "hitRate", "util"] as const) superjson.stringify(await series(chart));
+      for (const chart of [undefined, "hitRate", "util"] as const) encode(await series(chart));
       await prom(q.hitRate);
       await prom(q.kvUtilization);
     }
@@ -105,7 +107,7 @@ export async function compareWithPrometheus(caller: Caller, url: string, end: nu
     const line = (name: string, sw: number[], wire: number[], theirs: number[], wall: number[]) =>
       console.log(
         `vs prometheus: ${engine}${name} ${preset} ${ratio(sw, theirs)} (Switchyard series ${ms(sw)}, Prometheus engine ${ms(theirs)}); ` +
-          `serialized: ${ratio(wire, wall)} (Switchyard + superjson ${ms(wire)}, Prometheus over HTTP ${ms(wall)})`,
+          `serialized: ${ratio(wire, wall)} (Switchyard + encoding ${ms(wire)}, Prometheus over HTTP ${ms(wall)})`,
       );
     line("hit-rate", t.swHit, t.wireHit, t.hit, t.hitWall);
     line("kv-utilization", t.swKv, t.wireKv, t.kv, t.kvWall);

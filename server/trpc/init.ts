@@ -1,10 +1,10 @@
 import "server-only";
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
-import superjson from "superjson";
 import { ZodError } from "zod";
 import type { Store } from "../../db/store/store";
 import { satisfies, type Actor, type Requirement } from "../auth/roles";
 import { AppError } from "../errors";
+import { transformer } from "./transformer";
 
 /**
  * Request-free context: everything a procedure needs, injectable in tests. store is the one store every procedure
@@ -59,7 +59,7 @@ const t = initTRPC
   .context<InnerContext>()
   .meta<Meta>()
   .create({
-    transformer: superjson,
+    transformer,
     errorFormatter({ shape, error }) {
       const masked = shape.data.httpStatus >= 500;
       return {
