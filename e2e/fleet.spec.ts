@@ -1,9 +1,9 @@
 import type { ChildProcess } from "node:child_process";
-import { expect, test } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Locator } from "@playwright/test";
 import { adminApi, adminMutation } from "./fixtures/auth";
 import { startSimProcess } from "../test/sim-process";
 import { fleetControlPath } from "../server/sim/fleet-names";
-import { apiQuery } from "./fixtures/telemetry";
+import { apiQuery, tryApiQuery } from "./fixtures/telemetry";
 
 // The simulated fleet end to end: one simulator process runs production (two models) and staging, posting to the
 // dashboard over HTTP. The fleet table shows both clusters' models side by side, the Workers page tells staging's w1
@@ -33,6 +33,23 @@ async function running(
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as Record<string, { version: number; document: unknown }>)[kind]!;
+}
+
+/** The latest retention version published for a scope (0: none yet, which the query answers as null). */
+async function publishedIn(request: APIRequestContext, cluster: string): Promise<number> {
+  const latest = await tryApiQuery<{ version: number }>(request, "policies.latest", { cluster, kind: "retention" });
+  return latest?.version ?? 0;
+}
+
+/**
+ * Fill the panel's first TTL with `ttl`, or with `ttl` + 60 when it shows `ttl` already (a retry: its first attempt
+ * published that very value, and an unchanged form cannot be published). Returns the value filled.
+ */
+async function changedTtl(panel: Locator, ttl: string): Promise<string> {
+  const field = panel.getByLabel("TTL (s)").first();
+  const value = (await field.inputValue()) === ttl ? String(Number(ttl) + 60) : ttl;
+  await field.fill(value);
+  return value;
 }
 
 test("a simulated fleet: both clusters side by side, workers told apart, a change published to staging only", async ({
@@ -114,7 +131,7 @@ test("a simulated fleet: both clusters side by side, workers told apart, a chang
   const before = (await running(url, "staging", "retention")).version;
   await page.goto("/policies?kind=retention&cluster=staging");
   const panel = page.getByRole("tabpanel", { name: /^Retention/ });
-  await panel.getByLabel("TTL (s)").first().fill("1800");
+  const stagingTtl = await changedTtl(panel, "1800");
   await panel.getByRole("button", { name: "Review changes" }).click();
   await panel.getByLabel("Comment").fill("staging: shorter system-prompt TTL");
   await panel.getByRole("button", { name: /^Publish v\d+$/ }).click();
@@ -123,25 +140,30 @@ test("a simulated fleet: both clusters side by side, workers told apart, a chang
   await expect(page.getByTestId("rollout-fleet-production")).toHaveCount(0);
   const staging = await running(url, "staging", "retention");
   expect(staging.version).toBeGreaterThan(before);
-  expect(JSON.stringify(staging.document)).toContain('"ttl_seconds":1800');
+  expect(JSON.stringify(staging.document)).toContain(`"ttl_seconds":${stagingTtl}`);
   expect((await running(url, "production", "retention")).version).toBe(0);
 
   // A retention change for production's second model: its scope is picked from the menu, the version is that
-  // scope's own v1, and it reaches the gpt-oss workers only (qwen's, in the same cluster, keep version 0).
+  // scope's own (v1 on a first attempt), and it reaches the gpt-oss workers only (qwen's, in the same cluster, keep
+  // version 0).
   await page.goto("/policies?kind=retention&cluster=production");
   await page.getByLabel("Scope", { exact: true }).selectOption(`production@${GPT}`);
   await expect(page).toHaveURL(new RegExp(`cluster=production%40${GPT}`));
   const gptPanel = page.getByRole("tabpanel", { name: /^Retention/ });
-  await gptPanel.getByLabel("TTL (s)").first().fill("900");
+  const gptTtl = await changedTtl(gptPanel, "900");
   await gptPanel.getByRole("button", { name: "Review changes" }).click();
   await gptPanel.getByLabel("Comment").fill("gpt-oss: shorter system-prompt TTL");
-  await gptPanel.getByRole("button", { name: "Publish v1" }).click();
-  await expect(gptPanel.getByText("Published v1.")).toBeVisible();
+  const publish = gptPanel.getByRole("button", { name: /^Publish v\d+$/ });
+  const version = Number((await publish.textContent())!.replace(/\D+/g, ""));
+  // The scope's own numbering: v1 unless an earlier attempt of this test published there already.
+  expect(version).toBe(1 + (await publishedIn(request, `production@${GPT}`)));
+  await publish.click();
+  await expect(gptPanel.getByText(`Published v${version}.`)).toBeVisible();
   await expect(page.getByTestId("rollout-fleet-production-gpt")).toContainText("in sync", { timeout: 60_000 });
   await expect(page.getByTestId("rollout-fleet-production")).toHaveCount(0);
   const gpt = await running(url, "production", "retention", GPT);
-  expect(gpt.version).toBe(1);
-  expect(JSON.stringify(gpt.document)).toContain('"ttl_seconds":900');
+  expect(gpt.version).toBe(version);
+  expect(JSON.stringify(gpt.document)).toContain(`"ttl_seconds":${gptTtl}`);
   expect((await running(url, "production", "retention", QWEN)).version).toBe(0);
   expect((await running(url, "production", "retention")).version).toBe(0);
 });
