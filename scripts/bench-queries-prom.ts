@@ -1,6 +1,6 @@
 // bench:queries against Prometheus: the workers-page series beside the equivalent PromQL on the same samples.
 import { bucketStep } from "../server/analysis/workers";
-import { chartQueries, promRangeQuery, type PromResult } from "./bench-prometheus";
+import { chartQueries, openPromClient, type PromClient, type PromResult } from "./bench-prometheus";
 import { workerKey } from "../lib/worker-key";
 import { serializeOutput } from "../server/trpc/transformer";
 import { CALLS, quantile, WARMUP, type Caller } from "./bench-queries-time";
@@ -42,6 +42,21 @@ function agreement(s: SeriesOut, prom: PromResult, column: "hitRate" | "util"): 
  * `cluster`: a fleet's comparison, the page scoped to that cluster against queries selecting `{cluster="…"}`.
  */
 export async function compareWithPrometheus(caller: Caller, url: string, end: number, engine = "", cluster?: string) {
+  const client = openPromClient(url);
+  try {
+    await compareRanges(caller, client, end, engine, cluster);
+  } finally {
+    await client.close();
+  }
+}
+
+async function compareRanges(
+  caller: Caller,
+  client: PromClient,
+  end: number,
+  engine: string,
+  cluster: string | undefined,
+) {
   for (const [preset, span] of RANGES) {
     const step = bucketStep(span);
     const q = chartQueries(step, cluster);
@@ -49,9 +64,10 @@ export async function compareWithPrometheus(caller: Caller, url: string, end: nu
     const scope = cluster === undefined ? {} : { cluster };
     const series = (chart?: "util" | "hitRate") => caller.workers.series({ range: { preset }, chart, ...scope });
     // Points on step boundaries, as Grafana aligns them: Prometheus's point at T covers Switchyard's bucket [T − step, T).
-    const prom = (query: string) => promRangeQuery(url, query, from - (from % step) + step, end - (end % step), step);
+    const prom = (query: string, withSeries = false) =>
+      client.rangeQuery(query, from - (from % step) + step, end - (end % step), step, withSeries);
     const first = await series();
-    const [hit, kv] = [await prom(q.hitRate), await prom(q.kvUtilization)];
+    const [hit, kv] = [await prom(q.hitRate, true), await prom(q.kvUtilization, true)];
     const a = agreement(first, hit, "hitRate");
     const b = agreement(first, kv, "util");
     console.log(
