@@ -1,7 +1,7 @@
 "use client";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { formatCount, formatMs, formatPercent, formatTime } from "@/components/format";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { usePolicyScope } from "./cluster-scope";
@@ -10,6 +10,7 @@ import { IMPACT_WINDOW_CHOICES } from "@/lib/impact-window";
 import type { PolicyKind } from "@/lib/policies/policies";
 import type { AppRouter } from "@/server/trpc/root";
 import { describeGuard } from "./guard-form";
+import { answeredTargets, impactBehind } from "./impact-sync";
 import { impactSentence, predictionWords, rate, sidesWords, windowWords } from "./impact-words";
 
 type Impact = inferRouterOutputs<AppRouter>["policies"]["impact"];
@@ -206,6 +207,15 @@ export function ImpactPanel({ kind, version }: { kind: PolicyKind; version: numb
     refetchInterval: REFRESH_MS,
     placeholderData: keepPreviousData,
   });
+  // The rollout table's query (the same one, polled by the page): when it has seen more targets answer this version
+  // than the panel shows, the panel refetches rather than waiting for its own next poll.
+  const rollout = useQuery(trpc.policies.rollout.queryOptions({ cluster }));
+  const answered = answeredTargets(rollout.data ?? [], kind, version);
+  const shown = q.data?.targets.length;
+  const { refetch } = q;
+  useEffect(() => {
+    if (impactBehind(answered, shown)) void refetch();
+  }, [answered, shown, refetch]);
   const id = `${kind}-impact-${version}`;
   return (
     <section className="policies-compare" aria-labelledby={`${id}-heading`} data-testid={`${kind}-impact`}>
