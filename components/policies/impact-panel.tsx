@@ -99,7 +99,7 @@ function TargetMeasured({ t, impact }: { t: Measured; impact: Impact }) {
             </p>
           )}
           <div className="table-wrap">
-            <table className="data-table" aria-label={`Impact on ${t.target}`}>
+            <table className="data-table impact-table" aria-label={`Impact on ${t.target}`}>
               <thead>
                 <tr>
                   <th scope="col">Metric</th>
