@@ -1,12 +1,9 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openDb } from "../../db/sqlite/client";
 import { sqliteStore } from "../../db/store/store";
 import { writeIntent } from "../../db/sqlite/write-intent";
 import { ndjson, stats, T0 } from "../../test/events";
-import { IngestPool } from "./worker-pool";
+import { useIngestPool } from "../../test/ingest-pool";
 
 // A write on the dashboard's event loop (store.tx: a policy publish) against ingest threads that store one batch after
 // another: the threads hold back while it waits (db/sqlite/write-intent.ts), so it gets the lock at the next commit
@@ -14,21 +11,7 @@ import { IngestPool } from "./worker-pool";
 
 const NDJSON = "application/x-ndjson";
 const BATCH = 300;
-let dir: string;
-let file: string;
-let pool: IngestPool;
-
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-intent-"));
-  file = path.join(dir, "db.sqlite");
-  openDb(file).$client.close();
-  pool = new IngestPool(file, 2);
-});
-
-afterAll(async () => {
-  await pool.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const temp = useIngestPool("switchyard-intent-");
 
 describe("a transaction on the event loop while ingest threads store batches back to back", () => {
   it("takes the lock after a batch or two, not after the flood", async () => {
@@ -44,12 +27,12 @@ describe("a transaction on the event loop while ingest threads store batches bac
             stats(`f${k % 8}`, T0 + k * 300_000 + i * 1000, i, i, { id: `f${k}-${i}` }),
           ),
         );
-        await pool.run(body, NDJSON);
+        await temp.pool.run(body, NDJSON);
         committed++;
       }
     };
     const senders = [sender(), sender(), sender(), sender()];
-    const db = openDb(file, 250);
+    const db = openDb(temp.file, 250);
     db.$client.exec("CREATE TABLE IF NOT EXISTS probe (x INTEGER)");
     const store = sqliteStore(db);
     const during: number[] = [];
