@@ -245,14 +245,20 @@ export async function listStatuses(s: Store): Promise<StatusRow[]> {
   return s.db.select().from(r).orderBy(asc(r.targetId), asc(r.kind));
 }
 
-/** Insert or replace one target's status for a kind. */
+/**
+ * Insert or replace one target's status for a kind. In a transaction of its own (or the caller's): the reconciler
+ * writes these on the dashboard's event loop, and a bare statement there would wait for an ingest or attribution
+ * batch's write lock inside SQLite (blocking the thread) and fail "database is locked" after the connection's 250 ms.
+ */
 export async function putStatus(s: Store, row: StatusRow): Promise<void> {
-  const { rolloutStatus: r } = s.t;
   const { targetId: _t, kind: _k, ...rest } = row;
-  await s.db
-    .insert(r)
-    .values(row)
-    .onConflictDoUpdate({ target: [r.targetId, r.kind], set: rest });
+  await s.tx(async (t) => {
+    const { rolloutStatus: r } = t.t;
+    await t.db
+      .insert(r)
+      .values(row)
+      .onConflictDoUpdate({ target: [r.targetId, r.kind], set: rest });
+  });
 }
 
 export type PolicyMark = {

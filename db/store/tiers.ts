@@ -118,8 +118,16 @@ export type KvbmSample = {
   diskHitRate: number | null;
 };
 
-/** Add one KVBM scrape's block movements to its worker's minute; the latest non-null hit rates win. */
-export async function addKvbmSample(s: Store, v: KvbmSample): Promise<void> {
+/**
+ * Add one KVBM scrape's block movements to its worker's minute; the latest non-null hit rates win. A transaction of
+ * its own, like putStatus: a scraper pass runs on the event loop, where a bare write would block on another
+ * connection's lock.
+ */
+export async function addKvbmSample(store: Store, v: KvbmSample): Promise<void> {
+  await store.tx((s) => upsertKvbm(s, v));
+}
+
+async function upsertKvbm(s: Store, v: KvbmSample): Promise<void> {
   const k = s.t.kvbm1m;
   const add = (c: AnyColumn) => sql`${c} + excluded.${sql.identifier(c.name)}`;
   const kept = (c: AnyColumn) => sql`coalesce(excluded.${sql.identifier(c.name)}, ${c})`;

@@ -1,4 +1,8 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { openDb } from "../../db/sqlite/client";
 import { listStatuses, listTargets, type TargetRow } from "../../db/store/control";
 import { sqliteStore } from "../../db/store/store";
 import { publishVersion, upsertTarget } from "./publish";
@@ -249,6 +253,39 @@ describe("reconcileOnce", () => {
     await ctx.publish({ temperature: 2 }, 2);
     await new Promise((r) => setTimeout(r, 50));
     expect((await ctx.status())?.appliedVersion).toBe(2);
+  });
+
+  it("records its outcomes while another connection holds the write lock past the busy timeout", async () => {
+    // The dashboard's shared connection waits 250 ms inside SQLite; an ingest or attribution batch can hold the lock
+    // longer. The lock here is released by a timer, which fires only if the pass waits on the event loop.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "reconcile-lock-"));
+    const [a, b] = [openDb(path.join(dir, "s.db"), 250), openDb(path.join(dir, "s.db"))];
+    try {
+      const db = sqliteStore(a);
+      const fake = new FakeTarget();
+      await upsertTarget(db, target("sim", ["routing"]), "test", T0);
+      await publishVersion(db, {
+        cluster: "default",
+        kind: "routing",
+        document: {},
+        baseVersion: null,
+        author: "a",
+        comment: "",
+        now: T0,
+      });
+      b.$client.exec("BEGIN IMMEDIATE");
+      setTimeout(() => b.$client.exec("COMMIT"), 400);
+      await reconcileOnce(db, { sim: () => fake }, T0, BACKOFF);
+      expect(fake.pushes).toHaveLength(1);
+      expect((await listStatuses(db)).map((s) => [s.targetId, s.state, s.appliedVersion])).toEqual([
+        ["sim", "in_sync", 1],
+      ]);
+    } finally {
+      if (b.$client.inTransaction) b.$client.exec("ROLLBACK");
+      a.$client.close();
+      b.$client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
