@@ -132,23 +132,38 @@ export function bytewise(s: Store, text: SQL | Column): SQL {
 }
 
 /**
- * The integers `value` takes over a group's rows, as one cell: SQLite's json_group_array (JSON text); PostgreSQL's
- * big-endian 64-bit integers packed in a bytea (string_agg of int8send). Printing the integers as text was half of
- * PostgreSQL's time on the workers chart's 7,680 buckets, and parsing it most of ours; a bytea prints as hex, which
- * the driver turns back into bytes natively (json_agg had taken twice as long again). Read it with integersOf. In no
- * defined order, but every array of one group lists its rows in the same order (the aggregates step through the group
- * together), so arrays selected side by side line up. `value` is never NULL and fits 53 bits (times in ms, sums).
+ * PostgreSQL's cell of bytes aggregated over a group (`parts`: an expression of bytea per row), sent as base64 text:
+ * a bytea is sent as hex, twice its size, and the workers chart's hour (64 rows of 1.9 KB) came to 245 KB a call. The
+ * reply's size set the tail: 64 such rows took 1.4–1.6 ms at the median and 3.9–5.0 ms at p95 as hex, 0.5–0.9 and
+ * 1.7–2.1 ms as base64 (docs/benchmarks.md). Read it with bytesOf.
  */
-export function integerArray(s: Store, value: SQL): SQL<string | Uint8Array> {
+export function packedBytes(parts: SQL): SQL<string> {
+  return sql<string>`encode(string_agg(${parts}, ''::bytea), 'base64')`;
+}
+
+/** A packedBytes cell as bytes (base64 text; the newlines PostgreSQL puts in every 76 characters are skipped). */
+export function bytesOf(cell: unknown): Buffer {
+  return Buffer.from(cell as string, "base64");
+}
+
+/**
+ * The integers `value` takes over a group's rows, as one cell: SQLite's json_group_array (JSON text); PostgreSQL's
+ * big-endian 64-bit integers packed in bytes (string_agg of int8send, as packedBytes). Printing the integers as text
+ * was half of PostgreSQL's time on the workers chart's 7,680 buckets, and parsing it most of ours (json_agg had taken
+ * twice as long again). Read it with integersOf. In no defined order, but every array of one group lists its rows in
+ * the same order (the aggregates step through the group together), so arrays selected side by side line up. `value`
+ * is never NULL and fits 53 bits (times in ms, sums).
+ */
+export function integerArray(s: Store, value: SQL): SQL<string> {
   return s.engine === "sqlite"
     ? sql<string>`json_group_array(${value})`
-    : sql<Uint8Array>`string_agg(int8send((${value})::bigint), ''::bytea)`;
+    : packedBytes(sql`int8send((${value})::bigint)`);
 }
 
 /** An integerArray's cell as numbers. */
 export function integersOf(s: Store, cell: unknown): number[] {
   if (s.engine === "sqlite") return JSON.parse(cell as string) as number[];
-  const b = cell as Uint8Array;
+  const b = bytesOf(cell);
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const out = new Array<number>(b.byteLength >>> 3);
   for (let k = 0, i = 0; k < out.length; k++, i += 8) out[k] = v.getInt32(i) * 4294967296 + v.getUint32(i + 4);

@@ -1,7 +1,7 @@
 import { and, eq, gt, gte, lt, sql, type SQL } from "drizzle-orm";
 import { workerChart30s, workerChartSeal } from "../pg/schema/rollups";
 import { CHART_CHUNK_MS, CHART_RESOLUTION } from "../pg/chart-chunks";
-import { bucketOf, fieldsOf, indexed, integerArray, integersOf, rawRows } from "./sql";
+import { bucketOf, bytesOf, fieldsOf, indexed, integerArray, integersOf, packedBytes, rawRows } from "./sql";
 import type { Store } from "./store";
 import { MAX_WORKERS, rollupScan, type RollupRead } from "./workers";
 
@@ -70,9 +70,9 @@ function ratioColumn(s: Store): {
     };
   return {
     width: 1,
-    cells: (num, den) => [sql`string_agg(${ratioBytes(num, den)}, ''::bytea)`],
+    cells: (num, den) => [packedBytes(ratioBytes(num, den))],
     read: ([cell]) => {
-      const b = cell as Uint8Array;
+      const b = bytesOf(cell);
       const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
       const out = new Array<number | null>(b.byteLength >>> 3);
       for (let k = 0; k < out.length; k++) {
@@ -145,7 +145,7 @@ function chunkedColumns(
     );
   const x = packed.unionAll(rows as never).as("x") as unknown as Record<"w" | "t" | "u" | "h", SQL.Aliased>;
   // In no order (an ORDER BY in the aggregates doubled the query's time): placed in time order by the caller.
-  const agg = (v: SQL.Aliased) => sql`string_agg(${v}, ''::bytea)`;
+  const agg = (v: SQL.Aliased) => packedBytes(sql`${v}`);
   return s.db
     .select({
       workerId: sql`${x.w}`,
@@ -165,7 +165,7 @@ function chunkedColumns(
  */
 function placedRow(r: unknown[], from: number, to: number, step: number, util: boolean, hit: boolean): WorkerColumns {
   const view = (cell: unknown) => {
-    const b = cell as Uint8Array;
+    const b = bytesOf(cell);
     return new DataView(b.buffer, b.byteOffset, b.byteLength);
   };
   const t = view(r[1]);
