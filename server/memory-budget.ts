@@ -85,8 +85,8 @@ export function processEnv(name: CompiledName): Record<string, string> {
  * V8 flags of the dashboard process besides its limits. `--single-threaded-gc`: each thread collects its own garbage,
  * without V8's helper threads. On two cores the helpers compete with the ingest threads for the same CPU and cost
  * their synchronization on top: in alternating runs the helpers took 2.4–3.0 s of the dashboard's 7.8–9.9 s over
- * twenty simulated minutes of ingest (`bench:storage`), and with the flag the dashboard spent 14–16 % less CPU per event
- * there and 6–15 % less on `bench:ingest`'s mix, its page queries unchanged (docs/benchmarks.md). Pauses are a
+ * twenty simulated minutes of ingest (`bench:storage`), and with the flag the dashboard spent 14 % less CPU per event
+ * there and 6–13 % less on `bench:ingest`'s mix, its page queries unchanged (docs/benchmarks.md). Pauses are a
  * thread's own: its young generation is small (DASHBOARD_SEMI_SPACE_MB) and old-generation marking stays incremental.
  * `npm run dashboard` repeats it in package.json.
  */
