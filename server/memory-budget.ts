@@ -81,24 +81,12 @@ export function processEnv(name: CompiledName): Record<string, string> {
   return name === "dashboard" || name === "sim" ? { ...DASHBOARD_ENV } : {};
 }
 
-/**
- * V8 flags of the dashboard process besides its limits. `--single-threaded-gc`: each thread collects its own garbage,
- * without V8's helper threads. On two cores the helpers compete with the ingest threads for the same CPU and cost
- * their synchronization on top: in alternating runs the helpers took 2.4–3.0 s of the dashboard's 7.8–9.9 s over
- * twenty simulated minutes of ingest (`bench:storage`), and with the flag the dashboard spent 14 % less CPU per event
- * there and 6–13 % less on `bench:ingest`'s mix, its page queries unchanged (docs/benchmarks.md). Pauses are a
- * thread's own: its young generation is small (DASHBOARD_SEMI_SPACE_MB) and old-generation marking stays incremental.
- * `npm run dashboard` repeats it in package.json.
- */
-export const DASHBOARD_GC_FLAGS = ["--single-threaded-gc"] as const;
-
-/** Node's arguments that hold compiled process `name` to its heap limit, and its V8 flags. */
+/** Node's arguments that hold compiled process `name` to its heap limit. */
 export function processNodeArgs(name: CompiledName): string[] {
   const heap = MAIN_HEAP_MB[name];
   const semi = name === "dashboard" ? DASHBOARD_SEMI_SPACE_MB : name === "sim" ? SIM_SEMI_SPACE_MB : null;
   const young = semi ? [`--max-semi-space-size=${semi}`] : [];
-  const gc = name === "dashboard" ? DASHBOARD_GC_FLAGS : [];
-  return [...(heap ? [`--max-old-space-size=${heap}`] : []), ...young, ...gc];
+  return [...(heap ? [`--max-old-space-size=${heap}`] : []), ...young];
 }
 
 /** A thread's resourceLimits; previewMb is SWITCHYARD_PREVIEW_MEMORY_MB (a preview's whole estimate may be heap). */
