@@ -1,7 +1,16 @@
 // bench:queries' timing: p50/p95 of each page procedure through createCaller, calls alternating between the engines.
 import type { Engine } from "./bench-ingest-engines";
 
-export const CALLS = 20;
+/** Timed calls of each (BENCH_CALLS, 20 to 1,000; default 20): a p95 of twenty is their second slowest. */
+export const CALLS = callsOf(process.env.BENCH_CALLS);
+
+function callsOf(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 20;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 20 || n > 1_000)
+    throw new Error("BENCH_CALLS takes a whole number of calls from 20 to 1,000");
+  return n;
+}
 /**
  * Untimed calls of each before the timed ones. PostgreSQL prepares a statement on each pooled connection the first
  * time it runs there and plans it afresh for its first five runs on each (plan_cache_mode auto): with a pool of four,

@@ -1,6 +1,6 @@
 // `npm run bench:queries [file] [--reuse] [--engine sqlite|postgres|both]`: 24 h of 5-second stats for 64 workers
-// (plus 2 routed requests/s and KV churn) in a fresh database file, then p50/p95 of 20 calls of each workers-page
-// procedure through createCaller for the 24h preset, then the routing-page and overview procedures
+// (plus 2 routed requests/s and KV churn) in a fresh database file, then p50/p95 of 20 calls (BENCH_CALLS) of each
+// workers-page procedure through createCaller for the 24h preset, then the routing-page and overview procedures
 // (bench-queries-time.ts). Then the workers-page series for 1 h, 6 h and 24 h against Prometheus holding the same
 // samples (bench-queries-prom.ts; when promtool and prometheus are installed; BENCH_PROMETHEUS=0 skips). The data:
 // bench-queries-load.ts. A named file is kept (with its Prometheus blocks beside it); --reuse skips loading them again
