@@ -9,6 +9,13 @@ import { pgTransaction } from "./client";
 // complete (sealChartChunksPg), an ingest batch that writes rollup rows behind the horizon packs those chunks again
 // in its own transaction (repackChartChunksPg), and retention trims them with the rows. All three, and every rollup
 // write, take ROLLUP_LOCK, so a horizon read under it is the one every packed chunk agrees with.
+//
+// A chunk's `t` says which of its ten buckets have rows in 10 bytes: its start as a negative int8 (−start − 1), then a
+// bitmap of those buckets as an int2 (bit i: the bucket at start + i × 30 s); its ratios follow in bucket order.
+// Chunks packed before held each bucket's start as an int8 (80 bytes for ten); a read takes both forms
+// (db/store/worker-columns.ts, placedRow), since a positive int8 is read as one bucket's start either way. A single
+// chart's hour reply is then about 40 % smaller: larger, it filled what the server's socket takes before the client
+// reads, and the backend, blocked there, was sometimes woken tens of milliseconds late (docs/benchmarks.md).
 
 /**
  * One transaction at a time computes and writes rollups or chart chunks (every process): counter deltas and tier levels
@@ -17,8 +24,9 @@ import { pgTransaction } from "./client";
 export const ROLLUP_LOCK = "hashtext('switchyard.ingest-rollups')";
 /** The span of one chart chunk (ms): 10 buckets of the 30-second rollup. */
 export const CHART_CHUNK_MS = 300_000;
-/** The rollup the chunks pack, as worker_chart_seal names it. */
+/** The rollup the chunks pack, as worker_chart_seal names it, and its bucket (ms). */
 export const CHART_RESOLUTION = "30s";
+export const CHART_BUCKET_MS = 30_000;
 
 /** The start of the chunk holding `ms`. */
 export const chunkOf = (ms: number) => ms - (ms % CHART_CHUNK_MS);
@@ -39,7 +47,8 @@ async function packChunks(tx: postgres.Sql, from: number, to: number, workers: r
   await tx.unsafe(
     `INSERT INTO worker_chart_30s (chunk, worker_id, t, util, hit)
      SELECT minute - minute % ${CHART_CHUNK_MS}, worker_id,
-       string_agg(int8send(minute), ''::bytea ORDER BY minute),
+       int8send(-min(minute - minute % ${CHART_CHUNK_MS}) - 1)
+         || int2send(bit_or(1 << ((minute % ${CHART_CHUNK_MS}) / ${CHART_BUCKET_MS})::int)::int2),
        string_agg(${ratio("kv_active_sum", "kv_total_sum")}, ''::bytea ORDER BY minute),
        string_agg(${ratio("prefix_hit_delta", "prefix_query_delta")}, ''::bytea ORDER BY minute)
      FROM worker_stats_30s WHERE minute >= $1 AND minute < $2 ${workers ? "AND worker_id = ANY($3::text[])" : ""}

@@ -1,6 +1,6 @@
 import { and, eq, gt, gte, lt, sql, type SQL } from "drizzle-orm";
 import { workerChart30s, workerChartSeal } from "../pg/schema/rollups";
-import { CHART_CHUNK_MS, CHART_RESOLUTION } from "../pg/chart-chunks";
+import { CHART_BUCKET_MS, CHART_CHUNK_MS, CHART_RESOLUTION } from "../pg/chart-chunks";
 import { bucketOf, bytesOf, fieldsOf, indexed, integerArray, integersOf, packedBytes, rawRows } from "./sql";
 import type { Store } from "./store";
 import { MAX_WORKERS, rollupScan, type RollupRead } from "./workers";
@@ -160,8 +160,9 @@ function chunkedColumns(
 
 /**
  * A row of chunkedColumns as one worker's columns: its buckets that start in [from, to), in time order, for buckets on
- * a grid of `step` from `from`. Each bucket start (big-endian int8) is put in its slot in one pass, no comparisons,
- * and the columns are read from the packed doubles in slot order, with no array in between.
+ * a grid of `step` from `from` (the 30-second rollup's own). Each bucket start (a big-endian int8, or a chunk's start
+ * and bitmap: db/pg/chart-chunks.ts) is put in its slot in one pass, no comparisons, and the columns are read from the
+ * packed doubles in slot order, with no array in between.
  */
 function placedRow(r: unknown[], from: number, to: number, step: number, util: boolean, hit: boolean): WorkerColumns {
   const view = (cell: unknown) => {
@@ -171,11 +172,24 @@ function placedRow(r: unknown[], from: number, to: number, step: number, util: b
   const t = view(r[1]);
   const slots = new Int32Array(Math.ceil((to - from) / step)).fill(-1);
   let n = 0;
-  for (let k = 0, i = 0; i < t.byteLength; k++, i += 8) {
-    const x = t.getInt32(i) * 4294967296 + t.getUint32(i + 4);
-    if (x < from || x >= to) continue;
+  // k: the bucket's place in the packed doubles. An int8 ≥ 0 is one bucket's start (a rollup row, or a chunk packed
+  // before bitmaps); a negative one is a chunk's −start − 1, and the int2 after it the bitmap of its buckets.
+  const place = (x: number, k: number) => {
+    if (x < from || x >= to) return;
     slots[(x - from) / step] = k;
     n++;
+  };
+  for (let k = 0, i = 0; i < t.byteLength;) {
+    const x = t.getInt32(i) * 4294967296 + t.getUint32(i + 4);
+    if (x >= 0) {
+      place(x, k++);
+      i += 8;
+      continue;
+    }
+    const bits = t.getUint16(i + 8);
+    for (let b = 0; b < CHART_CHUNK_MS / CHART_BUCKET_MS; b++)
+      if ((bits & (1 << b)) !== 0) place(-x - 1 + b * CHART_BUCKET_MS, k++);
+    i += 10;
   }
   const starts = new Array<number>(n);
   const read = (cell: unknown) => {

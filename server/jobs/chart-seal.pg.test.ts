@@ -111,6 +111,30 @@ describe.skipIf(!PG_TEST_URL)("chart chunks on PostgreSQL", () => {
     }
   });
 
+  it("keeps which buckets a chunk has in 10 bytes, and reads chunks packed before with each bucket's start", async () => {
+    const at = START + 10 * MIN;
+    const [row] = await pg.$client<{ t: Buffer }[]>`
+      SELECT t FROM worker_chart_30s WHERE chunk = ${at} AND worker_id = 'w1'`;
+    // The chunk's start as −start − 1, then its ten buckets' bitmap.
+    const want = Buffer.alloc(10);
+    want.writeBigInt64BE(BigInt(-at - 1));
+    want.writeUInt16BE(0x3ff, 8);
+    expect(row!.t).toEqual(want);
+    const before = await read(START - 30 * MIN, END + MIN);
+    // The earlier form: ten big-endian int8 bucket starts, as chunks sealed before the bitmap still hold.
+    const starts = Buffer.alloc(80);
+    for (let k = 0; k < 10; k++) starts.writeBigInt64BE(BigInt(at + k * 30_000), k * 8);
+    await pg.$client`UPDATE worker_chart_30s SET t = ${starts} WHERE chunk = ${at} AND worker_id = 'w1'`;
+    try {
+      expect(await read(START - 30 * MIN, END + MIN)).toEqual(before);
+      expect(await read(at + 45_000, at + 4 * MIN, ["hitRate"], "w1")).toEqual(
+        await fromRows(at + 45_000, at + 4 * MIN, ["hitRate"], "w1"),
+      );
+    } finally {
+      await pg.$client`UPDATE worker_chart_30s SET t = ${row!.t} WHERE chunk = ${at} AND worker_id = 'w1'`;
+    }
+  });
+
   it("packs a chunk again when a batch writes behind the horizon (a late sample, a new worker)", async () => {
     const h = await horizon();
     const late = [

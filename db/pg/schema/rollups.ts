@@ -51,8 +51,9 @@ export const workerStats15m = statsRollup("worker_stats_15m");
 
 /**
  * The 30-second rollup's chart columns packed per worker and 5-minute chunk, on PostgreSQL only (db/pg/chart-chunks.ts):
- * `t` the bucket starts as 8-byte big-endian integers, `util` and `hit` the KV-utilization and prefix-hit ratios as
- * 8-byte doubles (NaN: none), in time order. The hour's chart reads 12 such rows a worker and the rollup's own rows
+ * `t` which buckets have rows (the chunk's start and a bitmap of its ten buckets; chunks packed earlier: each bucket's
+ * start as an 8-byte integer), `util` and `hit` the KV-utilization and prefix-hit ratios as 8-byte doubles (NaN:
+ * none), in time order. The hour's chart reads 12 such rows a worker and the rollup's own rows
  * only past the sealed horizon (workerChartSeal), where its per-row work had been most of the query.
  */
 export const workerChart30s = pgTable(
