@@ -59,35 +59,43 @@ export async function insertUser(
   row: { username: string; role: string; passwordHash: string | null },
   now: number,
 ): Promise<number> {
-  const { users } = s.t;
-  const rows = await s.db
-    .insert(users)
-    .values({ ...row, createdAt: now })
-    .returning({ id: users.id });
-  return rows[0]!.id;
+  return s.tx(async (t) => {
+    const { users } = t.t;
+    const rows = await t.db
+      .insert(users)
+      .values({ ...row, createdAt: now })
+      .returning({ id: users.id });
+    return rows[0]!.id;
+  });
 }
 
 /** Sign a user out everywhere. */
 export async function deleteUserSessions(s: Store, userId: number): Promise<void> {
-  const { authSessions } = s.t;
-  await s.db.delete(authSessions).where(eq(authSessions.userId, userId));
+  return s.tx(async (t) => {
+    const { authSessions } = t.t;
+    await t.db.delete(authSessions).where(eq(authSessions.userId, userId));
+  });
 }
 
 /** Store a token row; returns its id. */
 export async function insertToken(s: Store, row: TokenInsert): Promise<number> {
-  const { apiTokens } = s.t;
-  return (await s.db.insert(apiTokens).values(row).returning({ id: apiTokens.id }))[0]!.id;
+  return s.tx(async (t) => {
+    const { apiTokens } = t.t;
+    return (await t.db.insert(apiTokens).values(row).returning({ id: apiTokens.id }))[0]!.id;
+  });
 }
 
 /** Store a token row unless one with its digest exists (kept as it is, revoked or not); true when stored. */
 export async function insertTokenIfAbsent(s: Store, row: TokenInsert): Promise<boolean> {
-  const { apiTokens } = s.t;
-  const rows = await s.db
-    .insert(apiTokens)
-    .values(row)
-    .onConflictDoNothing({ target: apiTokens.digest })
-    .returning({ id: apiTokens.id });
-  return rows.length === 1;
+  return s.tx(async (t) => {
+    const { apiTokens } = t.t;
+    const rows = await t.db
+      .insert(apiTokens)
+      .values(row)
+      .onConflictDoNothing({ target: apiTokens.digest })
+      .returning({ id: apiTokens.id });
+    return rows.length === 1;
+  });
 }
 
 /** Tokens, newest first (at most 500), without digests. */
@@ -126,17 +134,21 @@ export async function activeTokenDigests(s: Store, scopes: string[]): Promise<st
 
 /** Revoke a token; false when it does not exist or was already revoked. */
 export async function revokeToken(s: Store, id: number, now: number): Promise<boolean> {
-  const { apiTokens } = s.t;
-  const rows = await s.db
-    .update(apiTokens)
-    .set({ revokedAt: now })
-    .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))
-    .returning({ id: apiTokens.id });
-  return rows.length === 1;
+  return s.tx(async (t) => {
+    const { apiTokens } = t.t;
+    const rows = await t.db
+      .update(apiTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))
+      .returning({ id: apiTokens.id });
+    return rows.length === 1;
+  });
 }
 
 export async function insertLink(s: Store, row: Store["t"]["authLinks"]["$inferInsert"]): Promise<void> {
-  await s.db.insert(s.t.authLinks).values(row);
+  return s.tx(async (t) => {
+    await t.db.insert(t.t.authLinks).values(row);
+  });
 }
 
 /** An unused, unexpired link. */
@@ -152,13 +164,15 @@ export async function liveLink(s: Store, digest: string, now: number): Promise<L
 
 /** Mark a link used; false when another request used it first. */
 export async function useLink(s: Store, digest: string, now: number): Promise<boolean> {
-  const { authLinks } = s.t;
-  const rows = await s.db
-    .update(authLinks)
-    .set({ usedAt: now })
-    .where(and(eq(authLinks.digest, digest), isNull(authLinks.usedAt)))
-    .returning({ digest: authLinks.digest });
-  return rows.length === 1;
+  return s.tx(async (t) => {
+    const { authLinks } = t.t;
+    const rows = await t.db
+      .update(authLinks)
+      .set({ usedAt: now })
+      .where(and(eq(authLinks.digest, digest), isNull(authLinks.usedAt)))
+      .returning({ digest: authLinks.digest });
+    return rows.length === 1;
+  });
 }
 
 /** A settings value, or null when the key is not set. */

@@ -124,21 +124,25 @@ export async function upsertReceiver(
   r: Omit<StoredReceiver, "createdAt" | "updatedAt">,
   now: number,
 ): Promise<void> {
-  const t = s.t.alertReceivers;
-  await s.db
-    .insert(t)
-    .values({ ...r, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({
-      target: t.id,
-      set: { name: r.name, kind: r.kind, url: r.url, secret: r.secret, enabled: r.enabled, updatedAt: now },
-    });
+  return s.tx(async (x) => {
+    const t = x.t.alertReceivers;
+    await x.db
+      .insert(t)
+      .values({ ...r, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({
+        target: t.id,
+        set: { name: r.name, kind: r.kind, url: r.url, secret: r.secret, enabled: r.enabled, updatedAt: now },
+      });
+  });
 }
 
 /** Remove a receiver; false when there was none. */
 export async function removeReceiver(s: Store, id: string): Promise<boolean> {
-  const t = s.t.alertReceivers;
-  const gone = await s.db.delete(t).where(eq(t.id, id)).returning({ id: t.id });
-  return gone.length > 0;
+  return s.tx(async (x) => {
+    const t = x.t.alertReceivers;
+    const gone = await x.db.delete(t).where(eq(t.id, id)).returning({ id: t.id });
+    return gone.length > 0;
+  });
 }
 
 /** Raw samples read at most for one preemption rate (an hour of 10-second samples of 64 workers is 23,000). */

@@ -22,12 +22,16 @@ export async function updateUser(
   id: number,
   patch: Partial<Pick<UserRow, "role" | "passwordHash" | "disabled" | "lastLoginAt">>,
 ): Promise<void> {
-  const { users } = s.t;
-  await s.db.update(users).set(patch).where(eq(users.id, id));
+  return s.tx(async (t) => {
+    const { users } = t.t;
+    await t.db.update(users).set(patch).where(eq(users.id, id));
+  });
 }
 
 export async function insertSession(s: Store, row: SessionInsert): Promise<void> {
-  await s.db.insert(s.t.authSessions).values(row);
+  return s.tx(async (t) => {
+    await t.db.insert(t.t.authSessions).values(row);
+  });
 }
 
 /** The live session with this id (hash) and its enabled user, or undefined. */
@@ -43,8 +47,10 @@ export async function sessionUser(s: Store, id: string, now: number) {
 }
 
 export async function deleteSession(s: Store, id: string): Promise<void> {
-  const { authSessions } = s.t;
-  await s.db.delete(authSessions).where(eq(authSessions.id, id));
+  return s.tx(async (t) => {
+    const { authSessions } = t.t;
+    await t.db.delete(authSessions).where(eq(authSessions.id, id));
+  });
 }
 
 /**
@@ -52,10 +58,12 @@ export async function deleteSession(s: Store, id: string): Promise<void> {
  * deleteLoginFailuresBefore.
  */
 export async function deleteExpiredAuth(s: Store, now: number): Promise<void> {
-  const { authSessions, authLinks, knownDevices } = s.t;
-  await s.db.delete(authSessions).where(lt(authSessions.expiresAt, now));
-  await s.db.delete(authLinks).where(lt(authLinks.expiresAt, now - 86_400_000));
-  await s.db.delete(knownDevices).where(lt(knownDevices.expiresAt, now));
+  return s.tx(async (t) => {
+    const { authSessions, authLinks, knownDevices } = t.t;
+    await t.db.delete(authSessions).where(lt(authSessions.expiresAt, now));
+    await t.db.delete(authLinks).where(lt(authLinks.expiresAt, now - 86_400_000));
+    await t.db.delete(knownDevices).where(lt(knownDevices.expiresAt, now));
+  });
 }
 
 export async function tokenByDigest(s: Store, digest: string): Promise<TokenRow | undefined> {
@@ -63,7 +71,10 @@ export async function tokenByDigest(s: Store, digest: string): Promise<TokenRow 
   return (await s.db.select().from(apiTokens).where(eq(apiTokens.digest, digest)).limit(1))[0];
 }
 
-/** Note a token's use at most once a minute (cheap on the ingest path). */
+/**
+ * Note a token's use at most once a minute (cheap on the ingest path). A bare write, not a transaction: on the ingest
+ * path a busy database skips it (server/auth/tokens.ts) rather than waiting for the lock.
+ */
 export async function touchToken(s: Store, digest: string, now: number): Promise<void> {
   const { apiTokens } = s.t;
   await s.db
@@ -137,27 +148,33 @@ export async function reserveLoginAttempt(
 export async function releaseLoginAttempt(s: Store, keys: readonly string[], at: number): Promise<void> {
   const distinct = [...new Set(keys)];
   if (distinct.length === 0) return;
-  const f = s.t.loginFailures;
-  const mine = and(inArray(f.key, distinct), eq(f.at, at));
-  await s.db
-    .update(f)
-    .set({ n: sql`${f.n} - 1` })
-    .where(mine);
-  await s.db.delete(f).where(and(mine, lte(f.n, 0)));
+  return s.tx(async (t) => {
+    const f = t.t.loginFailures;
+    const mine = and(inArray(f.key, distinct), eq(f.at, at));
+    await t.db
+      .update(f)
+      .set({ n: sql`${f.n} - 1` })
+      .where(mine);
+    await t.db.delete(f).where(and(mine, lte(f.n, 0)));
+  });
 }
 
 /** Forget every failure under `key` (a successful sign-in clears its account's count). */
 export async function clearLoginFailures(s: Store, key: string): Promise<void> {
-  const { loginFailures } = s.t;
-  await s.db.delete(loginFailures).where(eq(loginFailures.key, key));
+  return s.tx(async (t) => {
+    const { loginFailures } = t.t;
+    await t.db.delete(loginFailures).where(eq(loginFailures.key, key));
+  });
 }
 
 /** Drop every failure at or before `before` (Unix ms). Returns rows gone. */
 export async function deleteLoginFailuresBefore(s: Store, before: number): Promise<number> {
-  const { loginFailures } = s.t;
-  const rows = await s.db
-    .delete(loginFailures)
-    .where(lte(loginFailures.at, before))
-    .returning({ key: loginFailures.key });
-  return rows.length;
+  return s.tx(async (t) => {
+    const { loginFailures } = t.t;
+    const rows = await t.db
+      .delete(loginFailures)
+      .where(lte(loginFailures.at, before))
+      .returning({ key: loginFailures.key });
+    return rows.length;
+  });
 }

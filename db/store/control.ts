@@ -145,24 +145,28 @@ export async function policyClusters(s: Store): Promise<string[]> {
  * unique key decides between two processes publishing at once; on PostgreSQL the loser waits for the winner's commit).
  */
 export async function insertVersion(s: Store, row: NewVersion): Promise<boolean> {
-  const { policyVersions: v } = s.t;
-  const stored = await s.db
-    .insert(v)
-    .values({ ...row, document: JSON.stringify(row.document) })
-    .onConflictDoNothing()
-    .returning({ version: v.version });
-  return stored.length === 1;
+  return s.tx(async (t) => {
+    const { policyVersions: v } = t.t;
+    const stored = await t.db
+      .insert(v)
+      .values({ ...row, document: JSON.stringify(row.document) })
+      .onConflictDoNothing()
+      .returning({ version: v.version });
+    return stored.length === 1;
+  });
 }
 
 export async function appendAudit(s: Store, ts: number, entry: AuditEntry): Promise<void> {
-  await s.db.insert(s.t.controlAudit).values({
-    ts,
-    actor: entry.actor,
-    action: entry.action,
-    cluster: entry.cluster ?? null,
-    kind: entry.kind ?? null,
-    version: entry.version ?? null,
-    detail: JSON.stringify(entry.detail ?? {}),
+  return s.tx(async (t) => {
+    await t.db.insert(t.t.controlAudit).values({
+      ts,
+      actor: entry.actor,
+      action: entry.action,
+      cluster: entry.cluster ?? null,
+      kind: entry.kind ?? null,
+      version: entry.version ?? null,
+      detail: JSON.stringify(entry.detail ?? {}),
+    });
   });
 }
 
@@ -206,11 +210,13 @@ export async function storedTarget(s: Store, id: string): Promise<TargetStored |
 
 /** Create or replace a target's row (`now` is its creation time when new). */
 export async function writeTarget(s: Store, id: string, values: TargetValues, now: number): Promise<void> {
-  const { controlTargets: c } = s.t;
-  await s.db
-    .insert(c)
-    .values({ id, createdAt: now, ...values })
-    .onConflictDoUpdate({ target: c.id, set: values });
+  return s.tx(async (t) => {
+    const { controlTargets: c } = t.t;
+    await t.db
+      .insert(c)
+      .values({ id, createdAt: now, ...values })
+      .onConflictDoUpdate({ target: c.id, set: values });
+  });
 }
 
 /** Every target's id and stored config JSON, held for update on PostgreSQL (a pass that rewrites configs). */
@@ -222,21 +228,27 @@ export async function targetConfigsForUpdate(s: Store): Promise<{ id: string; co
 
 /** Replace one target's stored config JSON, nothing else. */
 export async function setTargetConfig(s: Store, id: string, config: string): Promise<void> {
-  const { controlTargets: c } = s.t;
-  await s.db.update(c).set({ config }).where(eq(c.id, id));
+  return s.tx(async (t) => {
+    const { controlTargets: c } = t.t;
+    await t.db.update(c).set({ config }).where(eq(c.id, id));
+  });
 }
 
 /** Delete a target (its rollout rows go with it); false when it did not exist. */
 export async function deleteTarget(s: Store, id: string): Promise<boolean> {
-  const { controlTargets: c, rolloutStatus: r } = s.t;
-  await s.db.delete(r).where(eq(r.targetId, id));
-  return (await s.db.delete(c).where(eq(c.id, id)).returning({ id: c.id })).length === 1;
+  return s.tx(async (t) => {
+    const { controlTargets: c, rolloutStatus: r } = t.t;
+    await t.db.delete(r).where(eq(r.targetId, id));
+    return (await t.db.delete(c).where(eq(c.id, id)).returning({ id: c.id })).length === 1;
+  });
 }
 
 /** Drop a target's rollout rows (every kind). */
 export async function deleteStatuses(s: Store, targetId: string): Promise<void> {
-  const { rolloutStatus: r } = s.t;
-  await s.db.delete(r).where(eq(r.targetId, targetId));
+  return s.tx(async (t) => {
+    const { rolloutStatus: r } = t.t;
+    await t.db.delete(r).where(eq(r.targetId, targetId));
+  });
 }
 
 /** Every rollout row (one per target and kind, so bounded by the targets). */

@@ -22,7 +22,9 @@ const keyOf = (g: T["policyGuards"], key: GuardKey) =>
 
 /** Store a new guard. */
 export async function insertGuard(s: Store, row: NewGuard): Promise<void> {
-  await s.db.insert(s.t.policyGuards).values(row);
+  return s.tx(async (t) => {
+    await t.db.insert(t.t.policyGuards).values(row);
+  });
 }
 
 /** One guard, or undefined. */
@@ -33,19 +35,23 @@ export async function guardByKey(s: Store, key: GuardKey): Promise<GuardRow | un
 
 /** Update a guard only while it is open (waiting or watching); true when it was. */
 export async function updateOpenGuard(s: Store, key: GuardKey, set: GuardUpdate): Promise<boolean> {
-  const g = s.t.policyGuards;
-  const rows = await s.db
-    .update(g)
-    .set(set)
-    .where(and(keyOf(g, key), inArray(g.state, OPEN)))
-    .returning({ version: g.version });
-  return rows.length > 0;
+  return s.tx(async (t) => {
+    const g = t.t.policyGuards;
+    const rows = await t.db
+      .update(g)
+      .set(set)
+      .where(and(keyOf(g, key), inArray(g.state, OPEN)))
+      .returning({ version: g.version });
+    return rows.length > 0;
+  });
 }
 
 /** Update a guard whatever its state. */
 export async function updateGuard(s: Store, key: GuardKey, set: GuardUpdate): Promise<void> {
-  const g = s.t.policyGuards;
-  await s.db.update(g).set(set).where(keyOf(g, key));
+  return s.tx(async (t) => {
+    const g = t.t.policyGuards;
+    await t.db.update(g).set(set).where(keyOf(g, key));
+  });
 }
 
 /** Guards still being evaluated (waiting for an ack or watching), oldest first (at most 100). */

@@ -31,37 +31,45 @@ export async function touchKnownDevice(
   now: number,
   expiresAt: number,
 ): Promise<boolean> {
-  const { knownDevices } = s.t;
-  const rows = await s.db
-    .update(knownDevices)
-    .set({ lastUsedAt: now, expiresAt })
-    .where(and(eq(knownDevices.id, id), eq(knownDevices.userId, userId), gt(knownDevices.expiresAt, now)))
-    .returning({ id: knownDevices.id });
-  return rows.length === 1;
+  return s.tx(async (t) => {
+    const { knownDevices } = t.t;
+    const rows = await t.db
+      .update(knownDevices)
+      .set({ lastUsedAt: now, expiresAt })
+      .where(and(eq(knownDevices.id, id), eq(knownDevices.userId, userId), gt(knownDevices.expiresAt, now)))
+      .returning({ id: knownDevices.id });
+    return rows.length === 1;
+  });
 }
 
 export async function insertKnownDevice(s: Store, row: KnownDeviceInsert): Promise<void> {
-  await s.db.insert(s.t.knownDevices).values(row);
+  return s.tx(async (t) => {
+    await t.db.insert(t.t.knownDevices).values(row);
+  });
 }
 
 /** Keep a user's `keep` most recently used devices and drop the rest; returns how many were dropped. */
 export async function trimKnownDevices(s: Store, userId: number, keep: number): Promise<number> {
-  const { knownDevices } = s.t;
-  const newest = s.db
-    .select({ id: knownDevices.id })
-    .from(knownDevices)
-    .where(eq(knownDevices.userId, userId))
-    .orderBy(desc(knownDevices.lastUsedAt), desc(knownDevices.createdAt), desc(knownDevices.id))
-    .limit(keep);
-  const rows = await s.db
-    .delete(knownDevices)
-    .where(and(eq(knownDevices.userId, userId), notInArray(knownDevices.id, newest)))
-    .returning({ id: knownDevices.id });
-  return rows.length;
+  return s.tx(async (t) => {
+    const { knownDevices } = t.t;
+    const newest = t.db
+      .select({ id: knownDevices.id })
+      .from(knownDevices)
+      .where(eq(knownDevices.userId, userId))
+      .orderBy(desc(knownDevices.lastUsedAt), desc(knownDevices.createdAt), desc(knownDevices.id))
+      .limit(keep);
+    const rows = await t.db
+      .delete(knownDevices)
+      .where(and(eq(knownDevices.userId, userId), notInArray(knownDevices.id, newest)))
+      .returning({ id: knownDevices.id });
+    return rows.length;
+  });
 }
 
 /** Forget every known device of a user (password changed, account disabled). */
 export async function deleteKnownDevices(s: Store, userId: number): Promise<void> {
-  const { knownDevices } = s.t;
-  await s.db.delete(knownDevices).where(eq(knownDevices.userId, userId));
+  return s.tx(async (t) => {
+    const { knownDevices } = t.t;
+    await t.db.delete(knownDevices).where(eq(knownDevices.userId, userId));
+  });
 }

@@ -3,6 +3,8 @@ import type { LeaseRow } from "../rows/leases";
 import type { Store } from "./store";
 
 // Lease rows on either engine (the leader's I/O, server/jobs/leader.ts). Times are the store's clock (Store.clock).
+// Bare writes, not store.tx: on SQLite a busy file fails the look at once and the leader asks again at its next tick,
+// where a transaction would wait up to 10 s for the lock, past the leader's renew period (4 s).
 
 /** The lease called `name`, or null when no process has taken it yet (or the last holder released it). */
 export async function readLease(s: Store, name: string): Promise<LeaseRow | null> {

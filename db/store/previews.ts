@@ -96,9 +96,11 @@ export async function latestPreview(s: Store, kind: string, contentHash: string)
 
 /** Keep one result; its id. */
 export async function insertPreview(s: Store, row: Omit<StoredPreview, "id">): Promise<number> {
-  const p = s.t.previewResults;
-  const [kept] = await s.db.insert(p).values(row).returning({ id: p.id });
-  return kept!.id;
+  return s.tx(async (t) => {
+    const p = t.t.previewResults;
+    const [kept] = await t.db.insert(p).values(row).returning({ id: p.id });
+    return kept!.id;
+  });
 }
 
 // The recorded window's workers and trajectories, read alike on both engines (the replay's other reads are per

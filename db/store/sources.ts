@@ -106,8 +106,10 @@ export async function sourceConfigsForUpdate(s: Store): Promise<{ id: string; co
 
 /** Replace one source's stored config JSON, nothing else (its updated time stays: no one edited it). */
 export async function setSourceConfig(s: Store, id: string, config: string): Promise<void> {
-  const { sources } = s.t;
-  await s.db.update(sources).set({ config }).where(eq(sources.id, id));
+  return s.tx(async (t) => {
+    const { sources } = t.t;
+    await t.db.update(sources).set({ config }).where(eq(sources.id, id));
+  });
 }
 
 /**
@@ -148,48 +150,50 @@ const excluded = (column: string) => sql.raw(`excluded.${column}`);
  * last events / series / duration / missing / renamed / detail with what this pass gave (the kept ones otherwise).
  */
 export async function recordSourceOk(s: Store, who: SourceIdentity, at: number, seen: SourceSeen): Promise<void> {
-  const { sourceStatus: st } = s.t;
-  const events = count(seen.events);
-  const detail = typeof seen.detail === "string" ? { note: seen.detail.slice(0, 500) } : seen.detail;
-  const row = {
-    ...who,
-    lastSuccessAt: at,
-    successCount: 1,
-    eventsTotal: events,
-    lastEvents: seen.events === undefined ? null : events,
-    series: seen.series === undefined ? null : count(seen.series),
-    durationMs: seen.durationMs === undefined ? null : count(seen.durationMs),
-    missing: bounded(seen.missing ?? []),
-    renamed: bounded(seen.renamed ?? []),
-    gaps: count(seen.gaps),
-    detail: JSON.stringify(detail ?? {}),
-    updatedAt: at,
-  };
-  // Only what this pass reported replaces the kept value.
-  const given = {
-    ...(seen.events !== undefined && { lastEvents: excluded("last_events") }),
-    ...(seen.series !== undefined && { series: excluded("series") }),
-    ...(seen.durationMs !== undefined && { durationMs: excluded("duration_ms") }),
-    ...(seen.missing && { missing: excluded("missing") }),
-    ...(seen.renamed && { renamed: excluded("renamed") }),
-    ...(seen.detail && { detail: excluded("detail") }),
-  };
-  await s.db
-    .insert(st)
-    .values(row)
-    .onConflictDoUpdate({
-      target: st.id,
-      set: {
-        kind: excluded("kind"),
-        name: excluded("name"),
-        lastSuccessAt: sql`CASE WHEN ${st.lastSuccessAt} > excluded.last_success_at THEN ${st.lastSuccessAt} ELSE excluded.last_success_at END`,
-        successCount: sql`${st.successCount} + 1`,
-        eventsTotal: sql`${st.eventsTotal} + excluded.events_total`,
-        gaps: sql`${st.gaps} + excluded.gaps`,
-        ...given,
-        updatedAt: excluded("updated_at"),
-      },
-    });
+  return s.tx(async (t) => {
+    const { sourceStatus: st } = t.t;
+    const events = count(seen.events);
+    const detail = typeof seen.detail === "string" ? { note: seen.detail.slice(0, 500) } : seen.detail;
+    const row = {
+      ...who,
+      lastSuccessAt: at,
+      successCount: 1,
+      eventsTotal: events,
+      lastEvents: seen.events === undefined ? null : events,
+      series: seen.series === undefined ? null : count(seen.series),
+      durationMs: seen.durationMs === undefined ? null : count(seen.durationMs),
+      missing: bounded(seen.missing ?? []),
+      renamed: bounded(seen.renamed ?? []),
+      gaps: count(seen.gaps),
+      detail: JSON.stringify(detail ?? {}),
+      updatedAt: at,
+    };
+    // Only what this pass reported replaces the kept value.
+    const given = {
+      ...(seen.events !== undefined && { lastEvents: excluded("last_events") }),
+      ...(seen.series !== undefined && { series: excluded("series") }),
+      ...(seen.durationMs !== undefined && { durationMs: excluded("duration_ms") }),
+      ...(seen.missing && { missing: excluded("missing") }),
+      ...(seen.renamed && { renamed: excluded("renamed") }),
+      ...(seen.detail && { detail: excluded("detail") }),
+    };
+    await t.db
+      .insert(st)
+      .values(row)
+      .onConflictDoUpdate({
+        target: st.id,
+        set: {
+          kind: excluded("kind"),
+          name: excluded("name"),
+          lastSuccessAt: sql`CASE WHEN ${st.lastSuccessAt} > excluded.last_success_at THEN ${st.lastSuccessAt} ELSE excluded.last_success_at END`,
+          successCount: sql`${st.successCount} + 1`,
+          eventsTotal: sql`${st.eventsTotal} + excluded.events_total`,
+          gaps: sql`${st.gaps} + excluded.gaps`,
+          ...given,
+          updatedAt: excluded("updated_at"),
+        },
+      });
+  });
 }
 
 /**
@@ -210,21 +214,23 @@ export async function whileConfigured(s: Store, id: string, write: (t: Store) =>
 
 /** A failed pass: keep the message (truncated to 1,000 characters) and its time, count it. */
 export async function recordSourceError(s: Store, who: SourceIdentity, at: number, message: string): Promise<void> {
-  const { sourceStatus: st } = s.t;
-  await s.db
-    .insert(st)
-    .values({ ...who, lastErrorAt: at, lastError: message.slice(0, MAX_ERROR_CHARS), errorCount: 1, updatedAt: at })
-    .onConflictDoUpdate({
-      target: st.id,
-      set: {
-        kind: excluded("kind"),
-        name: excluded("name"),
-        lastErrorAt: excluded("last_error_at"),
-        lastError: excluded("last_error"),
-        errorCount: sql`${st.errorCount} + 1`,
-        updatedAt: excluded("updated_at"),
-      },
-    });
+  return s.tx(async (t) => {
+    const { sourceStatus: st } = t.t;
+    await t.db
+      .insert(st)
+      .values({ ...who, lastErrorAt: at, lastError: message.slice(0, MAX_ERROR_CHARS), errorCount: 1, updatedAt: at })
+      .onConflictDoUpdate({
+        target: st.id,
+        set: {
+          kind: excluded("kind"),
+          name: excluded("name"),
+          lastErrorAt: excluded("last_error_at"),
+          lastError: excluded("last_error"),
+          errorCount: sql`${st.errorCount} + 1`,
+          updatedAt: excluded("updated_at"),
+        },
+      });
+  });
 }
 
 const PREFIX = "dropped_events:";

@@ -39,9 +39,11 @@ export async function readSetting(s: Store, key: string): Promise<string | null>
 
 /** Store (or replace) a settings value; now is Unix ms. */
 export async function writeSetting(s: Store, key: string, value: string, now: number): Promise<void> {
-  const t = s.t.settings;
-  await s.db
-    .insert(t)
-    .values({ key, value, updatedAt: now })
-    .onConflictDoUpdate({ target: t.key, set: { value, updatedAt: now } });
+  return s.tx(async (x) => {
+    const t = x.t.settings;
+    await x.db
+      .insert(t)
+      .values({ key, value, updatedAt: now })
+      .onConflictDoUpdate({ target: t.key, set: { value, updatedAt: now } });
+  });
 }
