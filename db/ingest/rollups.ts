@@ -64,7 +64,8 @@ export type Rollup = {
 };
 
 const TEN_SECONDS = 10_000;
-const HALF_MINUTE = 30_000;
+/** The 30-second rollup's bucket (ms); PostgreSQL's chart chunks map its buckets (db/pg/chart-chunks.ts). */
+export const HALF_MINUTE = 30_000;
 const MINUTE = 60_000;
 const FIVE_MINUTES = 300_000;
 const QUARTER_HOUR = 900_000;

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { HALF_MINUTE } from "../ingest/rollups";
 import { pgTransaction } from "./client";
 
 // PostgreSQL's packed chart chunks (worker_chart_30s): the 30-second rollup's bucket starts and chart ratios, one row
@@ -26,7 +27,7 @@ export const ROLLUP_LOCK = "hashtext('switchyard.ingest-rollups')";
 export const CHART_CHUNK_MS = 300_000;
 /** The rollup the chunks pack, as worker_chart_seal names it, and its bucket (ms). */
 export const CHART_RESOLUTION = "30s";
-export const CHART_BUCKET_MS = 30_000;
+export const CHART_BUCKET_MS = HALF_MINUTE;
 
 /** The start of the chunk holding `ms`. */
 export const chunkOf = (ms: number) => ms - (ms % CHART_CHUNK_MS);
