@@ -138,7 +138,9 @@ export function databaseFiles(db: string): string[] {
   const resolved = path.resolve(db);
   const realFolder = realOrNull(path.dirname(resolved));
   const files = new Set([resolved, realOrNull(resolved) ?? resolved]);
-  if (realFolder) files.add(path.join(realFolder, path.basename(resolved)));
+  // The ignore comment tells the build's file tracer this path is the operator's database, not a file of ours to ship:
+  // without it, the tracer cannot bound the join and copies the whole project into the server output.
+  if (realFolder) files.add(path.join(/*turbopackIgnore: true*/ realFolder, path.basename(resolved)));
   return [...files].flatMap((f) => [
     ...["", "-wal", "-shm", "-journal"].map((suffix) => f + suffix),
     path.join(path.dirname(f), KEY_FILE_NAME),
