@@ -1,7 +1,7 @@
 import type { Store } from "../../db/store/store";
 import { serverStore } from "../runtime";
 import type { BatchReply } from "./batch";
-import { ingestBodyTallied } from "./ingest";
+import { ingestBodyInline } from "./ingest";
 import { ingestBodyPg } from "./pg/ingest-body";
 import { submitEventsPg } from "./pg/submit";
 import { ingestRunner, type IngestOutcome } from "./runner";
@@ -50,7 +50,6 @@ function pgIngest(store: Store): Ingest {
 }
 
 function sqliteIngest(store: Store): Ingest {
-  const db = store.sqlite!;
   return {
     store,
     // The bytes move to the ingest thread that decodes them when the pool is installed (read at each call: the
@@ -58,10 +57,10 @@ function sqliteIngest(store: Store): Ingest {
     body: async (bytes, contentType, sender) => {
       const runner = ingestRunner();
       if (runner) return runner(bytes, contentType, sender);
-      const { reply, tally } = ingestBodyTallied(db, utf8Text(bytes), contentType, { sender });
+      const { reply, tally } = await ingestBodyInline(store, utf8Text(bytes), contentType, sender);
       return { json: JSON.stringify(reply), tally };
     },
-    submit: (events) => submitEvents(db, events),
+    submit: (events) => submitEvents(store, events),
   };
 }
 

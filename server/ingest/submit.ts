@@ -1,7 +1,7 @@
-import type { Db } from "../../db/sqlite/client";
+import type { Store } from "../../db/store/store";
 import { recordIngest } from "../observability/metrics";
 import type { BatchReply } from "./batch";
-import { ingestBodyTallied } from "./ingest";
+import { ingestBodyInline } from "./ingest";
 import { ingestRunner } from "./runner";
 
 /**
@@ -9,7 +9,7 @@ import { ingestRunner } from "./runner";
  * the same per-item validation and idempotency, through the worker pool when one is installed. Counted in the
  * metrics under the sender name "internal".
  */
-export async function submitEvents(db: Db, events: readonly unknown[]): Promise<BatchReply> {
+export async function submitEvents(store: Store, events: readonly unknown[]): Promise<BatchReply> {
   if (events.length === 0) return { accepted: 0, duplicate: 0, rejected: 0, items: [] };
   const text = JSON.stringify(events);
   const runner = ingestRunner();
@@ -19,7 +19,7 @@ export async function submitEvents(db: Db, events: readonly unknown[]): Promise<
     recordIngest("internal", tally, (performance.now() - started) / 1000, "internal");
     return JSON.parse(json) as BatchReply;
   }
-  const { reply, tally } = ingestBodyTallied(db, text, "application/json");
+  const { reply, tally } = await ingestBodyInline(store, text, "application/json");
   recordIngest("internal", tally, (performance.now() - started) / 1000, "internal");
   return reply;
 }

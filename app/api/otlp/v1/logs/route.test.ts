@@ -131,7 +131,7 @@ describe("POST /api/otlp/v1/logs", () => {
       output_tokens: 300,
       status: "ok",
     };
-    expect((await submitEvents(db, [infra])).accepted).toBe(1);
+    expect((await submitEvents(sqliteStore(db), [infra])).accepted).toBe(1);
     const rows = await traceRows(sqliteStore(db), "cc-session-1");
     expect(rows.turns.map((t) => [t.requestId, t.workerId])).toEqual([
       ["req_011A", null],
