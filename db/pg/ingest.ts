@@ -238,6 +238,13 @@ async function storeInTransaction(
 }
 
 /**
+ * Lookups by key planned at each call (an unnamed statement), not once: a statement's generic plan, made while the
+ * table was small and not yet analyzed, read the whole table on every later call, so a burst of ingest slowed as it
+ * grew (autovacuum analyzes at most once a minute). Planning these takes a fraction of a millisecond per batch.
+ */
+const CUSTOM = { prepare: false } as const;
+
+/**
  * Requests of the batch already stored (by row id) and the stored requests its prefix_of lists name (by request_id).
  * A name a recent batch of this process holds from the same session and sender is not read: that row would be picked.
  */
@@ -258,10 +265,14 @@ async function heldRequests(
   const rowIds = new Set<string>();
   const byRequestId = new Map<string, HeldRequest[]>();
   if (ids.length === 0) return { rowIds, byRequestId };
-  const existing = await tx<{ id: string }[]>`SELECT id FROM requests WHERE id = ANY(${ids}::text[])`;
+  const existing = await tx.unsafe<{ id: string }[]>(
+    "SELECT id FROM requests WHERE id = ANY($1::text[])",
+    [ids],
+    CUSTOM,
+  );
   for (const r of existing) rowIds.add(r.id);
   if (named.length === 0) return { rowIds, byRequestId };
-  const rows = await tx<
+  const rows = await tx.unsafe<
     {
       id: string;
       requestId: string;
@@ -273,9 +284,13 @@ async function heldRequests(
       seq: Buffer | null;
       local: Buffer | null;
     }[]
-  >`SELECT id, request_id AS "requestId", session_id AS "sessionId", source, arrived_at AS "arrivedAt",
+  >(
+    `SELECT id, request_id AS "requestId", session_id AS "sessionId", source, arrived_at AS "arrivedAt",
       seq_count AS "seqCount", local_count AS "localCount", sequence_hashes AS seq, local_hashes AS local
-    FROM requests WHERE request_id = ANY(${[...new Set(named)]}::text[]) ORDER BY arrived_at, id`;
+    FROM requests WHERE request_id = ANY($1::text[]) ORDER BY arrived_at, id`,
+    [[...new Set(named)]],
+    CUSTOM,
+  );
   for (const r of rows) {
     const list = byRequestId.get(r.requestId) ?? [];
     list.push({

@@ -124,9 +124,12 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
       ? ` AS id, octet_length(sequence_hashes) IS NOT DISTINCT FROM seq_count * 8
       AND octet_length(local_hashes) IS NOT DISTINCT FROM local_count * 8 AS whole`
       : " AS id");
-  // The join may reorder rows: ordered by position again, so rows are numbered (rid) in the order given.
+  // The join may reorder rows: ordered by position again, so rows are numbered (rid) in the order given. The named row
+  // is looked up by its key, one per row (a lateral subquery that LIMIT keeps from being flattened into a join): as a
+  // plain join, the statement's generic plan, made while the table was small and not yet analyzed, hashed the whole
+  // table on every run of requests, so a burst of ingest (a benchmark's hour in 15 s) slowed as the table grew.
   const joined = chains
-    ? ` WITH ORDINALITY AS v(${names.join(", ")}, "_at") LEFT JOIN "${table}" b ON b.id = v."_base"`
+    ? ` WITH ORDINALITY AS v(${names.join(", ")}, "_at") LEFT JOIN LATERAL (SELECT sequence_hashes, local_hashes FROM "${table}" b WHERE b.id = v."_base" LIMIT 1) b ON true`
     : "";
   const ordered = chains ? ` ORDER BY v."_at"` : "";
   return {
