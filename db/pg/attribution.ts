@@ -127,15 +127,29 @@ export async function policyVersionsAtPg(q: Q, t: number): Promise<string | null
   return r?.v ?? null;
 }
 
+/**
+ * The job's lookup of blocks by hash, one primary-key probe per key (a lateral subquery, which LIMIT keeps from being
+ * flattened): the connection's prepared statement keeps a generic plan, and one made while attr_blocks was small and
+ * not yet analyzed (a fresh database, a burst of ingest) was a hash join over the whole table on every call
+ * (db/pg/ingest-plans.pg.test.ts).
+ */
+export const BLOCKS_BY_KEY = `SELECT lpad(to_hex(b.hash), 16, '0') AS h, b.intervals, b.first_at AS "firstAt"
+  FROM unnest($1::text[]) AS u(h)
+  CROSS JOIN LATERAL (SELECT hash, intervals, first_at FROM attr_blocks WHERE hash = ('x' || u.h)::bit(64)::int8 LIMIT 1) b`;
+
 /** Stored intervals and first-seen marks of the blocks with these hex keys (absent: no row). */
 export async function blocksInPg(
   q: Q,
   keys: readonly string[],
 ): Promise<Map<string, { intervals: Buffer | null; firstAt: number | null }>> {
   if (keys.length === 0) return new Map();
-  const rows = await q<{ h: string; intervals: Buffer | null; firstAt: number | null }[]>`
-    SELECT lpad(to_hex(hash), 16, '0') AS h, intervals, first_at AS "firstAt" FROM attr_blocks
-    WHERE hash = ANY(SELECT ('x' || h)::bit(64)::int8 FROM unnest(${texts(keys)}::text[]) AS u(h))`;
+  const rows = await q.unsafe<{ h: string; intervals: Buffer | null; firstAt: number | null }[]>(
+    BLOCKS_BY_KEY,
+    [texts(keys)],
+    {
+      prepare: true,
+    },
+  );
   return new Map(rows.map((r) => [r.h, { intervals: r.intervals, firstAt: r.firstAt }]));
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PgDb } from "./client";
 import { insertPlans, planParams, type Value } from "./rows";
+import { BLOCKS_BY_KEY } from "./attribution";
 import { freshPg, PG_TEST_URL } from "../../test/pg";
 
 // The ingest's statements are prepared once per connection, and PostgreSQL then keeps a generic plan made from the
@@ -38,5 +39,11 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest's generic plans on a table not 
     const text = await genericPlan(plan.sql, params);
     expect(text).toContain("Index Scan using requests_pkey on requests b");
     expect(text).not.toMatch(/Seq Scan on requests/);
+  });
+
+  it("the attribution job reads attr_blocks by its primary key, not by scanning the table", async () => {
+    const text = await genericPlan(BLOCKS_BY_KEY, ["{0123456789abcdef}"]);
+    expect(text).toContain("Index Scan using attr_blocks_pkey on attr_blocks");
+    expect(text).not.toMatch(/Seq Scan on attr_blocks/);
   });
 });
