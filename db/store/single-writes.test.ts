@@ -1,8 +1,5 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDb, type Db } from "../sqlite/client";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useHeldLock } from "../../test/held-lock";
 import { insertSession, clearLoginFailures, deleteExpiredAuth, sessionUser } from "./auth";
 import { insertToken, insertUser } from "./accounts";
 import { appendAudit } from "./control";
@@ -18,27 +15,12 @@ import { sqliteStore, type Store } from "./store";
 const T = 1_800_000_000_000;
 
 describe("single writes while another connection holds the write lock past the busy timeout", () => {
-  let dir: string;
-  let a: Db;
-  let b: Db;
+  const db = useHeldLock("single-writes-");
+  const holdLock = db.holdLock;
   let s: Store;
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "single-writes-"));
-    [a, b] = [openDb(path.join(dir, "s.db"), 250), openDb(path.join(dir, "s.db"))];
-    s = sqliteStore(a);
+    s = sqliteStore(db.a());
   });
-  afterEach(() => {
-    if (b.$client.inTransaction) b.$client.exec("ROLLBACK");
-    a.$client.close();
-    b.$client.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** Hold the write lock on the other connection; a timer lets it go after `ms`, which fires only if `s` waits on the event loop. */
-  const holdLock = (ms = 400) => {
-    b.$client.exec("BEGIN IMMEDIATE");
-    setTimeout(() => b.$client.exec("COMMIT"), ms);
-  };
 
   it.each<[string, (s: Store, user: number) => Promise<unknown>, (s: Store) => Promise<unknown>, unknown]>([
     [
@@ -87,7 +69,7 @@ describe("single writes while another connection holds the write lock past the b
     const user = await insertUser(s, { username: "ops", role: "admin", passwordHash: null }, T);
     holdLock();
     await write(s, user);
-    expect(b.$client.inTransaction).toBe(false);
+    expect(db.b().$client.inTransaction).toBe(false);
     expect(await read(s)).toEqual(want);
   });
 });

@@ -1,10 +1,7 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDb, type Db } from "../../db/sqlite/client";
+import { describe, expect, it } from "vitest";
 import { sqliteStore } from "../../db/store/store";
 import { ndjson, stats, T0 } from "../../test/events";
+import { useHeldLock } from "../../test/held-lock";
 import { ingestRunner } from "./runner";
 import { ingestOver } from "./seam";
 
@@ -14,51 +11,33 @@ import { ingestOver } from "./seam";
 // now waits for the lock on the event loop, as the dashboard's other writes do.
 
 describe("ingest on the event loop while another connection holds the write lock past the busy timeout", () => {
-  let dir: string;
-  let a: Db;
-  let b: Db;
-  beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "inline-lock-"));
-    [a, b] = [openDb(path.join(dir, "s.db"), 250), openDb(path.join(dir, "s.db"))];
-  });
-  afterEach(() => {
-    if (b.$client.inTransaction) b.$client.exec("ROLLBACK");
-    a.$client.close();
-    b.$client.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** Hold the write lock on the other connection; the timer lets it go only if the ingest waits on the event loop. */
-  const holdLock = (ms = 400) => {
-    b.$client.exec("BEGIN IMMEDIATE");
-    setTimeout(() => b.$client.exec("COMMIT"), ms);
-  };
-  const count = () => a.$client.prepare("SELECT count(*) FROM worker_stats").pluck().get() as number;
+  const { a, holdLock } = useHeldLock("inline-lock-");
+  const count = () => a().$client.prepare("SELECT count(*) FROM worker_stats").pluck().get() as number;
 
   it("runs without an ingest thread here", () => {
     expect(ingestRunner()).toBeUndefined();
   });
 
   it("a posted body is stored once the lock is free, with its sender", async () => {
-    const ingest = ingestOver(sqliteStore(a));
+    const ingest = ingestOver(sqliteStore(a()));
     holdLock();
     const body = ndjson([stats("w1", T0, 3, 10, { id: "s1" }), stats("w1", T0 + 1000, 4, 10, { id: "s2" })]);
     const out = await ingest.body(Buffer.from(body), "application/x-ndjson", { source: "edge-a", dropped: null });
     expect(JSON.parse(out.json)).toMatchObject({ accepted: 2, rejected: 0 });
     expect(count()).toBe(2);
-    const sources = a.$client.prepare("SELECT count(*) FROM source_status WHERE id = 'ingest:edge-a'").pluck().get();
+    const sources = a().$client.prepare("SELECT count(*) FROM source_status WHERE id = 'ingest:edge-a'").pluck().get();
     expect(sources).toBe(1);
   });
 
   it("a body with no valid event still records its sender and stores nothing", async () => {
-    const ingest = ingestOver(sqliteStore(a));
+    const ingest = ingestOver(sqliteStore(a()));
     holdLock();
     const out = await ingest.body(Buffer.from('{"kind":"nope"}\n'), "application/x-ndjson", {
       source: "edge-b",
       dropped: null,
     });
     expect(JSON.parse(out.json)).toMatchObject({ accepted: 0, rejected: 1 });
-    expect(a.$client.prepare("SELECT count(*) FROM source_status WHERE id = 'ingest:edge-b'").pluck().get()).toBe(1);
+    expect(a().$client.prepare("SELECT count(*) FROM source_status WHERE id = 'ingest:edge-b'").pluck().get()).toBe(1);
     const garbled = await ingest.body(Buffer.from("not json\n"), "application/x-ndjson", {
       source: "edge-b",
       dropped: null,
@@ -68,7 +47,7 @@ describe("ingest on the event loop while another connection holds the write lock
   });
 
   it("events submitted inside the server (importers, scrapers) are stored the same way", async () => {
-    const ingest = ingestOver(sqliteStore(a));
+    const ingest = ingestOver(sqliteStore(a()));
     holdLock();
     const reply = await ingest.submit([stats("w2", T0, 1, 10, { id: "s3" })]);
     expect(reply).toMatchObject({ accepted: 1, rejected: 0 });
