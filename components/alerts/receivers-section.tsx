@@ -5,6 +5,7 @@ import { formatAgo } from "@/components/format";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
 import { RECEIVER_KINDS } from "@/lib/alerts/receivers";
+import { refreshAfterWrite } from "@/components/providers/refresh-after-write";
 
 const REFRESH_MS = 5_000;
 type Kind = (typeof RECEIVER_KINDS)[number];
@@ -22,7 +23,7 @@ export function ReceiversSection() {
   });
   const [draft, setDraft] = useState<Draft | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
-  const invalidate = () => qc.invalidateQueries({ queryKey: trpc.alerts.pathKey() });
+  const invalidate = () => refreshAfterWrite(qc, { queryKey: trpc.alerts.pathKey() });
   const upsert = useMutation(
     trpc.alerts.upsertReceiver.mutationOptions({
       onSuccess: (r) => {

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { SEVERITIES, type AlertRule } from "@/lib/alerts/rules";
 import { diffDocuments } from "@/lib/policies/versions";
+import { refreshAfterWrite } from "@/components/providers/refresh-after-write";
 
 type Issues = { errors?: { path: string; message: string }[] } | undefined;
 
@@ -32,7 +33,7 @@ export function RulesEditor({
         onPublished(r.version);
         setComment("");
         setReviewing(false);
-        void qc.invalidateQueries({ queryKey: trpc.alerts.pathKey() });
+        void refreshAfterWrite(qc, { queryKey: trpc.alerts.pathKey() });
       },
     }),
   );

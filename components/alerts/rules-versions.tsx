@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
+import { refreshAfterWrite } from "@/components/providers/refresh-after-write";
 
 /** The published versions of the alert rules, each earlier one with a rollback (operators; audited). */
 export function RulesVersions({ latest }: { latest: number | null }) {
@@ -9,7 +10,7 @@ export function RulesVersions({ latest }: { latest: number | null }) {
   const versions = useQuery(trpc.alerts.versions.queryOptions());
   const rollback = useMutation(
     trpc.alerts.rollbackRules.mutationOptions({
-      onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.alerts.pathKey() }),
+      onSuccess: () => void refreshAfterWrite(qc, { queryKey: trpc.alerts.pathKey() }),
     }),
   );
   const rows = versions.data ?? [];

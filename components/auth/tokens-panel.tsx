@@ -4,6 +4,7 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatDateTime } from "@/components/format";
 import { LoadError } from "@/components/ui/load-error";
+import { refreshAfterWrite } from "@/components/providers/refresh-after-write";
 
 const SCOPES = [
   { value: "ingest", label: "ingest — send telemetry (ingest, OTLP, import)" },
@@ -20,7 +21,7 @@ export function TokensPanel() {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const tokens = useQuery(trpc.tokens.list.queryOptions());
-  const refresh = () => void qc.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() });
+  const refresh = () => void refreshAfterWrite(qc, { queryKey: trpc.tokens.list.queryKey() });
   const create = useMutation(trpc.tokens.create.mutationOptions({ onSuccess: refresh }));
   const revoke = useMutation(trpc.tokens.revoke.mutationOptions({ onSuccess: refresh }));
   const [name, setName] = useState("");

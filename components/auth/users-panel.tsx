@@ -4,6 +4,7 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatDateTime } from "@/components/format";
 import { LoadError } from "@/components/ui/load-error";
+import { refreshAfterWrite } from "@/components/providers/refresh-after-write";
 
 const ROLES = ["viewer", "operator", "admin"] as const;
 type Role = (typeof ROLES)[number];
@@ -15,7 +16,7 @@ export function UsersPanel() {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const users = useQuery(trpc.users.list.queryOptions());
-  const refresh = () => void qc.invalidateQueries({ queryKey: trpc.users.list.queryKey() });
+  const refresh = () => void refreshAfterWrite(qc, { queryKey: trpc.users.list.queryKey() });
   const invite = useMutation(trpc.users.invite.mutationOptions({ onSuccess: refresh }));
   const setRole = useMutation(trpc.users.setRole.mutationOptions({ onSuccess: refresh }));
   const setDisabled = useMutation(trpc.users.setDisabled.mutationOptions({ onSuccess: refresh }));

@@ -7,6 +7,7 @@ import { LoadError } from "@/components/ui/load-error";
 import { Pager } from "@/components/ui/pager";
 import { useCursorPages } from "@/components/ui/use-cursor-pages";
 import type { PolicyKind } from "@/lib/policies/policies";
+import { refreshAfterWrite } from "@/components/providers/refresh-after-write";
 import { usePolicyScope } from "./cluster-scope";
 import { DiffTable } from "./diff-table";
 import { conflictDetails, type Conflict } from "./drafts";
@@ -174,14 +175,14 @@ function RollbackForm({ kind, to, base, onDone }: { kind: PolicyKind; to: number
   const mutation = useMutation(
     trpc.policies.rollback.mutationOptions({
       onSuccess: () => {
-        void queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
+        void refreshAfterWrite(queryClient, { queryKey: trpc.policies.pathKey() });
         onDone();
       },
       onError: (err) => {
         const c = conflictDetails(err.data as never);
         if (c) {
           setConflict(c);
-          void queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
+          void refreshAfterWrite(queryClient, { queryKey: trpc.policies.pathKey() });
         }
       },
     }),

@@ -16,6 +16,7 @@ import { GuardFields } from "./guard-fields";
 import { checkGuardDraft, DEFAULT_GUARD_DRAFT, describeGuard, type GuardDraft } from "./guard-form";
 import { KindFields } from "./kind-fields";
 import { PreviewPanel } from "@/components/preview/preview-panel";
+import { refreshAfterWrite } from "@/components/providers/refresh-after-write";
 import { RefusalNotice, type Refusal } from "./refusal-notice";
 
 type Published = { version: number; document: unknown; author: string; createdAt: number } | null;
@@ -91,7 +92,7 @@ export function PolicyEditor({
     if (conflict) document.getElementById(`${kind}-conflict-heading`)?.focus();
   }, [conflict, kind]);
 
-  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
+  const invalidate = () => refreshAfterWrite(queryClient, { queryKey: trpc.policies.pathKey() });
   const publish = useMutation(
     trpc.policies.publish.mutationOptions({
       onSuccess: (res, input) => {

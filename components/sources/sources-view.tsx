@@ -21,6 +21,7 @@ import { ReceiversSection } from "@/components/alerts/receivers-section";
 import { TraceUpload } from "./trace-upload";
 import "@/components/ui/cluster-views.css";
 import "@/components/ui/decisions.css";
+import { refreshAfterWrite } from "@/components/providers/refresh-after-write";
 import "./sources.css";
 
 const REFRESH_MS = 2_000;
@@ -35,7 +36,7 @@ export function SourcesView() {
   const [serverErrors, setServerErrors] = useState<FieldErrors>({});
   const [confirming, setConfirming] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
-  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.sources.pathKey() });
+  const invalidate = () => refreshAfterWrite(queryClient, { queryKey: trpc.sources.pathKey() });
   const upsert = useMutation(
     trpc.sources.upsert.mutationOptions({
       onSuccess: (res) => {

@@ -5,6 +5,7 @@ import { useTRPC } from "@/components/providers/trpc-provider";
 import { LoadError } from "@/components/ui/load-error";
 import { POLICY_KINDS } from "@/lib/policies/policies";
 import type { TargetInput } from "@/lib/policies/targets";
+import { refreshAfterWrite } from "@/components/providers/refresh-after-write";
 import type { FieldErrors } from "./source-form-model";
 import { FormFooter } from "./source-form";
 import { useCheckedForm } from "./use-checked-form";
@@ -32,7 +33,7 @@ export function TargetsSection() {
   const [serverErrors, setServerErrors] = useState<FieldErrors>({});
   const [confirming, setConfirming] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
-  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
+  const invalidate = () => refreshAfterWrite(queryClient, { queryKey: trpc.policies.pathKey() });
   const upsert = useMutation(
     trpc.policies.targets.upsert.mutationOptions({
       onSuccess: (res) => {
