@@ -100,8 +100,35 @@ describe("parseLifted", () => {
     ],
     ["a repeated key", JSON.stringify(long(minimal["kv.removed"]())).slice(0, -1) + ',"block_hashes":["2"]}'],
     ["another kind named first", JSON.stringify(long(minimal.tool({ name: '"kind":"kv.stored"' })))],
+    // The list is read from the line's bytes, which are its characters only when all are ASCII.
+    ["a character past ASCII anywhere", JSON.stringify(long(minimal["kv.stored"]({ retention_class: "café" })))],
+    // U+0130 and U+FF10 end in 0x30 and 0x10: neither may read as a digit.
+    [
+      "a character ending in a digit's byte, in a hash",
+      JSON.stringify(long(minimal["kv.stored"]({ block_hashes: ["1\u0130"] }))),
+    ],
+    ["a wide character in a hash", JSON.stringify(long(minimal["kv.stored"]({ block_hashes: ["1\uff10"] })))],
   ])("lifts nothing for %s", (_, line) => {
     expect(parseLifted(line)).toBeNull();
+  });
+});
+
+describe("parseLifted after a longer line", () => {
+  it("reads nothing past the line's end (a line cut inside its list, after the whole line)", () => {
+    const whole = JSON.stringify(long(minimal["kv.stored"]({ block_hashes: randomHashes(200) })));
+    expect(parseLifted(whole)).not.toBeNull();
+    const cut = whole.slice(0, whole.indexOf('","', whole.indexOf("block_hashes")) + 3);
+    expect(parseLifted(cut)).toBeNull();
+    expect(parseLifted(cut + whole.slice(cut.length))).not.toBeNull();
+  });
+
+  it("reads a line longer than the buffer it keeps, and lines after it", () => {
+    const big = randomHashes(60_000, 5);
+    const line = JSON.stringify(long(minimal["kv.stored"]({ block_hashes: big })));
+    expect(line.length * 3).toBeGreaterThan(1024 * 1024);
+    expect((parseLifted(line)!.block_hashes as LiftedHashes).bytes!.equals(encodeHashes(big))).toBe(true);
+    const small = JSON.stringify(long(minimal["kv.stored"]({ block_hashes: EDGES })));
+    expect((parseLifted(small)!.block_hashes as LiftedHashes).bytes!.equals(encodeHashes(EDGES))).toBe(true);
   });
 });
 
@@ -120,6 +147,8 @@ describe("ingest with lifted lists", () => {
     minimal["kv.removed"]({ id: "i", ts: T0 + 8, block_hashes: ["1"], reason: "nope" }),
     minimal["kv.stored"]({ id: "j", ts: T0 + 9, block_hashes: ["123456789012345678901"] }),
     minimal["kv.stored"]({ id: "k", ts: T0 + 10, block_hashes: ["1", ""] }),
+    minimal["kv.stored"]({ id: "k2", ts: T0 + 10, block_hashes: ["1\u0130", "2"] }),
+    minimal["kv.stored"]({ id: "k3", ts: T0 + 10, block_hashes: ["7", "8"], retention_class: "café ☕" }),
     minimal["kv.stored"]({ id: "a", block_hashes: EDGES }),
     minimal["kv.stored"]({ id: "l", ts: T0 + 11, block_hashes: randomHashes(16_384, 3) }),
     minimal["kv.removed"]({ id: "m", ts: T0 + 12, block_hashes: randomHashes(16_384, 3).slice(100, 4000) }),
@@ -143,7 +172,7 @@ describe("ingest with lifted lists", () => {
     expect(decodeBody(text, NDJSON, parseLifted).filter((d) => d.raw !== undefined).length).toBeGreaterThan(8);
     const lifted = validateItems(decodeBody(text, NDJSON, parseLifted), parseLiftedItem).results;
     expect(lifted).toEqual(unlifted(text));
-    expect(lifted.filter((r) => r.status === "rejected").length).toBe(11);
+    expect(lifted.filter((r) => r.status === "rejected").length).toBe(12);
   });
 
   it("stores the rows the unlifted path stores, byte for byte", () => {
@@ -152,7 +181,7 @@ describe("ingest with lifted lists", () => {
     const replyA = ingestBody(a, text, NDJSON);
     const replyB = ingestBody(b, text.split("\n").map(spaced).join("\n"), NDJSON);
     expect(replyA).toEqual(replyB);
-    expect(replyA.accepted).toBe(8);
+    expect(replyA.accepted).toBe(9);
     expect(kvRows(a)).toEqual(kvRows(b));
     expect(requestRows(a)).toEqual(requestRows(b));
   });

@@ -23,33 +23,59 @@ let scratch = Buffer.allocUnsafe(8 * 1024);
 let view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
 
 /**
- * A list's hashes read from `line` at `at` (just past its `[`): the index after its `]` and its count, with the hashes
- * in `scratch` when `keep`; null when it is not a compact list of decimal u64 strings ("1","2", no spaces or escapes).
- * A hash's first 15 digits (below 2^53) and the rest (at most 5) are taken apart, so its two 32-bit halves come from
- * two divisions, in the pass that checks its digits.
+ * The line's text as bytes (its characters, when every one is ASCII; see asciiBytes), read by readList: a byte of a
+ * typed array costs a fraction of a character of the sliced string a body's line is. Kept between lines up to
+ * KEPT_BYTES; a longer line gets a buffer of its own, dropped after it.
  */
-function readList(line: string, at: number, keep: boolean): { end: number; count: number } | null {
+let bytes = Buffer.allocUnsafe(16 * 1024);
+const KEPT_BYTES = 1024 * 1024;
+let kept = bytes;
+
+/** The line in `bytes`, or false when it holds a character that is not ASCII (its list is then parsed as JSON). */
+function asciiBytes(line: string): boolean {
+  // Three bytes a character (UTF-8's most for one UTF-16 unit) and one for the end: all of the line is written.
+  const room = 3 * line.length + 1;
+  if (kept.length < room && room <= KEPT_BYTES)
+    kept = Buffer.allocUnsafe(Math.min(KEPT_BYTES, Math.max(room, 2 * kept.length)));
+  bytes = kept.length >= room ? kept : Buffer.allocUnsafe(room);
+  // UTF-8 gives a byte per character exactly when every character is ASCII: then byte i is character i.
+  if (bytes.write(line, 0, "utf8") !== line.length) return false;
+  // Past the line, a byte no list holds (not what an earlier, longer line left there).
+  bytes[line.length] = 0;
+  return true;
+}
+
+/**
+ * A list's hashes read from `bytes` (the line, see asciiBytes) at `at` (just past its `[`): the index after its `]`
+ * and its count, with the hashes in `scratch` when `keep`; null when it is not a compact list of decimal u64 strings
+ * ("1","2", no spaces or escapes). A hash's first 15 digits (below 2^53) and the rest (at most 5) are taken apart, so
+ * its two 32-bit halves come from two divisions, in the pass that checks its digits.
+ */
+function readList(at: number, keep: boolean): { end: number; count: number } | null {
+  const b = bytes;
   let i = at;
   let count = 0;
-  if (line.charCodeAt(i) === 93) return { end: i + 1, count: 0 };
+  if (b[i] === 93) return { end: i + 1, count: 0 };
   for (;;) {
-    if (line.charCodeAt(i) !== 34) return null;
+    if (b[i] !== 34) return null;
     const start = ++i;
     let head = 0;
+    let c = b[i]!;
+    // The first 15 digits (below 2^53), then the rest (a u64 has at most 20).
+    while (c >= 48 && c <= 57 && i - start < 15) {
+      head = head * 10 + (c - 48);
+      c = b[++i]!;
+    }
     let rest = 0;
     let scale = 1;
-    let c = line.charCodeAt(i);
     while (c >= 48 && c <= 57) {
-      if (i - start < 15) head = head * 10 + (c - 48);
-      else {
-        rest = rest * 10 + (c - 48);
-        scale *= 10;
-      }
-      c = line.charCodeAt(++i);
+      rest = rest * 10 + (c - 48);
+      scale *= 10;
+      c = b[++i]!;
     }
     const n = i - start;
-    if (c !== 34 || n === 0 || n > 20 || (n > 1 && line.charCodeAt(start) === 48)) return null;
-    if (n === 20 && !atMostU64Max(line, start)) return null;
+    if (c !== 34 || n === 0 || n > 20 || (n > 1 && b[start] === 48)) return null;
+    if (n === 20 && !atMostU64Max(start)) return null;
     if (keep) {
       if (scratch.byteLength < 8 * (count + 1)) grow();
       const headHi = Math.floor(head / TWO_32);
@@ -59,7 +85,7 @@ function readList(line: string, at: number, keep: boolean): { end: number; count
       view.setUint32(8 * count + 4, low - carry * TWO_32);
     }
     count++;
-    c = line.charCodeAt(++i);
+    c = b[++i]!;
     if (c === 93) return { end: i + 1, count };
     if (c !== 44) return null;
     i++;
@@ -73,9 +99,9 @@ function grow(): void {
   view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
 }
 
-function atMostU64Max(line: string, start: number): boolean {
+function atMostU64Max(start: number): boolean {
   for (let k = 0; k < 20; k++) {
-    const d = line.charCodeAt(start + k) - U64_MAX.charCodeAt(k);
+    const d = bytes[start + k]! - U64_MAX.charCodeAt(k);
     if (d !== 0) return d < 0;
   }
   return true;
@@ -94,7 +120,7 @@ type Lift = { at: number; end: number; list: LiftedHashes };
 function liftKey(line: string, key: string, keep: boolean): Lift | null {
   const at = line.indexOf(key);
   if (at < 0) return null;
-  const r = readList(line, at + key.length, keep);
+  const r = readList(at + key.length, keep);
   if (!r) return null;
   return { at: at + key.length - 1, end: r.end, list: new LiftedHashes(r.count, keep ? bytesOf(r.count) : null) };
 }
@@ -142,7 +168,7 @@ function kindOf(line: string): (typeof KINDS)[number] | undefined {
 export function parseLifted(line: string): Record<string, unknown> | null {
   if (line.length < MIN_LINE) return null;
   const k = kindOf(line);
-  if (!k || line.includes("\\u0000")) return null;
+  if (!k || line.includes("\\u0000") || !asciiBytes(line)) return null;
   const lifts: (Lift & { field: string })[] = [];
   for (const l of k.lists) {
     const lift = liftKey(line, l.key, l.keep);
