@@ -42,7 +42,8 @@ function batches<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** SQLite: insertEvents on a fresh file (synchronous=FULL), one batch after another. */
-type Result = { rate: number; notAccepted: number };
+/** unknownPrefix: of those not accepted, requests naming a request of a body still in flight (see benchPgRoute). */
+type Result = { rate: number; notAccepted: number; unknownPrefix?: number };
 
 function benchSqliteStore(events: readonly TelemetryEvent[], batch: number): Result {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-store-"));
@@ -131,7 +132,9 @@ const DECODE_THREADS = [0, 2];
  * PostgreSQL through POST /api/ingest's handler in this process (token check, body, decoding, validation, storing,
  * the JSON reply; no HTTP server in front): SWITCHYARD_DATABASE_URL names a fresh database, `concurrency` bodies in
  * flight, in order; once per DECODE_THREADS entry, the tables emptied between. Must run last in a process: the
- * server settings it sets are read once.
+ * server settings it sets are read once. With two bodies of one stream in flight, a request may name a request of the
+ * other body before that body has committed: it is refused as unknown_prefix, which a sender answers by re-sending the
+ * request with its full chains (the simulator's delivery does; this bench only counts them).
  */
 async function benchPgRoute(bodies: readonly string[], concurrency: number): Promise<[number, Result][]> {
   const given = process.env.SWITCHYARD_TEST_DATABASE_URL;
@@ -155,9 +158,14 @@ async function benchPgRoute(bodies: readonly string[], concurrency: number): Pro
           body,
         }),
       );
-      const reply = (await res.json()) as { accepted: number; duplicate: number; rejected: number };
+      const reply = (await res.json()) as {
+        duplicate: number;
+        rejected: number;
+        items?: { status: string; code?: string }[];
+      };
       if (res.status !== 200) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
-      return reply.duplicate + reply.rejected;
+      const unknownPrefix = (reply.items ?? []).filter((i) => i.code === "unknown_prefix").length;
+      return { notAccepted: reply.duplicate + reply.rejected, unknownPrefix };
     };
     const out: [number, Result][] = [];
     try {
@@ -170,13 +178,18 @@ async function benchPgRoute(bodies: readonly string[], concurrency: number): Pro
           const events = queue.reduce((n, b) => n + b.split("\n").length, 0);
           let next = 0;
           let notAccepted = 0;
+          let unknownPrefix = 0;
           const started = performance.now();
           await Promise.all(
             Array.from({ length: concurrency }, async () => {
-              for (let i = next++; i < queue.length; i = next++) notAccepted += await post(queue[i]!);
+              for (let i = next++; i < queue.length; i = next++) {
+                const r = await post(queue[i]!);
+                notAccepted += r.notAccepted;
+                unknownPrefix += r.unknownPrefix;
+              }
             }),
           );
-          out.push([threads, { rate: events / ((performance.now() - started) / 1000), notAccepted }]);
+          out.push([threads, { rate: events / ((performance.now() - started) / 1000), notAccepted, unknownPrefix }]);
         } finally {
           await pool?.close();
         }
@@ -194,6 +207,10 @@ async function benchPgRoute(bodies: readonly string[], concurrency: number): Pro
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** What the route refused as unknown_prefix, said as what it is (see benchPgRoute). */
+const refusedPrefixes = (r: Result) =>
+  r.unknownPrefix ? ` (${r.unknownPrefix} unknown_prefix: named a request of the body still in flight)` : "";
 
 /**
  * bench:storage's `--engine`: a stream file's lines, in bodies of up to `batch` lines, through PostgreSQL's ingest route
@@ -221,7 +238,7 @@ export async function pgRouteOnStream(
   }
   for (const [threads, r] of await benchPgRoute(bodies, concurrency))
     console.log(
-      `ingest on postgres (route handler in this process, ${threads ? `${threads} decode threads` : "inline decode"}, ${concurrency} bodies in flight): ${Math.round(r.rate)} events/s, ${(r.rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(r.rate / baseline.raw).toFixed(3)}x raw inserts${r.notAccepted ? `; ${r.notAccepted} not accepted` : ""}`,
+      `ingest on postgres (route handler in this process, ${threads ? `${threads} decode threads` : "inline decode"}, ${concurrency} bodies in flight): ${Math.round(r.rate)} events/s, ${(r.rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(r.rate / baseline.raw).toFixed(3)}x raw inserts${r.notAccepted ? `; ${r.notAccepted} not accepted${refusedPrefixes(r)}` : ""}`,
     );
 }
 
