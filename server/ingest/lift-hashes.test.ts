@@ -5,7 +5,7 @@ import { testDb } from "../../test/db";
 import { full, minimal, T0, type Raw } from "../../test/events";
 import { decodeBody, validateItems } from "./batch";
 import { ingestBody } from "./ingest";
-import { parseLifted, parseLiftedItem } from "./lift-hashes";
+import { liftBuffersBytes, parseLifted, parseLiftedItem } from "./lift-hashes";
 
 const NDJSON = "application/x-ndjson";
 const EDGES = [
@@ -129,6 +129,15 @@ describe("parseLifted after a longer line", () => {
     expect((parseLifted(line)!.block_hashes as LiftedHashes).bytes!.equals(encodeHashes(big))).toBe(true);
     const small = JSON.stringify(long(minimal["kv.stored"]({ block_hashes: EDGES })));
     expect((parseLifted(small)!.block_hashes as LiftedHashes).bytes!.equals(encodeHashes(EDGES))).toBe(true);
+  });
+
+  it("keeps at most 2 MiB of buffers after a line of 200,000 hashes (13 MB to read it)", () => {
+    const line = JSON.stringify(long(minimal["kv.stored"]({ block_hashes: randomHashes(200_000, 9) })));
+    expect((parseLifted(line)!.block_hashes as LiftedHashes).length).toBe(200_000);
+    expect(liftBuffersBytes()).toBeLessThanOrEqual(2 * 1024 * 1024);
+    // Also when the line is not lifted after its buffer was made (a character past ASCII).
+    expect(parseLifted(line.replace('"kind"', '"é":0,"kind"'))).toBeNull();
+    expect(liftBuffersBytes()).toBeLessThanOrEqual(2 * 1024 * 1024);
   });
 });
 

@@ -18,14 +18,15 @@ const TWO_32 = 4_294_967_296;
 /** 2^64 - 1 as digits: a 20-digit hash is compared with it digit by digit. */
 const U64_MAX = "18446744073709551615";
 
-/** The list being read, as encodeHashes' bytes, grown as needed; copied out into the list's own buffer. */
-let scratch = Buffer.allocUnsafe(8 * 1024);
+/** The list being read, as encodeHashes' bytes, grown as needed (see KEPT_BYTES); copied out into the list's own buffer. */
+let scratch: Buffer = Buffer.allocUnsafe(8 * 1024);
 let view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
 
 /**
  * The line's text as bytes (its characters, when every one is ASCII; see asciiBytes), read by readList: a byte of a
  * typed array costs a fraction of a character of the sliced string a body's line is. Kept between lines up to
- * KEPT_BYTES; a longer line gets a buffer of its own, dropped after it.
+ * KEPT_BYTES; a longer line gets a buffer of its own, dropped after it. The list buffer (`scratch`) is bounded the
+ * same way: grown for a longer list, then dropped.
  */
 let bytes = Buffer.allocUnsafe(16 * 1024);
 const KEPT_BYTES = 1024 * 1024;
@@ -95,7 +96,11 @@ function readList(at: number, keep: boolean): { end: number; count: number } | n
 function grow(): void {
   const bigger = Buffer.allocUnsafe(scratch.byteLength * 2);
   scratch.copy(bigger);
-  scratch = bigger;
+  setScratch(bigger);
+}
+
+function setScratch(buffer: Buffer): void {
+  scratch = buffer;
   view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
 }
 
@@ -159,6 +164,28 @@ function kindOf(line: string): (typeof KINDS)[number] | undefined {
   return undefined;
 }
 
+/** The line's lists of kind `k` read (none when a character is not ASCII); the buffers they were read with released. */
+function liftLists(line: string, k: (typeof KINDS)[number]): (Lift & { field: string })[] {
+  const lifts: (Lift & { field: string })[] = [];
+  try {
+    if (!asciiBytes(line)) return lifts;
+    for (const l of k.lists) {
+      const lift = liftKey(line, l.key, l.keep);
+      if (lift) lifts.push({ ...lift, field: l.field });
+    }
+    return lifts;
+  } finally {
+    // A long line's own buffer, and a list buffer grown past the bound, are not kept for the next line.
+    bytes = kept;
+    if (scratch.byteLength > KEPT_BYTES) setScratch(Buffer.allocUnsafe(8 * 1024));
+  }
+}
+
+/** The bytes the reader keeps between lines: the line's buffer and the list's (tests check the bound). */
+export function liftBuffersBytes(): number {
+  return bytes.byteLength + scratch.byteLength;
+}
+
 /**
  * One NDJSON line parsed as JSON.parse would, except that a kv.stored / kv.removed event's block_hashes (and a
  * kv.stored's local_hashes, which are checked but not stored) are LiftedHashes (a request's lists are not lifted:
@@ -168,12 +195,8 @@ function kindOf(line: string): (typeof KINDS)[number] | undefined {
 export function parseLifted(line: string): Record<string, unknown> | null {
   if (line.length < MIN_LINE) return null;
   const k = kindOf(line);
-  if (!k || line.includes("\\u0000") || !asciiBytes(line)) return null;
-  const lifts: (Lift & { field: string })[] = [];
-  for (const l of k.lists) {
-    const lift = liftKey(line, l.key, l.keep);
-    if (lift) lifts.push({ ...lift, field: l.field });
-  }
+  if (!k || line.includes("\\u0000")) return null;
+  const lifts = liftLists(line, k);
   if (lifts.length === 0) return null;
   lifts.sort((a, b) => a.at - b.at);
   for (let i = 1; i < lifts.length; i++) if (lifts[i - 1]!.end > lifts[i]!.at) return null;
