@@ -42,6 +42,11 @@ export const KV_RECENT_ROWS = 16_384;
  */
 export const KV_READ_CACHE_ENTRIES = 8_192;
 export const KV_READ_CACHE_BYTES = 4 * MiB;
+/**
+ * Bytes the KV list reader (server/ingest/lift-hashes.ts, per ingest or decode thread) keeps between lines, for each of
+ * its two buffers: a line's bytes and a list's hashes. A longer line or list gets buffers of its own, dropped after it.
+ */
+export const LIFT_BUFFER_BYTES = 1 * MiB;
 /** Origin infos kept while one batch is encoded; cleared when full and after the batch. */
 export const KV_INFO_CACHE_ENTRIES = 200_000;
 /** Distinct first-turn hashes remembered per connection (and the slots of their table); both wiped when reached. */

@@ -1,4 +1,5 @@
 import { LiftedHashes } from "../../db/codecs/chains";
+import { LIFT_BUFFER_BYTES } from "../../lib/memory-bounds";
 import type { Decoded } from "./batch";
 import { fastParse } from "./event-fast-path";
 import { keyWorkers, parseEvent } from "./events";
@@ -29,7 +30,7 @@ let view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
  * same way: grown for a longer list, then dropped.
  */
 let bytes = Buffer.allocUnsafe(16 * 1024);
-const KEPT_BYTES = 1024 * 1024;
+const KEPT_BYTES = LIFT_BUFFER_BYTES;
 let kept = bytes;
 
 /** The line in `bytes`, or false when it holds a character that is not ASCII (its list is then parsed as JSON). */
