@@ -2,8 +2,8 @@ import { QueryClient, QueryObserver } from "@tanstack/react-query";
 import { afterEach, describe, expect, it } from "vitest";
 import { refreshAfterWrite } from "./refresh-after-write";
 
-// A list whose first load reads the store before a write lands and answers after it: what the admin page's user list
-// did when an invite was sent while the page was still loading.
+// A list whose first load reads the store before a write lands and answers only after the page has asked for the
+// refresh: what the admin page's user list did when an invite was answered while the page was still loading.
 function slowList() {
   const stored = ["alice"];
   const pending: (() => void)[] = [];
@@ -15,17 +15,23 @@ function slowList() {
   return { stored, fetchList, answerAll };
 }
 
-/** Answer the list's fetches until `work` is done (the first load too), then what the page would show. */
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+/**
+ * Answer the list's fetches, none before `ready()` (the refresh has been asked for), until `work` is done; then what
+ * the page shows.
+ */
 async function settled(
   observer: { getCurrentResult(): { data: string[] | undefined } },
   answerAll: () => void,
   work: Promise<unknown>,
+  ready: () => boolean = () => true,
 ) {
   let done = false;
   void work.finally(() => (done = true));
   for (let i = 0; i < 50 && !done; i++) {
-    answerAll();
-    await new Promise((r) => setTimeout(r, 0));
+    if (ready()) answerAll();
+    await tick();
   }
   expect(done).toBe(true);
   return observer.getCurrentResult().data;
@@ -34,6 +40,8 @@ async function settled(
 describe("refreshAfterWrite", () => {
   let qc: QueryClient;
   let unsubscribe = () => {};
+  /** Whether invalidateQueries has been called on qc (the refresh asked for). */
+  let invalidated = false;
   afterEach(() => {
     unsubscribe();
     qc.clear();
@@ -41,6 +49,12 @@ describe("refreshAfterWrite", () => {
 
   function mount(fetchList: () => Promise<string[]>) {
     qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    invalidated = false;
+    const invalidate = qc.invalidateQueries.bind(qc);
+    qc.invalidateQueries = (...args: Parameters<QueryClient["invalidateQueries"]>) => {
+      invalidated = true;
+      return invalidate(...args);
+    };
     const observer = new QueryObserver(qc, { queryKey: ["users", "list"], queryFn: fetchList });
     unsubscribe = observer.subscribe(() => {});
     return observer;
@@ -52,15 +66,15 @@ describe("refreshAfterWrite", () => {
     expect(observer.getCurrentResult().fetchStatus).toBe("fetching");
     list.stored.push("vince");
     const refreshed = refreshAfterWrite(qc, { queryKey: ["users"] });
-    expect(await settled(observer, list.answerAll, refreshed)).toEqual(["alice", "vince"]);
+    expect(await settled(observer, list.answerAll, refreshed, () => invalidated)).toEqual(["alice", "vince"]);
   });
 
   it("(why: invalidateQueries alone keeps the first load's answer, read before the write)", async () => {
     const list = slowList();
     const observer = mount(list.fetchList);
     list.stored.push("vince");
-    const invalidated = qc.invalidateQueries({ queryKey: ["users"] });
-    expect(await settled(observer, list.answerAll, invalidated)).toEqual(["alice"]);
+    const refreshed = qc.invalidateQueries({ queryKey: ["users"] });
+    expect(await settled(observer, list.answerAll, refreshed, () => invalidated)).toEqual(["alice"]);
   });
 
   it("refetches a list that has loaded, and leaves other queries alone", async () => {
@@ -70,7 +84,7 @@ describe("refreshAfterWrite", () => {
     let otherFetches = 0;
     const other = new QueryObserver(qc, { queryKey: ["tokens"], queryFn: async () => ++otherFetches });
     const stop = other.subscribe(() => {});
-    await new Promise((r) => setTimeout(r, 0));
+    await tick();
     list.stored.push("vince");
     const refreshed = refreshAfterWrite(qc, { queryKey: ["users"] });
     expect(await settled(observer, list.answerAll, refreshed)).toEqual(["alice", "vince"]);
