@@ -41,10 +41,10 @@ function batches<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-/** SQLite: insertEvents on a fresh file (synchronous=FULL), one batch after another. */
 /** unknownPrefix: of those not accepted, requests naming a request of a body still in flight (see benchPgRoute). */
 type Result = { rate: number; notAccepted: number; unknownPrefix?: number };
 
+/** SQLite: insertEvents on a fresh file (synchronous=FULL), one batch after another. */
 function benchSqliteStore(events: readonly TelemetryEvent[], batch: number): Result {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-store-"));
   const db = openDb(path.join(dir, "store.db"));
