@@ -25,7 +25,7 @@ test.describe.configure({ timeout: 420_000 });
 test.afterEach(async ({ baseURL, request }) => {
   sim?.kill("SIGTERM");
   sim = null;
-  am?.stop();
+  await am?.stop();
   am = null;
   await restore?.(baseURL!, request);
   restore = null;

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stopAndRemove } from "../../test/stop-process";
 import { freePort } from "../../lib/free-port";
 import { createOutboundFetch } from "../outbound/fetch";
 import { currentPolicy } from "../outbound/settings";
@@ -52,9 +53,8 @@ beforeAll(async () => {
 }, 20_000);
 
 afterAll(async () => {
-  proc?.kill("SIGTERM");
   await http.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await stopAndRemove(proc, dir);
 });
 
 type AmRead = { labels: Record<string, string>; annotations: Record<string, string>; status: { state: string } };
