@@ -19,26 +19,26 @@ const TWO_32 = 4_294_967_296;
 /** 2^64 - 1 as digits: a 20-digit hash is compared with it digit by digit. */
 const U64_MAX = "18446744073709551615";
 
-/** The list being read, as encodeHashes' bytes, grown as needed (see KEPT_BYTES); copied out into the list's own buffer. */
-let scratch: Buffer = Buffer.allocUnsafe(8 * 1024);
+/** The list being read, as encodeHashes' bytes, grown as needed (see LIFT_BUFFER_BYTES); copied out into the list's own buffer. */
+const FIRST_LIST_BYTES = 8 * 1024;
+let scratch: Buffer = Buffer.allocUnsafe(FIRST_LIST_BYTES);
 let view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
 
 /**
  * The line's text as bytes (its characters, when every one is ASCII; see asciiBytes), read by readList: a byte of a
  * typed array costs a fraction of a character of the sliced string a body's line is. Kept between lines up to
- * KEPT_BYTES; a longer line gets a buffer of its own, dropped after it. The list buffer (`scratch`) is bounded the
+ * LIFT_BUFFER_BYTES; a longer line gets a buffer of its own, dropped after it. The list buffer (`scratch`) is bounded the
  * same way: grown for a longer list, then dropped.
  */
 let bytes = Buffer.allocUnsafe(16 * 1024);
-const KEPT_BYTES = LIFT_BUFFER_BYTES;
 let kept = bytes;
 
 /** The line in `bytes`, or false when it holds a character that is not ASCII (its list is then parsed as JSON). */
 function asciiBytes(line: string): boolean {
   // Three bytes a character (UTF-8's most for one UTF-16 unit) and one for the end: all of the line is written.
   const room = 3 * line.length + 1;
-  if (kept.length < room && room <= KEPT_BYTES)
-    kept = Buffer.allocUnsafe(Math.min(KEPT_BYTES, Math.max(room, 2 * kept.length)));
+  if (kept.length < room && room <= LIFT_BUFFER_BYTES)
+    kept = Buffer.allocUnsafe(Math.min(LIFT_BUFFER_BYTES, Math.max(room, 2 * kept.length)));
   bytes = kept.length >= room ? kept : Buffer.allocUnsafe(room);
   // UTF-8 gives a byte per character exactly when every character is ASCII: then byte i is character i.
   if (bytes.write(line, 0, "utf8") !== line.length) return false;
@@ -178,7 +178,7 @@ function liftLists(line: string, k: (typeof KINDS)[number]): (Lift & { field: st
   } finally {
     // A long line's own buffer, and a list buffer grown past the bound, are not kept for the next line.
     bytes = kept;
-    if (scratch.byteLength > KEPT_BYTES) setScratch(Buffer.allocUnsafe(8 * 1024));
+    if (scratch.byteLength > LIFT_BUFFER_BYTES) setScratch(Buffer.allocUnsafe(FIRST_LIST_BYTES));
   }
 }
 
