@@ -19,7 +19,10 @@ const TWO_32 = 4_294_967_296;
 /** 2^64 - 1 as digits: a 20-digit hash is compared with it digit by digit. */
 const U64_MAX = "18446744073709551615";
 
-/** The list being read, as encodeHashes' bytes, grown as needed (see LIFT_BUFFER_BYTES); copied out into the list's own buffer. */
+/**
+ * The list being read, as encodeHashes' bytes, grown as needed (see LIFT_BUFFER_BYTES); copied out into the list's own
+ * buffer.
+ */
 const FIRST_LIST_BYTES = 8 * 1024;
 let scratch: Buffer = Buffer.allocUnsafe(FIRST_LIST_BYTES);
 let view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
@@ -27,8 +30,8 @@ let view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
 /**
  * The line's text as bytes (its characters, when every one is ASCII; see asciiBytes), read by readList: a byte of a
  * typed array costs a fraction of a character of the sliced string a body's line is. Kept between lines up to
- * LIFT_BUFFER_BYTES; a longer line gets a buffer of its own, dropped after it. The list buffer (`scratch`) is bounded the
- * same way: grown for a longer list, then dropped.
+ * LIFT_BUFFER_BYTES; a longer line gets a buffer of its own, dropped after it. The list buffer (`scratch`) is bounded
+ * the same way: grown for a longer list, then dropped.
  */
 let bytes = Buffer.allocUnsafe(16 * 1024);
 let kept = bytes;
