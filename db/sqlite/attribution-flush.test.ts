@@ -3,6 +3,7 @@ import { testDb } from "../../test/db";
 import type { Db } from "./client";
 import { flushIndex, IndexWriter, nameId, resetIndexCache, residencyAt } from "./attribution-index";
 import { halvesOf } from "./attribution-block-table";
+import { attrBlocks, attrLocal, LIST } from "./attribution-packed";
 import { dirtySeen, flushSeen, markLocal, markSeen, resetSeen, seenFirstAt } from "./attribution-seen";
 
 const T = 1_764_417_600_000;
@@ -12,10 +13,10 @@ const H = 1n << 40n;
 function counts(db: Db) {
   const c = db.$client;
   const refs = c.prepare("SELECT id, refs FROM attr_lists ORDER BY id").raw().all();
-  const pointed = c
-    .prepare("SELECT list, count(*) FROM attr_blocks WHERE list <> 0 GROUP BY list ORDER BY list")
-    .raw()
-    .all();
+  const by = new Map<number, number>();
+  for (const { values } of attrBlocks(c).rows())
+    if (values[LIST] !== 0) by.set(values[LIST]!, (by.get(values[LIST]!) ?? 0) + 1);
+  const pointed = [...by].sort((a, b) => a[0] - b[0]);
   return { refs, pointed };
 }
 
@@ -91,19 +92,16 @@ describe("flushing the index in rounds", () => {
     while (db.$client.transaction(() => flushIndex(db, 100))() > 0);
     // The flushed block's mark was taken; the other block's waits for the seen flush.
     expect(dirtySeen(db)).toBe(1);
-    const row = db.$client
-      .prepare(
-        "SELECT list <> 0 AS listed, first_at + (SELECT value FROM attr_state WHERE key = 'epoch') AS at FROM attr_blocks WHERE hash = ?",
-      )
-      .get(BigInt.asIntN(64, k));
-    expect(row).toEqual({ listed: 1, at: want });
+    const epoch = db.$client.prepare("SELECT value FROM attr_state WHERE key = 'epoch'").pluck().get() as number;
+    const [list, at] = attrBlocks(db.$client).get(...halvesOf(k))!;
+    expect({ listed: list !== 0, at: at! + epoch }).toEqual({ listed: true, at: want });
     while (db.$client.transaction(() => flushSeen(db, 100))() > 0);
     resetSeen(db);
     expect(seenFirstAt(db, ...halvesOf(k))).toBe(want);
     expect(seenFirstAt(db, ...halvesOf(k + 1n))).toBe(T + 20);
   });
 
-  it("writes the same rows whether its transactions are short or take hundreds of blocks (32 rows to a statement)", () => {
+  it("writes the same rows whether its transactions are short or take hundreds of blocks (a bucket of keys to a write)", () => {
     const tables = (limit: number) => {
       const db = testDb();
       const w1 = nameId(db, "w1");
@@ -120,9 +118,13 @@ describe("flushing the index in rounds", () => {
       while (db.$client.transaction(() => flushSeen(db, limit))() > 0);
       const all = (sql: string) => db.$client.prepare(sql).raw().safeIntegers().all() as unknown[][];
       return {
-        blocks: all("SELECT * FROM attr_blocks ORDER BY hash"),
+        blocks: attrBlocks(db.$client)
+          .rows()
+          .map((r) => [r.hash, ...r.values]),
         lists: all("SELECT * FROM attr_lists ORDER BY id"),
-        local: all("SELECT * FROM attr_local ORDER BY hash"),
+        local: attrLocal(db.$client)
+          .rows()
+          .map((r) => [r.hash, ...r.values]),
         state: all("SELECT * FROM attr_state ORDER BY key"),
       };
     };

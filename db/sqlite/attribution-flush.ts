@@ -1,6 +1,7 @@
 import type { Db } from "./client";
 import { encodeIntervals } from "./attribution-intervals";
-import { PUT_ROWS } from "./attribution-block-table";
+import { attrBlocks, BucketWriter, earlier, FIRST_AT, LIST } from "./attribution-packed";
+import type { Merge } from "./packed-keys";
 import { filterOfDisk, state, trimCache, type State } from "./attribution-index-state";
 import { seenMarkTaker } from "./attribution-seen";
 
@@ -24,8 +25,12 @@ export type Round = {
 };
 
 const MARK = "flush_round";
-/** Parameters of one multi-row block write (hi, lo, list, mark per row), reused. */
-const putRows: (number | null)[] = new Array<number | null>(4 * PUT_ROWS).fill(null);
+/**
+ * A block written by the flush: its list replaced, its first-seen mark the earliest of the two. A block that no longer
+ * points to a list keeps its row (and mark) with list 0, and gets none when it had none.
+ */
+const putBlock: Merge = (old, [list, at]) =>
+  old === null ? (list === 0 ? null : [list!, at!]) : [list!, earlier(old[FIRST_AT]!, at!)];
 
 function sortedDeltas(m: Map<number, number>): { ids: Float64Array; by: Float64Array } {
   const ids = Float64Array.from(m.keys()).sort();
@@ -62,11 +67,11 @@ function startRound(s: State): Round {
 function recount(db: Db): void {
   const c = db.$client;
   const counts = new Map<number, number>();
-  for (const [list, n] of c
-    .prepare("SELECT list, count(*) FROM attr_blocks WHERE list <> 0 GROUP BY list")
-    .raw()
-    .iterate() as Iterable<[number, number]>)
-    counts.set(list, n);
+  const p = attrBlocks(c);
+  p.scan((_hi, _lo, b, at) => {
+    const list = p.value(b, at, LIST)!;
+    if (list !== 0) counts.set(list, (counts.get(list) ?? 0) + 1);
+  });
   const set = c.prepare("UPDATE attr_lists SET refs = ? WHERE id = ?");
   const drop = c.prepare("DELETE FROM attr_lists WHERE id = ?");
   for (const [id, refs] of c.prepare("SELECT id, refs FROM attr_lists").raw().all() as [number, number][]) {
@@ -106,9 +111,8 @@ export function flushIndex(db: Db, limit: number): number {
     if (s.listAdd.run(by, id).changes === 0) s.listNew.run(id, by, encodeIntervals(s.lists.get(id)!));
   }
   const order = s.flushOrder;
-  // Rows go PUT_ROWS to a statement (the rest one by one below); keys are distinct, so the order within one is free.
-  const rows = putRows;
-  let k = 0;
+  // Keys come in order of their high half, so the blocks of one bucket of attr_blocks are written together.
+  const out = new BucketWriter(s.packed, putBlock);
   const take = order.left > 0 ? seenMarkTaker(db) : null;
   while (n < limit && order.left > 0) {
     order.left--;
@@ -121,21 +125,11 @@ export function flushIndex(db: Db, limit: number): number {
     const disk = t.disk(i);
     t.clean(i);
     if (cur === disk) continue;
-    if (cur !== 0) {
-      // A first-seen mark waiting for the same row goes in the same write (one B-tree update instead of two).
-      rows[k] = hi;
-      rows[k + 1] = lo;
-      rows[k + 2] = cur;
-      rows[k + 3] = take!(hi, lo);
-      k += 4;
-      if (k === rows.length) {
-        s.blockPuts.run(rows);
-        k = 0;
-      }
-      s.onDisk.add(hi, lo);
-    } else s.blockDel.run(hi, lo);
+    // A first-seen mark waiting for the same block goes in the same write.
+    out.add(hi, lo, [cur, cur !== 0 ? take!(hi, lo) : null]);
+    if (cur !== 0) s.onDisk.add(hi, lo);
   }
-  for (let j = 0; j < k; j += 4) s.blockPut.run(rows[j], rows[j + 1], rows[j + 2], rows[j + 3]);
+  out.end();
   for (; n < limit && order.left === 0 && r.subs < r.subIds.length; n++, r.subs++) {
     const id = r.subIds[r.subs]!;
     s.listSub.run(r.subBy[r.subs]!, id);

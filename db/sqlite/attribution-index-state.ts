@@ -1,7 +1,9 @@
 import type Database from "better-sqlite3";
 import type { Db } from "./client";
 import { decodeIntervals, type Interval } from "./attribution-intervals";
-import { BlockTable, halvesOf, KEY_SQL, KeyFilter, PUT_ROWS } from "./attribution-block-table";
+import { BlockTable, halvesOf, KeyFilter } from "./attribution-block-table";
+import { attrBlocks, LIST } from "./attribution-packed";
+import type { PackedKeys } from "./packed-keys";
 import { resetSeen } from "./attribution-seen";
 import type { Round } from "./attribution-flush";
 import { ATTR_BLOCK_SLOTS, ATTR_LIST_CACHE, ATTR_LIST_CACHE_INTERVALS } from "../../lib/memory-bounds";
@@ -9,8 +11,6 @@ import { ATTR_BLOCK_SLOTS, ATTR_LIST_CACHE, ATTR_LIST_CACHE_INTERVALS } from "..
 // The attribution index's per-connection state (see attribution-index.ts): names, clears, the block table, cached
 // lists, and the reads behind them.
 
-/** Blocks of one KV event not in memory are read from attr_blocks this many per query. */
-const LOOKUP_CHUNK = 64;
 const LIST_CACHE_MAX = ATTR_LIST_CACHE;
 export const EMPTY: readonly Interval[] = [];
 
@@ -21,14 +21,8 @@ export type Residency = {
 };
 
 export type State = {
-  /** A block's list by its key's halves (hi, lo). */
-  blockGet: Database.Statement;
-  blocksIn: Database.Statement;
-  /** One block's row (hi, lo, list, first-seen mark or null: a mark already there is kept, else the earliest). */
-  blockPut: Database.Statement;
-  /** PUT_ROWS blocks' rows as blockPut's, in one statement. */
-  blockPuts: Database.Statement;
-  blockDel: Database.Statement;
+  /** attr_blocks: a block's list and first-seen mark by its key's halves (hi, lo). */
+  packed: PackedKeys;
   listGet: Database.Statement;
   listAdd: Database.Statement;
   listNew: Database.Statement;
@@ -74,16 +68,7 @@ export function state(db: Db): State {
     clears.set(r.worker, [...(clears.get(r.worker) ?? []), r.at]);
   }
   s = {
-    blockGet: c.prepare(`SELECT list FROM attr_blocks WHERE hash = ${KEY_SQL}`).pluck(),
-    blocksIn: c
-      .prepare(
-        `SELECT hash, list FROM attr_blocks WHERE hash IN (${Array(LOOKUP_CHUNK).fill("?").join(",")}) AND list <> 0`,
-      )
-      .raw()
-      .safeIntegers(),
-    blockPut: c.prepare(blockPutSql(1)),
-    blockPuts: c.prepare(blockPutSql(PUT_ROWS)),
-    blockDel: c.prepare(`UPDATE attr_blocks SET list = 0 WHERE hash = ${KEY_SQL}`),
+    packed: attrBlocks(c),
     listGet: c.prepare("SELECT intervals FROM attr_lists WHERE id = ?").pluck(),
     listAdd: c.prepare("UPDATE attr_lists SET refs = refs + ? WHERE id = ?"),
     listNew: c.prepare("INSERT INTO attr_lists (id, refs, intervals) VALUES (?, ?, ?)"),
@@ -108,12 +93,6 @@ export function state(db: Db): State {
   return s;
 }
 
-/** An upsert of `rows` blocks: the list replaced; the first-seen mark the earliest of the two, either when one is null. */
-function blockPutSql(rows: number): string {
-  return `INSERT INTO attr_blocks (hash, list, first_at) VALUES ${Array(rows).fill(`(${KEY_SQL}, ?, ?)`).join(", ")}
-    ON CONFLICT(hash) DO UPDATE SET list = excluded.list, first_at = coalesce(min(first_at, excluded.first_at), first_at, excluded.first_at)`;
-}
-
 /**
  * Per connection, kept across resetIndexCache: rows of a rolled-back flush leave it a superset, so a transaction that
  * failed (e.g. busy while ingest held the lock) does not cost a scan of attr_blocks.
@@ -122,17 +101,12 @@ const filters = new WeakMap<Database.Database, KeyFilter>();
 
 /** A filter over the blocks attr_blocks gives a list (read once per connection, and again when it fills up). */
 export function filterOfDisk(c: Database.Database): KeyFilter {
-  const n = c.prepare("SELECT count(*) FROM attr_blocks WHERE list <> 0").pluck().get() as number;
-  const f = new KeyFilter(Math.max(2_000_000, n * 2));
-  const buf = Buffer.alloc(8);
-  for (const [h] of c
-    .prepare("SELECT hash FROM attr_blocks WHERE list <> 0")
-    .raw()
-    .safeIntegers()
-    .iterate() as Iterable<[bigint]>) {
-    buf.writeBigInt64BE(h);
-    f.add(buf.readInt32BE(0), buf.readInt32BE(4));
-  }
+  const p = attrBlocks(c);
+  const listed = (b: Buffer, at: number) => p.value(b, at, LIST) !== 0;
+  const f = new KeyFilter(Math.max(2_000_000, p.count(listed) * 2));
+  p.scan((hi, lo, b, at) => {
+    if (listed(b, at)) f.add(hi, lo);
+  });
   filters.set(c, f);
   return f;
 }
@@ -156,19 +130,21 @@ export function nameId(db: Db, name: string, create = true): number {
 }
 
 /**
- * The table slot of every block of a list of 8-byte hashes, in order; the blocks it does not hold yet are read,
- * LOOKUP_CHUNK per query (none when the filter says a block has no list on disk). Room is reserved first, so the slots
- * stay valid until more blocks are added.
+ * The table slot of every block of a list of 8-byte hashes, in order; the blocks it does not hold yet are read (their
+ * buckets of attr_blocks, several to a query; none when the filter says a block has no list on disk). Room is reserved
+ * first, so the slots stay valid until more blocks are added.
  */
 export function slotsOf(s: State, hashes: Buffer): Int32Array {
   const n = hashes.length >>> 3;
   const t = s.blocks;
   t.reserve(n);
   const slots = new Int32Array(n);
+  const his = new Int32Array(n);
+  const los = new Int32Array(n);
   const miss: number[] = [];
   for (let k = 0; k < n; k++) {
-    const hi = hashes.readInt32BE(k * 8);
-    const lo = hashes.readInt32BE(k * 8 + 4);
+    const hi = (his[k] = hashes.readInt32BE(k * 8));
+    const lo = (los[k] = hashes.readInt32BE(k * 8 + 4));
     const i = t.probe(hi, lo);
     if (i >= 0) {
       slots[k] = i;
@@ -176,20 +152,12 @@ export function slotsOf(s: State, hashes: Buffer): Int32Array {
     } else if (s.onDisk.mightHold(hi, lo)) miss.push(k);
     else slots[k] = t.addAt(-1 - i, hi, lo, 0);
   }
-  for (let m = 0; m < miss.length; m += LOOKUP_CHUNK) {
-    const chunk: bigint[] = [];
-    for (let j = m; j < Math.min(miss.length, m + LOOKUP_CHUNK); j++) chunk.push(hashes.readBigInt64BE(miss[j]! * 8));
-    const found = new Map<bigint, number>();
-    const keys = chunk.length;
-    while (chunk.length < LOOKUP_CHUNK) chunk.push(chunk[0]!);
-    for (const [h, list] of s.blocksIn.all(...chunk) as [bigint, bigint][]) found.set(h, Number(list));
-    for (let j = 0; j < keys; j++) {
-      const k = miss[m + j]!;
-      const hi = hashes.readInt32BE(k * 8);
-      const lo = hashes.readInt32BE(k * 8 + 4);
-      const i = t.find(hi, lo);
-      slots[k] = i >= 0 ? i : t.add(hi, lo, found.get(chunk[j]!) ?? 0);
-    }
+  if (miss.length === 0) return slots;
+  const found = new Map<number, number>();
+  s.packed.lookup(his, los, miss, (k, b, at) => found.set(k, s.packed.value(b, at, LIST)!));
+  for (const k of miss) {
+    const i = t.find(his[k]!, los[k]!);
+    slots[k] = i >= 0 ? i : t.add(his[k]!, los[k]!, found.get(k) ?? 0);
   }
   return slots;
 }
@@ -202,7 +170,7 @@ export function slotOf(s: State, hi: number, lo: number): number {
     return i;
   }
   if (!s.onDisk.mightHold(hi, lo)) return s.blocks.addAt(-1 - i, hi, lo, 0);
-  return s.blocks.add(hi, lo, (s.blockGet.get(hi, lo) as number | undefined) ?? 0);
+  return s.blocks.add(hi, lo, (s.packed.get(hi, lo)?.[LIST] as number | undefined) ?? 0);
 }
 
 export function curOf(s: State, hash: bigint): number {

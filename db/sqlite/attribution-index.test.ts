@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { halvesOf } from "./attribution-block-table";
+import { attrBlocks, LIST } from "./attribution-packed";
+import type { Db } from "./client";
 import { testDb } from "../../test/db";
 import { pruneIndex } from "./attribution";
 import { flushSeen, markSeen, seenBefore, seenFirstAt } from "./attribution-seen";
@@ -20,7 +22,10 @@ import {
 const T = 1_764_417_600_000;
 const H = -5_000_000_000_000_000_000n;
 /** A block's stored interval list (attr_blocks points to its attr_lists row). */
-const LIST_OF = "SELECT l.intervals FROM attr_blocks b JOIN attr_lists l ON l.id = b.list WHERE b.hash = ?";
+const listOf = (db: Db, hash: bigint) => {
+  const list = attrBlocks(db.$client).get(...halvesOf(hash))?.[LIST];
+  return db.$client.prepare("SELECT intervals FROM attr_lists WHERE id = ?").pluck().get(list) as Buffer;
+};
 
 describe("interval blobs", () => {
   it.each<[string, Interval[]]>([
@@ -157,7 +162,7 @@ describe("the block index", () => {
       lastRemoval: { at: T + 20 },
     });
     db.$client.transaction(() => flushIndex(db, 10))();
-    const blob = db.$client.prepare(LIST_OF).pluck().get(H) as Buffer;
+    const blob = listOf(db, H);
     expect(decodeIntervals(blob)).toHaveLength(2);
   });
 
@@ -180,7 +185,7 @@ describe("the block index", () => {
       w.removed(H, w1, T + i * 10 + 5, capacity);
     }
     db.$client.transaction(() => flushIndex(db, 10))();
-    const list = decodeIntervals(db.$client.prepare(LIST_OF).pluck().get(H) as Buffer);
+    const list = decodeIntervals(listOf(db, H));
     expect(list).toHaveLength(MAX_INTERVALS);
     expect(list[0]!.storedAt).toBe(T + 10 * 10);
   });
@@ -220,7 +225,11 @@ describe("the block index", () => {
     w.removed(H + 1n, w1, T + 10, capacity);
     w.stored(H + 1n, w2, T + 20);
     expect(pruneIndex(db, T + 15)).toBeGreaterThan(0);
-    expect(db.$client.prepare("SELECT hash FROM attr_blocks").pluck().safeIntegers().all()).toEqual([H + 1n]);
+    expect(
+      attrBlocks(db.$client)
+        .rows()
+        .map((r) => r.hash),
+    ).toEqual([H + 1n]);
     expect(residencyAt(db, ...halvesOf(H), T + 30, "w1")).toMatchObject({ residentOn: [], lastRemoval: null });
     expect(residencyAt(db, ...halvesOf(H + 1n), T + 30, "w1")).toMatchObject({ residentOn: ["w2"], lastRemoval: null });
     expect(lists(db).map((l) => l.refs)).toEqual([1]);

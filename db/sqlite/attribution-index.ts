@@ -8,6 +8,7 @@ import {
   type Interval,
 } from "./attribution-intervals";
 import { halvesOf } from "./attribution-block-table";
+import { attrBlocks, FIRST_AT, LIST } from "./attribution-packed";
 import {
   cacheList,
   EMPTY,
@@ -243,18 +244,19 @@ export function pruneLists(
 }
 
 /**
- * After a prune: up to `limit` blocks whose list is now empty point to none (the empty lists are deleted once none is
- * left); returns blocks changed.
+ * After a prune: the blocks of up to `limit` buckets of attr_blocks after bucket `after` whose list is now empty point
+ * to none; once no bucket is left, the empty lists are deleted. Returns the last bucket read (null when the pass is
+ * complete) and blocks changed.
  */
-export function dropEmptyBlocks(db: Db, limit: number): number {
+export function dropEmptyBlocks(db: Db, after: number, limit: number): { next: number | null; changed: number } {
   const c = db.$client;
-  const n = c
-    .prepare(
-      "UPDATE attr_blocks SET list = 0 WHERE rowid IN (SELECT b.hash FROM attr_blocks b JOIN attr_lists l ON l.id = b.list WHERE length(l.intervals) = 0 LIMIT ?)",
-    )
-    .run(limit).changes;
-  if (n < limit) c.prepare("DELETE FROM attr_lists WHERE length(intervals) = 0").run();
-  return n;
+  const empty = new Set(c.prepare("SELECT id FROM attr_lists WHERE length(intervals) = 0").pluck().all() as number[]);
+  const r =
+    empty.size === 0
+      ? { next: null, changed: 0 }
+      : attrBlocks(c).rewrite(after, limit, (v) => (empty.has(v[LIST]!) ? [0, v[FIRST_AT]!] : v));
+  if (r.next === null) c.prepare("DELETE FROM attr_lists WHERE length(intervals) = 0").run();
+  return r;
 }
 
 /** Forget cached blocks and lists after a prune rewrote them on disk (everything was flushed before it). */

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { migratedDatabases } from "../../test/migrated-at";
 import { openDb } from "./client";
 import { halvesOf } from "./attribution-block-table";
+import { attrBlocks, attrLocal } from "./attribution-packed";
 import { residencyAt, encodeIntervals } from "./attribution-index";
 import { localSeenBefore, seenFirstAt } from "./attribution-seen";
 
@@ -57,8 +58,15 @@ describe("migration 0019 (first-seen times after an epoch)", () => {
 
     const db = openDb(file);
     expect(db.$client.prepare("SELECT value FROM attr_state WHERE key = 'epoch'").pluck().get()).toBe(T - 1);
-    expect(db.$client.prepare("SELECT first_at FROM attr_blocks ORDER BY hash").pluck().all()).toEqual([6, null, 51]);
-    expect(db.$client.prepare("SELECT first_at FROM attr_local ORDER BY hash").pluck().all()).toEqual([0, 8]);
+    expect(attrBlocks(db.$client).rows()).toEqual([
+      { hash: -5n, values: [0, 6] },
+      { hash: 7n, values: [3, null] },
+      { hash: 9n, values: [0, 51] },
+    ]);
+    expect(attrLocal(db.$client).rows()).toEqual([
+      { hash: -5n, values: [0] },
+      { hash: 11n, values: [8] },
+    ]);
     expect([7n, 9n, -5n, 8n].map((h) => seenFirstAt(db, ...halvesOf(h)))).toEqual([
       undefined,
       T + 50,

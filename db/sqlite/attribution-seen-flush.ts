@@ -1,19 +1,23 @@
 import type { Db } from "./client";
-import { BlockTable, PUT_ROWS } from "./attribution-block-table";
-import { localFilterOfDisk, noOrder, state, type Order, type Puts, type State } from "./attribution-seen";
+import type { BlockTable } from "./attribution-block-table";
+import { BucketWriter, earlier, FIRST_AT } from "./attribution-packed";
+import { localFilterOfDisk, noOrder, state, type Order, type State } from "./attribution-seen";
+import type { Merge, PackedKeys } from "./packed-keys";
 
-// Writing the first-seen marks (see attribution-seen.ts): in key order, PUT_ROWS rows to a statement, the epoch saved
+// Writing the first-seen marks (see attribution-seen.ts): in key order, a bucket of keys at a time, the epoch saved
 // with the first ones, the requests cursor with the last.
 
-/** Parameters of one multi-row write of marks, reused. */
-const putRows: number[] = new Array<number>(3 * PUT_ROWS).fill(0);
+/** A sequence hash's mark on its attr_blocks entry (the earliest kept; a new entry points to no list). */
+const seenMark: Merge = (old, [at]) => (old === null ? [0, at!] : [old[0]!, earlier(old[FIRST_AT]!, at!)]);
+/** A local hash's mark (the earliest kept). */
+const localMark: Merge = (old, [at]) => [old === null ? at! : earlier(old[0]!, at!)];
 
 /** Write up to `n` marks of one dirty table, highest keys first; returns how many were written. */
 function writeSome(
   t: BlockTable,
   o: { seen: Order; local: Order },
   which: "seen" | "local",
-  put: Puts,
+  p: PackedKeys,
   n: number,
   epoch: number,
 ): number {
@@ -22,8 +26,7 @@ function writeSome(
     o[which].left = o[which].hi.length;
   }
   const order = o[which];
-  const rows = putRows;
-  let k = 0;
+  const out = new BucketWriter(p, which === "seen" ? seenMark : localMark);
   let done = 0;
   while (done < n && order.left > 0) {
     order.left--;
@@ -31,18 +34,11 @@ function writeSome(
     const lo = order.lo[order.left]!;
     const i = t.find(hi, lo);
     if (i < 0 || t.flag(i) === 0) continue;
-    rows[k] = hi;
-    rows[k + 1] = lo;
-    rows[k + 2] = t.cur(i) - epoch;
-    k += 3;
-    if (k === rows.length) {
-      put.many.run(rows);
-      k = 0;
-    }
+    out.add(hi, lo, [t.cur(i) - epoch]);
     t.clean(i);
     done++;
   }
-  for (let j = 0; j < k; j += 3) put.one.run(rows[j], rows[j + 1], rows[j + 2]);
+  out.end();
   if (t.dirtyCount === 0) {
     t.empty();
     o[which] = noOrder();
@@ -58,7 +54,7 @@ function saveEpoch(db: Db, s: State): void {
 }
 
 /**
- * The unwritten first-seen mark of a sequence hash (int32 halves), as the value for attr_blocks.first_at, taken out of
+ * The unwritten first-seen mark of a sequence hash (int32 halves), as the value for attr_blocks' first_at, taken out of
  * the marks to write (null when it has none): the index flush writes it in the same row write as the block's list
  * (call inside that transaction). Like any mark, it lands before the requests cursor that covers it is saved.
  */
@@ -90,8 +86,8 @@ export function flushSeen(db: Db, limit: number, localOnly = false): number {
   let left = limit;
   if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount > 0) saveEpoch(db, s);
   const epoch = s.epoch ?? 0;
-  if (!localOnly && s.seenDirty.dirtyCount > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.seenPut, left, epoch);
-  if (left > 0 && s.localDirty.dirtyCount > 0) writeSome(s.localDirty, s.order, "local", s.localPut, left, epoch);
+  if (!localOnly && s.seenDirty.dirtyCount > 0) left -= writeSome(s.seenDirty, s.order, "seen", s.blocks, left, epoch);
+  if (left > 0 && s.localDirty.dirtyCount > 0) writeSome(s.localDirty, s.order, "local", s.local, left, epoch);
   if (s.seenDirty.dirtyCount + s.localDirty.dirtyCount === 0) {
     db.$client
       .prepare(

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { pruneIndex } from "./attribution";
 import { halvesOf } from "./attribution-block-table";
+import { attrBlocks, attrLocal } from "./attribution-packed";
 import { flushSeen, localSeenBefore, markLocal, markSeen, resetSeen, seenEpoch, seenFirstAt } from "./attribution-seen";
 
 const T = 1_764_417_600_000;
@@ -10,8 +11,11 @@ const H = -5_000_000_000_000_000_000n;
 const flushAll = (db: ReturnType<typeof testDb>) => {
   while (db.$client.transaction(() => flushSeen(db, 2))() > 0);
 };
-const onDisk = (db: ReturnType<typeof testDb>, table: string) =>
-  db.$client.prepare(`SELECT first_at FROM ${table} ORDER BY hash`).pluck().all();
+/** The first-seen marks of a table (the last value of each entry), in key order. */
+const onDisk = (db: ReturnType<typeof testDb>, table: "attr_blocks" | "attr_local") =>
+  (table === "attr_blocks" ? attrBlocks : attrLocal)(db.$client)
+    .rows()
+    .map((r) => r.values.at(-1));
 
 describe("first-seen marks on disk relative to an epoch", () => {
   it.each<[string, number[]]>([

@@ -1,20 +1,20 @@
 import type Database from "better-sqlite3";
 import type { Db } from "./client";
-import { BlockTable, KEY_SQL, KeyFilter, PUT_ROWS } from "./attribution-block-table";
+import { BlockTable, KeyFilter } from "./attribution-block-table";
+import { attrBlocks, attrLocal, FIRST_AT } from "./attribution-packed";
+import type { PackedKeys } from "./packed-keys";
 import { ATTR_SEEN_SLOTS } from "../../lib/memory-bounds";
 
 export { flushSeen, seenMarkTaker, takeSeenMark } from "./attribution-seen-flush";
 
-// First-seen marks of the attribution job: attr_blocks.first_at (a sequence hash first cacheable) and attr_local (a
-// block's content first in a prompt), both keyed by random 64-bit hashes. Marks are kept in memory and written in key order
-// (flushSeen), a narrow range of pages per short transaction, instead of one random insert per new block in every
-// request transaction. The requests cursor is saved by the flush that writes the marks of the requests before it, so
-// after a crash those requests are judged again: their causes rows are already there (kept), their marks come back.
-// Times on disk are ms after an epoch kept in attr_state ('epoch', the first mark's time, saved with the first marks
-// written): ~4 bytes per row in SQLite's integer sizes instead of 6 for Unix ms, for 24 days after the epoch. Rows
-// exist on disk only with an epoch saved; in memory, and to callers, times are Unix ms.
-
-const CHUNK = 64;
+// First-seen marks of the attribution job: attr_blocks' first_at (a sequence hash first cacheable) and attr_local (a
+// block's content first in a prompt), both keyed by random 64-bit hashes and packed (packed-keys.ts). Marks are kept
+// in memory and written in key order (flushSeen), a bucket of keys per write and a narrow range of pages per short
+// transaction, instead of one random insert per new block in every request transaction. The requests cursor is saved
+// by the flush that writes the marks of the requests before it, so after a crash those requests are judged again:
+// their causes rows are already there (kept), their marks come back. Times on disk are ms after an epoch kept in
+// attr_state ('epoch', the first mark's time, saved with the first marks written), 5 bytes each (±17 years around
+// it). Marks exist on disk only with an epoch saved; in memory, and to callers, times are Unix ms.
 
 /** first_at of a cached sequence hash not on disk (the hash was looked up and had no mark). */
 const NONE = -1;
@@ -31,11 +31,9 @@ export type State = {
   localKeys: KeyFilter;
   /** Dirty keys in key order, written from the end (sorted once per round of flushes). */
   order: { seen: Order; local: Order };
-  /** By a key's halves (hi, lo), as the puts below (one row, and PUT_ROWS rows per statement). */
-  seenGet: Database.Statement;
-  seenPut: Puts;
-  localPut: Puts;
-  localIn: Database.Statement;
+  /** attr_blocks (the sequence hashes' marks beside their lists) and attr_local, by a key's halves (hi, lo). */
+  blocks: PackedKeys;
+  local: PackedKeys;
   /** requests rowid judged in memory; saved as the "requests" cursor by the flush that writes its marks. */
   requestsDone: number;
   /** Unix ms that times on disk are relative to (null: none chosen yet, nothing on disk); saved: it is in attr_state. */
@@ -58,28 +56,13 @@ export function state(db: Db): State {
     localDirty: new BlockTable(),
     localKeys: localFilters.get(c) ?? localFilterOfDisk(c),
     order: { seen: noOrder(), local: noOrder() },
-    seenGet: c.prepare(`SELECT first_at FROM attr_blocks WHERE hash = ${KEY_SQL} AND first_at IS NOT NULL`).pluck(),
-    seenPut: puts(c, "attr_blocks", "first_at = min(coalesce(first_at, excluded.first_at), excluded.first_at)"),
-    localPut: puts(c, "attr_local", "first_at = min(first_at, excluded.first_at)"),
-    localIn: c
-      .prepare(
-        `SELECT hash >> 32, hash & 4294967295 FROM attr_local WHERE hash IN (${Array(CHUNK).fill(KEY_SQL).join(",")}) AND first_at < ?`,
-      )
-      .raw(),
+    blocks: attrBlocks(c),
+    local: attrLocal(c),
     requestsDone:
       (c.prepare("SELECT value FROM attr_state WHERE key = 'requests'").pluck().get() as number | undefined) ?? 0,
   };
   states.set(c, s);
   return s;
-}
-
-/** Upserts of marks (hi, lo, first_at per row) into a table keyed by hash: one row, and PUT_ROWS rows. */
-export type Puts = { one: Database.Statement; many: Database.Statement };
-
-function puts(c: Database.Database, table: string, update: string): Puts {
-  const sql = (rows: number) =>
-    `INSERT INTO ${table} (hash, first_at) VALUES ${Array(rows).fill(`(${KEY_SQL}, ?)`).join(", ")} ON CONFLICT(hash) DO UPDATE SET ${update}`;
-  return { one: c.prepare(sql(1)), many: c.prepare(sql(PUT_ROWS)) };
 }
 
 /**
@@ -90,13 +73,9 @@ const localFilters = new WeakMap<Database.Database, KeyFilter>();
 
 /** A filter over the hashes attr_local holds (read once per connection, and again when it fills up). */
 export function localFilterOfDisk(c: Database.Database): KeyFilter {
-  const n = c.prepare("SELECT count(*) FROM attr_local").pluck().get() as number;
-  const f = new KeyFilter(Math.max(2_000_000, n * 2));
-  const buf = Buffer.alloc(8);
-  for (const [h] of c.prepare("SELECT hash FROM attr_local").raw().safeIntegers().iterate() as Iterable<[bigint]>) {
-    buf.writeBigInt64BE(h);
-    f.add(buf.readInt32BE(0), buf.readInt32BE(4));
-  }
+  const p = attrLocal(c);
+  const f = new KeyFilter(Math.max(2_000_000, p.count() * 2));
+  p.scan((hi, lo) => f.add(hi, lo));
   localFilters.set(c, f);
   return f;
 }
@@ -149,8 +128,8 @@ function firstAt(s: State, hi: number, lo: number): number | undefined {
     const at = s.seen.cur(i);
     return at === NONE ? undefined : at;
   }
-  const rel = s.seenGet.get(hi, lo) as number | undefined;
-  const stored = rel === undefined ? undefined : rel + (s.epoch ?? 0);
+  const rel = s.blocks.get(hi, lo)?.[FIRST_AT] ?? null;
+  const stored = rel === null ? undefined : rel + (s.epoch ?? 0);
   const dirty = pending(s.seenDirty, hi, lo);
   const at = stored === undefined ? dirty : dirty === undefined ? stored : Math.min(stored, dirty);
   rememberSeen(s, hi, lo, at ?? NONE);
@@ -182,30 +161,19 @@ function rememberSeen(s: State, hi: number, lo: number, at: number) {
 }
 
 /**
- * Which of the local hashes (int32 halves `hi[k]`, `lo[k]`) appeared in a prompt before t, as their indexes: attr_local,
- * one IN query per 64 keys, and marks not written.
+ * Which of the local hashes (int32 halves `hi[k]`, `lo[k]`) appeared in a prompt before t, as their indexes: attr_local
+ * (the buckets of those it may hold) and marks not written.
  */
 export function localSeenBefore(db: Db, hi: Int32Array, lo: Int32Array, t: number): Set<number> {
   const s = state(db);
   const out = new Set<number>();
   const maybe: number[] = [];
-  // Most of a turn's new blocks were never in a prompt: no query for what attr_local cannot hold.
+  // Most of a turn's new blocks were never in a prompt: no read for what attr_local cannot hold.
   for (let k = 0; k < hi.length; k++) if (s.localKeys.mightHold(hi[k]!, lo[k]!)) maybe.push(k);
-  const args = new Array<number>(2 * CHUNK + 1);
-  for (let i = 0; i < maybe.length; i += CHUNK) {
-    const n = Math.min(CHUNK, maybe.length - i);
-    for (let j = 0; j < CHUNK; j++) {
-      const k = maybe[i + (j < n ? j : 0)]!;
-      args[2 * j] = hi[k]!;
-      args[2 * j + 1] = lo[k]!;
-    }
-    args[2 * CHUNK] = t - (s.epoch ?? 0);
-    for (const [fh, fl] of s.localIn.all(args) as [number, number][])
-      for (let j = 0; j < n; j++) {
-        const k = maybe[i + j]!;
-        if (hi[k] === fh && lo[k] === (fl | 0)) out.add(k);
-      }
-  }
+  const before = t - (s.epoch ?? 0);
+  s.local.lookup(hi, lo, maybe, (k, b, at) => {
+    if (s.local.value(b, at, 0)! < before) out.add(k);
+  });
   if (s.localDirty.dirtyCount > 0)
     for (let k = 0; k < hi.length; k++) {
       const at = pending(s.localDirty, hi[k]!, lo[k]!);

@@ -4,6 +4,8 @@ import { decodePolicyVersions } from "../codecs/request-json";
 import { flushIndex, dropEmptyBlocks, pruneDone, pruneLists } from "./attribution-index";
 import { flushSeen, forgetSeen, requestsDone, seenEpoch } from "./attribution-seen";
 import { forgetKvLocations } from "./kv-lists";
+import { attrBlocks, attrLocal, FIRST_AT, LIST } from "./attribution-packed";
+import { BEFORE_BUCKETS, type PackedKeys, type Value } from "./packed-keys";
 import type { RequestRow, CausesRow } from "../rows/attribution";
 
 // Reads and writes of the attribution job's index tables (db/sqlite/schema/sessions.ts). Never called from ingest.
@@ -158,7 +160,13 @@ export function setCursor(db: Db, key: string, value: number): void {
   stmts(db).setState.run(key, value);
 }
 
-/** Drop index rows older than cutoff (Unix ms) in batches of `batch` rows, one short transaction each; returns rows changed. */
+/** Buckets of attr_blocks or attr_local rewritten per transaction by a prune. */
+const BUCKETS_PER_PRUNE = 256;
+
+/**
+ * Drop index rows older than cutoff (Unix ms), one short transaction each batch: flushes and lists `batch` rows at a
+ * time, blocks and marks BUCKETS_PER_PRUNE buckets at a time. Returns rows (lists, blocks, marks) changed.
+ */
 export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
   const c = db.$client;
   while (c.transaction(() => flushIndex(db, batch))() > 0);
@@ -170,17 +178,25 @@ export function pruneIndex(db: Db, cutoff: number, batch = 2_000): number {
     n += r.changed;
     after = r.next;
   } while (after !== null);
-  for (let k = batch; k === batch; n += k) k = c.transaction(() => dropEmptyBlocks(db, batch))();
-  const seen = c.prepare(
-    "DELETE FROM attr_blocks WHERE rowid IN (SELECT hash FROM attr_blocks WHERE list = 0 AND (first_at IS NULL OR first_at < ?) LIMIT ?)",
-  );
-  const local = c.prepare(
-    "DELETE FROM attr_local WHERE rowid IN (SELECT rowid FROM attr_local WHERE first_at < ? LIMIT ?)",
-  );
-  const before = cutoff - seenEpoch(db);
-  for (const stmt of [seen, local]) {
-    for (let k = batch; k === batch; n += k) k = stmt.run(before, batch).changes;
+  for (let at: number | null = BEFORE_BUCKETS; at !== null;) {
+    const r = c.transaction(() => dropEmptyBlocks(db, at!, BUCKETS_PER_PRUNE))();
+    n += r.changed;
+    at = r.next;
   }
+  // Blocks that point to no list keep their row for their mark; both go when the mark is older than the cutoff.
+  const before = cutoff - seenEpoch(db);
+  const blocks = attrBlocks(c);
+  const local = attrLocal(c);
+  const keep: [PackedKeys, (v: Value[]) => Value[] | null][] = [
+    [blocks, (v) => (v[LIST] === 0 && (v[FIRST_AT] === null || v[FIRST_AT]! < before) ? null : v)],
+    [local, (v) => (v[0]! < before ? null : v)],
+  ];
+  for (const [p, f] of keep)
+    for (let at: number | null = BEFORE_BUCKETS; at !== null;) {
+      const r = c.transaction(() => p.rewrite(at!, BUCKETS_PER_PRUNE, f))();
+      n += r.changed;
+      at = r.next;
+    }
   pruneDone(db);
   forgetSeen(db);
   forgetKvLocations(db);

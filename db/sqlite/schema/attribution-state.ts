@@ -1,16 +1,18 @@
 import { blob, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-// Maintained by the attribution job (server/jobs/attribution.ts), never by ingest. Hashes are u64 stored as signed i64.
+// Maintained by the attribution job (server/jobs/attribution.ts), never by ingest. Hashes are u64 stored as signed i64 (or
+// packed, db/sqlite/packed-keys.ts).
 
 /**
- * Per block (its sequence hash as the rowid): the attr_lists row holding every stored→removed interval of that block
- * on any worker (0: none; see db/sqlite/attribution-index.ts; blocks with the same history share one list), and the
- * first time the block (with its whole prefix) was cacheable anywhere (null: not yet), in ms after attr_state's 'epoch'.
+ * Per block (its sequence hash), packed by db/sqlite/packed-keys.ts: a row per bucket of hashes (their top 16 bits),
+ * each hash's entry its other 48 bits, then the attr_lists row holding every stored→removed interval of that block on
+ * any worker (u32; 0: none; see db/sqlite/attribution-index.ts; blocks with the same history share one list), then the
+ * first time the block (with its whole prefix) was cacheable anywhere (i40, null: not yet), in ms after attr_state's
+ * 'epoch'.
  */
 export const attrBlocks = sqliteTable("attr_blocks", {
-  hash: integer("hash").primaryKey(),
-  list: integer("list").notNull().default(0),
-  firstAt: integer("first_at"),
+  bucket: integer("bucket").primaryKey(),
+  entries: blob("entries", { mode: "buffer" }).notNull(),
 });
 
 /** Interval lists, ~8 bytes per interval as varints, each stored once; refs: the attr_blocks rows pointing to it. */
@@ -32,10 +34,13 @@ export const attrClears = sqliteTable("attr_clears", {
   at: integer("at").notNull(),
 });
 
-/** First time a block's content (local hash) appeared in any prompt, in ms after attr_state's 'epoch'. */
+/**
+ * First time a block's content (local hash) appeared in any prompt, in ms after attr_state's 'epoch' (i40), packed as
+ * attr_blocks is.
+ */
 export const attrLocal = sqliteTable("attr_local", {
-  hash: integer("hash").primaryKey(),
-  firstAt: integer("first_at").notNull(),
+  bucket: integer("bucket").primaryKey(),
+  entries: blob("entries", { mode: "buffer" }).notNull(),
 });
 
 /** The job's cursors (rowids of the raw tables it has read). */
