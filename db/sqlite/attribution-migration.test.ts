@@ -93,3 +93,42 @@ describe("migration 0019 (first-seen times after an epoch)", () => {
     db.$client.close();
   });
 });
+
+describe("migration 0032 (the index's hashes packed by bucket)", () => {
+  it("keeps every hash, list and first-seen time, the largest and smallest included, and reads them back", () => {
+    const file = databaseAt("0031_alerts");
+    const c = new Database(file);
+    const blocks: [bigint, number, number | null][] = [
+      [-(2n ** 63n), 1, -86_400_000], // the smallest i64, a mark a day before the epoch
+      [-5n, 0, 6],
+      [-1n, 2, null], // u64 max as signed
+      [0n, 3, 0],
+      [(1n << 48n) - 1n, 4, 2 ** 31], // the last key of bucket 0; a mark ~25 days after the epoch
+      [1n << 48n, 5, 1], // the first of bucket 1
+      [2n ** 63n - 1n, 2 ** 32 - 1, 7],
+    ];
+    const put = c.prepare("INSERT INTO attr_blocks (hash, list, first_at) VALUES (?, ?, ?)");
+    for (const [h, list, at] of blocks) put.run(h, list, at);
+    const local: [bigint, number][] = [
+      [-(2n ** 63n), -3],
+      [-1n, 0],
+      [12_345n, 2 ** 35],
+    ];
+    const putLocal = c.prepare("INSERT INTO attr_local (hash, first_at) VALUES (?, ?)");
+    for (const [h, at] of local) putLocal.run(h, at);
+    c.prepare("INSERT INTO attr_state (key, value) VALUES ('epoch', ?), ('kv', 1), ('requests', 0)").run(T);
+    c.close();
+
+    const db = openDb(file);
+    expect(attrBlocks(db.$client).rows()).toEqual(blocks.map(([hash, list, at]) => ({ hash, values: [list, at] })));
+    expect(attrLocal(db.$client).rows()).toEqual(local.map(([hash, at]) => ({ hash, values: [at] })));
+    // Buckets -32768, -1 (-5 and -1), 0 (0 and 2^48 - 1), 1 and 32767.
+    expect(db.$client.prepare("SELECT bucket FROM attr_blocks ORDER BY bucket").pluck().all()).toEqual([
+      -32768, -1, 0, 1, 32767,
+    ]);
+    expect(seenFirstAt(db, ...halvesOf(-1n))).toBeUndefined();
+    expect(seenFirstAt(db, ...halvesOf(-(2n ** 63n)))).toBe(T - 86_400_000);
+    expect(residencyAt(db, ...halvesOf(-5n), T, "w1")).toMatchObject({ residentOn: [], lastRemoval: null });
+    db.$client.close();
+  });
+});
