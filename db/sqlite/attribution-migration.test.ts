@@ -122,9 +122,19 @@ describe("migration 0032 (the index's hashes packed by bucket)", () => {
     const db = openDb(file);
     expect(attrBlocks(db.$client).rows()).toEqual(blocks.map(([hash, list, at]) => ({ hash, values: [list, at] })));
     expect(attrLocal(db.$client).rows()).toEqual(local.map(([hash, at]) => ({ hash, values: [at] })));
-    // Buckets -32768, -1 (-5 and -1), 0 (0 and 2^48 - 1), 1 and 32767.
+    // Rows 2^16 + a hash's top 16 bits: 0 (0 and 2^48 - 1), 1, 0x7fff, 0x8000 (the smallest), 0xffff (-5 and -1).
     expect(db.$client.prepare("SELECT bucket FROM attr_blocks ORDER BY bucket").pluck().all()).toEqual([
-      -32768, -1, 0, 1, 32767,
+      65536,
+      65537,
+      65536 + 0x7fff,
+      65536 + 0x8000,
+      65536 + 0xffff,
+    ]);
+    expect(
+      db.$client.prepare("SELECT key, value FROM attr_state WHERE key LIKE '%_keys' ORDER BY key").raw().all(),
+    ).toEqual([
+      ["attr_blocks_keys", 7],
+      ["attr_local_keys", 3],
     ]);
     expect(seenFirstAt(db, ...halvesOf(-1n))).toBeUndefined();
     expect(seenFirstAt(db, ...halvesOf(-(2n ** 63n)))).toBe(T - 86_400_000);

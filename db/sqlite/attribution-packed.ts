@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { bucketOf, PackedKeys, type Merge, type Update, type Value } from "./packed-keys";
+import { PackedKeys, type Merge, type Update, type Value } from "./packed-keys";
 
 // The attribution index's hash-keyed tables as packed keys (see packed-keys.ts), one accessor per connection:
 // attr_blocks (a block's list id, u32, 0: none; its first-seen mark, i40 or null) and attr_local (a local hash's
@@ -27,6 +27,12 @@ export function attrLocal(c: Database.Database): PackedKeys {
 /** The earlier of two first-seen marks, either when one is null. */
 export const earlier = (a: Value, b: Value): Value => (a === null ? b : b === null ? a : Math.min(a, b));
 
+/** Forget what a rolled-back transaction did to the tables' layout (a split it undid). */
+export function reloadPacked(c: Database.Database): void {
+  blocks.get(c)?.reload();
+  locals.get(c)?.reload();
+}
+
 /** Buckets a BucketWriter queues before it writes them (together: see PackedKeys.writeMany). */
 const QUEUED_BUCKETS = 64;
 
@@ -36,28 +42,32 @@ const QUEUED_BUCKETS = 64;
  * what is queued. Returns, from both, how many keys changed on disk.
  */
 export class BucketWriter {
-  private groups: { bucket: number; updates: Update[] }[] = [];
+  private queued: Update[] = [];
+  private buckets = 0;
+  private last = NaN;
   constructor(
     private readonly p: PackedKeys,
     private readonly merge: Merge,
   ) {}
 
   add(hi: number, lo: number, values: readonly Value[]): number {
-    const b = bucketOf(hi);
-    const last = this.groups[this.groups.length - 1];
-    if (last?.bucket === b) {
-      last.updates.push({ hi, lo, values });
-      return 0;
+    const b = this.p.bucketOf(hi);
+    let n = 0;
+    if (b !== this.last) {
+      if (this.buckets === QUEUED_BUCKETS) n = this.end();
+      this.buckets++;
+      this.last = b;
     }
-    const n = this.groups.length === QUEUED_BUCKETS ? this.end() : 0;
-    this.groups.push({ bucket: b, updates: [{ hi, lo, values }] });
+    this.queued.push({ hi, lo, values });
     return n;
   }
 
   end(): number {
-    if (this.groups.length === 0) return 0;
-    const n = this.p.writeMany(this.groups, this.merge);
-    this.groups = [];
+    if (this.queued.length === 0) return 0;
+    const n = this.p.writeMany(this.queued, this.merge);
+    this.queued = [];
+    this.buckets = 0;
+    this.last = NaN;
     return n;
   }
 }

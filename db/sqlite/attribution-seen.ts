@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Db } from "./client";
 import { BlockTable, KeyFilter } from "./attribution-block-table";
-import { attrBlocks, attrLocal, FIRST_AT } from "./attribution-packed";
+import { attrBlocks, attrLocal, FIRST_AT, reloadPacked } from "./attribution-packed";
 import type { PackedKeys } from "./packed-keys";
 import { ATTR_SEEN_SLOTS } from "../../lib/memory-bounds";
 
@@ -83,6 +83,7 @@ export function localFilterOfDisk(c: Database.Database): KeyFilter {
 /** Forget the marks not written and the cursor run ahead (after a rolled-back transaction). */
 export function resetSeen(db: Db): void {
   states.delete(db.$client);
+  reloadPacked(db.$client);
 }
 
 export const noOrder = (): Order => ({ hi: new Int32Array(0), lo: new Int32Array(0), left: 0 });

@@ -1,12 +1,13 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { halvesOf } from "./attribution-block-table";
-import { BEFORE_BUCKETS, bucketOf, PackedKeys, type Merge, type Value } from "./packed-keys";
+import { BEFORE_BUCKETS, PackedKeys, type Merge, type Value } from "./packed-keys";
 
-function table(kinds: ("u32" | "i40")[] = ["u32", "i40"]) {
+function table(kinds: ("u32" | "i40")[] = ["u32", "i40"], load?: number) {
   const c = new Database(":memory:");
   c.exec("CREATE TABLE t (bucket integer PRIMARY KEY NOT NULL, entries blob NOT NULL)");
-  return { c, p: new PackedKeys(c, "t", kinds) };
+  c.exec("CREATE TABLE s (key text PRIMARY KEY, value integer NOT NULL)");
+  return { c, p: new PackedKeys(c, "t", kinds, { load, stateTable: "s" }) };
 }
 
 const replace: Merge = (_old, u) => u;
@@ -16,16 +17,15 @@ const min: Merge = (old, [a, b = null]) => {
   return [a!, was === null ? b : b === null ? was : Math.min(was, b)];
 };
 
-/** Write keys (each its own bucket's group, in any order) with a merge, as the flushes do. */
+/** Write keys (in any order) with a merge, as the flushes do. */
 function put(p: PackedKeys, rows: [bigint, Value[]][], merge: Merge = replace): number {
-  const by = new Map<number, { hi: number; lo: number; values: Value[] }[]>();
-  for (const [h, values] of rows) {
-    const [hi, lo] = halvesOf(h);
-    by.set(bucketOf(hi), [...(by.get(bucketOf(hi)) ?? []), { hi, lo, values }]);
-  }
-  let n = 0;
-  for (const [b, u] of by) n += p.write(b, u, merge);
-  return n;
+  return p.write(
+    rows.map(([h, values]) => {
+      const [hi, lo] = halvesOf(h);
+      return { hi, lo, values };
+    }),
+    merge,
+  );
 }
 
 const U64_MAX = 2n ** 64n - 1n;
@@ -73,13 +73,6 @@ describe("packed keys", () => {
     put(p, [[5n, [1, 2]]]);
     expect(() => put(p, [[6n, values]])).toThrow(error);
     expect(p.rows()).toEqual([{ hash: 5n, values: [1, 2] }]);
-  });
-
-  it("refuses a key of another bucket in a bucket's write", () => {
-    const { p } = table();
-    const [hi, lo] = halvesOf(1n << 48n);
-    expect(() => p.write(0, [{ hi, lo, values: [1, 1] }], replace)).toThrow(/not in bucket 0/);
-    expect(p.rows()).toEqual([]);
   });
 
   it("merges updates with what is held, several of one key in order, and counts keys changed", () => {
@@ -144,11 +137,60 @@ describe("packed keys", () => {
       changed += r.changed;
       at = r.next;
     }
-    expect(calls).toBe(6);
+    expect(calls).toBe(6); // 40 buckets, 7 at a time
     expect(changed).toBe(27);
     expect(p.rows()).toEqual(
       keys.flatMap((h, k) => (k % 3 === 0 ? [] : [{ hash: h, values: [k, k % 3 === 1 ? -1 : k * 10] }])),
     );
+  });
+
+  it("splits buckets as the table grows past its load, every key still found, a bucket's keys all in it", () => {
+    // A load of 1/256 key a bucket: the first split after 256 keys, a level (2^16 more buckets) after 512.
+    const { c, p } = table(["i40"], 1 / 256);
+    const want = new Map<bigint, number>();
+    let seed = 11;
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) | 0) >>> 0) / 2 ** 32;
+    const key = () => signed((BigInt(Math.floor(rnd() * 2 ** 32)) << 32n) | BigInt(Math.floor(rnd() * 2 ** 32)));
+    for (let w = 0; w < 400; w++) {
+      const rows: [bigint, Value[]][] = [];
+      for (let i = 0; i < 5; i++) {
+        const h = key();
+        rows.push([h, [w]]);
+        want.set(h, w);
+      }
+      put(p, rows);
+    }
+    expect(p.buckets()).toBeGreaterThan(2 ** 16 + 20_000);
+    expect(p.rows()).toEqual(
+      [...want].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([hash, w]) => ({ hash, values: [w] })),
+    );
+    for (const [h, w] of want) expect(p.get(...halvesOf(h))).toEqual([w]);
+    let misplaced = 0;
+    p.scan((hi, _lo, _b, _at, row) => {
+      if (p.bucketOf(hi) !== row) misplaced++;
+    });
+    expect(misplaced).toBe(0);
+    expect(c.prepare("SELECT value FROM s WHERE key = 't_keys'").pluck().get()).toBe(want.size);
+  });
+
+  it("a split rolled back is forgotten on reload, and the keys are found where they are", () => {
+    const { c, p } = table(["i40"], 1 / 4096);
+    put(
+      p,
+      Array.from({ length: 16 }, (_, k): [bigint, Value[]] => [BigInt(k) << 56n, [k]]),
+    );
+    const before = p.buckets();
+    expect(() =>
+      c.transaction(() => {
+        put(p, [[99n, [1]]]); // past the load: buckets split
+        expect(p.buckets()).toBeGreaterThan(before);
+        throw new Error("rolled back");
+      })(),
+    ).toThrow("rolled back");
+    p.reload();
+    expect(p.buckets()).toBe(before);
+    expect(p.get(...halvesOf(99n))).toBeUndefined();
+    for (let k = 0; k < 16; k++) expect(p.get(...halvesOf(BigInt(k) << 56n))).toEqual([k]);
   });
 
   it("agrees with a map over random keys, values, lookups and rewrites", () => {

@@ -1,11 +1,19 @@
 import type Database from "better-sqlite3";
 
-// A table of 64-bit keys (as int32 halves hi, lo) with a few integer values each, many keys to a row. The row id is a
-// bucket, the key's top 16 bits (hi >> 16, -32,768..32,767); its `entries` blob holds the bucket's keys sorted by their
-// other 48 bits (unsigned), each as those 6 bytes (big-endian) followed by its values at fixed widths. A key then costs
-// its 6 bytes and its values: a row per key costs ~12 bytes more (cell pointer, length, 9-byte row id) plus a record
-// header and the room that inserts in random key order leave in half-split pages. One key is found by reading its
-// bucket's row and a binary search in it; the attribution index (attr_blocks, attr_local) is kept this way.
+// A table of 64-bit keys (as int32 halves hi, lo) with a few integer values each, many keys to a row. A row is a
+// bucket of keys that share their top bits; its `entries` blob holds the bucket's keys sorted by their low 48 bits
+// (unsigned), each as those 6 bytes (big-endian) followed by its values at fixed widths. A key then costs its 6 bytes
+// and its values: a row per key costs ~12 bytes more (cell pointer, length, 9-byte row id) plus a record header and
+// the room that inserts in random key order leave in half-split pages. One key is found by reading its bucket's row
+// and a binary search in it; the attribution index (attr_blocks, attr_local) is kept this way.
+//
+// Buckets stay about a page in size however many keys the table holds (a write rewrites the buckets it touches whole,
+// so a bucket many pages long would cost that many pages per key written): the table starts with 2^16 buckets (the
+// keys' top 16 bits) and grows by linear hashing. Past LOAD keys a bucket on average, the next bucket in order is split
+// in two by the next bit of its keys, one bucket per write past the load (a few kilobytes), until every bucket of the
+// level is split and the next level (one more bit) begins. A bucket at level L (16 + L bits, number x) is row
+// 2^(16+L) + x, so the levels' rows never meet; a key's bucket is its level-L bucket, or its level-(L+1) bucket when
+// that one was split already. The level, the next bucket to split and the count of keys are kept in a state table.
 
 /** A value's kind: `u32` an unsigned 32-bit integer (4 bytes), `i40` a signed integer within ±2^39 or null (5 bytes). */
 export type ValueKind = "u32" | "i40";
@@ -15,6 +23,17 @@ const WIDTH: Record<ValueKind, number> = { u32: 4, i40: 5 };
 /** The i40 bytes that stand for null (the smallest i40, never a value). */
 const I40_NULL = -(2 ** 39);
 const KEY_BYTES = 6;
+/** Bits of the keys' top that pick a bucket before any split: 2^16 buckets (the entries hold the other 48). */
+const BASE_BITS = 16;
+/** Levels at most (buckets of up to 31 bits; 2^31 buckets of LOAD keys are far past any table). */
+const MAX_LEVEL = 15;
+/**
+ * Keys per bucket on average before the next split. A bucket not yet split in its level holds up to twice the average
+ * just before the level ends: 256 keys of 15 bytes, 3.8 KB, within one 4 KB page.
+ */
+const LOAD = 128;
+/** Splits at most per write (the table catches up over later writes after a large one). */
+const SPLITS_PER_WRITE = 64;
 /** Buckets read per query by `lookup` and `writeMany`, and written per statement by `writeMany`. */
 const BUCKETS_PER_READ = 64;
 const PUT_BUCKETS = 32;
@@ -23,12 +42,14 @@ const EMPTY = Buffer.alloc(0);
 /** One key's new values for `write` (merged with what the bucket holds by the caller's merge). */
 export type Update = { hi: number; lo: number; values: readonly Value[] };
 
-/** What `write` keeps for a key: the merge of its old values (null when the bucket has none) with an update's. */
-export type Merge = (old: Value[] | null, update: readonly Value[]) => readonly Value[] | null;
+/**
+ * What `write` keeps for a key: the merge of its old values (null when the bucket has none) with an update's (null:
+ * left out). The arrays passed are reused after the call: return a new array, or `update` itself.
+ */
+export type Merge = (old: readonly Value[] | null, update: readonly Value[]) => readonly Value[] | null;
 
-export const bucketOf = (hi: number): number => hi >> 16;
-/** A bucket below every bucket (for `rewrite`'s first call). */
-export const BEFORE_BUCKETS = -(2 ** 15) - 1;
+/** A row number below every bucket's (for `rewrite`'s first call). */
+export const BEFORE_BUCKETS = 0;
 
 /** Compare a key's low 48 bits (hi's low half, lo unsigned) with the entry at byte `at` of `b`. */
 function compareAt(b: Buffer, at: number, h16: number, lo: number): number {
@@ -37,21 +58,48 @@ function compareAt(b: Buffer, at: number, h16: number, lo: number): number {
   return lo - b.readUInt32BE(at + 2);
 }
 
+/** Bits of a bucket's row number (16 + its level): the row is 2^bits + its number within the level. */
+const bitsOf = (row: number): number => (row >= 2 ** 32 ? 32 : 31 - Math.clz32(row));
+
+/** The top 16 bits of the keys of bucket row `row` (the rest of each key is in its entry). */
+function top16Of(row: number): number {
+  const bits = bitsOf(row);
+  return Math.floor((row - 2 ** bits) / 2 ** (bits - BASE_BITS));
+}
+
+export type PackedOptions = {
+  /** Average keys per bucket before a split (LOAD). */
+  load?: number;
+  /** The table keeping the level, split and count as (key, value) rows. */
+  stateTable?: string;
+};
+
 export class PackedKeys {
   /** Bytes per entry: the key's 6 and the values'. */
   readonly width: number;
   private readonly offsets: number[];
+  private readonly load: number;
   private readonly getRow: Database.Statement;
   private readonly getRows: Database.Statement;
   private readonly getRange: Database.Statement;
   private readonly putRow: Database.Statement;
   private readonly putRows: Database.Statement;
   private readonly delRow: Database.Statement;
+  private readonly getState: Database.Statement;
+  private readonly setState: Database.Statement;
+  /** The layout read from the state table (see loadLayout); count -1 until the table was counted. */
+  private level = 0;
+  private split = 0;
+  private keys = -1;
+  /** Scratch for an entry's old values and an update's, reused by `merged` (merges must not keep them). */
+  private readonly oldScratch: Value[];
+  private readonly curScratch: Value[];
 
   constructor(
     private readonly c: Database.Database,
     readonly table: string,
     readonly kinds: readonly ValueKind[],
+    options: PackedOptions = {},
   ) {
     let at = KEY_BYTES;
     this.offsets = kinds.map((k) => {
@@ -60,16 +108,59 @@ export class PackedKeys {
       return o;
     });
     this.width = at;
+    this.load = options.load ?? LOAD;
+    this.oldScratch = kinds.map(() => null);
+    this.curScratch = kinds.map(() => null);
     this.getRow = c.prepare(`SELECT entries FROM ${table} WHERE bucket = ?`).pluck();
     this.getRows = c
       .prepare(`SELECT bucket, entries FROM ${table} WHERE bucket IN (${Array(BUCKETS_PER_READ).fill("?").join(",")})`)
       .raw();
+    this.getRange = c.prepare(`SELECT bucket, entries FROM ${table} WHERE bucket BETWEEN ? AND ?`).raw();
     const put = (rows: number) =>
       `INSERT INTO ${table} (bucket, entries) VALUES ${Array(rows).fill("(?, ?)").join(", ")} ON CONFLICT(bucket) DO UPDATE SET entries = excluded.entries`;
-    this.getRange = c.prepare(`SELECT bucket, entries FROM ${table} WHERE bucket BETWEEN ? AND ?`).raw();
     this.putRow = c.prepare(put(1));
     this.putRows = c.prepare(put(PUT_BUCKETS));
     this.delRow = c.prepare(`DELETE FROM ${table} WHERE bucket = ?`);
+    const state = options.stateTable ?? "attr_state";
+    this.getState = c.prepare(`SELECT value FROM ${state} WHERE key = ?`).pluck();
+    this.setState = c.prepare(
+      `INSERT INTO ${state} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+    );
+    this.loadLayout();
+  }
+
+  /**
+   * Read the level, split and count again: each write does (a write on another connection is seen), and a caller
+   * whose transaction rolled back must (reads would look in buckets of the split it undid).
+   */
+  reload(): void {
+    this.loadLayout();
+  }
+
+  private loadLayout(): void {
+    this.level = (this.getState.get(`${this.table}_level`) as number | undefined) ?? 0;
+    this.split = (this.getState.get(`${this.table}_split`) as number | undefined) ?? 0;
+    this.keys = (this.getState.get(`${this.table}_keys`) as number | undefined) ?? -1;
+  }
+
+  private saveLayout(): void {
+    this.setState.run(`${this.table}_level`, this.level);
+    this.setState.run(`${this.table}_split`, this.split);
+    this.setState.run(`${this.table}_keys`, this.keys);
+  }
+
+  /** The row of the bucket that holds (or would hold) a key with high half `hi`. */
+  bucketOf(hi: number): number {
+    const u = hi >>> 0;
+    const bits = BASE_BITS + this.level;
+    const x = Math.floor(u / 2 ** (32 - bits));
+    if (x >= this.split) return 2 ** bits + x;
+    return 2 ** (bits + 1) + Math.floor(u / 2 ** (31 - bits));
+  }
+
+  /** Buckets in use (2^16 at first). */
+  buckets(): number {
+    return 2 ** (BASE_BITS + this.level) + this.split;
   }
 
   /** The entries of one bucket (undefined: none). */
@@ -79,18 +170,8 @@ export class PackedKeys {
 
   /** The byte offset of key (hi, lo) among a bucket's entries, or -1. */
   find(b: Buffer, hi: number, lo: number): number {
-    const h16 = hi & 0xffff;
-    const u = lo >>> 0;
-    let a = 0;
-    let z = b.length / this.width - 1;
-    while (a <= z) {
-      const m = (a + z) >>> 1;
-      const d = compareAt(b, m * this.width, h16, u);
-      if (d === 0) return m * this.width;
-      if (d > 0) a = m + 1;
-      else z = m - 1;
-    }
-    return -1;
+    const at = this.lowerBound(b, 0, hi & 0xffff, lo >>> 0);
+    return at < b.length && compareAt(b, at, hi & 0xffff, lo >>> 0) === 0 ? at : -1;
   }
 
   /** Value j of the entry at byte `at`. */
@@ -101,8 +182,9 @@ export class PackedKeys {
     return v === I40_NULL ? null : v;
   }
 
-  private values(b: Buffer, at: number): Value[] {
-    return this.kinds.map((_, j) => this.value(b, at, j));
+  private valuesInto(out: Value[], b: Buffer, at: number): Value[] {
+    for (let j = 0; j < this.kinds.length; j++) out[j] = this.value(b, at, j);
+    return out;
   }
 
   private put(out: Buffer, at: number, hi: number, lo: number, values: readonly Value[]): void {
@@ -125,10 +207,10 @@ export class PackedKeys {
 
   /** A key's values, or undefined when its bucket does not hold it. */
   get(hi: number, lo: number): Value[] | undefined {
-    const b = this.read(bucketOf(hi));
+    const b = this.read(this.bucketOf(hi));
     if (!b) return undefined;
     const at = this.find(b, hi, lo);
-    return at < 0 ? undefined : this.values(b, at);
+    return at < 0 ? undefined : this.valuesInto(new Array<Value>(this.kinds.length), b, at);
   }
 
   /**
@@ -142,40 +224,36 @@ export class PackedKeys {
     visit: (k: number, b: Buffer, at: number) => void,
   ): void {
     if (ks.length === 0) return;
-    const buckets = [...new Set(ks.map((k) => bucketOf(hi[k]!)))];
-    const rows = new Map<number, Buffer>();
-    const args = new Array<number>(BUCKETS_PER_READ);
-    for (let i = 0; i < buckets.length; i += BUCKETS_PER_READ) {
-      for (let j = 0; j < BUCKETS_PER_READ; j++) args[j] = buckets[Math.min(i + j, buckets.length - 1)]!;
-      for (const [bucket, b] of this.getRows.all(args) as [number, Buffer][]) rows.set(bucket, b);
-    }
+    const rows = this.readMany([...new Set(ks.map((k) => this.bucketOf(hi[k]!)))]);
     for (const k of ks) {
-      const b = rows.get(bucketOf(hi[k]!));
+      const b = rows.get(this.bucketOf(hi[k]!));
       if (!b) continue;
       const at = this.find(b, hi[k]!, lo[k]!);
       if (at >= 0) visit(k, b, at);
     }
   }
 
-  /** Merge updates of keys of one bucket (see writeMany). */
-  write(bucket: number, updates: Update[], merge: Merge): number {
-    return this.writeMany([{ bucket, updates }], merge);
+  /** Merge updates of keys (see writeMany). */
+  write(updates: Update[], merge: Merge): number {
+    return this.writeMany(updates, merge);
   }
 
   /**
    * Merge updates of keys into their buckets (call inside a transaction): each key keeps `merge(old values or null,
-   * its update)`, several updates of one key merged in order, a null result leaving it out. The buckets are read
-   * BUCKETS_PER_READ to a query and written PUT_BUCKETS to a statement. Returns how many keys changed.
+   * its update)`, several updates of one key merged in the order given, a null result leaving it out. The buckets are
+   * read BUCKETS_PER_READ to a query and written PUT_BUCKETS to a statement; then buckets are split while the table is
+   * past its load. Returns how many keys changed.
    */
-  writeMany(groups: readonly { bucket: number; updates: Update[] }[], merge: Merge): number {
+  writeMany(updates: readonly Update[], merge: Merge): number {
+    if (updates.length === 0) return 0;
+    this.loadLayout();
+    if (this.keys < 0) this.keys = this.count();
     const byBucket = new Map<number, Update[]>();
-    for (const g of groups) {
-      for (const u of g.updates)
-        if (bucketOf(u.hi) !== g.bucket)
-          throw new RangeError(`${this.table}: key ${u.hi}:${u.lo} is not in bucket ${g.bucket}`);
-      const had = byBucket.get(g.bucket);
-      if (had) had.push(...g.updates);
-      else byBucket.set(g.bucket, g.updates.slice());
+    for (const u of updates) {
+      const b = this.bucketOf(u.hi);
+      const had = byBucket.get(b);
+      if (had) had.push(u);
+      else byBucket.set(b, [u]);
     }
     const buckets = [...byBucket.keys()];
     const rows = this.readMany(buckets);
@@ -186,6 +264,7 @@ export class PackedKeys {
       const r = this.merged(old, byBucket.get(bucket)!, merge);
       if (r.changed === 0) continue;
       changed += r.changed;
+      this.keys += r.added;
       if (r.out.length === 0) {
         if (old.length > 0) this.delRow.run(bucket);
         continue;
@@ -197,7 +276,34 @@ export class PackedKeys {
       }
     }
     for (let j = 0; j < puts.length; j += 2) this.putRow.run(puts[j], puts[j + 1]);
+    this.grow();
+    this.saveLayout();
     return changed;
+  }
+
+  /** Split buckets in order while the table holds more than its load (at most SPLITS_PER_WRITE now). */
+  private grow(): void {
+    for (let n = 0; n < SPLITS_PER_WRITE && this.level < MAX_LEVEL && this.keys > this.load * this.buckets(); n++) {
+      const bits = BASE_BITS + this.level;
+      const from = 2 ** bits + this.split;
+      const b = this.read(from);
+      if (b) {
+        // The keys' next bit after the bucket's `bits` lies in the entries' first 16 (bits ≥ 16): the bucket's sorted
+        // entries are those without it, then those with it.
+        const mask = 1 << (31 - bits);
+        let at = 0;
+        while (at < b.length && (b.readUInt16BE(at) & mask) === 0) at += this.width;
+        this.delRow.run(from);
+        const low = 2 ** (bits + 1) + 2 * this.split;
+        if (at > 0) this.putRow.run(low, b.subarray(0, at));
+        if (at < b.length) this.putRow.run(low + 1, b.subarray(at));
+      }
+      this.split++;
+      if (this.split === 2 ** bits) {
+        this.level++;
+        this.split = 0;
+      }
+    }
   }
 
   /**
@@ -206,7 +312,7 @@ export class PackedKeys {
    */
   private readMany(buckets: readonly number[]): Map<number, Buffer> {
     const rows = new Map<number, Buffer>();
-    const sorted = buckets.length > 1 ? Int32Array.from(buckets).sort() : buckets;
+    const sorted = buckets.length > 1 ? Float64Array.from(buckets).sort() : buckets;
     const args = new Array<number>(BUCKETS_PER_READ);
     for (let i = 0; i < sorted.length; i += BUCKETS_PER_READ) {
       const n = Math.min(BUCKETS_PER_READ, sorted.length - i);
@@ -228,14 +334,17 @@ export class PackedKeys {
     return rows;
   }
 
-  /** A bucket's entries with updates merged in, and how many keys changed. */
-  private merged(old: Buffer, updates: Update[], merge: Merge): { out: Buffer; changed: number } {
+  /** A bucket's entries with updates merged in, how many keys changed, and how many more keys it holds. */
+  private merged(old: Buffer, updates: Update[], merge: Merge): { out: Buffer; changed: number; added: number } {
+    // Stable: the updates of one key stay in the order given.
     updates.sort((x, y) => (x.hi & 0xffff) - (y.hi & 0xffff) || (x.lo >>> 0) - (y.lo >>> 0));
     const w = this.width;
     const out = Buffer.allocUnsafe(old.length + updates.length * w);
+    const cur = this.curScratch;
     let o = 0;
     let at = 0;
     let changed = 0;
+    let added = 0;
     for (let u = 0; u < updates.length; u++) {
       const { hi, lo } = updates[u]!;
       const h16 = hi & 0xffff;
@@ -246,26 +355,39 @@ export class PackedKeys {
       old.copy(out, o, from, at);
       o += at - from;
       const held = at < old.length && compareAt(old, at, h16, ulo) === 0;
-      let cur: Value[] | null = held ? this.values(old, at) : null;
-      if (held) at += w;
+      let kept = held;
+      if (held) {
+        this.valuesInto(cur, old, at);
+        at += w;
+      }
       for (; u < updates.length; u++) {
         const x = updates[u]!;
         if ((x.hi & 0xffff) !== h16 || x.lo >>> 0 !== ulo) break;
-        const next = merge(cur, x.values);
-        cur = next === null ? null : next.slice();
+        const next = merge(kept ? this.copyInto(this.oldScratch, cur) : null, x.values);
+        kept = next !== null;
+        if (kept) this.copyInto(cur, next!);
       }
       u--;
-      if (cur === null) {
-        if (held) changed++;
+      if (!kept) {
+        if (held) {
+          changed++;
+          added--;
+        }
         continue;
       }
       this.put(out, o, hi, lo, cur);
+      if (!held) added++;
       if (!held || out.compare(old, at - w, at, o, o + w) !== 0) changed++;
       o += w;
     }
     old.copy(out, o, at);
     o += old.length - at;
-    return { out: o === out.length ? out : out.subarray(0, o), changed };
+    return { out: o === out.length ? out : out.subarray(0, o), changed, added };
+  }
+
+  private copyInto(to: Value[], from: readonly Value[]): Value[] {
+    for (let j = 0; j < this.kinds.length; j++) to[j] = from[j] ?? null;
+    return to;
   }
 
   /** The byte offset, from `from`, of the first entry not below key (h16, lo) in a bucket's entries. */
@@ -281,15 +403,15 @@ export class PackedKeys {
     return a * w;
   }
 
-  /** Every entry, buckets in order: `visit(hi, lo, entries, at)`. */
-  scan(visit: (hi: number, lo: number, b: Buffer, at: number) => void): void {
+  /** Every entry, by bucket row (not in key order across levels): `visit(hi, lo, entries, at, row)`. */
+  scan(visit: (hi: number, lo: number, b: Buffer, at: number, row: number) => void): void {
     const w = this.width;
     for (const [bucket, b] of this.c
       .prepare(`SELECT bucket, entries FROM ${this.table} ORDER BY bucket`)
       .raw()
       .iterate() as Iterable<[number, Buffer]>) {
-      const top = bucket << 16;
-      for (let at = 0; at < b.length; at += w) visit(top | b.readUInt16BE(at), b.readInt32BE(at + 2), b, at);
+      const top = top16Of(bucket) << 16;
+      for (let at = 0; at < b.length; at += w) visit(top | b.readUInt16BE(at), b.readInt32BE(at + 2), b, at, bucket);
     }
   }
 
@@ -297,9 +419,12 @@ export class PackedKeys {
   rows(): { hash: bigint; values: Value[] }[] {
     const out: { hash: bigint; values: Value[] }[] = [];
     this.scan((hi, lo, b, at) =>
-      out.push({ hash: (BigInt(hi) << 32n) | BigInt(lo >>> 0), values: this.values(b, at) }),
+      out.push({
+        hash: (BigInt(hi) << 32n) | BigInt(lo >>> 0),
+        values: this.valuesInto(new Array<Value>(this.kinds.length), b, at),
+      }),
     );
-    return out;
+    return out.sort((x, y) => (x.hash < y.hash ? -1 : x.hash > y.hash ? 1 : 0));
   }
 
   /** How many keys the table holds for which `pred(entries, at)` is true (all of them without one). */
@@ -312,14 +437,16 @@ export class PackedKeys {
   }
 
   /**
-   * Rewrite up to `limit` buckets after bucket `after` (call inside a transaction): each key keeps `keep(values)`
-   * (null: dropped). Returns the last bucket read (null when none is left after it) and how many keys changed.
+   * Rewrite up to `limit` buckets after bucket row `after` (call inside a transaction): each key keeps `keep(values)`
+   * (null: dropped). Returns the last row read (null when none is left after it) and how many keys changed.
    */
   rewrite(
     after: number,
     limit: number,
     keep: (values: Value[]) => readonly Value[] | null,
   ): { next: number | null; changed: number } {
+    this.loadLayout();
+    if (this.keys < 0) this.keys = this.count();
     const rows = this.c
       .prepare(`SELECT bucket, entries FROM ${this.table} WHERE bucket > ? ORDER BY bucket LIMIT ?`)
       .raw()
@@ -328,19 +455,20 @@ export class PackedKeys {
     let changed = 0;
     for (const [bucket, b] of rows) {
       const out = Buffer.allocUnsafe(b.length);
+      const top = top16Of(bucket) << 16;
       let o = 0;
       let n = 0;
       for (let at = 0; at < b.length; at += w) {
-        const hi = (bucket << 16) | b.readUInt16BE(at);
+        const hi = top | b.readUInt16BE(at);
         const lo = b.readInt32BE(at + 2);
-        const values = this.values(b, at);
-        const kept = keep(values);
+        const kept = keep(this.valuesInto(new Array<Value>(this.kinds.length), b, at));
         if (kept === null) {
           n++;
+          this.keys--;
           continue;
         }
         this.put(out, o, hi, lo, kept);
-        if (!out.subarray(o, o + w).equals(b.subarray(at, at + w))) n++;
+        if (out.compare(b, at, at + w, o, o + w) !== 0) n++;
         o += w;
       }
       if (n === 0) continue;
@@ -348,6 +476,7 @@ export class PackedKeys {
       if (o === 0) this.delRow.run(bucket);
       else this.putRow.run(bucket, out.subarray(0, o));
     }
+    this.saveLayout();
     return { next: rows.length < limit ? null : rows[rows.length - 1]![0], changed };
   }
 }
