@@ -7,15 +7,6 @@ import { ATTR_FILTER_BITS } from "../../lib/memory-bounds";
 /** The signed 64-bit key of halves (hi signed, lo as its 32 bits). */
 export const keyOf = (hi: number, lo: number): bigint => (BigInt(hi) << 32n) | BigInt(lo >>> 0);
 
-/**
- * SQL for the signed 64-bit key of two bound halves (hi, then lo; numbers, which SQLite's bitwise operators take as
- * integers): the same value as keyOf without a BigInt per key.
- */
-export const KEY_SQL = "((? << 32) | (? & 4294967295))";
-
-/** Rows per statement of the index's and the marks' multi-row writes (fewer calls into SQLite per row). */
-export const PUT_ROWS = 32;
-
 /** The int32 halves of a signed 64-bit key. */
 export function halvesOf(key: bigint): [hi: number, lo: number] {
   return [Number(BigInt.asIntN(32, key >> 32n)), Number(BigInt.asIntN(32, key))];
