@@ -102,10 +102,10 @@ const filters = new WeakMap<Database.Database, KeyFilter>();
 /** A filter over the blocks attr_blocks gives a list (read once per connection, and again when it fills up). */
 export function filterOfDisk(c: Database.Database): KeyFilter {
   const p = attrBlocks(c);
-  const listed = (b: Buffer, at: number) => p.value(b, at, LIST) !== 0;
-  const f = new KeyFilter(Math.max(2_000_000, p.count(listed) * 2));
+  // Sized from the keys the table counts (those with a list are most of them): no pass over it just to count.
+  const f = new KeyFilter(Math.max(2_000_000, p.size() * 2));
   p.scan((hi, lo, b, at) => {
-    if (listed(b, at)) f.add(hi, lo);
+    if (p.value(b, at, LIST) !== 0) f.add(hi, lo);
   });
   filters.set(c, f);
   return f;

@@ -74,7 +74,7 @@ const localFilters = new WeakMap<Database.Database, KeyFilter>();
 /** A filter over the hashes attr_local holds (read once per connection, and again when it fills up). */
 export function localFilterOfDisk(c: Database.Database): KeyFilter {
   const p = attrLocal(c);
-  const f = new KeyFilter(Math.max(2_000_000, p.count() * 2));
+  const f = new KeyFilter(Math.max(2_000_000, p.size() * 2));
   p.scan((hi, lo) => f.add(hi, lo));
   localFilters.set(c, f);
   return f;

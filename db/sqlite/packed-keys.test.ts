@@ -19,7 +19,7 @@ const min: Merge = (old, [a, b = null]) => {
 
 /** Write keys (in any order) with a merge, as the flushes do. */
 function put(p: PackedKeys, rows: [bigint, Value[]][], merge: Merge = replace): number {
-  return p.write(
+  return p.writeMany(
     rows.map(([h, values]) => {
       const [hi, lo] = halvesOf(h);
       return { hi, lo, values };

@@ -1,11 +1,14 @@
 import type Database from "better-sqlite3";
+import { EntryFormat, type Merge, type Update, type Value, type ValueKind } from "./packed-entries";
+
+export type { Merge, Update, Value, ValueKind } from "./packed-entries";
 
 // A table of 64-bit keys (as int32 halves hi, lo) with a few integer values each, many keys to a row. A row is a
 // bucket of keys that share their top bits; its `entries` blob holds the bucket's keys sorted by their low 48 bits
-// (unsigned), each as those 6 bytes (big-endian) followed by its values at fixed widths. A key then costs its 6 bytes
-// and its values: a row per key costs ~12 bytes more (cell pointer, length, 9-byte row id) plus a record header and
-// the room that inserts in random key order leave in half-split pages. One key is found by reading its bucket's row
-// and a binary search in it; the attribution index (attr_blocks, attr_local) is kept this way.
+// (unsigned), each as those 6 bytes (big-endian) followed by its values at fixed widths (packed-entries.ts). A key then
+// costs its 6 bytes and its values: a row per key costs ~12 bytes more (cell pointer, length, 9-byte row id) plus a
+// record header and the room that inserts in random key order leave in half-split pages. One key is found by reading
+// its bucket's row and a binary search in it; the attribution index (attr_blocks, attr_local) is kept this way.
 //
 // Buckets stay about a page in size however many keys the table holds (a write rewrites the buckets it touches whole,
 // so a bucket many pages long would cost that many pages per key written): the table starts with 2^16 buckets (the
@@ -15,14 +18,6 @@ import type Database from "better-sqlite3";
 // 2^(16+L) + x, so the levels' rows never meet; a key's bucket is its level-L bucket, or its level-(L+1) bucket when
 // that one was split already. The level, the next bucket to split and the count of keys are kept in a state table.
 
-/** A value's kind: `u32` an unsigned 32-bit integer (4 bytes), `i40` a signed integer within ±2^39 or null (5 bytes). */
-export type ValueKind = "u32" | "i40";
-export type Value = number | null;
-
-const WIDTH: Record<ValueKind, number> = { u32: 4, i40: 5 };
-/** The i40 bytes that stand for null (the smallest i40, never a value). */
-const I40_NULL = -(2 ** 39);
-const KEY_BYTES = 6;
 /** Bits of the keys' top that pick a bucket before any split: 2^16 buckets (the entries hold the other 48). */
 const BASE_BITS = 16;
 /** Levels at most (buckets of up to 31 bits; 2^31 buckets of LOAD keys are far past any table). */
@@ -39,24 +34,8 @@ const BUCKETS_PER_READ = 64;
 const PUT_BUCKETS = 32;
 const EMPTY = Buffer.alloc(0);
 
-/** One key's new values for `write` (merged with what the bucket holds by the caller's merge). */
-export type Update = { hi: number; lo: number; values: readonly Value[] };
-
-/**
- * What `write` keeps for a key: the merge of its old values (null when the bucket has none) with an update's (null:
- * left out). The arrays passed are reused after the call: return a new array, or `update` itself.
- */
-export type Merge = (old: readonly Value[] | null, update: readonly Value[]) => readonly Value[] | null;
-
 /** A row number below every bucket's (for `rewrite`'s first call). */
 export const BEFORE_BUCKETS = 0;
-
-/** Compare a key's low 48 bits (hi's low half, lo unsigned) with the entry at byte `at` of `b`. */
-function compareAt(b: Buffer, at: number, h16: number, lo: number): number {
-  const e16 = b.readUInt16BE(at);
-  if (h16 !== e16) return h16 - e16;
-  return lo - b.readUInt32BE(at + 2);
-}
 
 /** Bits of a bucket's row number (16 + its level): the row is 2^bits + its number within the level. */
 const bitsOf = (row: number): number => (row >= 2 ** 32 ? 32 : 31 - Math.clz32(row));
@@ -75,9 +54,8 @@ export type PackedOptions = {
 };
 
 export class PackedKeys {
-  /** Bytes per entry: the key's 6 and the values'. */
-  readonly width: number;
-  private readonly offsets: number[];
+  /** The entries' bytes: their width, values, search and merges. */
+  readonly format: EntryFormat;
   private readonly load: number;
   private readonly getRow: Database.Statement;
   private readonly getRows: Database.Statement;
@@ -87,30 +65,19 @@ export class PackedKeys {
   private readonly delRow: Database.Statement;
   private readonly getState: Database.Statement;
   private readonly setState: Database.Statement;
-  /** The layout read from the state table (see loadLayout); count -1 until the table was counted. */
+  /** The layout as read from the state table (see reload); keys -1 until the table was counted. */
   private level = 0;
   private split = 0;
   private keys = -1;
-  /** Scratch for an entry's old values and an update's, reused by `merged` (merges must not keep them). */
-  private readonly oldScratch: Value[];
-  private readonly curScratch: Value[];
 
   constructor(
     private readonly c: Database.Database,
     readonly table: string,
-    readonly kinds: readonly ValueKind[],
+    kinds: readonly ValueKind[],
     options: PackedOptions = {},
   ) {
-    let at = KEY_BYTES;
-    this.offsets = kinds.map((k) => {
-      const o = at;
-      at += WIDTH[k];
-      return o;
-    });
-    this.width = at;
+    this.format = new EntryFormat(table, kinds);
     this.load = options.load ?? LOAD;
-    this.oldScratch = kinds.map(() => null);
-    this.curScratch = kinds.map(() => null);
     this.getRow = c.prepare(`SELECT entries FROM ${table} WHERE bucket = ?`).pluck();
     this.getRows = c
       .prepare(`SELECT bucket, entries FROM ${table} WHERE bucket IN (${Array(BUCKETS_PER_READ).fill("?").join(",")})`)
@@ -122,31 +89,37 @@ export class PackedKeys {
     this.putRows = c.prepare(put(PUT_BUCKETS));
     this.delRow = c.prepare(`DELETE FROM ${table} WHERE bucket = ?`);
     const state = options.stateTable ?? "attr_state";
-    this.getState = c.prepare(`SELECT value FROM ${state} WHERE key = ?`).pluck();
+    this.getState = c.prepare(`SELECT key, value FROM ${state} WHERE key IN (?, ?, ?)`).raw();
     this.setState = c.prepare(
       `INSERT INTO ${state} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
     );
-    this.loadLayout();
+    this.reload();
+  }
+
+  /** Bytes per entry. */
+  get width(): number {
+    return this.format.width;
   }
 
   /**
-   * Read the level, split and count again: each write does (a write on another connection is seen), and a caller
-   * whose transaction rolled back must (reads would look in buckets of the split it undid).
+   * Read the level, split and count again (one query): each write does (a write on another connection is seen), and
+   * a caller whose transaction rolled back must (reads would look in buckets of the split it undid).
    */
   reload(): void {
-    this.loadLayout();
+    const t = this.table;
+    const got = new Map(this.getState.all(`${t}_level`, `${t}_split`, `${t}_keys`) as [string, number][]);
+    this.level = got.get(`${t}_level`) ?? 0;
+    this.split = got.get(`${t}_split`) ?? 0;
+    this.keys = got.get(`${t}_keys`) ?? -1;
   }
 
-  private loadLayout(): void {
-    this.level = (this.getState.get(`${this.table}_level`) as number | undefined) ?? 0;
-    this.split = (this.getState.get(`${this.table}_split`) as number | undefined) ?? 0;
-    this.keys = (this.getState.get(`${this.table}_keys`) as number | undefined) ?? -1;
-  }
-
-  private saveLayout(): void {
-    this.setState.run(`${this.table}_level`, this.level);
-    this.setState.run(`${this.table}_split`, this.split);
-    this.setState.run(`${this.table}_keys`, this.keys);
+  /** Save the count of keys, and the level and split when a split moved them. */
+  private save(split: boolean): void {
+    const t = this.table;
+    this.setState.run(`${t}_keys`, this.keys);
+    if (!split) return;
+    this.setState.run(`${t}_level`, this.level);
+    this.setState.run(`${t}_split`, this.split);
   }
 
   /** The row of the bucket that holds (or would hold) a key with high half `hi`. */
@@ -170,39 +143,12 @@ export class PackedKeys {
 
   /** The byte offset of key (hi, lo) among a bucket's entries, or -1. */
   find(b: Buffer, hi: number, lo: number): number {
-    const at = this.lowerBound(b, 0, hi & 0xffff, lo >>> 0);
-    return at < b.length && compareAt(b, at, hi & 0xffff, lo >>> 0) === 0 ? at : -1;
+    return this.format.find(b, hi, lo);
   }
 
   /** Value j of the entry at byte `at`. */
   value(b: Buffer, at: number, j: number): Value {
-    const o = at + this.offsets[j]!;
-    if (this.kinds[j] === "u32") return b.readUInt32BE(o);
-    const v = b.readIntBE(o, 5);
-    return v === I40_NULL ? null : v;
-  }
-
-  private valuesInto(out: Value[], b: Buffer, at: number): Value[] {
-    for (let j = 0; j < this.kinds.length; j++) out[j] = this.value(b, at, j);
-    return out;
-  }
-
-  private put(out: Buffer, at: number, hi: number, lo: number, values: readonly Value[]): void {
-    out.writeUInt16BE(hi & 0xffff, at);
-    out.writeUInt32BE(lo >>> 0, at + 2);
-    for (let j = 0; j < this.kinds.length; j++) {
-      const v = values[j] ?? null;
-      const o = at + this.offsets[j]!;
-      if (this.kinds[j] === "u32") {
-        if (v === null || !Number.isInteger(v) || v < 0 || v > 0xffffffff)
-          throw new RangeError(`${this.table}: value ${j} must be an integer in 0..2^32-1, got ${v}`);
-        out.writeUInt32BE(v, o);
-      } else {
-        if (v !== null && (!Number.isInteger(v) || v <= I40_NULL || v >= 2 ** 39))
-          throw new RangeError(`${this.table}: value ${j} must be an integer within ±2^39, got ${v}`);
-        out.writeIntBE(v ?? I40_NULL, o, 5);
-      }
-    }
+    return this.format.value(b, at, j);
   }
 
   /** A key's values, or undefined when its bucket does not hold it. */
@@ -210,7 +156,7 @@ export class PackedKeys {
     const b = this.read(this.bucketOf(hi));
     if (!b) return undefined;
     const at = this.find(b, hi, lo);
-    return at < 0 ? undefined : this.valuesInto(new Array<Value>(this.kinds.length), b, at);
+    return at < 0 ? undefined : this.format.values(b, at);
   }
 
   /**
@@ -233,11 +179,6 @@ export class PackedKeys {
     }
   }
 
-  /** Merge updates of keys (see writeMany). */
-  write(updates: Update[], merge: Merge): number {
-    return this.writeMany(updates, merge);
-  }
-
   /**
    * Merge updates of keys into their buckets (call inside a transaction): each key keeps `merge(old values or null,
    * its update)`, several updates of one key merged in the order given, a null result leaving it out. The buckets are
@@ -246,8 +187,8 @@ export class PackedKeys {
    */
   writeMany(updates: readonly Update[], merge: Merge): number {
     if (updates.length === 0) return 0;
-    this.loadLayout();
-    if (this.keys < 0) this.keys = this.count();
+    this.reload();
+    this.size();
     const byBucket = new Map<number, Update[]>();
     for (const u of updates) {
       const b = this.bucketOf(u.hi);
@@ -261,7 +202,7 @@ export class PackedKeys {
     const puts: (number | Buffer)[] = [];
     for (const bucket of buckets) {
       const old = rows.get(bucket) ?? EMPTY;
-      const r = this.merged(old, byBucket.get(bucket)!, merge);
+      const r = this.format.merged(old, byBucket.get(bucket)!, merge);
       if (r.changed === 0) continue;
       changed += r.changed;
       this.keys += r.added;
@@ -276,14 +217,14 @@ export class PackedKeys {
       }
     }
     for (let j = 0; j < puts.length; j += 2) this.putRow.run(puts[j], puts[j + 1]);
-    this.grow();
-    this.saveLayout();
+    this.save(this.grow());
     return changed;
   }
 
-  /** Split buckets in order while the table holds more than its load (at most SPLITS_PER_WRITE now). */
-  private grow(): void {
-    for (let n = 0; n < SPLITS_PER_WRITE && this.level < MAX_LEVEL && this.keys > this.load * this.buckets(); n++) {
+  /** Split buckets in order while the table holds more than its load (at most SPLITS_PER_WRITE now); true if any. */
+  private grow(): boolean {
+    let n = 0;
+    for (; n < SPLITS_PER_WRITE && this.level < MAX_LEVEL && this.keys > this.load * this.buckets(); n++) {
       const bits = BASE_BITS + this.level;
       const from = 2 ** bits + this.split;
       const b = this.read(from);
@@ -304,6 +245,7 @@ export class PackedKeys {
         this.split = 0;
       }
     }
+    return n > 0;
   }
 
   /**
@@ -334,75 +276,6 @@ export class PackedKeys {
     return rows;
   }
 
-  /** A bucket's entries with updates merged in, how many keys changed, and how many more keys it holds. */
-  private merged(old: Buffer, updates: Update[], merge: Merge): { out: Buffer; changed: number; added: number } {
-    // Stable: the updates of one key stay in the order given.
-    updates.sort((x, y) => (x.hi & 0xffff) - (y.hi & 0xffff) || (x.lo >>> 0) - (y.lo >>> 0));
-    const w = this.width;
-    const out = Buffer.allocUnsafe(old.length + updates.length * w);
-    const cur = this.curScratch;
-    let o = 0;
-    let at = 0;
-    let changed = 0;
-    let added = 0;
-    for (let u = 0; u < updates.length; u++) {
-      const { hi, lo } = updates[u]!;
-      const h16 = hi & 0xffff;
-      const ulo = lo >>> 0;
-      // The old entries below this key are copied as they are, in one run.
-      const from = at;
-      at = this.lowerBound(old, at, h16, ulo);
-      old.copy(out, o, from, at);
-      o += at - from;
-      const held = at < old.length && compareAt(old, at, h16, ulo) === 0;
-      let kept = held;
-      if (held) {
-        this.valuesInto(cur, old, at);
-        at += w;
-      }
-      for (; u < updates.length; u++) {
-        const x = updates[u]!;
-        if ((x.hi & 0xffff) !== h16 || x.lo >>> 0 !== ulo) break;
-        const next = merge(kept ? this.copyInto(this.oldScratch, cur) : null, x.values);
-        kept = next !== null;
-        if (kept) this.copyInto(cur, next!);
-      }
-      u--;
-      if (!kept) {
-        if (held) {
-          changed++;
-          added--;
-        }
-        continue;
-      }
-      this.put(out, o, hi, lo, cur);
-      if (!held) added++;
-      if (!held || out.compare(old, at - w, at, o, o + w) !== 0) changed++;
-      o += w;
-    }
-    old.copy(out, o, at);
-    o += old.length - at;
-    return { out: o === out.length ? out : out.subarray(0, o), changed, added };
-  }
-
-  private copyInto(to: Value[], from: readonly Value[]): Value[] {
-    for (let j = 0; j < this.kinds.length; j++) to[j] = from[j] ?? null;
-    return to;
-  }
-
-  /** The byte offset, from `from`, of the first entry not below key (h16, lo) in a bucket's entries. */
-  private lowerBound(b: Buffer, from: number, h16: number, lo: number): number {
-    const w = this.width;
-    let a = from / w;
-    let z = b.length / w;
-    while (a < z) {
-      const m = (a + z) >>> 1;
-      if (compareAt(b, m * w, h16, lo) > 0) a = m + 1;
-      else z = m;
-    }
-    return a * w;
-  }
-
   /** Every entry, by bucket row (not in key order across levels): `visit(hi, lo, entries, at, row)`. */
   scan(visit: (hi: number, lo: number, b: Buffer, at: number, row: number) => void): void {
     const w = this.width;
@@ -421,18 +294,22 @@ export class PackedKeys {
     this.scan((hi, lo, b, at) =>
       out.push({
         hash: (BigInt(hi) << 32n) | BigInt(lo >>> 0),
-        values: this.valuesInto(new Array<Value>(this.kinds.length), b, at),
+        values: this.format.values(b, at),
       }),
     );
     return out.sort((x, y) => (x.hash < y.hash ? -1 : x.hash > y.hash ? 1 : 0));
   }
 
-  /** How many keys the table holds for which `pred(entries, at)` is true (all of them without one). */
-  count(pred?: (b: Buffer, at: number) => boolean): number {
+  /** How many keys the table holds: the count it keeps (counted once when it has none). */
+  size(): number {
+    if (this.keys < 0) this.keys = this.count();
+    return this.keys;
+  }
+
+  /** How many keys the table holds, counted entry by entry (a pass over the whole table). */
+  count(): number {
     let n = 0;
-    this.scan((_hi, _lo, b, at) => {
-      if (!pred || pred(b, at)) n++;
-    });
+    this.scan(() => n++);
     return n;
   }
 
@@ -445,38 +322,22 @@ export class PackedKeys {
     limit: number,
     keep: (values: Value[]) => readonly Value[] | null,
   ): { next: number | null; changed: number } {
-    this.loadLayout();
-    if (this.keys < 0) this.keys = this.count();
+    this.reload();
+    this.size();
     const rows = this.c
       .prepare(`SELECT bucket, entries FROM ${this.table} WHERE bucket > ? ORDER BY bucket LIMIT ?`)
       .raw()
       .all(after, limit) as [number, Buffer][];
-    const w = this.width;
     let changed = 0;
     for (const [bucket, b] of rows) {
-      const out = Buffer.allocUnsafe(b.length);
-      const top = top16Of(bucket) << 16;
-      let o = 0;
-      let n = 0;
-      for (let at = 0; at < b.length; at += w) {
-        const hi = top | b.readUInt16BE(at);
-        const lo = b.readInt32BE(at + 2);
-        const kept = keep(this.valuesInto(new Array<Value>(this.kinds.length), b, at));
-        if (kept === null) {
-          n++;
-          this.keys--;
-          continue;
-        }
-        this.put(out, o, hi, lo, kept);
-        if (out.compare(b, at, at + w, o, o + w) !== 0) n++;
-        o += w;
-      }
-      if (n === 0) continue;
-      changed += n;
-      if (o === 0) this.delRow.run(bucket);
-      else this.putRow.run(bucket, out.subarray(0, o));
+      const r = this.format.kept(b, keep);
+      if (r.out === null) continue;
+      changed += r.changed;
+      this.keys -= r.dropped;
+      if (r.out.length === 0) this.delRow.run(bucket);
+      else this.putRow.run(bucket, r.out);
     }
-    this.saveLayout();
+    this.save(false);
     return { next: rows.length < limit ? null : rows[rows.length - 1]![0], changed };
   }
 }
