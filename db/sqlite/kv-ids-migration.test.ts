@@ -72,7 +72,7 @@ describe("migration 0020 (kv_events id_key, requests.local_refs)", () => {
       .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'kv_events' ORDER BY name")
       .pluck()
       .all();
-    expect(indexes).toEqual(["kv_events_ts_key", "kv_events_worker_ts"]);
+    expect(indexes).toEqual(["kv_events_parent", "kv_events_ts_key"]);
     expect(
       insertEvents(db, [parsed(minimal["kv.stored"]({ id: "new-s", ts: T0 + 30, block_hashes: ["1", "3"] }))]),
     ).toEqual(["accepted"]);

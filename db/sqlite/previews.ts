@@ -88,7 +88,7 @@ export function chainStartRuns(db: Db, from: number, to: number, limit: number, 
 
 /**
  * Device stores of one worker in [from, to) that continue `parent` (their parent hash), oldest first, at most `limit`
- * (a chain's later chunks); rows whose list cannot be read are left out.
+ * (a chain's later chunks); rows whose list cannot be read are left out. Read through kv_events_parent.
  */
 export function storedRunsAfter(
   db: Db,
@@ -101,7 +101,7 @@ export function storedRunsAfter(
   const rows = db.$client
     .prepare(
       `SELECT parent_hash AS parent, ${RUN_COLUMNS} FROM kv_events
-       WHERE worker_id = ? AND ts >= ? AND ts < ? AND parent_hash = ? AND ${DEVICE_STORE} ORDER BY ts LIMIT ?`,
+       WHERE worker_id = ? AND ts >= ? AND ts < ? AND parent_hash = ? AND ${DEVICE_STORE} ORDER BY ts, rowid LIMIT ?`,
     )
     .all(workerId, from, to, parent, limit) as (RawRun & { parent: Buffer })[];
   const out: StoredRunRow[] = [];

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type Db } from "../../db/sqlite/client";
 import { chainsOf } from "../../db/sqlite/chains";
 import { insertEvents } from "../../db/sqlite/ingest";
+import { storedRunsAfter } from "../../db/sqlite/previews";
 import { parseEvent, type TelemetryEvent } from "../ingest/events";
 import { runScenario, T0 } from "../sim/test-support";
 import { AFTER_MS, loadWindow, sharedPairs, WARMUP_MS } from "./load";
@@ -59,6 +60,34 @@ describe("loadWindow", () => {
       expect(t.blocks === null ? null : [...t.blocks]).toEqual(pairs(want));
       expect(t.firstSeq).toEqual(pairs(c?.seq && c.seq.byteLength >= 8 ? c.seq.subarray(0, 8) : null));
     });
+  });
+
+  it("finds a chain's later stores by their parent hash, through the index of the KV events that have one", () => {
+    const stores = db.$client
+      .prepare(
+        `SELECT worker_id AS w, ts, parent_hash AS parent, block_count AS blocks FROM kv_events
+         WHERE op = 'stored' AND parent_hash IS NOT NULL AND (storage_tier IS NULL OR storage_tier = 'device')
+         ORDER BY rowid`,
+      )
+      .all() as { w: string; ts: number; parent: Buffer; blocks: number }[];
+    expect(stores.length).toBeGreaterThan(100);
+    for (const s of stores.filter((_, i) => i % 7 === 0)) {
+      // What the lookup must return: every device store of that worker in the range continuing that parent, oldest first.
+      const want = stores
+        .filter((o) => o.w === s.w && o.parent.equals(s.parent) && o.ts >= s.ts - 1 && o.ts < s.ts + 120_000)
+        .map((o) => o.blocks);
+      const got = storedRunsAfter(db, s.w, s.parent, s.ts - 1, s.ts + 120_000, 4);
+      expect(got.map((r) => r.blocks)).toEqual(want.slice(0, 4));
+      for (const r of got) expect(r.parent.equals(s.parent)).toBe(true);
+      // Another worker's stores of the same chain are not its own.
+      expect(storedRunsAfter(db, `${s.w}-other`, s.parent, s.ts - 1, s.ts + 120_000, 4)).toEqual([]);
+    }
+    const plan = db.$client
+      .prepare(
+        "EXPLAIN QUERY PLAN SELECT rowid FROM kv_events WHERE worker_id = ? AND ts >= ? AND ts < ? AND parent_hash = ?",
+      )
+      .all("w", 0, 1, Buffer.alloc(8)) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(" ")).toContain("kv_events_parent");
   });
 
   it.each([

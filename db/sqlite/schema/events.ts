@@ -38,8 +38,14 @@ export const kvEvents = sqliteTable(
     blockRefs: blob("block_refs", { mode: "buffer" }),
   },
   // (ts, id_key) serves time ranges and idempotency in one index: an event id's text and its own index were a fifth of
-  // the table. Rows stored before it have a null id_key (their ids stay in id, unindexed).
-  (t) => [uniqueIndex("kv_events_ts_key").on(t.ts, t.idKey), index("kv_events_worker_ts").on(t.workerId, t.ts)],
+  // the table. Rows stored before it have a null id_key (their ids stay in id, unindexed). The policy preview finds a
+  // chain's later stores by their parent hash (db/sqlite/previews.ts): an index of the rows that have one, about half,
+  // in place of a (worker, ts) index of every row that only that lookup used (1.1 MB an hour of steady traffic
+  // against 2.6, and one row read per lookup instead of a worker's two minutes of stores).
+  (t) => [
+    uniqueIndex("kv_events_ts_key").on(t.ts, t.idKey),
+    index("kv_events_parent").on(t.parentHash).where(sql`parent_hash IS NOT NULL`),
+  ],
 );
 
 /**
