@@ -1,3 +1,4 @@
+import v8 from "node:v8";
 import type { ResourceLimits } from "node:worker_threads";
 import type { CompiledName } from "./compiled";
 
@@ -36,15 +37,31 @@ export const THREAD_HEAP_MB: Record<Exclude<ThreadKind, "preview">, number> = {
 };
 
 /**
- * V8's semi-space limit (MB) in the dashboard process: its young generation is at most three times this, on every
- * thread (the flag applies to all of them). V8's default (16) let the main thread's and the attribution thread's
- * committed heaps run tens of MB above what they use; 8 still put the dashboard ~30 MB over its budget three minutes
- * in. With 4 ingest threads scavenge more often (a few % more CPU per event under a backlog), and a large trace
- * promotes a few hundred MB of short-lived garbage on the main thread before the next full collection: its heap guard
- * judges what full collections leave, not the heap used between them (server/observability/heap-guard.ts).
- * `npm run dashboard` repeats the flag in package.json.
+ * V8's semi-space limit (MB) of the dashboard's main thread: its young generation is at most three times this. V8's
+ * default (16) let the main thread's committed heap run tens of MB above what it uses; 8 still put the dashboard ~30 MB
+ * over its budget three minutes in. A large trace promotes a few hundred MB of short-lived garbage on the main thread
+ * before the next full collection: its heap guard judges what full collections leave, not the heap used between them
+ * (server/observability/heap-guard.ts). `npm run dashboard` repeats the flag in package.json.
+ *
+ * The flag would apply to every thread of the process, overriding their own resourceLimits: the dashboard clears it
+ * once its main thread has its heap (server/threads.ts), and each thread then takes THREAD_YOUNG_MB.
  */
 export const DASHBOARD_SEMI_SPACE_MB = 4;
+
+/**
+ * Young-generation limit (MB, three semi-spaces) of each kind of worker thread: the main thread's (12) for all but
+ * ingest. An ingest thread allocates each body's events and rows and drops them within the body: with 12 it scavenged
+ * so often that a larger young generation took the built-in mix's HTTP ingest from ~27k to ~31k events a second and
+ * its CPU per event down a sixth (docs/benchmarks.md). It costs up to (48 - 12) × 2/3 = 24 MB more committed per
+ * ingest thread while a backlog churns it; one thread on SQLite.
+ */
+export const THREAD_YOUNG_MB: Record<ThreadKind, number> = {
+  ingest: 48,
+  checkpoint: 12,
+  attribution: 12,
+  decode: 12,
+  preview: 12,
+};
 
 /**
  * The simulator's semi-space limit (MB). With V8's default (16) its young generation ran up to 48 MB above what it
@@ -89,8 +106,22 @@ export function processNodeArgs(name: CompiledName): string[] {
   return [...(heap ? [`--max-old-space-size=${heap}`] : []), ...young];
 }
 
+let ownYoungLimits = false;
+
+/**
+ * Let worker threads started from now on take their own young-generation limit (threadLimits). V8 reads
+ * `--max-semi-space-size` as it sets up each isolate's heap, and when the flag is given it overrides the isolate's
+ * resourceLimits: the dashboard's flag is meant for its main thread, whose heap is set up by now, so it is cleared.
+ */
+export function threadsTakeOwnYoungLimits(): void {
+  if (ownYoungLimits) return;
+  ownYoungLimits = true;
+  v8.setFlagsFromString("--max-semi-space-size=0");
+}
+
 /** A thread's resourceLimits; previewMb is SWITCHYARD_PREVIEW_MEMORY_MB (a preview's whole estimate may be heap). */
 export function threadLimits(kind: ThreadKind, previewMb = 1024): ResourceLimits {
-  if (kind === "preview") return { maxOldGenerationSizeMb: previewMb };
-  return { maxOldGenerationSizeMb: THREAD_HEAP_MB[kind] };
+  const maxYoungGenerationSizeMb = THREAD_YOUNG_MB[kind];
+  if (kind === "preview") return { maxOldGenerationSizeMb: previewMb, maxYoungGenerationSizeMb };
+  return { maxOldGenerationSizeMb: THREAD_HEAP_MB[kind], maxYoungGenerationSizeMb };
 }

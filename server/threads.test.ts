@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { describe, expect, it, vi } from "vitest";
@@ -6,6 +8,8 @@ import { toHttpError } from "./errors";
 import { errorResponse } from "./http";
 import { judge, startHeapGuard } from "./observability/heap-guard";
 import { threadHeaps } from "./observability/thread-memory";
+
+const execFileP = promisify(execFile);
 
 describe("thread restarts", () => {
   it("restarts at once, then backs off while a thread keeps stopping within 10 s of its restart", () => {
@@ -137,4 +141,50 @@ describe("the main thread's heap guard", () => {
       expect({ readings: c.readings, stop }).toEqual({ readings: c.readings, stop: c.stop });
     }
   });
+});
+
+describe("young generations", () => {
+  it("gives each thread its own young generation although the process runs with the main thread's flag", async () => {
+    // A child process as the dashboard runs (its flag for the main thread), starting an ingest-like and an
+    // attribution-like thread with their limits: each keeps a ring of live objects while allocating, so V8 grows its
+    // young generation as far as its limit lets it; the largest new space each reached comes back.
+    const churn = `
+      const v8 = require("node:v8");
+      const ring = new Array(200000);
+      let max = 0;
+      for (let i = 0; i < 4e6; i++) {
+        ring[i % ring.length] = { a: i, b: [i, i + 1] };
+        if (i % 50000 === 0) max = Math.max(max, v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size);
+      }
+      return max / 1048576;`;
+    const code = `
+      import { Worker } from "node:worker_threads";
+      // tsx loads the module as CommonJS: its exports may come as the default export.
+      const loaded = await import("./server/memory-budget.ts");
+      const { threadLimits, threadsTakeOwnYoungLimits } = loaded.threadLimits ? loaded : loaded.default;
+      const churn = ${JSON.stringify(churn)};
+      const main = new Function("require", churn)((await import("node:module")).createRequire(import.meta.url));
+      threadsTakeOwnYoungLimits();
+      const out = { main };
+      for (const kind of ["ingest", "attribution"]) {
+        const w = new Worker(\`require("node:worker_threads").parentPort.postMessage((() => {\${churn}})())\`, {
+          eval: true,
+          execArgv: [],
+          resourceLimits: threadLimits(kind),
+        });
+        out[kind] = await new Promise((resolve, reject) => w.once("message", resolve).once("error", reject));
+      }
+      console.log(JSON.stringify(out));`;
+    const { stdout } = await execFileP(
+      process.execPath,
+      ["--max-semi-space-size=4", "--import", "tsx", "--input-type=module", "-e", code],
+      { cwd: process.cwd(), timeout: 60_000 },
+    );
+    const mb = JSON.parse(stdout.trim().split("\n").pop()!) as Record<string, number>;
+    // Two semi-spaces: 4 MB each for the main thread and attribution (limit 12), 16 MB each for ingest (limit 48).
+    expect(mb.main).toBeLessThanOrEqual(8);
+    expect(mb.attribution).toBeLessThanOrEqual(8);
+    expect(mb.ingest).toBeGreaterThan(8);
+    expect(mb.ingest).toBeLessThanOrEqual(32);
+  }, 90_000);
 });

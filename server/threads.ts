@@ -1,6 +1,6 @@
 import { Worker, type ResourceLimits } from "node:worker_threads";
 import { AppError } from "./errors";
-import { threadLimits, type ThreadKind } from "./memory-budget";
+import { threadLimits, threadsTakeOwnYoungLimits, type ThreadKind } from "./memory-budget";
 import { log } from "./observability/logger";
 import { metrics } from "./observability/metrics";
 import { memorySlot, trackThread } from "./observability/thread-memory";
@@ -19,6 +19,7 @@ export function startThread(
   options: { previewMb?: number; limits?: ResourceLimits } = {},
 ): Worker {
   const slot = memorySlot();
+  threadsTakeOwnYoungLimits();
   const worker = new Worker(threadFile(kind), {
     workerData: { ...workerData, memorySlot: slot },
     resourceLimits: { ...threadLimits(kind, options.previewMb), ...options.limits },
