@@ -1,11 +1,14 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { testDb } from "../../test/db";
 import { minimal, parsed, T0, type Raw } from "../../test/events";
 import { insertEvents } from "../../db/sqlite/ingest";
-import { kvApplied } from "../../db/sqlite/attribution-index";
-import type { Db } from "../../db/sqlite/client";
+import { dirtyBlocks, kvApplied } from "../../db/sqlite/attribution-index";
+import { isBusy, openDb, type Db } from "../../db/sqlite/client";
 import { idKey } from "../../db/ingest/kv-rows";
-import { attributionStep, runAttribution } from "./attribution";
+import { attributionStep, notBegun, runAttribution } from "./attribution";
 import { applyKvEvents, kvNeededBy } from "./attribution-request";
 
 // A KV backlog (e.g. an hour ingested before the job runs) is applied as the requests reach its times, not all
@@ -128,5 +131,79 @@ describe("the pause while ingest is busy", () => {
     expect(pauses).toBeGreaterThanOrEqual(150 / 25);
     expect(inside).toBe(0);
     expect(causes(db)).toEqual(causes(plain));
+  });
+});
+
+describe("ingest holding the write lock", () => {
+  it("leaves the job's cached index as it was when a transaction cannot begin, and changes no cause", () => {
+    const events = busyMinute().map(parsed);
+    const plain = testDb();
+    insertEvents(plain, events);
+    runAttribution(plain);
+
+    // A file (the lock is between connections): the job's with a short busy timeout, and "ingest"'s.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-attr-busy-"));
+    const file = path.join(dir, "s.db");
+    const db = openDb(file, 20);
+    const ingest = openDb(file);
+    try {
+      insertEvents(db, events);
+      let failures = 0;
+      let seed = 7;
+      let done = false;
+      for (let steps = 0; !done && steps < 5_000; steps++) {
+        try {
+          done = attributionStep(db, () => {
+            // A tenth of the transactions (drawn at random, seeded) find the lock taken: each waits 20 ms, then
+            // gives up before it began.
+            seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+            if (seed % 10 === 0) ingest.$client.exec("BEGIN IMMEDIATE");
+          }).caughtUp;
+        } catch (err) {
+          expect(isBusy(err)).toBe(true);
+          expect(notBegun(err)).toBe(true);
+          failures++;
+        } finally {
+          if (ingest.$client.inTransaction) ingest.$client.exec("COMMIT");
+        }
+      }
+      expect(done).toBe(true);
+      expect(failures).toBeGreaterThanOrEqual(3);
+      expect(causes(db)).toEqual(causes(plain));
+    } finally {
+      db.$client.close();
+      ingest.$client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps the dirty index blocks in memory across the failure instead of reading them back", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-attr-busy-"));
+    const file = path.join(dir, "s.db");
+    const db = openDb(file, 20);
+    const ingest = openDb(file);
+    try {
+      insertEvents(db, busyMinute().map(parsed));
+      // The first flush of the index finds the lock taken: the blocks it was to write stay dirty in memory.
+      let dirty = 0;
+      let thrown: unknown = null;
+      try {
+        attributionStep(db, () => {
+          dirty = dirtyBlocks(db);
+          if (dirty > 0) ingest.$client.exec("BEGIN IMMEDIATE");
+        });
+      } catch (err) {
+        thrown = err;
+      } finally {
+        if (ingest.$client.inTransaction) ingest.$client.exec("COMMIT");
+      }
+      expect(notBegun(thrown)).toBe(true);
+      expect(dirty).toBeGreaterThan(0);
+      expect(dirtyBlocks(db)).toBe(dirty);
+    } finally {
+      db.$client.close();
+      ingest.$client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

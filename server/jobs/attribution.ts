@@ -57,16 +57,45 @@ export function attributionStep(db: Db, between?: () => void): AttributionRun {
   try {
     return step(db, between);
   } catch (err) {
-    resetIndexCache(db);
+    // A transaction that never began changed nothing, on disk or in the cache: the cache is kept.
+    if (!NOT_BEGUN.has(err as object)) resetIndexCache(db);
     throw err;
   }
 }
 
+/** Errors of a transaction whose BEGIN IMMEDIATE gave up waiting for the write lock (nothing ran in it). */
+const NOT_BEGUN = new WeakSet<object>();
+
+/**
+ * Whether attributionStep's error came from a transaction that never began (the write lock stayed taken): the cached
+ * index was kept, and the step can simply run again.
+ */
+export function notBegun(err: unknown): boolean {
+  return typeof err === "object" && err !== null && NOT_BEGUN.has(err);
+}
+
 function step(db: Db, between?: () => void): AttributionRun {
   const c = db.$client;
+  // Each transaction takes the write lock as it begins (IMMEDIATE). A deferred one read first and then failed to write
+  // whenever ingest had committed meanwhile (SQLITE_BUSY_SNAPSHOT, no wait), or waited for the lock past its timeout
+  // in the middle: either rolled back work, and dropping the index cache (it may hold that work) meant reading it
+  // back bucket by bucket. Ten such failures in the ingest of half an hour took the job's catch-up from ~15 s to
+  // 30-90 s, and under steady ingest at 6x it never caught up (docs/benchmarks.md). Now the lock is waited for before
+  // anything runs, so a busy failure leaves nothing to undo.
   const tx = <T>(fn: () => T): T => {
     between?.();
-    return c.transaction(fn)();
+    let began = false;
+    try {
+      return c
+        .transaction(() => {
+          began = true;
+          return fn();
+        })
+        .immediate();
+    } catch (err) {
+      if (!began && isBusy(err) && typeof err === "object" && err !== null) NOT_BEGUN.add(err);
+      throw err;
+    }
   };
   const rows = requestsAfterCursor(db, REQUEST_BATCH);
   const allKv = rows.length < REQUEST_BATCH;
