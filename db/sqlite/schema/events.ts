@@ -44,7 +44,9 @@ export const kvEvents = sqliteTable(
   // against 2.6, and one row read per lookup instead of a worker's two minutes of stores).
   (t) => [
     uniqueIndex("kv_events_ts_key").on(t.ts, t.idKey),
-    index("kv_events_parent").on(t.parentHash).where(sql`parent_hash IS NOT NULL`),
+    index("kv_events_parent")
+      .on(t.parentHash)
+      .where(sql`parent_hash IS NOT NULL`),
   ],
 );
 
