@@ -58,7 +58,7 @@ export function attributionStep(db: Db, between?: () => void): AttributionRun {
     return step(db, between);
   } catch (err) {
     // A transaction that never began changed nothing, on disk or in the cache: the cache is kept.
-    if (!NOT_BEGUN.has(err as object)) resetIndexCache(db);
+    if (!notBegun(err)) resetIndexCache(db);
     throw err;
   }
 }
@@ -93,7 +93,7 @@ function step(db: Db, between?: () => void): AttributionRun {
         })
         .immediate();
     } catch (err) {
-      if (!began && isBusy(err) && typeof err === "object" && err !== null) NOT_BEGUN.add(err);
+      if (!began && isBusy(err)) NOT_BEGUN.add(err as object);
       throw err;
     }
   };
