@@ -3,14 +3,14 @@ import type { ThreadKind } from "./memory-budget";
 import { AppError, type AppErrorCode } from "./errors";
 import { leastBusy, noteRestart, Restarts, threadStoppedError } from "./threads";
 
-// A fixed pool of request/reply worker threads, shared by SQLite's ingest threads and PostgreSQL's decode threads: a
+// A fixed pool of request/reply worker threads, shared by SQLite's and PostgreSQL's ingest threads: a
 // job goes to the live thread with the fewest in flight; a thread that stops (past its heap limit, or crashed) is
 // restarted with a log line and a /metrics count, and the jobs it held are rejected with threadStoppedError (503 with
 // Retry-After: nothing of them was stored, so their senders send them again). Until the new thread is up its slot
 // takes no jobs: they go to the others, or are answered "try again".
 
 /** What every reply carries: the job's id, and on failure the AppError to rebuild on this side. */
-export type PoolReply = { id: number; error?: { code: AppErrorCode; message: string } };
+export type PoolReply = { id: number; error?: { code: AppErrorCode; message: string; details?: unknown } };
 
 type Pending<R> = { resolve: (r: R) => void; reject: (err: Error) => void };
 type Slot<R> = { worker: Worker; label: string; inFlight: number; pending: Map<number, Pending<R>>; down?: boolean };
@@ -98,6 +98,16 @@ export class ThreadPool<R, M extends PoolReply> {
     this.o.onEnd?.();
     const r = m.error ? undefined : this.o.result(m);
     if (r !== undefined) p.resolve(r);
-    else p.reject(new AppError(m.error?.code ?? "INTERNAL", m.error?.message ?? this.o.failed));
+    else p.reject(new AppError(m.error?.code ?? "INTERNAL", m.error?.message ?? this.o.failed, m.error?.details));
   }
+}
+
+/**
+ * Bytes to move to a thread: `bytes` when they own their whole ArrayBuffer (so moving it moves nothing else, e.g. a
+ * pooled Buffer's slab), else a copy.
+ */
+export function ownedBytes(bytes: Uint8Array): Uint8Array {
+  const whole =
+    bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return whole ? bytes : new Uint8Array(bytes);
 }
