@@ -220,8 +220,8 @@ test("the storage card shows the database size and the oldest data kept per kind
   );
   const heaps = card.getByRole("table", { name: "Heap per thread" });
   await expect(heaps.getByRole("row", { name: /^main / })).toBeVisible();
-  // SQLite's ingest threads, or PostgreSQL's decode threads.
-  await expect(heaps.getByRole("row", { name: /^(ingest|decode)-1 / })).toBeVisible();
+  // SQLite's ingest threads, or PostgreSQL's.
+  await expect(heaps.getByRole("row", { name: /^(pg-)?ingest-1 / })).toBeVisible();
   const requests = card.getByRole("row", { name: /^Requests / });
   await expect(requests).toBeVisible();
   await expect(requests.getByRole("cell").nth(1)).toHaveText("30 days");

@@ -43,7 +43,7 @@ export const KV_RECENT_ROWS = 16_384;
 export const KV_READ_CACHE_ENTRIES = 8_192;
 export const KV_READ_CACHE_BYTES = 4 * MiB;
 /**
- * Bytes the KV list reader (server/ingest/lift-hashes.ts, per ingest or decode thread) keeps between lines, for each of
+ * Bytes the KV list reader (server/ingest/lift-hashes.ts, per ingest thread) keeps between lines, for each of
  * its two buffers: a line's bytes and a list's hashes. A longer line or list gets buffers of its own, dropped after it.
  */
 export const LIFT_BUFFER_BYTES = 1 * MiB;

@@ -9,7 +9,7 @@ import type { IngestRow } from "../db/rows/ingest";
 import { connectPg } from "../db/pg/client";
 import { forgetRecentRequests, insertEventsPg } from "../db/pg/ingest";
 import { resolvePrefix } from "../server/ingest/prefix";
-import { PgDecodePool } from "../server/ingest/pg/decode-pool";
+import { PgIngestPool } from "../server/ingest/pg/ingest-pool";
 import type { TelemetryEvent } from "../server/ingest/events";
 import { startThrowawayPg } from "../test/pg-server";
 import { freshPg } from "../test/pg";
@@ -125,13 +125,13 @@ const INGEST_TABLES = [
 
 const ROUTE_TOKEN = "bench-ingest-route-token-0123456789abcdef";
 
-/** Decoding as the route handler runs it: inline on the event loop, or on this many decode threads. */
-const DECODE_THREADS = [0, 2];
+/** How the route handler ingests: inline on the event loop (0), or on this many PostgreSQL ingest threads. */
+const INGEST_THREADS = [0, 1];
 
 /**
  * PostgreSQL through POST /api/ingest's handler in this process (token check, body, decoding, validation, storing,
  * the JSON reply; no HTTP server in front): SWITCHYARD_DATABASE_URL names a fresh database, `concurrency` bodies in
- * flight, in order; once per DECODE_THREADS entry, the tables emptied between. Must run last in a process: the
+ * flight, in order; once per INGEST_THREADS entry, the tables emptied between. Must run last in a process: the
  * server settings it sets are read once. With two bodies of one stream in flight, a request may name a request of the
  * other body before that body has committed: it is refused as unknown_prefix, which a sender answers by re-sending the
  * request with its full chains (the simulator's delivery does; this bench only counts them).
@@ -169,8 +169,8 @@ async function benchPgRoute(bodies: readonly string[], concurrency: number): Pro
     };
     const out: [number, Result][] = [];
     try {
-      for (const threads of DECODE_THREADS) {
-        const pool = threads ? new PgDecodePool(threads) : null;
+      for (const threads of INGEST_THREADS) {
+        const pool = threads ? new PgIngestPool(fresh.url, threads) : null;
         pool?.install();
         try {
           await post(bodies[0]!); // warm-up (partitions, prepared statements, threads); not counted
@@ -238,7 +238,7 @@ export async function pgRouteOnStream(
   }
   for (const [threads, r] of await benchPgRoute(bodies, concurrency))
     console.log(
-      `ingest on postgres (route handler in this process, ${threads ? `${threads} decode threads` : "inline decode"}, ${concurrency} bodies in flight): ${Math.round(r.rate)} events/s, ${(r.rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(r.rate / baseline.raw).toFixed(3)}x raw inserts${r.notAccepted ? `; ${r.notAccepted} not accepted${refusedPrefixes(r)}` : ""}`,
+      `ingest on postgres (route handler in this process, ${threads ? `${threads} ingest thread${threads > 1 ? "s" : ""}` : "inline"}, ${concurrency} bodies in flight): ${Math.round(r.rate)} events/s, ${(r.rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(r.rate / baseline.raw).toFixed(3)}x raw inserts${r.notAccepted ? `; ${r.notAccepted} not accepted${refusedPrefixes(r)}` : ""}`,
     );
 }
 
@@ -262,7 +262,11 @@ export async function benchEngines(
   }
   if (bodies && engines.includes("postgres"))
     for (const [threads, r] of await benchPgRoute(bodies, concurrency))
-      rates.push([`postgres route${threads ? `, ${threads} decode threads` : ", inline decode"}`, concurrency, r]);
+      rates.push([
+        `postgres route${threads ? `, ${threads} ingest thread${threads > 1 ? "s" : ""}` : ", inline"}`,
+        concurrency,
+        r,
+      ]);
   console.log(`engines: the same ${events.length} events through each store function, batches of ${batch}`);
   const base = rates.find(([e]) => e === "sqlite")?.[2].rate;
   for (const [engine, n, { rate, notAccepted }] of rates) {

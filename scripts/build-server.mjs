@@ -23,7 +23,7 @@ export const ENTRIES = {
   "threads/ingest": "server/ingest/ingest-worker.ts",
   "threads/checkpoint": "server/ingest/checkpoint-worker.ts",
   "threads/attribution": "server/jobs/attribution-worker.ts",
-  "threads/decode": "server/ingest/pg/decode-worker.ts",
+  "threads/pg-ingest": "server/ingest/pg/ingest-worker.ts",
   "threads/preview": "server/preview/preview-worker.ts",
   "threads/ndjson-writer": "server/sim/ndjson-writer.ts",
 };

@@ -44,8 +44,8 @@ export function cpuByRole(pid: number, a: ReturnType<typeof threadCpu>, b: Retur
         ? "main"
         : t.name === "sy-ingest"
           ? "ingest workers"
-          : t.name === "sy-pg-decode"
-            ? "decode threads"
+          : t.name === "sy-pg-ingest"
+            ? "PostgreSQL ingest threads"
             : t.name === "sy-checkpoint"
               ? "checkpoint"
               : t.nice > 0

@@ -130,13 +130,17 @@ describe("parseEnv", () => {
 describe("ingestWorkers", () => {
   it.each([
     ["SQLite, unset: one (a second connection taking turns would start every batch with a cold page cache)", {}, 1],
-    ["PostgreSQL, unset: two decode threads", { SWITCHYARD_DATABASE_URL: "postgres://sw:pw@db:5432/switchyard" }, 2],
+    [
+      "PostgreSQL, unset: one ingest thread (bodies stored in arrival order)",
+      { SWITCHYARD_DATABASE_URL: "postgres://sw:pw@db:5432/switchyard" },
+      1,
+    ],
     ["set: as set, on SQLite", { SWITCHYARD_INGEST_WORKERS: "3" }, 3],
     ["set to 0: inline", { SWITCHYARD_INGEST_WORKERS: "0" }, 0],
     [
       "set: as set, on PostgreSQL",
-      { SWITCHYARD_INGEST_WORKERS: "1", SWITCHYARD_DATABASE_URL: "postgres://sw:pw@db:5432/switchyard" },
-      1,
+      { SWITCHYARD_INGEST_WORKERS: "2", SWITCHYARD_DATABASE_URL: "postgres://sw:pw@db:5432/switchyard" },
+      2,
     ],
   ])("%s", (_, vars, n) => {
     expect(ingestWorkers(parseEnv(vars))).toBe(n);

@@ -159,12 +159,12 @@ export function env(): Env {
 }
 
 /**
- * Ingest worker threads (SWITCHYARD_INGEST_WORKERS, else by engine). On SQLite one: in WAL mode a connection drops its
- * whole page cache whenever another connection has written since its last transaction, so two ingest connections
- * taking turns each start every batch cold (the steady hour through bench:storage, alternating runs: 20-23% more
- * ingest CPU per event with two than with one, 0.27x against 0.34x raw inserts). On PostgreSQL the threads only decode
- * and validate (the event loop stores), so two overlap with the database's own work.
+ * Ingest worker threads (SWITCHYARD_INGEST_WORKERS, else one). On SQLite: in WAL mode a connection drops its whole page
+ * cache whenever another connection has written since its last transaction, so two ingest connections taking turns
+ * each start every batch cold (the steady hour through bench:storage, alternating runs: 20-23% more ingest CPU per
+ * event with two than with one, 0.27x against 0.34x raw inserts). On PostgreSQL: one thread stores every body in the
+ * order it came (a second would answer a turn naming a request of the other's body in flight unknown_prefix).
  */
 export function ingestWorkers(env: Pick<Env, "SWITCHYARD_INGEST_WORKERS" | "SWITCHYARD_DATABASE_URL">): number {
-  return env.SWITCHYARD_INGEST_WORKERS ?? (env.SWITCHYARD_DATABASE_URL ? 2 : 1);
+  return env.SWITCHYARD_INGEST_WORKERS ?? 1;
 }

@@ -10,7 +10,7 @@ import { ensureIngestToken } from "./ingest/token";
 import { startAttributionThread } from "./jobs/attribution-thread";
 import { processId, startLeader } from "./jobs/leader";
 import { IngestPool } from "./ingest/worker-pool";
-import { PgDecodePool } from "./ingest/pg/decode-pool";
+import { PgIngestPool } from "./ingest/pg/ingest-pool";
 import { setPreviewRunner } from "./preview/runners";
 import { startAlertLoop } from "./alerts/loop";
 import { outboundFetch } from "./outbound/fetch";
@@ -190,11 +190,12 @@ async function firstStartAccounts(store: Store, settings: Env): Promise<string |
   return setupSecret;
 }
 
-/** Ingest's worker threads: on SQLite they store bodies (IngestPool), on PostgreSQL they decode them (PgDecodePool). */
+/** Ingest's worker threads: they decode, validate and store bodies, on SQLite (IngestPool) or PostgreSQL (PgIngestPool). */
 function ingestPool(settings: Env): { install: () => void; close: () => Promise<void> } | null {
   const n = ingestWorkers(settings);
   if (n === 0) return null;
-  return settings.SWITCHYARD_DATABASE_URL ? new PgDecodePool(n) : new IngestPool(settings.SWITCHYARD_DB, n);
+  const url = settings.SWITCHYARD_DATABASE_URL;
+  return url ? new PgIngestPool(url, n) : new IngestPool(settings.SWITCHYARD_DB, n);
 }
 
 /**

@@ -26,14 +26,14 @@ export const MAIN_HEAP_MB: Record<CompiledName, number | null> = {
   import: null,
 };
 
-export type ThreadKind = "ingest" | "checkpoint" | "attribution" | "decode" | "preview";
+export type ThreadKind = "ingest" | "pg-ingest" | "checkpoint" | "attribution" | "preview";
 
 /** Old-generation heap limit (MB) of each kind of worker thread; the preview's comes from its setting. */
 export const THREAD_HEAP_MB: Record<Exclude<ThreadKind, "preview">, number> = {
   ingest: 128,
+  "pg-ingest": 128,
   checkpoint: 32,
   attribution: 160,
-  decode: 96,
 };
 
 /**
@@ -53,13 +53,13 @@ export const DASHBOARD_SEMI_SPACE_MB = 4;
  * ingest. An ingest thread allocates each body's events and rows and drops them within the body: with 12 it scavenged
  * so often that a larger young generation took the built-in mix's HTTP ingest from ~27k to ~31k events a second and
  * its CPU per event down a sixth (docs/benchmarks.md). It costs up to (48 - 12) × 2/3 = 24 MB more committed per
- * ingest thread while a backlog churns it; one thread on SQLite.
+ * ingest thread while a backlog churns it; one thread by default, on either engine (pg-ingest: PostgreSQL's).
  */
 export const THREAD_YOUNG_MB: Record<ThreadKind, number> = {
   ingest: 48,
+  "pg-ingest": 48,
   checkpoint: 12,
   attribution: 12,
-  decode: 12,
   preview: 12,
 };
 

@@ -102,8 +102,8 @@ export class LiftedHashes {
 
 /**
  * A list field of a validated event as its bytes (encodeHashes), whether it was lifted or parsed. A lifted list is
- * told by not being an array, not by its class: it may be another module instance's (the dashboard's bundled routes
- * store what the decode threads lifted), or a plain object with a plain Uint8Array after a message between threads.
+ * told by not being an array, not by its class: it may be another module instance's (a route bundled apart from the
+ * server), or a plain object with a plain Uint8Array after a message between threads.
  */
 export function hashListBytes(v: readonly string[] | LiftedHashes): Buffer {
   if (Array.isArray(v)) return encodeHashes(v as readonly string[]);

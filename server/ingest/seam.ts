@@ -11,7 +11,7 @@ import { utf8Text } from "../../lib/utf8";
 
 // The one way into the store for telemetry: POST /api/ingest, OTLP logs, trace imports and every running source call
 // `ingestOver(store)` (the server's: `serverIngest()` in server/runtime.ts). The engine is chosen here, once, from the
-// store: SQLite through the ingest threads when installed (else inline), PostgreSQL through its decode threads.
+// store: SQLite or PostgreSQL through the engine's ingest threads when installed, else inline.
 
 export type Ingest = {
   /** The store the events land in (sources also report their status there). */
@@ -41,7 +41,10 @@ function pgIngest(store: Store): Ingest {
   const pg = store.pg!;
   return {
     store,
+    // As on SQLite: the bytes move to the ingest thread that decodes and stores them when the pool is installed.
     body: async (bytes, contentType, sender) => {
+      const runner = ingestRunner();
+      if (runner) return runner(bytes, contentType, sender);
       const { reply, tally } = await ingestBodyPg(pg, utf8Text(bytes), contentType, sender);
       return { json: JSON.stringify(reply), tally };
     },

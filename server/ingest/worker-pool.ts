@@ -7,7 +7,7 @@ import { setIngestRunner, type IngestOutcome } from "./runner";
 import type { Sender } from "./sender";
 import type { IngestTally } from "./tally";
 import { noteRestart, Restarts, startThread } from "../threads";
-import { ThreadPool, type PoolReply } from "../thread-pool";
+import { ownedBytes, ThreadPool, type PoolReply } from "../thread-pool";
 
 // Ingest off the event loop: worker threads decode, validate and store request bodies on their own SQLite
 // connections, so the dashboard keeps answering while batches are processed and one batch's validation
@@ -85,7 +85,7 @@ export class IngestPool {
   run(body: string | Uint8Array, contentType: string, sender?: Sender): Promise<IngestOutcome> {
     return this.pool.send((id) => {
       ingestBusySignal().begin();
-      const text = typeof body === "string" ? body : owned(body);
+      const text = typeof body === "string" ? body : ownedBytes(body);
       const transfer = typeof text === "string" ? [] : [text.buffer as ArrayBuffer];
       return { value: { id, ticket: this.nextTicket++, text, contentType, sender }, transfer };
     });
@@ -96,11 +96,4 @@ export class IngestPool {
     setIngestRunner(undefined);
     await Promise.all([this.pool.close(), this.checkpointer.terminate()]);
   }
-}
-
-/** Bytes that own their whole ArrayBuffer (so moving it moves nothing else, e.g. a pooled Buffer's slab), else a copy. */
-function owned(bytes: Uint8Array): Uint8Array {
-  const whole =
-    bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return whole ? bytes : new Uint8Array(bytes);
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import postgres from "postgres";
 import type { BatchReply } from "../batch";
 import { migratePg } from "../../../db/pg/client";
@@ -6,11 +6,12 @@ import { minimal, ndjson, T0, turn, type Raw } from "../../../test/events";
 import { PG_TEST_URL } from "../../../test/pg";
 import { pgBinDir, startThrowawayPg, type ThrowawayPg } from "../../../test/pg-server";
 import { useTempServerEnv } from "../../../test/server-env";
+import { PgIngestPool } from "./ingest-pool";
 
 // PostgreSQL lost while ingest runs: a server of this file's own is shut down as a crash would and started again
-// while a sender posts through the real route. Every reply is 200 or 503 with Retry-After (never 500, never counts
-// for a batch that was not stored), and ingest resumes by itself when the server is back, losing nothing it
-// acknowledged and storing nothing twice.
+// while a sender posts through the real route, ingesting inline and through the dashboard's PostgreSQL ingest thread.
+// Every reply is 200 or 503 with Retry-After (never 500, never counts for a batch that was not stored), and ingest
+// resumes by itself when the server is back, losing nothing it acknowledged and storing nothing twice.
 
 const TOKEN = "sy_test_token_0123456789abcdefXY";
 const BATCHES = 12;
@@ -40,13 +41,19 @@ function batchOf(b: number): Raw[] {
 
 const tick = () => new Promise((r) => setTimeout(r, 50));
 
-describe.skipIf(!PG_TEST_URL || !pgBinDir())("POST /api/ingest while PostgreSQL is lost and returns", () => {
+describe.skipIf(!PG_TEST_URL || !pgBinDir()).each([
+  ["inline", false],
+  ["through the ingest thread", true],
+])("POST /api/ingest while PostgreSQL is lost and returns (%s)", (_how, threaded) => {
   let server: ThrowawayPg;
   let restore: () => Promise<void>;
   let POST: typeof import("../../../app/api/ingest/route").POST;
   let closePool: () => Promise<void>;
+  let ingestThread: PgIngestPool | null = null;
 
   beforeAll(async () => {
+    // Each run its own server, settings and engine: the route and the server's store are imported afresh.
+    vi.resetModules();
     server = await startThrowawayPg();
     await migratePg(server.url);
     ({ restore } = await useTempServerEnv("switchyard-pg-outage-", TOKEN));
@@ -54,9 +61,14 @@ describe.skipIf(!PG_TEST_URL || !pgBinDir())("POST /api/ingest while PostgreSQL 
     ({ POST } = await import("../../../app/api/ingest/route"));
     const { serverEngine } = await import("../../runtime");
     closePool = async () => void (await serverEngine().pg?.$client.end({ timeout: 1 }));
+    if (threaded) {
+      ingestThread = new PgIngestPool(server.url, 1);
+      ingestThread.install();
+    }
   }, 60_000);
 
   afterAll(async () => {
+    await ingestThread?.close();
     await closePool?.();
     delete process.env.SWITCHYARD_DATABASE_URL;
     await restore?.();
