@@ -103,11 +103,14 @@ export class ThreadPool<R, M extends PoolReply> {
 }
 
 /**
- * Bytes to move to a thread: `bytes` when they own their whole ArrayBuffer (so moving it moves nothing else, e.g. a
- * pooled Buffer's slab), else a copy.
+ * A request body as posted to a thread: its text, or its bytes (UTF-8) moved with their buffer, unusable here
+ * afterwards. The bytes are moved as they are when they own their whole ArrayBuffer (so moving it moves nothing
+ * else, e.g. a pooled Buffer's slab), else copied first.
  */
-export function ownedBytes(bytes: Uint8Array): Uint8Array {
+export function bodyForThread(body: string | Uint8Array): { text: string | Uint8Array; transfer: ArrayBuffer[] } {
+  if (typeof body === "string") return { text: body, transfer: [] };
   const whole =
-    bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return whole ? bytes : new Uint8Array(bytes);
+    body.buffer instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+  const bytes = whole ? body : new Uint8Array(body);
+  return { text: bytes, transfer: [bytes.buffer as ArrayBuffer] };
 }

@@ -7,7 +7,8 @@ import { setIngestRunner, type IngestOutcome } from "./runner";
 import type { Sender } from "./sender";
 import type { IngestTally } from "./tally";
 import { noteRestart, Restarts, startThread } from "../threads";
-import { ownedBytes, ThreadPool, type PoolReply } from "../thread-pool";
+import { ThreadPool, type PoolReply } from "../thread-pool";
+import { sendBody } from "./send-body";
 
 // Ingest off the event loop: worker threads decode, validate and store request bodies on their own SQLite
 // connections, so the dashboard keeps answering while batches are processed and one batch's validation
@@ -83,12 +84,7 @@ export class IngestPool {
    * loop neither decodes a body of up to 8 MiB nor copies it into a message. `body` is unusable afterwards.
    */
   run(body: string | Uint8Array, contentType: string, sender?: Sender): Promise<IngestOutcome> {
-    return this.pool.send((id) => {
-      ingestBusySignal().begin();
-      const text = typeof body === "string" ? body : ownedBytes(body);
-      const transfer = typeof text === "string" ? [] : [text.buffer as ArrayBuffer];
-      return { value: { id, ticket: this.nextTicket++, text, contentType, sender }, transfer };
-    });
+    return sendBody(this.pool, body, contentType, sender, () => ({ ticket: this.nextTicket++ }));
   }
 
   async close(): Promise<void> {

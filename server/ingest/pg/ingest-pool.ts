@@ -4,7 +4,8 @@ import { setIngestRunner, type IngestOutcome } from "../runner";
 import type { Sender } from "../sender";
 import type { IngestTally } from "../tally";
 import { startThread } from "../../threads";
-import { ownedBytes, ThreadPool, type PoolReply } from "../../thread-pool";
+import { ThreadPool, type PoolReply } from "../../thread-pool";
+import { sendBody } from "../send-body";
 
 // PostgreSQL's ingest off the event loop: a thread decodes, validates and stores each request body on its own
 // connections (server/ingest/pg/ingest-worker.ts), as SQLite's ingest threads do. The event loop then only answers
@@ -42,12 +43,7 @@ export class PgIngestPool {
 
   /** Ingest one body on the least busy thread; bytes (UTF-8) are moved there, unusable here afterwards. */
   run(body: string | Uint8Array, contentType: string, sender?: Sender): Promise<IngestOutcome> {
-    return this.pool.send((id) => {
-      ingestBusySignal().begin();
-      const text = typeof body === "string" ? body : ownedBytes(body);
-      const transfer = typeof text === "string" ? [] : [text.buffer as ArrayBuffer];
-      return { value: { id, text, contentType, sender }, transfer };
-    });
+    return sendBody(this.pool, body, contentType, sender);
   }
 
   async close(): Promise<void> {
