@@ -59,7 +59,7 @@ export class IngestPool {
       // It may have died inside its write turn: the next turn forgets the KV locations it shared (write-gate.ts).
       // Later bodies whose turns come after the ones it held wait at most the gate's 2 s for them, then go ahead.
       onExit: () => WriteGate.writerDied(this.gate),
-      // Published for the background jobs that yield to ingest (busy-signal.ts), begun in run().
+      // Published for the background jobs that yield to ingest (busy-signal.ts), begun in sendBody.
       onEnd: () => ingestBusySignal().end(),
     });
   }

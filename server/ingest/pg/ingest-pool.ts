@@ -9,9 +9,10 @@ import { sendBody } from "../send-body";
 
 // PostgreSQL's ingest off the event loop: a thread decodes, validates and stores each request body on its own
 // connections (server/ingest/pg/ingest-worker.ts), as SQLite's ingest threads do. The event loop then only answers
-// HTTP: with the store's work on it (building rows, the driver's messages, their garbage) the dashboard took about
-// 1.5 times the CPU per event that the same handler took alone (docs/benchmarks.md). A refusal travels as its AppError
-// code, message and details and is rebuilt here (an unreachable server's keeps its Retry-After).
+// HTTP: with the store's work on it (building rows, the driver's messages, their garbage) it used 2.6-3.0 of the
+// dashboard's 6.8-7.2 CPU s over bench:storage's 20 minutes on PostgreSQL, 0.7-0.9 since (docs/benchmarks.md). A
+// refusal travels as its AppError code, message and details and is rebuilt here (an unreachable server's keeps its
+// Retry-After).
 
 type Reply = PoolReply & { reply?: string; tally?: IngestTally };
 
@@ -31,7 +32,7 @@ export class PgIngestPool {
       start: (label) => startThread("pg-ingest", label, { databaseUrl }, { limits }),
       result: (m) => (m.reply === undefined ? undefined : { json: m.reply, tally: m.tally ?? {} }),
       failed: "ingest failed",
-      // Published for the background jobs that yield to ingest (busy-signal.ts), begun in run().
+      // Published for the background jobs that yield to ingest (busy-signal.ts), begun in sendBody.
       onEnd: () => ingestBusySignal().end(),
     });
   }
