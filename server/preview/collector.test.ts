@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { SimRequest } from "../sim/types";
-import { RunCollector } from "./collector";
+import type { TelemetryEventInput } from "../ingest/events";
+import { makeSim, T0 } from "../sim/test-support";
+import { COLLECTED_KINDS, RunCollector } from "./collector";
 import type { RecordedTurn } from "./types";
 
 // The replay's miss causes, block by block: a missed block the replay never saw is cold, one whose content was seen
@@ -107,5 +109,21 @@ describe("RunCollector's miss causes", () => {
     expect(s.requests).toBe(1);
     expect(s.recomputed_by_cause).toEqual({ cold: 0, diverged: 0, evicted: 2 * BS, routed_away: 0 });
     expect(Array.from(c.cachedOf)).toEqual([-1, 0]);
+  });
+});
+
+describe("RunCollector fed only the kinds it reads", () => {
+  it("counts evictions by class and reason, KV use and planner decisions as when fed every event", () => {
+    const summaryOf = (kinds?: readonly TelemetryEventInput["kind"][]) => {
+      const { sim } = makeSim({ scenario: "steady" });
+      const c = new RunCollector([], BS, T0 + 60_000, T0 + 300_000, sim.cluster);
+      sim.setSink((e) => c.event(e), kinds && [...kinds]);
+      sim.runUntil(T0 + 300_000);
+      return c.summary(T0 + 300_000);
+    };
+    const all = summaryOf();
+    const some = summaryOf(COLLECTED_KINDS);
+    expect(Object.values(all.evictions_by_class).reduce((a, b) => a + b, 0)).toBeGreaterThan(1_000);
+    expect(some).toEqual(all);
   });
 });

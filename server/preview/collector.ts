@@ -19,6 +19,19 @@ const TWO32 = 4294967296;
 /** The simulated cluster's workers as the collector reads them: each pool tells it the class of what it removes. */
 export type WatchedWorkers = { readonly workers: readonly { readonly id: string; readonly pool: BlockPool }[] };
 
+/**
+ * The event kinds the collector reads (a replay's sink takes only these: the simulator then builds no request event and
+ * no kv.stored event, which it would otherwise make for every finished request and every stored run of blocks).
+ */
+export const COLLECTED_KINDS = [
+  "route.decision",
+  "kv.removed",
+  "worker.stats",
+  "worker.up",
+  "worker.down",
+  "planner.decision",
+] as const;
+
 export class RunCollector {
   private hit = 0;
   private query = 0;
@@ -70,10 +83,14 @@ export class RunCollector {
     const from = Math.min(n, Math.max(known, this.checked.get(v) ?? 0));
     const f = new Uint8Array(n - from);
     for (let k = from; k < n; k++) {
+      // A sequence hash seen before was added with the same content (it hashes its parent's and this block's content),
+      // so its local content is in seenLocal already: only an unseen one is looked up there.
+      if (this.seenSeq.addSeen(v.hi[k]!, v.lo[k]!)) {
+        f[k - from] = SEEN_SEQ;
+        continue;
+      }
       const c = contents[k]!;
-      const seq = this.seenSeq.addSeen(v.hi[k]!, v.lo[k]!);
-      const local = this.seenLocal.addSeen(Math.floor(c / TWO32), c % TWO32);
-      f[k - from] = seq ? SEEN_SEQ : local ? SEEN_LOCAL : 0;
+      f[k - from] = this.seenLocal.addSeen(Math.floor(c / TWO32), c % TWO32) ? SEEN_LOCAL : 0;
     }
     if (n > from) this.checked.set(v, n);
     if (req.arrivedAt >= this.from && req.arrivedAt < this.to) {
@@ -155,6 +172,8 @@ export class RunCollector {
         return;
       }
       case "worker.up":
+        // Before its first store: a worker removes nothing before it has stored something.
+        if (!this.pending.has(e.worker_id)) this.watch(e.worker_id);
         this.up.set(e.worker_id, Math.max(e.ts, this.from));
         return;
       case "worker.down": {
@@ -177,7 +196,7 @@ export class RunCollector {
     }
   }
 
-  /** Have the worker's pool tell this collector the class of each block it removes (before its first store). */
+  /** Have the worker's pool tell this collector the class of each block it removes (from its worker.up, or its first kv.stored when fed events without one). */
   private watch(workerId: string): void {
     const p = new Map<string, number>();
     this.pending.set(workerId, p);

@@ -5,7 +5,7 @@ import { Simulation } from "../sim/engine";
 import type { Scenario } from "../sim/scenarios";
 import { DEFAULT_ENGINE_TIMING } from "../sim/timing";
 import { clusterShape, type ClusterShape } from "./cluster-shape";
-import { RunCollector } from "./collector";
+import { COLLECTED_KINDS, RunCollector } from "./collector";
 import { prefixShapes, type PrefixShape } from "./prefix-shape";
 import { RecordedReplay, type HeaderMode } from "./recorded-replay";
 import { compareSessions } from "./session-deltas";
@@ -158,7 +158,7 @@ export function replayOnce(
   };
   const sim = new Simulation({ scenario, seed: SEED, startMs, trace: { entries: [], blockSize: shape.blockSize } });
   const collector = new RunCollector(turns, shape.blockSize, input.from, input.to, sim.cluster);
-  sim.setSink((e) => collector.event(e));
+  sim.setSink((e) => collector.event(e), [...COLLECTED_KINDS]);
   const replay = new RecordedReplay(sim, turns, shapes, shape.blockSize, header, input.continuing, collector, input.to);
   replay.start();
   const end = input.to + DRAIN_MS;

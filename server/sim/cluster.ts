@@ -18,6 +18,8 @@ export interface CoreHost {
   readonly now: number;
   at(t: number, run: () => void): void;
   emit(event: EventBody): void;
+  /** Whether events of `kind` are wanted (emit drops the others; checked first where building them costs). */
+  wants(kind: EventBody["kind"]): boolean;
   routing(): RoutingPolicy;
   autoscaling(): AutoscalingPolicy;
   requestFinished(req: SimRequest): void;
@@ -209,6 +211,7 @@ export class Cluster implements WorkerHost {
   }
 
   stored(w: SimWorker, req: SimRequest, created: readonly number[], count: number): void {
+    if (!this.host.wants("kv.stored")) return;
     let start = 0;
     for (let k = 1; k <= count; k++) {
       const i = created[k - 1]!;

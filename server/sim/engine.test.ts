@@ -54,6 +54,23 @@ describe("emitted events", () => {
   });
 });
 
+describe("a sink that takes some kinds", () => {
+  it("gets exactly the events of those kinds a full run emits, and the run is otherwise the same", () => {
+    const kinds = ["route.decision", "kv.removed", "worker.up", "worker.stats"] as const;
+    const { sim, events } = makeSim({ scenario: "steady" });
+    sim.setSink((e) => events.push(e), [...kinds]);
+    sim.runUntil(T0 + 300_000);
+    const strip = (e: TelemetryEventInput) => JSON.stringify({ ...JSON.parse(JSON.stringify(e)), id: undefined });
+    const wanted = steady.filter((e) => (kinds as readonly string[]).includes(e.kind));
+    expect(new Set(events.map((e) => e.kind))).toEqual(new Set(kinds));
+    expect(events.length).toBe(wanted.length);
+    expect(events.map(strip)).toEqual(wanted.map(strip));
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    expect(sim.wants("request")).toBe(false);
+    expect(sim.wants("kv.removed")).toBe(true);
+  });
+});
+
 describe("workers", () => {
   it("report stats once per simulated second each, with cumulative prefix counters", () => {
     const stats = ofKind(steady, "worker.stats");

@@ -92,6 +92,8 @@ export class Simulation implements AgentHost, CoreHost {
   private ids = 0;
   private prefixes = new Map<string, SharedPrefix>();
   private sink: (event: TelemetryEventInput) => void = () => {};
+  /** The kinds the sink takes (null: every kind); events of other kinds are not built where that costs anything. */
+  private kinds: ReadonlySet<string> | null = null;
   private started = false;
   /** The cluster's lower KV tiers (blocks; all 0: device only). */
   readonly tiers: TierConfig;
@@ -140,9 +142,18 @@ export class Simulation implements AgentHost, CoreHost {
       : null;
   }
 
-  /** Where emitted events go (in simulated-time order). */
-  setSink(sink: (event: TelemetryEventInput) => void): void {
+  /**
+   * Where emitted events go (in simulated-time order). With `kinds`, only events of those kinds (the others are not
+   * built where building them costs anything: request events, kv.stored); their ids are numbered among themselves.
+   */
+  setSink(sink: (event: TelemetryEventInput) => void, kinds?: readonly TelemetryEventInput["kind"][]): void {
     this.sink = sink;
+    this.kinds = kinds ? new Set(kinds) : null;
+  }
+
+  /** Whether the sink takes events of `kind`. */
+  wants(kind: TelemetryEventInput["kind"]): boolean {
+    return this.kinds === null || this.kinds.has(kind);
   }
 
   /** Process every callback due at or before `t` (Unix ms), then stand at `t`. */
@@ -188,6 +199,7 @@ export class Simulation implements AgentHost, CoreHost {
   }
 
   emit(body: EventBody): void {
+    if (this.kinds !== null && !this.kinds.has(body.kind)) return;
     const id = `${this.run}-${ABBREV[body.kind]}-${++this.seq}`;
     if (LAZY_ID in body) {
       const event = body as unknown as TelemetryEventInput;
@@ -327,7 +339,7 @@ export class Simulation implements AgentHost, CoreHost {
   }
 
   requestFinished(req: SimRequest): void {
-    this.emit(requestEvent(req, this.options.scenario));
+    if (this.wants("request")) this.emit(requestEvent(req, this.options.scenario));
     req.onDone(req);
   }
 
