@@ -7,7 +7,8 @@ import { DEFAULT_ENGINE_TIMING } from "../sim/timing";
 import { clusterShape, type ClusterShape } from "./cluster-shape";
 import { COLLECTED_KINDS, RunCollector } from "./collector";
 import { prefixShapes, type PrefixShape } from "./prefix-shape";
-import { RecordedReplay, type HeaderMode } from "./recorded-replay";
+import { promptsOf } from "./recorded-prompts";
+import { RecordedReplay, type HeaderMode, type ReplayHooks } from "./recorded-replay";
 import { compareSessions } from "./session-deltas";
 import type { ClusterOverride, PreviewResult, ReplayInput, RunSummary } from "./types";
 
@@ -137,6 +138,8 @@ export function replayOnce(
   shapes: ReadonlyMap<string, PrefixShape>,
   progress: (share: number) => void,
   cancelled: (() => boolean) | undefined,
+  /** What the replay tells of each turn sent and done (the run's collector; tests wrap it). */
+  hooksOf: (collector: RunCollector) => ReplayHooks = (c) => c,
 ): Replayed {
   const turns = input.turns;
   // From the first recorded turn (a warm-up turn before the window, or the first in it): a window that starts before
@@ -159,7 +162,8 @@ export function replayOnce(
   const sim = new Simulation({ scenario, seed: SEED, startMs, trace: { entries: [], blockSize: shape.blockSize } });
   const collector = new RunCollector(turns, shape.blockSize, input.from, input.to, sim.cluster);
   sim.setSink((e) => collector.event(e), [...COLLECTED_KINDS]);
-  const replay = new RecordedReplay(sim, turns, shapes, shape.blockSize, header, input.continuing, collector, input.to);
+  const prompts = promptsOf(turns, shapes, shape.blockSize, header);
+  const replay = new RecordedReplay(sim, prompts, input.continuing, hooksOf(collector), input.to);
   replay.start();
   const end = input.to + DRAIN_MS;
   const span = Math.max(1, input.to - startMs);
