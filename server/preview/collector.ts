@@ -1,6 +1,6 @@
 import { quantileSorted } from "../../lib/quantile";
 import type { TelemetryEventInput } from "../ingest/events";
-import type { BlockPool } from "../sim/block-pool";
+import type { BlockPool, RetentionClass } from "../sim/block-pool";
 import { removedCount } from "../sim/event-builders";
 import type { SimRequest } from "../sim/types";
 import { PairSet } from "./pair-set";
@@ -39,8 +39,8 @@ export class RunCollector {
   private causes: CauseTokens = { cold: 0, diverged: 0, evicted: 0, routed_away: 0 };
   private byReason: Record<string, number> = {};
   private byClass: Record<string, number> = {};
-  /** Per worker: blocks its pool removed since its last kv.removed event, by class name. */
-  private pending = new Map<string, Map<string, number>>();
+  /** Per worker: blocks its pool removed since its last kv.removed event, by class (a few classes: a list). */
+  private pending = new Map<string, { cls: RetentionClass; n: number }[]>();
   private kv = new Map<string, { sum: number; n: number; max: number; preemptions: number }>();
   private routedAway = new Map<string, number>();
   private flags = new Map<string, { from: number; f: Uint8Array }>();
@@ -155,9 +155,9 @@ export class RunCollector {
           return;
         }
         const p = this.pending.get(e.worker_id);
-        if (!p || p.size === 0) return;
-        if (counted) for (const [cls, k] of p) this.byClass[cls] = (this.byClass[cls] ?? 0) + k;
-        p.clear();
+        if (!p || p.length === 0) return;
+        if (counted) for (const { cls, n } of p) this.byClass[cls.name] = (this.byClass[cls.name] ?? 0) + n;
+        p.length = 0;
         return;
       }
       case "worker.stats": {
@@ -198,10 +198,19 @@ export class RunCollector {
 
   /** Have the worker's pool tell this collector the class of each block it removes (from its worker.up, or its first kv.stored when fed events without one). */
   private watch(workerId: string): void {
-    const p = new Map<string, number>();
+    const p: { cls: RetentionClass; n: number }[] = [];
     this.pending.set(workerId, p);
     const w = this.cluster.workers.find((x) => x.id === workerId);
-    if (w) w.pool.onRemove = (cls) => p.set(cls.name, (p.get(cls.name) ?? 0) + 1);
+    // Called for every block a pool removes (millions an hour): a scan of the few classes, no string-keyed map.
+    if (w)
+      w.pool.onRemove = (cls) => {
+        for (let j = 0; j < p.length; j++)
+          if (p[j]!.cls === cls) {
+            p[j]!.n++;
+            return;
+          }
+        p.push({ cls, n: 1 });
+      };
   }
 
   /** The run's summary; workers still up count GPU time to `endMs`. */
