@@ -54,6 +54,13 @@ export const ORIGIN_HASHES = 200_000;
 export const ORIGIN_SLOTS = 1 << 19;
 /** Bytes of full chains memoized per connection (ingest, trace reads). Oldest dropped first. */
 export const CHAIN_MEMO_BYTES = 2 * MiB;
+/**
+ * Bytes of local chains one window read (the policy preview's and the capacity planner's, db/sqlite/previews.ts)
+ * remembers to build later turns' chains from. Each is a chain one of the rows it returns holds as well, so the bound
+ * adds no memory beyond the window's own rows. At 2 MiB an hour of steady traffic read 25,647 bases back from SQLite
+ * (a trajectory's previous turn was often older than the newest 2 MiB), at 16 MiB 76.
+ */
+export const PASS_CHAIN_MEMO_BYTES = 16 * MiB;
 /** First turns kept while one trace is read. */
 export const FIRSTS_KEPT = 200_000;
 /**

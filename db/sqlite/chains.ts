@@ -168,11 +168,11 @@ const FIRSTS_KEPT = bounds.FIRSTS_KEPT;
 /**
  * Chains of many rows read in one pass (each row with CHAIN_COLUMNS, oldest first), for a reader that needs each
  * turn's local chain and only the first of its sequence hashes: a base built earlier in the pass is taken from it (the
- * pass remembers the newest, bounded in bytes), else read as chainsOf reads it.
+ * pass remembers the newest, PASS_CHAIN_MEMO_BYTES of them), else read as chainsOf reads it.
  */
 export function chainPass(db: Db): (r: ChainColumns) => PassChains {
   const s = state(db);
-  const locals = new ChainMemo(MEMO_BYTES);
+  const locals = new ChainMemo(bounds.PASS_CHAIN_MEMO_BYTES);
   const firsts = new Map<string, Buffer>();
   const none = () => null;
   return (row) => {
@@ -180,11 +180,14 @@ export function chainPass(db: Db): (r: ChainColumns) => PassChains {
     const local = buildOne(s, r, "local", (id) => locals.get(id)?.local ?? null);
     let seq: Buffer | null = null;
     let firstSeq: Buffer | null = null;
-    const tail = isLegacy(r) ? null : seqTail(s, r);
     if (local === null || local.byteLength === 0 || isLegacy(r)) seq = buildOne(s, r, "seq", none);
     else if ((r.seqCount ?? 0) === 0) firstSeq = null;
-    else if (r.seqShared === 0 && tail !== null && tail.byteLength >= 8) firstSeq = tail.subarray(0, 8);
-    else firstSeq = (r.base !== null ? firsts.get(r.base) : undefined) ?? buildOne(s, r, "seq", none);
+    else {
+      // Only a chain start's own tail holds its first hash; a continuation's is its base's (its tail is not decoded).
+      const tail = r.seqShared === 0 ? seqTail(s, r) : null;
+      if (tail !== null && tail.byteLength >= 8) firstSeq = tail.subarray(0, 8);
+      else firstSeq = (r.base !== null ? firsts.get(r.base) : undefined) ?? buildOne(s, r, "seq", none);
+    }
     if (seq !== null) firstSeq = seq;
     if (firstSeq !== null && firstSeq.byteLength < 8) firstSeq = null;
     if (firstSeq !== null) {
