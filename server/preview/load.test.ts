@@ -129,6 +129,29 @@ describe("sharedPairs", () => {
     for (const b of buffers) expect(b).toBeInstanceOf(SharedArrayBuffer);
   });
 
+  it("copies chains that are views of one buffer once, each row still reading its own hashes", () => {
+    const all = Buffer.concat([1n, 2n, 3n, 4n, 5n, 6n].map(hash));
+    const buffer = new ArrayBuffer(all.byteLength + 4);
+    new Uint8Array(buffer).set(all);
+    const view = (from: number, n: number) => Buffer.from(buffer, from * 8, n * 8);
+    // Two turns of one trajectory (the second its first and more), a later one on the same bytes, an unaligned view
+    // and a chain of its own.
+    const odd = Buffer.from(buffer, 4, 8);
+    const chains = [view(0, 2), view(0, 4), hash(9n), view(3, 3), odd];
+    const out = sharedPairs(chains.map((chain) => ({ chain })));
+    expect(out.map((v) => [...v!])).toEqual([
+      [0, 1, 0, 2],
+      [0, 1, 0, 2, 0, 3, 0, 4],
+      [0, 9],
+      [0, 4, 0, 5, 0, 6],
+      [1, 0], // the low half of hash 1 and the high half of hash 2
+    ]);
+    expect(out[1]!.byteOffset).toBe(out[0]!.byteOffset);
+    expect(out[3]!.byteOffset).toBe(out[0]!.byteOffset + 24);
+    // One span of the six hashes, the lone chain, and the unaligned view: 64 bytes, not the 104 the rows hold.
+    expect(out[0]!.buffer.byteLength).toBe(48 + 8 + 8);
+  });
+
   it("shares the window's chains with another thread without copying them", async () => {
     const input = await loadWindow(sqliteWindow(db), WINDOW.from, WINDOW.to, {});
     const chains = input.turns.filter((t) => t.blocks !== null && t.blocks.length > 0);

@@ -126,25 +126,43 @@ function hintsOf(text: string | null, parsed: Map<string, AgentHints>): AgentHin
 
 /**
  * Every row's chain (8-byte big-endian hashes) as (hi, lo) pairs, all in one SharedArrayBuffer: a baseline run in a
- * helper thread gets the window without a copy of its chains. The bytes are copied as they are, then each 32-bit word
- * of the whole buffer swapped in place once.
+ * helper thread gets the window without a copy of its chains. Rows whose chains are views of one buffer (the turns of
+ * a trajectory, each its previous turn's chain and more: db/sqlite/chains.ts) stay views of one span of it: the span
+ * is copied once. The bytes are copied as they are, then each 32-bit word of the whole buffer swapped in place once.
  */
 export function sharedPairs(rows: readonly { chain: Buffer | null }[]): (Uint32Array | null)[] {
+  // Per source buffer (and offset modulo 8, so that every view stays aligned): the span its rows' hashes cover.
+  const spans = new Map<ArrayBufferLike, Map<number, { lo: number; hi: number; at: number }>>();
+  const spanOf = (c: Buffer) => spans.get(c.buffer)!.get(c.byteOffset % 8)!;
+  for (const r of rows) {
+    if (!r.chain) continue;
+    const c = r.chain;
+    const end = c.byteOffset + Math.floor(c.byteLength / 8) * 8;
+    let byMod = spans.get(c.buffer);
+    if (!byMod) spans.set(c.buffer, (byMod = new Map()));
+    const span = byMod.get(c.byteOffset % 8);
+    if (!span) byMod.set(c.byteOffset % 8, { lo: c.byteOffset, hi: end, at: 0 });
+    else {
+      span.lo = Math.min(span.lo, c.byteOffset);
+      span.hi = Math.max(span.hi, end);
+    }
+  }
   let total = 0;
-  for (const r of rows) if (r.chain) total += Math.floor(r.chain.byteLength / 8) * 8;
+  for (const byMod of spans.values())
+    for (const span of byMod.values()) {
+      span.at = total;
+      total += span.hi - span.lo;
+    }
   const shared = new SharedArrayBuffer(total);
   const bytes = Buffer.from(shared);
-  let at = 0;
-  const out = rows.map((r) => {
-    if (!r.chain) return null;
-    const n = Math.floor(r.chain.byteLength / 8) * 8;
-    r.chain.copy(bytes, at, 0, n);
-    const view = new Uint32Array(shared, at, n / 4);
-    at += n;
-    return view;
-  });
+  for (const [buffer, byMod] of spans)
+    for (const span of byMod.values()) bytes.set(new Uint8Array(buffer, span.lo, span.hi - span.lo), span.at);
   if (total > 0 && os.endianness() === "LE") bytes.swap32();
-  return out;
+  return rows.map((r) => {
+    if (!r.chain) return null;
+    const span = spanOf(r.chain);
+    return new Uint32Array(shared, span.at + r.chain.byteOffset - span.lo, Math.floor(r.chain.byteLength / 8) * 2);
+  });
 }
 
 /** Per kind, the version most counted requests ran under, as a document; defaults (said so) when it is not held. */

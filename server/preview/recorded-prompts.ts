@@ -23,9 +23,12 @@ export type Prompt = {
   opened: number;
 };
 
-/** The first n (hi, lo) pairs of a and b are equal (one native compare of their bytes). */
+/**
+ * The first n (hi, lo) pairs of a and b are equal: at once when they are views of the same bytes (a turn's chain read
+ * as its previous turn's and more, see sharedPairs), else one native compare of their bytes.
+ */
 function samePairs(a: Uint32Array, b: Uint32Array, n: number): boolean {
-  if (n === 0) return true;
+  if (n === 0 || (a.buffer === b.buffer && a.byteOffset === b.byteOffset)) return true;
   const bytes = n * 8;
   return Buffer.from(a.buffer, a.byteOffset, bytes).equals(Buffer.from(b.buffer, b.byteOffset, bytes));
 }
