@@ -82,6 +82,16 @@ describe("prompts shared by the runs of a window", () => {
     }
   }, 120_000);
 
+  it("are made in each run, not kept, when the turns' blocks do not fit the replay's block size", async () => {
+    const prep = await prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE));
+    const coarse: Prep = { ...prep, plan: { ...prep.plan, shape: { ...prep.plan.shape, blockSize: 32 } } };
+    const fresh = replayRun(alone(coarse), 1, none);
+    const book = promptsOf(prep.input.turns, prep.plan.shapes, 32, "as_recorded");
+    expect(replayRun(coarse, 1, none).summary).toEqual(fresh.summary);
+    expect(book.of(0)).not.toBe(book.of(0));
+    expect(replayRun(coarse, 1, none).summary).toEqual(fresh.summary);
+  }, 120_000);
+
   it("are made apart for another header mode or block size, and for other turns", async () => {
     const prep = await prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE));
     const { turns } = prep.input;

@@ -9,7 +9,9 @@ import type { RecordedTurn } from "./types";
 // simulated cluster caches. They depend only on the turns, the prompt shapes, the block size and what the frontend
 // does to block 0, not on the run's policies or timing (each trajectory's turns are sent in order), so the runs of one
 // read window share them: the first run makes each turn's prompt, the others take it as made (the preview's baseline
-// and candidate when they run on one thread, the capacity planner's runs at each KV size).
+// and candidate when they run on one thread, the capacity planner's runs at each KV size). Only prompts whose view is
+// their trajectory's are kept, which the runs hold anyway; a turn whose blocks do not fit the replay's block size gets
+// a prompt of its own, made again in each run and dropped once the turn is done, as before.
 
 /** What the frontend does to block 0 of a Claude-Code-like prompt compared with the recording. */
 export type HeaderMode = "as_recorded" | "strip" | "add";
@@ -76,8 +78,12 @@ export class RecordedPrompts {
     const kept = this.made[i];
     if (kept) return kept;
     const p = this.make(i);
-    this.made[i] = p;
-    this.views.add(p.view);
+    // Kept for the next run when its view is its trajectory's (which the runs keep anyway); a prompt of its own (a
+    // turn whose blocks do not fit the replay's block size) is made again, as it is dropped once its turn is done.
+    if (this.grown.get(this.turns[i]!.trajectoryId)?.view === p.view) {
+      this.made[i] = p;
+      this.views.add(p.view);
+    }
     return p;
   }
 
