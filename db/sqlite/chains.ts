@@ -235,9 +235,12 @@ class ChainArena {
     return out;
   }
 
-  /** `bytes` in a new buffer with as much room again after them (at least 16 KiB in all). */
+  /**
+   * `bytes` in a new buffer with as much room again after them: a trajectory's chain moves to a buffer twice its size
+   * when it outgrows one (no floor, so a window of many short chains costs at most twice their bytes while it is read).
+   */
   private alloc(bytes: number): Buffer {
-    const buffer = new ArrayBuffer(Math.max(16 * 1024, 2 * bytes));
+    const buffer = new ArrayBuffer(2 * bytes);
     this.ends.set(buffer, bytes);
     return Buffer.from(buffer, 0, bytes);
   }
