@@ -52,6 +52,8 @@ describe("window chains", () => {
       expect(Buffer.compare(r.chain!, chainsOf(db, r.id)!.local!)).toBe(0);
     }
     const [r1, r2, r3, r4, r5, r6] = rows.map((r) => r.chain!);
+    // A chain start's buffer is twice its bytes (no floor: many short first turns must not cost a page each).
+    expect(r1!.buffer.byteLength).toBe(2 * 40 * 8);
     expect(r2!.buffer).toBe(r1!.buffer);
     expect(r3!.buffer).toBe(r2!.buffer);
     expect(r4!.buffer).not.toBe(r2!.buffer);
