@@ -102,7 +102,7 @@ const schema = z.object({
   // Watched trace directories (trace-dir sources) are read only inside this folder (created at first use).
   SWITCHYARD_IMPORT_DIR: z.string().min(1).max(4096).default("./data/imports"),
   // A policy preview whose estimated memory is above this many MB is refused before it starts (one hour of the
-  // 8-worker steady demo takes ~750 MB in its preview thread, estimated ~970).
+  // 8-worker steady demo takes ~620 MB at its peak with its helper thread, estimated ~970).
   SWITCHYARD_PREVIEW_MEMORY_MB: z.coerce.number().int().min(16).max(65_536).default(1024),
   // Key for the secrets stored in the database (AES-256-GCM): 32 bytes as 64 hex digits or base64. Unset on SQLite:
   // generated once into the data folder (mode 0600); required on PostgreSQL.

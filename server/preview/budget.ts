@@ -34,6 +34,10 @@ export const OVERRIDE_BOUNDS = {
  *   and its row's copy, the trajectories' token streams and hash views, the index's entries for the hashes);
  * - the 32-worker replays of the same windows (32 × 16,384 blocks: 481 MB; 32 × 84,000: 624 MB) stayed under the
  *   pools and index counted for both runs at once (the baseline replays in the helper thread beside the candidate).
+ * Since 2026-12-07 a trajectory's turns share one chain buffer and one thread's runs share their prompts: the steady
+ * hour's preview peaked 605–623 MB above the process's RSS before it with the helper thread and 389–395 MB on one
+ * thread, against 846–870 and 573–577 MB measured the same way before. The costs are kept: they now overstate windows
+ * of long chains by about that much.
  */
 export const PREVIEW_COSTS = {
   baseBytes: 64 * 1024 * 1024,
