@@ -113,11 +113,12 @@ describe("RunCollector's miss causes", () => {
 });
 
 describe("RunCollector fed only the kinds it reads", () => {
-  it("counts evictions by class and reason, KV use and planner decisions as when fed every event", () => {
+  it("counts evictions by class and reason (told as counts, not events), KV use and planner decisions as when fed every event", () => {
     const summaryOf = (kinds?: readonly TelemetryEventInput["kind"][]) => {
       const { sim } = makeSim({ scenario: "steady" });
       const c = new RunCollector([], BS, T0 + 60_000, T0 + 300_000, sim.cluster);
       sim.setSink((e) => c.event(e), kinds && [...kinds]);
+      if (kinds) sim.onRemovals = (w, ts, counts) => c.removals(w, ts, counts);
       sim.runUntil(T0 + 300_000);
       return c.summary(T0 + 300_000);
     };

@@ -20,12 +20,12 @@ const TWO32 = 4294967296;
 export type WatchedWorkers = { readonly workers: readonly { readonly id: string; readonly pool: BlockPool }[] };
 
 /**
- * The event kinds the collector reads (a replay's sink takes only these: the simulator then builds no request event and
- * no kv.stored event, which it would otherwise make for every finished request and every stored run of blocks).
+ * The event kinds a replay's collector takes (the simulator then builds no request event, no kv.stored event and no
+ * kv.removed event, and its pools keep no removed hashes): device removals come as counts instead (`removals`, told
+ * by Simulation.onRemovals). Fed events, it reads kv.stored and kv.removed as well.
  */
 export const COLLECTED_KINDS = [
   "route.decision",
-  "kv.removed",
   "worker.stats",
   "worker.up",
   "worker.down",
@@ -148,16 +148,12 @@ export class RunCollector {
         return;
       case "kv.removed": {
         const n = removedCount(e);
-        const counted = e.ts >= this.from;
-        if (counted) this.byReason[e.reason] = (this.byReason[e.reason] ?? 0) + n;
-        if (e.storage_tier !== undefined && e.storage_tier !== "device") {
-          if (counted) this.byClass.unknown = (this.byClass.unknown ?? 0) + n;
-          return;
+        if (e.storage_tier === undefined || e.storage_tier === "device")
+          this.removedOnDevice(e.worker_id, e.ts, e.reason, n);
+        else if (e.ts >= this.from) {
+          this.byReason[e.reason] = (this.byReason[e.reason] ?? 0) + n;
+          this.byClass.unknown = (this.byClass.unknown ?? 0) + n;
         }
-        const p = this.pending.get(e.worker_id);
-        if (!p || p.length === 0) return;
-        if (counted) for (const { cls, n } of p) this.byClass[cls.name] = (this.byClass[cls.name] ?? 0) + n;
-        p.length = 0;
         return;
       }
       case "worker.stats": {
@@ -194,6 +190,24 @@ export class RunCollector {
         return;
       default:
     }
+  }
+
+  /**
+   * A flush of a worker's device removals, as the simulator reports it without kv.removed events (Simulation.onRemovals):
+   * what those events would have said, in their order.
+   */
+  removals(workerId: string, ts: number, counts: readonly (readonly [string, number])[]): void {
+    for (const [reason, n] of counts) this.removedOnDevice(workerId, ts, reason, n);
+  }
+
+  /** `n` blocks a worker's pool removed for `reason`, reported at `ts`; the first report of a flush takes the classes. */
+  private removedOnDevice(workerId: string, ts: number, reason: string, n: number): void {
+    const counted = ts >= this.from;
+    if (counted) this.byReason[reason] = (this.byReason[reason] ?? 0) + n;
+    const p = this.pending.get(workerId);
+    if (!p || p.length === 0) return;
+    if (counted) for (const { cls, n: k } of p) this.byClass[cls.name] = (this.byClass[cls.name] ?? 0) + k;
+    p.length = 0;
   }
 
   /** Have the worker's pool tell this collector the class of each block it removes (from its worker.up, or its first kv.stored when fed events without one). */

@@ -162,6 +162,7 @@ export function replayOnce(
   const sim = new Simulation({ scenario, seed: SEED, startMs, trace: { entries: [], blockSize: shape.blockSize } });
   const collector = new RunCollector(turns, shape.blockSize, input.from, input.to, sim.cluster);
   sim.setSink((e) => collector.event(e), [...COLLECTED_KINDS]);
+  sim.onRemovals = (w, ts, counts) => collector.removals(w, ts, counts);
   const prompts = promptsOf(turns, shapes, shape.blockSize, header);
   const replay = new RecordedReplay(sim, prompts, input.continuing, hooksOf(collector), input.to);
   replay.start();

@@ -8,6 +8,7 @@ import { prefillTokensPerSecond, setupMs, type EngineTiming } from "./timing";
 import { ClusterTiers, type TierBandwidth } from "./kv-tiers";
 import { Prefetcher } from "./prefetch";
 import type { TierConfig } from "./tiers";
+import type { RemovalReason } from "./removal-log";
 import type { EventBody, SimRequest, WorkerRole } from "./types";
 import { SimWorker, type WorkerHost } from "./worker";
 
@@ -18,6 +19,8 @@ export interface CoreHost {
   readonly now: number;
   at(t: number, run: () => void): void;
   emit(event: EventBody): void;
+  /** A worker's removals since its last flush, by reason, when its pool keeps no hashes (nobody takes kv.removed). */
+  removalsCounted(workerId: string, counts: readonly [RemovalReason, number][]): void;
   /** Whether events of `kind` are wanted (emit drops the others; checked first where building them costs). */
   wants(kind: EventBody["kind"]): boolean;
   routing(): RoutingPolicy;
@@ -119,6 +122,7 @@ export class Cluster implements WorkerHost {
       this.config.timing,
       this,
     );
+    w.pool.logRemovals = this.logsRemovals();
     this.workers.push(w);
     this.tiers?.attach(w);
     if (immediate) this.ready(w);
@@ -225,7 +229,20 @@ export class Cluster implements WorkerHost {
     }
   }
 
+  /**
+   * Whether pools keep their removed hashes: for kv.removed events, and for lower tiers (a flush of device removals is
+   * what lands offloaded blocks there). Else a flush reports only how many blocks left for each reason.
+   */
+  logsRemovals(): boolean {
+    return this.tiers !== null || this.host.wants("kv.removed");
+  }
+
   flushRemoved(w: SimWorker): void {
+    if (!w.pool.logRemovals) {
+      const counts = w.pool.drainRemovedCounts();
+      if (counts.length > 0) this.host.removalsCounted(w.id, counts);
+      return;
+    }
     const drained = w.pool.drainRemovedHashes();
     for (const [reason, hashes] of drained) {
       for (let i = 0; i < hashes.length; i += MAX_HASHES_PER_EVENT) {

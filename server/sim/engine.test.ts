@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parseEvent, type TelemetryEventInput } from "../ingest/events";
 import { FAST_JSON, toJsonLine, type FastJson } from "./json-lines";
 import { SCENARIO_NAMES } from "./scenarios";
+import { removedCount } from "./event-builders";
 import { makeSim, ofKind, runScenario, T0 } from "./test-support";
 
 let steady: TelemetryEventInput[];
@@ -68,6 +69,26 @@ describe("a sink that takes some kinds", () => {
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
     expect(sim.wants("request")).toBe(false);
     expect(sim.wants("kv.removed")).toBe(true);
+  });
+
+  it("without kv.removed, tells onRemovals what each flush's kv.removed events would have counted, in their order", () => {
+    const { sim } = makeSim({ scenario: "steady" });
+    const told: [string, number, string, number][] = [];
+    sim.setSink(() => undefined, ["worker.up"]);
+    // Consecutive reports of one worker, time and reason summed (a flush's events split a long list in parts).
+    const add = (out: [string, number, string, number][], w: string, ts: number, reason: string, n: number) => {
+      const last = out[out.length - 1];
+      if (last && last[0] === w && last[1] === ts && last[2] === reason) last[3] += n;
+      else out.push([w, ts, reason, n]);
+    };
+    sim.onRemovals = (w, ts, counts) => {
+      for (const [reason, n] of counts) add(told, w, ts, reason, n);
+    };
+    sim.runUntil(T0 + 300_000);
+    const want: [string, number, string, number][] = [];
+    for (const e of ofKind(steady, "kv.removed")) add(want, e.worker_id, e.ts, e.reason, removedCount(e));
+    expect(want.length).toBeGreaterThan(100);
+    expect(told).toEqual(want);
   });
 });
 

@@ -12,7 +12,7 @@ import {
 import type { TelemetryEventInput } from "../ingest/events";
 import type { AgentHost } from "./agent";
 import type { Session, ToolCall, Trajectory, TurnPlan } from "./trajectory";
-import type { RetentionClass } from "./block-pool";
+import type { RemovalReason, RetentionClass } from "./block-pool";
 import { Cluster, ms, type CoreHost } from "./cluster";
 import type { HarnessProfile } from "./harness";
 import { EventQueue } from "./heap";
@@ -144,11 +144,23 @@ export class Simulation implements AgentHost, CoreHost {
 
   /**
    * Where emitted events go (in simulated-time order). With `kinds`, only events of those kinds (the others are not
-   * built where building them costs anything: request events, kv.stored); their ids are numbered among themselves.
+   * built where building them costs anything: request events, kv.stored, and without kv.removed the pools keep no
+   * removed hashes but counts, told to onRemovals); their ids are numbered among themselves.
    */
   setSink(sink: (event: TelemetryEventInput) => void, kinds?: readonly TelemetryEventInput["kind"][]): void {
     this.sink = sink;
     this.kinds = kinds ? new Set(kinds) : null;
+    for (const w of this.cluster.workers) w.pool.logRemovals = this.cluster.logsRemovals();
+  }
+
+  /**
+   * Told, when a sink takes no kv.removed events, what each flush of a worker's removals would have said: the worker,
+   * the time (Unix ms, as the events' ts) and how many blocks left for each reason, in the events' order.
+   */
+  onRemovals: ((workerId: string, ts: number, counts: readonly [RemovalReason, number][]) => void) | null = null;
+
+  removalsCounted(workerId: string, counts: readonly [RemovalReason, number][]): void {
+    this.onRemovals?.(workerId, ms(this.now), counts);
   }
 
   /** Whether the sink takes events of `kind`. */
