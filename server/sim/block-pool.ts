@@ -12,16 +12,7 @@ import { blockRecords, EvictionLists } from "./block-records";
 import { ClassTable } from "./block-classes";
 import { BlockList } from "./block-list";
 import type { RemovedHashes } from "./removed-hashes";
-import {
-  AGENT_END,
-  CAPACITY,
-  OFFLOADED,
-  REASONS,
-  RemovalLog,
-  SESSION_END,
-  TTL,
-  type RemovalReason,
-} from "./removal-log";
+import { AGENT_END, CAPACITY, OFFLOADED, RemovalLog, SESSION_END, TTL, type RemovalReason } from "./removal-log";
 
 // The record layout's offsets and flag bits as constants of this module: the loops below read them millions of times
 // an hour, and a loader that links imported names as getters (tsx and Vitest do) would make each read a call. The
@@ -87,12 +78,6 @@ export class BlockPool {
   offload: Offloader | null = null;
   /** Told the class of every block removed, as it leaves (the policy preview counts evictions by class with it). */
   onRemove: ((cls: RetentionClass) => void) | null = null;
-  /**
-   * Removed hashes are kept for kv.removed events. False when nobody takes those events (the cluster decides): only
-   * how many blocks left for each reason is kept (drainRemovedCounts).
-   */
-  logRemovals = true;
-  private removedCounts = new Int32Array(REASONS.length);
 
   constructor(
     readonly capacity: number,
@@ -338,16 +323,14 @@ export class BlockPool {
     return this.drainRemovedHashes().map(([reason, hashes]) => [reason, hashes.strings()]);
   }
 
-  /** Take how many blocks were removed since the last drain, by reason in REASONS order (when logRemovals is off). */
+  /** Keep removed hashes for kv.removed events, or (false: nobody takes them) only how many left for each reason. */
+  keepRemovedHashes(keep: boolean): void {
+    this.removed.keepHashes = keep;
+  }
+
+  /** Take how many blocks were removed since the last drain, by reason in REASONS order (when keepRemovedHashes(false)). */
   drainRemovedCounts(): [RemovalReason, number][] {
-    const out: [RemovalReason, number][] = [];
-    const c = this.removedCounts;
-    for (let r = 0; r < c.length; r++)
-      if (c[r]! > 0) {
-        out.push([REASONS[r]!, c[r]!]);
-        c[r] = 0;
-      }
-    return out;
+    return this.removed.drainCounts();
   }
 
   /** Take the removed hashes collected so far, by reason (no string made per hash). */
@@ -407,9 +390,7 @@ export class BlockPool {
       this.offload !== null &&
       (reason === "capacity" || reason === "ttl") &&
       this.offload(this.index.hashOf(id), this.classOfBlock(b));
-    const r = off ? OFFLOADED : REASON_INDEX[reason];
-    if (this.logRemovals) this.index.logRemoval(this.removed, r, id);
-    else this.removedCounts[r]!++;
+    this.index.logRemoval(this.removed, off ? OFFLOADED : REASON_INDEX[reason], id);
     if (this.onRemove !== null) this.onRemove(this.classOfBlock(b));
     this.index.drop(id, this.bit);
     rec[o + ENTRY] = -1;

@@ -1,6 +1,5 @@
 import type { AutoscalingPolicy, RoutingPolicy } from "../../lib/policies/policies";
 import { MAX_SLOTS, PrefixIndex } from "./prefix-index";
-import { removedEvent, storedEvent } from "./event-builders";
 import { decide, type PlannerRole } from "./planner";
 import type { Rng } from "./prng";
 import { chooseWorker, type CandidateLoad } from "./router";
@@ -10,6 +9,7 @@ import { Prefetcher } from "./prefetch";
 import type { TierConfig } from "./tiers";
 import type { RemovalReason } from "./removal-log";
 import type { EventBody, SimRequest, WorkerRole } from "./types";
+import { reportRemoved, reportStored } from "./kv-reports";
 import { SimWorker, type WorkerHost } from "./worker";
 
 // The workers, the router in front of them and the planner that resizes them. Workers join cold
@@ -43,7 +43,6 @@ export type ClusterConfig = {
 };
 
 export const MAX_WORKERS = MAX_SLOTS;
-const MAX_HASHES_PER_EVENT = 16_384;
 
 export class Cluster implements WorkerHost {
   readonly index = new PrefixIndex();
@@ -122,7 +121,7 @@ export class Cluster implements WorkerHost {
       this.config.timing,
       this,
     );
-    w.pool.logRemovals = this.logsRemovals();
+    w.pool.keepRemovedHashes(this.logsRemovals());
     this.workers.push(w);
     this.tiers?.attach(w);
     if (immediate) this.ready(w);
@@ -215,18 +214,7 @@ export class Cluster implements WorkerHost {
   }
 
   stored(w: SimWorker, req: SimRequest, created: readonly number[], count: number): void {
-    if (!this.host.wants("kv.stored")) return;
-    let start = 0;
-    for (let k = 1; k <= count; k++) {
-      const i = created[k - 1]!;
-      const next = k < count ? created[k]! : -1;
-      const cls = req.classes[req.segments[i]!]!;
-      const breaks =
-        next < 0 || next !== i + 1 || req.classes[req.segments[next]!] !== cls || k - start >= MAX_HASHES_PER_EVENT;
-      if (!breaks) continue;
-      this.host.emit(storedEvent(w.id, req, created[start]!, i + 1, cls.name, ms(this.now)));
-      start = k;
-    }
+    reportStored(this.host, w, req, created, count);
   }
 
   /**
@@ -238,23 +226,8 @@ export class Cluster implements WorkerHost {
   }
 
   flushRemoved(w: SimWorker): void {
-    if (!w.pool.logRemovals) {
-      const counts = w.pool.drainRemovedCounts();
-      if (counts.length > 0) this.host.removalsCounted(w.id, counts);
-      return;
-    }
-    const drained = w.pool.drainRemovedHashes();
-    for (const [reason, hashes] of drained) {
-      for (let i = 0; i < hashes.length; i += MAX_HASHES_PER_EVENT) {
-        const part =
-          hashes.length <= MAX_HASHES_PER_EVENT
-            ? hashes
-            : hashes.slice(i, Math.min(hashes.length, i + MAX_HASHES_PER_EVENT));
-        this.host.emit(removedEvent(w.id, part, reason, ms(this.now)));
-      }
-    }
     // Offloads land on the lower tiers with the device removals (and may push older blocks out of them).
-    if (this.tiers && drained.length) this.tiers.flush();
+    if (reportRemoved(this.host, w, this.logsRemovals()) && this.tiers) this.tiers.flush();
   }
 
   /** Report removals of every worker (after lifecycle evictions), on every tier. */

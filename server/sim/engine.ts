@@ -25,7 +25,8 @@ import { Workload } from "./workload";
 import { TraceReplay } from "./trace-replay";
 import type { TraceEntry } from "./workload-trace";
 import { contentId } from "./hashing";
-import { LAZY_ID, reasoningEvents, requestEvent, toolEvent } from "./event-builders";
+import { reasoningEvents, requestEvent, toolEvent } from "./event-builders";
+import { EventSink } from "./event-sink";
 import { NO_TIERS, type TierConfig } from "./tiers";
 
 // The deterministic discrete-event core: a seeded PRNG, a queue of timed callbacks and simulated
@@ -45,21 +46,6 @@ export type SimulationOptions = {
   trace?: { entries: readonly TraceEntry[]; blockSize: number };
   /** Lower KV tiers, instead of the scenario's (blocks; 0: no such tier). */
   tiers?: TierConfig;
-};
-
-const ABBREV: Record<string, string> = {
-  "worker.up": "wu",
-  "worker.down": "wd",
-  "worker.stats": "ws",
-  "kv.stored": "ks",
-  "kv.removed": "kr",
-  "kv.cleared": "kc",
-  "route.decision": "rd",
-  request: "rq",
-  tool: "tl",
-  reasoning: "rs",
-  "planner.decision": "pd",
-  "policy.ack": "pa",
 };
 
 /** The run's id prefix, derived from seed and start so that a rerun re-sends the same ids. */
@@ -88,12 +74,9 @@ export class Simulation implements AgentHost, CoreHost {
   /** A class that evicts on agent_end / session_end was ever handed out (else lifecycle triggers have nothing to do). */
   private lifecycleEver = false;
   private queue = new EventQueue();
-  private seq = 0;
+  private events: EventSink;
   private ids = 0;
   private prefixes = new Map<string, SharedPrefix>();
-  private sink: (event: TelemetryEventInput) => void = () => {};
-  /** The kinds the sink takes (null: every kind); events of other kinds are not built where that costs anything. */
-  private kinds: ReadonlySet<string> | null = null;
   private started = false;
   /** The cluster's lower KV tiers (blocks; all 0: device only). */
   readonly tiers: TierConfig;
@@ -103,6 +86,7 @@ export class Simulation implements AgentHost, CoreHost {
     this.now = startMs;
     this.startMs = startMs;
     this.run = runPrefix(seed, startMs);
+    this.events = new EventSink(this.run);
     this.salt = hashString(`salt:${seed}`);
     const root = new Rng(seed);
     const initial = {} as PolicyDocuments;
@@ -148,9 +132,8 @@ export class Simulation implements AgentHost, CoreHost {
    * removed hashes but counts, told to onRemovals); their ids are numbered among themselves.
    */
   setSink(sink: (event: TelemetryEventInput) => void, kinds?: readonly TelemetryEventInput["kind"][]): void {
-    this.sink = sink;
-    this.kinds = kinds ? new Set(kinds) : null;
-    for (const w of this.cluster.workers) w.pool.logRemovals = this.cluster.logsRemovals();
+    this.events.set(sink, kinds);
+    for (const w of this.cluster.workers) w.pool.keepRemovedHashes(this.cluster.logsRemovals());
   }
 
   /**
@@ -165,7 +148,7 @@ export class Simulation implements AgentHost, CoreHost {
 
   /** Whether the sink takes events of `kind`. */
   wants(kind: TelemetryEventInput["kind"]): boolean {
-    return this.kinds === null || this.kinds.has(kind);
+    return this.events.wants(kind);
   }
 
   /** Process every callback due at or before `t` (Unix ms), then stand at `t`. */
@@ -211,13 +194,7 @@ export class Simulation implements AgentHost, CoreHost {
   }
 
   emit(body: EventBody): void {
-    if (this.kinds !== null && !this.kinds.has(body.kind)) return;
-    const id = `${this.run}-${ABBREV[body.kind]}-${++this.seq}`;
-    if (LAZY_ID in body) {
-      const event = body as unknown as TelemetryEventInput;
-      event.id = id;
-      this.sink(event);
-    } else this.sink({ id, ...body } as TelemetryEventInput);
+    this.events.emit(body);
   }
 
   nextId(prefix: string): string {

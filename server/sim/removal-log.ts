@@ -19,6 +19,8 @@ const NOTHING: [RemovalReason, RemovedHashes][] = [];
 export class RemovalLog {
   /** Hashes logged since the last drain. */
   count = 0;
+  /** False: only how many hashes each reason logged is kept (drainCounts), not the hashes (nobody takes kv.removed). */
+  keepHashes = true;
   /** Per reason: hash i's halves at 2 i, 2 i + 1 (signed, as the index keeps them). */
   private halves: Int32Array[] = REASONS.map(() => new Int32Array(512));
   private lengths = new Int32Array(REASONS.length);
@@ -28,6 +30,9 @@ export class RemovalLog {
   /** Log a removed hash under reason index `r`: its halves, and its string when that is not their decimal (else null). */
   add(r: number, hi: number, lo: number, name: string | null): void {
     const n = this.lengths[r]!;
+    this.lengths[r] = n + 1;
+    this.count++;
+    if (!this.keepHashes) return;
     let h = this.halves[r]!;
     if (2 * n + 2 > h.length) {
       const grown = new Int32Array(h.length * 2);
@@ -37,8 +42,18 @@ export class RemovalLog {
     h[2 * n] = hi;
     h[2 * n + 1] = lo;
     if (name !== null) (this.names[r] ??= [])[n] = name;
-    this.lengths[r] = n + 1;
-    this.count++;
+  }
+
+  /** Take how many hashes each reason logged, in REASONS order (for a log that keeps no hashes). */
+  drainCounts(): [RemovalReason, number][] {
+    this.count = 0;
+    const out: [RemovalReason, number][] = [];
+    for (let r = 0; r < REASONS.length; r++) {
+      if (this.lengths[r] === 0) continue;
+      out.push([REASONS[r]!, this.lengths[r]!]);
+      this.lengths[r] = 0;
+    }
+    return out;
   }
 
   /** Take what was logged, by reason in REASONS order, each reason's hashes in the order they were removed. */
