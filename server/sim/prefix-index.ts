@@ -18,6 +18,8 @@ const FLAGS = 3;
 const NAMED = 1;
 /** The entry was swept (its id is free or reused). */
 const SWEPT = 2;
+/** The entry is not in the table: only its list's cached id finds it (a position at or past the list's uniqueFrom). */
+const UNTABLED = 4;
 
 /** Sequence hashes (decimal strings and their 32-bit halves) with a cache of their index entry ids (-1: unknown). */
 export type HashList = {
@@ -27,6 +29,12 @@ export type HashList = {
   readonly ids: number[];
   /** True when every seq[i] is toDecimal(hi[i], lo[i]) (the simulator's views): the index then keeps no string per entry. */
   readonly decimal?: boolean;
+  /**
+   * Blocks from this position on hold hashes no other list holds (while the index lives): the index keeps their entries
+   * out of its table and finds them only by this list's cached ids, so a block stored for the first time costs no probe.
+   * Such a hash is then invisible to lookups by string (lookup, maskOf): only the list reaches it. Absent: none.
+   */
+  readonly uniqueFrom?: number;
 };
 
 /** The 32-bit halves of a hash string: exact for u64 decimals, a murmur of the text otherwise (tests use names). */
@@ -81,6 +89,7 @@ export class PrefixIndex {
   private table = new Int32Array(2 << 17);
   /** Slots in the table. */
   private slots = 1 << 17;
+  /** Entries in the table (neither swept nor untabled). */
   private entries = 0;
   /**
    * Free entry ids, a stack whose top is the lowest id (the sweep refills it in that order, so that the blocks a
@@ -123,7 +132,7 @@ export class PrefixIndex {
     log.add(r, ent[o + HI]!, ent[o + LO]!, ent[o + FLAGS]! & NAMED ? this.names[id]! : null);
   }
 
-  /** Entry id of a hash, or -1. */
+  /** Entry id of a hash, or -1 (also for a hash its list keeps out of the table, see HashList.uniqueFrom). */
   lookup(hash: string): number {
     const [hi, lo] = hashKey(hash);
     return this.find(hi | 0, lo | 0);
@@ -141,7 +150,8 @@ export class PrefixIndex {
     const lo = list.lo[i]! | 0;
     const cached = list.ids[i]!;
     if (cached >= 0 && this.ent[cached * ENT + LO] === lo && this.ent[cached * ENT + HI] === hi) return cached;
-    const id = this.find(hi, lo);
+    // A hash only this list holds is in the index only if the list's cached id says so.
+    const id = i >= (list.uniqueFrom ?? Infinity) ? -1 : this.find(hi, lo);
     list.ids[i] = id;
     return id;
   }
@@ -152,11 +162,13 @@ export class PrefixIndex {
     const lo = list.lo[i]! | 0;
     const cached = list.ids[i]!;
     if (cached >= 0 && this.ent[cached * ENT + LO] === lo && this.ent[cached * ENT + HI] === hi) return cached;
-    // One probe finds the entry or the empty slot it goes into.
+    // A hash only this list holds, not found by its cached id, is new: its entry goes outside the table.
+    const untabled = i >= (list.uniqueFrom ?? Infinity);
+    // Else one probe finds the entry or the empty slot it goes into.
     const table = this.table;
     const m = this.slots - 1;
     let s = this.home(hi, lo);
-    for (; ; s = (s + 1) & m) {
+    for (; !untabled; s = (s + 1) & m) {
       const v = table[2 * s]!;
       if (v === 0) break;
       if (table[2 * s + 1] === lo && this.ent[(v - 1) * ENT + HI] === hi) {
@@ -173,17 +185,18 @@ export class PrefixIndex {
     ent[o + MASK] = 0;
     // A free id's name was cleared by the sweep that freed it: a decimal entry writes nothing to `names`, which the
     // simulator's lists therefore never grow (a JS array of one slot per entry the garbage collector walks).
-    if (list.decimal === true) ent[o + FLAGS] = 0;
+    if (list.decimal === true) ent[o + FLAGS] = untabled ? UNTABLED : 0;
     else {
-      ent[o + FLAGS] = NAMED;
+      ent[o + FLAGS] = untabled ? NAMED | UNTABLED : NAMED;
       this.names[id] = list.seq[i]!;
     }
+    list.ids[i] = id;
+    if (untabled) return id;
     if (++this.entries * 2 > this.slots) this.rehash(this.slots * 2);
     else {
       table[2 * s] = id + 1;
       table[2 * s + 1] = lo;
     }
-    list.ids[i] = id;
     return id;
   }
 
@@ -247,6 +260,7 @@ export class PrefixIndex {
    */
   private sweep(): void {
     let erased = 0;
+    let untabled = 0;
     const ent = this.ent;
     if (this.free.length < this.count) this.free = new Int32Array(Math.max(this.count, 2 * this.free.length));
     const free = this.free;
@@ -260,13 +274,14 @@ export class PrefixIndex {
         ent[o + LO] = ~ent[o + LO]!;
         if (flags & NAMED) this.names[id] = undefined;
         erased++;
+        if (flags & UNTABLED) untabled++;
       }
       free[top++] = id;
     }
     this.freeTop = top;
     this.idleCount = 0;
-    if (erased === 0) return;
-    this.entries -= erased;
+    if (erased === untabled) return;
+    this.entries -= erased - untabled;
     this.rehash(this.slots);
   }
 
@@ -284,7 +299,7 @@ export class PrefixIndex {
     }
   }
 
-  /** A table of `size` slots holding every entry not swept (including one just added). */
+  /** A table of `size` slots holding every entry not swept nor untabled (including one just added). */
   private rehash(size: number): void {
     // A sweep keeps the size: its table is cleared and refilled rather than a new one of the same size allocated.
     const table = size === this.slots ? this.table.fill(0) : new Int32Array(2 * size);
@@ -294,7 +309,7 @@ export class PrefixIndex {
     const ent = this.ent;
     for (let id = 0; id < this.count; id++) {
       const o = id * ENT;
-      if (ent[o + FLAGS]! & SWEPT) continue;
+      if (ent[o + FLAGS]! & (SWEPT | UNTABLED)) continue;
       const lo = ent[o + LO]!;
       let s = this.home(ent[o + HI]!, lo);
       while (table[2 * s] !== 0) s = (s + 1) & m;

@@ -86,6 +86,8 @@ export class HashView {
   private shared: HashView | null = null;
   /** Prefix-index entry ids cached per block (-1: not looked up or absent). */
   readonly ids: number[] = [];
+  /** Blocks from this one on hold hashes no other view holds (HashList.uniqueFrom; a clone does not inherit it). */
+  uniqueFrom = Infinity;
   /**
    * The hashes of blocks [0, jsonBlocks) as JSON array items ("h0","h1",…,), in one flat chunk per build (a build
    * covers the blocks hashed since the previous one), and the end offset of each item's comma + 1 within its chunk;

@@ -103,9 +103,20 @@ export class Trajectory {
   /** Hashes as the frontend forwards them: with the billing header unless it strips it. */
   view(strip: boolean): HashView {
     let v: HashView;
-    if (this.header === null || strip) v = this.stripped ??= this.prefix.view.clone();
-    else v = this.headed ??= new HashView(this.header);
+    if (this.header === null || strip) v = this.stripped ??= this.ownView(this.prefix.view.clone());
+    else v = this.headed ??= this.ownView(new HashView(this.header));
     v.extend(this.stream, this.prefix.view);
+    return v;
+  }
+
+  /**
+   * A new view of this trajectory. Its conversation content is its own (parts numbered per trajectory), so every full
+   * block from the end of the shared prefix on, which holds some of it, has a hash no other view holds: the prefix
+   * index finds those only through this view (HashList.uniqueFrom). Below, other trajectories' copies of the prefix
+   * hold the same hashes, and so does a headed view made again after compaction (same header, same prefix).
+   */
+  private ownView(v: HashView): HashView {
+    v.uniqueFrom = this.prefix.view.length;
     return v;
   }
 
