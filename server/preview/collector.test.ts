@@ -14,11 +14,15 @@ const BS = 16;
 const FROM = 1_000;
 const TO = 10_000;
 
-type View = { hi: number[]; lo: number[] };
-/** A view of n blocks, block k with sequence hash (seed, k + 1); contents are given to `sent` beside it. */
-const view = (seed: number, n: number): View => ({
+type View = { hi: number[]; lo: number[]; uniqueFrom: number };
+/**
+ * A view of n blocks, block k with sequence hash (seed, k + 1); contents are given to `sent` beside it. Its blocks
+ * from `uniqueFrom` on are its own (no other view holds their hashes; none by default).
+ */
+const view = (seed: number, n: number, uniqueFrom = Infinity): View => ({
   hi: Array.from({ length: n }, () => seed),
   lo: Array.from({ length: n }, (_, k) => k + 1),
+  uniqueFrom,
 });
 
 function request(id: string, v: View, cachedBlocks: number, arrivedAt = FROM): SimRequest {
@@ -109,6 +113,59 @@ describe("RunCollector's miss causes", () => {
     expect(s.requests).toBe(1);
     expect(s.recomputed_by_cause).toEqual({ cold: 0, diverged: 0, evicted: 2 * BS, routed_away: 0 });
     expect(Array.from(c.cachedOf)).toEqual([-1, 0]);
+  });
+
+  it("answers as looking every block up when told which blocks are a view's own and which contents are lone", () => {
+    // Three views: b starts with a's two blocks, then its own; c is all its own. Content 11 is in all three (at
+    // another prefix in c), 12 and 13 in two, the others once.
+    const shapes = [
+      {
+        seqs: [
+          [1, 1],
+          [1, 2],
+          [1, 3],
+          [1, 4],
+        ],
+        contents: [11, 12, 13, 14],
+        own: 2,
+      },
+      {
+        seqs: [
+          [1, 1],
+          [1, 2],
+          [2, 3],
+          [2, 4],
+        ],
+        contents: [11, 12, 99, 13],
+        own: 2,
+      },
+      {
+        seqs: [
+          [3, 1],
+          [3, 2],
+          [3, 3],
+          [3, 4],
+        ],
+        contents: [50, 11, 51, 52],
+        own: 0,
+      },
+    ];
+    const counts = new Map<number, number>();
+    for (const sh of shapes) for (const ct of sh.contents) counts.set(ct, (counts.get(ct) ?? 0) + 1);
+    const run = (told: boolean) => {
+      const c = collector(shapes.length);
+      shapes.forEach((sh, t) => {
+        const v: View = { hi: sh.seqs.map((x) => x[0]!), lo: sh.seqs.map((x) => x[1]!), uniqueFrom: Infinity };
+        if (told) v.uniqueFrom = sh.own;
+        const lone = told ? Uint8Array.from(sh.contents, (ct) => (counts.get(ct) === 1 ? 1 : 0)) : null;
+        const r = request(`r${t}`, v, 0, FROM + t);
+        c.sent(t, r, sh.contents, 0, lone);
+        c.done(t, r);
+      });
+      return c.summary(TO).recomputed_by_cause;
+    };
+    expect(run(true)).toEqual(run(false));
+    expect(run(false)).toEqual({ cold: 8 * BS, diverged: 2 * BS, evicted: 2 * BS, routed_away: 0 });
   });
 });
 

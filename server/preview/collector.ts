@@ -75,20 +75,29 @@ export class RunCollector {
   /**
    * A turn was sent: note which of its blocks the replay saw before (`contents`: its blocks' content ids). Blocks of
    * its view checked for an earlier turn were seen by that turn, and so were its first `known` blocks (an opening
-   * another turn sent), so only the blocks it adds are looked up.
+   * another turn sent), so only the blocks it adds are looked up. Of those, a block from the view's uniqueFrom on has
+   * a hash no other view holds, so no other turn sent it: only its content is looked up, and not even that when `lone`
+   * (per block of the view) says no other block of the window has that content.
    */
-  sent(i: number, req: SimRequest, contents: readonly number[], known = 0): void {
+  sent(i: number, req: SimRequest, contents: readonly number[], known = 0, lone: Uint8Array | null = null): void {
     const v = req.view;
     const n = req.nBlocks;
     const from = Math.min(n, Math.max(known, this.checked.get(v) ?? 0));
+    const own = Math.max(from, Math.min(n, v.uniqueFrom));
     const f = new Uint8Array(n - from);
-    for (let k = from; k < n; k++) {
+    for (let k = from; k < own; k++) {
       // A sequence hash seen before was added with the same content (it hashes its parent's and this block's content),
       // so its local content is in seenLocal already: only an unseen one is looked up there.
       if (this.seenSeq.addSeen(v.hi[k]!, v.lo[k]!)) {
         f[k - from] = SEEN_SEQ;
         continue;
       }
+      const c = contents[k]!;
+      f[k - from] = this.seenLocal.addSeen(Math.floor(c / TWO32), c % TWO32) ? SEEN_LOCAL : 0;
+    }
+    // No other block holds these hashes, so nobody looks them up in seenSeq: they are not added.
+    for (let k = own; k < n; k++) {
+      if (lone !== null && lone[k] === 1) continue;
       const c = contents[k]!;
       f[k - from] = this.seenLocal.addSeen(Math.floor(c / TWO32), c % TWO32) ? SEEN_LOCAL : 0;
     }

@@ -92,6 +92,55 @@ describe("prompts shared by the runs of a window", () => {
     expect(replayRun(coarse, 1, none).summary).toEqual(fresh.summary);
   }, 120_000);
 
+  it("mark each view's own blocks and lone contents as counting every prompt's blocks does, and answer as unmarked", async () => {
+    const prep = alone(await prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE)));
+    const book = promptsOf(prep.input.turns, prep.plan.shapes, prep.plan.shape.blockSize, "as_recorded");
+    const marked = replayRun(prep, 0, none);
+    // Every turn's prompt (a kept one as kept; one of its own made again, with the same hashes), each view once.
+    const prompts = prep.input.turns.map((_, i) => book.of(i));
+    const views = new Map(prompts.map((p) => [p.view, p]));
+    const seqCount = new Map<string, number>();
+    const contentCount = new Map<number, number>();
+    for (const [v, p] of views)
+      for (let k = 0; k < v.length; k++) {
+        seqCount.set(`${v.hi[k]}:${v.lo[k]}`, (seqCount.get(`${v.hi[k]}:${v.lo[k]}`) ?? 0) + 1);
+        contentCount.set(p.contents[k]!, (contentCount.get(p.contents[k]!) ?? 0) + 1);
+      }
+    const wrong: string[] = [];
+    let own = 0;
+    let lone = 0;
+    let shared = 0;
+    for (const [v, p] of views) {
+      if (p.lone === null) {
+        if (v.uniqueFrom !== Infinity) wrong.push("a prompt of its own is marked");
+        continue;
+      }
+      let from = v.length;
+      while (from > 0 && seqCount.get(`${v.hi[from - 1]}:${v.lo[from - 1]}`) === 1) from--;
+      if (v.uniqueFrom !== from) wrong.push(`uniqueFrom ${v.uniqueFrom}, counted ${from}`);
+      own += v.length - from;
+      for (let k = 0; k < v.length; k++) {
+        const expected = contentCount.get(p.contents[k]!) === 1 ? 1 : 0;
+        if (p.lone[k] !== expected) wrong.push(`lone[${k}] ${p.lone[k]}`);
+        if (expected) lone++;
+        else shared++;
+      }
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
+    expect(own).toBeGreaterThan(0);
+    expect(own).toBeLessThan(seqCount.size);
+    expect(lone).toBeGreaterThan(0);
+    expect(shared).toBeGreaterThan(0);
+    // Without the marks (every block looked up in the index's table and the collector's sets), the same answer.
+    for (const p of prompts) {
+      p.view.uniqueFrom = Infinity;
+      p.lone = null;
+    }
+    const unmarked = replayRun(prep, 0, none);
+    expect(unmarked.summary).toEqual(marked.summary);
+    expect(Array.from(unmarked.cached)).toEqual(Array.from(marked.cached));
+  }, 120_000);
+
   it("are made apart for another header mode or block size, and for other turns", async () => {
     const prep = await prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE));
     const { turns } = prep.input;

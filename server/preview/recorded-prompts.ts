@@ -1,6 +1,7 @@
 import { contentId } from "../sim/hashing";
 import { hashString } from "../sim/prng";
 import { HashView, SEG_CONVERSATION, SEG_SUBAGENT, SEG_TOOLS, TokenStream } from "../sim/stream";
+import { loneKeys } from "./lone-keys";
 import type { PrefixShape } from "./prefix-shape";
 import { MIN_SHARED_BLOCKS, SharedPrefixes } from "./shared-prefixes";
 import type { RecordedTurn } from "./types";
@@ -8,22 +9,29 @@ import type { RecordedTurn } from "./types";
 // The prompts a replay sends, made from the recorded turns: one part per recorded block, hashed into the views the
 // simulated cluster caches. They depend only on the turns, the prompt shapes, the block size and what the frontend
 // does to block 0, not on the run's policies or timing (each trajectory's turns are sent in order), so the runs of one
-// read window share them: the first run makes each turn's prompt, the others take it as made (the preview's baseline
-// and candidate when they run on one thread, the capacity planner's runs at each KV size). Only prompts whose view is
-// their trajectory's are kept, which the runs hold anyway; a turn whose blocks do not fit the replay's block size gets
-// a prompt of its own, made again in each run and dropped once the turn is done, as before.
+// read window share them: every turn's prompt is made before the first run, and each run takes them as made (the
+// preview's baseline and candidate when they run on one thread, the capacity planner's runs at each KV size). Only
+// prompts whose view is their trajectory's are kept, which the runs hold anyway; a turn whose blocks do not fit the
+// replay's block size gets a prompt of its own, made again in each run and dropped once the turn is done. With all of
+// them made, every block is marked by whether its hash and its content occur elsewhere among them (markLone).
 
 /** What the frontend does to block 0 of a Claude-Code-like prompt compared with the recording. */
 export type HeaderMode = "as_recorded" | "strip" | "add";
 
-/** One turn's prompt. `opened`: the blocks of a shared opening it starts a new view with (0: none, or it grew a view). */
+/**
+ * One turn's prompt. `opened`: the blocks of a shared opening it starts a new view with (0: none, or it grew a view).
+ * `lone`: per block of the view, 1 when its content is at no other block of the window's prompts (null: not known).
+ */
 export type Prompt = {
   view: HashView;
   segments: readonly number[];
   nBlocks: number;
   contents: readonly number[];
   opened: number;
+  lone: Uint8Array | null;
 };
+
+const TWO32 = 4294967296;
 
 /**
  * The first n (hi, lo) pairs of a and b are equal: at once when they are views of the same bytes (a turn's chain read
@@ -61,12 +69,63 @@ export class RecordedPrompts {
   }
 
   /**
-   * A run starts: views made for an earlier run forget the index entry ids they cached (another run's index; a cached
-   * id is checked before use, so this only spares the run a wasted read per block).
+   * A run starts. Before the first, every turn's prompt is made and its blocks marked (markLone). Before the others,
+   * views made for an earlier run forget the index entry ids they cached (another run's index; a cached id is checked
+   * before use, so this only spares the run a wasted read per block).
    */
   beginRun(): void {
-    if (this.runs++ === 0) return;
+    if (this.runs++ === 0) {
+      this.markLone();
+      return;
+    }
     for (const v of this.views) v.ids.fill(-1);
+  }
+
+  /**
+   * Make every turn's prompt (in turn order, as the runs ask) and mark, over all their blocks, which hashes and
+   * contents occur once. A kept view's blocks from its last shared hash on are its own (HashView.uniqueFrom: the
+   * prefix index keeps them out of its table, the collector knows them unseen without a lookup), and each block whose
+   * content is nowhere else is marked lone (the collector knows it never seen under another prefix either). A prompt
+   * of its own counts too, as each run makes it again with the same hashes, but is not kept.
+   */
+  private markLone(): void {
+    const own: Prompt[] = [];
+    for (let i = 0; i < this.turns.length; i++) {
+      const p = this.of(i);
+      if (this.made[i] !== p) own.push(p);
+    }
+    const contentsOf = new Map<HashView, readonly number[]>();
+    for (const p of this.made) if (p) contentsOf.set(p.view, p.contents);
+    for (const p of own) contentsOf.set(p.view, p.contents);
+    let n = 0;
+    for (const v of contentsOf.keys()) n += v.length;
+    const seqHi = new Uint32Array(n);
+    const seqLo = new Uint32Array(n);
+    const conHi = new Uint32Array(n);
+    const conLo = new Uint32Array(n);
+    let at = 0;
+    for (const [v, contents] of contentsOf)
+      for (let k = 0; k < v.length; k++, at++) {
+        seqHi[at] = v.hi[k]!;
+        seqLo[at] = v.lo[k]!;
+        const c = contents[k]!;
+        conHi[at] = Math.floor(c / TWO32);
+        conLo[at] = c % TWO32;
+      }
+    const seqLone = loneKeys(seqHi, seqLo);
+    const conLone = loneKeys(conHi, conLo);
+    const loneOf = new Map<HashView, Uint8Array>();
+    at = 0;
+    for (const v of contentsOf.keys()) {
+      if (this.views.has(v)) {
+        let from = v.length;
+        while (from > 0 && seqLone[at + from - 1] === 1) from--;
+        v.uniqueFrom = from;
+        loneOf.set(v, conLone.slice(at, at + v.length));
+      }
+      at += v.length;
+    }
+    for (const p of this.made) if (p) p.lone = loneOf.get(p.view)!;
   }
 
   /**
@@ -109,7 +168,14 @@ export class RecordedPrompts {
         g.view.extend(g.stream);
         g.pairs = b!;
       }
-      return { view: g.view, segments: g.stream.segments, nBlocks: full, contents: g.stream.contents, opened };
+      return {
+        view: g.view,
+        segments: g.stream.segments,
+        nBlocks: full,
+        contents: g.stream.contents,
+        opened,
+        lone: null,
+      };
     }
     const stream = new TokenStream(this.blockSize);
     const used = this.appendBlocks(stream, t, 0, n);
@@ -117,7 +183,14 @@ export class RecordedPrompts {
     if (t.inputTokens - used > 0) stream.append(contentId(NS_TAIL, i), t.inputTokens - used, own);
     const view = new HashView(null);
     view.extend(stream);
-    return { view, segments: stream.segments, nBlocks: stream.contents.length, contents: stream.contents, opened: 0 };
+    return {
+      view,
+      segments: stream.segments,
+      nBlocks: stream.contents.length,
+      contents: stream.contents,
+      opened: 0,
+      lone: null,
+    };
   }
 
   /**

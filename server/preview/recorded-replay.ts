@@ -18,8 +18,11 @@ export interface LifecycleHost extends ReplayHost {
 }
 
 export type ReplayHooks = {
-  /** `known`: the prompt's first blocks a turn sent before held too (a shared opening copied from it). */
-  sent(turn: number, req: SimRequest, contents: readonly number[], known: number): void;
+  /**
+   * `known`: the prompt's first blocks a turn sent before held too (a shared opening copied from it). `lone`: per block
+   * of the view, 1 when no other block of the window's prompts has its content (null: not known).
+   */
+  sent(turn: number, req: SimRequest, contents: readonly number[], known: number, lone: Uint8Array | null): void;
   done(turn: number, req: SimRequest): void;
 };
 
@@ -118,7 +121,7 @@ export class RecordedReplay {
       },
     };
     this.sent++;
-    this.hooks.sent(i, req, prompt.contents, known);
+    this.hooks.sent(i, req, prompt.contents, known, prompt.lone);
     host.submit(req);
   }
 
