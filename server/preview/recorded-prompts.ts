@@ -94,28 +94,25 @@ export class RecordedPrompts {
       const p = this.of(i);
       if (this.made[i] !== p) own.push(p);
     }
+    // Nothing is kept (no turn fits the replay's block size): no block can be marked.
+    if (this.views.size === 0) return;
     const contentsOf = new Map<HashView, readonly number[]>();
     for (const p of this.made) if (p) contentsOf.set(p.view, p.contents);
     for (const p of own) contentsOf.set(p.view, p.contents);
     let n = 0;
     for (const v of contentsOf.keys()) n += v.length;
-    const seqHi = new Uint32Array(n);
-    const seqLo = new Uint32Array(n);
-    const conHi = new Uint32Array(n);
-    const conLo = new Uint32Array(n);
-    let at = 0;
-    for (const [v, contents] of contentsOf)
-      for (let k = 0; k < v.length; k++, at++) {
-        seqHi[at] = v.hi[k]!;
-        seqLo[at] = v.lo[k]!;
-        const c = contents[k]!;
-        conHi[at] = Math.floor(c / TWO32);
-        conLo[at] = c % TWO32;
-      }
-    const seqLone = loneKeys(seqHi, seqLo);
-    const conLone = loneKeys(conHi, conLo);
+    // Hashes, then contents: one pass's arrays are garbage before the next pass makes its own.
+    const seqLone = lonePass(contentsOf, n, (v, _, k, hi, lo, at) => {
+      hi[at] = v.hi[k]!;
+      lo[at] = v.lo[k]!;
+    });
+    const conLone = lonePass(contentsOf, n, (_, contents, k, hi, lo, at) => {
+      const c = contents[k]!;
+      hi[at] = Math.floor(c / TWO32);
+      lo[at] = c % TWO32;
+    });
     const loneOf = new Map<HashView, Uint8Array>();
-    at = 0;
+    let at = 0;
     for (const v of contentsOf.keys()) {
       if (this.views.has(v)) {
         let from = v.length;
@@ -243,6 +240,19 @@ export class RecordedPrompts {
     }
     return used;
   }
+}
+
+/** loneKeys over every block of these views (n in all, in the map's order), each block's key written by `key`. */
+function lonePass(
+  views: ReadonlyMap<HashView, readonly number[]>,
+  n: number,
+  key: (v: HashView, contents: readonly number[], k: number, hi: Uint32Array, lo: Uint32Array, at: number) => void,
+): Uint8Array {
+  const hi = new Uint32Array(n);
+  const lo = new Uint32Array(n);
+  let at = 0;
+  for (const [v, contents] of views) for (let k = 0; k < v.length; k++, at++) key(v, contents, k, hi, lo, at);
+  return loneKeys(hi, lo);
 }
 
 /** The prompts of each read window's runs, by its prompt shapes (made once per window), block size and header mode. */
