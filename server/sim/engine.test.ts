@@ -4,6 +4,7 @@ import { FAST_JSON, toJsonLine, type FastJson } from "./json-lines";
 import { SCENARIO_NAMES } from "./scenarios";
 import { removedCount } from "./event-builders";
 import { makeSim, ofKind, runScenario, T0 } from "./test-support";
+import type { SimRequest } from "./types";
 
 let steady: TelemetryEventInput[];
 beforeAll(() => {
@@ -69,6 +70,30 @@ describe("a sink that takes some kinds", () => {
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
     expect(sim.wants("request")).toBe(false);
     expect(sim.wants("kv.removed")).toBe(true);
+  });
+
+  it("without request events, keeps no inter-token gaps, and each request finishes as in a full run", () => {
+    const { sim } = makeSim({ scenario: "steady" });
+    sim.setSink(() => undefined, ["worker.up"]);
+    const submitted: SimRequest[] = [];
+    const submit = sim.submit.bind(sim);
+    sim.submit = (r) => {
+      submitted.push(r);
+      submit(r);
+    };
+    sim.runUntil(T0 + 300_000);
+    const full = new Map(ofKind(steady, "request").map((e) => [e.request_id, e]));
+    const finished = submitted.filter((r) => r.finishedAt !== null && full.has(r.id));
+    expect(finished.length).toBeGreaterThan(100);
+    expect(submitted.every((r) => r.itlRuns === null)).toBe(true);
+    const times = (r: SimRequest) => [r.id, Math.round(r.arrivedAt), Math.round(r.finishedAt!), r.cachedTokens];
+    expect(finished.map(times)).toEqual(
+      finished.map((r) => {
+        const e = full.get(r.id)!;
+        return [r.id, e.arrived_at, e.finished_at, e.cached_tokens];
+      }),
+    );
+    expect([...full.values()].some((e) => e.itl_ms_mean !== undefined)).toBe(true);
   });
 
   it("without kv.removed, tells onRemovals what each flush's kv.removed events would have counted, in their order", () => {

@@ -324,6 +324,7 @@ export class Simulation implements AgentHost, CoreHost {
   }
 
   submit(req: SimRequest): void {
+    if (!this.wants("request")) req.itlRuns = null;
     this.cluster.route(req);
   }
 

@@ -113,7 +113,7 @@ function tierTelemetry(req: SimRequest, blockSize: number, head: Record<string, 
 
 /** Inter-token latency (rounded to µs) and preemptions of a request, when it decoded or was preempted: set on `head`. */
 function decodeTelemetry(req: SimRequest, head: Record<string, unknown>): void {
-  const { mean, p95 } = summarize(req.itlRuns);
+  const { mean, p95 } = req.itlRuns === null ? { mean: null, p95: null } : summarize(req.itlRuns);
   if (mean !== null && p95 !== null) {
     head.itl_ms_mean = Math.round(mean * 1000) / 1000;
     head.itl_ms_p95 = Math.round(p95 * 1000) / 1000;

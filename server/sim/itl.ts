@@ -8,9 +8,10 @@ const MAX_RUNS = 256;
 /** `count` tokens out at the ends of passes of `pass` ms from t0: the first is the first token or one more gap. */
 export function emitTokens(r: SimRequest, count: number, t0: number, pass: number): void {
   const first = t0 + pass;
+  const runs = r.itlRuns;
   if (r.firstTokenAt === null) r.firstTokenAt = first;
-  else addGaps(r.itlRuns, first - r.lastTokenAt, 1);
-  addGaps(r.itlRuns, pass, count - 1);
+  else if (runs !== null) addGaps(runs, first - r.lastTokenAt, 1);
+  if (runs !== null) addGaps(runs, pass, count - 1);
   r.generated += count;
   r.lastTokenAt = t0 + count * pass;
 }

@@ -15,6 +15,7 @@ export const SESSION_END = 3;
 export const OFFLOADED = 4;
 
 const NOTHING: [RemovalReason, RemovedHashes][] = [];
+const NO_COUNTS: [RemovalReason, number][] = [];
 
 export class RemovalLog {
   /** Hashes logged since the last drain. */
@@ -46,6 +47,7 @@ export class RemovalLog {
 
   /** Take how many hashes each reason logged, in REASONS order (for a log that keeps no hashes). */
   drainCounts(): [RemovalReason, number][] {
+    if (this.count === 0) return NO_COUNTS;
     this.count = 0;
     const out: [RemovalReason, number][] = [];
     for (let r = 0; r < REASONS.length; r++) {

@@ -59,8 +59,11 @@ export type SimRequest = {
   stage: number;
   preemptions: number;
   lastTokenAt: number;
-  /** Inter-token gaps as runs [ms, count, …] (itl.ts). */
-  itlRuns: number[];
+  /**
+   * Inter-token gaps as runs [ms, count, …] (itl.ts); null when not kept: no sink wanted request events, which alone
+   * carry them, as the request was submitted (a policy preview's replay).
+   */
+  itlRuns: number[] | null;
   /** Where its cached blocks come from below device (set by the router when the cluster has lower tiers). */
   tierHit?: TierHit;
   /** Called once it is admitted to a pass (its blocks are then referenced); set only on clusters with lower tiers. */

@@ -15,7 +15,7 @@ function decodeItlP95(longPrompts: boolean): number {
   runUntil();
   expect(host.now).toBeGreaterThan(60_000);
   const all: number[] = [];
-  for (const r of short) all.push(...r.itlRuns);
+  for (const r of short) all.push(...r.itlRuns!);
   return summarize(all).p95!;
 }
 

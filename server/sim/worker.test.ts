@@ -98,7 +98,7 @@ describe("passes: budget, chunks, admission, preemption", () => {
     expect(r.generated).toBe(200);
     const pass = passes[1]!.passMs;
     expect(r.finishedAt! - r.firstTokenAt!).toBeCloseTo(199 * pass, 6);
-    expect(summarize(r.itlRuns)).toEqual({ mean: expect.closeTo(pass, 6), p95: expect.closeTo(pass, 6) });
+    expect(summarize(r.itlRuns!)).toEqual({ mean: expect.closeTo(pass, 6), p95: expect.closeTo(pass, 6) });
   });
 
   it("cuts a window short when a request arrives, so it joins at the next pass", () => {
@@ -142,7 +142,7 @@ describe("passes: budget, chunks, admission, preemption", () => {
     expect(b.preemptions).toBe(1);
     expect(worker.preemptions).toBe(1);
     expect(b.generated).toBe(1_000);
-    const longestGap = Math.max(...b.itlRuns.filter((_, i) => i % 2 === 0));
+    const longestGap = Math.max(...b.itlRuns!.filter((_, i) => i % 2 === 0));
     expect(longestGap).toBeGreaterThan(0.5 * (a.finishedAt! - a.firstTokenAt!));
     expect(b.finishedAt!).toBeGreaterThan(a.finishedAt!);
     expect(worker.pool.active).toBe(0);
