@@ -37,7 +37,9 @@ export const OVERRIDE_BOUNDS = {
  * Since 2026-12-07 a trajectory's turns share one chain buffer and one thread's runs share their prompts: the steady
  * hour's preview peaked 605–623 MB above the process's RSS before it with the helper thread and 389–395 MB on one
  * thread, against 846–870 and 573–577 MB measured the same way before. The costs are kept: they now overstate windows
- * of long chains by about that much.
+ * of long chains by about that much. Later that day a window's prompts came to be made before its first run and each
+ * block marked (recorded-prompts.ts: 1 byte a block kept, about 21 a block for a moment before the runs start): a
+ * process running only the steady hour's one-thread preview peaked at 436 MB against 438 before.
  */
 export const PREVIEW_COSTS = {
   baseBytes: 64 * 1024 * 1024,
