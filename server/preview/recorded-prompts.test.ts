@@ -141,6 +141,15 @@ describe("prompts shared by the runs of a window", () => {
     expect(Array.from(unmarked.cached)).toEqual(Array.from(marked.cached));
   }, 120_000);
 
+  it("leave a trajectory's stored blocks unrecorded only when nothing evicts on agent or session end", async () => {
+    // The replay's policies are fixed, so without lifecycle eviction nobody reads those records; with it, they evict.
+    const lifecycle = { rules: [], default: { priority: 50, ttl_seconds: null, evict_on: "agent_end" } };
+    const withEnd = replayRun(alone(await prepareRuns(db, request(lifecycle))), 1, none).summary;
+    const without = replayRun(alone(await prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE))), 1, none).summary;
+    expect(withEnd.evictions_by_reason.agent_end).toBeGreaterThan(0);
+    expect(without.evictions_by_reason.agent_end ?? 0).toBe(0);
+  }, 120_000);
+
   it("are made apart for another header mode or block size, and for other turns", async () => {
     const prep = await prepareRuns(db, request(PRESSURE_RETENTION_CANDIDATE));
     const { turns } = prep.input;

@@ -13,6 +13,8 @@ import type { RecordedTurn } from "./types";
 export type { HeaderMode } from "./recorded-prompts";
 
 export interface LifecycleHost extends ReplayHost {
+  /** Whether a trajectory's stored blocks must be recorded for lifecycle eviction (see Simulation.keepsOwnedRefs). */
+  readonly keepsOwnedRefs: boolean;
   trajectoryEnded(traj: never): void;
   sessionEnded(session: never): void;
 }
@@ -87,7 +89,7 @@ export class RecordedReplay {
     const o = prompt.opened;
     const known = o > 0 && this.openings.addSeen(prompt.view.hi[o - 1]!, prompt.view.lo[o - 1]!) ? o : 0;
     let owner = this.owners.get(t.trajectoryId);
-    if (!owner) this.owners.set(t.trajectoryId, (owner = new OwnedBlocks()));
+    if (!owner) this.owners.set(t.trajectoryId, (owner = new OwnedBlocks(this.host.keepsOwnedRefs)));
     const role = t.parentTrajectoryId ? "subagent" : "main";
     const host = this.host;
     const req: SimRequest = {

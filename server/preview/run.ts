@@ -159,7 +159,8 @@ export function replayOnce(
     kinds: [],
     policies: docs,
   };
-  const sim = new Simulation({ scenario, seed: SEED, startMs, trace: { entries: [], blockSize: shape.blockSize } });
+  const trace = { entries: [], blockSize: shape.blockSize };
+  const sim = new Simulation({ scenario, seed: SEED, startMs, trace, fixedPolicies: true });
   const collector = new RunCollector(turns, shape.blockSize, input.from, input.to, sim.cluster);
   sim.setSink((e) => collector.event(e), [...COLLECTED_KINDS]);
   sim.onRemovals = (w, ts, counts) => collector.removals(w, ts, counts);

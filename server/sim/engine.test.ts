@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseEvent, type TelemetryEventInput } from "../ingest/events";
 import { FAST_JSON, toJsonLine, type FastJson } from "./json-lines";
-import { SCENARIO_NAMES } from "./scenarios";
+import { scenarioByName, SCENARIO_NAMES } from "./scenarios";
+import { Simulation } from "./engine";
 import { removedCount } from "./event-builders";
 import { makeSim, ofKind, runScenario, T0 } from "./test-support";
 import type { SimRequest } from "./types";
@@ -114,6 +115,23 @@ describe("a sink that takes some kinds", () => {
     for (const e of ofKind(steady, "kv.removed")) add(want, e.worker_id, e.ts, e.reason, removedCount(e));
     expect(want.length).toBeGreaterThan(100);
     expect(told).toEqual(want);
+  });
+});
+
+describe("a simulation with fixed policies", () => {
+  it("refuses a policy version, and records a trajectory's stored blocks only when its start configuration evicts on end", () => {
+    const fixed = makeSim({ scenario: "steady" }).sim;
+    expect(fixed.keepsOwnedRefs).toBe(true);
+    const scenario = { ...scenarioByName("steady")!, policies: {} };
+    const start = { scenario, seed: 1, startMs: T0, fixedPolicies: true };
+    const plain = new Simulation(start);
+    expect(plain.keepsOwnedRefs).toBe(false);
+    expect(() => plain.applyPolicy("retention", 1, { rules: [] })).toThrow(/fixed/);
+    const ending = new Simulation({
+      ...start,
+      scenario: { ...scenario, policies: { retention: { rules: [], default: { evict_on: "session_end" } } } },
+    });
+    expect(ending.keepsOwnedRefs).toBe(true);
   });
 });
 

@@ -46,6 +46,11 @@ export type SimulationOptions = {
   trace?: { entries: readonly TraceEntry[]; blockSize: number };
   /** Lower KV tiers, instead of the scenario's (blocks; 0: no such tier). */
   tiers?: TierConfig;
+  /**
+   * The start configuration is the only one (a policy preview's replay): applyPolicy refuses, so a trajectory's stored
+   * blocks need no record for lifecycle eviction unless the start configuration evicts on agent or session end.
+   */
+  fixedPolicies?: boolean;
 };
 
 /** The run's id prefix, derived from seed and start so that a rerun re-sends the same ids. */
@@ -236,6 +241,7 @@ export class Simulation implements AgentHost, CoreHost {
     refused: PolicyError[] = [],
     model: string | null = null,
   ): PolicyAck {
+    if (this.options.fixedPolicies) throw new Error("this simulation's policies are fixed at its start");
     const line = model === null ? this.states : this.modelStates;
     const current = line[kind] ?? { version: 0, document: undefined, applied_at: this.startMs };
     const result = refused.length ? { ok: false as const, errors: refused } : validatePolicy(kind, document);
@@ -298,6 +304,11 @@ export class Simulation implements AgentHost, CoreHost {
 
   frontend(): FrontendPolicy {
     return this.docs.frontend;
+  }
+
+  /** Whether lifecycle eviction may ever need the blocks a trajectory stored (OwnedBlocks' refs). */
+  get keepsOwnedRefs(): boolean {
+    return this.options.fixedPolicies !== true || this.lifecycleEver;
   }
 
   private setRetention(policy: RetentionPolicy): void {

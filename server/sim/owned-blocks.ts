@@ -25,11 +25,15 @@ export class OwnedBlocks {
   heldBlocks = new BlockList();
   heldGens = new Int32Array(0);
 
+  /** `keepRefs` false: no lifecycle trigger will ever evict these blocks (refs stay empty; held blocks work as ever). */
+  constructor(readonly keepRefs = true) {}
+
   /**
    * Record one stored block of `pool`: block index `b` of generation `gen` (ref b * 2^30 + gen). The ref is made here,
    * not by the caller: a double passed as an argument is boxed (one heap number per stored block).
    */
   add(pool: BlockPool, b: number, gen: number): void {
+    if (!this.keepRefs) return;
     if (this.pools[this.pools.length - 1] !== pool) {
       this.pools.push(pool);
       this.starts.push(this.length);
