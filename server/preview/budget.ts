@@ -38,8 +38,9 @@ export const OVERRIDE_BOUNDS = {
  * hour's preview peaked 605–623 MB above the process's RSS before it with the helper thread and 389–395 MB on one
  * thread, against 846–870 and 573–577 MB measured the same way before. The costs are kept: they now overstate windows
  * of long chains by about that much. Later that day a window's prompts came to be made before its first run and each
- * block marked (recorded-prompts.ts: 1 byte a block kept, about 21 a block for a moment before the runs start): a
- * process running only the steady hour's one-thread preview peaked at 436 MB against 438 before.
+ * block marked (recorded-prompts.ts: 1 byte a block kept, about 21 a block for a moment before the runs start), and a
+ * replay without lifecycle eviction to record no trajectory's stored blocks (8 bytes a stored block): a process running
+ * only the steady hour's one-thread preview then peaked at 408–410 MB against 438–443 before.
  */
 export const PREVIEW_COSTS = {
   baseBytes: 64 * 1024 * 1024,
