@@ -45,7 +45,11 @@ export class RunCollector {
   private routedAway = new Map<string, number>();
   private flags = new Map<string, { from: number; f: Uint8Array }>();
   private checked = new WeakMap<object, number>();
-  /** Sized for about 64 distinct blocks a turn (the steady scenario's hour has 54), within 2^16…2^20: growing from small rehashed every key at each doubling. */
+  /**
+   * Sized for the blocks the run will look up (expectedKeys; without marks about 64 a turn, the steady scenario's hour
+   * having 54), within 2^12…2^20: growing from small rehashed every key at each doubling, and a set far larger than
+   * what it holds pays a page fault for nearly every insert.
+   */
   private seenSeq: PairSet;
   private seenLocal: PairSet;
   private up = new Map<string, number>();
@@ -63,9 +67,11 @@ export class RunCollector {
     private from: number,
     private to: number,
     private cluster: WatchedWorkers,
+    /** About how many blocks the run will look up (default: 64 a turn); the sets grow past it if need be. */
+    expectedKeys = turns.length * 64,
   ) {
     this.cachedOf = new Int32Array(turns.length).fill(-1);
-    const expected = Math.min(1 << 20, Math.max(1 << 16, turns.length * 64));
+    const expected = Math.min(1 << 20, Math.max(1 << 12, expectedKeys));
     this.seenSeq = new PairSet(expected);
     this.seenLocal = new PairSet(expected);
   }

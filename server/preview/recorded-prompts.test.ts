@@ -127,6 +127,11 @@ describe("prompts shared by the runs of a window", () => {
       }
     }
     expect(wrong.slice(0, 5)).toEqual([]);
+    // What a run's collector may add to its seen-set: the kept views' blocks below uniqueFrom, every block of the others.
+    let bound = 0;
+    for (const [v, p] of views) bound += p.lone === null ? v.length : v.uniqueFrom;
+    expect(book.lookupBound).toBe(bound);
+    expect(bound).toBeLessThan(seqCount.size / 2);
     expect(own).toBeGreaterThan(0);
     expect(own).toBeLessThan(seqCount.size);
     expect(lone).toBeGreaterThan(0);

@@ -58,6 +58,9 @@ export class RecordedPrompts {
   private grown = new Map<string, { stream: TokenStream; view: HashView; pairs: Uint32Array }>();
   private prefixes = new SharedPrefixes();
   private runs = 0;
+  private prepared = false;
+  /** Blocks a run's collector may look up in its seen-sets: all but the kept views' own blocks (see prepare). */
+  private lookups = 0;
 
   constructor(
     readonly turns: readonly RecordedTurn[],
@@ -69,16 +72,29 @@ export class RecordedPrompts {
   }
 
   /**
-   * A run starts. Before the first, every turn's prompt is made and its blocks marked (markLone). Before the others,
+   * A run starts. Before the first, every turn's prompt is made and its blocks marked (prepare). Before the others,
    * views made for an earlier run forget the index entry ids they cached (another run's index; a cached id is checked
    * before use, so this only spares the run a wasted read per block).
    */
   beginRun(): void {
-    if (this.runs++ === 0) {
-      this.markLone();
-      return;
-    }
-    for (const v of this.views) v.ids.fill(-1);
+    this.prepare();
+    if (this.runs++ > 0) for (const v of this.views) v.ids.fill(-1);
+  }
+
+  /** Make every turn's prompt and mark their blocks (markLone), once. */
+  prepare(): void {
+    if (this.prepared) return;
+    this.prepared = true;
+    this.markLone();
+  }
+
+  /**
+   * At most how many distinct sequence hashes a run's collector adds to its seen-set (the blocks below each kept view's
+   * uniqueFrom, and every block of a prompt of its own), to size it: with marks, a small fraction of the window's.
+   */
+  get lookupBound(): number {
+    this.prepare();
+    return this.lookups;
   }
 
   /**
@@ -94,6 +110,7 @@ export class RecordedPrompts {
       const p = this.of(i);
       if (this.made[i] !== p) own.push(p);
     }
+    for (const p of own) this.lookups += p.view.length;
     // Nothing is kept (no turn fits the replay's block size): no block can be marked.
     if (this.views.size === 0) return;
     const contentsOf = new Map<HashView, readonly number[]>();
@@ -118,6 +135,7 @@ export class RecordedPrompts {
         let from = v.length;
         while (from > 0 && seqLone[at + from - 1] === 1) from--;
         v.uniqueFrom = from;
+        this.lookups += from;
         loneOf.set(v, conLone.slice(at, at + v.length));
       }
       at += v.length;

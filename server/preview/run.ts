@@ -161,10 +161,12 @@ export function replayOnce(
   };
   const trace = { entries: [], blockSize: shape.blockSize };
   const sim = new Simulation({ scenario, seed: SEED, startMs, trace, fixedPolicies: true });
-  const collector = new RunCollector(turns, shape.blockSize, input.from, input.to, sim.cluster);
+  const prompts = promptsOf(turns, shapes, shape.blockSize, header);
+  // Sized for the blocks the marks leave to look up, not for every block of the window: a set far larger than what
+  // it holds costs a page fault per insert.
+  const collector = new RunCollector(turns, shape.blockSize, input.from, input.to, sim.cluster, prompts.lookupBound);
   sim.setSink((e) => collector.event(e), [...COLLECTED_KINDS]);
   sim.onRemovals = (w, ts, counts) => collector.removals(w, ts, counts);
-  const prompts = promptsOf(turns, shapes, shape.blockSize, header);
   const replay = new RecordedReplay(sim, prompts, input.continuing, hooksOf(collector), input.to);
   replay.start();
   const end = input.to + DRAIN_MS;
