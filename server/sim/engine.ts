@@ -28,14 +28,12 @@ import { contentId } from "./hashing";
 import { reasoningEvents, requestEvent, toolEvent } from "./event-builders";
 import { EventSink } from "./event-sink";
 import { NO_TIERS, type TierConfig } from "./tiers";
+import { ackedVersion, checkVersion, rejectionMessage, type PolicyAck, type PolicyState } from "./policy-versions";
 
 // The deterministic discrete-event core: a seeded PRNG, a queue of timed callbacks and simulated
 // time passed in by the caller (runUntil). No I/O: events go to a sink, policies come in as calls.
 
-export type PolicyState = { version: number; document: unknown; applied_at: number };
-export type PolicyAck =
-  | { ok: true; kind: PolicyKind; version: number; status: "applied"; applied_at: number }
-  | { ok: false; kind: PolicyKind; version: number; status: "rejected"; errors: PolicyError[] };
+export type { PolicyAck, PolicyState } from "./policy-versions";
 
 export type SimulationOptions = {
   scenario: Scenario;
@@ -244,36 +242,20 @@ export class Simulation implements AgentHost, CoreHost {
     if (this.options.fixedPolicies) throw new Error("this simulation's policies are fixed at its start");
     const line = model === null ? this.states : this.modelStates;
     const current = line[kind] ?? { version: 0, document: undefined, applied_at: this.startMs };
-    const result = refused.length ? { ok: false as const, errors: refused } : validatePolicy(kind, document);
-    let errors: PolicyError[] = result.ok ? [] : result.errors;
-    if (!Number.isInteger(version) || version < 0 || version > 1e9)
-      errors = [{ path: "version", message: "must be an integer between 0 and 1000000000" }, ...errors];
-    else if (version < current.version)
-      errors = [{ path: "version", message: `is older than the applied version ${current.version}` }, ...errors];
-    else if (
-      result.ok &&
-      version === current.version &&
-      JSON.stringify(result.document) !== JSON.stringify(current.document)
-    ) {
-      errors = [{ path: "version", message: `version ${version} is already applied with a different document` }];
-    }
+    const result = checkVersion(kind, version, document, refused, current);
     const ts = ms(this.now);
-    if (errors.length || !result.ok) {
-      const message = errors
-        .map((e) => `${e.path || "document"}: ${e.message}`)
-        .join("; ")
-        .slice(0, 2048);
+    if (!result.ok) {
       this.emit({
         kind: "policy.ack",
         ts,
         target: "sim",
         policy_kind: kind,
-        version: Number.isInteger(version) && version >= 0 && version <= 1e9 ? version : 0,
+        version: ackedVersion(version),
         status: "rejected",
-        message,
+        message: rejectionMessage(result.errors),
         ...(model === null ? {} : { model }),
       });
-      return { ok: false, kind, version, status: "rejected", errors };
+      return { ok: false, kind, version, status: "rejected", errors: result.errors };
     }
     line[kind] = { version, document: result.document, applied_at: ts };
     // The model's own line, once it has one, is what runs; a cluster version then changes nothing here.
