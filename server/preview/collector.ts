@@ -91,27 +91,22 @@ export class RunCollector {
     const from = Math.min(n, Math.max(known, this.checked.get(v) ?? 0));
     const own = Math.max(from, Math.min(n, v.uniqueFrom));
     const f = new Uint8Array(n - from);
-    for (let k = from; k < own; k++) {
-      // A sequence hash seen before was added with the same content (it hashes its parent's and this block's content),
-      // so its local content is in seenLocal already: only an unseen one is looked up there.
-      if (this.seenSeq.addSeen(v.hi[k]!, v.lo[k]!)) {
-        f[k - from] = SEEN_SEQ;
-        continue;
-      }
-      const c = contents[k]!;
-      f[k - from] = this.seenLocal.addSeen(Math.floor(c / TWO32), c % TWO32) ? SEEN_LOCAL : 0;
-    }
+    // A sequence hash seen before was added with the same content (it hashes its parent's and this block's content),
+    // so its local content is in seenLocal already: only an unseen one is looked up there.
+    for (let k = from; k < own; k++)
+      f[k - from] = this.seenSeq.addSeen(v.hi[k]!, v.lo[k]!) ? SEEN_SEQ : this.contentFlag(contents[k]!);
     // No other block holds these hashes, so nobody looks them up in seenSeq: they are not added.
-    for (let k = own; k < n; k++) {
-      if (lone !== null && lone[k] === 1) continue;
-      const c = contents[k]!;
-      f[k - from] = this.seenLocal.addSeen(Math.floor(c / TWO32), c % TWO32) ? SEEN_LOCAL : 0;
-    }
+    for (let k = own; k < n; k++) if (lone === null || lone[k] !== 1) f[k - from] = this.contentFlag(contents[k]!);
     if (n > from) this.checked.set(v, n);
     if (req.arrivedAt >= this.from && req.arrivedAt < this.to) {
       this.counted.add(req.id);
       this.flags.set(req.id, { from, f });
     }
+  }
+
+  /** SEEN_LOCAL when content `c` was seen before (after another prefix), else 0; notes it seen. */
+  private contentFlag(c: number): number {
+    return this.seenLocal.addSeen(Math.floor(c / TWO32), c % TWO32) ? SEEN_LOCAL : 0;
   }
 
   done(i: number, req: SimRequest): void {

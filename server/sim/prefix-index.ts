@@ -167,7 +167,7 @@ export class PrefixIndex {
     // Else one probe finds the entry or the empty slot it goes into.
     const table = this.table;
     const m = this.slots - 1;
-    let s = this.home(hi, lo);
+    let s = untabled ? 0 : this.home(hi, lo);
     for (; !untabled; s = (s + 1) & m) {
       const v = table[2 * s]!;
       if (v === 0) break;
