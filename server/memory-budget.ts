@@ -53,14 +53,33 @@ export const DASHBOARD_SEMI_SPACE_MB = 4;
  * ingest. An ingest thread allocates each body's events and rows and drops them within the body: with 12 it scavenged
  * so often that a larger young generation took the built-in mix's HTTP ingest from ~27k to ~31k events a second and
  * its CPU per event down a sixth (docs/benchmarks.md). It costs up to (48 - 12) × 2/3 = 24 MB more committed per
- * ingest thread while a backlog churns it; one thread by default, on either engine (pg-ingest: PostgreSQL's).
+ * ingest thread while a backlog churns it; one thread by default. PostgreSQL's ingest thread runs as fast with 16 once
+ * its old generation has a floor (THREAD_OLD_FLOOR_MB), and the 21 MB it gives back pay for the floor's garbage.
  */
 export const THREAD_YOUNG_MB: Record<ThreadKind, number> = {
   ingest: 48,
-  "pg-ingest": 48,
+  "pg-ingest": 16,
   checkpoint: 12,
   attribution: 12,
   preview: 12,
+};
+
+/**
+ * Old generation (MB) below which a thread's heap runs no full collection (0: V8's own limit; server/spawn-worker.ts),
+ * capped by V8 at half its old-generation limit. PostgreSQL's ingest thread keeps ~20 MB and drops a body's events,
+ * rows and parameter strings within the body. With V8's own limit (the next full collection at ~1.6 times what the
+ * last left) it ran a full collection every 1.4 bodies, 156–163 over the steady hour, each moving the young objects
+ * still in use (the body being stored) to the old generation, which brought the next one sooner. With 64 it ran 49–62
+ * and its CPU over the hour fell by a quarter (docs/benchmarks.md). Lower floors did less (48: 90, 40: 139); 96 and
+ * 128 did more but need a larger old-generation limit and hold more garbage. SQLite's ingest thread showed no such
+ * gain and keeps none.
+ */
+export const THREAD_OLD_FLOOR_MB: Record<ThreadKind, number> = {
+  ingest: 0,
+  "pg-ingest": 64,
+  checkpoint: 0,
+  attribution: 0,
+  preview: 0,
 };
 
 /**

@@ -1,9 +1,10 @@
-import { Worker, type ResourceLimits } from "node:worker_threads";
+import type { ResourceLimits, Worker } from "node:worker_threads";
 import { AppError } from "./errors";
-import { threadLimits, threadsTakeOwnYoungLimits, type ThreadKind } from "./memory-budget";
+import { THREAD_OLD_FLOOR_MB, threadLimits, threadsTakeOwnYoungLimits, type ThreadKind } from "./memory-budget";
 import { log } from "./observability/logger";
 import { metrics } from "./observability/metrics";
 import { memorySlot, trackThread } from "./observability/thread-memory";
+import { spawnWorker } from "./spawn-worker";
 import { threadFile } from "./thread-file";
 import { trimSoon } from "./observability/memory-trim";
 
@@ -11,7 +12,10 @@ export { threadFile };
 
 // Starting and supervising worker threads: each has memory limits from server/memory-budget.ts and reports its heap.
 
-/** Start thread `kind` (labelled `label` in /metrics) with its memory limits and a memory slot the main thread reads. */
+/**
+ * Start thread `kind` (labelled `label` in /metrics) with its memory limits (and old-generation floor) and a memory
+ * slot the main thread reads.
+ */
 export function startThread(
   kind: ThreadKind,
   label: string,
@@ -20,10 +24,14 @@ export function startThread(
 ): Worker {
   const slot = memorySlot();
   threadsTakeOwnYoungLimits();
-  const worker = new Worker(threadFile(kind), {
-    workerData: { ...workerData, memorySlot: slot },
-    resourceLimits: { ...threadLimits(kind, options.previewMb), ...options.limits },
-  });
+  const worker = spawnWorker(
+    threadFile(kind),
+    {
+      workerData: { ...workerData, memorySlot: slot },
+      resourceLimits: { ...threadLimits(kind, options.previewMb), ...options.limits },
+    },
+    THREAD_OLD_FLOOR_MB[kind],
+  );
   trackThread(label, worker, slot);
   // What it freed in the C heap stays resident among other threads' blocks until trimmed.
   worker.once("exit", () => trimSoon());
