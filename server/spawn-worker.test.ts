@@ -26,59 +26,64 @@ await new Promise((r) => setTimeout(r, 50));
 parentPort.postMessage(full);
 `;
 
+/**
+ * Run `code` (an ES module importing spawnWorker) in a child process, where V8's flags are its own, with `files`
+ * written to a temporary folder first (`code` gets their paths); the last line it prints, parsed.
+ */
+async function inChild(
+  files: Record<string, string>,
+  code: (paths: Record<string, string>) => string,
+): Promise<unknown> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-floor-"));
+  try {
+    const paths: Record<string, string> = {};
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync((paths[name] = path.join(dir, name)), text);
+    const script = `
+      const loaded = await import("./server/spawn-worker.ts");
+      const { spawnWorker } = loaded.spawnWorker ? loaded : loaded.default;
+      ${code(paths)}`;
+    const { stdout } = await execFileP(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: process.cwd(),
+      timeout: 60_000,
+    });
+    return JSON.parse(stdout.trim().split("\n").pop()!);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe("spawnWorker", () => {
   it("gives one thread a heap floor (no full collection below it) and the threads started after it none", async () => {
     // In a child process: the floor is a process-wide V8 flag while a thread starts.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-floor-"));
-    try {
-      const churn = path.join(dir, "churn.mjs");
-      fs.writeFileSync(churn, CHURN);
-      const code = `
-        const loaded = await import("./server/spawn-worker.ts");
-        const { spawnWorker } = loaded.spawnWorker ? loaded : loaded.default;
+    const [before, floored, after] = (await inChild(
+      { "churn.mjs": CHURN },
+      (p) => `
         const limits = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 48 };
         const out = [];
         for (const floor of [0, 64, 0]) {
-          const w = spawnWorker(${JSON.stringify(churn)}, { resourceLimits: limits, workerData: { x: 1 }, execArgv: [] }, floor);
+          const w = spawnWorker(${JSON.stringify(p["churn.mjs"])}, { resourceLimits: limits, workerData: { x: 1 }, execArgv: [] }, floor);
           out.push(await new Promise((resolve, reject) => w.once("message", resolve).once("error", reject)));
         }
-        console.log(JSON.stringify(out));`;
-      const { stdout } = await execFileP(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
-        cwd: process.cwd(),
-        timeout: 60_000,
-      });
-      const [before, floored, after] = JSON.parse(stdout.trim().split("\n").pop()!) as number[];
-      // 400 MB of garbage: with V8's own limits it collects fully every few dozen MB; with the floor of 64 MB the
-      // old generation never gets there (the strings die young), and the thread started next has no floor again.
-      expect(before).toBeGreaterThanOrEqual(4);
-      expect(floored).toBeLessThanOrEqual(1);
-      expect(after).toBeGreaterThanOrEqual(4);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+        console.log(JSON.stringify(out));`,
+    )) as number[];
+    // 400 MB of garbage: with V8's own limits it collects fully every few dozen MB; with the floor of 64 MB the
+    // old generation never gets there (the strings die young), and the thread started next has no floor again.
+    expect(before).toBeGreaterThanOrEqual(4);
+    expect(floored).toBeLessThanOrEqual(1);
+    expect(after).toBeGreaterThanOrEqual(4);
   }, 90_000);
 
   it("starts a thread that fails to load as one that fails: an error event, then exit", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-floor-"));
-    try {
-      const bad = path.join(dir, "bad.mjs");
-      fs.writeFileSync(bad, `throw new Error("cannot load");`);
-      const code = `
-        const loaded = await import("./server/spawn-worker.ts");
-        const { spawnWorker } = loaded.spawnWorker ? loaded : loaded.default;
-        const w = spawnWorker(${JSON.stringify(bad)}, { execArgv: [] }, 64);
+    const out = await inChild(
+      { "bad.mjs": `throw new Error("cannot load");` },
+      (p) => `
+        const w = spawnWorker(${JSON.stringify(p["bad.mjs"])}, { execArgv: [] }, 64);
         const [err, exit] = await Promise.all([
           new Promise((resolve) => w.once("error", resolve)),
           new Promise((resolve) => w.once("exit", resolve)),
         ]);
-        console.log(JSON.stringify({ message: err.message, exit }));`;
-      const { stdout } = await execFileP(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
-        cwd: process.cwd(),
-        timeout: 60_000,
-      });
-      expect(JSON.parse(stdout.trim().split("\n").pop()!)).toEqual({ message: "cannot load", exit: 1 });
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+        console.log(JSON.stringify({ message: err.message, exit }));`,
+    );
+    expect(out).toEqual({ message: "cannot load", exit: 1 });
   }, 90_000);
 });
