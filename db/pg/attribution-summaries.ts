@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import { decodeHashes, HASH_BYTES } from "../codecs/chains";
 import type { SummaryInputs, SummaryRow } from "../rows/session-summaries";
+import { wholeChainsPg, type StoredChains } from "./chains";
 
 // session_summaries on PostgreSQL: what one rebuild reads and the row it writes, as db/sqlite/session-summaries.ts on
 // SQLite (same order: arrival, then insertion among equal arrivals; text compared bytewise, as SQLite's).
@@ -35,15 +36,19 @@ export async function sessionSummaryInputsPg(q: Q, sessionId: string): Promise<S
         coalesce(sum(greatest(0, coalesce(ended_at, started_at) - started_at)), 0)::int8 AS "waitMs",
         max(coalesce(ended_at, started_at)) AS "lastAt"
       FROM tools WHERE session_id = ${sessionId}`,
-    q<{ local: Buffer | null }[]>`SELECT substring(local_hashes FROM 1 FOR ${2 * HASH_BYTES}) AS local FROM requests
-      WHERE session_id = ${sessionId} AND parent_trajectory_id IS NULL AND local_hashes IS NOT NULL
+    q<StoredChains[]>`SELECT id, chain_base AS base, seq_shared AS "seqShared", local_shared AS "localShared",
+        seq_count AS "seqCount", local_count AS "localCount", NULL::bytea AS seq,
+        substring(local_hashes FROM 1 FOR ${2 * HASH_BYTES}) AS local
+      FROM requests WHERE session_id = ${sessionId} AND parent_trajectory_id IS NULL AND local_hashes IS NOT NULL
       ORDER BY arrived_at, rid LIMIT 1`,
   ]);
   const turns = raw.map(({ cold, diverged, evicted, routedAway, unknown, ...t }) => ({
     ...t,
     causes: cold === null ? null : { cold, diverged, evicted, routed_away: routedAway, unknown },
   }));
-  const local = first === undefined ? [] : decodeHashes(first.local);
+  // Two hashes are all it needs: read from its chain base's chain when the row holds only its own.
+  const firstTwo = first && (await wholeChainsPg(q, [{ ...first, localCount: Math.min(2, first.localCount ?? 2) }]));
+  const local = first === undefined ? [] : decodeHashes(firstTwo!.get(first.id)!.local);
   return {
     meta: meta ?? { harness: null, sessionType: null },
     turns,

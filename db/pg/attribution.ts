@@ -1,5 +1,8 @@
 import type postgres from "postgres";
 import type { CausesRow, RequestRow } from "../rows/attribution";
+import { ChainMemo } from "../sqlite/chain-memo";
+import { CHAIN_MEMO_BYTES } from "../../lib/memory-bounds";
+import { storedChainColumns, wholeChainsPg, type StoredChains } from "./chains";
 
 // The rows the attribution job reads and writes on PostgreSQL (server/jobs/attribution-pg.ts decides): its inputs
 // after its cursors, the state tables of pg migration 0009 and its outputs. Block and local keys travel as 16 hex
@@ -45,13 +48,26 @@ export async function insertionPointPg(
 /** A requests row as the job reads it: SQLite's job's row with the chains whole (8-byte big-endian hashes). */
 export type PgRequestRow = RequestRow & { seq: Buffer | null; local: Buffer | null };
 
-/** Up to `limit` requests with rid in (after, upTo], in rid order. */
+/** Whole chains the job built lately, per connection (a turn's base is most often a recent turn). */
+const memos = new WeakMap<Q, ChainMemo>();
+
+/** Up to `limit` requests with rid in (after, upTo], in rid order, their chains whole (db/pg/chains.ts). */
 export async function requestsAfterPg(q: Q, after: number, upTo: number, limit: number): Promise<PgRequestRow[]> {
-  return q<PgRequestRow[]>`SELECT rid, id, request_id AS "requestId", session_id AS "sessionId",
+  const rows = await q.unsafe<(Omit<PgRequestRow, "seq" | "local"> & StoredChains)[]>(
+    `SELECT rid, request_id AS "requestId", session_id AS "sessionId",
       trajectory_id AS "trajectoryId", worker_id AS "workerId", arrived_at AS "arrivedAt", first_token_at AS "firstTokenAt",
       finished_at AS "finishedAt", input_tokens AS "inputTokens", cached_tokens AS "cachedTokens",
-      output_tokens AS "outputTokens", block_size AS "blockSize", sequence_hashes AS seq, local_hashes AS local
-    FROM requests WHERE rid > ${after} AND rid <= ${upTo} ORDER BY rid LIMIT ${limit}`;
+      output_tokens AS "outputTokens", block_size AS "blockSize", ${storedChainColumns()}
+    FROM requests WHERE rid > $1 AND rid <= $2 ORDER BY rid LIMIT $3`,
+    [after, upTo, limit],
+  );
+  let memo = memos.get(q);
+  if (!memo) memos.set(q, (memo = new ChainMemo(CHAIN_MEMO_BYTES)));
+  const whole = await wholeChainsPg(q, rows, memo);
+  return rows.map(({ base: _b, seqShared: _s, localShared: _l, seqCount: _c, localCount: _n, ...r }) => ({
+    ...r,
+    ...whole.get(r.id)!,
+  }));
 }
 
 export type PgKvRow = {

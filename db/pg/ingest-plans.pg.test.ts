@@ -8,7 +8,8 @@ import { freshPg, PG_TEST_URL } from "../../test/pg";
 // table's statistics at that moment. On a fresh database those are a small table never analyzed (autovacuum looks at
 // most once a minute), and during a burst of ingest they stay so. The requests' insert joined the row its prefix_of
 // names with a plain join, whose generic plan hashed the whole requests table on every statement: a benchmark's hour
-// of traffic took twice the database time it needs. It now looks the named row up by its key.
+// of traffic took twice the database time it needs. It now looks the named row up by its key (today only to check that
+// the row a turn names as its chain base is there, db/pg/chains.ts).
 
 describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest's generic plans on a table not yet analyzed", () => {
   let pg: PgDb;
@@ -32,12 +33,12 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest's generic plans on a table not 
     });
   }
 
-  it("the requests' insert reads the row a prefix_of names through its primary key, not by scanning the table", async () => {
+  it("the requests' insert checks the row a prefix_of names through its primary key, not by scanning the table", async () => {
     const plan = insertPlans(() => false).request;
     // A row of nulls has the statement's types; EXPLAIN does not run it.
     const params = planParams(plan, [Array<Value>(plan.bytes.length).fill(null)]);
     const text = await genericPlan(plan.sql, params);
-    expect(text).toContain("Index Scan using requests_pkey on requests b");
+    expect(text).toMatch(/Index (Only )?Scan using requests_pkey on requests b/);
     expect(text).not.toMatch(/Seq Scan on requests/);
   });
 

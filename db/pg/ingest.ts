@@ -8,6 +8,7 @@ import { registerClustersPg } from "./clusters";
 import { idKey } from "../ingest/kv-rows";
 import { pgTransaction, type PgDb } from "./client";
 import { dayOf, ensurePartitions, forgetPartitions, PARTITIONED } from "./partitions";
+import { CHAIN_BASE_LOCK, storedChainColumns, wholeChainsPg, type StoredChains } from "./chains";
 import { insertPlans, planParams, type InsertPlan, type Value } from "./rows";
 import { writeRollupsPg } from "./rollups";
 import { upsertWorkers } from "./workers";
@@ -18,6 +19,9 @@ import { PG_RECENT_REQUESTS } from "../../lib/memory-bounds";
 // rollups (db/pg/rollups.ts) of the accepted events.
 
 const PLANS = insertPlans((table) => table in PARTITIONED);
+/** Where a requests row holds chain_base. */
+const CHAIN_BASE_AT = PLANS.request.columns.indexOf("chain_base");
+const ID_AT = PLANS.request.columns.indexOf("id");
 
 export type PgStoreOptions = {
   /** Decides each request's prefix_of (server/ingest/prefix.ts); required when a request of the batch names one. */
@@ -28,17 +32,18 @@ export type PgStoreOptions = {
 
 /**
  * A request whose chains a later prefix_of may extend, with its whole chains. `committed`: its row is in the table
- * for every later statement to see (read from it, or its batch committed), so a later row naming it is sent with its
- * own hashes only and the server prepends the shared part (db/pg/rows.ts, CHAIN_BASE).
+ * for every later statement to see (read from it, or its batch committed), so a later row naming it stores its own
+ * hashes only, with this row as its chain base (db/pg/chains.ts).
  */
 type HeldRequest = NamedRequest & { seq: Buffer | null; local: Buffer | null; committed: boolean };
 
 /**
  * Requests this process's recent batches stored or are storing (request_id → rows, oldest first), so a batch in
- * flight beside the one holding the request its prefix_of names still finds it: chains are stored whole, so the
- * later row never depends on the earlier committing. Bounded; a batch that fails takes its requests out again.
+ * flight beside the one holding the request its prefix_of names still finds it: a row naming a request not yet
+ * committed is stored whole, so it never depends on the earlier committing. Bounded; a batch that fails takes its requests out again.
  */
 const RECENT_LIMIT = PG_RECENT_REQUESTS;
+const EMPTY = Buffer.alloc(0);
 const recentBySql = new WeakMap<postgres.Sql, Map<string, HeldRequest[]>>();
 
 function recentOf(sql: postgres.Sql): Map<string, HeldRequest[]> {
@@ -90,6 +95,16 @@ function remember(recent: Map<string, HeldRequest[]>, batch: Map<string, HeldReq
   }
 }
 
+/** Forget recent requests by row id (rows found deleted). */
+function forgetRows(recent: Map<string, HeldRequest[]>, rowIds: ReadonlySet<string>): void {
+  for (const [id, rows] of recent) {
+    const kept = rows.filter((r) => !rowIds.has(r.rowId));
+    if (kept.length === rows.length) continue;
+    if (kept.length) recent.set(id, kept);
+    else recent.delete(id);
+  }
+}
+
 function forget(recent: Map<string, HeldRequest[]>, batch: Map<string, HeldRequest[]>): void {
   for (const [id, rows] of batch) {
     const kept = (recent.get(id) ?? []).filter((r) => !rows.includes(r));
@@ -101,8 +116,9 @@ function forget(recent: Map<string, HeldRequest[]>, batch: Map<string, HeldReque
 /**
  * Store validated events in one transaction: accepted (new), duplicate (already stored, in this batch or before: by
  * id and ts for worker samples, decisions, tools, reasoning spans and KV events, by id alone for the other kinds, as
- * SQLite), or a request refused alone because its prefix_of names nothing usable. Chains are stored whole:
- * a prefix_of is expanded from the named request. Throws (nothing stored) when the database refuses any row.
+ * SQLite), or a request refused alone because its prefix_of names nothing usable. A prefix_of's request becomes the
+ * row's chain base when its row is visible to the batch (db/pg/chains.ts), else the chains are stored whole. Throws
+ * (nothing stored) when the database refuses any row.
  */
 export async function insertEventsPg(
   pg: PgDb,
@@ -206,20 +222,28 @@ async function storeInTransaction(
   turn.held = [...batchRequests.values()].flat();
   turn.done();
   try {
-    // One connection runs them in this order: each run of requests after the rows its joins read.
+    // Retention stores a base's dependents whole before deleting it, holding this lock alone (db/pg/chains.ts).
+    if (requestGroups.some((g) => g.values.some((v) => v[CHAIN_BASE_AT] !== null)))
+      await tx.unsafe(`SELECT pg_advisory_xact_lock_shared(${CHAIN_BASE_LOCK})`);
+    // One connection runs them in this order: each run of requests after the rows it names as chain bases.
     const groups: [InsertPlan, Group][] = [
       ...rows,
       ...requestGroups.map((g): [InsertPlan, Group] => [PLANS.request, g]),
     ];
     const inserted = await Promise.all(
       groups.map(async ([plan, g]) => {
-        const stored = await tx.unsafe<{ id: string; whole?: boolean }[]>(plan.sql, planParams(plan, g.values), {
+        const stored = await tx.unsafe<{ id: string; linked?: boolean }[]>(plan.sql, planParams(plan, g.values), {
           prepare: true,
         });
-        if (stored.some((r) => r.whole === false))
+        const unlinked = new Set(stored.filter((r) => r.linked === false).map((r) => r.id));
+        if (unlinked.size > 0) {
+          // Read the named rows from the table next time (a batch sent again then finds them gone: unknown_prefix).
+          const gone = g.values.filter((v) => unlinked.has(v[ID_AT] as string)).map((v) => v[CHAIN_BASE_AT] as string);
+          forgetRows(recent, new Set(gone));
           throw new Error(
             "insertEventsPg: a request named by prefix_of was deleted while a turn extending it was stored",
           );
+        }
         return { g: { ...g, plan }, ids: new Set(stored.map((r) => r.id)) };
       }),
     );
@@ -273,24 +297,15 @@ async function heldRequests(
   for (const r of existing) rowIds.add(r.id);
   if (named.length === 0) return { rowIds, byRequestId };
   const rows = await tx.unsafe<
-    {
-      id: string;
-      requestId: string;
-      sessionId: string | null;
-      source: string | null;
-      arrivedAt: number;
-      seqCount: number | null;
-      localCount: number | null;
-      seq: Buffer | null;
-      local: Buffer | null;
-    }[]
+    (StoredChains & { requestId: string; sessionId: string | null; source: string | null; arrivedAt: number })[]
   >(
-    `SELECT id, request_id AS "requestId", session_id AS "sessionId", source, arrived_at AS "arrivedAt",
-      seq_count AS "seqCount", local_count AS "localCount", sequence_hashes AS seq, local_hashes AS local
+    `SELECT ${storedChainColumns()}, request_id AS "requestId", session_id AS "sessionId", source,
+      arrived_at AS "arrivedAt"
     FROM requests WHERE request_id = ANY($1::text[]) ORDER BY arrived_at, id`,
     [[...new Set(named)]],
     CUSTOM,
   );
+  const whole = await wholeChainsPg(tx, rows);
   for (const r of rows) {
     const list = byRequestId.get(r.requestId) ?? [];
     list.push({
@@ -300,8 +315,8 @@ async function heldRequests(
       arrivedAt: r.arrivedAt,
       seqCount: r.seqCount ?? 0,
       localCount: r.localCount,
-      seq: r.seq,
-      local: r.local,
+      seq: whole.get(r.id)!.seq,
+      local: whole.get(r.id)!.local,
       committed: true,
     });
     byRequestId.set(r.requestId, list);
@@ -340,8 +355,9 @@ function requestRow(
   const ownLocal = e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
   let seq = ownSeq;
   let local = ownLocal;
-  // The named row's id and the bytes of its chains that come first, when the server is to prepend them.
-  let base: Value[] = [null, 0, -1];
+  // The named row, when the row may name it as its chain base (db/pg/chains.ts): it is in the table, or inserted by an
+  // earlier statement of this transaction. A row of another batch still in flight is not: this row is stored whole.
+  let base: { rowId: string; shared: number; localShared: number } | null = null;
   let namesRun: number | undefined;
   if (e.prefix_of) {
     const id = e.prefix_of.request_id;
@@ -349,22 +365,30 @@ function requestRow(
     const r = resolve!(e, named, (laterIds.get(id) ?? -1) > i);
     if (!r.ok) return { status: "rejected", code: r.code, error: r.error };
     const n = named!;
-    seq = Buffer.concat([(n.seq ?? Buffer.alloc(0)).subarray(0, r.shared * HASH_BYTES), seq ?? Buffer.alloc(0)]);
-    if (local) local = Buffer.concat([(n.local ?? Buffer.alloc(0)).subarray(0, r.localShared * HASH_BYTES), local]);
-    // The server prepends the named row's bytes when that row is visible to this batch's statement: in the table, or
-    // inserted by an earlier statement of this transaction. A row of another batch still in flight is sent whole.
+    seq = Buffer.concat([(n.seq ?? EMPTY).subarray(0, r.shared * HASH_BYTES), seq ?? EMPTY]);
+    if (local) local = Buffer.concat([(n.local ?? EMPTY).subarray(0, r.localShared * HASH_BYTES), local]);
     namesRun = runs.get(n);
     if (n.committed || namesRun !== undefined)
-      base = [n.rowId, r.shared * HASH_BYTES, ownLocal ? r.localShared * HASH_BYTES : -1];
+      base = { rowId: n.rowId, shared: r.shared, localShared: ownLocal ? r.localShared : 0 };
   }
   const seqCount = seq && seq.byteLength / HASH_BYTES;
   const localCount = local && local.byteLength / HASH_BYTES;
   return {
     namesRun,
     row:
-      base[0] === null
-        ? [...requestHead(e), seq, local, null, 0, 0, seqCount, localCount, null, ...base]
-        : [...requestHead(e), ownSeq, ownLocal, null, 0, 0, seqCount, localCount, null, ...base],
+      base === null
+        ? [...requestHead(e), seq, local, null, 0, 0, seqCount, localCount, null]
+        : [
+            ...requestHead(e),
+            ownSeq ?? EMPTY,
+            ownLocal,
+            base.rowId,
+            base.shared,
+            base.localShared,
+            seqCount,
+            localCount,
+            null,
+          ],
     held: {
       rowId: e.id,
       sessionId: e.session_id ?? null,

@@ -3,10 +3,12 @@ import { kvEvents, requests } from "./schema";
 import type { FirstRunRow, StoredRunRow, WindowRequestRow } from "../rows/previews";
 import { decodeAgentHints, decodePolicyVersions } from "../codecs/request-json";
 import type { Store } from "../store/store";
+import type { PgDb } from "./client";
+import { wholeChainsPg } from "./chains";
 
 // The recorded window the preview replays, read from PostgreSQL: the same rows db/sqlite/previews.ts reads from a
-// SQLite file. PostgreSQL stores every chain and KV block list whole (no chain bases, no block references), so a row's
-// bytes are its list; SQLite's compact forms are decoded by its own reader. The workers query is written over the
+// SQLite file. PostgreSQL stores KV block lists whole (no block references) and a request's chains after its chain
+// base's (db/pg/chains.ts: read whole here); SQLite's compact forms are decoded by its own reader. The workers query is written over the
 // store's tables and runs on either engine.
 
 const HASH = 8;
@@ -47,6 +49,11 @@ export async function windowRequestsPg(
       blockSize: r.blockSize,
       policyVersions: r.policyVersions,
       source: r.source,
+      base: r.chainBase,
+      seqShared: r.seqShared,
+      localShared: r.localShared,
+      seqCount: r.seqCount,
+      localCount: r.localCount,
       seq: r.sequenceHashes,
       local: r.localHashes,
     })
@@ -54,7 +61,9 @@ export async function windowRequestsPg(
     .where(and(gte(r.arrivedAt, from), lt(r.arrivedAt, to), eq(r.clusterId, clusterId)))
     .orderBy(asc(r.arrivedAt), asc(r.rid))
     .limit(limit);
-  return rows.map(({ seq, local, ...row }) => {
+  const whole = await wholeChainsPg((s.db as unknown as PgDb).$client, rows);
+  return rows.map(({ base: _b, seqShared: _s, localShared: _l, seqCount: _c, localCount: _n, ...row }) => {
+    const { seq, local } = whole.get(row.id)!;
     const ownLocal = local && local.byteLength > 0 ? local : null;
     return {
       ...row,

@@ -1,4 +1,6 @@
 import type postgres from "postgres";
+import { CHAIN_BASE_LOCK, rebaseDependentsPg } from "./chains";
+import { pgTransaction } from "./client";
 
 // Retention's row deletes on PostgreSQL, for the tables kept unpartitioned (requests, rollups, summaries); the
 // partitioned event tables age out whole days at a time (partitions.ts, dropPartitionsBefore).
@@ -24,9 +26,33 @@ export async function deleteBatchBeforePg(
 ): Promise<number> {
   if (!/^[a-z0-9_]+$/.test(table) || !/^[a-z0-9_]+$/.test(column))
     throw new Error(`not a table name: ${table}.${column}`);
+  if (table === "requests") return deleteRequestsBeforePg(sql, column, before, limit);
   const done = await sql.unsafe(
     `DELETE FROM "${table}" WHERE ctid IN (SELECT ctid FROM "${table}" WHERE "${column}" < $1 ORDER BY "${column}" LIMIT $2)`,
     [before, limit],
   );
   return done.count;
+}
+
+/**
+ * Requests' batch: the rows that name one of the deleted as their chain base are stored whole first, in the same
+ * transaction, holding the lock no ingest batch naming a base can hold beside it (db/pg/chains.ts).
+ */
+async function deleteRequestsBeforePg(
+  sql: postgres.Sql,
+  column: string,
+  before: number,
+  limit: number,
+): Promise<number> {
+  return pgTransaction(sql, async (tx) => {
+    await tx.unsafe(`SELECT pg_advisory_xact_lock(${CHAIN_BASE_LOCK})`);
+    const gone = await tx.unsafe<{ id: string }[]>(
+      `SELECT id FROM requests WHERE "${column}" < $1 ORDER BY "${column}" LIMIT $2`,
+      [before, limit],
+    );
+    const ids = gone.map((r) => r.id);
+    await rebaseDependentsPg(tx, ids);
+    const done = await tx.unsafe("DELETE FROM requests WHERE id = ANY($1::text[])", [ids]);
+    return done.count;
+  });
 }

@@ -13,10 +13,7 @@ export type Value = string | number | Buffer | null;
 export type InsertPlan = {
   table: string;
   columns: string[];
-  /**
-   * Per value of a row: bytea (sent as a slice of the bytes parameter). Longer than columns for requests, whose rows
-   * end with CHAIN_BASE's values.
-   */
+  /** Per value of a row: bytea (sent as a slice of the bytes parameter). */
   bytes: boolean[];
   sql: string;
   partitioned: boolean;
@@ -28,8 +25,6 @@ export type InsertPlan = {
    */
   withTs: boolean;
 };
-
-const CHAIN_COLUMNS = new Set(["sequence_hashes", "local_hashes"]);
 
 const pgTables = new Map<string, PgTable>(
   Object.values(schema).map((t) => [getTableConfig(t as PgTable).name, t as PgTable]),
@@ -57,24 +52,6 @@ function keyedWithTs(table: string): boolean {
 }
 
 /**
- * Requests' rows end with three values beyond SQLite's columns: the row id of a stored request whose chains begin
- * this one's (null: the chains given are whole), and how many bytes of its sequence_hashes and local_hashes come first
- * (-1 for local: none). The server then joins the named row and prepends those bytes, so a turn's whole chains
- * (stored as they are today) cross the wire once, not again with every later turn. The RETURNING's `whole` says the
- * stored chains have the lengths their counts give (false only if the named row was gone).
- */
-export const CHAIN_BASE = ["_base", "_seq_keep", "_local_keep"] as const;
-const CHAIN_TYPES = ["text", "int4", "int4"];
-
-/** A chain column's value: the bytes given, after the named row's first `keep` bytes when a row is named. */
-function chainValue(c: string, own: string): string {
-  const keep = c === "sequence_hashes" ? `v."_seq_keep"` : `v."_local_keep"`;
-  const given = c === "sequence_hashes" ? `coalesce(${own}, '\\x'::bytea)` : own;
-  const skip = c === "sequence_hashes" ? `v."_base" IS NULL` : `v."_base" IS NULL OR ${keep} < 0`;
-  return `CASE WHEN ${skip} THEN ${own} ELSE substring(coalesce(b."${c}", '\\x'::bytea) from 1 for ${keep}) || ${given} END`;
-}
-
-/**
  * The INSERT of a table given SQLite's column order; a row already stored is skipped: by its key and ts (`withTs`),
  * else by its key at any ts (a NOT EXISTS over every partition, for partitioned tables).
  * Every column is one array parameter, except bytea columns: those are slices (offset and length arrays) of one
@@ -82,7 +59,6 @@ function chainValue(c: string, own: string): string {
  */
 function plan(table: string, columns: string[], partitioned: boolean): InsertPlan {
   const types = columnTypes(table);
-  const chains = table === "requests";
   const unnested: string[] = [];
   const names: string[] = [];
   const selected: string[] = [];
@@ -97,19 +73,13 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
       names.push(`"${c}_o"`, `"${c}_n"`);
       const blob = `$BLOB${bytes.filter(Boolean).length - 1}$`;
       const own = `CASE WHEN v."${c}_n" >= 0 THEN substring(${blob} from v."${c}_o" for v."${c}_n") END`;
-      selected.push(chains && CHAIN_COLUMNS.has(c) ? chainValue(c, own) : own);
+      selected.push(own);
     } else {
       unnested.push(`$${unnested.length + 1}::${type}[]`);
       names.push(`"${c}"`);
       selected.push(`v."${c}"`);
     }
   }
-  if (chains)
-    CHAIN_BASE.forEach((c, i) => {
-      unnested.push(`$${unnested.length + 1}::${CHAIN_TYPES[i]}[]`);
-      names.push(`"${c}"`);
-      bytes.push(false);
-    });
   // Each bytea column's bytes: one base64 parameter, decoded once per statement (an uncorrelated subquery is an
   // InitPlan: its value is kept as a parameter, not computed per row). The driver would send a bytea parameter as hex.
   const blobs = bytes.filter(Boolean).map((_, j) => `(SELECT decode($${unnested.length + 1 + j}::text, 'base64'))`);
@@ -118,20 +88,14 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
   const withTs = keyedWithTs(table);
   const notHeld =
     partitioned && !withTs ? ` WHERE NOT EXISTS (SELECT 1 FROM "${table}" x WHERE x.${key} = v.${key})` : "";
+  // A requests row naming its chain base (db/pg/chains.ts) says whether that row is there: named rows are read or
+  // inserted by an earlier statement of the transaction, so false only if it was deleted meanwhile. A scalar subquery
+  // with LIMIT, one primary-key lookup per row: as EXISTS, the generic plan hashed the whole table (see rows' plans).
   const returned =
     (withTs ? `${key}::text || ' ' || ts::text` : `${key}::text`) +
-    (chains
-      ? ` AS id, octet_length(sequence_hashes) IS NOT DISTINCT FROM seq_count * 8
-      AND octet_length(local_hashes) IS NOT DISTINCT FROM local_count * 8 AS whole`
+    (table === "requests"
+      ? ` AS id, chain_base IS NULL OR coalesce((SELECT true FROM requests b WHERE b.id = "requests".chain_base LIMIT 1), false) AS linked`
       : " AS id");
-  // The join may reorder rows: ordered by position again, so rows are numbered (rid) in the order given. The named row
-  // is looked up by its key, one per row (a lateral subquery that LIMIT keeps from being flattened into a join): as a
-  // plain join, the statement's generic plan, made while the table was small and not yet analyzed, hashed the whole
-  // table on every run of requests, so a burst of ingest (a benchmark's hour in 15 s) slowed as the table grew.
-  const joined = chains
-    ? ` WITH ORDINALITY AS v(${names.join(", ")}, "_at") LEFT JOIN LATERAL (SELECT sequence_hashes, local_hashes FROM "${table}" b WHERE b.id = v."_base" LIMIT 1) b ON true`
-    : "";
-  const ordered = chains ? ` ORDER BY v."_at"` : "";
   return {
     table,
     columns,
@@ -139,7 +103,7 @@ function plan(table: string, columns: string[], partitioned: boolean): InsertPla
     partitioned,
     key,
     withTs,
-    sql: `INSERT INTO "${table}" (${cols}) SELECT ${selected.join(", ").replace(/\$BLOB(\d+)\$/g, (_, j: string) => blobs[Number(j)]!)} FROM unnest(${unnested.join(", ")})${joined || ` AS v(${names.join(", ")})`}${notHeld}${ordered} ON CONFLICT DO NOTHING RETURNING ${returned}`,
+    sql: `INSERT INTO "${table}" (${cols}) SELECT ${selected.join(", ").replace(/\$BLOB(\d+)\$/g, (_, j: string) => blobs[Number(j)]!)} FROM unnest(${unnested.join(", ")}) AS v(${names.join(", ")})${notHeld} ON CONFLICT DO NOTHING RETURNING ${returned}`,
   };
 }
 

@@ -12,6 +12,7 @@ import { minimal, ndjson, parsed, T0, type Raw } from "../../test/events";
 import { freshPg, PG_TEST_URL } from "../../test/pg";
 import { ingestBodyTallied } from "../ingest/ingest";
 import { ingestBodyPg } from "../ingest/pg/ingest-body";
+import { ChainCompactor } from "../sim/compact-chains";
 import { runScenario } from "../sim/test-support";
 import { runAttribution } from "./attribution";
 import { pgAttribution, runAttributionPg } from "./attribution-pg";
@@ -200,20 +201,36 @@ describe.skipIf(!PG_TEST_URL)("the attribution job on PostgreSQL gives SQLite's 
     for (const t of out) expect({ table: t.table, rows: t.pg }).toEqual({ table: t.table, rows: t.sqlite });
   });
 
-  it("the steady scenario's first 90 simulated seconds, posted in batches of 400", async () => {
-    const events = runScenario({ scenario: "steady", seconds: 90 }) as unknown as Raw[];
-    const out = await both(async (db, pg) => {
-      for (let i = 0; i < events.length; i += 400) {
-        const body = ndjson(events.slice(i, i + 400));
-        ingestBodyTallied(db, body, "application/x-ndjson");
-        await ingestBodyPg(pg, body, "application/x-ndjson");
-      }
-    });
-    const causes = out[0]!.sqlite as { evicted: number; routed_away: number; cold: number }[];
-    expect(causes.length).toBeGreaterThan(100);
-    expect(causes.some((c) => c.cold > 0)).toBe(true);
-    for (const t of out) expect({ table: t.table, rows: t.pg }).toEqual({ table: t.table, rows: t.sqlite });
-  }, 300_000);
+  // Compact chains: each turn names its trajectory's previous request, and PostgreSQL stores only its own hashes after
+  // that row's (db/pg/chains.ts): the job reads them whole.
+  it.each([
+    ["full lists", false],
+    ["compact chains (prefix_of)", true],
+  ])(
+    "the steady scenario's first 90 simulated seconds, posted in batches of 400: %s",
+    async (_name, compact) => {
+      const events = runScenario({ scenario: "steady", seconds: 90 });
+      const compactor = new ChainCompactor();
+      const lines = events.map((e) => (compact ? compactor.line(e).line : JSON.stringify(e)));
+      const out = await both(async (db, pg) => {
+        for (let i = 0; i < lines.length; i += 400) {
+          const body = lines.slice(i, i + 400).join("\n") + "\n";
+          ingestBodyTallied(db, body, "application/x-ndjson");
+          await ingestBodyPg(pg, body, "application/x-ndjson");
+        }
+        const [based] = await pg.$client<
+          { n: number }[]
+        >`SELECT count(*)::int AS n FROM requests WHERE chain_base IS NOT NULL`;
+        if (compact) expect(based!.n).toBeGreaterThan(100);
+        else expect(based!.n).toBe(0);
+      });
+      const causes = out[0]!.sqlite as { evicted: number; routed_away: number; cold: number }[];
+      expect(causes.length).toBeGreaterThan(100);
+      expect(causes.some((c) => c.cold > 0)).toBe(true);
+      for (const t of out) expect({ table: t.table, rows: t.pg }).toEqual({ table: t.table, rows: t.sqlite });
+    },
+    300_000,
+  );
 
   it("does not read past a request numbered before it whose transaction is still open, and judges both once it commits", async () => {
     const fresh = await freshPg();

@@ -3,8 +3,9 @@ import { bytea, ms } from "./columns";
 
 /**
  * One model call (a turn); mirrors db/sqlite/schema/requests.ts. Not partitioned: sessions are built from these and kept for
- * days. PostgreSQL stores every chain whole (a prefix_of is expanded on ingest): chain_base is null, seq_shared and
- * local_shared 0, the columns kept so rows read the same on both engines.
+ * days. A turn whose prefix_of names a stored request holds only its own hashes after that request's first seq_shared /
+ * local_shared (chain_base); other rows hold their chains whole (db/pg/chains.ts). SQLite's runs and KV references
+ * (local_refs) are not used here: always null.
  */
 export const requests = pgTable(
   "requests",
@@ -36,7 +37,7 @@ export const requests = pgTable(
     blockSize: integer("block_size"),
     sequenceHashes: bytea("sequence_hashes"),
     localHashes: bytea("local_hashes"),
-    /** As on SQLite (db/codecs/runs.ts); always null here: PostgreSQL stores chains whole. */
+    /** As on SQLite (db/codecs/runs.ts); always null here. */
     localRefs: bytea("local_refs"),
     chainBase: text("chain_base"),
     seqShared: integer("seq_shared").notNull().default(0),
@@ -61,5 +62,7 @@ export const requests = pgTable(
     index("requests_request").on(t.requestId),
     index("requests_worker").on(t.workerId, t.arrivedAt),
     uniqueIndex("requests_rid").on(t.rid),
+    /** Retention finds the rows naming a deleted row as their base (db/pg/chains.ts, rebaseDependentsPg). */
+    index("requests_chain_base").on(t.chainBase),
   ],
 );

@@ -4,7 +4,8 @@ import type { IngestRow } from "../../../db/rows/ingest";
 import type { PgDb } from "../../../db/pg/client";
 import { forgetRecentRequests, insertEventsPg } from "../../../db/pg/ingest";
 import { listPartitions } from "../../../db/pg/partitions";
-import { decodeHashes } from "../../../db/codecs/chains";
+import { decodeHashes, HASH_BYTES } from "../../../db/codecs/chains";
+import { storedChainColumns, wholeChainsPg, type StoredChains } from "../../../db/pg/chains";
 import { insertEvents } from "../../../db/sqlite/ingest";
 import { idKey } from "../../../db/ingest/kv-rows";
 import { chainStringsOf } from "../../../db/sqlite/chains";
@@ -70,6 +71,14 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (insertEventsPg)", () => {
   };
   const count = async (table: string) =>
     Number((await pg.$client.unsafe(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n);
+  /** A stored request's chains whole (db/pg/chains.ts). */
+  const wholeOf = async (id: string) => {
+    const stored = await pg.$client.unsafe<StoredChains[]>(
+      `SELECT ${storedChainColumns()} FROM requests WHERE id = $1`,
+      [id],
+    );
+    return (await wholeChainsPg(pg.$client, stored)).get(id)!;
+  };
 
   describe.each([
     ["required fields only", minimal],
@@ -245,18 +254,25 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (insertEventsPg)", () => {
         ],
       ],
     ],
-  ])("prefix_of as SQLite resolves it, stored whole: %s", async (_name, batches) => {
+  ])("prefix_of as SQLite resolves it, each row after its chain base: %s", async (_name, batches) => {
     const sqlite = testDb();
-    for (const b of batches) expect(await store(b)).toEqual(insertEvents(sqlite, rows(b), { resolvePrefix }));
-    const ids = sqlite.$client.prepare("SELECT id FROM requests ORDER BY id").pluck().all() as string[];
-    const stored = await pg.$client<{ id: string; seq: Buffer | null; local: Buffer | null; chain_base: null }[]>`
-      SELECT id, sequence_hashes AS seq, local_hashes AS local, chain_base FROM requests ORDER BY id`;
-    expect(stored.map((r) => r.id)).toEqual(ids);
-    for (const r of stored) {
-      const want = chainStringsOf(sqlite, r.id);
-      expect({ seq: decodeHashes(r.seq), local: decodeHashes(r.local) }).toEqual(want);
-      expect(r.chain_base).toBeNull();
+    let extending = 0;
+    for (const b of batches) {
+      const out = await store(b);
+      expect(out).toEqual(insertEvents(sqlite, rows(b), { resolvePrefix }));
+      extending += b.filter((e, i) => "prefix_of" in e && out[i] === "accepted").length;
     }
+    const ids = sqlite.$client.prepare("SELECT id FROM requests ORDER BY id").pluck().all() as string[];
+    const stored = await pg.$client.unsafe<StoredChains[]>(`SELECT ${storedChainColumns()} FROM requests ORDER BY id`);
+    expect(stored.map((r) => r.id)).toEqual(ids);
+    const whole = await wholeChainsPg(pg.$client, stored);
+    for (const r of stored) {
+      const c = whole.get(r.id)!;
+      expect({ seq: decodeHashes(c.seq), local: decodeHashes(c.local) }).toEqual(chainStringsOf(sqlite, r.id));
+      // A turn extending a stored one holds only its own hashes (every named row here is visible to its statement).
+      if (r.base !== null) expect(r.seq!.byteLength / HASH_BYTES).toBe(r.seqCount! - r.seqShared);
+    }
+    expect(stored.filter((r) => r.base !== null)).toHaveLength(extending);
     // Rows numbered in batch order, as SQLite's rowid (runs of requests are inserted in order).
     const byRid = await pg.$client<{ id: string }[]>`SELECT id FROM requests ORDER BY rid`;
     const byRowid = sqlite.$client.prepare("SELECT id FROM requests ORDER BY rowid").pluck().all();
@@ -274,10 +290,9 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (insertEventsPg)", () => {
       forgetRecentRequests(pg);
       expect(await store(b)).toEqual(insertEvents(sqlite, rows(b), { resolvePrefix }));
     }
-    const [r] = await pg.$client<{ seq: Buffer; local: Buffer }[]>`
-      SELECT sequence_hashes AS seq, local_hashes AS local FROM requests WHERE id = 'ev-2'`;
-    expect({ seq: decodeHashes(r!.seq), local: decodeHashes(r!.local) }).toEqual(chainStringsOf(sqlite, "ev-2"));
-    expect(decodeHashes(r!.seq)).toEqual(hashes(0, 7));
+    const r = await wholeOf("ev-2");
+    expect({ seq: decodeHashes(r.seq), local: decodeHashes(r.local) }).toEqual(chainStringsOf(sqlite, "ev-2"));
+    expect(decodeHashes(r.seq)).toEqual(hashes(0, 7));
   });
 
   it("a batch in flight beside the one holding the request its prefix_of names still finds it", async () => {
@@ -300,8 +315,12 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL ingest (insertEventsPg)", () => {
     } finally {
       blocker.release();
     }
-    const [r] = await pg.$client<{ seq: Buffer }[]>`SELECT sequence_hashes AS seq FROM requests WHERE id = 'ev-2'`;
-    expect(decodeHashes(r!.seq)).toEqual(hashes(0, 12));
+    // Its batch could not name the row in flight as its base: stored whole.
+    const [row] = await pg.$client<
+      { base: string | null }[]
+    >`SELECT chain_base AS base FROM requests WHERE id = 'ev-2'`;
+    expect(row!.base).toBeNull();
+    expect(decodeHashes((await wholeOf("ev-2")).seq)).toEqual(hashes(0, 12));
   });
 
   const M0 = T0;

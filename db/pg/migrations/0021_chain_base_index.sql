@@ -1,0 +1,1 @@
+CREATE INDEX "requests_chain_base" ON "requests" USING btree ("chain_base");
