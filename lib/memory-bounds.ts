@@ -61,6 +61,11 @@ export const CHAIN_MEMO_BYTES = 2 * MiB;
  * (a trajectory's previous turn was often older than the newest 2 MiB), at 16 MiB 76.
  */
 export const PASS_CHAIN_MEMO_BYTES = 16 * MiB;
+/**
+ * Bytes of whole chains PostgreSQL's attribution job keeps (db/pg/chains.ts): each trajectory's newest turn, which its
+ * next turn names as its chain base. A turn whose base is not held reads it and its own bases back to a whole row.
+ */
+export const PG_ATTRIBUTION_CHAIN_MEMO_BYTES = 4 * MiB;
 /** First turns kept while one trace is read. */
 export const FIRSTS_KEPT = 200_000;
 /**

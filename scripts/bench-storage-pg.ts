@@ -1,5 +1,6 @@
 // bench:storage's `--engine postgres`: the same stream posted over HTTP to a dashboard process on PostgreSQL.
 import path from "node:path";
+import postgres from "postgres";
 import type { ChildProcess } from "node:child_process";
 import { startThrowawayPg } from "../test/pg-server";
 import { freshPg } from "../test/pg";
@@ -57,6 +58,7 @@ export async function pgDashboardIngest(
         `ingest on postgres (a dashboard process over HTTP, as above): ${Math.round(rate)} events/s (target ≥ 15,000; ${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s), ${(rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(rate / baseline.raw).toFixed(3)}x raw inserts${cpu}; ${ing.resent} compact requests re-sent in full after unknown_prefix`,
       );
       if (threads1.size) console.log(`  its CPU by thread: ${cpuByRole(pid, threads0, threads1)}`);
+      console.log(`  ${await pgTableSizes(fresh.url)}`);
     } finally {
       if (dash) {
         dash.child.kill("SIGTERM");
@@ -66,5 +68,25 @@ export async function pgDashboardIngest(
     }
   } finally {
     server?.stop();
+  }
+}
+
+/** The database's tables by size once the stream is in (partitions counted with their table; attribution may still run). */
+async function pgTableSizes(url: string): Promise<string> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<{ t: string; bytes: number }[]>`
+      SELECT coalesce(p.relname, c.relname) AS t, sum(pg_total_relation_size(c.oid))::float8 AS bytes
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        LEFT JOIN pg_inherits i ON i.inhrelid = c.oid LEFT JOIN pg_class p ON p.oid = i.inhparent
+      WHERE n.nspname = current_schema() AND c.relkind = 'r' GROUP BY 1 ORDER BY 2 DESC`;
+    const mb = (b: number) => (b / 1e6).toFixed(1);
+    const total = rows.reduce((n, r) => n + r.bytes, 0);
+    return `its tables after the stream: ${mb(total)} MB (${rows
+      .slice(0, 5)
+      .map((r) => `${r.t} ${mb(r.bytes)}`)
+      .join(", ")}; with indexes and TOAST)`;
+  } finally {
+    await sql.end({ timeout: 5 });
   }
 }

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import type { CausesRow, RequestRow } from "../rows/attribution";
 import { ChainMemo } from "../sqlite/chain-memo";
-import { CHAIN_MEMO_BYTES } from "../../lib/memory-bounds";
+import { PG_ATTRIBUTION_CHAIN_MEMO_BYTES } from "../../lib/memory-bounds";
 import { storedChainColumns, wholeChainsPg, type StoredChains } from "./chains";
 
 // The rows the attribution job reads and writes on PostgreSQL (server/jobs/attribution-pg.ts decides): its inputs
@@ -62,7 +62,7 @@ export async function requestsAfterPg(q: Q, after: number, upTo: number, limit: 
     [after, upTo, limit],
   );
   let memo = memos.get(q);
-  if (!memo) memos.set(q, (memo = new ChainMemo(CHAIN_MEMO_BYTES)));
+  if (!memo) memos.set(q, (memo = new ChainMemo(PG_ATTRIBUTION_CHAIN_MEMO_BYTES)));
   const whole = await wholeChainsPg(q, rows, memo);
   return rows.map(({ base: _b, seqShared: _s, localShared: _l, seqCount: _c, localCount: _n, ...r }) => ({
     ...r,

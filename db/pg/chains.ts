@@ -57,8 +57,8 @@ async function ancestorsPg(q: postgres.Sql, ids: readonly string[], known: reado
 
 /**
  * Whole chains of stored rows (any order), by row id. A base among `rows` or in `memo` is taken from there; others are
- * read (with their own bases) in one query. Each whole chain built is put in `memo` when given. Throws when a base is
- * missing (retention rebases dependents before it deletes, so a stored row never names a deleted one).
+ * read (with their own bases) in one query. Each whole chain built replaces its base's in `memo` when given. Throws
+ * when a base is missing (retention rebases dependents before it deletes, so a stored row never names a deleted one).
  */
 export async function wholeChainsPg(
   q: postgres.Sql,
@@ -102,7 +102,8 @@ export async function wholeChainsPg(
   for (const r of rows) {
     const c = { seq: chain(r, "seq"), local: chain(r, "local") };
     built.set(r.id, c);
-    if (memo && r.base !== null) memo.set(r.id, c);
+    // A turn's next turn names it, and rarely anything older: the memo keeps each trajectory's newest chain.
+    if (memo && r.base !== null) (memo.delete(r.base), memo.set(r.id, c));
   }
   return built;
 }

@@ -40,7 +40,8 @@ type HeldRequest = NamedRequest & { seq: Buffer | null; local: Buffer | null; co
 /**
  * Requests this process's recent batches stored or are storing (request_id → rows, oldest first), so a batch in
  * flight beside the one holding the request its prefix_of names still finds it: a row naming a request not yet
- * committed is stored whole, so it never depends on the earlier committing. Bounded; a batch that fails takes its requests out again.
+ * committed is stored whole, so it never depends on the earlier committing. Bounded; a batch that fails takes its
+ * requests out again.
  */
 const RECENT_LIMIT = PG_RECENT_REQUESTS;
 const EMPTY = Buffer.alloc(0);

@@ -21,6 +21,12 @@ export class ChainMemo {
       this.bytes -= (v.seq?.byteLength ?? 0) + (v.local?.byteLength ?? 0);
     }
   }
+  delete(id: string): void {
+    const c = this.map.get(id);
+    if (!c) return;
+    this.map.delete(id);
+    this.bytes -= (c.seq?.byteLength ?? 0) + (c.local?.byteLength ?? 0);
+  }
   clear(): void {
     this.map.clear();
     this.bytes = 0;
