@@ -58,6 +58,13 @@ export async function pgDashboardIngest(
         `ingest on postgres (a dashboard process over HTTP, as above): ${Math.round(rate)} events/s (target ≥ 15,000; ${(ing.bytes / MiB / ing.seconds).toFixed(1)} MiB/s), ${(rate / baseline.sqlite).toFixed(2)}x sqlite's ingest above, ${(rate / baseline.raw).toFixed(3)}x raw inserts${cpu}; ${ing.resent} compact requests re-sent in full after unknown_prefix`,
       );
       if (threads1.size) console.log(`  its CPU by thread: ${cpuByRole(pid, threads0, threads1)}`);
+      const ended = performance.now();
+      const caughtUp = await pgAttributed(fresh.url, 900_000);
+      console.log(
+        caughtUp
+          ? `  attribution on postgres: caught up ${((performance.now() - ended) / 1000).toFixed(1)} s after ingest ended`
+          : "  attribution on postgres: not caught up 900 s after ingest ended",
+      );
       console.log(`  ${await pgTableSizes(fresh.url)}`);
     } finally {
       if (dash) {
@@ -71,7 +78,7 @@ export async function pgDashboardIngest(
   }
 }
 
-/** The database's tables by size once the stream is in (partitions counted with their table; attribution may still run). */
+/** The database's tables by size (partitions counted with their table). */
 async function pgTableSizes(url: string): Promise<string> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
@@ -86,6 +93,23 @@ async function pgTableSizes(url: string): Promise<string> {
       .slice(0, 5)
       .map((r) => `${r.t} ${mb(r.bytes)}`)
       .join(", ")}; with indexes and TOAST)`;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/** Poll until the attribution job has judged every request and applied every KV event (its cursors, attr_state). */
+async function pgAttributed(url: string, timeoutMs: number): Promise<boolean> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) {
+      const [r] = await sql<{ done: boolean }[]>`SELECT
+        (SELECT coalesce(max(rid), 0) FROM requests) <= coalesce((SELECT value FROM attr_state WHERE key = 'requests'), 0)
+        AND (SELECT coalesce(max(seq), 0) FROM kv_events) <= coalesce((SELECT value FROM attr_state WHERE key = 'kv'), 0)
+        AS done`;
+      if (r!.done) return true;
+    }
+    return false;
   } finally {
     await sql.end({ timeout: 5 });
   }
