@@ -35,7 +35,13 @@ export type PgStoreOptions = {
  * for every later statement to see (read from it, or its batch committed), so a later row naming it stores its own
  * hashes only, with this row as its chain base (db/pg/chains.ts).
  */
-type HeldRequest = NamedRequest & { seq: Buffer | null; local: Buffer | null; committed: boolean };
+type HeldRequest = NamedRequest & {
+  seq: Buffer | null;
+  local: Buffer | null;
+  committed: boolean;
+  /** The row this one's stored form names as its chain base (request and row id), and how many hashes it shares. */
+  base: { requestId: string; rowId: string; shared: number; localShared: number } | null;
+};
 
 /**
  * Requests this process's recent batches stored or are storing (request_id → rows, oldest first), so a batch in
@@ -319,6 +325,7 @@ async function heldRequests(
       seq: whole.get(r.id)!.seq,
       local: whole.get(r.id)!.local,
       committed: true,
+      base: null,
     });
     byRequestId.set(r.requestId, list);
   }
@@ -341,6 +348,47 @@ function pickNamed(
   return all.findLast(same) ?? all.at(-1) ?? null;
 }
 
+/**
+ * The row a turn extending `named` (sharing its first `shared` / `localShared` hashes) may name as its chain base
+ * (db/pg/chains.ts): one its statement sees, in the table or inserted by an earlier statement of this transaction.
+ * A named row of another batch still in flight is not; then its own base, and so on, sharing the least of the counts
+ * on the way. Null: none (the turn is stored whole).
+ */
+function visibleBase(
+  named: HeldRequest,
+  namedRequestId: string,
+  shared: number,
+  localShared: number,
+  recent: Map<string, HeldRequest[]>,
+  batch: Map<string, HeldRequest[]>,
+  runs: ReadonlyMap<HeldRequest, number>,
+): { row: HeldRequest; base: NonNullable<HeldRequest["base"]> } | null {
+  let row = named;
+  let requestId = namedRequestId;
+  for (let steps = 0; !row.committed && !runs.has(row); steps++) {
+    const b = row.base;
+    // Held ones only: what a row names is looked up, never kept by reference (that would keep every ancestor alive).
+    const next = b && steps < MAX_BASE_STEPS ? heldRow(b.requestId, b.rowId, recent, batch) : undefined;
+    if (!next || !b) return null;
+    shared = Math.min(shared, b.shared);
+    localShared = Math.min(localShared, b.localShared);
+    row = next;
+    requestId = b.requestId;
+  }
+  return { row, base: { requestId, rowId: row.rowId, shared, localShared } };
+}
+
+/** How many in-flight rows visibleBase passes at most before storing a turn whole. */
+const MAX_BASE_STEPS = 8;
+
+const heldRow = (
+  requestId: string,
+  rowId: string,
+  recent: Map<string, HeldRequest[]>,
+  batch: Map<string, HeldRequest[]>,
+): HeldRequest | undefined =>
+  batch.get(requestId)?.find((r) => r.rowId === rowId) ?? recent.get(requestId)?.find((r) => r.rowId === rowId);
+
 /** A request's row with its chains whole, or why its prefix_of is refused. */
 function requestRow(
   e: IngestRowOf<"request">,
@@ -356,9 +404,7 @@ function requestRow(
   const ownLocal = e.local_hashes === undefined ? null : encodeHashes(e.local_hashes);
   let seq = ownSeq;
   let local = ownLocal;
-  // The named row, when the row may name it as its chain base (db/pg/chains.ts): it is in the table, or inserted by an
-  // earlier statement of this transaction. A row of another batch still in flight is not: this row is stored whole.
-  let base: { rowId: string; shared: number; localShared: number } | null = null;
+  let base: HeldRequest["base"] = null;
   let namesRun: number | undefined;
   if (e.prefix_of) {
     const id = e.prefix_of.request_id;
@@ -368,9 +414,8 @@ function requestRow(
     const n = named!;
     seq = Buffer.concat([(n.seq ?? EMPTY).subarray(0, r.shared * HASH_BYTES), seq ?? EMPTY]);
     if (local) local = Buffer.concat([(n.local ?? EMPTY).subarray(0, r.localShared * HASH_BYTES), local]);
-    namesRun = runs.get(n);
-    if (n.committed || namesRun !== undefined)
-      base = { rowId: n.rowId, shared: r.shared, localShared: ownLocal ? r.localShared : 0 };
+    const b = visibleBase(n, id, r.shared, ownLocal ? r.localShared : 0, recent, batch, runs);
+    if (b) ((base = b.base), (namesRun = runs.get(b.row)));
   }
   const seqCount = seq && seq.byteLength / HASH_BYTES;
   const localCount = local && local.byteLength / HASH_BYTES;
@@ -381,8 +426,8 @@ function requestRow(
         ? [...requestHead(e), seq, local, null, 0, 0, seqCount, localCount, null]
         : [
             ...requestHead(e),
-            ownSeq ?? EMPTY,
-            ownLocal,
+            seq!.subarray(base.shared * HASH_BYTES),
+            local && local.subarray(base.localShared * HASH_BYTES),
             base.rowId,
             base.shared,
             base.localShared,
@@ -400,6 +445,7 @@ function requestRow(
       seq,
       local,
       committed: false,
+      base,
     },
   };
 }

@@ -10,7 +10,7 @@ import { sessionChainsOf } from "../../../db/store/export";
 import { pgStore } from "../../../db/store/store";
 import { ChainMemo } from "../../../db/sqlite/chain-memo";
 import { decodeHashes, HASH_BYTES } from "../../../db/codecs/chains";
-import { parsed, T0, turn, type Raw } from "../../../test/events";
+import { minimal, parsed, T0, turn, type Raw } from "../../../test/events";
 import { freshPg, PG_TEST_URL } from "../../../test/pg";
 import { resolvePrefix } from "../prefix";
 
@@ -111,6 +111,41 @@ describe.skipIf(!PG_TEST_URL)("PostgreSQL request chains stored after their chai
     ]);
     const whole = await wholeChainsPg(pg.$client, left);
     for (const k of [6, 7, 8]) expect(asStrings(whole.get(`ev-${k}`)!)).toEqual({ seq: seqOf(k), local: localOf(k) });
+  });
+
+  it("a turn naming a row of a batch still in flight names that row's own base, sharing the least of the two", async () => {
+    await store([minimal.tool({ id: "warm-up" })]); // the day's partitions exist before the lock below
+    await trajectory(1);
+    const blocker = await pg.$client.reserve();
+    try {
+      await blocker`BEGIN`;
+      await blocker`LOCK TABLE tools IN ACCESS EXCLUSIVE MODE`;
+      // Turn 2 (6 blocks, naming turn 1) waits behind the lock in a batch with a tool call.
+      const second = { prefix_of: { request_id: "r1", blocks: 3 }, sequence_hashes: seqOf(2).slice(3) };
+      const first = store([turn(2, { ...second, local_hashes: localOf(2).slice(3) }), minimal.tool({ id: "held" })]);
+      for (let waiting = 0; waiting === 0;)
+        waiting = Number(
+          (await pg.$client`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)[0]!.n,
+        );
+      const third = {
+        prefix_of: { request_id: "r2", blocks: 6 },
+        sequence_hashes: seqOf(3).slice(6),
+        local_hashes: localOf(3).slice(6),
+      };
+      expect(await store([turn(3, third)])).toEqual(["accepted"]);
+      await blocker`COMMIT`;
+      expect(await first).toEqual(["accepted", "accepted"]);
+    } finally {
+      blocker.release();
+    }
+    const rows = await storedRows();
+    expect(rows.map((r) => [r.id, r.base, r.seqShared, r.localShared, r.seq!.byteLength / HASH_BYTES])).toEqual([
+      ["ev-1", null, 0, 0, 3],
+      ["ev-3", "ev-1", 3, 3, 6],
+      ["ev-2", "ev-1", 3, 3, 3],
+    ]);
+    const whole = await wholeChainsPg(pg.$client, rows);
+    for (const k of [1, 2, 3]) expect(asStrings(whole.get(`ev-${k}`)!)).toEqual({ seq: seqOf(k), local: localOf(k) });
   });
 
   it("a turn naming a row deleted behind this process's back fails its batch, nothing stored; sent again it is unknown", async () => {
