@@ -103,7 +103,10 @@ export async function wholeChainsPg(
     const c = { seq: chain(r, "seq"), local: chain(r, "local") };
     built.set(r.id, c);
     // A turn's next turn names it, and rarely anything older: the memo keeps each trajectory's newest chain.
-    if (memo && r.base !== null) (memo.delete(r.base), memo.set(r.id, c));
+    if (memo) {
+      if (r.base !== null) memo.delete(r.base);
+      memo.set(r.id, c);
+    }
   }
   return built;
 }
