@@ -38,8 +38,8 @@ export const CHAIN_BASE_LOCK = "hashtext('switchyard.chain_base')";
 const MAX_DEPTH = 100_000;
 
 /**
- * Every row on the base paths of `ids` (themselves included), stopping at a row whose base is in `known`: one
- * recursive query, each step a primary-key lookup.
+ * Every row on the base paths of `ids` (themselves included), stopping at a row whose base is in `known` (rows read
+ * or held already): one recursive query, each step a primary-key lookup.
  */
 async function ancestorsPg(q: postgres.Sql, ids: readonly string[], known: readonly string[]): Promise<StoredChains[]> {
   if (ids.length === 0) return [];
@@ -77,7 +77,7 @@ export async function wholeChainsPg(
     else missing.add(r.base);
   }
   if (missing.size > 0) {
-    const known = [...byId.keys()];
+    const known = [...byId.keys(), ...built.keys()];
     for (const r of await ancestorsPg(q, [...missing], known)) if (!byId.has(r.id)) byId.set(r.id, r);
   }
   const chain = (row: StoredChains, which: "seq" | "local"): Buffer | null => {
