@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { IngestRow, IngestRowOf, NamedRequest, ResolvePrefix } from "../rows/ingest";
+import type { IngestRow, IngestRowOf, ResolvePrefix } from "../rows/ingest";
 import type { StoreStatus } from "../rows/ingest";
 import { encodeHashes, HASH_BYTES } from "../codecs/chains";
 import { rowOf } from "../ingest/rows";
@@ -9,19 +9,22 @@ import { idKey } from "../ingest/kv-rows";
 import { pgTransaction, type PgDb } from "./client";
 import { dayOf, ensurePartitions, forgetPartitions, PARTITIONED } from "./partitions";
 import { CHAIN_BASE_LOCK, storedChainColumns, wholeChainsPg, type StoredChains } from "./chains";
+import { forget, forgetRows, pickNamed, recentOf, remember, visibleBase, type HeldRequest } from "./recent-requests";
 import { insertPlans, planParams, type InsertPlan, type Value } from "./rows";
 import { writeRollupsPg } from "./rollups";
 import { upsertWorkers } from "./workers";
-import { PG_RECENT_REQUESTS } from "../../lib/memory-bounds";
 
 // PostgreSQL's ingest: the structural rows SQLite's insertEvents takes, stored with one multi-row insert per table in
 // one transaction per batch, idempotent by event id (and ts, where SQLite keys by both), then worker state and the
 // rollups (db/pg/rollups.ts) of the accepted events.
 
+export { forgetRecentRequests } from "./recent-requests";
+
 const PLANS = insertPlans((table) => table in PARTITIONED);
 /** Where a requests row holds chain_base. */
 const CHAIN_BASE_AT = PLANS.request.columns.indexOf("chain_base");
 const ID_AT = PLANS.request.columns.indexOf("id");
+const EMPTY = Buffer.alloc(0);
 
 export type PgStoreOptions = {
   /** Decides each request's prefix_of (server/ingest/prefix.ts); required when a request of the batch names one. */
@@ -29,35 +32,6 @@ export type PgStoreOptions = {
   /** Runs last in the same transaction with the results (a write that must commit with the batch). */
   alsoInTransaction?: (tx: postgres.Sql, out: readonly StoreStatus[]) => Promise<void>;
 };
-
-/**
- * A request whose chains a later prefix_of may extend, with its whole chains. `committed`: its row is in the table
- * for every later statement to see (read from it, or its batch committed), so a later row naming it stores its own
- * hashes only, with this row as its chain base (db/pg/chains.ts).
- */
-type HeldRequest = NamedRequest & {
-  seq: Buffer | null;
-  local: Buffer | null;
-  committed: boolean;
-  /** The row this one's stored form names as its chain base (request and row id), and how many hashes it shares. */
-  base: { requestId: string; rowId: string; shared: number; localShared: number } | null;
-};
-
-/**
- * Requests this process's recent batches stored or are storing (request_id → rows, oldest first), so a batch in
- * flight beside the one holding the request its prefix_of names still finds it: a row naming a request not yet
- * committed is stored whole, so it never depends on the earlier committing. Bounded; a batch that fails takes its
- * requests out again.
- */
-const RECENT_LIMIT = PG_RECENT_REQUESTS;
-const EMPTY = Buffer.alloc(0);
-const recentBySql = new WeakMap<postgres.Sql, Map<string, HeldRequest[]>>();
-
-function recentOf(sql: postgres.Sql): Map<string, HeldRequest[]> {
-  let m = recentBySql.get(sql);
-  if (!m) recentBySql.set(sql, (m = new Map()));
-  return m;
-}
 
 /** A batch's turn to read what it names and build its rows: after the batches started before it did so. */
 type Turn = {
@@ -83,41 +57,6 @@ function takeTurn(sql: postgres.Sql): Turn {
   const mine = new Promise<void>((resolve) => (done = resolve));
   lastTurn.set(sql, mine);
   return { recent: recentOf(sql), previous, done, held: [], committed: [], sql };
-}
-
-/** Forget the recent batches' requests (after rows were deleted behind this process's back, e.g. between tests). */
-export function forgetRecentRequests(pg: PgDb): void {
-  recentBySql.delete(pg.$client);
-}
-
-function remember(recent: Map<string, HeldRequest[]>, batch: Map<string, HeldRequest[]>): void {
-  for (const [id, rows] of batch) {
-    const list = recent.get(id);
-    if (list) list.push(...rows);
-    else recent.set(id, [...rows]);
-  }
-  for (const id of recent.keys()) {
-    if (recent.size <= RECENT_LIMIT) break;
-    recent.delete(id);
-  }
-}
-
-/** Forget recent requests by row id (rows found deleted). */
-function forgetRows(recent: Map<string, HeldRequest[]>, rowIds: ReadonlySet<string>): void {
-  for (const [id, rows] of recent) {
-    const kept = rows.filter((r) => !rowIds.has(r.rowId));
-    if (kept.length === rows.length) continue;
-    if (kept.length) recent.set(id, kept);
-    else recent.delete(id);
-  }
-}
-
-function forget(recent: Map<string, HeldRequest[]>, batch: Map<string, HeldRequest[]>): void {
-  for (const [id, rows] of batch) {
-    const kept = (recent.get(id) ?? []).filter((r) => !rows.includes(r));
-    if (kept.length) recent.set(id, kept);
-    else recent.delete(id);
-  }
 }
 
 /**
@@ -331,63 +270,6 @@ async function heldRequests(
   }
   return { rowIds, byRequestId };
 }
-
-/**
- * The request a prefix_of names, as SQLite picks it: the newest with this request_id from the same session and sender,
- * else the newest at all; rows of recent batches, then of this one, count as newer than rows read from the table.
- */
-function pickNamed(
-  e: IngestRowOf<"request">,
-  held: readonly HeldRequest[],
-  recent: readonly HeldRequest[],
-  batch: readonly HeldRequest[],
-): HeldRequest | null {
-  const same = (r: HeldRequest) => r.sessionId === (e.session_id ?? null) && r.source === (e.source ?? null);
-  const inTable = new Set(held.map((r) => r.rowId));
-  const all = [...held, ...recent.filter((r) => !inTable.has(r.rowId)), ...batch];
-  return all.findLast(same) ?? all.at(-1) ?? null;
-}
-
-/**
- * The row a turn extending `named` (sharing its first `shared` / `localShared` hashes) may name as its chain base
- * (db/pg/chains.ts): one its statement sees, in the table or inserted by an earlier statement of this transaction.
- * A named row of another batch still in flight is not; then its own base, and so on, sharing the least of the counts
- * on the way. Null: none (the turn is stored whole).
- */
-function visibleBase(
-  named: HeldRequest,
-  namedRequestId: string,
-  shared: number,
-  localShared: number,
-  recent: Map<string, HeldRequest[]>,
-  batch: Map<string, HeldRequest[]>,
-  runs: ReadonlyMap<HeldRequest, number>,
-): { row: HeldRequest; base: NonNullable<HeldRequest["base"]> } | null {
-  let row = named;
-  let requestId = namedRequestId;
-  for (let steps = 0; !row.committed && !runs.has(row); steps++) {
-    const b = row.base;
-    // Held ones only: what a row names is looked up, never kept by reference (that would keep every ancestor alive).
-    const next = b && steps < MAX_BASE_STEPS ? heldRow(b.requestId, b.rowId, recent, batch) : undefined;
-    if (!next || !b) return null;
-    shared = Math.min(shared, b.shared);
-    localShared = Math.min(localShared, b.localShared);
-    row = next;
-    requestId = b.requestId;
-  }
-  return { row, base: { requestId, rowId: row.rowId, shared, localShared } };
-}
-
-/** How many in-flight rows visibleBase passes at most before storing a turn whole. */
-const MAX_BASE_STEPS = 8;
-
-const heldRow = (
-  requestId: string,
-  rowId: string,
-  recent: Map<string, HeldRequest[]>,
-  batch: Map<string, HeldRequest[]>,
-): HeldRequest | undefined =>
-  batch.get(requestId)?.find((r) => r.rowId === rowId) ?? recent.get(requestId)?.find((r) => r.rowId === rowId);
 
 /** A request's row with its chains whole, or why its prefix_of is refused. */
 function requestRow(
