@@ -9,6 +9,7 @@ import { Simulation } from "../server/sim/engine";
 import { scenarioByName } from "../server/sim/scenarios";
 import { describeOffload, OFFLOAD_VARIANTS, runOffload } from "../server/sim/offload-report";
 import { procStat } from "./thread-cpu";
+import { buildServer, serverBuildIsFresh } from "./build-if-needed.mjs";
 
 const START = 1764400000000;
 /** Simulated seconds per wall second the steady hour should reach, output on, on an idle machine. */
@@ -40,6 +41,8 @@ function core(seconds: number): { wall: number; cpu: number; mainCpu: number | n
 }
 
 async function bench(seconds: number): Promise<number> {
+  // --out writes through a helper thread, a bundle of its own (dist/threads/): a fresh checkout has none yet.
+  if (!serverBuildIsFresh()) await buildServer();
   const dir = mkdtempSync(join(tmpdir(), "bench-sim-"));
   const out = join(dir, "steady.ndjson");
   let summary = "";
