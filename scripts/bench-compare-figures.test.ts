@@ -70,15 +70,23 @@ describe("figuresOf", () => {
       "version: 1.2.3",
       "delta: -4.5 ms",
       "No users yet: create the first admin at http://localhost:38219/setup",
+      "attribution on postgres: caught up 212.6 s after ingest ended",
+      "its CPU by thread: PostgreSQL ingest threads 4.3 s, other (node) 3.2 s",
+      "trace: p50 14.8 ms p95 25.1 ms",
+      "a: one two three four 5 s",
     ].join("\n");
     expect(figuresOf(output)).toEqual([
       { key: "wall", value: 2.5, unit: "s" },
       { key: "speed", value: 1441.7, unit: "x real time" },
       { key: "db", value: 87.2, unit: "MB per simulated hour" },
       { key: "ingest", value: 27663, unit: "events/s" },
+      { key: "ingest CPU: dashboard", value: 10.1, unit: "s" },
       { key: "ratio", value: 0.177, unit: "" },
       { key: "median preview, one thread", value: 3, unit: "s per hour" },
       { key: "delta", value: -4.5, unit: "ms" },
+      { key: "attribution on postgres: caught up", value: 212.6, unit: "s after ingest ended" },
+      { key: "its CPU by thread: PostgreSQL ingest threads", value: 4.3, unit: "s" },
+      { key: "trace: p50", value: 14.8, unit: "ms" },
     ]);
   });
 

@@ -60,20 +60,31 @@ export function runOrder(rounds: number): ("base" | "current")[][] {
 export type Figure = { key: string; value: number; unit: string };
 
 /**
- * The figures of a benchmark's output: each line `LABEL: NUMBER UNIT…` where the number comes right after the colon
- * (`speed: 1441.7 x real time (…)`, `db: 87.2 MB per simulated hour (…)`, `ratio: 0.177`); the unit is what follows
- * the number up to a parenthesis, comma or semicolon. A label seen again (one per scenario) is numbered: `label #2`.
+ * The figures of a benchmark's output: each line `LABEL: NUMBER UNIT…` (`speed: 1441.7 x real time (…)`, `db: 87.2 MB
+ * per simulated hour (…)`, `ratio: 0.177`), or with up to three words before the number, which join the label
+ * (`attribution on postgres: caught up 212.6 s after ingest ended` is `attribution on postgres: caught up`). The unit is
+ * the words after the number up to a parenthesis, comma, semicolon or a word holding a digit. A label seen again (one
+ * per scenario) is numbered: `label #2`.
  */
 export function figuresOf(output: string): Figure[] {
   const out: Figure[] = [];
   const seen = new Map<string, number>();
   for (const line of output.split("\n")) {
-    const m = /^\s*([^:\s][^:]{0,119}?):\s+(-?\d+(?:\.\d+)?)(?![\d.,:])(?:[ \t]+([^(,;\n]*))?/.exec(line);
+    const m =
+      /^\s*([^:\s][^:]{0,119}?):\s+((?:[A-Za-z][A-Za-z0-9-]*\s+){0,3}?)(-?\d+(?:\.\d+)?)(?![\d.,:])(?:[ \t]+([^(,;\n]*))?/.exec(
+        line,
+      );
     if (!m) continue;
-    const label = m[1]!.trim();
+    const words = m[2]!.trim();
+    const label = words ? `${m[1]!.trim()}: ${words}` : m[1]!.trim();
     const n = (seen.get(label) ?? 0) + 1;
     seen.set(label, n);
-    out.push({ key: n === 1 ? label : `${label} #${n}`, value: Number(m[2]), unit: (m[3] ?? "").trim() });
+    const unit: string[] = [];
+    for (const w of (m[4] ?? "").trim().split(/\s+/)) {
+      if (w === "" || /\d/.test(w)) break;
+      unit.push(w);
+    }
+    out.push({ key: n === 1 ? label : `${label} #${n}`, value: Number(m[3]), unit: unit.join(" ") });
   }
   return out;
 }

@@ -121,7 +121,9 @@ function currentLabel(root: string): string {
 /** Run the rounds and return the table's rows; throws on a failed run (its output's end in the message). */
 export async function compareBenches(o: CompareOptions, io: Io): Promise<Row[]> {
   const sha = resolveRevision(io.root, o.base);
-  const baseLabel = `${o.base} (${sha.slice(0, 7)})`;
+  const baseLabel = sha.startsWith(o.base)
+    ? sha.slice(0, Math.max(7, o.base.length))
+    : `${o.base} (${sha.slice(0, 7)})`;
   const label = currentLabel(io.root);
   const tree = worktreeOf(io.root, sha);
   const stop = () => {
