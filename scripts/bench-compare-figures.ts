@@ -59,32 +59,70 @@ export function runOrder(rounds: number): ("base" | "current")[][] {
 
 export type Figure = { key: string; value: number; unit: string };
 
+/** `text` split at `sep` where it is outside parentheses. */
+function splitOutside(text: string, sep: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    else if (c === sep && depth === 0) {
+      parts.push(text.slice(from, i));
+      from = i + 1;
+    }
+  }
+  parts.push(text.slice(from));
+  return parts;
+}
+
+/** The words after a number up to a parenthesis or a word holding a digit. */
+function unitOf(rest: string): string {
+  const unit: string[] = [];
+  for (const w of rest.trim().split(/\s+/)) {
+    if (w === "" || w.startsWith("(") || /\d/.test(w)) break;
+    unit.push(w);
+  }
+  return unit.join(" ");
+}
+
+const LINE = /^\s*([^:\s][^:]{0,119}?):\s+(.*)$/;
+/** The first figure after the colon: up to three words, the number, the rest. */
+const FIRST = /^((?:[A-Za-z][A-Za-z0-9-]*\s+){0,3}?)(-?\d+(?:\.\d+)?)(?![\d.,:\w])(.*)$/;
+/** A later one (`sender 1.5 s`, `other (node) 3.2 s`): words first, which may hold parentheses, then the number. */
+const MORE = /^\s*([A-Za-z](?:[^\d(]|\([^)]*\))*?)\s+(-?\d+(?:\.\d+)?)(?![\d.,:\w])(.*)$/;
+
 /**
  * The figures of a benchmark's output: each line `LABEL: NUMBER UNIT…` (`speed: 1441.7 x real time (…)`, `db: 87.2 MB
  * per simulated hour (…)`, `ratio: 0.177`), or with up to three words before the number, which join the label
  * (`attribution on postgres: caught up 212.6 s after ingest ended` is `attribution on postgres: caught up`). The unit is
- * the words after the number up to a parenthesis, comma, semicolon or a word holding a digit. A label seen again (one
- * per scenario) is numbered: `label #2`.
+ * the words after the number up to a parenthesis or a word holding a digit. Once a line holds a figure, the items after
+ * it separated by commas or semicolons (outside parentheses) that are words and a number are figures too:
+ * `ingest CPU by dashboard thread: ingest workers 6.1 s, other (node) 2.1 s` gives `… ingest workers` and
+ * `… other (node)`. A label seen again (one per scenario) is numbered: `label #2`.
  */
 export function figuresOf(output: string): Figure[] {
   const out: Figure[] = [];
   const seen = new Map<string, number>();
-  for (const line of output.split("\n")) {
-    const m =
-      /^\s*([^:\s][^:]{0,119}?):\s+((?:[A-Za-z][A-Za-z0-9-]*\s+){0,3}?)(-?\d+(?:\.\d+)?)(?![\d.,:])(?:[ \t]+([^(,;\n]*))?/.exec(
-        line,
-      );
-    if (!m) continue;
-    const words = m[2]!.trim();
-    const label = words ? `${m[1]!.trim()}: ${words}` : m[1]!.trim();
+  const add = (label: string, value: number, unit: string) => {
     const n = (seen.get(label) ?? 0) + 1;
     seen.set(label, n);
-    const unit: string[] = [];
-    for (const w of (m[4] ?? "").trim().split(/\s+/)) {
-      if (w === "" || /\d/.test(w)) break;
-      unit.push(w);
+    out.push({ key: n === 1 ? label : `${label} #${n}`, value, unit });
+  };
+  for (const line of output.split("\n")) {
+    const m = LINE.exec(line);
+    if (!m) continue;
+    const label = m[1]!.trim();
+    const [first, ...more] = splitOutside(m[2]!, ";").flatMap((segment) => splitOutside(segment, ","));
+    const f = FIRST.exec(first!);
+    if (!f) continue;
+    const words = f[1]!.trim();
+    add(words ? `${label}: ${words}` : label, Number(f[2]), unitOf(f[3]!));
+    for (const part of more) {
+      const g = MORE.exec(part);
+      if (g) add(`${label}: ${g[1]!.trim()}`, Number(g[2]), unitOf(g[3]!));
     }
-    out.push({ key: n === 1 ? label : `${label} #${n}`, value: Number(m[3]), unit: unit.join(" ") });
   }
   return out;
 }
