@@ -86,6 +86,14 @@ describe("parseLifted", () => {
     expect((parseLifted(JSON.stringify(removed))!.block_hashes as LiftedHashes).length).toBe(2);
   });
 
+  it("lifts both lists whichever comes first in the line", () => {
+    const { block_hashes, local_hashes, ...rest } = long(full["kv.stored"]({ local_hashes: ["3", "4", "5"] }));
+    const v = parseLifted(JSON.stringify({ local_hashes, ...rest, block_hashes }))!;
+    expect((v.local_hashes as LiftedHashes).length).toBe(3);
+    expect((v.block_hashes as LiftedHashes).bytes!.equals(encodeHashes(block_hashes as string[]))).toBe(true);
+    expect({ ...v, block_hashes, local_hashes }).toEqual({ local_hashes, ...rest, block_hashes });
+  });
+
   it.each<[string, string]>([
     ["a short line", JSON.stringify(minimal["kv.stored"]())],
     ["a tool", JSON.stringify(long(minimal.tool()))],

@@ -202,7 +202,10 @@ export function parseLifted(line: string): Record<string, unknown> | null {
   if (!k || line.includes("\\u0000")) return null;
   const lifts = liftLists(line, k);
   if (lifts.length === 0) return null;
-  lifts.sort((a, b) => a.at - b.at);
+  // In text order (at most two lists: an insertion sort; Array#sort with a comparator allocated a work array per line).
+  for (let i = 1; i < lifts.length; i++)
+    for (let j = i; j > 0 && lifts[j - 1]!.at > lifts[j]!.at; j--)
+      [lifts[j - 1], lifts[j]] = [lifts[j]!, lifts[j - 1]!];
   for (let i = 1; i < lifts.length; i++) if (lifts[i - 1]!.end > lifts[i]!.at) return null;
   let text = "";
   let from = 0;
