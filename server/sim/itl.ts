@@ -28,8 +28,8 @@ export function addGaps(runs: number[], ms: number, count: number): void {
   if (runs.length > 2 * MAX_RUNS) compact(runs);
 }
 
-/** Scratch for summarize: run values sorted, and the gap count at each value's first position. */
-let sorted = new Float64Array(2 * MAX_RUNS + 2);
+/** Scratch for summarize: the runs' values and counts, reordered in place by the selection. */
+let values = new Float64Array(2 * MAX_RUNS + 2);
 let counts = new Float64Array(2 * MAX_RUNS + 2);
 
 /** Mean and 95th percentile (nearest rank) of the recorded gaps; nulls without any gap. */
@@ -37,8 +37,8 @@ export function summarize(runs: readonly number[]): { mean: number | null; p95: 
   let total = 0;
   let sum = 0;
   const n = runs.length >> 1;
-  if (sorted.length < n) {
-    sorted = new Float64Array(2 * n);
+  if (values.length < n) {
+    values = new Float64Array(2 * n);
     counts = new Float64Array(2 * n);
   }
   for (let i = 0; i < n; i++) {
@@ -46,34 +46,57 @@ export function summarize(runs: readonly number[]): { mean: number | null; p95: 
     const c = runs[2 * i + 1]!;
     total += c;
     sum += v * c;
-    sorted[i] = v;
+    values[i] = v;
+    counts[i] = c;
   }
   if (total === 0) return { mean: null, p95: null };
-  const values = sorted.subarray(0, n).sort();
-  counts.fill(0, 0, n);
-  // Each run's count goes to the first position of its value (equal values share one), found by binary search.
-  for (let i = 0; i < n; i++) {
-    const v = runs[2 * i]!;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (values[mid]! < v) lo = mid + 1;
-      else hi = mid;
+  return { mean: sum / total, p95: weightedRank(n, Math.ceil(0.95 * total)) };
+}
+
+/**
+ * The smallest value among values[0, n) whose own and smaller values' counts reach `rank` (≥ 1, at most their total),
+ * by selection rather than sorting: a three-way partition around a pivot keeps the side the rank falls in (expected
+ * linear time; the answer does not depend on the pivots). Reorders values and counts.
+ */
+function weightedRank(n: number, rank: number): number {
+  const v = values;
+  const c = counts;
+  let lo = 0;
+  let hi = n;
+  let need = rank;
+  while (hi - lo > 1) {
+    const pivot = v[(lo + hi) >> 1]!;
+    // [lo, lt) below the pivot, [lt, i) equal, [gt, hi) above.
+    let lt = lo;
+    let i = lo;
+    let gt = hi;
+    let below = 0;
+    let equal = 0;
+    while (i < gt) {
+      const x = v[i]!;
+      if (x < pivot) {
+        below += c[i]!;
+        swap(v, c, i++, lt++);
+      } else if (x > pivot) swap(v, c, i, --gt);
+      else equal += c[i++]!;
     }
-    counts[lo]! += runs[2 * i + 1]!;
-  }
-  const rank = Math.ceil(0.95 * total);
-  let seen = 0;
-  let p95 = values[n - 1]!;
-  for (let i = 0; i < n; i++) {
-    seen += counts[i]!;
-    if (seen >= rank) {
-      p95 = values[i]!;
-      break;
+    if (need <= below) hi = lt;
+    else if (need <= below + equal) return pivot;
+    else {
+      need -= below + equal;
+      lo = gt;
     }
   }
-  return { mean: sum / total, p95 };
+  return v[lo]!;
+}
+
+function swap(v: Float64Array, c: Float64Array, a: number, b: number): void {
+  const x = v[a]!;
+  v[a] = v[b]!;
+  v[b] = x;
+  const y = c[a]!;
+  c[a] = c[b]!;
+  c[b] = y;
 }
 
 /** Halve the number of runs: sort by value and merge neighbours into their weighted mean. */
