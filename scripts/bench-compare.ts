@@ -80,7 +80,12 @@ function runBench(cwd: string, o: CompareOptions): Promise<{ code: number; outpu
 function worktreeOf(root: string, sha: string): { dir: string; remove: () => void } {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), "bench-compare-"));
   const dir = path.join(parent, "tree");
-  git(root, ["worktree", "add", "--detach", dir, sha]);
+  try {
+    git(root, ["worktree", "add", "--detach", dir, sha]);
+  } catch (err) {
+    fs.rmSync(parent, { recursive: true, force: true });
+    throw err;
+  }
   const modules = path.join(root, "node_modules");
   if (fs.existsSync(modules)) {
     // Hard links: the worktree resolves its packages as a checkout of its own would (some bundlers refuse a
