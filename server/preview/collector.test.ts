@@ -14,19 +14,18 @@ const BS = 16;
 const FROM = 1_000;
 const TO = 10_000;
 
-type View = { hi: number[]; lo: number[]; uniqueFrom: number };
+type View = { words: Uint32Array; uniqueFrom: number };
 /**
  * A view of n blocks, block k with sequence hash (seed, k + 1); contents are given to `sent` beside it. Its blocks
  * from `uniqueFrom` on are its own (no other view holds their hashes; none by default).
  */
 const view = (seed: number, n: number, uniqueFrom = Infinity): View => ({
-  hi: Array.from({ length: n }, () => seed),
-  lo: Array.from({ length: n }, (_, k) => k + 1),
+  words: Uint32Array.from({ length: 2 * n }, (_, i) => (i % 2 === 0 ? seed : i / 2 + 0.5)),
   uniqueFrom,
 });
 
 function request(id: string, v: View, cachedBlocks: number, arrivedAt = FROM): SimRequest {
-  const n = v.hi.length;
+  const n = v.words.length / 2;
   return {
     id,
     view: v,
@@ -52,8 +51,7 @@ describe("RunCollector's miss causes", () => {
     c.sent(0, first, [101, 102, 103]);
     c.done(0, first);
     // The trajectory's next turn extends the same view by two blocks; only its first block is still cached.
-    v.hi.push(7, 7);
-    v.lo.push(4, 5);
+    v.words = Uint32Array.from([...v.words, 7, 4, 7, 5]);
     const second = request("a2", v, 1, FROM + 10);
     c.sent(1, second, [101, 102, 103, 104, 105]);
     c.done(1, second);
@@ -155,7 +153,7 @@ describe("RunCollector's miss causes", () => {
     const run = (told: boolean) => {
       const c = collector(shapes.length);
       shapes.forEach((sh, t) => {
-        const v: View = { hi: sh.seqs.map((x) => x[0]!), lo: sh.seqs.map((x) => x[1]!), uniqueFrom: Infinity };
+        const v: View = { words: Uint32Array.from(sh.seqs.flatMap((x) => [x[0]!, x[1]!])), uniqueFrom: Infinity };
         if (told) v.uniqueFrom = sh.own;
         const lone = told ? Uint8Array.from(sh.contents, (ct) => (counts.get(ct) === 1 ? 1 : 0)) : null;
         const r = request(`r${t}`, v, 0, FROM + t);

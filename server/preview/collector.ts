@@ -94,7 +94,9 @@ export class RunCollector {
     // A sequence hash seen before was added with the same content (it hashes its parent's and this block's content),
     // so its local content is in seenLocal already: only an unseen one is looked up there.
     for (let k = from; k < own; k++)
-      f[k - from] = this.seenSeq.addSeen(v.hi[k]!, v.lo[k]!) ? SEEN_SEQ : this.contentFlag(contents[k]!);
+      f[k - from] = this.seenSeq.addSeen(v.words[2 * k]!, v.words[2 * k + 1]!)
+        ? SEEN_SEQ
+        : this.contentFlag(contents[k]!);
     // No other block holds these hashes, so nobody looks them up in seenSeq: they are not added.
     for (let k = own; k < n; k++) if (lone === null || lone[k] !== 1) f[k - from] = this.contentFlag(contents[k]!);
     if (n > from) this.checked.set(v, n);

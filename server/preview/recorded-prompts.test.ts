@@ -103,7 +103,10 @@ describe("prompts shared by the runs of a window", () => {
     const contentCount = new Map<number, number>();
     for (const [v, p] of views)
       for (let k = 0; k < v.length; k++) {
-        seqCount.set(`${v.hi[k]}:${v.lo[k]}`, (seqCount.get(`${v.hi[k]}:${v.lo[k]}`) ?? 0) + 1);
+        seqCount.set(
+          `${v.words[2 * k]}:${v.words[2 * k + 1]}`,
+          (seqCount.get(`${v.words[2 * k]}:${v.words[2 * k + 1]}`) ?? 0) + 1,
+        );
         contentCount.set(p.contents[k]!, (contentCount.get(p.contents[k]!) ?? 0) + 1);
       }
     const wrong: string[] = [];
@@ -116,7 +119,7 @@ describe("prompts shared by the runs of a window", () => {
         continue;
       }
       let from = v.length;
-      while (from > 0 && seqCount.get(`${v.hi[from - 1]}:${v.lo[from - 1]}`) === 1) from--;
+      while (from > 0 && seqCount.get(`${v.words[2 * from - 2]}:${v.words[2 * from - 1]}`) === 1) from--;
       if (v.uniqueFrom !== from) wrong.push(`uniqueFrom ${v.uniqueFrom}, counted ${from}`);
       own += v.length - from;
       for (let k = 0; k < v.length; k++) {

@@ -120,8 +120,8 @@ export class RecordedPrompts {
     for (const v of contentsOf.keys()) n += v.length;
     // Hashes, then contents: one pass's arrays are garbage before the next pass makes its own.
     const seqLone = lonePass(contentsOf, n, (v, _, k, hi, lo, at) => {
-      hi[at] = v.hi[k]!;
-      lo[at] = v.lo[k]!;
+      hi[at] = v.words[2 * k]!;
+      lo[at] = v.words[2 * k + 1]!;
     });
     const conLone = lonePass(contentsOf, n, (_, contents, k, hi, lo, at) => {
       const c = contents[k]!;

@@ -87,7 +87,7 @@ export class RecordedReplay {
     const prompt = this.prompts.of(i);
     // A new view that starts with an opening a turn of this run sent before: its first blocks were seen (by that turn).
     const o = prompt.opened;
-    const known = o > 0 && this.openings.addSeen(prompt.view.hi[o - 1]!, prompt.view.lo[o - 1]!) ? o : 0;
+    const known = o > 0 && this.openings.addSeen(prompt.view.words[2 * o - 2]!, prompt.view.words[2 * o - 1]!) ? o : 0;
     let owner = this.owners.get(t.trajectoryId);
     if (!owner) this.owners.set(t.trajectoryId, (owner = new OwnedBlocks(this.host.keepsOwnedRefs)));
     const role = t.parentTrajectoryId ? "subagent" : "main";

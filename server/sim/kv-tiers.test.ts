@@ -39,7 +39,6 @@ function setup(opts: { capacity?: number; host?: number; shared?: number } = {})
 
 function request(n: number, cls: RetentionClass, from = 0): SimRequest {
   const view = hashList(Array.from({ length: n }, (_, i) => `h${from + i}`));
-  (view.ids as number[]).push(...new Array(n).fill(-1));
   return {
     view,
     nBlocks: n,

@@ -24,9 +24,10 @@ const UNTABLED = 4;
 /** Sequence hashes (decimal strings and their 32-bit halves) with a cache of their index entry ids (-1: unknown). */
 export type HashList = {
   readonly seq: readonly string[];
-  readonly hi: readonly number[];
-  readonly lo: readonly number[];
-  readonly ids: number[];
+  /** Each hash's u64 halves: hi and lo of hash i at 2 i and 2 i + 1. */
+  readonly words: Uint32Array;
+  /** Entry ids cached per hash (-1: none known); the index writes them. */
+  readonly ids: Int32Array;
   /** True when every seq[i] is toDecimal(hi[i], lo[i]) (the simulator's views): the index then keeps no string per entry. */
   readonly decimal?: boolean;
   /**
@@ -54,8 +55,13 @@ export function hashKey(hash: string): [hi: number, lo: number] {
 
 /** A HashList of hash strings (reports and tests; the simulator's views carry their halves already). */
 export function hashList(seq: readonly string[]): HashList {
-  const keys = seq.map(hashKey);
-  return { seq, hi: keys.map((k) => k[0]), lo: keys.map((k) => k[1]), ids: [] };
+  const words = new Uint32Array(2 * seq.length);
+  seq.forEach((h, i) => {
+    const [hi, lo] = hashKey(h);
+    words[2 * i] = hi;
+    words[2 * i + 1] = lo;
+  });
+  return { seq, words, ids: new Int32Array(seq.length).fill(-1) };
 }
 
 /**
@@ -146,8 +152,8 @@ export class PrefixIndex {
 
   /** Entry id of list.seq[i], or -1, using and refreshing the list's id cache. */
   idAt(list: HashList, i: number): number {
-    const hi = list.hi[i]! | 0;
-    const lo = list.lo[i]! | 0;
+    const hi = list.words[2 * i]! | 0;
+    const lo = list.words[2 * i + 1]! | 0;
     const cached = list.ids[i]!;
     if (cached >= 0 && this.ent[cached * ENT + LO] === lo && this.ent[cached * ENT + HI] === hi) return cached;
     // A hash only this list holds is in the index only if the list's cached id says so.
@@ -158,8 +164,8 @@ export class PrefixIndex {
 
   /** Entry id of list.seq[i], created if needed. */
   ensureAt(list: HashList, i: number): number {
-    const hi = list.hi[i]! | 0;
-    const lo = list.lo[i]! | 0;
+    const hi = list.words[2 * i]! | 0;
+    const lo = list.words[2 * i + 1]! | 0;
     const cached = list.ids[i]!;
     if (cached >= 0 && this.ent[cached * ENT + LO] === lo && this.ent[cached * ENT + HI] === hi) return cached;
     // A hash only this list holds, not found by its cached id, is new: its entry goes outside the table.

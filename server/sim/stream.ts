@@ -60,6 +60,10 @@ export class TokenStream {
 
 const scratch: Hash64 = { hi: 0, lo: 0 };
 const NO_WORDS = new Uint32Array(0);
+const NO_IDS = new Int32Array(0);
+const NO_CONTENTS = new Float64Array(0);
+/** Blocks a view has room for at first (a shared prefix is about this long). */
+const MIN_BLOCKS = 64;
 let chunkBuf = Buffer.allocUnsafe(1 << 16);
 
 /** A scratch buffer of at least `n` bytes for one chunk's text. */
@@ -73,19 +77,26 @@ function chunkBytes(n: number): Buffer {
  * set, replaces block 0's content (a per-session billing header the frontend did not strip).
  */
 export class HashView {
-  readonly hi: number[] = [];
-  readonly lo: number[] = [];
+  /**
+   * The sequence hashes' u64 halves, hi and lo of block i at 2 i and 2 i + 1 (u32), in typed arrays grown by doubling
+   * with `ids` and `contentOf`: a JS array of each was most of what the simulation's young collections copied (a
+   * trajectory's arrays live as long as it does), where a typed array's storage is outside the heap they copy. These
+   * are also the words a line sink that takes hash lists as halves reads (LineOut.u64s).
+   */
+  words: Uint32Array = NO_WORDS;
   /** Every seq item is toDecimal(hi, lo) (the prefix index keeps no string for such a list's entries). */
   readonly decimal = true;
   /** Decimal strings of the sequence hashes of blocks [0, seqStr.length), written when first read. */
   private readonly seqStr: string[] = [];
   /** Content id each block's local hash is taken from; the local hashes' decimal strings are written when first read. */
-  private readonly contentOf: number[] = [];
+  private contentOf: Float64Array = NO_CONTENTS;
   private readonly localStr: string[] = [];
   /** The shared prefix's view whose local strings blocks below its length reuse (same content, same string). */
   private shared: HashView | null = null;
   /** Prefix-index entry ids cached per block (-1: not looked up or absent). */
-  readonly ids: number[] = [];
+  ids: Int32Array = NO_IDS;
+  /** Hashed blocks: [0, n) of words, ids and contentOf. */
+  private n = 0;
   /** Blocks from this one on hold hashes no other view holds (HashList.uniqueFrom; a clone does not inherit it). */
   uniqueFrom = Infinity;
   /**
@@ -102,10 +113,9 @@ export class HashView {
   private readonly localEnds: number[] = [];
   private jsonBlocks = 0;
   /**
-   * The sequence and local hashes of blocks [0, wordBlocks) as u64 halves (hi, lo at 2 i, 2 i + 1), for a line sink that
-   * takes hash lists as halves (LineOut.u64s); built when first asked for, as the JSON chunks are.
+   * The local hashes of blocks [0, wordBlocks) as u64 halves (hi, lo at 2 i, 2 i + 1), for a line sink that takes hash
+   * lists as halves (LineOut.u64s); built when first asked for, as the JSON chunks are.
    */
-  private seqWords = NO_WORDS;
   private localWords = NO_WORDS;
   private wordBlocks = 0;
 
@@ -118,27 +128,28 @@ export class HashView {
    */
   get seq(): string[] {
     const out = this.seqStr;
-    const n = this.hi.length;
+    const n = this.n;
     if (out.length === n) return out;
     const dec = toDecimal;
-    for (let i = out.length; i < n; i++) out.push(dec(this.hi[i]!, this.lo[i]!));
+    const w = this.words;
+    for (let i = out.length; i < n; i++) out.push(dec(w[2 * i]!, w[2 * i + 1]!));
     return out;
   }
 
   /** The sequence hash of block i as a decimal string (without making the others'). */
   seqAt(i: number): string {
-    return i < this.seqStr.length ? this.seqStr[i]! : toDecimal(this.hi[i]!, this.lo[i]!);
+    return i < this.seqStr.length ? this.seqStr[i]! : toDecimal(this.words[2 * i]!, this.words[2 * i + 1]!);
   }
 
   /** Number of hashed blocks. */
   get length(): number {
-    return this.hi.length;
+    return this.n;
   }
 
   /** Local (content-only) hashes of every hashed block (not to be modified): runs that never serialise them never write their text. */
   get local(): string[] {
     const out = this.localStr;
-    const n = this.hi.length;
+    const n = this.n;
     if (out.length === n) return out;
     const shared = this.shared;
     const sharedLocal = shared ? shared.local : null;
@@ -157,7 +168,7 @@ export class HashView {
     if (to <= from) return;
     if (out.u64s !== undefined) {
       if (to > this.wordBlocks) this.buildWords();
-      out.u64s(which === "seq" ? this.seqWords : this.localWords, from, to);
+      out.u64s(which === "seq" ? this.words : this.localWords, from, to);
       return;
     }
     if (to > this.jsonBlocks) this.buildJson();
@@ -195,14 +206,14 @@ export class HashView {
    */
   private buildJson(): void {
     const from = this.jsonBlocks;
-    const to = this.hi.length;
+    const to = this.n;
     if (to <= from) return;
     const bytes = chunkBytes((to - from) * 23);
-    const { hi, lo } = this;
+    const w = this.words;
     let at = 0;
     for (let i = from; i < to; i++) {
       bytes[at++] = 34;
-      at = writeDecimal(bytes, at, hi[i]!, lo[i]!);
+      at = writeDecimal(bytes, at, w[2 * i]!, w[2 * i + 1]!);
       bytes[at++] = 34;
       bytes[at++] = 44;
       this.seqEnds.push(at);
@@ -222,23 +233,17 @@ export class HashView {
     this.jsonBlocks = to;
   }
 
-  /** Halves of every block hashed since the last call (arrays grown by doubling). */
+  /** Local hashes' halves of every block hashed since the last call (grown by doubling). */
   private buildWords(): void {
     const from = this.wordBlocks;
-    const to = this.hi.length;
-    if (2 * to > this.seqWords.length) {
-      const size = Math.max(64, 4 * to);
-      const seq = new Uint32Array(size);
-      seq.set(this.seqWords.subarray(0, 2 * from));
-      const local = new Uint32Array(size);
+    const to = this.n;
+    if (2 * to > this.localWords.length) {
+      const local = new Uint32Array(Math.max(64, 4 * to));
       local.set(this.localWords.subarray(0, 2 * from));
-      this.seqWords = seq;
       this.localWords = local;
     }
-    const { hi, lo, contentOf, seqWords, localWords } = this;
+    const { contentOf, localWords } = this;
     for (let i = from; i < to; i++) {
-      seqWords[2 * i] = hi[i]!;
-      seqWords[2 * i + 1] = lo[i]!;
       localHash(contentOf[i]!, scratch);
       localWords[2 * i] = scratch.hi;
       localWords[2 * i + 1] = scratch.lo;
@@ -250,26 +255,48 @@ export class HashView {
   extend(stream: TokenStream, shared?: HashView): void {
     const contents = stream.contents;
     if (shared && !this.shared) this.shared = shared;
-    for (let i = this.hi.length; i < contents.length; i++) {
+    const to = contents.length;
+    let i = this.n;
+    if (to <= i) return;
+    if (to > this.ids.length) this.reserve(Math.max(to, 2 * this.ids.length));
+    const { words, ids, contentOf } = this;
+    let pHi = i === 0 ? 0 : words[2 * i - 2]!;
+    let pLo = i === 0 ? 0 : words[2 * i - 1]!;
+    for (; i < to; i++) {
       const content = i === 0 && this.firstBlock !== null ? this.firstBlock : contents[i]!;
-      const pHi = i === 0 ? 0 : this.hi[i - 1]!;
-      const pLo = i === 0 ? 0 : this.lo[i - 1]!;
       chainHash(pHi, pLo, content, scratch);
-      this.hi.push(scratch.hi);
-      this.lo.push(scratch.lo);
-      this.ids.push(-1);
-      this.contentOf.push(content);
+      pHi = words[2 * i] = scratch.hi;
+      pLo = words[2 * i + 1] = scratch.lo;
+      ids[i] = -1;
+      contentOf[i] = content;
     }
+    this.n = to;
+  }
+
+  /** Room for `blocks` blocks in words, ids and contentOf (their first n kept). */
+  private reserve(blocks: number): void {
+    const size = Math.max(MIN_BLOCKS, blocks);
+    const words = new Uint32Array(2 * size);
+    words.set(this.words.subarray(0, 2 * this.n));
+    const ids = new Int32Array(size);
+    ids.set(this.ids.subarray(0, this.n));
+    const contentOf = new Float64Array(size);
+    contentOf.set(this.contentOf.subarray(0, this.n));
+    this.words = words;
+    this.ids = ids;
+    this.contentOf = contentOf;
   }
 
   /** A copy sharing the hash strings (strings are immutable; arrays are not shared). */
   clone(): HashView {
     const copy = new HashView(this.firstBlock);
-    copy.hi.push(...this.hi);
-    copy.lo.push(...this.lo);
+    // With room to grow: a clone is a trajectory's own view of a shared prefix, extended by its conversation next.
+    copy.n = this.n;
+    copy.reserve(2 * this.n);
+    copy.words.set(this.words.subarray(0, 2 * this.n));
+    copy.ids.set(this.ids.subarray(0, this.n));
+    copy.contentOf.set(this.contentOf.subarray(0, this.n));
     copy.seqStr.push(...this.seqStr);
-    copy.ids.push(...this.ids);
-    copy.contentOf.push(...this.contentOf);
     copy.localStr.push(...this.localStr);
     copy.shared = this.shared;
     copy.seqChunks.push(...this.seqChunks);
@@ -279,7 +306,6 @@ export class HashView {
     copy.localEnds.push(...this.localEnds);
     copy.jsonBlocks = this.jsonBlocks;
     if (this.wordBlocks > 0) {
-      copy.seqWords = this.seqWords.slice();
       copy.localWords = this.localWords.slice();
       copy.wordBlocks = this.wordBlocks;
     }
