@@ -62,4 +62,32 @@ describe("HashView", () => {
     expect(view.local).toEqual(fresh.local);
     expect(view.seq.every((h) => /^\d{1,20}$/.test(h) && BigInt(h) < 2n ** 64n)).toBe(true);
   });
+
+  it("keeps hashes, cached entry ids and output words as it grows block by block, cloned or not", () => {
+    const stream = new TokenStream(16);
+    const view = new HashView(null);
+    let clone: HashView | null = null;
+    for (let k = 0; k < 300; k++) {
+      stream.append(1_000 + k, 16, SEG_CONVERSATION);
+      view.extend(stream);
+      // The prefix index writes the ids it finds; growth must carry them over.
+      view.ids[k] = 7 * k;
+      if (k === 100) clone = view.clone();
+      clone?.extend(stream);
+    }
+    const fresh = new HashView(null);
+    fresh.extend(stream);
+    expect(view.length).toBe(300);
+    expect(Array.from(view.ids.subarray(0, 300))).toEqual(Array.from({ length: 300 }, (_, k) => 7 * k));
+    expect(clone!.length).toBe(300);
+    expect(Array.from(clone!.ids.subarray(0, 101))).toEqual(Array.from({ length: 101 }, (_, k) => 7 * k));
+    expect(Array.from(clone!.ids.subarray(101, 300)).every((id) => id === -1)).toBe(true);
+    for (const v of [view, clone!]) {
+      expect(v.seq).toEqual(fresh.seq);
+      expect(v.local).toEqual(fresh.local);
+      expect(Array.from(v.words.subarray(0, 600))).toEqual(
+        fresh.seq.flatMap((h) => [Number(BigInt(h) >> 32n), Number(BigInt(h) & 0xffffffffn)]),
+      );
+    }
+  });
 });

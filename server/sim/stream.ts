@@ -291,8 +291,8 @@ export class HashView {
   clone(): HashView {
     const copy = new HashView(this.firstBlock);
     // With room to grow: a clone is a trajectory's own view of a shared prefix, extended by its conversation next.
-    copy.n = this.n;
     copy.reserve(2 * this.n);
+    copy.n = this.n;
     copy.words.set(this.words.subarray(0, 2 * this.n));
     copy.ids.set(this.ids.subarray(0, this.n));
     copy.contentOf.set(this.contentOf.subarray(0, this.n));
