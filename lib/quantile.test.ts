@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { quantile, quantileSorted } from "./quantile";
+import { median, quantile, quantileSorted } from "./quantile";
 
 describe("quantileSorted (nearest rank)", () => {
   const ten = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -48,5 +48,19 @@ describe("quantile (any order, the median is the lower middle)", () => {
     const values = [3, 1, 2];
     quantile(values, 0.5);
     expect(values).toEqual([3, 1, 2]);
+  });
+});
+
+describe("median (the mean of the two middle values for an even count)", () => {
+  it.each<[number[], number | null]>([
+    [[], null],
+    [[7], 7],
+    [[3, 1, 2], 2],
+    [[4, 1, 3, 2], 2.5],
+    [[2, 2, 9, 1], 2],
+  ])("median(%j) = %j", (values, expected) => {
+    const copy = [...values];
+    expect(median(values)).toBe(expected);
+    expect(values).toEqual(copy);
   });
 });

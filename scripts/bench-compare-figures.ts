@@ -1,5 +1,6 @@
 // The pure half of `npm run bench:compare` (bench-compare.ts runs the benchmarks): its arguments, the figures read
 // from a benchmark's output, the order of the runs and the table that sets the two revisions side by side.
+import { median } from "../lib/quantile";
 
 export type CompareOptions = {
   /** The revision to measure against (a commit, a branch, `HEAD`…), as given. */
@@ -125,13 +126,6 @@ export function figuresOf(output: string): Figure[] {
     }
   }
   return out;
-}
-
-export function median(xs: readonly number[]): number | null {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 export type Row = { key: string; unit: string; base: number[]; current: number[]; ratio: number | null };

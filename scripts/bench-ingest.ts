@@ -11,6 +11,7 @@ import { buildAllIfNeeded } from "./build-if-needed.mjs";
 import { waitForHealth } from "./wait-for-health";
 import { benchEngines, takeEngineOption } from "./bench-ingest-engines";
 import { freePort } from "../lib/free-port";
+import { median } from "../lib/quantile";
 import { nodeArgs } from "../server/compiled";
 
 // Usage: bench-ingest [EVENTS] [FILE.ndjson] [--engine sqlite|postgres|both] [--cpu-prof DIR] — with a file (e.g. a
@@ -250,12 +251,6 @@ async function benchHttp(bodies: string[]): Promise<{ rate: number; cpu: number 
   }
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
 function benchRaw(events: TelemetryEvent[]): number {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-bench-raw-"));
   const sqlite = openDb(path.join(dir, "raw.db")).$client;
@@ -293,7 +288,7 @@ async function main() {
   const raws = [benchRaw(parsed), benchRaw(parsed)];
   const { rate: http, cpu } = await benchHttp(bodies);
   raws.push(benchRaw(parsed), benchRaw(parsed));
-  const raw = median(raws);
+  const raw = median(raws)!;
   console.log(`http: ${Math.round(http)} events/s (${((http * mb) / inputs.length).toFixed(1)} MiB/s)`);
   // On a shared machine the steadier figure: the dashboard's CPU (all threads) per event posted.
   if (cpu !== null)

@@ -9,6 +9,7 @@ import { computePreview, computePreviewBeside, MIN_HELPED_TURNS } from "../serve
 import type { PreparedPreview } from "../server/preview/request";
 import type { PreviewResult } from "../server/preview/types";
 import { threadCpu } from "./thread-cpu";
+import { median as medianOf } from "../lib/quantile";
 import { threadFile } from "../server/thread-file";
 
 /**
@@ -119,10 +120,7 @@ export async function timePreviews(
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN;
-};
+const median = (xs: number[]) => medianOf(xs) ?? NaN;
 
 /** The timings, each beside the plain run of its own pair, then the medians. */
 export function printTimings(t: Timings, minutes: number): void {
